@@ -1,0 +1,94 @@
+/**
+ * City-local calendar days. A market day is the city's local calendar date, so its UTC span is
+ * 23, 24 or 25 hours around daylight-saving changes. Everything here is pure and takes instants
+ * as epoch milliseconds.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export function isValidTimeZone(timeZone: string): boolean {
+  try { formatter(timeZone); return true; } catch { return false; }
+}
+
+type Parts = { year: number; month: number; day: number; hour: number; minute: number; second: number };
+
+function partsAt(timeZone: string, ms: number): Parts {
+  const out: Record<string, number> = {};
+  for (const p of formatter(timeZone).formatToParts(ms)) if (p.type !== 'literal') out[p.type] = Number(p.value);
+  return { year: out.year!, month: out.month!, day: out.day!, hour: out.hour!, minute: out.minute!, second: out.second! };
+}
+
+/** `YYYY-MM-DD` of the instant in the zone. */
+export function localDate(timeZone: string, ms: number): string {
+  const p = partsAt(timeZone, ms);
+  return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
+}
+
+/** Offset of the zone from UTC at the instant, in ms (east positive). */
+export function zoneOffsetMs(timeZone: string, ms: number): number {
+  const p = partsAt(timeZone, ms);
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return asUtc - Math.floor(ms / 1000) * 1000;
+}
+
+/**
+ * First instant of the local date. Local midnight may not exist (a zone that springs forward at
+ * 00:00), in which case the day starts at the first existing instant after it.
+ */
+export function startOfLocalDay(timeZone: string, date: string): number {
+  const [y, m, d] = parseDate(date);
+  const wallMidnight = Date.UTC(y, m - 1, d);
+  // Try the offsets in force around that wall time; one of them maps back to the same date.
+  let best = Number.POSITIVE_INFINITY;
+  for (const probe of [wallMidnight - 36 * 3600_000, wallMidnight, wallMidnight + 36 * 3600_000]) {
+    const candidate = wallMidnight - zoneOffsetMs(timeZone, probe);
+    if (localDate(timeZone, candidate) === date && candidate < best) best = candidate;
+  }
+  if (best === Number.POSITIVE_INFINITY) {
+    // Midnight skipped: walk forward minute by minute from the earliest guess (at most a few hours).
+    let t = wallMidnight - 14 * 3600_000;
+    while (localDate(timeZone, t) < date) t += 60_000;
+    return t;
+  }
+  // Step back while the previous minute still belongs to the date (guards odd historic offsets).
+  while (localDate(timeZone, best - 60_000) === date) best -= 60_000;
+  return best;
+}
+
+/** Half-open UTC span [start, end) of the local date. */
+export function localDayBounds(timeZone: string, date: string): { startMs: number; endMs: number } {
+  return { startMs: startOfLocalDay(timeZone, date), endMs: startOfLocalDay(timeZone, addDays(date, 1)) };
+}
+
+export function addDays(date: string, n: number): string {
+  const [y, m, d] = parseDate(date);
+  const t = new Date(Date.UTC(y, m - 1, d + n));
+  return `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())}`;
+}
+
+export function isValidDate(date: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false;
+  const [y, m, d] = parseDate(date);
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+function parseDate(date: string): [number, number, number] {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!m) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}

@@ -1,0 +1,73 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../lib/http.ts';
+import { reply } from '../lib/http.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { ErrorBody } from '../lib/schemas.ts';
+import type { Catalog, CityRecord } from './catalog.ts';
+import { localDate } from './local-day.ts';
+import { eventSlugs, eventUrl } from './market-slug.ts';
+import { CityDetail, CityList, CityParams } from './schemas.ts';
+
+export type CitiesDeps = {
+  catalog: Catalog;
+  clock: Clock;
+  latestSeqAll(): Map<string, number>;
+  latestSeq(city: string): number;
+  /** Event page of the city's market for a local date; the poller knows the real slug once seen. */
+  marketUrlFor?(city: CityRecord, date: string): string | null;
+};
+
+export const CITY_CACHE_MS = 30_000;
+
+export function cityPublic(city: CityRecord, latestSeq: number) {
+  return {
+    slug: city.slug, displayName: city.displayName, country: city.country, unit: city.unit, bucketWidth: city.bucketWidth,
+    timezone: city.timezone, resolutionSource: city.resolutionSource, station: city.station, latestSeq,
+  };
+}
+
+export function unknownCity(): ApiError {
+  return new ApiError(404, 'unknown city');
+}
+
+export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  // The list is the same for every caller, so it is built at most once per 30 s (spec 8).
+  let cached: { at: number; body: { cities: ReturnType<typeof cityPublic>[]; count: number } } | null = null;
+
+  app.get('/v1/cities', (c) => {
+    const now = deps.clock.now();
+    if (!cached || now - cached.at >= CITY_CACHE_MS || now < cached.at) {
+      const seqs = deps.latestSeqAll();
+      const cities = deps.catalog.active.map((city) => cityPublic(city, seqs.get(city.slug) ?? 0));
+      cached = { at: now, body: { cities, count: cities.length } };
+    }
+    const age = Math.floor((now - cached.at) / 1000);
+    return reply(c, cached.body, 200, { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` });
+  });
+
+  app.get('/v1/cities/:slug', (c) => {
+    const city = deps.catalog.get(c.req.param('slug'));
+    if (!city) throw unknownCity();
+    const targetDate = localDate(city.timezone, deps.clock.now());
+    const marketUrl = deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate).withYear);
+    return reply(c, { city: cityPublic(city, deps.latestSeq(city.slug)), targetDate, marketUrl });
+  });
+
+  return app;
+}
+
+export const citiesDocs: RouteDoc[] = [
+  {
+    method: 'get', path: '/v1/cities', tags: ['cities'], summary: 'List the active cities',
+    description: 'The 37 active cities with their latest signal seq. Cached on the server for 30 seconds.',
+    responses: { 200: { description: 'Active cities', schema: CityList } },
+  },
+  {
+    method: 'get', path: '/v1/cities/{slug}', tags: ['cities'], summary: 'One city, its market day and market page',
+    params: CityParams,
+    responses: { 200: { description: 'The city', schema: CityDetail }, 404: { description: 'unknown city', schema: ErrorBody } },
+  },
+];

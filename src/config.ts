@@ -1,0 +1,126 @@
+import { z } from 'zod';
+
+/**
+ * The whole configuration contract (docs/configuration.md). This is the only module that reads
+ * process.env; everything else receives a Config. Each variable is also a `--kebab-case` flag of
+ * `serve`, and a flag wins over the variable.
+ */
+export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const ZERO_ADDRESS = /^0x0{40}$/;
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const intIn = (min: number, max: number) => z.coerce.number().int(`must be an integer`).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+const url = z.string().url('must be an absolute URL').refine((u) => /^https?:\/\//.test(u), 'must be http(s)').transform((u) => u.replace(/\/+$/, ''));
+
+const raw = z.object({
+  PORT: intIn(0, 65535).default(8402),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  BASE_URL: url.optional(),
+  TERMS_URL: url.optional(),
+  PAYMENT_MODE: z.enum(['mock', 'live']).default('mock'),
+  PAY_TO: address.optional(),
+  SERVER_SECRET: z.string().regex(/^(0x)?[0-9a-fA-F]{64,}$/, 'must be at least 32 bytes of hex').optional(),
+  SETTLEMENT: z.enum(['facilitator', 'chain']).default('facilitator'),
+  FACILITATOR_URL: url.optional(),
+  FACILITATOR_AUTH: z.string().min(1).optional(),
+  RPC_URL: url.optional(),
+  SETTLER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
+  USDC_ADDRESS: address.default(BASE_USDC),
+  OFAC_LIST_PATH: z.string().min(1).optional(),
+  OFAC_EXTRA: z.string().optional(),
+  OFAC_REQUIRED: bool.optional(),
+  FEED: z.enum(['sim', 'live']).default('sim'),
+  POLL_INTERVAL_MS: intIn(250, 3_600_000).optional(),
+  SIM_SPEED: z.coerce.number().positive('must be positive').max(100_000, 'must be at most 100000').default(60),
+  SIM_SEED: z.string().min(1).default('isocast'),
+  WEATHER_SOURCE: z.enum(['wu', 'metar']).default('metar'),
+  GAMMA_URL: url.default('https://gamma-api.polymarket.com'),
+  CLOB_URL: url.default('https://clob.polymarket.com'),
+  WEATHER_URL: url.default('https://api.weather.com'),
+  WU_API_KEY: z.string().min(1).optional(),
+  METAR_URL: url.default('https://aviationweather.gov'),
+  MESSENGER_BOT_TOKEN: z.string().min(1).optional(),
+  MESSENGER_API_URL: url.default('https://api.telegram.org'),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type Config = Omit<z.infer<typeof raw>, 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'> & {
+  BASE_URL: string;
+  TERMS_URL: string;
+  OFAC_REQUIRED: boolean;
+  POLL_INTERVAL_MS: number;
+};
+
+export const CONFIG_KEYS = Object.keys(raw.shape) as (keyof typeof raw.shape)[];
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** `--poll-interval-ms 1000` or `--poll-interval-ms=1000` -> POLL_INTERVAL_MS. */
+export function flagsToEnv(argv: string[]): { values: Record<string, string>; problems: string[] } {
+  const values: Record<string, string> = {};
+  const problems: string[] = [];
+  const known = new Set<string>(CONFIG_KEYS);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) { problems.push(`unexpected argument: ${arg}`); continue; }
+    const eq = arg.indexOf('=');
+    const name = (eq === -1 ? arg.slice(2) : arg.slice(2, eq)).replace(/-/g, '_').toUpperCase();
+    if (!known.has(name)) { problems.push(`unknown flag: ${eq === -1 ? arg : arg.slice(0, eq)}`); continue; }
+    let value: string | undefined = eq === -1 ? argv[i + 1] : arg.slice(eq + 1);
+    if (eq === -1) {
+      if (value === undefined || value.startsWith('--')) { problems.push(`flag ${arg} needs a value`); continue; }
+      i++;
+    }
+    values[name] = value!;
+  }
+  return { values, problems };
+}
+
+export function loadConfig(env: Record<string, string | undefined>, argv: string[] = []): Config {
+  const flags = flagsToEnv(argv);
+  const input: Record<string, string> = {};
+  for (const key of CONFIG_KEYS) {
+    const v = flags.values[key] ?? env[key];
+    if (v !== undefined && v !== '') input[key] = v;
+  }
+  const parsed = raw.safeParse(input);
+  const problems = [...flags.problems];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || 'config'}: ${issue.message}`);
+    throw new ConfigError(problems);
+  }
+  const c = parsed.data;
+  if (c.PAYMENT_MODE === 'live') {
+    if (!c.PAY_TO || ZERO_ADDRESS.test(c.PAY_TO)) problems.push('PAY_TO: live payment mode needs a real non-zero settlement wallet');
+    if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL) problems.push('FACILITATOR_URL: required when SETTLEMENT=facilitator in live mode');
+    if (c.SETTLEMENT === 'chain' && !c.RPC_URL) problems.push('RPC_URL: required when SETTLEMENT=chain in live mode');
+    if (c.SETTLEMENT === 'chain' && !c.SETTLER_PRIVATE_KEY) problems.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
+  }
+  if (c.FEED === 'live' && c.WEATHER_SOURCE === 'wu' && !c.WU_API_KEY) problems.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
+  if (problems.length > 0) throw new ConfigError(problems);
+  const baseUrl = c.BASE_URL ?? `http://localhost:${c.PORT}`;
+  return {
+    ...c,
+    BASE_URL: baseUrl,
+    TERMS_URL: c.TERMS_URL ?? `${baseUrl}/terms.txt`,
+    OFAC_REQUIRED: c.OFAC_REQUIRED ?? c.PAYMENT_MODE === 'live',
+    // The simulated feed moves faster than real weather, so it is polled more often by default.
+    POLL_INTERVAL_MS: c.POLL_INTERVAL_MS ?? (c.FEED === 'sim' ? 5_000 : 60_000),
+  };
+}
+
+/** Mock-mode settlement wallet when PAY_TO is unset: a fixed, obviously-not-real address. */
+export const MOCK_PAY_TO = '0x000000000000000000000000000000000000dEaD';
+
+export function payTo(config: Config): string | null {
+  return config.PAY_TO ?? (config.PAYMENT_MODE === 'mock' ? MOCK_PAY_TO : null);
+}

@@ -1,0 +1,52 @@
+import type Database from 'better-sqlite3';
+import { readAssetText } from '../lib/assets.ts';
+
+/**
+ * Schema versions live in PRAGMA user_version. A new file is built from schema.sql in one step;
+ * an older file runs each missing migration in its own transaction, recording the version inside
+ * that transaction so a crash leaves the file at a whole version.
+ */
+export const MIGRATIONS: readonly string[] = [
+  '0001_foundation.sql',
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function schemaVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+export function migrate(db: Database.Database, opts: { target?: number; fromSchemaFile?: boolean } = {}): { from: number; to: number } {
+  const target = opts.target ?? SCHEMA_VERSION;
+  const from = schemaVersion(db);
+  if (from > SCHEMA_VERSION) {
+    throw new Error(`database schema version ${from} is newer than this build (${SCHEMA_VERSION}); upgrade isocast`);
+  }
+  if (from === 0 && target === SCHEMA_VERSION && opts.fromSchemaFile !== false && isEmpty(db)) {
+    const sql = readAssetText('schema.sql');
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+    return { from, to: SCHEMA_VERSION };
+  }
+  for (let v = from + 1; v <= target; v++) {
+    const sql = readAssetText(`migrations/${MIGRATIONS[v - 1]}`);
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${v}`);
+    })();
+  }
+  return { from, to: Math.max(from, target) };
+}
+
+function isEmpty(db: Database.Database): boolean {
+  const row = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+  return row.n === 0;
+}
+
+/** Normalised DDL of every object, for comparing a fresh and a migrated database. */
+export function schemaFingerprint(db: Database.Database): string[] {
+  const rows = db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as { type: string; name: string; sql: string | null }[];
+  return rows.map((r) => `${r.type} ${r.name}: ${(r.sql ?? '').replace(/\s+/g, ' ').trim()}`);
+}

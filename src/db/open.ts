@@ -1,0 +1,23 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrate } from './migrate.ts';
+
+export type Db = Database.Database;
+
+/**
+ * Opens the one connection the process uses. Pragma order matters: busy_timeout first so that
+ * switching to WAL (which needs a brief exclusive lock) waits instead of failing when another
+ * process (a backup, `doctor`) holds the file; synchronous=NORMAL is durable across process
+ * crashes in WAL mode and only risks the last commits on power loss.
+ */
+export function openDb(path: string, opts: { nativeBinding?: string | object; migrate?: boolean } = {}): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, opts.nativeBinding ? { nativeBinding: opts.nativeBinding as string } : {});
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  if (opts.migrate !== false) migrate(db);
+  return db;
+}

@@ -1,0 +1,49 @@
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { ApiError } from './errors.ts';
+
+/**
+ * Hono glue shared by every router: the per-request disclaimer, one way to answer JSON, and one
+ * way to read query parameters through a zod schema. Routers never build error bodies by hand.
+ */
+export type AppEnv = { Variables: { disclaimer: string } };
+export type Ctx = Context<AppEnv>;
+
+/** A JSON object response with the disclaimer appended. */
+export function reply(c: Ctx, body: object, status = 200, headers?: Record<string, string>): Response {
+  const text = JSON.stringify({ ...body, disclaimer: c.var.disclaimer });
+  return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/**
+ * Appends the disclaimer to an already-serialised JSON object (`{...}`) without re-parsing it:
+ * the paid read path serves stored signal JSON this way.
+ */
+export function replyRaw(c: Ctx, objectJson: string, status = 200, headers?: Record<string, string>): Response {
+  const text = objectJson.slice(0, -1) + (objectJson.length > 2 ? ',' : '') + '"disclaimer":' + JSON.stringify(c.var.disclaimer) + '}';
+  return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/**
+ * Parses the query string with the schema; the first problem becomes a 400 `ApiError` unless the
+ * caller maps issues itself (`onError`), so routes can return the spec's exact strings.
+ */
+export function parseQuery<S extends z.ZodType>(c: Ctx, schema: S, onError?: (issues: z.core.$ZodIssue[]) => ApiError): z.infer<S> {
+  const result = schema.safeParse(c.req.query());
+  if (result.success) return result.data;
+  if (onError) throw onError(result.error.issues);
+  const issue = result.error.issues[0]!;
+  throw new ApiError(400, `invalid query parameter ${issue.path.join('.') || ''}: ${issue.message}`.replace(' :', ':'));
+}
+
+/** Reads a JSON body, answering 400 for anything that is not a JSON object. */
+export async function readJsonObject(c: Ctx): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new ApiError(400, 'request body must be a JSON object');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'request body must be a JSON object');
+  return body as Record<string, unknown>;
+}

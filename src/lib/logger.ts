@@ -1,0 +1,64 @@
+/**
+ * Structured JSON logs, one object per line. Redaction is by key name and applies at any depth,
+ * so a payment header or bot token passed by mistake is masked rather than written.
+ */
+export type Level = 'debug' | 'info' | 'warn' | 'error';
+export type Logger = {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+};
+
+const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Keys whose values never reach a log line. */
+export const REDACT_KEY = /^(x-payment|authorization|cookie|signature|receipt.?token|token|bot.?token|messenger.?bot.?token|secret|server.?secret|private.?key|settler.?private.?key|facilitator.?auth|api.?key|wu.?api.?key|key|password)$/i;
+
+/** Token-shaped substrings that must not appear in free text either (bot tokens, bearer values). */
+const REDACT_TEXT: RegExp[] = [/\bbot\d+:[A-Za-z0-9_-]{20,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]+/gi, /\bisr_[A-Za-z0-9_-]{16,}/g];
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 6) return '[deep]';
+  if (typeof value === 'string') return redactText(value);
+  if (value instanceof Error) return { name: value.name, message: redactText(value.message) };
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = REDACT_KEY.test(k) ? '[redacted]' : redact(v, depth + 1);
+    return out;
+  }
+  return value;
+}
+
+export function redactText(s: string): string {
+  let out = s;
+  for (const re of REDACT_TEXT) out = out.replace(re, '[redacted]');
+  return out;
+}
+
+export function createLogger(opts: { level?: Level; write?: (line: string) => void; base?: Record<string, unknown> } = {}): Logger {
+  const min = ORDER[opts.level ?? 'info'];
+  const write = opts.write ?? ((line: string) => process.stdout.write(line + '\n'));
+  const base = opts.base ?? {};
+  const emit = (level: Level, msg: string, fields?: Record<string, unknown>) => {
+    if (ORDER[level] < min) return;
+    const rec = redact({ ts: new Date().toISOString(), level, msg, ...base, ...fields }) as Record<string, unknown>;
+    write(JSON.stringify(rec));
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+    child: (fields) => createLogger({ level: opts.level, write, base: { ...base, ...fields } }),
+  };
+}
+
+/** A logger that keeps lines in memory: tests grep it for leaked secrets. */
+export function memoryLogger(level: Level = 'debug'): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const logger = createLogger({ level, write: (l) => lines.push(l) });
+  return Object.assign(logger, { lines });
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+import { serve as listen } from '@hono/node-server';
+import { join } from 'node:path';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDb, type Db } from './db/open.ts';
+import { loadOrCreateSecret } from './db/secret.ts';
+import { createCatalog } from './cities/catalog.ts';
+import { systemClock } from './lib/clock.ts';
+import { createLogger, type Logger } from './lib/logger.ts';
+import { loadSanctionsList } from './sanctions/list.ts';
+import { VERSION } from './version.ts';
+import { nativeSqliteBinding } from './db/native-binding.ts';
+
+/**
+ * The only place that reads the environment, opens the database, listens and starts timers.
+ * Exit codes: 0 done, 1 runtime failure, 2 bad configuration or usage.
+ */
+const HELP = `isocast ${VERSION}: daily-high temperature market signals, sold over x402
+
+Usage: isocast <command> [flags]
+
+Commands:
+  serve       run the API, the poller and the delivery worker (default)
+  migrate     bring the database in DATA_DIR to the current schema and exit
+  help        show this help
+  version     print the version
+
+Every configuration variable is also a serve flag: PAY_TO=0x.. or --pay-to 0x..
+See README.md (Configuration) for the full list.
+`;
+
+export function dbPath(config: Config): string {
+  return join(config.DATA_DIR, 'isocast.db');
+}
+
+function configOrExit(argv: string[]): Config {
+  try {
+    return loadConfig(process.env, argv);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const p of err.problems) process.stderr.write(`config: ${p}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+function open(config: Config): Db {
+  return openDb(dbPath(config), { nativeBinding: nativeSqliteBinding() });
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const config = configOrExit(argv);
+  const logger = createLogger({ level: config.LOG_LEVEL, base: { service: 'isocast' } });
+  const db = open(config);
+  const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
+  void secret;
+  const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
+  if (sanctions.loadError) logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
+  const catalog = createCatalog();
+  const app = createApp({ config, db, catalog, clock: systemClock, logger, sanctions });
+
+  const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
+    logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
+  });
+  installShutdown(logger, async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    db.close();
+  });
+}
+
+function installShutdown(logger: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    // In-flight requests finish; a stuck one cannot hold the process forever.
+    const force = setTimeout(() => { logger.warn('forced exit after 10 s'); process.exit(1); }, 10_000);
+    force.unref();
+    stop().then(() => { logger.info('stopped'); process.exit(0); }, (err) => { logger.error('shutdown failed', { err }); process.exit(1); });
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  const command = !first || first.startsWith('--') ? 'serve' : first;
+  const args = command === first ? rest : argv;
+  if (args.includes('--help') || args.includes('-h') || command === 'help') { process.stdout.write(HELP); return; }
+  if (args.includes('--version') || args.includes('-v') || command === 'version') { process.stdout.write(`isocast ${VERSION}\n`); return; }
+  switch (command) {
+    case 'serve': return serve(args);
+    case 'migrate': {
+      const config = configOrExit(args);
+      const db = open(config);
+      process.stdout.write(`schema at version ${db.pragma('user_version', { simple: true })} in ${dbPath(config)}\n`);
+      db.close();
+      return;
+    }
+    default:
+      process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`isocast: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

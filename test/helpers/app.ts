@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createApp, type AppDeps } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDb, type Db } from '../../src/db/open.ts';
+import { createCatalog } from '../../src/cities/catalog.ts';
+import { manualClock } from '../../src/lib/clock.ts';
+import { memoryLogger } from '../../src/lib/logger.ts';
+import { loadSanctionsList } from '../../src/sanctions/list.ts';
+
+/** A temp directory removed when the test ends. */
+export function tempDir(t: { after(fn: () => void): void }, prefix = 'isocast-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export type TestEnv = {
+  config: Config;
+  db: Db;
+  clock: ReturnType<typeof manualClock>;
+  logger: ReturnType<typeof memoryLogger>;
+  deps: AppDeps;
+  app: ReturnType<typeof createApp>;
+  dir: string;
+};
+
+/**
+ * A real app over a real SQLite file in a temp dir, with a hand-moved clock and an in-memory log.
+ * `env` overrides configuration variables; `deps` overrides wiring.
+ */
+export function testApp(t: { after(fn: () => void): void }, opts: { env?: Record<string, string>; nowMs?: number; deps?: Partial<AppDeps> } = {}): TestEnv {
+  const dir = tempDir(t);
+  const config = loadConfig({ DATA_DIR: dir, BASE_URL: 'http://127.0.0.1:8402', ...opts.env });
+  const db = openDb(join(dir, 'isocast.db'));
+  t.after(() => db.close());
+  const clock = manualClock(opts.nowMs ?? Date.parse('2026-07-15T15:00:00Z'));
+  const logger = memoryLogger();
+  const deps: AppDeps = {
+    config, db, clock, logger, catalog: createCatalog(),
+    sanctions: loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA }),
+    ...opts.deps,
+  };
+  return { config, db, clock, logger, deps, app: createApp(deps), dir };
+}
+
+/** Serves a Hono app on 127.0.0.1 on a free port; closed when the test ends. */
+export async function listen(t: { after(fn: () => Promise<void> | void): void }, fetch: (req: Request) => Response | Promise<Response>): Promise<string> {
+  const server = serve({ fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
