@@ -9,7 +9,7 @@ export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const ZERO_ADDRESS = /^0x0{40}$/;
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
-const intIn = (min: number, max: number) => z.coerce.number().int(`must be an integer`).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+const intIn = (min: number, max: number) => z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 const url = z.string().url('must be an absolute URL').refine((u) => /^https?:\/\//.test(u), 'must be http(s)').transform((u) => u.replace(/\/+$/, ''));
 
 const raw = z.object({
@@ -32,7 +32,7 @@ const raw = z.object({
   OFAC_REQUIRED: bool.optional(),
   FEED: z.enum(['sim', 'live']).default('sim'),
   POLL_INTERVAL_MS: intIn(250, 3_600_000).optional(),
-  SIM_SPEED: z.coerce.number().positive('must be positive').max(100_000, 'must be at most 100000').default(60),
+  SIM_SPEED: z.coerce.number({ error: 'must be a number' }).positive('must be positive').max(100_000, 'must be at most 100000').default(60),
   SIM_SEED: z.string().min(1).default('isocast'),
   WEATHER_SOURCE: z.enum(['wu', 'metar']).default('metar'),
   GAMMA_URL: url.default('https://gamma-api.polymarket.com'),
@@ -74,7 +74,11 @@ export function flagsToEnv(argv: string[]): { values: Record<string, string>; pr
     if (!arg.startsWith('--')) { problems.push(`unexpected argument: ${arg}`); continue; }
     const eq = arg.indexOf('=');
     const name = (eq === -1 ? arg.slice(2) : arg.slice(2, eq)).replace(/-/g, '_').toUpperCase();
-    if (!known.has(name)) { problems.push(`unknown flag: ${eq === -1 ? arg : arg.slice(0, eq)}`); continue; }
+    if (!known.has(name)) {
+      problems.push(`unknown flag: ${eq === -1 ? arg : arg.slice(0, eq)}`);
+      if (eq === -1 && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) i++;
+      continue;
+    }
     let value: string | undefined = eq === -1 ? argv[i + 1] : arg.slice(eq + 1);
     if (eq === -1) {
       if (value === undefined || value.startsWith('--')) { problems.push(`flag ${arg} needs a value`); continue; }

@@ -20,7 +20,7 @@ export const SYNTHETIC_SAMPLE: SignalPublic = {
     label,
     conditionId: '0x' + (i + 16).toString(16).padStart(2, '0').repeat(32),
     yes: yes[i]!,
-    no: Math.round((1 - yes[i]! + 0.002) * 1000) / 1000,
+    no: Math.min(0.999, Math.round((1 - yes[i]! + 0.002) * 1000) / 1000),
     midpoint: Math.round((yes[i]! - 0.001) * 10000) / 10000 || 0.0005,
     ...(i < 5 ? { dead: true as const } : {}),
   })),

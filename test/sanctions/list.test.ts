@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadSanctionsList, parseSanctionsText } from '../../src/sanctions/list.ts';
+import { tempDir } from '../helpers/app.ts';
+
+const A = '0x' + 'a1'.repeat(20);
+const B = '0x' + 'B2'.repeat(20);
+const C = '0x' + 'c3'.repeat(20);
+
+test('plain list: one address per line, comments and blanks ignored, case folded', () => {
+  assert.deepEqual(parseSanctionsText(`# list\n${A}\n\n  ${B}  # note\n`), [A, B.toLowerCase()]);
+});
+
+test('SDN XML: only Digital Currency Address - ETH entries count', () => {
+  const xml = `<?xml version="1.0"?><sdnList><sdnEntry><idList>
+    <id><uid>1</uid><idType>Digital Currency Address - ETH</idType><idNumber>${A}</idNumber></id>
+    <id><uid>2</uid><idType>Digital Currency Address - XBT</idType><idNumber>1BoatSLRHtKNngkdXEeobR76b53LETtpyT</idNumber></id>
+    <id><uid>3</uid><idType>Passport</idType><idNumber>${C}</idNumber></id>
+  </idList></sdnEntry></sdnList>`;
+  assert.deepEqual(parseSdnOrPlain(xml), [A]);
+  const advanced = `<Sanctions><Feature ID="9" FeatureTypeID="345"><FeatureVersion><Comment/>
+    <VersionDetail DetailTypeID="1432">${B}</VersionDetail></FeatureVersion><!-- Digital Currency Address - ETH --></Feature></Sanctions>`;
+  assert.deepEqual(parseSdnOrPlain(advanced), [B.toLowerCase()]);
+});
+
+function parseSdnOrPlain(text: string) { return parseSanctionsText(text); }
+
+test('loader reports status for /health and screens case-insensitively', (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'ofac.txt');
+  writeFileSync(path, `${A}\n${B}\n`);
+  const list = loadSanctionsList({ path, extra: `${C}, not-an-address` });
+  assert.deepEqual(list.status(), { listLoaded: true, extraConfigured: true, count: 3 });
+  assert.ok(list.has(A.toUpperCase().replace('0X', '0x')));
+  assert.ok(list.has(C));
+  assert.ok(!list.has('0x' + '00'.repeat(20)));
+  assert.ok(list.available(true));
+});
+
+test('a missing list file is reported, and screening is unavailable only when required', () => {
+  const list = loadSanctionsList({ path: '/nonexistent/ofac.txt' });
+  assert.deepEqual(list.status(), { listLoaded: false, extraConfigured: false, count: 0 });
+  assert.match(list.loadError ?? '', /cannot read sanctions list/);
+  assert.equal(list.available(true), false);
+  assert.equal(list.available(false), true);
+});
