@@ -9,6 +9,7 @@ import { readAssetText } from '../lib/assets.ts';
 export const MIGRATIONS: readonly string[] = [
   '0001_foundation.sql',
   '0002_payments.sql',
+  '0003_delivery.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
