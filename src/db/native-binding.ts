@@ -1,7 +1,91 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isSingleBinary, readAssetBytes } from '../lib/assets.ts';
+
 /**
- * better-sqlite3's native addon. From a checkout the package finds it itself (undefined here);
- * inside the single binary scripts/build-binary.ts embeds it as an asset and this module loads it.
+ * better-sqlite3's native addon. From a checkout the package finds it itself (undefined here).
+ * Inside the single binary, scripts/build-binary.ts embeds it as an asset; the OS can only load
+ * a shared object from a file, so it is written once to a cache directory named after its
+ * content hash and loaded with process.dlopen. The module object goes to better-sqlite3 as its
+ * `nativeBinding`.
  */
-export function nativeSqliteBinding(): object | undefined {
-  return undefined;
+export const ADDON_ASSET = 'better_sqlite3.node';
+
+let loaded: object | undefined;
+
+export function nativeSqliteBinding(env: NodeJS.ProcessEnv = process.env): object | undefined {
+  if (!isSingleBinary()) return undefined;
+  loaded ??= loadEmbeddedAddon(readAssetBytes(ADDON_ASSET), cacheRoots(env));
+  return loaded;
+}
+
+/**
+ * Candidate parents for the cache, best first. Later ones catch a read-only home or a /tmp
+ * mounted noexec (dlopen then fails and the next candidate is tried). The tmpdir one carries the
+ * uid because /tmp is shared between users.
+ */
+export function cacheRoots(env: NodeJS.ProcessEnv): string[] {
+  const roots: string[] = [];
+  if (env.XDG_CACHE_HOME?.startsWith('/')) roots.push(join(env.XDG_CACHE_HOME, 'isocast'));
+  try {
+    const home = homedir();
+    if (home) roots.push(join(home, '.cache', 'isocast'));
+  } catch {
+    // No home directory (a service user without one): the tmpdir candidate remains.
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  roots.push(join(tmpdir(), `isocast-${uid}`));
+  return [...new Set(roots)];
+}
+
+export function loadEmbeddedAddon(bytes: Buffer, roots: string[]): object {
+  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const problems: string[] = [];
+  for (const root of roots) {
+    const dir = join(root, hash);
+    try {
+      const file = ensureAddonFile(root, dir, bytes);
+      const mod = { exports: {} as object };
+      process.dlopen(mod, file);
+      return mod.exports;
+    } catch (err) {
+      problems.push(`${dir}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  throw new Error(`cannot load the embedded SQLite addon (${problems.join('; ')})`);
+}
+
+/**
+ * Returns the path of a file holding exactly `bytes`. The directory must be ours and closed to
+ * others, or anyone able to write there could have us load their code; an existing file is
+ * compared byte for byte, so a truncated or altered copy is replaced rather than loaded.
+ */
+function ensureAddonFile(root: string, dir: string, bytes: Buffer): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Both levels: whoever owns the parent could swap the hash directory under us.
+  for (const d of [root, dir]) {
+    const st = lstatSync(d);
+    if (!st.isDirectory()) throw new Error(`${d} is not a directory`);
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${d} is owned by another user`);
+    if ((st.mode & 0o022) !== 0) chmodSync(d, 0o700);
+  }
+  const file = join(dir, ADDON_ASSET);
+  try {
+    if (readFileSync(file).equals(bytes)) return file;
+  } catch {
+    // Not there yet: written below.
+  }
+  // Temp name then rename: a concurrent start or a crash mid-write never leaves a partial file
+  // under the final name.
+  const temp = join(dir, `.${ADDON_ASSET}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  try {
+    writeFileSync(temp, bytes, { mode: 0o500, flag: 'wx' });
+    renameSync(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  return file;
 }

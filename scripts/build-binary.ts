@@ -1,0 +1,212 @@
+/**
+ * Builds build/isocast: a Node Single Executable Application (SEA).
+ *
+ *   1. tsup bundles src/main.ts and every dependency into ONE CommonJS file (SEA runs a single
+ *      CJS script whose require() only knows built-in modules).
+ *   2. A SEA config lists that bundle plus the assets: better-sqlite3's native addon and the
+ *      project files read at run time (ASSET_PATTERNS), each under its repo-relative name.
+ *   3. `node --experimental-sea-config` turns it into a blob; postject injects the blob into a
+ *      stripped copy of the Node 24 binary from the `node` npm package.
+ *
+ * Nothing is downloaded: the base binary, the addon and the tools all come from node_modules.
+ * Usage: npm run build                            always builds
+ *        node scripts/build-binary.ts --if-stale   builds only when an input is newer
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, globSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { join, relative } from 'node:path';
+import { ADDON_ASSET } from '../src/db/native-binding.ts';
+
+export const ROOT = join(import.meta.dirname, '..');
+export const BUILD_DIR = join(ROOT, 'build');
+export const BINARY = join(BUILD_DIR, 'isocast');
+
+/**
+ * Files the binary reads at run time through src/lib/assets.ts, as globs relative to the repo
+ * root. Add a pattern here when a module starts reading a new project file; patterns that match
+ * nothing (public/ before it exists) are fine.
+ */
+export const ASSET_PATTERNS: readonly string[] = [
+  'schema.sql',
+  'migrations/*.sql',
+  'public/**',
+];
+
+
+/** Whatever a change in makes the current binary out of date. */
+const INPUT_PATTERNS: readonly string[] = [
+  'src/**',
+  'package-lock.json',
+  'scripts/build-binary.ts',
+  ...ASSET_PATTERNS,
+];
+
+/** SEA's sentinel; the same constant Node's own docs and postject use. */
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+function files(patterns: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const p of patterns) {
+    for (const rel of globSync(p, { cwd: ROOT })) {
+      if (statSync(join(ROOT, rel)).isFile()) out.add(rel.split('\\').join('/'));
+    }
+  }
+  return [...out].sort();
+}
+
+export function assetFiles(): string[] {
+  return files(ASSET_PATTERNS);
+}
+
+/** True when build/isocast is missing or any input file was modified after it. */
+export function binaryIsStale(): boolean {
+  if (!existsSync(BINARY)) return true;
+  const built = statSync(BINARY).mtimeMs;
+  return files(INPUT_PATTERNS).some((rel) => statSync(join(ROOT, rel)).mtimeMs > built);
+}
+
+/** The real Node 24 executable behind node_modules/.bin/node (it may be a symlink chain). */
+export function baseNodeBinary(): string {
+  const p = join(ROOT, 'node_modules', 'node', 'bin', 'node');
+  if (!existsSync(p)) throw new Error(`${p} not found: run npm ci (the "node" package supplies the base binary)`);
+  return realpathSync(p);
+}
+
+/**
+ * Where better-sqlite3 would load its addon from, mirroring its lib/binding.js: a locally
+ * compiled build/Release first, else the shipped prebuild for this platform (musl-aware).
+ */
+export function addonPath(): string {
+  const pkg = join(ROOT, 'node_modules', 'better-sqlite3');
+  const compiled = join(pkg, 'build', 'Release', 'better_sqlite3.node');
+  if (existsSync(compiled)) return compiled;
+  const musl = process.platform === 'linux' && /\/ld-musl-[^/\s]*\.so/.test(readFileSync('/proc/self/maps', 'latin1'));
+  const target = `${musl ? 'linuxmusl' : process.platform}-${process.arch}`;
+  const prebuilt = join(pkg, 'prebuilds', `${target}.node`);
+  if (!existsSync(prebuilt)) throw new Error(`better-sqlite3 addon not found (looked for ${compiled} and ${prebuilt})`);
+  return prebuilt;
+}
+
+function hasStrip(): boolean {
+  try {
+    execFileSync('strip', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function mib(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
+}
+
+/** Runs a build tool; its chatter (postject's LIEF warnings) is shown only when it fails. */
+function run(file: string, args: string[]): void {
+  try {
+    execFileSync(file, args, { cwd: ROOT, stdio: 'pipe' });
+  } catch (err) {
+    const e = err as { stdout?: Buffer; stderr?: Buffer };
+    process.stderr.write(`${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
+    throw new Error(`${file} ${args.join(' ')} failed`);
+  }
+}
+
+/**
+ * SEA's require() loads built-in modules only, so a bundle that still requires a package by
+ * name would start and then die on the first code path that needs it. Caught here instead.
+ */
+function assertSelfContained(bundle: string): void {
+  const text = readFileSync(bundle, 'utf8');
+  const external = new Set<string>();
+  for (const m of text.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)) {
+    const id = m[1] ?? '';
+    if (!isBuiltin(id)) external.add(id);
+  }
+  if (external.size > 0) throw new Error(`bundle still requires non-built-in modules: ${[...external].join(', ')}`);
+}
+
+export async function buildBinary(log: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<string> {
+  const started = Date.now();
+  const node = baseNodeBinary();
+  // Per-process work dir: two builds at once (a test and `npm run build`) never share files,
+  // and the finished binary lands with one atomic rename.
+  const work = join(BUILD_DIR, `.work-${process.pid}`);
+  const bundle = join(work, 'isocast.cjs');
+  const seaConfig = join(work, 'sea-config.json');
+  const blob = join(work, 'sea-prep.blob');
+  const partial = join(work, 'isocast');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  try {
+    // tsup is loaded here so that `--if-stale` checks and importers of the constants above
+    // do not pay for esbuild.
+    const { build } = await import('tsup');
+    await build({
+      config: false,
+      entry: { isocast: join(ROOT, 'src', 'main.ts') },
+      outDir: work,
+      format: ['cjs'],
+      outExtension: () => ({ js: '.cjs' }),
+      platform: 'node',
+      target: 'node24',
+      // Everything, dependencies included, goes into the one file: there is no node_modules
+      // next to the binary. The addon is never imported statically, so nothing is left out.
+      noExternal: [/.*/],
+      // tsup would rewrite `node:sea` to `sea`, which does not exist, and isSea() would be false.
+      removeNodeProtocol: false,
+      // import.meta.url (src/lib/assets.ts) becomes the file URL of __filename.
+      shims: true,
+      splitting: false,
+      sourcemap: false,
+      minify: true,
+      // Stack traces and logged errors keep readable function and class names.
+      keepNames: true,
+      dts: false,
+      clean: false,
+      silent: true,
+    });
+    assertSelfContained(bundle);
+    log(`bundle   ${mib(statSync(bundle).size)} MiB (one CJS file, dependencies included)`);
+
+    const addon = addonPath();
+    const assets: Record<string, string> = { [ADDON_ASSET]: addon };
+    for (const rel of assetFiles()) assets[rel] = join(ROOT, rel);
+    writeFileSync(seaConfig, JSON.stringify({
+      main: bundle,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      // V8 code cache made by this very node binary: the bundle is not compiled at each start.
+      useCodeCache: true,
+      assets,
+    }, null, 2));
+    run(node, ['--experimental-sea-config', seaConfig]);
+    log(`assets   ${Object.keys(assets).join(', ')} (addon: ${relative(ROOT, addon)})`);
+
+    copyFileSync(node, partial);
+    chmodSync(partial, 0o755);
+    if (hasStrip()) run('strip', [partial]);
+    run(node, [join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'), partial, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE]);
+
+    // A broken binary must never replace a working one: it has to answer before the rename.
+    const version = execFileSync(partial, ['--version'], { cwd: work, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim();
+    if (!/^isocast \S+$/.test(version)) throw new Error(`built binary answered --version with ${JSON.stringify(version)}`);
+    renameSync(partial, BINARY);
+    log(`binary   ${relative(ROOT, BINARY)} ${mib(statSync(BINARY).size)} MiB, ${version}, built in ${((Date.now() - started) / 1000).toFixed(1)} s${hasStrip() ? '' : ' (no strip on PATH: unstripped)'}`);
+    return BINARY;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const ifStale = process.argv.includes('--if-stale');
+  if (ifStale && !binaryIsStale()) {
+    process.stdout.write(`${relative(ROOT, BINARY)} is up to date\n`);
+  } else {
+    buildBinary().catch((err) => {
+      process.stderr.write(`build-binary: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    });
+  }
+}

@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { tempDir } from '../helpers/app.ts';
+import { BINARY, ROOT } from '../../scripts/build-binary.ts';
+import { SCHEMA_VERSION } from '../../src/db/migrate.ts';
+import { VERSION } from '../../src/version.ts';
+
+const run = promisify(execFile);
+
+/**
+ * The single binary end to end: built (or reused when nothing changed since the last build),
+ * copied alone into an empty directory so no node_modules or project file can help it, then run
+ * as a user would.
+ */
+test('single binary: version, serve from an empty directory, clean SIGTERM', { timeout: 600_000 }, async (t) => {
+  await run(process.execPath, [join(ROOT, 'scripts', 'build-binary.ts'), '--if-stale'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+
+  const dir = tempDir(t, 'isocast-binary-');
+  const bin = join(dir, 'isocast');
+  copyFileSync(BINARY, bin);
+  assert.deepEqual(readdirSync(dir), ['isocast']);
+  // HOME and XDG_CACHE_HOME inside the temp dir: the addon cache is created there and removed.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') };
+
+  await t.test('--version and --help are answered by the binary itself', async () => {
+    const v = await run(bin, ['--version'], { cwd: dir, env });
+    assert.equal(v.stdout, `isocast ${VERSION}\n`);
+    const h = await run(bin, ['--help'], { cwd: dir, env });
+    assert.match(h.stdout, /^Usage: isocast <command>/m);
+  });
+
+  await t.test('migrate writes the schema into an explicit DATA_DIR', async () => {
+    const dataDir = join(dir, 'explicit-data');
+    const m = await run(bin, ['migrate'], { cwd: dir, env: { ...env, DATA_DIR: dataDir } });
+    assert.equal(m.stdout, `schema at version ${SCHEMA_VERSION} in ${join(dataDir, 'isocast.db')}\n`);
+  });
+
+  await t.test('serve answers /health and /v1/cities, and stops cleanly on SIGTERM', async () => {
+    // No DATA_DIR: the default ./data must land under the working directory.
+    const child = spawn(bin, ['serve'], { cwd: dir, env: { ...env, HOST: '127.0.0.1', PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+    const output = collect(child);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+    const port = await listeningPort(child, output);
+    const base = `http://127.0.0.1:${port}`;
+
+    const health = await fetch(`${base}/health`);
+    assert.equal(health.status, 200);
+    const h = await health.json() as { ok: boolean; service: string; disclaimer: string };
+    assert.equal(h.service, 'isocast-api');
+    assert.equal(h.ok, true);
+    assert.equal(typeof h.disclaimer, 'string');
+
+    const cities = await fetch(`${base}/v1/cities`);
+    assert.equal(cities.status, 200);
+    const c = await cities.json() as { count: number; cities: { slug: string }[] };
+    assert.equal(c.count, 37);
+    assert.equal(c.cities.length, 37);
+
+    child.kill('SIGTERM');
+    const end = await exited;
+    assert.deepEqual(end, { code: 0, signal: null }, output.text());
+    assert.ok(existsSync(join(dir, 'data', 'isocast.db')), 'database file under the default DATA_DIR');
+    assert.ok(output.lines().some((l) => l.msg === 'stopped'), output.text());
+    // The addon went to the per-hash cache, not next to the binary or into the data dir.
+    const cacheEntries = readdirSync(join(dir, 'cache', 'isocast'));
+    assert.equal(cacheEntries.length, 1);
+    assert.deepEqual(readdirSync(join(dir, 'cache', 'isocast', cacheEntries[0] ?? '')), ['better_sqlite3.node']);
+  });
+});
+
+type Output = { text(): string; lines(): Record<string, unknown>[]; onLine(fn: () => void): void };
+
+function collect(child: ChildProcess): Output {
+  let text = '';
+  const listeners: (() => void)[] = [];
+  const add = (chunk: Buffer) => { text += chunk.toString(); for (const fn of listeners) fn(); };
+  child.stdout?.on('data', add);
+  child.stderr?.on('data', add);
+  return {
+    text: () => text,
+    lines: () => text.split('\n').flatMap((l) => { try { return [JSON.parse(l) as Record<string, unknown>]; } catch { return []; } }),
+    onLine: (fn) => { listeners.push(fn); },
+  };
+}
+
+/** The port comes from the service's own `listening` log line (it was started on port 0). */
+function listeningPort(child: ChildProcess, output: Output): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const line = output.lines().find((l) => l.msg === 'listening');
+      if (line && typeof line.port === 'number') resolve(line.port);
+    };
+    output.onLine(check);
+    child.once('exit', (code, signal) => reject(new Error(`binary exited before listening (code ${code}, signal ${signal}):\n${output.text()}`)));
+    check();
+  });
+}
