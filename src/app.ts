@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
+import type { Address } from 'viem';
 import { HTTPException } from 'hono/http-exception';
+import { bodyLimit } from 'hono/body-limit';
 import type { Config } from './config.ts';
 import { payTo } from './config.ts';
 import type { Db } from './db/open.ts';
@@ -8,6 +10,8 @@ import { ApiError } from './lib/errors.ts';
 import type { AppEnv, Ctx } from './lib/http.ts';
 import { reply } from './lib/http.ts';
 import type { Logger } from './lib/logger.ts';
+import { createMetrics, type Metrics } from './lib/metrics.ts';
+import { metricsDocs, metricsRoutes } from './ops/metrics-routes.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
 import type { Catalog } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes } from './cities/routes.ts';
@@ -16,6 +20,11 @@ import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
 import { createSignalReader } from './signals/read-store.ts';
 import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
+import { paidSignalsDocs, paidSignalsRoutes } from './signals/paid-routes.ts';
+import { createPaymentPlane } from './payments/plane.ts';
+import { subscribeDocs, subscribeRoutes } from './payments/routes.ts';
+import type { Settler } from './payments/settlers/settler.ts';
+import type { TypedDataVerifier } from './payments/verify.ts';
 import { disclaimerText } from './terms/terms.ts';
 import { termsDocs, termsRoutes } from './terms/routes.ts';
 
@@ -26,10 +35,20 @@ export type AppDeps = {
   clock: Clock;
   logger: Logger;
   sanctions: SanctionsList;
+  /** Server secret (src/db/secret.ts): keys binding salts. */
+  secret: Buffer;
+  settler: Settler;
+  /** Live mode with RPC_URL: verifies smart-wallet (ERC-1271/6492) payment signatures on chain. */
+  chainVerifier?: TypedDataVerifier;
+  /** Shared with the poller and workers so /metrics shows them too; a private one if absent. */
+  metrics?: Metrics;
 };
 
+/** Request bodies are small JSON objects; anything larger is refused before it is read. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
 /** Every route the app serves, for the OpenAPI document and the 405 check. */
-export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs];
+export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...metricsDocs, ...subscribeDocs, ...paidSignalsDocs];
 
 /** Builds the HTTP app. It never listens, opens files or starts timers: main.ts does. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -39,11 +58,23 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const isCity = (slug: string) => catalog.get(slug) !== undefined;
   const dbPing = db.prepare('SELECT 1');
 
+  const metrics = deps.metrics ?? createMetrics();
+  const latency = metrics.histogram('isocast_http_request_duration_seconds', 'HTTP request latency by route pattern and status',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
+
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
     c.set('disclaimer', disclaimer);
+    const started = performance.now();
     await next();
+    // Route patterns, not raw paths, keep the label set bounded whatever clients send.
+    const route = c.req.routePath === '/*' || c.req.routePath === '*' ? 'unmatched' : c.req.routePath;
+    latency.observe((performance.now() - started) / 1000, { method: c.req.method, route, status: String(c.res.status) });
   });
+  app.use('*', bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => reply(c as Ctx, { error: `request body larger than ${MAX_BODY_BYTES} bytes` }, 413),
+  }));
 
   app.route('/', healthRoutes({
     mode: config.PAYMENT_MODE, clock, sanctions: () => deps.sanctions.status(),
@@ -53,6 +84,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', sampleRoutes({ isCity, payload: signals.payload }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
+  const plane = createPaymentPlane({
+    db, secret: deps.secret, settler: deps.settler, sanctions: deps.sanctions, ofacRequired: config.OFAC_REQUIRED, clock, logger,
+    payTo: payTo(config) as Address, usdc: config.USDC_ADDRESS as Address, baseUrl: config.BASE_URL, termsUrl: config.TERMS_URL,
+    chainVerifier: deps.chainVerifier,
+  });
+  app.route('/', subscribeRoutes({ plane, isCity }));
+  app.route('/', paidSignalsRoutes({ db, plane, reader: signals, sanctions: deps.sanctions, isCity }));
+  app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));
 
   const methodsByPath = routeMatchers(ROUTE_DOCS);
   app.notFound((c) => {

@@ -8,9 +8,12 @@ import { loadOrCreateSecret } from './db/secret.ts';
 import { createCatalog } from './cities/catalog.ts';
 import { systemClock } from './lib/clock.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
+import { createMetrics } from './lib/metrics.ts';
 import { loadSanctionsList } from './sanctions/list.ts';
 import { VERSION } from './version.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
+import { backupDatabase } from './ops/backup.ts';
+import { formatReport, runDoctor } from './ops/doctor.ts';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -23,6 +26,8 @@ Usage: isocast <command> [flags]
 Commands:
   serve       run the API, the poller and the delivery worker (default)
   migrate     bring the database in DATA_DIR to the current schema and exit
+  backup <file>  write a consistent copy of the live database to <file> (safe while serving)
+  doctor      check configuration, database, sanctions list and upstreams; exit 1 on failure
   help        show this help
   version     print the version
 
@@ -59,7 +64,8 @@ async function serve(argv: string[]): Promise<void> {
   const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   if (sanctions.loadError) logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
   const catalog = createCatalog();
-  const app = createApp({ config, db, catalog, clock: systemClock, logger, sanctions });
+  const metrics = createMetrics();
+  const app = createApp({ config, db, catalog, clock: systemClock, logger, sanctions, metrics });
 
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
@@ -98,6 +104,26 @@ async function main(argv: string[]): Promise<void> {
       const db = open(config);
       process.stdout.write(`schema at version ${db.pragma('user_version', { simple: true })} in ${dbPath(config)}\n`);
       db.close();
+      return;
+    }
+    case 'backup': {
+      const [dest, ...flags] = args;
+      if (!dest || dest.startsWith('--')) { process.stderr.write('usage: isocast backup <file> [flags]\n'); process.exit(2); }
+      const config = configOrExit(flags);
+      const db = open(config);
+      try {
+        const r = await backupDatabase(db, dest, { nativeBinding: nativeSqliteBinding() });
+        process.stdout.write(`backup written to ${dest}: ${r.pages} pages, integrity ${r.integrity}\n`);
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    case 'doctor': {
+      const config = configOrExit(args);
+      const checks = await runDoctor({ config, openDb: () => open(config), dbPath: dbPath(config) });
+      process.stdout.write(formatReport(checks));
+      if (checks.some((c) => c.status === 'fail')) process.exit(1);
       return;
     }
     default:

@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import type { Config } from '../config.ts';
+import { payTo } from '../config.ts';
+import type { Db } from '../db/open.ts';
+import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
+import { httpRequest } from '../lib/http-client.ts';
+import { loadSanctionsList } from '../sanctions/list.ts';
+
+/**
+ * `isocast doctor`: one line per check, so an operator sees at a glance what is wrong. Upstream
+ * checks only ask whether the host answers HTTP at all (any status counts as reachable): they
+ * must not spend an API key's quota or move money.
+ */
+export type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string };
+
+export type DoctorDeps = {
+  config: Config;
+  openDb(): Db;
+  dbPath: string;
+  timeoutMs?: number;
+  probe?: (url: string, timeoutMs: number) => Promise<number>;
+};
+
+async function defaultProbe(url: string, timeoutMs: number): Promise<number> {
+  const res = await httpRequest({ upstream: 'doctor', url, timeoutMs });
+  return res.status;
+}
+
+export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
+  const { config } = deps;
+  const checks: Check[] = [];
+  const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
+
+  add('config', 'ok', `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, listening on ${config.HOST}:${config.PORT}`);
+  const wallet = payTo(config);
+  add('settlement wallet', config.PAYMENT_MODE === 'live' ? 'ok' : 'warn', config.PAYMENT_MODE === 'live' ? `${wallet}` : `mock mode: payments are simulated (payTo ${wallet})`);
+
+  try {
+    const existed = existsSync(deps.dbPath);
+    const db = deps.openDb();
+    try {
+      const integrity = db.pragma('quick_check', { simple: true });
+      const version = schemaVersion(db);
+      const mode = db.pragma('journal_mode', { simple: true });
+      const ok = integrity === 'ok' && version === SCHEMA_VERSION && mode === 'wal';
+      add('database', ok ? 'ok' : 'fail', `${deps.dbPath}${existed ? '' : ' (created now)'}: quick_check ${String(integrity)}, schema v${version}/${SCHEMA_VERSION}, journal ${String(mode)}`);
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    add('database', 'fail', `${deps.dbPath}: ${(err as Error).message}`);
+  }
+
+  const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
+  const st = list.status();
+  if (list.loadError) add('sanctions list', config.OFAC_REQUIRED ? 'fail' : 'warn', `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`);
+  else if (!st.listLoaded) add('sanctions list', config.OFAC_REQUIRED ? 'fail' : 'warn', `no OFAC_LIST_PATH; ${config.OFAC_REQUIRED ? 'paid routes will answer 503' : 'screening uses OFAC_EXTRA only'} (${st.count} addresses)`);
+  else add('sanctions list', 'ok', `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}`);
+
+  const probe = deps.probe ?? defaultProbe;
+  const timeoutMs = deps.timeoutMs ?? 5000;
+  const upstreams: [string, string | undefined, boolean][] = [
+    ['market (gamma)', config.GAMMA_URL, config.FEED === 'live'],
+    ['odds (clob)', config.CLOB_URL, config.FEED === 'live'],
+    ['weather (metar)', config.METAR_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'metar'],
+    ['weather (weather.com)', config.WEATHER_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'wu'],
+    ['facilitator', config.FACILITATOR_URL, config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'facilitator'],
+    ['rpc', config.RPC_URL, config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'chain'],
+    ['messenger', config.MESSENGER_BOT_TOKEN ? config.MESSENGER_API_URL : undefined, true],
+  ];
+  await Promise.all(upstreams.map(async ([name, url, needed]) => {
+    if (!url) { if (name === 'messenger') add(name, 'warn', 'MESSENGER_BOT_TOKEN unset: chat delivery is off'); return; }
+    if (!needed) { add(name, 'ok', `${url} (not used in this mode; not probed)`); return; }
+    try {
+      const status = await probe(url, timeoutMs);
+      add(name, status < 500 ? 'ok' : 'warn', `${url} answered HTTP ${status}`);
+    } catch (err) {
+      add(name, 'fail', `${url} unreachable: ${(err as Error).message}`);
+    }
+  }));
+  return checks;
+}
+
+export function formatReport(checks: Check[]): string {
+  const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
+  const width = Math.max(...checks.map((c) => c.name.length));
+  const lines = checks.map((c) => `[${mark[c.status]}] ${c.name.padEnd(width)}  ${c.detail}`);
+  const failed = checks.filter((c) => c.status === 'fail').length;
+  lines.push('', failed ? `${failed} check(s) failed` : 'all required checks passed');
+  return lines.join('\n') + '\n';
+}

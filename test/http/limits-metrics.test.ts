@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { listen, testApp } from '../helpers/app.ts';
+import { createMetrics } from '../../src/lib/metrics.ts';
+import { MAX_BODY_BYTES } from '../../src/app.ts';
+
+test('/metrics: loopback clients without ADMIN_TOKEN; bearer token when it is set', async (t) => {
+  const metrics = createMetrics();
+  const open = testApp(t, { deps: { metrics } });
+  const base = await listen(t, open.app.fetch);
+  await fetch(`${base}/v1/cities/nyc`);
+  await fetch(`${base}/v1/cities/atlantis`);
+  const res = await fetch(`${base}/metrics`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  const text = await res.text();
+  assert.match(text, /isocast_http_request_duration_seconds_count\{method="GET",route="\/v1\/cities\/:slug",status="200"\} 1/);
+  assert.match(text, /route="\/v1\/cities\/:slug",status="404"\} 1/, 'unknown city is counted under its route, not its raw path');
+
+  const locked = testApp(t, { env: { ADMIN_TOKEN: 'a-long-admin-token-123' } });
+  const lockedBase = await listen(t, locked.app.fetch);
+  const denied = await fetch(`${lockedBase}/metrics`);
+  assert.equal(denied.status, 401);
+  assert.equal(typeof (await denied.json() as any).disclaimer, 'string');
+  const wrong = await fetch(`${lockedBase}/metrics`, { headers: { authorization: 'Bearer nope' } });
+  assert.equal(wrong.status, 401);
+  const ok = await fetch(`${lockedBase}/metrics`, { headers: { authorization: 'Bearer a-long-admin-token-123' } });
+  assert.equal(ok.status, 200);
+});
+
+test('request bodies over the limit are refused with a JSON 413', async (t) => {
+  const env = testApp(t);
+  const base = await listen(t, env.app.fetch);
+  const res = await fetch(`${base}/v1/cities`, { method: 'POST', body: 'x'.repeat(MAX_BODY_BYTES + 1), headers: { 'content-type': 'application/json' } });
+  assert.equal(res.status, 413);
+  const b = await res.json() as any;
+  assert.match(b.error, /larger than/);
+  assert.equal(typeof b.disclaimer, 'string');
+});
