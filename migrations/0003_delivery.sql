@@ -39,4 +39,4 @@ CREATE TABLE delivery_outbox (
   updated_at      INTEGER NOT NULL,
   UNIQUE (wallet, city, target_date, bucket)
 );
-CREATE INDEX delivery_outbox_open ON delivery_outbox (status, next_attempt_at) WHERE status IN ('queued', 'sending');
+CREATE INDEX delivery_outbox_queued ON delivery_outbox (next_attempt_at) WHERE status = 'queued';

@@ -1,0 +1,91 @@
+import type { Db } from '../db/open.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { SignalPublic } from '../signals/schemas.ts';
+
+/**
+ * The push outbox. Rows are queued inside the transaction that stores the signal, so a signal and
+ * its deliveries commit together. Each state change is its own committed write, and the claim
+ * (queued -> sending) commits before the network call: whatever happens next, a row leaves
+ * `sending` at most once, which is what makes delivery at-most-once.
+ */
+export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed';
+
+export type DueRow = {
+  id: number;
+  wallet: string;
+  city: string;
+  seq: number;
+  attempts: number;
+  createdAt: number;
+  /** Current registration of the wallet; null once it was deleted. */
+  chatId: string | null;
+  registeredCity: string | null;
+  payload: string;
+};
+
+export type Outbox = {
+  /**
+   * Queues one row per registration entitled to the signal. Synchronous, for use as storeSignal's
+   * `inTransaction` hook; returns the number of rows queued.
+   */
+  enqueue(signal: SignalPublic): number;
+  /** Queued rows whose next attempt is due, oldest first. */
+  due(nowMs: number, limit: number): DueRow[];
+  /** Earliest next_attempt_at among queued rows, or null. */
+  nextAttemptAt(): number | null;
+  /** queued -> sending, committed; false if another claimer won. */
+  claim(id: number, chatId: string, nowMs: number): boolean;
+  markSent(id: number, nowMs: number): void;
+  /** sending -> queued, for failures known to precede the platform accepting the message. */
+  requeue(id: number, nextAttemptAt: number, error: string, nowMs: number): void;
+  /** Any open state -> failed; never sent again. */
+  markFailed(id: number, error: string, nowMs: number): void;
+  /** At start-up: rows left in `sending` may have reached the chat, so they are failed, not resent. */
+  failInterrupted(nowMs: number): number;
+  counts(): Record<OutboxStatus, number>;
+};
+
+export const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
+
+export function createOutbox(db: Db, clock: Clock): Outbox {
+  // Registrations without a city take every city; the entitlement ceiling is checked per city.
+  const enqueue = db.prepare(`INSERT OR IGNORE INTO delivery_outbox
+      (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, created_at, updated_at)
+    SELECT r.wallet, @city, @date, @bucket, @seq, 'queued', 0, @now, @now, @now
+    FROM delivery_registrations r
+    JOIN entitlements e ON e.wallet = r.wallet AND e.city = @city
+    WHERE (r.city IS NULL OR r.city = @city) AND e.paid_through_seq >= @seq`);
+  const due = db.prepare(`SELECT o.id, o.wallet, o.city, o.seq, o.attempts, o.created_at AS createdAt,
+      r.chat_id AS chatId, r.city AS registeredCity, s.payload
+    FROM delivery_outbox o
+    JOIN signals s ON s.city = o.city AND s.seq = o.seq
+    LEFT JOIN delivery_registrations r ON r.wallet = o.wallet
+    WHERE o.status = 'queued' AND o.next_attempt_at <= ?
+    ORDER BY o.next_attempt_at, o.id LIMIT ?`);
+  const nextAt = db.prepare(`SELECT min(next_attempt_at) FROM delivery_outbox WHERE status = 'queued'`).pluck();
+  const claim = db.prepare(`UPDATE delivery_outbox SET status = 'sending', attempts = attempts + 1, chat_id = ?, updated_at = ?
+    WHERE id = ? AND status = 'queued'`);
+  const sent = db.prepare(`UPDATE delivery_outbox SET status = 'sent', last_error = NULL, updated_at = ? WHERE id = ? AND status = 'sending'`);
+  const requeue = db.prepare(`UPDATE delivery_outbox SET status = 'queued', next_attempt_at = ?, last_error = ?, updated_at = ?
+    WHERE id = ? AND status = 'sending'`);
+  const failed = db.prepare(`UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ?
+    WHERE id = ? AND status IN ('queued', 'sending')`);
+  const failSending = db.prepare(`UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ? WHERE status = 'sending'`);
+  const counts = db.prepare('SELECT status, count(*) AS n FROM delivery_outbox GROUP BY status');
+
+  return {
+    enqueue: (s) => enqueue.run({ city: s.city, date: s.targetDate, bucket: s.new.bucket ?? '', seq: s.seq, now: clock.now() }).changes,
+    due: (nowMs, limit) => due.all(nowMs, limit) as DueRow[],
+    nextAttemptAt: () => (nextAt.get() as number | null) ?? null,
+    claim: (id, chatId, nowMs) => claim.run(chatId, nowMs, id).changes === 1,
+    markSent: (id, nowMs) => { sent.run(nowMs, id); },
+    requeue: (id, nextAttemptAt, error, nowMs) => { requeue.run(nextAttemptAt, error, nowMs, id); },
+    markFailed: (id, error, nowMs) => { failed.run(error, nowMs, id); },
+    failInterrupted: (nowMs) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
+    counts: () => {
+      const out: Record<OutboxStatus, number> = { queued: 0, sending: 0, sent: 0, failed: 0 };
+      for (const r of counts.all() as { status: OutboxStatus; n: number }[]) out[r.status] = r.n;
+      return out;
+    },
+  };
+}

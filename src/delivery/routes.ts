@@ -1,0 +1,104 @@
+import { Hono } from 'hono';
+import type { Hex } from 'viem';
+import type { Catalog } from '../cities/catalog.ts';
+import type { Db } from '../db/open.ts';
+import type { Clock } from '../lib/clock.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { AppEnv, Ctx } from '../lib/http.ts';
+import { readJsonObject, reply } from '../lib/http.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { ErrorBody } from '../lib/schemas.ts';
+import { registrationTestMessage } from './message.ts';
+import { MessengerError, type Messenger } from './messenger.ts';
+import { createRegistrationStore } from './registrations.ts';
+import { MessengerDeliveryRequest, MessengerDeliveryResult, parseDeliveryBody } from './schemas.ts';
+import { deliveryDigest, verifyDeliverySignature, type DeliveryMessage } from './typed-data.ts';
+
+/** Spec 8: the signed timestamp may be at most this far from server time, either way. */
+export const DELIVERY_SKEW_SEC = 600;
+
+/** A registration answer should not hang on chat pacing; past this the test message fails fast. */
+const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
+
+export type DeliveryDeps = {
+  db: Db;
+  catalog: Catalog;
+  clock: Clock;
+  logger: Logger;
+  messenger: Messenger;
+  termsUrl: string;
+};
+
+export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
+  const { catalog, clock, logger, messenger } = deps;
+  const store = createRegistrationStore(deps.db);
+  // Digests being processed right now: a copy arriving while the first awaits its test message
+  // would otherwise send a second test message before either is stored.
+  const inFlight = new Set<string>();
+  const app = new Hono<AppEnv>();
+
+  app.post('/v1/delivery/messenger', async (c) => {
+    const body = parseDeliveryBody(await readJsonObject(c));
+    const nowMs = clock.now();
+    if (Math.abs(Math.floor(nowMs / 1000) - body.timestamp) > DELIVERY_SKEW_SEC) throw new ApiError(401, 'stale timestamp');
+    const wallet = body.wallet.toLowerCase();
+    const signed: DeliveryMessage = { wallet, chatId: body.chatId ?? '', citySlug: body.citySlug ?? '', action: body.action, timestamp: body.timestamp };
+    if (!(await verifyDeliverySignature(signed, body.signature as Hex))) throw new ApiError(401, 'signature verification failed');
+    const citySlug = signed.citySlug === '' ? null : signed.citySlug;
+    if (citySlug !== null && !catalog.get(citySlug)) throw new ApiError(404, 'unknown city');
+
+    const digest = deliveryDigest(signed);
+    const expiresAtSec = body.timestamp + DELIVERY_SKEW_SEC;
+    const done = (chatId: string | null, city: string | null, idempotent: boolean) =>
+      reply(c as Ctx, { ok: true, wallet, chatId, citySlug: city, action: body.action, idempotent });
+    const replayed = () => done(signed.chatId || null, citySlug, true);
+    if (store.digestUsed(digest)) return replayed();
+    if (inFlight.has(digest)) throw new ApiError(409, 'the same signed request is already being processed');
+    inFlight.add(digest);
+    try {
+      if (body.action === 'delete') {
+        const removed = store.remove({ wallet, digest, nowMs, expiresAtSec });
+        if (removed === 'none') throw new ApiError(404, 'no delivery registration to delete');
+        if (removed === 'replayed') return replayed();
+        logger.info('delivery registration deleted', { wallet, city: removed.city });
+        return done(removed.chatId, removed.city, false);
+      }
+      const city = citySlug === null ? null : catalog.get(citySlug)!;
+      try {
+        await messenger.send(signed.chatId, registrationTestMessage({ wallet, city: city?.displayName ?? null, termsUrl: deps.termsUrl }), { maxWaitMs: TEST_MESSAGE_MAX_WAIT_MS });
+      } catch (err) {
+        const reason = err instanceof MessengerError ? err.message : 'messenger failed';
+        logger.warn('delivery test message failed', { wallet, kind: err instanceof MessengerError ? err.kind : 'unknown', reason });
+        throw new ApiError(502, 'test message failed', { reason });
+      }
+      if (!store.set({ wallet, chatId: signed.chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec })) return replayed();
+      logger.info('delivery registration set', { wallet, city: citySlug });
+      return done(signed.chatId, citySlug, false);
+    } finally {
+      inFlight.delete(digest);
+    }
+  });
+
+  return app;
+}
+
+export const deliveryDocs: RouteDoc[] = [
+  {
+    method: 'post', path: '/v1/delivery/messenger', tags: ['delivery'], summary: 'Register, change or delete the chat that receives entitled signals',
+    description: 'Free and wallet-signed; never charges and never touches entitlements. The body is authorised by an EIP-712 '
+      + 'signature (domain {name: "Isocast", version: "1", chainId: 8453}, primaryType MessengerDelivery, fields wallet: address, '
+      + 'chatId: string, citySlug: string, action: string, timestamp: uint256; absent strings are signed as ""). '
+      + 'On set a test message is sent first and nothing is stored if it fails. Each signed body is accepted once: '
+      + 'sending it again changes nothing and answers idempotent: true.',
+    body: MessengerDeliveryRequest,
+    responses: {
+      200: { description: 'Registration set or deleted (or this signed request was already applied)', schema: MessengerDeliveryResult },
+      400: { description: 'Invalid wallet, bad action, missing chatId on set, missing signature or timestamp', schema: ErrorBody },
+      401: { description: '`stale timestamp` or `signature verification failed`', schema: ErrorBody },
+      404: { description: '`unknown city`, or no registration to delete', schema: ErrorBody },
+      409: { description: 'The same signed request is being processed right now', schema: ErrorBody },
+      502: { description: '`test message failed` (chat unreachable or bot not configured), with `reason`', schema: ErrorBody },
+    },
+  },
+];

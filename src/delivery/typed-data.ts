@@ -1,0 +1,72 @@
+import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
+
+/**
+ * The EIP-712 message a wallet signs to register, change or delete its chat (spec 4.2). Exported
+ * as constants so the discovery documents publish exactly what the server verifies.
+ */
+export const DELIVERY_DOMAIN = { name: 'Isocast', version: '1', chainId: 8453 } as const;
+
+export const DELIVERY_PRIMARY_TYPE = 'MessengerDelivery' as const;
+
+/** Field order is part of the type hash: a signature over a reordered type does not verify. */
+export const DELIVERY_TYPES = {
+  MessengerDelivery: [
+    { name: 'wallet', type: 'address' },
+    { name: 'chatId', type: 'string' },
+    { name: 'citySlug', type: 'string' },
+    { name: 'action', type: 'string' },
+    { name: 'timestamp', type: 'uint256' },
+  ],
+} as const;
+
+/** The same, with the EIP712Domain type spelled out, for clients calling eth_signTypedData_v4. */
+export const DELIVERY_TYPED_DATA_DOC = {
+  domain: DELIVERY_DOMAIN,
+  primaryType: DELIVERY_PRIMARY_TYPE,
+  types: {
+    EIP712Domain: [
+      { name: 'name', type: 'string' },
+      { name: 'version', type: 'string' },
+      { name: 'chainId', type: 'uint256' },
+    ],
+    ...DELIVERY_TYPES,
+  },
+  notes: 'chatId and citySlug are signed as the empty string when absent from the body; timestamp is unix seconds.',
+} as const;
+
+export type DeliveryAction = 'set' | 'delete';
+
+/** The signed fields as the body carries them; absent strings are signed as ''. */
+export type DeliveryMessage = {
+  wallet: string;
+  chatId: string;
+  citySlug: string;
+  action: DeliveryAction;
+  timestamp: number;
+};
+
+function typedData(m: DeliveryMessage) {
+  return {
+    domain: DELIVERY_DOMAIN,
+    types: DELIVERY_TYPES,
+    primaryType: DELIVERY_PRIMARY_TYPE,
+    // Address case does not change the encoded bytes; lowercasing skips viem's checksum check, so a
+    // body may spell the wallet in any case.
+    message: { wallet: m.wallet.toLowerCase() as Hex, chatId: m.chatId, citySlug: m.citySlug, action: m.action, timestamp: BigInt(m.timestamp) },
+  };
+}
+
+/** The EIP-712 digest: the identity of one signed request, used to accept each signature once. */
+export function deliveryDigest(m: DeliveryMessage): Hex {
+  return hashTypedData(typedData(m));
+}
+
+/** True when the signature recovers to `m.wallet`; malformed signatures are simply false. */
+export async function verifyDeliverySignature(m: DeliveryMessage, signature: Hex): Promise<boolean> {
+  try {
+    const signer = await recoverTypedDataAddress({ ...typedData(m), signature });
+    return signer.toLowerCase() === m.wallet.toLowerCase();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,176 @@
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { SignalPublic } from '../signals/schemas.ts';
+import { formatSignalMessage } from './message.ts';
+import { MessengerError, type Messenger } from './messenger.ts';
+import type { DueRow, Outbox } from './outbox.ts';
+
+/**
+ * Pushes queued outbox rows to their chats. Each row is claimed (committed as `sending`) before
+ * the send and settled after it; rows found in `sending` at start are failed, never resent. Only
+ * failures known to precede the platform accepting the message go back to `queued`, with
+ * exponential backoff (or the platform's retry_after, if longer) and a bounded number of attempts.
+ * Sends to different chats overlap up to `maxInFlight`; one chat has at most one send in flight,
+ * and the messenger's pacing decides when the next may leave.
+ */
+export type WorkerOptions = {
+  maxInFlight?: number;
+  maxAttempts?: number;
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Longest sleep with nothing due; wake() cuts it short when a signal commits. */
+  idleMs?: number;
+  batch?: number;
+};
+
+export type DeliveryWorker = {
+  start(): void;
+  /** Call after a transaction that queued rows commits. */
+  wake(): void;
+  /** Stops claiming and waits for sends in flight to settle (each is bounded by its timeout). */
+  stop(): Promise<void>;
+  /** Resolves once nothing is queued (even for later) and nothing is in flight: tests and measurements. */
+  whenIdle(): Promise<void>;
+};
+
+export const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
+
+export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+}
+
+export function createDeliveryWorker(deps: { outbox: Outbox; messenger: Messenger; clock: Clock; logger: Logger; termsUrl: string; options?: WorkerOptions }): DeliveryWorker {
+  const { outbox, messenger, clock, termsUrl } = deps;
+  const logger = deps.logger.child({ component: 'delivery' });
+  const o = deps.options ?? {};
+  const maxInFlight = o.maxInFlight ?? 16;
+  const maxAttempts = o.maxAttempts ?? 5;
+  const baseBackoffMs = o.baseBackoffMs ?? 2_000;
+  const maxBackoffMs = o.maxBackoffMs ?? 300_000;
+  const idleMs = o.idleMs ?? 30_000;
+  const batch = o.batch ?? 200;
+
+  let running = false;
+  let loopDone: Promise<void> = Promise.resolve();
+  let woken = false;
+  let wakeUp: (() => void) | null = null;
+  const inFlight = new Set<Promise<void>>();
+  const busyChats = new Set<string>();
+  let idleWaiters: (() => void)[] = [];
+
+  const wake = () => {
+    woken = true;
+    wakeUp?.();
+  };
+
+  const settleFailure = (row: DueRow, err: unknown) => {
+    const e = err instanceof MessengerError ? err : new MessengerError('ambiguous', err instanceof Error ? err.message : String(err));
+    const now = clock.now();
+    const attempt = row.attempts + 1;
+    const error = `${e.kind}: ${e.message}`;
+    if (e.retryable && attempt < maxAttempts) {
+      const wait = Math.max(backoffMs(attempt, baseBackoffMs, maxBackoffMs), e.retryAfterMs ?? 0);
+      outbox.requeue(row.id, now + wait, error, now);
+      logger.warn('delivery will be retried', { id: row.id, wallet: row.wallet, city: row.city, seq: row.seq, attempt, kind: e.kind, retryInMs: wait });
+    } else {
+      outbox.markFailed(row.id, error, now);
+      logger.warn('delivery failed', { id: row.id, wallet: row.wallet, city: row.city, seq: row.seq, attempt, kind: e.kind, reason: e.message });
+    }
+  };
+
+  const dispatch = (row: DueRow, chatId: string, text: string) => {
+    busyChats.add(chatId);
+    const p: Promise<void> = messenger.send(chatId, text)
+      .then(() => outbox.markSent(row.id, clock.now()), (err) => settleFailure(row, err))
+      .catch((err) => logger.error('delivery state update failed', { id: row.id, err }))
+      .finally(() => {
+        inFlight.delete(p);
+        busyChats.delete(chatId);
+        wake();
+      });
+    inFlight.add(p);
+  };
+
+  /** One scheduling pass; returns how long to sleep before the next unless woken. */
+  const pump = (): number => {
+    if (!messenger.configured) {
+      for (const resolve of idleWaiters) resolve();
+      idleWaiters = [];
+      return idleMs;
+    }
+    const now = clock.now();
+    let sleepMs = idleMs;
+    const rows = inFlight.size >= maxInFlight ? [] : outbox.due(now, batch);
+    for (const row of rows) {
+      if (inFlight.size >= maxInFlight) break;
+      if (row.chatId === null || (row.registeredCity !== null && row.registeredCity !== row.city)) {
+        outbox.markFailed(row.id, REGISTRATION_GONE, now);
+        continue;
+      }
+      if (busyChats.has(row.chatId)) continue;
+      const wait = messenger.waitMs(row.chatId);
+      if (wait > 0) { sleepMs = Math.min(sleepMs, wait); continue; }
+      let text: string;
+      try {
+        text = formatSignalMessage(JSON.parse(row.payload) as SignalPublic, { termsUrl });
+      } catch (err) {
+        outbox.markFailed(row.id, 'stored signal could not be formatted', now);
+        logger.error('delivery message formatting failed', { id: row.id, err });
+        continue;
+      }
+      if (!outbox.claim(row.id, row.chatId, now)) continue;
+      dispatch(row, row.chatId, text);
+    }
+    const next = outbox.nextAttemptAt();
+    if (next !== null && next > now) sleepMs = Math.min(sleepMs, next - now);
+    if (inFlight.size === 0 && next === null) {
+      for (const resolve of idleWaiters) resolve();
+      idleWaiters = [];
+    }
+    return Math.max(0, sleepMs);
+  };
+
+  const loop = async () => {
+    while (running) {
+      woken = false;
+      let sleepMs: number;
+      try {
+        sleepMs = pump();
+      } catch (err) {
+        logger.error('delivery pass failed', { err });
+        sleepMs = 1_000;
+      }
+      if (!running) break;
+      if (woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, sleepMs);
+        wakeUp = () => { clearTimeout(timer); resolve(); };
+      });
+      wakeUp = null;
+    }
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      const interrupted = outbox.failInterrupted(clock.now());
+      if (interrupted > 0) logger.warn('deliveries interrupted by a stop were failed, not resent', { count: interrupted });
+      if (!messenger.configured) logger.info('messenger bot not configured; delivery worker idles');
+      loopDone = loop();
+    },
+    wake,
+    async stop() {
+      running = false;
+      wake();
+      await loopDone;
+      await Promise.allSettled([...inFlight]);
+      for (const resolve of idleWaiters) resolve();
+      idleWaiters = [];
+    },
+    whenIdle: () => new Promise<void>((resolve) => {
+      idleWaiters.push(resolve);
+      wake();
+    }),
+  };
+}
