@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import type { Address } from 'viem';
 import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
 import type { Config } from './config.ts';
@@ -21,7 +20,7 @@ import type { SanctionsList } from './sanctions/list.ts';
 import { createSignalReader } from './signals/read-store.ts';
 import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
 import { paidSignalsDocs, paidSignalsRoutes } from './signals/paid-routes.ts';
-import { createPaymentPlane } from './payments/plane.ts';
+import { paymentPlaneFor } from './payments/plane.ts';
 import { subscribeDocs, subscribeRoutes } from './payments/routes.ts';
 import type { Settler } from './payments/settlers/settler.ts';
 import type { TypedDataVerifier } from './payments/verify.ts';
@@ -84,11 +83,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', sampleRoutes({ isCity, payload: signals.payload }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
-  const plane = createPaymentPlane({
-    db, secret: deps.secret, settler: deps.settler, sanctions: deps.sanctions, ofacRequired: config.OFAC_REQUIRED, clock, logger,
-    payTo: payTo(config) as Address, usdc: config.USDC_ADDRESS as Address, baseUrl: config.BASE_URL, termsUrl: config.TERMS_URL,
-    chainVerifier: deps.chainVerifier,
-  });
+  const plane = paymentPlaneFor(deps);
   app.route('/', subscribeRoutes({ plane, isCity }));
   app.route('/', paidSignalsRoutes({ db, plane, reader: signals, sanctions: deps.sanctions, isCity }));
   app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));

@@ -10,6 +10,9 @@ import { systemClock } from './lib/clock.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadSanctionsList } from './sanctions/list.ts';
+import { paymentPlaneFor } from './payments/plane.ts';
+import { reconcilePayments } from './payments/reconcile.ts';
+import { chainVerifierFromConfig, settlerFromConfig } from './payments/settlers/from-config.ts';
 import { VERSION } from './version.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
 import { backupDatabase } from './ops/backup.ts';
@@ -60,12 +63,15 @@ async function serve(argv: string[]): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, base: { service: 'isocast' } });
   const db = open(config);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
-  void secret;
   const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   if (sanctions.loadError) logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
   const catalog = createCatalog();
   const metrics = createMetrics();
-  const app = createApp({ config, db, catalog, clock: systemClock, logger, sanctions, metrics });
+  const settler = settlerFromConfig(config);
+  const chainVerifier = chainVerifierFromConfig(config);
+  // Payments a crash left between settle and apply are finished before anyone can pay again.
+  await reconcilePayments({ plane: paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier }), settler, clock: systemClock, logger });
+  const app = createApp({ config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier });
 
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });

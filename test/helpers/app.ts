@@ -10,6 +10,10 @@ import { createCatalog } from '../../src/cities/catalog.ts';
 import { manualClock } from '../../src/lib/clock.ts';
 import { memoryLogger } from '../../src/lib/logger.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
+import { createMockSettler } from '../../src/payments/settlers/mock.ts';
+
+/** The fixed server secret tests run with (binding salts, receipts). */
+export const TEST_SECRET = Buffer.alloc(32, 0x5e);
 
 /** A temp directory removed when the test ends. */
 export function tempDir(t: { after(fn: () => void): void }, prefix = 'isocast-test-'): string {
@@ -42,6 +46,7 @@ export function testApp(t: { after(fn: () => void): void }, opts: { env?: Record
   const deps: AppDeps = {
     config, db, clock, logger, catalog: createCatalog(),
     sanctions: loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA }),
+    secret: TEST_SECRET, settler: createMockSettler(),
     ...opts.deps,
   };
   return { config, db, clock, logger, deps, app: createApp(deps), dir };

@@ -1,0 +1,45 @@
+import type { Db } from '../db/open.ts';
+import type { Statement } from 'better-sqlite3';
+import { nextCeiling } from './ceiling.ts';
+
+/**
+ * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.
+ * Other modules (delivery) read the table directly; this is the one writer.
+ */
+export type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
+
+type Stmts = { get: Statement; upsert: Statement; latest: Statement };
+const cache = new WeakMap<Db, Stmts>();
+
+function stmts(db: Db): Stmts {
+  let s = cache.get(db);
+  if (!s) {
+    s = {
+      get: db.prepare('SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?'),
+      upsert: db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (@wallet, @city, @ceiling, @count, @nowMs)
+        ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = @ceiling, total_paid_signals = total_paid_signals + @count, updated_at = @nowMs`),
+      latest: db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck(),
+    };
+    cache.set(db, s);
+  }
+  return s;
+}
+
+export function entitlementOf(db: Db, wallet: string, city: string): Entitlement | null {
+  return (stmts(db).get.get(wallet.toLowerCase(), city) as Entitlement | undefined) ?? null;
+}
+
+/**
+ * Applies one purchase of `count` signals. It reads latestSeq and the current ceiling and writes
+ * the new one, so the caller must run it inside its own db.transaction: the payment's status
+ * change and this write then commit or fail together.
+ */
+export function applyPurchase(db: Db, p: { wallet: string; city: string; count: number; nowMs: number }): Entitlement & { latestSeq: number } {
+  const s = stmts(db);
+  const wallet = p.wallet.toLowerCase();
+  const latestSeq = s.latest.get(p.city) as number;
+  const before = entitlementOf(db, wallet, p.city);
+  const ceiling = nextCeiling(before?.paidThroughSeq ?? null, latestSeq, p.count);
+  s.upsert.run({ wallet, city: p.city, ceiling, count: p.count, nowMs: p.nowMs });
+  return { paidThroughSeq: ceiling, totalPaidSignals: (before?.totalPaidSignals ?? 0) + p.count, latestSeq };
+}

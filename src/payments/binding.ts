@@ -1,0 +1,57 @@
+import { createHmac } from 'node:crypto';
+import { encodePacked, keccak256, type Address, type Hex } from 'viem';
+
+/**
+ * Nonce binding (spec 5): the EIP-3009 nonce must equal
+ * keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)), so a signed
+ * authorization cannot be re-pointed at another city or count.
+ *
+ * The salt is HMAC(server secret, city | count | window) over short time windows. Clients cannot
+ * compute it, and because it changes every window a payer can buy the same bundle again later
+ * with a fresh on-chain nonce. (A salt fixed forever per city and count would make the second
+ * identical purchase reuse a nonce the token contract has already burned.)
+ */
+export const BINDING_FORMULA = 'keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt))';
+export const BINDING_WINDOW_S = 60;
+/**
+ * Longest accepted authorization lifetime, measured from the moment the challenge was served to
+ * `validBefore`. It bounds which salt windows a still-valid authorization can come from.
+ */
+export const MAX_AUTH_LIFETIME_S = 900;
+
+export function windowAt(unixSeconds: number): number {
+  return Math.floor(unixSeconds / BINDING_WINDOW_S);
+}
+
+export function bindingSalt(secret: Buffer, city: string, count: number, window: number): Hex {
+  return `0x${createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${window}`).digest('hex')}`;
+}
+
+export function bindingNonce(payer: Address, city: string, count: number, salt: Hex): Hex {
+  return keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'], [payer, city, BigInt(count), salt]));
+}
+
+/**
+ * Windows a still-valid authorization can have taken its salt from: the challenge was served at
+ * some t <= now, and the authorization lives at most MAX_AUTH_LIFETIME_S from t, so
+ * t >= validBefore - MAX_AUTH_LIFETIME_S. Every window touching [validBefore - max, now].
+ */
+export function acceptedWindows(nowSeconds: number, validBefore: number): number[] {
+  const first = windowAt(Math.max(0, validBefore - MAX_AUTH_LIFETIME_S));
+  const last = windowAt(nowSeconds);
+  const out: number[] = [];
+  for (let w = last; w >= first; w--) out.push(w);
+  return out;
+}
+
+/** The window whose salt the nonce binds to (payer, city, count), or null when none does. */
+export function matchBinding(
+  secret: Buffer,
+  p: { payer: Address; city: string; count: number; nonce: Hex; nowSeconds: number; validBefore: number },
+): number | null {
+  const nonce = p.nonce.toLowerCase();
+  for (const w of acceptedWindows(p.nowSeconds, p.validBefore)) {
+    if (bindingNonce(p.payer, p.city, p.count, bindingSalt(secret, p.city, p.count, w)) === nonce) return w;
+  }
+  return null;
+}

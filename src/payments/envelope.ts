@@ -1,0 +1,61 @@
+import type { Address } from 'viem';
+import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
+import { bundlePrice } from '../pricing/tiers.ts';
+import { BINDING_FORMULA, bindingSalt, windowAt } from './binding.ts';
+import { NETWORK, USDC_NAME, USDC_VERSION } from './eip3009.ts';
+import type { PaymentRequiredBody } from './schemas.ts';
+
+/**
+ * The 402 PaymentRequired body: the spec's fields (price, top-level extra.binding, terms) plus
+ * the standard x402 v1 fields (error, maxAmountRequired, asset, resource, maxTimeoutSeconds,
+ * extra.name/version) so ordinary x402 clients can pay it.
+ */
+export const MAX_TIMEOUT_SECONDS = 300;
+export const DEFAULT_CHALLENGE_ERROR = 'X-PAYMENT header is required';
+
+export type ChallengeInput = {
+  city: string;
+  count: number;
+  resource: string;
+  payTo: Address;
+  usdc: Address;
+  secret: Buffer;
+  nowSeconds: number;
+  termsUrl: string;
+  error?: string;
+  exhaustion?: { paidThrough: number; latest: number };
+};
+
+export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
+  const price = bundlePrice(i.count);
+  const binding = {
+    formula: BINDING_FORMULA as typeof BINDING_FORMULA,
+    citySlug: i.city,
+    count: i.count,
+    salt: bindingSalt(i.secret, i.city, i.count, windowAt(i.nowSeconds)),
+  };
+  const body: PaymentRequiredBody = {
+    x402Version: 1,
+    error: i.error ?? DEFAULT_CHALLENGE_ERROR,
+    accepts: [{
+      scheme: 'exact',
+      network: NETWORK,
+      price: formatUsdPrice(price.totalMicro),
+      payTo: i.payTo,
+      description: `${i.count} isocast signals for ${i.city} (${price.tier.name} tier, ${microToUsd(price.unitMicro)} USDC each)`,
+      mimeType: 'application/json',
+      maxAmountRequired: microToAtomic(price.totalMicro),
+      asset: i.usdc,
+      resource: i.resource,
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      extra: { name: USDC_NAME, version: USDC_VERSION, binding },
+    }],
+    extra: { binding },
+    terms: i.termsUrl,
+  };
+  if (i.exhaustion) {
+    body.paid_through = i.exhaustion.paidThrough;
+    body.latest = i.exhaustion.latest;
+  }
+  return body;
+}

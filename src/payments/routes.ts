@@ -1,0 +1,56 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../lib/http.ts';
+import { reply } from '../lib/http.ts';
+import { microToUsd } from '../lib/money.ts';
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { ErrorBody } from '../lib/schemas.ts';
+import { bundlePrice } from '../pricing/tiers.ts';
+import { parseCount, requireCity } from './bundle.ts';
+import type { PaymentPlane, Purchase } from './plane.ts';
+import { MinSpendError, PaymentRequired, RefundQueued, SubscribeQuery, SubscribeResult, type SubscribeResultBody } from './schemas.ts';
+import { encodePaymentResponse } from './x-payment.ts';
+
+/** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
+export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string): boolean }): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post('/v1/subscribe', async (c) => {
+    const count = parseCount(c.req.query('count'));
+    const city = requireCity(c.req.query('city'), deps.isCity);
+    const resource = `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}`;
+    const header = c.req.header('x-payment');
+    if (!header) return reply(c, deps.plane.challenge(city, count, resource), 402);
+    const purchase = await deps.plane.purchase(header, city, count, resource);
+    return reply(c, subscribeResult(purchase), 200, paymentResponseHeaders(purchase));
+  });
+  return app;
+}
+
+export function subscribeResult(p: Purchase): SubscribeResultBody {
+  const price = bundlePrice(p.count);
+  return {
+    ok: true, city: p.city, count: p.count, unitPriceUsd: microToUsd(price.unitMicro), amountUsd: microToUsd(price.totalMicro),
+    latestSeq: p.latestSeq, paidThroughSeq: p.paidThroughSeq, receiptToken: p.receiptToken ?? '', txHash: p.txHash, idempotent: p.idempotent,
+  };
+}
+
+export function paymentResponseHeaders(p: Purchase): Record<string, string> {
+  return { 'x-payment-response': encodePaymentResponse({ transaction: p.txHash, payer: p.payer }), 'cache-control': 'no-store' };
+}
+
+
+export const subscribeDocs: RouteDoc[] = [{
+  method: 'post', path: '/v1/subscribe', tags: ['payments'], summary: 'Buy a bundle of signals for one city over x402',
+  description: 'Without X-Payment: 402 PaymentRequired. With it: verify, sanctions screen, nonce binding, settle, record one payment, apply the entitlement atomically.',
+  query: SubscribeQuery,
+  security: [['x402']],
+  responses: {
+    200: { description: 'Purchase applied (or an idempotent replay)', schema: SubscribeResult, headers: { 'X-PAYMENT-RESPONSE': 'base64 JSON x402 settle response' } },
+    400: { description: 'count below 2, not an integer, above the maximum, or total below the minimum spend', schema: MinSpendError },
+    402: { description: 'Payment required, or verification, binding or settlement failure', schema: PaymentRequired },
+    403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
+    404: { description: 'unknown city', schema: ErrorBody },
+    502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
+    503: { description: 'sanctions screening unavailable', schema: ErrorBody },
+  },
+}];
+

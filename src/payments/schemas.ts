@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { Address, Disclaimer, Hex32 } from '../lib/schemas.ts';
+import { BINDING_FORMULA } from './binding.ts';
+import { NETWORK } from './eip3009.ts';
+
+export const Binding = z.object({
+  formula: z.literal(BINDING_FORMULA),
+  citySlug: z.string(),
+  count: z.number().int(),
+  salt: Hex32.describe('Server-derived from a server secret, the city, the count and a short time window'),
+}).meta({ id: 'Binding' });
+
+export const PaymentRequirement = z.object({
+  scheme: z.literal('exact'),
+  network: z.literal(NETWORK),
+  price: z.string().regex(/^\$\d+\.\d+$/).describe('USD price, `$<amount>`'),
+  payTo: Address,
+  description: z.string(),
+  mimeType: z.literal('application/json'),
+  maxAmountRequired: z.string().regex(/^\d+$/).describe('Atomic USDC units (6 decimals), x402 v1'),
+  asset: Address.describe('USDC token contract'),
+  resource: z.url(),
+  maxTimeoutSeconds: z.number().int(),
+  extra: z.object({ name: z.literal('USD Coin'), version: z.literal('2'), binding: Binding }),
+}).meta({ id: 'PaymentRequirement' });
+
+export const PaymentRequired = z.object({
+  x402Version: z.literal(1),
+  error: z.string(),
+  accepts: z.array(PaymentRequirement),
+  extra: z.object({ binding: Binding }),
+  terms: z.url(),
+  paid_through: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
+  latest: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
+  disclaimer: Disclaimer,
+}).meta({ id: 'PaymentRequired' });
+
+export type PaymentRequiredBody = Omit<z.infer<typeof PaymentRequired>, 'disclaimer'>;
+
+export const SubscribeResult = z.object({
+  ok: z.literal(true),
+  city: z.string(),
+  count: z.number().int(),
+  unitPriceUsd: z.number(),
+  amountUsd: z.number(),
+  latestSeq: z.number().int(),
+  paidThroughSeq: z.number().int().describe('Entitlement ceiling after the purchase'),
+  receiptToken: z.string().describe('Opaque bearer token (isocast-receipt) for GET /v1/signals'),
+  txHash: z.string().nullable(),
+  idempotent: z.boolean().describe('True when this settlement was already applied'),
+  disclaimer: Disclaimer,
+}).meta({ id: 'SubscribeResult' });
+
+export type SubscribeResultBody = Omit<z.infer<typeof SubscribeResult>, 'disclaimer'>;
+
+export const SubscribeQuery = z.object({
+  city: z.string().describe('City slug'),
+  count: z.string().describe('Bundle size: an integer of at least 2'),
+});
+
+export const MinSpendError = z.object({ error: z.string(), minSpendUsd: z.number(), disclaimer: Disclaimer }).loose().meta({ id: 'MinSpendError' });
+export const SettlementFailed = z.object({ error: z.string(), reason: z.string(), disclaimer: Disclaimer }).loose().meta({ id: 'SettlementFailed' });
+export const RefundQueued = z.object({ error: z.string(), refund: z.literal('queued'), disclaimer: Disclaimer }).loose().meta({ id: 'RefundQueued' });

@@ -1,0 +1,75 @@
+import type { Db } from '../db/open.ts';
+
+/**
+ * The payments table. A row is claimed for (payer, nonce) before any settle call: SQLite's
+ * unique constraint, not an in-memory lock, is what makes a second settle of the same
+ * authorization impossible, even across processes.
+ */
+export type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued';
+
+export type PaymentRow = {
+  id: number;
+  payer: string;
+  nonce: string;
+  city: string;
+  count: number;
+  amount_micro: number;
+  settler: string;
+  status: PaymentStatus;
+  tx_hash: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type NewPayment = { payer: string; nonce: string; city: string; count: number; amountMicro: number; settler: string; nowMs: number };
+
+export type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow };
+
+export type PaymentStore = ReturnType<typeof createPaymentStore>;
+
+export function createPaymentStore(db: Db) {
+  const insert = db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at)
+    VALUES (@payer, @nonce, @city, @count, @amountMicro, @settler, 'claimed', @nowMs, @nowMs)
+    ON CONFLICT (payer, nonce) DO NOTHING`);
+  const byKey = db.prepare('SELECT * FROM payments WHERE payer = ? AND nonce = ?');
+  const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
+  const byTx = db.prepare('SELECT * FROM payments WHERE tx_hash = ?');
+  const reclaim = db.prepare(`UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status IN ('failed', 'claimed')`);
+  const settled = db.prepare(`UPDATE payments SET status = 'settled', tx_hash = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'claimed'`);
+  const failed = db.prepare(`UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`);
+  const note = db.prepare('UPDATE payments SET error = ?, updated_at = ? WHERE id = ?');
+  const applied = db.prepare(`UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled'`);
+  const refundStatus = db.prepare(`UPDATE payments SET status = 'refund_queued', error = ?, updated_at = ? WHERE id = ? AND status = 'settled'`);
+  const refund = db.prepare(`INSERT INTO refunds (payment_id, wallet, amount_micro, tx_hash, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (payment_id) DO NOTHING`);
+  const open = db.prepare(`SELECT * FROM payments WHERE status IN ('claimed', 'settled') ORDER BY id`);
+
+  const queueRefund = db.transaction((id: number, reason: string, nowMs: number): boolean => {
+    const row = byId.get(id) as PaymentRow | undefined;
+    if (!row || refundStatus.run(reason, nowMs, id).changes !== 1) return false;
+    refund.run(id, row.payer, row.amount_micro, row.tx_hash, reason, nowMs);
+    return true;
+  });
+
+  return {
+    /** Inserts a claimed row, or returns the row that already holds (payer, nonce). */
+    claim(p: NewPayment): ClaimResult {
+      const r = insert.run(p);
+      if (r.changes === 1) return { claimed: true, id: Number(r.lastInsertRowid) };
+      return { claimed: false, row: byKey.get(p.payer, p.nonce) as PaymentRow };
+    },
+    /** Takes a failed (not charged) or stale claimed row back for another settle attempt. */
+    reclaim: (id: number, settler: string, nowMs: number): boolean => reclaim.run(settler, nowMs, id).changes === 1,
+    get: (id: number) => (byId.get(id) as PaymentRow | undefined) ?? null,
+    byTxHash: (txHash: string) => (byTx.get(txHash) as PaymentRow | undefined) ?? null,
+    /** Throws a SQLite unique-constraint error when another payment already holds txHash. */
+    markSettled: (id: number, txHash: string, nowMs: number): boolean => settled.run(txHash, nowMs, id).changes === 1,
+    markFailed: (id: number, reason: string, nowMs: number): boolean => failed.run(reason, nowMs, id).changes === 1,
+    note: (id: number, message: string, nowMs: number) => { note.run(message, nowMs, id); },
+    /** Statement for the apply transaction: settled -> applied exactly once. */
+    markAppliedStmt: (id: number, nowMs: number): boolean => applied.run(nowMs, id).changes === 1,
+    queueRefund: (id: number, reason: string, nowMs: number): boolean => queueRefund(id, reason, nowMs),
+    open: () => open.all() as PaymentRow[],
+  };
+}

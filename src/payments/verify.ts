@@ -1,0 +1,56 @@
+import { isAddressEqual, recoverTypedDataAddress, size, type Address, type Hex } from 'viem';
+import { authorizationTypedData, type Authorization } from './eip3009.ts';
+import { MAX_AUTH_LIFETIME_S } from './binding.ts';
+import type { DecodedPayment } from './x-payment.ts';
+
+/**
+ * Verification of an `exact` payment before anything is settled: the payer is whoever the
+ * signature recovers to (never a client-claimed field), and the authorization must pay exactly
+ * the bundle price to our wallet inside its validity window.
+ */
+export type TypedDataVerifier = {
+  /** ERC-1271 / ERC-6492 aware check through a chain client (viem public client). */
+  verifyTypedData(args: { address: Address; signature: Hex } & ReturnType<typeof authorizationTypedData>): Promise<boolean>;
+};
+
+export type VerifyTerms = {
+  usdc: Address;
+  payTo: Address;
+  priceMicro: number;
+  nowSeconds: number;
+  /** Present in live mode with RPC_URL: smart-wallet signatures verify on chain. */
+  chainVerifier?: TypedDataVerifier;
+};
+
+export type VerifyResult = { ok: true; payer: Address } | { ok: false; reason: string };
+
+export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Promise<VerifyResult> {
+  const a = p.authorization;
+  const payer = await signer(a, p.signature, terms);
+  if (!payer) return { ok: false, reason: 'signature does not match authorization.from' };
+  if (!isAddressEqual(a.to, terms.payTo)) return { ok: false, reason: 'authorization.to is not the settlement wallet' };
+  if (a.value !== BigInt(terms.priceMicro)) return { ok: false, reason: `authorization.value must be exactly ${terms.priceMicro}` };
+  const now = BigInt(terms.nowSeconds);
+  if (a.validAfter > now) return { ok: false, reason: 'authorization is not yet valid' };
+  if (a.validBefore <= now) return { ok: false, reason: 'authorization has expired' };
+  if (a.validBefore - now > BigInt(MAX_AUTH_LIFETIME_S)) return { ok: false, reason: `authorization.validBefore is more than ${MAX_AUTH_LIFETIME_S} s away` };
+  return { ok: true, payer: payer.toLowerCase() as Address };
+}
+
+async function signer(a: Authorization, signature: Hex, terms: VerifyTerms): Promise<Address | null> {
+  const typed = authorizationTypedData(terms.usdc, a);
+  if (size(signature) === 65) {
+    try {
+      const recovered = await recoverTypedDataAddress({ ...typed, signature });
+      if (isAddressEqual(recovered, a.from)) return a.from;
+    } catch {
+      // A malformed 65-byte signature can still be a contract wallet's; fall through.
+    }
+  }
+  if (!terms.chainVerifier) return null;
+  try {
+    return (await terms.chainVerifier.verifyTypedData({ address: a.from, signature, ...typed })) ? a.from : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import type { Address, Hex } from 'viem';
+import { NETWORK, NETWORK_ALIASES, type Authorization } from './eip3009.ts';
+
+/**
+ * The `X-Payment` header: base64 of an x402 v1 PaymentPayload for the `exact` EVM scheme. Shared
+ * by the server (decode) and the buyer (encode) so the two cannot drift.
+ */
+const addressStr = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+const uintStr = z.string().regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a decimal integer string');
+const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+
+export const ExactEvmPayload = z.object({
+  signature: z.string().regex(/^0x([0-9a-fA-F]{2})+$/),
+  authorization: z.object({
+    from: addressStr,
+    to: addressStr,
+    value: uintStr,
+    validAfter: uintStr,
+    validBefore: uintStr,
+    nonce: bytes32,
+  }),
+});
+
+export const PaymentPayloadV1 = z.object({
+  x402Version: z.literal(1),
+  scheme: z.literal('exact'),
+  network: z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`),
+  payload: ExactEvmPayload,
+});
+
+export type PaymentPayloadV1 = z.infer<typeof PaymentPayloadV1>;
+
+/** A header longer than this is not a payment we could have asked for. */
+export const MAX_HEADER_CHARS = 8_192;
+
+export type DecodedPayment = {
+  payload: PaymentPayloadV1;
+  authorization: Authorization;
+  signature: Hex;
+};
+
+export type DecodeResult = { ok: true; value: DecodedPayment } | { ok: false; reason: string };
+
+export function decodeXPayment(header: string): DecodeResult {
+  if (header.length > MAX_HEADER_CHARS) return { ok: false, reason: 'header too long' };
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(header.trim(), 'base64').toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'not base64-encoded JSON' };
+  }
+  const parsed = PaymentPayloadV1.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };
+  }
+  const a = parsed.data.payload.authorization;
+  return {
+    ok: true,
+    value: {
+      payload: parsed.data,
+      signature: parsed.data.payload.signature as Hex,
+      authorization: {
+        from: a.from as Address, to: a.to as Address, value: BigInt(a.value),
+        validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce.toLowerCase() as Hex,
+      },
+    },
+  };
+}
+
+export function encodeXPayment(signature: Hex, auth: Authorization, network: string = NETWORK): string {
+  const payload: PaymentPayloadV1 = {
+    x402Version: 1,
+    scheme: 'exact',
+    network,
+    payload: {
+      signature,
+      authorization: {
+        from: auth.from, to: auth.to, value: auth.value.toString(), validAfter: auth.validAfter.toString(),
+        validBefore: auth.validBefore.toString(), nonce: auth.nonce,
+      },
+    },
+  };
+  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64');
+}
+
+/** `X-PAYMENT-RESPONSE`: base64 JSON of the x402 settle response the client may read. */
+export function encodePaymentResponse(r: { transaction: string | null; payer: string }): string {
+  return Buffer.from(JSON.stringify({ success: true, transaction: r.transaction ?? '', network: NETWORK, payer: r.payer }), 'utf8').toString('base64');
+}
+
+export function decodePaymentResponse(header: string): { success: boolean; transaction: string; network: string; payer: string } {
+  return JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+}

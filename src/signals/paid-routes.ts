@@ -1,0 +1,98 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Db } from '../db/open.ts';
+import type { AppEnv } from '../lib/http.ts';
+import { reply, replyRaw } from '../lib/http.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
+import type { SanctionsList } from '../sanctions/list.ts';
+import { entitlementOf } from '../entitlements/store.ts';
+import { walletForReceipt } from '../entitlements/receipts.ts';
+import { parseCount, parseSince, requireCity } from '../payments/bundle.ts';
+import { PAYMENT_ERRORS } from '../payments/errors.ts';
+import type { PaymentPlane } from '../payments/plane.ts';
+import { paymentResponseHeaders } from '../payments/routes.ts';
+import { MinSpendError, PaymentRequired } from '../payments/schemas.ts';
+import type { SignalReader } from './read-store.ts';
+import { IsocastSignalPublic } from './schemas.ts';
+
+/**
+ * `GET /v1/signals`: the paid read. A receipt bearer or an inline X-Payment (the whole subscribe
+ * flow first) names the wallet; rows with since < seq <= paidThroughSeq come back ascending, at
+ * most 100, built by joining the stored JSON without re-serialising it.
+ */
+export const PAGE_SIZE = 100;
+export const DEFAULT_CHALLENGE_COUNT = 20;
+
+export function paidSignalsRoutes(deps: { db: Db; plane: PaymentPlane; reader: SignalReader; sanctions: SanctionsList; isCity(slug: string): boolean }): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/v1/signals', async (c) => {
+    const since = parseSince(c.req.query('since'));
+    const count = parseCount(c.req.query('count'), DEFAULT_CHALLENGE_COUNT);
+    const city = requireCity(c.req.query('city'), deps.isCity);
+    const resource = `/v1/signals?city=${encodeURIComponent(city)}&count=${count}`;
+    const payment = c.req.header('x-payment');
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+
+    let wallet: string;
+    let headers: Record<string, string> = { 'cache-control': 'no-store' };
+    if (payment) {
+      const purchase = await deps.plane.purchase(payment, city, count, resource);
+      wallet = purchase.payer;
+      headers = { ...paymentResponseHeaders(purchase), ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}) };
+    } else if (bearer) {
+      const found = walletForReceipt(deps.db, bearer);
+      if (!found) return reply(c, deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }), 402);
+      if (deps.sanctions.has(found)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
+      wallet = found;
+    } else {
+      return reply(c, deps.plane.challenge(city, count, resource), 402);
+    }
+
+    const paidThrough = entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0;
+    const latest = deps.reader.latestSeq(city);
+    if (since >= paidThrough) {
+      const body = deps.plane.challenge(city, count, resource, { error: 'paid signals exhausted; buy more to continue', exhaustion: { paidThrough, latest } });
+      return reply(c, body, 402, headers);
+    }
+    // One row past the page is the probe for `more`.
+    const rows = deps.reader.page(city, since, paidThrough, PAGE_SIZE + 1);
+    const page = rows.slice(0, PAGE_SIZE);
+    const json = `{"signals":[${page.map((r) => r.payload).join(',')}],"next_cursor":${page.at(-1)?.seq ?? since},`
+      + `"paid_through":${paidThrough},"latest":${latest},"more":${rows.length > PAGE_SIZE}}`;
+    return replyRaw(c, json, 200, headers);
+  });
+  return app;
+}
+
+export const SignalsQuery = z.object({
+  city: z.string().describe('City slug'),
+  since: z.string().optional().describe('Cursor (integer >= 0, default 0): signals with seq strictly greater'),
+  count: z.string().optional().describe('Bundle size (integer >= 2, default 20) proposed in a 402 challenge'),
+});
+
+export const SignalsPage = z.object({
+  signals: z.array(IsocastSignalPublic),
+  next_cursor: z.number().int(),
+  paid_through: z.number().int(),
+  latest: z.number().int(),
+  more: z.boolean(),
+  disclaimer: Disclaimer,
+}).meta({ id: 'SignalsPage' });
+
+export const paidSignalsDocs: RouteDoc[] = [{
+  method: 'get', path: '/v1/signals', tags: ['signals'], summary: 'Entitled signals for one city, ascending, at most 100 per page',
+  description: 'Authorization: Bearer <receipt token>, or an inline X-Payment (the subscribe flow runs first). since >= paid_through answers 402 with paid_through and latest.',
+  query: SignalsQuery,
+  security: [['receipt'], ['x402']],
+  responses: {
+    200: { description: 'A page of signals', schema: SignalsPage, headers: { 'X-PAYMENT-RESPONSE': 'on inline payment', 'X-Receipt-Token': 'on inline payment: a bearer for later reads' } },
+    400: { description: 'since or count invalid', schema: MinSpendError },
+    402: { description: 'Payment required, exhaustion (with paid_through and latest), or a payment failure', schema: PaymentRequired },
+    403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
+    404: { description: 'unknown city', schema: ErrorBody },
+    502: { description: 'entitlement update failed after payment; refund queued', schema: ErrorBody },
+    503: { description: 'sanctions screening unavailable', schema: ErrorBody },
+  },
+}];

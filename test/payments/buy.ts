@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Account, Hex } from 'viem';
+import { payFor402, type Payment } from '../../src/buyer/pay.ts';
+
+/** Shared buyer steps for payment tests: ask for the 402, sign it, send X-Payment. */
+export const buyerA = privateKeyToAccount(`0x${'a1'.repeat(32)}` as Hex);
+export const buyerB = privateKeyToAccount(`0x${'b2'.repeat(32)}` as Hex);
+
+export type Fetcher = (path: string, init?: RequestInit) => Promise<Response>;
+
+/** A fetcher over a real listening server. */
+export const over = (base: string): Fetcher => (path, init) => fetch(`${base}${path}`, init);
+
+export async function challenge(f: Fetcher, city: string, count: number): Promise<Record<string, unknown>> {
+  const res = await f(`/v1/subscribe?city=${city}&count=${count}`, { method: 'POST' });
+  assert.equal(res.status, 402);
+  return await res.json() as Record<string, unknown>;
+}
+
+export async function signFor(f: Fetcher, account: Account, city: string, count: number, nowMs: number): Promise<Payment> {
+  return payFor402(await challenge(f, city, count), account, { nowMs });
+}
+
+export async function subscribeWith(f: Fetcher, xPayment: string, city: string, count: number): Promise<{ status: number; body: Record<string, any>; res: Response }> {
+  const res = await f(`/v1/subscribe?city=${city}&count=${count}`, { method: 'POST', headers: { 'x-payment': xPayment } });
+  return { status: res.status, body: await res.json() as Record<string, any>, res };
+}
+
+export async function buy(f: Fetcher, account: Account, city: string, count: number, nowMs: number) {
+  const p = await signFor(f, account, city, count, nowMs);
+  return { payment: p, ...(await subscribeWith(f, p.xPayment, city, count)) };
+}
+
+/** Re-encodes an X-Payment after editing its decoded JSON (for tampering tests). */
+export function tamper(xPayment: string, edit: (json: any) => void): string {
+  const json = JSON.parse(Buffer.from(xPayment, 'base64').toString('utf8'));
+  edit(json);
+  return Buffer.from(JSON.stringify(json)).toString('base64');
+}
