@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/**
+ * zod 4 schema -> OpenAPI 3.1 Schema Object. zod emits every schema carrying `.meta({ id })` as a
+ * `$defs` entry; those entries move into `components.schemas` so each named shape
+ * (`IsocastSignalPublic`, `City`, ...) is written once and referenced everywhere.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+export type Components = Map<string, JsonSchema>;
+
+const DEFS_PREFIX = '#/$defs/';
+const COMPONENTS_PREFIX = '#/components/schemas/';
+const SAFE_INT = Number.MAX_SAFE_INTEGER;
+
+export function toOpenApiSchema(schema: z.ZodType, io: 'input' | 'output', components: Components): JsonSchema {
+  // The output shapes own the plain names; converting them first lets an input variant that
+  // differs (defaults make fields optional on input) take `<Id>Input` instead of overwriting.
+  if (io === 'input') toOpenApiSchema(schema, 'output', components);
+  const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  const { $schema: _dialect, $defs, ...rest } = raw;
+  const defs = ($defs ?? {}) as Record<string, JsonSchema>;
+  const renames = new Map<string, string>();
+  // A parent whose child was renamed differs too (its $ref changed), hence the fixpoint.
+  for (let changed = io === 'input'; changed;) {
+    changed = false;
+    for (const [id, def] of Object.entries(defs)) {
+      if (renames.has(id) || JSON.stringify(components.get(id)) === JSON.stringify(tidy(def, renames))) continue;
+      renames.set(id, `${id}Input`);
+      changed = true;
+    }
+  }
+  for (const [id, def] of Object.entries(defs)) components.set(renames.get(id) ?? id, tidy(def, renames));
+  return tidy(rest, renames);
+}
+
+/**
+ * Rewrites `$defs` references to components and drops zod's noise: the safe-integer bounds every
+ * `.int()` carries and the long regex it adds beside `format: date-time`.
+ */
+function tidy(node: unknown, renames: Map<string, string>): JsonSchema {
+  return walk(node, renames) as JsonSchema;
+}
+
+function walk(node: unknown, renames: Map<string, string>): unknown {
+  if (Array.isArray(node)) return node.map((n) => walk(n, renames));
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  const obj = node as Record<string, unknown>;
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === '$ref' && typeof v === 'string' && v.startsWith(DEFS_PREFIX)) {
+      const id = v.slice(DEFS_PREFIX.length);
+      out[k] = COMPONENTS_PREFIX + (renames.get(id) ?? id);
+      continue;
+    }
+    if (obj.type === 'integer' && ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT))) continue;
+    if (k === 'pattern' && (obj.format === 'date-time' || obj.format === 'date' || obj.format === 'uri')) continue;
+    out[k] = walk(v, renames);
+  }
+  return out;
+}

@@ -1,0 +1,203 @@
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { PAYMENT_ERRORS } from '../payments/errors.ts';
+import { DOCUMENT_PATHS } from './manifests.ts';
+import { isPaid, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url, type DiscoveryDeps } from './offer.ts';
+
+/**
+ * The llms.txt family (llmstxt.org): Markdown for language models and agents. `/llms.txt` is the
+ * short map, `/llms-full.txt` the whole manual in one file, `/llms/weather-signals` the product
+ * page. All built from the same facts as the JSON documents (offer.ts) and the route docs.
+ */
+const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+
+function priceTable(d: DiscoveryDeps): string {
+  const p = pricing(d);
+  return ['| Tier | from count | unit price (USDC) | total at minimum |', '|---|---|---|---|',
+    ...p.tiers.map((t) => `| ${t.name} | ${t.minCount} | ${t.unitPriceUsd} | ${t.price} |`)].join('\n');
+}
+
+function terms(d: DiscoveryDeps): string {
+  return `- Informational only; not financial, investment or betting advice. No guarantee of accuracy; you assume all risk.
+- Prediction markets are restricted or illegal in some jurisdictions; comply with your local law.
+- Signals are licensed for your own use; resale and redistribution are not permitted.
+- Wallets on sanctions lists are refused (403) and never charged.
+- Full terms: ${d.termsUrl}`;
+}
+
+function link(d: DiscoveryDeps, title: string, path: string, note: string): string {
+  return `- [${title}](${url(d, path)}): ${note}`;
+}
+
+export function llmsTxt(d: DiscoveryDeps): string {
+  const p = pricing(d);
+  return `# ${SERVICE_NAME}
+
+> ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.
+
+${d.cities.length} cities are covered; each has one market per city-local day. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). The authorization nonce must bind payer, city and count with a salt the 402 challenge serves, so stock x402 clients cannot pay as they are; the steps below (or the \`isocast buy\` command) do it. This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
+
+## Prices
+
+${priceTable(d)}
+
+Total = count x the unit price of the largest tier whose minimum is at most count; minimum spend ${p.minSpendUsd} USDC; at most ${p.maxCount} signals per purchase. Settlement wallet: ${p.payTo ?? '(not configured)'}; USDC contract: ${p.asset}.
+
+## How to pay
+
+${numbered(paymentSteps(d))}
+
+## How to read
+
+${numbered(readingSteps(d))}
+
+## Docs
+
+${link(d, 'Full manual', DOCUMENT_PATHS.llmsFull, 'everything in one Markdown file: endpoints, fields, errors, code')}
+${link(d, 'Weather signals', DOCUMENT_PATHS.llmsWeatherSignals, 'the product: what a signal contains, the cities, prices')}
+${link(d, 'OpenAPI 3.1', DOCUMENT_PATHS.openapi, 'machine description of every route; the signal schema is IsocastSignalPublic')}
+${link(d, 'API reference', DOCUMENT_PATHS.api, 'the same, for people')}
+${link(d, 'x402 manifest', DOCUMENT_PATHS.x402, 'paid resources with their x402 accepts')}
+${link(d, 'Agent card', DOCUMENT_PATHS.agentCard, 'A2A agent card with skills and the x402 requirement')}
+${link(d, 'Discovery index', DOCUMENT_PATHS.discovery, 'JSON index of every resource and price')}
+
+## Free endpoints
+
+${link(d, 'Cities', '/v1/cities', 'the active cities with unit, bucket width, timezone and latest seq (cached 30 s)')}
+${link(d, 'Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
+${link(d, 'Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
+${link(d, 'Health', '/health', 'liveness and payment mode')}
+
+## Terms
+
+${terms(d)}
+
+## Optional
+
+${link(d, 'Terms (JSON)', '/terms.json', 'version, effective date and summary')}
+${link(d, 'Sitemap', DOCUMENT_PATHS.sitemap, 'every public document')}
+`;
+}
+
+function describeParams(schema: RouteDoc['query']): string[] {
+  if (!schema) return [];
+  return Object.entries(schema.shape).map(([name, s]) => {
+    const t = s as { description?: string; isOptional?: () => boolean };
+    const optional = typeof t.isOptional === 'function' && t.isOptional();
+    return `\`${name}\`${optional ? ' (optional)' : ''}${t.description ? `: ${t.description}` : ''}`;
+  });
+}
+
+function endpointReference(d: DiscoveryDeps): string {
+  return d.docs.map((doc) => {
+    const auth = isPaid(doc) ? `paid (${(doc.security ?? []).map((alt) => alt.join('+')).join(' or ')})` : 'free';
+    const params = [...describeParams(doc.params), ...describeParams(doc.query)];
+    const statuses = Object.entries(doc.responses).map(([status, r]) => `  - ${status}: ${r.description}`).join('\n');
+    return `### ${doc.method.toUpperCase()} ${doc.path}
+
+${doc.summary}. Access: ${auth}.${doc.description ? `\n\n${doc.description}` : ''}${params.length ? `\n\nParameters: ${params.join('; ')}.` : ''}
+
+Responses:
+${statuses}`;
+  }).join('\n\n');
+}
+
+const SIGNAL_FIELDS = `| Field | Type | Notes |
+|---|---|---|
+| city | string | city slug |
+| displayName | string | |
+| seq | integer | per-city sequence, 1-based, gapless |
+| targetDate | string | city-local market day, YYYY-MM-DD |
+| marketUrl | string (URI) | the market event page |
+| conditionId | string | market condition id, 0x-prefixed |
+| old, new | Reading | {reading, unit, bucket}: the daily high and its bucket before and after the crossing |
+| buckets | array of Bucket or null | {label, conditionId, yes, no, midpoint, dead?}: odds for every bucket at bucketsAsOf; dead: true when the day's high can no longer land there |
+| bucketsAsOf | date-time or null | when the odds were sampled; trails observedAt by at most about 10 s |
+| source | string | observation source (e.g. wu) |
+| observedAt | date-time | time of the observation that crossed |
+
+Bucket labels look like \`44-45°F\` (2 °F buckets) or \`14°C\` (1 °C buckets); the open ends are \`<n>°<unit> or below\` and \`<n>°<unit> or higher\`.`;
+
+export function llmsWeatherSignals(d: DiscoveryDeps): string {
+  const cities = d.cities.map((c) => `| ${c.slug} | ${c.displayName} | °${c.unit} | ${c.timezone} |`).join('\n');
+  return `# ${SERVICE_NAME} weather signals
+
+> One signal per bucket crossing of a city's observed daily-high temperature, on the daily-high temperature markets of a prediction market. Delivered at most once per (city, day, bucket), with the odds of every bucket at the moment of the crossing.
+
+Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. Fetch ${url(d, '/v1/sample')}?city=<slug> for a free example.
+
+## Signal fields (IsocastSignalPublic)
+
+${SIGNAL_FIELDS}
+
+## Prices
+
+${priceTable(d)}
+
+A bundle of count signals entitles your wallet to the next count signals of one city: the ceiling becomes max(ceiling, latestSeq) + count. Bundles never expire.
+
+## Buying and reading
+
+${numbered([...paymentSteps(d), ...readingSteps(d)])}
+
+## Cities
+
+| slug | name | unit | market-day timezone |
+|---|---|---|---|
+${cities}
+
+## Terms
+
+${terms(d)}
+`;
+}
+
+export function llmsFullTxt(d: DiscoveryDeps): string {
+  const errors = Object.values(PAYMENT_ERRORS).map((e) => `- \`${e}\``).join('\n');
+  return `${llmsTxt(d).trimEnd()}
+
+## Signal fields (IsocastSignalPublic)
+
+${SIGNAL_FIELDS}
+
+## Endpoint reference
+
+Every JSON object response, errors included, carries a \`disclaimer\` string. Error bodies are \`{error, ..., disclaimer}\`.
+
+${endpointReference(d)}
+
+## Error strings
+
+${errors}
+- \`unknown city\` (404)
+
+## TypeScript (viem)
+
+\`\`\`ts
+import { encodePacked, keccak256 } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+
+const base = '${d.baseUrl}';
+const account = privateKeyToAccount(process.env.KEY as \`0x\${string}\`);
+const challenge = await (await fetch(\`\${base}/v1/subscribe?city=nyc&count=20\`, { method: 'POST' })).json();
+const a = challenge.accepts[0];
+const nonce = keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'],
+  [account.address, 'nyc', 20n, a.extra.binding.salt]));
+const authorization = { from: account.address, to: a.payTo, value: BigInt(a.maxAmountRequired), validAfter: 0n,
+  validBefore: BigInt(Math.floor(Date.now() / 1000) + a.maxTimeoutSeconds), nonce };
+const signature = await account.signTypedData({
+  domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: a.asset },
+  types: { TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' }] },
+  primaryType: 'TransferWithAuthorization', message: authorization,
+});
+const strings = Object.fromEntries(Object.entries(authorization).map(([k, v]) => [k, String(v)]));
+const xPayment = Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'eip155:8453',
+  payload: { signature, authorization: strings } })).toString('base64');
+const bought = await (await fetch(\`\${base}/v1/subscribe?city=nyc&count=20\`, { method: 'POST', headers: { 'X-Payment': xPayment } })).json();
+const page = await (await fetch(\`\${base}/v1/signals?city=nyc&since=0\`, { headers: { authorization: \`Bearer \${bought.receiptToken}\` } })).json();
+\`\`\`
+
+The \`isocast\` binary does the same: \`isocast buy --city nyc --count 20 --key-file key.txt --server ${d.baseUrl}\`, then \`isocast read --city nyc --follow\`.
+`;
+}

@@ -1,0 +1,157 @@
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { SECURITY_SCHEMES } from './openapi.ts';
+import { NETWORK } from '../payments/eip3009.ts';
+import {
+  acceptsFor, DEFAULT_BUNDLE, isPaid, paidRoutes, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url,
+  type DiscoveryDeps,
+} from './offer.ts';
+
+/**
+ * The JSON discovery documents: `/discovery` (an index of every resource and price),
+ * `/.well-known/x402` (the paid resources with their x402 `accepts`) and
+ * `/.well-known/agent-card.json` (an A2A agent card). Each is a plain object; the router adds
+ * `disclaimer`.
+ */
+export const DOCUMENT_PATHS = {
+  openapi: '/openapi.json',
+  api: '/api',
+  llms: '/llms.txt',
+  llmsFull: '/llms-full.txt',
+  llmsWeatherSignals: '/llms/weather-signals',
+  discovery: '/discovery',
+  x402: '/.well-known/x402',
+  agentCard: '/.well-known/agent-card.json',
+  terms: '/terms.txt',
+  robots: '/robots.txt',
+  sitemap: '/sitemap.xml',
+} as const;
+
+/** The A2A extension URI of the x402 payments extension for agents. */
+export const A2A_X402_EXTENSION = 'https://github.com/google-a2a/a2a-x402/v0.1';
+export const A2A_PROTOCOL_VERSION = '0.3.0';
+
+function access(doc: RouteDoc): 'free' | 'paid' | 'paid-or-receipt' {
+  if (!isPaid(doc)) return 'free';
+  return (doc.security ?? []).some((alt) => alt.includes('receipt')) ? 'paid-or-receipt' : 'paid';
+}
+
+export function discoveryIndex(d: DiscoveryDeps) {
+  return {
+    service: SERVICE_NAME,
+    description: SERVICE_SUMMARY,
+    apiVersion: d.apiVersion,
+    baseUrl: d.baseUrl,
+    paymentMode: d.paymentMode,
+    documents: Object.fromEntries(Object.entries(DOCUMENT_PATHS).map(([k, p]) => [k, url(d, p)])),
+    resources: d.docs.map((doc) => ({
+      method: doc.method.toUpperCase(),
+      path: doc.path,
+      url: url(d, doc.path),
+      summary: doc.summary,
+      tags: doc.tags,
+      access: access(doc),
+      ...(isPaid(doc) ? { price: { from: pricing(d).tiers[0]!.price, per: 'bundle of count signals for one city', defaultCount: DEFAULT_BUNDLE } } : {}),
+    })),
+    pricing: pricing(d),
+    payment: {
+      protocol: 'x402', x402Version: 1, scheme: 'exact', network: NETWORK, asset: d.usdc, payTo: d.payTo,
+      header: 'X-Payment', receipt: { header: 'Authorization', scheme: 'Bearer', bearerFormat: SECURITY_SCHEMES.receipt.bearerFormat },
+      steps: paymentSteps(d),
+      reading: readingSteps(d),
+    },
+    cities: { count: d.cities.length, list: url(d, '/v1/cities'), slugs: d.cities.map((c) => c.slug) },
+    terms: d.termsUrl,
+    license: 'Signals are licensed for your own use; resale and redistribution are not permitted.',
+  };
+}
+
+/**
+ * x402 resource manifest: `version` and `resources` (plain URLs, as resource indexers read them)
+ * plus `items` in the shape of an x402 discovery listing, each with its `accepts`.
+ */
+export function x402Manifest(d: DiscoveryDeps) {
+  const paid = paidRoutes(d);
+  return {
+    version: 1,
+    x402Version: 1,
+    service: SERVICE_NAME,
+    description: SERVICE_SUMMARY,
+    resources: paid.map((doc) => url(d, doc.path)),
+    items: paid.map((doc) => ({
+      resource: url(d, doc.path),
+      type: 'http',
+      method: doc.method.toUpperCase(),
+      x402Version: 1,
+      description: doc.summary,
+      query: doc.path === '/v1/subscribe'
+        ? { city: 'city slug (required)', count: `bundle size, integer >= 2 (required)` }
+        : { city: 'city slug (required)', since: 'cursor, default 0', count: `bundle size proposed in a 402, default ${DEFAULT_BUNDLE}` },
+      accepts: acceptsFor(d, doc),
+      nonceBinding: 'required: the EIP-3009 nonce must be keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt from the 402 challenge',
+    })),
+    instructions: url(d, DOCUMENT_PATHS.llms),
+    openapi: url(d, DOCUMENT_PATHS.openapi),
+  };
+}
+
+export function agentCard(d: DiscoveryDeps) {
+  const subscribe = paidRoutes(d).find((doc) => doc.path === '/v1/subscribe') ?? paidRoutes(d)[0];
+  const served = new Set(d.docs.map((doc) => doc.path));
+  return {
+    protocolVersion: A2A_PROTOCOL_VERSION,
+    name: SERVICE_NAME,
+    description: `${SERVICE_SUMMARY} One signal per bucket crossing of a city's observed daily high, with live odds for every bucket. `
+      + `${d.cities.length} cities. Free: cities, a sample signal, prices. Paid: bundles bought with x402, read with a receipt token. `
+      + `This agent speaks plain HTTP+JSON; the OpenAPI document is at ${url(d, DOCUMENT_PATHS.openapi)}.`,
+    url: d.baseUrl,
+    preferredTransport: 'HTTP+JSON',
+    version: d.apiVersion,
+    provider: { organization: `${SERVICE_NAME} operator`, url: d.baseUrl },
+    documentationUrl: url(d, DOCUMENT_PATHS.api),
+    capabilities: {
+      streaming: false,
+      pushNotifications: false,
+      stateTransitionHistory: false,
+      extensions: [{
+        uri: A2A_X402_EXTENSION,
+        description: 'Paid skills require an x402 payment (exact scheme, USDC on eip155:8453) whose EIP-3009 nonce binds payer, city and count.',
+        required: true,
+        params: { x402Version: 1, accepts: subscribe ? acceptsFor(d, subscribe) : [], steps: paymentSteps(d) },
+      }],
+    },
+    securitySchemes: SECURITY_SCHEMES,
+    security: [{ x402: [] }, { receipt: [] }],
+    defaultInputModes: ['application/json'],
+    defaultOutputModes: ['application/json'],
+    // Only skills whose route this instance serves.
+    skills: [
+      {
+        path: '/v1/subscribe', id: 'buy-weather-signals', name: 'Buy a bundle of weather-market signals',
+        description: `POST ${url(d, '/v1/subscribe')}?city=<slug>&count=<n> paid with x402; returns a receipt token and the new entitlement ceiling.`,
+        tags: ['x402', 'payments', 'prediction-markets', 'weather'],
+        examples: ['Buy 20 signals for nyc', 'POST /v1/subscribe?city=london&count=100 with X-Payment'],
+      },
+      {
+        path: '/v1/signals', id: 'read-weather-signals', name: 'Read entitled signals',
+        description: `GET ${url(d, '/v1/signals')}?city=<slug>&since=<cursor> with Authorization: Bearer <receipt token>; pages of at most 100, ascending seq.`,
+        tags: ['signals', 'prediction-markets', 'temperature'],
+        examples: ['New signals for nyc since seq 12', 'GET /v1/signals?city=nyc&since=0'],
+      },
+      {
+        path: '/v1/cities', id: 'list-cities', name: 'List covered cities',
+        description: `GET ${url(d, '/v1/cities')}: the ${d.cities.length} active cities with unit, bucket width, timezone and latest seq. Free.`,
+        tags: ['cities', 'free'], examples: ['Which cities are covered?'],
+      },
+      {
+        path: '/v1/sample', id: 'sample-and-prices', name: 'Sample signal and prices',
+        description: `GET ${url(d, '/v1/sample')} for a free example signal, ${url(d, '/v1/signals/meta')} for tiers and the settlement wallet.`,
+        tags: ['pricing', 'free'], examples: ['What does a signal look like?', 'How much do 100 signals cost?'],
+      },
+      {
+        path: '/v1/delivery/messenger', id: 'chat-delivery', name: 'Push signals to a chat',
+        description: `POST ${url(d, '/v1/delivery/messenger')} with an EIP-712 wallet signature registers the chat that receives entitled signals. Free; never charges.`,
+        tags: ['delivery', 'free'], examples: ['Send my nyc signals to chat 123456'],
+      },
+    ].filter((s) => served.has(s.path)).map(({ path: _path, ...skill }) => skill),
+  };
+}

@@ -1,0 +1,115 @@
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
+import { BASE_UNIT_MICRO, MAX_COUNT, MIN_COUNT, MIN_SPEND_MICRO, TIERS } from '../pricing/tiers.ts';
+import { BINDING_FORMULA } from '../payments/binding.ts';
+import { NETWORK, USDC_NAME, USDC_VERSION } from '../payments/eip3009.ts';
+import { MAX_TIMEOUT_SECONDS } from '../payments/envelope.ts';
+
+/**
+ * What the service offers, in one place, for every discovery document: the routes (from the
+ * routers' RouteDoc lists), the price list, the payment terms and the cities. The documents differ
+ * only in how they say it, so they cannot disagree with each other or with the 402 challenge.
+ */
+export type DiscoveryDeps = {
+  docs: readonly RouteDoc[];
+  baseUrl: string;
+  termsUrl: string;
+  apiVersion: string;
+  disclaimer: string;
+  paymentMode: 'mock' | 'live';
+  /** Settlement wallet; null only in a misconfigured live mode (which refuses to start). */
+  payTo: string | null;
+  usdc: string;
+  cities: readonly { slug: string; displayName: string; unit: string; timezone: string }[];
+};
+
+export const SERVICE_NAME = 'isocast';
+export const SERVICE_SUMMARY = 'Bucket-crossing signals on daily-high temperature prediction markets, sold per city in prepaid bundles over x402 (USDC on Base).';
+export const DEFAULT_BUNDLE = 20;
+
+export type PriceTier = { name: string; minCount: number; unitPriceUsd: number; totalUsd: number; price: string };
+
+export function priceTiers(): PriceTier[] {
+  return TIERS.map((t) => ({
+    name: t.name, minCount: t.minCount, unitPriceUsd: microToUsd(t.unitMicro),
+    totalUsd: microToUsd(t.unitMicro * t.minCount), price: formatUsdPrice(t.unitMicro * t.minCount),
+  }));
+}
+
+export function pricing(d: DiscoveryDeps) {
+  return {
+    currency: 'USDC', network: NETWORK, asset: d.usdc, payTo: d.payTo,
+    unitPriceUsd: microToUsd(BASE_UNIT_MICRO), minSpendUsd: microToUsd(MIN_SPEND_MICRO),
+    minCount: MIN_COUNT, maxCount: MAX_COUNT, defaultCount: DEFAULT_BUNDLE, tiers: priceTiers(),
+    rule: 'total = count x the unit price of the largest tier whose minCount is at most count',
+  };
+}
+
+/** Absolute URL of a documented path; `{param}` templates stay as written. */
+export function url(d: DiscoveryDeps, path: string): string {
+  return d.baseUrl + path;
+}
+
+export function isPaid(doc: RouteDoc): boolean {
+  return (doc.security ?? []).some((alt) => alt.includes('x402'));
+}
+
+export function paidRoutes(d: DiscoveryDeps): RouteDoc[] {
+  return d.docs.filter(isPaid);
+}
+
+/**
+ * x402 `accepts` entries for a paid route, one per tier at its minimum count: the same fields the
+ * 402 challenge carries, except the binding salt, which the server derives per request and
+ * serves only in the challenge itself.
+ */
+export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
+  if (!d.payTo) return [];
+  return TIERS.map((t) => {
+    const total = t.unitMicro * t.minCount;
+    return {
+      scheme: 'exact' as const,
+      network: NETWORK,
+      price: formatUsdPrice(total),
+      payTo: d.payTo!,
+      description: `${t.name}: ${t.minCount} isocast signals for one city at ${microToUsd(t.unitMicro)} USDC each (any count from ${t.minCount} gets this unit price)`,
+      mimeType: 'application/json' as const,
+      maxAmountRequired: microToAtomic(total),
+      asset: d.usdc,
+      resource: url(d, doc.path),
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      extra: {
+        name: USDC_NAME,
+        version: USDC_VERSION,
+        tier: t.name,
+        count: t.minCount,
+        binding: {
+          formula: BINDING_FORMULA,
+          salt: 'served per request in the 402 challenge (accepts[].extra.binding.salt); clients cannot compute it',
+        },
+      },
+    };
+  });
+}
+
+/** The payment recipe every text document repeats; numbered so agents can follow it literally. */
+export function paymentSteps(d: DiscoveryDeps): string[] {
+  return [
+    `Pick a city slug from ${url(d, '/v1/cities')} and a bundle size count (integer, at least ${MIN_COUNT}; total at least ${formatUsdPrice(MIN_SPEND_MICRO)}).`,
+    `POST ${url(d, '/v1/subscribe')}?city=<slug>&count=<count> with no X-Payment header. The answer is HTTP 402 with a PaymentRequired body.`,
+    'From accepts[0] read payTo, asset (the USDC contract), maxAmountRequired (atomic USDC, 6 decimals), maxTimeoutSeconds and extra.binding.salt.',
+    `Compute the binding nonce: ${BINDING_FORMULA}, where payer is your wallet address (20 bytes), citySlug the slug as UTF-8 bytes, count a uint256 and salt the bytes32 from the challenge. Stock x402 clients use a random nonce and are refused; the nonce must bind (payer, city, count).`,
+    `Sign an EIP-712 TransferWithAuthorization (EIP-3009) with domain {name: "${USDC_NAME}", version: "${USDC_VERSION}", chainId: 8453, verifyingContract: asset} and message {from: payer, to: payTo, value: maxAmountRequired, validAfter: 0, validBefore: now + maxTimeoutSeconds, nonce}.`,
+    'Build X-Payment: base64 of the JSON {"x402Version":1,"scheme":"exact","network":"eip155:8453","payload":{"signature":"0x<65 bytes>","authorization":{"from":"0x<payer>","to":"0x<payTo>","value":"<maxAmountRequired>","validAfter":"0","validBefore":"<unix seconds>","nonce":"0x<binding nonce>"}}}; numbers are decimal strings.',
+    'Repeat the same POST with the X-Payment header within a few minutes of the challenge (the salt rotates). 200 returns a SubscribeResult; keep its receiptToken secret: it reads your signals without paying again.',
+  ];
+}
+
+export function readingSteps(d: DiscoveryDeps): string[] {
+  return [
+    `GET ${url(d, '/v1/signals')}?city=<slug>&since=0 with header "Authorization: Bearer <receiptToken>".`,
+    'The page holds signals with since < seq <= paid_through in ascending seq order, at most 100. Pass next_cursor as the next since; more=true means another page is ready now.',
+    'When since >= paid_through your bundle is used up: the answer is 402 with paid_through and latest. Buy another bundle to go on (buying while behind starts from latest, so you never pay for a skipped backlog).',
+    'Signals never expire: since=0 replays everything you are entitled to. Poll politely (every 30 s or more); a new signal appears only when a city\'s daily high crosses into another bucket.',
+  ];
+}

@@ -1,0 +1,133 @@
+import type { z } from 'zod';
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { toOpenApiSchema, type Components, type JsonSchema } from './json-schema.ts';
+
+/**
+ * The OpenAPI 3.1 document, built from the routers' own RouteDoc lists (the zod schemas that
+ * validate requests and shape responses), so it cannot drift from the code.
+ *
+ * The root carries the disclaimer as `x-disclaimer`: OpenAPI forbids other root fields, and a
+ * root `disclaimer` would make the document invalid for every OpenAPI tool (docs/discovery.md).
+ */
+export type OpenApiInfo = {
+  baseUrl: string;
+  termsUrl: string;
+  apiVersion: string;
+  disclaimer: string;
+  /** Named schemas that must be components even where no route references them directly. */
+  namedSchemas?: z.ZodType[];
+};
+
+export const RECEIPT_BEARER_FORMAT = 'isocast-receipt';
+
+export const SECURITY_SCHEMES = {
+  x402: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Payment',
+    description: 'x402 v1 payment: base64 of the PaymentPayload JSON for the `exact` scheme on eip155:8453 (an EIP-3009 '
+      + 'TransferWithAuthorization for USDC). The authorization nonce must be keccak256(abi.encodePacked(payer, citySlug, '
+      + 'uint256 count, bytes32 salt)) with the salt served in the 402 challenge (`accepts[].extra.binding.salt`).',
+  },
+  receipt: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: RECEIPT_BEARER_FORMAT,
+    description: 'The opaque `receiptToken` a successful subscribe returned; reads for the paying wallet without paying again.',
+  },
+} as const;
+
+const TAGS: Record<string, string> = {
+  service: 'Liveness and mode',
+  cities: 'The covered cities and their market days',
+  signals: 'Bucket-crossing signals, samples and prices',
+  payments: 'Buying bundles over x402',
+  delivery: 'Chat delivery registration (free, wallet-signed)',
+  terms: 'Terms of use',
+  operations: 'For the operator',
+  discovery: 'Machine- and human-readable descriptions of this service',
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 400: 'Bad request', 401: 'Unauthorized', 402: 'Payment required', 403: 'Forbidden', 404: 'Not found',
+  405: 'Method not allowed', 502: 'Bad gateway', 503: 'Service unavailable',
+};
+
+export function operationId(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined, components: Components): JsonSchema[] {
+  if (!schema) return [];
+  const obj = toOpenApiSchema(schema, 'input', components);
+  const props = (obj.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((obj.required ?? []) as string[]);
+  return Object.entries(props).map(([name, prop]) => {
+    const { description, ...rest } = prop;
+    return {
+      name, in: where, required: where === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function responses(doc: RouteDoc, components: Components): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const [status, r] of Object.entries(doc.responses)) {
+    const contentType = r.contentType ?? 'application/json';
+    const schema = r.schema ? toOpenApiSchema(r.schema, 'output', components) : { type: 'string' };
+    out[status] = {
+      description: r.description || STATUS_TEXT[Number(status)] || 'Response',
+      ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+      content: { [contentType]: { schema } },
+    };
+  }
+  return out;
+}
+
+function operation(doc: RouteDoc, components: Components): JsonSchema {
+  const params = [...parameters('path', doc.params, components), ...parameters('query', doc.query, components)];
+  return {
+    operationId: operationId(doc.method, doc.path),
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: doc.tags,
+    ...(params.length ? { parameters: params } : {}),
+    ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: toOpenApiSchema(doc.body, 'input', components) } } } } : {}),
+    // An empty list says "free" explicitly, so tools never assume a global requirement.
+    security: (doc.security ?? []).map((alternative) => Object.fromEntries(alternative.map((name) => [name, []]))),
+    responses: responses(doc, components),
+  };
+}
+
+export function buildOpenApi(docs: readonly RouteDoc[], info: OpenApiInfo): JsonSchema {
+  const components: Components = new Map();
+  for (const s of info.namedSchemas ?? []) toOpenApiSchema(s, 'output', components);
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const doc of docs) (paths[doc.path] ??= {})[doc.method] = operation(doc, components);
+  const usedTags = new Set(docs.flatMap((d) => d.tags));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'isocast',
+      version: info.apiVersion,
+      summary: 'Bucket-crossing signals on daily-high temperature prediction markets, sold per bundle over x402',
+      description: 'isocast emits exactly one signal each time a city\'s observed daily-high temperature crosses into a new '
+        + 'market bucket, with live odds for every bucket. Signals are sold as prepaid per-city bundles paid with x402 '
+        + '(USDC EIP-3009 authorizations on Base, eip155:8453); read them with the receipt token. Guides: '
+        + `${info.baseUrl}/llms.txt and ${info.baseUrl}/api.\n\n${info.disclaimer}`,
+      termsOfService: info.termsUrl,
+      license: { name: 'Signals licensed for the buyer\'s own use; no resale or redistribution', url: info.termsUrl },
+    },
+    servers: [{ url: info.baseUrl }],
+    tags: Object.entries(TAGS).filter(([name]) => usedTags.has(name)).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      schemas: Object.fromEntries([...components].sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: SECURITY_SCHEMES,
+    },
+    'x-disclaimer': info.disclaimer,
+  };
+}

@@ -1,0 +1,96 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../lib/http.ts';
+import { reply } from '../lib/http.ts';
+import { readAssetText } from '../lib/assets.ts';
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { ErrorBody } from '../lib/schemas.ts';
+import { IsocastSignalPublic } from '../signals/schemas.ts';
+import { buildOpenApi } from './openapi.ts';
+import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
+import { llmsFullTxt, llmsTxt, llmsWeatherSignals } from './llms.ts';
+import { robotsTxt, sitemapXml } from './site.ts';
+import type { DiscoveryDeps } from './offer.ts';
+import { AgentCard, AssetParams, DiscoveryIndex, OpenApiDocument, X402Manifest } from './schemas.ts';
+
+/**
+ * The discovery addresses of spec 4.1. Every document is a pure function of the route docs and
+ * configuration, so each is built once, on first request, and served from memory.
+ */
+const TEXT = 'text/plain; charset=utf-8';
+const MARKDOWN = 'text/markdown; charset=utf-8';
+const CACHE = { 'cache-control': 'public, max-age=300' };
+/** The docs page loads only what this instance serves. */
+const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const ASSET_TYPES: Record<string, string> = { 'api.css': 'text/css; charset=utf-8', 'api.js': 'text/javascript; charset=utf-8' };
+
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  let built = false;
+  return () => {
+    if (!built) { value = build(); built = true; }
+    return value as T;
+  };
+}
+
+export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  // Read at start: a binary built without its page assets fails here, not on a visitor's request.
+  const page = readAssetText('public/api.html');
+  const assets = Object.fromEntries(Object.keys(ASSET_TYPES).map((f) => [f, readAssetText(`public/${f}`)]));
+
+  const openapi = once(() => buildOpenApi(d.docs, {
+    baseUrl: d.baseUrl, termsUrl: d.termsUrl, apiVersion: d.apiVersion, disclaimer: d.disclaimer, namedSchemas: [IsocastSignalPublic],
+  }));
+  const index = once(() => discoveryIndex(d));
+  const manifest = once(() => x402Manifest(d));
+  const card = once(() => agentCard(d));
+  const texts = {
+    llms: once(() => llmsTxt(d)), full: once(() => llmsFullTxt(d)), weather: once(() => llmsWeatherSignals(d)),
+    robots: once(() => robotsTxt(d)), sitemap: once(() => sitemapXml(d)),
+  };
+  const text = (body: string, type: string) => new Response(body, { headers: { 'content-type': type, ...CACHE } });
+
+  // The OpenAPI document goes out as built: a root `disclaimer` would make it invalid OpenAPI.
+  app.get('/openapi.json', () => new Response(JSON.stringify(openapi()), { headers: { 'content-type': 'application/json; charset=utf-8', ...CACHE } }));
+  app.get('/api', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...CACHE } }));
+  app.get('/api/assets/:file', (c) => {
+    const file = c.req.param('file');
+    const body = assets[file];
+    if (body === undefined) return reply(c, { error: 'not found' }, 404);
+    return new Response(body, { headers: { 'content-type': ASSET_TYPES[file]!, ...CACHE } });
+  });
+  app.get('/llms.txt', () => text(texts.llms(), TEXT));
+  app.get('/llms-full.txt', () => text(texts.full(), TEXT));
+  app.get('/llms/weather-signals', () => text(texts.weather(), MARKDOWN));
+  app.get('/discovery', (c) => reply(c, index(), 200, CACHE));
+  app.get('/.well-known/x402', (c) => reply(c, manifest(), 200, CACHE));
+  app.get('/.well-known/x402.json', (c) => reply(c, manifest(), 200, CACHE));
+  app.get('/.well-known/agent-card.json', (c) => reply(c, card(), 200, CACHE));
+  app.get('/robots.txt', () => text(texts.robots(), TEXT));
+  app.get('/sitemap.xml', () => text(texts.sitemap(), 'application/xml; charset=utf-8'));
+  return app;
+}
+
+const doc = (path: string, summary: string, responses: RouteDoc['responses'], extra: Partial<RouteDoc> = {}): RouteDoc => ({
+  method: 'get', path, summary, tags: ['discovery'], responses, ...extra,
+});
+const textDoc = (contentType: string, description: string) => ({ 200: { description, contentType } });
+
+export const discoveryDocs: RouteDoc[] = [
+  doc('/openapi.json', 'This OpenAPI 3.1 document', { 200: { description: 'OpenAPI 3.1 document', schema: OpenApiDocument } }),
+  doc('/api', 'API reference page for people (renders offline)', textDoc('text/html', 'HTML page')),
+  doc('/api/assets/{file}', 'Stylesheet and script of the API page', {
+    200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' },
+    404: { description: 'not found', schema: ErrorBody },
+  }, { params: AssetParams }),
+  doc('/llms.txt', 'Guide for language models and agents (llmstxt.org)', textDoc('text/plain', 'Markdown')),
+  doc('/llms-full.txt', 'The whole manual in one Markdown file', textDoc('text/plain', 'Markdown')),
+  doc('/llms/weather-signals', 'The weather-signals product: fields, cities, prices, buying', textDoc('text/markdown', 'Markdown')),
+  doc('/discovery', 'JSON index of every resource and price', { 200: { description: 'Discovery index', schema: DiscoveryIndex } }),
+  doc('/.well-known/x402', 'x402 manifest: the paid resources with their accepts', { 200: { description: 'x402 manifest', schema: X402Manifest } }),
+  doc('/.well-known/x402.json', 'The x402 manifest (same document)', { 200: { description: 'x402 manifest', schema: X402Manifest } }),
+  doc('/.well-known/agent-card.json', 'A2A agent card: skills and the x402 payment requirement', { 200: { description: 'Agent card', schema: AgentCard } }),
+  doc('/robots.txt', 'Crawler rules', textDoc('text/plain', 'robots.txt')),
+  doc('/sitemap.xml', 'Public documents and city pages', textDoc('application/xml', 'Sitemap')),
+];

@@ -1,0 +1,43 @@
+import { DOCUMENT_PATHS } from './manifests.ts';
+import { url, type DiscoveryDeps } from './offer.ts';
+
+/**
+ * `/robots.txt` (RFC 9309) and `/sitemap.xml` (sitemaps.org 0.9). Crawlers are welcome on the
+ * documents and free reads; the paid and wallet-signed routes are disallowed because a crawler
+ * can only ever get a 402 or a 400 from them.
+ */
+export function robotsTxt(d: DiscoveryDeps): string {
+  return `# ${d.baseUrl}: isocast. Agents: start at ${url(d, DOCUMENT_PATHS.llms)}
+User-agent: *
+Allow: /
+Disallow: /v1/subscribe
+Disallow: /v1/signals$
+Disallow: /v1/signals?
+Disallow: /v1/delivery/
+Disallow: /metrics
+
+Sitemap: ${url(d, DOCUMENT_PATHS.sitemap)}
+`;
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}
+
+/** Every public document, the free city pages and the terms. */
+export function sitemapPaths(d: DiscoveryDeps): string[] {
+  const docs = Object.values(DOCUMENT_PATHS).filter((p) => p !== DOCUMENT_PATHS.robots && p !== DOCUMENT_PATHS.sitemap);
+  const served = new Set(d.docs.map((doc) => doc.path));
+  const free = ['/terms.json', '/v1/cities', '/v1/sample', '/v1/signals/meta'].filter((p) => served.has(p));
+  const cities = served.has('/v1/cities/{slug}') ? d.cities.map((c) => `/v1/cities/${encodeURIComponent(c.slug)}`) : [];
+  return [...new Set([...docs, '/.well-known/x402.json', ...free, ...cities])];
+}
+
+export function sitemapXml(d: DiscoveryDeps): string {
+  const entries = sitemapPaths(d).map((p) => `  <url><loc>${escapeXml(url(d, p))}</loc></url>`).join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+${entries}
+</urlset>
+`;
+}
