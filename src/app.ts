@@ -26,6 +26,8 @@ import type { Settler } from './payments/settlers/settler.ts';
 import type { TypedDataVerifier } from './payments/verify.ts';
 import { disclaimerText } from './terms/terms.ts';
 import { termsDocs, termsRoutes } from './terms/routes.ts';
+import { createBotMessenger, type Messenger } from './delivery/messenger.ts';
+import { deliveryDocs, deliveryRoutes } from './delivery/routes.ts';
 import { discoveryDocs, discoveryRoutes } from './discovery/routes.ts';
 import { API_VERSION } from './version.ts';
 
@@ -36,6 +38,8 @@ export type AppDeps = {
   clock: Clock;
   logger: Logger;
   sanctions: SanctionsList;
+  /** Chat bot shared with the delivery worker (one pacing state); built from config if absent. */
+  messenger?: Messenger;
   /** Server secret (src/db/secret.ts): keys binding salts. */
   secret: Buffer;
   settler: Settler;
@@ -49,7 +53,7 @@ export type AppDeps = {
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** Every route the app serves, for the OpenAPI document and the 405 check. */
-export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...metricsDocs, ...subscribeDocs, ...paidSignalsDocs, ...discoveryDocs];
+export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...deliveryDocs, ...metricsDocs, ...subscribeDocs, ...paidSignalsDocs, ...discoveryDocs];
 
 /** Builds the HTTP app. It never listens, opens files or starts timers: main.ts does. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -85,6 +89,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', sampleRoutes({ isCity, payload: signals.payload }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
+  const messenger = deps.messenger ?? createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
+  app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL }));
   const plane = paymentPlaneFor(deps);
   app.route('/', subscribeRoutes({ plane, isCity }));
   app.route('/', paidSignalsRoutes({ db, plane, reader: signals, sanctions: deps.sanctions, isCity }));
