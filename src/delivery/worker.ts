@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import { formatSignalMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
@@ -39,7 +40,17 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number): numbe
   return Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
 }
 
-export function createDeliveryWorker(deps: { outbox: Outbox; messenger: Messenger; clock: Clock; logger: Logger; termsUrl: string; options?: WorkerOptions }): DeliveryWorker {
+export type DeliveryWorkerDeps = {
+  outbox: Outbox;
+  messenger: Messenger;
+  clock: Clock;
+  logger: Logger;
+  termsUrl: string;
+  metrics?: Metrics;
+  options?: WorkerOptions;
+};
+
+export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { outbox, messenger, clock, termsUrl } = deps;
   const logger = deps.logger.child({ component: 'delivery' });
   const o = deps.options ?? {};
@@ -57,6 +68,10 @@ export function createDeliveryWorker(deps: { outbox: Outbox; messenger: Messenge
   const inFlight = new Set<Promise<void>>();
   const busyChats = new Set<string>();
   let idleWaiters: (() => void)[] = [];
+  const outcomes = deps.metrics?.counter('isocast_delivery_sends_total', 'Chat sends by outcome (sent, retry, failed)');
+  // From the signal's commit (the row's creation) to the platform's acknowledgement.
+  const latency = deps.metrics?.histogram('isocast_delivery_latency_seconds', 'Signal stored to message acknowledged by the bot platform',
+    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]);
 
   const wake = () => {
     woken = true;
@@ -71,9 +86,11 @@ export function createDeliveryWorker(deps: { outbox: Outbox; messenger: Messenge
     if (e.retryable && attempt < maxAttempts) {
       const wait = Math.max(backoffMs(attempt, baseBackoffMs, maxBackoffMs), e.retryAfterMs ?? 0);
       outbox.requeue(row.id, now + wait, error, now);
+      outcomes?.inc({ outcome: 'retry' });
       logger.warn('delivery will be retried', { id: row.id, wallet: row.wallet, city: row.city, seq: row.seq, attempt, kind: e.kind, retryInMs: wait });
     } else {
       outbox.markFailed(row.id, error, now);
+      outcomes?.inc({ outcome: 'failed' });
       logger.warn('delivery failed', { id: row.id, wallet: row.wallet, city: row.city, seq: row.seq, attempt, kind: e.kind, reason: e.message });
     }
   };
@@ -81,7 +98,12 @@ export function createDeliveryWorker(deps: { outbox: Outbox; messenger: Messenge
   const dispatch = (row: DueRow, chatId: string, text: string) => {
     busyChats.add(chatId);
     const p: Promise<void> = messenger.send(chatId, text)
-      .then(() => outbox.markSent(row.id, clock.now()), (err) => settleFailure(row, err))
+      .then(() => {
+        const now = clock.now();
+        outbox.markSent(row.id, now);
+        outcomes?.inc({ outcome: 'sent' });
+        latency?.observe(Math.max(0, now - row.createdAt) / 1000);
+      }, (err) => settleFailure(row, err))
       .catch((err) => logger.error('delivery state update failed', { id: row.id, err }))
       .finally(() => {
         inFlight.delete(p);
