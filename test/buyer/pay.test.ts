@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { recoverTypedDataAddress, type Address } from 'viem';
+import { payFor402, decodeXPayment } from '../../src/buyer/pay.ts';
+import { paymentRequired } from '../../src/payments/envelope.ts';
+import { bindingNonce } from '../../src/payments/binding.ts';
+import { authorizationTypedData } from '../../src/payments/eip3009.ts';
+import { BASE_USDC } from '../../src/config.ts';
+import { buyerA } from '../payments/buy.ts';
+
+const nowMs = Date.parse('2026-07-15T15:00:00Z');
+const body = () => JSON.parse(JSON.stringify(paymentRequired({
+  city: 'nyc', count: 20, resource: 'http://x/v1/subscribe?city=nyc&count=20', payTo: '0x00000000000000000000000000000000000000aa',
+  usdc: BASE_USDC as Address, secret: Buffer.alloc(32, 3), nowSeconds: nowMs / 1000, termsUrl: 'http://x/terms.txt',
+})));
+
+test('payFor402 binds the nonce, signs exactly the asked amount to payTo, and encodes a decodable X-Payment', async () => {
+  const b = body();
+  const p = await payFor402(b, buyerA, { nowMs });
+  assert.equal(p.nonce, bindingNonce(buyerA.address, 'nyc', 20, b.extra.binding.salt));
+  const d = decodeXPayment(p.xPayment);
+  assert.ok(d.ok);
+  const a = d.value.authorization;
+  assert.deepEqual([a.from, a.to, a.value, a.validAfter, a.validBefore], [buyerA.address, '0x00000000000000000000000000000000000000aa', 100_000n, BigInt(nowMs / 1000 - 60), BigInt(nowMs / 1000 + 300)]);
+  assert.equal(await recoverTypedDataAddress({ ...authorizationTypedData(BASE_USDC as Address, a), signature: d.value.signature }), buyerA.address);
+  assert.equal(p.city, 'nyc');
+  assert.equal(p.count, 20);
+});
+
+test('validForSeconds is honoured but capped at maxTimeoutSeconds; top-level binding is enough; network base works', async () => {
+  const short = await payFor402(body(), buyerA, { nowMs, validForSeconds: 30 });
+  assert.equal(short.authorization.validBefore, BigInt(nowMs / 1000 + 30));
+  const long = await payFor402(body(), buyerA, { nowMs, validForSeconds: 10_000 });
+  assert.equal(long.authorization.validBefore, BigInt(nowMs / 1000 + 300));
+  const b = body();
+  delete b.accepts[0].extra.binding;
+  b.accepts[0].network = 'base';
+  const p = await payFor402(b, buyerA, { nowMs });
+  assert.equal(JSON.parse(Buffer.from(p.xPayment, 'base64').toString()).network, 'base');
+});
+
+test('bodies that cannot be paid are refused with a clear error', async () => {
+  const noBinding = body();
+  delete noBinding.accepts[0].extra.binding;
+  delete noBinding.extra;
+  await assert.rejects(payFor402(noBinding, buyerA, { nowMs }), /no extra.binding/);
+  const otherNet = body();
+  otherNet.accepts[0].network = 'eip155:1';
+  await assert.rejects(payFor402(otherNet, buyerA, { nowMs }), /no exact-scheme payment on eip155:8453/);
+  await assert.rejects(payFor402({ x402Version: 2, accepts: [] }, buyerA, { nowMs }));
+});

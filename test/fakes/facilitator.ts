@@ -1,0 +1,65 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { keccak256, toHex } from 'viem';
+import { PaymentPayloadV1Schema, PaymentRequirementsV1Schema } from '@x402/core/schemas';
+
+/**
+ * A local x402 v1 facilitator: `POST /verify` and `POST /settle` with
+ * `{x402Version, paymentPayload, paymentRequirements}`, both parsed with the published
+ * @x402/core v1 schemas so a request our client sends that real facilitators would reject fails
+ * here too. `mode` picks its behaviour; every request is recorded.
+ */
+export type FacilitatorMode = 'ok' | 'invalid' | 'settle-fails' | 'hang-settle' | 'hang-verify' | 'garbage' | 'http-500';
+
+export type FakeFacilitator = {
+  url: string;
+  mode: FacilitatorMode;
+  requests: { path: string; authorization: string | undefined; body: any }[];
+  close(): Promise<void>;
+};
+
+async function body(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promise<FakeFacilitator> {
+  const hanging = new Set<import('node:http').ServerResponse>();
+  const fake: FakeFacilitator = { url: '', mode, requests: [], close: async () => {} };
+  const server: Server = createServer(async (req, res) => {
+    const text = await body(req);
+    let json: any;
+    try { json = JSON.parse(text); } catch { json = null; }
+    fake.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body: json });
+    const send = (status: number, payload: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+    };
+    const payload = PaymentPayloadV1Schema.safeParse(json?.paymentPayload);
+    const reqs = PaymentRequirementsV1Schema.safeParse(json?.paymentRequirements);
+    if (json?.x402Version !== 1 || !payload.success || !reqs.success) return send(400, { isValid: false, invalidReason: 'invalid_payload' });
+    const auth = (payload.data.payload as any).authorization;
+    if (req.method === 'POST' && req.url === '/verify') {
+      if (fake.mode === 'hang-verify') { hanging.add(res); return; }
+      if (fake.mode === 'invalid') return send(400, { isValid: false, invalidReason: 'invalid_exact_evm_payload_signature', payer: auth.from });
+      if (fake.mode === 'garbage') return send(200, '<html>oops</html>');
+      if (fake.mode === 'http-500') return send(500, { error: 'boom' });
+      return send(200, { isValid: true, payer: auth.from });
+    }
+    if (req.method === 'POST' && req.url === '/settle') {
+      if (fake.mode === 'hang-settle') { hanging.add(res); return; }
+      if (fake.mode === 'settle-fails') return send(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: reqs.data.network, payer: auth.from });
+      return send(200, { success: true, transaction: keccak256(toHex(`${auth.from}:${auth.nonce}`)), network: reqs.data.network, payer: auth.from });
+    }
+    send(404, { error: 'not found' });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () => new Promise<void>((r) => {
+    for (const res of hanging) res.destroy();
+    server.closeAllConnections();
+    server.close(() => r());
+  });
+  return fake;
+}

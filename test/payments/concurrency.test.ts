@@ -1,0 +1,100 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { listen, testApp } from '../helpers/app.ts';
+import { insertSignals } from '../helpers/signals.ts';
+import { entitlementOf } from '../../src/entitlements/index.ts';
+import { createMockSettler } from '../../src/payments/settlers/mock.ts';
+import type { Settler } from '../../src/payments/settlers/settler.ts';
+import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { buyerA, over, signFor, subscribeWith } from './buy.ts';
+
+/** The mock settler behind a gate the test opens, recording each settle call. */
+function gatedSettler(fail = false) {
+  const inner = createMockSettler();
+  let open!: () => void;
+  const gate = new Promise<void>((r) => { open = r; });
+  const calls: string[] = [];
+  const stats = { active: 0, maxActive: 0 };
+  const settler: Settler = {
+    kind: 'mock',
+    settle: async (req) => {
+      calls.push(req.authorization.nonce);
+      stats.maxActive = Math.max(stats.maxActive, ++stats.active);
+      await gate;
+      stats.active--;
+      return fail ? { ok: false, reason: 'gate says no' } : inner.settle(req);
+    },
+    lookup: inner.lookup,
+  };
+  return { settler, calls, open, stats };
+}
+
+async function setup(t: Parameters<typeof testApp>[0], settler?: Settler) {
+  const e = testApp(t, settler ? { deps: { settler } } : {});
+  return { ...e, f: over(await listen(t, e.app.fetch)) };
+}
+
+test('50 identical requests at once settle once and credit once; the rest answer idempotent', async (t) => {
+  const g = gatedSettler();
+  const { f, db, clock } = await setup(t, g.settler);
+  insertSignals(db, 'nyc', 4);
+  const p = await signFor(f, buyerA, 'nyc', 20, clock.now());
+  const all = Array.from({ length: 50 }, () => subscribeWith(f, p.xPayment, 'nyc', 20));
+  // Let every request reach the server before the one settle call is allowed to finish.
+  while (g.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 50));
+  g.open();
+  const results = await Promise.all(all);
+  assert.ok(results.every((r) => r.status === 200), JSON.stringify(results.map((r) => r.status)));
+  assert.equal(results.filter((r) => !r.body.idempotent).length, 1);
+  assert.equal(new Set(results.map((r) => r.body.txHash)).size, 1);
+  assert.ok(results.every((r) => r.body.paidThroughSeq === 24));
+  assert.equal(new Set(results.map((r) => r.body.receiptToken)).size, 50);
+  assert.equal(g.calls.length, 1);
+  assert.equal(g.stats.maxActive, 1);
+  assert.equal(db.prepare('SELECT count(*) FROM payments').pluck().get(), 1);
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 24, totalPaidSignals: 20 });
+});
+
+test('identical requests against a failing settlement all fail, never settle concurrently, and the payment can be retried', async (t) => {
+  const g = gatedSettler(true);
+  const { f, db, clock } = await setup(t, g.settler);
+  const p = await signFor(f, buyerA, 'nyc', 2, clock.now());
+  const all = Array.from({ length: 10 }, () => subscribeWith(f, p.xPayment, 'nyc', 2));
+  while (g.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 30));
+  g.open();
+  const results = await Promise.all(all);
+  assert.ok(results.every((r) => r.status === 402 && r.body.error === PAYMENT_ERRORS.settle && r.body.reason === 'gate says no'));
+  // Requests that arrived while the first settle was pending waited for it; any arriving after
+  // its failure retried on their own. Two settle calls for one authorization never overlap.
+  assert.equal(g.stats.maxActive, 1);
+  assert.deepEqual(db.prepare('SELECT status, error FROM payments').all(), [{ status: 'failed', error: 'gate says no' }]);
+  const before = g.calls.length;
+  await subscribeWith(f, p.xPayment, 'nyc', 2);
+  assert.equal(g.calls.length, before + 1, 'a failed (uncharged) payment is settled again on retry');
+  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+});
+
+test('parallel different purchases by one wallet: every count lands once and the ceiling adds up', async (t) => {
+  const { f, db, clock } = await setup(t);
+  insertSignals(db, 'nyc', 10);
+  insertSignals(db, 'miami', 3);
+  const counts = [2, 3, 5, 7, 11, 13, 17, 19];
+  // Different counts give different nonces; each is a separate purchase.
+  const payments = await Promise.all(counts.map((c) => signFor(f, buyerA, 'nyc', c, clock.now())));
+  const miami = await Promise.all([2, 4].map((c) => signFor(f, buyerA, 'miami', c, clock.now())));
+  const results = await Promise.all([
+    ...payments.map((p, i) => subscribeWith(f, p.xPayment, 'nyc', counts[i]!)),
+    ...miami.map((p, i) => subscribeWith(f, p.xPayment, 'miami', [2, 4][i]!)),
+  ]);
+  assert.ok(results.every((r) => r.status === 200 && r.body.idempotent === false));
+  const sum = counts.reduce((a, b) => a + b, 0);
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 10 + sum, totalPaidSignals: sum });
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'miami'), { paidThroughSeq: 3 + 6, totalPaidSignals: 6 });
+  // Each response saw a distinct step of the same running ceiling.
+  const nycCeilings = results.slice(0, counts.length).map((r) => r.body.paidThroughSeq as number).sort((a, b) => a - b);
+  assert.equal(new Set(nycCeilings).size, counts.length);
+  assert.equal(nycCeilings.at(-1), 10 + sum);
+  assert.equal(db.prepare('SELECT count(*) FROM payments').pluck().get(), counts.length + 2);
+});
