@@ -15,6 +15,8 @@ import { reconcilePayments } from './payments/reconcile.ts';
 import { chainVerifierFromConfig, settlerFromConfig } from './payments/settlers/from-config.ts';
 import { VERSION } from './version.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
+import { createPoller } from './poller/poller.ts';
+import { createFeed } from './poller/feed.ts';
 import { backupDatabase } from './ops/backup.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
 
@@ -76,7 +78,13 @@ async function serve(argv: string[]): Promise<void> {
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
   });
+  const poller = createPoller({
+    db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS,
+    ...createFeed(config, { db, clock: systemClock, logger }),
+  });
+  poller.start();
   installShutdown(logger, async () => {
+    await poller.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     db.close();
   });

@@ -10,6 +10,7 @@ export const MIGRATIONS: readonly string[] = [
   '0001_foundation.sql',
   '0002_payments.sql',
   '0003_delivery.sql',
+  '0004_signal_engine.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,35 @@
+import type { TempUnit } from '../cities/catalog.ts';
+import { localDayBounds } from '../cities/local-day.ts';
+import { convertTemp, resolveReading } from './rounding.ts';
+
+/**
+ * One observed temperature. Weather sources return plain lists of these (and a replay can build
+ * them from files), so the daily-high rule lives in one place.
+ */
+export type Observation = { atMs: number; temp: number; unit: TempUnit };
+
+/**
+ * The warmest observation inside the station's local calendar day `date` (half-open: local
+ * midnight belongs to the day it starts). Providers' own rolling `max_temp` fields are never used:
+ * they span 6 or 24 hours across the day boundary. Ties keep the earliest observation.
+ */
+export function dailyHigh(observations: readonly Observation[], timezone: string, date: string): Observation | null {
+  const { startMs, endMs } = localDayBounds(timezone, date);
+  let best: Observation | null = null;
+  let bestC = Number.NEGATIVE_INFINITY;
+  for (const o of observations) {
+    if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs) continue;
+    const c = convertTemp(o.temp, o.unit, 'C');
+    if (c > bestC || (c === bestC && best !== null && o.atMs < best.atMs)) {
+      best = o;
+      bestC = c;
+    }
+  }
+  return best;
+}
+
+/** The day's high as the market resolves it: whole degrees of the city's unit, or null before any observation. */
+export function dailyHighReading(observations: readonly Observation[], timezone: string, date: string, unit: TempUnit): number | null {
+  const high = dailyHigh(observations, timezone, date);
+  return high === null ? null : resolveReading(high.temp, high.unit, unit);
+}

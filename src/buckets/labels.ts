@@ -1,0 +1,66 @@
+import type { TempUnit } from '../cities/catalog.ts';
+
+/**
+ * Market bucket labels (Gamma `groupItemTitle`). Shapes seen on the live markets:
+ *   `32-33°F`   a closed range of whole degrees, both ends included (2 °F buckets)
+ *   `14°C`, `-2°C`   one whole degree (1 °C buckets)
+ *   `27°F or below`, `25°C or below`   open bottom, the end included
+ *   `38°F or higher`, `34°C or higher`   open top, the end included
+ * A range is held as whole-degree bounds `lo..hi`, inclusive, with -Infinity/Infinity for the open
+ * ends, so membership of a resolved (whole-degree) reading is a plain comparison.
+ */
+export type BucketRange = { label: string; lo: number; hi: number; unit: TempUnit };
+
+const NUM = '(-?\\d{1,3})';
+const DEG = '\\s*°\\s*([CF])';
+const RANGE = new RegExp(`^${NUM}\\s*-\\s*${NUM}${DEG}$`, 'i');
+const SINGLE = new RegExp(`^${NUM}${DEG}$`, 'i');
+const BELOW = new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:below|lower|less)$`, 'i');
+const ABOVE = new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:higher|above|more)$`, 'i');
+
+/** Typographic variants seen in hand-typed titles: ordinal º, unicode minus, en dash. */
+function normalise(label: string): string {
+  return label.trim().replace(/[º˚]/g, '°').replace(/\u2212/g, '-').replace(/[\u2013\u2014]/g, '-').replace(/\s+/g, ' ');
+}
+
+function unitOf(s: string): TempUnit {
+  return s.toUpperCase() === 'F' ? 'F' : 'C';
+}
+
+/** Parses one label; null for anything that is not one of the four shapes. */
+export function parseLabel(label: string): BucketRange | null {
+  const s = normalise(label);
+  let m = RANGE.exec(s);
+  if (m) {
+    const lo = Number(m[1]);
+    const hi = Number(m[2]);
+    return lo <= hi ? { label, lo, hi, unit: unitOf(m[3]!) } : null;
+  }
+  if ((m = SINGLE.exec(s))) return { label, lo: Number(m[1]), hi: Number(m[1]), unit: unitOf(m[2]!) };
+  if ((m = BELOW.exec(s))) return { label, lo: Number.NEGATIVE_INFINITY, hi: Number(m[1]), unit: unitOf(m[2]!) };
+  if ((m = ABOVE.exec(s))) return { label, lo: Number(m[1]), hi: Number.POSITIVE_INFINITY, unit: unitOf(m[2]!) };
+  return null;
+}
+
+/** The canonical label of a range (the market's own spelling). */
+export function formatLabel(r: Pick<BucketRange, 'lo' | 'hi' | 'unit'>): string {
+  if (r.lo === Number.NEGATIVE_INFINITY) return `${r.hi}°${r.unit} or below`;
+  if (r.hi === Number.POSITIVE_INFINITY) return `${r.lo}°${r.unit} or higher`;
+  if (r.lo === r.hi) return `${r.lo}°${r.unit}`;
+  return `${r.lo}-${r.hi}°${r.unit}`;
+}
+
+/**
+ * Checks that a market's buckets form one usable ladder: one unit, no overlap. Returns the ranges
+ * sorted from coldest to warmest, or the reason the set is unusable.
+ */
+export function orderBuckets<T extends BucketRange>(ranges: readonly T[]): { ok: true; buckets: T[] } | { ok: false; reason: string } {
+  if (ranges.length === 0) return { ok: false, reason: 'no buckets' };
+  const unit = ranges[0]!.unit;
+  if (ranges.some((r) => r.unit !== unit)) return { ok: false, reason: 'buckets mix units' };
+  const sorted = [...ranges].sort((a, b) => a.lo - b.lo || a.hi - b.hi);
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i]!.lo <= sorted[i - 1]!.hi) return { ok: false, reason: `buckets overlap: ${sorted[i - 1]!.label} and ${sorted[i]!.label}` };
+  }
+  return { ok: true, buckets: sorted };
+}

@@ -1,0 +1,32 @@
+import type { Config } from '../config.ts';
+import type { Db } from '../db/open.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createSimClock } from '../sources/sim/clock.ts';
+import { createSimWeather } from '../sources/weather/sim.ts';
+import { createSimMarket } from '../sources/market/sim.ts';
+import { createPolymarketSource } from '../sources/market/polymarket.ts';
+import { createWuWeather } from '../sources/weather/wu.ts';
+import { createMetarWeather } from '../sources/weather/metar.ts';
+import type { MarketSource } from '../sources/market/types.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+
+/** The weather and market sources FEED selects, and the clock whose local dates are market days. */
+export type Feed = { weather: WeatherSource; market: MarketSource; dayClock: Clock };
+
+export function createFeed(config: Config, deps: { db: Db; clock: Clock; logger: Logger }): Feed {
+  if (config.FEED === 'sim') {
+    const simClock = createSimClock(deps.db, { speed: config.SIM_SPEED, real: deps.clock });
+    return {
+      weather: createSimWeather({ seed: config.SIM_SEED, simClock }),
+      market: createSimMarket({ seed: config.SIM_SEED, simClock, real: deps.clock }),
+      dayClock: simClock,
+    };
+  }
+  const market = createPolymarketSource({ gammaUrl: config.GAMMA_URL, clobUrl: config.CLOB_URL, clock: deps.clock, logger: deps.logger });
+  const weather = config.WEATHER_SOURCE === 'wu'
+    // loadConfig refuses FEED=live + wu without a key, so the key is present here.
+    ? createWuWeather({ baseUrl: config.WEATHER_URL, apiKey: config.WU_API_KEY ?? '' })
+    : createMetarWeather({ baseUrl: config.METAR_URL, clock: deps.clock });
+  return { weather, market, dayClock: deps.clock };
+}

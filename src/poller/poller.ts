@@ -1,0 +1,202 @@
+import type { Db } from '../db/open.ts';
+import type { Catalog, CityRecord } from '../cities/catalog.ts';
+import { localDate } from '../cities/local-day.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { UpstreamError } from '../lib/errors.ts';
+import { dailyHighReading } from '../buckets/daily-high.ts';
+import type { Observation } from '../buckets/daily-high.ts';
+import type { SignalPublic } from '../signals/schemas.ts';
+import { saveReading, storeSignal, type OddsSample } from '../signals/store.ts';
+import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+import { mapLimit } from '../sources/rate-limit.ts';
+import { createBackoff } from './backoff.ts';
+
+/**
+ * The tick loop (ARCHITECTURE "Poller tick"). Per tick, for every active city not backing off:
+ * its local date -> its market event (cached by the source) -> observations for the station's
+ * local day (one batch for all cities) -> daily high -> detect against the committed day state ->
+ * on a crossing, odds for every bucket in one batch call -> one transaction storing the signal.
+ * A tick never overlaps the next; one city's failure never stops the others.
+ */
+export type PollerDeps = {
+  db: Db;
+  catalog: Catalog;
+  /** Real time: signal stamps, backoff. */
+  clock: Clock;
+  logger: Logger;
+  weather: WeatherSource;
+  market: MarketSource;
+  intervalMs: number;
+  /** Instant whose city-local date is the market day; the simulated feed passes its own clock. */
+  dayClock?: Clock;
+  /** Cities worked on at once (upstream rate limits are enforced by the sources). */
+  concurrency?: number;
+  /** How long a crossing waits for odds before it is stored with `buckets: null`. */
+  oddsGiveUpMs?: number;
+  onSignalInTransaction?: (signal: SignalPublic) => void;
+  onSignalCommitted?: (signal: SignalPublic) => void;
+};
+
+export type TickReport = {
+  startedAtMs: number;
+  durationMs: number;
+  cities: number;
+  signals: SignalPublic[];
+  baselines: number;
+  noMarket: string[];
+  backingOff: string[];
+  errors: { city: string; error: string }[];
+};
+
+export type Poller = {
+  start(): void;
+  stop(): Promise<void>;
+  tick(): Promise<TickReport>;
+  /** Event page of the city's market for a date once the poller has seen that event. */
+  marketUrlFor(city: CityRecord, date: string): string | null;
+};
+
+export const ODDS_GIVE_UP_MS = 5 * 60_000;
+
+export function createPoller(deps: PollerDeps): Poller {
+  const { db, catalog, clock, logger, weather, market } = deps;
+  const dayClock = deps.dayClock ?? clock;
+  const concurrency = deps.concurrency ?? 8;
+  const giveUpMs = deps.oddsGiveUpMs ?? ODDS_GIVE_UP_MS;
+  const backoff = createBackoff(deps.intervalMs);
+  const urls = new Map<string, string>();
+  /** First failed odds attempt per pending crossing (city|date|bucket). */
+  const oddsPendingSince = new Map<string, number>();
+  const rememberUrl = (key: string, url: string) => {
+    urls.delete(key);
+    urls.set(key, url);
+    // Only recent days are asked for; the oldest entries go first (a Map keeps insertion order).
+    if (urls.size > 4 * catalog.active.length + 16) urls.delete(urls.keys().next().value!);
+  };
+  let inFlight: Promise<TickReport> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let running = false;
+
+  async function runTick(): Promise<TickReport> {
+    const startedAtMs = clock.now();
+    const dayNow = dayClock.now();
+    const report: TickReport = { startedAtMs, durationMs: 0, cities: 0, signals: [], baselines: 0, noMarket: [], backingOff: [], errors: [] };
+    const fail = (city: CityRecord, err: unknown) => {
+      const { failures, retryAtMs } = backoff.fail(city.slug, clock.now(), err);
+      const error = describe(err);
+      report.errors.push({ city: city.slug, error });
+      logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
+    };
+
+    const due = catalog.active.filter((c) => {
+      if (backoff.due(c.slug, startedAtMs)) return true;
+      report.backingOff.push(c.slug);
+      return false;
+    });
+    report.cities = due.length;
+    const days = due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
+
+    const withEvents = (await mapLimit(days, concurrency, async (d) => {
+      try {
+        const event = await market.event(d.city, d.date);
+        if (!event) { report.noMarket.push(d.city.slug); backoff.ok(d.city.slug); return null; }
+        if (event.buckets.some((b) => b.unit !== d.city.unit)) throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
+        rememberUrl(`${d.city.slug}|${d.date}`, event.url);
+        return { ...d, event };
+      } catch (err) { fail(d.city, err); return null; }
+    })).filter((x) => x !== null);
+
+    let observations: Map<string, Observation[] | Error>;
+    try {
+      observations = withEvents.length === 0 ? new Map() : await weather.observe(withEvents);
+    } catch (err) {
+      observations = new Map(withEvents.map((d) => [d.city.slug, err instanceof Error ? err : new Error(String(err))]));
+    }
+    const seenAtMs = clock.now();
+
+    await mapLimit(withEvents, concurrency, async (d) => {
+      const obs = observations.get(d.city.slug);
+      try {
+        if (obs === undefined) throw new UpstreamError(weather.name, 'no observations returned for the station');
+        if (obs instanceof Error) throw obs;
+        const signal = await processCity(d.city, d.date, d.event, obs, seenAtMs);
+        backoff.ok(d.city.slug);
+        if (signal === 'baseline') report.baselines++;
+        else if (signal) report.signals.push(signal);
+      } catch (err) { fail(d.city, err); }
+    });
+
+    report.durationMs = clock.now() - startedAtMs;
+    if (report.signals.length > 0 || report.errors.length > 0) {
+      logger.info('tick', { durationMs: report.durationMs, cities: report.cities, signals: report.signals.length, errors: report.errors.length, noMarket: report.noMarket.length });
+    }
+    return report;
+  }
+
+  async function processCity(city: CityRecord, date: string, event: MarketEvent, obs: Observation[], seenAtMs: number): Promise<SignalPublic | 'baseline' | null> {
+    const reading = dailyHighReading(obs, city.timezone, date, city.unit);
+    if (reading === null) return null;
+    const base = { city, targetDate: date, reading, buckets: event.buckets, nowMs: seenAtMs };
+    const d = saveReading(db, base);
+    if (!d.crossing) return d.baseline ? 'baseline' : null;
+
+    const pendingKey = `${city.slug}|${date}|${d.crossing.new.bucket}`;
+    let odds: OddsSample | null;
+    try {
+      odds = await market.odds(city, date, event);
+      oddsPendingSince.delete(pendingKey);
+    } catch (err) {
+      const since = oddsPendingSince.get(pendingKey) ?? seenAtMs;
+      oddsPendingSince.set(pendingKey, since);
+      if (clock.now() - since < giveUpMs) throw err;
+      // The crossing is a fact; after long enough without odds it is sold without them.
+      logger.warn('storing signal without odds', { city: city.slug, bucket: d.crossing.new.bucket, error: describe(err) });
+      oddsPendingSince.delete(pendingKey);
+      odds = null;
+    }
+    const signal = storeSignal(db, {
+      ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds, source: weather.name, observedAtMs: seenAtMs,
+    }, { inTransaction: deps.onSignalInTransaction });
+    if (signal) {
+      logger.info('signal', { city: city.slug, seq: signal.seq, targetDate: date, from: signal.old.bucket, to: signal.new.bucket });
+      try { deps.onSignalCommitted?.(signal); } catch (err) { logger.error('onSignalCommitted failed', { city: city.slug, err }); }
+    }
+    return signal;
+  }
+
+  const tick = (): Promise<TickReport> => {
+    if (!inFlight) inFlight = runTick().finally(() => { inFlight = null; });
+    return inFlight;
+  };
+
+  const loop = () => {
+    if (!running) return;
+    const started = clock.now();
+    tick().catch((err) => logger.error('tick failed', { err })).finally(() => {
+      if (!running) return;
+      timer = setTimeout(loop, Math.max(0, deps.intervalMs - (clock.now() - started)));
+    });
+  };
+
+  return {
+    start: () => {
+      if (running) return;
+      running = true;
+      loop();
+    },
+    stop: async () => {
+      running = false;
+      if (timer) { clearTimeout(timer); timer = null; }
+      if (inFlight) await inFlight.catch(() => undefined);
+    },
+    tick,
+    marketUrlFor: (city, date) => urls.get(`${city.slug}|${date}`) ?? null,
+  };
+}
+
+function describe(err: unknown): string {
+  if (err instanceof UpstreamError) return `${err.upstream}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}

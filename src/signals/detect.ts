@@ -1,0 +1,47 @@
+import { bucketFor } from '../buckets/assign.ts';
+import type { BucketRange } from '../buckets/labels.ts';
+
+/**
+ * Crossing detection, pure. A day's state is the highest resolved reading seen so far and the
+ * bucket holding it. The high never goes down, so the bucket only ever moves warmer and each
+ * bucket can be entered at most once a day.
+ */
+export type DayState = { high: number; bucket: string | null };
+
+export type Crossing = {
+  old: { reading: number; bucket: string | null };
+  new: { reading: number; bucket: string };
+};
+
+export type Detection = {
+  /** State after this reading; equal to the input state when nothing changed. */
+  next: DayState;
+  /** True when `next` differs from the input (something to write). */
+  changed: boolean;
+  /** The first reading of the day is the baseline: it sets the state and never emits. */
+  baseline: boolean;
+  crossing: Crossing | null;
+};
+
+/**
+ * `reading` is the day's high so far in whole degrees of the buckets' unit. A reading outside the
+ * ladder (a gap) raises the high but keeps the last bucket, and emits nothing; entering a bucket
+ * later still emits from the last known one.
+ */
+export function detect(state: DayState | null, reading: number, buckets: readonly BucketRange[]): Detection {
+  if (state === null) {
+    const next = { high: reading, bucket: bucketFor(reading, buckets)?.label ?? null };
+    return { next, changed: true, baseline: true, crossing: null };
+  }
+  if (reading <= state.high) return { next: state, changed: false, baseline: false, crossing: null };
+  const bucket = bucketFor(reading, buckets)?.label ?? null;
+  if (bucket === null || bucket === state.bucket) {
+    return { next: { high: reading, bucket: state.bucket }, changed: true, baseline: false, crossing: null };
+  }
+  return {
+    next: { high: reading, bucket },
+    changed: true,
+    baseline: false,
+    crossing: { old: { reading: state.high, bucket: state.bucket }, new: { reading, bucket } },
+  };
+}

@@ -1,0 +1,133 @@
+import type { Db } from '../db/open.ts';
+import type { TempUnit } from '../cities/catalog.ts';
+import type { BucketRange } from '../buckets/labels.ts';
+import { isDead } from '../buckets/assign.ts';
+import { detect, type DayState, type Detection } from './detect.ts';
+import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
+
+/**
+ * Write path of the signals table and the day state. Detection is re-run inside the transaction
+ * against the committed day state, so whatever the poller decided from an older read (a repeated
+ * tick, a restart, a duplicate observation) the database alone decides whether a signal exists.
+ * Each call is one synchronous transaction: no await, nothing half-written.
+ */
+export type MarketBucketRef = BucketRange & { conditionId: string };
+export type BucketOdds = { yes: number; no: number; midpoint: number };
+export type OddsSample = { asOfMs: number; byLabel: ReadonlyMap<string, BucketOdds> };
+
+export type ReadingInput = {
+  city: { slug: string; displayName: string; unit: TempUnit };
+  targetDate: string;
+  /** The day's high so far, whole degrees of the city's unit. */
+  reading: number;
+  buckets: readonly MarketBucketRef[];
+  nowMs: number;
+};
+
+export type StoreSignalInput = ReadingInput & {
+  marketUrl: string;
+  /** Event-level id (the neg-risk market id); null falls back to the entered bucket's condition id. */
+  conditionId: string | null;
+  /** Odds for every bucket, or null when the odds could not be sampled (signal carries `buckets: null`). */
+  odds: OddsSample | null;
+  source: string;
+  /** When the poller saw the reading that caused the crossing. */
+  observedAtMs: number;
+};
+
+export type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
+
+type Statements = ReturnType<typeof prepare>;
+const cache = new WeakMap<Db, Statements>();
+
+function prepare(db: Db) {
+  return {
+    state: db.prepare('SELECT high, bucket FROM day_state WHERE city = ? AND target_date = ?'),
+    upsert: db.prepare(`INSERT INTO day_state (city, target_date, high, unit, bucket, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (city, target_date) DO UPDATE SET high = excluded.high, bucket = excluded.bucket, updated_at = excluded.updated_at`),
+    latestSeq: db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck(),
+    entered: db.prepare('SELECT 1 FROM signals WHERE city = ? AND target_date = ? AND new_bucket = ?').pluck(),
+    insert: db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  };
+}
+
+function statements(db: Db): Statements {
+  let s = cache.get(db);
+  if (!s) { s = prepare(db); cache.set(db, s); }
+  return s;
+}
+
+export function readDayState(db: Db, city: string, targetDate: string): DayState | null {
+  const row = statements(db).state.get(city, targetDate) as { high: number; bucket: string | null } | undefined;
+  return row ? { high: row.high, bucket: row.bucket } : null;
+}
+
+function writeState(s: Statements, input: ReadingInput, next: DayState): void {
+  s.upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
+}
+
+/**
+ * Records a reading that does not cross (the baseline, or a higher high in the same bucket).
+ * When the committed state says it does cross, nothing is written and the detection is returned
+ * so the caller can sample odds and call storeSignal.
+ */
+export function saveReading(db: Db, input: ReadingInput): Detection {
+  const s = statements(db);
+  return db.transaction(() => {
+    const d = detect(readDayState(db, input.city.slug, input.targetDate), input.reading, input.buckets);
+    if (d.changed && !d.crossing) writeState(s, input, d.next);
+    return d;
+  })();
+}
+
+/**
+ * Inserts the signal (`seq = latestSeq + 1`) and advances the day state in one transaction, and
+ * runs `hooks.inTransaction` inside it (delivery queues its outbox rows there; if the hook throws,
+ * nothing is stored). Returns null when the committed state shows no crossing (a duplicate).
+ */
+export function storeSignal(db: Db, input: StoreSignalInput, hooks: StoreHooks = {}): SignalPublic | null {
+  const s = statements(db);
+  return db.transaction((): SignalPublic | null => {
+    const d = detect(readDayState(db, input.city.slug, input.targetDate), input.reading, input.buckets);
+    if (!d.changed) return null;
+    if (!d.crossing) { writeState(s, input, d.next); return null; }
+    // Belt and braces over UNIQUE (city, target_date, new_bucket): a bucket is entered once a day.
+    if (s.entered.get(input.city.slug, input.targetDate, d.crossing.new.bucket) !== undefined) {
+      writeState(s, input, d.next);
+      return null;
+    }
+    const seq = (s.latestSeq.get(input.city.slug) as number) + 1;
+    const signal = buildSignal(input, d, seq);
+    s.insert.run(input.city.slug, seq, input.targetDate, d.crossing.new.bucket, signal.observedAt, JSON.stringify(signal), input.nowMs);
+    writeState(s, input, d.next);
+    hooks.inTransaction?.(signal);
+    return signal;
+  })();
+}
+
+/** The canonical public signal (spec 2.2) for a crossing; validated so a malformed one never lands. */
+export function buildSignal(input: StoreSignalInput, d: Detection, seq: number): SignalPublic {
+  const crossing = d.crossing;
+  if (!crossing) throw new Error('buildSignal needs a crossing');
+  const entered = input.buckets.find((b) => b.label === crossing.new.bucket);
+  const unit = input.city.unit;
+  const buckets = input.odds === null ? null : input.buckets.map((b) => {
+    const o = input.odds!.byLabel.get(b.label);
+    if (!o) throw new Error(`odds sample lacks bucket ${b.label}`);
+    return { label: b.label, conditionId: b.conditionId, yes: o.yes, no: o.no, midpoint: o.midpoint, ...(isDead(b, crossing.new.reading) ? { dead: true as const } : {}) };
+  });
+  return IsocastSignalPublic.parse({
+    city: input.city.slug,
+    displayName: input.city.displayName,
+    seq,
+    targetDate: input.targetDate,
+    marketUrl: input.marketUrl,
+    conditionId: input.conditionId ?? entered?.conditionId,
+    old: { reading: crossing.old.reading, unit, bucket: crossing.old.bucket },
+    new: { reading: crossing.new.reading, unit, bucket: crossing.new.bucket },
+    buckets,
+    bucketsAsOf: input.odds === null ? null : new Date(input.odds.asOfMs).toISOString(),
+    source: input.source,
+    observedAt: new Date(input.observedAtMs).toISOString(),
+  });
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { UpstreamError } from '../../lib/errors.ts';
+import { httpJson } from '../../lib/http-client.ts';
+import type { BucketOdds } from '../../signals/store.ts';
+import type { MarketBucket } from './types.ts';
+
+/**
+ * CLOB order books, all of an event's tokens in one `POST /books`. Odds semantics:
+ * - `yes`: what a YES share costs now = the YES book's best ask;
+ * - `no`: what a NO share costs now = the NO book's best ask;
+ * - `midpoint`: the YES book's (best bid + best ask) / 2.
+ * The CLOB lists bids ascending and asks descending, so the best levels are the LAST elements;
+ * we take the max bid and min ask, which is the same thing and stays right if the order changes.
+ * A missing side falls back to the complementary book (YES ask = 1 - NO best bid: in a binary
+ * market buying YES at p is matched against selling NO at 1 - p), then to the last trade price.
+ */
+const price = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().min(0).max(1));
+const size = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().nonnegative());
+const Level = z.object({ price, size });
+const Book = z.object({
+  asset_id: z.string(),
+  bids: z.array(Level).nullish(),
+  asks: z.array(Level).nullish(),
+  last_trade_price: z.union([z.string(), z.number()]).transform(Number).pipe(z.number().min(0).max(1)).nullish(),
+});
+type Book = z.infer<typeof Book>;
+
+export type ClobOptions = { baseUrl: string; timeoutMs: number };
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+function best(book: Book | undefined): { bid: number | null; ask: number | null; last: number | null } {
+  const bids = (book?.bids ?? []).filter((l) => l.size > 0).map((l) => l.price);
+  const asks = (book?.asks ?? []).filter((l) => l.size > 0).map((l) => l.price);
+  return { bid: bids.length ? Math.max(...bids) : null, ask: asks.length ? Math.min(...asks) : null, last: book?.last_trade_price ?? null };
+}
+
+export function oddsFromBooks(yesBook: Book | undefined, noBook: Book | undefined): BucketOdds | null {
+  const y = best(yesBook);
+  const n = best(noBook);
+  const yes = y.ask ?? (n.bid !== null ? 1 - n.bid : null) ?? y.last;
+  const no = n.ask ?? (y.bid !== null ? 1 - y.bid : null) ?? (y.last !== null ? 1 - y.last : null);
+  let midpoint: number | null = null;
+  if (y.bid !== null && y.ask !== null) midpoint = (y.bid + y.ask) / 2;
+  else if (n.bid !== null && n.ask !== null) midpoint = 1 - (n.bid + n.ask) / 2;
+  else midpoint = y.last ?? yes;
+  if (yes === null || no === null || midpoint === null) return null;
+  return { yes: round4(yes), no: round4(no), midpoint: round4(midpoint) };
+}
+
+/** Books for every bucket's YES and NO tokens in one call; odds by bucket label. */
+export async function fetchOdds(opts: ClobOptions, buckets: readonly MarketBucket[]): Promise<Map<string, BucketOdds>> {
+  const body = buckets.flatMap((b) => [{ token_id: b.yesTokenId }, { token_id: b.noTokenId }]);
+  const raw = await httpJson({ upstream: 'clob', url: `${opts.baseUrl}/books`, method: 'POST', body, timeoutMs: opts.timeoutMs });
+  const parsed = z.array(Book).safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UpstreamError('clob', `malformed books: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const byToken = new Map(parsed.data.map((b) => [b.asset_id, b]));
+  const out = new Map<string, BucketOdds>();
+  for (const b of buckets) {
+    const odds = oddsFromBooks(byToken.get(b.yesTokenId), byToken.get(b.noTokenId));
+    if (!odds) throw new UpstreamError('clob', `no prices for bucket ${b.label}`);
+    out.set(b.label, odds);
+  }
+  return out;
+}

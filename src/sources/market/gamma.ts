@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { UpstreamError } from '../../lib/errors.ts';
+import { httpJson } from '../../lib/http-client.ts';
+import { orderBuckets, parseLabel } from '../../buckets/labels.ts';
+import { eventUrl } from '../../cities/market-slug.ts';
+import type { MarketBucket, MarketEvent } from './types.ts';
+
+/**
+ * Gamma `/events?slug=` reader. Gamma returns `outcomes` and `clobTokenIds` as JSON-encoded
+ * strings (`"[\"Yes\", \"No\"]"`); both the string and a plain array are accepted. Anything that
+ * does not parse is rejected whole: a half-read ladder would put readings in the wrong bucket.
+ */
+const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const jsonStrings = z.union([
+  z.array(z.string()),
+  z.string().transform((s, ctx) => {
+    try {
+      const v: unknown = JSON.parse(s);
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+    } catch { /* reported below */ }
+    ctx.addIssue({ code: 'custom', message: 'not a JSON array of strings' });
+    return z.NEVER;
+  }),
+]);
+
+const GammaMarket = z.object({
+  conditionId: hex32,
+  groupItemTitle: z.string().min(1),
+  outcomes: jsonStrings.optional(),
+  clobTokenIds: jsonStrings.pipe(z.array(z.string().regex(/^\d+$/)).length(2)),
+  negRiskMarketID: hex32.nullish(),
+});
+
+const GammaEvent = z.object({
+  id: z.union([z.string(), z.number()]),
+  slug: z.string().min(1),
+  negRiskMarketID: hex32.nullish(),
+  markets: z.array(GammaMarket).min(1),
+});
+
+export type GammaOptions = { baseUrl: string; timeoutMs: number };
+
+/** Parses one Gamma event into a bucket ladder; throws UpstreamError('gamma') on garbage. */
+export function parseGammaEvent(raw: unknown): MarketEvent {
+  const parsed = GammaEvent.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UpstreamError('gamma', `malformed event: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const ev = parsed.data;
+  const buckets: MarketBucket[] = [];
+  for (const m of ev.markets) {
+    const range = parseLabel(m.groupItemTitle);
+    if (!range) throw new UpstreamError('gamma', `unparseable bucket label ${JSON.stringify(m.groupItemTitle.slice(0, 40))}`);
+    // Token ids follow `outcomes`; a market listing No first is read the right way round.
+    const noFirst = m.outcomes?.[0]?.toLowerCase() === 'no';
+    const [a, b] = m.clobTokenIds as [string, string];
+    buckets.push({ ...range, conditionId: m.conditionId, yesTokenId: noFirst ? b : a, noTokenId: noFirst ? a : b });
+  }
+  const ordered = orderBuckets(buckets);
+  if (!ordered.ok) throw new UpstreamError('gamma', `unusable ladder: ${ordered.reason}`);
+  const negRisk = ev.negRiskMarketID ?? ev.markets.find((m) => m.negRiskMarketID)?.negRiskMarketID ?? null;
+  return { slug: ev.slug, url: eventUrl(ev.slug), conditionId: negRisk, buckets: ordered.buckets };
+}
+
+/** The event with this exact slug, or null when Gamma has none. */
+export async function fetchGammaEvent(opts: GammaOptions, slug: string): Promise<MarketEvent | null> {
+  const body = await httpJson({ upstream: 'gamma', url: `${opts.baseUrl}/events?slug=${encodeURIComponent(slug)}`, timeoutMs: opts.timeoutMs });
+  if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
+  const match = body.find((e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug);
+  return match === undefined ? null : parseGammaEvent(match);
+}

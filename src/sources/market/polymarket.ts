@@ -1,0 +1,64 @@
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { eventSlugs } from '../../cities/market-slug.ts';
+import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
+import { fetchGammaEvent } from './gamma.ts';
+import { fetchOdds } from './clob.ts';
+import type { MarketEvent, MarketSource } from './types.ts';
+
+/**
+ * FEED=live markets: Gamma for the city-day event (both slug forms: `-YYYY` first, the newer
+ * form, then the older one without the year), the CLOB for odds. Events are cached: a found
+ * event's ladder does not change during its day, and a missing one is asked again only after
+ * `missingTtlMs`, so a city without a market costs one Gamma call per few minutes, not per tick.
+ * Limits (reference rate_limits_per_10s): Gamma /events 500, CLOB /books 500; we stay at 80 %.
+ */
+export type PolymarketOptions = {
+  gammaUrl: string;
+  clobUrl: string;
+  clock: Clock;
+  logger: Logger;
+  gammaTimeoutMs?: number;
+  clobTimeoutMs?: number;
+  foundTtlMs?: number;
+  missingTtlMs?: number;
+  gammaLimiter?: RateLimiter;
+  clobLimiter?: RateLimiter;
+};
+
+export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
+  const gamma = { baseUrl: opts.gammaUrl, timeoutMs: opts.gammaTimeoutMs ?? 5_000 };
+  const clob = { baseUrl: opts.clobUrl, timeoutMs: opts.clobTimeoutMs ?? 3_000 };
+  const foundTtl = opts.foundTtlMs ?? 30 * 60_000;
+  const missingTtl = opts.missingTtlMs ?? 5 * 60_000;
+  const gammaLimit = opts.gammaLimiter ?? createRateLimiter({ limit: 400, windowMs: 10_000 });
+  const clobLimit = opts.clobLimiter ?? createRateLimiter({ limit: 400, windowMs: 10_000 });
+  const cache = new Map<string, { event: MarketEvent | null; atMs: number }>();
+
+  async function lookup(slug: string): Promise<MarketEvent | null> {
+    await gammaLimit.acquire();
+    return fetchGammaEvent(gamma, slug);
+  }
+
+  return {
+    name: 'polymarket',
+    event: async (city, date) => {
+      const key = `${city.slug}|${date}`;
+      const now = opts.clock.now();
+      const hit = cache.get(key);
+      if (hit && now - hit.atMs < (hit.event ? foundTtl : missingTtl)) return hit.event;
+      const { withYear, withoutYear } = eventSlugs(city.marketToken, date);
+      const event = (await lookup(withYear)) ?? (await lookup(withoutYear));
+      if (!event && !hit) opts.logger.info('no market for city-day', { city: city.slug, date, slugs: [withYear, withoutYear] });
+      cache.delete(key);
+      cache.set(key, { event, atMs: now });
+      if (cache.size > 512) cache.delete(cache.keys().next().value!);
+      return event;
+    },
+    odds: async (_city, _date, event) => {
+      await clobLimit.acquire();
+      const byLabel = await fetchOdds(clob, event.buckets);
+      return { asOfMs: opts.clock.now(), byLabel };
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { CityRecord } from '../../cities/catalog.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { eventSlugs, eventUrl } from '../../cities/market-slug.ts';
+import { dailyHighReading } from '../../buckets/daily-high.ts';
+import { formatLabel, type BucketRange } from '../../buckets/labels.ts';
+import { convertTemp } from '../../buckets/rounding.ts';
+import type { BucketOdds } from '../../signals/store.ts';
+import { hashHex, simBelief, simDay, simObservations } from '../sim/model.ts';
+import type { MarketBucket, MarketEvent, MarketSource } from './types.ts';
+
+/**
+ * FEED=sim markets: 11 buckets around the day's forecast high (nine inner buckets of the city's
+ * width plus two open ends, the live ladder's shape), and odds from a normal belief about the final
+ * high given the simulated high so far. Dead buckets trade near zero; the belief narrows as the
+ * local afternoon peak passes. Ids are hashes, the page URL has the live slug shape.
+ */
+export function simLadder(city: CityRecord, forecastC: number): BucketRange[] {
+  const e = convertTemp(forecastC, 'C', city.unit);
+  const w = city.bucketWidth;
+  const first = Math.floor(e / w) * w - 4 * w;
+  const ranges: Omit<BucketRange, 'label'>[] = [{ lo: Number.NEGATIVE_INFINITY, hi: first - 1, unit: city.unit }];
+  for (let i = 0; i < 9; i++) ranges.push({ lo: first + i * w, hi: first + i * w + w - 1, unit: city.unit });
+  ranges.push({ lo: first + 9 * w, hi: Number.POSITIVE_INFINITY, unit: city.unit });
+  return ranges.map((r) => ({ ...r, label: formatLabel(r) }));
+}
+
+/** Standard normal CDF (Abramowitz-Stegun 7.1.26, error below 1.5e-7). */
+export function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * z);
+  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-z * z);
+  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+
+/** Prices for each bucket from a normal belief, cut off below the high already reached. */
+export function priceLadder(buckets: readonly BucketRange[], belief: { mean: number; sd: number; floor: number | null }): Map<string, BucketOdds> {
+  const cdf = (x: number) => normalCdf((x - belief.mean) / belief.sd);
+  const cut = belief.floor === null ? Number.NEGATIVE_INFINITY : belief.floor - 0.5;
+  const mass = 1 - (cut === Number.NEGATIVE_INFINITY ? 0 : cdf(cut));
+  const out = new Map<string, BucketOdds>();
+  for (const b of buckets) {
+    const lo = Math.max(b.lo - 0.5, cut);
+    const hi = b.hi + 0.5;
+    const p = hi <= lo ? 0 : (cdf(hi) - (lo === Number.NEGATIVE_INFINITY ? 0 : cdf(lo))) / Math.max(mass, 1e-9);
+    // A spread around fair value inside the CLOB's 0.001..0.999 price band; near-certain
+    // outcomes (dead buckets) trade at the edge with a one-tick spread.
+    const mid = clamp(round3(p), 0.001, 0.999);
+    const half = mid < 0.02 || mid > 0.98 ? 0.001 : 0.005;
+    out.set(b.label, { yes: round3(clamp(mid + half, 0.001, 0.999)), no: round3(clamp(1 - mid + half, 0.001, 0.999)), midpoint: mid });
+  }
+  return out;
+}
+
+export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clock }): MarketSource {
+  return {
+    name: 'sim',
+    event: async (city, date): Promise<MarketEvent> => {
+      const slug = eventSlugs(city.marketToken, date).withYear;
+      const buckets: MarketBucket[] = simLadder(city, simDay(opts.seed, city, date).forecastC).map((b) => {
+        const id = hashHex(opts.seed, city.slug, date, b.label);
+        return { ...b, conditionId: `0x${id}`, yesTokenId: BigInt(`0x${id.slice(0, 30)}`).toString(), noTokenId: BigInt(`0x${id.slice(30, 60)}`).toString() };
+      });
+      return { slug, url: eventUrl(slug), conditionId: `0x${hashHex(opts.seed, city.slug, date, 'neg-risk')}`, buckets };
+    },
+    odds: async (city, date, event) => {
+      const at = opts.simClock.now();
+      const high = dailyHighReading(simObservations(opts.seed, city, date, at), city.timezone, date, city.unit);
+      return { asOfMs: opts.real.now(), byLabel: priceLadder(event.buckets, simBelief(opts.seed, city, date, at, high, city.unit)) };
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import type { CityRecord } from '../../cities/catalog.ts';
+import type { MarketBucketRef, OddsSample } from '../../signals/store.ts';
+
+export type MarketBucket = MarketBucketRef & { yesTokenId: string; noTokenId: string };
+
+/** One city-day market: the event page, its id and its bucket ladder (coldest first). */
+export type MarketEvent = {
+  slug: string;
+  url: string;
+  /** Neg-risk market id when the event has one; null otherwise (see docs/signal-engine.md). */
+  conditionId: string | null;
+  buckets: MarketBucket[];
+};
+
+export type MarketSource = {
+  readonly name: string;
+  /** The event for (city, local date), or null when no such market exists. */
+  event(city: CityRecord, date: string): Promise<MarketEvent | null>;
+  /** Live odds for every bucket of the event, sampled in one batch. */
+  odds(city: CityRecord, date: string, event: MarketEvent): Promise<OddsSample>;
+};

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import type { CityRecord, TempUnit } from '../../cities/catalog.ts';
+import { localDayBounds, zoneOffsetMs } from '../../cities/local-day.ts';
+import type { Observation } from '../../buckets/daily-high.ts';
+import { convertTemp } from '../../buckets/rounding.ts';
+import { CLIMATE, DEFAULT_CLIMATE } from './climate.ts';
+
+/**
+ * The simulated world, deterministic from SIM_SEED: every value is a hash of (seed, city, day,
+ * ...), so the same seed gives the same weather and markets on every machine and after restarts.
+ * Temperatures are °C to tenths like a METAR, so °F cities go through the real conversion path.
+ */
+const HOUR = 3_600_000;
+const OBS_EVERY_MS = 20 * 60_000;
+const PEAK_HOUR = 15;
+const TROUGH_HOUR = 6;
+
+export function hash01(...parts: (string | number)[]): number {
+  const h = createHash('sha256').update(parts.join('|')).digest();
+  return h.readUIntBE(0, 6) / 2 ** 48;
+}
+
+export function hashHex(...parts: (string | number)[]): string {
+  return createHash('sha256').update(parts.join('|')).digest('hex');
+}
+
+/** Roughly normal noise in [-1, 1] with most mass near 0 (mean of three uniforms). */
+function wobble(...parts: (string | number)[]): number {
+  return (hash01(...parts, 'a') + hash01(...parts, 'b') + hash01(...parts, 'c')) / 1.5 - 1;
+}
+
+function dayOfYear(date: string): number {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / 86_400_000;
+}
+
+export type SimDay = {
+  /** The "forecast" the simulated market is centred on, °C. */
+  forecastC: number;
+  /** The high the day will actually reach at the peak hour, °C. */
+  highC: number;
+  lowC: number;
+};
+
+export function simDay(seed: string, city: CityRecord, date: string): SimDay {
+  const c = CLIMATE[city.slug] ?? DEFAULT_CLIMATE;
+  const peakDoy = c.south ? 15 : 196;
+  const seasonal = c.meanHighC + c.seasonalC * Math.cos((2 * Math.PI * (dayOfYear(date) - peakDoy)) / 365.25);
+  const forecastC = seasonal + 3 * wobble(seed, city.slug, date, 'anomaly');
+  const highC = forecastC + 1.5 * wobble(seed, city.slug, date, 'error');
+  return { forecastC, highC, lowC: highC - c.diurnalC * (0.8 + 0.4 * hash01(seed, city.slug, date, 'range')) };
+}
+
+/** Smooth day curve: night cooling to the trough at 06:00, cosine rise to the peak at 15:00, evening fall. */
+export function curveC(day: SimDay, localHour: number): number {
+  const range = day.highC - day.lowC;
+  const night = day.lowC + 0.3 * range;
+  if (localHour < TROUGH_HOUR) return night - (night - day.lowC) * (localHour / TROUGH_HOUR);
+  if (localHour <= PEAK_HOUR) return day.lowC + (range * (1 - Math.cos((Math.PI * (localHour - TROUGH_HOUR)) / (PEAK_HOUR - TROUGH_HOUR)))) / 2;
+  return day.highC - (day.highC - night) * ((localHour - PEAK_HOUR) / (24 - PEAK_HOUR));
+}
+
+/** Share of the day's warming still to come at the local hour: 1 before dawn, 0 after the peak. */
+export function warmingLeft(localHour: number): number {
+  if (localHour <= TROUGH_HOUR) return 1;
+  if (localHour >= PEAK_HOUR) return 0;
+  return (1 + Math.cos((Math.PI * (localHour - TROUGH_HOUR)) / (PEAK_HOUR - TROUGH_HOUR))) / 2;
+}
+
+function localHour(timezone: string, atMs: number, startMs: number): number {
+  // Wall-clock hour, so DST days (23 or 25 hours) still peak at 15:00 local.
+  const wall = atMs + zoneOffsetMs(timezone, atMs);
+  const wallStart = startMs + zoneOffsetMs(timezone, startMs);
+  return Math.min(23.999, Math.max(0, (wall - wallStart) / HOUR));
+}
+
+/**
+ * Observations of the city's station on its local day `date`, up to and including `untilMs`
+ * (simulated time): every 20 minutes, at a per-station minute offset, with sensor noise.
+ */
+export function simObservations(seed: string, city: CityRecord, date: string, untilMs: number): Observation[] {
+  const { startMs, endMs } = localDayBounds(city.timezone, date);
+  const day = simDay(seed, city, date);
+  const offset = Math.floor(hash01(seed, city.slug, 'minute') * OBS_EVERY_MS / 60_000) * 60_000;
+  const out: Observation[] = [];
+  let t = Math.ceil((startMs - offset) / OBS_EVERY_MS) * OBS_EVERY_MS + offset;
+  for (; t < endMs && t <= untilMs; t += OBS_EVERY_MS) {
+    const temp = curveC(day, localHour(city.timezone, t, startMs)) + 0.4 * wobble(seed, city.slug, t);
+    out.push({ atMs: t, temp: Math.round(temp * 10) / 10, unit: 'C' });
+  }
+  return out;
+}
+
+/** The market's view at `atMs`: where the final high is expected and how unsure it is, in `unit`. */
+export function simBelief(seed: string, city: CityRecord, date: string, atMs: number, highSoFar: number | null, unit: TempUnit): { mean: number; sd: number; floor: number | null } {
+  const { startMs } = localDayBounds(city.timezone, date);
+  const left = warmingLeft(localHour(city.timezone, Math.max(atMs, startMs), startMs));
+  const forecast = convertTemp(simDay(seed, city, date).forecastC, 'C', unit);
+  const perDegC = unit === 'F' ? 1.8 : 1;
+  const mean = highSoFar === null ? forecast : highSoFar + left * Math.max(forecast - highSoFar, 0.5 * perDegC);
+  return { mean, sd: (0.6 + 2 * left) * perDegC, floor: highSoFar };
+}

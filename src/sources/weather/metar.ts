@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { Clock } from '../../lib/clock.ts';
+import { UpstreamError } from '../../lib/errors.ts';
+import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
+import { localDayBounds } from '../../cities/local-day.ts';
+import type { Observation } from '../../buckets/daily-high.ts';
+import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
+import type { WeatherSource } from './types.ts';
+
+/**
+ * aviationweather.gov METARs, many stations per request:
+ * `GET /api/data/metar?ids=KLGA,RKSI&format=json&hours=N` -> a JSON array, one row per METAR or
+ * SPECI, `obsTime` in unix seconds, `temp` in °C. US rows carry tenths (from the RMK T-group);
+ * when `temp` is whole but the raw report has a T-group, the T-group's tenths are used, because
+ * °F cities need them (see src/buckets/rounding.ts). An empty result is HTTP 204 with no body.
+ */
+const MetarRow = z.object({
+  icaoId: z.string().min(3),
+  obsTime: z.number().int().positive(),
+  temp: z.number().finite().nullable().optional(),
+  rawOb: z.string().optional(),
+});
+
+export type MetarOptions = { baseUrl: string; clock: Clock; timeoutMs?: number; stationsPerRequest?: number; limiter?: RateLimiter };
+
+/** `T02170078` -> 21.7; `T10231045` -> -2.3 (sign digit 1 = negative). */
+export function tGroupTemp(rawOb: string | undefined): number | null {
+  const m = rawOb ? /\bRMK\b.*?\bT([01])(\d{3})[01]\d{3}\b/.exec(rawOb) : null;
+  if (!m) return null;
+  return (m[1] === '1' ? -1 : 1) * Number(m[2]) / 10;
+}
+
+export function parseMetar(raw: unknown): Map<string, Observation[]> {
+  if (!Array.isArray(raw)) throw new UpstreamError('metar', 'response is not an array');
+  const out = new Map<string, Observation[]>();
+  for (const row of raw) {
+    const parsed = MetarRow.safeParse(row);
+    if (!parsed.success) throw new UpstreamError('metar', `malformed row: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`);
+    const r = parsed.data;
+    const tenths = tGroupTemp(r.rawOb);
+    const temp = tenths !== null && (typeof r.temp !== 'number' || Math.abs(tenths - r.temp) <= 0.5) ? tenths : r.temp;
+    if (typeof temp !== 'number') continue;
+    const id = r.icaoId.toUpperCase();
+    const list = out.get(id) ?? [];
+    list.push({ atMs: r.obsTime * 1000, temp, unit: 'C' });
+    out.set(id, list);
+  }
+  return out;
+}
+
+export function createMetarWeather(opts: MetarOptions): WeatherSource {
+  const timeoutMs = opts.timeoutMs ?? 8_000;
+  const perRequest = opts.stationsPerRequest ?? 40;
+  // aviationweather.gov asks for no more than 100 requests a minute.
+  const limiter = opts.limiter ?? createRateLimiter({ limit: 60, windowMs: 60_000 });
+  return {
+    name: 'metar',
+    observe: async (requests) => {
+      const out = new Map<string, Observation[] | Error>();
+      const byStation = new Map<string, typeof requests[number][]>();
+      for (const r of requests) {
+        if (!r.city.station) { out.set(r.city.slug, new UpstreamError('metar', 'city has no ICAO station')); continue; }
+        byStation.set(r.city.station, [...(byStation.get(r.city.station) ?? []), r]);
+      }
+      const stations = [...byStation.keys()];
+      for (let i = 0; i < stations.length; i += perRequest) {
+        const chunk = stations.slice(i, i + perRequest);
+        const reqs = chunk.flatMap((s) => byStation.get(s)!);
+        // Enough hours back to cover the earliest local midnight among the chunk's days.
+        const earliest = Math.min(...reqs.map((r) => localDayBounds(r.city.timezone, r.date).startMs));
+        const hours = Math.min(48, Math.max(1, Math.ceil((opts.clock.now() - earliest) / 3_600_000) + 1));
+        const url = `${opts.baseUrl}/api/data/metar?ids=${chunk.map(encodeURIComponent).join(',')}&format=json&hours=${hours}`;
+        try {
+          await limiter.acquire();
+          const res = await httpRequest({ upstream: 'metar', url, timeoutMs });
+          if (res.status === 204) { for (const r of reqs) out.set(r.city.slug, []); continue; }
+          if (res.status < 200 || res.status > 299) throw new UpstreamError('metar', `HTTP ${res.status}`, { httpStatus: res.status, retryAfterMs: retryAfterMs(res.headers) });
+          if (res.json === undefined) throw new UpstreamError('metar', 'response is not JSON', { httpStatus: res.status });
+          const rows = parseMetar(res.json);
+          for (const r of reqs) out.set(r.city.slug, rows.get(r.city.station!.toUpperCase()) ?? []);
+        } catch (err) {
+          for (const r of reqs) out.set(r.city.slug, err instanceof Error ? err : new Error(String(err)));
+        }
+      }
+      return out;
+    },
+  };
+}

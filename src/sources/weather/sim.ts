@@ -1,0 +1,17 @@
+import type { Clock } from '../../lib/clock.ts';
+import type { Observation } from '../../buckets/daily-high.ts';
+import { simObservations } from '../sim/model.ts';
+import type { WeatherSource } from './types.ts';
+
+/** FEED=sim weather: the station's simulated observations so far on its local day (simulated time). */
+export function createSimWeather(opts: { seed: string; simClock: Clock }): WeatherSource {
+  return {
+    name: 'sim',
+    observe: async (requests) => {
+      const now = opts.simClock.now();
+      const out = new Map<string, Observation[] | Error>();
+      for (const { city, date } of requests) out.set(city.slug, simObservations(opts.seed, city, date, now));
+      return out;
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import type { CityRecord } from '../../cities/catalog.ts';
+import type { Observation } from '../../buckets/daily-high.ts';
+
+/** One city's station and the city-local day wanted. */
+export type DayRequest = { city: CityRecord; date: string };
+
+/**
+ * A weather source returns plain observation lists covering (at least) each requested local day;
+ * the daily-high rule (src/buckets/daily-high.ts) picks the day's rows. A failure affects only the
+ * cities it names: the map holds an Error for those.
+ */
+export type WeatherSource = {
+  /** Written into each signal's `source`. */
+  readonly name: string;
+  observe(requests: readonly DayRequest[]): Promise<Map<string, Observation[] | Error>>;
+};

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { wuLocationId } from '../../cities/catalog.ts';
+import { UpstreamError } from '../../lib/errors.ts';
+import { httpJson } from '../../lib/http-client.ts';
+import type { Observation } from '../../buckets/daily-high.ts';
+import { mapLimit, type RateLimiter, createRateLimiter } from '../rate-limit.ts';
+import type { WeatherSource } from './types.ts';
+
+/**
+ * weather.com v1 historical observations, the rows of Weather Underground's "Daily Observations"
+ * table that the rules name: `GET /v1/location/{ICAO}:9:{CC}/observations/historical.json
+ * ?apiKey=&units=e|m&startDate=YYYYMMDD&endDate=YYYYMMDD`, dates being the station-LOCAL day.
+ * `units=e` gives whole °F, `units=m` whole °C, so each city is asked in its own unit. Only
+ * `temp` and `valid_time_gmt` are read: `max_temp` is a rolling 6/24-hour field, often null.
+ * One request per station; the API key travels in the query string and is never logged.
+ */
+const WuResponse = z.object({
+  observations: z.array(z.object({
+    valid_time_gmt: z.number().int().positive(),
+    temp: z.number().finite().nullable().optional(),
+  })),
+});
+
+export type WuOptions = { baseUrl: string; apiKey: string; timeoutMs?: number; concurrency?: number; limiter?: RateLimiter };
+
+export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
+  const parsed = WuResponse.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UpstreamError('wu', `malformed observations: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const out: Observation[] = [];
+  for (const o of parsed.data.observations) if (typeof o.temp === 'number') out.push({ atMs: o.valid_time_gmt * 1000, temp: o.temp, unit });
+  return out;
+}
+
+export function createWuWeather(opts: WuOptions): WeatherSource {
+  const timeoutMs = opts.timeoutMs ?? 8_000;
+  // weather.com publishes no limit for this key; a few calls a second is what the site itself makes.
+  const limiter = opts.limiter ?? createRateLimiter({ limit: 20, windowMs: 1_000 });
+  return {
+    name: 'wu',
+    observe: async (requests) => {
+      const out = new Map<string, Observation[] | Error>();
+      await mapLimit(requests, opts.concurrency ?? 6, async ({ city, date }) => {
+        const loc = wuLocationId(city);
+        if (!loc) { out.set(city.slug, new UpstreamError('wu', 'city has no weather.com station')); return; }
+        const day = date.replaceAll('-', '');
+        const url = `${opts.baseUrl}/v1/location/${encodeURIComponent(loc)}/observations/historical.json?apiKey=${encodeURIComponent(opts.apiKey)}`
+          + `&units=${city.unit === 'F' ? 'e' : 'm'}&startDate=${day}&endDate=${day}`;
+        try {
+          await limiter.acquire();
+          out.set(city.slug, parseWu(await httpJson({ upstream: 'wu', url, timeoutMs }), city.unit));
+        } catch (err) {
+          out.set(city.slug, err instanceof Error ? err : new Error(String(err)));
+        }
+      });
+      return out;
+    },
+  };
+}
