@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import type { AppEnv } from '../lib/http.ts';
 import { reply } from '../lib/http.ts';
 import { microToUsd } from '../lib/money.ts';
@@ -7,7 +8,7 @@ import { ErrorBody } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from './bundle.ts';
 import type { PaymentPlane, Purchase } from './plane.ts';
-import { MinSpendError, PaymentRequired, RefundQueued, SubscribeQuery, SubscribeResult, type SubscribeResultBody } from './schemas.ts';
+import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SubscribeQuery, SubscribeResult, type SubscribeResultBody } from './schemas.ts';
 import { encodePaymentResponse } from './x-payment.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
@@ -46,7 +47,7 @@ export const subscribeDocs: RouteDoc[] = [{
   responses: {
     200: { description: 'Purchase applied (or an idempotent replay)', schema: SubscribeResult, headers: { 'X-PAYMENT-RESPONSE': 'base64 JSON x402 settle response' } },
     400: { description: 'count below 2, not an integer, above the maximum, or total below the minimum spend', schema: MinSpendError },
-    402: { description: 'Payment required, or verification, binding or settlement failure', schema: PaymentRequired },
+    402: { description: 'Payment required (PaymentRequired challenge), or a verification, binding or settlement failure ({error, reason?})', schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]) },
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: 'unknown city', schema: ErrorBody },
     502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },

@@ -13,7 +13,7 @@ import { parseCount, parseSince, requireCity } from '../payments/bundle.ts';
 import { PAYMENT_ERRORS } from '../payments/errors.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
 import { paymentResponseHeaders } from '../payments/routes.ts';
-import { MinSpendError, PaymentRequired } from '../payments/schemas.ts';
+import { MinSpendError, PaymentRequired, SettlementFailed } from '../payments/schemas.ts';
 import type { SignalReader } from './read-store.ts';
 import { IsocastSignalPublic } from './schemas.ts';
 
@@ -89,7 +89,7 @@ export const paidSignalsDocs: RouteDoc[] = [{
   responses: {
     200: { description: 'A page of signals', schema: SignalsPage, headers: { 'X-PAYMENT-RESPONSE': 'on inline payment', 'X-Receipt-Token': 'on inline payment: a bearer for later reads' } },
     400: { description: 'since or count invalid', schema: MinSpendError },
-    402: { description: 'Payment required, exhaustion (with paid_through and latest), or a payment failure', schema: PaymentRequired },
+    402: { description: 'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion), or an inline-payment failure ({error, reason?})', schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]) },
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: 'unknown city', schema: ErrorBody },
     502: { description: 'entitlement update failed after payment; refund queued', schema: ErrorBody },

@@ -74,8 +74,11 @@ test('every status of spec sections 4 and 7 is documented with its body', async 
     for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
       if (!r.content?.['application/json']) continue;
       const schema = r.content['application/json'].schema;
-      const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
-      assert.ok(resolved.properties?.disclaimer || resolved.properties?.['x-disclaimer'], `${key} ${status}: body without disclaimer`);
+      const resolve = (s: any) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s);
+      for (const branch of schema.anyOf ?? [schema]) {
+        const resolved = resolve(branch);
+        assert.ok(resolved.properties?.disclaimer || resolved.properties?.['x-disclaimer'], `${key} ${status}: body without disclaimer`);
+      }
     }
   }
 });
@@ -122,4 +125,14 @@ test('a schema whose nested part differs on input is renamed with it', () => {
   assert.equal(doc.components.schemas.Outer.properties.inner.$ref, '#/components/schemas/Inner');
   assert.equal(doc.components.schemas.OuterInput.properties.inner.$ref, '#/components/schemas/InnerInput');
   assert.equal(doc.paths['/t'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/OuterInput');
+});
+
+test('a 402 documents both the challenge and the failure body', async (t) => {
+  const { doc } = await fetchDoc(t);
+  for (const [path, method] of [['/v1/subscribe', 'post'], ['/v1/signals', 'get']] as const) {
+    const schema = doc.paths[path]![method].responses['402'].content['application/json'].schema;
+    const names = schema.anyOf.map((s: any) => s.$ref?.split('/').pop());
+    assert.ok(names.includes('PaymentRequired'), `${path}: ${names}`);
+    assert.ok(names.includes('SettlementFailed'), `${path}: ${names}`);
+  }
 });
