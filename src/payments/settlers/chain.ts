@@ -48,10 +48,11 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
   async function usedBy(payer: Address, nonce: Hex): Promise<SettlementLookup> {
     const used = await pub.readContract({ address: opts.usdc, abi: EIP3009_ABI, functionName: 'authorizationState', args: [payer, nonce] });
     if (!used) return { found: null };
-    const latest = await pub.getBlockNumber();
+    // cacheTime 0: a cached block number can predate the transaction we are looking for.
+    const latest = await pub.getBlockNumber({ cacheTime: 0 });
     const logs = await pub.getContractEvents({
       address: opts.usdc, abi: EIP3009_ABI, eventName: 'AuthorizationUsed', args: { authorizer: payer, nonce },
-      fromBlock: latest > lookback ? latest - lookback : 0n, toBlock: latest,
+      fromBlock: latest > lookback ? latest - lookback : 0n, toBlock: 'latest',
     });
     const tx = logs[0]?.transactionHash;
     return tx ? { found: tx } : { unknown: true };
