@@ -14,7 +14,11 @@ import { paymentPlaneFor } from './payments/plane.ts';
 import { reconcilePayments } from './payments/reconcile.ts';
 import { chainVerifierFromConfig, settlerFromConfig } from './payments/settlers/from-config.ts';
 import { VERSION } from './version.ts';
+import { CLI_HELP, isCliCommand, runCli, type CliCommand } from './cli/index.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
+import { createBotMessenger } from './delivery/messenger.ts';
+import { createOutbox } from './delivery/outbox.ts';
+import { createDeliveryWorker } from './delivery/worker.ts';
 import { createPoller } from './poller/poller.ts';
 import { createFeed } from './poller/feed.ts';
 import { backupDatabase } from './ops/backup.ts';
@@ -33,12 +37,33 @@ Commands:
   migrate     bring the database in DATA_DIR to the current schema and exit
   backup <file>  write a consistent copy of the live database to <file> (safe while serving)
   doctor      check configuration, database, sanctions list and upstreams; exit 1 on failure
+  buy, read, register-chat   the buyer's client (below)
   help        show this help
   version     print the version
 
 Every configuration variable is also a serve flag: PAY_TO=0x.. or --pay-to 0x..
 See README.md (Configuration) for the full list.
-`;
+
+${CLI_HELP}`;
+
+/** Buyer commands: the only environment value they see is ISOCAST_KEY, read here and passed down. */
+async function buyer(command: CliCommand, argv: string[]): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await runCli(command, argv, {
+      stdout: (line) => process.stdout.write(`${line}\n`),
+      stderr: (line) => process.stderr.write(`${line}\n`),
+      envKey: process.env.ISOCAST_KEY || undefined,
+      signal: stop.signal,
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
 
 export function dbPath(config: Config): string {
   return join(config.DATA_DIR, 'isocast.db');
@@ -73,19 +98,26 @@ async function serve(argv: string[]): Promise<void> {
   const chainVerifier = chainVerifierFromConfig(config);
   // Payments a crash left between settle and apply are finished before anyone can pay again.
   await reconcilePayments({ plane: paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier }), settler, clock: systemClock, logger });
-  const app = createApp({ config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier });
+  // One messenger for the registration route and the worker, so both share one pacing state.
+  const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
+  const outbox = createOutbox(db, systemClock);
+  const delivery = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: config.TERMS_URL, metrics });
+  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier });
 
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
   });
   const poller = createPoller({
     db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS,
+    onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(),
     ...createFeed(config, { db, clock: systemClock, logger }),
   });
   poller.start();
+  delivery.start();
   installShutdown(logger, async () => {
     await poller.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await delivery.stop();
     db.close();
   });
 }
@@ -141,6 +173,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     default:
+      if (isCliCommand(command)) { process.exitCode = await buyer(command, args); return; }
       process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
       process.exit(2);
   }
