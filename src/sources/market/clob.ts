@@ -21,7 +21,8 @@ const Book = z.object({
   asset_id: z.string(),
   bids: z.array(Level).nullish(),
   asks: z.array(Level).nullish(),
-  last_trade_price: z.union([z.string(), z.number()]).transform(Number).pipe(z.number().min(0).max(1)).nullish(),
+  // "" when the market has not traded yet.
+  last_trade_price: z.union([z.string(), z.number()]).transform((v) => (v === '' ? null : Number(v))).pipe(z.number().min(0).max(1).nullable()).nullish(),
 });
 type Book = z.infer<typeof Book>;
 

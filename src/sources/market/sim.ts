@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { eventSlugs, eventUrl } from '../../cities/market-slug.ts';
 import { dailyHighReading } from '../../buckets/daily-high.ts';
 import { formatLabel, type BucketRange } from '../../buckets/labels.ts';
-import { convertTemp } from '../../buckets/rounding.ts';
+import { resolveReading } from '../../buckets/rounding.ts';
 import type { BucketOdds } from '../../signals/store.ts';
 import { hashHex, simBelief, simDay, simObservations } from '../sim/model.ts';
 import type { MarketBucket, MarketEvent, MarketSource } from './types.ts';
@@ -15,7 +15,7 @@ import type { MarketBucket, MarketEvent, MarketSource } from './types.ts';
  * local afternoon peak passes. Ids are hashes, the page URL has the live slug shape.
  */
 export function simLadder(city: CityRecord, forecastC: number): BucketRange[] {
-  const e = convertTemp(forecastC, 'C', city.unit);
+  const e = resolveReading(forecastC, 'C', city.unit);
   const w = city.bucketWidth;
   const first = Math.floor(e / w) * w - 4 * w;
   const ranges: Omit<BucketRange, 'label'>[] = [{ lo: Number.NEGATIVE_INFINITY, hi: first - 1, unit: city.unit }];

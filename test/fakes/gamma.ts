@@ -1,0 +1,73 @@
+import { eventSlugs } from '../../src/cities/market-slug.ts';
+import { startFakeServer, type FakeServer } from './upstream.ts';
+import { createHash } from 'node:crypto';
+
+/**
+ * Gamma `/events?slug=` with the live wire shape: an array of events, each market carrying
+ * `groupItemTitle`, a 0x condition id, and `outcomes` / `outcomePrices` / `clobTokenIds` as
+ * JSON-encoded strings.
+ */
+export type FakeGamma = FakeServer & {
+  put(event: GammaEventJson): void;
+  remove(slug: string): void;
+};
+
+export type GammaMarketJson = Record<string, unknown> & { conditionId: string; groupItemTitle: string; clobTokenIds: string };
+export type GammaEventJson = Record<string, unknown> & { slug: string; markets: GammaMarketJson[] };
+
+const hex = (...parts: string[]) => createHash('sha256').update(parts.join('|')).digest('hex');
+/** A 77-digit decimal token id like the CLOB's, derived from a name. */
+export const tokenId = (...parts: string[]) => BigInt('0x' + hex('token', ...parts)).toString().padStart(77, '1').slice(0, 77);
+
+/** Builds a realistic event for (city token, date) with the given labels (coldest first). */
+export function gammaEvent(opts: { token: string; date: string; labels: string[]; withYear?: boolean; cityName?: string; negRisk?: boolean }): GammaEventJson {
+  const slugs = eventSlugs(opts.token, opts.date);
+  const slug = opts.withYear === false ? slugs.withoutYear : slugs.withYear;
+  const name = opts.cityName ?? opts.token;
+  const negRiskMarketID = opts.negRisk === false ? undefined : '0x' + hex('negrisk', slug);
+  return {
+    id: String(parseInt(hex(slug).slice(0, 6), 16)),
+    title: `Highest temperature in ${name} on ${opts.date}?`,
+    slug,
+    description: `This market will resolve to the temperature range that contains the highest temperature recorded at the station on ${opts.date}.`,
+    startDate: `${opts.date}T00:00:00Z`,
+    endDate: `${opts.date}T12:00:00Z`,
+    closed: false,
+    ...(negRiskMarketID ? { negRiskMarketID } : {}),
+    markets: opts.labels.map((label, i) => ({
+      id: String(1_000_000 + i),
+      question: `Will the highest temperature in ${name} be ${label} on ${opts.date}?`,
+      conditionId: '0x' + hex('condition', slug, label),
+      slug: `${slug}-${i}`,
+      groupItemTitle: label,
+      outcomes: '["Yes", "No"]',
+      outcomePrices: '["0.5", "0.5"]',
+      clobTokenIds: JSON.stringify([tokenId(slug, label, 'yes'), tokenId(slug, label, 'no')]),
+      orderPriceMinTickSize: 0.001,
+      orderMinSize: 5,
+      ...(negRiskMarketID ? { negRiskMarketID } : {}),
+    })),
+  };
+}
+
+/** The YES and NO token ids of one bucket of a built event. */
+export function tokensOf(event: GammaEventJson, label: string): { yes: string; no: string } {
+  const m = event.markets.find((x) => x.groupItemTitle === label);
+  if (!m) throw new Error(`no bucket ${label}`);
+  const [yes, no] = JSON.parse(m.clobTokenIds) as [string, string];
+  return { yes, no };
+}
+
+export async function startFakeGamma(): Promise<FakeGamma> {
+  const events = new Map<string, GammaEventJson>();
+  const server = await startFakeServer('gamma', (req) => {
+    if (req.method !== 'GET' || req.path !== '/events') return { status: 404, body: { error: 'not found' } };
+    const slug = req.query.get('slug');
+    const ev = slug ? events.get(slug) : undefined;
+    return { status: 200, body: ev ? [ev] : [] };
+  });
+  return Object.assign(server, {
+    put: (event: GammaEventJson) => { events.set(event.slug, event); },
+    remove: (slug: string) => { events.delete(slug); },
+  });
+}
