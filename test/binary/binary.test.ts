@@ -62,6 +62,14 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     assert.equal(c.count, 37);
     assert.equal(c.cities.length, 37);
 
+    // public/ files are SEA assets too, and the OpenAPI document exercises the bundled zod.
+    const page = await fetch(`${base}/api`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<html/i);
+    const openapi = await fetch(`${base}/openapi.json`);
+    assert.equal(openapi.status, 200);
+    assert.match(((await openapi.json()) as { openapi: string }).openapi, /^3\./);
+
     child.kill('SIGTERM');
     const end = await exited;
     assert.deepEqual(end, { code: 0, signal: null }, output.text());
