@@ -1,0 +1,69 @@
+/**
+ * Flag parsing for the buyer commands: `--name value`, `--name=value`, and bare boolean flags.
+ * Every problem is collected so a typo'd command line is answered with all its mistakes at once.
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type FlagSpec = { strings: readonly string[]; booleans: readonly string[] };
+
+export type Flags = { values: Record<string, string>; on: Set<string> };
+
+export function parseFlags(argv: readonly string[], spec: FlagSpec): Flags {
+  const values: Record<string, string> = {};
+  const on = new Set<string>();
+  const problems: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) { problems.push(`unexpected argument: ${arg}`); continue; }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (spec.booleans.includes(name)) {
+      if (eq !== -1) problems.push(`--${name} takes no value`);
+      on.add(name);
+      continue;
+    }
+    if (!spec.strings.includes(name)) { problems.push(`unknown flag: --${name}`); continue; }
+    let value = eq === -1 ? argv[i + 1] : arg.slice(eq + 1);
+    if (eq === -1) {
+      if (value === undefined || value.startsWith('--')) { problems.push(`--${name} needs a value`); continue; }
+      i++;
+    }
+    values[name] = value!;
+  }
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  return { values, on };
+}
+
+export function requireValue(flags: Flags, name: string): string {
+  const v = flags.values[name];
+  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+/** A non-negative integer flag; `min` bounds it from below. */
+export function intFlag(flags: Flags, name: string, fallback: number, min = 0): number {
+  const raw = flags.values[name];
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) {
+    throw new UsageError(`--${name} must be an integer of at least ${min}`);
+  }
+  return Number(raw);
+}
+
+/** `http://host:port` without a trailing slash; anything else is a usage error. */
+export function serverUrl(flags: Flags, fallback: string): string {
+  const raw = flags.values.server ?? fallback;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new UsageError(`--server must be an absolute http(s) URL, got ${raw}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--server must be http or https, got ${raw}`);
+  return raw.replace(/\/+$/, '');
+}

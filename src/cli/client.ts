@@ -1,0 +1,59 @@
+import { httpRequest, retryAfterMs } from '../lib/http-client.ts';
+import { UpstreamError } from '../lib/errors.ts';
+
+/**
+ * The HTTP side of the buyer commands. Every call has a timeout (lib/http-client.ts); answers
+ * come back as status + JSON, and the commands decide what each status means for the user.
+ */
+export type ApiAnswer = { status: number; body: Record<string, any>; retryAfterMs: number | null; headers: Headers };
+
+export class NetworkError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NetworkError';
+  }
+}
+
+export type Client = {
+  server: string;
+  request(method: 'GET' | 'POST', path: string, opts?: { headers?: Record<string, string>; body?: unknown }): Promise<ApiAnswer>;
+};
+
+/** The most specific reason in a fetch failure chain: `ECONNREFUSED`, `ENOTFOUND`, `bad port`... */
+function rootCause(err: unknown): string {
+  let e: unknown = err;
+  let message = err instanceof Error ? err.message : String(err);
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    if (e instanceof Error && e.message) message = e.message;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return message;
+}
+
+export function createClient(server: string, timeoutMs = 15_000): Client {
+  return {
+    server,
+    async request(method, path, opts = {}) {
+      let res;
+      try {
+        res = await httpRequest({ upstream: 'isocast', url: server + path, method, headers: opts.headers, body: opts.body, timeoutMs });
+      } catch (err) {
+        if (err instanceof UpstreamError) {
+          const why = /timed out/.test(err.message) ? `no answer within ${timeoutMs / 1000} s` : rootCause(err.cause ?? err);
+          throw new NetworkError(`cannot reach ${server} (${why}); is the server running? Set it with --server <url>`);
+        }
+        throw err;
+      }
+      const body = res.json && typeof res.json === 'object' && !Array.isArray(res.json) ? res.json as Record<string, any> : { error: res.text.slice(0, 200) };
+      return { status: res.status, body, retryAfterMs: retryAfterMs(res.headers), headers: res.headers };
+    },
+  };
+}
+
+/** `error` plus `reason` when the server gave one, for messages. */
+export function serverError(a: ApiAnswer): string {
+  const error = typeof a.body.error === 'string' ? a.body.error : `HTTP ${a.status}`;
+  return typeof a.body.reason === 'string' ? `${error} (${a.body.reason})` : error;
+}

@@ -1,0 +1,64 @@
+/**
+ * What the buyer commands print. Human output is one line per event; `--json` prints one JSON
+ * object per line on stdout (signals as the server sent them, minus `disclaimer`) and keeps
+ * progress notes on stderr, so a script can pipe stdout straight into a JSON-lines reader.
+ */
+export type CliIo = {
+  stdout(line: string): void;
+  stderr(line: string): void;
+  /** ISOCAST_KEY, read by main.ts and passed down. */
+  envKey?: string;
+  nowMs?(): number;
+  /** Resolves after ms, or early when `signal` aborts. */
+  sleep?(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Stops `read --follow` (main.ts wires it to SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+};
+
+/** Exit codes: 0 done, 1 failure, 2 usage, 3 payment needed (bundle used up or no receipt). */
+export const EXIT = { ok: 0, failure: 1, usage: 2, paymentNeeded: 3 } as const;
+
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number = EXIT.failure) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+type Reading = { reading: number; unit: string; bucket: string | null };
+type BucketOdds = { label: string; yes: number; dead?: boolean };
+export type SignalLine = {
+  city: string; seq: number; targetDate: string; old: Reading; new: Reading; buckets: BucketOdds[] | null;
+  observedAt: string; marketUrl: string;
+};
+
+const deg = (r: Reading) => `${r.reading}°${r.unit}`;
+
+/** `#3 nyc 2026-07-15  40-41°F -> 44-45°F  (41°F -> 44°F at 19:52Z)  odds 44-45°F 0.62, ...  <url>` */
+export function formatSignal(s: SignalLine): string {
+  const odds = (s.buckets ?? []).filter((b) => !b.dead).sort((a, b) => b.yes - a.yes).slice(0, 3)
+    .map((b) => `${b.label} ${b.yes.toFixed(2)}`).join(', ');
+  const at = s.observedAt.slice(11, 16) + 'Z';
+  return `#${s.seq} ${s.city} ${s.targetDate}  ${s.old.bucket ?? '?'} -> ${s.new.bucket ?? '?'}  (${deg(s.old)} -> ${deg(s.new)} at ${at})`
+    + `${odds ? `  odds ${odds}` : ''}  ${s.marketUrl}`;
+}
+
+export function withoutDisclaimer<T extends Record<string, unknown>>(o: T): Omit<T, 'disclaimer'> {
+  const { disclaimer: _d, ...rest } = o;
+  return rest;
+}
+
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

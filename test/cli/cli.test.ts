@@ -1,0 +1,148 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
+import { privateKeyToAccount } from 'viem/accounts';
+import { listen, tempDir, testApp, type TestEnv } from '../helpers/app.ts';
+import { insertSignals } from '../helpers/signals.ts';
+import { runCli, type CliCommand } from '../../src/cli/index.ts';
+import type { CliIo } from '../../src/cli/output.ts';
+
+/** The buyer commands in-process against a real app on a real socket, with real signatures. */
+const KEY = `0x${'c3'.repeat(32)}`;
+const WALLET = privateKeyToAccount(KEY as `0x${string}`).address;
+
+/** A port nothing listens on: bound once, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+type Run = { code: number; out: string[]; err: string[] };
+
+async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
+  const app = testApp(t, { env });
+  const server = await listen(t, app.app.fetch);
+  const dir = tempDir(t, 'isocast-cli-');
+  const receipts = join(dir, 'wallet', 'receipts.json');
+  const run = async (command: CliCommand, args: string[], io: Partial<CliIo> = {}): Promise<Run> => {
+    const out: string[] = [];
+    const err: string[] = [];
+    // Defaults first: a case's own --server or --receipts comes later and wins.
+    const code = await runCli(command, ['--server', server, ...(command === 'register-chat' ? [] : ['--receipts', receipts]), ...args], {
+      stdout: (l) => out.push(l), stderr: (l) => err.push(l), envKey: KEY, nowMs: () => app.clock.now(), ...io,
+    });
+    return { code, out, err };
+  };
+  return { app, server, dir, receipts, run };
+}
+
+test('buy pays the 402 with a bound nonce and keeps the receipt in a private file', async (t) => {
+  const { app, receipts, run } = await setup(t);
+  insertSignals(app.db, 'nyc', 3);
+  const r = await run('buy', ['--city', 'nyc', '--count', '20']);
+  assert.equal(r.code, 0, r.err.join('\n'));
+  assert.match(r.out[0]!, /^bought 20 nyc signals at 0\.005 USDC each \(0\.1 USDC\)$/);
+  assert.match(r.out[1]!, /^entitled through seq 23 \(latest now 3\)/);
+  assert.equal(statSync(receipts).mode & 0o777, 0o600);
+  assert.equal(statSync(join(receipts, '..')).mode & 0o777, 0o700);
+  const saved = JSON.parse(readFileSync(receipts, 'utf8'));
+  assert.equal(saved.receipts.length, 1);
+  assert.equal(saved.receipts[0].wallet, WALLET);
+  assert.match(saved.receipts[0].receiptToken, /^isr_/);
+  assert.ok(![...r.out, ...r.err].some((l) => l.includes(saved.receipts[0].receiptToken)), 'the token is never printed');
+  const row = app.db.prepare('SELECT paid_through_seq AS p FROM entitlements WHERE city = ?').get('nyc') as { p: number };
+  assert.equal(row.p, 23);
+
+  const json = await run('buy', ['--city', 'nyc', '--count', '2', '--json']);
+  assert.equal(json.code, 0);
+  const body = JSON.parse(json.out[0]!);
+  assert.equal(body.paidThroughSeq, 25);
+  assert.equal(body.receiptToken, undefined);
+  assert.equal(body.disclaimer, undefined);
+  assert.equal(JSON.parse(readFileSync(receipts, 'utf8')).receipts.length, 1, 'one record per (server, wallet, city)');
+});
+
+test('read pages through every entitled signal, then reports exhaustion with exit 3', async (t) => {
+  const { app, run } = await setup(t);
+  assert.equal((await run('buy', ['--city', 'nyc', '--count', '150'])).code, 0);
+  insertSignals(app.db, 'nyc', 160);
+  const r = await run('read', ['--city', 'nyc']);
+  assert.equal(r.code, 0, r.err.join('\n'));
+  assert.equal(r.out.length, 150, 'two pages of 100 and 50, never past the ceiling');
+  assert.match(r.out[0]!, /^#1 nyc 2026-07-15 {2}40-41°F -> 42-43°F {2}\(41°F -> 42°F at 15:00Z\) {2}odds 42-43°F 0\.40 {2}https:\/\/polymarket\.com\//);
+  assert.match(r.out[149]!, /^#150 /);
+  assert.match(r.err.at(-1)!, /150 signal\(s\); entitled through seq 150, latest 160; next --since 150/);
+
+  const tail = await run('read', ['--city', 'nyc', '--since', '148', '--json']);
+  assert.deepEqual(tail.out.map((l) => JSON.parse(l).seq), [149, 150]);
+  assert.equal(JSON.parse(tail.out[0]!).disclaimer, undefined);
+
+  const done = await run('read', ['--city', 'nyc', '--since', '150']);
+  assert.equal(done.code, 3);
+  assert.match(done.err[0]!, /bundle used up: entitled through seq 150, latest is 160\. Buy more with: isocast buy --city nyc --count 20/);
+});
+
+test('read --follow polls politely, prints new signals as they come, and stops at the ceiling', async (t) => {
+  const { app, run } = await setup(t);
+  assert.equal((await run('buy', ['--city', 'nyc', '--count', '3'])).code, 0);
+  insertSignals(app.db, 'nyc', 1);
+  const waits: number[] = [];
+  // Each poll interval, the market moves once more.
+  const sleep = async (ms: number) => { waits.push(ms); insertSignals(app.db, 'nyc', 1); };
+  const r = await run('read', ['--city', 'nyc', '--follow', '--interval', '45'], { sleep });
+  assert.equal(r.code, 3, r.err.join('\n'));
+  assert.deepEqual(r.out.map((l) => l.split(' ')[0]), ['#1', '#2', '#3']);
+  assert.deepEqual(waits, [45_000, 45_000]);
+  assert.match(r.err.at(-1)!, /bundle used up: entitled through seq 3/);
+});
+
+test('read --follow stops cleanly when interrupted', async (t) => {
+  const { run } = await setup(t);
+  assert.equal((await run('buy', ['--city', 'nyc', '--count', '5'])).code, 0);
+  const stop = new AbortController();
+  const r = await run('read', ['--city', 'nyc', '--follow'], { signal: stop.signal, sleep: async (ms) => { assert.equal(ms, 30_000); stop.abort(); } });
+  assert.equal(r.code, 0);
+  assert.deepEqual(r.out, []);
+  assert.match(r.err.at(-1)!, /stopped after 0 signal\(s\); resume with --since 0/);
+});
+
+test('clear messages for usage mistakes, unknown cities, sanctions, missing receipts and an unreachable server', async (t) => {
+  const { run, dir } = await setup(t, { OFAC_EXTRA: WALLET });
+  const closed = await closedPort();
+  const cases: { args: [CliCommand, string[]]; io?: Partial<CliIo>; code: number; message: RegExp }[] = [
+    { args: ['buy', ['--city', 'nyc', '--count', '1']], code: 2, message: /--count must be an integer of at least 2/ },
+    { args: ['buy', ['--city', 'nyc', '--count', '20']], io: { envKey: undefined }, code: 2, message: /a wallet key is needed: --key-file <file> or the ISOCAST_KEY/ },
+    { args: ['buy', ['--city', 'nyc', '--count', '20', '--bogus']], code: 2, message: /unknown flag: --bogus/ },
+    { args: ['buy', ['--city', 'atlantis', '--count', '20']], code: 1, message: /unknown city: atlantis/ },
+    { args: ['buy', ['--city', 'nyc', '--count', '20']], code: 1, message: /wallet 0x[0-9a-fA-F]{40} is on a sanctions list; payment refused and nothing was charged/ },
+    { args: ['read', ['--city', 'nyc']], code: 3, message: /no receipt for http:\/\/127\.0\.0\.1:\d+ and wallet 0x[0-9a-fA-F]{40} in .*receipts\.json; buy first/ },
+    { args: ['buy', ['--city', 'nyc', '--count', '20', '--server', `http://127.0.0.1:${closed}`]], code: 1, message: /cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); is the server running\?/ },
+    { args: ['buy', ['--city', 'nyc', '--count', '20', '--key-file', join(dir, 'nope')]], code: 2, message: /cannot read --key-file .*nope: ENOENT/ },
+  ];
+  for (const c of cases) {
+    const r = await run(c.args[0], c.args[1], c.io);
+    assert.equal(r.code, c.code, `${c.args[1].join(' ')}: ${r.err.join('\n')}`);
+    assert.match(r.err.join('\n'), c.message);
+  }
+  writeFileSync(join(dir, 'bad-key'), 'not a key\n', { mode: 0o600 });
+  const bad = await run('buy', ['--city', 'nyc', '--count', '20', '--key-file', join(dir, 'bad-key')]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err[0]!, /does not hold a private key/);
+  assert.ok(!bad.err.join('').includes('not a key'), 'key file content is never echoed');
+});
+
+test('a key file readable by others draws a warning, and the wallet in it is the payer', async (t) => {
+  const { app, dir, run } = await setup(t);
+  const keyFile = join(dir, 'key.txt');
+  writeFileSync(keyFile, `${KEY.slice(2)}\n`, { mode: 0o644 });
+  const r = await run('buy', ['--city', 'london', '--count', '2', '--key-file', keyFile], { envKey: undefined });
+  assert.equal(r.code, 0, r.err.join('\n'));
+  assert.match(r.err[0]!, /readable by other users; chmod 600 it/);
+  const row = app.db.prepare('SELECT wallet FROM entitlements WHERE city = ?').get('london') as { wallet: string };
+  assert.equal(row.wallet.toLowerCase(), WALLET.toLowerCase());
+});
