@@ -236,7 +236,7 @@ test('a signed body is accepted once: a replay changes nothing and says so, even
 });
 
 test('a copy arriving while the first is still sending its test message gets 409 and sends nothing', async (t) => {
-  const { env, bot } = await setup(t, { timeoutMs: 300 });
+  const { env, bot } = await setup(t, { timeoutMs: 1_500 });
   const account = privateKeyToAccount(generatePrivateKey());
   bot.behave('600', { kind: 'hang' });
   const body = await signedBody(account, { chatId: '600', action: 'set' });
