@@ -63,10 +63,19 @@ export function parseGammaEvent(raw: unknown): MarketEvent {
   return { slug: ev.slug, url: eventUrl(ev.slug), conditionId: negRisk, buckets: ordered.buckets };
 }
 
+/**
+ * The raw event object with this exact slug, or null when Gamma has none. `filters` is extra query
+ * text (`closed=true`): a replay reads settled events, and their `outcomePrices`, too.
+ */
+export async function fetchGammaEventJson(opts: GammaOptions, slug: string, filters = ''): Promise<unknown> {
+  const body = await httpJson({ upstream: 'gamma', url: `${opts.baseUrl}/events?slug=${encodeURIComponent(slug)}${filters ? `&${filters}` : ''}`, timeoutMs: opts.timeoutMs });
+  if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
+  const match: unknown = body.find((e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug);
+  return match ?? null;
+}
+
 /** The event with this exact slug, or null when Gamma has none. */
 export async function fetchGammaEvent(opts: GammaOptions, slug: string): Promise<MarketEvent | null> {
-  const body = await httpJson({ upstream: 'gamma', url: `${opts.baseUrl}/events?slug=${encodeURIComponent(slug)}`, timeoutMs: opts.timeoutMs });
-  if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
-  const match = body.find((e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug);
-  return match === undefined ? null : parseGammaEvent(match);
+  const match = await fetchGammaEventJson(opts, slug);
+  return match === null ? null : parseGammaEvent(match);
 }
