@@ -23,6 +23,9 @@ import { createPoller } from './poller/poller.ts';
 import { createFeed } from './poller/feed.ts';
 import { backupDatabase } from './ops/backup.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
+import { REPLAY_HELP, replayCommand } from './replay/command.ts';
+import { ReplayInputError } from './replay/errors.ts';
+import { readFileSync } from 'node:fs';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -37,6 +40,7 @@ Commands:
   migrate     bring the database in DATA_DIR to the current schema and exit
   backup <file>  write a consistent copy of the live database to <file> (safe while serving)
   doctor      check configuration, database, sanctions list and upstreams; exit 1 on failure
+  replay      replay a past city-day: the signals that would have fired and the final bucket (below)
   buy, read, register-chat   the buyer's client (below)
   help        show this help
   version     print the version
@@ -44,6 +48,7 @@ Commands:
 Every configuration variable is also a serve flag: PAY_TO=0x.. or --pay-to 0x..
 See README.md (Configuration) for the full list.
 
+${REPLAY_HELP}
 ${CLI_HELP}`;
 
 /** Buyer commands: the only environment value they see is ISOCAST_KEY, read here and passed down. */
@@ -108,7 +113,7 @@ async function serve(argv: string[]): Promise<void> {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
   });
   const poller = createPoller({
-    db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS,
+    db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS, metrics,
     onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(),
     ...createFeed(config, { db, clock: systemClock, logger }),
   });
@@ -170,6 +175,24 @@ async function main(argv: string[]): Promise<void> {
       const checks = await runDoctor({ config, openDb: () => open(config), dbPath: dbPath(config) });
       process.stdout.write(formatReport(checks));
       if (checks.some((c) => c.status === 'fail')) process.exit(1);
+      return;
+    }
+    case 'replay': {
+      process.exitCode = await replayCommand(args, {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+        readFile: (path) => readFileSync(path, 'utf8'),
+        clock: systemClock,
+        catalog: createCatalog(),
+        upstreams: () => {
+          let c: Config;
+          try { c = loadConfig(process.env); } catch (err) {
+            if (err instanceof ConfigError) throw new ReplayInputError(`configuration: ${err.problems.join('; ')}`);
+            throw err;
+          }
+          return { weatherSource: c.WEATHER_SOURCE, weatherUrl: c.WEATHER_URL, wuApiKey: c.WU_API_KEY, metarUrl: c.METAR_URL, gammaUrl: c.GAMMA_URL };
+        },
+      });
       return;
     }
     default:

@@ -1,0 +1,86 @@
+import type { Catalog } from '../cities/catalog.ts';
+import { isValidDate } from '../cities/local-day.ts';
+import type { Clock } from '../lib/clock.ts';
+import { UpstreamError } from '../lib/errors.ts';
+import { parseFlags, requireValue, UsageError } from '../cli/args.ts';
+import { ReplayInputError } from './errors.ts';
+import { fetchObservations, fetchReplayMarket, type ReplayUpstreams } from './fetch.ts';
+import { formatReplay } from './format.ts';
+import { marketFromEventJson, marketFromLabels, type ReplayMarket } from './market.ts';
+import { OBSERVATION_FORMATS, parseObservationFile, type ObservationFormat } from './observations.ts';
+import { runReplay } from './run.ts';
+
+export const REPLAY_HELP = `Replay (offline check of a past city-day through the live engine):
+  replay --city <slug> --date YYYY-MM-DD [--observations <file>] [--format wu|metar|csv]
+         [--market <gamma-event.json> | --buckets "<label>,<label>,..."] [--json]
+      observations: weather.com JSON, METAR JSON or CSV time,temp,unit (format guessed unless --format);
+      without a file they are fetched from WEATHER_SOURCE (wu: any past day, needs WU_API_KEY;
+      metar: the last 48 hours). Without --market/--buckets the event is fetched from GAMMA_URL and
+      its resolution compared. Exit codes: 0 ran (whatever the match), 1 upstream failure, 2 bad input.
+`;
+
+/** What the command needs from the process; main.ts wires the real ones, tests their own. */
+export type ReplayIo = {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readFile(path: string): string;
+  clock: Clock;
+  catalog: Catalog;
+  /** Read only when something must be fetched, so a file-only replay never needs configuration. */
+  upstreams(): ReplayUpstreams;
+};
+
+export const REPLAY_EXIT = { ok: 0, failure: 1, input: 2 } as const;
+
+export async function replayCommand(argv: readonly string[], io: ReplayIo): Promise<number> {
+  try {
+    const flags = parseFlags(argv, { strings: ['city', 'date', 'observations', 'format', 'market', 'buckets'], booleans: ['json'] });
+    const slug = requireValue(flags, 'city');
+    const date = requireValue(flags, 'date');
+    const city = io.catalog.get(slug);
+    if (!city) throw new UsageError(`unknown or inactive city ${JSON.stringify(slug)} (GET /v1/cities lists the active ones)`);
+    if (!isValidDate(date)) throw new UsageError(`--date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(date)}`);
+    const format = flags.values.format;
+    if (format !== undefined && !(OBSERVATION_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${OBSERVATION_FORMATS.join(', ')}`);
+    if (flags.values.market !== undefined && flags.values.buckets !== undefined) throw new UsageError('give --market or --buckets, not both');
+
+    // Inputs are all read before anything is fetched, so a bad file fails fast and offline.
+    const obsPath = flags.values.observations;
+    const fromFile = obsPath === undefined ? null : { path: obsPath, ...parseObservationFile(readInput(io, obsPath, 'observations'), city, format as ObservationFormat | undefined) };
+    let market: ReplayMarket | null = null;
+    if (flags.values.buckets !== undefined) market = marketFromLabels(flags.values.buckets);
+    else if (flags.values.market !== undefined) market = marketFromEventJson(parseJson(readInput(io, flags.values.market, 'market'), 'market'));
+
+    const upstreams = fromFile && market ? null : io.upstreams();
+    const obs = fromFile
+      ? { source: `${fromFile.format} file ${fromFile.path}`, observations: fromFile.observations }
+      : await fetchObservations(upstreams!, city, date, io.clock);
+    market ??= await fetchReplayMarket(upstreams!, city, date);
+
+    const result = runReplay({ city, date, observations: obs.observations, source: obs.source, market });
+    io.stdout(flags.on.has('json') ? `${JSON.stringify(result, null, 2)}\n` : `${formatReplay(result)}\n`);
+    return REPLAY_EXIT.ok;
+  } catch (err) {
+    if (err instanceof UsageError) { io.stderr(`isocast replay: ${err.message}\n\n${REPLAY_HELP}`); return REPLAY_EXIT.input; }
+    if (err instanceof ReplayInputError) { io.stderr(`isocast replay: ${err.message}\n`); return REPLAY_EXIT.input; }
+    const msg = err instanceof UpstreamError ? `${err.upstream}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    io.stderr(`isocast replay: ${msg}\n`);
+    return REPLAY_EXIT.failure;
+  }
+}
+
+function readInput(io: ReplayIo, path: string, what: string): string {
+  try {
+    return io.readFile(path);
+  } catch (err) {
+    throw new ReplayInputError(`cannot read ${what} file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ReplayInputError(`${what} file is not JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,54 @@
+import type { CityRecord } from '../cities/catalog.ts';
+import { localDayBounds } from '../cities/local-day.ts';
+import type { Observation } from '../buckets/daily-high.ts';
+import type { Clock } from '../lib/clock.ts';
+import { createMetarWeather } from '../sources/weather/metar.ts';
+import { createWuWeather } from '../sources/weather/wu.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+import { ReplayInputError } from './errors.ts';
+import { fetchMarket, type ReplayMarket } from './market.ts';
+
+/**
+ * Replay without files: the day's observations and its market through the live adapters, with
+ * the configured upstream URLs (config GAMMA_URL, WEATHER_SOURCE, WEATHER_URL + WU_API_KEY,
+ * METAR_URL). weather.com serves any past local day; aviationweather.gov only recent hours.
+ */
+export type ReplayUpstreams = {
+  weatherSource: 'wu' | 'metar';
+  weatherUrl: string;
+  wuApiKey?: string;
+  metarUrl: string;
+  gammaUrl: string;
+  timeoutMs?: number;
+};
+
+/** The METAR adapter asks for at most 48 hours back, counted from now, plus one hour of margin. */
+export const METAR_REACH_MS = 47 * 3_600_000;
+
+export async function fetchObservations(up: ReplayUpstreams, city: CityRecord, date: string, clock: Clock): Promise<{ source: string; observations: Observation[] }> {
+  const { startMs } = localDayBounds(city.timezone, date);
+  const now = clock.now();
+  if (startMs > now) throw new ReplayInputError(`${date} has not begun yet in ${city.timezone}; nothing to fetch`);
+  let weather: WeatherSource;
+  if (up.weatherSource === 'wu') {
+    if (!up.wuApiKey) throw new ReplayInputError('WEATHER_SOURCE=wu needs WU_API_KEY to fetch weather.com history (or pass --observations <file>)');
+    weather = createWuWeather({ baseUrl: up.weatherUrl, apiKey: up.wuApiKey, timeoutMs: up.timeoutMs });
+  } else {
+    if (now - startMs > METAR_REACH_MS) {
+      const hours = Math.ceil((now - startMs) / 3_600_000);
+      throw new ReplayInputError(`aviationweather.gov METARs reach back 48 hours, and ${city.slug}'s ${date} began ${hours} hours ago; `
+        + 'set WEATHER_SOURCE=wu (with WU_API_KEY) for older days, or pass --observations <file>');
+    }
+    weather = createMetarWeather({ baseUrl: up.metarUrl, clock, timeoutMs: up.timeoutMs });
+  }
+  const got = (await weather.observe([{ city, date }])).get(city.slug);
+  if (got === undefined) throw new Error(`${weather.name} returned nothing for ${city.slug}`);
+  if (got instanceof Error) throw got;
+  return { source: weather.name, observations: got };
+}
+
+export async function fetchReplayMarket(up: ReplayUpstreams, city: CityRecord, date: string): Promise<ReplayMarket> {
+  const market = await fetchMarket({ baseUrl: up.gammaUrl, timeoutMs: up.timeoutMs ?? 8_000 }, city, date);
+  if (!market) throw new ReplayInputError(`Gamma has no daily-high event for ${city.slug} on ${date}; pass --market <file> or --buckets "<labels>"`);
+  return market;
+}

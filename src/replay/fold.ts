@@ -1,0 +1,40 @@
+import type { TempUnit } from '../cities/catalog.ts';
+import type { BucketRange } from '../buckets/labels.ts';
+import { dailyHighReading, type Observation } from '../buckets/daily-high.ts';
+import { detect, type DayState, type Detection } from '../signals/detect.ts';
+
+/**
+ * A city-day played back as a poller ticking right after every observation would have seen it.
+ * Each step is exactly the poller's per-reading path: `dailyHighReading` over everything observed
+ * so far (the local-day window and the rounding rule live there) and then `detect` against the
+ * state the previous step left (the poller runs the same `detect` against its committed state).
+ * Nothing here re-implements a rule: observations outside the local day simply never move
+ * `dailyHighReading`, so they produce no step, as live.
+ */
+export type CityDay = { timezone: string; date: string; unit: TempUnit };
+
+export type FoldStep = {
+  /** The observation instant whose arrival produced this step. */
+  atMs: number;
+  /** The day's high so far, whole degrees of `day.unit`. */
+  reading: number;
+  detection: Detection;
+};
+
+export function foldDay(observations: readonly Observation[], day: CityDay, buckets: readonly BucketRange[], initial: DayState | null = null): { steps: FoldStep[]; state: DayState | null } {
+  const sorted = [...observations].sort((a, b) => a.atMs - b.atMs);
+  const steps: FoldStep[] = [];
+  let state = initial;
+  for (let i = 0; i < sorted.length; i++) {
+    const atMs = sorted[i]!.atMs;
+    // Reports sharing one instant (a METAR and its SPECI) arrive together, as in one poll.
+    if (i + 1 < sorted.length && sorted[i + 1]!.atMs === atMs) continue;
+    const reading = dailyHighReading(sorted.slice(0, i + 1), day.timezone, day.date, day.unit);
+    if (reading === null) continue;
+    const detection = detect(state, reading, buckets);
+    if (!detection.changed) continue;
+    steps.push({ atMs, reading, detection });
+    state = detection.next;
+  }
+  return { steps, state };
+}

@@ -1,0 +1,39 @@
+import type { ReplayReading, ReplayResult } from './run.ts';
+
+/**
+ * Human-readable replay. Times are shown in the city's local time with its UTC offset, because the
+ * local calendar day is what decides which observations count, and in UTC for matching raw data.
+ */
+export function formatReplay(r: ReplayResult): string {
+  const at = (iso: string) => `${localTime(r.timezone, Date.parse(iso))} (${iso.slice(11, 16)}Z)`;
+  const rd = (x: ReplayReading) => `${x.reading}°${x.unit} ${x.bucket ?? '(no bucket)'}`;
+  const lines: string[] = [];
+  lines.push(`replay ${r.city} ${r.date}  ${r.displayName}, ${r.timezone}`);
+  lines.push(`local day   ${r.localDay.start} .. ${r.localDay.end} (${r.localDay.hours} h)`);
+  lines.push(`buckets     ${r.buckets.join(' | ')}`);
+  const o = r.observations;
+  lines.push(`observations ${o.total} from ${o.source}: ${o.inDay} in the local day, ${o.outsideDay} outside (ignored)`);
+  lines.push(r.baseline ? `baseline    ${rd(r.baseline)} at ${at(r.baseline.observedAt)} (sets the day, emits nothing)` : 'baseline    none');
+  if (r.signals.length === 0) lines.push('signals     none would have fired');
+  for (const s of r.signals) lines.push(`signal #${s.seq}  ${rd(s.old)} -> ${rd(s.new)}  at ${at(s.observedAt)}`);
+  lines.push(r.final ? `final high  ${rd(r.final)}  (first seen ${at(r.final.observedAt)})` : 'final high  none (no observation in the local day)');
+  if (r.market.slug) lines.push(`market      ${r.market.slug} (${r.market.origin})`);
+  if (r.market.resolvedBucket !== null) lines.push(`resolved    ${r.market.resolvedBucket}  match: ${r.match}`);
+  else if (r.market.origin !== 'labels') lines.push('resolved    not yet (no bucket has outcomePrices ["1","0"])');
+  for (const n of r.notes) lines.push(`note        ${n}`);
+  return lines.join('\n');
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** `2026-11-01 01:30 GMT-4`: date, wall time and the offset then in force (tells the two 01:30s apart). */
+export function localTime(timeZone: string, ms: number): string {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', timeZoneName: 'shortOffset' });
+    formatters.set(timeZone, f);
+  }
+  const p: Record<string, string> = {};
+  for (const part of f.formatToParts(ms)) p[part.type] = part.value;
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${p.timeZoneName === 'GMT' ? 'GMT+0' : p.timeZoneName}`;
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import type { CityRecord } from '../cities/catalog.ts';
+import { eventSlugs } from '../cities/market-slug.ts';
+import { orderBuckets, parseLabel, type BucketRange } from '../buckets/labels.ts';
+import { UpstreamError } from '../lib/errors.ts';
+import { fetchGammaEventJson, parseGammaEvent, type GammaOptions } from '../sources/market/gamma.ts';
+import { ReplayInputError } from './errors.ts';
+
+/**
+ * The bucket ladder a replay reads the day against, and how the market resolved when that is
+ * known. The ladder comes from the live Gamma parser (src/sources/market/gamma.ts) whether the
+ * event is a file or fetched, or from labels typed on the command line through the same label
+ * parser, so every label shape the poller accepts is accepted here and nothing else.
+ */
+export type ReplayMarket = {
+  origin: 'file' | 'labels' | 'gamma';
+  slug: string | null;
+  url: string | null;
+  buckets: BucketRange[];
+  /** The bucket whose YES paid out (`outcomePrices` 1 for Yes); null while unresolved or unknown. */
+  resolvedBucket: string | null;
+};
+
+/** `"62°F or below,63-64°F,..."`: labels hold no commas, so a plain split is enough. */
+export function marketFromLabels(list: string): ReplayMarket {
+  const labels = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (labels.length === 0) throw new ReplayInputError('--buckets needs at least one label');
+  const ranges: BucketRange[] = [];
+  for (const label of labels) {
+    const r = parseLabel(label);
+    if (!r) throw new ReplayInputError(`--buckets: ${JSON.stringify(label)} is not a bucket label (like 40-41°F, 14°C, 27°F or below, 38°F or higher)`);
+    ranges.push(r);
+  }
+  const ordered = orderBuckets(ranges);
+  if (!ordered.ok) throw new ReplayInputError(`--buckets: ${ordered.reason}`);
+  return { origin: 'labels', slug: null, url: null, buckets: ordered.buckets, resolvedBucket: null };
+}
+
+/** A Gamma event as saved from `/events?slug=` (the array the API returns, or one event of it). */
+export function marketFromEventJson(json: unknown, origin: 'file' | 'gamma' = 'file'): ReplayMarket {
+  let raw = json;
+  if (Array.isArray(json)) {
+    if (json.length !== 1) throw new ReplayInputError(`market file holds ${json.length} events; save exactly one`);
+    raw = json[0];
+  }
+  try {
+    const event = parseGammaEvent(raw);
+    return { origin, slug: event.slug, url: event.url, buckets: event.buckets, resolvedBucket: resolvedBucket(raw) };
+  } catch (err) {
+    if (err instanceof UpstreamError && origin === 'file') throw new ReplayInputError(`market file: ${err.message}`);
+    throw err;
+  }
+}
+
+const jsonStrings = z.union([z.array(z.string()), z.string().transform((s) => {
+  try { const v: unknown = JSON.parse(s); return Array.isArray(v) ? v.map(String) : []; } catch { return []; }
+})]);
+const Resolution = z.object({
+  markets: z.array(z.looseObject({ groupItemTitle: z.string(), outcomes: jsonStrings.optional(), outcomePrices: jsonStrings.optional() })),
+});
+
+/**
+ * A resolved event has exactly one market whose Yes price is exactly 1 (`["1", "0"]`); live and
+ * merely lopsided prices (`"0.9995"`) are not a resolution.
+ */
+export function resolvedBucket(raw: unknown): string | null {
+  const parsed = Resolution.safeParse(raw);
+  if (!parsed.success) return null;
+  const winners = parsed.data.markets.filter((m) => {
+    const yesAt = Math.max(0, (m.outcomes ?? ['Yes']).findIndex((o) => o.toLowerCase() === 'yes'));
+    const price = m.outcomePrices?.[yesAt];
+    return price !== undefined && Number(price) === 1;
+  });
+  return winners.length === 1 ? winners[0]!.groupItemTitle : null;
+}
+
+/**
+ * The (city, date) event from Gamma: both slug forms (with the year, the newer one, first) and,
+ * if the plain lookup finds nothing, again with `closed=true`, because past events are closed and
+ * Gamma has not always returned closed events to an unfiltered query.
+ */
+export async function fetchMarket(opts: GammaOptions, city: CityRecord, date: string): Promise<ReplayMarket | null> {
+  const { withYear, withoutYear } = eventSlugs(city.marketToken, date);
+  for (const filters of ['', 'closed=true']) {
+    for (const slug of [withYear, withoutYear]) {
+      const raw = await fetchGammaEventJson(opts, slug, filters);
+      if (raw !== null) return marketFromEventJson(raw, 'gamma');
+    }
+  }
+  return null;
+}

@@ -1,0 +1,100 @@
+import type { CityRecord, TempUnit } from '../cities/catalog.ts';
+import { localDayBounds } from '../cities/local-day.ts';
+import { bucketFor } from '../buckets/assign.ts';
+import { dailyHigh, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
+import { resolveReading } from '../buckets/rounding.ts';
+import { foldDay } from './fold.ts';
+import type { ReplayMarket } from './market.ts';
+
+/**
+ * One city-day replayed (pure: observations and the ladder come in, nothing is fetched or stored).
+ * Signals are numbered from 1 within the replayed day; live `seq` continues across days.
+ */
+export type ReplayReading = { reading: number; unit: TempUnit; bucket: string | null };
+
+export type ReplaySignal = {
+  seq: number;
+  old: ReplayReading;
+  new: ReplayReading;
+  /** The observation whose arrival made the high cross into the new bucket. */
+  observedAt: string;
+};
+
+export type ReplayResult = {
+  city: string;
+  displayName: string;
+  date: string;
+  timezone: string;
+  localDay: { start: string; end: string; hours: number };
+  /** Unit of the ladder, which is the unit readings resolve in (see `notes` when it is not the city's). */
+  unit: TempUnit;
+  buckets: string[];
+  observations: { source: string; total: number; inDay: number; outsideDay: number };
+  baseline: (ReplayReading & { observedAt: string }) | null;
+  signals: ReplaySignal[];
+  final: (ReplayReading & { observedAt: string }) | null;
+  market: { origin: ReplayMarket['origin']; slug: string | null; url: string | null; resolvedBucket: string | null };
+  /** Present only when the market's resolution is known. */
+  match?: boolean;
+  notes: string[];
+};
+
+export type ReplayInput = { city: CityRecord; date: string; observations: readonly Observation[]; source: string; market: ReplayMarket };
+
+export function runReplay(input: ReplayInput): ReplayResult {
+  const { city, date, market } = input;
+  const unit = market.buckets[0]!.unit;
+  const day = { timezone: city.timezone, date, unit };
+  const { startMs, endMs } = localDayBounds(city.timezone, date);
+  const inDay = input.observations.filter((o) => Number.isFinite(o.temp) && o.atMs >= startMs && o.atMs < endMs).length;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  const { steps } = foldDay(input.observations, day, market.buckets);
+  let baseline: ReplayResult['baseline'] = null;
+  const signals: ReplaySignal[] = [];
+  for (const s of steps) {
+    const d = s.detection;
+    if (d.baseline) baseline = { reading: d.next.high, unit, bucket: d.next.bucket, observedAt: iso(s.atMs) };
+    if (d.crossing) {
+      signals.push({
+        seq: signals.length + 1,
+        old: { reading: d.crossing.old.reading, unit, bucket: d.crossing.old.bucket },
+        new: { reading: d.crossing.new.reading, unit, bucket: d.crossing.new.bucket },
+        observedAt: iso(s.atMs),
+      });
+    }
+  }
+
+  const highObs = dailyHigh(input.observations, city.timezone, date);
+  const high = dailyHighReading(input.observations, city.timezone, date, unit);
+  const final = highObs === null || high === null ? null
+    : { reading: high, unit, bucket: bucketFor(high, market.buckets)?.label ?? null, observedAt: iso(highObs.atMs) };
+
+  const notes: string[] = [];
+  if (unit !== city.unit) {
+    notes.push(`the market's buckets are in °${unit} while ${city.displayName} resolves in °${city.unit} today: readings are resolved in °${unit}, as this market was written`);
+  }
+  if (final && final.bucket === null) notes.push(`the day's high ${final.reading}°${unit} falls in a gap of the ladder`);
+  if (inDay === 0) notes.push('no observation falls inside the local day');
+  if (highObs && highObs.unit !== unit && Number.isInteger(highObs.temp)) {
+    notes.push(`observations are whole °${highObs.unit}; converted to °${unit} they can be off by one degree (${highObs.temp}°${highObs.unit} -> ${resolveReading(highObs.temp, highObs.unit, unit)}°${unit})`);
+  }
+
+  const result: ReplayResult = {
+    city: city.slug,
+    displayName: city.displayName,
+    date,
+    timezone: city.timezone,
+    localDay: { start: iso(startMs), end: iso(endMs), hours: (endMs - startMs) / 3_600_000 },
+    unit,
+    buckets: market.buckets.map((b) => b.label),
+    observations: { source: input.source, total: input.observations.length, inDay, outsideDay: input.observations.length - inDay },
+    baseline,
+    signals,
+    final,
+    market: { origin: market.origin, slug: market.slug, url: market.url, resolvedBucket: market.resolvedBucket },
+    notes,
+  };
+  if (market.resolvedBucket !== null) result.match = final?.bucket === market.resolvedBucket;
+  return result;
+}
