@@ -1,0 +1,14 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runChaos } from './run.ts';
+import { formatTable } from './invariants.ts';
+
+/**
+ * The short crash suite inside `npm test`: three rounds of SIGKILL under load against a real
+ * server process, then every invariant (the full 20-round run is `npm run chaos`).
+ */
+test('crash suite: 3 rounds of kill -9 under load keep every invariant', { timeout: 90_000 }, async () => {
+  const report = await runChaos({ rounds: 3, killAfterMs: [300, 1_500] });
+  assert.ok(report.stats.payments > 0 && report.stats.raises > 0, 'the load ran');
+  assert.ok(report.ok, `seed ${report.seed}\n${formatTable(report.checks)}`);
+});
