@@ -1,6 +1,6 @@
 /**
  * Measures the single binary: file size, time from spawn to the first HTTP 200 on /health
- * (median of RUNS starts), and resident memory once idle. The binary is copied alone into a
+ * (median of RUNS starts), the CPU time spent by then, and resident memory once idle. The binary is copied alone into a
  * temp directory and started the way an operator would, on 127.0.0.1 only.
  *
  * Usage: node scripts/measure-binary.ts [--json] [--no-source]
@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BINARY, ROOT, binaryIsStale, buildBinary } from './build-binary.ts';
 
@@ -19,7 +19,7 @@ const RUNS = 7;
 const IDLE_MS = 2_000;
 const START_TIMEOUT_MS = 30_000;
 
-type Run = { startMs: number; rssMiB: number };
+type Run = { startMs: number; cpuMs: number; rssMiB: number };
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -49,6 +49,17 @@ function rssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/**
+ * CPU time (user + system) the process has used so far. Unlike wall time it barely moves when
+ * other work competes for the cores, so it is the figure to compare across busy machines.
+ * /proc counts in clock ticks (100 per second on Linux), hence 10 ms resolution.
+ */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One start: spawn, poll /health every 2 ms until 200, wait idle, read RSS, SIGTERM. */
@@ -67,12 +78,13 @@ async function once(cmd: string, args: string[], cwd: string, env: NodeJS.Proces
       await sleep(2);
     }
     const startMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const cpu = cpuMs(child.pid ?? 0);
     await sleep(IDLE_MS);
     const rss = rssMiB(child.pid ?? 0);
     child.kill('SIGTERM');
     const code = await exited;
     if (code !== 0) throw new Error(`exit code ${code} after SIGTERM: ${stderr}`);
-    return { startMs, rssMiB: rss };
+    return { startMs, cpuMs: cpu, rssMiB: rss };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
@@ -96,6 +108,7 @@ async function series(label: string, cmd: string, args: string[], cwd: string, e
     medianStartMs: round(median(starts)),
     minStartMs: round(Math.min(...starts)),
     maxStartMs: round(Math.max(...starts)),
+    medianCpuMsToFirst200: round(median(runs.map((r) => r.cpuMs))),
     medianRssIdleMiB: round(median(runs.map((r) => r.rssMiB))),
   };
 }
@@ -119,12 +132,13 @@ async function main(): Promise<void> {
     }
     const sizeMiB = round(statSync(BINARY).size / 1024 / 1024);
     if (json) {
-      process.stdout.write(`${JSON.stringify({ sizeMiB, runs: RUNS, idleMs: IDLE_MS, results }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ sizeMiB, runs: RUNS, idleMs: IDLE_MS, loadAverage: loadavg(), results }, null, 2)}\n`);
       return;
     }
+    log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
     log(`binary size: ${sizeMiB} MiB (${BINARY})`);
     for (const r of results) {
-      log(`${r.label}: spawn to first /health 200 median ${r.medianStartMs} ms over ${RUNS} runs (min ${r.minStartMs}, max ${r.maxStartMs}; first cold start ${r.firstStartMs} ms); RSS idle after ${IDLE_MS / 1000} s median ${r.medianRssIdleMiB} MiB`);
+      log(`${r.label}: spawn to first /health 200 median ${r.medianStartMs} ms over ${RUNS} runs (min ${r.minStartMs}, max ${r.maxStartMs}; first cold start ${r.firstStartMs} ms); CPU used by then median ${r.medianCpuMsToFirst200} ms; RSS idle after ${IDLE_MS / 1000} s median ${r.medianRssIdleMiB} MiB`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
