@@ -11,6 +11,9 @@ import { reply } from './lib/http.ts';
 import type { Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { metricsDocs, metricsRoutes } from './ops/metrics-routes.ts';
+import { registerDbGauges } from './ops/db-gauges.ts';
+import { adminDocs, adminRoutes } from './admin/routes.ts';
+import type { PollerHealthInput } from './admin/report.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
 import type { Catalog } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes } from './cities/routes.ts';
@@ -47,13 +50,15 @@ export type AppDeps = {
   chainVerifier?: TypedDataVerifier;
   /** Shared with the poller and workers so /metrics shows them too; a private one if absent. */
   metrics?: Metrics;
+  /** The poller's in-memory per-city state for the operator page (main.ts passes poller.health). */
+  pollerHealth?: () => PollerHealthInput;
 };
 
 /** Request bodies are small JSON objects; anything larger is refused before it is read. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** Every route the app serves, for the OpenAPI document and the 405 check. */
-export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...deliveryDocs, ...metricsDocs, ...subscribeDocs, ...paidSignalsDocs, ...discoveryDocs];
+export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...deliveryDocs, ...metricsDocs, ...adminDocs, ...subscribeDocs, ...paidSignalsDocs, ...discoveryDocs];
 
 /** Builds the HTTP app. It never listens, opens files or starts timers: main.ts does. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -66,6 +71,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metrics = deps.metrics ?? createMetrics();
   const latency = metrics.histogram('isocast_http_request_duration_seconds', 'HTTP request latency by route pattern and status',
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
+  registerDbGauges(metrics, db);
 
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
@@ -91,10 +97,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
   const messenger = deps.messenger ?? createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL }));
-  const plane = paymentPlaneFor(deps);
+  const plane = paymentPlaneFor({ ...deps, metrics });
   app.route('/', subscribeRoutes({ plane, isCity }));
   app.route('/', paidSignalsRoutes({ db, plane, reader: signals, sanctions: deps.sanctions, isCity }));
   app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));
+  app.route('/', adminRoutes({ db, catalog, clock, adminToken: config.ADMIN_TOKEN, paymentMode: config.PAYMENT_MODE, feed: config.FEED, pollerHealth: deps.pollerHealth }));
   app.route('/', discoveryRoutes({
     docs: ROUTE_DOCS, baseUrl: config.BASE_URL, termsUrl: config.TERMS_URL, apiVersion: API_VERSION, disclaimer,
     paymentMode: config.PAYMENT_MODE, payTo: payTo(config), usdc: config.USDC_ADDRESS, cities: catalog.active,

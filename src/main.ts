@@ -107,15 +107,15 @@ async function serve(argv: string[]): Promise<void> {
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   const outbox = createOutbox(db, systemClock);
   const delivery = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: config.TERMS_URL, metrics });
-  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier });
-
-  const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
-    logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
-  });
   const poller = createPoller({
     db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS, metrics,
     onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(),
     ...createFeed(config, { db, clock: systemClock, logger }),
+  });
+  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health });
+
+  const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
+    logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
   });
   poller.start();
   delivery.start();

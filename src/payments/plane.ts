@@ -2,14 +2,16 @@ import type { Address, Hex } from 'viem';
 import type { Db } from '../db/open.ts';
 import { MOCK_PAY_TO, payTo, type Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
+import { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { applyPurchase, entitlementOf } from '../entitlements/store.ts';
 import { issueReceipt } from '../entitlements/receipts.ts';
 import { matchBinding } from './binding.ts';
 import { paymentRequired, type ChallengeInput } from './envelope.ts';
-import { bindingMismatch, refundQueued, sanctioned, screeningUnavailable, settleFailed, verifyFailed } from './errors.ts';
+import { PAYMENT_ERRORS, bindingMismatch, refundQueued, sanctioned, screeningUnavailable, settleFailed, verifyFailed } from './errors.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import type { PaymentRequirementsV1, SettleOutcome, Settler } from './settlers/settler.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
@@ -33,7 +35,25 @@ export type PaymentPlaneDeps = {
   baseUrl: string;
   termsUrl: string;
   chainVerifier?: TypedDataVerifier;
+  /** Purchase attempts by outcome and settled micro-USDC go here for /metrics. */
+  metrics?: Metrics;
 };
+
+/** The `outcome` label of isocast_payments_total for each way a purchase can end. */
+const OUTCOME_BY_ERROR: Record<string, string> = {
+  [PAYMENT_ERRORS.verify]: 'verification_failed',
+  [PAYMENT_ERRORS.binding]: 'binding_mismatch',
+  [PAYMENT_ERRORS.settle]: 'settlement_failed',
+  [PAYMENT_ERRORS.sanctioned]: 'sanctioned',
+  [PAYMENT_ERRORS.screening]: 'screening_unavailable',
+  [PAYMENT_ERRORS.entitlement]: 'entitlement_failed',
+};
+
+export function paymentOutcome(result: unknown): string {
+  if (result instanceof ApiError) return OUTCOME_BY_ERROR[result.message] ?? 'rejected';
+  if (result instanceof Error) return 'error';
+  return (result as { idempotent: boolean }).idempotent ? 'idempotent' : 'settled';
+}
 
 export type Purchase = {
   payer: string;
@@ -57,6 +77,8 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   // Attempts running in this process, so identical concurrent requests wait for the one that
   // claimed the row instead of reporting a half-finished state.
   const inflight = new Map<string, Promise<Purchase>>();
+  const outcomes = deps.metrics?.counter('isocast_payments_total', 'Purchase attempts with an X-Payment header, by outcome');
+  const settledMicro = deps.metrics?.counter('isocast_payments_settled_micro_usdc_total', 'Micro-USDC of payments newly settled and applied, by city');
 
   const challenge = (city: string, count: number, resourcePath: string, opts: Pick<ChallengeInput, 'error' | 'exhaustion'> = {}): PaymentRequiredBody =>
     paymentRequired({
@@ -175,48 +197,60 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
 
     /** The whole paid flow for one X-Payment header and an already validated (city, count). */
     async purchase(header: string, city: string, count: number, resourcePath: string): Promise<Purchase> {
-      const decoded = decodeXPayment(header);
-      if (!decoded.ok) throw verifyFailed(decoded.reason);
-      const p = decoded.value;
-      const nowSeconds = Math.floor(clock.now() / 1000);
-      const verified = await verifyPayment(p, {
-        usdc: deps.usdc, payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro, nowSeconds, chainVerifier: deps.chainVerifier,
-      });
-      if (!verified.ok) throw verifyFailed(verified.reason);
-      const payer = verified.payer;
-      if (deps.sanctions.has(payer)) {
-        logger.warn('sanctioned payer refused', { payer, city, count });
-        throw sanctioned();
-      }
-      if (!deps.sanctions.available(deps.ofacRequired)) throw screeningUnavailable();
-      const bound = matchBinding(deps.secret, { payer, city, count, nonce: p.authorization.nonce, nowSeconds, validBefore: Number(p.authorization.validBefore) });
-      if (bound === null) throw bindingMismatch();
-
-      const key = `${payer}:${p.authorization.nonce}`;
-      const running = inflight.get(key);
-      if (running) {
-        const first = await running;
-        return stateOf(store.get(first.paymentId)!, true, true);
-      }
-      const attempt = claimAndSettle(p, payer, city, count, resourcePath);
-      inflight.set(key, attempt);
       try {
-        return await attempt;
-      } finally {
-        inflight.delete(key);
+        const p = await purchaseOnce(header, city, count, resourcePath);
+        outcomes?.inc({ outcome: paymentOutcome(p) });
+        if (!p.idempotent) settledMicro?.inc({ city: p.city }, bundlePrice(p.count).totalMicro);
+        return p;
+      } catch (err) {
+        outcomes?.inc({ outcome: paymentOutcome(err) });
+        throw err;
       }
     },
   };
+
+  async function purchaseOnce(header: string, city: string, count: number, resourcePath: string): Promise<Purchase> {
+    const decoded = decodeXPayment(header);
+    if (!decoded.ok) throw verifyFailed(decoded.reason);
+    const p = decoded.value;
+    const nowSeconds = Math.floor(clock.now() / 1000);
+    const verified = await verifyPayment(p, {
+      usdc: deps.usdc, payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro, nowSeconds, chainVerifier: deps.chainVerifier,
+    });
+    if (!verified.ok) throw verifyFailed(verified.reason);
+    const payer = verified.payer;
+    if (deps.sanctions.has(payer)) {
+      logger.warn('sanctioned payer refused', { payer, city, count });
+      throw sanctioned();
+    }
+    if (!deps.sanctions.available(deps.ofacRequired)) throw screeningUnavailable();
+    const bound = matchBinding(deps.secret, { payer, city, count, nonce: p.authorization.nonce, nowSeconds, validBefore: Number(p.authorization.validBefore) });
+    if (bound === null) throw bindingMismatch();
+
+    const key = `${payer}:${p.authorization.nonce}`;
+    const running = inflight.get(key);
+    if (running) {
+      const first = await running;
+      return stateOf(store.get(first.paymentId)!, true, true);
+    }
+    const attempt = claimAndSettle(p, payer, city, count, resourcePath);
+    inflight.set(key, attempt);
+    try {
+      return await attempt;
+    } finally {
+      inflight.delete(key);
+    }
+  }
 }
 
 
 /** The plane as configured: effective settlement wallet, USDC address, public addresses. */
 export function paymentPlaneFor(d: {
-  config: Config; db: Db; secret: Buffer; settler: Settler; sanctions: SanctionsList; clock: Clock; logger: Logger; chainVerifier?: TypedDataVerifier;
+  config: Config; db: Db; secret: Buffer; settler: Settler; sanctions: SanctionsList; clock: Clock; logger: Logger; chainVerifier?: TypedDataVerifier; metrics?: Metrics;
 }): PaymentPlane {
   return createPaymentPlane({
     db: d.db, secret: d.secret, settler: d.settler, sanctions: d.sanctions, ofacRequired: d.config.OFAC_REQUIRED, clock: d.clock,
     logger: d.logger, payTo: (payTo(d.config) ?? MOCK_PAY_TO) as Address, usdc: d.config.USDC_ADDRESS as Address,
-    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, chainVerifier: d.chainVerifier,
+    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, chainVerifier: d.chainVerifier, metrics: d.metrics,
   });
 }

@@ -10,6 +10,8 @@ export type Backoff = {
   due(city: string, nowMs: number): boolean;
   fail(city: string, nowMs: number, err: unknown): { failures: number; retryAtMs: number };
   ok(city: string): void;
+  /** The city's current failure streak and retry time, or null when it is not backing off. */
+  state(city: string): { failures: number; retryAtMs: number } | null;
 };
 
 export function createBackoff(intervalMs: number, maxMs = MAX_BACKOFF_MS): Backoff {
@@ -25,5 +27,6 @@ export function createBackoff(intervalMs: number, maxMs = MAX_BACKOFF_MS): Backo
       return next;
     },
     ok: (city) => { state.delete(city); },
+    state: (city) => state.get(city) ?? null,
   };
 }

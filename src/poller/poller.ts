@@ -3,6 +3,7 @@ import type { Catalog, CityRecord } from '../cities/catalog.ts';
 import { localDate } from '../cities/local-day.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { dailyHighReading } from '../buckets/daily-high.ts';
 import type { Observation } from '../buckets/daily-high.ts';
@@ -37,6 +38,27 @@ export type PollerDeps = {
   oddsGiveUpMs?: number;
   onSignalInTransaction?: (signal: SignalPublic) => void;
   onSignalCommitted?: (signal: SignalPublic) => void;
+  /** Ticks, tick durations, upstream errors and signals go here for /metrics. */
+  metrics?: Metrics;
+};
+
+/** What the operator page shows per city; times in epoch ms of the poller's clock. */
+export type CityPollHealth = {
+  city: string;
+  lastAttemptAtMs: number | null;
+  lastOkAtMs: number | null;
+  lastError: string | null;
+  lastErrorAtMs: number | null;
+  /** Consecutive failures; 0 when the city is not backing off. */
+  failures: number;
+  retryAtMs: number | null;
+  /** The last attempt found no market event for the city's day. */
+  noMarket: boolean;
+};
+
+export type PollerHealth = {
+  lastTick: { startedAtMs: number; durationMs: number; signals: number; errors: number } | null;
+  cities: CityPollHealth[];
 };
 
 export type TickReport = {
@@ -56,6 +78,8 @@ export type Poller = {
   tick(): Promise<TickReport>;
   /** Event page of the city's market for a date once the poller has seen that event. */
   marketUrlFor(city: CityRecord, date: string): string | null;
+  /** In-memory state since start: last tick, and per active city its last attempt, success, error and backoff. */
+  health(): PollerHealth;
 };
 
 export const ODDS_GIVE_UP_MS = 5 * 60_000;
@@ -75,18 +99,36 @@ export function createPoller(deps: PollerDeps): Poller {
     // Only recent days are asked for; the oldest entries go first (a Map keeps insertion order).
     if (urls.size > 4 * catalog.active.length + 16) urls.delete(urls.keys().next().value!);
   };
+  type CityMemo = { lastAttemptAtMs: number | null; lastOkAtMs: number | null; lastError: string | null; lastErrorAtMs: number | null; noMarket: boolean };
+  const memo = new Map<string, CityMemo>();
+  const memoOf = (slug: string): CityMemo => {
+    let m = memo.get(slug);
+    if (!m) { m = { lastAttemptAtMs: null, lastOkAtMs: null, lastError: null, lastErrorAtMs: null, noMarket: false }; memo.set(slug, m); }
+    return m;
+  };
+  let lastTick: PollerHealth['lastTick'] = null;
+  const ticks = deps.metrics?.counter('isocast_poll_ticks_total', 'Poller ticks completed');
+  const tickSeconds = deps.metrics?.histogram('isocast_poll_tick_duration_seconds', 'Wall time of one poller tick over every due city',
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]);
+  const upstreamErrors = deps.metrics?.counter('isocast_upstream_errors_total', 'Failed city polls by the upstream that failed (internal: not an upstream)');
+  const signalsEmitted = deps.metrics?.counter('isocast_signals_total', 'Signals emitted by city');
   let inFlight: Promise<TickReport> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let running = false;
 
   async function runTick(): Promise<TickReport> {
     const startedAtMs = clock.now();
+    const startedPerf = performance.now();
     const dayNow = dayClock.now();
     const report: TickReport = { startedAtMs, durationMs: 0, cities: 0, signals: [], baselines: 0, noMarket: [], backingOff: [], errors: [] };
     const fail = (city: CityRecord, err: unknown) => {
       const { failures, retryAtMs } = backoff.fail(city.slug, clock.now(), err);
       const error = describe(err);
       report.errors.push({ city: city.slug, error });
+      const m = memoOf(city.slug);
+      m.lastError = error;
+      m.lastErrorAtMs = clock.now();
+      upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
       logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
     };
 
@@ -96,12 +138,14 @@ export function createPoller(deps: PollerDeps): Poller {
       return false;
     });
     report.cities = due.length;
+    for (const c of due) memoOf(c.slug).lastAttemptAtMs = startedAtMs;
     const days = due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
 
     const withEvents = (await mapLimit(days, concurrency, async (d) => {
       try {
         const event = await market.event(d.city, d.date);
-        if (!event) { report.noMarket.push(d.city.slug); backoff.ok(d.city.slug); return null; }
+        memoOf(d.city.slug).noMarket = !event;
+        if (!event) { report.noMarket.push(d.city.slug); backoff.ok(d.city.slug); memoOf(d.city.slug).lastOkAtMs = clock.now(); return null; }
         if (event.buckets.some((b) => b.unit !== d.city.unit)) throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
         rememberUrl(`${d.city.slug}|${d.date}`, event.url);
         return { ...d, event };
@@ -123,12 +167,17 @@ export function createPoller(deps: PollerDeps): Poller {
         if (obs instanceof Error) throw obs;
         const signal = await processCity(d.city, d.date, d.event, obs, seenAtMs);
         backoff.ok(d.city.slug);
+        memoOf(d.city.slug).lastOkAtMs = clock.now();
         if (signal === 'baseline') report.baselines++;
         else if (signal) report.signals.push(signal);
       } catch (err) { fail(d.city, err); }
     });
 
     report.durationMs = clock.now() - startedAtMs;
+    lastTick = { startedAtMs, durationMs: report.durationMs, signals: report.signals.length, errors: report.errors.length };
+    ticks?.inc();
+    // Real elapsed time: the injected clock may be simulated or hand-moved.
+    tickSeconds?.observe((performance.now() - startedPerf) / 1000);
     if (report.signals.length > 0 || report.errors.length > 0) {
       logger.info('tick', { durationMs: report.durationMs, cities: report.cities, signals: report.signals.length, errors: report.errors.length, noMarket: report.noMarket.length });
     }
@@ -160,6 +209,7 @@ export function createPoller(deps: PollerDeps): Poller {
       ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds, source: weather.name, observedAtMs: seenAtMs,
     }, { inTransaction: deps.onSignalInTransaction });
     if (signal) {
+      signalsEmitted?.inc({ city: city.slug });
       logger.info('signal', { city: city.slug, seq: signal.seq, targetDate: date, from: signal.old.bucket, to: signal.new.bucket });
       try { deps.onSignalCommitted?.(signal); } catch (err) { logger.error('onSignalCommitted failed', { city: city.slug, err }); }
     }
@@ -193,6 +243,18 @@ export function createPoller(deps: PollerDeps): Poller {
     },
     tick,
     marketUrlFor: (city, date) => urls.get(`${city.slug}|${date}`) ?? null,
+    health: () => ({
+      lastTick,
+      cities: catalog.active.map((c) => {
+        const m = memo.get(c.slug);
+        const b = backoff.state(c.slug);
+        return {
+          city: c.slug, lastAttemptAtMs: m?.lastAttemptAtMs ?? null, lastOkAtMs: m?.lastOkAtMs ?? null,
+          lastError: m?.lastError ?? null, lastErrorAtMs: m?.lastErrorAtMs ?? null,
+          failures: b?.failures ?? 0, retryAtMs: b?.retryAtMs ?? null, noMarket: m?.noMarket ?? false,
+        };
+      }),
+    }),
   };
 }
 

@@ -1,0 +1,119 @@
+import type { Db } from '../db/open.ts';
+import type { Catalog } from '../cities/catalog.ts';
+import { microToUsd } from '../lib/money.ts';
+import type { AdminDataBody } from './schemas.ts';
+
+/**
+ * Builds the operator page's data from the database and the poller's in-memory state. Read-only
+ * and bounded: every list has a LIMIT, so a large database costs the same per request.
+ */
+export const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
+
+/** The poller's health as `Poller.health()` returns it (structural, so admin/ need not import poller/). */
+export type PollerHealthInput = {
+  lastTick: { startedAtMs: number; durationMs: number; signals: number; errors: number } | null;
+  cities: {
+    city: string; lastAttemptAtMs: number | null; lastOkAtMs: number | null; lastError: string | null; lastErrorAtMs: number | null;
+    failures: number; retryAtMs: number | null; noMarket: boolean;
+  }[];
+};
+
+export type ReportDeps = {
+  db: Db;
+  catalog: Catalog;
+  paymentMode: 'mock' | 'live';
+  feed: 'sim' | 'live';
+  pollerHealth?: () => PollerHealthInput;
+};
+
+const DAY_MS = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
+  const { db } = deps;
+  const q = {
+    revenue: db.prepare(`SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day, city, count(*) AS payments, sum(amount_micro) AS micro
+      FROM payments WHERE status = 'applied' AND created_at >= ? GROUP BY day, city ORDER BY day, city`),
+    totals: db.prepare(`SELECT coalesce(sum(amount_micro), 0) AS micro, count(*) AS n FROM payments WHERE status = 'applied'`),
+    payments: db.prepare(`SELECT id, created_at, payer, city, count, amount_micro, settler, tx_hash, status, error FROM payments ORDER BY id DESC LIMIT ?`),
+    refunds: db.prepare(`SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`),
+    refundTotals: db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`),
+    entitlements: db.prepare(`SELECT wallet, city, paid_through_seq, total_paid_signals, updated_at FROM entitlements ORDER BY updated_at DESC, wallet, city LIMIT ?`),
+    entitlementCount: db.prepare('SELECT count(*) FROM entitlements').pluck(),
+    signalCount: db.prepare('SELECT count(*) FROM signals').pluck(),
+    latestSeqs: db.prepare('SELECT city, max(seq) AS n FROM signals GROUP BY city'),
+    outboxCounts: db.prepare('SELECT status, count(*) AS n FROM delivery_outbox GROUP BY status'),
+    outbox: db.prepare(`SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY updated_at DESC, id DESC LIMIT ?`),
+    // The newest day row per city: the reading the poller last committed.
+    readings: db.prepare(`SELECT d.city, d.target_date, d.high, d.unit, d.bucket, d.updated_at FROM day_state d
+      WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`),
+  };
+
+  return (nowMs) => {
+    // One read transaction: every section describes the same committed state.
+    return db.transaction(() => {
+      const latest = new Map((q.latestSeqs.all() as { city: string; n: number }[]).map((r) => [r.city, r.n]));
+      const readings = new Map((q.readings.all() as { city: string; target_date: string; high: number; unit: string; bucket: string | null; updated_at: number }[])
+        .map((r) => [r.city, { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updated_at) }]));
+      const totals = q.totals.get() as { micro: number; n: number };
+      const refundTotals = q.refundTotals.get() as { n: number; micro: number };
+      const since = Date.UTC(new Date(nowMs).getUTCFullYear(), new Date(nowMs).getUTCMonth(), new Date(nowMs).getUTCDate()) - (LIMITS.revenueDays - 1) * DAY_MS;
+
+      const counts = { queued: 0, sending: 0, sent: 0, failed: 0 };
+      for (const r of q.outboxCounts.all() as { status: keyof typeof counts; n: number }[]) counts[r.status] = r.n;
+
+      const health = deps.pollerHealth?.();
+      const byCity = new Map(health?.cities.map((c) => [c.city, c]));
+      const slugs = health ? health.cities.map((c) => c.city) : deps.catalog.active.map((c) => c.slug);
+
+      return {
+        generatedAt: iso(nowMs),
+        paymentMode: deps.paymentMode,
+        feed: deps.feed,
+        totals: {
+          revenueMicro: totals.micro, revenueUsd: microToUsd(totals.micro), appliedPayments: totals.n,
+          refundsQueued: refundTotals.n, refundsQueuedMicro: refundTotals.micro,
+          signals: q.signalCount.get() as number, entitlements: q.entitlementCount.get() as number,
+        },
+        revenueByDay: (q.revenue.all(since) as { day: string; city: string; payments: number; micro: number }[])
+          .map((r) => ({ ...r, usd: microToUsd(r.micro) })),
+        recentPayments: (q.payments.all(LIMITS.payments) as Record<string, any>[]).map((r) => ({
+          id: r.id, createdAt: iso(r.created_at), wallet: r.payer, city: r.city, count: r.count, amountMicro: r.amount_micro,
+          amountUsd: microToUsd(r.amount_micro), settler: r.settler, txHash: r.tx_hash, status: r.status, error: r.error,
+        })),
+        refunds: (q.refunds.all(LIMITS.refunds) as Record<string, any>[]).map((r) => ({
+          id: r.id, paymentId: r.payment_id, createdAt: iso(r.created_at), wallet: r.wallet, amountMicro: r.amount_micro,
+          amountUsd: microToUsd(r.amount_micro), txHash: r.tx_hash, reason: r.reason, status: r.status,
+        })),
+        entitlements: (q.entitlements.all(LIMITS.entitlements) as Record<string, any>[]).map((r) => ({
+          wallet: r.wallet, city: r.city, paidThroughSeq: r.paid_through_seq, totalPaidSignals: r.total_paid_signals,
+          latestSeq: latest.get(r.city) ?? 0, updatedAt: iso(r.updated_at),
+        })),
+        deliveries: {
+          counts,
+          recent: (q.outbox.all(LIMITS.deliveries) as Record<string, any>[]).map((r) => ({
+            id: r.id, wallet: r.wallet, city: r.city, targetDate: r.target_date, bucket: r.bucket, seq: r.seq, status: r.status,
+            attempts: r.attempts, lastError: r.last_error, updatedAt: iso(r.updated_at),
+          })),
+        },
+        poller: {
+          running: health !== undefined,
+          lastTick: health?.lastTick
+            ? { startedAt: iso(health.lastTick.startedAtMs), durationMs: health.lastTick.durationMs, signals: health.lastTick.signals, errors: health.lastTick.errors }
+            : null,
+          cities: slugs.map((slug) => {
+            const h = byCity.get(slug);
+            return {
+              city: slug, displayName: deps.catalog.get(slug)?.displayName ?? slug, latestSeq: latest.get(slug) ?? 0,
+              lastReading: readings.get(slug) ?? null,
+              lastAttemptAt: isoOrNull(h?.lastAttemptAtMs ?? null), lastOkAt: isoOrNull(h?.lastOkAtMs ?? null),
+              lastError: h?.lastError ?? null, lastErrorAt: isoOrNull(h?.lastErrorAtMs ?? null),
+              failures: h?.failures ?? 0, retryAt: isoOrNull(h?.retryAtMs ?? null), noMarket: h?.noMarket ?? false,
+            };
+          }),
+        },
+      };
+    })();
+  };
+}

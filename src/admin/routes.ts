@@ -1,0 +1,72 @@
+import { Hono } from 'hono';
+import type { Clock } from '../lib/clock.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { AppEnv } from '../lib/http.ts';
+import { reply } from '../lib/http.ts';
+import { readAssetText } from '../lib/assets.ts';
+import type { RouteDoc } from '../lib/route-doc.ts';
+import { ErrorBody } from '../lib/schemas.ts';
+import { bearerMatches } from '../ops/metrics-routes.ts';
+import { createAdminReport, type ReportDeps } from './report.ts';
+import { AdminAssetParams, AdminData } from './schemas.ts';
+
+/**
+ * The operator page. Without ADMIN_TOKEN every admin path answers the same 404 as an unknown
+ * path. With it, `/admin` and its assets are a static shell holding no data; the page asks for
+ * the token, keeps it in sessionStorage and sends it as `Authorization: Bearer` to
+ * `/admin/data.json`. The token therefore never appears in a URL, a cookie or an access log.
+ */
+const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
+const ASSET_TYPES: Record<string, string> = { 'admin.css': 'text/css; charset=utf-8', 'admin.js': 'text/javascript; charset=utf-8' };
+
+export type AdminDeps = ReportDeps & { adminToken?: string; clock: Clock };
+
+export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const token = deps.adminToken;
+  // Read at start: a binary built without the page fails here, not on the operator's first visit.
+  const page = readAssetText('public/admin.html');
+  const assets = Object.fromEntries(Object.keys(ASSET_TYPES).map((f) => [f, readAssetText(`public/${f}`)]));
+  const report = createAdminReport(deps);
+
+  app.use('/admin', async (c, next) => { if (!token) return reply(c, { error: 'not found' }, 404); await next(); });
+  app.use('/admin/*', async (c, next) => { if (!token) return reply(c, { error: 'not found' }, 404); await next(); });
+
+  app.get('/admin', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...PRIVATE } }));
+  app.get('/admin/assets/:file', (c) => {
+    const file = c.req.param('file');
+    const body = assets[file];
+    if (body === undefined) return reply(c, { error: 'not found' }, 404);
+    return new Response(body, { headers: { 'content-type': ASSET_TYPES[file]!, ...PRIVATE } });
+  });
+  app.get('/admin/data.json', (c) => {
+    if (!bearerMatches(c.req.header('authorization'), token!)) throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
+    return reply(c, report(deps.clock.now()), 200, PRIVATE);
+  });
+  return app;
+}
+
+const notEnabled = { description: 'ADMIN_TOKEN is not set: the operator page is off', schema: ErrorBody };
+
+export const adminDocs: RouteDoc[] = [
+  {
+    method: 'get', path: '/admin', tags: ['operations'], summary: 'Operator page (only when ADMIN_TOKEN is set)',
+    description: 'A static page that asks for the admin token and loads /admin/data.json with it.',
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 404: notEnabled },
+  },
+  {
+    method: 'get', path: '/admin/assets/{file}', tags: ['operations'], summary: 'Stylesheet and script of the operator page',
+    params: AdminAssetParams,
+    responses: { 200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' }, 404: { description: 'not found, or the page is off', schema: ErrorBody } },
+  },
+  {
+    method: 'get', path: '/admin/data.json', tags: ['operations'], summary: 'Operator data: revenue, payments, refunds, entitlements, deliveries, poller health',
+    description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`.',
+    responses: {
+      200: { description: 'Operator data', schema: AdminData },
+      401: { description: 'admin token required', schema: ErrorBody },
+      404: notEnabled,
+    },
+  },
+];

@@ -1,0 +1,32 @@
+import type { Db } from '../db/open.ts';
+import type { Metrics } from '../lib/metrics.ts';
+
+/**
+ * Gauges read from the database at scrape time rather than counted in memory: the refund queue,
+ * open payments and the delivery outbox are durable state, so a restart must not reset them and
+ * a second process (a CLI, a crash recovery) changing them must still show. Each is one indexed
+ * or small aggregate query per scrape.
+ */
+const OUTBOX_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
+const OPEN_PAYMENT_STATUSES = ['claimed', 'settled'] as const;
+
+export function registerDbGauges(metrics: Metrics, db: Db): void {
+  const refunds = db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`);
+  const outbox = db.prepare('SELECT status, count(*) AS n FROM delivery_outbox GROUP BY status');
+  const open = db.prepare(`SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled') GROUP BY status`);
+
+  const refundCount = metrics.gauge('isocast_refunds_queued', 'Refunds owed for settled payments whose entitlement could not be applied');
+  const refundMicro = metrics.gauge('isocast_refunds_queued_micro_usdc', 'Micro-USDC owed by queued refunds');
+  const outboxRows = metrics.gauge('isocast_delivery_outbox_rows', 'Delivery outbox rows by status');
+  const openPayments = metrics.gauge('isocast_payments_open', 'Payments claimed or settled but not yet applied (in flight, or waiting for start-up reconciliation)');
+
+  metrics.collect(() => {
+    const r = refunds.get() as { n: number; micro: number };
+    refundCount.set(r.n);
+    refundMicro.set(r.micro);
+    const byStatus = new Map((outbox.all() as { status: string; n: number }[]).map((x) => [x.status, x.n]));
+    for (const status of OUTBOX_STATUSES) outboxRows.set(byStatus.get(status) ?? 0, { status });
+    const openBy = new Map((open.all() as { status: string; n: number }[]).map((x) => [x.status, x.n]));
+    for (const status of OPEN_PAYMENT_STATUSES) openPayments.set(openBy.get(status) ?? 0, { status });
+  });
+}
