@@ -53,7 +53,8 @@ function signal(city: string, seq: number): SignalPublic {
   };
 }
 
-function seed(db: Db, regs: { wallet: string; chat: string; city: string | null }[], entitled: string[]): void {
+/** Registers chats and entitles their wallets (also used by scripts/bench/poller.ts). */
+export function seed(db: Db, regs: { wallet: string; chat: string; city: string | null }[], entitled: string[]): void {
   const reg = db.prepare('INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (?, ?, ?, 0, 0)');
   const ent = db.prepare('INSERT OR REPLACE INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, ?, 1000000, 1000000, 0)');
   db.transaction(() => {
@@ -157,23 +158,26 @@ async function burst(limits: SendLimits) {
   };
 }
 
-const results = {
-  node: process.version,
-  limits: BOT_API_LIMITS,
-  latency: await latency(),
-  fanOut: await burst(BOT_API_LIMITS),
-  capacityUnpaced: await burst({ globalPerSecond: 1_000_000, chatIntervalMs: 0, groupIntervalMs: 0 }),
-};
+// Importable for its helpers; measures only when run directly.
+if (import.meta.main) {
+  const results = {
+    node: process.version,
+    limits: BOT_API_LIMITS,
+    latency: await latency(),
+    fanOut: await burst(BOT_API_LIMITS),
+    capacityUnpaced: await burst({ globalPerSecond: 1_000_000, chatIntervalMs: 0, groupIntervalMs: 0 }),
+  };
 
-if (args.includes('--json')) {
-  process.stdout.write(JSON.stringify(results, null, 2) + '\n');
-} else {
-  const { latency: l, fanOut: f, capacityUnpaced: c } = results;
-  process.stdout.write([
-    `delivery measurements (${results.node}, fake Bot API on 127.0.0.1)`,
-    `stored -> received: p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms over ${l.messages} signals (one every ${l.spacingMs} ms)`,
-    `fan-out with production pacing: ${f.messages} messages to ${f.chats} chats in ${f.totalMs} ms = ${f.sendsPerSecond} sends/s; `
-      + `max ${f.globalMaxIn1s} in any 1 s overall (limit 30), max ${f.perChatMaxIn1s} per chat in any 1 s (limit 1), min same-chat gap ${f.minGapSameChatMs} ms`,
-    `worker capacity with pacing lifted: ${c.sendsPerSecond} sends/s (${c.messages} messages in ${c.totalMs} ms)`,
-  ].join('\n') + '\n');
+  if (args.includes('--json')) {
+    process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+  } else {
+    const { latency: l, fanOut: f, capacityUnpaced: c } = results;
+    process.stdout.write([
+      `delivery measurements (${results.node}, fake Bot API on 127.0.0.1)`,
+      `stored -> received: p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms over ${l.messages} signals (one every ${l.spacingMs} ms)`,
+      `fan-out with production pacing: ${f.messages} messages to ${f.chats} chats in ${f.totalMs} ms = ${f.sendsPerSecond} sends/s; `
+        + `max ${f.globalMaxIn1s} in any 1 s overall (limit 30), max ${f.perChatMaxIn1s} per chat in any 1 s (limit 1), min same-chat gap ${f.minGapSameChatMs} ms`,
+      `worker capacity with pacing lifted: ${c.sendsPerSecond} sends/s (${c.messages} messages in ${c.totalMs} ms)`,
+    ].join('\n') + '\n');
+  }
 }

@@ -1,0 +1,216 @@
+/**
+ * `npm run bench`: every performance figure side by side in one run on 127.0.0.1, each a ratio
+ * against a physical ceiling measured in the same run (docs/performance.md has the method):
+ *
+ *   reads      GET /v1/signals (bearer, a full page of 100) and GET /v1/cities from a real
+ *              `src/main.ts serve` process, against a bare Hono process serving the identical bytes;
+ *   subscribe  POST /v1/subscribe in mock mode with pre-signed fresh authorizations, against raw
+ *              viem signature recoveries per second;
+ *   poller     detection latency (upstream change -> committed signal -> fake bot) and one tick's
+ *              time over 37, 370 and 3,700 synthetic cities (scripts/bench/poller.ts);
+ *   binary     spawn-to-first-200 and RSS idle and under the read load, next to the ceiling process.
+ *
+ * Writes bench/results.json and bench/results.md and refreshes the README's marked table.
+ * Scratch files live in bench/tmp/ (git-ignored). Flags: --quick (shorter rounds, for trying it).
+ */
+import { copyFileSync, cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { keccak256, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { payFor402 } from '../src/buyer/pay.ts';
+import { BINARY, binaryIsStale, buildBinary } from './build-binary.ts';
+import { seedSignals } from './bench/seed.ts';
+import { load, pair, type PairResult, type PairSettings } from './bench/pairs.ts';
+import { passes, table, updateReadme, type Row } from './bench/report.ts';
+import { freePort, median, NODE, ROOT, round, rssMiB, runJson, sleep, spawnServer, type Spawned } from './bench/util.ts';
+
+const QUICK = process.argv.includes('--quick');
+// `--only reads` (or subscribe): that pair alone, printed, nothing written; for before/after checks.
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const READS: PairSettings = QUICK ? { connections: 16, durationS: 2, rounds: 2, warmupS: 1 } : { connections: 16, durationS: 3, rounds: 5, warmupS: 1 };
+const CITY = 'nyc';
+const SEED_DAYS = 150; // 8 signals a day
+const BUY_COUNT = 2000;
+const BINARY_STARTS = QUICK ? 3 : 5;
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const started = Date.now();
+const RUN = join(ROOT, 'bench', 'tmp', `run-${started}`);
+mkdirSync(RUN, { recursive: true });
+const load0 = loadavg();
+
+if (!ONLY && binaryIsStale()) {
+  log('building the binary (stale or missing)');
+  await buildBinary(log);
+}
+
+// --- the server under test, seeded and with a real purchased entitlement ---
+const dataDir = join(RUN, 'data');
+const signalsSeeded = seedSignals(join(dataDir, 'isocast.db'), { city: CITY, days: SEED_DAYS });
+const serverEnv = (port: number, dir: string, home: string): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_CACHE_HOME: join(home, 'cache'), DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(port),
+  BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_MODE: 'mock', FEED: 'sim',
+  // One tick at start (baselines only), then quiet: the sim feed must not change the bytes under test.
+  POLL_INTERVAL_MS: '3600000', LOG_LEVEL: 'info',
+});
+const port = await freePort();
+const server = await spawnServer(NODE, [join(ROOT, 'src', 'main.ts'), 'serve'], { env: serverEnv(port, dataDir, RUN), port, logFile: join(RUN, 'server.log') });
+let ceiling: Spawned | null = null;
+try {
+  const reader = privateKeyToAccount(keccak256(toHex('isocast-bench-reader')));
+  const subscribeUrl = `${server.url}/v1/subscribe?city=${CITY}&count=${BUY_COUNT}`;
+  const challenge = await (await fetch(subscribeUrl, { method: 'POST' })).json();
+  const bought = await fetch(subscribeUrl, { method: 'POST', headers: { 'x-payment': (await payFor402(challenge, reader)).xPayment } });
+  const purchase = (await bought.json()) as { receiptToken: string; paidThroughSeq: number };
+  if (bought.status !== 200) throw new Error(`purchase answered ${bought.status}`);
+  const bearer = { authorization: `Bearer ${purchase.receiptToken}` };
+
+  // Capture the exact bytes the ceiling will serve.
+  const signalsPath = `/v1/signals?city=${CITY}&since=0`;
+  const pageRes = await fetch(server.url + signalsPath, { headers: bearer });
+  const page = await pageRes.text();
+  const parsedPage = JSON.parse(page) as { signals: unknown[]; more: boolean };
+  if (pageRes.status !== 200 || parsedPage.signals.length !== 100 || !parsedPage.more) throw new Error(`signals page: ${pageRes.status}, ${parsedPage.signals.length} signals`);
+  const cities = await (await fetch(`${server.url}/v1/cities`)).text();
+  writeFileSync(join(RUN, 'signals.json'), page);
+  writeFileSync(join(RUN, 'cities.json'), cities);
+  const ceilingInput = (p: number) => JSON.stringify({ port: p, routes: { '/v1/signals': join(RUN, 'signals.json'), '/v1/cities': join(RUN, 'cities.json') } });
+  const ceilingPort = await freePort();
+  ceiling = await spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'ceiling.ts'), ceilingInput(ceilingPort)], { env: process.env, port: ceilingPort, logFile: join(RUN, 'ceiling.log') });
+
+  if (ONLY) {
+    const out = ONLY === 'reads'
+      ? { signals: await pair(server.url + signalsPath, `${ceiling.url}/v1/signals`, bearer, READS), cities: await pair(`${server.url}/v1/cities`, `${ceiling.url}/v1/cities`, {}, READS) }
+      : await runJson<object>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), { url: server.url, accounts: 20, concurrency: 16, rounds: 4 });
+    process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
+    await ceiling.stop();
+    ceiling = null;
+    await server.stop();
+    rmSync(RUN, { recursive: true, force: true });
+    process.exit(0);
+  }
+  log(`reads: ${READS.rounds} rounds x ${READS.durationS} s, ${READS.connections} connections`);
+  const signals = await pair(server.url + signalsPath, `${ceiling.url}/v1/signals`, bearer, READS);
+  log(`signals ratio ${signals.ratio.toFixed(3)}`);
+  const citiesPair = await pair(`${server.url}/v1/cities`, `${ceiling.url}/v1/cities`, {}, READS);
+  log(`cities ratio ${citiesPair.ratio.toFixed(3)}`);
+
+  log('subscribe');
+  const subscribe = await runJson<{ subscribes: number; subscribesPerSec: number; recoveriesPerSec: number; ratio: number; ratioSpread: number; concurrency: number }>(
+    join(ROOT, 'scripts', 'bench', 'subscribe.ts'), { url: server.url, accounts: QUICK ? 15 : 40, concurrency: 16, rounds: QUICK ? 3 : 6 });
+  log(`subscribe ratio ${subscribe.ratio.toFixed(3)}`);
+  await server.stop();
+
+  log('binary');
+  const binary = await binaryFigures(ceilingInput, bearer, signalsPath);
+  await ceiling.stop();
+  ceiling = null;
+
+  log('poller');
+  const poller = await runJson<PollerResult>(join(ROOT, 'scripts', 'bench', 'poller.ts'), { changes: QUICK ? 20 : 40, intervalMs: 1000, sizes: [37, 370, 3_700] });
+
+  const results = {
+    generatedAt: new Date(started).toISOString(),
+    durationS: round((Date.now() - started) / 1000, 0),
+    machine: { node: process.version, cpus: availableParallelism(), cpu: cpus()[0]?.model ?? '', loadAverageAtStart: load0.map((x) => round(x, 2)), loadAverageAtEnd: loadavg().map((x) => round(x, 2)) },
+    settings: { reads: READS, seededSignals: signalsSeeded, pageBytes: Buffer.byteLength(page), citiesBytes: Buffer.byteLength(cities), quick: QUICK },
+    reads: { signals, cities: citiesPair },
+    subscribe,
+    poller,
+    binary,
+  };
+  const rows = tableRows(results);
+  const md = `${table(rows)}\n\n${footnote(results)}`;
+  writeFileSync(join(ROOT, 'bench', 'results.json'), JSON.stringify({ ...results, table: rows }, null, 2) + '\n');
+  writeFileSync(join(ROOT, 'bench', 'results.md'), `# Benchmark results\n\nWritten by \`npm run bench\`; method in docs/performance.md.\n\n${md}\n`);
+  if (!QUICK) updateReadme(join(ROOT, 'README.md'), md);
+  process.stdout.write(md + '\n');
+  rmSync(RUN, { recursive: true, force: true });
+  if (rows.some((r) => r.pass === false)) process.exitCode = 1;
+} finally {
+  if (server.child.exitCode === null) await server.stop();
+  if (ceiling) await ceiling.stop();
+}
+
+type PollerResult = {
+  latency: { changes: number; pollIntervalMs: number; committed: number; pushed: number; toCommitMs: { p50: number; p99: number; max: number }; toBotMs: { p50: number; p99: number; max: number } };
+  ticks: { cities: number; coldMs: number; steadyMs: number; crossingMs: number; steadyUsPerCity: number; crossingUsPerCity: number }[];
+};
+
+/**
+ * The binary on a copy of the seeded data (server stopped): spawn-to-first-200 median over
+ * BINARY_STARTS (after one start that extracts the addon), alternating with starts of the ceiling
+ * process; then VmRSS 2 s after start, and sampled every 200 ms under the signals read load.
+ */
+async function binaryFigures(ceilingInput: (port: number) => string, bearer: Record<string, string>, signalsPath: string) {
+  const home = join(RUN, 'bin-home');
+  const dir = join(RUN, 'bin-data');
+  mkdirSync(home, { recursive: true });
+  cpSync(join(RUN, 'data'), dir, { recursive: true });
+  const bin = join(home, 'isocast');
+  copyFileSync(BINARY, bin);
+  const startBinary = async () => { const p = await freePort(); return spawnServer(bin, ['serve'], { env: serverEnv(p, dir, home), port: p, cwd: home, logFile: join(RUN, 'binary.log') }); };
+  const startCeiling = async () => { const p = await freePort(); return spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'ceiling.ts'), ceilingInput(p)], { env: process.env, port: p, logFile: join(RUN, 'ceiling-start.log') }); };
+  await (await startBinary()).stop();
+  const binStarts: number[] = [];
+  const ceilStarts: number[] = [];
+  for (let i = 0; i < BINARY_STARTS; i++) {
+    const b = await startBinary();
+    binStarts.push(b.startMs);
+    await b.stop();
+    const c = await startCeiling();
+    ceilStarts.push(c.startMs);
+    await c.stop();
+  }
+  const under = async (s: Spawned, url: string, headers: Record<string, string>) => {
+    await sleep(2_000);
+    const idle = rssMiB(s.child.pid!);
+    const samples: number[] = [];
+    const timer = setInterval(() => samples.push(rssMiB(s.child.pid!)), 200);
+    const r = await load(url, headers, READS.connections, READS.durationS);
+    clearInterval(timer);
+    return { idleMiB: round(idle), loadMedianMiB: round(median(samples)), loadMaxMiB: round(Math.max(...samples)), rps: Math.round(r.rps) };
+  };
+  const b = await startBinary();
+  const binRss = await under(b, b.url + signalsPath, bearer).finally(() => b.stop());
+  const c = await startCeiling();
+  const ceilRss = await under(c, `${c.url}/v1/signals`, {}).finally(() => c.stop());
+  return {
+    starts: BINARY_STARTS, startMedianMs: round(median(binStarts)), startsMs: binStarts.map((x) => round(x)),
+    ceilingStartMedianMs: round(median(ceilStarts)), rss: binRss, ceilingRss: ceilRss,
+  };
+}
+
+function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number }; poller: PollerResult; binary: Awaited<ReturnType<typeof binaryFigures>> }): Row[] {
+  const rps = (x: number) => `${Math.round(x).toLocaleString('en-US')} req/s`;
+  const row = (figure: string, measured: string, ceilingText: string, ratio: number | null, target: string | null): Row =>
+    ({ figure, measured, ceiling: ceilingText, ratio, target, pass: ratio === null || target === null ? null : passes(ratio, target) });
+  const lat = r.poller.latency;
+  const ticks = r.poller.ticks;
+  const t = (n: number) => ticks.find((x) => x.cities === n)!;
+  const linear = (key: 'steadyUsPerCity' | 'crossingUsPerCity') => t(3_700)[key] / t(370)[key];
+  // A change lands uniformly within a poll interval, so half an interval is the floor of the p50.
+  const floor = lat.pollIntervalMs / 2;
+  const rows: Row[] = [
+    row(`GET /v1/signals, bearer, 100 signals (${Math.round(r.reads.signals.bytesPerReq / 1024)} KiB)`, rps(r.reads.signals.serverRps), `${rps(r.reads.signals.ceilingRps)} bare Hono, same bytes`, r.reads.signals.ratio, '>= 0.7'),
+    row('GET /v1/cities', rps(r.reads.cities.serverRps), `${rps(r.reads.cities.ceilingRps)} bare Hono, same bytes`, r.reads.cities.ratio, '>= 0.9'),
+    row('POST /v1/subscribe, mock mode, fresh authorizations', `${Math.round(r.subscribe.subscribesPerSec)} /s`, `${Math.round(r.subscribe.recoveriesPerSec)} signature recoveries/s`, r.subscribe.ratio, '>= 0.5'),
+    row(`detection latency p50 / p99, change -> committed signal (poll every ${lat.pollIntervalMs} ms)`, `${lat.toCommitMs.p50} / ${lat.toCommitMs.p99} ms`, `${floor} ms (half a poll interval)`, floor / lat.toCommitMs.p50, null),
+    row('detection latency p50 / p99, change -> fake bot received the push', `${lat.toBotMs.p50} / ${lat.toBotMs.p99} ms`, `${floor} ms`, floor / lat.toBotMs.p50, null),
+    ...ticks.map((x) => row(`poller tick, ${x.cities.toLocaleString('en-US')} cities: steady / all crossing`, `${x.steadyMs} / ${x.crossingMs} ms`, `${x.steadyUsPerCity} / ${x.crossingUsPerCity} µs per city`, null, null)),
+    row('tick cost per city, 3,700 vs 370 cities (steady; 1.0 = linear)', `${t(3_700).steadyUsPerCity} µs`, `${t(370).steadyUsPerCity} µs`, linear('steadyUsPerCity'), '<= 1.25'),
+    row('tick cost per city, 3,700 vs 370 cities (all crossing; 1.0 = linear)', `${t(3_700).crossingUsPerCity} µs`, `${t(370).crossingUsPerCity} µs`, linear('crossingUsPerCity'), '<= 1.25'),
+    row(`binary: spawn to first 200 (median of ${r.binary.starts})`, `${r.binary.startMedianMs} ms`, `${r.binary.ceilingStartMedianMs} ms bare Hono process`, r.binary.ceilingStartMedianMs / r.binary.startMedianMs, null),
+    row('binary: RSS idle', `${r.binary.rss.idleMiB} MiB`, `${r.binary.ceilingRss.idleMiB} MiB bare Hono process`, null, null),
+    row('binary: RSS under the signals read load (median / max)', `${r.binary.rss.loadMedianMiB} / ${r.binary.rss.loadMaxMiB} MiB at ${r.binary.rss.rps} req/s`, `${r.binary.ceilingRss.loadMedianMiB} / ${r.binary.ceilingRss.loadMaxMiB} MiB at ${r.binary.ceilingRss.rps} req/s`, null, null),
+  ];
+  return rows.map((x) => ({ ...x, ratio: x.ratio === null ? null : round(x.ratio, 3) }));
+}
+
+function footnote(r: { generatedAt: string; durationS: number; machine: { node: string; cpus: number; cpu: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] }; reads: { signals: PairResult; cities: PairResult }; subscribe: { ratioSpread: number } }): string {
+  const pct = (x: number) => `${Math.round(x * 100)} %`;
+  return `Run ${r.generatedAt} (${r.durationS} s), Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpu}, load average ${r.machine.loadAverageAtStart.join(' ')} at start and ${r.machine.loadAverageAtEnd.join(' ')} at end. `
+    + `Ratios are medians over rounds; their spread (max - min over median) was ${pct(r.reads.signals.ratioSpread)} for signals, ${pct(r.reads.cities.ratioSpread)} for cities, ${pct(r.subscribe.ratioSpread)} for subscribe. `
+    + 'Detection latency and start-time ratios are context (floor / measured), without a target.';
+}
