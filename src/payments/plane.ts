@@ -142,8 +142,13 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     } catch (err) {
       const other = store.byTxHash(txHash.toLowerCase());
       if (!other) throw err;
-      store.markFailed(id, `settlement ${txHash} belongs to payment ${other.id}`, nowMs);
-      return stateOf(other, true, withReceipt);
+      // One EIP-3009 transfer settles one authorization and each authorization has one row, so a
+      // hash another row holds is a settler fault (or a lie). Answering with that row's state
+      // would hand this payer the other wallet's receipt.
+      const reason = `settlement ${txHash} already belongs to another payment`;
+      store.markFailed(id, reason, nowMs);
+      logger.error('settler returned a transaction hash held by another payment', { paymentId: id, otherPaymentId: other.id, txHash });
+      throw settleFailed(reason);
     }
     return apply(id, withReceipt);
   }

@@ -9,12 +9,20 @@ import { PaymentPayloadV1Schema, PaymentRequirementsV1Schema } from '@x402/core/
  * @x402/core v1 schemas so a request our client sends that real facilitators would reject fails
  * here too. `mode` picks its behaviour; every request is recorded.
  */
-export type FacilitatorMode = 'ok' | 'invalid' | 'settle-fails' | 'hang-settle' | 'hang-verify' | 'garbage' | 'http-500';
+export type FacilitatorMode = 'ok' | 'invalid' | 'settle-fails' | 'hang-settle' | 'hang-verify' | 'garbage' | 'http-500'
+  /** 429 with Retry-After on /verify. */
+  | 'rate-limited'
+  /** Lies: /settle says success without a transaction hash. */
+  | 'no-tx-hash'
+  /** Lies: /settle says success with the same transaction hash for every payment. */
+  | 'same-tx';
 
 export type FakeFacilitator = {
   url: string;
   mode: FacilitatorMode;
   requests: { path: string; authorization: string | undefined; body: any }[];
+  /** Delay before every answer (a slow facilitator). */
+  delayMs: number;
   close(): Promise<void>;
 };
 
@@ -26,14 +34,15 @@ async function body(req: IncomingMessage): Promise<string> {
 
 export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promise<FakeFacilitator> {
   const hanging = new Set<import('node:http').ServerResponse>();
-  const fake: FakeFacilitator = { url: '', mode, requests: [], close: async () => {} };
+  const fake: FakeFacilitator = { url: '', mode, requests: [], delayMs: 0, close: async () => {} };
   const server: Server = createServer(async (req, res) => {
     const text = await body(req);
     let json: any;
     try { json = JSON.parse(text); } catch { json = null; }
     fake.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body: json });
-    const send = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+    if (fake.delayMs > 0) await new Promise((r) => setTimeout(r, fake.delayMs));
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
     };
     const payload = PaymentPayloadV1Schema.safeParse(json?.paymentPayload);
@@ -45,10 +54,13 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promis
       if (fake.mode === 'invalid') return send(400, { isValid: false, invalidReason: 'invalid_exact_evm_payload_signature', payer: auth.from });
       if (fake.mode === 'garbage') return send(200, '<html>oops</html>');
       if (fake.mode === 'http-500') return send(500, { error: 'boom' });
+      if (fake.mode === 'rate-limited') return send(429, { error: 'Too Many Requests' }, { 'retry-after': '30' });
       return send(200, { isValid: true, payer: auth.from });
     }
     if (req.method === 'POST' && req.url === '/settle') {
       if (fake.mode === 'hang-settle') { hanging.add(res); return; }
+      if (fake.mode === 'no-tx-hash') return send(200, { success: true, network: reqs.data.network, payer: auth.from });
+      if (fake.mode === 'same-tx') return send(200, { success: true, transaction: '0x' + 'ee'.repeat(32), network: reqs.data.network, payer: auth.from });
       if (fake.mode === 'settle-fails') return send(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: reqs.data.network, payer: auth.from });
       return send(200, { success: true, transaction: keccak256(toHex(`${auth.from}:${auth.nonce}`)), network: reqs.data.network, payer: auth.from });
     }

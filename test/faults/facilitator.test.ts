@@ -1,0 +1,85 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { listen, testApp } from '../helpers/app.ts';
+import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
+import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
+import { entitlementOf, walletForReceipt } from '../../src/entitlements/index.ts';
+import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { buy, buyerA, buyerB, over, subscribeWith } from '../payments/buy.ts';
+
+/**
+ * The facilitator misbehaving: rate limiting, slowness, and lies (success without a transaction
+ * hash, one hash for two different payments). Invariants: nothing is credited without a
+ * settlement we can record, nothing is credited twice, nobody is credited with someone else's
+ * payment, and the same authorization succeeds once the facilitator behaves again.
+ */
+const PAY_TO = '0x00000000000000000000000000000000000000aa';
+
+async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode) {
+  const fac = await startFakeFacilitator(mode);
+  t.after(() => fac.close());
+  const settler = createFacilitatorSettler({ url: fac.url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000 });
+  const e = testApp(t, { env: { PAYMENT_MODE: 'live', PAY_TO, FACILITATOR_URL: fac.url, OFAC_REQUIRED: 'false' }, deps: { settler } });
+  return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
+}
+
+const statuses = (db: ReturnType<typeof testApp>['db']) => db.prepare('SELECT status FROM payments ORDER BY id').pluck().all();
+
+for (const [mode, reason] of [
+  ['rate-limited', /^facilitator: \/verify answered HTTP 429 without a valid x402 body$/],
+  ['no-tx-hash', /^facilitator reported success without a transaction hash$/],
+] as const) {
+  test(`facilitator ${mode}: 402 not charged, nothing credited; the same authorization succeeds once it recovers`, async (t) => {
+    const { f, fac, db, clock } = await setup(t, mode);
+    const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+    assert.equal(r.status, 402);
+    assert.equal(r.body.error, PAYMENT_ERRORS.settle);
+    assert.match(r.body.reason, reason);
+    assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+    assert.deepEqual(statuses(db), ['failed']);
+
+    fac.mode = 'ok';
+    const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.idempotent, false);
+    const replay = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+    assert.equal(replay.body.idempotent, true);
+    assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+    assert.deepEqual(statuses(db), ['applied']);
+  });
+}
+
+test('a slow facilitator: five concurrent copies of one payment reach /settle once and credit once', async (t) => {
+  const { f, fac, db, clock } = await setup(t, 'ok');
+  fac.delayMs = 150;
+  const first = await buy(f, buyerA, 'nyc', 2, clock.now()).then(async (r) => r);
+  // `buy` already sent one copy; four more race each other after it.
+  const copies = await Promise.all(Array.from({ length: 4 }, () => subscribeWith(f, first.payment.xPayment, 'nyc', 2)));
+  assert.deepEqual([first.status, ...copies.map((c) => c.status)], [200, 200, 200, 200, 200]);
+  assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 1);
+
+  const { payment } = await buy(f, buyerB, 'nyc', 20, clock.now()).then((r) => r);
+  const racing = await Promise.all(Array.from({ length: 5 }, () => subscribeWith(f, payment.xPayment, 'nyc', 20)));
+  assert.deepEqual(racing.map((c) => c.status), [200, 200, 200, 200, 200]);
+  assert.equal(racing.filter((c) => c.body.idempotent === false).length, 0, 'the first copy (inside buy) applied it');
+  assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 2);
+  assert.deepEqual(entitlementOf(db, buyerB.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+});
+
+test('a facilitator that reports one transaction hash for two different payers credits neither with the other', async (t) => {
+  const { f, db, clock } = await setup(t, 'same-tx');
+  const a = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(a.status, 200);
+  const b = await buy(f, buyerB, 'london', 20, clock.now());
+  // B's authorization was not settled by that transaction (it is A's), so B is not credited, and
+  // above all B must not walk away with a receipt that reads A's entitlements.
+  assert.equal(b.status, 402, JSON.stringify(b.body));
+  assert.equal(b.body.error, PAYMENT_ERRORS.settle);
+  assert.equal(b.body.receiptToken, undefined);
+  assert.equal(entitlementOf(db, buyerB.address, 'london'), null);
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  const wallets = (db.prepare('SELECT selector FROM receipts').pluck().all() as string[]).length;
+  assert.equal(wallets, 1, 'only A holds a receipt');
+  assert.equal(walletForReceipt(db, a.body.receiptToken), buyerA.address.toLowerCase());
+  assert.deepEqual(statuses(db), ['applied', 'failed']);
+});
