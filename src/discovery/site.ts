@@ -15,6 +15,7 @@ Disallow: /v1/signals$
 Disallow: /v1/signals?
 Disallow: /v1/delivery/
 Disallow: /metrics
+Disallow: /admin
 
 Sitemap: ${url(d, DOCUMENT_PATHS.sitemap)}
 `;
