@@ -11,7 +11,9 @@ export type Fault =
   | { kind: 'status'; status: number; times?: number; retryAfterSec?: number }
   | { kind: 'hang'; times?: number }
   | { kind: 'not-json'; times?: number }
-  | { kind: 'wrong-shape'; times?: number };
+  | { kind: 'wrong-shape'; times?: number }
+  /** A slow upstream: the normal answer, after `ms`. */
+  | { kind: 'delay'; ms: number; times?: number };
 
 export type FakeRequest = { method: string; path: string; query: URLSearchParams; body: unknown; atMs: number };
 export type FakeAnswer = { status: number; body?: unknown; headers?: Record<string, string> };
@@ -50,6 +52,10 @@ export async function startFakeServer(name: string, handle: (req: FakeRequest) =
         if (f.kind === 'status') return send(res, { status: f.status, body: { error: `${name} fault` }, headers: f.retryAfterSec ? { 'retry-after': String(f.retryAfterSec) } : {} });
         if (f.kind === 'not-json') { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"truncated": [1, 2'); return; }
         if (f.kind === 'wrong-shape') return send(res, { status: 200, body: { unexpected: true, data: [{ nonsense: 1 }] } });
+        if (f.kind === 'delay') {
+          setTimeout(() => { try { send(res, handle(r)); } catch (err) { send(res, { status: 500, body: { error: (err as Error).message } }); } }, f.ms);
+          return;
+        }
       }
       try { send(res, handle(r)); } catch (err) { send(res, { status: 500, body: { error: (err as Error).message } }); }
     });
