@@ -15,7 +15,7 @@ import { registerDbGauges } from './ops/db-gauges.ts';
 import { adminDocs, adminRoutes } from './admin/routes.ts';
 import type { PollerHealthInput } from './admin/report.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
-import type { Catalog } from './cities/catalog.ts';
+import type { Catalog, CityRecord } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes } from './cities/routes.ts';
 import { healthDocs, healthRoutes } from './health/routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
@@ -52,6 +52,8 @@ export type AppDeps = {
   metrics?: Metrics;
   /** The poller's in-memory per-city state for the operator page (main.ts passes poller.health). */
   pollerHealth?: () => PollerHealthInput;
+  /** The real event page once the poller has seen the city-day's event (main.ts passes poller.marketUrlFor). */
+  marketUrlFor?: (city: CityRecord, date: string) => string | null;
 };
 
 /** Request bodies are small JSON objects; anything larger is refused before it is read. */
@@ -91,7 +93,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     mode: config.PAYMENT_MODE, clock, sanctions: () => deps.sanctions.status(),
     dbOk: () => { try { dbPing.get(); return true; } catch { return false; } },
   }));
-  app.route('/', citiesRoutes({ catalog, clock, latestSeqAll: signals.latestSeqAll, latestSeq: signals.latestSeq }));
+  app.route('/', citiesRoutes({ catalog, clock, latestSeqAll: signals.latestSeqAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor }));
   app.route('/', sampleRoutes({ isCity, payload: signals.payload }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));

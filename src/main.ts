@@ -25,7 +25,7 @@ import { backupDatabase } from './ops/backup.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
 import { REPLAY_HELP, replayCommand } from './replay/command.ts';
 import { ReplayInputError } from './replay/errors.ts';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -112,7 +112,7 @@ async function serve(argv: string[]): Promise<void> {
     onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(),
     ...createFeed(config, { db, clock: systemClock, logger }),
   });
-  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health });
+  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor });
 
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
@@ -161,7 +161,10 @@ async function main(argv: string[]): Promise<void> {
       const [dest, ...flags] = args;
       if (!dest || dest.startsWith('--')) { process.stderr.write('usage: isocast backup <file> [flags]\n'); process.exit(2); }
       const config = configOrExit(flags);
-      const db = open(config);
+      // No migration here: the upgrade path backs up with the new binary before it first starts, and
+      // the copy must hold the old schema so the old binary can be restored with it.
+      if (!existsSync(dbPath(config))) { process.stderr.write(`isocast backup: no database at ${dbPath(config)}\n`); process.exit(1); }
+      const db = openDb(dbPath(config), { nativeBinding: nativeSqliteBinding(), migrate: false });
       try {
         const r = await backupDatabase(db, dest, { nativeBinding: nativeSqliteBinding() });
         process.stdout.write(`backup written to ${dest}: ${r.pages} pages, integrity ${r.integrity}\n`);

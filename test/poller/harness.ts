@@ -33,7 +33,9 @@ export type Harness = {
 };
 
 export async function harness(t: { after(fn: () => Promise<void> | void): void }, opts: { cities?: string[]; weather?: (h: { metar: FakeMetar; clock: TestEnv['clock'] }) => WeatherSource } = {}): Promise<Harness> {
-  const env = testApp(t, { nowMs: START });
+  // The running server asks the poller for the real event page, as main.ts wires it.
+  let current: Poller | null = null;
+  const env = testApp(t, { nowMs: START, deps: { marketUrlFor: (city, date) => current?.marketUrlFor(city, date) ?? null } });
   const baseUrl = await listen(t, env.app.fetch);
   const [gamma, clob, metar] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar({ now: env.clock.now })]);
   t.after(() => Promise.all([gamma.close(), clob.close(), metar.close()]).then(() => undefined));
@@ -56,6 +58,7 @@ export async function harness(t: { after(fn: () => Promise<void> | void): void }
   };
   t.after(() => Promise.all(pollers.map((p) => p.stop())).then(() => undefined));
   const poller = makePoller();
+  current = poller;
   const report = (tempC: number, minutesAgo = 1) => metar.addReport('KLGA', { atMs: env.clock.now() - minutesAgo * 60_000, tempC });
   return { env, baseUrl, gamma, clob, metar, catalog, nycEvent, poller, makePoller, report };
 }

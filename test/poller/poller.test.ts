@@ -185,3 +185,15 @@ test('a crossing whose odds stay unavailable is retried, then stored with bucket
   assert.deepEqual([r.signals[0]!.buckets, r.signals[0]!.bucketsAsOf, r.signals[0]!.new.bucket], [null, null, '70-71°F']);
   h.clob.fault(null);
 });
+
+test('once the poller has seen the event, /v1/cities/{slug} links its real page (here the yearless slug form)', async (t) => {
+  const h = await harness(t);
+  const { gammaEvent } = await import('../fakes/gamma.ts');
+  h.gamma.remove(h.nycEvent.slug);
+  h.gamma.put(gammaEvent({ token: 'nyc', date: '2026-07-15', labels: NYC_LABELS, withYear: false }));
+  const before = await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json() as { marketUrl: string };
+  assert.equal(before.marketUrl, 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026', 'the default guess');
+  await h.poller.tick();
+  const after = await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json() as { marketUrl: string };
+  assert.equal(after.marketUrl, 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15');
+});
