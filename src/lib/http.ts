@@ -25,6 +25,19 @@ export function replyRaw(c: Ctx, objectJson: string, status = 200, headers?: Rec
 }
 
 /**
+ * The closing members of a JSON object (`,"a":1}` or `"a":1}`) with the disclaimer added before
+ * the final brace, for routes that assemble their body from pre-encoded parts (the paid read).
+ */
+export function withDisclaimer(c: Ctx, closingJson: string): string {
+  return closingJson.slice(0, -1) + ',"disclaimer":' + JSON.stringify(c.var.disclaimer) + '}';
+}
+
+/** A JSON response already encoded to UTF-8, whose object was closed with withDisclaimer. */
+export function replyBytes(bytes: Uint8Array, status = 200, headers?: Record<string, string>): Response {
+  return new Response(bytes, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/**
  * Parses the query string with the schema; the first problem becomes a 400 `ApiError` unless the
  * caller maps issues itself (`onError`), so routes can return the spec's exact strings.
  */

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Db } from '../db/open.ts';
 import type { AppEnv } from '../lib/http.ts';
-import { reply, replyRaw } from '../lib/http.ts';
+import { reply, replyBytes, withDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
@@ -20,7 +20,7 @@ import { IsocastSignalPublic } from './schemas.ts';
 /**
  * `GET /v1/signals`: the paid read. A receipt bearer or an inline X-Payment (the whole subscribe
  * flow first) names the wallet; rows with since < seq <= paidThroughSeq come back ascending, at
- * most 100, built by joining the stored JSON without re-serialising it.
+ * most 100, built by joining the stored JSON without re-serialising it (and cached as bytes).
  */
 export const PAGE_SIZE = 100;
 export const DEFAULT_CHALLENGE_COUNT = 20;
@@ -56,12 +56,13 @@ export function paidSignalsRoutes(deps: { db: Db; plane: PaymentPlane; reader: S
       const body = deps.plane.challenge(city, count, resource, { error: 'paid signals exhausted; buy more to continue', exhaustion: { paidThrough, latest } });
       return reply(c, body, 402, headers);
     }
-    // One row past the page is the probe for `more`.
-    const rows = deps.reader.page(city, since, paidThrough, PAGE_SIZE + 1);
-    const page = rows.slice(0, PAGE_SIZE);
-    const json = `{"signals":[${page.map((r) => r.payload).join(',')}],"next_cursor":${page.at(-1)?.seq ?? since},`
-      + `"paid_through":${paidThrough},"latest":${latest},"more":${rows.length > PAGE_SIZE}}`;
-    return replyRaw(c, json, 200, headers);
+    // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
+    // says a readable row exists past it; the page bytes for that range are cached (immutable).
+    const readable = Math.min(paidThrough, latest);
+    const end = Math.max(since, Math.min(readable, since + PAGE_SIZE));
+    const body = deps.reader.pageBytes(city, since, end,
+      (lastSeq) => withDisclaimer(c, `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`));
+    return replyBytes(body, 200, headers);
   });
   return app;
 }

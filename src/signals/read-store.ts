@@ -13,7 +13,17 @@ export type SignalReader = {
   range(city: string, since: number, ceiling: number, limit: number): string[];
   /** Like range, with each row's seq (for cursors) beside its stored JSON. */
   page(city: string, since: number, ceiling: number, limit: number): { seq: number; payload: string }[];
+  /**
+   * The UTF-8 bytes of a page: `{"signals":[...]` for the stored signals with since < seq <= end
+   * (end <= latestSeq), then `tail(lastSeq)` (lastSeq is `since` when the page is empty). Stored
+   * signals never change, so the head for (city, since, end) is built once and cached; the last
+   * complete body is kept beside it, so a reader polling the same page allocates nothing.
+   */
+  pageBytes(city: string, since: number, end: number, tail: (lastSeq: number) => string): Buffer;
 };
+
+/** Bytes of cached page heads kept at most (a full page is about 200 KiB). */
+export const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 
 export function createSignalReader(db: Db): SignalReader {
   const latest = db.prepare('SELECT coalesce(max(seq), 0) AS n FROM signals WHERE city = ?').pluck();
@@ -21,11 +31,41 @@ export function createSignalReader(db: Db): SignalReader {
   const one = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq = ?').pluck();
   const range = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?').pluck();
   const page = db.prepare('SELECT seq, payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?');
+  // Least recently used first (a Map keeps insertion order; a hit is moved to the end).
+  type Head = { head: Buffer; lastSeq: number; tail: string | null; body: Buffer | null };
+  const heads = new Map<string, Head>();
+  let cachedBytes = 0;
+  const headFor = (city: string, since: number, end: number): Head => {
+    const key = `${city}|${since}|${end}`;
+    const hit = heads.get(key);
+    if (hit) { heads.delete(key); heads.set(key, hit); return hit; }
+    const rows = end > since ? (page.all(city, since, end, end - since) as { seq: number; payload: string }[]) : [];
+    const entry: Head = { head: Buffer.from(`{"signals":[${rows.map((r) => r.payload).join(',')}]`), lastSeq: rows.at(-1)?.seq ?? since, tail: null, body: null };
+    heads.set(key, entry);
+    cachedBytes += entry.head.length;
+    return entry;
+  };
+  const pageBytes = (city: string, since: number, end: number, tail: (lastSeq: number) => string): Buffer => {
+    const entry = headFor(city, since, end);
+    const t = tail(entry.lastSeq);
+    if (entry.body && entry.tail === t) return entry.body;
+    cachedBytes -= entry.body?.length ?? 0;
+    entry.body = Buffer.concat([entry.head, Buffer.from(t)]);
+    entry.tail = t;
+    cachedBytes += entry.body.length;
+    for (const [k, v] of heads) {
+      if (cachedBytes <= PAGE_CACHE_BYTES || v === entry) break;
+      heads.delete(k);
+      cachedBytes -= v.head.length + (v.body?.length ?? 0);
+    }
+    return entry.body;
+  };
   return {
     latestSeq: (city) => latest.get(city) as number,
     latestSeqAll: () => new Map((latestAll.all() as { city: string; n: number }[]).map((r) => [r.city, r.n])),
     payload: (city, seq) => (one.get(city, seq) as string | undefined) ?? null,
     range: (city, since, ceiling, limit) => range.all(city, since, ceiling, limit) as string[],
     page: (city, since, ceiling, limit) => page.all(city, since, ceiling, limit) as { seq: number; payload: string }[],
+    pageBytes,
   };
 }
