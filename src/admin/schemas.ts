@@ -97,7 +97,7 @@ export const AdminData = z.object({
   entitlements: z.array(EntitlementItem).describe('most recently changed first'),
   deliveries: z.object({
     counts: z.object({ queued: z.number().int(), sending: z.number().int(), sent: z.number().int(), failed: z.number().int() }),
-    recent: z.array(DeliveryItem),
+    recent: z.array(DeliveryItem).describe('newest outbox rows first, with their current status'),
   }),
   poller: z.object({
     running: z.boolean().describe('false when this process has no poller wired in'),

@@ -11,6 +11,7 @@ export const MIGRATIONS: readonly string[] = [
   '0002_payments.sql',
   '0003_delivery.sql',
   '0004_signal_engine.sql',
+  '0005_operations.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
