@@ -22,6 +22,9 @@ export type SignalReader = {
   pageBytes(city: string, since: number, end: number, tail: (lastSeq: number) => string): Buffer;
 };
 
+/** Longest a remembered latest seq is trusted without a write on this connection. */
+export const LATEST_MEMO_MS = 1_000;
+
 /** Bytes of cached page heads kept at most (a full page is about 200 KiB). */
 export const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 
@@ -60,8 +63,30 @@ export function createSignalReader(db: Db): SignalReader {
     }
     return entry.body;
   };
+  // max(seq) costs tens of µs (a read transaction and a b-tree descent) and every paid read needs
+  // it, so it is remembered until this connection writes anything (total_changes(), well under a
+  // µs) or for at most LATEST_MEMO_MS, which bounds staleness if another process ever wrote.
+  const changes = db.prepare('SELECT total_changes()').pluck();
+  const memo = new Map<string, number>();
+  let memoChanges = -1;
+  let memoAt = 0;
+  const latestSeq = (city: string): number => {
+    const n = changes.get() as number;
+    const now = Date.now();
+    if (n !== memoChanges || now - memoAt > LATEST_MEMO_MS || now < memoAt) {
+      memo.clear();
+      memoChanges = n;
+      memoAt = now;
+    }
+    let seq = memo.get(city);
+    if (seq === undefined) {
+      seq = latest.get(city) as number;
+      memo.set(city, seq);
+    }
+    return seq;
+  };
   return {
-    latestSeq: (city) => latest.get(city) as number,
+    latestSeq,
     latestSeqAll: () => new Map((latestAll.all() as { city: string; n: number }[]).map((r) => [r.city, r.n])),
     payload: (city, seq) => (one.get(city, seq) as string | undefined) ?? null,
     range: (city, since, ceiling, limit) => range.all(city, since, ceiling, limit) as string[],
