@@ -17,6 +17,11 @@ import { listen, testApp, type TestEnv } from '../helpers/app.ts';
  */
 export const NYC_LABELS = ['65°F or below', '66-67°F', '68-69°F', '70-71°F', '72-73°F', '74-75°F', '76-77°F', '78-79°F', '80-81°F', '82-83°F', '84°F or higher'];
 export const START = Date.parse('2026-07-15T16:00:00Z'); // noon in New York
+/**
+ * Long enough that a loaded 2-core CI machine never times out a healthy local fake, short enough
+ * that the hang tests (which wait it out) stay quick.
+ */
+export const UPSTREAM_TIMEOUT_MS = 1500;
 
 export type Harness = {
   env: TestEnv;
@@ -49,8 +54,8 @@ export async function harness(t: { after(fn: () => Promise<void> | void): void }
   const makePoller = (over: Partial<PollerDeps> = {}) => {
     const p = createPoller({
       db: env.db, catalog, clock: env.clock, logger: env.logger, intervalMs: 1_000,
-      weather: opts.weather ? opts.weather({ metar, clock: env.clock }) : createMetarWeather({ baseUrl: metar.url, clock: env.clock, timeoutMs: 300 }),
-      market: createPolymarketSource({ gammaUrl: gamma.url, clobUrl: clob.url, clock: env.clock, logger: env.logger, gammaTimeoutMs: 300, clobTimeoutMs: 300, missingTtlMs: 60_000 }),
+      weather: opts.weather ? opts.weather({ metar, clock: env.clock }) : createMetarWeather({ baseUrl: metar.url, clock: env.clock, timeoutMs: UPSTREAM_TIMEOUT_MS }),
+      market: createPolymarketSource({ gammaUrl: gamma.url, clobUrl: clob.url, clock: env.clock, logger: env.logger, gammaTimeoutMs: UPSTREAM_TIMEOUT_MS, clobTimeoutMs: UPSTREAM_TIMEOUT_MS, missingTtlMs: 60_000 }),
       ...over,
     });
     pollers.push(p);

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWuWeather } from '../../src/sources/weather/wu.ts';
 import { startFakeWeatherCom } from '../fakes/weather-com.ts';
-import { harness } from './harness.ts';
+import { harness, UPSTREAM_TIMEOUT_MS } from './harness.ts';
 
 test('weather.com feed: two bucket entries give two signals with source wu; the API key never reaches the logs', async (t) => {
   const wu = await startFakeWeatherCom({ apiKey: 'wu-secret-key-do-not-log-1234' });
   t.after(() => wu.close());
-  const h = await harness(t, { weather: () => createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: 300 }) });
+  const h = await harness(t, { weather: () => createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: UPSTREAM_TIMEOUT_MS }) });
   const add = (tempC: number) => wu.addObservation('KLGA:9:US', 'America/New_York', { atMs: h.env.clock.now() - 60_000, tempC });
   add(20); // 68 °F
   assert.equal((await h.poller.tick()).baselines, 1);
