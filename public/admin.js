@@ -284,8 +284,13 @@ async function load() {
   if (!res.ok) return showError(`The service answered HTTP ${res.status}.`);
   $('login').hidden = true;
   render(await res.json());
+  schedule();
+}
+
+// A hidden tab skips refreshes instead of piling them up.
+function schedule() {
   clearTimeout(timer);
-  timer = setTimeout(() => { if (!document.hidden) load(); else timer = setTimeout(load, REFRESH_MS); }, REFRESH_MS);
+  timer = setTimeout(() => (document.hidden ? schedule() : load()), REFRESH_MS);
 }
 
 document.addEventListener('DOMContentLoaded', () => {
