@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
-import { reply } from '../lib/http.ts';
+import { reply, replyBytes, withDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -34,18 +34,18 @@ export function unknownCity(): ApiError {
 
 export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // The list is the same for every caller, so it is built at most once per 30 s (spec 8).
-  let cached: { at: number; body: { cities: ReturnType<typeof cityPublic>[]; count: number } } | null = null;
+  // The list is the same for every caller, so it is built and encoded at most once per 30 s (spec 8).
+  let cached: { at: number; bytes: Buffer } | null = null;
 
   app.get('/v1/cities', (c) => {
     const now = deps.clock.now();
     if (!cached || now - cached.at >= CITY_CACHE_MS || now < cached.at) {
       const seqs = deps.latestSeqAll();
       const cities = deps.catalog.active.map((city) => cityPublic(city, seqs.get(city.slug) ?? 0));
-      cached = { at: now, body: { cities, count: cities.length } };
+      cached = { at: now, bytes: Buffer.from(withDisclaimer(c, JSON.stringify({ cities, count: cities.length }))) };
     }
     const age = Math.floor((now - cached.at) / 1000);
-    return reply(c, cached.body, 200, { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` });
+    return replyBytes(cached.bytes, 200, { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` });
   });
 
   app.get('/v1/cities/:slug', (c) => {
