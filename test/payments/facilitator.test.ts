@@ -9,7 +9,9 @@ import { buy, buyerA, over, subscribeWith } from './buy.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
-async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, timeouts = { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000 }) {
+type Lookup = NonNullable<Parameters<typeof createFacilitatorSettler>[0]['lookup']>;
+
+async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, timeouts: { verifyTimeoutMs: number; settleTimeoutMs: number; lookup?: Lookup } = { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000 }) {
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
   const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...timeouts });
@@ -66,10 +68,36 @@ test('a hanging facilitator is cut off by the timeout and answered 402, for veri
       const r = await buy(f, buyerA, 'nyc', 2, clock.now());
       assert.equal(r.status, 402);
       assert.equal(r.body.error, PAYMENT_ERRORS.settle);
-      assert.equal(r.body.reason, 'facilitator: timed out after 150 ms');
+      assert.equal(r.body.reason, mode === 'hang-verify'
+        ? 'facilitator: timed out after 150 ms'
+        : 'facilitator /settle gave no clear answer (timed out after 150 ms); retry the same payment to resolve it');
       assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+      // A quiet /settle may have moved money, so its claim stays open for a lookup; a refused
+      // /verify moved nothing.
+      assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), [mode === 'hang-verify' ? 'failed' : 'claimed']);
     });
   }
+});
+
+test('a /settle that timed out but landed on chain is found by the RPC lookup on retry and credited once', async (t) => {
+  const landed = new Map<string, `0x${string}`>();
+  const lookup: Lookup = async (payer, nonce) => {
+    const tx = landed.get(`${payer.toLowerCase()}:${nonce}`);
+    return tx ? { found: tx } : { found: null };
+  };
+  const { f, fac, db, clock } = await setup(t, 'hang-settle', { verifyTimeoutMs: 2_000, settleTimeoutMs: 150, lookup });
+  const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(r.status, 402);
+  // The facilitator did submit it: the chain now shows the authorization used.
+  landed.set(`${buyerA.address.toLowerCase()}:${r.payment.nonce}`, `0x${'ab'.repeat(32)}`);
+  fac.mode = 'settle-fails';
+  const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+  assert.equal(again.status, 200);
+  assert.equal(again.body.txHash, `0x${'ab'.repeat(32)}`);
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  const replay = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+  assert.equal(replay.body.idempotent, true);
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
 });
 
 test('after a failed facilitator settlement the same payment can be retried and succeeds once', async (t) => {

@@ -38,11 +38,16 @@ export function chainFor(rpcUrl: string) {
   });
 }
 
-export function createChainSettler(opts: ChainSettlerOptions): Settler {
-  const chain = chainFor(opts.rpcUrl);
+/**
+ * Whether USDC has burnt (payer, nonce), and by which transaction. The chain settler uses it, and
+ * so does the facilitator settler when RPC_URL is set, to resolve a settle call that timed out.
+ */
+export function createAuthorizationLookup(opts: { rpcUrl: string; usdc: Address; lookbackBlocks?: bigint; pollingIntervalMs?: number }): {
+  pub: PublicClient;
+  usedBy(payer: Address, nonce: Hex): Promise<SettlementLookup>;
+} {
   const transport = http(opts.rpcUrl, { timeout: 15_000, retryCount: 1 });
-  const pub = createPublicClient({ chain, transport, pollingInterval: opts.pollingIntervalMs ?? 1_000 }) as PublicClient;
-  const wallet = createWalletClient({ chain, transport, account: privateKeyToAccount(opts.privateKey) });
+  const pub = createPublicClient({ chain: chainFor(opts.rpcUrl), transport, pollingInterval: opts.pollingIntervalMs ?? 1_000 }) as PublicClient;
   const lookback = opts.lookbackBlocks ?? 10_000n;
 
   async function usedBy(payer: Address, nonce: Hex): Promise<SettlementLookup> {
@@ -57,6 +62,13 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
     const tx = logs[0]?.transactionHash;
     return tx ? { found: tx } : { unknown: true };
   }
+  return { pub, usedBy };
+}
+
+export function createChainSettler(opts: ChainSettlerOptions): Settler {
+  const chain = chainFor(opts.rpcUrl);
+  const { pub, usedBy } = createAuthorizationLookup(opts);
+  const wallet = createWalletClient({ chain, transport: http(opts.rpcUrl, { timeout: 15_000, retryCount: 1 }), account: privateKeyToAccount(opts.privateKey) });
 
   return {
     kind: 'chain',

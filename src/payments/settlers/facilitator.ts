@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Hex } from 'viem';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpRequest } from '../../lib/http-client.ts';
-import type { SettleRequest, Settler } from './settler.ts';
+import type { SettleRequest, SettlementLookup, Settler } from './settler.ts';
 
 /**
  * An x402 v1 facilitator: `POST /verify` then `POST /settle`, each with
@@ -32,6 +32,11 @@ export type FacilitatorOptions = {
   auth?: string;
   verifyTimeoutMs?: number;
   settleTimeoutMs?: number;
+  /**
+   * On-chain lookup of (payer, nonce) (set when RPC_URL is configured). Without it a facilitator
+   * cannot say whether a `/settle` that timed out moved the money.
+   */
+  lookup?: (payer: Hex, nonce: Hex) => Promise<SettlementLookup>;
 };
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
@@ -52,18 +57,34 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   return {
     kind: 'facilitator',
     async settle(req) {
+      // A retry of a payment whose earlier /settle went quiet: the chain knows if it landed.
+      if (opts.lookup) {
+        try {
+          const earlier = await opts.lookup(req.payer, req.authorization.nonce);
+          if ('found' in earlier && earlier.found) return { ok: true, txHash: earlier.found, alreadySettled: true };
+        } catch {
+          // The RPC being down must not block settlement; the facilitator checks the nonce too.
+        }
+      }
       try {
         const v = await call('/verify', req, VerifyResponse, opts.verifyTimeoutMs ?? 10_000);
         if (!v.isValid) return { ok: false, reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}` };
-        const s = await call('/settle', req, SettleResponse, opts.settleTimeoutMs ?? 30_000);
-        if (!s.success) return { ok: false, reason: `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}` };
-        if (!s.transaction || !TX_HASH.test(s.transaction)) return { ok: false, reason: 'facilitator reported success without a transaction hash' };
-        return { ok: true, txHash: s.transaction.toLowerCase() as Hex };
       } catch (err) {
         return { ok: false, reason: `facilitator: ${(err as Error).message}` };
       }
+      let s: z.infer<typeof SettleResponse>;
+      try {
+        s = await call('/settle', req, SettleResponse, opts.settleTimeoutMs ?? 30_000);
+      } catch (err) {
+        // The request reached /settle and no clear answer came back: the transfer may have been
+        // submitted. The claim stays open so a retry (or the next start) looks it up instead of
+        // reporting a possibly-charged payer as not charged and forgetting them.
+        return { ok: false, inDoubt: true, reason: `facilitator /settle gave no clear answer (${(err as Error).message}); retry the same payment to resolve it` };
+      }
+      if (!s.success) return { ok: false, reason: `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}` };
+      if (!s.transaction || !TX_HASH.test(s.transaction)) return { ok: false, inDoubt: true, reason: 'facilitator reported success without a transaction hash; retry the same payment to resolve it' };
+      return { ok: true, txHash: s.transaction.toLowerCase() as Hex };
     },
-    // A facilitator has no lookup by authorization, so an interrupted settle cannot be resolved.
-    lookup: async () => ({ unknown: true }),
+    lookup: async (payer, nonce) => (opts.lookup ? opts.lookup(payer, nonce) : { unknown: true }),
   };
 }

@@ -1,7 +1,7 @@
 import { createPublicClient, http, type Address, type Hex } from 'viem';
 import type { Config } from '../../config.ts';
 import type { TypedDataVerifier } from '../verify.ts';
-import { chainFor, createChainSettler } from './chain.ts';
+import { chainFor, createAuthorizationLookup, createChainSettler } from './chain.ts';
 import { createFacilitatorSettler } from './facilitator.ts';
 import { createMockSettler } from './mock.ts';
 import type { Settler } from './settler.ts';
@@ -12,7 +12,8 @@ export function settlerFromConfig(config: Config): Settler {
   if (config.SETTLEMENT === 'chain') {
     return createChainSettler({ rpcUrl: config.RPC_URL!, privateKey: config.SETTLER_PRIVATE_KEY as Hex, usdc: config.USDC_ADDRESS as Address });
   }
-  return createFacilitatorSettler({ url: config.FACILITATOR_URL!, auth: config.FACILITATOR_AUTH });
+  const lookup = config.RPC_URL ? createAuthorizationLookup({ rpcUrl: config.RPC_URL, usdc: config.USDC_ADDRESS as Address }).usedBy : undefined;
+  return createFacilitatorSettler({ url: config.FACILITATOR_URL!, auth: config.FACILITATOR_AUTH, lookup });
 }
 
 /** Live mode with RPC_URL: smart-wallet signatures (ERC-1271, ERC-6492) verify through the chain. */
