@@ -65,11 +65,18 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     ['weather (metar)', config.METAR_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'metar'],
     ['weather (weather.com)', config.WEATHER_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'wu'],
     ['facilitator', config.FACILITATOR_URL, config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'facilitator'],
-    ['rpc', config.RPC_URL, config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'chain'],
+    // The facilitator settler uses the RPC too, to resolve a /settle that timed out.
+    ['rpc', config.RPC_URL, config.PAYMENT_MODE === 'live'],
     ['messenger', config.MESSENGER_BOT_TOKEN ? config.MESSENGER_API_URL : undefined, true],
   ];
   await Promise.all(upstreams.map(async ([name, url, needed]) => {
-    if (!url) { if (name === 'messenger') add(name, 'warn', 'MESSENGER_BOT_TOKEN unset: chat delivery is off'); return; }
+    if (!url) {
+      if (name === 'messenger') add(name, 'warn', 'MESSENGER_BOT_TOKEN unset: chat delivery is off');
+      if (name === 'rpc' && config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'facilitator') {
+        add(name, 'warn', 'RPC_URL unset: a facilitator /settle that times out cannot be looked up on chain');
+      }
+      return;
+    }
     if (!needed) { add(name, 'ok', `${url} (not used in this mode; not probed)`); return; }
     try {
       const status = await probe(url, timeoutMs);
