@@ -26,6 +26,9 @@ export type PolymarketOptions = {
   clobLimiter?: RateLimiter;
 };
 
+/** Events kept (a few KiB each); two per city for catalogs up to 8,000 cities. */
+export const MAX_CACHED_EVENTS = 16_384;
+
 export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
   const gamma = { baseUrl: opts.gammaUrl, timeoutMs: opts.gammaTimeoutMs ?? 5_000 };
   const clob = { baseUrl: opts.clobUrl, timeoutMs: opts.clobTimeoutMs ?? 3_000 };
@@ -52,7 +55,9 @@ export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
       if (!event && !hit) opts.logger.info('no market for city-day', { city: city.slug, date, slugs: [withYear, withoutYear] });
       cache.delete(key);
       cache.set(key, { event, atMs: now });
-      if (cache.size > 512) cache.delete(cache.keys().next().value!);
+      // Room for two days of every city even in large catalogs: a cap below the number of cities
+      // made every tick refetch every event (measured: 3,700 cities, 8x the per-city tick cost).
+      if (cache.size > MAX_CACHED_EVENTS) cache.delete(cache.keys().next().value!);
       return event;
     },
     odds: async (_city, _date, event) => {
