@@ -63,6 +63,7 @@ export const adminDocs: RouteDoc[] = [
   {
     method: 'get', path: '/admin/data.json', tags: ['operations'], summary: 'Operator data: revenue, payments, refunds, entitlements, deliveries, poller health',
     description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`.',
+    security: [['admin']],
     responses: {
       200: { description: 'Operator data', schema: AdminData },
       401: { description: 'admin token required', schema: ErrorBody },

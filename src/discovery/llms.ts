@@ -1,7 +1,7 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { PAYMENT_ERRORS } from '../payments/errors.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
-import { isPaid, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url, type DiscoveryDeps } from './offer.ts';
+import { isOperator, isPaid, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url, type DiscoveryDeps } from './offer.ts';
 
 /**
  * The llms.txt family (llmstxt.org): Markdown for language models and agents. `/llms.txt` is the
@@ -89,7 +89,7 @@ function describeParams(schema: RouteDoc['query']): string[] {
 
 function endpointReference(d: DiscoveryDeps): string {
   return d.docs.map((doc) => {
-    const auth = isPaid(doc) ? `paid (${(doc.security ?? []).map((alt) => alt.join('+')).join(' or ')})` : 'free';
+    const auth = isOperator(doc) ? 'operator only (admin token)' : isPaid(doc) ? `paid (${(doc.security ?? []).map((alt) => alt.join('+')).join(' or ')})` : 'free';
     const params = [...describeParams(doc.params), ...describeParams(doc.query)];
     const statuses = Object.entries(doc.responses).map(([status, r]) => `  - ${status}: ${r.description}`).join('\n');
     return `### ${doc.method.toUpperCase()} ${doc.path}

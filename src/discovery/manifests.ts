@@ -2,7 +2,7 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { SECURITY_SCHEMES } from './openapi.ts';
 import { NETWORK } from '../payments/eip3009.ts';
 import {
-  acceptsFor, DEFAULT_BUNDLE, isPaid, paidRoutes, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url,
+  acceptsFor, DEFAULT_BUNDLE, isOperator, isPaid, paidRoutes, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url,
   type DiscoveryDeps,
 } from './offer.ts';
 
@@ -30,7 +30,8 @@ export const DOCUMENT_PATHS = {
 export const A2A_X402_EXTENSION = 'https://github.com/google-a2a/a2a-x402/v0.1';
 export const A2A_PROTOCOL_VERSION = '0.3.0';
 
-function access(doc: RouteDoc): 'free' | 'paid' | 'paid-or-receipt' {
+function access(doc: RouteDoc): 'free' | 'paid' | 'paid-or-receipt' | 'operator' {
+  if (isOperator(doc)) return 'operator';
   if (!isPaid(doc)) return 'free';
   return (doc.security ?? []).some((alt) => alt.includes('receipt')) ? 'paid-or-receipt' : 'paid';
 }

@@ -54,6 +54,11 @@ export function isPaid(doc: RouteDoc): boolean {
   return (doc.security ?? []).some((alt) => alt.includes('x402'));
 }
 
+/** Routes for the instance's operator (admin token), not for buyers. */
+export function isOperator(doc: RouteDoc): boolean {
+  return (doc.security ?? []).some((alt) => alt.includes('admin'));
+}
+
 export function paidRoutes(d: DiscoveryDeps): RouteDoc[] {
   return d.docs.filter(isPaid);
 }

@@ -35,6 +35,12 @@ export const SECURITY_SCHEMES = {
     bearerFormat: RECEIPT_BEARER_FORMAT,
     description: 'The opaque `receiptToken` a successful subscribe returned; reads for the paying wallet without paying again.',
   },
+  admin: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'isocast-admin',
+    description: 'The operator token (ADMIN_TOKEN). Operator routes only; /metrics also answers loopback clients when no token is configured.',
+  },
 } as const;
 
 const TAGS: Record<string, string> = {

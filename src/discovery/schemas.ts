@@ -39,7 +39,7 @@ export const DiscoveryIndex = z.object({
   documents: z.record(z.string(), z.url()),
   resources: z.array(z.object({
     method: z.string(), path: z.string(), url: z.string(), summary: z.string(), tags: z.array(z.string()),
-    access: z.enum(['free', 'paid', 'paid-or-receipt']),
+    access: z.enum(['free', 'paid', 'paid-or-receipt', 'operator']),
     price: z.object({ from: z.string(), per: z.string(), defaultCount: z.number().int() }).optional(),
   })),
   pricing: Pricing,

@@ -45,6 +45,8 @@ function isLoopback(c: Parameters<typeof getConnInfo>[0]): boolean {
 
 export const metricsDocs: RouteDoc[] = [{
   method: 'get', path: '/metrics', tags: ['operations'], summary: 'Prometheus metrics (admin token, or loopback only)',
+  description: 'With ADMIN_TOKEN set, needs `Authorization: Bearer <ADMIN_TOKEN>`; without it, only loopback clients may scrape.',
+  security: [['admin']],
   responses: {
     200: { description: 'Prometheus text exposition format', contentType: 'text/plain' },
     401: { description: 'admin token required', schema: ErrorBody },

@@ -55,6 +55,8 @@ const scenarios: Scenario[] = [
       assert.equal(subscribe.price.from, '$0.01');
       assert.equal(b.resources.find((r: any) => r.path === '/v1/signals').access, 'paid-or-receipt');
       assert.equal(b.resources.find((r: any) => r.path === '/v1/cities').access, 'free');
+      assert.equal(b.resources.find((r: any) => r.path === '/metrics').access, 'operator', 'operator routes are not listed as free');
+      assert.equal(b.resources.find((r: any) => r.path === '/admin/data.json').access, 'operator');
     }),
   },
   ...['/.well-known/x402', '/.well-known/x402.json'].map((path): Scenario => ({
