@@ -2,9 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { repoRoot } from '../../src/lib/assets.ts';
-import { tempDir } from '../helpers/app.ts';
+import { offlineBrowser } from '../helpers/browser.ts';
 import { ADMIN_TOKEN, BUYERS, seededInstance } from './instance.ts';
 
 /**
@@ -13,35 +12,16 @@ import { ADMIN_TOKEN, BUYERS, seededInstance } from './instance.ts';
  * refused. Enters the token, checks each section, and keeps a screenshot. CI installs chromium
  * and this test must run there; a developer machine without it skips with a message.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
-
 export const SCREENSHOT = join(repoRoot(), 'test-artifacts', 'admin-page.png');
 export const DOCS_COPY = join(repoRoot(), 'docs', 'admin-page.png');
 
 test('the operator page asks for the token, then renders every section with charts, offline, in headless Chromium', async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI === 'true') assert.fail(`${CHROMIUM} missing: .ci/run installs Debian chromium before the tests`);
-    t.skip(`${CHROMIUM} not installed (apt-get install -y chromium); the browser test runs in CI`);
-    return;
-  }
   const s = await seededInstance(t);
   const base = s.base;
-  const context = await chromium.launchPersistentContext(tempDir(t, 'isocast-chromium-'), {
-    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 },
-  });
-  t.after(() => context.close());
-
-  const outside: string[] = [];
   const requested: { url: string; authorization: string | undefined }[] = [];
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (!url.startsWith(base + '/')) { outside.push(url); return route.abort('internetdisconnected'); }
-    requested.push({ url, authorization: route.request().headers().authorization });
-    return route.continue();
-  });
-  const page = context.pages()[0] ?? await context.newPage();
+  const browser = await offlineBrowser(t, base, { viewport: { width: 1280, height: 900 }, onRequest: (url, headers) => requested.push({ url, authorization: headers.authorization }) });
+  if (!browser) return;
+  const { page, outside } = browser;
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error' && !/401/.test(m.text())) problems.push(m.text()); });
   page.on('pageerror', (e) => problems.push(e.message));

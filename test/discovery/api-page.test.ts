@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { listen, tempDir, testApp } from '../helpers/app.ts';
+import { listen, testApp } from '../helpers/app.ts';
+import { offlineBrowser } from '../helpers/browser.ts';
 import { ROUTE_DOCS } from '../../src/app.ts';
 import { repoRoot } from '../../src/lib/assets.ts';
 
@@ -13,34 +13,14 @@ import { repoRoot } from '../../src/lib/assets.ts';
  * CI installs chromium (.ci/run) and this test must run there; a developer machine without it
  * skips with a message.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
-
 export const SCREENSHOT = join(repoRoot(), 'test-artifacts', 'api-page.png');
 
 test('the /api page renders offline in headless Chromium and lists every endpoint', async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI === 'true') assert.fail(`${CHROMIUM} missing: .ci/run installs Debian chromium before the tests`);
-    t.skip(`${CHROMIUM} not installed (apt-get install -y chromium); the browser test runs in CI`);
-    return;
-  }
   const env = testApp(t);
   const base = await listen(t, env.app.fetch);
-  // A persistent context is how playwright takes a user data dir: a new empty one per run.
-  const context = await chromium.launchPersistentContext(tempDir(t, 'isocast-chromium-'), {
-    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 900 },
-  });
-  t.after(() => context.close());
-
-  const outside: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(base + '/')) return route.continue();
-    outside.push(url);
-    return route.abort('internetdisconnected');
-  });
-  const page = context.pages()[0] ?? await context.newPage();
+  const browser = await offlineBrowser(t, base, { viewport: { width: 1200, height: 900 } });
+  if (!browser) return;
+  const { page, outside } = browser;
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
   page.on('pageerror', (e) => problems.push(e.message));
