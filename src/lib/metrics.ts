@@ -25,7 +25,14 @@ export type Metrics = {
   render(): string;
 };
 
-const key = (labels: Labels) => Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`).join(',');
+/** Series key: labels in name order. Callers usually pass them sorted already; then no sort. */
+const key = (labels: Labels) => {
+  let names = Object.keys(labels);
+  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) { names = names.sort(); break; }
+  let out = '';
+  for (let i = 0; i < names.length; i++) out += (i ? ',' : '') + names[i] + '=' + labels[names[i]!];
+  return out;
+};
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 const fmtLabels = (labels: Labels, extra?: [string, string]) => {
   const parts = Object.keys(labels).sort().map((k) => `${k}="${esc(labels[k]!)}"`);
