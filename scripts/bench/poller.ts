@@ -158,35 +158,50 @@ async function latency(dir: string) {
   };
 }
 
-async function ticks(dir: string, n: number) {
+/** A poller over a synthetic catalog of `n` cities with its own fakes and database. */
+async function tickRig(dir: string, n: number) {
   const catalog = syntheticCatalog(n);
   const u = await upstreams(catalog);
   const db = openDb(join(dir, `ticks-${n}.db`));
   const poller = createPoller({ db, catalog, clock: systemClock, logger, intervalMs: INTERVAL_MS, ...sources(u) });
-  const check = (r: Awaited<ReturnType<typeof poller.tick>>) => {
+  const run = async () => {
+    const r = await poller.tick();
     if (r.errors.length > 0) throw new Error(`tick over ${n} cities: ${r.errors.length} errors, first ${r.errors[0]!.error}`);
     return r;
   };
-  const cold = check(await poller.tick());
-  const steady: number[] = [];
-  for (let i = 0; i < 5; i++) steady.push(check(await poller.tick()).durationMs);
-  const crossing: number[] = [];
-  for (let k = 1; k <= 3; k++) {
-    for (const c of catalog.active) u.metar.addReport(c.station!, { atMs: Date.now() - 60_000, tempC: toC(c, FIRST(c) + k * c.bucketWidth) });
-    const r = check(await poller.tick());
-    if (r.signals.length !== n) throw new Error(`crossing tick over ${n} cities stored ${r.signals.length} signals`);
-    crossing.push(r.durationMs);
-  }
-  await u.close();
-  db.close();
-  return { cities: n, coldMs: cold.durationMs, baselines: cold.baselines, steadyMs: median(steady), crossingMs: median(crossing) };
+  const cold = await run();
+  let level = 0;
+  return {
+    n, coldMs: cold.durationMs,
+    steady: async () => (await run()).durationMs,
+    /** Every city's reading moves one bucket up, so the tick stores n signals. */
+    crossing: async () => {
+      level++;
+      for (const c of catalog.active) u.metar.addReport(c.station!, { atMs: Date.now() - 60_000, tempC: toC(c, FIRST(c) + level * c.bucketWidth) });
+      const r = await run();
+      if (r.signals.length !== n) throw new Error(`crossing tick over ${n} cities stored ${r.signals.length} signals`);
+      return r.durationMs;
+    },
+    close: async () => { await u.close(); db.close(); },
+  };
+}
+
+/** Sizes measured in alternation (rounds), so machine noise lands on every size alike. */
+async function ticks(dir: string) {
+  const rigs = [];
+  for (const n of SIZES) rigs.push(await tickRig(dir, n));
+  const steady = new Map<number, number[]>(rigs.map((r) => [r.n, []]));
+  const crossing = new Map<number, number[]>(rigs.map((r) => [r.n, []]));
+  for (let round = 0; round < 5; round++) for (const r of rigs) steady.get(r.n)!.push(await r.steady());
+  for (let round = 0; round < 3; round++) for (const r of rigs) crossing.get(r.n)!.push(await r.crossing());
+  for (const r of rigs) await r.close();
+  return rigs.map((r) => ({ cities: r.n, coldMs: r.coldMs, steadyMs: median(steady.get(r.n)!), crossingMs: median(crossing.get(r.n)!) }));
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'isocast-bench-poller-'));
 try {
   const lat = await latency(dir);
-  const sizes = [];
-  for (const n of SIZES) sizes.push(await ticks(dir, n));
+  const sizes = await ticks(dir);
   const perCity = sizes.map((s) => ({
     cities: s.cities, coldMs: s.coldMs, steadyMs: s.steadyMs, crossingMs: s.crossingMs,
     steadyUsPerCity: round((s.steadyMs * 1000) / s.cities, 0), crossingUsPerCity: round((s.crossingMs * 1000) / s.cities, 0),
