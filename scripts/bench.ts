@@ -28,7 +28,7 @@ import { freePort, median, NODE, ROOT, round, rssMiB, runJson, sleep, spawnServe
 const QUICK = process.argv.includes('--quick');
 // `--only reads` (or subscribe): that pair alone, printed, nothing written; for before/after checks.
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-const READS: PairSettings = QUICK ? { connections: 16, durationS: 2, rounds: 2, warmupS: 1 } : { connections: 16, durationS: 2, rounds: 7, warmupS: 1 };
+const READS: PairSettings = QUICK ? { connections: 16, durationS: 2, rounds: 2, warmupS: 1 } : { connections: 16, durationS: 2, rounds: 11, warmupS: 1 };
 const CITY = 'nyc';
 const SEED_DAYS = 150; // 8 signals a day
 const BUY_COUNT = 2000;
