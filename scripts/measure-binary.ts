@@ -9,11 +9,10 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BINARY, ROOT, binaryIsStale, buildBinary } from './build-binary.ts';
+import { freePort, median, rssMiB, statusOf } from './bench/util.ts';
 
 const RUNS = 7;
 const IDLE_MS = 2_000;
@@ -21,33 +20,6 @@ const START_TIMEOUT_MS = 30_000;
 
 type Run = { startMs: number; cpuMs: number; rssMiB: number };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function healthStatus(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/health', agent: false, timeout: 1_000 }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.once('error', () => resolve(0));
-    req.once('timeout', () => { req.destroy(); resolve(0); });
-    req.end();
-  });
-}
-
-function rssMiB(pid: number): number {
-  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 /**
  * CPU time (user + system) the process has used so far. Unlike wall time it barely moves when
@@ -73,7 +45,7 @@ async function once(cmd: string, args: string[], cwd: string, env: NodeJS.Proces
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before answering: ${stderr}`);
-      if (await healthStatus(port) === 200) break;
+      if (await statusOf(`http://127.0.0.1:${port}/health`) === 200) break;
       if (Number(process.hrtime.bigint() - t0) / 1e6 > START_TIMEOUT_MS) throw new Error('no 200 from /health within 30 s');
       await sleep(2);
     }
@@ -90,11 +62,6 @@ async function once(cmd: string, args: string[], cwd: string, env: NodeJS.Proces
   }
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] ?? NaN : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
-}
 
 async function series(label: string, cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   // The first start extracts the addon and creates the database; reported apart, not in the median.
