@@ -6,7 +6,6 @@ import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { localDate } from '../../src/cities/local-day.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/delivery/worker.ts';
 import { createMetrics, type Metrics } from '../../src/lib/metrics.ts';
 import { createPaymentStore } from '../../src/payments/store.ts';
@@ -19,6 +18,7 @@ import { startFakeClob } from '../fakes/clob.ts';
 import { gammaEvent, startFakeGamma, tokensOf } from '../fakes/gamma.ts';
 import { startFakeMetar } from '../fakes/metar.ts';
 import { listen, testApp, type TestEnv } from '../helpers/app.ts';
+import { registerOverHttp } from '../delivery/fixtures.ts';
 import { buy, over, subscribeWith, tamper, type Fetcher } from '../payments/buy.ts';
 
 /**
@@ -49,18 +49,6 @@ export type Seeded = {
   worker: DeliveryWorker;
 };
 
-async function register(f: Fetcher, who: PrivateKeyAccount, chatId: string, citySlug: string, nowMs: number): Promise<void> {
-  const timestamp = Math.floor(nowMs / 1000);
-  const signature = await who.signTypedData({
-    domain: DELIVERY_DOMAIN, types: DELIVERY_TYPES, primaryType: DELIVERY_PRIMARY_TYPE,
-    message: { wallet: who.address, chatId, citySlug, action: 'set', timestamp: BigInt(timestamp) },
-  });
-  const res = await f('/v1/delivery/messenger', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ wallet: who.address, chatId, citySlug, action: 'set', signature, timestamp }),
-  });
-  assert.equal(res.status, 200, await res.text());
-}
 
 export async function seededInstance(t: { after(fn: () => unknown): void }, opts: { adminToken?: string | null } = {}): Promise<Seeded> {
   const metrics = createMetrics();
@@ -102,7 +90,7 @@ export async function seededInstance(t: { after(fn: () => unknown): void }, opts
   assert.ok(store.queueRefund(claim.id, HOSTILE_REASON, env.clock.now()));
 
   env.clock.set(START);
-  await register(f, BUYERS.a, '1001', 'nyc', env.clock.now());
+  assert.equal(await registerOverHttp(f, BUYERS.a, '1001', 'nyc', env.clock.now()), 200);
 
   const [gamma, clob, metar] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar({ now: env.clock.now })]);
   t.after(() => Promise.all([gamma.close(), clob.close(), metar.close()]));

@@ -1,35 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseLabel } from '../../src/buckets/labels.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { entitlementOf } from '../../src/entitlements/index.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { storeSignal, type MarketBucketRef, type StoreSignalInput } from '../../src/signals/store.ts';
 import { listen, testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
-import { buy, over, type Fetcher } from '../payments/buy.ts';
+import { buy, over } from '../payments/buy.ts';
+import { registerOverHttp } from './fixtures.ts';
 
 const LADDER: MarketBucketRef[] = ['79°F or below', '80-81°F', '82-83°F', '84-85°F', '86-87°F', '88-89°F', '90°F or higher'].map((label, i) => ({
   ...parseLabel(label)!, conditionId: '0x' + String(i + 1).padStart(64, '0'),
 }));
 
-async function register(f: Fetcher, account: PrivateKeyAccount, chatId: string, citySlug: string, nowMs: number): Promise<number> {
-  const timestamp = Math.floor(nowMs / 1000);
-  const signature = await account.signTypedData({
-    domain: DELIVERY_DOMAIN, types: DELIVERY_TYPES, primaryType: DELIVERY_PRIMARY_TYPE,
-    message: { wallet: account.address, chatId, citySlug, action: 'set', timestamp: BigInt(timestamp) },
-  });
-  const res = await f('/v1/delivery/messenger', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ wallet: account.address, chatId, citySlug, action: 'set', signature, timestamp }),
-  });
-  await res.body?.cancel();
-  return res.status;
-}
 
 test('end to end: a wallet buys a bundle, registers a chat, crossings happen, exactly the entitled signals arrive once each', async (t) => {
   const bot = await startFakeBotApi();
@@ -52,9 +39,9 @@ test('end to end: a wallet buys a bundle, registers a chat, crossings happen, ex
     assert.equal(status, 200);
     assert.equal(body.paidThroughSeq, 2);
   }
-  assert.equal(await register(f, buyer, '1001', 'nyc', env.clock.now()), 200);
-  assert.equal(await register(f, allCities, '-1002', '', env.clock.now()), 200);
-  assert.equal(await register(f, freeloader, '1003', 'nyc', env.clock.now()), 200);
+  assert.equal(await registerOverHttp(f, buyer, '1001', 'nyc', env.clock.now()), 200);
+  assert.equal(await registerOverHttp(f, allCities, '-1002', '', env.clock.now()), 200);
+  assert.equal(await registerOverHttp(f, freeloader, '1003', 'nyc', env.clock.now()), 200);
   assert.equal(bot.messages.length, 3, 'one test message per registration');
   const entitlementBefore = entitlementOf(env.db, buyer.address.toLowerCase(), 'nyc');
 

@@ -1,4 +1,7 @@
+import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Db } from '../../src/db/open.ts';
+import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import type { Fetcher } from '../payments/buy.ts';
 import type { SignalPublic } from '../../src/signals/schemas.ts';
 
 /** Signals, entitlements and registrations written straight to the tables the delivery side reads. */
@@ -48,3 +51,18 @@ export function outboxRows(db: Db): { id: number; wallet: string; city: string; 
 export const WALLET_A = '0x1111111111111111111111111111111111111111';
 export const WALLET_B = '0x2222222222222222222222222222222222222222';
 export const WALLET_C = '0x3333333333333333333333333333333333333333';
+
+/** Registers a chat over HTTP with a real EIP-712 signature, as a client would; answers the status. */
+export async function registerOverHttp(f: Fetcher, account: PrivateKeyAccount, chatId: string, citySlug: string, nowMs: number): Promise<number> {
+  const timestamp = Math.floor(nowMs / 1000);
+  const signature = await account.signTypedData({
+    domain: DELIVERY_DOMAIN, types: DELIVERY_TYPES, primaryType: DELIVERY_PRIMARY_TYPE,
+    message: { wallet: account.address, chatId, citySlug, action: 'set', timestamp: BigInt(timestamp) },
+  });
+  const res = await f('/v1/delivery/messenger', {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ wallet: account.address, chatId, citySlug, action: 'set', signature, timestamp }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
