@@ -3,15 +3,19 @@ import type { z } from 'zod';
 import { ApiError } from './errors.ts';
 
 /**
- * Hono glue shared by every router: the per-request disclaimer, one way to answer JSON, and one
- * way to read query parameters through a zod schema. Routers never build error bodies by hand.
+ * Hono glue shared by every router: the disclaimer, one way to answer JSON, and one way to read
+ * query parameters through a zod schema. Routers never build error bodies by hand.
+ *
+ * The disclaimer is a binding (`c.env`), which the app's fetch wrapper adds to every request
+ * (src/app.ts), not a variable set by a middleware: a middleware on every route would cost each
+ * GET Hono's single-handler path and the node adapter's synchronous answer.
  */
-export type AppEnv = { Variables: { disclaimer: string } };
+export type AppEnv = { Bindings: { disclaimer: string } };
 export type Ctx = Context<AppEnv>;
 
 /** A JSON object response with the disclaimer appended. */
 export function reply(c: Ctx, body: object, status = 200, headers?: Record<string, string>): Response {
-  const text = JSON.stringify({ ...body, disclaimer: c.var.disclaimer });
+  const text = JSON.stringify({ ...body, disclaimer: c.env.disclaimer });
   return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
@@ -20,7 +24,7 @@ export function reply(c: Ctx, body: object, status = 200, headers?: Record<strin
  * the paid read path serves stored signal JSON this way.
  */
 export function replyRaw(c: Ctx, objectJson: string, status = 200, headers?: Record<string, string>): Response {
-  const text = objectJson.slice(0, -1) + (objectJson.length > 2 ? ',' : '') + '"disclaimer":' + JSON.stringify(c.var.disclaimer) + '}';
+  const text = objectJson.slice(0, -1) + (objectJson.length > 2 ? ',' : '') + '"disclaimer":' + JSON.stringify(c.env.disclaimer) + '}';
   return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
@@ -29,7 +33,7 @@ export function replyRaw(c: Ctx, objectJson: string, status = 200, headers?: Rec
  * the final brace, for routes that assemble their body from pre-encoded parts (the paid read).
  */
 export function withDisclaimer(c: Ctx, closingJson: string): string {
-  return closingJson.slice(0, -1) + ',"disclaimer":' + JSON.stringify(c.var.disclaimer) + '}';
+  return closingJson.slice(0, -1) + ',"disclaimer":' + JSON.stringify(c.env.disclaimer) + '}';
 }
 
 /** A JSON response already encoded to UTF-8, whose object was closed with withDisclaimer. */

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Db } from '../db/open.ts';
-import type { AppEnv } from '../lib/http.ts';
+import type { AppEnv, Ctx } from '../lib/http.ts';
 import { reply, replyBytes, withDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -27,29 +27,28 @@ export const DEFAULT_CHALLENGE_COUNT = 20;
 
 export function paidSignalsRoutes(deps: { db: Db; plane: PaymentPlane; reader: SignalReader; sanctions: SanctionsList; isCity(slug: string): boolean }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get('/v1/signals', async (c) => {
+  // Synchronous unless an inline payment must settle first: a handler that returns a Response
+  // (not a Promise) lets the node adapter write it without awaiting, the bearer read's hot path.
+  app.get('/v1/signals', (c): Response | Promise<Response> => {
     const since = parseSince(c.req.query('since'));
     const count = parseCount(c.req.query('count'), DEFAULT_CHALLENGE_COUNT);
     const city = requireCity(c.req.query('city'), deps.isCity);
     const resource = `/v1/signals?city=${encodeURIComponent(city)}&count=${count}`;
     const payment = c.req.header('x-payment');
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
-
-    let wallet: string;
-    let headers: Record<string, string> = { 'cache-control': 'no-store' };
     if (payment) {
-      const purchase = await deps.plane.purchase(payment, city, count, resource);
-      wallet = purchase.payer;
-      headers = { ...paymentResponseHeaders(purchase), ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}) };
-    } else if (bearer) {
-      const found = walletForReceipt(deps.db, bearer);
-      if (!found) return reply(c, deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }), 402);
-      if (deps.sanctions.has(found)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
-      wallet = found;
-    } else {
-      return reply(c, deps.plane.challenge(city, count, resource), 402);
+      return deps.plane.purchase(payment, city, count, resource).then((purchase) => page(c, purchase.payer, city, since, count, resource, {
+        ...paymentResponseHeaders(purchase), ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
+      }));
     }
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    if (!bearer) return reply(c, deps.plane.challenge(city, count, resource), 402);
+    const wallet = walletForReceipt(deps.db, bearer);
+    if (!wallet) return reply(c, deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }), 402);
+    if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
+    return page(c, wallet, city, since, count, resource, { 'cache-control': 'no-store' });
+  });
 
+  function page(c: Ctx, wallet: string, city: string, since: number, count: number, resource: string, headers: Record<string, string>): Response {
     const paidThrough = entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0;
     const latest = deps.reader.latestSeq(city);
     if (since >= paidThrough) {
@@ -63,7 +62,7 @@ export function paidSignalsRoutes(deps: { db: Db; plane: PaymentPlane; reader: S
     const body = deps.reader.pageBytes(city, since, end,
       (lastSeq) => withDisclaimer(c, `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`));
     return replyBytes(body, 200, headers);
-  });
+  }
   return app;
 }
 

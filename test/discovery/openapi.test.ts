@@ -48,7 +48,8 @@ test('the served OpenAPI document passes the published OpenAPI 3.1 schema valida
 
 test('every route the app serves is in the document, and nothing else', async (t) => {
   const { doc, app } = await fetchDoc(t);
-  const served = new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`));
+  // `/*` entries are middleware (the body limit, registered per body-carrying method), not routes.
+  const served = new Set(app.routes.filter((r) => r.method !== 'ALL' && r.path !== '/*').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`));
   const documented = new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`)));
   assert.ok(served.size >= 20, `served ${served.size}`);
   assert.deepEqual([...served].filter((r) => !documented.has(r)), [], 'served but not documented');

@@ -1,0 +1,57 @@
+import type { RouteDoc } from './route-doc.ts';
+
+/**
+ * Matches raw request paths against the documented routes, outside Hono's router. The 405 answer
+ * needs the methods a path allows, and the latency metric needs the route pattern: the app records
+ * it around `app.fetch` rather than in a middleware, so GET routes keep Hono's single-handler path
+ * and answer synchronously (src/app.ts says why that matters).
+ */
+export type RouteTable = {
+  /** Methods documented for the path (GET implies HEAD); empty when no route matches. */
+  allowed(path: string): string[];
+  /** The route pattern in Hono syntax (`/v1/cities/:slug`), or `unmatched`: a bounded label set whatever clients send. */
+  label(path: string): string;
+};
+
+type Entry = { pattern: string; methods: string[] };
+
+export function routeTable(docs: RouteDoc[]): RouteTable {
+  const byPath = new Map<string, Entry>();
+  for (const d of docs) {
+    const pattern = d.path.replace(/\{([^}]+)\}/g, ':$1');
+    const entry = byPath.get(pattern) ?? { pattern, methods: [] };
+    const method = d.method.toUpperCase();
+    for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) if (!entry.methods.includes(m)) entry.methods.push(m);
+    byPath.set(pattern, entry);
+  }
+  // Literal paths (nearly every request) are one map lookup; only parameterised ones need a regex.
+  const exact = new Map<string, Entry>();
+  const dynamic: { re: RegExp; entry: Entry }[] = [];
+  for (const entry of byPath.values()) {
+    if (!entry.pattern.includes(':')) {
+      exact.set(entry.pattern, entry);
+      if (entry.pattern !== '/') exact.set(entry.pattern + '/', entry);
+      continue;
+    }
+    const source = entry.pattern.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&'))).join('/');
+    dynamic.push({ re: new RegExp(`^${source}/?$`), entry });
+  }
+  const find = (path: string): Entry | undefined => exact.get(path) ?? dynamic.find((d) => d.re.test(path))?.entry;
+  return {
+    allowed: (path) => find(path)?.methods ?? [],
+    label: (path) => find(path)?.pattern ?? 'unmatched',
+  };
+}
+
+/** The path of an absolute request URL, without query or fragment. */
+export function pathOf(url: string): string {
+  const scheme = url.indexOf('://');
+  const start = url.indexOf('/', scheme < 0 ? 0 : scheme + 3);
+  if (start < 0) return '/';
+  let end = url.length;
+  for (let i = start; i < url.length; i++) {
+    const ch = url.charCodeAt(i);
+    if (ch === 63 || ch === 35) { end = i; break; } // '?' or '#'
+  }
+  return url.slice(start, end);
+}
