@@ -79,9 +79,11 @@ try {
   const ceilingPort = await freePort();
   ceiling = await spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'ceiling.ts'), ceilingInput(ceilingPort)], { env: process.env, port: ceilingPort, logFile: join(RUN, 'ceiling.log') });
 
+  const pairAt = (serverPath: string, ceilingPath: string, headers: Record<string, string>) =>
+    pair({ url: server.url + serverPath, pid: server.child.pid! }, { url: ceiling!.url + ceilingPath, pid: ceiling!.child.pid! }, headers, READS);
   if (ONLY) {
     const out = ONLY === 'reads'
-      ? { signals: await pair(server.url + signalsPath, `${ceiling.url}/v1/signals`, bearer, READS), cities: await pair(`${server.url}/v1/cities`, `${ceiling.url}/v1/cities`, {}, READS) }
+      ? { signals: await pairAt(signalsPath, '/v1/signals', bearer), cities: await pairAt('/v1/cities', '/v1/cities', {}) }
       : await runJson<object>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), { url: server.url, accounts: 20, concurrency: 16, rounds: 4 });
     process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
     await ceiling.stop();
@@ -91,9 +93,9 @@ try {
     process.exit(0);
   }
   log(`reads: ${READS.rounds} rounds x ${READS.durationS} s, ${READS.connections} connections`);
-  const signals = await pair(server.url + signalsPath, `${ceiling.url}/v1/signals`, bearer, READS);
+  const signals = await pairAt(signalsPath, '/v1/signals', bearer);
   log(`signals ratio ${signals.ratio.toFixed(3)}`);
-  const citiesPair = await pair(`${server.url}/v1/cities`, `${ceiling.url}/v1/cities`, {}, READS);
+  const citiesPair = await pairAt('/v1/cities', '/v1/cities', {});
   log(`cities ratio ${citiesPair.ratio.toFixed(3)}`);
 
   log('subscribe');
@@ -184,6 +186,7 @@ async function binaryFigures(ceilingInput: (port: number) => string, bearer: Rec
 
 function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number }; poller: PollerResult; binary: Awaited<ReturnType<typeof binaryFigures>> }): Row[] {
   const rps = (x: number) => `${Math.round(x).toLocaleString('en-US')} req/s`;
+  const cpu = (us: number) => `${us} µs`;
   const row = (figure: string, measured: string, ceilingText: string, ratio: number | null, target: string | null): Row =>
     ({ figure, measured, ceiling: ceilingText, ratio, target, pass: ratio === null || target === null ? null : passes(ratio, target) });
   const lat = r.poller.latency;
@@ -195,6 +198,8 @@ function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subs
   const rows: Row[] = [
     row(`GET /v1/signals, bearer, 100 signals (${Math.round(r.reads.signals.bytesPerReq / 1024)} KiB)`, rps(r.reads.signals.serverRps), `${rps(r.reads.signals.ceilingRps)} bare Hono, same bytes`, r.reads.signals.ratio, '>= 0.7'),
     row('GET /v1/cities', rps(r.reads.cities.serverRps), `${rps(r.reads.cities.ceilingRps)} bare Hono, same bytes`, r.reads.cities.ratio, '>= 0.9'),
+    row('GET /v1/signals: server CPU per request (ratio = ceiling / server)', cpu(r.reads.signals.serverCpuUsPerReq), cpu(r.reads.signals.ceilingCpuUsPerReq), r.reads.signals.cpuRatio, null),
+    row('GET /v1/cities: server CPU per request (ratio = ceiling / server)', cpu(r.reads.cities.serverCpuUsPerReq), cpu(r.reads.cities.ceilingCpuUsPerReq), r.reads.cities.cpuRatio, null),
     row('POST /v1/subscribe, mock mode, fresh authorizations', `${Math.round(r.subscribe.subscribesPerSec)} /s`, `${Math.round(r.subscribe.recoveriesPerSec)} signature recoveries/s`, r.subscribe.ratio, '>= 0.5'),
     row(`detection latency p50 / p99, change -> committed signal (poll every ${lat.pollIntervalMs} ms)`, `${lat.toCommitMs.p50} / ${lat.toCommitMs.p99} ms`, `${floor} ms (half a poll interval)`, floor / lat.toCommitMs.p50, null),
     row('detection latency p50 / p99, change -> fake bot received the push', `${lat.toBotMs.p50} / ${lat.toBotMs.p99} ms`, `${floor} ms`, floor / lat.toBotMs.p50, null),
