@@ -136,8 +136,19 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Response straight out. On a cached read that difference is most of the remaining cost.
   const dispatch = app.fetch;
   const standalone = { disclaimer }; // app.request() in tests passes no bindings
+  // One series per (route, status, method), found through nested maps of values the request
+  // already holds: no label object or key string is built per request.
+  const seriesByRoute = new Map<string, Map<number, Map<string, { observe(v: number): void }>>>();
   const observe = (req: Request, res: Response, started: number): Response => {
-    latency.observe((performance.now() - started) / 1000, { method: req.method, route: routes.label(pathOf(req.url)), status: String(res.status) });
+    const route = routes.label(pathOf(req.url));
+    let byStatus = seriesByRoute.get(route);
+    if (!byStatus) seriesByRoute.set(route, (byStatus = new Map()));
+    let byMethod = byStatus.get(res.status);
+    if (!byMethod) byStatus.set(res.status, (byMethod = new Map()));
+    let series = byMethod.get(req.method);
+    // Methods come from Node's fixed list, routes from ROUTE_DOCS: the maps stay small.
+    if (!series) byMethod.set(req.method, (series = latency.series({ method: req.method, route, status: String(res.status) })));
+    series.observe((performance.now() - started) / 1000);
     return res;
   };
   app.fetch = (req, env, ctx) => {

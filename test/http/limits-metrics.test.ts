@@ -10,12 +10,20 @@ test('/metrics: loopback clients without ADMIN_TOKEN; bearer token when it is se
   const base = await listen(t, open.app.fetch);
   await fetch(`${base}/v1/cities/nyc`);
   await fetch(`${base}/v1/cities/atlantis`);
+  await fetch(`${base}/v1/cities/nyc`, { method: 'HEAD' });
+  await fetch(`${base}/v1/subscribe`);
+  await fetch(`${base}/no/such/${'x'.repeat(50)}`);
+  await fetch(`${base}/no/such/other`);
   const res = await fetch(`${base}/metrics`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   const text = await res.text();
   assert.match(text, /isocast_http_request_duration_seconds_count\{method="GET",route="\/v1\/cities\/:slug",status="200"\} 1/);
   assert.match(text, /route="\/v1\/cities\/:slug",status="404"\} 1/, 'unknown city is counted under its route, not its raw path');
+  assert.match(text, /_count\{method="HEAD",route="\/v1\/cities\/:slug",status="200"\} 1/);
+  assert.match(text, /_count\{method="GET",route="\/v1\/subscribe",status="405"\} 1/, 'a wrong method is counted under the route it missed');
+  assert.match(text, /_count\{method="GET",route="unmatched",status="404"\} 2/, 'unknown paths share one label');
+  assert.doesNotMatch(text, /no\/such/);
 
   const locked = testApp(t, { env: { ADMIN_TOKEN: 'a-long-admin-token-123' } });
   const lockedBase = await listen(t, locked.app.fetch);

@@ -27,3 +27,18 @@ test('counters, gauges and histograms render in Prometheus text format', () => {
   m.counter('isocast_payments_total', 'registered twice').inc({ outcome: 'settled' });
   assert.match(m.render(), /isocast_payments_total\{outcome="settled"\} 4\n/, 'the same name is the same family');
 });
+
+test('a histogram series handle records into the same series as observe with those labels', () => {
+  const m = createMetrics();
+  const h = m.histogram('x_seconds', 'x', [0.1, 1]);
+  const fixed = h.series({ route: '/a', status: '200' });
+  fixed.observe(0.1); // on the edge: counts in le="0.1"
+  fixed.observe(5); // above every bucket: only +Inf
+  h.observe(0.5, { status: '200', route: '/a' }); // label order does not matter
+  const text = m.render();
+  assert.match(text, /x_seconds_bucket\{route="\/a",status="200",le="0.1"\} 1\n/);
+  assert.match(text, /x_seconds_bucket\{route="\/a",status="200",le="1"\} 2\n/);
+  assert.match(text, /x_seconds_bucket\{route="\/a",status="200",le="\+Inf"\} 3\n/);
+  assert.match(text, /x_seconds_sum\{route="\/a",status="200"\} 5.6\n/);
+  assert.equal(text.match(/x_seconds_count/g)?.length, 1, 'one series');
+});
