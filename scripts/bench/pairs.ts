@@ -1,12 +1,12 @@
 /**
- * Measures a route of the real server against the same bytes from the ceiling process: the load
- * generator (scripts/bench/load.ts, its own process) runs against each in turn with the same
- * connections and duration, back to back, and the order alternates by round so slow drift in the
- * machine's load favours neither. The figure is the median of the per-round ratios.
+ * Measures a route of the real server against the same bytes from the ceiling process: one load
+ * generator process (scripts/bench/load.ts) runs against each in turn with the same connections
+ * and duration, back to back, the order alternating by round (A B, B A, …) so drift in the
+ * machine's speed favours neither. The figure is the median of the per-round ratios.
  */
 import { join } from 'node:path';
-import type { LoadInput, LoadResult } from './load.ts';
-import { cpuSeconds, median, ROOT, round, runJson, spread } from './util.ts';
+import type { LoadInput, LoadResult, SeriesInput, SeriesResult } from './load.ts';
+import { median, ROOT, round, runJson, spread } from './util.ts';
 
 export const LOAD_SCRIPT = join(ROOT, 'scripts', 'bench', 'load.ts');
 
@@ -28,33 +28,13 @@ export function load(url: string, headers: Record<string, string>, connections: 
   });
 }
 
-/** One timed load, with the CPU the target process spent serving it (µs per request). */
-async function measured(t: Target, headers: Record<string, string>, s: PairSettings): Promise<LoadResult & { cpuUs: number }> {
-  const before = cpuSeconds(t.pid);
-  const r = await load(t.url, headers, s.connections, s.durationS);
-  return { ...r, cpuUs: ((cpuSeconds(t.pid) - before) * 1e6) / r.requests };
-}
-
 export async function pair(serverTarget: Target, ceilingTarget: Target, headers: Record<string, string>, s: PairSettings): Promise<PairResult> {
-  await load(serverTarget.url, headers, s.connections, s.warmupS);
-  await load(ceilingTarget.url, {}, s.connections, s.warmupS);
-  const rounds: PairResult['rounds'] = [];
-  const server: LoadResult[] = [];
-  const ceiling: LoadResult[] = [];
-  for (let r = 0; r < s.rounds; r++) {
-    let a: Awaited<ReturnType<typeof measured>>;
-    let b: Awaited<ReturnType<typeof measured>>;
-    if (r % 2 === 0) {
-      a = await measured(serverTarget, headers, s);
-      b = await measured(ceilingTarget, {}, s);
-    } else {
-      b = await measured(ceilingTarget, {}, s);
-      a = await measured(serverTarget, headers, s);
-    }
-    server.push(a);
-    ceiling.push(b);
-    rounds.push({ server: Math.round(a.rps), ceiling: Math.round(b.rps), ratio: a.rps / b.rps, serverCpuUs: round(a.cpuUs), ceilingCpuUs: round(b.cpuUs) });
-  }
+  const input: SeriesInput = { series: [{ ...serverTarget, headers }, ceilingTarget], connections: s.connections, durationS: s.durationS, rounds: s.rounds, warmupS: s.warmupS };
+  const series = await runJson<SeriesResult>(LOAD_SCRIPT, input);
+  const server = series.rounds.map((r) => r[0]);
+  const ceiling = series.rounds.map((r) => r[1]);
+  const rounds: PairResult['rounds'] = series.rounds.map(([a, b]) =>
+    ({ server: Math.round(a.rps), ceiling: Math.round(b.rps), ratio: a.rps / b.rps, serverCpuUs: round(a.cpuUs), ceilingCpuUs: round(b.cpuUs) }));
   const ratios = rounds.map((r) => r.ratio);
   const serverCpu = median(rounds.map((r) => r.serverCpuUs));
   const ceilingCpu = median(rounds.map((r) => r.ceilingCpuUs));
