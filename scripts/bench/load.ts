@@ -4,7 +4,7 @@
  * stdout. Every answer must be 2xx: a benchmark of error pages proves nothing.
  *
  * One load:   '{"url":"http://127.0.0.1:8402/v1/cities","connections":16,"durationS":5}'
- * A series:   '{"series":[{"url":…,"pid":123},{"url":…,"pid":456}],"connections":16,"durationS":1,"rounds":31,"warmupS":1}'
+ * A series:   '{"series":[{"url":…,"pid":123},{"url":…,"pid":456}],"connections":16,"durationS":1,"rounds":41,"warmupS":1}'
  *
  * A series alternates between its two targets A B, B A, A B, … in this one process, so the two
  * loads of a round are adjacent in time and no process start sits between them; around each load
