@@ -28,6 +28,8 @@ export type Expectations = {
   payTo?: string;
   /** Cap on this one payment in atomic USDC; defaults to (and can only lower) the computed price. */
   maxAtomic?: bigint;
+  /** How the cap is called in messages (`--max-usd`, `spend controls`). */
+  capName?: string;
   /** USDC contract; Base's canonical USDC unless a test chain deploys its own. */
   usdc?: string;
 };
@@ -89,7 +91,7 @@ export function checkChallenge(body: unknown, accept: Accept, binding: Binding, 
     throw new ChallengeRefused(`the challenge's price ${String(accept.price)} differs from the ${formatUsdPrice(price.totalMicro)} that ${count} signals cost`);
   }
   const cap = exp.maxAtomic ?? expected;
-  if (expected > cap) throw new ChallengeRefused(`${count} signals cost ${formatAtomic(expected)} USDC, above your cap of ${formatAtomic(cap)} USDC`);
+  if (expected > cap) throw new ChallengeRefused(`${count} signals cost ${formatAtomic(expected)} USDC, above your ${exp.capName ?? 'cap'} of ${formatAtomic(cap)} USDC`);
   const usdc = exp.usdc ?? BASE_USDC;
   if (typeof accept.asset !== 'string' || !isAddress(accept.asset, { strict: false }) || !isAddressEqual(accept.asset as Address, usdc as Address)) {
     throw new ChallengeRefused(`the challenge asks for token ${String(accept.asset)}, not USDC on Base (${usdc})`);

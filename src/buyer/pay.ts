@@ -107,7 +107,7 @@ export async function payFor402(challengeBody: unknown, account: SignableAccount
   const accept = body.accepts.find((a) => a.scheme === 'exact' && NETWORK_ALIASES.includes(a.network));
   if (!accept) {
     const offered = body.accepts.map((a) => `${a.scheme} on ${a.network}`).join(', ');
-    throw new ChallengeRefused(`402 offers no exact-scheme payment on eip155:8453 (it offers ${offered}), not Base`);
+    throw new ChallengeRefused(`the challenge offers ${offered}, not an exact-scheme payment on Base (eip155:8453)`);
   }
   const binding = bindingOf(accept, body);
   if (!binding) throw new ChallengeRefused('402 carries no extra.binding; cannot bind the nonce');

@@ -55,7 +55,7 @@ export class IsocastExactScheme implements SchemeNetworkClient {
     const expect: Expectations = {
       ...(this.#opts.payTo ? { payTo: this.#opts.payTo as Address } : {}),
       ...(this.#opts.usdc ? { usdc: this.#opts.usdc } : {}),
-      ...(cap !== undefined && /^\d+$/.test(cap) ? { maxAtomic: BigInt(cap) } : {}),
+      ...(cap !== undefined && /^\d+$/.test(cap) ? { maxAtomic: BigInt(cap), capName: 'spend-control cap' } : {}),
     };
     const signed = await signExact(this.#account, requirements, accept, binding, {
       expect, nowMs: this.#opts.now?.(), validForSeconds: this.#opts.validForSeconds,

@@ -93,7 +93,7 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   if (challenge.status !== 402) throw challengeProblem(challenge, city);
   let payment: Payment;
   try {
-    payment = await payFor402(challenge.raw, account, { nowMs: io.nowMs?.(), expect: { city, count, payTo, ...(maxAtomic ? { maxAtomic } : {}) } });
+    payment = await payFor402(challenge.raw, account, { nowMs: io.nowMs?.(), expect: { city, count, payTo, ...(maxAtomic ? { maxAtomic, capName: '--max-usd cap' } : {}) } });
   } catch (err) {
     const why = err instanceof ChallengeRefused ? err.message : `cannot pay this challenge: ${(err as Error).message}`;
     throw new CliError(`${why}; nothing was signed or sent`);
