@@ -56,14 +56,16 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
   const account = keyed ? loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey }).account : undefined;
   const all = loadReceipts(receiptsFile);
   let receipt: Receipt | null = findReceipt(all, server, city, account?.address);
-  if (!receipt && account) {
-    // A lost or never-made receipt file: one signature recovers the token (no payment).
-    const recovered = await recoverReceipts(client, account, receiptsFile, now());
-    if (recovered) {
-      receipt = findReceipt(recovered.receipts, server, city, account.address);
-      if (!json) io.stderr(`recovered the receipt for ${account.address} from ${server} (${recovered.cities.map((c) => c.city).join(', ')}); saved to ${receiptsFile}`);
-    }
-  }
+  let recoveredOnce = false;
+  // A lost, never-made or no longer recognised receipt: one signature recovers the token (no payment).
+  const recover = async (): Promise<Receipt | null> => {
+    recoveredOnce = true;
+    const recovered = account ? await recoverReceipts(client, account, receiptsFile, now()) : null;
+    if (!recovered || !account) return null;
+    if (!json) io.stderr(`recovered the receipt for ${account.address} from ${server} (${recovered.cities.map((c) => c.city).join(', ')}); saved to ${receiptsFile}`);
+    return findReceipt(recovered.receipts, server, city, account.address);
+  };
+  if (!receipt && account) receipt = await recover();
   if (!receipt) {
     const elsewhere = all.length > 0 ? ` Receipts in that file are for: ${describeServers(all)}.` : '';
     const legacy = legacyReceiptsPresent() ? ` An older receipts file exists at ./${LEGACY_RECEIPTS_FILE}; use it with --receipts ${LEGACY_RECEIPTS_FILE}.` : '';
@@ -72,7 +74,7 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
       + `To buy: ${buyMore(city, server)}`, EXIT.paymentNeeded);
   }
   const sleep = io.sleep ?? defaultSleep;
-  const headers = { authorization: `Bearer ${receipt.receiptToken}` };
+  let headers = { authorization: `Bearer ${receipt.receiptToken}` };
   let printed = 0;
   let backoffMs = intervalMs;
   let waitingSaid = false;
@@ -98,6 +100,14 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
       if (!follow) throw readProblem(a, city, server);
       await sleep(Math.max(intervalMs, a.retryAfterMs ?? 0), io.signal);
       continue;
+    }
+    const tokenRefused = a.status === 401 || (a.status === 402 && typeof a.body.paid_through !== 'number');
+    if (tokenRefused && account && !recoveredOnce) {
+      const fresh = await recover();
+      if (fresh) {
+        headers = { authorization: `Bearer ${fresh.receiptToken}` };
+        continue;
+      }
     }
     let signals: SignalLine[] = [];
     let paidThrough: number;

@@ -161,3 +161,20 @@ test('no receipt: lists the servers that have receipts; plain http to a remote h
   assert.equal(yes.code, 0, yes.text);
   assert.ok(dir);
 });
+
+test('a saved token the server no longer recognises is replaced by a recovered one (with the key at hand)', async (t) => {
+  const { fake, receipts, run } = await setup(t, { receipts: true });
+  assert.equal((await run('buy', ['--city', 'nyc', '--count', '20'])).code, 0);
+  fake.tokens.clear();
+  fake.latest.set('nyc', 2);
+  const r = await run('read', ['--city', 'nyc']);
+  assert.equal(r.code, 0, r.text);
+  assert.deepEqual(r.out.map((l) => l.split(' ')[0]), ['#1', '#2']);
+  assert.match(r.err[0]!, /recovered the receipt for 0x[0-9a-fA-F]{40}/);
+  assert.equal(JSON.parse(readFileSync(receipts, 'utf8')).receipts[0].source, 'recovered');
+  // Without the key there is nothing to recover with: the refusal is reported.
+  fake.tokens.clear();
+  const nokey = await run('read', ['--city', 'nyc'], { envKey: undefined });
+  assert.equal(nokey.code, 3);
+  assert.match(nokey.text, /the server did not accept the receipt: receipt token not recognised/);
+});
