@@ -1,7 +1,7 @@
 /**
- * `npm run demo`: the buyer's journey in under a minute, narrated, against an isocast instance
- * this script starts itself (mock payments, simulated feed, a temp DATA_DIR, a free port on
- * 127.0.0.1). It makes a throwaway wallet, shows the free endpoints, buys a Starter bundle for one
+ * `npm run demo`: the buyer's journey in about 15 seconds, narrated, against an isocast instance
+ * this script starts itself (mock payments, simulated feed, a temp DATA_DIR, 127.0.0.1 on $PORT
+ * or a free port). It makes a throwaway wallet, shows the free endpoints, buys a Starter bundle for one
  * city with the CLI, reads the signals that arrive, shows the exhaustion 402, then stops the
  * instance and removes every file it made. Nothing here reaches the internet.
  */
@@ -14,9 +14,17 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'src', 'main.ts');
-/** Simulated time runs 600x: a city's morning warming takes under a minute, so crossings come every few seconds. */
-const SIM_SPEED = 600;
+/**
+ * Simulated time runs 1200x (a simulated hour is 3 real seconds; stations report every 20
+ * simulated minutes, once a second). On its steepest stretch a warming city crosses a bucket every
+ * couple of seconds.
+ */
+const SIM_SPEED = 1200;
 const BUDGET_MS = 55_000;
+/** Sim model (src/sources/sim/model.ts): the day's high so far is the midnight reading until the
+ * morning overtakes it, around 09:20 local; the rise is steepest at 10:30 and ends at 15:00. */
+const CROSSINGS_FROM_H = 9.4;
+const CROSSINGS_UNTIL_H = 13;
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'isocast-demo-'));
 let server: ChildProcess | null = null;
@@ -26,6 +34,21 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 let stepNo = 0;
 const step = (title: string) => say(`\n[${elapsed()}] ${++stepNo}. ${title}`);
 const show = (text: string) => say(text.trimEnd().split('\n').map((l) => `      ${l}`).join('\n'));
+
+/** $PORT when set (the README's quick start uses it too), else a free port. */
+async function demoPort(): Promise<number> {
+  const raw = process.env.PORT;
+  if (raw === undefined || raw === '') return freePort();
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65_535) throw new Error(`PORT must be a TCP port number (1-65535), got ${raw}`);
+  const busy = await new Promise<boolean>((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(true));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(false)));
+  });
+  if (busy) throw new Error(`PORT ${port} is already in use on 127.0.0.1; pick another or unset PORT for a free one`);
+  return port;
+}
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -70,7 +93,7 @@ function hourIn(tz: string, ms: number): number {
 
 async function demo(): Promise<void> {
   step('Start isocast: mock payments (signatures checked for real, no money moves), simulated feed');
-  const port = await freePort();
+  const port = await demoPort();
   const base = `http://127.0.0.1:${port}`;
   const serveArgs = ['serve', '--host', '127.0.0.1', '--port', String(port), '--base-url', base, '--data-dir', join(dir, 'data'), '--payment-mode', 'mock',
     '--feed', 'sim', '--sim-speed', String(SIM_SPEED), '--poll-interval-ms', '500', '--log-level', 'warn'];
@@ -102,13 +125,15 @@ async function demo(): Promise<void> {
 
   step('Pick a city whose simulated morning is warming up (crossings are coming)');
   const simNow = () => simStart + (Date.now() - simStart) * SIM_SPEED;
-  // Warming runs from 06:00 to the 15:00 peak (sim model). Best: just past 06:30, so the whole rise
-  // is ahead; otherwise the city whose morning comes soonest (one simulated hour is 6 real seconds).
-  const wait = (h: number) => (h >= 6.5 && h <= 11 ? h - 6.5 : 24 + ((6.5 - h + 24) % 24));
-  const ranked = (cities.cities as any[]).map((c) => ({ c, h: hourIn(c.timezone, simNow()) })).sort((a, b) => wait(a.h) - wait(b.h));
+  // The city already in its crossing stretch (or the one that gets there soonest), so signals
+  // follow the purchase within seconds.
+  const wait = (h: number) => (h >= CROSSINGS_FROM_H && h <= CROSSINGS_UNTIL_H ? 0 : (CROSSINGS_FROM_H - h + 24) % 24);
+  const ranked = (cities.cities as any[]).map((c) => ({ c, h: hourIn(c.timezone, simNow()) }))
+    .sort((a, b) => wait(a.h) - wait(b.h) || Math.abs(a.h - 10) - Math.abs(b.h - 10));
   const pick = ranked[0]!;
   const city = pick.c.slug as string;
-  show(`${pick.c.displayName} (${city}): simulated local time ${Math.floor(pick.h)}:${String(Math.round((pick.h % 1) * 60)).padStart(2, '0')}, latest seq ${pick.c.latestSeq}`);
+  const hhmm = (h: number) => `${Math.floor(h)}:${String(Math.floor((h % 1) * 60)).padStart(2, '0')}`;
+  show(`${pick.c.displayName} (${city}): simulated local time ${hhmm(pick.h)}, latest seq ${pick.c.latestSeq}`);
 
   step('The 402 challenge: what a stock x402 client sees, plus the binding salt it must use');
   const challenge = await getJson(base, `/v1/subscribe?city=${city}&count=20`, { method: 'POST' });
@@ -124,10 +149,17 @@ async function demo(): Promise<void> {
   const saved = JSON.parse(readFileSync(receipts, 'utf8')).receipts[0];
 
   step(`Wait for new ${city} signals (the bundle covers the next 20; no backlog is sold)`);
-  const latest = await until(`a new ${city} signal`, async () => {
+  const waitStart = Date.now();
+  let lastNote = waitStart;
+  const latest = await until(`new ${city} signals`, async () => {
     const seq = (await getJson(base, `/v1/cities/${city}`)).body.city.latestSeq as number;
-    return seq > saved.latestSeq + 1 ? seq : null;
-  }, Math.max(5_000, BUDGET_MS - (Date.now() - started) - 12_000), 500);
+    if (seq > saved.latestSeq + 1) return seq;
+    if (Date.now() - lastNote >= 2_000) {
+      lastNote = Date.now();
+      show(`... ${((Date.now() - waitStart) / 1000).toFixed(0)} s: ${city} simulated ${hhmm(hourIn(pick.c.timezone, simNow()))}, latest seq ${seq}`);
+    }
+    return null;
+  }, Math.max(5_000, BUDGET_MS - (Date.now() - started) - 12_000), 250);
   show(`latest seq ${saved.latestSeq} -> ${latest}`);
 
   step('Read them with the receipt');

@@ -15,6 +15,8 @@ import { reconcilePayments } from './payments/reconcile.ts';
 import { chainVerifierFromConfig, settlerFromConfig } from './payments/settlers/from-config.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, isCliCommand, runCli, type CliCommand } from './cli/index.ts';
+import { terminalConfirm } from './cli/prompt.ts';
+import { stateHome } from './cli/receipts.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
 import { createOutbox } from './delivery/outbox.ts';
@@ -41,7 +43,7 @@ Commands:
   backup <file>  write a consistent copy of the live database to <file> (safe while serving)
   doctor      check configuration, database, sanctions list and upstreams; exit 1 on failure
   replay      replay a past city-day: the signals that would have fired and the final bucket (below)
-  buy, read, register-chat   the buyer's client (below)
+  buy, read, receipt, register-chat   the buyer's client (below)
   help        show this help
   version     print the version
 
@@ -51,7 +53,7 @@ See README.md (Configuration) for the full list.
 ${REPLAY_HELP}
 ${CLI_HELP}`;
 
-/** Buyer commands: the only environment value they see is ISOCAST_KEY, read here and passed down. */
+/** Buyer commands: the environment they see (ISOCAST_KEY, the XDG state dir) is read here and passed down. */
 async function buyer(command: CliCommand, argv: string[]): Promise<number> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -63,6 +65,8 @@ async function buyer(command: CliCommand, argv: string[]): Promise<number> {
       stderr: (line) => process.stderr.write(`${line}\n`),
       envKey: process.env.ISOCAST_KEY || undefined,
       signal: stop.signal,
+      stateHome: stateHome(process.env),
+      confirm: terminalConfirm(),
     });
   } finally {
     process.off('SIGINT', onSignal);

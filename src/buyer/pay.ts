@@ -1,22 +1,27 @@
 import { z } from 'zod';
 import type { Account, Address, Hex } from 'viem';
-import { bindingNonce } from '../payments/binding.ts';
+import { bindingNonce, MAX_AUTH_LIFETIME_S } from '../payments/binding.ts';
 import { CHAIN_ID, NETWORK_ALIASES, TRANSFER_WITH_AUTHORIZATION_TYPES, USDC_NAME, USDC_VERSION, type Authorization } from '../payments/eip3009.ts';
-import { encodeXPayment } from '../payments/x-payment.ts';
+import { ChallengeRefused, checkChallenge, type Binding, type Expectations } from './guard.ts';
 
 /**
- * The buyer side of the x402 flow, for tests and the CLI: read a 402 body, bind the nonce to
- * (payer, city, count) with the served salt, sign the EIP-3009 authorization and encode the
- * X-Payment header. It needs only the 402 body and a viem account that can sign typed data.
+ * The buyer side of the x402 flow, for the CLI, tests and any program: read a 402 body, check it
+ * (guard.ts: exact bundle price, USDC on Base, the expected recipient; nothing is signed
+ * otherwise), bind the nonce to (payer, city, count) with the served salt, sign the EIP-3009
+ * authorization and encode the X-Payment header. When the challenge says `saltEcho:
+ * "payload.salt"` the salt goes back in the payload beside the signature; older servers that do
+ * not ask for it get the plain x402 v1 payload.
  */
-const BindingShape = z.object({ citySlug: z.string(), count: z.number().int(), salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }).loose();
+const BindingShape = z.object({
+  citySlug: z.string(), count: z.number().int(), salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/), saltEcho: z.string().optional(),
+}).loose();
 
 const Accept = z.object({
   scheme: z.string(),
   network: z.string(),
-  maxAmountRequired: z.string().regex(/^\d+$/),
-  payTo: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
-  asset: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  maxAmountRequired: z.string(),
+  payTo: z.string(),
+  asset: z.string(),
   maxTimeoutSeconds: z.number().int().positive(),
   extra: z.object({ name: z.string().optional(), version: z.string().optional(), binding: BindingShape.optional() }).loose().nullish(),
 }).loose();
@@ -30,8 +35,10 @@ const Challenge = z.object({
 export type PayOptions = {
   /** The buyer's clock; defaults to Date.now(). */
   nowMs?: number;
-  /** Authorization lifetime; capped at the challenge's maxTimeoutSeconds. */
+  /** Authorization lifetime; capped at the challenge's maxTimeoutSeconds and at what the server accepts. */
   validForSeconds?: number;
+  /** What the buyer means to buy and from whom; the price and token checks run regardless. */
+  expect?: Expectations;
 };
 
 export type Payment = {
@@ -43,41 +50,76 @@ export type Payment = {
   city: string;
   count: number;
   amountAtomic: bigint;
+  payTo: Address;
+  /** Present when the server asked for the salt back (`saltEcho`). */
+  salt?: Hex;
 };
 
 /** Tolerated clock skew: the authorization is valid from a minute before the buyer's now. */
 const VALID_AFTER_SKEW_S = 60;
 
-export async function payFor402(challengeBody: unknown, account: Account, opts: PayOptions = {}): Promise<Payment> {
-  if (!account.signTypedData) throw new Error('account cannot sign typed data');
-  const body = Challenge.parse(challengeBody);
-  const accept = body.accepts.find((a) => a.scheme === 'exact' && NETWORK_ALIASES.includes(a.network));
-  if (!accept) throw new Error('402 offers no exact-scheme payment on eip155:8453');
-  const binding = accept.extra?.binding ?? body.extra?.binding;
-  if (!binding) throw new Error('402 carries no extra.binding; cannot bind the nonce');
+export type SignableAccount = Pick<Account, 'address'> & { signTypedData?: Account['signTypedData'] };
 
+/** The bound, checked, signed `exact` payload for one accepts entry; shared with the x402 scheme. */
+export async function signExact(
+  account: SignableAccount, body: unknown, accept: Record<string, any>, binding: Binding, opts: PayOptions,
+): Promise<{ authorization: Authorization; signature: Hex; payload: Record<string, unknown>; amount: bigint }> {
+  if (!account.signTypedData) throw new Error('account cannot sign typed data');
+  const amount = checkChallenge(body, accept, binding, opts.expect ?? {});
   const nowS = Math.floor((opts.nowMs ?? Date.now()) / 1000);
-  const validFor = Math.min(opts.validForSeconds ?? accept.maxTimeoutSeconds, accept.maxTimeoutSeconds);
-  const nonce = bindingNonce(account.address, binding.citySlug, binding.count, binding.salt as Hex);
+  const validFor = Math.min(opts.validForSeconds ?? accept.maxTimeoutSeconds, accept.maxTimeoutSeconds, MAX_AUTH_LIFETIME_S);
+  if (!(validFor > 0)) throw new ChallengeRefused(`the challenge allows ${accept.maxTimeoutSeconds} s to pay`);
   const authorization: Authorization = {
     from: account.address,
     to: accept.payTo as Address,
-    value: BigInt(accept.maxAmountRequired),
+    value: amount,
     validAfter: BigInt(Math.max(0, nowS - VALID_AFTER_SKEW_S)),
     validBefore: BigInt(nowS + validFor),
-    nonce,
+    nonce: bindingNonce(account.address, binding.citySlug, binding.count, binding.salt),
   };
   const signature = await account.signTypedData({
-    domain: { name: accept.extra?.name ?? USDC_NAME, version: accept.extra?.version ?? USDC_VERSION, chainId: CHAIN_ID, verifyingContract: accept.asset as Address },
+    domain: { name: USDC_NAME, version: USDC_VERSION, chainId: CHAIN_ID, verifyingContract: accept.asset as Address },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: authorization,
   });
+  const a = authorization;
+  const payload: Record<string, unknown> = {
+    signature,
+    authorization: {
+      from: a.from, to: a.to, value: a.value.toString(), validAfter: a.validAfter.toString(), validBefore: a.validBefore.toString(), nonce: a.nonce,
+    },
+    ...(binding.saltEcho === 'payload.salt' ? { salt: binding.salt } : {}),
+  };
+  return { authorization, signature, payload, amount };
+}
+
+/** The binding of the accepts entry (or the top-level one), or null. */
+export function bindingOf(accept: { extra?: { binding?: unknown } | null }, body?: { extra?: { binding?: unknown } }): Binding | null {
+  const parsed = BindingShape.safeParse(accept.extra?.binding ?? body?.extra?.binding);
+  return parsed.success ? parsed.data as Binding : null;
+}
+
+export async function payFor402(challengeBody: unknown, account: SignableAccount, opts: PayOptions = {}): Promise<Payment> {
+  const parsed = Challenge.safeParse(challengeBody);
+  if (!parsed.success) throw new ChallengeRefused(`not an x402 v1 payment challenge (${parsed.error.issues[0]!.path.join('.') || 'body'}: ${parsed.error.issues[0]!.message})`);
+  const body = parsed.data;
+  const accept = body.accepts.find((a) => a.scheme === 'exact' && NETWORK_ALIASES.includes(a.network));
+  if (!accept) {
+    const offered = body.accepts.map((a) => `${a.scheme} on ${a.network}`).join(', ');
+    throw new ChallengeRefused(`the challenge offers ${offered}, not an exact-scheme payment on Base (eip155:8453)`);
+  }
+  const binding = bindingOf(accept, body);
+  if (!binding) throw new ChallengeRefused('402 carries no extra.binding; cannot bind the nonce');
+  const signed = await signExact(account, challengeBody, accept, binding, opts);
+  const header = { x402Version: 1, scheme: 'exact', network: accept.network, payload: signed.payload };
   return {
-    xPayment: encodeXPayment(signature, authorization, accept.network),
-    nonce, payer: account.address, authorization, signature, city: binding.citySlug, count: binding.count,
-    amountAtomic: authorization.value,
+    xPayment: Buffer.from(JSON.stringify(header), 'utf8').toString('base64'),
+    nonce: signed.authorization.nonce, payer: account.address, authorization: signed.authorization, signature: signed.signature,
+    city: binding.citySlug, count: binding.count, amountAtomic: signed.amount, payTo: accept.payTo as Address,
+    ...(signed.payload.salt ? { salt: binding.salt } : {}),
   };
 }
 
+export { ChallengeRefused } from './guard.ts';
 export { decodeXPayment, decodePaymentResponse } from '../payments/x-payment.ts';

@@ -55,7 +55,17 @@ export function intFlag(flags: Flags, name: string, fallback: number, min = 0): 
   return Number(raw);
 }
 
-/** `http://host:port` without a trailing slash; anything else is a usage error. */
+/** Hosts a plain-http connection may reach without --insecure: this machine only. */
+export function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * `http(s)://host:port` without a trailing slash; anything else is a usage error. Plain http to
+ * another machine would send payment headers and bearer receipts in the clear, so it needs
+ * `--insecure` (the flag must be in the command's booleans).
+ */
 export function serverUrl(flags: Flags, fallback: string): string {
   const raw = flags.values.server ?? fallback;
   let u: URL;
@@ -65,5 +75,9 @@ export function serverUrl(flags: Flags, fallback: string): string {
     throw new UsageError(`--server must be an absolute http(s) URL, got ${raw}`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--server must be http or https, got ${raw}`);
+  if (u.protocol === 'http:' && !isLoopback(u.hostname) && !flags.on.has('insecure')) {
+    throw new UsageError(`refusing plain http to ${u.host}: payments and receipt tokens would cross the network unencrypted. `
+      + 'Use https, or pass --insecure if you really mean it');
+  }
   return raw.replace(/\/+$/, '');
 }

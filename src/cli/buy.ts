@@ -1,16 +1,25 @@
-import { payFor402 } from '../buyer/pay.ts';
+import { ChallengeRefused, formatAtomic, tierProblem, usdToAtomic } from '../buyer/guard.ts';
+import { payFor402, type Payment } from '../buyer/pay.ts';
 import { intFlag, parseFlags, requireValue, serverUrl, UsageError } from './args.ts';
-import { createClient, serverError, type ApiAnswer } from './client.ts';
+import { createClient, serverError, type ApiAnswer, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
-import { CliError, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
-import { DEFAULT_RECEIPTS_FILE, saveReceipt } from './receipts.ts';
+import { CliError, defaultSleep, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
+import { receiptsFileFor } from './paths.ts';
+import { saveReceipt } from './receipts.ts';
 
 /**
- * `isocast buy --city <slug> --count <n>`: ask for the 402, bind the nonce to (payer, city,
- * count) with the served salt, sign the EIP-3009 authorization, pay, and keep the receipt token.
+ * `isocast buy --city <slug> --count <n>`: read the published price list and settlement wallet,
+ * ask for the 402, check it against both (and against the tier table built into this client),
+ * show what will be paid and to whom, sign the bound EIP-3009 authorization, pay, keep the
+ * receipt. Nothing is signed unless every check passes.
  */
 export const DEFAULT_SERVER = 'http://localhost:8402';
-export const BUY_FLAGS = { strings: ['city', 'count', 'server', 'key-file', 'receipts', 'timeout'], booleans: ['json'] } as const;
+export const BUY_FLAGS = {
+  strings: ['city', 'count', 'server', 'key-file', 'receipts', 'timeout', 'max-usd'], booleans: ['json', 'yes', 'insecure'],
+} as const;
+/** In-doubt settlement (503 "settlement pending"): resend the same header at most this often, this long. */
+const PENDING_RETRIES = 6;
+const PENDING_MAX_WAIT_MS = 30_000;
 
 function challengeProblem(a: ApiAnswer, city: string): CliError {
   if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
@@ -30,43 +39,93 @@ function paymentProblem(a: ApiAnswer, wallet: string): CliError {
   }
 }
 
+const settlementPending = (a: ApiAnswer) => a.status === 503 && (/settlement pending/i.test(String(a.body.error)) || typeof a.body.retryAfterSeconds === 'number');
+
+/** The published settlement wallet and tiers; a server that will not say whom it wants paid is not paid. */
+async function publishedTerms(client: Client, city: string): Promise<{ payTo: string }> {
+  const meta = await client.request('GET', `/v1/signals/meta?city=${encodeURIComponent(city)}`);
+  if (meta.status === 404) throw new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
+  if (meta.status !== 200) throw new CliError(`cannot read the price list (GET /v1/signals/meta answered HTTP ${meta.status}: ${serverError(meta)}); nothing was signed`);
+  if (typeof meta.body.payTo !== 'string') throw new CliError('the server publishes no settlement wallet (payTo); nothing was signed');
+  const tiers = tierProblem(meta.body.tiers);
+  if (tiers) throw new CliError(`${tiers}; nothing was signed`);
+  return { payTo: meta.body.payTo };
+}
+
+/** Sends the signed header; an in-doubt settlement is retried with the SAME header, never a new signature. */
+async function pay(client: Client, path: string, xPayment: string, io: CliIo, json: boolean): Promise<{ answer: ApiAnswer; retried: boolean }> {
+  const sleep = io.sleep ?? defaultSleep;
+  let retried = false;
+  for (let attempt = 0; ; attempt++) {
+    const answer = await client.request('POST', path, { headers: { 'x-payment': xPayment } });
+    if (!settlementPending(answer) || attempt >= PENDING_RETRIES || io.signal?.aborted) {
+      if (settlementPending(answer)) {
+        throw new CliError(`settlement still pending after ${attempt + 1} tries; run the same purchase later or check with: isocast receipt --server ${client.server}. `
+          + 'The signed authorization can be charged at most once');
+      }
+      return { answer, retried };
+    }
+    const waitMs = Math.min(PENDING_MAX_WAIT_MS, Math.max(1000, answer.retryAfterMs ?? (Number(answer.body.retryAfterSeconds) * 1000 || 2000)));
+    if (!json) io.stderr(`settlement pending; resending the same authorization in ${Math.round(waitMs / 1000)} s (you will not be charged twice)`);
+    retried = true;
+    await sleep(waitMs, io.signal);
+  }
+}
+
 export async function buyCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, BUY_FLAGS);
   const city = requireValue(flags, 'city');
   const count = intFlag(flags, 'count', Number.NaN, 2);
   if (Number.isNaN(count)) throw new UsageError('--count is required (an integer of at least 2)');
   const server = serverUrl(flags, DEFAULT_SERVER);
-  const receiptsFile = flags.values.receipts ?? DEFAULT_RECEIPTS_FILE;
+  const maxUsd = flags.values['max-usd'];
+  const maxAtomic = maxUsd === undefined ? undefined : usdToAtomic(maxUsd);
+  if (maxAtomic === null || maxAtomic === 0n) throw new UsageError(`--max-usd must be a positive USD amount such as 0.10, got ${maxUsd}`);
+  const receiptsFile = receiptsFileFor(flags, io);
   const json = flags.on.has('json');
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);
   const client = createClient(server, intFlag(flags, 'timeout', 15, 1) * 1000);
   const path = `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}`;
 
+  const { payTo } = await publishedTerms(client, city);
   const challenge = await client.request('POST', path);
   if (challenge.status !== 402) throw challengeProblem(challenge, city);
-  const accept = challenge.body.accepts?.[0];
-  if (!json) io.stderr(`402 challenge: ${accept?.price ?? '?'} USDC to ${accept?.payTo ?? '?'} on ${accept?.network ?? '?'} for ${count} ${city} signals; signing as ${account.address}`);
-  let payment;
+  let payment: Payment;
   try {
-    payment = await payFor402(challenge.body, account, { nowMs: io.nowMs?.() });
+    payment = await payFor402(challenge.raw, account, { nowMs: io.nowMs?.(), expect: { city, count, payTo, ...(maxAtomic ? { maxAtomic, capName: '--max-usd cap' } : {}) } });
   } catch (err) {
-    throw new CliError(`cannot pay this challenge: ${(err as Error).message}`);
+    const why = err instanceof ChallengeRefused ? err.message : `cannot pay this challenge: ${(err as Error).message}`;
+    throw new CliError(`${why}; nothing was signed or sent`);
   }
-  if (payment.city !== city || payment.count !== count) throw new CliError(`the challenge binds ${payment.count} ${payment.city} signals, not ${count} ${city}; refusing to sign it`);
+  const what = `${formatAtomic(payment.amountAtomic)} USDC to ${payment.payTo} on Base for ${count} ${city} signals, from ${account.address}`;
+  if (io.confirm && !flags.on.has('yes')) {
+    if (!(await io.confirm(`Pay ${what}? [y/N] `))) throw new CliError('not paid: nothing was sent (the signature was discarded)');
+  } else if (!json) {
+    io.stderr(`paying ${what}`);
+  }
 
-  const paid = await client.request('POST', path, { headers: { 'x-payment': payment.xPayment } });
+  const { answer: paid, retried } = await pay(client, path, payment.xPayment, io, json);
   if (paid.status !== 200) throw paymentProblem(paid, account.address);
   const r = paid.body;
-  saveReceipt(receiptsFile, {
-    server, wallet: account.address, city, receiptToken: String(r.receiptToken), paidThroughSeq: r.paidThroughSeq, latestSeq: r.latestSeq,
-    count: r.count, amountUsd: r.amountUsd, txHash: r.txHash ?? null, savedAt: new Date(io.nowMs?.() ?? Date.now()).toISOString(),
-  });
+  if (typeof r.receiptToken === 'string' && r.receiptToken !== '') {
+    saveReceipt(receiptsFile, {
+      server, wallet: account.address, city, receiptToken: r.receiptToken, paidThroughSeq: r.paidThroughSeq, latestSeq: r.latestSeq,
+      count: r.count, amountUsd: r.amountUsd, txHash: r.txHash ?? null, source: 'purchase', savedAt: new Date(io.nowMs?.() ?? Date.now()).toISOString(),
+    });
+  }
+  // The server has seen this authorization's nonce before: nothing new was bought. After our own
+  // in-doubt retry that is the purchase we just made; otherwise it is an earlier one.
+  if (r.idempotent === true && !retried) {
+    throw new CliError(`already bought with this authorization: ${count} ${city} signals were bought from ${account.address} moments ago `
+      + `with the same binding; nothing was charged now and no signals were added (entitled through seq ${r.paidThroughSeq}). `
+      + 'To buy another bundle, run buy again in a minute (a new challenge window)');
+  }
   if (json) {
     const { receiptToken: _secret, ...shown } = withoutDisclaimer(r);
     io.stdout(JSON.stringify({ ...shown, wallet: account.address, receiptsFile }));
   } else {
-    io.stdout(`bought ${r.count} ${city} signals at ${r.unitPriceUsd} USDC each (${r.amountUsd} USDC)${r.idempotent ? ' [already applied earlier: nothing charged twice]' : ''}`);
+    io.stdout(`bought ${r.count} ${city} signals at ${r.unitPriceUsd} USDC each (${r.amountUsd} USDC)${retried ? ' [settled after a retry of the same authorization]' : ''}`);
     io.stdout(`entitled through seq ${r.paidThroughSeq} (latest now ${r.latestSeq}); tx ${r.txHash ?? 'n/a'}`);
     io.stdout(`receipt saved to ${receiptsFile} (mode 0600); read with: isocast read --city ${city}${server === DEFAULT_SERVER ? '' : ` --server ${server}`}`);
   }

@@ -1,11 +1,14 @@
 import { httpRequest, retryAfterMs } from '../lib/http-client.ts';
 import { UpstreamError } from '../lib/errors.ts';
+import { stripControlsDeep, stripControls } from '../buyer/sanitize.ts';
 
 /**
  * The HTTP side of the buyer commands. Every call has a timeout (lib/http-client.ts); answers
  * come back as status + JSON, and the commands decide what each status means for the user.
+ * `raw` is the body exactly as sent (for the challenge checks, which refuse control characters);
+ * `body` has every string stripped of them, so whatever a command prints from it is safe.
  */
-export type ApiAnswer = { status: number; body: Record<string, any>; retryAfterMs: number | null; headers: Headers };
+export type ApiAnswer = { status: number; body: Record<string, any>; raw: unknown; retryAfterMs: number | null; headers: Headers };
 
 export class NetworkError extends Error {
   constructor(message: string) {
@@ -46,14 +49,16 @@ export function createClient(server: string, timeoutMs = 15_000): Client {
         }
         throw err;
       }
-      const body = res.json && typeof res.json === 'object' && !Array.isArray(res.json) ? res.json as Record<string, any> : { error: res.text.slice(0, 200) };
-      return { status: res.status, body, retryAfterMs: retryAfterMs(res.headers), headers: res.headers };
+      const isObject = res.json && typeof res.json === 'object' && !Array.isArray(res.json);
+      const body = isObject ? stripControlsDeep(res.json as Record<string, any>) : { error: stripControls(res.text.slice(0, 200)) };
+      return { status: res.status, body, raw: res.json, retryAfterMs: retryAfterMs(res.headers), headers: res.headers };
     },
   };
 }
 
 /** `error` plus `reason` when the server gave one, for messages. */
 export function serverError(a: ApiAnswer): string {
-  const error = typeof a.body.error === 'string' ? a.body.error : `HTTP ${a.status}`;
-  return typeof a.body.reason === 'string' ? `${error} (${a.body.reason})` : error;
+  const cap = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}...` : s);
+  const error = typeof a.body.error === 'string' ? cap(a.body.error) : `HTTP ${a.status}`;
+  return typeof a.body.reason === 'string' ? `${error} (${cap(a.body.reason)})` : error;
 }

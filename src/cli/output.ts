@@ -13,6 +13,10 @@ export type CliIo = {
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
   /** Stops `read --follow` (main.ts wires it to SIGINT/SIGTERM). */
   signal?: AbortSignal;
+  /** The XDG state directory (main.ts: $XDG_STATE_HOME or ~/.local/state); receipts go in isocast/ under it. */
+  stateHome?: string;
+  /** Asks the person at the terminal; absent when there is none (then `buy` proceeds after its checks). */
+  confirm?(question: string): Promise<boolean>;
 };
 
 /** Exit codes: 0 done, 1 failure, 2 usage, 3 payment needed (bundle used up or no receipt). */

@@ -3,31 +3,42 @@ import { DEFAULT_SERVER } from './buy.ts';
 import { createClient, NetworkError, serverError, type ApiAnswer } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, defaultSleep, EXIT, formatSignal, withoutDisclaimer, type CliIo, type SignalLine } from './output.ts';
-import { DEFAULT_RECEIPTS_FILE, findReceipt, loadReceipts } from './receipts.ts';
+import { receiptsFileFor } from './paths.ts';
+import { describeServers, findReceipt, LEGACY_RECEIPTS_FILE, legacyReceiptsPresent, loadReceipts, type Receipt } from './receipts.ts';
+import { recoverReceipts } from './recover.ts';
 
 /**
  * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with
- * the saved receipt token. `--follow` then keeps polling politely (every --interval seconds,
- * 30 by default, longer when the server asks with Retry-After or the network fails) and prints
- * new signals as they come, until the bundle is used up or the command is interrupted.
+ * the saved receipt token (recovering it with a wallet signature when it is missing). `--follow`
+ * then keeps polling politely (every --interval seconds, 30 by default, longer when the server
+ * asks with Retry-After or the network fails), says once that it is waiting and when it polls
+ * next, and prints nothing more until a signal arrives; it ends when the bundle is used up or on
+ * Ctrl-C.
  */
-export const READ_FLAGS = { strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout'], booleans: ['follow', 'json'] } as const;
+export const READ_FLAGS = {
+  strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout'], booleans: ['follow', 'json', 'insecure'],
+} as const;
 export const DEFAULT_INTERVAL_S = 30;
 const MIN_INTERVAL_S = 1;
 const MAX_BACKOFF_S = 300;
 
-function exhausted(a: ApiAnswer, city: string): CliError {
-  return new CliError(`bundle used up: entitled through seq ${a.body.paid_through}, latest is ${a.body.latest}. `
-    + `Buy more with: isocast buy --city ${city} --count 20`, EXIT.paymentNeeded);
+const buyMore = (city: string, server: string) => `isocast buy --city ${city} --count 20${server === DEFAULT_SERVER ? '' : ` --server ${server}`}`;
+
+function exhausted(paidThrough: number, latest: number, city: string, server: string): CliError {
+  if (paidThrough === 0) return new CliError(`this wallet has no bundle for ${city} yet. Buy one with: ${buyMore(city, server)}`, EXIT.paymentNeeded);
+  return new CliError(`bundle used up: entitled through seq ${paidThrough}, latest is ${latest}. Buy more with: ${buyMore(city, server)}`, EXIT.paymentNeeded);
 }
 
-function readProblem(a: ApiAnswer, city: string): CliError {
-  if (a.status === 402 && typeof a.body.paid_through === 'number') return exhausted(a, city);
+function readProblem(a: ApiAnswer, city: string, server: string): CliError {
+  if (a.status === 402 && typeof a.body.paid_through === 'number') return exhausted(a.body.paid_through, a.body.latest, city, server);
   if (a.status === 402) return new CliError(`the server did not accept the receipt: ${serverError(a)}`, EXIT.paymentNeeded);
+  if (a.status === 401) return new CliError(`the server did not accept the receipt token: ${serverError(a)}`, EXIT.paymentNeeded);
   if (a.status === 403) return new CliError('this wallet is on a sanctions list; reads are refused');
   if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
   return new CliError(`read failed with HTTP ${a.status}: ${serverError(a)}`);
 }
+
+const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)}Z`;
 
 export async function readCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, READ_FLAGS);
@@ -37,19 +48,37 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
   const follow = flags.on.has('follow');
   const json = flags.on.has('json');
   const intervalMs = intFlag(flags, 'interval', DEFAULT_INTERVAL_S, MIN_INTERVAL_S) * 1000;
-  const receiptsFile = flags.values.receipts ?? DEFAULT_RECEIPTS_FILE;
+  const receiptsFile = receiptsFileFor(flags, io);
+  const client = createClient(server, intFlag(flags, 'timeout', 15, 1) * 1000);
+  const now = () => io.nowMs?.() ?? Date.now();
   // With a key at hand, read with that wallet's receipt; without one, the newest receipt will do.
   const keyed = flags.values['key-file'] !== undefined || io.envKey !== undefined;
-  const wallet = keyed ? loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey }).account.address : undefined;
-  const receipt = findReceipt(loadReceipts(receiptsFile), server, city, wallet);
+  const account = keyed ? loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey }).account : undefined;
+  const all = loadReceipts(receiptsFile);
+  let receipt: Receipt | null = findReceipt(all, server, city, account?.address);
+  let recoveredOnce = false;
+  // A lost, never-made or no longer recognised receipt: one signature recovers the token (no payment).
+  const recover = async (): Promise<Receipt | null> => {
+    recoveredOnce = true;
+    const recovered = account ? await recoverReceipts(client, account, receiptsFile, now()) : null;
+    if (!recovered || !account) return null;
+    if (!json) io.stderr(`recovered the receipt for ${account.address} from ${server} (${recovered.cities.map((c) => c.city).join(', ')}); saved to ${receiptsFile}`);
+    return findReceipt(recovered.receipts, server, city, account.address);
+  };
+  if (!receipt && account) receipt = await recover();
   if (!receipt) {
-    throw new CliError(`no receipt for ${server}${wallet ? ` and wallet ${wallet}` : ''} in ${receiptsFile}; buy first: isocast buy --city ${city} --count 20`, EXIT.paymentNeeded);
+    const elsewhere = all.length > 0 ? ` Receipts in that file are for: ${describeServers(all)}.` : '';
+    const legacy = legacyReceiptsPresent() ? ` An older receipts file exists at ./${LEGACY_RECEIPTS_FILE}; use it with --receipts ${LEGACY_RECEIPTS_FILE}.` : '';
+    const hint = account ? '' : ' With your key (--key-file or ISOCAST_KEY) a lost receipt is recovered automatically.';
+    throw new CliError(`no receipt for ${server}${account ? ` and wallet ${account.address}` : ''} in ${receiptsFile}.${elsewhere}${legacy}${hint} `
+      + `To buy: ${buyMore(city, server)}`, EXIT.paymentNeeded);
   }
-  const client = createClient(server, intFlag(flags, 'timeout', 15, 1) * 1000);
   const sleep = io.sleep ?? defaultSleep;
-  const headers = { authorization: `Bearer ${receipt.receiptToken}` };
+  let headers = { authorization: `Bearer ${receipt.receiptToken}` };
   let printed = 0;
   let backoffMs = intervalMs;
+  let waitingSaid = false;
+  let offlineSaid = false;
 
   while (!io.signal?.aborted) {
     let a: ApiAnswer;
@@ -57,32 +86,66 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
       a = await client.request('GET', `/v1/signals?city=${encodeURIComponent(city)}&since=${since}`, { headers });
     } catch (err) {
       if (!(follow && err instanceof NetworkError)) throw err;
-      // A follower outlives server restarts: wait longer each time, never hammer.
-      io.stderr(`warning: ${err.message}; retrying in ${Math.round(backoffMs / 1000)} s`);
+      // A follower outlives server restarts: wait longer each time, never hammer, say it once.
+      if (!offlineSaid) io.stderr(`warning: ${err.message}; retrying with growing waits (up to ${MAX_BACKOFF_S} s)`);
+      offlineSaid = true;
       await sleep(backoffMs, io.signal);
       backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_S * 1000);
       continue;
     }
+    if (offlineSaid) io.stderr(`reconnected to ${server}`);
+    offlineSaid = false;
     backoffMs = intervalMs;
     if (a.status === 429 || a.status === 503) {
-      if (!follow) throw readProblem(a, city);
+      if (!follow) throw readProblem(a, city, server);
       await sleep(Math.max(intervalMs, a.retryAfterMs ?? 0), io.signal);
       continue;
     }
-    if (a.status !== 200) throw readProblem(a, city);
-    for (const s of a.body.signals as SignalLine[]) {
+    const tokenRefused = a.status === 401 || (a.status === 402 && typeof a.body.paid_through !== 'number');
+    if (tokenRefused && account && !recoveredOnce) {
+      const fresh = await recover();
+      if (fresh) {
+        headers = { authorization: `Bearer ${fresh.receiptToken}` };
+        continue;
+      }
+    }
+    let signals: SignalLine[] = [];
+    let paidThrough: number;
+    let latest: number;
+    if (a.status === 200) {
+      signals = a.body.signals as SignalLine[];
+      paidThrough = a.body.paid_through;
+      latest = a.body.latest;
+    } else if (a.status === 402 && typeof a.body.paid_through === 'number' && since < a.body.paid_through) {
+      // Asking past the latest signal but inside the bundle: nothing new yet, not a used-up bundle.
+      paidThrough = a.body.paid_through;
+      latest = a.body.latest;
+    } else {
+      throw readProblem(a, city, server);
+    }
+    for (const s of signals) {
       io.stdout(json ? JSON.stringify(s) : formatSignal(s));
       printed++;
     }
-    since = a.body.next_cursor;
-    if (a.body.more) continue;
+    if (signals.length > 0) waitingSaid = false;
+    if (a.status === 200) since = a.body.next_cursor;
+    if (a.status === 200 && a.body.more) continue;
     if (!follow) {
-      const note = `${printed} signal(s); entitled through seq ${a.body.paid_through}, latest ${a.body.latest}; next --since ${since}`;
+      const none = printed === 0 && since >= latest;
+      const note = none
+        ? `no new signals yet: latest is seq ${latest}, entitled through seq ${paidThrough}; run again later or add --follow`
+        : `${printed} signal(s); entitled through seq ${paidThrough}, latest ${latest}; next --since ${since}`;
       if (json) io.stderr(JSON.stringify({ ...withoutDisclaimer({ ...a.body, signals: undefined }), printed }));
       else io.stderr(note);
       return EXIT.ok;
     }
-    if (since >= a.body.paid_through) throw exhausted({ ...a, body: { paid_through: a.body.paid_through, latest: a.body.latest } }, city);
+    if (since >= paidThrough) throw exhausted(paidThrough, latest, city, server);
+    if (!waitingSaid) {
+      const left = paidThrough - since;
+      io.stderr(`waiting for new ${city} signals (${left} left in the bundle, latest seq ${latest}); polling every ${intervalMs / 1000} s, `
+        + `next at ${clock(now() + intervalMs)}. Ctrl-C stops`);
+      waitingSaid = true;
+    }
     await sleep(intervalMs, io.signal);
   }
   io.stderr(`stopped after ${printed} signal(s); resume with --since ${since}`);

@@ -1,13 +1,29 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 
 /**
- * The buyer's local receipt file (default `./.isocast/receipts.json`). A receipt token reads the
- * paying wallet's signals without paying again, so it is a secret: the file is written 0600 in a
- * 0700 directory, atomically (temp file + rename), and its tokens are never printed.
+ * The buyer's receipts, kept where per-user state belongs: `$XDG_STATE_HOME/isocast/receipts.json`
+ * (default `~/.local/state/isocast/`), never in the current directory where a checkout would show
+ * it as untracked. A receipt token reads the paying wallet's signals without paying again, so it
+ * is a secret: the file is written 0600 in a 0700 directory, atomically (temp file + rename), and
+ * tokens are never printed. Records are keyed by (server, wallet, city).
  */
-export const DEFAULT_RECEIPTS_FILE = '.isocast/receipts.json';
+export const RECEIPTS_FILE_NAME = 'receipts.json';
+/** Where receipts lived before they moved to the state directory; only mentioned, never written. */
+export const LEGACY_RECEIPTS_FILE = '.isocast/receipts.json';
+
+/** `$XDG_STATE_HOME` when it is an absolute path (the XDG rule), else `~/.local/state`. */
+export function stateHome(env: { XDG_STATE_HOME?: string; HOME?: string }): string {
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg && isAbsolute(xdg)) return xdg;
+  return join(env.HOME || homedir(), '.local', 'state');
+}
+
+export function defaultReceiptsFile(home: string): string {
+  return join(home, 'isocast', RECEIPTS_FILE_NAME);
+}
 
 const Receipt = z.object({
   server: z.string(),
@@ -15,10 +31,12 @@ const Receipt = z.object({
   city: z.string(),
   receiptToken: z.string(),
   paidThroughSeq: z.number().int(),
-  latestSeq: z.number().int(),
-  count: z.number().int(),
-  amountUsd: z.number(),
-  txHash: z.string().nullable(),
+  latestSeq: z.number().int().nullable().optional(),
+  count: z.number().int().nullable().optional(),
+  amountUsd: z.number().nullable().optional(),
+  txHash: z.string().nullable().optional(),
+  /** `purchase` (isocast buy) or `recovered` (POST /v1/receipts). */
+  source: z.enum(['purchase', 'recovered']).optional(),
   savedAt: z.string(),
 });
 export type Receipt = z.infer<typeof Receipt>;
@@ -33,15 +51,22 @@ export function loadReceipts(file: string): Receipt[] {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new Error(`cannot read receipts file ${file}: ${(err as Error).message}`);
   }
-  const parsed = ReceiptFile.safeParse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`receipts file ${file} is not valid JSON`);
+  }
+  const parsed = ReceiptFile.safeParse(json);
   if (!parsed.success) throw new Error(`receipts file ${file} is not an isocast receipts file`);
   return parsed.data.receipts;
 }
 
-/** One record per (server, wallet, city): a newer purchase replaces the older record. */
-export function saveReceipt(file: string, r: Receipt): void {
-  const same = (x: Receipt) => x.server === r.server && x.wallet.toLowerCase() === r.wallet.toLowerCase() && x.city === r.city;
-  const receipts = [...loadReceipts(file).filter((x) => !same(x)), r];
+const sameKey = (a: Receipt, b: Receipt) => a.server === b.server && a.wallet.toLowerCase() === b.wallet.toLowerCase() && a.city === b.city;
+
+/** One record per (server, wallet, city): a newer record replaces the older one. */
+export function saveReceipts(file: string, records: readonly Receipt[]): void {
+  const receipts = [...loadReceipts(file).filter((x) => !records.some((r) => sameKey(x, r))), ...records];
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -49,6 +74,10 @@ export function saveReceipt(file: string, r: Receipt): void {
   // writeFileSync's mode only applies to a new file (and passes through the umask): set it outright.
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
+}
+
+export function saveReceipt(file: string, r: Receipt): void {
+  saveReceipts(file, [r]);
 }
 
 /**
@@ -60,4 +89,15 @@ export function findReceipt(receipts: readonly Receipt[], server: string, city: 
     .filter((r) => r.server === server && (!wallet || r.wallet.toLowerCase() === wallet.toLowerCase()))
     .sort((a, b) => b.savedAt.localeCompare(a.savedAt));
   return mine.find((r) => r.city === city) ?? mine[0] ?? null;
+}
+
+/** `https://a (nyc, london); http://127.0.0.1:8402 (paris)`: the servers this file holds receipts for. */
+export function describeServers(receipts: readonly Receipt[]): string {
+  const byServer = new Map<string, Set<string>>();
+  for (const r of receipts) byServer.set(r.server, (byServer.get(r.server) ?? new Set()).add(r.city));
+  return [...byServer].map(([s, cities]) => `${s} (${[...cities].join(', ')})`).join('; ');
+}
+
+export function legacyReceiptsPresent(cwd: string = process.cwd()): boolean {
+  return existsSync(join(cwd, LEGACY_RECEIPTS_FILE));
 }

@@ -24,6 +24,22 @@ function terms(d: DiscoveryDeps): string {
 - Full terms: ${d.termsUrl}`;
 }
 
+/** Paying from a stock x402 client: isocast's scheme registered on @x402/core's x402Client. */
+const STOCK_CLIENT = `## Paying with a stock x402 client
+
+Any x402 client built on @x402/core (for example @x402/fetch) can pay once isocast's scheme is registered for x402 v1. The scheme is src/buyer/x402-scheme.ts in the isocast source (IsocastExactScheme): it reads extra.binding, computes the bound nonce, sends the salt back as payload.salt when the binding says saltEcho, and signs the EIP-3009 authorization with any viem account. Before signing it checks that the amount is the tier price for the bound count, the token is Base USDC and, given payTo, that the recipient is the published wallet; the client's own spend controls stay on.
+
+\`\`\`ts
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { IsocastExactScheme, ISOCAST_NETWORKS } from './x402-scheme.ts'; // from the isocast source
+const client = new x402Client();
+for (const n of ISOCAST_NETWORKS) client.registerV1(n, new IsocastExactScheme(account, { payTo: '<payTo from /v1/signals/meta>' }));
+const payFetch = wrapFetchWithPayment(fetch, client);
+const bought = await (await payFetch('<base>/v1/subscribe?city=nyc&count=20', { method: 'POST' })).json();
+\`\`\`
+
+Whatever client you use: never sign a challenge whose maxAmountRequired differs from the tier price of its count, whose asset is not Base USDC, or whose payTo is not the settlement wallet this document names.`;
+
 function link(d: DiscoveryDeps, title: string, path: string, note: string): string {
   return `- [${title}](${url(d, path)}): ${note}`;
 }
@@ -34,7 +50,7 @@ export function llmsTxt(d: DiscoveryDeps): string {
 
 > ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.
 
-${d.cities.length} cities are covered; each has one market per city-local day. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). The authorization nonce must bind payer, city and count with a salt the 402 challenge serves, so stock x402 clients cannot pay as they are; the steps below (or the \`isocast buy\` command) do it. This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
+${d.cities.length} cities are covered; each has one market per city-local day. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). The authorization nonce must bind payer, city and count with a salt the 402 challenge serves, so a stock x402 client's random nonce is refused; the steps below, the \`isocast buy\` command, or isocast's scheme for stock x402 clients (below) do it. This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
 
 ## Prices
 
@@ -45,6 +61,8 @@ Total = count x the unit price of the largest tier whose minimum is at most coun
 ## How to pay
 
 ${numbered(paymentSteps(d))}
+
+${STOCK_CLIENT}
 
 ## How to read
 

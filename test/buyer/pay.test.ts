@@ -46,6 +46,38 @@ test('bodies that cannot be paid are refused with a clear error', async () => {
   await assert.rejects(payFor402(noBinding, buyerA, { nowMs }), /no extra.binding/);
   const otherNet = body();
   otherNet.accepts[0].network = 'eip155:1';
-  await assert.rejects(payFor402(otherNet, buyerA, { nowMs }), /no exact-scheme payment on eip155:8453/);
+  await assert.rejects(payFor402(otherNet, buyerA, { nowMs }), /not an exact-scheme payment on Base \(eip155:8453\)/);
   await assert.rejects(payFor402({ x402Version: 2, accepts: [] }, buyerA, { nowMs }));
+});
+
+test('saltEcho: the served salt goes back as payload.salt; without it the payload stays plain x402 v1', async () => {
+  const echo = body();
+  const salt = `0x${'5a'.repeat(32)}`;
+  echo.extra.binding = { ...echo.extra.binding, salt, saltEcho: 'payload.salt' };
+  echo.accepts[0].extra.binding = echo.extra.binding;
+  const p = await payFor402(echo, buyerA, { nowMs });
+  const sent = JSON.parse(Buffer.from(p.xPayment, 'base64').toString());
+  assert.equal(sent.payload.salt, salt);
+  assert.equal(sent.payload.authorization.nonce, bindingNonce(buyerA.address, 'nyc', 20, salt as `0x${string}`));
+  assert.ok(decodeXPayment(p.xPayment).ok, 'the current server decoder still accepts it');
+  const plain = JSON.parse(Buffer.from((await payFor402(body(), buyerA, { nowMs })).xPayment, 'base64').toString());
+  assert.deepEqual(Object.keys(plain.payload).sort(), ['authorization', 'signature']);
+  const odd = body();
+  odd.accepts[0].extra.binding.saltEcho = 'header.salt';
+  await assert.rejects(payFor402(odd, buyerA, { nowMs }), /salt echoed as header\.salt/);
+});
+
+test('the module refuses what the CLI refuses: wrong price, token, payTo, cap; a test token only when named', async () => {
+  const inflated = body();
+  inflated.accepts[0].maxAmountRequired = '5000000000';
+  await assert.rejects(payFor402(inflated, buyerA, { nowMs }), /asks for 5000 USDC/);
+  const token = body();
+  token.accepts[0].asset = '0x2222222222222222222222222222222222222222';
+  await assert.rejects(payFor402(token, buyerA, { nowMs }), /not USDC on Base/);
+  const ok = await payFor402(token, buyerA, { nowMs, expect: { usdc: '0x2222222222222222222222222222222222222222' } });
+  assert.equal(ok.amountAtomic, 100_000n);
+  await assert.rejects(payFor402(body(), buyerA, { nowMs, expect: { payTo: '0x00000000000000000000000000000000000000bb' } }), /publishes 0x0+bb/);
+  await assert.rejects(payFor402(body(), buyerA, { nowMs, expect: { maxAtomic: 99_999n } }), /above your cap of 0\.099999 USDC/);
+  const long = await payFor402(body(), buyerA, { nowMs, validForSeconds: 10_000 });
+  assert.ok(long.authorization.validBefore - BigInt(nowMs / 1000) <= 900n, 'never longer than the server accepts');
 });

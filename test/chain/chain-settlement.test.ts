@@ -43,7 +43,7 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
   const f = over(await listen(t, createApp(deps).fetch));
 
   // 1. A real purchase moves 0.10 USDC from the buyer to PAY_TO; the settler only pays gas.
-  const first = await buy(f, buyerA, 'nyc', 20, e.clock.now());
+  const first = await buy(f, buyerA, 'nyc', 20, e.clock.now(), { expect: { usdc } });
   assert.equal(first.status, 200, JSON.stringify(first.body));
   assert.equal(first.body.idempotent, false);
   const receipt = await pub.getTransactionReceipt({ hash: first.body.txHash as Hex });
@@ -76,7 +76,7 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
 
   // 5. A crash after our transaction landed but before it was recorded: the claim is resolved
   //    from the chain at start and credited once; the client's retry is then idempotent.
-  const second = await signFor(f, buyerA, 'nyc', 3, e.clock.now());
+  const second = await signFor(f, buyerA, 'nyc', 3, e.clock.now(), { expect: { usdc } });
   const s2 = parseSignature(second.signature);
   const a2 = second.authorization;
   const settlerWallet = createWalletClient({ chain: viemChain, transport: http(chain.rpcUrl), account: privateKeyToAccount(SETTLER_KEY) });

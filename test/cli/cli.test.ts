@@ -34,7 +34,7 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
     const err: string[] = [];
     // Defaults first: a case's own --server or --receipts comes later and wins.
     const code = await runCli(command, ['--server', server, ...(command === 'register-chat' ? [] : ['--receipts', receipts]), ...args], {
-      stdout: (l) => out.push(l), stderr: (l) => err.push(l), envKey: KEY, nowMs: () => app.clock.now(), ...io,
+      stdout: (l) => out.push(l), stderr: (l) => err.push(l), envKey: KEY, nowMs: () => app.clock.now(), stateHome: join(dir, 'state'), ...io,
     });
     return { code, out, err };
   };
@@ -120,7 +120,7 @@ test('clear messages for usage mistakes, unknown cities, sanctions, missing rece
     { args: ['buy', ['--city', 'nyc', '--count', '20', '--bogus']], code: 2, message: /unknown flag: --bogus/ },
     { args: ['buy', ['--city', 'atlantis', '--count', '20']], code: 1, message: /unknown city: atlantis/ },
     { args: ['buy', ['--city', 'nyc', '--count', '20']], code: 1, message: /wallet 0x[0-9a-fA-F]{40} is on a sanctions list; payment refused and nothing was charged/ },
-    { args: ['read', ['--city', 'nyc']], code: 3, message: /no receipt for http:\/\/127\.0\.0\.1:\d+ and wallet 0x[0-9a-fA-F]{40} in .*receipts\.json; buy first/ },
+    { args: ['read', ['--city', 'nyc']], code: 3, message: /no receipt for http:\/\/127\.0\.0\.1:\d+ and wallet 0x[0-9a-fA-F]{40} in .*receipts\.json\. To buy: isocast buy --city nyc --count 20 --server/ },
     { args: ['buy', ['--city', 'nyc', '--count', '20', '--server', `http://127.0.0.1:${closed}`]], code: 1, message: /cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); is the server running\?/ },
     { args: ['buy', ['--city', 'nyc', '--count', '20', '--key-file', join(dir, 'nope')]], code: 2, message: /cannot read --key-file .*nope: ENOENT/ },
   ];

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
@@ -78,7 +79,7 @@ test('main.ts runs the buyer commands with ISOCAST_KEY from the environment and 
   const node = join(repoRoot(), 'node_modules', '.bin', 'node');
   const main = join(repoRoot(), 'src', 'main.ts');
   const run = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(node, [main, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ISOCAST_KEY: KEY } });
+    const child = spawn(node, [main, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ISOCAST_KEY: KEY, XDG_STATE_HOME: join(dir, 'state') } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b) => { stdout += b; });
@@ -92,10 +93,12 @@ test('main.ts runs the buyer commands with ISOCAST_KEY from the environment and 
   const bought = await run(['buy', '--city', 'nyc', '--count', '2', '--server', liveServer, '--json']);
   assert.equal(bought.code, 0, bought.stderr);
   assert.equal(JSON.parse(bought.stdout).paidThroughSeq, 2);
-  assert.equal(JSON.parse(bought.stdout).receiptsFile, '.isocast/receipts.json');
+  assert.equal(JSON.parse(bought.stdout).receiptsFile, join(dir, 'state', 'isocast', 'receipts.json'));
+  assert.equal(statSync(join(dir, 'state', 'isocast')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(dir, 'state', 'isocast', 'receipts.json')).mode & 0o777, 0o600);
   const read = await run(['read', '--city', 'nyc', '--server', liveServer]);
   assert.equal(read.code, 0, read.stderr);
-  assert.match(read.stderr, /0 signal\(s\); entitled through seq 2, latest 0/);
+  assert.match(read.stderr, /no new signals yet: latest is seq 0, entitled through seq 2/);
   const usage = await run(['buy', '--city', 'nyc', '--server', server]);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /--count is required/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Account, Hex } from 'viem';
-import { payFor402, type Payment } from '../../src/buyer/pay.ts';
+import { payFor402, type PayOptions, type Payment } from '../../src/buyer/pay.ts';
 
 /** Shared buyer steps for payment tests: ask for the 402, sign it, send X-Payment. */
 export const buyerA = privateKeyToAccount(`0x${'a1'.repeat(32)}` as Hex);
@@ -18,8 +18,9 @@ export async function challenge(f: Fetcher, city: string, count: number): Promis
   return await res.json() as Record<string, unknown>;
 }
 
-export async function signFor(f: Fetcher, account: Account, city: string, count: number, nowMs: number): Promise<Payment> {
-  return payFor402(await challenge(f, city, count), account, { nowMs });
+/** `opts.expect.usdc` names a test token (a local chain); the buyer refuses any other token by default. */
+export async function signFor(f: Fetcher, account: Account, city: string, count: number, nowMs: number, opts: PayOptions = {}): Promise<Payment> {
+  return payFor402(await challenge(f, city, count), account, { ...opts, nowMs });
 }
 
 export async function subscribeWith(f: Fetcher, xPayment: string, city: string, count: number): Promise<{ status: number; body: Record<string, any>; res: Response }> {
@@ -27,8 +28,8 @@ export async function subscribeWith(f: Fetcher, xPayment: string, city: string, 
   return { status: res.status, body: await res.json() as Record<string, any>, res };
 }
 
-export async function buy(f: Fetcher, account: Account, city: string, count: number, nowMs: number) {
-  const p = await signFor(f, account, city, count, nowMs);
+export async function buy(f: Fetcher, account: Account, city: string, count: number, nowMs: number, opts: PayOptions = {}) {
+  const p = await signFor(f, account, city, count, nowMs, opts);
   return { payment: p, ...(await subscribeWith(f, p.xPayment, city, count)) };
 }
 

@@ -1,0 +1,66 @@
+import type { FindDefaultAsset, PaymentPayloadContext, PaymentPayloadResult, PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
+import type { Address } from 'viem';
+import { BASE_USDC } from '../config.ts';
+import { NETWORK_ALIASES } from '../payments/eip3009.ts';
+import { ChallengeRefused, type Expectations } from './guard.ts';
+import { bindingOf, signExact, type SignableAccount } from './pay.ts';
+
+/**
+ * isocast's `exact` payment on Base as an `@x402/core` scheme client, so a stock x402 client
+ * (`x402Client`, `@x402/fetch`, `@x402/axios`) can pay isocast: register it for x402 v1 on
+ * `base` and `eip155:8453`. Stock EVM clients draw a random nonce, which isocast refuses; this one
+ * reads `extra.binding`, computes the bound nonce, echoes the salt when asked, and signs the
+ * EIP-3009 authorization with any viem account. Before signing it runs the same checks as the
+ * CLI (src/buyer/guard.ts): exact tier price for the bound count, USDC on Base, USDC's domain.
+ *
+ *   const client = new x402Client();
+ *   for (const n of ISOCAST_NETWORKS) client.registerV1(n, new IsocastExactScheme(account));
+ *   const payFetch = wrapFetchWithPayment(fetch, client);
+ */
+export const ISOCAST_NETWORKS = NETWORK_ALIASES;
+
+export type IsocastSchemeOptions = {
+  /** The settlement wallet you expect to pay (GET /v1/signals/meta `payTo`); recommended. */
+  payTo?: string;
+  /** USDC contract; Base's canonical USDC unless you test against a token of your own. */
+  usdc?: string;
+  /** Authorization lifetime in seconds (capped by the challenge). */
+  validForSeconds?: number;
+  now?: () => number;
+};
+
+export class IsocastExactScheme implements SchemeNetworkClient {
+  readonly scheme = 'exact';
+  readonly #account: SignableAccount;
+  readonly #opts: IsocastSchemeOptions;
+
+  constructor(account: SignableAccount, opts: IsocastSchemeOptions = {}) {
+    this.#account = account;
+    this.#opts = opts;
+  }
+
+  /** Lets the stock client's spend controls price USDC on Base in dollars (6 decimals). */
+  findDefaultAsset: FindDefaultAsset = (asset, network) => {
+    const usdc = (this.#opts.usdc ?? BASE_USDC).toLowerCase();
+    return NETWORK_ALIASES.includes(network) && asset.toLowerCase() === usdc ? { asset, decimals: 6, symbol: 'USDC' } : undefined;
+  };
+
+  async createPaymentPayload(x402Version: number, requirements: PaymentRequirements, context?: PaymentPayloadContext): Promise<PaymentPayloadResult> {
+    if (x402Version !== 1) throw new ChallengeRefused(`isocast pays x402 v1 challenges, not v${x402Version}`);
+    // x402 v1 requirements carry maxAmountRequired (the v2 type names it amount).
+    const accept = requirements as unknown as Record<string, any>;
+    const binding = bindingOf(accept);
+    if (!binding) throw new ChallengeRefused('the challenge carries no extra.binding; cannot bind the nonce');
+    const cap = context?.maxAmountPerPayment;
+    const expect: Expectations = {
+      ...(this.#opts.payTo ? { payTo: this.#opts.payTo as Address } : {}),
+      ...(this.#opts.usdc ? { usdc: this.#opts.usdc } : {}),
+      ...(cap !== undefined && /^\d+$/.test(cap) ? { maxAtomic: BigInt(cap), capName: 'spend-control cap' } : {}),
+    };
+    const signed = await signExact(this.#account, requirements, accept, binding, {
+      expect, nowMs: this.#opts.now?.(), validForSeconds: this.#opts.validForSeconds,
+    });
+    const result = { x402Version: 1, scheme: this.scheme, network: accept.network as string, payload: signed.payload };
+    return result;
+  }
+}
