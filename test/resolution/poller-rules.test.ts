@@ -128,6 +128,7 @@ test('an event whose rule names another station pauses the city: no signal, a me
   const doctor = resolutionCheck(s.env.db, s.env.clock.now());
   assert.equal(doctor.status, 'warn');
   assert.match(doctor.detail, /1 city-day\(s\) paused \(no signals\): nyc 2026-07-15: rule names station KNYC/);
+  await screenshotPaused(t, s);
 
   // The next day's event names the catalog's station again: the city resumes.
   const next = gammaEvent({ token: 'nyc', date: '2026-07-16', labels: F_LABELS, cityName: 'NYC' });
@@ -137,14 +138,10 @@ test('an event whose rule names another station pauses the city: no signal, a me
   const d2 = await s.poller.tick();
   assert.ok(!d2.paused.includes('nyc'));
   assert.equal(resolutionCheck(s.env.db, s.env.clock.now() + 2 * 86_400_000).status, 'ok');
-
-  await screenshotPaused(t, s, next);
 });
 
-/** docs/admin-paused-city.png: the operator page with a paused city (the day before's state is put back). */
-async function screenshotPaused(t: Parameters<typeof offlineBrowser>[0], s: Awaited<ReturnType<typeof setup>>, _next: GammaEventJson) {
-  // Show the paused day as the newest: the second day's row goes, so the page reads like 2026-07-15.
-  s.env.db.prepare("DELETE FROM resolution_rules WHERE target_date = '2026-07-16'").run();
+/** docs/admin-paused-city.png: the operator page's poller section with NYC paused and Chicago signalling. */
+async function screenshotPaused(t: Parameters<typeof offlineBrowser>[0], s: Awaited<ReturnType<typeof setup>>) {
   const browser = await offlineBrowser(t, s.base, { viewport: { width: 1280, height: 900 } });
   if (!browser) return;
   const { page } = browser;

@@ -96,3 +96,29 @@ test('match or pause: station, unit, precision, unobservable and unknown sources
   assert.match(reason(judgeRule(rule({ source: 'unknown', station: null, reason: 'the rule states no unit' }), nyc, all)), /not understood: the rule states no unit/);
   assert.match(reason(judgeRule(rule({ source: 'noaa' }), nyc, (s) => s === 'wu')), /no weather feed configured for NOAA/);
 });
+
+test('the simulated feed: every active city matches its rule (NOAA for three, WU for the rest) and none is paused', async (t) => {
+  const { createFeed } = await import('../../src/poller/feed.ts');
+  const { createPoller } = await import('../../src/poller/poller.ts');
+  const { createCatalog } = await import('../../src/cities/catalog.ts');
+  const { loadConfig } = await import('../../src/config.ts');
+  const { openDb } = await import('../../src/db/open.ts');
+  const { manualClock } = await import('../../src/lib/clock.ts');
+  const { memoryLogger } = await import('../../src/lib/logger.ts');
+  const { tempDir } = await import('../helpers/app.ts');
+  const dir = tempDir(t);
+  const config = loadConfig({ DATA_DIR: dir });
+  const db = openDb(`${dir}/sim.db`);
+  t.after(() => db.close());
+  const clock = manualClock(Date.parse('2026-08-29T12:00:00Z'));
+  const catalog = createCatalog();
+  const feed = createFeed(config, { db, clock, logger: memoryLogger() });
+  const poller = createPoller({ db, catalog, clock, logger: memoryLogger(), intervalMs: config.POLL_INTERVAL_MS, ...feed });
+  const r = await poller.tick();
+  assert.deepEqual([r.paused, r.errors, r.cities], [[], [], 37]);
+  const rules = catalog.active.map((c) => poller.ruleFor(c)!);
+  assert.deepEqual(rules.filter((x) => x.source === 'noaa').map((x) => x.city), ['seattle', 'sao-paulo', 'tel-aviv']);
+  for (const [i, c] of catalog.active.entries()) {
+    assert.deepEqual([rules[i]!.station, rules[i]!.unit, rules[i]!.precision, rules[i]!.status, rules[i]!.observedWith], [c.station, c.unit, 1, 'ok', 'sim'], c.slug);
+  }
+});
