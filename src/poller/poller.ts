@@ -115,7 +115,8 @@ export function createPoller(deps: PollerDeps): Poller {
     // Only recent days are asked for; the oldest entries go first (a Map keeps insertion order).
     if (urls.size > 4 * catalog.active.length + 16) urls.delete(urls.keys().next().value!);
   };
-  type CityMemo = { lastAttemptAtMs: number | null; lastOkAtMs: number | null; lastError: string | null; lastErrorAtMs: number | null; noMarket: boolean; paused: string | null };
+  type CityMemo = { lastAttemptAtMs: number | null; lastOkAtMs: number | null; lastError: string | null; lastErrorAtMs: number | null; noMarket: boolean; paused: string | null;
+    judged?: { key: string; feed: WeatherSource | null } };
   const memo = new Map<string, CityMemo>();
   const memoOf = (slug: string): CityMemo => {
     let m = memo.get(slug);
@@ -220,8 +221,13 @@ export function createPoller(deps: PollerDeps): Poller {
   function judgeDay(city: CityRecord, date: string, event: MarketEvent): WeatherSource | null {
     const verdict = judgeRule(event.rule, city, (s) => feedFor(s) !== undefined);
     const feed = verdict.status === 'ok' ? feedFor(verdict.observe)! : null;
+    // Settling the same inputs again gives the same answer, so an unchanged day costs no transaction.
+    const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
+    const m = memoOf(city.slug);
+    if (m.judged?.key === key) return m.judged.feed;
     const day = settleDayRule(db, { city: city.slug, date, rule: event.rule, verdict, feed: feed?.name ?? null, nowMs: clock.now() });
-    memoOf(city.slug).paused = day.status === 'paused' ? day.reason : null;
+    m.paused = day.status === 'paused' ? day.reason : null;
+    m.judged = { key, feed: day.status === 'ok' ? feed : null };
     if (day.status === 'ok') return feed;
     if (day.newlyPaused) {
       pauses?.inc({ city: city.slug });
