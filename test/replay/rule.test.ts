@@ -42,3 +42,23 @@ test('an unreadable rule is replayed with a note, not refused', async () => {
   assert.equal(r.json!.rule!.source, 'unknown');
   assert.ok(r.json!.notes.some((n) => /rule could not be read .*station was not checked/.test(n)));
 });
+
+test('a NOAA-rule day is fetched from METAR even when WEATHER_SOURCE=wu; a WU-rule day from weather.com', async (t) => {
+  const { startFakeGamma } = await import('../fakes/gamma.ts');
+  const { startFakeMetar } = await import('../fakes/metar.ts');
+  const { startFakeWeatherCom } = await import('../fakes/weather-com.ts');
+  const now = Date.parse('2026-07-16T06:00:00Z');
+  const [gamma, metar, wu] = await Promise.all([startFakeGamma(), startFakeMetar({ now: () => now }), startFakeWeatherCom()]);
+  t.after(() => Promise.all([gamma.close(), metar.close(), wu.close()]).then(() => undefined));
+  metar.setReports('KLGA', [{ atMs: Date.parse('2026-07-15T14:51:00Z'), tempC: 21.1 }, { atMs: Date.parse('2026-07-15T18:51:00Z'), tempC: 23.3 }]);
+  wu.setObservations('KLGA:9:US', 'America/New_York', [{ atMs: Date.parse('2026-07-15T18:51:00Z'), tempC: 20 }]);
+  const up = { weatherSource: 'wu' as const, weatherUrl: wu.url, wuApiKey: wu.apiKey, metarUrl: metar.url, gammaUrl: gamma.url, timeoutMs: 2_000 };
+  gamma.put(gammaEvent({ token: 'nyc', date: '2026-07-15', labels: LABELS, rule: { kind: 'noaa' } }));
+  const noaa = await replay([...DAY, '--json'], { upstreams: up, nowMs: now });
+  assert.equal(noaa.code, 0, noaa.stderr);
+  assert.deepEqual([noaa.json!.rule!.source, noaa.json!.observations.source, noaa.json!.final!.reading], ['noaa', 'metar', 74]);
+  assert.equal(wu.requests.length, 0);
+  gamma.put(gammaEvent({ token: 'nyc', date: '2026-07-15', labels: LABELS }));
+  const wuDay = await replay([...DAY, '--json'], { upstreams: up, nowMs: now });
+  assert.deepEqual([wuDay.json!.rule!.source, wuDay.json!.observations.source, wuDay.json!.final!.reading], ['wu', 'wu', 68]);
+});

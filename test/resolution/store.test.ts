@@ -43,3 +43,19 @@ test('within a day the first rule and the first feed hold: a change of either pa
   assert.deepEqual(pausedDays(db, '2026-07-15'), []);
   assert.equal(latestDayRules(db).get('nyc')!.targetDate, '2026-07-16');
 });
+
+test('doctor lists the paused city-days', async (t) => {
+  const { runDoctor } = await import('../../src/ops/doctor.ts');
+  const { loadConfig } = await import('../../src/config.ts');
+  const dir = tempDir(t);
+  const path = join(dir, 'isocast.db');
+  const db = openDb(path);
+  const today = new Date().toISOString().slice(0, 10);
+  const rule = { ...WU, station: 'KNYC' };
+  settleDayRule(db, { city: 'nyc', date: today, rule, verdict: judgeRule(rule, nyc, () => true), feed: null, nowMs: Date.now() });
+  db.close();
+  const checks = await runDoctor({ config: loadConfig({ DATA_DIR: dir }), openDb: () => openDb(path), dbPath: path });
+  const check = checks.find((c) => c.name === 'resolution rules')!;
+  assert.equal(check.status, 'warn');
+  assert.equal(check.detail, `1 city-day(s) paused (no signals): nyc ${today}: rule names station KNYC, the catalog watches KLGA`);
+});
