@@ -176,9 +176,13 @@ function renderPoller(data, nowMs) {
     : p.lastTick
       ? `Last tick ${new Date(p.lastTick.startedAt).toISOString()} took ${p.lastTick.durationMs} ms: ${p.lastTick.signals} signal(s), ${p.lastTick.errors} error(s).`
       : 'The poller has not finished a tick yet.';
+  // One line per paused city: its market's rule does not match the catalog, so it gets no signals that day.
+  $('poller-paused').replaceChildren(...(p.paused || []).map((x) => el('p', { class: 'notice error' },
+    el('strong', { text: `${x.displayName} paused for ${x.targetDate}: ` }), el('span', { text: x.reason }))));
   $('poller-table').replaceChildren(table([
     { label: 'City', value: (c) => el('span', { title: c.city, text: c.displayName }) },
-    { label: 'State', value: (c) => (c.failures > 0 ? pill(`backing off (${c.failures})`, 'bad') : c.noMarket ? pill('no market', 'warn') : c.lastOkAt ? pill('ok', 'ok') : pill('waiting', 'warn')) },
+    { label: 'State', value: (c) => (c.rule && c.rule.status === 'paused' ? pill('paused', 'bad') : c.failures > 0 ? pill(`backing off (${c.failures})`, 'bad') : c.noMarket ? pill('no market', 'warn') : c.lastOkAt ? pill('ok', 'ok') : pill('waiting', 'warn')) },
+    { label: 'Rule', value: (c) => (c.rule ? el('span', { title: c.rule.reason || '', text: ruleText(c.rule) }) : '') },
     { label: 'Last reading', value: (c) => (c.lastReading ? `${c.lastReading.high}°${c.lastReading.unit} ${c.lastReading.bucket ?? ''} (${c.lastReading.targetDate})` : '') },
     { label: 'Latest seq', value: (c) => c.latestSeq, num: true },
     { label: 'Last attempt', value: (c) => ago(c.lastAttemptAt, nowMs) },
@@ -186,6 +190,14 @@ function renderPoller(data, nowMs) {
     { label: 'Last error', value: (c) => (c.lastError ? el('span', {}, el('span', { class: 'error-text', text: c.lastError }), ' ', ago(c.lastErrorAt, nowMs)) : '') },
     { label: 'Next retry', value: (c) => (c.retryAt ? ago(c.retryAt, nowMs) : '') },
   ], p.cities, 'No cities.'));
+}
+
+// `noaa KSEA °F, obs metar`: the day's parsed resolution rule and the feed observing it.
+function ruleText(r) {
+  const station = r.station && /^[A-Z0-9]{4}$/.test(r.station) ? ' ' + r.station : '';
+  const unit = r.unit ? ' °' + r.unit : '';
+  const prec = r.precision === 0.1 ? ' 0.1°' : '';
+  return `${r.source}${station}${unit}${prec}${r.fallback ? ' (fallback ' + r.fallback + ')' : ''}${r.observedWith ? ', obs ' + r.observedWith : ''}`;
 }
 
 function renderPayments(data, nowMs) {

@@ -15,6 +15,7 @@ import { metricsDocs, metricsRoutes } from './ops/metrics-routes.ts';
 import { registerDbGauges } from './ops/db-gauges.ts';
 import { adminDocs, adminRoutes } from './admin/routes.ts';
 import type { PollerHealthInput } from './admin/report.ts';
+import type { DayRule } from './resolution/store.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
 import { pathOf, routeTable } from './lib/route-match.ts';
 import type { Catalog, CityRecord } from './cities/catalog.ts';
@@ -56,6 +57,8 @@ export type AppDeps = {
   pollerHealth?: () => PollerHealthInput;
   /** The real event page once the poller has seen the city-day's event (main.ts passes poller.marketUrlFor). */
   marketUrlFor?: (city: CityRecord, date: string) => string | null;
+  /** The current market day's parsed resolution rule (main.ts passes poller.ruleFor). */
+  ruleFor?: (city: CityRecord) => DayRule | null;
 };
 
 /** Request bodies are small JSON objects; anything larger is refused before it is read. */
@@ -93,7 +96,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     mode: config.PAYMENT_MODE, clock, sanctions: () => deps.sanctions.status(),
     dbOk: () => { try { dbPing.get(); return true; } catch { return false; } },
   }));
-  app.route('/', citiesRoutes({ catalog, clock, latestSeqAll: signals.latestSeqAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor }));
+  app.route('/', citiesRoutes({ catalog, clock, latestSeqAll: signals.latestSeqAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor, ruleFor: deps.ruleFor }));
   app.route('/', sampleRoutes({ isCity, payload: signals.payload }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));

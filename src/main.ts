@@ -116,7 +116,7 @@ async function serve(argv: string[]): Promise<void> {
     onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(),
     ...createFeed(config, { db, clock: systemClock, logger }),
   });
-  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor });
+  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor, ruleFor: poller.ruleFor });
 
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });

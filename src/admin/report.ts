@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
+import { latestDayRules, type DayRule } from '../resolution/store.ts';
 import type { AdminDataBody } from './schemas.ts';
 
 /**
@@ -27,6 +28,14 @@ export type ReportDeps = {
 };
 
 const DAY_MS = 86_400_000;
+
+function ruleOf(r: DayRule | undefined) {
+  if (!r) return null;
+  return {
+    targetDate: r.targetDate, source: r.source, station: r.station, unit: r.unit, precision: r.precision, fallback: r.fallback,
+    status: r.status, reason: r.reason, observedWith: r.observedWith,
+  };
+}
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
@@ -69,6 +78,8 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
       const health = deps.pollerHealth?.();
       const byCity = new Map(health?.cities.map((c) => [c.city, c]));
       const slugs = health ? health.cities.map((c) => c.city) : deps.catalog.active.map((c) => c.slug);
+      const rules = latestDayRules(db);
+      const name = (slug: string) => deps.catalog.get(slug)?.displayName ?? slug;
 
       return {
         generatedAt: iso(nowMs),
@@ -113,7 +124,12 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
               lastAttemptAt: isoOrNull(h?.lastAttemptAtMs ?? null), lastOkAt: isoOrNull(h?.lastOkAtMs ?? null),
               lastError: h?.lastError ?? null, lastErrorAt: isoOrNull(h?.lastErrorAtMs ?? null),
               failures: h?.failures ?? 0, retryAt: isoOrNull(h?.retryAtMs ?? null), noMarket: h?.noMarket ?? false,
+              rule: ruleOf(rules.get(slug)),
             };
+          }),
+          paused: slugs.flatMap((slug) => {
+            const r = rules.get(slug);
+            return r?.status === 'paused' ? [{ city: slug, displayName: name(slug), targetDate: r.targetDate, reason: r.reason ?? 'paused' }] : [];
           }),
         },
       };

@@ -76,6 +76,17 @@ const CityHealth = z.object({
   failures: z.number().int().describe('consecutive failed polls; 0 when not backing off'),
   retryAt: IsoOrNull.describe('next attempt while backing off'),
   noMarket: z.boolean(),
+  rule: z.object({
+    targetDate: z.string(),
+    source: z.string().describe('wu, noaa, hko, cwa or unknown, from the market\'s own rule text'),
+    station: z.string().nullable(),
+    unit: z.string().nullable(),
+    precision: z.number().nullable(),
+    fallback: z.string().nullable(),
+    status: z.enum(['ok', 'paused']),
+    reason: z.string().nullable(),
+    observedWith: z.string().nullable(),
+  }).nullable().describe('parsed resolution rule of the newest market day the poller has read'),
 });
 
 export const AdminData = z.object({
@@ -103,6 +114,8 @@ export const AdminData = z.object({
     running: z.boolean().describe('false when this process has no poller wired in'),
     lastTick: z.object({ startedAt: Iso, durationMs: z.number(), signals: z.number().int(), errors: z.number().int() }).nullable(),
     cities: z.array(CityHealth),
+    paused: z.array(z.object({ city: z.string(), displayName: z.string(), targetDate: z.string(), reason: z.string() }))
+      .describe('cities whose newest market day is paused: its rule does not match the catalog or cannot be observed'),
   }),
   disclaimer: Disclaimer,
 }).meta({ id: 'AdminData' });

@@ -8,6 +8,7 @@ import { ErrorBody } from '../lib/schemas.ts';
 import type { Catalog, CityRecord } from './catalog.ts';
 import { localDate } from './local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
+import type { DayRule } from '../resolution/store.ts';
 import { CityDetail, CityList, CityParams } from './schemas.ts';
 
 export type CitiesDeps = {
@@ -17,14 +18,32 @@ export type CitiesDeps = {
   latestSeq(city: string): number;
   /** Event page of the city's market for a local date; the poller knows the real slug once seen. */
   marketUrlFor?(city: CityRecord, date: string): string | null;
+  /** The parsed rule of the city's current market day once the poller has read its event (poller.ruleFor). */
+  ruleFor?(city: CityRecord): DayRule | null;
 };
 
 export const CITY_CACHE_MS = 30_000;
 
-export function cityPublic(city: CityRecord, latestSeq: number) {
+/**
+ * `resolutionSource` and `station` are those of the current market day's own rule once its event
+ * has been read (`wu`, `noaa`, `hko`, `cwa` or `unknown`; the station only when it is an ICAO
+ * code), and the catalog's until then.
+ */
+export function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = null) {
+  const station = rule ? (rule.station && ICAO.test(rule.station) ? rule.station : null) : city.station;
   return {
     slug: city.slug, displayName: city.displayName, country: city.country, unit: city.unit, bucketWidth: city.bucketWidth,
-    timezone: city.timezone, resolutionSource: city.resolutionSource, station: city.station, latestSeq,
+    timezone: city.timezone, resolutionSource: rule?.source ?? city.resolutionSource, station, latestSeq,
+  };
+}
+
+const ICAO = /^[A-Z0-9]{4}$/;
+
+function resolutionPublic(rule: DayRule | null) {
+  if (!rule) return null;
+  return {
+    targetDate: rule.targetDate, source: rule.source, station: rule.station, unit: rule.unit, precision: rule.precision, fallback: rule.fallback,
+    url: rule.url, status: rule.status, pausedReason: rule.reason, observedWith: rule.observedWith,
   };
 }
 
@@ -41,7 +60,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
     const now = deps.clock.now();
     if (!cached || now - cached.at >= CITY_CACHE_MS || now < cached.at) {
       const seqs = deps.latestSeqAll();
-      const cities = deps.catalog.active.map((city) => cityPublic(city, seqs.get(city.slug) ?? 0));
+      const cities = deps.catalog.active.map((city) => cityPublic(city, seqs.get(city.slug) ?? 0, deps.ruleFor?.(city) ?? null));
       cached = { at: now, bytes: Buffer.from(withDisclaimer(c, JSON.stringify({ cities, count: cities.length }))) };
     }
     const age = Math.floor((now - cached.at) / 1000);
@@ -53,7 +72,8 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
     if (!city) throw unknownCity();
     const targetDate = localDate(city.timezone, deps.clock.now());
     const marketUrl = deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate).withYear);
-    return reply(c, { city: cityPublic(city, deps.latestSeq(city.slug)), targetDate, marketUrl });
+    const rule = deps.ruleFor?.(city) ?? null;
+    return reply(c, { city: cityPublic(city, deps.latestSeq(city.slug), rule), targetDate, marketUrl, resolution: resolutionPublic(rule) });
   });
 
   return app;

@@ -130,7 +130,7 @@ const SIGNAL_FIELDS = `| Field | Type | Notes |
 | old, new | Reading | {reading, unit, bucket}: the daily high and its bucket before and after the crossing |
 | buckets | array of Bucket or null | {label, conditionId, yes, no, midpoint, dead?}: odds for every bucket at bucketsAsOf; dead: true when the day's high can no longer land there |
 | bucketsAsOf | date-time or null | when the odds were sampled; trails observedAt by at most about 10 s |
-| source | string | observation source (e.g. wu) |
+| source | string | observation source (e.g. wu): the feed the day's own resolution rule calls for. wu = weather.com (the Weather Underground table a wu rule names); metar = the station's METAR reports (what NOAA's timeseries shows, for a noaa rule; an approximation for a wu rule where configured); sim = simulated. A day never mixes feeds; a day whose rule names another station, unit or an unobservable source gets no signals (GET /v1/cities/{slug} shows the day's rule as resolution) |
 | observedAt | date-time | time of the observation that crossed |
 
 Bucket labels look like \`44-45°F\` (2 °F buckets) or \`14°C\` (1 °C buckets); the open ends are \`<n>°<unit> or below\` and \`<n>°<unit> or higher\`.`;

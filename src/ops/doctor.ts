@@ -5,6 +5,7 @@ import type { Db } from '../db/open.ts';
 import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
 import { httpRequest } from '../lib/http-client.ts';
 import { loadSanctionsList } from '../sanctions/list.ts';
+import { resolutionCheck } from '../resolution/doctor-check.ts';
 
 /**
  * `isocast doctor`: one line per check, so an operator sees at a glance what is wrong. Upstream
@@ -44,6 +45,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
       const mode = db.pragma('journal_mode', { simple: true });
       const ok = integrity === 'ok' && version === SCHEMA_VERSION && mode === 'wal';
       add('database', ok ? 'ok' : 'fail', `${deps.dbPath}${existed ? '' : ' (created now)'}: quick_check ${String(integrity)}, schema v${version}/${SCHEMA_VERSION}, journal ${String(mode)}`);
+      if (version === SCHEMA_VERSION) { const r = resolutionCheck(db, Date.now()); add('resolution rules', r.status, r.detail); }
     } finally {
       db.close();
     }

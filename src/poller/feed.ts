@@ -11,22 +11,30 @@ import { createMetarWeather } from '../sources/weather/metar.ts';
 import type { MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 
-/** The weather and market sources FEED selects, and the clock whose local dates are market days. */
-export type Feed = { weather: WeatherSource; market: MarketSource; dayClock: Clock };
+/**
+ * The weather and market sources FEED selects, and the clock whose local dates are market days.
+ * `weather` observes Weather Underground-rule days (WEATHER_SOURCE: weather.com, or METAR as an
+ * approximation); `noaaWeather` observes NOAA-rule days, always from METAR_URL (the reports NOAA's
+ * timeseries shows).
+ */
+export type Feed = { weather: WeatherSource; noaaWeather: WeatherSource; market: MarketSource; dayClock: Clock };
 
 export function createFeed(config: Config, deps: { db: Db; clock: Clock; logger: Logger }): Feed {
   if (config.FEED === 'sim') {
     const simClock = createSimClock(deps.db, { speed: config.SIM_SPEED, real: deps.clock });
+    const weather = createSimWeather({ seed: config.SIM_SEED, simClock });
     return {
-      weather: createSimWeather({ seed: config.SIM_SEED, simClock }),
+      weather,
+      noaaWeather: weather,
       market: createSimMarket({ seed: config.SIM_SEED, simClock, real: deps.clock }),
       dayClock: simClock,
     };
   }
   const market = createPolymarketSource({ gammaUrl: config.GAMMA_URL, clobUrl: config.CLOB_URL, clock: deps.clock, logger: deps.logger });
+  const metar = createMetarWeather({ baseUrl: config.METAR_URL, clock: deps.clock });
   const weather = config.WEATHER_SOURCE === 'wu'
     // loadConfig refuses FEED=live + wu without a key, so the key is present here.
     ? createWuWeather({ baseUrl: config.WEATHER_URL, apiKey: config.WU_API_KEY ?? '' })
-    : createMetarWeather({ baseUrl: config.METAR_URL, clock: deps.clock });
-  return { weather, market, dayClock: deps.clock };
+    : metar;
+  return { weather, noaaWeather: metar, market, dayClock: deps.clock };
 }

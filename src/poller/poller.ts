@@ -12,14 +12,18 @@ import { saveReading, storeSignal, type OddsSample } from '../signals/store.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
+import { judgeRule, type ObservableSource } from '../resolution/judge.ts';
+import { readDayRule, settleDayRule, type DayRule } from '../resolution/store.ts';
 import { createBackoff } from './backoff.ts';
 
 /**
  * The tick loop (ARCHITECTURE "Poller tick"). Per tick, for every active city not backing off:
- * its local date -> its market event (cached by the source) -> observations for the station's
- * local day (one batch for all cities) -> daily high -> detect against the committed day state ->
- * on a crossing, odds for every bucket in one batch call -> one transaction storing the signal.
- * A tick never overlaps the next; one city's failure never stops the others.
+ * its local date -> its market event (cached by the source) -> the event's resolution rule judged
+ * against the catalog (match, or the city is paused for the day: src/resolution/) -> observations
+ * for the station's local day from the feed the rule calls for (one batch per feed) -> daily high
+ * -> detect against the committed day state -> on a crossing, odds for every bucket in one batch
+ * call -> one transaction storing the signal. A tick never overlaps the next; one city's failure
+ * never stops the others.
  */
 export type PollerDeps = {
   db: Db;
@@ -27,7 +31,13 @@ export type PollerDeps = {
   /** Real time: signal stamps, backoff. */
   clock: Clock;
   logger: Logger;
+  /** Observes days whose rule resolves on Weather Underground (weather.com, or METAR as an approximation). */
   weather: WeatherSource;
+  /**
+   * Observes days whose rule resolves on NOAA's station timeseries (METAR reports). Absent: `weather`
+   * when that is itself METAR or the simulation, otherwise NOAA-rule days are paused.
+   */
+  noaaWeather?: WeatherSource;
   market: MarketSource;
   intervalMs: number;
   /** Instant whose city-local date is the market day; the simulated feed passes its own clock. */
@@ -54,6 +64,8 @@ export type CityPollHealth = {
   retryAtMs: number | null;
   /** The last attempt found no market event for the city's day. */
   noMarket: boolean;
+  /** Why the city's current day is paused (its rule does not match the catalog); null when not paused. */
+  paused: string | null;
 };
 
 export type PollerHealth = {
@@ -68,6 +80,8 @@ export type TickReport = {
   signals: SignalPublic[];
   baselines: number;
   noMarket: string[];
+  /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
+  paused: string[];
   backingOff: string[];
   errors: { city: string; error: string }[];
 };
@@ -80,6 +94,8 @@ export type Poller = {
   marketUrlFor(city: CityRecord, date: string): string | null;
   /** In-memory state since start: last tick, and per active city its last attempt, success, error and backoff. */
   health(): PollerHealth;
+  /** The parsed rule and verdict of the city's current market day, once the poller has read its event. */
+  ruleFor(city: CityRecord): DayRule | null;
 };
 
 export const ODDS_GIVE_UP_MS = 5 * 60_000;
@@ -99,11 +115,12 @@ export function createPoller(deps: PollerDeps): Poller {
     // Only recent days are asked for; the oldest entries go first (a Map keeps insertion order).
     if (urls.size > 4 * catalog.active.length + 16) urls.delete(urls.keys().next().value!);
   };
-  type CityMemo = { lastAttemptAtMs: number | null; lastOkAtMs: number | null; lastError: string | null; lastErrorAtMs: number | null; noMarket: boolean };
+  type CityMemo = { lastAttemptAtMs: number | null; lastOkAtMs: number | null; lastError: string | null; lastErrorAtMs: number | null; noMarket: boolean; paused: string | null;
+    judged?: { key: string; feed: WeatherSource | null } };
   const memo = new Map<string, CityMemo>();
   const memoOf = (slug: string): CityMemo => {
     let m = memo.get(slug);
-    if (!m) { m = { lastAttemptAtMs: null, lastOkAtMs: null, lastError: null, lastErrorAtMs: null, noMarket: false }; memo.set(slug, m); }
+    if (!m) { m = { lastAttemptAtMs: null, lastOkAtMs: null, lastError: null, lastErrorAtMs: null, noMarket: false, paused: null }; memo.set(slug, m); }
     return m;
   };
   let lastTick: PollerHealth['lastTick'] = null;
@@ -112,6 +129,10 @@ export function createPoller(deps: PollerDeps): Poller {
     [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]);
   const upstreamErrors = deps.metrics?.counter('isocast_upstream_errors_total', 'Failed city polls by the upstream that failed (internal: not an upstream)');
   const signalsEmitted = deps.metrics?.counter('isocast_signals_total', 'Signals emitted by city');
+  const pauses = deps.metrics?.counter('isocast_resolution_pauses_total', 'City-days paused because the market rule does not match the catalog, by city');
+  const pausedNow = deps.metrics?.gauge('isocast_cities_paused', 'Active cities whose current market day is paused (rule mismatch or unobservable source)');
+  const noaaWeather = deps.noaaWeather ?? (weather.name === 'metar' || weather.name === 'sim' ? weather : undefined);
+  const feedFor = (s: ObservableSource): WeatherSource | undefined => (s === 'noaa' ? noaaWeather : weather);
   let inFlight: Promise<TickReport> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let running = false;
@@ -120,7 +141,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const startedAtMs = clock.now();
     const startedPerf = performance.now();
     const dayNow = dayClock.now();
-    const report: TickReport = { startedAtMs, durationMs: 0, cities: 0, signals: [], baselines: 0, noMarket: [], backingOff: [], errors: [] };
+    const report: TickReport = { startedAtMs, durationMs: 0, cities: 0, signals: [], baselines: 0, noMarket: [], paused: [], backingOff: [], errors: [] };
     const fail = (city: CityRecord, err: unknown) => {
       const { failures, retryAtMs } = backoff.fail(city.slug, clock.now(), err);
       const error = describe(err);
@@ -145,27 +166,36 @@ export function createPoller(deps: PollerDeps): Poller {
       try {
         const event = await market.event(d.city, d.date);
         memoOf(d.city.slug).noMarket = !event;
+        if (!event) memoOf(d.city.slug).paused = null;
         if (!event) { report.noMarket.push(d.city.slug); backoff.ok(d.city.slug); memoOf(d.city.slug).lastOkAtMs = clock.now(); return null; }
         if (event.buckets.some((b) => b.unit !== d.city.unit)) throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
         rememberUrl(`${d.city.slug}|${d.date}`, event.url);
-        return { ...d, event };
+        const feed = judgeDay(d.city, d.date, event);
+        if (!feed) { report.paused.push(d.city.slug); backoff.ok(d.city.slug); memoOf(d.city.slug).lastOkAtMs = clock.now(); return null; }
+        return { ...d, event, feed };
       } catch (err) { fail(d.city, err); return null; }
     })).filter((x) => x !== null);
+    pausedNow?.set(report.paused.length);
 
-    let observations: Map<string, Observation[] | Error>;
-    try {
-      observations = withEvents.length === 0 ? new Map() : await weather.observe(withEvents);
-    } catch (err) {
-      observations = new Map(withEvents.map((d) => [d.city.slug, err instanceof Error ? err : new Error(String(err))]));
-    }
+    // One batch per feed: NOAA-rule days read METAR even when Weather Underground days read weather.com.
+    const observations = new Map<string, Observation[] | Error>();
+    const feeds = [...new Set(withEvents.map((d) => d.feed))];
+    await Promise.all(feeds.map(async (feed) => {
+      const batch = withEvents.filter((d) => d.feed === feed);
+      try {
+        for (const [slug, obs] of await feed.observe(batch)) observations.set(slug, obs);
+      } catch (err) {
+        for (const d of batch) observations.set(d.city.slug, err instanceof Error ? err : new Error(String(err)));
+      }
+    }));
     const seenAtMs = clock.now();
 
     await mapLimit(withEvents, concurrency, async (d) => {
       const obs = observations.get(d.city.slug);
       try {
-        if (obs === undefined) throw new UpstreamError(weather.name, 'no observations returned for the station');
+        if (obs === undefined) throw new UpstreamError(d.feed.name, 'no observations returned for the station');
         if (obs instanceof Error) throw obs;
-        const signal = await processCity(d.city, d.date, d.event, obs, seenAtMs);
+        const signal = await processCity(d.city, d.date, d.event, d.feed, obs, seenAtMs);
         backoff.ok(d.city.slug);
         memoOf(d.city.slug).lastOkAtMs = clock.now();
         if (signal === 'baseline') report.baselines++;
@@ -184,7 +214,29 @@ export function createPoller(deps: PollerDeps): Poller {
     return report;
   }
 
-  async function processCity(city: CityRecord, date: string, event: MarketEvent, obs: Observation[], seenAtMs: number): Promise<SignalPublic | 'baseline' | null> {
+  /**
+   * Match or pause: the weather feed for the day, or null when the day is paused (logged and
+   * counted once, when it becomes paused). The verdict is stored with the day's first rule.
+   */
+  function judgeDay(city: CityRecord, date: string, event: MarketEvent): WeatherSource | null {
+    const verdict = judgeRule(event.rule, city, (s) => feedFor(s) !== undefined);
+    const feed = verdict.status === 'ok' ? feedFor(verdict.observe)! : null;
+    // Settling the same inputs again gives the same answer, so an unchanged day costs no transaction.
+    const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
+    const m = memoOf(city.slug);
+    if (m.judged?.key === key) return m.judged.feed;
+    const day = settleDayRule(db, { city: city.slug, date, rule: event.rule, verdict, feed: feed?.name ?? null, nowMs: clock.now() });
+    m.paused = day.status === 'paused' ? day.reason : null;
+    m.judged = { key, feed: day.status === 'ok' ? feed : null };
+    if (day.status === 'ok') return feed;
+    if (day.newlyPaused) {
+      pauses?.inc({ city: city.slug });
+      logger.warn('city paused for the day: market rule does not match', { city: city.slug, date, rule: event.rule, reason: day.reason });
+    }
+    return null;
+  }
+
+  async function processCity(city: CityRecord, date: string, event: MarketEvent, feed: WeatherSource, obs: Observation[], seenAtMs: number): Promise<SignalPublic | 'baseline' | null> {
     const reading = dailyHighReading(obs, city.timezone, date, city.unit);
     if (reading === null) return null;
     const base = { city, targetDate: date, reading, buckets: event.buckets, nowMs: seenAtMs };
@@ -206,7 +258,7 @@ export function createPoller(deps: PollerDeps): Poller {
       odds = null;
     }
     const signal = storeSignal(db, {
-      ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds, source: weather.name, observedAtMs: seenAtMs,
+      ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds, source: feed.name, observedAtMs: seenAtMs,
     }, { inTransaction: deps.onSignalInTransaction });
     if (signal) {
       signalsEmitted?.inc({ city: city.slug });
@@ -243,6 +295,7 @@ export function createPoller(deps: PollerDeps): Poller {
     },
     tick,
     marketUrlFor: (city, date) => urls.get(`${city.slug}|${date}`) ?? null,
+    ruleFor: (city) => readDayRule(db, city.slug, localDate(city.timezone, dayClock.now())),
     health: () => ({
       lastTick,
       cities: catalog.active.map((c) => {
@@ -251,7 +304,7 @@ export function createPoller(deps: PollerDeps): Poller {
         return {
           city: c.slug, lastAttemptAtMs: m?.lastAttemptAtMs ?? null, lastOkAtMs: m?.lastOkAtMs ?? null,
           lastError: m?.lastError ?? null, lastErrorAtMs: m?.lastErrorAtMs ?? null,
-          failures: b?.failures ?? 0, retryAtMs: b?.retryAtMs ?? null, noMarket: m?.noMarket ?? false,
+          failures: b?.failures ?? 0, retryAtMs: b?.retryAtMs ?? null, noMarket: m?.noMarket ?? false, paused: m?.paused ?? null,
         };
       }),
     }),

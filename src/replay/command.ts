@@ -6,17 +6,19 @@ import { parseFlags, requireValue, UsageError } from '../cli/args.ts';
 import { ReplayInputError } from './errors.ts';
 import { fetchObservations, fetchReplayMarket, type ReplayUpstreams } from './fetch.ts';
 import { formatReplay } from './format.ts';
-import { marketFromEventJson, marketFromLabels, type ReplayMarket } from './market.ts';
+import { marketFromEventJson, marketFromLabels, stationCheck, type ReplayMarket } from './market.ts';
 import { OBSERVATION_FORMATS, parseObservationFile, type ObservationFormat } from './observations.ts';
 import { runReplay } from './run.ts';
 
 export const REPLAY_HELP = `Replay (offline check of a past city-day through the live engine):
   replay --city <slug> --date YYYY-MM-DD [--observations <file>] [--format wu|metar|csv]
-         [--market <gamma-event.json> | --buckets "<label>,<label>,..."] [--json]
+         [--market <gamma-event.json> | --buckets "<label>,<label>,..."] [--json] [--force]
       observations: weather.com JSON, METAR JSON or CSV time,temp,unit (format guessed unless --format);
       without a file they are fetched from WEATHER_SOURCE (wu: any past day, needs WU_API_KEY;
       metar: the last 48 hours). Without --market/--buckets the event is fetched from GAMMA_URL and
-      its resolution compared. Exit codes: 0 ran (whatever the match), 1 upstream failure, 2 bad input.
+      its resolution compared. The event's own resolution rule is shown; a rule naming another station
+      than the city's (or HKO/CWA) is refused unless --force. A NOAA-rule day is fetched from METAR.
+      Exit codes: 0 ran (whatever the match), 1 upstream failure, 2 bad input.
 `;
 
 /** What the command needs from the process; main.ts wires the real ones, tests their own. */
@@ -34,7 +36,7 @@ export const REPLAY_EXIT = { ok: 0, failure: 1, input: 2 } as const;
 
 export async function replayCommand(argv: readonly string[], io: ReplayIo): Promise<number> {
   try {
-    const flags = parseFlags(argv, { strings: ['city', 'date', 'observations', 'format', 'market', 'buckets'], booleans: ['json'] });
+    const flags = parseFlags(argv, { strings: ['city', 'date', 'observations', 'format', 'market', 'buckets'], booleans: ['json', 'force'] });
     const slug = requireValue(flags, 'city');
     const date = requireValue(flags, 'date');
     const city = io.catalog.get(slug);
@@ -52,12 +54,17 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     else if (flags.values.market !== undefined) market = marketFromEventJson(parseJson(readInput(io, flags.values.market, 'market'), 'market'));
 
     const upstreams = fromFile && market ? null : io.upstreams();
+    // The market first: its rule says which station and feed the day resolves on.
+    market ??= await fetchReplayMarket(upstreams!, city, date);
+    const check = stationCheck(market.rule, city);
+    const force = flags.on.has('force');
+    if (check.refuse && !force) throw new ReplayInputError(`${check.refuse}; pass --force to replay anyway`);
     const obs = fromFile
       ? { source: `${fromFile.format} file ${fromFile.path}`, observations: fromFile.observations }
-      : await fetchObservations(upstreams!, city, date, io.clock);
-    market ??= await fetchReplayMarket(upstreams!, city, date);
+      : await fetchObservations(upstreams!, city, date, io.clock, market.rule?.source === 'noaa' ? 'metar' : undefined);
 
-    const result = runReplay({ city, date, observations: obs.observations, source: obs.source, market });
+    const notes = [check.note, check.refuse ? `forced: ${check.refuse}` : null].filter((n) => n !== null);
+    const result = runReplay({ city, date, observations: obs.observations, source: obs.source, market, notes });
     io.stdout(flags.on.has('json') ? `${JSON.stringify(result, null, 2)}\n` : `${formatReplay(result)}\n`);
     return REPLAY_EXIT.ok;
   } catch (err) {

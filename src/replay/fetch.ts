@@ -25,12 +25,17 @@ export type ReplayUpstreams = {
 /** The METAR adapter asks for at most 48 hours back, counted from now, plus one hour of margin. */
 export const METAR_REACH_MS = 47 * 3_600_000;
 
-export async function fetchObservations(up: ReplayUpstreams, city: CityRecord, date: string, clock: Clock): Promise<{ source: string; observations: Observation[] }> {
+/**
+ * `prefer: 'metar'` (a NOAA-rule day: NOAA's timeseries shows the station's METARs) reads METAR when
+ * the day is within its reach, and the configured source otherwise.
+ */
+export async function fetchObservations(up: ReplayUpstreams, city: CityRecord, date: string, clock: Clock, prefer?: 'metar'): Promise<{ source: string; observations: Observation[] }> {
   const { startMs } = localDayBounds(city.timezone, date);
   const now = clock.now();
   if (startMs > now) throw new ReplayInputError(`${date} has not begun yet in ${city.timezone}; nothing to fetch`);
   let weather: WeatherSource;
-  if (up.weatherSource === 'wu') {
+  const useWu = up.weatherSource === 'wu' && !(prefer === 'metar' && now - startMs <= METAR_REACH_MS);
+  if (useWu) {
     if (!up.wuApiKey) throw new ReplayInputError('WEATHER_SOURCE=wu needs WU_API_KEY to fetch weather.com history (or pass --observations <file>)');
     weather = createWuWeather({ baseUrl: up.weatherUrl, apiKey: up.wuApiKey, timeoutMs: up.timeoutMs });
   } else {

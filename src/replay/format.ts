@@ -18,10 +18,18 @@ export function formatReplay(r: ReplayResult): string {
   for (const s of r.signals) lines.push(`signal #${s.seq}  ${rd(s.old)} -> ${rd(s.new)}  at ${at(s.observedAt)}`);
   lines.push(r.final ? `final high  ${rd(r.final)}  (first seen ${at(r.final.observedAt)})` : 'final high  none (no observation in the local day)');
   if (r.market.slug) lines.push(`market      ${r.market.slug} (${r.market.origin})`);
+  if (r.rule) lines.push(`rule        ${ruleLine(r.rule)}`);
   if (r.market.resolvedBucket !== null) lines.push(`resolved    ${r.market.resolvedBucket}  match: ${r.match}`);
   else if (r.market.origin !== 'labels') lines.push('resolved    not yet (no bucket has outcomePrices ["1","0"])');
   for (const n of r.notes) lines.push(`note        ${n}`);
   return lines.join('\n');
+}
+
+/** `noaa KSEA °F, whole degrees, fallback wu (https://www.weather.gov/wrh/timeseries?site=ksea)` */
+function ruleLine(rule: NonNullable<ReplayResult['rule']>): string {
+  if (rule.source === 'unknown') return `unknown (${rule.reason ?? 'unrecognised wording'})`;
+  const precision = rule.precision === 0.1 ? 'tenths of a degree' : 'whole degrees';
+  return `${rule.source} ${rule.station} °${rule.unit}, ${precision}${rule.fallback ? `, fallback ${rule.fallback}` : ''}${rule.url ? ` (${rule.url})` : ''}`;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

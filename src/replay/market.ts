@@ -4,6 +4,7 @@ import { eventSlugs } from '../cities/market-slug.ts';
 import { orderBuckets, parseLabel, type BucketRange } from '../buckets/labels.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { fetchGammaEventJson, parseGammaEvent, type GammaOptions } from '../sources/market/gamma.ts';
+import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 import { ReplayInputError } from './errors.ts';
 
 /**
@@ -19,6 +20,8 @@ export type ReplayMarket = {
   buckets: BucketRange[];
   /** The bucket whose YES paid out (`outcomePrices` 1 for Yes); null while unresolved or unknown. */
   resolvedBucket: string | null;
+  /** The event's own resolution rule; null for labels typed on the command line. */
+  rule: ResolutionRule | null;
 };
 
 /** `"62°F or below,63-64°F,..."`: labels hold no commas, so a plain split is enough. */
@@ -33,7 +36,7 @@ export function marketFromLabels(list: string): ReplayMarket {
   }
   const ordered = orderBuckets(ranges);
   if (!ordered.ok) throw new ReplayInputError(`--buckets: ${ordered.reason}`);
-  return { origin: 'labels', slug: null, url: null, buckets: ordered.buckets, resolvedBucket: null };
+  return { origin: 'labels', slug: null, url: null, buckets: ordered.buckets, resolvedBucket: null, rule: null };
 }
 
 /** A Gamma event as saved from `/events?slug=` (the array the API returns, or one event of it). */
@@ -45,7 +48,7 @@ export function marketFromEventJson(json: unknown, origin: 'file' | 'gamma' = 'f
   }
   try {
     const event = parseGammaEvent(raw);
-    return { origin, slug: event.slug, url: event.url, buckets: event.buckets, resolvedBucket: resolvedBucket(raw) };
+    return { origin, slug: event.slug, url: event.url, buckets: event.buckets, resolvedBucket: resolvedBucket(raw), rule: event.rule };
   } catch (err) {
     if (err instanceof UpstreamError && origin === 'file') throw new ReplayInputError(`market file: ${err.message}`);
     throw err;
@@ -88,4 +91,21 @@ export async function fetchMarket(opts: GammaOptions, city: CityRecord, date: st
     }
   }
   return null;
+}
+
+/**
+ * Whether the observations (the catalog station's) are what the event's rule resolves on. A rule
+ * naming another station, or a source with no station this service observes (HKO, CWA), is refused
+ * unless forced; an unreadable rule cannot be checked and only gets a note.
+ */
+export function stationCheck(rule: ResolutionRule | null, city: CityRecord): { refuse: string | null; note: string | null } {
+  if (!rule) return { refuse: null, note: null };
+  if (rule.source === 'unknown') return { refuse: null, note: `the event's rule could not be read (${rule.reason ?? 'unknown wording'}); the station was not checked` };
+  if (rule.source === 'hko' || rule.source === 'cwa') {
+    return { refuse: `the event resolves on ${rule.source} (${rule.station}), not on ${city.slug}'s station ${city.station ?? '(none)'}`, note: null };
+  }
+  if (rule.station !== city.station?.toUpperCase()) {
+    return { refuse: `the event's rule resolves on station ${rule.station}, but the observations are ${city.slug}'s catalog station ${city.station ?? '(none)'}`, note: null };
+  }
+  return { refuse: null, note: null };
 }

@@ -34,12 +34,14 @@ export type ReplayResult = {
   signals: ReplaySignal[];
   final: (ReplayReading & { observedAt: string }) | null;
   market: { origin: ReplayMarket['origin']; slug: string | null; url: string | null; resolvedBucket: string | null };
+  /** The event's own resolution rule (null for --buckets): source, station, unit, precision, fallback. */
+  rule: { source: string; station: string | null; unit: string | null; precision: number | null; fallback: string | null; url: string | null; reason?: string } | null;
   /** Present only when the market's resolution is known. */
   match?: boolean;
   notes: string[];
 };
 
-export type ReplayInput = { city: CityRecord; date: string; observations: readonly Observation[]; source: string; market: ReplayMarket };
+export type ReplayInput = { city: CityRecord; date: string; observations: readonly Observation[]; source: string; market: ReplayMarket; notes?: string[] };
 
 export function runReplay(input: ReplayInput): ReplayResult {
   const { city, date, market } = input;
@@ -70,7 +72,7 @@ export function runReplay(input: ReplayInput): ReplayResult {
   const final = highObs === null || high === null ? null
     : { reading: high, unit, bucket: bucketFor(high, market.buckets)?.label ?? null, observedAt: iso(highObs.atMs) };
 
-  const notes: string[] = [];
+  const notes: string[] = [...(input.notes ?? [])];
   if (unit !== city.unit) {
     notes.push(`the market's buckets are in °${unit} while ${city.displayName} resolves in °${city.unit} today: readings are resolved in °${unit}, as this market was written`);
   }
@@ -93,6 +95,7 @@ export function runReplay(input: ReplayInput): ReplayResult {
     signals,
     final,
     market: { origin: market.origin, slug: market.slug, url: market.url, resolvedBucket: market.resolvedBucket },
+    rule: market.rule,
     notes,
   };
   if (market.resolvedBucket !== null) result.match = final?.bucket === market.resolvedBucket;

@@ -27,7 +27,10 @@ export const IsocastSignalPublic = z.object({
   new: Reading,
   buckets: z.array(Bucket).nullable(),
   bucketsAsOf: z.iso.datetime().nullable(),
-  source: z.string(),
+  source: z.string().describe("Feed the reading came from, chosen by the market day's own resolution rule (see resolution on "
+    + '/v1/cities/{slug}): wu = weather.com, the rows of the Weather Underground table a wu rule names; metar = the station\'s METAR '
+    + 'reports, which NOAA\'s timeseries shows for a noaa rule (an approximation for a wu rule when the operator chose it); sim = '
+    + 'the simulated feed. One day never mixes feeds.'),
   observedAt: z.iso.datetime(),
 }).meta({ id: 'IsocastSignalPublic' });
 

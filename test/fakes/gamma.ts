@@ -1,4 +1,6 @@
 import { eventSlugs } from '../../src/cities/market-slug.ts';
+import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { ruleText, type RuleTextOptions } from '../../src/sources/market/rule-text.ts';
 import { startFakeServer, type FakeServer } from './upstream.ts';
 import { createHash } from 'node:crypto';
 
@@ -19,8 +21,15 @@ const hex = (...parts: string[]) => createHash('sha256').update(parts.join('|'))
 /** A 77-digit decimal token id like the CLOB's, derived from a name. */
 export const tokenId = (...parts: string[]) => BigInt('0x' + hex('token', ...parts)).toString().padStart(77, '1').slice(0, 77);
 
-/** Builds a realistic event for (city token, date) with the given labels (coldest first). */
-export function gammaEvent(opts: { token: string; date: string; labels: string[]; withYear?: boolean; cityName?: string; negRisk?: boolean }): GammaEventJson {
+/**
+ * Builds a realistic event for (city token, date) with the given labels (coldest first). Its rule
+ * text is the live wording for the catalog city of that token: Weather Underground at the catalog's
+ * station unless `rule` asks for NOAA, another station or unit, or gives the text itself.
+ */
+export function gammaEvent(opts: {
+  token: string; date: string; labels: string[]; withYear?: boolean; cityName?: string; negRisk?: boolean;
+  rule?: RuleTextOptions | { description: string; resolutionSource: string | null };
+}): GammaEventJson {
   const slugs = eventSlugs(opts.token, opts.date);
   const slug = opts.withYear === false ? slugs.withoutYear : slugs.withYear;
   const name = opts.cityName ?? opts.token;
@@ -29,7 +38,7 @@ export function gammaEvent(opts: { token: string; date: string; labels: string[]
     id: String(parseInt(hex(slug).slice(0, 6), 16)),
     title: `Highest temperature in ${name} on ${opts.date}?`,
     slug,
-    description: `This market will resolve to the temperature range that contains the highest temperature recorded at the station on ${opts.date}.`,
+    ...eventRule(opts.token, opts.date, opts.rule),
     startDate: `${opts.date}T00:00:00Z`,
     endDate: `${opts.date}T12:00:00Z`,
     closed: false,
@@ -48,6 +57,13 @@ export function gammaEvent(opts: { token: string; date: string; labels: string[]
       ...(negRiskMarketID ? { negRiskMarketID } : {}),
     })),
   };
+}
+
+function eventRule(token: string, date: string, rule: RuleTextOptions | { description: string; resolutionSource: string | null } | undefined) {
+  if (rule && 'description' in rule) return rule;
+  const city = CITY_ROWS.find((c) => c.marketToken === token);
+  if (!city) return { description: `This market will resolve to the temperature range that contains the highest temperature recorded at the station on ${date}.`, resolutionSource: '' };
+  return ruleText(city, date, rule ?? { kind: 'wu' });
 }
 
 /** The YES and NO token ids of one bucket of a built event. */

@@ -19,10 +19,12 @@ export async function startFakeWeatherCom(opts: { apiKey?: string } = {}): Promi
   const apiKey = opts.apiKey ?? 'fake-wu-key-0123456789';
   const stations = new Map<string, { timezone: string; obs: { atMs: number; tempC: number }[] }>();
   const server = await startFakeServer('weather.com', (req) => {
-    const m = /^\/v1\/location\/([^/]+)\/observations\/historical\.json$/.exec(req.path);
+    // Location ids travel with literal colons (`KLGA:9:US`); the encoded form (`KLGA%3A9%3AUS`) is
+    // not what the site sends and is refused like any unknown path.
+    const m = /^\/v1\/location\/([A-Za-z0-9]+:9:[A-Za-z]{2})\/observations\/historical\.json$/.exec(req.path);
     if (!m) return { status: 404, body: { errors: [{ error: { code: 'NDF-0001', message: 'not found' } }] } };
     if (req.query.get('apiKey') !== apiKey) return { status: 401, body: { errors: [{ error: { code: 'CDN-0001', message: 'Invalid apiKey.' } }] } };
-    const loc = decodeURIComponent(m[1]!);
+    const loc = m[1]!;
     const units = req.query.get('units') === 'e' ? 'e' : 'm';
     const start = req.query.get('startDate') ?? '';
     const end = req.query.get('endDate') ?? start;

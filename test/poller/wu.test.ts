@@ -30,3 +30,17 @@ test('weather.com feed: two bucket entries give two signals with source wu; the 
   assert.ok(h.env.logger.lines.length > 0);
   assert.ok(h.env.logger.lines.every((l) => !l.includes(wu.apiKey)));
 });
+
+test('weather.com location ids go into the path with literal colons; the fake refuses the encoded form', async (t) => {
+  const { CITY_ROWS } = await import('../../src/cities/catalog-data.ts');
+  const wu = await startFakeWeatherCom();
+  t.after(() => wu.close());
+  wu.addObservation('KLGA:9:US', 'America/New_York', { atMs: Date.parse('2026-07-15T16:00:00Z'), tempC: 20 });
+  const q = `apiKey=${wu.apiKey}&units=e&startDate=20260715&endDate=20260715`;
+  assert.equal((await fetch(`${wu.url}/v1/location/KLGA:9:US/observations/historical.json?${q}`)).status, 200);
+  assert.equal((await fetch(`${wu.url}/v1/location/KLGA%3A9%3AUS/observations/historical.json?${q}`)).status, 404);
+  const source = createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: UPSTREAM_TIMEOUT_MS });
+  const got = await source.observe([{ city: CITY_ROWS.find((c) => c.slug === 'nyc')!, date: '2026-07-15' }]);
+  assert.deepEqual(got.get('nyc'), [{ atMs: Date.parse('2026-07-15T16:00:00Z'), temp: 68, unit: 'F' }]);
+  assert.equal(wu.requests.at(-1)!.path, '/v1/location/KLGA:9:US/observations/historical.json');
+});

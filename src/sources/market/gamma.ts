@@ -3,6 +3,7 @@ import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import { orderBuckets, parseLabel } from '../../buckets/labels.ts';
 import { eventUrl } from '../../cities/market-slug.ts';
+import { parseResolutionRule } from './resolution-rule.ts';
 import type { MarketBucket, MarketEvent } from './types.ts';
 
 /**
@@ -29,12 +30,17 @@ const GammaMarket = z.object({
   outcomes: jsonStrings.optional(),
   clobTokenIds: jsonStrings.pipe(z.array(z.string().regex(/^\d+$/)).length(2)),
   negRiskMarketID: hex32.nullish(),
+  description: z.string().nullish(),
+  resolutionSource: z.string().nullish(),
 });
 
 const GammaEvent = z.object({
   id: z.union([z.string(), z.number()]),
   slug: z.string().min(1),
   negRiskMarketID: hex32.nullish(),
+  // The rule text; every bucket market repeats it, and some captures carry it only there.
+  description: z.string().nullish(),
+  resolutionSource: z.string().nullish(),
   markets: z.array(GammaMarket).min(1),
 });
 
@@ -60,7 +66,9 @@ export function parseGammaEvent(raw: unknown): MarketEvent {
   const ordered = orderBuckets(buckets);
   if (!ordered.ok) throw new UpstreamError('gamma', `unusable ladder: ${ordered.reason}`);
   const negRisk = ev.negRiskMarketID ?? ev.markets.find((m) => m.negRiskMarketID)?.negRiskMarketID ?? null;
-  return { slug: ev.slug, url: eventUrl(ev.slug), conditionId: negRisk, buckets: ordered.buckets };
+  const first = ev.markets[0]!;
+  const rule = parseResolutionRule(ev.description || first.description, ev.resolutionSource || first.resolutionSource);
+  return { slug: ev.slug, url: eventUrl(ev.slug), conditionId: negRisk, buckets: ordered.buckets, rule };
 }
 
 /**

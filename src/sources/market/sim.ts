@@ -6,6 +6,8 @@ import { formatLabel, type BucketRange } from '../../buckets/labels.ts';
 import { resolveReading } from '../../buckets/rounding.ts';
 import type { BucketOdds } from '../../signals/store.ts';
 import { hashHex, simBelief, simDay, simObservations } from '../sim/model.ts';
+import { parseResolutionRule } from './resolution-rule.ts';
+import { ruleText, SIM_NOAA_CITIES } from './rule-text.ts';
 import type { MarketBucket, MarketEvent, MarketSource } from './types.ts';
 
 /**
@@ -63,7 +65,10 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
         const id = hashHex(opts.seed, city.slug, date, b.label);
         return { ...b, conditionId: `0x${id}`, yesTokenId: BigInt(`0x${id.slice(0, 30)}`).toString(), noTokenId: BigInt(`0x${id.slice(30, 60)}`).toString() };
       });
-      return { slug, url: eventUrl(slug), conditionId: `0x${hashHex(opts.seed, city.slug, date, 'neg-risk')}`, buckets };
+      // Realistic rule text through the live parser, so the demo's cities pass match-or-pause.
+      const text = ruleText(city, date, { kind: SIM_NOAA_CITIES.has(city.slug) ? 'noaa' : 'wu' });
+      const rule = parseResolutionRule(text.description, text.resolutionSource);
+      return { slug, url: eventUrl(slug), conditionId: `0x${hashHex(opts.seed, city.slug, date, 'neg-risk')}`, buckets, rule };
     },
     odds: async (city, date, event) => {
       const at = opts.simClock.now();

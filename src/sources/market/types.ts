@@ -1,4 +1,5 @@
 import type { CityRecord } from '../../cities/catalog.ts';
+import type { ResolutionRule } from './resolution-rule.ts';
 import type { MarketBucketRef, OddsSample } from '../../signals/store.ts';
 
 export type MarketBucket = MarketBucketRef & { yesTokenId: string; noTokenId: string };
@@ -10,6 +11,8 @@ export type MarketEvent = {
   /** Neg-risk market id when the event has one; null otherwise (see docs/signal-engine.md). */
   conditionId: string | null;
   buckets: MarketBucket[];
+  /** The event's own resolution rule, parsed from its text (src/sources/market/resolution-rule.ts). */
+  rule: ResolutionRule;
 };
 
 export type MarketSource = {

@@ -34,6 +34,14 @@ export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
   return out;
 }
 
+/**
+ * The location id in the path keeps its literal colons (`KLGA:9:US`), as every published capture
+ * of the API shows; only characters outside ICAO codes and country codes would be escaped.
+ */
+export function locationPath(loc: string): string {
+  return loc.split(':').map(encodeURIComponent).join(':');
+}
+
 export function createWuWeather(opts: WuOptions): WeatherSource {
   const timeoutMs = opts.timeoutMs ?? 8_000;
   // weather.com publishes no limit for this key; a few calls a second is what the site itself makes.
@@ -46,7 +54,7 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
         const loc = wuLocationId(city);
         if (!loc) { out.set(city.slug, new UpstreamError('wu', 'city has no weather.com station')); return; }
         const day = date.replaceAll('-', '');
-        const url = `${opts.baseUrl}/v1/location/${encodeURIComponent(loc)}/observations/historical.json?apiKey=${encodeURIComponent(opts.apiKey)}`
+        const url = `${opts.baseUrl}/v1/location/${locationPath(loc)}/observations/historical.json?apiKey=${encodeURIComponent(opts.apiKey)}`
           + `&units=${city.unit === 'F' ? 'e' : 'm'}&startDate=${day}&endDate=${day}`;
         try {
           await limiter.acquire();

@@ -1,0 +1,43 @@
+import type { CityRecord } from '../cities/catalog.ts';
+import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
+
+/**
+ * Match or pause (pure): a city-day is signalled only when the market's own rule resolves on a
+ * source the service observes, at the catalog's station, in the catalog's unit, to whole degrees.
+ * - `noaa`: NOAA's timeseries shows the station's METAR reports (T-group tenths), so METAR observes it;
+ * - `wu`: weather.com's historical observations are the rows of Weather Underground's table; METAR
+ *   is accepted as an approximation when the operator configured it (WEATHER_SOURCE=metar);
+ * - `hko`, `cwa`: national services' own extracts, which no configured feed carries;
+ * - `unknown`: never guessed.
+ */
+export type ObservableSource = 'wu' | 'noaa';
+
+export type Verdict =
+  | { status: 'ok'; observe: ObservableSource }
+  | { status: 'paused'; reason: string };
+
+const LABEL: Record<ResolutionRule['source'], string> = {
+  wu: 'Weather Underground', noaa: 'NOAA', hko: 'the Hong Kong Observatory', cwa: "Taipei's Central Weather Administration", unknown: 'an unknown source',
+};
+
+export function describeRule(rule: { source: ResolutionRule['source']; station: string | null; unit: string | null; precision: number | null }): string {
+  if (rule.source === 'unknown') return 'unknown rule';
+  const station = rule.station && /^[A-Z0-9]{4}$/.test(rule.station) ? ` ${rule.station}` : '';
+  const prec = rule.precision === 0.1 ? ', 0.1°' : '';
+  return `${rule.source}${station}${rule.unit ? ` °${rule.unit}` : ''}${prec}`;
+}
+
+/** `canObserve(source)`: whether the running feed has a weather source for rules of that kind. */
+export function judgeRule(rule: ResolutionRule, city: Pick<CityRecord, 'station' | 'unit'>, canObserve: (s: ObservableSource) => boolean): Verdict {
+  if (rule.source === 'unknown') return { status: 'paused', reason: `rule not understood: ${rule.reason ?? 'unrecognised wording'}` };
+  if (rule.source === 'hko' || rule.source === 'cwa') {
+    return { status: 'paused', reason: `resolves on ${LABEL[rule.source]} (${rule.station}), which this service cannot observe` };
+  }
+  if (!city.station || rule.station !== city.station.toUpperCase()) {
+    return { status: 'paused', reason: `rule names station ${rule.station}, the catalog watches ${city.station ?? 'no station'}` };
+  }
+  if (rule.unit !== city.unit) return { status: 'paused', reason: `rule resolves in °${rule.unit}, the catalog's unit is °${city.unit}` };
+  if (rule.precision !== 1) return { status: 'paused', reason: `rule resolves to ${rule.precision}°, signals are whole degrees` };
+  if (!canObserve(rule.source)) return { status: 'paused', reason: `no weather feed configured for ${LABEL[rule.source]} rules` };
+  return { status: 'ok', observe: rule.source };
+}

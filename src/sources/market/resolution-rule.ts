@@ -1,0 +1,116 @@
+/**
+ * Reads a daily-high event's own resolution rule: the Gamma event's `description` (the rule text,
+ * the same on every bucket market) and its `resolutionSource` (the page it names). Pure.
+ *
+ * Four wordings are known (see docs/resolution-rules.md): Weather Underground's daily history page
+ * (`wunderground.com/history/daily/.../<ICAO>`), NOAA's station timeseries
+ * (`weather.gov/wrh/timeseries?site=<icao>`, with Weather Underground as the fallback), the Hong Kong
+ * Observatory's Daily Extract and Taipei's Central Weather Administration station page. Anything
+ * else, or a text whose parts disagree (a URL of one provider under the name of another, two
+ * different stations, no unit), is `unknown` with the reason: the service never guesses a basis.
+ */
+export type RuleSource = 'wu' | 'noaa' | 'hko' | 'cwa' | 'unknown';
+
+export type ResolutionRule = {
+  source: RuleSource;
+  /** ICAO code for `wu` and `noaa`; the page URL for `hko` and `cwa`; null when unknown. */
+  station: string | null;
+  unit: 'C' | 'F' | null;
+  /** Degrees the source measures to: 1 (whole degrees) or 0.1 (one decimal place). */
+  precision: 1 | 0.1 | null;
+  /** The source the rule falls back to when the primary has no data in time. */
+  fallback: 'wu' | null;
+  /** The resolution page the rule names. */
+  url: string | null;
+  /** Why the rule is `unknown`; absent otherwise. */
+  reason?: string;
+};
+
+const PROVIDERS: { source: Exclude<RuleSource, 'unknown'>; name: RegExp }[] = [
+  { source: 'wu', name: /\b(?:Wunderground|Weather Underground)\b/i },
+  { source: 'noaa', name: /\bNOAA\b/ },
+  { source: 'hko', name: /\bHong Kong Observatory\b/i },
+  { source: 'cwa', name: /\bCentral Weather Administration\b/i },
+];
+
+/** The provider named as "the resolution source for this market will be information from X". */
+function primaryProvider(text: string): RuleSource | null {
+  const m = /resolution source for this market will be information from ([^,.\n]+)/i.exec(text);
+  if (!m) return null;
+  const hits = PROVIDERS.filter((p) => p.name.test(m[1]!));
+  return hits.length === 1 ? hits[0]!.source : null;
+}
+
+/** Provider and station of a resolution page URL, or null for a page of no known provider. */
+export function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown'>; station: string } | null {
+  let u: URL;
+  try { u = new URL(raw.trim()); } catch { return null; }
+  const host = u.hostname.toLowerCase().replace(/^www\./, '');
+  if (host === 'wunderground.com') {
+    const m = /^\/history\/daily\/(?:[^/]+\/)+([A-Za-z0-9]{4})\/?(?:date\/[\d-]+\/?)?$/.exec(u.pathname);
+    return m ? { source: 'wu', station: m[1]!.toUpperCase() } : null;
+  }
+  if (host === 'weather.gov' && /^\/wrh\/timeseries\/?$/i.test(u.pathname)) {
+    const site = u.searchParams.get('site') ?? u.searchParams.get('STID');
+    return site && /^[A-Za-z0-9]{4}$/.test(site) ? { source: 'noaa', station: site.toUpperCase() } : null;
+  }
+  if (host === 'weather.gov.hk' || host === 'hko.gov.hk') return { source: 'hko', station: canonicalUrl(u) };
+  if (host === 'cwa.gov.tw' || host === 'cwb.gov.tw') return { source: 'cwa', station: canonicalUrl(u) };
+  return null;
+}
+
+function canonicalUrl(u: URL): string {
+  return `${u.protocol}//${u.host}${u.pathname}${u.search}`;
+}
+
+/** URLs in the text; a sentence's closing period is not part of the address. */
+function urlsIn(text: string): string[] {
+  return [...text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0].replace(/[.,;:]+$/, ''));
+}
+
+function unitWord(w: string): 'C' | 'F' {
+  return w.toLowerCase() === 'celsius' ? 'C' : 'F';
+}
+
+const unknown = (reason: string, url: string | null = null): ResolutionRule =>
+  ({ source: 'unknown', station: null, unit: null, precision: null, fallback: null, url, reason });
+
+export function parseResolutionRule(description: string | null | undefined, resolutionSource?: string | null): ResolutionRule {
+  const text = (description ?? '').replace(/\r\n?/g, '\n');
+  const field = resolutionSource?.trim() || null;
+  if (text.trim() === '') return unknown('the event has no rule text', field);
+
+  const provider = primaryProvider(text);
+  if (!provider) return unknown('the rule names no resolution source this service knows', field);
+
+  // Every page the rule names (text and field) must agree on provider and station.
+  const pages = [...urlsIn(text), ...(field ? [field] : [])];
+  const known = pages.map(pageStation).filter((p) => p !== null);
+  const primaryPages = known.filter((p) => p.source === provider);
+  if (primaryPages.length === 0) return unknown(`the rule names ${provider} but links no ${provider} station page`, field);
+  const stations = new Set(primaryPages.map((p) => p.station));
+  if (stations.size > 1) return unknown(`the rule names several ${provider} stations: ${[...stations].join(', ')}`, field);
+  const station = primaryPages[0]!.station;
+  const url = pages.find((p) => pageStation(p)?.station === station && pageStation(p)?.source === provider) ?? null;
+  if (known.some((p) => p.source !== provider)) return unknown('the rule links pages of two providers', url);
+
+  // "recorded at the X Station in degrees Celsius" / "recorded by the Hong Kong Observatory in degrees Celsius"
+  const units = new Set([...text.matchAll(/\bin degrees (Celsius|Fahrenheit)\b/gi)].map((m) => unitWord(m[1]!)));
+  const whole = /measures temperatures to whole degrees (Celsius|Fahrenheit)/i.exec(text);
+  const tenths = /measures temperatures in (Celsius|Fahrenheit) to one decimal place/i.exec(text);
+  if (whole && tenths) return unknown('the rule states two precisions', url);
+  const precision = whole ? 1 : tenths ? 0.1 : null;
+  const precUnit = whole ? unitWord(whole[1]!) : tenths ? unitWord(tenths[1]!) : null;
+  if (precUnit) units.add(precUnit);
+  if (units.size !== 1) return unknown(units.size === 0 ? 'the rule states no temperature unit' : 'the rule states two temperature units', url);
+  if (precision === null) return unknown('the rule states no precision', url);
+
+  // "If NOAA data ... is unavailable ..., the Weather Underground Daily Observations table will be used"
+  const fb = /\bif\b[^.]*\bunavailable\b[^.]*?,\s*(?:the\s+)?([^.]*?)\s+will be used as the resolution source/i.exec(text);
+  let fallback: ResolutionRule['fallback'] = null;
+  if (fb) {
+    if (!/\b(?:Wunderground|Weather Underground)\b/i.test(fb[1]!)) return unknown('the rule names a fallback this service does not know', url);
+    fallback = 'wu';
+  }
+  return { source: provider, station, unit: [...units][0]!, precision, fallback, url };
+}

@@ -1,0 +1,68 @@
+import type { CityRecord } from '../../cities/catalog.ts';
+
+/**
+ * Rule texts in the live markets' wording, for the simulated feed's events (and the test fakes):
+ * the Weather Underground rule most events carry, and the NOAA-timeseries rule with the Weather
+ * Underground fallback that several markets moved to in August 2026. The simulated events go
+ * through the same parser as live ones, so the demo exercises the real match-or-pause path.
+ */
+export type RuleKind = 'wu' | 'noaa';
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `29 Aug '26`, as the rules write the day. */
+export function ruleDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return `${d} ${MONTHS[m - 1]} '${String(y).slice(2)}`;
+}
+
+export type RuleTextOptions = {
+  kind: RuleKind;
+  /** Station named by the rule; the city's catalog station unless a test wants another. */
+  station?: string;
+  unit?: 'C' | 'F';
+  stationName?: string;
+};
+
+export function ruleText(city: Pick<CityRecord, 'displayName' | 'unit' | 'station' | 'stationPage'>, date: string, opts: RuleTextOptions): { description: string; resolutionSource: string } {
+  const station = (opts.station ?? city.station ?? 'XXXX').toUpperCase();
+  const unitWord = (opts.unit ?? city.unit) === 'F' ? 'Fahrenheit' : 'Celsius';
+  const eg = unitWord === 'Fahrenheit' ? '21°F' : '9°C';
+  const name = opts.stationName ?? `${city.displayName} Airport`;
+  const day = ruleDay(date);
+  if (opts.kind === 'wu') {
+    // The catalog's page for its own station; another station swaps the last path segment.
+    const base = city.stationPage.includes('wunderground.com') ? city.stationPage.replace(/[^/]+$/, '') : 'https://www.wunderground.com/history/daily/';
+    const url = base + station;
+    return {
+      resolutionSource: url,
+      description: [
+        `This market will resolve to the temperature range that contains the highest temperature recorded at the ${name} Station in degrees ${unitWord} on ${day}.`,
+        `The resolution source for this market will be information from Wunderground, specifically the highest temperature recorded for all times on this day for the ${name} Station, available here: ${url}.`,
+        'To toggle between Fahrenheit and Celsius, click the gear icon next to the search bar and switch the Temperature setting between °F and °C.',
+        'This market can not resolve until the first data point for the following date has been published on the resolution source.',
+        `The resolution source for this market measures temperatures to whole degrees ${unitWord} (eg, ${eg}). Thus, this is the level of precision that will be used when resolving the market.`,
+        "Any revisions to temperatures recorded after data is finalized for this market's timeframe will not be considered for this market's resolution.",
+      ].join('\n\n'),
+    };
+  }
+  const url = `https://www.weather.gov/wrh/timeseries?site=${station.toLowerCase()}`;
+  return {
+    resolutionSource: url,
+    description: [
+      `This market will resolve to the temperature range that contains the highest temperature recorded by NOAA at the ${name} Station in degrees ${unitWord} on ${day}.`,
+      `The resolution source for this market will be information from NOAA, specifically the highest reading under the "Temp" column for all times on this day, available here: ${url}`,
+      'If NOAA data for the observation date is unavailable by 11:59 PM ET on the day following the observation date, the Weather Underground Daily Observations table will be used as the resolution source.',
+      `To toggle between Fahrenheit and Celsius, click the "${unitWord === 'Celsius' ? 'Switch to Metric Units' : 'Switch to US Units w/ kts'}" button until the relevant table displays °${unitWord[0]}.`,
+      'This market can not resolve until the first data point for the following date has been published on the resolution source.',
+      `The resolution source for this market measures temperatures to whole degrees ${unitWord} (eg, ${eg}). Thus, this is the level of precision that will be used when resolving the market.`,
+      "Revisions to temperatures recorded within this market's timeframe will be considered until the first datapoint for the following date has been published, after which any alterations will not be considered.",
+    ].join('\n\n'),
+  };
+}
+
+/**
+ * Which wording each simulated city's events carry: the markets reported on NOAA's timeseries
+ * (São Paulo and Seattle since late August 2026, Tel Aviv by May 2026), Weather Underground elsewhere.
+ */
+export const SIM_NOAA_CITIES: ReadonlySet<string> = new Set(['sao-paulo', 'seattle', 'tel-aviv']);
