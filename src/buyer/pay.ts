@@ -39,7 +39,15 @@ export type PayOptions = {
   validForSeconds?: number;
   /** What the buyer means to buy and from whom; the price and token checks run regardless. */
   expect?: Expectations;
+  /**
+   * Asked after every check passed and before anything is signed, so a hardware or remote signer
+   * is never asked to sign what the user then declines. False aborts with PaymentDeclined.
+   */
+  confirm?: (p: { amountAtomic: bigint; payTo: Address; city: string; count: number }) => Promise<boolean>;
 };
+
+/** The user said no at the confirmation question; nothing was signed. */
+export class PaymentDeclined extends Error {}
 
 export type Payment = {
   xPayment: string;
@@ -66,6 +74,9 @@ export async function signExact(
 ): Promise<{ authorization: Authorization; signature: Hex; payload: Record<string, unknown>; amount: bigint }> {
   if (!account.signTypedData) throw new Error('account cannot sign typed data');
   const amount = checkChallenge(body, accept, binding, opts.expect ?? {});
+  if (opts.confirm && !(await opts.confirm({ amountAtomic: amount, payTo: accept.payTo as Address, city: binding.citySlug, count: binding.count }))) {
+    throw new PaymentDeclined('declined at the confirmation question');
+  }
   const nowS = Math.floor((opts.nowMs ?? Date.now()) / 1000);
   const validFor = Math.min(opts.validForSeconds ?? accept.maxTimeoutSeconds, accept.maxTimeoutSeconds, MAX_AUTH_LIFETIME_S);
   if (!(validFor > 0)) throw new ChallengeRefused(`the challenge allows ${accept.maxTimeoutSeconds} s to pay`);

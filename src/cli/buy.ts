@@ -1,5 +1,5 @@
 import { ChallengeRefused, formatAtomic, tierProblem, usdToAtomic } from '../buyer/guard.ts';
-import { payFor402, type Payment } from '../buyer/pay.ts';
+import { PaymentDeclined, payFor402, type Payment } from '../buyer/pay.ts';
 import { intFlag, parseFlags, requireValue, serverUrl, UsageError } from './args.ts';
 import { createClient, serverError, type ApiAnswer, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
@@ -91,19 +91,22 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const { payTo } = await publishedTerms(client, city);
   const challenge = await client.request('POST', path);
   if (challenge.status !== 402) throw challengeProblem(challenge, city);
+  const describe = (amountAtomic: bigint, to: string) => `${formatAtomic(amountAtomic)} USDC to ${to} on Base for ${count} ${city} signals, from ${account.address}`;
+  const ask = io.confirm && !flags.on.has('yes') ? io.confirm : undefined;
   let payment: Payment;
   try {
-    payment = await payFor402(challenge.raw, account, { nowMs: io.nowMs?.(), expect: { city, count, payTo, ...(maxAtomic ? { maxAtomic, capName: '--max-usd cap' } : {}) } });
+    payment = await payFor402(challenge.raw, account, {
+      nowMs: io.nowMs?.(),
+      expect: { city, count, payTo, ...(maxAtomic ? { maxAtomic, capName: '--max-usd cap' } : {}) },
+      // The question comes after the checks and before the signature: a declined payment was never signed.
+      ...(ask ? { confirm: (p) => ask(`Pay ${describe(p.amountAtomic, p.payTo)}? [y/N] `) } : {}),
+    });
   } catch (err) {
+    if (err instanceof PaymentDeclined) throw new CliError('not paid: nothing was signed or sent');
     const why = err instanceof ChallengeRefused ? err.message : `cannot pay this challenge: ${(err as Error).message}`;
     throw new CliError(`${why}; nothing was signed or sent`);
   }
-  const what = `${formatAtomic(payment.amountAtomic)} USDC to ${payment.payTo} on Base for ${count} ${city} signals, from ${account.address}`;
-  if (io.confirm && !flags.on.has('yes')) {
-    if (!(await io.confirm(`Pay ${what}? [y/N] `))) throw new CliError('not paid: nothing was sent (the signature was discarded)');
-  } else if (!json) {
-    io.stderr(`paying ${what}`);
-  }
+  if (!ask && !json) io.stderr(`paying ${describe(payment.amountAtomic, payment.payTo)}`);
 
   const { answer: paid, retried } = await pay(client, path, payment.xPayment, io, json);
   if (paid.status !== 200) throw paymentProblem(paid, account.address);

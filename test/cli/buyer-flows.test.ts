@@ -155,7 +155,7 @@ test('no receipt: lists the servers that have receipts; plain http to a remote h
   const declined = await run('buy', ['--city', 'nyc', '--count', '2'], { confirm: async (q) => { asked.push(q); return false; } });
   assert.equal(declined.code, 1);
   assert.match(asked[0]!, /^Pay 0\.01 USDC to 0x0{38}aa on Base for 2 nyc signals, from 0x[0-9a-fA-F]{40}\? \[y\/N\] $/);
-  assert.match(declined.text, /not paid: nothing was sent/);
+  assert.match(declined.text, /not paid: nothing was signed or sent/);
   assert.equal(fake.xPayments.length, before);
   const yes = await run('buy', ['--city', 'nyc', '--count', '2', '--yes'], { confirm: async () => { throw new Error('--yes must not ask'); } });
   assert.equal(yes.code, 0, yes.text);
