@@ -13,6 +13,8 @@ import { CityDetail, CityList, CityParams } from './schemas.ts';
 export type CitiesDeps = {
   catalog: Catalog;
   clock: Clock;
+  /** Market days follow this clock: with FEED=sim it runs SIM_SPEED times faster, like the signals. */
+  dayClock?: Clock;
   latestSeqAll(): Map<string, number>;
   latestSeq(city: string): number;
   /** Event page of the city's market for a local date; the poller knows the real slug once seen. */
@@ -51,7 +53,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   app.get('/v1/cities/:slug', (c) => {
     const city = deps.catalog.get(c.req.param('slug'));
     if (!city) throw unknownCity();
-    const targetDate = localDate(city.timezone, deps.clock.now());
+    const targetDate = localDate(city.timezone, (deps.dayClock ?? deps.clock).now());
     const marketUrl = deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate).withYear);
     return reply(c, { city: cityPublic(city, deps.latestSeq(city.slug)), targetDate, marketUrl });
   });
