@@ -95,7 +95,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     mode: config.PAYMENT_MODE, clock, sanctions: () => deps.sanctions.status(clock.now()),
     dbOk: () => { try { dbPing.get(); return true; } catch { return false; } },
   }));
-  app.route('/', citiesRoutes({ catalog, clock, dayClock: deps.dayClock ?? clock, latestSeqAll: signals.latestSeqAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor }));
+  app.route('/', citiesRoutes({ catalog, clock, dayClock: deps.dayClock ?? clock, latestSeqAll: signals.latestSeqAll, latestAtAll: signals.latestAtAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor }));
   app.route('/', sampleRoutes({ isCity, payload: signals.payload }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));

@@ -65,9 +65,10 @@ export function configHelp(): string {
 
 ${lines.join('\n')}
 
-Secrets (${SECRET_NAMES.join(', ')}) are never accepted as flags: any local user can read a
-process's arguments. Set them in the environment or as <NAME>_FILE=<path> (file content, trailing
-newline trimmed; systemd LoadCredential= works).
+Secrets, marked (secret): ${SECRET_NAMES.join(', ')}.
+They are never accepted as flags (any local user can read a process's arguments). Set them in the
+environment, or as <NAME>_FILE=<path>: the file's content, trailing newline trimmed. With systemd:
+LoadCredential=admin-token:/etc/isocast/admin-token and Environment=ADMIN_TOKEN_FILE=%d/admin-token.
 Refused at start (exit 2): live with FEED=sim, with a burn or mock PAY_TO, without a loadable
 sanctions list (unless OFAC_REQUIRED=false), and an ADMIN_TOKEN shorter than 32 characters or
 copied from the example.

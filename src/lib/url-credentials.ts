@@ -58,7 +58,8 @@ export function redactUrl(url: string): string {
   u.password = '';
   for (const k of [...u.searchParams.keys()]) u.searchParams.set(k, '***');
   u.pathname = u.pathname.split('/').map((seg) => (looksLikeKey(seg) ? '***' : seg)).join('/');
-  const text = u.toString().replace(/%2A%2A%2A/g, '***');
+  let text = u.toString().replace(/%2A%2A%2A/g, '***');
+  if (u.pathname === '/' && !u.search && !url.endsWith('/')) text = text.slice(0, -1);
   return creds ? text.replace('://', '://***@') : text;
 }
 
