@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/app.ts';
 import { ConfigError, loadConfig, MOCK_PAY_TO } from '../../src/config.ts';
@@ -104,7 +104,9 @@ test('refused: the example ADMIN_TOKEN, and one shorter than 32 characters', (t)
   const env = liveEnv(t);
   refused(serve({ ...env, ADMIN_TOKEN: 'change-me-to-a-long-random-string' }),
     'config: ADMIN_TOKEN: is the example value from deploy/env.example; generate one with `openssl rand -hex 32`');
-  refused(serve({ ...env, ADMIN_TOKEN: 'replace-me-with-the-output-of-openssl-rand-hex-32' }),
+  // Whatever deploy/env.example says today is refused: a copy-paste never starts.
+  const example = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync('deploy/env.example', 'utf8'))![1]!;
+  refused(serve({ ...env, ADMIN_TOKEN: example }),
     'config: ADMIN_TOKEN: is the example value from deploy/env.example; generate one with `openssl rand -hex 32`');
   refused(serve({ ...env, PAYMENT_MODE: 'mock', ADMIN_TOKEN: 'x'.repeat(31) }),
     'config: ADMIN_TOKEN: must be at least 32 characters (got 31); generate one with `openssl rand -hex 32`');
