@@ -46,6 +46,8 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const challenge = await client.request('POST', path);
   if (challenge.status !== 402) throw challengeProblem(challenge, city);
   const accept = challenge.body.accepts?.[0];
+  // A mock server's authorization is still a valid real one on Base: whoever holds it could submit it.
+  if (challenge.body.extra?.mode === 'mock') io.stderr('warning: this server runs in mock payment mode (a demo): sign only with a wallet that holds no real USDC');
   if (!json) io.stderr(`402 challenge: ${accept?.price ?? '?'} USDC to ${accept?.payTo ?? '?'} on ${accept?.network ?? '?'} for ${count} ${city} signals; signing as ${account.address}`);
   let payment;
   try {
