@@ -82,7 +82,8 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
       mtime = statSync(path).mtimeMs;
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      return `cannot read sanctions list ${path}: ${(err as Error).message}`;
+      const e = err as NodeJS.ErrnoException;
+      return `cannot read sanctions list ${path}: ${e.code ?? e.message}`;
     }
     const set = new Set(parseSanctionsText(text));
     if (set.size === 0) return `sanctions list ${path} holds no addresses (empty or not in a known format)`;
