@@ -57,7 +57,7 @@ for (let i = 0; i < 2 * N; i++) {
   const count = 2 + Math.floor(i / cities.length);
   const body = paymentRequired({
     city, count, resource: `${config.BASE_URL}/v1/subscribe`, payTo: MOCK_PAY_TO as Address, usdc: config.USDC_ADDRESS as Address,
-    secret, nowSeconds: Math.floor(nowMs / 1000), termsUrl: config.TERMS_URL,
+    secret, nowSeconds: Math.floor(nowMs / 1000), termsUrl: config.TERMS_URL, mode: 'mock',
   });
   jobs.push({ city, count, xPayment: (await payFor402(body, buyer, { nowMs })).xPayment });
 }

@@ -42,6 +42,8 @@ export type AppDeps = {
   db: Db;
   catalog: Catalog;
   clock: Clock;
+  /** The clock whose local dates are market days: the simulated feed's fast clock (FEED=sim), else `clock`. */
+  dayClock?: Clock;
   logger: Logger;
   sanctions: SanctionsList;
   /** Chat bot shared with the delivery worker (one pacing state); built from config if absent. */
@@ -93,10 +95,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.on(BODY_METHODS, '*', limitBody);
 
   app.route('/', healthRoutes({
-    mode: config.PAYMENT_MODE, clock, sanctions: () => deps.sanctions.status(),
+    mode: config.PAYMENT_MODE, clock, sanctions: () => deps.sanctions.status(clock.now()),
     dbOk: () => { try { dbPing.get(); return true; } catch { return false; } },
   }));
-  app.route('/', citiesRoutes({ catalog, clock, latestSeqAll: signals.latestSeqAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor, ruleFor: deps.ruleFor }));
+  app.route('/', citiesRoutes({ catalog, clock, dayClock: deps.dayClock ?? clock, latestSeqAll: signals.latestSeqAll, latestAtAll: signals.latestAtAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor, ruleFor: deps.ruleFor }));
   app.route('/', sampleRoutes({ isCity, payload: signals.payload }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));

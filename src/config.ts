@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { isSecretName, SECRET_FILE_NAMES, secretFlagProblem, secretsFromFiles } from './lib/secrets.ts';
+import { urlCredentialProblems } from './lib/url-credentials.ts';
+import { safetyProblems } from './ops/safety.ts';
 
 /**
  * The whole configuration contract (docs/configuration.md). This is the only module that reads
  * process.env; everything else receives a Config. Each variable is also a `--kebab-case` flag of
- * `serve`, and a flag wins over the variable.
+ * `serve`, and a flag wins over the variable, except secrets (src/lib/secrets.ts): environment or
+ * `<NAME>_FILE` only. src/config-help.ts describes every variable for `isocast help config`.
  */
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-const ZERO_ADDRESS = /^0x0{40}$/;
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const intIn = (min: number, max: number) => z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
@@ -14,7 +17,7 @@ const url = z.string().url('must be an absolute URL').refine((u) => /^https?:\/\
 
 const raw = z.object({
   PORT: intIn(0, 65535).default(8402),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  HOST: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   BASE_URL: url.optional(),
   TERMS_URL: url.optional(),
@@ -42,11 +45,12 @@ const raw = z.object({
   METAR_URL: url.default('https://aviationweather.gov'),
   MESSENGER_BOT_TOKEN: z.string().min(1).optional(),
   MESSENGER_API_URL: url.default('https://api.telegram.org'),
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  ADMIN_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
-export type Config = Omit<z.infer<typeof raw>, 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'> & {
+export type Config = Omit<z.infer<typeof raw>, 'HOST' | 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'> & {
+  HOST: string;
   BASE_URL: string;
   TERMS_URL: string;
   OFAC_REQUIRED: boolean;
@@ -54,6 +58,9 @@ export type Config = Omit<z.infer<typeof raw>, 'BASE_URL' | 'TERMS_URL' | 'OFAC_
 };
 
 export const CONFIG_KEYS = Object.keys(raw.shape) as (keyof typeof raw.shape)[];
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+/** The schema's fields, so `help config` reads the defaults from the one place they are set. */
+export const CONFIG_SHAPE = raw.shape;
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -68,7 +75,7 @@ export class ConfigError extends Error {
 export function flagsToEnv(argv: string[]): { values: Record<string, string>; problems: string[] } {
   const values: Record<string, string> = {};
   const problems: string[] = [];
-  const known = new Set<string>(CONFIG_KEYS);
+  const known = new Set<string>([...CONFIG_KEYS, ...SECRET_FILE_NAMES]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) { problems.push(`unexpected argument: ${arg}`); continue; }
@@ -81,9 +88,10 @@ export function flagsToEnv(argv: string[]): { values: Record<string, string>; pr
     }
     let value: string | undefined = eq === -1 ? argv[i + 1] : arg.slice(eq + 1);
     if (eq === -1) {
-      if (value === undefined || value.startsWith('--')) { problems.push(`flag ${arg} needs a value`); continue; }
+      if (value === undefined || value.startsWith('--')) { problems.push(isSecretName(name) ? secretFlagProblem(name) : `flag ${arg} needs a value`); continue; }
       i++;
     }
+    if (isSecretName(name)) { problems.push(secretFlagProblem(name)); continue; }
     values[name] = value!;
   }
   return { values, problems };
@@ -91,20 +99,21 @@ export function flagsToEnv(argv: string[]): { values: Record<string, string>; pr
 
 export function loadConfig(env: Record<string, string | undefined>, argv: string[] = []): Config {
   const flags = flagsToEnv(argv);
+  const files = secretsFromFiles({ ...env, ...flags.values });
   const input: Record<string, string> = {};
   for (const key of CONFIG_KEYS) {
-    const v = flags.values[key] ?? env[key];
+    const v = flags.values[key] ?? files.values[key] ?? env[key];
     if (v !== undefined && v !== '') input[key] = v;
   }
   const parsed = raw.safeParse(input);
-  const problems = [...flags.problems];
+  const problems = [...flags.problems, ...files.problems];
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || 'config'}: ${issue.message}`);
     throw new ConfigError(problems);
   }
   const c = parsed.data;
+  problems.push(...safetyProblems(c), ...urlCredentialProblems(c));
   if (c.PAYMENT_MODE === 'live') {
-    if (!c.PAY_TO || ZERO_ADDRESS.test(c.PAY_TO)) problems.push('PAY_TO: live payment mode needs a real non-zero settlement wallet');
     if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL) problems.push('FACILITATOR_URL: required when SETTLEMENT=facilitator in live mode');
     if (c.SETTLEMENT === 'chain' && !c.RPC_URL) problems.push('RPC_URL: required when SETTLEMENT=chain in live mode');
     if (c.SETTLEMENT === 'chain' && !c.SETTLER_PRIVATE_KEY) problems.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
@@ -114,6 +123,8 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   const baseUrl = c.BASE_URL ?? `http://localhost:${c.PORT}`;
   return {
     ...c,
+    // The mock plane must not look like a seller to other machines unless asked for (then main.ts warns).
+    HOST: c.HOST ?? (c.PAYMENT_MODE === 'mock' ? '127.0.0.1' : '0.0.0.0'),
     BASE_URL: baseUrl,
     TERMS_URL: c.TERMS_URL ?? `${baseUrl}/terms.txt`,
     OFAC_REQUIRED: c.OFAC_REQUIRED ?? c.PAYMENT_MODE === 'live',

@@ -3,7 +3,7 @@ import { serve as listen } from '@hono/node-server';
 import { join } from 'node:path';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDb, type Db } from './db/open.ts';
+import { openDb, openReadOnly, type Db } from './db/open.ts';
 import { loadOrCreateSecret } from './db/secret.ts';
 import { createCatalog } from './cities/catalog.ts';
 import { systemClock } from './lib/clock.ts';
@@ -28,6 +28,10 @@ import { formatReport, runDoctor } from './ops/doctor.ts';
 import { REPLAY_HELP, replayCommand } from './replay/command.ts';
 import { ReplayInputError } from './replay/errors.ts';
 import { existsSync, readFileSync } from 'node:fs';
+import { configHelp } from './config-help.ts';
+import { secureDataDir, usePrivateUmask } from './ops/files.ts';
+import { exposureWarning, sanctionsProblem, startLine } from './ops/safety.ts';
+import { watchSanctionsList } from './sanctions/watch.ts';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -44,11 +48,12 @@ Commands:
   doctor      check configuration, database, sanctions list and upstreams; exit 1 on failure
   replay      replay a past city-day: the signals that would have fired and the final bucket (below)
   buy, read, receipt, register-chat   the buyer's client (below)
-  help        show this help
-  version     print the version
+  help [config]  show this help, or every configuration variable with its default
+  version     print the version (also -v, --version; -h, --help)
 
-Every configuration variable is also a serve flag: PAY_TO=0x.. or --pay-to 0x..
-See README.md (Configuration) for the full list.
+Every configuration variable is also a serve flag: PAY_TO=0x.. or --pay-to 0x.., except secrets
+(environment or <NAME>_FILE only). \`isocast help config\` lists them all.
+Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the sanctions list (OFAC_LIST_PATH).
 
 ${REPLAY_HELP}
 ${CLI_HELP}`;
@@ -78,29 +83,36 @@ export function dbPath(config: Config): string {
   return join(config.DATA_DIR, 'isocast.db');
 }
 
+function refuse(problems: string[]): never {
+  for (const p of problems) process.stderr.write(`config: ${p}\n`);
+  process.exit(2);
+}
+
 function configOrExit(argv: string[]): Config {
   try {
     return loadConfig(process.env, argv);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      for (const p of err.problems) process.stderr.write(`config: ${p}\n`);
-      process.exit(2);
-    }
+    if (err instanceof ConfigError) refuse(err.problems);
     throw err;
   }
 }
 
 function open(config: Config): Db {
+  secureDataDir(config.DATA_DIR);
   return openDb(dbPath(config), { nativeBinding: nativeSqliteBinding() });
 }
 
 async function serve(argv: string[]): Promise<void> {
   const config = configOrExit(argv);
   const logger = createLogger({ level: config.LOG_LEVEL, base: { service: 'isocast' } });
+  const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
+  const unscreened = sanctionsProblem(config, sanctions.loadError);
+  if (unscreened) refuse([unscreened]);
+  if (sanctions.loadError) logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
+  const exposed = exposureWarning(config);
+  if (exposed) { process.stderr.write(`\n${exposed}\n\n`); logger.warn('mock mode reachable from other machines', { host: config.HOST }); }
   const db = open(config);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
-  const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
-  if (sanctions.loadError) logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
   const catalog = createCatalog();
   const metrics = createMetrics();
   const settler = settlerFromConfig(config);
@@ -111,19 +123,24 @@ async function serve(argv: string[]): Promise<void> {
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   const outbox = createOutbox(db, systemClock);
   const delivery = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: config.TERMS_URL, metrics });
+  const feed = createFeed(config, { db, clock: systemClock, logger });
   const poller = createPoller({
     db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS, metrics,
-    onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(),
-    ...createFeed(config, { db, clock: systemClock, logger }),
+    onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(), ...feed,
   });
-  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor, ruleFor: poller.ruleFor });
+  const app = createApp({ messenger, config, db, catalog, clock: systemClock, dayClock: feed.dayClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor, ruleFor: poller.ruleFor });
+  const ofacWatch = watchSanctionsList(sanctions, { logger, clock: systemClock, metrics });
+  process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
+    process.stderr.write(`${startLine(config, info.port)}\n`);
   });
   poller.start();
   delivery.start();
+  ofacWatch.start();
   installShutdown(logger, async () => {
+    ofacWatch.stop();
     await poller.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await delivery.stop();
@@ -148,10 +165,13 @@ function installShutdown(logger: Logger, stop: () => Promise<void>): void {
 
 async function main(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
-  const command = !first || first.startsWith('--') ? 'serve' : first;
+  const command = !first || first.startsWith('-') ? 'serve' : first;
   const args = command === first ? rest : argv;
+  if (command === 'help' && args[0] === 'config') { process.stdout.write(configHelp()); return; }
   if (args.includes('--help') || args.includes('-h') || command === 'help') { process.stdout.write(HELP); return; }
   if (args.includes('--version') || args.includes('-v') || command === 'version') { process.stdout.write(`isocast ${VERSION}\n`); return; }
+  // Every file the process creates (database, WAL, secret, backups) is private to its user.
+  if (['serve', 'migrate', 'backup', 'doctor'].includes(command)) usePrivateUmask();
   switch (command) {
     case 'serve': return serve(args);
     case 'migrate': {
@@ -168,6 +188,7 @@ async function main(argv: string[]): Promise<void> {
       // No migration here: the upgrade path backs up with the new binary before it first starts, and
       // the copy must hold the old schema so the old binary can be restored with it.
       if (!existsSync(dbPath(config))) { process.stderr.write(`isocast backup: no database at ${dbPath(config)}\n`); process.exit(1); }
+      secureDataDir(config.DATA_DIR);
       const db = openDb(dbPath(config), { nativeBinding: nativeSqliteBinding(), migrate: false });
       try {
         const r = await backupDatabase(db, dest, { nativeBinding: nativeSqliteBinding() });
@@ -179,7 +200,9 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'doctor': {
       const config = configOrExit(args);
-      const checks = await runDoctor({ config, openDb: () => open(config), dbPath: dbPath(config) });
+      // Read-only: doctor must never migrate (the upgrade path backs up the old schema first).
+      const readOnly = () => openReadOnly(dbPath(config), { nativeBinding: nativeSqliteBinding() });
+      const checks = await runDoctor({ config, openDb: readOnly, dbPath: dbPath(config) });
       process.stdout.write(formatReport(checks));
       if (checks.some((c) => c.status === 'fail')) process.exit(1);
       return;

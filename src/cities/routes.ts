@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
-import { reply, replyBytes, withDisclaimer } from '../lib/http.ts';
+import { parseQuery, reply, replyBytes, withDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -9,12 +9,16 @@ import type { Catalog, CityRecord } from './catalog.ts';
 import { localDate } from './local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
 import type { DayRule } from '../resolution/store.ts';
-import { CityDetail, CityList, CityParams } from './schemas.ts';
+import { CityDetail, CityList, CityListQuery, CityParams } from './schemas.ts';
 
 export type CitiesDeps = {
   catalog: Catalog;
   clock: Clock;
+  /** Market days follow this clock: with FEED=sim it runs SIM_SPEED times faster, like the signals. */
+  dayClock?: Clock;
   latestSeqAll(): Map<string, number>;
+  /** Time of each city's latest signal; `?sort=recent` orders by it. */
+  latestAtAll?(): Map<string, number>;
   latestSeq(city: string): number;
   /** Event page of the city's market for a local date; the poller knows the real slug once seen. */
   marketUrlFor?(city: CityRecord, date: string): string | null;
@@ -54,14 +58,24 @@ export function unknownCity(): ApiError {
 export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // The list is the same for every caller, so it is built and encoded at most once per 30 s (spec 8).
-  let cached: { at: number; bytes: Buffer } | null = null;
+  // One entry per order (catalog, recent).
+  const caches = new Map<string, { at: number; bytes: Buffer }>();
 
   app.get('/v1/cities', (c) => {
     const now = deps.clock.now();
+    const sort = c.req.url.includes('?') ? parseQuery(c, CityListQuery).sort : undefined;
+    let cached = caches.get(sort ?? 'catalog');
     if (!cached || now - cached.at >= CITY_CACHE_MS || now < cached.at) {
       const seqs = deps.latestSeqAll();
-      const cities = deps.catalog.active.map((city) => cityPublic(city, seqs.get(city.slug) ?? 0, deps.ruleFor?.(city) ?? null));
+      let active = deps.catalog.active;
+      if (sort === 'recent') {
+        const at = deps.latestAtAll?.() ?? new Map<string, number>();
+        // Stable sort: cities without a signal keep catalog order at the end.
+        active = [...active].sort((a, b) => (at.get(b.slug) ?? -1) - (at.get(a.slug) ?? -1));
+      }
+      const cities = active.map((city) => cityPublic(city, seqs.get(city.slug) ?? 0, deps.ruleFor?.(city) ?? null));
       cached = { at: now, bytes: Buffer.from(withDisclaimer(c, JSON.stringify({ cities, count: cities.length }))) };
+      caches.set(sort ?? 'catalog', cached);
     }
     const age = Math.floor((now - cached.at) / 1000);
     return replyBytes(cached.bytes, 200, { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` });
@@ -70,7 +84,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   app.get('/v1/cities/:slug', (c) => {
     const city = deps.catalog.get(c.req.param('slug'));
     if (!city) throw unknownCity();
-    const targetDate = localDate(city.timezone, deps.clock.now());
+    const targetDate = localDate(city.timezone, (deps.dayClock ?? deps.clock).now());
     const marketUrl = deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate).withYear);
     const rule = deps.ruleFor?.(city) ?? null;
     return reply(c, { city: cityPublic(city, deps.latestSeq(city.slug), rule), targetDate, marketUrl, resolution: resolutionPublic(rule) });
@@ -82,7 +96,9 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
 export const citiesDocs: RouteDoc[] = [
   {
     method: 'get', path: '/v1/cities', tags: ['cities'], summary: 'List the active cities',
-    description: 'The 37 active cities with their latest signal seq. Cached on the server for 30 seconds.',
+    description: 'The 37 active cities with their latest signal seq. Cached on the server for 30 seconds. '
+      + 'With `sort=recent` the cities whose latest signal is newest come first: a quick way to find where signals are flowing now.',
+    query: CityListQuery,
     responses: { 200: { description: 'Active cities', schema: CityList } },
   },
   {

@@ -14,6 +14,11 @@ export const CityPublic = z.object({
   latestSeq: z.number().int().describe('Highest published signal seq for the city'),
 }).meta({ id: 'City' });
 
+export const CityListQuery = z.object({
+  sort: z.enum(['recent']).optional()
+    .describe('recent: cities whose latest signal is newest come first (cities without a signal last): where signals are flowing right now'),
+});
+
 export const CityList = z.object({ cities: z.array(CityPublic), count: z.number().int(), disclaimer: Disclaimer }).meta({ id: 'CityList' });
 
 export const ResolutionRulePublic = z.object({

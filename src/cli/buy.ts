@@ -91,6 +91,8 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const { payTo } = await publishedTerms(client, city);
   const challenge = await client.request('POST', path);
   if (challenge.status !== 402) throw challengeProblem(challenge, city);
+  // A mock server's authorization is still a valid real one on Base: whoever holds it could submit it.
+  if (challenge.body.extra?.mode === 'mock') io.stderr('warning: this server runs in mock payment mode (a demo): sign only with a wallet that holds no real USDC');
   const describe = (amountAtomic: bigint, to: string) => `${formatAtomic(amountAtomic)} USDC to ${to} on Base for ${count} ${city} signals, from ${account.address}`;
   const ask = io.confirm && !flags.on.has('yes') ? io.confirm : undefined;
   let payment: Payment;

@@ -77,6 +77,8 @@ export function x402Manifest(d: DiscoveryDeps) {
     x402Version: 1,
     service: SERVICE_NAME,
     description: SERVICE_SUMMARY,
+    // mock: a demo whose payments move no money; indexers and wallets must not list it as a seller.
+    mode: d.paymentMode,
     resources: paid.map((doc) => url(d, doc.path)),
     items: paid.map((doc) => ({
       resource: url(d, doc.path),

@@ -88,6 +88,7 @@ export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
         version: USDC_VERSION,
         tier: t.name,
         count: t.minCount,
+        mode: d.paymentMode,
         binding: {
           formula: BINDING_FORMULA,
           salt: 'served per request in the 402 challenge (accepts[].extra.binding.salt); clients cannot compute it',

@@ -13,7 +13,10 @@ export const Health = z.object({
   ok: z.boolean(),
   service: z.literal(SERVICE_NAME),
   mode: z.enum(['live', 'mock']).describe('Payment plane mode'),
-  ofac: z.object({ listLoaded: z.boolean(), extraConfigured: z.boolean(), count: z.number().int() }),
+  ofac: z.object({
+    listLoaded: z.boolean(), extraConfigured: z.boolean(), count: z.number().int(),
+    ageSeconds: z.number().int().nullable().describe('Seconds since the sanctions list file in force was modified; null when none is loaded'),
+  }),
   ts: z.iso.datetime(),
   disclaimer: Disclaimer,
 }).meta({ id: 'Health' });

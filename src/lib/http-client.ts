@@ -1,4 +1,5 @@
 import { UpstreamError } from './errors.ts';
+import { splitCredentials } from './url-credentials.ts';
 
 /** Every outbound call goes through here so none can hang: a timeout is mandatory. */
 export type HttpRequest = {
@@ -14,6 +15,9 @@ export type HttpResponse = { status: number; headers: Headers; json: unknown; te
 
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+  // fetch refuses user:pass@ URLs; config.ts lets them through only where they mean Basic auth.
+  const { url, authorization } = splitCredentials(req.url);
+  if (authorization && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) headers.authorization = authorization;
   let body: string | undefined;
   if (req.body !== undefined) {
     body = JSON.stringify(req.body);
@@ -21,7 +25,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   }
   let res: Response;
   try {
-    res = await fetch(req.url, { method: req.method ?? 'GET', headers, body, signal: AbortSignal.timeout(req.timeoutMs) });
+    res = await fetch(url, { method: req.method ?? 'GET', headers, body, signal: AbortSignal.timeout(req.timeoutMs) });
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
     throw new UpstreamError(req.upstream, timedOut ? `timed out after ${req.timeoutMs} ms` : `request failed: ${(err as Error).message}`, { cause: err });

@@ -6,16 +6,22 @@ import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
 import { httpRequest } from '../lib/http-client.ts';
 import { loadSanctionsList } from '../sanctions/list.ts';
 import { resolutionCheck } from '../resolution/doctor-check.ts';
+import { redactUrl } from '../lib/url-credentials.ts';
+import { SECRET_NAMES } from '../lib/secrets.ts';
 
 /**
  * `isocast doctor`: one line per check, so an operator sees at a glance what is wrong. Upstream
  * checks only ask whether the host answers HTTP at all (any status counts as reachable): they
- * must not spend an API key's quota or move money.
+ * must not spend an API key's quota or move money. Everything printed is redacted (URL credentials,
+ * key-like path segments, secret values), and the database is only read: main.ts passes a
+ * read-only opener, so a database older than the binary is reported, never migrated (the upgrade
+ * path backs it up first).
  */
 export type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string };
 
 export type DoctorDeps = {
   config: Config;
+  /** Opens the existing database read-only; called only when the file exists. */
   openDb(): Db;
   dbPath: string;
   timeoutMs?: number;
@@ -37,17 +43,26 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
   add('settlement wallet', config.PAYMENT_MODE === 'live' ? 'ok' : 'warn', config.PAYMENT_MODE === 'live' ? `${wallet}` : `mock mode: payments are simulated (payTo ${wallet})`);
 
   try {
-    const existed = existsSync(deps.dbPath);
-    const db = deps.openDb();
-    try {
-      const integrity = db.pragma('quick_check', { simple: true });
-      const version = schemaVersion(db);
-      const mode = db.pragma('journal_mode', { simple: true });
-      const ok = integrity === 'ok' && version === SCHEMA_VERSION && mode === 'wal';
-      add('database', ok ? 'ok' : 'fail', `${deps.dbPath}${existed ? '' : ' (created now)'}: quick_check ${String(integrity)}, schema v${version}/${SCHEMA_VERSION}, journal ${String(mode)}`);
-      if (version === SCHEMA_VERSION) { const r = resolutionCheck(db, Date.now()); add('resolution rules', r.status, r.detail); }
-    } finally {
-      db.close();
+    if (!existsSync(deps.dbPath)) add('database', 'warn', `${deps.dbPath} does not exist yet; serve or migrate creates it`);
+    else {
+      const db = deps.openDb();
+      try {
+        const integrity = db.pragma('quick_check', { simple: true });
+        const version = schemaVersion(db);
+        const mode = db.pragma('journal_mode', { simple: true });
+        const detail = `${deps.dbPath}: quick_check ${String(integrity)}, schema v${version}/${SCHEMA_VERSION}, journal ${String(mode)}`;
+        if (integrity !== 'ok' || mode !== 'wal' || version > SCHEMA_VERSION) {
+          add('database', 'fail', `${detail}${version > SCHEMA_VERSION ? ' (newer than this binary)' : ''}`);
+        } else if (version < SCHEMA_VERSION) {
+          add('database', 'warn', `${detail}: older than this binary, not migrated; back it up (isocast backup <file>), then run isocast migrate`);
+        } else {
+          add('database', 'ok', detail);
+          const r = resolutionCheck(db, Date.now());
+          add('resolution rules', r.status, r.detail);
+        }
+      } finally {
+        db.close();
+      }
     }
   } catch (err) {
     add('database', 'fail', `${deps.dbPath}: ${(err as Error).message}`);
@@ -55,9 +70,10 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
 
   const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   const st = list.status();
-  if (list.loadError) add('sanctions list', config.OFAC_REQUIRED ? 'fail' : 'warn', `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`);
+  if (list.loadError && /holds no addresses/.test(list.loadError)) add('sanctions list', 'fail', `${list.loadError}; nothing would be screened`);
+  else if (list.loadError) add('sanctions list', config.OFAC_REQUIRED ? 'fail' : 'warn', `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`);
   else if (!st.listLoaded) add('sanctions list', config.OFAC_REQUIRED ? 'fail' : 'warn', `no OFAC_LIST_PATH; ${config.OFAC_REQUIRED ? 'paid routes will answer 503' : 'screening uses OFAC_EXTRA only'} (${st.count} addresses)`);
-  else add('sanctions list', 'ok', `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}`);
+  else add('sanctions list', 'ok', `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}, file modified ${st.ageSeconds} s ago`);
 
   const probe = deps.probe ?? defaultProbe;
   const timeoutMs = deps.timeoutMs ?? 5000;
@@ -87,7 +103,17 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
       add(name, 'fail', `${url} unreachable: ${(err as Error).message}`);
     }
   }));
-  return checks;
+  return checks.map((c) => ({ ...c, detail: redact(c.detail, config) }));
+}
+
+/** URLs lose credentials and key-like parts; any configured secret value that still appears becomes ***. */
+export function redact(text: string, config: Partial<Record<string, unknown>>): string {
+  let out = text.replace(/https?:\/\/[^\s,;)]+/g, (u) => redactUrl(u));
+  for (const name of SECRET_NAMES) {
+    const v = config[name];
+    if (typeof v === 'string' && v.length >= 4) out = out.split(v).join('***');
+  }
+  return out;
 }
 
 export function formatReport(checks: Check[]): string {

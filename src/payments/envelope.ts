@@ -22,6 +22,8 @@ export type ChallengeInput = {
   secret: Buffer;
   nowSeconds: number;
   termsUrl: string;
+  /** Said in every challenge so a wallet can tell a demo (settlement simulated) from a seller. */
+  mode: 'mock' | 'live';
   error?: string;
   exhaustion?: { paidThrough: number; latest: number };
 };
@@ -48,9 +50,9 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
       asset: i.usdc,
       resource: i.resource,
       maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-      extra: { name: USDC_NAME, version: USDC_VERSION, binding },
+      extra: { name: USDC_NAME, version: USDC_VERSION, binding, mode: i.mode },
     }],
-    extra: { binding },
+    extra: { binding, mode: i.mode },
     terms: i.termsUrl,
   };
   if (i.exhaustion) {

@@ -34,6 +34,7 @@ export type PaymentPlaneDeps = {
   usdc: Address;
   baseUrl: string;
   termsUrl: string;
+  mode: 'mock' | 'live';
   chainVerifier?: TypedDataVerifier;
   /** Purchase attempts by outcome and settled micro-USDC go here for /metrics. */
   metrics?: Metrics;
@@ -83,12 +84,14 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const challenge = (city: string, count: number, resourcePath: string, opts: Pick<ChallengeInput, 'error' | 'exhaustion'> = {}): PaymentRequiredBody =>
     paymentRequired({
       city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc, secret: deps.secret,
-      nowSeconds: Math.floor(clock.now() / 1000), termsUrl: deps.termsUrl, ...opts,
+      nowSeconds: Math.floor(clock.now() / 1000), termsUrl: deps.termsUrl, mode: deps.mode, ...opts,
     });
 
   function requirements(city: string, count: number, resourcePath: string, network: string): PaymentRequirementsV1 {
     const { price: _price, ...accept } = challenge(city, count, resourcePath).accepts[0]!;
-    return { ...accept, network };
+    // The facilitator gets the standard fields only; `mode` is for the buyer.
+    const { mode: _mode, ...extra } = accept.extra;
+    return { ...accept, extra, network };
   }
 
   function stateOf(row: PaymentRow, idempotent: boolean, withReceipt: boolean): Purchase {
@@ -256,6 +259,6 @@ export function paymentPlaneFor(d: {
   return createPaymentPlane({
     db: d.db, secret: d.secret, settler: d.settler, sanctions: d.sanctions, ofacRequired: d.config.OFAC_REQUIRED, clock: d.clock,
     logger: d.logger, payTo: (payTo(d.config) ?? MOCK_PAY_TO) as Address, usdc: d.config.USDC_ADDRESS as Address,
-    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, chainVerifier: d.chainVerifier, metrics: d.metrics,
+    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, mode: d.config.PAYMENT_MODE, chainVerifier: d.chainVerifier, metrics: d.metrics,
   });
 }

@@ -10,6 +10,9 @@ export const Binding = z.object({
   salt: Hex32.describe('Server-derived from a server secret, the city, the count and a short time window'),
 }).meta({ id: 'Binding' });
 
+export const PaymentMode = z.enum(['live', 'mock'])
+  .describe('mock: a demo instance; signatures are verified but no money moves and nothing is for sale');
+
 export const PaymentRequirement = z.object({
   scheme: z.literal('exact'),
   network: z.literal(NETWORK),
@@ -21,14 +24,14 @@ export const PaymentRequirement = z.object({
   asset: Address.describe('USDC token contract'),
   resource: z.url(),
   maxTimeoutSeconds: z.number().int(),
-  extra: z.object({ name: z.literal('USD Coin'), version: z.literal('2'), binding: Binding }),
+  extra: z.object({ name: z.literal('USD Coin'), version: z.literal('2'), binding: Binding, mode: PaymentMode }),
 }).meta({ id: 'PaymentRequirement' });
 
 export const PaymentRequired = z.object({
   x402Version: z.literal(1),
   error: z.string(),
   accepts: z.array(PaymentRequirement),
-  extra: z.object({ binding: Binding }),
+  extra: z.object({ binding: Binding, mode: PaymentMode }),
   terms: z.url(),
   paid_through: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
   latest: z.number().int().optional().describe('Only on /v1/signals exhaustion'),

@@ -1,20 +1,32 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 
 /**
  * The sanctions list the payment plane screens payers against. Sources: OFAC_LIST_PATH (a text
  * file of addresses one per line, `#` comments allowed, or the OFAC SDN XML where Ethereum
  * addresses appear as "Digital Currency Address - ETH" ids/features) plus OFAC_EXTRA (commas).
  */
-export type SanctionsStatus = { listLoaded: boolean; extraConfigured: boolean; count: number };
+export type SanctionsStatus = {
+  listLoaded: boolean;
+  extraConfigured: boolean;
+  count: number;
+  /** Seconds since the loaded file was last modified: how old the list in force is. Null without one. */
+  ageSeconds: number | null;
+};
 
 export type SanctionsList = {
   /** True when the address is listed. Case-insensitive. */
   has(address: string): boolean;
-  status(): SanctionsStatus;
+  status(nowMs?: number): SanctionsStatus;
   /** Whether screening can run: a list is loaded, or it is not required. */
   available(required: boolean): boolean;
-  /** Why the file did not load, if it did not. */
-  loadError: string | null;
+  /** Why the file did not load, if no version of it ever did. */
+  readonly loadError: string | null;
+  /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
+  reload(): ReloadResult;
+  readonly path: string | null;
+  /** mtime of the file version in force; null before a good load. */
+  fileMtimeMs(): number | null;
+  loadedAtMs(): number | null;
 };
 
 const ADDRESS = /0x[0-9a-fA-F]{40}/g;
@@ -46,25 +58,74 @@ export function parseSdnXml(xml: string): string[] {
   return out;
 }
 
+export type ReloadResult = { ok: true; count: number } | { ok: false; error: string };
+
+/**
+ * Loads the list and keeps it replaceable: `reload()` (SIGHUP, or the watcher in watch.ts when the
+ * file changes) swaps in the new file only if it reads and holds at least one address, so an empty,
+ * truncated or misformatted file never empties screening; the last good list stays in force.
+ */
 export function loadSanctionsList(opts: { path?: string; extra?: string }): SanctionsList {
-  const set = new Set<string>();
+  const extras = (opts.extra ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const extraSet = new Set(extras.filter((e) => /^0x[0-9a-fA-F]{40}$/.test(e)).map((e) => e.toLowerCase()));
+  let fileSet = new Set<string>();
   let listLoaded = false;
   let loadError: string | null = null;
-  if (opts.path) {
+  let mtimeMs: number | null = null;
+  let loadedAtMs: number | null = null;
+
+  const read = (): { set: Set<string>; mtimeMs: number } | string => {
+    const path = opts.path!;
+    let text: string;
+    let mtime: number;
     try {
-      for (const a of parseSanctionsText(readFileSync(opts.path, 'utf8'))) set.add(a);
-      listLoaded = true;
+      mtime = statSync(path).mtimeMs;
+      text = readFileSync(path, 'utf8');
     } catch (err) {
-      loadError = `cannot read sanctions list ${opts.path}: ${(err as Error).message}`;
+      const e = err as NodeJS.ErrnoException;
+      return `cannot read sanctions list ${path}: ${e.code ?? e.message}`;
     }
-  }
-  const extras = (opts.extra ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const e of extras) if (/^0x[0-9a-fA-F]{40}$/.test(e)) set.add(e.toLowerCase());
-  const extraConfigured = extras.length > 0;
+    const set = new Set(parseSanctionsText(text));
+    if (set.size === 0) return `sanctions list ${path} holds no addresses (empty or not in a known format)`;
+    return { set, mtimeMs: mtime };
+  };
+
+  const reload = (): ReloadResult => {
+    if (!opts.path) return { ok: false, error: 'no OFAC_LIST_PATH configured' };
+    const r = read();
+    if (typeof r === 'string') {
+      // Before any good load the error is the list's state; after one, it is only this attempt's.
+      if (!listLoaded) loadError = r;
+      return { ok: false, error: r };
+    }
+    fileSet = r.set;
+    mtimeMs = r.mtimeMs;
+    loadedAtMs = Date.now();
+    listLoaded = true;
+    loadError = null;
+    return { ok: true, count: r.set.size };
+  };
+  if (opts.path) reload();
+
+  const count = () => {
+    let n = fileSet.size;
+    for (const e of extraSet) if (!fileSet.has(e)) n++;
+    return n;
+  };
   return {
-    has: (address) => set.has(address.toLowerCase()),
-    status: () => ({ listLoaded, extraConfigured, count: set.size }),
+    has: (address) => {
+      const a = address.toLowerCase();
+      return fileSet.has(a) || extraSet.has(a);
+    },
+    status: (nowMs = Date.now()) => ({
+      listLoaded, extraConfigured: extras.length > 0, count: count(),
+      ageSeconds: mtimeMs === null ? null : Math.max(0, Math.floor((nowMs - mtimeMs) / 1000)),
+    }),
     available: (required) => listLoaded || !required,
-    loadError,
+    get loadError() { return loadError; },
+    reload,
+    path: opts.path ?? null,
+    fileMtimeMs: () => mtimeMs,
+    loadedAtMs: () => loadedAtMs,
   };
 }

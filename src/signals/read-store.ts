@@ -7,6 +7,8 @@ import type { Db } from '../db/open.ts';
 export type SignalReader = {
   latestSeq(city: string): number;
   latestSeqAll(): Map<string, number>;
+  /** created_at (ms) of each city's latest signal, for `/v1/cities?sort=recent`. */
+  latestAtAll(): Map<string, number>;
   /** Stored public JSON of one signal, or null. */
   payload(city: string, seq: number): string | null;
   /** Stored public JSON of signals with since < seq <= ceiling, ascending, at most `limit`. */
@@ -31,6 +33,8 @@ export const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 export function createSignalReader(db: Db): SignalReader {
   const latest = db.prepare('SELECT coalesce(max(seq), 0) AS n FROM signals WHERE city = ?').pluck();
   const latestAll = db.prepare('SELECT city, max(seq) AS n FROM signals GROUP BY city');
+  // SQLite takes a bare column from the row that holds the max(): the latest signal's time.
+  const latestAt = db.prepare('SELECT city, max(seq) AS n, created_at AS at FROM signals GROUP BY city');
   const one = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq = ?').pluck();
   const range = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?').pluck();
   const page = db.prepare('SELECT seq, payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?');
@@ -88,6 +92,7 @@ export function createSignalReader(db: Db): SignalReader {
   return {
     latestSeq,
     latestSeqAll: () => new Map((latestAll.all() as { city: string; n: number }[]).map((r) => [r.city, r.n])),
+    latestAtAll: () => new Map((latestAt.all() as { city: string; at: number }[]).map((r) => [r.city, r.at])),
     payload: (city, seq) => (one.get(city, seq) as string | undefined) ?? null,
     range: (city, since, ceiling, limit) => range.all(city, since, ceiling, limit) as string[],
     page: (city, since, ceiling, limit) => page.all(city, since, ceiling, limit) as { seq: number; payload: string }[],

@@ -60,7 +60,7 @@ export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void
   function challenge(city: string, count: number, resource: string) {
     const body: any = JSON.parse(JSON.stringify(paymentRequired({
       city, count, resource: `${fake.url}${resource}`, payTo: FAKE_PAY_TO as Address, usdc: BASE_USDC as Address,
-      secret: Buffer.alloc(32, 7), nowSeconds: Math.floor(now() / 1000), termsUrl: `${fake.url}/terms.txt`,
+      secret: Buffer.alloc(32, 7), nowSeconds: Math.floor(now() / 1000), termsUrl: `${fake.url}/terms.txt`, mode: 'live',
     })));
     if (o.saltEcho) {
       // A fresh salt per challenge, remembered so the echo can be checked.

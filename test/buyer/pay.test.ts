@@ -11,7 +11,7 @@ import { buyerA } from '../payments/buy.ts';
 const nowMs = Date.parse('2026-07-15T15:00:00Z');
 const body = () => JSON.parse(JSON.stringify(paymentRequired({
   city: 'nyc', count: 20, resource: 'http://x/v1/subscribe?city=nyc&count=20', payTo: '0x00000000000000000000000000000000000000aa',
-  usdc: BASE_USDC as Address, secret: Buffer.alloc(32, 3), nowSeconds: nowMs / 1000, termsUrl: 'http://x/terms.txt',
+  usdc: BASE_USDC as Address, secret: Buffer.alloc(32, 3), nowSeconds: nowMs / 1000, termsUrl: 'http://x/terms.txt', mode: 'mock',
 })));
 
 test('payFor402 binds the nonce, signs exactly the asked amount to payTo, and encodes a decodable X-Payment', async () => {

@@ -32,7 +32,7 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
   const e = testApp(t, {
     nowMs: Date.now(),
     env: {
-      PAYMENT_MODE: 'live', SETTLEMENT: 'chain', RPC_URL: chain.rpcUrl, SETTLER_PRIVATE_KEY: SETTLER_KEY,
+      PAYMENT_MODE: 'live', FEED: 'live', SETTLEMENT: 'chain', RPC_URL: chain.rpcUrl, SETTLER_PRIVATE_KEY: SETTLER_KEY,
       USDC_ADDRESS: usdc, PAY_TO, OFAC_REQUIRED: 'false',
     },
   });

@@ -47,6 +47,7 @@ test('buy pays the 402 with a bound nonce and keeps the receipt in a private fil
   const r = await run('buy', ['--city', 'nyc', '--count', '20']);
   assert.equal(r.code, 0, r.err.join('\n'));
   assert.match(r.out[0]!, /^bought 20 nyc signals at 0\.005 USDC each \(0\.1 USDC\)$/);
+  assert.ok(r.err.some((l) => /^warning: this server runs in mock payment mode/.test(l)), 'a demo server is named as one before signing');
   assert.match(r.out[1]!, /^entitled through seq 23 \(latest now 3\)/);
   assert.equal(statSync(receipts).mode & 0o777, 0o600);
   assert.equal(statSync(join(receipts, '..')).mode & 0o777, 0o700);

@@ -19,7 +19,7 @@ async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode) {
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
   const settler = createFacilitatorSettler({ url: fac.url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000 });
-  const e = testApp(t, { env: { PAYMENT_MODE: 'live', PAY_TO, FACILITATOR_URL: fac.url, OFAC_REQUIRED: 'false' }, deps: { settler } });
+  const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, OFAC_REQUIRED: 'false' }, deps: { settler } });
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
 }
 

@@ -11,7 +11,7 @@ import { SYNTHETIC_SAMPLE } from '../../src/signals/synthetic-sample.ts';
 type Scenario = { name: string; method?: string; path: string; status: number; contentType?: RegExp; body?: (b: any) => void; headers?: Record<string, string | RegExp> };
 
 const scenarios: Scenario[] = [
-  { name: 'health', path: '/health', status: 200, body: (b) => { Health.parse(b); assert.equal(b.ok, true); assert.equal(b.service, 'isocast-api'); assert.equal(b.mode, 'mock'); assert.deepEqual(b.ofac, { listLoaded: false, extraConfigured: false, count: 0 }); } },
+  { name: 'health', path: '/health', status: 200, body: (b) => { Health.parse(b); assert.equal(b.ok, true); assert.equal(b.service, 'isocast-api'); assert.equal(b.mode, 'mock'); assert.deepEqual(b.ofac, { listLoaded: false, extraConfigured: false, count: 0, ageSeconds: null }); } },
   { name: 'city list', path: '/v1/cities', status: 200, body: (b) => { CityList.parse(b); assert.equal(b.count, 37); assert.equal(b.cities.length, 37); assert.ok(b.cities.every((c: any) => Number.isInteger(c.latestSeq))); } },
   { name: 'one city', path: '/v1/cities/wellington', status: 200, body: (b) => { CityDetail.parse(b); assert.equal(b.city.slug, 'wellington'); assert.equal(b.targetDate, '2026-07-16'); assert.equal(b.marketUrl, 'https://polymarket.com/event/highest-temperature-in-wellington-on-july-16-2026'); } },
   { name: 'city local day behind UTC', path: '/v1/cities/los-angeles', status: 200, body: (b) => assert.equal(b.targetDate, '2026-07-15') },

@@ -25,14 +25,14 @@ test('/metrics: loopback clients without ADMIN_TOKEN; bearer token when it is se
   assert.match(text, /_count\{method="GET",route="unmatched",status="404"\} 2/, 'unknown paths share one label');
   assert.doesNotMatch(text, /no\/such/);
 
-  const locked = testApp(t, { env: { ADMIN_TOKEN: 'a-long-admin-token-123' } });
+  const locked = testApp(t, { env: { ADMIN_TOKEN: 'a-long-admin-token-for-tests-0123456789' } });
   const lockedBase = await listen(t, locked.app.fetch);
   const denied = await fetch(`${lockedBase}/metrics`);
   assert.equal(denied.status, 401);
   assert.equal(typeof (await denied.json() as any).disclaimer, 'string');
   const wrong = await fetch(`${lockedBase}/metrics`, { headers: { authorization: 'Bearer nope' } });
   assert.equal(wrong.status, 401);
-  const ok = await fetch(`${lockedBase}/metrics`, { headers: { authorization: 'Bearer a-long-admin-token-123' } });
+  const ok = await fetch(`${lockedBase}/metrics`, { headers: { authorization: 'Bearer a-long-admin-token-for-tests-0123456789' } });
   assert.equal(ok.status, 200);
 });
 

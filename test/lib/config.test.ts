@@ -10,7 +10,7 @@ const problems = (env: Record<string, string>, argv: string[] = []) => {
 test('defaults give the offline demo: mock payments, simulated feed, ./data, port 8402', () => {
   const c = loadConfig({});
   assert.equal(c.PORT, 8402);
-  assert.equal(c.HOST, '0.0.0.0');
+  assert.equal(c.HOST, '127.0.0.1', 'mock mode listens on loopback unless HOST is set');
   assert.equal(c.DATA_DIR, './data');
   assert.equal(c.PAYMENT_MODE, 'mock');
   assert.equal(c.FEED, 'sim');
@@ -40,10 +40,12 @@ test('every bad value is reported, one line each', () => {
 });
 
 test('live mode refuses to start without a real non-zero settlement wallet', () => {
-  assert.ok(problems({ PAYMENT_MODE: 'live', FACILITATOR_URL: 'http://127.0.0.1:9' }).some((l) => l.startsWith('PAY_TO:')));
-  assert.ok(problems({ PAYMENT_MODE: 'live', PAY_TO: '0x' + '0'.repeat(40), FACILITATOR_URL: 'http://127.0.0.1:9' }).some((l) => l.startsWith('PAY_TO:')));
-  const ok = loadConfig({ PAYMENT_MODE: 'live', PAY_TO: '0x' + '1'.repeat(40), FACILITATOR_URL: 'http://127.0.0.1:9' });
+  const live = { PAYMENT_MODE: 'live', FEED: 'live', FACILITATOR_URL: 'http://127.0.0.1:9', OFAC_LIST_PATH: '/etc/isocast/sdn.txt' };
+  assert.ok(problems(live).some((l) => l.startsWith('PAY_TO:')));
+  assert.ok(problems({ ...live, PAY_TO: '0x' + '0'.repeat(40) }).some((l) => l.startsWith('PAY_TO:')));
+  const ok = loadConfig({ ...live, PAY_TO: '0x' + '1'.repeat(40) });
   assert.equal(ok.OFAC_REQUIRED, true, 'live mode requires a sanctions list by default');
+  assert.equal(ok.HOST, '0.0.0.0');
   assert.equal(payTo(ok), '0x' + '1'.repeat(40));
 });
 

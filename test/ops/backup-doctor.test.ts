@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { openDb } from '../../src/db/open.ts';
+import { openDb, openReadOnly } from '../../src/db/open.ts';
 import { backupDatabase } from '../../src/ops/backup.ts';
 import { formatReport, runDoctor } from '../../src/ops/doctor.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -60,7 +60,8 @@ test('doctor reports each check, probing only the upstreams the mode uses', asyn
   const config = loadConfig({
     DATA_DIR: dir, FEED: 'live', GAMMA_URL: up, CLOB_URL: up, METAR_URL: 'http://127.0.0.1:9', OFAC_LIST_PATH: join(dir, 'missing.txt'),
   });
-  const checks = await runDoctor({ config, openDb: () => openDb(join(dir, 'isocast.db')), dbPath: join(dir, 'isocast.db'), timeoutMs: 2000 });
+  openDb(join(dir, 'isocast.db')).close();
+  const checks = await runDoctor({ config, openDb: () => openReadOnly(join(dir, 'isocast.db')), dbPath: join(dir, 'isocast.db'), timeoutMs: 2000 });
   const by = Object.fromEntries(checks.map((c) => [c.name, c]));
   assert.equal(by['database']!.status, 'ok', by['database']!.detail);
   assert.equal(by['market (gamma)']!.status, 'ok');

@@ -15,7 +15,7 @@ async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, ti
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
   const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...timeouts });
-  const e = testApp(t, { env: { PAYMENT_MODE: 'live', PAY_TO, FACILITATOR_URL: fac.url, FACILITATOR_AUTH: 'Bearer fac-secret-123', OFAC_REQUIRED: 'false' }, deps: { settler } });
+  const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, FACILITATOR_AUTH: 'Bearer fac-secret-123', OFAC_REQUIRED: 'false' }, deps: { settler } });
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
 }
 

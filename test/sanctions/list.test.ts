@@ -32,7 +32,8 @@ test('loader reports status for /health and screens case-insensitively', (t) => 
   const path = join(dir, 'ofac.txt');
   writeFileSync(path, `${A}\n${B}\n`);
   const list = loadSanctionsList({ path, extra: `${C}, not-an-address` });
-  assert.deepEqual(list.status(), { listLoaded: true, extraConfigured: true, count: 3 });
+  assert.deepEqual({ ...list.status(), ageSeconds: 0 }, { listLoaded: true, extraConfigured: true, count: 3, ageSeconds: 0 });
+  assert.ok(list.status().ageSeconds! <= 5);
   assert.ok(list.has(A.toUpperCase().replace('0X', '0x')));
   assert.ok(list.has(C));
   assert.ok(!list.has('0x' + '00'.repeat(20)));
@@ -41,7 +42,7 @@ test('loader reports status for /health and screens case-insensitively', (t) => 
 
 test('a missing list file is reported, and screening is unavailable only when required', () => {
   const list = loadSanctionsList({ path: '/nonexistent/ofac.txt' });
-  assert.deepEqual(list.status(), { listLoaded: false, extraConfigured: false, count: 0 });
+  assert.deepEqual(list.status(), { listLoaded: false, extraConfigured: false, count: 0, ageSeconds: null });
   assert.match(list.loadError ?? '', /cannot read sanctions list/);
   assert.equal(list.available(true), false);
   assert.equal(list.available(false), true);

@@ -1,0 +1,76 @@
+import { CONFIG_SHAPE, type ConfigKey } from './config.ts';
+import { SECRET_NAMES } from './lib/secrets.ts';
+
+/**
+ * `isocast help config`: every variable with its default and meaning. The binary ships without a
+ * README, so this is the operator's reference. Typed by the schema's keys, so a variable added to
+ * config.ts without a line here fails the typecheck; literal defaults are read from the schema.
+ * `default` is given only where the default is computed from other settings.
+ */
+type Doc = { meaning: string; default?: string };
+
+export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
+  PORT: { meaning: 'TCP port to listen on' },
+  HOST: { default: '127.0.0.1 in mock mode, 0.0.0.0 in live', meaning: 'address to listen on; mock mode on a non-loopback HOST prints a warning' },
+  DATA_DIR: { meaning: 'holds isocast.db (+ WAL) and the generated server-secret; created 0700' },
+  BASE_URL: { default: 'http://localhost:PORT', meaning: 'public address used in links and the 402 resource' },
+  TERMS_URL: { default: 'BASE_URL/terms.txt', meaning: 'terms address in the disclaimer and X-Terms-URL' },
+  PAYMENT_MODE: { meaning: 'mock: signatures verified, settlement simulated; live: real USDC settlement' },
+  PAY_TO: { default: 'mock: 0x…dEaD; live: required', meaning: 'your settlement wallet; live refuses burn/zero/system addresses' },
+  SERVER_SECRET: { default: 'generated in DATA_DIR/server-secret', meaning: '32+ bytes hex keying binding salts and receipts (secret)' },
+  SETTLEMENT: { meaning: 'live settler: facilitator (x402 /verify + /settle) or chain (self-submitted)' },
+  FACILITATOR_URL: { meaning: 'facilitator base URL (required for SETTLEMENT=facilitator in live); user:pass@ becomes Basic auth' },
+  FACILITATOR_AUTH: { meaning: 'Authorization header value sent to the facilitator (secret)' },
+  RPC_URL: { meaning: 'Base JSON-RPC endpoint (chain settler, on-chain lookups); user:pass@ becomes Basic auth' },
+  SETTLER_PRIVATE_KEY: { meaning: 'key paying gas for SETTLEMENT=chain (secret)' },
+  USDC_ADDRESS: { meaning: 'token contract of the EIP-3009 authorization' },
+  OFAC_LIST_PATH: { meaning: 'sanctions list file (addresses one per line, or OFAC SDN XML); reloaded on SIGHUP and on change' },
+  OFAC_EXTRA: { meaning: 'extra sanctioned addresses, comma separated' },
+  OFAC_REQUIRED: { default: 'true in live, false in mock', meaning: 'live refuses to start without a loadable list unless this is false' },
+  FEED: { meaning: 'sim: deterministic simulated weather + markets; live: real upstreams (live payments need it)' },
+  POLL_INTERVAL_MS: { default: '5000 sim, 60000 live', meaning: 'poller cadence' },
+  SIM_SPEED: { meaning: 'simulated time runs this many times faster than real time (FEED=sim)' },
+  SIM_SEED: { meaning: 'seed of the simulated feed' },
+  WEATHER_SOURCE: { meaning: 'live observations: metar (aviationweather, no key) or wu (weather.com, needs WU_API_KEY)' },
+  GAMMA_URL: { meaning: 'Polymarket Gamma API (market discovery)' },
+  CLOB_URL: { meaning: 'Polymarket CLOB API (odds)' },
+  WEATHER_URL: { meaning: 'weather.com API (WEATHER_SOURCE=wu)' },
+  WU_API_KEY: { meaning: 'weather.com API key (secret)' },
+  METAR_URL: { meaning: 'aviationweather.gov API (WEATHER_SOURCE=metar)' },
+  MESSENGER_BOT_TOKEN: { meaning: 'chat delivery bot token, Telegram Bot API wire format; unset: no chat delivery (secret)' },
+  MESSENGER_API_URL: { meaning: 'bot API host' },
+  ADMIN_TOKEN: { default: 'unset: /admin disabled', meaning: 'bearer token for /admin and /metrics, 32+ characters: openssl rand -hex 32 (secret)' },
+  LOG_LEVEL: { meaning: 'debug, info, warn or error; logs are JSON lines on stdout' },
+};
+
+/** The schema's own default, if it has a literal one. */
+function schemaDefault(key: ConfigKey): string | undefined {
+  const def = (CONFIG_SHAPE[key] as unknown as { def?: { type?: string; defaultValue?: unknown } }).def;
+  if (def?.type !== 'default') return undefined;
+  const v = typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
+  return String(v);
+}
+
+export function configRows(): { name: string; default: string; meaning: string }[] {
+  return (Object.keys(CONFIG_DOCS) as ConfigKey[]).map((name) => ({
+    name, default: CONFIG_DOCS[name].default ?? schemaDefault(name) ?? 'unset', meaning: CONFIG_DOCS[name].meaning,
+  }));
+}
+
+export function configHelp(): string {
+  const rows = configRows();
+  const w = Math.max(...rows.map((r) => r.name.length));
+  const lines = rows.map((r) => `  ${r.name.padEnd(w)}  ${r.meaning}\n  ${' '.repeat(w)}  default: ${r.default}`);
+  return `Configuration: environment variables (or --kebab-case flags of serve; a flag wins).
+
+${lines.join('\n')}
+
+Secrets, marked (secret): ${SECRET_NAMES.join(', ')}.
+They are never accepted as flags (any local user can read a process's arguments). Set them in the
+environment, or as <NAME>_FILE=<path>: the file's content, trailing newline trimmed. With systemd:
+LoadCredential=admin-token:/etc/isocast/admin-token and Environment=ADMIN_TOKEN_FILE=%d/admin-token.
+Refused at start (exit 2): live with FEED=sim, with a burn or mock PAY_TO, without a loadable
+sanctions list (unless OFAC_REQUIRED=false), and an ADMIN_TOKEN shorter than 32 characters or
+copied from the example.
+`;
+}

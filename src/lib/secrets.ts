@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * Secrets reach the process through the environment or through `<NAME>_FILE` (a path whose
+ * content is the value, as systemd credentials and container secrets provide them). Never as a
+ * command-line flag: every local user can read another process's argv with `ps`.
+ */
+export const SECRET_NAMES = [
+  'SETTLER_PRIVATE_KEY', 'ADMIN_TOKEN', 'SERVER_SECRET', 'FACILITATOR_AUTH', 'WU_API_KEY', 'MESSENGER_BOT_TOKEN',
+] as const;
+
+const SECRETS = new Set<string>(SECRET_NAMES);
+
+export function isSecretName(name: string): boolean {
+  return SECRETS.has(name);
+}
+
+export function flagOf(name: string): string {
+  return `--${name.toLowerCase().replace(/_/g, '-')}`;
+}
+
+/** The refusal for a secret given as a flag: it names both safe ways. */
+export function secretFlagProblem(name: string): string {
+  return `${flagOf(name)}: secrets are not accepted as command-line flags (any local user sees them in ps); set ${name} or ${name}_FILE=<path> in the environment`;
+}
+
+/**
+ * Reads every `<NAME>_FILE` that is set. A trailing newline (what editors and `echo` leave) is
+ * trimmed; anything else in the file is the value. Setting both forms is refused rather than
+ * silently preferring one.
+ */
+export function secretsFromFiles(
+  env: Record<string, string | undefined>,
+  read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): { values: Record<string, string>; problems: string[] } {
+  const values: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const name of SECRET_NAMES) {
+    const path = env[`${name}_FILE`];
+    if (path === undefined || path === '') continue;
+    if (env[name] !== undefined && env[name] !== '') { problems.push(`${name}_FILE: set ${name} or ${name}_FILE, not both`); continue; }
+    let text: string;
+    try {
+      text = read(path);
+    } catch (err) {
+      problems.push(`${name}_FILE: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      continue;
+    }
+    const value = text.replace(/\r?\n$/, '');
+    if (value === '') { problems.push(`${name}_FILE: ${path} is empty`); continue; }
+    values[name] = value;
+  }
+  return { values, problems };
+}
+
+/** The secret-file variables, for the flag parser (a path is not a secret) and `help config`. */
+export const SECRET_FILE_NAMES = SECRET_NAMES.map((n) => `${n}_FILE`);
