@@ -21,6 +21,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402 } from '../src/buyer/pay.ts';
 import { BINARY, binaryIsStale, buildBinary } from './build-binary.ts';
 import { seedSignals } from './bench/seed.ts';
+import { runPeer } from './bench/peer.ts';
 import { load, pair, type PairResult, type PairSettings } from './bench/pairs.ts';
 import { passes, table, updateReadme, type Row } from './bench/report.ts';
 import { freePort, median, NODE, ROOT, round, rssMiB, runJson, sleep, spawnServer, type Spawned } from './bench/util.ts';
@@ -39,6 +40,12 @@ const started = Date.now();
 const RUN = join(ROOT, 'bench', 'tmp', `run-${started}`);
 mkdirSync(RUN, { recursive: true });
 const load0 = loadavg();
+
+if (ONLY === 'peer') {
+  process.stdout.write(JSON.stringify({ ...(await runPeer({ runDir: RUN, quick: QUICK, log })), loadAverage: loadavg() }) + '\n');
+  rmSync(RUN, { recursive: true, force: true });
+  process.exit(0);
+}
 
 if (!ONLY && binaryIsStale()) {
   log('building the binary (stale or missing)');
