@@ -17,6 +17,7 @@ import { chmodSync, copyFileSync, existsSync, globSync, mkdirSync, readFileSync,
 import { isBuiltin } from 'node:module';
 import { join, relative } from 'node:path';
 import { ADDON_ASSET } from '../src/db/native-binding.ts';
+import { SECP256K1_WASM_ASSET, secp256k1WasmPath } from '../src/lib/secp256k1.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BUILD_DIR = join(ROOT, 'build');
@@ -170,7 +171,8 @@ export async function buildBinary(log: (line: string) => void = (l) => process.s
     log(`bundle   ${mib(statSync(bundle).size)} MiB (one CJS file, dependencies included)`);
 
     const addon = addonPath();
-    const assets: Record<string, string> = { [ADDON_ASSET]: addon };
+    // libsecp256k1 as WASM: read from the asset, never from a file beside the binary.
+    const assets: Record<string, string> = { [ADDON_ASSET]: addon, [SECP256K1_WASM_ASSET]: secp256k1WasmPath() };
     for (const rel of assetFiles()) assets[rel] = join(ROOT, rel);
     writeFileSync(seaConfig, JSON.stringify({
       main: bundle,

@@ -40,7 +40,7 @@ const agents = new Map<string, Agent>();
 const log = (line: string) => process.stderr.write(`peer-load: ${line}\n`);
 
 /** One request on a keep-alive connection; resolves with the status, the body and the headers. */
-function send(base: string, job: Job): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+function send(base: string, job: Job, retried = false): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   let agent = agents.get(base);
   if (!agent) { agent = new Agent({ keepAlive: true, maxSockets: input.concurrency }); agents.set(base, agent); }
   const u = new URL(job.path, base);
@@ -50,7 +50,12 @@ function send(base: string, job: Job): Promise<{ status: number; body: string; h
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
     });
-    req.once('error', reject);
+    req.once('error', (err: NodeJS.ErrnoException) => {
+      // A keep-alive socket the server closed while idle (between phases): the request never
+      // reached it, so it is sent once more on a new connection, as Node's docs advise.
+      if (req.reusedSocket && err.code === 'ECONNRESET' && !retried) send(base, job, true).then(resolve, reject);
+      else reject(err);
+    });
     req.once('timeout', () => req.destroy(new Error('timeout')));
     req.end();
   });

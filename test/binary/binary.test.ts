@@ -4,6 +4,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { keccak256, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { payFor402 } from '../../src/buyer/pay.ts';
 import { tempDir } from '../helpers/app.ts';
 import { BINARY, ROOT } from '../../scripts/build-binary.ts';
 import { SCHEMA_VERSION } from '../../src/db/migrate.ts';
@@ -69,6 +72,18 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     const openapi = await fetch(`${base}/openapi.json`);
     assert.equal(openapi.status, 200);
     assert.match(((await openapi.json()) as { openapi: string }).openapi, /^3\./);
+
+    // A paid subscribe (mock settlement, real signature recovery): the recovery runs on the
+    // WASM libsecp256k1 embedded as a SEA asset; had it failed to load, the fallback says so.
+    const buyer = privateKeyToAccount(keccak256(toHex('isocast-binary-buyer')));
+    const subscribeUrl = `${base}/v1/subscribe?city=nyc&count=5`;
+    const challenge = await (await fetch(subscribeUrl, { method: 'POST' })).json();
+    const bought = await fetch(subscribeUrl, { method: 'POST', headers: { 'x-payment': (await payFor402(challenge, buyer)).xPayment } });
+    assert.equal(bought.status, 200, await bought.clone().text());
+    const purchase = (await bought.json()) as { idempotent: boolean; receiptToken: string };
+    assert.equal(purchase.idempotent, false);
+    assert.match(purchase.receiptToken, /./);
+    assert.ok(!output.text().includes('WASM secp256k1 unavailable'), output.text());
 
     child.kill('SIGTERM');
     const end = await exited;
