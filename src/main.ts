@@ -70,6 +70,9 @@ async function buyer(command: CliCommand, argv: string[]): Promise<number> {
   }
 }
 
+/** How long after start the poller's first tick waits, so the listener answers first. */
+const FIRST_TICK_DELAY_MS = 250;
+
 export function dbPath(config: Config): string {
   return join(config.DATA_DIR, 'isocast.db');
 }
@@ -117,7 +120,9 @@ async function serve(argv: string[]): Promise<void> {
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
   });
-  poller.start();
+  // The first tick is tens of milliseconds of synchronous work; health checks and clients
+  // waiting on a restart are answered first (docs/performance.md, start-up).
+  poller.start(FIRST_TICK_DELAY_MS);
   delivery.start();
   installShutdown(logger, async () => {
     await poller.stop();

@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402 } from '../../src/buyer/pay.ts';
 import { tempDir } from '../helpers/app.ts';
-import { BINARY, ROOT } from '../../scripts/build-binary.ts';
+import { addonPath, BINARY, ROOT } from '../../scripts/build-binary.ts';
+import { addonHash } from '../../src/db/native-binding.ts';
 import { SCHEMA_VERSION } from '../../src/db/migrate.ts';
 import { VERSION } from '../../src/version.ts';
 
@@ -94,6 +95,8 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     const cacheEntries = readdirSync(join(dir, 'cache', 'isocast'));
     assert.equal(cacheEntries.length, 1);
     assert.deepEqual(readdirSync(join(dir, 'cache', 'isocast', cacheEntries[0] ?? '')), ['better_sqlite3.node']);
+    // Keyed by the hash the build computed (the same function over the same addon bytes).
+    assert.equal(cacheEntries[0], addonHash(readFileSync(addonPath())));
   });
 });
 
