@@ -8,7 +8,10 @@
  *              viem signature recoveries per second;
  *   poller     detection latency (upstream change -> committed signal -> fake bot) and one tick's
  *              time over 37, 370 and 3,700 synthetic cities (scripts/bench/poller.ts);
- *   binary     spawn-to-first-200 and RSS idle and under the read load, next to the ceiling process.
+ *   peer       paid requests (live mode, facilitator) against the reference @x402/hono stack,
+ *              same fake facilitator (scripts/bench/peer.ts); signature recovery alone, WASM vs viem;
+ *   binary     spawn-to-first-200 and RSS idle and under the read load, next to the ceiling process;
+ *              start-up against a Node 24 hello-world SEA built the same way (scripts/bench/startup.ts).
  *
  * Writes bench/results.json and bench/results.md and refreshes the README's marked table.
  * Scratch files live in bench/tmp/ (git-ignored). Flags: --quick (shorter rounds, for trying it).
@@ -21,12 +24,15 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402 } from '../src/buyer/pay.ts';
 import { BINARY, binaryIsStale, buildBinary } from './build-binary.ts';
 import { seedSignals } from './bench/seed.ts';
+import { runPeer, type PeerResult } from './bench/peer.ts';
+import { startupFigures, type StartupResult } from './bench/startup.ts';
 import { load, pair, type PairResult, type PairSettings } from './bench/pairs.ts';
 import { passes, table, updateReadme, type Row } from './bench/report.ts';
 import { freePort, median, NODE, ROOT, round, rssMiB, runJson, sleep, spawnServer, type Spawned } from './bench/util.ts';
 
 const QUICK = process.argv.includes('--quick');
-// `--only reads` (or subscribe): that pair alone, printed, nothing written; for before/after checks.
+// `--only reads` (or subscribe, peer, recovery, startup): that figure alone, printed, nothing
+// written; for before/after checks.
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const READS: PairSettings = QUICK ? { connections: 16, durationS: 1, rounds: 4, warmupS: 1 } : { connections: 16, durationS: 1, rounds: 41, warmupS: 1 };
 const CITY = 'nyc';
@@ -39,6 +45,18 @@ const started = Date.now();
 const RUN = join(ROOT, 'bench', 'tmp', `run-${started}`);
 mkdirSync(RUN, { recursive: true });
 const load0 = loadavg();
+
+const recoveryFigures = () => runJson<RecoveryResult>(join(ROOT, 'scripts', 'bench', 'recovery.ts'), { rounds: QUICK ? 3 : 9, burstMs: 300 });
+const STARTUP_RUNS = 9;
+if (ONLY === 'peer' || ONLY === 'recovery' || ONLY === 'startup') {
+  if (ONLY === 'startup' && binaryIsStale()) await buildBinary(log);
+  const out = ONLY === 'peer' ? await runPeer({ runDir: RUN, quick: QUICK, log })
+    : ONLY === 'recovery' ? await recoveryFigures()
+    : await startupFigures({ runDir: RUN, runs: STARTUP_RUNS, log });
+  process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
+  rmSync(RUN, { recursive: true, force: true });
+  process.exit(0);
+}
 
 if (!ONLY && binaryIsStale()) {
   log('building the binary (stale or missing)');
@@ -104,10 +122,17 @@ try {
   log(`subscribe ratio ${subscribe.ratio.toFixed(3)}`);
   await server.stop();
 
+  log('peer');
+  const peer = await runPeer({ runDir: RUN, quick: QUICK, log });
+  log(`peer ratios: subscribe ${peer.subscribe.rpsRatio}, inline signals ${peer.signals.rpsRatio}`);
+  const recovery = await recoveryFigures();
+
   log('binary');
   const binary = await binaryFigures(ceilingInput, bearer, signalsPath);
   await ceiling.stop();
   ceiling = null;
+  log('start-up against the Node floor');
+  const startup = await startupFigures({ runDir: RUN, runs: STARTUP_RUNS, log });
 
   log('poller');
   const poller = await runJson<PollerResult>(join(ROOT, 'scripts', 'bench', 'poller.ts'), { changes: QUICK ? 20 : 200, intervalMs: 1000, sizes: [37, 370, 3_700] });
@@ -119,8 +144,11 @@ try {
     settings: { reads: READS, seededSignals: signalsSeeded, pageBytes: Buffer.byteLength(page), citiesBytes: Buffer.byteLength(cities), quick: QUICK },
     reads: { signals, cities: citiesPair },
     subscribe,
+    peer,
+    recovery,
     poller,
     binary,
+    startup,
   };
   const rows = tableRows(results);
   const md = `${table(rows)}\n\n${footnote(results)}`;
@@ -184,7 +212,9 @@ async function binaryFigures(ceilingInput: (port: number) => string, bearer: Rec
   };
 }
 
-function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number }; poller: PollerResult; binary: Awaited<ReturnType<typeof binaryFigures>> }): Row[] {
+type RecoveryResult = { wasmUs: number; viemUs: number; speedup: number; wasmPerSec: number; viemPerSec: number; wasmLoadMs: number };
+
+function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number }; peer: PeerResult; recovery: RecoveryResult; poller: PollerResult; binary: Awaited<ReturnType<typeof binaryFigures>>; startup: StartupResult }): Row[] {
   const rps = (x: number) => `${Math.round(x).toLocaleString('en-US')} req/s`;
   const cpu = (us: number) => `${us} µs`;
   const row = (figure: string, measured: string, ceilingText: string, ratio: number | null, target: string | null): Row =>
@@ -201,22 +231,27 @@ function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subs
     row('GET /v1/cities', rps(r.reads.cities.serverRps), `${rps(r.reads.cities.ceilingRps)} bare Hono, same bytes`, r.reads.cities.ratio, '>= 0.9'),
     row('GET /v1/signals: server CPU per request (ratio = ceiling / server)', cpu(r.reads.signals.serverCpuUsPerReq), cpu(r.reads.signals.ceilingCpuUsPerReq), r.reads.signals.cpuRatio, null),
     row('GET /v1/cities: server CPU per request (ratio = ceiling / server)', cpu(r.reads.cities.serverCpuUsPerReq), cpu(r.reads.cities.ceilingCpuUsPerReq), r.reads.cities.cpuRatio, null),
-    row('POST /v1/subscribe, mock mode, fresh authorizations', `${Math.round(r.subscribe.subscribesPerSec)} /s`, `${Math.round(r.subscribe.recoveriesPerSec)} signature recoveries/s`, r.subscribe.ratio, '>= 0.5'),
+    row('POST /v1/subscribe, mock mode, fresh authorizations', `${Math.round(r.subscribe.subscribesPerSec)} /s`, `${Math.round(r.subscribe.recoveriesPerSec)} signature recoveries/s (same recovery code)`, r.subscribe.ratio, '>= 0.5'),
+    row('signature recovery alone: WASM libsecp256k1 (production) vs viem (ratio = speed-up)', `${r.recovery.wasmUs} µs`, `${r.recovery.viemUs} µs viem`, r.recovery.speedup, null),
+    row(`paid POST /v1/subscribe, live, facilitator, concurrency ${r.peer.concurrency}`, rps(r.peer.subscribe.rps), `${rps(r.peer.peer.rps)} @x402/hono paid GET, same facilitator, ${r.peer.bodyBytes} B body`, r.peer.subscribe.rpsRatio, '>= 1.0'),
+    row('inline paid GET /v1/signals, live, facilitator', rps(r.peer.signals.rps), `${rps(r.peer.peer.rps)} @x402/hono paid GET`, r.peer.signals.rpsRatio, '>= 1.0'),
+    row('server CPU per paid request: subscribe / inline signals (ratio = peer / subscribe)', `${cpu(r.peer.subscribe.cpuUsPerReq)} / ${cpu(r.peer.signals.cpuUsPerReq)}`, `${cpu(r.peer.peer.cpuUsPerReq)} @x402/hono`, 1 / r.peer.subscribe.cpuPerReqMultiple, null),
     row(`detection latency p50 / p99, change -> committed signal (poll every ${lat.pollIntervalMs} ms)`, `${lat.toCommitMs.p50} / ${lat.toCommitMs.p99} ms`, `${waitAlone} ms (half a poll interval: the wait alone)`, waitAlone / lat.toCommitMs.p50, null),
     row('detection latency p50 / p99, change -> fake bot received the push', `${lat.toBotMs.p50} / ${lat.toBotMs.p99} ms`, `${waitAlone} ms`, waitAlone / lat.toBotMs.p50, null),
     ...ticks.map((x) => row(`poller tick, ${x.cities.toLocaleString('en-US')} cities: steady / all crossing`, `${x.steadyMs} / ${x.crossingMs} ms`, `${x.steadyUsPerCity} / ${x.crossingUsPerCity} µs per city`, null, null)),
     row('tick cost per city, 3,700 vs 370 cities (steady; 1.0 = linear)', `${t(3_700).steadyUsPerCity} µs`, `${t(370).steadyUsPerCity} µs`, linear('steadyUsPerCity'), '<= 1.25'),
     row('tick cost per city, 3,700 vs 370 cities (all crossing; 1.0 = linear)', `${t(3_700).crossingUsPerCity} µs`, `${t(370).crossingUsPerCity} µs`, linear('crossingUsPerCity'), '<= 1.25'),
     row(`binary: spawn to first 200 (median of ${r.binary.starts})`, `${r.binary.startMedianMs} ms`, `${r.binary.ceilingStartMedianMs} ms bare Hono process`, r.binary.ceilingStartMedianMs / r.binary.startMedianMs, null),
+    row(`binary: spawn to first 200 vs a Node 24 hello-world SEA (median of ${r.startup.runs}, alternating; ratio = binary / floor)`, `${r.startup.medianMs.isocast} ms (CPU ${r.startup.cpuMedianMs.isocast} ms)`, `${r.startup.floorMs} ms (CPU ${r.startup.cpuMedianMs.floor} ms) hello-world SEA`, r.startup.ratio, '<= 2'),
     row('binary: RSS idle', `${r.binary.rss.idleMiB} MiB`, `${r.binary.ceilingRss.idleMiB} MiB bare Hono process`, null, null),
     row('binary: RSS under the signals read load (median / max)', `${r.binary.rss.loadMedianMiB} / ${r.binary.rss.loadMaxMiB} MiB at ${r.binary.rss.rps} req/s`, `${r.binary.ceilingRss.loadMedianMiB} / ${r.binary.ceilingRss.loadMaxMiB} MiB at ${r.binary.ceilingRss.rps} req/s`, null, null),
   ];
   return rows.map((x) => ({ ...x, ratio: x.ratio === null ? null : round(x.ratio, 3) }));
 }
 
-function footnote(r: { generatedAt: string; durationS: number; machine: { node: string; cpus: number; cpu: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] }; reads: { signals: PairResult; cities: PairResult }; subscribe: { ratioSpread: number } }): string {
+function footnote(r: { generatedAt: string; durationS: number; machine: { node: string; cpus: number; cpu: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] }; reads: { signals: PairResult; cities: PairResult }; subscribe: { ratioSpread: number }; peer: PeerResult }): string {
   const pct = (x: number) => `${Math.round(x * 100)} %`;
   return `Run ${r.generatedAt} (${r.durationS} s), Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpu}, load average ${r.machine.loadAverageAtStart.join(' ')} at start and ${r.machine.loadAverageAtEnd.join(' ')} at end. `
-    + `Ratios are medians over rounds; their spread (max - min over median) was ${pct(r.reads.signals.ratioSpread)} for signals, ${pct(r.reads.cities.ratioSpread)} for cities, ${pct(r.subscribe.ratioSpread)} for subscribe. `
+    + `Ratios are medians over rounds; their spread (max - min over median) was ${pct(r.reads.signals.ratioSpread)} for signals, ${pct(r.reads.cities.ratioSpread)} for cities, ${pct(r.subscribe.ratioSpread)} for subscribe, ${pct(r.peer.subscribe.rpsRatioSpread)} and ${pct(r.peer.signals.rpsRatioSpread)} for the paid subscribe and inline signals against the peer. `
     + 'Detection latency and start-time ratios are context (wait alone / measured, or ceiling / binary), without a target.';
 }

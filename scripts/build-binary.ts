@@ -15,8 +15,9 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, globSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { join, relative } from 'node:path';
-import { ADDON_ASSET } from '../src/db/native-binding.ts';
+import { basename, dirname, join, relative } from 'node:path';
+import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-binding.ts';
+import { SECP256K1_WASM_ASSET, secp256k1WasmPath } from '../src/lib/secp256k1.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BUILD_DIR = join(ROOT, 'build');
@@ -39,6 +40,7 @@ const INPUT_PATTERNS: readonly string[] = [
   'src/**',
   'package-lock.json',
   'scripts/build-binary.ts',
+  'scripts/sea/**',
   ...ASSET_PATTERNS,
 ];
 
@@ -126,16 +128,39 @@ function assertSelfContained(bundle: string): void {
   if (external.size > 0) throw new Error(`bundle still requires non-built-in modules: ${[...external].join(', ')}`);
 }
 
-export async function buildBinary(log: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<string> {
-  const started = Date.now();
+export type SeaOptions = {
+  /** The TypeScript/JavaScript entry point, bundled with everything it imports. */
+  entry: string;
+  /** Where the finished executable goes (written by one atomic rename). */
+  output: string;
+  /** SEA asset name -> file. */
+  assets: Record<string, string>;
+  /** V8 code cache in the blob (default true). */
+  useCodeCache?: boolean;
+  /** Node/V8 options the executable always starts with. */
+  execArgv?: string[];
+  /** esbuild plugins for the bundle (the service's module stand-ins). */
+  esbuildPlugins?: EsbuildPlugin[];
+  /** Runs the built executable before it replaces `output`; throws to refuse it. */
+  check?: (file: string, cwd: string) => void;
+  log?: (line: string) => void;
+};
+
+/**
+ * Bundle `entry` into one CJS file, make the SEA blob with `assets`, inject it into a stripped
+ * copy of the Node 24 binary. The service binary and the bench's hello-world floor are both
+ * built here, so they differ only in what they run.
+ */
+export async function buildSea(opts: SeaOptions): Promise<string> {
+  const log = opts.log ?? ((l: string) => process.stdout.write(`${l}\n`));
   const node = baseNodeBinary();
   // Per-process work dir: two builds at once (a test and `npm run build`) never share files,
   // and the finished binary lands with one atomic rename.
-  const work = join(BUILD_DIR, `.work-${process.pid}`);
-  const bundle = join(work, 'isocast.cjs');
+  const work = join(dirname(opts.output), `.work-${process.pid}-${basename(opts.output)}`);
+  const bundle = join(work, 'main.cjs');
   const seaConfig = join(work, 'sea-config.json');
   const blob = join(work, 'sea-prep.blob');
-  const partial = join(work, 'isocast');
+  const partial = join(work, basename(opts.output));
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   try {
@@ -144,7 +169,7 @@ export async function buildBinary(log: (line: string) => void = (l) => process.s
     const { build } = await import('tsup');
     await build({
       config: false,
-      entry: { isocast: join(ROOT, 'src', 'main.ts') },
+      entry: { main: opts.entry },
       outDir: work,
       format: ['cjs'],
       outExtension: () => ({ js: '.cjs' }),
@@ -165,38 +190,74 @@ export async function buildBinary(log: (line: string) => void = (l) => process.s
       dts: false,
       clean: false,
       silent: true,
+      esbuildPlugins: opts.esbuildPlugins,
     });
     assertSelfContained(bundle);
     log(`bundle   ${mib(statSync(bundle).size)} MiB (one CJS file, dependencies included)`);
 
-    const addon = addonPath();
-    const assets: Record<string, string> = { [ADDON_ASSET]: addon };
-    for (const rel of assetFiles()) assets[rel] = join(ROOT, rel);
     writeFileSync(seaConfig, JSON.stringify({
       main: bundle,
       output: blob,
       disableExperimentalSEAWarning: true,
       // V8 code cache made by this very node binary: the bundle is not compiled at each start.
-      useCodeCache: true,
-      assets,
+      useCodeCache: opts.useCodeCache ?? true,
+      ...(opts.execArgv ? { execArgv: opts.execArgv } : {}),
+      assets: opts.assets,
     }, null, 2));
     run(node, ['--experimental-sea-config', seaConfig]);
-    log(`assets   ${Object.keys(assets).join(', ')} (addon: ${relative(ROOT, addon)})`);
 
     copyFileSync(node, partial);
     chmodSync(partial, 0o755);
     if (hasStrip()) run('strip', [partial]);
     run(node, [join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'), partial, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE]);
-
-    // A broken binary must never replace a working one: it has to answer before the rename.
-    const version = execFileSync(partial, ['--version'], { cwd: work, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim();
-    if (!/^isocast \S+$/.test(version)) throw new Error(`built binary answered --version with ${JSON.stringify(version)}`);
-    renameSync(partial, BINARY);
-    log(`binary   ${relative(ROOT, BINARY)} ${mib(statSync(BINARY).size)} MiB, ${version}, built in ${((Date.now() - started) / 1000).toFixed(1)} s${hasStrip() ? '' : ' (no strip on PATH: unstripped)'}`);
-    return BINARY;
+    // A broken binary must never replace a working one.
+    opts.check?.(partial, work);
+    mkdirSync(dirname(opts.output), { recursive: true });
+    renameSync(partial, opts.output);
+    return opts.output;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+type EsbuildPlugin = NonNullable<import('tsup').Options['esbuildPlugins']>[number];
+
+/**
+ * @hono/node-server imports node:http2 for `instanceof` checks only; the binary serves HTTP/1.1,
+ * so it gets scripts/sea/http2-unused.ts instead and its start does not load http2 and tls.
+ * Every other importer (none today) would still get the real module.
+ */
+const unusedHttp2: EsbuildPlugin = {
+  name: 'isocast-unused-http2',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?http2$/ }, (args) =>
+      /[\\/]@hono[\\/]node-server[\\/]/.test(args.importer) ? { path: join(ROOT, 'scripts', 'sea', 'http2-unused.ts') } : undefined);
+  },
+};
+
+export async function buildBinary(log: (line: string) => void = (l) => process.stdout.write(`${l}\n`), opts: { useCodeCache?: boolean; output?: string; execArgv?: string[] } = {}): Promise<string> {
+  const started = Date.now();
+  const addon = addonPath();
+  // libsecp256k1 as WASM: read from the asset, never from a file beside the binary.
+  const assets: Record<string, string> = { [ADDON_ASSET]: addon, [SECP256K1_WASM_ASSET]: secp256k1WasmPath() };
+  for (const rel of assetFiles()) assets[rel] = join(ROOT, rel);
+  // The addon's cache key, hashed here once rather than at every start of the binary.
+  const hashFile = join(BUILD_DIR, `.addon-hash-${process.pid}`);
+  mkdirSync(BUILD_DIR, { recursive: true });
+  writeFileSync(hashFile, `${addonHash(readFileSync(addon))}\n`);
+  assets[ADDON_HASH_ASSET] = hashFile;
+  let version = '';
+  const output = opts.output ?? BINARY;
+  await buildSea({
+    entry: join(ROOT, 'src', 'main.ts'), output, assets, useCodeCache: opts.useCodeCache, execArgv: opts.execArgv, log, esbuildPlugins: [unusedHttp2],
+    check: (file, cwd) => {
+      version = execFileSync(file, ['--version'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim();
+      if (!/^isocast \S+$/.test(version)) throw new Error(`built binary answered --version with ${JSON.stringify(version)}`);
+    },
+  }).finally(() => rmSync(hashFile, { force: true }));
+  log(`assets   ${Object.keys(assets).join(', ')} (addon: ${relative(ROOT, addon)})`);
+  log(`binary   ${relative(ROOT, output)} ${mib(statSync(output).size)} MiB, ${version}, built in ${((Date.now() - started) / 1000).toFixed(1)} s${hasStrip() ? '' : ' (no strip on PATH: unstripped)'}`);
+  return output;
 }
 
 if (import.meta.main) {

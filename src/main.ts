@@ -79,6 +79,9 @@ async function buyer(command: CliCommand, argv: string[]): Promise<number> {
   }
 }
 
+/** How long after start the poller's first tick waits, so the listener answers first. */
+const FIRST_TICK_DELAY_MS = 250;
+
 export function dbPath(config: Config): string {
   return join(config.DATA_DIR, 'isocast.db');
 }
@@ -136,7 +139,9 @@ async function serve(argv: string[]): Promise<void> {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
     process.stderr.write(`${startLine(config, info.port)}\n`);
   });
-  poller.start();
+  // The first tick is tens of milliseconds of synchronous work; health checks and clients
+  // waiting on a restart are answered first (docs/performance.md, start-up).
+  poller.start(FIRST_TICK_DELAY_MS);
   delivery.start();
   ofacWatch.start();
   installShutdown(logger, async () => {

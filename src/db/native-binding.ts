@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isSingleBinary, readAssetBytes } from '../lib/assets.ts';
+import { isSingleBinary, readAssetBytes, readAssetText } from '../lib/assets.ts';
 
 /**
  * better-sqlite3's native addon. From a checkout the package finds it itself (undefined here).
@@ -12,12 +12,28 @@ import { isSingleBinary, readAssetBytes } from '../lib/assets.ts';
  * `nativeBinding`.
  */
 export const ADDON_ASSET = 'better_sqlite3.node';
+/** The addon's cache key, computed by the build so a start does not hash 2 MB (docs/performance.md). */
+export const ADDON_HASH_ASSET = `${ADDON_ASSET}.sha256`;
+
+export function addonHash(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+/** The build-time key, or undefined for a binary built without one (then it is computed). */
+function embeddedHash(): string | undefined {
+  try {
+    const h = readAssetText(ADDON_HASH_ASSET).trim();
+    return /^[0-9a-f]{16}$/.test(h) ? h : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 let loaded: object | undefined;
 
 export function nativeSqliteBinding(env: NodeJS.ProcessEnv = process.env): object | undefined {
   if (!isSingleBinary()) return undefined;
-  loaded ??= loadEmbeddedAddon(readAssetBytes(ADDON_ASSET), cacheRoots(env));
+  loaded ??= loadEmbeddedAddon(readAssetBytes(ADDON_ASSET), cacheRoots(env), embeddedHash());
   return loaded;
 }
 
@@ -40,8 +56,11 @@ export function cacheRoots(env: NodeJS.ProcessEnv): string[] {
   return [...new Set(roots)];
 }
 
-export function loadEmbeddedAddon(bytes: Buffer, roots: string[]): object {
-  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+/**
+ * `hash` only names the cache directory; the file there is still compared byte for byte with
+ * `bytes` before it is loaded, so a wrong key can cost a rewrite but never load other code.
+ */
+export function loadEmbeddedAddon(bytes: Buffer, roots: string[], hash = addonHash(bytes)): object {
   const problems: string[] = [];
   for (const root of roots) {
     const dir = join(root, hash);

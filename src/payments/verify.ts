@@ -1,5 +1,6 @@
-import { isAddressEqual, recoverTypedDataAddress, size, type Address, type Hex } from 'viem';
+import { isAddressEqual, size, type Address, type Hex } from 'viem';
 import { authorizationTypedData, type Authorization } from './eip3009.ts';
+import { recoverAuthorizationSigner } from './eip3009-recover.ts';
 import { MAX_AUTH_LIFETIME_S } from './binding.ts';
 import type { DecodedPayment } from './x-payment.ts';
 
@@ -40,12 +41,9 @@ export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Prom
 async function signer(a: Authorization, signature: Hex, terms: VerifyTerms): Promise<Address | null> {
   const typed = authorizationTypedData(terms.usdc, a);
   if (size(signature) === 65) {
-    try {
-      const recovered = await recoverTypedDataAddress({ ...typed, signature });
-      if (isAddressEqual(recovered, a.from)) return a.from;
-    } catch {
-      // A malformed 65-byte signature can still be a contract wallet's; fall through.
-    }
+    // A malformed 65-byte signature (null) can still be a contract wallet's; fall through.
+    const recovered = await recoverAuthorizationSigner(terms.usdc, a, signature);
+    if (recovered && isAddressEqual(recovered, a.from)) return a.from;
   }
   if (!terms.chainVerifier) return null;
   try {

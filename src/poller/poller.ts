@@ -87,7 +87,8 @@ export type TickReport = {
 };
 
 export type Poller = {
-  start(): void;
+  /** Begins ticking; the first tick after `firstTickDelayMs` (default at once). */
+  start(firstTickDelayMs?: number): void;
   stop(): Promise<void>;
   tick(): Promise<TickReport>;
   /** Event page of the city's market for a date once the poller has seen that event. */
@@ -283,10 +284,11 @@ export function createPoller(deps: PollerDeps): Poller {
   };
 
   return {
-    start: () => {
+    start: (firstTickDelayMs = 0) => {
       if (running) return;
       running = true;
-      loop();
+      if (firstTickDelayMs > 0) timer = setTimeout(loop, firstTickDelayMs);
+      else loop();
     },
     stop: async () => {
       running = false;

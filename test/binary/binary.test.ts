@@ -1,11 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { keccak256, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { payFor402 } from '../../src/buyer/pay.ts';
 import { tempDir } from '../helpers/app.ts';
-import { BINARY, ROOT } from '../../scripts/build-binary.ts';
+import { addonPath, BINARY, ROOT } from '../../scripts/build-binary.ts';
+import { addonHash } from '../../src/db/native-binding.ts';
 import { SCHEMA_VERSION } from '../../src/db/migrate.ts';
 import { VERSION } from '../../src/version.ts';
 
@@ -70,6 +74,18 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     assert.equal(openapi.status, 200);
     assert.match(((await openapi.json()) as { openapi: string }).openapi, /^3\./);
 
+    // A paid subscribe (mock settlement, real signature recovery): the recovery runs on the
+    // WASM libsecp256k1 embedded as a SEA asset; had it failed to load, the fallback says so.
+    const buyer = privateKeyToAccount(keccak256(toHex('isocast-binary-buyer')));
+    const subscribeUrl = `${base}/v1/subscribe?city=nyc&count=5`;
+    const challenge = await (await fetch(subscribeUrl, { method: 'POST' })).json();
+    const bought = await fetch(subscribeUrl, { method: 'POST', headers: { 'x-payment': (await payFor402(challenge, buyer)).xPayment } });
+    assert.equal(bought.status, 200, await bought.clone().text());
+    const purchase = (await bought.json()) as { idempotent: boolean; receiptToken: string };
+    assert.equal(purchase.idempotent, false);
+    assert.match(purchase.receiptToken, /./);
+    assert.ok(!output.text().includes('WASM secp256k1 unavailable'), output.text());
+
     child.kill('SIGTERM');
     const end = await exited;
     assert.deepEqual(end, { code: 0, signal: null }, output.text());
@@ -79,6 +95,8 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     const cacheEntries = readdirSync(join(dir, 'cache', 'isocast'));
     assert.equal(cacheEntries.length, 1);
     assert.deepEqual(readdirSync(join(dir, 'cache', 'isocast', cacheEntries[0] ?? '')), ['better_sqlite3.node']);
+    // Keyed by the hash the build computed (the same function over the same addon bytes).
+    assert.equal(cacheEntries[0], addonHash(readFileSync(addonPath())));
   });
 });
 

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writ
 import { join } from 'node:path';
 import { tempDir } from '../helpers/app.ts';
 import { addonPath } from '../../scripts/build-binary.ts';
-import { cacheRoots, loadEmbeddedAddon, nativeSqliteBinding } from '../../src/db/native-binding.ts';
+import { addonHash, cacheRoots, loadEmbeddedAddon, nativeSqliteBinding } from '../../src/db/native-binding.ts';
 import { openDb } from '../../src/db/open.ts';
 
 // The real addon the build embeds, loaded the way the binary loads it.
@@ -84,4 +84,15 @@ test('when no root works the error names every attempt', (t) => {
   writeFileSync(a, '');
   writeFileSync(b, '');
   assert.throws(() => loadEmbeddedAddon(addon, [a, b]), (err: Error) => err.message.includes(a) && err.message.includes(b));
+});
+
+test('the build-time key names the directory; a damaged copy under it is still replaced', (t) => {
+  const root = join(tempDir(t), 'cache');
+  loadEmbeddedAddon(addon, [root], addonHash(addon));
+  const file = cachedFile(root);
+  assert.equal(file, join(root, addonHash(addon), 'better_sqlite3.node'));
+  rmSync(file); // a new inode, as above
+  writeFileSync(file, addon.subarray(0, 1000));
+  loadEmbeddedAddon(addon, [root], addonHash(addon));
+  assert.ok(readFileSync(file).equals(addon));
 });

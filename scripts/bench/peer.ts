@@ -1,0 +1,84 @@
+/**
+ * The peer comparison (`npm run bench -- --only peer`, and a section of the full run): isocast's
+ * paid requests against the reference x402 stack, one machine, one run, the same instant fake
+ * facilitator (scripts/bench/facilitator.ts) for both.
+ *
+ *   isocast  `node src/main.ts serve` in live mode (PAYMENT_MODE=live, SETTLEMENT=facilitator),
+ *            the sanctions list loaded from a file, FEED=live pointed at a closed local port with
+ *            the poller's interval at an hour (its one start-up tick fails fast and it stays
+ *            quiet), so nothing but the paid requests uses its CPU;
+ *   peer     scripts/bench/peer-server.ts: `@x402/hono` + `@x402/core` + `@x402/evm` guarding a
+ *            paid GET whose body is as large as isocast's subscribe answer, measured first.
+ *
+ * Load: scripts/bench/peer-load.ts, concurrency 8, pre-signed fresh authorizations.
+ * `ISOCAST_BENCH_SRC=<dir>` runs another checkout's src/main.ts (for before/after figures).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { keccak256, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { payFor402 } from '../../src/buyer/pay.ts';
+import { PEER_PATH } from './peer-path.ts';
+import { freePort, NODE, ROOT, runJson, spawnServer, type Spawned } from './util.ts';
+
+export type PeerSide = { rps: number; cpuUsPerReq: number };
+export type PeerResult = {
+  concurrency: number; rounds: number; isocastPerRound: number; peerPerRound: number; bodyBytes: number;
+  subscribe: PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
+  signals: PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
+  peer: PeerSide;
+  perRound: { target: string; rps: number; cpuUsPerReq: number }[][];
+};
+
+const PAY_TO = '0x00000000000000000000000000000000000b3bc4';
+
+export async function runPeer(opts: { runDir: string; quick: boolean; log: (line: string) => void }): Promise<PeerResult> {
+  const dir = join(opts.runDir, 'peer');
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  // A real list, so screening runs on every purchase as it does in production.
+  const ofac = join(dir, 'sdn.txt');
+  writeFileSync(ofac, '# bench sanctions list\n0x7F367cC41522cE07553e823bf3be79A889DEbe1B\n0x098B716B8Aaf21512996dC57EB0615e2383E2f96\n');
+  const procs: Spawned[] = [];
+  try {
+    const facPort = await freePort();
+    const facilitator = await spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'facilitator.ts'), JSON.stringify({ port: facPort })], { env: process.env, port: facPort, logFile: join(dir, 'facilitator.log') });
+    procs.push(facilitator);
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const port = await freePort();
+    const src = process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src');
+    const isocast = await spawnServer(NODE, [join(src, 'main.ts'), 'serve'], {
+      port, logFile: join(dir, 'isocast.log'),
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache'), DATA_DIR: join(dir, 'data'),
+        HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info',
+        PAYMENT_MODE: 'live', SETTLEMENT: 'facilitator', FACILITATOR_URL: facilitator.url, PAY_TO,
+        OFAC_REQUIRED: 'false', OFAC_LIST_PATH: ofac,
+        FEED: 'live', WEATHER_SOURCE: 'metar', METAR_URL: closed, GAMMA_URL: closed, CLOB_URL: closed, POLL_INTERVAL_MS: '3600000',
+      },
+    });
+    procs.push(isocast);
+
+    // isocast's subscribe answer, bought once, sets the peer's body size.
+    const probe = privateKeyToAccount(keccak256(toHex('isocast-bench-peer-probe')));
+    const url = `${isocast.url}/v1/subscribe?city=nyc&count=20`;
+    const challenge = await (await fetch(url, { method: 'POST' })).json();
+    const bought = await fetch(url, { method: 'POST', headers: { 'x-payment': (await payFor402(challenge, probe)).xPayment } });
+    const answer = await bought.text();
+    if (bought.status !== 200) throw new Error(`probe purchase answered ${bought.status}: ${answer.slice(0, 300)}`);
+    const bodyBytes = Buffer.byteLength(answer);
+
+    const peerPort = await freePort();
+    const peer = await spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'peer-server.ts'), JSON.stringify({ port: peerPort, facilitatorUrl: facilitator.url, payTo: PAY_TO, bodyBytes })], { env: process.env, port: peerPort, logFile: join(dir, 'peer.log') });
+    procs.push(peer);
+    const settings = opts.quick
+      ? { concurrency: 8, rounds: 3, isocastPerRound: 150, peerPerRound: 450, warmup: 100 }
+      : { concurrency: 8, rounds: 9, isocastPerRound: 300, peerPerRound: 900, warmup: 200 };
+    opts.log(`peer: ${settings.rounds} rounds, concurrency ${settings.concurrency}, body ${bodyBytes} bytes`);
+    const out = await runJson<Omit<PeerResult, 'bodyBytes'>>(join(ROOT, 'scripts', 'bench', 'peer-load.ts'), {
+      isocast: { url: isocast.url, pid: isocast.child.pid }, peer: { url: peer.url, pid: peer.child.pid, path: PEER_PATH }, ...settings,
+    });
+    return { ...out, bodyBytes };
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Signature recovery alone, in this process: microseconds per EIP-3009 authorization recovered
+ * (digest included) with the production path (src/payments/eip3009-recover.ts, WASM
+ * libsecp256k1) and with viem's `recoverTypedDataAddress`, over the same 200 signatures,
+ * alternating bursts. Also the WASM module's load time (read + compile + instantiate).
+ *
+ * node scripts/bench/recovery.ts '{"rounds":9,"burstMs":300}'
+ */
+import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { authorizationTypedData, type Authorization } from '../../src/payments/eip3009.ts';
+import { recoverAuthorizationSigner } from '../../src/payments/eip3009-recover.ts';
+import { secp256k1Ready } from '../../src/lib/secp256k1.ts';
+import { median } from './util.ts';
+
+const input = JSON.parse(process.argv[2] ?? '{}') as { rounds?: number; burstMs?: number };
+const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as Address;
+const t0 = performance.now();
+if (!secp256k1Ready()) throw new Error('WASM secp256k1 did not load');
+const loadMs = performance.now() - t0;
+
+const samples: { a: Authorization; sig: Hex }[] = [];
+for (let i = 0; i < 200; i++) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const a: Authorization = { from: account.address, to: USDC, value: 20_000n, validAfter: 0n, validBefore: 2_000_000_000n, nonce: generatePrivateKey() };
+  samples.push({ a, sig: await account.signTypedData(authorizationTypedData(USDC, a)) });
+}
+const wasm = async (i: number) => { const s = samples[i % 200]!; if ((await recoverAuthorizationSigner(USDC, s.a, s.sig)) === null) throw new Error('no signer'); };
+const viem = async (i: number) => { const s = samples[i % 200]!; await recoverTypedDataAddress({ ...authorizationTypedData(USDC, s.a), signature: s.sig }); };
+async function burst(f: (i: number) => Promise<void>, ms: number): Promise<number> {
+  const start = performance.now();
+  let n = 0;
+  while (performance.now() - start < ms) await f(n++);
+  return ((performance.now() - start) * 1000) / n;
+}
+for (let i = 0; i < 400; i++) { await wasm(i); await viem(i); }
+const w: number[] = [];
+const v: number[] = [];
+for (let r = 0; r < (input.rounds ?? 9); r++) {
+  w.push(await burst(wasm, input.burstMs ?? 300));
+  v.push(await burst(viem, input.burstMs ?? 300));
+}
+const round = (x: number) => Math.round(x * 10) / 10;
+process.stdout.write(JSON.stringify({
+  wasmUs: round(median(w)), viemUs: round(median(v)), speedup: round(median(v) / median(w)),
+  wasmPerSec: Math.round(1e6 / median(w)), viemPerSec: Math.round(1e6 / median(v)), wasmLoadMs: round(loadMs),
+}) + '\n');
