@@ -7,11 +7,12 @@ import { openDb, type Db } from './db/open.ts';
 import { loadOrCreateSecret } from './db/secret.ts';
 import { createCatalog } from './cities/catalog.ts';
 import { systemClock } from './lib/clock.ts';
-import { createLogger, type Logger } from './lib/logger.ts';
+import { createLogger } from './lib/logger.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadSanctionsList } from './sanctions/list.ts';
 import { paymentPlaneFor } from './payments/plane.ts';
-import { reconcilePayments } from './payments/reconcile.ts';
+import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
+import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
 import { chainVerifierFromConfig, settlerFromConfig } from './payments/settlers/from-config.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, isCliCommand, runCli, type CliCommand } from './cli/index.ts';
@@ -26,6 +27,7 @@ import { formatReport, runDoctor } from './ops/doctor.ts';
 import { REPLAY_HELP, replayCommand } from './replay/command.ts';
 import { ReplayInputError } from './replay/errors.ts';
 import { existsSync, readFileSync } from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -101,8 +103,10 @@ async function serve(argv: string[]): Promise<void> {
   const metrics = createMetrics();
   const settler = settlerFromConfig(config);
   const chainVerifier = chainVerifierFromConfig(config);
+  // One plane for the routes, the reconciler and the shutdown: they share its in-flight work.
+  const plane = paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier, metrics });
   // Payments a crash left between settle and apply are finished before anyone can pay again.
-  await reconcilePayments({ plane: paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier }), settler, clock: systemClock, logger });
+  await reconcilePayments({ plane, logger });
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   const outbox = createOutbox(db, systemClock);
@@ -112,34 +116,17 @@ async function serve(argv: string[]): Promise<void> {
     onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(),
     ...createFeed(config, { db, clock: systemClock, logger }),
   });
-  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor });
+  const app = createApp({ messenger, config, db, catalog, clock: systemClock, logger, sanctions, metrics, secret, settler, chainVerifier, plane, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor });
 
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
   });
   poller.start();
   delivery.start();
-  installShutdown(logger, async () => {
-    await poller.stop();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await delivery.stop();
-    db.close();
-  });
-}
-
-function installShutdown(logger: Logger, stop: () => Promise<void>): void {
-  let stopping = false;
-  const onSignal = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    // In-flight requests finish; a stuck one cannot hold the process forever.
-    const force = setTimeout(() => { logger.warn('forced exit after 10 s'); process.exit(1); }, 10_000);
-    force.unref();
-    stop().then(() => { logger.info('stopped'); process.exit(0); }, (err) => { logger.error('shutdown failed', { err }); process.exit(1); });
-  };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
+  const reconciler = startReconciler({ plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
+  installShutdownSignals(createShutdown({
+    logger, server: server as HttpServer, plane, workers: [reconciler, poller, delivery], closeDb: () => db.close(), maxSettleMs: settler.maxSettleMs,
+  }));
 }
 
 async function main(argv: string[]): Promise<void> {

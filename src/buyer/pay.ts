@@ -74,7 +74,8 @@ export async function payFor402(challengeBody: unknown, account: Account, opts: 
     message: authorization,
   });
   return {
-    xPayment: encodeXPayment(signature, authorization, accept.network),
+    // The challenge's salt goes back as payload.salt when the server asks for it (extra.binding.saltEcho).
+    xPayment: encodeXPayment(signature, authorization, accept.network, binding.saltEcho === 'payload.salt' ? binding.salt as Hex : undefined),
     nonce, payer: account.address, authorization, signature, city: binding.citySlug, count: binding.count,
     amountAtomic: authorization.value,
   };

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keccak256, toHex } from 'viem';
 import { PaymentPayloadV1Schema, PaymentRequirementsV1Schema } from '@x402/core/schemas';
+import type { AuthorizationStatus } from '../../src/payments/settlers/settler.ts';
 
 /**
  * A local x402 v1 facilitator: `POST /verify` and `POST /settle` with
@@ -15,7 +16,13 @@ export type FacilitatorMode = 'ok' | 'invalid' | 'settle-fails' | 'hang-settle' 
   /** Lies: /settle says success without a transaction hash. */
   | 'no-tx-hash'
   /** Lies: /settle says success with the same transaction hash for every payment. */
-  | 'same-tx';
+  | 'same-tx'
+  /** Transfers on its chain, then never answers /settle (the client times out). */
+  | 'settle-then-hang'
+  /** Transfers on its chain, then answers /settle with HTTP 502. */
+  | 'settle-then-502'
+  /** Transfers on its chain, then answers success: false. */
+  | 'settle-then-fail';
 
 export type FakeFacilitator = {
   url: string;
@@ -23,6 +30,15 @@ export type FakeFacilitator = {
   requests: { path: string; authorization: string | undefined; body: any }[];
   /** Delay before every answer (a slow facilitator). */
   delayMs: number;
+  /**
+   * Its chain: `${from}:${nonce}` (lowercase) -> the transaction that used the authorization.
+   * Written whenever this facilitator transfers (even when it then lies or goes quiet).
+   */
+  chain: Map<string, `0x${string}`>;
+  /** Chain time in unix seconds (for "unused past validBefore"). */
+  chainTime: () => number;
+  /** authorizationState as an RPC would answer it, for the settler's `status` option. */
+  status(payer: string, nonce: string, validBefore: number): Promise<AuthorizationStatus>;
   close(): Promise<void>;
 };
 
@@ -34,7 +50,13 @@ async function body(req: IncomingMessage): Promise<string> {
 
 export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promise<FakeFacilitator> {
   const hanging = new Set<import('node:http').ServerResponse>();
-  const fake: FakeFacilitator = { url: '', mode, requests: [], delayMs: 0, close: async () => {} };
+  const fake: FakeFacilitator = {
+    url: '', mode, requests: [], delayMs: 0, chain: new Map(), chainTime: () => Math.floor(Date.now() / 1000), close: async () => {},
+    status: async (payer, nonce, validBefore) => {
+      const tx = fake.chain.get(`${payer.toLowerCase()}:${nonce.toLowerCase()}`);
+      return tx ? { state: 'used', txHash: tx } : { state: 'unused', expired: fake.chainTime() >= validBefore };
+    },
+  };
   const server: Server = createServer(async (req, res) => {
     const text = await body(req);
     let json: any;
@@ -59,10 +81,18 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promis
     }
     if (req.method === 'POST' && req.url === '/settle') {
       if (fake.mode === 'hang-settle') { hanging.add(res); return; }
-      if (fake.mode === 'no-tx-hash') return send(200, { success: true, network: reqs.data.network, payer: auth.from });
+      const key = `${String(auth.from).toLowerCase()}:${String(auth.nonce).toLowerCase()}`;
+      const tx = keccak256(toHex(`${auth.from}:${auth.nonce}`));
+      const transfer = () => { if (!fake.chain.has(key)) fake.chain.set(key, tx); };
+      if (fake.mode === 'settle-then-hang') { transfer(); hanging.add(res); return; }
+      if (fake.mode === 'settle-then-502') { transfer(); return send(502, { error: 'bad gateway' }); }
+      if (fake.mode === 'settle-then-fail') { transfer(); return send(200, { success: false, errorReason: 'unexpected_settle_error', transaction: '', network: reqs.data.network, payer: auth.from }); }
+      if (fake.mode === 'no-tx-hash') { transfer(); return send(200, { success: true, network: reqs.data.network, payer: auth.from }); }
       if (fake.mode === 'same-tx') return send(200, { success: true, transaction: '0x' + 'ee'.repeat(32), network: reqs.data.network, payer: auth.from });
       if (fake.mode === 'settle-fails') return send(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: reqs.data.network, payer: auth.from });
-      return send(200, { success: true, transaction: keccak256(toHex(`${auth.from}:${auth.nonce}`)), network: reqs.data.network, payer: auth.from });
+      if (fake.chain.has(key)) return send(200, { success: false, errorReason: 'invalid_transaction_state', transaction: '', network: reqs.data.network, payer: auth.from });
+      transfer();
+      return send(200, { success: true, transaction: tx, network: reqs.data.network, payer: auth.from });
     }
     send(404, { error: 'not found' });
   });
