@@ -19,6 +19,8 @@ export type ShutdownDeps = {
   /** The settler's longest settle (Settler.maxSettleMs). */
   maxSettleMs: number;
   exit?: (code: number) => void;
+  /** Margin over maxSettleMs (SHUTDOWN_MARGIN_MS); tests shorten it. */
+  marginMs?: number;
 };
 
 /** Margin over the settler's own timeouts, for the answer to be written and the database closed. */
@@ -26,8 +28,8 @@ export const SHUTDOWN_MARGIN_MS = 10_000;
 /** After the last purchase, how long other requests (and kept-alive sockets) get to finish. */
 const ANSWER_GRACE_MS = 5_000;
 
-export function shutdownDeadlineMs(maxSettleMs: number): number {
-  return maxSettleMs + SHUTDOWN_MARGIN_MS;
+export function shutdownDeadlineMs(maxSettleMs: number, marginMs = SHUTDOWN_MARGIN_MS): number {
+  return maxSettleMs + marginMs;
 }
 
 export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<void> {
@@ -36,7 +38,7 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
   let stopping: Promise<void> | null = null;
 
   async function run(signal: string): Promise<void> {
-    const deadlineMs = shutdownDeadlineMs(deps.maxSettleMs);
+    const deadlineMs = shutdownDeadlineMs(deps.maxSettleMs, deps.marginMs);
     logger.info('shutting down', { signal, inflightPayments: deps.plane.inflightCount(), deadlineMs });
     let finished = false;
     const force = setTimeout(() => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { keccak256, toHex } from 'viem';
 import { PaymentPayloadV1Schema, PaymentRequirementsV1Schema } from '@x402/core/schemas';
 import type { AuthorizationStatus } from '../../src/payments/settlers/settler.ts';
+import type { FakeChain } from './chain-rpc.ts';
 
 /**
  * A local x402 v1 facilitator: `POST /verify` and `POST /settle` with
@@ -37,6 +38,10 @@ export type FakeFacilitator = {
   chain: Map<string, `0x${string}`>;
   /** Chain time in unix seconds (for "unused past validBefore"). */
   chainTime: () => number;
+  /** Picks the behaviour of each /settle call (chaos); `mode` when unset. */
+  pickSettle?: () => FacilitatorMode;
+  /** Every /settle answer given, by the behaviour picked. */
+  settleOutcomes: Map<string, number>;
   /** authorizationState as an RPC would answer it, for the settler's `status` option. */
   status(payer: string, nonce: string, validBefore: number): Promise<AuthorizationStatus>;
   close(): Promise<void>;
@@ -48,10 +53,11 @@ async function body(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promise<FakeFacilitator> {
+/** `chain`: transfers land on this fake chain (the one the server's RPC_URL reads) too. */
+export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: { chain?: FakeChain } = {}): Promise<FakeFacilitator> {
   const hanging = new Set<import('node:http').ServerResponse>();
   const fake: FakeFacilitator = {
-    url: '', mode, requests: [], delayMs: 0, chain: new Map(), chainTime: () => Math.floor(Date.now() / 1000), close: async () => {},
+    url: '', mode, requests: [], delayMs: 0, chain: new Map(), settleOutcomes: new Map(), chainTime: () => Math.floor(Date.now() / 1000), close: async () => {},
     status: async (payer, nonce, validBefore) => {
       const tx = fake.chain.get(`${payer.toLowerCase()}:${nonce.toLowerCase()}`);
       return tx ? { state: 'used', txHash: tx } : { state: 'unused', expired: fake.chainTime() >= validBefore };
@@ -80,16 +86,23 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promis
       return send(200, { isValid: true, payer: auth.from });
     }
     if (req.method === 'POST' && req.url === '/settle') {
-      if (fake.mode === 'hang-settle') { hanging.add(res); return; }
+      const mode = fake.pickSettle?.() ?? fake.mode;
+      fake.settleOutcomes.set(mode, (fake.settleOutcomes.get(mode) ?? 0) + 1);
+      if (mode === 'hang-settle') { hanging.add(res); return; }
       const key = `${String(auth.from).toLowerCase()}:${String(auth.nonce).toLowerCase()}`;
-      const tx = keccak256(toHex(`${auth.from}:${auth.nonce}`));
-      const transfer = () => { if (!fake.chain.has(key)) fake.chain.set(key, tx); };
-      if (fake.mode === 'settle-then-hang') { transfer(); hanging.add(res); return; }
-      if (fake.mode === 'settle-then-502') { transfer(); return send(502, { error: 'bad gateway' }); }
-      if (fake.mode === 'settle-then-fail') { transfer(); return send(200, { success: false, errorReason: 'unexpected_settle_error', transaction: '', network: reqs.data.network, payer: auth.from }); }
-      if (fake.mode === 'no-tx-hash') { transfer(); return send(200, { success: true, network: reqs.data.network, payer: auth.from }); }
-      if (fake.mode === 'same-tx') return send(200, { success: true, transaction: '0x' + 'ee'.repeat(32), network: reqs.data.network, payer: auth.from });
-      if (fake.mode === 'settle-fails') return send(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: reqs.data.network, payer: auth.from });
+      let tx = keccak256(toHex(`${auth.from}:${auth.nonce}`));
+      if (opts.chain?.used.has(key)) fake.chain.set(key, opts.chain.used.get(key)!.txHash);
+      const transfer = () => {
+        if (fake.chain.has(key)) return;
+        if (opts.chain) tx = opts.chain.use(auth.from, auth.nonce, Number(auth.value)).txHash;
+        fake.chain.set(key, tx);
+      };
+      if (mode === 'settle-then-hang') { transfer(); hanging.add(res); return; }
+      if (mode === 'settle-then-502') { transfer(); return send(502, { error: 'bad gateway' }); }
+      if (mode === 'settle-then-fail') { transfer(); return send(200, { success: false, errorReason: 'unexpected_settle_error', transaction: '', network: reqs.data.network, payer: auth.from }); }
+      if (mode === 'no-tx-hash') { transfer(); return send(200, { success: true, network: reqs.data.network, payer: auth.from }); }
+      if (mode === 'same-tx') return send(200, { success: true, transaction: '0x' + 'ee'.repeat(32), network: reqs.data.network, payer: auth.from });
+      if (mode === 'settle-fails') return send(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: reqs.data.network, payer: auth.from });
       if (fake.chain.has(key)) return send(200, { success: false, errorReason: 'invalid_transaction_state', transaction: '', network: reqs.data.network, payer: auth.from });
       transfer();
       return send(200, { success: true, transaction: tx, network: reqs.data.network, payer: auth.from });

@@ -32,6 +32,9 @@ test('facilitator success: /verify then /settle in the x402 v1 wire format, with
     assert.equal(q.body.paymentRequirements.payTo, PAY_TO);
     assert.equal(q.body.paymentRequirements.resource, 'http://127.0.0.1:8402/v1/subscribe?city=nyc&count=20');
     assert.deepEqual(q.body.paymentPayload.payload.authorization.nonce, r.payment.nonce);
+    // Nothing a facilitator does not expect: no echoed salt, no binding in the requirements.
+    assert.deepEqual(Object.keys(q.body.paymentPayload.payload).sort(), ['authorization', 'signature']);
+    assert.deepEqual(q.body.paymentRequirements.extra, { name: 'USD Coin', version: '2' });
   }
   assert.match(r.body.txHash, /^0x[0-9a-f]{64}$/);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
