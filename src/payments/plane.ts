@@ -271,8 +271,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
       if (known.city !== city || known.count !== count) throw bindingMismatch();
       if (deps.sanctions.has(from)) throw sanctioned();
       if (known.status === 'claimed' || known.status === 'in_doubt') return exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce);
-      if (known.status !== 'failed' || validBeforeOf(known, MAX_AUTH_LIFETIME_S) <= nowS()) return answer(known);
-      // failed (definitely not charged) and still valid: the buyer may try the same authorization again.
+      // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
+      // a new authorization, so this one is never settled later (that would charge twice).
+      return answer(known);
     }
 
     const window = checkWindow(a, nowS());
@@ -304,8 +305,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
     const row = claim.row;
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
-    if (row.status !== 'failed' || !store.reclaim(row.id, settler.kind, clock.now())) return answer(store.get(row.id)!);
-    return settleClaimed(row.id, r, payer, true);
+    return answer(row);
   }
 
   return {

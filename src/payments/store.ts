@@ -6,7 +6,7 @@ import type { Db } from '../db/open.ts';
  * authorization impossible, even across processes.
  *
  * claimed -> settled -> applied (or refund_queued when the entitlement cannot be applied);
- * claimed -> failed only when no transfer happened and none can from this attempt;
+ * claimed -> failed only when no transfer happened and none can (final: never settled again);
  * claimed -> in_doubt when the outcome is unknown. in_doubt leaves only on the token contract's
  * word: -> settled (used), -> failed (unused past validBefore) or -> claimed (unused and still
  * valid, for another attempt with the same authorization).
@@ -47,7 +47,7 @@ export function createPaymentStore(db: Db) {
   const byKey = db.prepare('SELECT * FROM payments WHERE payer = ? AND nonce = ?');
   const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = db.prepare('SELECT * FROM payments WHERE tx_hash = ?');
-  const reclaim = db.prepare(`UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status IN ('failed', 'in_doubt')`);
+  const reclaim = db.prepare(`UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status = 'in_doubt'`);
   const settled = db.prepare(`UPDATE payments SET status = 'settled', tx_hash = ?, error = NULL, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`);
   const failed = db.prepare(`UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`);
   const inDoubt = db.prepare(`UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`);
@@ -75,7 +75,10 @@ export function createPaymentStore(db: Db) {
       return { claimed: false, row: byKey.get(p.payer, p.nonce) as PaymentRow };
     },
     byKey: (payer: string, nonce: string) => (byKey.get(payer, nonce) as PaymentRow | undefined) ?? null,
-    /** Takes a failed (not charged) or in-doubt (chain says unused, still valid) row for another attempt. */
+    /**
+     * Takes an in-doubt row the chain says is unused and still valid for another attempt. A
+     * failed row is never taken back: its buyer was told "not charged" and may have paid anew.
+     */
     reclaim: (id: number, settler: string, nowMs: number): boolean => reclaim.run(settler, nowMs, id).changes === 1,
     get: (id: number) => (byId.get(id) as PaymentRow | undefined) ?? null,
     byTxHash: (txHash: string) => (byTx.get(txHash) as PaymentRow | undefined) ?? null,

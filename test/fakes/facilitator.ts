@@ -23,7 +23,15 @@ export type FacilitatorMode = 'ok' | 'invalid' | 'settle-fails' | 'hang-settle' 
   /** Transfers on its chain, then answers /settle with HTTP 502. */
   | 'settle-then-502'
   /** Transfers on its chain, then answers success: false. */
-  | 'settle-then-fail';
+  | 'settle-then-fail'
+  /** Transfers on its chain, then resets the connection (the client sees no answer at all). */
+  | 'settle-then-reset'
+  /** Resets the connection without transferring. */
+  | 'reset'
+  /** Transfers at once, answers success after `slowMs` (a kill can land in between). */
+  | 'slow-ok'
+  /** Waits `slowMs`, then transfers and answers: the transfer can land after the server died. */
+  | 'slow-then-transfer';
 
 export type FakeFacilitator = {
   url: string;
@@ -40,6 +48,8 @@ export type FakeFacilitator = {
   chainTime: () => number;
   /** Picks the behaviour of each /settle call (chaos); `mode` when unset. */
   pickSettle?: () => FacilitatorMode;
+  /** How long the slow modes hold /settle. */
+  slowMs: () => number;
   /** Every /settle answer given, by the behaviour picked. */
   settleOutcomes: Map<string, number>;
   /** authorizationState as an RPC would answer it, for the settler's `status` option. */
@@ -57,7 +67,7 @@ async function body(req: IncomingMessage): Promise<string> {
 export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: { chain?: FakeChain } = {}): Promise<FakeFacilitator> {
   const hanging = new Set<import('node:http').ServerResponse>();
   const fake: FakeFacilitator = {
-    url: '', mode, requests: [], delayMs: 0, chain: new Map(), settleOutcomes: new Map(), chainTime: () => Math.floor(Date.now() / 1000), close: async () => {},
+    url: '', mode, requests: [], delayMs: 0, chain: new Map(), settleOutcomes: new Map(), slowMs: () => 1_000, chainTime: () => Math.floor(Date.now() / 1000), close: async () => {},
     status: async (payer, nonce, validBefore) => {
       const tx = fake.chain.get(`${payer.toLowerCase()}:${nonce.toLowerCase()}`);
       return tx ? { state: 'used', txHash: tx } : { state: 'unused', expired: fake.chainTime() >= validBefore };
@@ -98,6 +108,17 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: {
         fake.chain.set(key, tx);
       };
       if (mode === 'settle-then-hang') { transfer(); hanging.add(res); return; }
+      if (mode === 'settle-then-reset') { transfer(); res.socket?.destroy(); return; }
+      if (mode === 'reset') { res.socket?.destroy(); return; }
+      if (mode === 'slow-ok' || mode === 'slow-then-transfer') {
+        if (mode === 'slow-ok') transfer();
+        hanging.add(res);
+        await new Promise((r) => setTimeout(r, fake.slowMs()));
+        hanging.delete(res);
+        transfer();
+        if (res.destroyed) return;
+        return send(200, { success: true, transaction: fake.chain.get(key), network: reqs.data.network, payer: auth.from });
+      }
       if (mode === 'settle-then-502') { transfer(); return send(502, { error: 'bad gateway' }); }
       if (mode === 'settle-then-fail') { transfer(); return send(200, { success: false, errorReason: 'unexpected_settle_error', transaction: '', network: reqs.data.network, payer: auth.from }); }
       if (mode === 'no-tx-hash') { transfer(); return send(200, { success: true, network: reqs.data.network, payer: auth.from }); }

@@ -26,7 +26,7 @@ async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, rp
 
 const statuses = (db: ReturnType<typeof testApp>['db']) => db.prepare('SELECT status FROM payments ORDER BY id').pluck().all();
 
-test('facilitator rate-limited: 402 not charged, nothing credited; the same authorization succeeds once it recovers', async (t) => {
+test('facilitator rate-limited: 402 not charged, nothing credited; a new authorization succeeds once it recovers', async (t) => {
   const { f, fac, db, clock } = await setup(t, 'rate-limited');
   const r = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(r.status, 402);
@@ -36,13 +36,15 @@ test('facilitator rate-limited: 402 not charged, nothing credited; the same auth
   assert.deepEqual(statuses(db), ['failed']);
 
   fac.mode = 'ok';
-  const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+  // The refused authorization stays refused ("not charged" must stay true); the buyer pays anew.
+  assert.equal((await subscribeWith(f, r.payment.xPayment, 'nyc', 2)).status, 402);
+  const again = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(again.status, 200);
   assert.equal(again.body.idempotent, false);
-  const replay = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+  const replay = await subscribeWith(f, again.payment.xPayment, 'nyc', 2);
   assert.equal(replay.body.idempotent, true);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
-  assert.deepEqual(statuses(db), ['applied']);
+  assert.deepEqual(statuses(db), ['failed', 'applied']);
 });
 
 test('facilitator success without a transaction hash: in doubt (503) without a chain; with one, the chain names the transfer', async (t) => {

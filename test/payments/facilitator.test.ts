@@ -148,13 +148,17 @@ test('in doubt and still unused on chain: the same authorization is settled agai
   assert.equal(entitlementOf(db, buyerA.address, 'miami'), null);
 });
 
-test('after a failed facilitator settlement the same payment can be retried and succeeds once', async (t) => {
+test('after a definite facilitator failure the same authorization is never settled again ("not charged" stays true); a new one buys', async (t) => {
   const { f, fac, db, clock } = await setup(t, 'settle-fails');
   const r = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(r.status, 402);
   fac.mode = 'ok';
   const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
-  assert.equal(again.status, 200);
-  assert.equal(again.body.idempotent, false);
+  assert.equal(again.status, 402);
+  assert.equal(again.body.error, PAYMENT_ERRORS.settle);
+  assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 1);
+  const fresh = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(fresh.status, 200);
+  assert.equal(fresh.body.idempotent, false);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
 });
