@@ -248,7 +248,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
 
   async function afterRunning(key: string, payer: string, nonce: string): Promise<Purchase> {
     await inflight.get(key)!.catch(() => undefined);
-    return answer(store.byKey(payer, nonce)!);
+    const row = store.byKey(payer, nonce);
+    if (!row) throw pending();
+    return answer(row);
   }
 
   async function purchaseOnce(header: string, city: string, count: number, resourcePath: string, opts: PurchaseOptions): Promise<Purchase> {

@@ -91,7 +91,8 @@ export async function startFakeChain(): Promise<FakeChain> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     if (chain.down) { res.writeHead(503); res.end('down'); return; }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    let body: any;
+    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { res.writeHead(400); res.end('not JSON-RPC'); return; }
     const one = (m: { id: unknown; method: string; params?: unknown[] }) => {
       chain.calls.set(m.method, (chain.calls.get(m.method) ?? 0) + 1);
       try {
