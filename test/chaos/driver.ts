@@ -80,7 +80,7 @@ export type Driver = {
   register(baseUrl: string, stop?: AbortSignal): Promise<void>;
 };
 
-/** allowNotCharged: the settlement-fault run, where a definite "not charged" is a legitimate answer. */
+/** allowNotCharged: a definite "not charged" is a legitimate answer (checked afterwards, not here). */
 export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCharged?: boolean } = {}): Driver {
   const allowNotCharged = opts.allowNotCharged === true;
   const ledger: LedgerEntry[] = [];
