@@ -7,15 +7,14 @@ import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { applyPurchase, entitlementOf } from '../entitlements/store.ts';
-import { issueReceipt } from '../entitlements/receipts.ts';
 import { MAX_AUTH_LIFETIME_S, bindingNonce, isIssuedSalt, matchBinding } from './binding.ts';
 import { paymentRequired, type ChallengeInput } from './envelope.ts';
 import {
-  PAYMENT_ERRORS, bindingMismatch, refundQueued, sanctioned, screeningUnavailable, settleFailed, settlementPending, verifyFailed,
+  PAYMENT_ERRORS, bindingMismatch, sanctioned, screeningUnavailable, settleFailed, settlementPending, verifyFailed,
 } from './errors.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import type { PaymentRequirementsV1, SettleOutcome, Settler } from './settlers/settler.ts';
+import { createLedger } from './ledger.ts';
 import { createPaymentStore, validBeforeOf, type PaymentRow } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, type TypedDataVerifier } from './verify.ts';
 import { decodeXPayment, type DecodedPayment } from './x-payment.ts';
@@ -88,7 +87,6 @@ export type PaymentPlane = ReturnType<typeof createPaymentPlane>;
 export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const { db, settler, logger, clock } = deps;
   const store = createPaymentStore(db);
-  const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck();
   // Work on one (payer, nonce) running in this process: a settle, or the resolution of a doubt.
   // Another request for the same key waits for it and answers the resulting state.
   const inflight = new Map<string, Promise<Purchase>>();
@@ -111,74 +109,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     return { ...accept, network, extra: { name: accept.extra.name, version: accept.extra.version } };
   }
 
-  function stateOf(row: PaymentRow, idempotent: boolean): Purchase {
-    const ent = entitlementOf(db, row.payer, row.city);
-    return {
-      payer: row.payer, city: row.city, count: row.count, paymentId: row.id, txHash: row.tx_hash, idempotent,
-      paidThroughSeq: ent?.paidThroughSeq ?? 0, totalPaidSignals: ent?.totalPaidSignals ?? 0,
-      latestSeq: latest.get(row.city) as number, receiptToken: null,
-    };
-  }
-
-  // One transaction: the payment leaves `settled`, the ceiling moves, the receipt is stored.
-  const applyTx = db.transaction((id: number, nowMs: number, withReceipt: boolean): Purchase | null => {
-    if (!store.markAppliedStmt(id, nowMs)) return null;
-    const row = store.get(id)!;
-    const ent = applyPurchase(db, { wallet: row.payer, city: row.city, count: row.count, nowMs });
-    return {
-      payer: row.payer, city: row.city, count: row.count, paymentId: id, txHash: row.tx_hash, idempotent: false,
-      paidThroughSeq: ent.paidThroughSeq, totalPaidSignals: ent.totalPaidSignals, latestSeq: ent.latestSeq,
-      receiptToken: withReceipt ? issueReceipt(db, row.payer, id, nowMs) : null,
-    };
-  });
-
-  /** Applies a settled payment exactly once; a failure queues a refund and answers 502. */
-  function apply(id: number, withReceipt: boolean): Purchase {
-    const nowMs = clock.now();
-    let applied: Purchase | null;
-    try {
-      applied = applyTx(id, nowMs, withReceipt);
-    } catch (err) {
-      store.queueRefund(id, `entitlement update failed: ${(err as Error).message}`, nowMs);
-      const row = store.get(id);
-      logger.error('entitlement update failed after payment; refund queued', { paymentId: id, payer: row?.payer, nonce: row?.nonce, city: row?.city, settler: row?.settler, txHash: row?.tx_hash, err });
-      throw refundQueued();
-    }
-    const row = store.get(id)!;
-    if (!applied) return answer(row);
-    logger.info('payment applied', { paymentId: id, payer: row.payer, city: row.city, count: row.count, txHash: row.tx_hash, settler: row.settler, paidThroughSeq: applied.paidThroughSeq });
-    return applied;
-  }
-
-  /** What a stored payment answers, moving nothing but a settled row's entitlement. */
-  function answer(row: PaymentRow): Purchase {
-    switch (row.status) {
-      case 'applied': return stateOf(row, true);
-      case 'settled': return apply(row.id, false);
-      case 'refund_queued': throw refundQueued();
-      case 'failed': throw settleFailed(row.error ?? 'not settled');
-      default: throw pending();
-    }
-  }
-
-  /** Records the transfer, then applies. A hash another payment holds leaves this one in doubt. */
-  function recordAndApply(id: number, txHash: Hex | null, withReceipt: boolean): Purchase {
-    const nowMs = clock.now();
-    const hash = txHash ? txHash.toLowerCase() : null;
-    try {
-      if (!store.markSettled(id, hash, nowMs)) return answer(store.get(id)!);
-    } catch (err) {
-      const other = hash ? store.byTxHash(hash) : null;
-      if (!other) throw err;
-      // One transfer settles one authorization, so a hash another row holds is a settler fault.
-      // Whether this payer was charged is unknown: in doubt, for the chain to decide.
-      const row = store.get(id)!;
-      store.markInDoubt(id, `settler named transaction ${hash}, which belongs to payment ${other.id}`, nowMs);
-      logger.error('settler returned a transaction hash held by another payment; left in doubt', { paymentId: id, otherPaymentId: other.id, payer: row.payer, nonce: row.nonce, settler: row.settler, txHash: hash });
-      throw pending();
-    }
-    return apply(id, withReceipt);
-  }
+  const { apply, answer, recordAndApply } = createLedger({ db, store, clock, logger, pending });
 
   /** One settle call for a claimed row. `fresh`: nothing of this authorization was public before. */
   async function settleClaimed(id: number, r: Retry, payer: Address, fresh: boolean): Promise<Purchase> {
