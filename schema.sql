@@ -20,7 +20,8 @@ CREATE TABLE signals (
 -- 0002 payments
 -- Payments: one row per (payer, nonce), claimed BEFORE any settle call so a replayed or
 -- concurrent X-Payment can never settle twice. status: claimed -> settled -> applied, or
--- claimed -> failed (not charged; the same authorization may be retried), or
+-- claimed -> failed (not charged; the same authorization may be retried), or claimed -> in_doubt
+-- (outcome unknown; resolved only from the chain, 0006), or
 -- settled -> refund_queued (charged, entitlement could not be applied).
 CREATE TABLE payments (
   id           INTEGER PRIMARY KEY,
@@ -30,14 +31,15 @@ CREATE TABLE payments (
   count        INTEGER NOT NULL CHECK (count >= 2),
   amount_micro INTEGER NOT NULL CHECK (amount_micro > 0),
   settler      TEXT    NOT NULL,
-  status       TEXT    NOT NULL CHECK (status IN ('claimed', 'settled', 'applied', 'failed', 'refund_queued')),
+  status       TEXT    NOT NULL CHECK (status IN ('claimed', 'settled', 'applied', 'failed', 'refund_queued', 'in_doubt')),
   tx_hash      TEXT    UNIQUE,
   error        TEXT,
   created_at   INTEGER NOT NULL,
   updated_at   INTEGER NOT NULL,
+  valid_before INTEGER,
   UNIQUE (payer, nonce)
 );
-CREATE INDEX payments_open ON payments (status) WHERE status IN ('claimed', 'settled');
+CREATE INDEX payments_open ON payments (status) WHERE status IN ('claimed', 'settled', 'in_doubt');
 
 -- Entitlement ceiling per (wallet, city); wallet is the lowercase recovered payer address.
 CREATE TABLE entitlements (
@@ -148,6 +150,17 @@ CREATE TABLE sim_clock (
 CREATE INDEX payments_applied ON payments (created_at, city, amount_micro) WHERE status = 'applied';
 CREATE INDEX delivery_outbox_status ON delivery_outbox (status);
 CREATE INDEX entitlements_updated ON entitlements (updated_at);
+
+-- 0006 payment trust
+-- Signed POST /v1/receipts requests already honoured: each (wallet, timestamp) mints one token,
+-- whatever encoding of the signature carries it. Rows are pruned once the timestamp is stale.
+CREATE TABLE receipt_requests (
+  wallet     TEXT    NOT NULL,
+  timestamp  INTEGER NOT NULL,
+  used_at    INTEGER NOT NULL,
+  PRIMARY KEY (wallet, timestamp)
+) WITHOUT ROWID;
+CREATE INDEX receipt_requests_time ON receipt_requests (timestamp);
 
 -- 0008 resolution_rules
 -- The resolution rule each city-day's market event states, parsed from its text (source, station,

@@ -148,6 +148,7 @@ function renderTotals(data) {
     card('Revenue (applied)', usd(t.revenueMicro)),
     card('Applied payments', t.appliedPayments),
     card('Refunds queued', `${t.refundsQueued} (${usd(t.refundsQueuedMicro)})`, t.refundsQueued > 0),
+    card('Payments in doubt', t.inDoubtPayments > 0 ? `${t.inDoubtPayments} (oldest ${t.oldestInDoubtSeconds} s)` : '0', t.inDoubtPayments > 0),
     card('Signals stored', t.signals),
     card('Entitlements', t.entitlements),
     card('Deliveries failed', data.deliveries.counts.failed, data.deliveries.counts.failed > 0),

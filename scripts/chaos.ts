@@ -3,15 +3,18 @@ import { runChaos } from '../test/chaos/run.ts';
 import { formatTable } from '../test/chaos/invariants.ts';
 
 /**
- * `npm run chaos [-- --rounds N --seed S --keep]`: kill -9 the server at random instants under a
- * mixed load, restart it on the same DATA_DIR, repeat, then check the invariants (docs/reliability.md).
- * Exit 0 when every invariant holds, 1 otherwise.
+ * `npm run chaos [-- --rounds N --seed S --keep --only mock|settlement]`: kill -9 the server at
+ * random instants under a mixed load, restart it on the same DATA_DIR, repeat, then check the
+ * invariants (docs/reliability.md). Then the same with settlement faults (issue 12): live
+ * facilitator mode over a fake facilitator and a fake chain, SIGKILL and SIGTERM mid-settle, and
+ * the money invariants against the chain. Exit 0 when every invariant of both runs holds.
  */
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '20' },
     seed: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
@@ -20,12 +23,25 @@ if (!Number.isInteger(rounds) || rounds < 1) {
   process.exit(2);
 }
 const seed = values.seed === undefined ? undefined : Number(values.seed);
-process.stdout.write(`isocast chaos: ${rounds} rounds of SIGKILL under load\n`);
-const report = await runChaos({ rounds, seed, keepDir: values.keep, log: (l) => process.stdout.write(`${l}\n`) });
-const s = report.stats;
-process.stdout.write(`\nseed ${report.seed}; ${report.kills.length} kills at ${report.kills.map((k) => k.afterMs).join(', ')} ms\n`);
-process.stdout.write(`load: ${s.requests} requests (${s.cutOff} cut off), ${s.payments} distinct authorizations (+${s.sameNonceRebuys} same-window rebuys), ${s.duplicateCopies} duplicate/concurrent copies, `
-  + `${s.reads} receipt reads, ${s.raises} temperature raises, ${s.registrations} chat registrations\n\n`);
-process.stdout.write(`${formatTable(report.checks)}\n\n`);
-process.stdout.write(`${report.ok ? 'ALL INVARIANTS HOLD' : 'INVARIANT VIOLATED'} after ${(report.elapsedMs / 1000).toFixed(1)} s${values.keep ? `; data kept in ${report.dataDir}` : ''}\n`);
-process.exit(report.ok ? 0 : 1);
+let allOk = true;
+for (const faults of [false, true]) {
+  if (values.only === (faults ? 'mock' : 'settlement')) continue;
+  process.stdout.write(faults
+    ? `\nisocast chaos, settlement faults: ${rounds} rounds of SIGKILL or SIGTERM mid-settle, a facilitator that transfers and then goes quiet or fails\n`
+    : `isocast chaos: ${rounds} rounds of SIGKILL under load\n`);
+  const report = await runChaos({ rounds, seed, keepDir: values.keep, settlementFaults: faults, log: (l) => process.stdout.write(`${l}\n`) });
+  const s = report.stats;
+  process.stdout.write(`\nseed ${report.seed}; ${report.kills.length} stops at ${report.kills.map((k) => `${k.afterMs}${k.exit === '0' ? 'T' : ''}`).join(', ')} ms (T: SIGTERM)\n`);
+  process.stdout.write(`load: ${s.requests} requests (${s.cutOff} cut off), ${s.payments} distinct authorizations (+${s.sameNonceRebuys} same-window rebuys), ${s.duplicateCopies} duplicate/concurrent copies, `
+    + `${s.reads} receipt reads, ${s.raises} temperature raises, ${s.registrations} chat registrations\n`);
+  if (report.settlement) {
+    const m = report.settlement;
+    process.stdout.write(`settlement: ${report.rounds} rounds, ${m.transfers} transfers on chain, ${m.applied} applied, ${m.refunded} refunded, ${m.inDoubtLeft} in doubt left, `
+      + `${m.failed} failed (not charged), ${m.inDoubtAnswers} "settlement pending" answers, false "not charged": ${m.falseNotCharged}\n`);
+    process.stdout.write(`/settle behaviours: ${Object.entries(m.settleCalls).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+  }
+  process.stdout.write(`\n${formatTable(report.checks)}\n\n`);
+  process.stdout.write(`${report.ok ? 'ALL INVARIANTS HOLD' : 'INVARIANT VIOLATED'} after ${(report.elapsedMs / 1000).toFixed(1)} s${values.keep ? `; data kept in ${report.dataDir}` : ''}\n`);
+  allOk &&= report.ok;
+}
+process.exit(allOk ? 0 : 1);

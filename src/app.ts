@@ -26,8 +26,9 @@ import type { SanctionsList } from './sanctions/list.ts';
 import { createSignalReader } from './signals/read-store.ts';
 import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
 import { paidSignalsDocs, paidSignalsRoutes } from './signals/paid-routes.ts';
-import { paymentPlaneFor } from './payments/plane.ts';
+import { paymentPlaneFor, type PaymentPlane } from './payments/plane.ts';
 import { subscribeDocs, subscribeRoutes } from './payments/routes.ts';
+import { receiptDocs, receiptRoutes } from './payments/receipt-routes.ts';
 import type { Settler } from './payments/settlers/settler.ts';
 import type { TypedDataVerifier } from './payments/verify.ts';
 import { disclaimerText } from './terms/terms.ts';
@@ -53,6 +54,8 @@ export type AppDeps = {
   settler: Settler;
   /** Live mode with RPC_URL: verifies smart-wallet (ERC-1271/6492) payment signatures on chain. */
   chainVerifier?: TypedDataVerifier;
+  /** main.ts shares one plane with the reconciler and the shutdown; built here if absent. */
+  plane?: PaymentPlane;
   /** Shared with the poller and workers so /metrics shows them too; a private one if absent. */
   metrics?: Metrics;
   /** The poller's in-memory per-city state for the operator page (main.ts passes poller.health). */
@@ -70,7 +73,7 @@ export const MAX_BODY_BYTES = 16 * 1024;
 const BODY_METHODS = METHODS.filter((m) => m !== 'GET' && m !== 'HEAD' && m !== 'CONNECT');
 
 /** Every route the app serves, for the OpenAPI document and the 405 check. */
-export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...deliveryDocs, ...metricsDocs, ...adminDocs, ...subscribeDocs, ...paidSignalsDocs, ...discoveryDocs];
+export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...deliveryDocs, ...metricsDocs, ...adminDocs, ...subscribeDocs, ...receiptDocs, ...paidSignalsDocs, ...discoveryDocs];
 
 /** Builds the HTTP app. It never listens, opens files or starts timers: main.ts does. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -83,7 +86,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metrics = deps.metrics ?? createMetrics();
   const latency = metrics.histogram('isocast_http_request_duration_seconds', 'HTTP request latency by route pattern and status',
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
-  registerDbGauges(metrics, db);
+  registerDbGauges(metrics, db, () => clock.now());
 
   const app = new Hono<AppEnv>();
   const limitBody = bodyLimit({
@@ -99,13 +102,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     dbOk: () => { try { dbPing.get(); return true; } catch { return false; } },
   }));
   app.route('/', citiesRoutes({ catalog, clock, dayClock: deps.dayClock ?? clock, latestSeqAll: signals.latestSeqAll, latestAtAll: signals.latestAtAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor, ruleFor: deps.ruleFor }));
-  app.route('/', sampleRoutes({ isCity, payload: signals.payload }));
+  app.route('/', sampleRoutes({ isCity, payload: signals.payload, latestSeq: signals.latestSeq }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
   const messenger = deps.messenger ?? createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL }));
-  const plane = paymentPlaneFor({ ...deps, metrics });
+  const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics });
   app.route('/', subscribeRoutes({ plane, isCity }));
+  app.route('/', receiptRoutes({ db, clock, logger, sanctions: deps.sanctions }));
   app.route('/', paidSignalsRoutes({ db, plane, reader: signals, sanctions: deps.sanctions, isCity }));
   app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));
   app.route('/', adminRoutes({ db, catalog, clock, adminToken: config.ADMIN_TOKEN, paymentMode: config.PAYMENT_MODE, feed: config.FEED, pollerHealth: deps.pollerHealth }));

@@ -10,6 +10,8 @@ import { safetyProblems } from './ops/safety.ts';
  * `<NAME>_FILE` only. src/config-help.ts describes every variable for `isocast help config`.
  */
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+/** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
+export const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const intIn = (min: number, max: number) => z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
@@ -47,6 +49,7 @@ const raw = z.object({
   MESSENGER_API_URL: url.default('https://api.telegram.org'),
   ADMIN_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  RECONCILE_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
 });
 
 export type Config = Omit<z.infer<typeof raw>, 'HOST' | 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'> & {
@@ -128,6 +131,8 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     BASE_URL: baseUrl,
     TERMS_URL: c.TERMS_URL ?? `${baseUrl}/terms.txt`,
     OFAC_REQUIRED: c.OFAC_REQUIRED ?? c.PAYMENT_MODE === 'live',
+    // Live mode always has a chain to ask: an in-doubt settlement is resolved only by the token.
+    RPC_URL: c.RPC_URL ?? (c.PAYMENT_MODE === 'live' ? BASE_RPC_URL : undefined),
     // The simulated feed moves faster than real weather, so it is polled more often by default.
     POLL_INTERVAL_MS: c.POLL_INTERVAL_MS ?? (c.FEED === 'sim' ? 5_000 : 60_000),
   };

@@ -7,11 +7,12 @@ import { openDb, openReadOnly, type Db } from './db/open.ts';
 import { loadOrCreateSecret } from './db/secret.ts';
 import { createCatalog } from './cities/catalog.ts';
 import { systemClock } from './lib/clock.ts';
-import { createLogger, type Logger } from './lib/logger.ts';
+import { createLogger } from './lib/logger.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadSanctionsList } from './sanctions/list.ts';
 import { paymentPlaneFor } from './payments/plane.ts';
-import { reconcilePayments } from './payments/reconcile.ts';
+import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
+import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
 import { chainVerifierFromConfig, settlerFromConfig } from './payments/settlers/from-config.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, isCliCommand, runCli, type CliCommand } from './cli/index.ts';
@@ -32,6 +33,7 @@ import { configHelp } from './config-help.ts';
 import { secureDataDir, usePrivateUmask } from './ops/files.ts';
 import { exposureWarning, sanctionsProblem, startLine } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
+import type { Server as HttpServer } from 'node:http';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -120,8 +122,10 @@ async function serve(argv: string[]): Promise<void> {
   const metrics = createMetrics();
   const settler = settlerFromConfig(config);
   const chainVerifier = chainVerifierFromConfig(config);
+  // One plane for the routes, the reconciler and the shutdown: they share its in-flight work.
+  const plane = paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier, metrics });
   // Payments a crash left between settle and apply are finished before anyone can pay again.
-  await reconcilePayments({ plane: paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier }), settler, clock: systemClock, logger });
+  await reconcilePayments({ plane, logger });
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   const outbox = createOutbox(db, systemClock);
@@ -131,7 +135,7 @@ async function serve(argv: string[]): Promise<void> {
     db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS, metrics,
     onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(), ...feed,
   });
-  const app = createApp({ messenger, config, db, catalog, clock: systemClock, dayClock: feed.dayClock, logger, sanctions, metrics, secret, settler, chainVerifier, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor, ruleFor: poller.ruleFor });
+  const app = createApp({ messenger, config, db, catalog, clock: systemClock, dayClock: feed.dayClock, logger, sanctions, metrics, secret, settler, chainVerifier, plane, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor, ruleFor: poller.ruleFor });
   const ofacWatch = watchSanctionsList(sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
@@ -144,28 +148,10 @@ async function serve(argv: string[]): Promise<void> {
   poller.start(FIRST_TICK_DELAY_MS);
   delivery.start();
   ofacWatch.start();
-  installShutdown(logger, async () => {
-    ofacWatch.stop();
-    await poller.stop();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await delivery.stop();
-    db.close();
-  });
-}
-
-function installShutdown(logger: Logger, stop: () => Promise<void>): void {
-  let stopping = false;
-  const onSignal = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    // In-flight requests finish; a stuck one cannot hold the process forever.
-    const force = setTimeout(() => { logger.warn('forced exit after 10 s'); process.exit(1); }, 10_000);
-    force.unref();
-    stop().then(() => { logger.info('stopped'); process.exit(0); }, (err) => { logger.error('shutdown failed', { err }); process.exit(1); });
-  };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
+  const reconciler = startReconciler({ plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
+  installShutdownSignals(createShutdown({
+    logger, server: server as HttpServer, plane, workers: [reconciler, poller, delivery, ofacWatch], closeDb: () => db.close(), maxSettleMs: settler.maxSettleMs,
+  }));
 }
 
 async function main(argv: string[]): Promise<void> {

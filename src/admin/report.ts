@@ -50,6 +50,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
     payments: db.prepare(`SELECT id, created_at, payer, city, count, amount_micro, settler, tx_hash, status, error FROM payments ORDER BY id DESC LIMIT ?`),
     refunds: db.prepare(`SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`),
     refundTotals: db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`),
+    inDoubt: db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`),
     entitlements: db.prepare(`SELECT wallet, city, paid_through_seq, total_paid_signals, updated_at FROM entitlements ORDER BY updated_at DESC, wallet, city LIMIT ?`),
     entitlementCount: db.prepare('SELECT count(*) FROM entitlements').pluck(),
     signalCount: db.prepare('SELECT count(*) FROM signals').pluck(),
@@ -70,6 +71,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         .map((r) => [r.city, { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updated_at) }]));
       const totals = q.totals.get() as { micro: number; n: number };
       const refundTotals = q.refundTotals.get() as { n: number; micro: number };
+      const doubt = q.inDoubt.get() as { n: number; oldest: number | null };
       const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
 
       const counts = { queued: 0, sending: 0, sent: 0, failed: 0 };
@@ -88,6 +90,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         totals: {
           revenueMicro: totals.micro, revenueUsd: microToUsd(totals.micro), appliedPayments: totals.n,
           refundsQueued: refundTotals.n, refundsQueuedMicro: refundTotals.micro,
+          inDoubtPayments: doubt.n, oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
           signals: q.signalCount.get() as number, entitlements: q.entitlementCount.get() as number,
         },
         revenueByDay: (q.revenue.all(since) as { dayNumber: number; city: string; payments: number; micro: number }[])

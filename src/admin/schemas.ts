@@ -26,7 +26,7 @@ const PaymentItem = z.object({
   amountUsd: z.number(),
   settler: z.string(),
   txHash: z.string().nullable(),
-  status: z.enum(['claimed', 'settled', 'applied', 'failed', 'refund_queued']),
+  status: z.enum(['claimed', 'settled', 'applied', 'failed', 'refund_queued', 'in_doubt']),
   error: z.string().nullable(),
 });
 
@@ -99,6 +99,8 @@ export const AdminData = z.object({
     appliedPayments: z.number().int(),
     refundsQueued: z.number().int(),
     refundsQueuedMicro: z.number().int(),
+    inDoubtPayments: z.number().int().describe('Payments whose settlement outcome is not yet known; the reconciler asks the token contract'),
+    oldestInDoubtSeconds: z.number().int().nullable().describe('Age of the oldest in-doubt payment, null when there is none'),
     signals: z.number().int(),
     entitlements: z.number().int(),
   }),

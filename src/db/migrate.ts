@@ -12,6 +12,7 @@ export const MIGRATIONS: readonly string[] = [
   '0003_delivery.sql',
   '0004_signal_engine.sql',
   '0005_operations.sql',
+  '0006_payment_trust.sql',
   '0008_resolution_rules.sql',
 ];
 
@@ -35,12 +36,23 @@ export function migrate(db: Database.Database, opts: { target?: number; fromSche
     })();
     return { from, to: SCHEMA_VERSION };
   }
-  for (let v = from + 1; v <= target; v++) {
-    const sql = readAssetText(`migrations/${MIGRATIONS[v - 1]}`);
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${v}`);
-    })();
+  // A migration may rebuild a table (SQLite cannot alter a CHECK): the documented procedure runs
+  // with foreign keys off (the pragma is a no-op inside a transaction) and checks them before the
+  // commit, so a migration that would orphan a row rolls back whole.
+  const fk = db.pragma('foreign_keys', { simple: true }) === 1;
+  if (fk) db.pragma('foreign_keys = OFF');
+  try {
+    for (let v = from + 1; v <= target; v++) {
+      const sql = readAssetText(`migrations/${MIGRATIONS[v - 1]}`);
+      db.transaction(() => {
+        db.exec(sql);
+        const broken = db.pragma('foreign_key_check') as unknown[];
+        if (broken.length > 0) throw new Error(`migration ${MIGRATIONS[v - 1]} leaves ${broken.length} foreign key violations`);
+        db.pragma(`user_version = ${v}`);
+      })();
+    }
+  } finally {
+    if (fk) db.pragma('foreign_keys = ON');
   }
   return { from, to: Math.max(from, target) };
 }

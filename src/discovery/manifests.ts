@@ -1,6 +1,8 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { SECURITY_SCHEMES } from './openapi.ts';
 import { NETWORK } from '../payments/eip3009.ts';
+import { SALT_ECHO } from '../payments/binding.ts';
+import { RECEIPT_REQUEST_TYPED_DATA_DOC } from '../payments/receipt-request.ts';
 import {
   acceptsFor, DEFAULT_BUNDLE, isOperator, isPaid, paidRoutes, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url,
   type DiscoveryDeps,
@@ -59,6 +61,8 @@ export function discoveryIndex(d: DiscoveryDeps) {
       header: 'X-Payment', receipt: { header: 'Authorization', scheme: 'Bearer', bearerFormat: SECURITY_SCHEMES.receipt.bearerFormat },
       steps: paymentSteps(d),
       reading: readingSteps(d),
+      saltEcho: SALT_ECHO,
+      receiptRecovery: receiptRecovery(d),
     },
     cities: { count: d.cities.length, list: url(d, '/v1/cities'), slugs: d.cities.map((c) => c.slug) },
     terms: d.termsUrl,
@@ -90,10 +94,21 @@ export function x402Manifest(d: DiscoveryDeps) {
         ? { city: 'city slug (required)', count: `bundle size, integer >= 2 (required)` }
         : { city: 'city slug (required)', since: 'cursor, default 0', count: `bundle size proposed in a 402, default ${DEFAULT_BUNDLE}` },
       accepts: acceptsFor(d, doc),
-      nonceBinding: 'required: the EIP-3009 nonce must be keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt from the 402 challenge',
+      nonceBinding: 'required: the EIP-3009 nonce must be keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt from the 402 challenge, echoed back as payload.salt',
+      saltEcho: SALT_ECHO,
     })),
+    receiptRecovery: receiptRecovery(d),
     instructions: url(d, DOCUMENT_PATHS.llms),
     openapi: url(d, DOCUMENT_PATHS.openapi),
+  };
+}
+
+/** POST /v1/receipts: a new receipt token for a wallet signature (replays never return one). */
+function receiptRecovery(d: DiscoveryDeps) {
+  return {
+    method: 'POST', url: url(d, '/v1/receipts'), body: '{wallet, timestamp, signature}',
+    typedData: RECEIPT_REQUEST_TYPED_DATA_DOC,
+    note: 'A receipt token is issued once, with the purchase that moved the money; an idempotent replay answers without one. Each signed (wallet, timestamp) works once, within 600 s of server time.',
   };
 }
 
@@ -149,6 +164,11 @@ export function agentCard(d: DiscoveryDeps) {
         path: '/v1/sample', id: 'sample-and-prices', name: 'Sample signal and prices',
         description: `GET ${url(d, '/v1/sample')} for a free example signal, ${url(d, '/v1/signals/meta')} for tiers and the settlement wallet.`,
         tags: ['pricing', 'free'], examples: ['What does a signal look like?', 'How much do 100 signals cost?'],
+      },
+      {
+        path: '/v1/receipts', id: 'recover-receipt', name: 'Recover a receipt token',
+        description: `POST ${url(d, '/v1/receipts')} with an EIP-712 ReceiptRequest signature {wallet, timestamp} gets a new receipt token for every city the wallet bought. Free.`,
+        tags: ['payments', 'free'], examples: ['I lost my receipt token for wallet 0x...'],
       },
       {
         path: '/v1/delivery/messenger', id: 'chat-delivery', name: 'Push signals to a chat',

@@ -22,7 +22,13 @@ const REDACT_TEXT: RegExp[] = [/\bbot\d+:[A-Za-z0-9_-]{20,}/g, /\bBearer\s+[A-Za
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 6) return '[deep]';
   if (typeof value === 'string') return redactText(value);
-  if (value instanceof Error) return { name: value.name, message: redactText(value.message) };
+  if (value instanceof Error) {
+    // Stack and cause make a failure traceable; both pass the same redaction as the message.
+    const out: Record<string, unknown> = { name: value.name, message: redactText(value.message) };
+    if (value.stack) out.stack = redactText(value.stack);
+    if (value.cause !== undefined) out.cause = redact(value.cause, depth + 1);
+    return out;
+  }
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};

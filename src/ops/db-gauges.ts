@@ -8,17 +8,19 @@ import type { Metrics } from '../lib/metrics.ts';
  * or small aggregate query per scrape.
  */
 const OUTBOX_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
-const OPEN_PAYMENT_STATUSES = ['claimed', 'settled'] as const;
+const OPEN_PAYMENT_STATUSES = ['claimed', 'settled', 'in_doubt'] as const;
 
-export function registerDbGauges(metrics: Metrics, db: Db): void {
+export function registerDbGauges(metrics: Metrics, db: Db, now: () => number = Date.now): void {
   const refunds = db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`);
   const outbox = db.prepare('SELECT status, count(*) AS n FROM delivery_outbox GROUP BY status');
-  const open = db.prepare(`SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled') GROUP BY status`);
+  const open = db.prepare(`SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`);
+  const oldestDoubt = db.prepare(`SELECT min(created_at) FROM payments WHERE status = 'in_doubt'`).pluck();
 
   const refundCount = metrics.gauge('isocast_refunds_queued', 'Refunds owed for settled payments whose entitlement could not be applied');
   const refundMicro = metrics.gauge('isocast_refunds_queued_micro_usdc', 'Micro-USDC owed by queued refunds');
   const outboxRows = metrics.gauge('isocast_delivery_outbox_rows', 'Delivery outbox rows by status');
-  const openPayments = metrics.gauge('isocast_payments_open', 'Payments claimed or settled but not yet applied (in flight, or waiting for start-up reconciliation)');
+  const openPayments = metrics.gauge('isocast_payments_open', 'Payments claimed, settled or in doubt but not yet applied (in flight, or waiting for the reconciler)');
+  const doubtAge = metrics.gauge('isocast_payments_in_doubt_oldest_age_seconds', 'Age of the oldest payment whose settlement outcome is in doubt (0 when none)');
 
   metrics.collect(() => {
     const r = refunds.get() as { n: number; micro: number };
@@ -28,5 +30,7 @@ export function registerDbGauges(metrics: Metrics, db: Db): void {
     for (const status of OUTBOX_STATUSES) outboxRows.set(byStatus.get(status) ?? 0, { status });
     const openBy = new Map((open.all() as { status: string; n: number }[]).map((x) => [x.status, x.n]));
     for (const status of OPEN_PAYMENT_STATUSES) openPayments.set(openBy.get(status) ?? 0, { status });
+    const oldest = oldestDoubt.get() as number | null;
+    doubtAge.set(oldest === null ? 0 : Math.max(0, Math.floor((now() - oldest) / 1000)));
   });
 }

@@ -26,7 +26,16 @@ export type DoctorDeps = {
   dbPath: string;
   timeoutMs?: number;
   probe?: (url: string, timeoutMs: number) => Promise<number>;
+  /** eth_chainId of RPC_URL (a read; moves nothing). */
+  rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
 };
+
+async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number> {
+  const res = await httpRequest({ upstream: 'rpc', url, method: 'POST', body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, timeoutMs });
+  const result = (res.json as { result?: unknown } | undefined)?.result;
+  if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result)) throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
+  return Number.parseInt(result.slice(2), 16);
+}
 
 async function defaultProbe(url: string, timeoutMs: number): Promise<number> {
   const res = await httpRequest({ upstream: 'doctor', url, timeoutMs });
@@ -83,16 +92,11 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     ['weather (metar)', config.METAR_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'metar'],
     ['weather (weather.com)', config.WEATHER_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'wu'],
     ['facilitator', config.FACILITATOR_URL, config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'facilitator'],
-    // The facilitator settler uses the RPC too, to resolve a /settle that timed out.
-    ['rpc', config.RPC_URL, config.PAYMENT_MODE === 'live'],
     ['messenger', config.MESSENGER_BOT_TOKEN ? config.MESSENGER_API_URL : undefined, true],
   ];
   await Promise.all(upstreams.map(async ([name, url, needed]) => {
     if (!url) {
       if (name === 'messenger') add(name, 'warn', 'MESSENGER_BOT_TOKEN unset: chat delivery is off');
-      if (name === 'rpc' && config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'facilitator') {
-        add(name, 'warn', 'RPC_URL unset: a facilitator /settle that times out cannot be looked up on chain');
-      }
       return;
     }
     if (!needed) { add(name, 'ok', `${url} (not used in this mode; not probed)`); return; }
@@ -103,6 +107,16 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
       add(name, 'fail', `${url} unreachable: ${(err as Error).message}`);
     }
   }));
+  // Every settler resolves an in-doubt settlement through the token contract on RPC_URL: it must
+  // answer JSON-RPC for Base (8453), not merely HTTP.
+  if (config.PAYMENT_MODE === 'live') {
+    try {
+      const id = await (deps.rpcChainId ?? defaultRpcChainId)(config.RPC_URL!, timeoutMs);
+      add('rpc', id === 8453 ? 'ok' : 'fail', `${config.RPC_URL} eth_chainId ${id}${id === 8453 ? ' (Base)' : '; expected 8453 (Base)'}`);
+    } catch (err) {
+      add('rpc', 'fail', `${config.RPC_URL} unusable: ${(err as Error).message}; in-doubt settlements cannot be resolved`);
+    }
+  } else if (config.RPC_URL) add('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`);
   return checks.map((c) => ({ ...c, detail: redact(c.detail, config) }));
 }
 

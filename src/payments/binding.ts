@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { encodePacked, keccak256, type Address, type Hex } from 'viem';
 
 /**
@@ -10,6 +10,12 @@ import { encodePacked, keccak256, type Address, type Hex } from 'viem';
  * compute it, and because it changes every window a payer can buy the same bundle again later
  * with a fresh on-chain nonce. (A salt fixed forever per city and count would make the second
  * identical purchase reuse a nonce the token contract has already burned.)
+ *
+ * Per-challenge salts (issue 12): every 402 serves a fresh salt, 16 random bytes followed by a
+ * 16-byte HMAC tag over them, and the client echoes it back as `payload.salt`. The server checks
+ * the tag (it issued this salt) and then the nonce, so the same wallet can buy the same bundle
+ * twice in one second, each purchase its own on-chain nonce. Window salts still bind a nonce
+ * when no salt is echoed, so clients that do not echo keep working.
  */
 export const BINDING_FORMULA = 'keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt))';
 export const BINDING_WINDOW_S = 60;
@@ -54,4 +60,24 @@ export function matchBinding(
     if (bindingNonce(p.payer, p.city, p.count, bindingSalt(secret, p.city, p.count, w)) === nonce) return w;
   }
   return null;
+}
+
+/** Where the client returns the challenge salt in its PaymentPayload (x402 `exact` payload). */
+export const SALT_ECHO = 'payload.salt';
+
+function saltTag(secret: Buffer, city: string, count: number, randomHex: string): Buffer {
+  return createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${randomHex}`).digest().subarray(0, 16);
+}
+
+/** A fresh challenge salt: 0x + 16 random bytes + the first 16 bytes of their HMAC tag. */
+export function challengeSalt(secret: Buffer, city: string, count: number, random: Buffer = randomBytes(16)): Hex {
+  const randomHex = random.toString('hex');
+  return `0x${randomHex}${saltTag(secret, city, count, randomHex).toString('hex')}`;
+}
+
+/** True when `salt` is a challenge salt this server issued for (city, count). No clock involved. */
+export function isIssuedSalt(secret: Buffer, city: string, count: number, salt: string): boolean {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(salt)) return false;
+  const randomHex = salt.slice(2, 34).toLowerCase();
+  return timingSafeEqual(saltTag(secret, city, count, randomHex), Buffer.from(salt.slice(34), 'hex'));
 }

@@ -12,9 +12,11 @@ const minSpend = () => ({ minSpendUsd: microToUsd(MIN_SPEND_MICRO) });
 
 export function parseCount(raw: string | undefined, fallback?: number): number {
   if ((raw === undefined || raw === '') && fallback !== undefined) return fallback;
-  if (raw === undefined || !/^\d{1,9}$/.test(raw) || Number(raw) < MIN_COUNT) throw new ApiError(400, PAYMENT_ERRORS.count, minSpend());
-  const count = Number(raw);
-  if (count > MAX_COUNT) throw new ApiError(400, `count must be at most ${MAX_COUNT}`, minSpend());
+  // Any numeric spelling above the maximum (1e30, 21 digits, Infinity) gets the maximum's message.
+  const value = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
+  if (value > MAX_COUNT) throw new ApiError(400, `count must be at most ${MAX_COUNT}`, minSpend());
+  if (raw === undefined || !/^\d{1,9}$/.test(raw) || value < MIN_COUNT) throw new ApiError(400, PAYMENT_ERRORS.count, minSpend());
+  const count = value;
   if (bundlePrice(count).totalMicro < MIN_SPEND_MICRO) throw new ApiError(400, PAYMENT_ERRORS.minSpend, minSpend());
   return count;
 }

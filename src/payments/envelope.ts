@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import { BINDING_FORMULA, bindingSalt, windowAt } from './binding.ts';
+import { BINDING_FORMULA, SALT_ECHO, bindingSalt, challengeSalt, windowAt } from './binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from './eip3009.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 
@@ -34,7 +34,11 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
     formula: BINDING_FORMULA as typeof BINDING_FORMULA,
     citySlug: i.city,
     count: i.count,
-    salt: bindingSalt(i.secret, i.city, i.count, windowAt(i.nowSeconds)),
+    // Fresh per challenge, echoed back as payload.salt: a repeat purchase gets its own nonce.
+    salt: challengeSalt(i.secret, i.city, i.count),
+    saltEcho: SALT_ECHO as typeof SALT_ECHO,
+    // For clients that cannot echo: binds without payload.salt while its 60 s window is accepted.
+    windowSalt: bindingSalt(i.secret, i.city, i.count, windowAt(i.nowSeconds)),
   };
   const body: PaymentRequiredBody = {
     x402Version: 1,

@@ -7,20 +7,24 @@ import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { applyPurchase, entitlementOf } from '../entitlements/store.ts';
-import { issueReceipt } from '../entitlements/receipts.ts';
-import { matchBinding } from './binding.ts';
+import { MAX_AUTH_LIFETIME_S, bindingNonce, isIssuedSalt, matchBinding } from './binding.ts';
 import { paymentRequired, type ChallengeInput } from './envelope.ts';
-import { PAYMENT_ERRORS, bindingMismatch, refundQueued, sanctioned, screeningUnavailable, settleFailed, verifyFailed } from './errors.ts';
+import {
+  PAYMENT_ERRORS, bindingMismatch, sanctioned, screeningUnavailable, settleFailed, settlementPending, verifyFailed,
+} from './errors.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import type { PaymentRequirementsV1, SettleOutcome, Settler } from './settlers/settler.ts';
-import { createPaymentStore, type PaymentRow } from './store.ts';
-import { verifyPayment, type TypedDataVerifier } from './verify.ts';
+import { createLedger } from './ledger.ts';
+import { createPaymentStore, validBeforeOf, type PaymentRow } from './store.ts';
+import { checkPayee, checkWindow, verifyPayment, type TypedDataVerifier } from './verify.ts';
 import { decodeXPayment, type DecodedPayment } from './x-payment.ts';
 
 /**
- * The purchase flow, in the spec's order (4.3): verify, sanctions screen, binding, claim,
- * settle, record, apply. Framework-free: routes hand it the header and the validated bundle.
+ * The purchase flow (spec 4.3 and issue 12). Cheap checks first (decode, payee, amount, salt tag),
+ * then one lookup: a known (payer, nonce) answers its state whatever the clock says. A new one is
+ * verified (window, binding, signature), screened, claimed and settled. A settlement whose outcome
+ * is unknown is `in_doubt` (503, retry the same header) and only the token contract resolves it.
+ * A receipt token is issued once: to the request whose own settle call moved the money.
  */
 export type PaymentPlaneDeps = {
   db: Db;
@@ -38,6 +42,8 @@ export type PaymentPlaneDeps = {
   chainVerifier?: TypedDataVerifier;
   /** Purchase attempts by outcome and settled micro-USDC go here for /metrics. */
   metrics?: Metrics;
+  /** Retry-After of the in-doubt answer (the reconciler's interval is a good value). */
+  retryAfterSeconds?: number;
 };
 
 /** The `outcome` label of isocast_payments_total for each way a purchase can end. */
@@ -45,6 +51,7 @@ const OUTCOME_BY_ERROR: Record<string, string> = {
   [PAYMENT_ERRORS.verify]: 'verification_failed',
   [PAYMENT_ERRORS.binding]: 'binding_mismatch',
   [PAYMENT_ERRORS.settle]: 'settlement_failed',
+  [PAYMENT_ERRORS.pending]: 'in_doubt',
   [PAYMENT_ERRORS.sanctioned]: 'sanctioned',
   [PAYMENT_ERRORS.screening]: 'screening_unavailable',
   [PAYMENT_ERRORS.entitlement]: 'entitlement_failed',
@@ -69,132 +76,171 @@ export type Purchase = {
   receiptToken: string | null;
 };
 
+export type PurchaseOptions = {
+  /** Runs for a payment about to be settled, before its claim: throw to refuse with nothing moved. */
+  beforeSettle?: (payer: string) => void;
+};
+
+type Retry = { p: DecodedPayment; city: string; count: number; resourcePath: string };
+
 export type PaymentPlane = ReturnType<typeof createPaymentPlane>;
 
 export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const { db, settler, logger, clock } = deps;
   const store = createPaymentStore(db);
-  const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck();
-  // Attempts running in this process, so identical concurrent requests wait for the one that
-  // claimed the row instead of reporting a half-finished state.
+  // Work on one (payer, nonce) running in this process: a settle, or the resolution of a doubt.
+  // Another request for the same key waits for it and answers the resulting state.
   const inflight = new Map<string, Promise<Purchase>>();
   const outcomes = deps.metrics?.counter('isocast_payments_total', 'Purchase attempts with an X-Payment header, by outcome');
   const settledMicro = deps.metrics?.counter('isocast_payments_settled_micro_usdc_total', 'Micro-USDC of payments newly settled and applied, by city');
+  const retryAfter = deps.retryAfterSeconds ?? 10;
+  const pending = () => settlementPending(retryAfter);
+  const nowS = () => Math.floor(clock.now() / 1000);
+  let accepting = true;
 
   const challenge = (city: string, count: number, resourcePath: string, opts: Pick<ChallengeInput, 'error' | 'exhaustion'> = {}): PaymentRequiredBody =>
     paymentRequired({
       city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc, secret: deps.secret,
-      nowSeconds: Math.floor(clock.now() / 1000), termsUrl: deps.termsUrl, mode: deps.mode, ...opts,
+      nowSeconds: nowS(), termsUrl: deps.termsUrl, mode: deps.mode, ...opts,
     });
 
+  /** Standard x402 v1 requirements: our binding stays out of what a facilitator is sent. */
   function requirements(city: string, count: number, resourcePath: string, network: string): PaymentRequirementsV1 {
     const { price: _price, ...accept } = challenge(city, count, resourcePath).accepts[0]!;
-    // The facilitator gets the standard fields only; `mode` is for the buyer.
-    const { mode: _mode, ...extra } = accept.extra;
-    return { ...accept, extra, network };
+    // The facilitator gets the standard fields only: the binding and `mode` are for the buyer.
+    return { ...accept, network, extra: { name: accept.extra.name, version: accept.extra.version } };
   }
 
-  function stateOf(row: PaymentRow, idempotent: boolean, withReceipt: boolean): Purchase {
-    const ent = entitlementOf(db, row.payer, row.city);
-    return {
-      payer: row.payer, city: row.city, count: row.count, paymentId: row.id, txHash: row.tx_hash, idempotent,
-      paidThroughSeq: ent?.paidThroughSeq ?? 0, totalPaidSignals: ent?.totalPaidSignals ?? 0,
-      latestSeq: latest.get(row.city) as number,
-      receiptToken: withReceipt ? issueReceipt(db, row.payer, row.id, clock.now()) : null,
-    };
-  }
+  const { apply, answer, recordAndApply } = createLedger({ db, store, clock, logger, pending });
 
-  // One transaction: the payment leaves `settled`, the ceiling moves, the receipt is stored.
-  const applyTx = db.transaction((id: number, nowMs: number, withReceipt: boolean): Purchase | null => {
-    if (!store.markAppliedStmt(id, nowMs)) return null;
-    const row = store.get(id)!;
-    const ent = applyPurchase(db, { wallet: row.payer, city: row.city, count: row.count, nowMs });
-    return {
-      payer: row.payer, city: row.city, count: row.count, paymentId: id, txHash: row.tx_hash, idempotent: false,
-      paidThroughSeq: ent.paidThroughSeq, totalPaidSignals: ent.totalPaidSignals, latestSeq: ent.latestSeq,
-      receiptToken: withReceipt ? issueReceipt(db, row.payer, id, nowMs) : null,
-    };
-  });
-
-  /** Applies a settled payment exactly once; a failure queues a refund and answers 502. */
-  function apply(id: number, withReceipt: boolean): Purchase {
-    const nowMs = clock.now();
-    let applied: Purchase | null;
-    try {
-      applied = applyTx(id, nowMs, withReceipt);
-    } catch (err) {
-      store.queueRefund(id, `entitlement update failed: ${(err as Error).message}`, nowMs);
-      const row = store.get(id);
-      logger.error('entitlement update failed after payment; refund queued', { paymentId: id, payer: row?.payer, city: row?.city, txHash: row?.tx_hash, err });
-      throw refundQueued();
-    }
-    const row = store.get(id)!;
-    if (!applied) {
-      if (row.status === 'refund_queued') throw refundQueued();
-      return stateOf(row, true, withReceipt);
-    }
-    logger.info('payment applied', { paymentId: id, payer: row.payer, city: row.city, count: row.count, txHash: row.tx_hash, settler: row.settler, paidThroughSeq: applied.paidThroughSeq });
-    return applied;
-  }
-
-  /** Records the settlement's hash, then applies. A hash another payment holds is that payment. */
-  function recordAndApply(id: number, txHash: Hex, withReceipt: boolean): Purchase {
-    const nowMs = clock.now();
-    try {
-      store.markSettled(id, txHash.toLowerCase(), nowMs);
-    } catch (err) {
-      const other = store.byTxHash(txHash.toLowerCase());
-      if (!other) throw err;
-      // One EIP-3009 transfer settles one authorization and each authorization has one row, so a
-      // hash another row holds is a settler fault (or a lie). Answering with that row's state
-      // would hand this payer the other wallet's receipt.
-      const reason = `settlement ${txHash} already belongs to another payment`;
-      store.markFailed(id, reason, nowMs);
-      logger.error('settler returned a transaction hash held by another payment', { paymentId: id, otherPaymentId: other.id, txHash });
-      throw settleFailed(reason);
-    }
-    return apply(id, withReceipt);
-  }
-
-  async function settleClaimed(id: number, p: DecodedPayment, payer: Address, city: string, count: number, resourcePath: string): Promise<Purchase> {
+  /** One settle call for a claimed row. `fresh`: nothing of this authorization was public before. */
+  async function settleClaimed(id: number, r: Retry, payer: Address, fresh: boolean): Promise<Purchase> {
     let outcome: SettleOutcome;
     try {
       outcome = await settler.settle({
-        payer, authorization: p.authorization, signature: p.signature, payload: p.payload,
-        requirements: requirements(city, count, resourcePath, p.payload.network),
+        payer, authorization: r.p.authorization, signature: r.p.signature, payload: r.p.payload,
+        requirements: requirements(r.city, r.count, r.resourcePath, r.p.payload.network),
       });
     } catch (err) {
-      outcome = { ok: false, reason: (err as Error).message };
+      logger.error('settler threw', { paymentId: id, payer, nonce: r.p.authorization.nonce, settler: settler.kind, err });
+      outcome = { ok: false, inDoubt: true, reason: `settler error: ${(err as Error).message}` };
     }
-    if (!outcome.ok) {
-      if (outcome.inDoubt) store.note(id, outcome.reason, clock.now());
-      else store.markFailed(id, outcome.reason, clock.now());
-      logger.warn('settlement failed', { paymentId: id, payer, city, count, settler: settler.kind, reason: outcome.reason, inDoubt: outcome.inDoubt === true });
-      throw settleFailed(outcome.reason);
+    if (outcome.ok) return recordAndApply(id, outcome.txHash, fresh && !outcome.alreadySettled);
+    const fields = { paymentId: id, payer, nonce: r.p.authorization.nonce, city: r.city, count: r.count, settler: settler.kind, txHash: outcome.txHash ?? null, reason: outcome.reason };
+    if (outcome.inDoubt) {
+      store.markInDoubt(id, outcome.reason, clock.now());
+      logger.error('settlement in doubt; the token contract will decide', fields);
+      throw pending();
     }
-    return recordAndApply(id, outcome.txHash, true);
+    store.markFailed(id, outcome.reason, clock.now());
+    logger.warn('settlement failed; not charged', fields);
+    throw settleFailed(outcome.reason);
   }
 
-  async function claimAndSettle(p: DecodedPayment, payer: Address, city: string, count: number, resourcePath: string): Promise<Purchase> {
-    const nonce = p.authorization.nonce;
-    const claim = store.claim({ payer, nonce, city, count, amountMicro: bundlePrice(count).totalMicro, settler: settler.kind, nowMs: clock.now() });
-    if (claim.claimed) return settleClaimed(claim.id, p, payer, city, count, resourcePath);
-    const row = claim.row;
-    switch (row.status) {
-      case 'applied': return stateOf(row, true, true);
-      case 'refund_queued': throw refundQueued();
-      case 'settled': return apply(row.id, true);
-      case 'claimed': {
-        // No attempt runs in this process, so an earlier one was interrupted: find out whether
-        // it moved money before trying again.
-        const found = await settler.lookup(payer, nonce);
-        if ('found' in found && found.found) return recordAndApply(row.id, found.found, true);
-        break;
-      }
-      case 'failed': break;
+  /**
+   * The token contract's word on an in-doubt (or cut-off claimed) payment: used -> applied once;
+   * unused past validBefore -> failed, truly not charged; unused and still valid -> settled
+   * again with the same authorization when the buyer resent it; otherwise still in doubt.
+   */
+  async function resolve(row: PaymentRow, retry: Retry | null): Promise<Purchase> {
+    const nowMs = clock.now();
+    if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);
+    const st = await settler.status(row.payer as Address, row.nonce as Hex, validBeforeOf(row, MAX_AUTH_LIFETIME_S));
+    const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler };
+    if (st.state === 'used') {
+      logger.info('in-doubt payment resolved: authorization used on chain', { ...fields, txHash: st.txHash });
+      return recordAndApply(row.id, st.txHash, false);
     }
-    if (!store.reclaim(row.id, settler.kind, clock.now())) return stateOf(store.get(row.id)!, true, true);
-    return settleClaimed(row.id, p, payer, city, count, resourcePath);
+    if (st.state === 'unused' && st.expired) {
+      store.markFailed(row.id, 'authorization expired unused on chain; not charged', clock.now());
+      logger.info('in-doubt payment resolved: expired unused on chain, not charged', fields);
+      throw settleFailed('authorization expired unused on chain');
+    }
+    if (st.state === 'unknown') logger.warn('in-doubt payment still unresolved', { ...fields, reason: st.reason });
+    if (st.state !== 'unused' || !retry) throw pending();
+    // Unused and still valid: the buyer's resent header may be settled again, once it verifies.
+    const v = await verifyPayment(retry.p, terms(retry.count));
+    if (!v.ok || v.payer !== row.payer) throw pending();
+    if (!store.reclaim(row.id, settler.kind, clock.now())) return answer(store.get(row.id)!);
+    return settleClaimed(row.id, retry, v.payer, false);
+  }
+
+  const terms = (count: number) => ({
+    usdc: deps.usdc, payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro, nowSeconds: nowS(), chainVerifier: deps.chainVerifier,
+  });
+
+  /** Runs `work` as the one piece of work on this key; null when another is already running. */
+  function exclusive(key: string, work: () => Promise<Purchase>): Promise<Purchase> | null {
+    if (inflight.has(key)) return null;
+    const running = work();
+    inflight.set(key, running);
+    const done = () => { inflight.delete(key); };
+    running.then(done, done);
+    return running;
+  }
+
+  async function afterRunning(key: string, payer: string, nonce: string): Promise<Purchase> {
+    await inflight.get(key)!.catch(() => undefined);
+    const row = store.byKey(payer, nonce);
+    if (!row) throw pending();
+    return answer(row);
+  }
+
+  async function purchaseOnce(header: string, city: string, count: number, resourcePath: string, opts: PurchaseOptions): Promise<Purchase> {
+    if (!accepting) throw new ApiError(503, 'server shutting down; send the same request again shortly', { retryAfterSeconds: 5 }, { 'retry-after': '5' });
+    const decoded = decodeXPayment(header);
+    if (!decoded.ok) throw verifyFailed(decoded.reason);
+    const p = decoded.value;
+    const a = p.authorization;
+    const payee = checkPayee(a, { payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro });
+    if (payee && !payee.ok) throw verifyFailed(payee.reason);
+    if (p.salt && !isIssuedSalt(deps.secret, city, count, p.salt)) throw bindingMismatch();
+    const from = a.from.toLowerCase();
+    const key = `${from}:${a.nonce}`;
+    if (inflight.has(key)) return afterRunning(key, from, a.nonce);
+
+    // A known payment answers its state whatever the clock says: one lookup, no recovery.
+    const known = store.byKey(from, a.nonce);
+    const retry: Retry = { p, city, count, resourcePath };
+    if (known) {
+      if (known.city !== city || known.count !== count) throw bindingMismatch();
+      if (deps.sanctions.has(from)) throw sanctioned();
+      if (known.status === 'claimed' || known.status === 'in_doubt') return exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce);
+      // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
+      // a new authorization, so this one is never settled later (that would charge twice).
+      return answer(known);
+    }
+
+    const window = checkWindow(a, nowS());
+    if (window && !window.ok) throw verifyFailed(window.reason);
+    const verified = await verifyPayment(p, terms(count));
+    if (!verified.ok) throw verifyFailed(verified.reason);
+    const payer = verified.payer;
+    if (deps.sanctions.has(payer)) {
+      logger.warn('sanctioned payer refused', { payer, city, count });
+      throw sanctioned();
+    }
+    if (!deps.sanctions.available(deps.ofacRequired)) throw screeningUnavailable();
+    // Spec order: verify, sanctions, binding. An echoed salt (its tag already checked) binds
+    // exactly; without one, the nonce must come from an accepted window's salt.
+    const bound = p.salt
+      ? bindingNonce(payer, city, count, p.salt) === a.nonce
+      : matchBinding(deps.secret, { payer, city, count, nonce: a.nonce, nowSeconds: nowS(), validBefore: Number(a.validBefore) }) !== null;
+    if (!bound) throw bindingMismatch();
+    opts.beforeSettle?.(payer);
+    return exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(key, from, a.nonce);
+  }
+
+  async function claimAndSettle(r: Retry, payer: Address): Promise<Purchase> {
+    const a = r.p.authorization;
+    const claim = store.claim({
+      payer, nonce: a.nonce, city: r.city, count: r.count, amountMicro: bundlePrice(r.count).totalMicro,
+      settler: settler.kind, nowMs: clock.now(), validBefore: Number(a.validBefore),
+    });
+    if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
+    const row = claim.row;
+    if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
+    return answer(row);
   }
 
   return {
@@ -204,9 +250,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     recordAndApply,
 
     /** The whole paid flow for one X-Payment header and an already validated (city, count). */
-    async purchase(header: string, city: string, count: number, resourcePath: string): Promise<Purchase> {
+    async purchase(header: string, city: string, count: number, resourcePath: string, opts: PurchaseOptions = {}): Promise<Purchase> {
       try {
-        const p = await purchaseOnce(header, city, count, resourcePath);
+        const p = await purchaseOnce(header, city, count, resourcePath, opts);
         outcomes?.inc({ outcome: paymentOutcome(p) });
         if (!p.idempotent) settledMicro?.inc({ city: p.city }, bundlePrice(p.count).totalMicro);
         return p;
@@ -215,42 +261,54 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
         throw err;
       }
     },
+
+    /**
+     * The reconciler's step for one open row (no buyer header): apply a settled row, or ask the
+     * chain about an in-doubt one. Rows with work running in this process are left to it.
+     */
+    async reconcile(row: PaymentRow): Promise<'applied' | 'refunded' | 'failed' | 'pending' | 'busy'> {
+      const key = `${row.payer}:${row.nonce}`;
+      const work = exclusive(key, async () => {
+        // Re-read inside the exclusive section: the snapshot may predate a request's work.
+        const cur = store.get(row.id)!;
+        return cur.status === 'claimed' || cur.status === 'in_doubt' ? resolve(cur, null) : answer(cur);
+      });
+      if (!work) return 'busy';
+      try {
+        const p = await work;
+        if (!p.idempotent) settledMicro?.inc({ city: p.city }, bundlePrice(p.count).totalMicro);
+        return 'applied';
+      } catch (err) {
+        if (err instanceof ApiError && err.message === PAYMENT_ERRORS.entitlement) return 'refunded';
+        if (err instanceof ApiError && err.message === PAYMENT_ERRORS.settle) return 'failed';
+        if (err instanceof ApiError && err.message === PAYMENT_ERRORS.pending) return 'pending';
+        throw err;
+      }
+    },
+
+    /** Shutdown: no new purchase starts (nothing is verified, claimed or settled). */
+    stopAccepting: () => { accepting = false; },
+    /** Settle calls running now (the shutdown waits for them). */
+    inflightCount: () => inflight.size,
+    /** Settles still running when the process must exit become in doubt, for the next start. */
+    strandInflight(reason: string): number {
+      let n = 0;
+      for (const key of inflight.keys()) {
+        const [payer, nonce] = key.split(':') as [string, string];
+        const row = store.byKey(payer, nonce);
+        if (row && store.markInDoubt(row.id, reason, clock.now())) {
+          n++;
+          logger.error('settlement cut off by shutdown; in doubt', { paymentId: row.id, payer, nonce, settler: row.settler });
+        }
+      }
+      return n;
+    },
+    /** Resolves once no settle call is running (or never, if one hangs: the caller bounds it). */
+    async drain(): Promise<void> {
+      while (inflight.size > 0) await Promise.allSettled([...inflight.values()]);
+    },
   };
-
-  async function purchaseOnce(header: string, city: string, count: number, resourcePath: string): Promise<Purchase> {
-    const decoded = decodeXPayment(header);
-    if (!decoded.ok) throw verifyFailed(decoded.reason);
-    const p = decoded.value;
-    const nowSeconds = Math.floor(clock.now() / 1000);
-    const verified = await verifyPayment(p, {
-      usdc: deps.usdc, payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro, nowSeconds, chainVerifier: deps.chainVerifier,
-    });
-    if (!verified.ok) throw verifyFailed(verified.reason);
-    const payer = verified.payer;
-    if (deps.sanctions.has(payer)) {
-      logger.warn('sanctioned payer refused', { payer, city, count });
-      throw sanctioned();
-    }
-    if (!deps.sanctions.available(deps.ofacRequired)) throw screeningUnavailable();
-    const bound = matchBinding(deps.secret, { payer, city, count, nonce: p.authorization.nonce, nowSeconds, validBefore: Number(p.authorization.validBefore) });
-    if (bound === null) throw bindingMismatch();
-
-    const key = `${payer}:${p.authorization.nonce}`;
-    const running = inflight.get(key);
-    if (running) {
-      const first = await running;
-      return stateOf(store.get(first.paymentId)!, true, true);
-    }
-    const attempt = claimAndSettle(p, payer, city, count, resourcePath);
-    inflight.set(key, attempt);
-    try {
-      return await attempt;
-    } finally {
-      inflight.delete(key);
-    }
-  }
 }
-
 
 /** The plane as configured: effective settlement wallet, USDC address, public addresses. */
 export function paymentPlaneFor(d: {
@@ -260,5 +318,6 @@ export function paymentPlaneFor(d: {
     db: d.db, secret: d.secret, settler: d.settler, sanctions: d.sanctions, ofacRequired: d.config.OFAC_REQUIRED, clock: d.clock,
     logger: d.logger, payTo: (payTo(d.config) ?? MOCK_PAY_TO) as Address, usdc: d.config.USDC_ADDRESS as Address,
     baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, mode: d.config.PAYMENT_MODE, chainVerifier: d.chainVerifier, metrics: d.metrics,
+    retryAfterSeconds: Math.max(1, Math.ceil((d.config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000)),
   });
 }

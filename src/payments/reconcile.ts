@@ -1,57 +1,54 @@
-import type { Hex, Address } from 'viem';
 import type { Logger } from '../lib/logger.ts';
-import type { Clock } from '../lib/clock.ts';
 import type { PaymentPlane } from './plane.ts';
-import type { Settler } from './settlers/settler.ts';
 
 /**
- * Start-up repair of payments a crash left open, run before the server listens:
+ * Repair of open payments: at start (before the server listens) and on a timer while serving.
  * - `settled` (money moved, entitlement not applied): applied once now, or a refund is queued;
- * - `claimed` (the settle call was under way): the settler is asked whether money moved; if so
- *   the payment is recorded and applied, if not it is released (`failed`, not charged) so the
- *   same authorization can be retried; when the settler cannot tell (facilitator) it is released
- *   too and logged as a warning for the operator.
+ * - `claimed` with no settle running (cut off by a crash or a shutdown) and `in_doubt`: the token
+ *   contract's authorizationState decides. Used: the transfer is found and applied once. Unused
+ *   past validBefore: failed, truly not charged. Anything else stays in doubt for the next pass;
+ *   nothing is ever settled again without the buyer's header, and nothing is marked failed on a
+ *   guess.
  */
-export type ReconcileReport = { applied: number; refunded: number; released: number; unknown: number };
+export type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
 
-export async function reconcilePayments(deps: { plane: PaymentPlane; settler: Settler; clock: Clock; logger: Logger }): Promise<ReconcileReport> {
+export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Logger }): Promise<ReconcileReport> {
   const { plane, logger } = deps;
-  const report: ReconcileReport = { applied: 0, refunded: 0, released: 0, unknown: 0 };
-  const applyOrRefund = (id: number, run: () => unknown) => {
-    try {
-      run();
-      report.applied++;
-      logger.info('reconciled: payment applied', { paymentId: id });
-    } catch {
-      report.refunded++;
-      logger.warn('reconciled: refund queued', { paymentId: id });
-    }
-  };
+  const report: ReconcileReport = { applied: 0, refunded: 0, failed: 0, pending: 0 };
   for (const row of plane.store.open()) {
-    if (row.status === 'settled') {
-      applyOrRefund(row.id, () => plane.apply(row.id, false));
-      continue;
-    }
-    let lookup;
+    let result;
     try {
-      lookup = await deps.settler.lookup(row.payer as Address, row.nonce as Hex);
+      result = await plane.reconcile(row);
     } catch (err) {
-      logger.warn('reconcile: settlement lookup failed; payment left claimed', { paymentId: row.id, err });
+      logger.error('reconcile step failed; payment left as it was', { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler, txHash: row.tx_hash, err });
+      report.pending++;
       continue;
     }
-    if ('found' in lookup && lookup.found) {
-      const txHash = lookup.found;
-      applyOrRefund(row.id, () => plane.recordAndApply(row.id, txHash, false));
-    } else if ('unknown' in lookup) {
-      plane.store.markFailed(row.id, 'interrupted during settlement; outcome unknown', deps.clock.now());
-      report.unknown++;
-      logger.warn('reconciled: settlement outcome unknown; released for retry', { paymentId: row.id, payer: row.payer, settler: row.settler });
-    } else {
-      plane.store.markFailed(row.id, 'interrupted before settlement; not charged', deps.clock.now());
-      report.released++;
-      logger.info('reconciled: claim released, not charged', { paymentId: row.id });
-    }
+    if (result === 'busy') continue;
+    report[result]++;
+    if (result === 'applied') logger.info('reconciled: payment applied', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
+    if (result === 'refunded') logger.warn('reconciled: refund queued', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
   }
-  if (report.applied + report.refunded + report.released + report.unknown > 0) logger.info('payment reconciliation done', report);
+  if (report.applied + report.refunded + report.failed + report.pending > 0) logger.info('payment reconciliation done', report);
   return report;
+}
+
+/** The reconciler while serving: one pass every intervalMs, never two at once. */
+export function startReconciler(deps: { plane: PaymentPlane; logger: Logger; intervalMs: number }): { stop(): Promise<void> } {
+  let running: Promise<unknown> | null = null;
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = reconcilePayments(deps)
+      .catch((err) => deps.logger.error('reconciler pass failed', { err }))
+      .finally(() => { running = null; });
+  }, deps.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

@@ -8,7 +8,7 @@ import { ErrorBody } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from './bundle.ts';
 import type { PaymentPlane, Purchase } from './plane.ts';
-import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SubscribeQuery, SubscribeResult, type SubscribeResultBody } from './schemas.ts';
+import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SettlementPending, SubscribeQuery, SubscribeResult, type SubscribeResultBody } from './schemas.ts';
 import { encodePaymentResponse } from './x-payment.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
@@ -30,7 +30,7 @@ export function subscribeResult(p: Purchase): SubscribeResultBody {
   const price = bundlePrice(p.count);
   return {
     ok: true, city: p.city, count: p.count, unitPriceUsd: microToUsd(price.unitMicro), amountUsd: microToUsd(price.totalMicro),
-    latestSeq: p.latestSeq, paidThroughSeq: p.paidThroughSeq, receiptToken: p.receiptToken ?? '', txHash: p.txHash, idempotent: p.idempotent,
+    latestSeq: p.latestSeq, paidThroughSeq: p.paidThroughSeq, ...(p.receiptToken ? { receiptToken: p.receiptToken } : {}), txHash: p.txHash, idempotent: p.idempotent,
   };
 }
 
@@ -41,7 +41,10 @@ export function paymentResponseHeaders(p: Purchase): Record<string, string> {
 
 export const subscribeDocs: RouteDoc[] = [{
   method: 'post', path: '/v1/subscribe', tags: ['payments'], summary: 'Buy a bundle of signals for one city over x402',
-  description: 'Without X-Payment: 402 PaymentRequired. With it: verify, sanctions screen, nonce binding, settle, record one payment, apply the entitlement atomically.',
+  description: 'Without X-Payment: 402 PaymentRequired, with a fresh extra.binding.salt to bind the nonce to and echo back as payload.salt. '
+    + 'With it: cheap checks (decode, payee, amount, salt tag), then a known (payer, nonce) answers its state (idempotent: true, no receiptToken) whatever the clock says; '
+    + 'a new one is verified, screened, bound, settled, recorded once and applied atomically. receiptToken is issued once, to the request whose settlement moved the money; '
+    + 'a lost token is recovered with POST /v1/receipts. A settlement whose outcome is unknown answers 503 settlement pending: retry the same X-Payment.',
   query: SubscribeQuery,
   security: [['x402']],
   responses: {
@@ -51,7 +54,7 @@ export const subscribeDocs: RouteDoc[] = [{
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: 'unknown city', schema: ErrorBody },
     502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
-    503: { description: 'sanctions screening unavailable', schema: ErrorBody },
+    503: { description: '`settlement pending — retry the same X-Payment; you will not be charged twice` with retryAfterSeconds and Retry-After (the outcome is in doubt until the token contract answers), or sanctions screening unavailable', schema: z.union([SettlementPending, ErrorBody]) },
   },
 }];
 

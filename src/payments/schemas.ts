@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { Address, Disclaimer, Hex32 } from '../lib/schemas.ts';
-import { BINDING_FORMULA } from './binding.ts';
+import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
 import { NETWORK } from './eip3009.ts';
 
 export const Binding = z.object({
   formula: z.literal(BINDING_FORMULA),
   citySlug: z.string(),
   count: z.number().int(),
-  salt: Hex32.describe('Server-derived from a server secret, the city, the count and a short time window'),
+  salt: Hex32.describe('Fresh for this challenge: 16 random bytes and a 16-byte server HMAC tag over them. Bind the nonce to it and echo it back as payload.salt'),
+  saltEcho: z.literal(SALT_ECHO).describe('Where the client returns `salt`: beside signature and authorization in the X-Payment PaymentPayload'),
+  windowSalt: Hex32.describe('For clients that cannot echo payload.salt: HMAC of (city, count, the current 60 s window); one purchase per bundle per window').optional(),
 }).meta({ id: 'Binding' });
 
 export const PaymentMode = z.enum(['live', 'mock'])
@@ -48,7 +50,7 @@ export const SubscribeResult = z.object({
   amountUsd: z.number(),
   latestSeq: z.number().int(),
   paidThroughSeq: z.number().int().describe('Entitlement ceiling after the purchase'),
-  receiptToken: z.string().describe('Opaque bearer token (isocast-receipt) for GET /v1/signals'),
+  receiptToken: z.string().optional().describe('Opaque bearer token (isocast-receipt) for GET /v1/signals. Issued once, only in the answer to the request whose settlement moved the money; absent on an idempotent replay, on a payment resolved after being in doubt, and on an authorization found already used on chain. Recover one with POST /v1/receipts'),
   txHash: z.string().nullable(),
   idempotent: z.boolean().describe('True when this settlement was already applied'),
   disclaimer: Disclaimer,
@@ -64,3 +66,8 @@ export const SubscribeQuery = z.object({
 export const MinSpendError = z.object({ error: z.string(), minSpendUsd: z.number(), disclaimer: Disclaimer }).loose().meta({ id: 'MinSpendError' });
 export const SettlementFailed = z.object({ error: z.string(), reason: z.string(), disclaimer: Disclaimer }).loose().meta({ id: 'SettlementFailed' });
 export const RefundQueued = z.object({ error: z.string(), refund: z.literal('queued'), disclaimer: Disclaimer }).loose().meta({ id: 'RefundQueued' });
+export const SettlementPending = z.object({
+  error: z.literal('settlement pending — retry the same X-Payment; you will not be charged twice'),
+  retryAfterSeconds: z.number().int(),
+  disclaimer: Disclaimer,
+}).meta({ id: 'SettlementPending' });

@@ -4,8 +4,14 @@ import type { Db } from '../db/open.ts';
  * The payments table. A row is claimed for (payer, nonce) before any settle call: SQLite's
  * unique constraint, not an in-memory lock, is what makes a second settle of the same
  * authorization impossible, even across processes.
+ *
+ * claimed -> settled -> applied (or refund_queued when the entitlement cannot be applied);
+ * claimed -> failed only when no transfer happened and none can (final: never settled again);
+ * claimed -> in_doubt when the outcome is unknown. in_doubt leaves only on the token contract's
+ * word: -> settled (used), -> failed (unused past validBefore) or -> claimed (unused and still
+ * valid, for another attempt with the same authorization).
  */
-export type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued';
+export type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
 
 export type PaymentRow = {
   id: number;
@@ -20,30 +26,39 @@ export type PaymentRow = {
   error: string | null;
   created_at: number;
   updated_at: number;
+  valid_before: number | null;
 };
 
-export type NewPayment = { payer: string; nonce: string; city: string; count: number; amountMicro: number; settler: string; nowMs: number };
+export type NewPayment = { payer: string; nonce: string; city: string; count: number; amountMicro: number; settler: string; nowMs: number; validBefore: number };
 
 export type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow };
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
+/** Rows written before 0006 have no valid_before: the longest lifetime from the claim bounds it. */
+export function validBeforeOf(row: PaymentRow, maxLifetimeS: number): number {
+  return row.valid_before ?? Math.floor(row.created_at / 1000) + maxLifetimeS;
+}
+
 export function createPaymentStore(db: Db) {
-  const insert = db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at)
-    VALUES (@payer, @nonce, @city, @count, @amountMicro, @settler, 'claimed', @nowMs, @nowMs)
+  const insert = db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at, valid_before)
+    VALUES (@payer, @nonce, @city, @count, @amountMicro, @settler, 'claimed', @nowMs, @nowMs, @validBefore)
     ON CONFLICT (payer, nonce) DO NOTHING`);
   const byKey = db.prepare('SELECT * FROM payments WHERE payer = ? AND nonce = ?');
   const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = db.prepare('SELECT * FROM payments WHERE tx_hash = ?');
-  const reclaim = db.prepare(`UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status IN ('failed', 'claimed')`);
-  const settled = db.prepare(`UPDATE payments SET status = 'settled', tx_hash = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'claimed'`);
-  const failed = db.prepare(`UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`);
+  const reclaim = db.prepare(`UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status = 'in_doubt'`);
+  const settled = db.prepare(`UPDATE payments SET status = 'settled', tx_hash = ?, error = NULL, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`);
+  const failed = db.prepare(`UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`);
+  const inDoubt = db.prepare(`UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`);
+  const strandedClaims = db.prepare(`UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE status = 'claimed'`);
   const note = db.prepare('UPDATE payments SET error = ?, updated_at = ? WHERE id = ?');
   const applied = db.prepare(`UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled'`);
   const refundStatus = db.prepare(`UPDATE payments SET status = 'refund_queued', error = ?, updated_at = ? WHERE id = ? AND status = 'settled'`);
   const refund = db.prepare(`INSERT INTO refunds (payment_id, wallet, amount_micro, tx_hash, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (payment_id) DO NOTHING`);
-  const open = db.prepare(`SELECT * FROM payments WHERE status IN ('claimed', 'settled') ORDER BY id`);
+  const open = db.prepare(`SELECT * FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') ORDER BY id`);
+  const doubt = db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`);
 
   const queueRefund = db.transaction((id: number, reason: string, nowMs: number): boolean => {
     const row = byId.get(id) as PaymentRow | undefined;
@@ -59,17 +74,25 @@ export function createPaymentStore(db: Db) {
       if (r.changes === 1) return { claimed: true, id: Number(r.lastInsertRowid) };
       return { claimed: false, row: byKey.get(p.payer, p.nonce) as PaymentRow };
     },
-    /** Takes a failed (not charged) or stale claimed row back for another settle attempt. */
+    byKey: (payer: string, nonce: string) => (byKey.get(payer, nonce) as PaymentRow | undefined) ?? null,
+    /**
+     * Takes an in-doubt row the chain says is unused and still valid for another attempt. A
+     * failed row is never taken back: its buyer was told "not charged" and may have paid anew.
+     */
     reclaim: (id: number, settler: string, nowMs: number): boolean => reclaim.run(settler, nowMs, id).changes === 1,
     get: (id: number) => (byId.get(id) as PaymentRow | undefined) ?? null,
     byTxHash: (txHash: string) => (byTx.get(txHash) as PaymentRow | undefined) ?? null,
     /** Throws a SQLite unique-constraint error when another payment already holds txHash. */
-    markSettled: (id: number, txHash: string, nowMs: number): boolean => settled.run(txHash, nowMs, id).changes === 1,
+    markSettled: (id: number, txHash: string | null, nowMs: number): boolean => settled.run(txHash, nowMs, id).changes === 1,
     markFailed: (id: number, reason: string, nowMs: number): boolean => failed.run(reason, nowMs, id).changes === 1,
+    markInDoubt: (id: number, reason: string, nowMs: number): boolean => inDoubt.run(reason, nowMs, id).changes === 1,
+    /** At start-up no settle call is running, so every claim left behind was cut off mid-settle. */
+    strandClaims: (reason: string, nowMs: number): number => strandedClaims.run(reason, nowMs).changes,
     note: (id: number, message: string, nowMs: number) => { note.run(message, nowMs, id); },
     /** Statement for the apply transaction: settled -> applied exactly once. */
     markAppliedStmt: (id: number, nowMs: number): boolean => applied.run(nowMs, id).changes === 1,
     queueRefund: (id: number, reason: string, nowMs: number): boolean => queueRefund(id, reason, nowMs),
     open: () => open.all() as PaymentRow[],
+    inDoubt: () => doubt.get() as { n: number; oldest: number | null },
   };
 }

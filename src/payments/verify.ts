@@ -25,16 +25,29 @@ export type VerifyTerms = {
 
 export type VerifyResult = { ok: true; payer: Address } | { ok: false; reason: string };
 
-export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Promise<VerifyResult> {
-  const a = p.authorization;
-  const payer = await signer(a, p.signature, terms);
-  if (!payer) return { ok: false, reason: 'signature does not match authorization.from' };
+/** Payee and amount: no signature recovery, so they run before anything costly. */
+export function checkPayee(a: Authorization, terms: Pick<VerifyTerms, 'payTo' | 'priceMicro'>): VerifyResult | null {
   if (!isAddressEqual(a.to, terms.payTo)) return { ok: false, reason: 'authorization.to is not the settlement wallet' };
   if (a.value !== BigInt(terms.priceMicro)) return { ok: false, reason: `authorization.value must be exactly ${terms.priceMicro}` };
-  const now = BigInt(terms.nowSeconds);
+  return null;
+}
+
+/** The validity window, for a payment not seen before (a known one answers whatever the clock says). */
+export function checkWindow(a: Authorization, nowSeconds: number): VerifyResult | null {
+  const now = BigInt(nowSeconds);
   if (a.validAfter > now) return { ok: false, reason: 'authorization is not yet valid' };
   if (a.validBefore <= now) return { ok: false, reason: 'authorization has expired' };
   if (a.validBefore - now > BigInt(MAX_AUTH_LIFETIME_S)) return { ok: false, reason: `authorization.validBefore is more than ${MAX_AUTH_LIFETIME_S} s away` };
+  return null;
+}
+
+export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Promise<VerifyResult> {
+  const a = p.authorization;
+  // Cheap checks first: a wrong payee, amount or window costs no signature recovery.
+  const cheap = checkPayee(a, terms) ?? checkWindow(a, terms.nowSeconds);
+  if (cheap) return cheap;
+  const payer = await signer(a, p.signature, terms);
+  if (!payer) return { ok: false, reason: 'signature does not match authorization.from' };
   return { ok: true, payer: payer.toLowerCase() as Address };
 }
 

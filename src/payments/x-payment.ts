@@ -12,6 +12,8 @@ const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 
 export const ExactEvmPayload = z.object({
   signature: z.string().regex(/^0x([0-9a-fA-F]{2})+$/),
+  /** isocast extension: the challenge's `extra.binding.salt`, echoed (never sent to a facilitator). */
+  salt: bytes32.optional(),
   authorization: z.object({
     from: addressStr,
     to: addressStr,
@@ -35,7 +37,9 @@ export type PaymentPayloadV1 = z.infer<typeof PaymentPayloadV1>;
 export const MAX_HEADER_CHARS = 8_192;
 
 export type DecodedPayment = {
+  /** The payload as a facilitator expects it: without isocast's `salt`. */
   payload: PaymentPayloadV1;
+  salt: Hex | null;
   authorization: Authorization;
   signature: Hex;
 };
@@ -56,10 +60,12 @@ export function decodeXPayment(header: string): DecodeResult {
     return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };
   }
   const a = parsed.data.payload.authorization;
+  const { salt, ...standard } = parsed.data.payload;
   return {
     ok: true,
     value: {
-      payload: parsed.data,
+      payload: { ...parsed.data, payload: standard },
+      salt: salt ? (salt.toLowerCase() as Hex) : null,
       signature: parsed.data.payload.signature as Hex,
       authorization: {
         from: a.from as Address, to: a.to as Address, value: BigInt(a.value),
@@ -69,13 +75,14 @@ export function decodeXPayment(header: string): DecodeResult {
   };
 }
 
-export function encodeXPayment(signature: Hex, auth: Authorization, network: string = NETWORK): string {
+export function encodeXPayment(signature: Hex, auth: Authorization, network: string = NETWORK, salt?: Hex): string {
   const payload: PaymentPayloadV1 = {
     x402Version: 1,
     scheme: 'exact',
     network,
     payload: {
       signature,
+      ...(salt ? { salt } : {}),
       authorization: {
         from: auth.from, to: auth.to, value: auth.value.toString(), validAfter: auth.validAfter.toString(),
         validBefore: auth.validBefore.toString(), nonce: auth.nonce,

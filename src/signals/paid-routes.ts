@@ -8,12 +8,13 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
+import { nextCeiling } from '../entitlements/ceiling.ts';
 import { walletForReceipt } from '../entitlements/receipts.ts';
 import { parseCount, parseSince, requireCity } from '../payments/bundle.ts';
 import { PAYMENT_ERRORS } from '../payments/errors.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
 import { paymentResponseHeaders } from '../payments/routes.ts';
-import { MinSpendError, PaymentRequired, SettlementFailed } from '../payments/schemas.ts';
+import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SettlementPending } from '../payments/schemas.ts';
 import type { SignalReader } from './read-store.ts';
 import { IsocastSignalPublic } from './schemas.ts';
 
@@ -23,6 +24,9 @@ import { IsocastSignalPublic } from './schemas.ts';
  * most 100, built by joining the stored JSON without re-serialising it (and cached as bytes).
  */
 export const PAGE_SIZE = 100;
+const EXHAUSTED = 'paid signals exhausted; buy more to continue';
+/** An Authorization header that is not `Bearer <token>`: the caller meant to read, so say how. */
+export const RECEIPT_TOKEN_REQUIRED = 'receipt token required: Authorization: Bearer <receiptToken>';
 export const DEFAULT_CHALLENGE_COUNT = 20;
 
 export function paidSignalsRoutes(deps: { db: Db; plane: PaymentPlane; reader: SignalReader; sanctions: SanctionsList; isCity(slug: string): boolean }): Hono<AppEnv> {
@@ -34,25 +38,43 @@ export function paidSignalsRoutes(deps: { db: Db; plane: PaymentPlane; reader: S
     const count = parseCount(c.req.query('count'), DEFAULT_CHALLENGE_COUNT);
     const city = requireCity(c.req.query('city'), deps.isCity);
     const resource = `/v1/signals?city=${encodeURIComponent(city)}&count=${count}`;
-    const payment = c.req.header('x-payment');
+    // HEAD never moves money: its X-Payment is ignored (nothing verified, nothing settled).
+    const payment = c.req.method === 'HEAD' ? undefined : c.req.header('x-payment');
     if (payment) {
-      return deps.plane.purchase(payment, city, count, resource).then((purchase) => page(c, purchase.payer, city, since, count, resource, {
+      // A purchase whose new ceiling would still be at or below `since` buys nothing readable:
+      // refused with the exhaustion 402 before anything is verified further or settled.
+      const beforeSettle = (payer: string) => {
+        const paidThrough = entitlementOf(deps.db, payer, city)?.paidThroughSeq ?? null;
+        const latest = deps.reader.latestSeq(city);
+        if (since >= nextCeiling(paidThrough, latest, count)) throw exhausted(city, count, resource, paidThrough ?? 0, latest);
+      };
+      return deps.plane.purchase(payment, city, count, resource, { beforeSettle }).then((purchase) => page(c, purchase.payer, city, since, count, resource, {
         ...paymentResponseHeaders(purchase), ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
-      }));
+      }, true));
     }
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
-    if (!bearer) return reply(c, deps.plane.challenge(city, count, resource), 402);
+    const authorization = c.req.header('authorization');
+    if (authorization === undefined) return reply(c, deps.plane.challenge(city, count, resource), 402);
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    if (!bearer) throw new ApiError(401, RECEIPT_TOKEN_REQUIRED, {}, { 'www-authenticate': 'Bearer' });
     const wallet = walletForReceipt(deps.db, bearer);
     if (!wallet) return reply(c, deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }), 402);
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
-    return page(c, wallet, city, since, count, resource, { 'cache-control': 'no-store' });
+    return page(c, wallet, city, since, count, resource, { 'cache-control': 'no-store' }, false);
   });
 
-  function page(c: Ctx, wallet: string, city: string, since: number, count: number, resource: string, headers: Record<string, string>): Response {
+  function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
+    const { error, ...body } = deps.plane.challenge(city, count, resource, { error: EXHAUSTED, exhaustion: { paidThrough, latest } });
+    return new ApiError(402, error, body);
+  }
+
+  /** `paid`: the answer to a request that carried a payment, always 200 (possibly an empty page). */
+  function page(c: Ctx, wallet: string, city: string, since: number, count: number, resource: string, headers: Record<string, string>, paid: boolean): Response {
     const paidThrough = entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0;
     const latest = deps.reader.latestSeq(city);
-    if (since >= paidThrough) {
-      const body = deps.plane.challenge(city, count, resource, { error: 'paid signals exhausted; buy more to continue', exhaustion: { paidThrough, latest } });
+    // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
+    // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
+    if (since >= paidThrough && !paid) {
+      const body = deps.plane.challenge(city, count, resource, { error: EXHAUSTED, exhaustion: { paidThrough, latest } });
       return reply(c, body, 402, headers);
     }
     // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
@@ -83,16 +105,20 @@ export const SignalsPage = z.object({
 
 export const paidSignalsDocs: RouteDoc[] = [{
   method: 'get', path: '/v1/signals', tags: ['signals'], summary: 'Entitled signals for one city, ascending, at most 100 per page',
-  description: 'Authorization: Bearer <receipt token>, or an inline X-Payment (the subscribe flow runs first). since >= paid_through answers 402 with paid_through and latest.',
+  description: 'Authorization: Bearer <receipt token>, or an inline X-Payment (the subscribe flow runs first). Without either: 402 PaymentRequired. '
+    + 'since >= paid_through answers 402 with paid_through and latest (exhaustion); a since at or past latest but below paid_through is a 200 empty page. '
+    + 'Inline payment: if the ceiling the purchase would produce is still <= since, the exhaustion 402 comes before anything is settled; once a payment '
+    + 'settled (or is known), the answer is always 200, possibly an empty page, with X-PAYMENT-RESPONSE. HEAD ignores X-Payment: it never moves money.',
   query: SignalsQuery,
   security: [['receipt'], ['x402']],
   responses: {
-    200: { description: 'A page of signals', schema: SignalsPage, headers: { 'X-PAYMENT-RESPONSE': 'on inline payment', 'X-Receipt-Token': 'on inline payment: a bearer for later reads' } },
+    200: { description: 'A page of signals', schema: SignalsPage, headers: { 'X-PAYMENT-RESPONSE': 'on inline payment', 'X-Receipt-Token': 'on the inline payment whose settlement moved the money (issued once)' } },
     400: { description: 'since or count invalid', schema: MinSpendError },
+    401: { description: '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token)', schema: ErrorBody },
     402: { description: 'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion), or an inline-payment failure ({error, reason?})', schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]) },
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: 'unknown city', schema: ErrorBody },
-    502: { description: 'entitlement update failed after payment; refund queued', schema: ErrorBody },
-    503: { description: 'sanctions screening unavailable', schema: ErrorBody },
+    502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
+    503: { description: 'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), or sanctions screening unavailable', schema: z.union([SettlementPending, ErrorBody]) },
   },
 }];

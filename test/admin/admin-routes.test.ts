@@ -65,7 +65,7 @@ test('the data document reports revenue, payments, refunds, entitlements, delive
 
   // 20 + 2 nyc (0.10 + 0.01), 100 london (0.45), 2 paris (0.01), 500 nyc (2.00); the refunded one is not revenue.
   assert.deepEqual(data.totals, {
-    revenueMicro: 2_570_000, revenueUsd: 2.57, appliedPayments: 5, refundsQueued: 1, refundsQueuedMicro: 100_000, signals: 2, entitlements: 5,
+    revenueMicro: 2_570_000, revenueUsd: 2.57, appliedPayments: 5, refundsQueued: 1, refundsQueuedMicro: 100_000, inDoubtPayments: 0, oldestInDoubtSeconds: null, signals: 2, entitlements: 5,
   });
   assert.deepEqual(data.revenueByDay.map((r) => [r.day, r.city, r.payments, r.micro]), [
     ['2026-07-12', 'nyc', 1, 100_000],

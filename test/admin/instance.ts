@@ -84,7 +84,7 @@ export async function seededInstance(t: { after(fn: () => unknown): void }, opts
 
   // A settled payment whose entitlement could not be applied: the plane's failure path.
   const store = createPaymentStore(env.db);
-  const claim = store.claim({ payer: BUYERS.d.address.toLowerCase(), nonce: '0x' + 'd4'.repeat(32), city: 'tokyo', count: 20, amountMicro: bundlePrice(20).totalMicro, settler: 'mock', nowMs: env.clock.now() });
+  const claim = store.claim({ payer: BUYERS.d.address.toLowerCase(), nonce: '0x' + 'd4'.repeat(32), city: 'tokyo', count: 20, amountMicro: bundlePrice(20).totalMicro, settler: 'mock', nowMs: env.clock.now(), validBefore: Math.floor(env.clock.now() / 1000) + 300 });
   assert.ok(claim.claimed);
   store.markSettled(claim.id, '0x' + 'ef'.repeat(32), env.clock.now());
   assert.ok(store.queueRefund(claim.id, HOSTILE_REASON, env.clock.now()));

@@ -20,7 +20,15 @@ export const SETTLER_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7
 
 type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
-export async function startLocalChain(): Promise<{ rpcUrl: string; close(): Promise<void> }> {
+export type LocalChain = {
+  rpcUrl: string;
+  /** Direct provider access (evm_mine, evm_increaseTime, evm_setAutomine) that skips the hook. */
+  request(method: string, params?: unknown[]): Promise<unknown>;
+  close(): Promise<void>;
+};
+
+/** `beforeRequest` runs before each JSON-RPC call reaches the EVM (tests inject a competitor there). */
+export async function startLocalChain(opts: { beforeRequest?: (method: string, params: unknown[]) => Promise<void> } = {}): Promise<LocalChain> {
   const { resolveConfig } = require('hardhat/internal/core/config/config-resolution');
   const { createProvider } = require('hardhat/internal/core/providers/construction');
   // resolveConfig only needs an existing path to anchor project paths; no config file is read.
@@ -32,6 +40,7 @@ export async function startLocalChain(): Promise<{ rpcUrl: string; close(): Prom
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     const one = async (m: { id: unknown; method: string; params?: unknown[] }) => {
       try {
+        await opts.beforeRequest?.(m.method, m.params ?? []);
         return { jsonrpc: '2.0', id: m.id, result: await provider.request({ method: m.method, params: m.params ?? [] }) };
       } catch (err) {
         const e = err as { code?: number; message: string; data?: unknown };
@@ -45,6 +54,7 @@ export async function startLocalChain(): Promise<{ rpcUrl: string; close(): Prom
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     rpcUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    request: (method, params = []) => provider.request({ method, params }),
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }

@@ -32,7 +32,12 @@ export type LedgerEntry = {
   via: 'subscribe' | 'signals';
   xPayment: string;
   copiesSent: number;
-  outcome: 'pending' | 'ok' | 'refund' | 'rejected';
+  /** pending also while the server answers 503 settlement pending (in doubt): it is sent again. */
+  outcome: 'pending' | 'ok' | 'refund' | 'rejected' | 'not-charged' | 'unbought';
+  /** The server said "you were not charged" for this authorization at least once. */
+  toldNotCharged?: boolean;
+  /** 503 settlement pending answers received. */
+  inDoubtAnswers?: number;
   /** 200 answers saying the purchase was applied now (`idempotent: false`); at most one may exist. */
   freshApplications: number;
   rejection?: string;
@@ -75,7 +80,9 @@ export type Driver = {
   register(baseUrl: string, stop?: AbortSignal): Promise<void>;
 };
 
-export function createDriver(u: Upstreams, wallets: Wallet[]): Driver {
+/** allowNotCharged: a definite "not charged" is a legitimate answer (checked afterwards, not here). */
+export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCharged?: boolean } = {}): Driver {
+  const allowNotCharged = opts.allowNotCharged === true;
   const ledger: LedgerEntry[] = [];
   const byKey = new Map<string, LedgerEntry>();
   const stats: DriverStats = { requests: 0, cutOff: 0, payments: 0, sameNonceRebuys: 0, duplicateCopies: 0, reads: 0, raises: 0, registrations: 0, anomalies: [] };
@@ -91,7 +98,8 @@ export function createDriver(u: Upstreams, wallets: Wallet[]): Driver {
       const text = await res.text();
       let body: any = text;
       try { body = JSON.parse(text); } catch { /* not JSON */ }
-      if (res.status >= 500 && !(res.status === 502 && body?.refund === 'queued')) anomaly(`${init.method ?? 'GET'} ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 160)}`);
+      const expected503 = res.status === 503 && typeof body?.error === 'string' && (body.error.startsWith('settlement pending') || body.error.startsWith('server shutting down'));
+      if (res.status >= 500 && !(res.status === 502 && body?.refund === 'queued') && !expected503) anomaly(`${init.method ?? 'GET'} ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 160)}`);
       if (body && typeof body === 'object' && !Array.isArray(body) && typeof body.disclaimer !== 'string') anomaly(`${new URL(url).pathname} JSON object without disclaimer`);
       return { status: res.status, body, headers: res.headers };
     } catch {
@@ -108,6 +116,12 @@ export function createDriver(u: Upstreams, wallets: Wallet[]): Driver {
     const path = e.via === 'subscribe' ? `/v1/subscribe?city=${e.city}&count=${e.count}` : `/v1/signals?city=${e.city}&count=${e.count}`;
     const res = await call(base + path, { method: e.via === 'subscribe' ? 'POST' : 'GET', headers: { 'x-payment': e.xPayment } }, stop);
     if (!res) return;
+    if (typeof res.body?.error === 'string' && res.body.error.includes('not charged')) e.toldNotCharged = true;
+    if (res.status === 503) {
+      // In doubt, or the server is stopping: the same header is sent again later.
+      if (String(res.body?.error).startsWith('settlement pending')) e.inDoubtAnswers = (e.inDoubtAnswers ?? 0) + 1;
+      return;
+    }
     if (res.status === 200) {
       e.outcome = 'ok';
       if (e.via === 'subscribe') {
@@ -121,8 +135,12 @@ export function createDriver(u: Upstreams, wallets: Wallet[]): Driver {
     } else if (res.status === 502 && res.body?.refund === 'queued') {
       e.outcome = 'refund';
     } else if (res.status === 402 && e.via === 'signals' && res.body?.paid_through !== undefined) {
-      // Inline payment applied, but the read itself was exhausted (since >= paid_through): still paid.
-      e.outcome = 'ok';
+      // The purchase would buy nothing readable past `since`: refused before anything settled.
+      if (e.outcome === 'pending') e.outcome = 'unbought';
+    } else if (allowNotCharged && res.status === 402 && res.body?.error === 'settlement failed — you were not charged') {
+      // A definite settlement failure (the settlement-fault run injects some): the final check
+      // proves no transfer exists for it.
+      if (e.outcome === 'pending') e.outcome = 'not-charged';
     } else if (e.outcome === 'pending') {
       e.outcome = 'rejected';
       e.rejection = `${res.status} ${res.body?.error ?? ''} ${res.body?.reason ?? ''}`.trim();

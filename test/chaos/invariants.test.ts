@@ -41,3 +41,23 @@ test('the chaos checker reports a double application, a lost payment, a seq gap,
     'no chat message twice; none beyond entitlement',
   ]);
 });
+
+test('the settlement checker reports a failed payment whose transfer exists, a false "not charged" and an unapplied transfer', (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'isocast.db');
+  const db = openDb(path);
+  const [w] = makeWallets(2, 1, ['nyc']);
+  const payer = w!.account.address.toLowerCase();
+  const n1 = ('0x' + '33'.repeat(32)) as Hex;
+  const n2 = ('0x' + '44'.repeat(32)) as Hex;
+  db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at)
+    VALUES (?, ?, 'nyc', 2, 10000, 'facilitator', 'failed', 0, 0)`).run(payer, n1);
+  db.close();
+  const ledger: LedgerEntry[] = [{ payer, nonce: n1, city: 'nyc', count: 2, via: 'subscribe', xPayment: '', copiesSent: 1, outcome: 'not-charged', freshApplications: 0, toldNotCharged: true }];
+  const transfers = new Map([[`${payer}:${n1}`, { txHash: '0x' + 'aa'.repeat(32) }], [`${payer}:${n2}`, { txHash: '0x' + 'bb'.repeat(32) }]]);
+  const checks = checkInvariants({ dbPath: path, ledger, wallets: [w!], cities: new Map(), botMessages: [], transfers });
+  const failed = checks.filter((c) => !c.ok).map((c) => c.name);
+  assert.ok(failed.includes('every transfer on chain applied exactly once or refunded'));
+  assert.ok(failed.includes('no payment failed while its transfer exists'));
+  assert.ok(failed.includes('no buyer told "not charged" for a transfer that exists'));
+});

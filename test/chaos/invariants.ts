@@ -21,6 +21,8 @@ export function checkInvariants(input: {
   wallets: Wallet[];
   cities: Map<string, CityWorld>;
   botMessages: BotMessage[];
+  /** The settlement-fault run: every transfer on its fake chain, by `${payer}:${nonce}`. */
+  transfers?: Map<string, { txHash: string }>;
 }): Check[] {
   const db = new Database(input.dbPath, { readonly: true });
   try {
@@ -47,10 +49,13 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
     if (p.tx_hash !== null && p.status !== 'applied' && !(p.status === 'refund_queued' && refunds.has(p.id))) p1.push(`payment ${p.id} settled but ${p.status}`);
     if (p.status === 'claimed' || p.status === 'settled') p1.push(`payment ${p.id} left ${p.status}`);
     if (p.status === 'failed' && p.tx_hash !== null) p1.push(`payment ${p.id} failed with a tx hash`);
-    if (p.tx_hash !== null && p.tx_hash !== mockTxHash(p.payer as Address, p.nonce as Hex).toLowerCase()) p1.push(`payment ${p.id} has a foreign tx hash`);
+    const real = input.transfers ? input.transfers.get(`${p.payer}:${p.nonce}`)?.txHash ?? null : mockTxHash(p.payer as Address, p.nonce as Hex).toLowerCase();
+    if (p.tx_hash !== null && p.tx_hash !== real) p1.push(`payment ${p.id} has a foreign tx hash`);
   }
   const applied = payments.filter((p) => p.status === 'applied');
   add('settled payment -> applied once or refund queued', p1, `${payments.length} payment rows: ${applied.length} applied, ${payments.filter((p) => p.status === 'refund_queued').length} refund queued, ${payments.filter((p) => p.status === 'failed').length} failed (not charged)`);
+
+  if (input.transfers) checks.push(...settlementChecks(payments, refunds, input.transfers, input.ledger));
 
   // Driver ledger against the table.
   const byKey = new Map(payments.map((p) => [`${p.payer}|${p.nonce}`, p]));
@@ -61,6 +66,7 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
     if (e.outcome === 'ok' && row?.status !== 'applied') p2.push(`authorization answered 200 but payment is ${row?.status ?? 'missing'}`);
     if (e.outcome === 'pending') p2.push(`authorization ${e.nonce.slice(0, 10)} never answered after the final restart`);
     if (e.outcome === 'rejected') p2.push(`authorization refused: ${e.rejection}`);
+    if ((e.outcome === 'not-charged' || e.outcome === 'unbought') && row && row.status !== 'failed') p2.push(`authorization told ${e.outcome} but payment is ${row.status}`);
     if (e.freshApplications > 1) p2.push(`authorization ${e.nonce.slice(0, 10)} applied fresh ${e.freshApplications} times`);
     if (row && (row.city !== e.city || row.count !== e.count)) p2.push(`payment ${row.id} city/count differ from what was signed`);
   }
@@ -138,6 +144,54 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
   add('no chat message twice; none beyond entitlement', p6, `${signalMessages} signal messages to ${new Set(input.botMessages.map((m) => m.chatId)).size} chats; outbox ${JSON.stringify(outbox)}`);
 
   return checks;
+}
+
+/** Figures of the settlement-fault run, for the report. */
+export type SettlementFigures = { transfers: number; applied: number; refunded: number; inDoubtLeft: number; failed: number; falseNotCharged: number; inDoubtAnswers: number };
+
+export function settlementFigures(dbPath: string, transfers: Map<string, { txHash: string }>, ledger: LedgerEntry[]): SettlementFigures {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT payer, nonce, status FROM payments').all() as { payer: string; nonce: string; status: string }[];
+    const onChain = (r: { payer: string; nonce: string }) => transfers.has(`${r.payer}:${r.nonce}`);
+    return {
+      transfers: transfers.size,
+      applied: rows.filter((r) => r.status === 'applied' && onChain(r)).length,
+      refunded: rows.filter((r) => r.status === 'refund_queued' && onChain(r)).length,
+      inDoubtLeft: rows.filter((r) => r.status === 'in_doubt').length,
+      failed: rows.filter((r) => r.status === 'failed').length,
+      falseNotCharged: ledger.filter((e) => e.toldNotCharged && transfers.has(`${e.payer}:${e.nonce}`)).length,
+      inDoubtAnswers: ledger.reduce((n, e) => n + (e.inDoubtAnswers ?? 0), 0),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Issue 12's money invariants against the fake chain: every transfer applied exactly once or
+ * refunded; nothing `failed` while its transfer exists; nobody told "not charged" for a transfer
+ * that exists; nothing in doubt whose transfer the reconciler could have found.
+ */
+function settlementChecks(payments: PaymentRow[], refunds: Set<number>, transfers: Map<string, { txHash: string }>, ledger: LedgerEntry[]): Check[] {
+  const byKey = new Map(payments.map((p) => [`${p.payer}:${p.nonce}`, p]));
+  const a: string[] = [];
+  for (const [key, t] of transfers) {
+    const row = byKey.get(key);
+    if (!row) a.push(`transfer ${t.txHash.slice(0, 10)} has no payment`);
+    else if (!(row.status === 'applied' || (row.status === 'refund_queued' && refunds.has(row.id)))) a.push(`transfer ${t.txHash.slice(0, 10)}: payment ${row.id} is ${row.status}`);
+  }
+  const b = payments.filter((p) => p.status === 'failed' && transfers.has(`${p.payer}:${p.nonce}`)).map((p) => `payment ${p.id} failed but its transfer exists`);
+  const c = ledger.filter((e) => e.toldNotCharged && transfers.has(`${e.payer}:${e.nonce}`)).map((e) => `${e.payer.slice(0, 8)} told "not charged" for ${e.nonce.slice(0, 10)}, which moved money`);
+  const d = payments.filter((p) => p.status === 'in_doubt' && transfers.has(`${p.payer}:${p.nonce}`)).map((p) => `payment ${p.id} still in doubt though its transfer exists`);
+  const inDoubt = payments.filter((p) => p.status === 'in_doubt').length;
+  const told = ledger.filter((e) => e.toldNotCharged).length;
+  return [
+    { name: 'every transfer on chain applied exactly once or refunded', ok: a.length === 0, detail: a.length ? `${a.length} problem(s): ${a.slice(0, 3).join('; ')}` : `${transfers.size} transfers, each one applied (or refunded) payment` },
+    { name: 'no payment failed while its transfer exists', ok: b.length === 0, detail: b.length ? b.slice(0, 3).join('; ') : `${payments.filter((p) => p.status === 'failed').length} failed, none with a transfer` },
+    { name: 'no buyer told "not charged" for a transfer that exists', ok: c.length === 0, detail: c.length ? c.slice(0, 3).join('; ') : `${told} "not charged" answers, all true` },
+    { name: 'nothing left in doubt that the chain can resolve', ok: d.length === 0, detail: d.length ? d.slice(0, 3).join('; ') : `${inDoubt} in doubt left (unused on chain, still valid)` },
+  ];
 }
 
 export function formatTable(checks: Check[]): string {

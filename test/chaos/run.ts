@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { createDriver, makeWallets, rng, type DriverStats } from './driver.ts';
-import { checkInvariants, type Check } from './invariants.ts';
+import { checkInvariants, settlementFigures, type Check, type SettlementFigures } from './invariants.ts';
+import { startFakeChain, type FakeChain } from '../fakes/chain-rpc.ts';
+import { startFakeFacilitator, type FacilitatorMode, type FakeFacilitator } from '../fakes/facilitator.ts';
 import { startServer, type ServerProcess } from './server.ts';
 import { publishBaselines, startUpstreams, CHAOS_CITIES } from './upstreams.ts';
 
@@ -21,7 +23,19 @@ export type ChaosOptions = {
   wallets?: number;
   keepDir?: boolean;
   log?: (line: string) => void;
+  /**
+   * Live facilitator mode over a fake facilitator and a fake chain (JSON-RPC): in a share of
+   * /settle calls the facilitator transfers and then goes quiet, resets, answers 502 or
+   * success: false, or is slow enough for the kill (SIGKILL or SIGTERM) to land mid-settle.
+   */
+  settlementFaults?: boolean;
 };
+
+/** The settlement-fault mix: the share of /settle calls that behave each way. */
+export const SETTLE_FAULTS: [FacilitatorMode, number][] = [
+  ['ok', 0.40], ['slow-ok', 0.12], ['slow-then-transfer', 0.08], ['settle-then-reset', 0.10], ['settle-then-502', 0.08],
+  ['settle-then-fail', 0.08], ['no-tx-hash', 0.04], ['reset', 0.05], ['settle-fails', 0.05],
+];
 
 export type ChaosReport = {
   rounds: number;
@@ -33,6 +47,8 @@ export type ChaosReport = {
   elapsedMs: number;
   finalExit: string;
   ok: boolean;
+  /** The settlement-fault run's figures. */
+  settlement?: SettlementFigures & { settleCalls: Record<string, number> };
 };
 
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
@@ -43,13 +59,33 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'isocast-chaos-'));
   const u = await startUpstreams();
   const wallets = makeWallets(seed, opts.wallets ?? 4, CHAOS_CITIES);
-  const driver = createDriver(u, wallets);
+  const faults = opts.settlementFaults === true;
+  // A definite "not charged" is legitimate in both runs (mock: a claim cut off by the kill was
+  // never settled); the ledger and, with faults, the chain checks prove each one true.
+  const driver = createDriver(u, wallets, { allowNotCharged: true });
   const [killMin, killMax] = opts.killAfterMs ?? [300, 2_500];
-  const env = {
+  let chain: FakeChain | null = null;
+  let fac: FakeFacilitator | null = null;
+  const env: Record<string, string> = {
     PAYMENT_MODE: 'mock', FEED: 'live', WEATHER_SOURCE: 'metar', POLL_INTERVAL_MS: '250',
     GAMMA_URL: u.gamma.url, CLOB_URL: u.clob.url, METAR_URL: u.metar.url,
     MESSENGER_API_URL: u.bot.url, MESSENGER_BOT_TOKEN: u.bot.token, LOG_LEVEL: 'info',
   };
+  if (faults) {
+    chain = await startFakeChain();
+    fac = await startFakeFacilitator('ok', { chain });
+    const fr = rng(seed ^ 0x5e77);
+    fac.pickSettle = () => {
+      let x = fr();
+      for (const [mode, share] of SETTLE_FAULTS) { if ((x -= share) < 0) return mode; }
+      return 'ok';
+    };
+    fac.slowMs = () => 300 + Math.floor(fr() * 2_500);
+    Object.assign(env, {
+      PAYMENT_MODE: 'live', PAY_TO: '0x00000000000000000000000000000000000000aa', FACILITATOR_URL: fac.url, RPC_URL: chain.url,
+      USDC_ADDRESS: chain.usdc, OFAC_REQUIRED: 'false', RECONCILE_INTERVAL_MS: '1000',
+    });
+  }
   const kills: ChaosReport['kills'] = [];
   let server: ServerProcess | null = null;
   let finalExit = '';
@@ -63,11 +99,19 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       const load = driver.run(server.baseUrl, stop.signal, r);
       const afterMs = Math.round(killMin + r() * (killMax - killMin));
       await sleep(afterMs);
-      const exit = await server.kill('SIGKILL');
+      // The settlement-fault run also stops with SIGTERM mid-settle (the shutdown waits for settles).
+      const signal = faults && r() < 0.4 ? 'SIGTERM' : 'SIGKILL';
+      const exit = await server.kill(signal);
       stop.abort();
       await load;
       kills.push({ round, afterMs, exit });
-      log(`round ${String(round).padStart(2)}: killed after ${afterMs} ms (${exit}); ${driver.ledger.length} authorizations, ${driver.ledger.filter((e) => e.outcome === 'pending').length} pending`);
+      log(`round ${String(round).padStart(2)}: ${signal} after ${afterMs} ms (${exit}); ${driver.ledger.length} authorizations, ${driver.ledger.filter((e) => e.outcome === 'pending').length} pending`);
+    }
+    // Settles the faults cut off may still land (slow-then-transfer): give them time to, then
+    // let the facilitator behave so every authorization left in doubt and unused can settle.
+    if (fac) {
+      await sleep(3_000);
+      fac.pickSettle = () => 'ok';
     }
 
     // Final start: reconciliation runs before it listens; then every cut-off payment is retried.
@@ -80,16 +124,21 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     server = null;
     log(`final start: pending resolved, poller caught up, SIGTERM exit ${finalExit}`);
 
-    const checks = checkInvariants({ dbPath: join(dataDir, 'isocast.db'), ledger: driver.ledger, wallets, cities: u.cities, botMessages: u.bot.messages });
-    checks.push({ name: 'every restart came up; clean stop exits 0', ok: finalExit === '0', detail: `${opts.rounds + 1} starts, SIGTERM exit ${finalExit}` });
+    const transfers = chain ? new Map([...chain.used].map(([k, v]) => [k, { txHash: v.txHash }])) : undefined;
+    const checks = checkInvariants({ dbPath: join(dataDir, 'isocast.db'), ledger: driver.ledger, wallets, cities: u.cities, botMessages: u.bot.messages, transfers });
+    const stopsOk = kills.every((k) => k.exit === 'SIGKILL' || k.exit === '0');
+    checks.push({ name: 'every restart came up; clean stop exits 0', ok: finalExit === '0' && stopsOk, detail: `${opts.rounds + 1} starts, ${kills.filter((k) => k.exit === '0').length} SIGTERM stops mid-load exited 0, final SIGTERM exit ${finalExit}` });
+    const settlement = transfers && fac ? { ...settlementFigures(join(dataDir, 'isocast.db'), transfers, driver.ledger), settleCalls: Object.fromEntries(fac.settleOutcomes) } : undefined;
     checks.push({
       name: 'no unhandled 5xx, no bad page, every JSON object has disclaimer', ok: driver.stats.anomalies.length === 0,
       detail: driver.stats.anomalies.length === 0 ? `${driver.stats.requests} requests (${driver.stats.cutOff} cut off by kills)` : driver.stats.anomalies.slice(0, 3).join('; '),
     });
-    return { rounds: opts.rounds, seed, dataDir, kills, stats: driver.stats, checks, elapsedMs: Date.now() - started, finalExit, ok: checks.every((c) => c.ok) };
+    return { rounds: opts.rounds, seed, dataDir, kills, stats: driver.stats, checks, elapsedMs: Date.now() - started, finalExit, ok: checks.every((c) => c.ok), settlement };
   } finally {
     if (server) await server.kill('SIGKILL');
     await u.close();
+    await fac?.close();
+    await chain?.close();
     if (!opts.keepDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }

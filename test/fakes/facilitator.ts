@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keccak256, toHex } from 'viem';
 import { PaymentPayloadV1Schema, PaymentRequirementsV1Schema } from '@x402/core/schemas';
+import type { AuthorizationStatus } from '../../src/payments/settlers/settler.ts';
+import type { FakeChain } from './chain-rpc.ts';
 
 /**
  * A local x402 v1 facilitator: `POST /verify` and `POST /settle` with
@@ -15,7 +17,21 @@ export type FacilitatorMode = 'ok' | 'invalid' | 'settle-fails' | 'hang-settle' 
   /** Lies: /settle says success without a transaction hash. */
   | 'no-tx-hash'
   /** Lies: /settle says success with the same transaction hash for every payment. */
-  | 'same-tx';
+  | 'same-tx'
+  /** Transfers on its chain, then never answers /settle (the client times out). */
+  | 'settle-then-hang'
+  /** Transfers on its chain, then answers /settle with HTTP 502. */
+  | 'settle-then-502'
+  /** Transfers on its chain, then answers success: false. */
+  | 'settle-then-fail'
+  /** Transfers on its chain, then resets the connection (the client sees no answer at all). */
+  | 'settle-then-reset'
+  /** Resets the connection without transferring. */
+  | 'reset'
+  /** Transfers at once, answers success after `slowMs` (a kill can land in between). */
+  | 'slow-ok'
+  /** Waits `slowMs`, then transfers and answers: the transfer can land after the server died. */
+  | 'slow-then-transfer';
 
 export type FakeFacilitator = {
   url: string;
@@ -23,6 +39,21 @@ export type FakeFacilitator = {
   requests: { path: string; authorization: string | undefined; body: any }[];
   /** Delay before every answer (a slow facilitator). */
   delayMs: number;
+  /**
+   * Its chain: `${from}:${nonce}` (lowercase) -> the transaction that used the authorization.
+   * Written whenever this facilitator transfers (even when it then lies or goes quiet).
+   */
+  chain: Map<string, `0x${string}`>;
+  /** Chain time in unix seconds (for "unused past validBefore"). */
+  chainTime: () => number;
+  /** Picks the behaviour of each /settle call (chaos); `mode` when unset. */
+  pickSettle?: () => FacilitatorMode;
+  /** How long the slow modes hold /settle. */
+  slowMs: () => number;
+  /** Every /settle answer given, by the behaviour picked. */
+  settleOutcomes: Map<string, number>;
+  /** authorizationState as an RPC would answer it, for the settler's `status` option. */
+  status(payer: string, nonce: string, validBefore: number): Promise<AuthorizationStatus>;
   close(): Promise<void>;
 };
 
@@ -32,9 +63,16 @@ async function body(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promise<FakeFacilitator> {
+/** `chain`: transfers land on this fake chain (the one the server's RPC_URL reads) too. */
+export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: { chain?: FakeChain } = {}): Promise<FakeFacilitator> {
   const hanging = new Set<import('node:http').ServerResponse>();
-  const fake: FakeFacilitator = { url: '', mode, requests: [], delayMs: 0, close: async () => {} };
+  const fake: FakeFacilitator = {
+    url: '', mode, requests: [], delayMs: 0, chain: new Map(), settleOutcomes: new Map(), slowMs: () => 1_000, chainTime: () => Math.floor(Date.now() / 1000), close: async () => {},
+    status: async (payer, nonce, validBefore) => {
+      const tx = fake.chain.get(`${payer.toLowerCase()}:${nonce.toLowerCase()}`);
+      return tx ? { state: 'used', txHash: tx } : { state: 'unused', expired: fake.chainTime() >= validBefore };
+    },
+  };
   const server: Server = createServer(async (req, res) => {
     const text = await body(req);
     let json: any;
@@ -58,11 +96,37 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok'): Promis
       return send(200, { isValid: true, payer: auth.from });
     }
     if (req.method === 'POST' && req.url === '/settle') {
-      if (fake.mode === 'hang-settle') { hanging.add(res); return; }
-      if (fake.mode === 'no-tx-hash') return send(200, { success: true, network: reqs.data.network, payer: auth.from });
-      if (fake.mode === 'same-tx') return send(200, { success: true, transaction: '0x' + 'ee'.repeat(32), network: reqs.data.network, payer: auth.from });
-      if (fake.mode === 'settle-fails') return send(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: reqs.data.network, payer: auth.from });
-      return send(200, { success: true, transaction: keccak256(toHex(`${auth.from}:${auth.nonce}`)), network: reqs.data.network, payer: auth.from });
+      const mode = fake.pickSettle?.() ?? fake.mode;
+      fake.settleOutcomes.set(mode, (fake.settleOutcomes.get(mode) ?? 0) + 1);
+      if (mode === 'hang-settle') { hanging.add(res); return; }
+      const key = `${String(auth.from).toLowerCase()}:${String(auth.nonce).toLowerCase()}`;
+      let tx = keccak256(toHex(`${auth.from}:${auth.nonce}`));
+      if (opts.chain?.used.has(key)) fake.chain.set(key, opts.chain.used.get(key)!.txHash);
+      const transfer = () => {
+        if (fake.chain.has(key)) return;
+        if (opts.chain) tx = opts.chain.use(auth.from, auth.nonce, Number(auth.value)).txHash;
+        fake.chain.set(key, tx);
+      };
+      if (mode === 'settle-then-hang') { transfer(); hanging.add(res); return; }
+      if (mode === 'settle-then-reset') { transfer(); res.socket?.destroy(); return; }
+      if (mode === 'reset') { res.socket?.destroy(); return; }
+      if (mode === 'slow-ok' || mode === 'slow-then-transfer') {
+        if (mode === 'slow-ok') transfer();
+        hanging.add(res);
+        await new Promise((r) => setTimeout(r, fake.slowMs()));
+        hanging.delete(res);
+        transfer();
+        if (res.destroyed) return;
+        return send(200, { success: true, transaction: fake.chain.get(key), network: reqs.data.network, payer: auth.from });
+      }
+      if (mode === 'settle-then-502') { transfer(); return send(502, { error: 'bad gateway' }); }
+      if (mode === 'settle-then-fail') { transfer(); return send(200, { success: false, errorReason: 'unexpected_settle_error', transaction: '', network: reqs.data.network, payer: auth.from }); }
+      if (mode === 'no-tx-hash') { transfer(); return send(200, { success: true, network: reqs.data.network, payer: auth.from }); }
+      if (mode === 'same-tx') return send(200, { success: true, transaction: '0x' + 'ee'.repeat(32), network: reqs.data.network, payer: auth.from });
+      if (mode === 'settle-fails') return send(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: reqs.data.network, payer: auth.from });
+      if (fake.chain.has(key)) return send(200, { success: false, errorReason: 'invalid_transaction_state', transaction: '', network: reqs.data.network, payer: auth.from });
+      transfer();
+      return send(200, { success: true, transaction: tx, network: reqs.data.network, payer: auth.from });
     }
     send(404, { error: 'not found' });
   });

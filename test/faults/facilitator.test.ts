@@ -15,39 +15,57 @@ import { buy, buyerA, buyerB, over, subscribeWith } from '../payments/buy.ts';
  */
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
-async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode) {
+async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, rpc = false) {
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
-  const settler = createFacilitatorSettler({ url: fac.url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000 });
+  const settler = createFacilitatorSettler({ url: fac.url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000, ...(rpc ? { status: fac.status } : {}) });
   const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, OFAC_REQUIRED: 'false' }, deps: { settler } });
+  fac.chainTime = () => Math.floor(e.clock.now() / 1000);
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
 }
 
 const statuses = (db: ReturnType<typeof testApp>['db']) => db.prepare('SELECT status FROM payments ORDER BY id').pluck().all();
 
-for (const [mode, reason] of [
-  ['rate-limited', /^facilitator: \/verify answered HTTP 429 without a valid x402 body$/],
-  ['no-tx-hash', /^facilitator reported success without a transaction hash; retry the same payment to resolve it$/],
-] as const) {
-  test(`facilitator ${mode}: 402 not charged, nothing credited; the same authorization succeeds once it recovers`, async (t) => {
-    const { f, fac, db, clock } = await setup(t, mode);
-    const r = await buy(f, buyerA, 'nyc', 2, clock.now());
-    assert.equal(r.status, 402);
-    assert.equal(r.body.error, PAYMENT_ERRORS.settle);
-    assert.match(r.body.reason, reason);
-    assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
-    assert.deepEqual(statuses(db), [mode === 'no-tx-hash' ? 'claimed' : 'failed'], 'an unclear success stays claimed for a lookup');
+test('facilitator rate-limited: 402 not charged, nothing credited; a new authorization succeeds once it recovers', async (t) => {
+  const { f, fac, db, clock } = await setup(t, 'rate-limited');
+  const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(r.status, 402);
+  assert.equal(r.body.error, PAYMENT_ERRORS.settle);
+  assert.match(r.body.reason, /^facilitator: \/verify answered HTTP 429 without a valid x402 body$/);
+  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+  assert.deepEqual(statuses(db), ['failed']);
 
-    fac.mode = 'ok';
-    const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
-    assert.equal(again.status, 200);
-    assert.equal(again.body.idempotent, false);
-    const replay = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
-    assert.equal(replay.body.idempotent, true);
-    assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
-    assert.deepEqual(statuses(db), ['applied']);
+  fac.mode = 'ok';
+  // The refused authorization stays refused ("not charged" must stay true); the buyer pays anew.
+  assert.equal((await subscribeWith(f, r.payment.xPayment, 'nyc', 2)).status, 402);
+  const again = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(again.status, 200);
+  assert.equal(again.body.idempotent, false);
+  const replay = await subscribeWith(f, again.payment.xPayment, 'nyc', 2);
+  assert.equal(replay.body.idempotent, true);
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  assert.deepEqual(statuses(db), ['failed', 'applied']);
+});
+
+test('facilitator success without a transaction hash: in doubt (503) without a chain; with one, the chain names the transfer', async (t) => {
+  await t.test('no RPC', async (t) => {
+    const { f, db, clock } = await setup(t, 'no-tx-hash');
+    const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+    assert.equal(r.status, 503);
+    assert.equal(r.body.error, PAYMENT_ERRORS.pending);
+    assert.match(String(db.prepare('SELECT error FROM payments').pluck().get()), /^facilitator reported success without a transaction hash/);
+    assert.deepEqual(statuses(db), ['in_doubt']);
+    assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
   });
-}
+  await t.test('RPC', async (t) => {
+    const { f, fac, db, clock } = await setup(t, 'no-tx-hash', true);
+    const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+    assert.equal(r.status, 200);
+    assert.equal(r.body.txHash, fac.chain.get(`${buyerA.address.toLowerCase()}:${r.payment.nonce}`));
+    assert.deepEqual(statuses(db), ['applied']);
+    assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  });
+});
 
 test('a slow facilitator: five concurrent copies of one payment reach /settle once and credit once', async (t) => {
   const { f, fac, db, clock } = await setup(t, 'ok');
@@ -73,13 +91,14 @@ test('a facilitator that reports one transaction hash for two different payers c
   const b = await buy(f, buyerB, 'london', 20, clock.now());
   // B's authorization was not settled by that transaction (it is A's), so B is not credited, and
   // above all B must not walk away with a receipt that reads A's entitlements.
-  assert.equal(b.status, 402, JSON.stringify(b.body));
-  assert.equal(b.body.error, PAYMENT_ERRORS.settle);
+  // Whether B was charged is unknown (the facilitator lied): in doubt, never "not charged".
+  assert.equal(b.status, 503, JSON.stringify(b.body));
+  assert.equal(b.body.error, PAYMENT_ERRORS.pending);
   assert.equal(b.body.receiptToken, undefined);
   assert.equal(entitlementOf(db, buyerB.address, 'london'), null);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
   const wallets = (db.prepare('SELECT selector FROM receipts').pluck().all() as string[]).length;
   assert.equal(wallets, 1, 'only A holds a receipt');
   assert.equal(walletForReceipt(db, a.body.receiptToken), buyerA.address.toLowerCase());
-  assert.deepEqual(statuses(db), ['applied', 'failed']);
+  assert.deepEqual(statuses(db), ['applied', 'in_doubt']);
 });

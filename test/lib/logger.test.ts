@@ -25,5 +25,17 @@ test('levels below the minimum are dropped', () => {
   log.info('quiet');
   log.error('loud', { err: new Error('boom') });
   assert.equal(log.lines.length, 1);
-  assert.deepEqual(JSON.parse(log.lines[0]!).err, { name: 'Error', message: 'boom' });
+  const err = JSON.parse(log.lines[0]!).err;
+  assert.deepEqual({ name: err.name, message: err.message }, { name: 'Error', message: 'boom' });
+  assert.match(err.stack, /^Error: boom\n\s+at /, 'errors are traceable: the stack is logged');
+});
+
+test('error logs carry the cause chain, redacted like everything else', () => {
+  const log = memoryLogger();
+  const root = new Error('connect ECONNREFUSED; Bearer isr_AAAAAAAAAAAAAAAAAAAA');
+  log.error('failed', { err: new Error('settle failed', { cause: root }) });
+  const err = JSON.parse(log.lines[0]!).err;
+  assert.equal(err.cause.message, 'connect ECONNREFUSED; [redacted]');
+  assert.ok(!log.lines[0]!.includes('isr_AAAA'));
+  assert.ok(err.cause.stack.startsWith('Error: connect ECONNREFUSED; [redacted]'));
 });

@@ -61,7 +61,9 @@ test('credentials in RPC_URL reach the node as Basic auth', async (t) => {
     return Response.json({ jsonrpc: '2.0', id, result: '0x' + '0'.repeat(64) });
   });
   const lookup = createAuthorizationLookup({ rpcUrl: rpc.replace('http://', 'http://node:s3cret@'), usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as Address });
-  assert.deepEqual(await lookup.usedBy(('0x' + '11'.repeat(20)) as Address, ('0x' + '22'.repeat(32)) as Hex), { found: null });
+  // The fake node answers every call with a zero word, so the lookup cannot conclude; what matters
+  // here is the header the node received.
+  await lookup.status(('0x' + '11'.repeat(20)) as Address, ('0x' + '22'.repeat(32)) as Hex, 0);
   assert.equal(auth, `Basic ${Buffer.from('node:s3cret').toString('base64')}`);
 });
 

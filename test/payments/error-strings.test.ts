@@ -13,5 +13,7 @@ test('payment error strings are exactly the spec section 7 texts', () => {
     entitlement: 'entitlement update failed after payment',
     count: 'count must be an integer of at least 2',
     minSpend: 'minimum spend is 0.01 USDC',
+    // Issue 12: the in-doubt answer (503), never "not charged" while money may have moved.
+    pending: 'settlement pending — retry the same X-Payment; you will not be charged twice',
   });
 });

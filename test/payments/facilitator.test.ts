@@ -9,13 +9,14 @@ import { buy, buyerA, over, subscribeWith } from './buy.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
-type Lookup = NonNullable<Parameters<typeof createFacilitatorSettler>[0]['lookup']>;
-
-async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, timeouts: { verifyTimeoutMs: number; settleTimeoutMs: number; lookup?: Lookup } = { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000 }) {
+async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, timeouts: { verifyTimeoutMs: number; settleTimeoutMs: number; rpc?: boolean } = { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000 }) {
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
-  const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...timeouts });
+  const { rpc, ...ms } = timeouts;
+  // rpc: the settler asks the facilitator's fake chain, as it asks USDC over RPC_URL in live mode.
+  const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...ms, ...(rpc ? { status: fac.status } : {}) });
   const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, FACILITATOR_AUTH: 'Bearer fac-secret-123', OFAC_REQUIRED: 'false' }, deps: { settler } });
+  fac.chainTime = () => Math.floor(e.clock.now() / 1000);
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
 }
 
@@ -31,6 +32,9 @@ test('facilitator success: /verify then /settle in the x402 v1 wire format, with
     assert.equal(q.body.paymentRequirements.payTo, PAY_TO);
     assert.equal(q.body.paymentRequirements.resource, 'http://127.0.0.1:8402/v1/subscribe?city=nyc&count=20');
     assert.deepEqual(q.body.paymentPayload.payload.authorization.nonce, r.payment.nonce);
+    // Nothing a facilitator does not expect: no echoed salt, no binding in the requirements.
+    assert.deepEqual(Object.keys(q.body.paymentPayload.payload).sort(), ['authorization', 'signature']);
+    assert.deepEqual(q.body.paymentRequirements.extra, { name: 'USD Coin', version: '2' });
   }
   assert.match(r.body.txHash, /^0x[0-9a-f]{64}$/);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
@@ -61,52 +65,100 @@ test('facilitator refusals and errors become 402 settlement failed with a reason
   }
 });
 
-test('a hanging facilitator is cut off by the timeout and answered 402, for verify and for settle', async (t) => {
+test('a hanging facilitator: a quiet /verify is not charged (402); a quiet /settle is in doubt (503), never "not charged"', async (t) => {
   for (const mode of ['hang-verify', 'hang-settle'] as const) {
     await t.test(mode, async (t) => {
       const { f, db, clock } = await setup(t, mode, { verifyTimeoutMs: 150, settleTimeoutMs: 150 });
       const r = await buy(f, buyerA, 'nyc', 2, clock.now());
-      assert.equal(r.status, 402);
-      assert.equal(r.body.error, PAYMENT_ERRORS.settle);
-      assert.equal(r.body.reason, mode === 'hang-verify'
-        ? 'facilitator: timed out after 150 ms'
-        : 'facilitator /settle gave no clear answer (timed out after 150 ms); retry the same payment to resolve it');
       assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
-      // A quiet /settle may have moved money, so its claim stays open for a lookup; a refused
-      // /verify moved nothing.
-      assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), [mode === 'hang-verify' ? 'failed' : 'claimed']);
+      if (mode === 'hang-verify') {
+        assert.equal(r.status, 402);
+        assert.equal(r.body.error, PAYMENT_ERRORS.settle);
+        assert.equal(r.body.reason, 'facilitator: timed out after 150 ms');
+        assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['failed']);
+        return;
+      }
+      assert.equal(r.status, 503);
+      assert.equal(r.body.error, PAYMENT_ERRORS.pending);
+      assert.equal(r.body.retryAfterSeconds, 30);
+      assert.equal(r.res.headers.get('retry-after'), '30');
+      assert.ok(!JSON.stringify(r.body).includes('not charged'));
+      assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['in_doubt']);
+      // Without a chain to ask, a retry cannot resolve it: still pending, nothing settled blindly.
+      const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+      assert.equal(again.status, 503);
     });
   }
 });
 
-test('a /settle that timed out but landed on chain is found by the RPC lookup on retry and credited once', async (t) => {
-  const landed = new Map<string, `0x${string}`>();
-  const lookup: Lookup = async (payer, nonce) => {
-    const tx = landed.get(`${payer.toLowerCase()}:${nonce}`);
-    return tx ? { found: tx } : { found: null };
-  };
-  const { f, fac, db, clock } = await setup(t, 'hang-settle', { verifyTimeoutMs: 2_000, settleTimeoutMs: 150, lookup });
+test('a /settle that transferred and then timed out, failed or answered 502: the chain finds it, credited once, no token on the retry', async (t) => {
+  for (const mode of ['settle-then-hang', 'settle-then-502', 'settle-then-fail'] as const) {
+    await t.test(mode, async (t) => {
+      const { f, fac, db, clock } = await setup(t, mode, { verifyTimeoutMs: 2_000, settleTimeoutMs: 150, rpc: true });
+      const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+      // The chain says used right after the call: credited in the same request.
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.txHash, fac.chain.get(`${buyerA.address.toLowerCase()}:${r.payment.nonce}`));
+      assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+      fac.mode = 'settle-fails';
+      const replay = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+      assert.equal(replay.body.idempotent, true);
+      assert.equal(replay.body.receiptToken, undefined);
+      assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 1);
+      assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+    });
+  }
+});
+
+test('in doubt, then the transfer lands: the retry of the same header is credited once without a second settle', async (t) => {
+  const { f, fac, db, clock } = await setup(t, 'hang-settle', { verifyTimeoutMs: 2_000, settleTimeoutMs: 150, rpc: true });
   const r = await buy(f, buyerA, 'nyc', 2, clock.now());
-  assert.equal(r.status, 402);
-  // The facilitator did submit it: the chain now shows the authorization used.
-  landed.set(`${buyerA.address.toLowerCase()}:${r.payment.nonce}`, `0x${'ab'.repeat(32)}`);
+  assert.equal(r.status, 503);
+  // The facilitator's transaction lands later: the chain now shows the authorization used.
+  fac.chain.set(`${buyerA.address.toLowerCase()}:${r.payment.nonce}`, `0x${'ab'.repeat(32)}`);
   fac.mode = 'settle-fails';
   const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
   assert.equal(again.status, 200);
   assert.equal(again.body.txHash, `0x${'ab'.repeat(32)}`);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  assert.equal(again.body.receiptToken, undefined, 'a resolved doubt mints no token: POST /v1/receipts does');
+  assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 1);
   const replay = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
   assert.equal(replay.body.idempotent, true);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
 });
 
-test('after a failed facilitator settlement the same payment can be retried and succeeds once', async (t) => {
+test('in doubt and still unused on chain: the same authorization is settled again on retry; expired unused: not charged', async (t) => {
+  const { f, fac, db, clock } = await setup(t, 'hang-settle', { verifyTimeoutMs: 2_000, settleTimeoutMs: 150, rpc: true });
+  const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(r.status, 503);
+  fac.mode = 'ok';
+  const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
+  assert.equal(again.status, 200);
+  assert.equal(again.body.idempotent, false);
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+
+  fac.mode = 'hang-settle';
+  const other = await buy(f, buyerA, 'miami', 2, clock.now());
+  assert.equal(other.status, 503);
+  clock.advance(301_000);
+  const late = await subscribeWith(f, other.payment.xPayment, 'miami', 2);
+  assert.equal(late.status, 402);
+  assert.equal(late.body.error, PAYMENT_ERRORS.settle);
+  assert.match(late.body.reason, /expired unused on chain/);
+  assert.equal(entitlementOf(db, buyerA.address, 'miami'), null);
+});
+
+test('after a definite facilitator failure the same authorization is never settled again ("not charged" stays true); a new one buys', async (t) => {
   const { f, fac, db, clock } = await setup(t, 'settle-fails');
   const r = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(r.status, 402);
   fac.mode = 'ok';
   const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
-  assert.equal(again.status, 200);
-  assert.equal(again.body.idempotent, false);
+  assert.equal(again.status, 402);
+  assert.equal(again.body.error, PAYMENT_ERRORS.settle);
+  assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 1);
+  const fresh = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(fresh.status, 200);
+  assert.equal(fresh.body.idempotent, false);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
 });

@@ -229,8 +229,12 @@ test('screening required but no list loaded: 503 and nothing settled', async (t)
 test('checks run in the spec order: verify before sanctions before binding', async (t) => {
   const { f, now } = await setup(t, { OFAC_EXTRA: buyerA.address });
   const forChicago = await signFor(f, buyerA, 'chicago', 2, now());
-  // Sanctioned AND mis-bound: the sanctions screen answers first.
-  assert.equal((await subscribeWith(f, forChicago.xPayment, 'nyc', 2)).status, 403);
+  // An echoed salt issued for another bundle fails its tag before any signature recovery
+  // (issue 12 item 10): the binding mismatch comes first even for a sanctioned payer.
+  assert.equal((await subscribeWith(f, forChicago.xPayment, 'nyc', 2)).body.error, PAYMENT_ERRORS.binding);
+  // Sanctioned AND mis-bound by the nonce alone (no salt echoed): the sanctions screen answers first.
+  const windowBound = tamper(forChicago.xPayment, (j) => { delete j.payload.salt; });
+  assert.equal((await subscribeWith(f, windowBound, 'nyc', 2)).status, 403);
   // Sanctioned AND unverifiable: verification answers first.
   const broken = tamper(forChicago.xPayment, (j) => { j.payload.authorization.value = '1'; });
   assert.equal((await subscribeWith(f, broken, 'nyc', 2)).body.error, PAYMENT_ERRORS.verify);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpRequest } from '../../lib/http-client.ts';
-import type { SettleRequest, SettlementLookup, Settler } from './settler.ts';
+import type { AuthorizationStatus, SettleOutcome, SettleRequest, Settler } from './settler.ts';
 
 /**
  * An x402 v1 facilitator: `POST /verify` then `POST /settle`, each with
@@ -33,17 +33,23 @@ export type FacilitatorOptions = {
   verifyTimeoutMs?: number;
   settleTimeoutMs?: number;
   /**
-   * On-chain lookup of (payer, nonce) (set when RPC_URL is configured). Without it a facilitator
-   * cannot say whether a `/settle` that timed out moved the money.
+   * The token's own answer about (payer, nonce) over RPC_URL (live mode always has one). Without
+   * it a `/settle` that went quiet stays in doubt: nothing else can say whether money moved.
    */
-  lookup?: (payer: Hex, nonce: Hex) => Promise<SettlementLookup>;
+  status?: (payer: Address, nonce: Hex, validBefore: number) => Promise<AuthorizationStatus>;
 };
 
+export const VERIFY_TIMEOUT_MS = 10_000;
+export const SETTLE_TIMEOUT_MS = 30_000;
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const headers: Record<string, string> = opts.auth ? { authorization: opts.auth } : {};
   const base = opts.url.replace(/\/+$/, '');
+  const verifyTimeoutMs = opts.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS;
+  const settleTimeoutMs = opts.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
+  const status = async (payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus> =>
+    (opts.status ? opts.status(payer, nonce, validBefore) : { state: 'unknown', reason: 'no RPC_URL to ask the token contract' });
 
   async function call<T>(path: '/verify' | '/settle', req: SettleRequest, schema: z.ZodType<T>, timeoutMs: number): Promise<T> {
     const body = { x402Version: 1, paymentPayload: req.payload, paymentRequirements: req.requirements };
@@ -54,37 +60,47 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
     throw new UpstreamError('facilitator', `${path} answered HTTP ${res.status} without a valid x402 body`, { httpStatus: res.status });
   }
 
+  /**
+   * After /settle was called and did not clearly succeed, the token contract decides. `refused`:
+   * the facilitator answered success: false; with no transaction submitted and the chain agreeing
+   * (or no chain to ask) that is its definite word that nothing moved. A transaction it submitted
+   * that reverted is public calldata that can still land before validBefore: in doubt.
+   */
+  async function decide(req: SettleRequest, reason: string, submitted: Hex | null, refused: boolean): Promise<SettleOutcome> {
+    const st = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
+    if (st.state === 'used') return { ok: true, txHash: st.txHash };
+    if (refused && !submitted && (st.state === 'unused' || !opts.status)) return { ok: false, inDoubt: false, reason };
+    return { ok: false, inDoubt: true, reason: st.state === 'unknown' ? `${reason}; ${st.reason}` : reason, ...(submitted ? { txHash: submitted } : {}) };
+  }
+
   return {
     kind: 'facilitator',
+    maxSettleMs: verifyTimeoutMs + settleTimeoutMs + 15_000,
     async settle(req) {
       // A retry of a payment whose earlier /settle went quiet: the chain knows if it landed.
-      if (opts.lookup) {
-        try {
-          const earlier = await opts.lookup(req.payer, req.authorization.nonce);
-          if ('found' in earlier && earlier.found) return { ok: true, txHash: earlier.found, alreadySettled: true };
-        } catch {
-          // The RPC being down must not block settlement; the facilitator checks the nonce too.
-        }
-      }
+      const earlier = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
+      if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
+      if (earlier.state === 'unused' && earlier.expired) return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       try {
-        const v = await call('/verify', req, VerifyResponse, opts.verifyTimeoutMs ?? 10_000);
-        if (!v.isValid) return { ok: false, reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}` };
+        const v = await call('/verify', req, VerifyResponse, verifyTimeoutMs);
+        if (!v.isValid) return { ok: false, inDoubt: false, reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}` };
       } catch (err) {
-        return { ok: false, reason: `facilitator: ${(err as Error).message}` };
+        // /verify moves no money: a failed verify charged nobody.
+        return { ok: false, inDoubt: false, reason: `facilitator: ${(err as Error).message}` };
       }
       let s: z.infer<typeof SettleResponse>;
       try {
-        s = await call('/settle', req, SettleResponse, opts.settleTimeoutMs ?? 30_000);
+        s = await call('/settle', req, SettleResponse, settleTimeoutMs);
       } catch (err) {
         // The request reached /settle and no clear answer came back: the transfer may have been
-        // submitted. The claim stays open so a retry (or the next start) looks it up instead of
-        // reporting a possibly-charged payer as not charged and forgetting them.
-        return { ok: false, inDoubt: true, reason: `facilitator /settle gave no clear answer (${(err as Error).message}); retry the same payment to resolve it` };
+        // submitted. In doubt until the token contract says otherwise.
+        return decide(req, `facilitator /settle gave no clear answer (${(err as Error).message})`, null, false);
       }
-      if (!s.success) return { ok: false, reason: `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}` };
-      if (!s.transaction || !TX_HASH.test(s.transaction)) return { ok: false, inDoubt: true, reason: 'facilitator reported success without a transaction hash; retry the same payment to resolve it' };
-      return { ok: true, txHash: s.transaction.toLowerCase() as Hex };
+      const tx = s.transaction && TX_HASH.test(s.transaction) ? (s.transaction.toLowerCase() as Hex) : null;
+      if (!s.success) return decide(req, `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}`, tx, true);
+      if (!tx) return decide(req, 'facilitator reported success without a transaction hash', null, false);
+      return { ok: true, txHash: tx };
     },
-    lookup: async (payer, nonce) => (opts.lookup ? opts.lookup(payer, nonce) : { unknown: true }),
+    status,
   };
 }

@@ -12,8 +12,10 @@ export function settlerFromConfig(config: Config): Settler {
   if (config.SETTLEMENT === 'chain') {
     return createChainSettler({ rpcUrl: config.RPC_URL!, privateKey: config.SETTLER_PRIVATE_KEY as Hex, usdc: config.USDC_ADDRESS as Address });
   }
-  const lookup = config.RPC_URL ? createAuthorizationLookup({ rpcUrl: config.RPC_URL, usdc: config.USDC_ADDRESS as Address }).usedBy : undefined;
-  return createFacilitatorSettler({ url: config.FACILITATOR_URL!, auth: config.FACILITATOR_AUTH, lookup });
+  // Live mode always has RPC_URL (config.ts defaults it): the only definite answer to a /settle
+  // that went quiet is the token's authorizationState.
+  const status = config.RPC_URL ? createAuthorizationLookup({ rpcUrl: config.RPC_URL, usdc: config.USDC_ADDRESS as Address }).status : undefined;
+  return createFacilitatorSettler({ url: config.FACILITATOR_URL!, auth: config.FACILITATOR_AUTH, status });
 }
 
 /** Live mode with RPC_URL: smart-wallet signatures (ERC-1271, ERC-6492) verify through the chain. */

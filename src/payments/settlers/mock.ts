@@ -12,8 +12,9 @@ export function mockTxHash(payer: Address, nonce: Hex): Hex {
 export function createMockSettler(): Settler {
   return {
     kind: 'mock',
+    maxSettleMs: 0,
     settle: async (req) => ({ ok: true, txHash: mockTxHash(req.payer, req.authorization.nonce) }),
-    // Nothing was ever submitted anywhere, so an interrupted mock settle charged nobody.
-    lookup: async () => ({ found: null }),
+    // Nothing is ever submitted anywhere, so an interrupted mock settle charged nobody, for certain.
+    status: async () => ({ state: 'unused', expired: true }),
   };
 }

@@ -11,7 +11,7 @@ export type SettleRequest = {
   payer: Address;
   authorization: Authorization;
   signature: Hex;
-  /** The client's PaymentPayload as received, for settlers that forward it. */
+  /** The client's PaymentPayload as received, minus anything a facilitator does not expect. */
   payload: PaymentPayloadV1;
   /** Standard x402 v1 PaymentRequirements the payload answers. */
   requirements: PaymentRequirementsV1;
@@ -30,16 +30,33 @@ export type PaymentRequirementsV1 = {
   extra: Record<string, unknown>;
 };
 
+/**
+ * `ok` with the transaction that moved the money (null only when the chain says the nonce is
+ * used but the transaction could not be named); `alreadySettled` when the transfer was found
+ * rather than made by this call. A failure is `inDoubt` unless the settler knows for certain that
+ * no transfer happened and none can happen from this call: only then may a buyer be told "not
+ * charged".
+ */
 export type SettleOutcome =
-  | { ok: true; txHash: Hex; alreadySettled?: boolean }
-  /** inDoubt: the transfer may still land (sent, not confirmed); the claim stays open. */
-  | { ok: false; reason: string; inDoubt?: boolean };
+  | { ok: true; txHash: Hex | null; alreadySettled?: boolean }
+  | { ok: false; reason: string; inDoubt: boolean; txHash?: Hex };
 
-/** What a settler can tell about an authorization whose settle call was interrupted. */
-export type SettlementLookup = { found: Hex } | { found: null } | { unknown: true };
+/**
+ * What the token contract says about (payer, nonce), read at one block: `used` (money moved, by
+ * `txHash` when its AuthorizationUsed log was found), `unused` with `expired` when that block's
+ * time is at or past validBefore (so no later block can include it: truly not charged), or
+ * `unknown` when nothing definitive could be learned.
+ */
+export type AuthorizationStatus =
+  | { state: 'used'; txHash: Hex | null }
+  | { state: 'unused'; expired: boolean }
+  | { state: 'unknown'; reason: string };
 
 export type Settler = {
   readonly kind: 'mock' | 'facilitator' | 'chain';
   settle(req: SettleRequest): Promise<SettleOutcome>;
-  lookup(payer: Address, nonce: Hex): Promise<SettlementLookup>;
+  /** validBefore in unix seconds. Never throws: a failure is `unknown`. */
+  status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus>;
+  /** The longest one settle() can take (its own timeouts summed): the shutdown deadline exceeds it. */
+  readonly maxSettleMs: number;
 };
