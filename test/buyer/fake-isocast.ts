@@ -62,6 +62,12 @@ export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void
       city, count, resource: `${fake.url}${resource}`, payTo: FAKE_PAY_TO as Address, usdc: BASE_USDC as Address,
       secret: Buffer.alloc(32, 7), nowSeconds: Math.floor(now() / 1000), termsUrl: `${fake.url}/terms.txt`, mode: 'live',
     })));
+    if (!o.saltEcho) {
+      // An older server: one window salt per (city, count, minute) and no echo asked for.
+      const { saltEcho: _echo, windowSalt, ...old } = body.extra.binding;
+      body.extra.binding = { ...old, salt: windowSalt };
+      body.accepts[0].extra.binding = body.extra.binding;
+    }
     if (o.saltEcho) {
       // A fresh salt per challenge, remembered so the echo can be checked.
       const salt = `0x${(++saltSeq).toString(16).padStart(64, '0')}` as Hex;

@@ -53,7 +53,7 @@ async function setupChain(t: Parameters<typeof testApp>[0], hook?: (method: stri
 }
 
 async function appWith(t: Parameters<typeof testApp>[0], c: Env, env: Record<string, string>, settler?: Settler) {
-  const e = testApp(t, { nowMs: Date.now(), env: { PAYMENT_MODE: 'live', RPC_URL: c.chain.rpcUrl, USDC_ADDRESS: c.usdc, PAY_TO, OFAC_REQUIRED: 'false', ...env } });
+  const e = testApp(t, { nowMs: Date.now(), env: { PAYMENT_MODE: 'live', FEED: 'live', RPC_URL: c.chain.rpcUrl, USDC_ADDRESS: c.usdc, PAY_TO, OFAC_REQUIRED: 'false', ...env } });
   const deps = { ...e.deps, settler: settler ?? settlerFromConfig(e.config) };
   const { createApp } = await import('../../src/app.ts');
   const plane = paymentPlaneFor(deps);
@@ -75,7 +75,7 @@ test('a competitor uses the same authorization first: our submission reverts, th
   });
   const { e, f } = await appWith(t, c, { SETTLEMENT: 'chain', SETTLER_PRIVATE_KEY: SETTLER_KEY });
   const { signFor } = await import('../payments/buy.ts');
-  const p = await signFor(f, buyerA, 'nyc', 20, e.clock.now());
+  const p = await signFor(f, buyerA, 'nyc', 20, e.clock.now(), { expect: { usdc: c.usdc } });
   pending = p.xPayment;
   const r = await subscribeWith(f, p.xPayment, 'nyc', 20);
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -127,7 +127,7 @@ test('a facilitator that submits on chain and then times out: in doubt (503), th
   const status = createAuthorizationLookup({ rpcUrl: c.chain.rpcUrl, usdc: c.usdc }).status;
   const settler = createFacilitatorSettler({ url, settleTimeoutMs: 1_500, status });
   const { e, f, reconcile } = await appWith(t, c, { SETTLEMENT: 'facilitator', FACILITATOR_URL: url }, settler);
-  const r = await buy(f, buyerA, 'nyc', 20, e.clock.now());
+  const r = await buy(f, buyerA, 'nyc', 20, e.clock.now(), { expect: { usdc: c.usdc } });
   assert.equal(r.status, 503, JSON.stringify(r.body));
   assert.equal(r.body.error, PAYMENT_ERRORS.pending);
   assert.ok(r.res.headers.get('retry-after'));
@@ -156,7 +156,7 @@ test('an authorization that never landed: in doubt while it could still land, fa
   const status = createAuthorizationLookup({ rpcUrl: c.chain.rpcUrl, usdc: c.usdc }).status;
   const settler = createFacilitatorSettler({ url, settleTimeoutMs: 300, status });
   const { e, f, reconcile } = await appWith(t, c, { SETTLEMENT: 'facilitator', FACILITATOR_URL: url }, settler);
-  const r = await buy(f, buyerA, 'nyc', 20, e.clock.now());
+  const r = await buy(f, buyerA, 'nyc', 20, e.clock.now(), { expect: { usdc: c.usdc } });
   assert.equal(r.status, 503);
   assert.deepEqual(await reconcile(), { applied: 0, refunded: 0, failed: 0, pending: 1 });
   assert.equal(e.db.prepare('SELECT status FROM payments').pluck().get(), 'in_doubt');

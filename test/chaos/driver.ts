@@ -169,7 +169,9 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
       ? await call(`${base}/v1/subscribe?city=${city}&count=${count}`, { method: 'POST' }, stop)
       : await call(`${base}/v1/signals?city=${city}&count=${count}`, {}, stop);
     if (!ask || ask.status !== 402) return;
-    const p = await payFor402(ask.body, w.account);
+    // The settlement-fault runs use a fake chain with its own USDC deployment: named explicitly,
+    // as a buyer would, so the client's asset check still runs.
+    const p = await payFor402(ask.body, w.account, { expect: { city, count, usdc: ask.body?.accepts?.[0]?.asset } });
     // Same payer, city and count within one salt window give the same nonce: one authorization
     // as far as the chain (and the server) is concerned, so one ledger entry.
     const key = `${p.payer.toLowerCase()}|${p.nonce}`;

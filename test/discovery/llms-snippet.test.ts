@@ -16,7 +16,8 @@ test('the /llms-full.txt TypeScript snippet buys, reads and recovers a receipt a
   const server = await startServer({ dataDir: tempDir(t), env: { PAYMENT_MODE: 'mock', FEED: 'sim', LOG_LEVEL: 'warn' } });
   t.after(() => server.kill('SIGTERM'));
   const full = await (await fetch(`${server.baseUrl}/llms-full.txt`)).text();
-  const code = /```ts\n([\s\S]*?)```/.exec(full)?.[1];
+  // The raw-HTTP snippet (the one that also recovers a receipt); the @x402/fetch one is tested in test/buyer.
+  const code = [...full.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).find((c) => /\brecovered\b/.test(c));
   assert.ok(code, 'a ts code block');
   // Inside the repository so `viem` resolves from its node_modules.
   const dir = mkdtempSync(join(ROOT, '.llms-snippet-'));

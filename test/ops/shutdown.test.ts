@@ -76,12 +76,14 @@ test('SIGTERM to a real server during a slow settle: the purchase completes, new
     dataDir,
     env: {
       PAYMENT_MODE: 'live', PAY_TO: '0x00000000000000000000000000000000000000aa', FACILITATOR_URL: fac.url, RPC_URL: chain.url,
-      USDC_ADDRESS: chain.usdc, OFAC_REQUIRED: 'false', FEED: 'sim', SIM_SPEED: '1', LOG_LEVEL: 'info',
+      USDC_ADDRESS: chain.usdc, OFAC_REQUIRED: 'false', LOG_LEVEL: 'info',
+      // Live payments refuse the simulated feed; the live feed points at a closed local port.
+      FEED: 'live', GAMMA_URL: 'http://127.0.0.1:9', CLOB_URL: 'http://127.0.0.1:9', METAR_URL: 'http://127.0.0.1:9', POLL_INTERVAL_MS: '3600000',
     },
   });
   t.after(() => server.kill('SIGKILL'));
   const f = over(server.baseUrl);
-  const p = await signFor(f, buyerA, 'nyc', 20, Date.now());
+  const p = await signFor(f, buyerA, 'nyc', 20, Date.now(), { expect: { usdc: chain.usdc } });
   // The facilitator holds /settle for 1.5 s: SIGTERM arrives in the middle of it.
   fac.delayMs = 1_500;
   const purchase = f(`/v1/subscribe?city=nyc&count=20`, { method: 'POST', headers: { 'x-payment': p.xPayment, connection: 'close' } });
