@@ -8,7 +8,7 @@ import { UpstreamError } from '../lib/errors.ts';
 import { dailyHighReport } from '../buckets/daily-high.ts';
 import type { Observation } from '../buckets/daily-high.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
-import { saveReading, storeSignal, type OddsSample } from '../signals/store.ts';
+import { saveReading, storeSignal } from '../signals/store.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
