@@ -17,7 +17,7 @@
  *
  * node scripts/bench/latency.ts '{"publications":30,"down":5,"gapMs":1500}'  (prints one JSON line)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -60,9 +60,11 @@ const gap = () => Math.min(6 * GAP_MS, -Math.log(1 - Math.random()) * GAP_MS);
 const dir = mkdtempSync(join(tmpdir(), 'isocast-bench-latency-'));
 const [gamma, clob, metar, bot] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar(), startFakeBotApi()]);
 const t0 = Date.now();
-// Cities with a METAR station whose local day does not end during the run (a new day's first
+// Cities with a METAR station whose local day neither ended just before the run (the baseline and
+// the reports, up to REPORT_LAG_MS old, must fall inside it) nor ends during it (a new day's first
 // report is a baseline and rightly emits nothing).
-const cities = createCatalog().active.filter((c) => c.station && localDate(c.timezone, t0) === localDate(c.timezone, t0 + 15 * 60_000));
+const sameDay = (c: CityRecord) => localDate(c.timezone, t0 - REPORT_LAG_MS - 60_000) === localDate(c.timezone, t0 + 15 * 60_000);
+const cities = createCatalog().active.filter((c) => c.station && sameDay(c));
 for (const c of cities) {
   const today = localDate(c.timezone, t0);
   for (const date of [today, addDays(today, 1)]) {
@@ -70,7 +72,7 @@ for (const c of cities) {
     gamma.put(ev);
     labels(c).forEach((l, i) => { const t = tokensOf(ev, l); clob.quote(t.yes, t.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000); });
   }
-  metar.addReport(c.station!, { atMs: t0 - 30 * 60_000, tempC: toC(c, FIRST(c)) });
+  metar.addReport(c.station!, { atMs: t0 - REPORT_LAG_MS - 30_000, tempC: toC(c, FIRST(c)) });
 }
 const dbPath = join(dir, 'isocast.db');
 const seeded = openDb(dbPath);
@@ -89,9 +91,12 @@ const server = await spawnServer(NODE, [join(ROOT, 'src', 'main.ts'), 'serve'], 
 const db = new Database(dbPath, { readonly: true, fileMustExist: true });
 try {
   // Baselines: every city has its day state before the first publication.
-  const states = db.prepare('SELECT count(*) FROM day_state').pluck();
-  for (const until = Date.now() + 30_000; (states.get() as number) < cities.length; await sleep(100)) {
-    if (Date.now() > until) throw new Error(`baselines: ${states.get()} of ${cities.length} cities after 30 s`);
+  const states = db.prepare('SELECT city FROM day_state').pluck();
+  for (const until = Date.now() + 30_000; states.all().length < cities.length; await sleep(100)) {
+    if (Date.now() > until) {
+      const have = new Set(states.all() as string[]);
+      throw new Error(`no baseline after 30 s for ${cities.filter((c) => !have.has(c.slug)).map((c) => c.slug).join(', ')}; server log:\n${readFileSync(join(dir, 'server.log'), 'utf8').slice(-1500)}`);
+    }
   }
   const steadyFrom = Date.now();
   const level = new Map(cities.map((c) => [c.slug, FIRST(c)]));
