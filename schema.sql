@@ -13,6 +13,7 @@ CREATE TABLE signals (
   observed_at TEXT    NOT NULL,
   payload     TEXT    NOT NULL,
   created_at  INTEGER NOT NULL,
+  reported_at TEXT,
   PRIMARY KEY (city, seq),
   UNIQUE (city, target_date, new_bucket)
 ) WITHOUT ROWID;

@@ -10,6 +10,9 @@
  *              time over 37, 370 and 3,700 synthetic cities (scripts/bench/poller.ts);
  *   peer       paid requests (live mode, facilitator) against the reference @x402/hono stack,
  *              same fake facilitator (scripts/bench/peer.ts); signature recovery alone, WASM vs viem;
+ *   latency    from publication at the DEFAULT live cadence: a real server in FEED=live against the
+ *              fakes, publication -> committed -> bot, the odds hold-back with the CLOB down, and
+ *              the upstream calls per hour (scripts/bench/latency.ts; `--only latency` alone);
  *   binary     spawn-to-first-200 and RSS idle and under the read load, next to the ceiling process;
  *              start-up against a Node 24 hello-world SEA built the same way (scripts/bench/startup.ts).
  *
@@ -41,6 +44,12 @@ const BUY_COUNT = 2000;
 const BINARY_STARTS = QUICK ? 3 : 5;
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const LATENCY = join(ROOT, 'scripts', 'bench', 'latency.ts');
+const latencyInput = { publications: QUICK ? 12 : 30, down: QUICK ? 3 : 5, gapMs: 1_500 };
+if (ONLY === 'latency') {
+  process.stdout.write(JSON.stringify(await runJson<object>(LATENCY, latencyInput)) + '\n');
+  process.exit(0);
+}
 const started = Date.now();
 const RUN = join(ROOT, 'bench', 'tmp', `run-${started}`);
 mkdirSync(RUN, { recursive: true });
@@ -136,6 +145,8 @@ try {
 
   log('poller');
   const poller = await runJson<PollerResult>(join(ROOT, 'scripts', 'bench', 'poller.ts'), { changes: QUICK ? 20 : 200, intervalMs: 1000, sizes: [37, 370, 3_700] });
+  log('latency from publication, live defaults');
+  const fromPublication = await runJson<LatencyResult>(LATENCY, latencyInput);
 
   const results = {
     generatedAt: new Date(started).toISOString(),
@@ -147,6 +158,7 @@ try {
     peer,
     recovery,
     poller,
+    fromPublication,
     binary,
     startup,
   };
@@ -162,6 +174,13 @@ try {
   if (server.child.exitCode === null) await server.stop();
   if (ceiling) await ceiling.stop();
 }
+
+type Pct = { n: number; p50: number; p99: number; max: number };
+type LatencyResult = {
+  cities: number; publications: number; pollIntervalMs: number; oddsDeadlineMs: number; committed: number; pushed: number;
+  toCommitMs: Pct; toBotMs: Pct; budget: { windowS: number; metar: number; gamma: number; clob: number; perHour: { metar: number; gamma: number } };
+  clobDown: { publications: number; stored: number; nullBuckets: number; heldBackMs: Pct; toCommitMs: Pct };
+};
 
 type PollerResult = {
   latency: { changes: number; pollIntervalMs: number; committed: number; pushed: number; toCommitMs: { p50: number; p99: number; max: number }; toBotMs: { p50: number; p99: number; max: number } };
@@ -214,7 +233,7 @@ async function binaryFigures(ceilingInput: (port: number) => string, bearer: Rec
 
 type RecoveryResult = { wasmUs: number; viemUs: number; speedup: number; wasmPerSec: number; viemPerSec: number; wasmLoadMs: number };
 
-function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number }; peer: PeerResult; recovery: RecoveryResult; poller: PollerResult; binary: Awaited<ReturnType<typeof binaryFigures>>; startup: StartupResult }): Row[] {
+function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number }; peer: PeerResult; recovery: RecoveryResult; poller: PollerResult; fromPublication: LatencyResult; binary: Awaited<ReturnType<typeof binaryFigures>>; startup: StartupResult }): Row[] {
   const rps = (x: number) => `${Math.round(x).toLocaleString('en-US')} req/s`;
   const cpu = (us: number) => `${us} µs`;
   const row = (figure: string, measured: string, ceilingText: string, ratio: number | null, target: string | null): Row =>
@@ -238,6 +257,7 @@ function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subs
     row('server CPU per paid request: subscribe / inline signals (ratio = peer / subscribe)', `${cpu(r.peer.subscribe.cpuUsPerReq)} / ${cpu(r.peer.signals.cpuUsPerReq)}`, `${cpu(r.peer.peer.cpuUsPerReq)} @x402/hono`, 1 / r.peer.subscribe.cpuPerReqMultiple, null),
     row(`detection latency p50 / p99, change -> committed signal (poll every ${lat.pollIntervalMs} ms)`, `${lat.toCommitMs.p50} / ${lat.toCommitMs.p99} ms`, `${waitAlone} ms (half a poll interval: the wait alone)`, waitAlone / lat.toCommitMs.p50, null),
     row('detection latency p50 / p99, change -> fake bot received the push', `${lat.toBotMs.p50} / ${lat.toBotMs.p99} ms`, `${waitAlone} ms`, waitAlone / lat.toBotMs.p50, null),
+    ...publicationRows(r.fromPublication, row),
     ...ticks.map((x) => row(`poller tick, ${x.cities.toLocaleString('en-US')} cities: steady / all crossing`, `${x.steadyMs} / ${x.crossingMs} ms`, `${x.steadyUsPerCity} / ${x.crossingUsPerCity} µs per city`, null, null)),
     row('tick cost per city, 3,700 vs 370 cities (steady; 1.0 = linear)', `${t(3_700).steadyUsPerCity} µs`, `${t(370).steadyUsPerCity} µs`, linear('steadyUsPerCity'), '<= 1.25'),
     row('tick cost per city, 3,700 vs 370 cities (all crossing; 1.0 = linear)', `${t(3_700).crossingUsPerCity} µs`, `${t(370).crossingUsPerCity} µs`, linear('crossingUsPerCity'), '<= 1.25'),
@@ -254,4 +274,16 @@ function footnote(r: { generatedAt: string; durationS: number; machine: { node: 
   return `Run ${r.generatedAt} (${r.durationS} s), Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpu}, load average ${r.machine.loadAverageAtStart.join(' ')} at start and ${r.machine.loadAverageAtEnd.join(' ')} at end. `
     + `Ratios are medians over rounds; their spread (max - min over median) was ${pct(r.reads.signals.ratioSpread)} for signals, ${pct(r.reads.cities.ratioSpread)} for cities, ${pct(r.subscribe.ratioSpread)} for subscribe, ${pct(r.peer.subscribe.rpsRatioSpread)} and ${pct(r.peer.signals.rpsRatioSpread)} for the paid subscribe and inline signals against the peer. `
     + 'Detection latency and start-time ratios are context (wait alone / measured, or ceiling / binary), without a target.';
+}
+
+/** Goal rows: p99 from publication and the odds hold-back, each as 10 s / measured (>= 1 passes). */
+function publicationRows(l: LatencyResult, row: (f: string, m: string, c: string, ratio: number | null, target: string | null) => Row): Row[] {
+  const ms = (x: number) => `${x.toLocaleString('en-US')} ms`;
+  const cadence = `live defaults: ${l.pollIntervalMs / 1000} s poll, ${l.cities} cities, ${l.committed} of ${l.publications} publications`;
+  return [
+    row(`signal latency from publication p50 / p99 -> committed (${cadence})`, `${ms(l.toCommitMs.p50)} / ${ms(l.toCommitMs.p99)}`, '10,000 ms target for p99 (ratio = target / p99)', 10_000 / l.toCommitMs.p99, '>= 1'),
+    row(`signal latency from publication p50 / p99 -> fake bot received the push (${l.pushed} pushed)`, `${ms(l.toBotMs.p50)} / ${ms(l.toBotMs.p99)}`, '10,000 ms target for p99', 10_000 / l.toBotMs.p99, '>= 1'),
+    row(`odds hold-back with the CLOB down, commit - observedAt (${l.clobDown.nullBuckets} of ${l.clobDown.publications} stored with buckets null)`, `${ms(l.clobDown.heldBackMs.p50)} / max ${ms(l.clobDown.heldBackMs.max)}`, `${ms(l.oddsDeadlineMs)} budget (ratio = budget / max)`, l.oddsDeadlineMs / l.clobDown.heldBackMs.max, '>= 1'),
+    row('upstream calls per hour at the live defaults (steady, measured)', `METAR ${l.budget.perHour.metar.toLocaleString('en-US')}, Gamma ${l.budget.perHour.gamma}, CLOB one per crossing`, 'aviationweather asks <= 6,000 (100 a minute)', null, null),
+  ];
 }

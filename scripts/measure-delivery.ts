@@ -49,7 +49,7 @@ function signal(city: string, seq: number): SignalPublic {
     marketUrl: `https://polymarket.com/event/highest-temperature-in-${city}-on-july-15-2026`, conditionId: '0x' + 'ab'.repeat(32),
     old: { reading: lo - 1, unit: 'F', bucket: `${lo - 2}-${lo - 1}°F` }, new: { reading: lo, unit: 'F', bucket: `${lo}-${lo + 1}°F` },
     buckets: Array.from({ length: 11 }, (_, i) => ({ label: `${lo - 10 + 2 * i}-${lo - 9 + 2 * i}°F`, conditionId: '0x01', yes: 0.09, no: 0.91, midpoint: 0.09, ...(i < 5 ? { dead: true as const } : {}) })),
-    bucketsAsOf: '2026-07-15T15:00:02.000Z', source: 'wu', observedAt: '2026-07-15T15:00:00.000Z',
+    bucketsAsOf: '2026-07-15T15:00:02.000Z', source: 'wu', observedAt: '2026-07-15T15:00:00.000Z', reportedAt: '2026-07-15T14:51:00.000Z',
   };
 }
 

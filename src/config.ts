@@ -37,6 +37,8 @@ const raw = z.object({
   OFAC_REQUIRED: bool.optional(),
   FEED: z.enum(['sim', 'live']).default('sim'),
   POLL_INTERVAL_MS: intIn(250, 3_600_000).optional(),
+  WU_POLL_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
+  ODDS_DEADLINE_MS: intIn(250, 10_000).default(10_000),
   SIM_SPEED: z.coerce.number({ error: 'must be a number' }).positive('must be positive').max(100_000, 'must be at most 100000').default(60),
   SIM_SEED: z.string().min(1).default('isocast'),
   WEATHER_SOURCE: z.enum(['wu', 'metar']).default('metar'),
@@ -133,8 +135,9 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     OFAC_REQUIRED: c.OFAC_REQUIRED ?? c.PAYMENT_MODE === 'live',
     // Live mode always has a chain to ask: an in-doubt settlement is resolved only by the token.
     RPC_URL: c.RPC_URL ?? (c.PAYMENT_MODE === 'live' ? BASE_RPC_URL : undefined),
-    // The simulated feed moves faster than real weather, so it is polled more often by default.
-    POLL_INTERVAL_MS: c.POLL_INTERVAL_MS ?? (c.FEED === 'sim' ? 5_000 : 60_000),
+    // Live: one batched METAR call per tick, 720 an hour, far inside aviationweather's 100 a minute
+    // (docs/signal-engine.md "Latency and upstream budget"); the sim has no upstream at all.
+    POLL_INTERVAL_MS: c.POLL_INTERVAL_MS ?? 5_000,
   };
 }
 

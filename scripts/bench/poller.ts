@@ -30,6 +30,7 @@ import { BOT_API_LIMITS } from '../../src/delivery/pacer.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
+import { ruleText } from '../../src/sources/market/rule-text.ts';
 import type { RateLimiter } from '../../src/sources/rate-limit.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
 import { gammaEvent, startFakeGamma, tokensOf } from '../../test/fakes/gamma.ts';
@@ -79,7 +80,9 @@ async function upstreams(catalog: Catalog) {
   for (const city of catalog.active) {
     const today = localDate(city.timezone, now);
     for (const date of [today, addDays(today, 1)]) {
-      const ev = gammaEvent({ token: city.marketToken, date, labels: labels(city) });
+      // The clone's own station in the rule text, as a live event names it; a generic text would
+      // (rightly) pause every synthetic city since resolution rules are judged (issue 16).
+      const ev = gammaEvent({ token: city.marketToken, date, labels: labels(city), rule: ruleText(city, date, { kind: 'wu' }) });
       gamma.put(ev);
       for (const l of labels(city)) { const t = tokensOf(ev, l); clob.quote(t.yes, t.no, 0.09); }
     }

@@ -33,3 +33,20 @@ export function dailyHighReading(observations: readonly Observation[], timezone:
   const high = dailyHigh(observations, timezone, date);
   return high === null ? null : resolveReading(high.temp, high.unit, unit);
 }
+
+/**
+ * The day's high as the market resolves it and the station's own time of the first report in the
+ * day that showed it (the report that took the high to this reading; later equal reports do not
+ * move it). Null before any observation.
+ */
+export function dailyHighReport(observations: readonly Observation[], timezone: string, date: string, unit: TempUnit): { reading: number; reportedAtMs: number } | null {
+  const reading = dailyHighReading(observations, timezone, date, unit);
+  if (reading === null) return null;
+  const { startMs, endMs } = localDayBounds(timezone, date);
+  let first = Number.POSITIVE_INFINITY;
+  for (const o of observations) {
+    if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs || o.atMs >= first) continue;
+    if (resolveReading(o.temp, o.unit, unit) === reading) first = o.atMs;
+  }
+  return { reading, reportedAtMs: first };
+}

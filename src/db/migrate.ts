@@ -14,6 +14,7 @@ export const MIGRATIONS: readonly string[] = [
   '0005_operations.sql',
   '0006_payment_trust.sql',
   '0008_resolution_rules.sql',
+  '0009_report_time.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

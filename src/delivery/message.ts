@@ -33,7 +33,7 @@ function oddsLines(s: SignalPublic): string[] {
   const dead = s.buckets.filter((b) => b.dead);
   for (const b of s.buckets) {
     if (b.dead) continue;
-    lines.push(`${b.label === s.new.bucket ? '> ' : '  '}${b.label}  ${percent(b.yes)}`);
+    lines.push(`${b.label === s.new.bucket ? '> ' : '  '}${b.label}  ${b.noQuote ? 'no quote (empty book)' : percent(b.yes)}`);
   }
   if (dead.length > 0) {
     lines.push(`  ${dead.length} dead bucket${dead.length === 1 ? '' : 's'} (below the high, no longer reachable): ${dead.map((b) => b.label).join(', ')}`);
@@ -46,7 +46,7 @@ export function formatSignalMessage(s: SignalPublic, opts: { termsUrl: string })
     `isocast signal #${s.seq}: ${s.displayName}, market day ${s.targetDate} (city-local)`,
     `Daily high ${reading(s.old)} -> ${reading(s.new)}`,
     `Bucket ${s.old.bucket ?? 'none'} -> ${s.new.bucket ?? 'none'}`,
-    `Observed ${utcTime(s.observedAt) ?? s.observedAt} (source ${s.source})`,
+    `Observed ${utcTime(s.observedAt) ?? s.observedAt} (source ${s.source}${s.reportedAt ? `, station report ${utcTime(s.reportedAt)}` : ''})`,
   ];
   const tail = [`Market: ${s.marketUrl}`, '', disclaimerText(opts.termsUrl), LICENCE_LINE];
   let odds = oddsLines(s);

@@ -129,10 +129,11 @@ const SIGNAL_FIELDS = `| Field | Type | Notes |
 | marketUrl | string (URI) | the market event page |
 | conditionId | string | market condition id, 0x-prefixed |
 | old, new | Reading | {reading, unit, bucket}: the daily high and its bucket before and after the crossing |
-| buckets | array of Bucket or null | {label, conditionId, yes, no, midpoint, dead?}: odds for every bucket at bucketsAsOf; dead: true when the day's high can no longer land there |
-| bucketsAsOf | date-time or null | when the odds were sampled; trails observedAt by at most about 10 s |
+| buckets | array of Bucket or null | {label, conditionId, yes, no, midpoint, dead?, noQuote?}: odds for every bucket at bucketsAsOf; dead: true when the day's high can no longer land there; noQuote: true when that bucket's order books were empty and it never traded (its yes 1, no 1, midpoint 0.5 are the widest possible market, not a quote; the other buckets keep their prices). null when the ladder could not be priced within 10 s: a signal is never held back for odds |
+| bucketsAsOf | date-time or null | when the odds were sampled; at most 10 s after observedAt; null with buckets null |
 | source | string | observation source (e.g. wu): the feed the day's own resolution rule calls for. wu = weather.com (the Weather Underground table a wu rule names); metar = the station's METAR reports (what NOAA's timeseries shows, for a noaa rule; an approximation for a wu rule where configured); sim = simulated. A day never mixes feeds; a day whose rule names another station, unit or an unobservable source gets no signals (GET /v1/cities/{slug} shows the day's rule as resolution) |
-| observedAt | date-time | time of the observation that crossed |
+| observedAt | date-time | when the service received the observations that showed the crossing (its first poll that saw them); the signal is stored at most about 10 s later |
+| reportedAt | date-time or null | the station's own time of the first report of the day showing new.reading (METAR obsTime, weather.com valid_time_gmt); observedAt - reportedAt is the upstream's publication lag plus the poll wait. null only on signals stored before the field existed |
 
 Bucket labels look like \`44-45°F\` (2 °F buckets) or \`14°C\` (1 °C buckets); the open ends are \`<n>°<unit> or below\` and \`<n>°<unit> or higher\`.`;
 

@@ -17,7 +17,11 @@ import type { WeatherSource } from '../sources/weather/types.ts';
  * approximation); `noaaWeather` observes NOAA-rule days, always from METAR_URL (the reports NOAA's
  * timeseries shows).
  */
-export type Feed = { weather: WeatherSource; noaaWeather: WeatherSource; market: MarketSource; dayClock: Clock };
+export type Feed = {
+  weather: WeatherSource; noaaWeather: WeatherSource; market: MarketSource; dayClock: Clock;
+  /** Real-time budget for a crossing's odds before it is stored with `buckets: null` (ODDS_DEADLINE_MS). */
+  oddsDeadlineMs: number;
+};
 
 export function createFeed(config: Config, deps: { db: Db; clock: Clock; logger: Logger }): Feed {
   if (config.FEED === 'sim') {
@@ -28,13 +32,15 @@ export function createFeed(config: Config, deps: { db: Db; clock: Clock; logger:
       noaaWeather: weather,
       market: createSimMarket({ seed: config.SIM_SEED, simClock, real: deps.clock }),
       dayClock: simClock,
+      oddsDeadlineMs: config.ODDS_DEADLINE_MS,
     };
   }
   const market = createPolymarketSource({ gammaUrl: config.GAMMA_URL, clobUrl: config.CLOB_URL, clock: deps.clock, logger: deps.logger });
   const metar = createMetarWeather({ baseUrl: config.METAR_URL, clock: deps.clock });
   const weather = config.WEATHER_SOURCE === 'wu'
     // loadConfig refuses FEED=live + wu without a key, so the key is present here.
-    ? createWuWeather({ baseUrl: config.WEATHER_URL, apiKey: config.WU_API_KEY ?? '' })
+    // One call per station: its own slower cadence keeps the shared key's load modest (docs/signal-engine.md).
+    ? createWuWeather({ baseUrl: config.WEATHER_URL, apiKey: config.WU_API_KEY ?? '', minIntervalMs: config.WU_POLL_INTERVAL_MS })
     : metar;
-  return { weather, noaaWeather: metar, market, dayClock: deps.clock };
+  return { weather, noaaWeather: metar, market, dayClock: deps.clock, oddsDeadlineMs: config.ODDS_DEADLINE_MS };
 }

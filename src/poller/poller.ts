@@ -5,16 +5,17 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import { dailyHighReading } from '../buckets/daily-high.ts';
+import { dailyHighReport } from '../buckets/daily-high.ts';
 import type { Observation } from '../buckets/daily-high.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
-import { saveReading, storeSignal, type OddsSample } from '../signals/store.ts';
+import { saveReading, storeSignal } from '../signals/store.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
 import { judgeRule, type ObservableSource } from '../resolution/judge.ts';
 import { readDayRule, settleDayRule, type DayRule } from '../resolution/store.ts';
 import { createBackoff } from './backoff.ts';
+import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
 
 /**
  * The tick loop (ARCHITECTURE "Poller tick"). Per tick, for every active city not backing off:
@@ -44,8 +45,11 @@ export type PollerDeps = {
   dayClock?: Clock;
   /** Cities worked on at once (upstream rate limits are enforced by the sources). */
   concurrency?: number;
-  /** How long a crossing waits for odds before it is stored with `buckets: null`. */
-  oddsGiveUpMs?: number;
+  /**
+   * Real-time budget for the odds of a crossing, counted from when the observations arrived; past
+   * it the signal is stored with `buckets: null` (default ODDS_DEADLINE_MS, 10 s).
+   */
+  oddsDeadlineMs?: number;
   onSignalInTransaction?: (signal: SignalPublic) => void;
   onSignalCommitted?: (signal: SignalPublic) => void;
   /** Ticks, tick durations, upstream errors and signals go here for /metrics. */
@@ -83,6 +87,8 @@ export type TickReport = {
   /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
   paused: string[];
   backingOff: string[];
+  /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
+  waitingForFeed: number;
   errors: { city: string; error: string }[];
 };
 
@@ -99,17 +105,19 @@ export type Poller = {
   ruleFor(city: CityRecord): DayRule | null;
 };
 
-export const ODDS_GIVE_UP_MS = 5 * 60_000;
+export { ODDS_DEADLINE_MS };
 
 export function createPoller(deps: PollerDeps): Poller {
   const { db, catalog, clock, logger, weather, market } = deps;
   const dayClock = deps.dayClock ?? clock;
   const concurrency = deps.concurrency ?? 8;
-  const giveUpMs = deps.oddsGiveUpMs ?? ODDS_GIVE_UP_MS;
   const backoff = createBackoff(deps.intervalMs);
+  const odds = createOddsFetcher({ market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS });
+  /** Clock time each weather feed was last asked, for feeds with their own slower cadence. */
+  const feedLastAskedAt = new Map<WeatherSource, number>();
+  // Tick start times jitter by a few ms; a feed due "now" should not slip a whole tick.
+  const feedSlackMs = Math.min(1_000, deps.intervalMs / 2);
   const urls = new Map<string, string>();
-  /** First failed odds attempt per pending crossing (city|date|bucket). */
-  const oddsPendingSince = new Map<string, number>();
   const rememberUrl = (key: string, url: string) => {
     urls.delete(key);
     urls.set(key, url);
@@ -142,7 +150,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const startedAtMs = clock.now();
     const startedPerf = performance.now();
     const dayNow = dayClock.now();
-    const report: TickReport = { startedAtMs, durationMs: 0, cities: 0, signals: [], baselines: 0, noMarket: [], paused: [], backingOff: [], errors: [] };
+    const report: TickReport = { startedAtMs, durationMs: 0, cities: 0, signals: [], baselines: 0, noMarket: [], paused: [], backingOff: [], waitingForFeed: 0, errors: [] };
     const fail = (city: CityRecord, err: unknown) => {
       const { failures, retryAtMs } = backoff.fail(city.slug, clock.now(), err);
       const error = describe(err);
@@ -179,8 +187,17 @@ export function createPoller(deps: PollerDeps): Poller {
     pausedNow?.set(report.paused.length);
 
     // One batch per feed: NOAA-rule days read METAR even when Weather Underground days read weather.com.
+    // A feed with its own cadence (weather.com: one call per station) is asked only when it is due;
+    // its cities simply wait for the next tick that asks it.
     const observations = new Map<string, Observation[] | Error>();
-    const feeds = [...new Set(withEvents.map((d) => d.feed))];
+    const feeds = [...new Set(withEvents.map((d) => d.feed))].filter((feed) => {
+      const last = feedLastAskedAt.get(feed);
+      if (feed.minIntervalMs && last !== undefined && startedAtMs - last < feed.minIntervalMs - feedSlackMs) return false;
+      feedLastAskedAt.set(feed, startedAtMs);
+      return true;
+    });
+    const asked = withEvents.filter((d) => feeds.includes(d.feed));
+    report.waitingForFeed = withEvents.length - asked.length;
     await Promise.all(feeds.map(async (feed) => {
       const batch = withEvents.filter((d) => d.feed === feed);
       try {
@@ -190,13 +207,14 @@ export function createPoller(deps: PollerDeps): Poller {
       }
     }));
     const seenAtMs = clock.now();
+    const oddsDeadline = odds.deadlineFrom(performance.now());
 
-    await mapLimit(withEvents, concurrency, async (d) => {
+    await mapLimit(asked, concurrency, async (d) => {
       const obs = observations.get(d.city.slug);
       try {
         if (obs === undefined) throw new UpstreamError(d.feed.name, 'no observations returned for the station');
         if (obs instanceof Error) throw obs;
-        const signal = await processCity(d.city, d.date, d.event, d.feed, obs, seenAtMs);
+        const signal = await processCity(d.city, d.date, d.event, d.feed, obs, seenAtMs, oddsDeadline);
         backoff.ok(d.city.slug);
         memoOf(d.city.slug).lastOkAtMs = clock.now();
         if (signal === 'baseline') report.baselines++;
@@ -237,29 +255,23 @@ export function createPoller(deps: PollerDeps): Poller {
     return null;
   }
 
-  async function processCity(city: CityRecord, date: string, event: MarketEvent, feed: WeatherSource, obs: Observation[], seenAtMs: number): Promise<SignalPublic | 'baseline' | null> {
-    const reading = dailyHighReading(obs, city.timezone, date, city.unit);
-    if (reading === null) return null;
-    const base = { city, targetDate: date, reading, buckets: event.buckets, nowMs: seenAtMs };
+  async function processCity(city: CityRecord, date: string, event: MarketEvent, feed: WeatherSource, obs: Observation[], seenAtMs: number, oddsDeadline: number): Promise<SignalPublic | 'baseline' | null> {
+    const high = dailyHighReport(obs, city.timezone, date, city.unit);
+    if (high === null) return null;
+    const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
     const d = saveReading(db, base);
     if (!d.crossing) return d.baseline ? 'baseline' : null;
 
-    const pendingKey = `${city.slug}|${date}|${d.crossing.new.bucket}`;
-    let odds: OddsSample | null;
-    try {
-      odds = await market.odds(city, date, event);
-      oddsPendingSince.delete(pendingKey);
-    } catch (err) {
-      const since = oddsPendingSince.get(pendingKey) ?? seenAtMs;
-      oddsPendingSince.set(pendingKey, since);
-      if (clock.now() - since < giveUpMs) throw err;
-      // The crossing is a fact; after long enough without odds it is sold without them.
+    // The crossing is a fact: odds get until the deadline, then the signal goes out without them.
+    const sampled = await odds.sample(city, date, event, oddsDeadline);
+    if (sampled.error !== null) {
+      const err = sampled.error;
+      upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
       logger.warn('storing signal without odds', { city: city.slug, bucket: d.crossing.new.bucket, error: describe(err) });
-      oddsPendingSince.delete(pendingKey);
-      odds = null;
     }
     const signal = storeSignal(db, {
-      ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds, source: feed.name, observedAtMs: seenAtMs,
+      ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds: sampled.odds, source: feed.name,
+      observedAtMs: seenAtMs, reportedAtMs: high.reportedAtMs,
     }, { inTransaction: deps.onSignalInTransaction });
     if (signal) {
       signalsEmitted?.inc({ city: city.slug });

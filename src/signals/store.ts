@@ -12,7 +12,8 @@ import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
  * Each call is one synchronous transaction: no await, nothing half-written.
  */
 export type MarketBucketRef = BucketRange & { conditionId: string };
-export type BucketOdds = { yes: number; no: number; midpoint: number };
+/** `noQuote`: the bucket's books were empty and it never traded (prices are then the NO_QUOTE bounds). */
+export type BucketOdds = { yes: number; no: number; midpoint: number; noQuote?: true };
 export type OddsSample = { asOfMs: number; byLabel: ReadonlyMap<string, BucketOdds> };
 
 export type ReadingInput = {
@@ -31,8 +32,13 @@ export type StoreSignalInput = ReadingInput & {
   /** Odds for every bucket, or null when the odds could not be sampled (signal carries `buckets: null`). */
   odds: OddsSample | null;
   source: string;
-  /** When the poller saw the reading that caused the crossing. */
+  /** When the poller received the observations that showed the crossing. */
   observedAtMs: number;
+  /**
+   * The station's own time of the report that first showed `new.reading` (METAR obsTime,
+   * weather.com valid_time_gmt); absent or null when unknown.
+   */
+  reportedAtMs?: number | null;
 };
 
 export type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
@@ -47,7 +53,7 @@ function prepare(db: Db) {
       ON CONFLICT (city, target_date) DO UPDATE SET high = excluded.high, bucket = excluded.bucket, updated_at = excluded.updated_at`),
     latestSeq: db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck(),
     entered: db.prepare('SELECT 1 FROM signals WHERE city = ? AND target_date = ? AND new_bucket = ?').pluck(),
-    insert: db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insert: db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
   };
 }
 
@@ -98,7 +104,7 @@ export function storeSignal(db: Db, input: StoreSignalInput, hooks: StoreHooks =
     }
     const seq = (s.latestSeq.get(input.city.slug) as number) + 1;
     const signal = buildSignal(input, d, seq);
-    s.insert.run(input.city.slug, seq, input.targetDate, d.crossing.new.bucket, signal.observedAt, JSON.stringify(signal), input.nowMs);
+    s.insert.run(input.city.slug, seq, input.targetDate, d.crossing.new.bucket, signal.observedAt, signal.reportedAt, JSON.stringify(signal), input.nowMs);
     writeState(s, input, d.next);
     hooks.inTransaction?.(signal);
     return signal;
@@ -114,7 +120,10 @@ export function buildSignal(input: StoreSignalInput, d: Detection, seq: number):
   const buckets = input.odds === null ? null : input.buckets.map((b) => {
     const o = input.odds!.byLabel.get(b.label);
     if (!o) throw new Error(`odds sample lacks bucket ${b.label}`);
-    return { label: b.label, conditionId: b.conditionId, yes: o.yes, no: o.no, midpoint: o.midpoint, ...(isDead(b, crossing.new.reading) ? { dead: true as const } : {}) };
+    return {
+      label: b.label, conditionId: b.conditionId, yes: o.yes, no: o.no, midpoint: o.midpoint,
+      ...(isDead(b, crossing.new.reading) ? { dead: true as const } : {}), ...(o.noQuote ? { noQuote: true as const } : {}),
+    };
   });
   return IsocastSignalPublic.parse({
     city: input.city.slug,
@@ -129,5 +138,6 @@ export function buildSignal(input: StoreSignalInput, d: Detection, seq: number):
     bucketsAsOf: input.odds === null ? null : new Date(input.odds.asOfMs).toISOString(),
     source: input.source,
     observedAt: new Date(input.observedAtMs).toISOString(),
+    reportedAt: input.reportedAtMs == null ? null : new Date(input.reportedAtMs).toISOString(),
   });
 }

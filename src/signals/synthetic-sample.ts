@@ -27,4 +27,5 @@ export const SYNTHETIC_SAMPLE: SignalPublic = {
   bucketsAsOf: '2026-01-15T17:52:03.000Z',
   source: 'wu',
   observedAt: '2026-01-15T17:52:01.000Z',
+  reportedAt: '2026-01-15T17:51:00.000Z',
 };

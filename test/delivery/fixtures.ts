@@ -25,6 +25,7 @@ export function signalFixture(over: Partial<SignalPublic> = {}): SignalPublic {
     bucketsAsOf: '2026-07-15T15:02:07.000Z',
     source: 'wu',
     observedAt: '2026-07-15T15:02:00.000Z',
+    reportedAt: '2026-07-15T14:51:00.000Z',
     ...over,
   };
 }

@@ -92,7 +92,7 @@ test('security schemes, the named signal schema and parameters', async (t) => {
   assert.equal(doc.components.securitySchemes.receipt.bearerFormat, 'isocast-receipt');
   const signal = doc.components.schemas.IsocastSignalPublic;
   assert.ok(signal, 'IsocastSignalPublic component');
-  assert.deepEqual(signal.required, ['city', 'displayName', 'seq', 'targetDate', 'marketUrl', 'conditionId', 'old', 'new', 'buckets', 'bucketsAsOf', 'source', 'observedAt']);
+  assert.deepEqual(signal.required, ['city', 'displayName', 'seq', 'targetDate', 'marketUrl', 'conditionId', 'old', 'new', 'buckets', 'bucketsAsOf', 'source', 'observedAt', 'reportedAt']);
   assert.equal(signal.properties.old.$ref, '#/components/schemas/Reading');
   const city = doc.paths['/v1/cities/{slug}']!.get;
   assert.deepEqual(city.parameters.map((p: any) => [p.name, p.in, p.required]), [['slug', 'path', true]]);

@@ -19,12 +19,11 @@ const signals = (h: Harness) => (h.env.db.prepare('SELECT payload FROM signals O
 /** A poller that asks Gamma every tick (no event cache), so Gamma faults are seen at once. */
 function uncachedPoller(h: Harness) {
   return h.makePoller({
-    oddsGiveUpMs: 24 * 3_600_000,
     market: createPolymarketSource({ gammaUrl: h.gamma.url, clobUrl: h.clob.url, clock: h.env.clock, logger: h.env.logger, gammaTimeoutMs: 300, clobTimeoutMs: 300, foundTtlMs: 0, missingTtlMs: 0 }),
   });
 }
 
-for (const upstream of ['gamma', 'metar', 'clob'] as const) {
+for (const upstream of ['gamma', 'metar'] as const) {
   test(`${upstream} answers 429 with Retry-After: no signal, no retry before it, then exactly one signal`, async (t) => {
     const h = await harness(t);
     const poller = uncachedPoller(h);
@@ -119,9 +118,35 @@ test('Gamma lies: a ladder that changes mid-day emits nothing by itself; an over
   assert.deepEqual(signals(h).map((s) => [s.old.reading, s.old.bucket, s.new.reading, s.new.bucket]), [[68, '68-69°F', 72, '71-72°F']]);
 });
 
-test('CLOB lies: odds out of range or a missing book hold the crossing back; it is stored once with sane odds after', async (t) => {
+test('CLOB 429 with Retry-After: the crossing goes out at once without odds; no CLOB call before Retry-After; priced after', async (t) => {
   const h = await harness(t);
-  const poller = h.makePoller({ oddsGiveUpMs: 24 * 3_600_000 });
+  const poller = h.makePoller({ oddsDeadlineMs: 2_000 });
+  h.report(20.0, 30);
+  await poller.tick();
+  h.report(21.2); // 70 °F
+  h.clob.fault({ kind: 'status', status: 429, retryAfterSec: 120 });
+  h.env.clock.advance(1_000);
+  const limited = await poller.tick();
+  assert.deepEqual([limited.signals.length, limited.errors.length], [1, 0], 'a rate-limited CLOB does not hold the crossing back');
+  assert.deepEqual([limited.signals[0]!.buckets, limited.signals[0]!.bucketsAsOf], [null, null]);
+  const callsAfter429 = h.clob.requests.length;
+  assert.equal(callsAfter429, 1, 'no retry inside the budget against a Retry-After longer than it');
+  h.clob.fault(null);
+  h.env.clock.advance(30_000);
+  h.report(22.3); // 72 °F: another crossing inside the Retry-After window
+  const inside = await poller.tick();
+  assert.deepEqual([inside.signals.length, inside.signals[0]!.buckets], [1, null]);
+  assert.equal(h.clob.requests.length, callsAfter429, 'no request to the rate-limited CLOB before Retry-After');
+  h.env.clock.advance(91_000);
+  h.report(23.4); // 74 °F
+  const after = await poller.tick();
+  assert.equal(after.signals[0]!.buckets!.length, NYC_LABELS.length);
+  assert.deepEqual(signals(h).map((s) => [s.seq, s.new.bucket]), [[1, '70-71°F'], [2, '72-73°F'], [3, '74-75°F']]);
+});
+
+test('CLOB lies: odds out of range leave the ladder unpriced (buckets null, never insane odds); a vanished book is shown as no quote', async (t) => {
+  const h = await harness(t);
+  const poller = h.makePoller({ oddsDeadlineMs: 600 });
   h.report(20.0, 30);
   await poller.tick();
   h.report(21.2);
@@ -129,21 +154,21 @@ test('CLOB lies: odds out of range or a missing book hold the crossing back; it 
   h.clob.setBook(tk.yes, { bids: [{ price: 1.4, size: 10 }], asks: [{ price: 1.5, size: 10 }] });
   h.env.clock.advance(60_000);
   const lying = await poller.tick();
-  assert.equal(lying.signals.length, 0);
-  assert.match(lying.errors[0]!.error, /^clob: malformed books/);
+  assert.equal(lying.signals.length, 1);
+  assert.deepEqual([lying.signals[0]!.buckets, lying.signals[0]!.bucketsAsOf], [null, null]);
+  assert.ok(h.env.logger.lines.some((l) => l.includes('storing signal without odds') && l.includes('clob: malformed books')));
 
-  // A book that vanished (both sides and no trade) leaves a bucket without any price.
+  // A book that vanished (both sides and no trade) leaves one bucket without any price.
   h.clob.setBook(tk.yes, { bids: [], asks: [] });
   h.clob.setBook(tk.no, { bids: [], asks: [] });
-  h.env.clock.advance(60 * 60_000);
-  const missing = await poller.tick();
-  assert.equal(missing.signals.length, 0);
-  assert.match(missing.errors[0]!.error, /^clob: no prices for bucket 70-71°F/);
-
-  h.clob.quote(tk.yes, tk.no, 0.4);
-  h.env.clock.advance(60 * 60_000);
-  assert.equal((await poller.tick()).signals.length, 1);
-  const [s] = signals(h);
-  assert.equal(s!.new.bucket, '70-71°F');
-  for (const b of s!.buckets!) for (const p of [b.yes, b.no, b.midpoint]) assert.ok(p >= 0 && p <= 1);
+  h.report(22.3); // 72 °F
+  h.env.clock.advance(60_000);
+  const [s] = (await poller.tick()).signals;
+  assert.equal(s!.new.bucket, '72-73°F');
+  const empty = s!.buckets!.find((b) => b.label === '70-71°F')!;
+  assert.deepEqual([empty.yes, empty.no, empty.midpoint, empty.noQuote, empty.dead], [1, 1, 0.5, true, true]);
+  for (const b of s!.buckets!) {
+    for (const p of [b.yes, b.no, b.midpoint]) assert.ok(p >= 0 && p <= 1);
+    if (b.label !== '70-71°F') assert.equal(b.noQuote, undefined);
+  }
 });

@@ -20,6 +20,7 @@ export function signalPayload(city: string, seq: number): SignalPublic {
     bucketsAsOf: '2026-07-15T15:00:02.000Z',
     source: 'wu',
     observedAt: '2026-07-15T15:00:00.000Z',
+    reportedAt: '2026-07-15T14:51:00.000Z',
   });
 }
 

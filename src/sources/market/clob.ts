@@ -13,6 +13,10 @@ import type { MarketBucket } from './types.ts';
  * we take the max bid and min ask, which is the same thing and stays right if the order changes.
  * A missing side falls back to the complementary book (YES ask = 1 - NO best bid: in a binary
  * market buying YES at p is matched against selling NO at 1 - p), then to the last trade price.
+ * A bucket with nothing at all (both books empty, never traded) is quoted as the widest possible
+ * market, `NO_QUOTE`: implicit bid 0 and ask 1 on both sides, so `yes: 1, no: 1, midpoint: 0.5`,
+ * flagged `noQuote: true`. The other buckets keep their prices; only a ladder with no price
+ * anywhere fails the sample.
  */
 const price = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().min(0).max(1));
 const size = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().nonnegative());
@@ -27,6 +31,9 @@ const Book = z.object({
 type Book = z.infer<typeof Book>;
 
 export type ClobOptions = { baseUrl: string; timeoutMs: number };
+
+/** An empty book: nobody sells either side below the full dollar, nobody bids above zero. */
+export const NO_QUOTE: BucketOdds = Object.freeze({ yes: 1, no: 1, midpoint: 0.5, noQuote: true as const });
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
@@ -60,10 +67,12 @@ export async function fetchOdds(opts: ClobOptions, buckets: readonly MarketBucke
   }
   const byToken = new Map(parsed.data.map((b) => [b.asset_id, b]));
   const out = new Map<string, BucketOdds>();
+  let priced = 0;
   for (const b of buckets) {
     const odds = oddsFromBooks(byToken.get(b.yesTokenId), byToken.get(b.noTokenId));
-    if (!odds) throw new UpstreamError('clob', `no prices for bucket ${b.label}`);
-    out.set(b.label, odds);
+    if (odds) priced++;
+    out.set(b.label, odds ?? NO_QUOTE);
   }
+  if (priced === 0) throw new UpstreamError('clob', 'no prices for any bucket');
   return out;
 }

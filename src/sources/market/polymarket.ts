@@ -9,8 +9,10 @@ import type { MarketEvent, MarketSource } from './types.ts';
 /**
  * FEED=live markets: Gamma for the city-day event (both slug forms: `-YYYY` first, the newer
  * form, then the older one without the year), the CLOB for odds. Events are cached: a found
- * event's ladder does not change during its day, and a missing one is asked again only after
- * `missingTtlMs`, so a city without a market costs one Gamma call per few minutes, not per tick.
+ * event's ladder does not change during its day, so it is kept for the day (`foundTtlMs`, default
+ * forever; the key holds the date) and Gamma is asked only while the day's event is not yet known;
+ * a missing one is asked again only after `missingTtlMs`, so a city without a market costs one
+ * Gamma call per few minutes, not per tick.
  * Limits (reference rate_limits_per_10s): Gamma /events 500, CLOB /books 500; we stay at 80 %.
  */
 export type PolymarketOptions = {
@@ -32,7 +34,8 @@ export const MAX_CACHED_EVENTS = 16_384;
 export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
   const gamma = { baseUrl: opts.gammaUrl, timeoutMs: opts.gammaTimeoutMs ?? 5_000 };
   const clob = { baseUrl: opts.clobUrl, timeoutMs: opts.clobTimeoutMs ?? 3_000 };
-  const foundTtl = opts.foundTtlMs ?? 30 * 60_000;
+  // A found day's event is not asked again: its ladder and rule are fixed when it is listed.
+  const foundTtl = opts.foundTtlMs ?? Number.POSITIVE_INFINITY;
   const missingTtl = opts.missingTtlMs ?? 5 * 60_000;
   const gammaLimit = opts.gammaLimiter ?? createRateLimiter({ limit: 400, windowMs: 10_000 });
   const clobLimit = opts.clobLimiter ?? createRateLimiter({ limit: 400, windowMs: 10_000 });
@@ -60,9 +63,9 @@ export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
       if (cache.size > MAX_CACHED_EVENTS) cache.delete(cache.keys().next().value!);
       return event;
     },
-    odds: async (_city, _date, event) => {
+    odds: async (_city, _date, event, o) => {
       await clobLimit.acquire();
-      const byLabel = await fetchOdds(clob, event.buckets);
+      const byLabel = await fetchOdds({ ...clob, timeoutMs: Math.max(1, Math.min(clob.timeoutMs, o?.timeoutMs ?? Infinity)) }, event.buckets);
       return { asOfMs: opts.clock.now(), byLabel };
     },
   };

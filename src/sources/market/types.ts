@@ -19,6 +19,6 @@ export type MarketSource = {
   readonly name: string;
   /** The event for (city, local date), or null when no such market exists. */
   event(city: CityRecord, date: string): Promise<MarketEvent | null>;
-  /** Live odds for every bucket of the event, sampled in one batch. */
-  odds(city: CityRecord, date: string, event: MarketEvent): Promise<OddsSample>;
+  /** Live odds for every bucket of the event, sampled in one batch; `timeoutMs` shortens the source's own timeout. */
+  odds(city: CityRecord, date: string, event: MarketEvent, opts?: { timeoutMs?: number }): Promise<OddsSample>;
 };

@@ -12,5 +12,10 @@ export type DayRequest = { city: CityRecord; date: string };
 export type WeatherSource = {
   /** Written into each signal's `source`. */
   readonly name: string;
+  /**
+   * Least time between two asks of this feed (a feed billed per station, weather.com); absent:
+   * asked every tick.
+   */
+  readonly minIntervalMs?: number;
   observe(requests: readonly DayRequest[]): Promise<Map<string, Observation[] | Error>>;
 };

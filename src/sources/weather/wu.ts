@@ -21,7 +21,11 @@ const WuResponse = z.object({
   })),
 });
 
-export type WuOptions = { baseUrl: string; apiKey: string; timeoutMs?: number; concurrency?: number; limiter?: RateLimiter };
+export type WuOptions = {
+  baseUrl: string; apiKey: string; timeoutMs?: number; concurrency?: number; limiter?: RateLimiter;
+  /** Least time between two asks (WU_POLL_INTERVAL_MS): every ask is one call per station. */
+  minIntervalMs?: number;
+};
 
 export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
   const parsed = WuResponse.safeParse(raw);
@@ -48,6 +52,7 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
   const limiter = opts.limiter ?? createRateLimiter({ limit: 20, windowMs: 1_000 });
   return {
     name: 'wu',
+    ...(opts.minIntervalMs ? { minIntervalMs: opts.minIntervalMs } : {}),
     observe: async (requests) => {
       const out = new Map<string, Observation[] | Error>();
       await mapLimit(requests, opts.concurrency ?? 6, async ({ city, date }) => {

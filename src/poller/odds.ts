@@ -1,0 +1,70 @@
+import type { CityRecord } from '../cities/catalog.ts';
+import type { Clock } from '../lib/clock.ts';
+import { UpstreamError } from '../lib/errors.ts';
+import type { OddsSample } from '../signals/store.ts';
+import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
+
+/**
+ * Odds for a crossing under a hard real-time budget (issue 15, spec: `bucketsAsOf` trails
+ * `observedAt` by at most about 10 s). Attempts are retried with short pauses while the budget
+ * lasts; every attempt is cut at the deadline, including a wait in the source's rate limiter.
+ * When the budget runs out the answer is `odds: null` and the caller stores the signal with
+ * `buckets: null`: a crossing is never held back for odds. A Retry-After from the market is
+ * honoured across crossings: until it passes, no odds are asked for at all.
+ *
+ * Deadlines are `performance.now()` instants, because the injected clock may be simulated or
+ * moved by hand in tests; the Retry-After window uses the injected clock like the city backoff.
+ */
+export const ODDS_DEADLINE_MS = 10_000;
+/** First pause between attempts; doubles each time (250, 500, 1000, 2000 ms ...). */
+export const ODDS_RETRY_PAUSE_MS = 250;
+
+export type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
+
+export type OddsFetcher = {
+  /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
+  deadlineFrom(perfNow: number): number;
+  sample(city: CityRecord, date: string, event: MarketEvent, deadline: number): Promise<OddsResult>;
+};
+
+export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; deadlineMs: number; retryPauseMs?: number }): OddsFetcher {
+  const pause0 = opts.retryPauseMs ?? ODDS_RETRY_PAUSE_MS;
+  let blockedUntilMs = 0;
+
+  async function attempt(city: CityRecord, date: string, event: MarketEvent, leftMs: number): Promise<OddsSample> {
+    let timer: NodeJS.Timeout | undefined;
+    const call = opts.market.odds(city, date, event, { timeoutMs: leftMs });
+    call.catch(() => undefined); // settled later than the race below: its error is already reported
+    const cut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`)), leftMs);
+    });
+    try {
+      return await Promise.race([call, cut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    deadlineFrom: (perfNow) => perfNow + opts.deadlineMs,
+    sample: async (city, date, event, deadline) => {
+      let error: unknown = null;
+      for (let n = 0; ; n++) {
+        if (opts.clock.now() < blockedUntilMs) {
+          return { odds: null, error: error ?? new UpstreamError(opts.market.name, 'odds rate-limited (Retry-After)') };
+        }
+        const left = Math.floor(deadline - performance.now());
+        if (left <= 0) return { odds: null, error: error ?? new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`) };
+        try {
+          return { odds: await attempt(city, date, event, left), error: null };
+        } catch (err) {
+          error = err;
+          if (err instanceof UpstreamError && err.retryAfterMs) blockedUntilMs = Math.max(blockedUntilMs, opts.clock.now() + err.retryAfterMs);
+        }
+        const pause = pause0 * 2 ** n;
+        if (performance.now() + pause >= deadline) return { odds: null, error };
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    },
+  };
+}
