@@ -12,6 +12,7 @@ export const MIGRATIONS: readonly string[] = [
   '0003_delivery.sql',
   '0004_signal_engine.sql',
   '0005_operations.sql',
+  '0007_retention.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
