@@ -22,6 +22,7 @@ import { createDeliveryWorker } from './delivery/worker.ts';
 import { createPoller } from './poller/poller.ts';
 import { createFeed } from './poller/feed.ts';
 import { backupDatabase } from './ops/backup.ts';
+import { createRetention } from './ops/retention.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
 import { REPLAY_HELP, replayCommand } from './replay/command.ts';
 import { ReplayInputError } from './replay/errors.ts';
@@ -119,7 +120,13 @@ async function serve(argv: string[]): Promise<void> {
   });
   poller.start();
   delivery.start();
+  // Prunes and PRAGMA optimize now (in batches that yield to requests) and then daily.
+  const retention = createRetention({ db, clock: systemClock, logger: logger.child({ component: 'retention' }), metrics, settings: {
+    outboxDays: config.RETAIN_OUTBOX_DAYS, failedPaymentDays: config.RETAIN_FAILED_PAYMENTS_DAYS, receiptDays: config.RETAIN_RECEIPTS_DAYS,
+  } });
+  retention.start();
   installShutdown(logger, async () => {
+    await retention.stop();
     await poller.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await delivery.stop();

@@ -118,7 +118,7 @@ async function startupMaintenance(logFile: string): Promise<unknown> {
     const prune = lines.find((l) => l.msg === 'retention prune done');
     const optimized = lines.find((l) => l.msg === 'database optimized');
     if (optimized) return { prune, optimizeMs: optimized.ms };
-    if (!lines.some((l) => l.component === 'retention') && Date.now() - t0 > 3_000) return null;
+    if (!lines.some((l) => l.msg === 'retention prune started') && Date.now() - t0 > 3_000) return null;
     if (Date.now() - t0 > 600_000) throw new Error('start-up maintenance did not finish within 10 minutes');
     await new Promise((r) => setTimeout(r, 100));
   }

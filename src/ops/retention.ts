@@ -63,6 +63,7 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
   async function prune(): Promise<RetentionReport> {
     const started = performance.now();
     const now = clock.now();
+    logger.info('retention prune started', { settings });
     const count = { batches: 0, maxBatchMs: 0 };
     const cutoff = (days: number) => now - days * DAY_MS;
     const outbox = settings.outboxDays > 0 ? await drain(q.outbox, cutoff(settings.outboxDays), count) : 0;
@@ -72,7 +73,7 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
     pruned?.inc({ table: 'payments' }, failedPayments);
     pruned?.inc({ table: 'receipts' }, receipts);
     const report = { outbox, failedPayments, receipts, batches: count.batches, maxBatchMs: Math.round(count.maxBatchMs * 10) / 10, ms: Math.round(performance.now() - started) };
-    logger.info('retention prune done', { ...report, settings });
+    logger.info('retention prune done', report);
     return report;
   }
 

@@ -37,6 +37,8 @@ export type PaymentPlaneDeps = {
   chainVerifier?: TypedDataVerifier;
   /** Purchase attempts by outcome and settled micro-USDC go here for /metrics. */
   metrics?: Metrics;
+  /** Per-wallet abuse limit, called once the signature names the payer; throws a 429 ApiError. */
+  limitPayer?: (payer: string) => void;
 };
 
 /** The `outcome` label of isocast_payments_total for each way a purchase can end. */
@@ -224,6 +226,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     });
     if (!verified.ok) throw verifyFailed(verified.reason);
     const payer = verified.payer;
+    deps.limitPayer?.(payer);
     if (deps.sanctions.has(payer)) {
       logger.warn('sanctioned payer refused', { payer, city, count });
       throw sanctioned();
@@ -252,10 +255,11 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
 /** The plane as configured: effective settlement wallet, USDC address, public addresses. */
 export function paymentPlaneFor(d: {
   config: Config; db: Db; secret: Buffer; settler: Settler; sanctions: SanctionsList; clock: Clock; logger: Logger; chainVerifier?: TypedDataVerifier; metrics?: Metrics;
+  limitPayer?: (payer: string) => void;
 }): PaymentPlane {
   return createPaymentPlane({
     db: d.db, secret: d.secret, settler: d.settler, sanctions: d.sanctions, ofacRequired: d.config.OFAC_REQUIRED, clock: d.clock,
     logger: d.logger, payTo: (payTo(d.config) ?? MOCK_PAY_TO) as Address, usdc: d.config.USDC_ADDRESS as Address,
-    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, chainVerifier: d.chainVerifier, metrics: d.metrics,
+    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, chainVerifier: d.chainVerifier, metrics: d.metrics, limitPayer: d.limitPayer,
   });
 }

@@ -1,0 +1,76 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RouteTable } from './route-match.ts';
+
+/**
+ * What every request passes through before and after the router, run inside the app's fetch
+ * wrapper (src/app.ts) so GET routes keep Hono's synchronous single-handler path:
+ *
+ *   - a trailing slash answers 308 to the canonical path (query kept), for paths that exist;
+ *   - CORS for the public API: browsers running an x402 client may call it from any origin
+ *     (nothing is cookie-authenticated, so `*` grants nothing a server-side client lacks); the
+ *     operator routes (/admin, /metrics) get no CORS at all, so a page elsewhere cannot read them;
+ *   - `X-Content-Type-Options: nosniff` on every answer;
+ *   - the abuse limits' address check, which can answer 429 before the router runs.
+ *
+ * Headers go straight onto the node ServerResponse (setHeader, merged by writeHead) when there is
+ * one: reading `res.headers` of the adapter's lightweight Response would build a full one.
+ */
+export const CORS_ALLOW_HEADERS = 'X-Payment, Authorization, Content-Type';
+export const CORS_EXPOSE_HEADERS = 'X-PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
+const PREFLIGHT_MAX_AGE_S = '86400';
+
+export type NodeBindings = { incoming?: IncomingMessage; outgoing?: ServerResponse };
+
+export function isOperatorPath(path: string): boolean {
+  return path === '/metrics' || path === '/admin' || path.startsWith('/admin/') || path.startsWith('/metrics/');
+}
+
+export type EdgeDeps = {
+  routes: RouteTable;
+  /** A ready 429 when the client is over its address budget on a limited route, else null. */
+  limit?: (method: string, path: string, req: Request, peer: string | undefined) => Response | null;
+};
+
+export function createEdge(deps: EdgeDeps) {
+  const { routes } = deps;
+  const publicHeaders: [string, string][] = [
+    ['x-content-type-options', 'nosniff'], ['access-control-allow-origin', '*'], ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
+  ];
+  const operatorHeaders: [string, string][] = [['x-content-type-options', 'nosniff']];
+
+  return {
+    /** An answer that replaces routing (redirect, preflight, 429), or null. Sets headers on `out`. */
+    before(req: Request, path: string, env: NodeBindings | undefined): Response | null {
+      const operator = isOperatorPath(path);
+      const out = env?.outgoing;
+      if (out) for (const [k, v] of operator ? operatorHeaders : publicHeaders) out.setHeader(k, v);
+      if (path.length > 1 && path.endsWith('/')) {
+        const canonical = path.replace(/\/+$/, '') || '/';
+        if (routes.allowed(canonical).length > 0) {
+          const q = req.url.indexOf('?');
+          return new Response(null, { status: 308, headers: { location: canonical + (q < 0 ? '' : req.url.slice(q)) } });
+        }
+      }
+      const method = req.method;
+      if (method === 'OPTIONS' && !operator) {
+        const allowed = routes.allowed(path);
+        if (allowed.length > 0) {
+          const methods = [...allowed, 'OPTIONS'].join(', ');
+          return new Response(null, {
+            status: 204,
+            headers: {
+              allow: methods, 'access-control-allow-methods': methods, 'access-control-allow-headers': CORS_ALLOW_HEADERS,
+              'access-control-max-age': PREFLIGHT_MAX_AGE_S, vary: 'Access-Control-Request-Headers',
+            },
+          });
+        }
+      }
+      return deps.limit?.(method, path, req, env?.incoming?.socket?.remoteAddress) ?? null;
+    },
+    /** For in-process requests (no node response to set headers on): the same headers on the Response. */
+    after(res: Response, path: string): Response {
+      for (const [k, v] of isOperatorPath(path) ? operatorHeaders : publicHeaders) if (!res.headers.has(k)) res.headers.set(k, v);
+      return res;
+    },
+  };
+}
