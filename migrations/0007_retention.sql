@@ -10,6 +10,9 @@ DROP INDEX delivery_outbox_status;
 CREATE INDEX delivery_outbox_done ON delivery_outbox (updated_at) WHERE status IN ('sent', 'failed');
 CREATE INDEX payments_failed ON payments (updated_at) WHERE status = 'failed';
 CREATE INDEX receipts_created ON receipts (created_at);
+-- receipts.payment_id references payments: without this index, deleting one failed payment makes
+-- SQLite's foreign key check read every receipt.
+CREATE INDEX receipts_payment ON receipts (payment_id);
 
 -- name: 'outbox:<status>', 'entitlements', 'payments:applied' (micro = their amount_micro sum).
 CREATE TABLE row_counts (

@@ -1,18 +1,18 @@
 /**
  * `npm run bench -- --only growth`: a year-old database on a busy install, and what the operator
  * and the poller pay for it. Builds (straight SQL, one transaction per table: the real write path
- * would take hours for this much) a data directory with GROWTH_SIGNALS signals spread over the
- * active cities, GROWTH_OUTBOX delivery outbox rows (sent and failed, updated within the last
- * week, so retention keeps them all), GROWTH_ENTITLEMENTS entitlements (with one applied payment
- * each, plus failed attempts) and a few thousand chat registrations. Then:
+ * would take hours for this much) a data directory with 1 million signals spread over the active
+ * cities, 2 million delivery outbox rows (sent and failed, updated within the last week, so
+ * retention keeps them all), 200,000 entitlements (with one applied payment
+ * and its receipt each, plus failed attempts over the past year, most of which the start-up
+ * prune removes) and 20,000 chat registrations. Then:
  *
  *   - starts a real `src/main.ts serve` on it (so its start-up maintenance runs) and times
  *     sequential GET /metrics and GET /admin/data.json with the admin bearer;
  *   - stops it, opens the database as the poller does and times one signal enqueue
  *     (`createOutbox().enqueue`, the storeSignal hook) for a new signal per city, rolled back.
  *
- * Sizes come from the environment so a test can run the same code small; the bench uses the
- * issue's sizes. Prints one JSON document.
+ * Sizes are an argument so a test can run the same code small; the bench uses FULL_SIZES.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +57,7 @@ export function buildGrowthDb(dbPath: string, sizes: GrowthSizes, nowMs: number,
     const ent = db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, ?, ?, ?, ?)`);
     const pay = db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, error, created_at, updated_at)
       VALUES (?, ?, ?, 10, 50000, 'mock', ?, ?, ?, ?)`);
+    const receipt = db.prepare(`INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, x'00', ?, ?, ?)`);
     db.transaction(() => {
       for (let i = 0; i < sizes.entitlements; i++) {
         const w = wallet(Math.floor(i / 4));
@@ -65,11 +66,12 @@ export function buildGrowthDb(dbPath: string, sizes: GrowthSizes, nowMs: number,
         const through = i % 20 === 0 ? top + 50 : Math.max(1, top - 1 - (i % 1000));
         const at = nowMs - (i % 365) * DAY_MS;
         ent.run(w, city, through, 10, at);
-        pay.run(w, '0x' + i.toString(16).padStart(64, '0'), city, 'applied', null, at, at);
+        const paid = pay.run(w, '0x' + i.toString(16).padStart(64, '0'), city, 'applied', null, at, at);
+        receipt.run(`r${i}`, w, paid.lastInsertRowid, at);
         if (i % 2 === 0) pay.run(w, '0x' + (i + 0x1000000000).toString(16).padStart(64, '0'), city, 'failed', 'signature invalid', at, at);
       }
     })();
-    log(`growth: ${sizes.entitlements} entitlements and ${Math.ceil(sizes.entitlements * 1.5)} payments in ${Date.now() - t} ms`);
+    log(`growth: ${sizes.entitlements} entitlements, ${Math.ceil(sizes.entitlements * 1.5)} payments and ${sizes.entitlements} receipts in ${Date.now() - t} ms`);
 
     t = Date.now();
     const reg = db.prepare(`INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (?, ?, NULL, ?, ?)`);

@@ -33,7 +33,7 @@ export const RETENTION_INTERVAL_MS = DAY_MS;
 
 export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; settings: RetentionSettings; metrics?: Metrics; batch?: number }) {
   const { db, clock, logger, settings } = deps;
-  const batch = deps.batch ?? 2_000;
+  const batch = deps.batch ?? 500;
   const q = {
     outbox: db.prepare(`DELETE FROM delivery_outbox WHERE id IN (SELECT id FROM delivery_outbox
       WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT ?)`),
