@@ -64,7 +64,8 @@ export function buildGrowthDb(dbPath: string, sizes: GrowthSizes, nowMs: number,
         const city = cities[(Math.floor(i / 4) + (i % 4)) % cities.length]!;
         const top = latest.get(city) ?? 0;
         const through = i % 20 === 0 ? top + 50 : Math.max(1, top - 1 - (i % 1000));
-        const at = nowMs - (i % 365) * DAY_MS;
+        // Older rows have lower ids, as on a real install: a year, oldest first.
+        const at = nowMs - Math.floor(((sizes.entitlements - 1 - i) * 365) / sizes.entitlements) * DAY_MS;
         ent.run(w, city, through, 10, at);
         const paid = pay.run(w, '0x' + i.toString(16).padStart(64, '0'), city, 'applied', null, at, at);
         receipt.run(`r${i}`, w, paid.lastInsertRowid, at);

@@ -13,8 +13,10 @@ import type { Metrics } from '../lib/metrics.ts';
  * Never pruned: signals, entitlements, and every payment that is not `failed`: applied and
  * refunded payments are the ledger, and claimed/settled/in-doubt ones are money in flight.
  *
- * Deletes run in batches of `batch` rows, each its own short transaction, with the event loop
- * given back between batches, so a first prune of a large backlog never holds requests for long.
+ * Deletes run in batches, each its own short transaction, with the event loop given back between
+ * batches, so a first prune of a large backlog never holds requests for long. A batch's size
+ * adapts to keep each near TARGET_BATCH_MS: what a row costs to delete depends on how scattered
+ * the old rows are over the table's pages and on the disk, neither known in advance.
  */
 export type RetentionSettings = {
   /** Days after its last change a sent or failed outbox row is kept; 0 keeps them forever. */
@@ -29,11 +31,14 @@ export type RetentionSettings = {
 export type RetentionReport = { outbox: number; failedPayments: number; receipts: number; batches: number; maxBatchMs: number; ms: number };
 
 const DAY_MS = 86_400_000;
+const TARGET_BATCH_MS = 10;
+const MIN_BATCH = 20;
 export const RETENTION_INTERVAL_MS = DAY_MS;
 
+/** `batch`: the first batch's size and the largest any batch may grow to. */
 export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; settings: RetentionSettings; metrics?: Metrics; batch?: number }) {
   const { db, clock, logger, settings } = deps;
-  const batch = deps.batch ?? 500;
+  const batch = deps.batch ?? 5_000;
   const q = {
     outbox: db.prepare(`DELETE FROM delivery_outbox WHERE id IN (SELECT id FROM delivery_outbox
       WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT ?)`),
@@ -49,13 +54,17 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
   /** Deletes until a batch comes back short; returns the rows removed. */
   async function drain(stmt: { run(...a: unknown[]): { changes: number } }, cutoff: number, count: { batches: number; maxBatchMs: number }): Promise<number> {
     let total = 0;
+    let size = Math.min(batch, 500);
     for (;;) {
       const t0 = performance.now();
-      const n = db.transaction(() => stmt.run(cutoff, batch).changes)();
-      count.maxBatchMs = Math.max(count.maxBatchMs, performance.now() - t0);
+      const n = db.transaction(() => stmt.run(cutoff, size).changes)();
+      const ms = performance.now() - t0;
+      count.maxBatchMs = Math.max(count.maxBatchMs, ms);
       total += n;
       count.batches++;
-      if (n < batch) return total;
+      if (n < size) return total;
+      if (ms > 2 * TARGET_BATCH_MS) size = Math.max(Math.min(MIN_BATCH, batch), Math.floor(size / 2));
+      else if (ms < TARGET_BATCH_MS / 2) size = Math.min(batch, size * 2);
       await yieldToLoop();
     }
   }
