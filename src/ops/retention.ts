@@ -54,7 +54,8 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
   /** Deletes until a batch comes back short; returns the rows removed. */
   async function drain(stmt: { run(...a: unknown[]): { changes: number } }, cutoff: number, count: { batches: number; maxBatchMs: number }): Promise<number> {
     let total = 0;
-    let size = Math.min(batch, 500);
+    // Small first: the first batch may find its pages cold on disk.
+    let size = Math.min(batch, 100);
     for (;;) {
       const t0 = performance.now();
       const n = db.transaction(() => stmt.run(cutoff, size).changes)();
@@ -92,7 +93,7 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
    */
   function optimize(): void {
     const started = performance.now();
-    db.pragma('analysis_limit = 1000');
+    db.pragma('analysis_limit = 400');
     db.pragma('optimize = 0x10002');
     logger.info('database optimized', { ms: Math.round(performance.now() - started) });
   }
