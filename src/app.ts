@@ -174,15 +174,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.fetch = (req, env, ctx) => {
     const started = performance.now();
     const path = pathOf(req.url);
-    // Headers go on the node response when there is one (edge.ts says why); else on the Response.
-    const node = (env as NodeBindings | undefined)?.outgoing !== undefined;
+    const out = (env as NodeBindings | undefined)?.outgoing;
     const early = edge.before(req, path, env as NodeBindings | undefined);
-    if (early) return observe(req, path, node ? early : edge.after(early, path), started);
+    if (early) return observe(req, path, edge.finish(early, path, out), started);
     // The node adapter passes a fresh {incoming, outgoing} per request, so adding to it is safe.
     const bindings = env ? Object.assign(env, standalone) : standalone;
     const res = dispatch(req, bindings, ctx);
-    if (node) return res instanceof Promise ? res.then((r) => observe(req, path, r, started)) : observe(req, path, res, started);
-    return res instanceof Promise ? res.then((r) => observe(req, path, edge.after(r, path), started)) : observe(req, path, edge.after(res, path), started);
+    return res instanceof Promise
+      ? res.then((r) => observe(req, path, edge.finish(r, path, out), started))
+      : observe(req, path, edge.finish(res, path, out), started);
   };
   return Object.assign(app, { limits });
 }

@@ -8,7 +8,7 @@ import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, reply } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { ErrorBody } from '../lib/schemas.ts';
+import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { registrationTestMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
 import { createRegistrationStore } from './registrations.ts';
@@ -102,6 +102,7 @@ export const deliveryDocs: RouteDoc[] = [
       200: { description: 'Registration set or deleted (or this signed request was already applied)', schema: MessengerDeliveryResult },
       400: { description: 'Invalid wallet, bad action, missing chatId on set, missing signature or timestamp', schema: ErrorBody },
       401: { description: '`stale timestamp` or `signature verification failed`', schema: ErrorBody },
+      429: { ...RATE_LIMITED_DOC, description: 'too many registrations from this address or wallet, or test messages to this chat or from this wallet' },
       404: { description: '`unknown city`, or no registration to delete', schema: ErrorBody },
       409: { description: 'The same signed request is being processed right now', schema: ErrorBody },
       502: { description: '`test message failed` (chat unreachable or bot not configured), with `reason`', schema: ErrorBody },

@@ -5,7 +5,7 @@ import type { AppEnv, Ctx } from '../lib/http.ts';
 import { reply, replyBytes, withDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
+import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
 import { walletForReceipt } from '../entitlements/receipts.ts';
@@ -89,6 +89,7 @@ export const paidSignalsDocs: RouteDoc[] = [{
   responses: {
     200: { description: 'A page of signals', schema: SignalsPage, headers: { 'X-PAYMENT-RESPONSE': 'on inline payment', 'X-Receipt-Token': 'on inline payment: a bearer for later reads' } },
     400: { description: 'since or count invalid', schema: MinSpendError },
+    429: { ...RATE_LIMITED_DOC, description: 'inline payment only: too many from this address or wallet; retry after Retry-After seconds' },
     402: { description: 'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion), or an inline-payment failure ({error, reason?})', schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]) },
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: 'unknown city', schema: ErrorBody },
