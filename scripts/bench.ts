@@ -29,6 +29,7 @@ import { BINARY, binaryIsStale, buildBinary } from './build-binary.ts';
 import { seedSignals } from './bench/seed.ts';
 import { runPeer, type PeerResult } from './bench/peer.ts';
 import { startupFigures, type StartupResult } from './bench/startup.ts';
+import { runGrowth } from './bench/growth.ts';
 import { load, pair, type PairResult, type PairSettings } from './bench/pairs.ts';
 import { passes, table, updateReadme, type Row } from './bench/report.ts';
 import { freePort, median, NODE, ROOT, round, rssMiB, runJson, sleep, spawnServer, type Spawned } from './bench/util.ts';
@@ -53,6 +54,14 @@ if (ONLY === 'latency') {
 const started = Date.now();
 const RUN = join(ROOT, 'bench', 'tmp', `run-${started}`);
 mkdirSync(RUN, { recursive: true });
+
+// `--only growth`: the large-database figures (scripts/bench/growth.ts), printed, nothing written.
+if (ONLY === 'growth') {
+  const result = await runGrowth({ dir: join(RUN, 'growth'), log });
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  rmSync(RUN, { recursive: true, force: true });
+  process.exit(0);
+}
 const load0 = loadavg();
 
 const recoveryFigures = () => runJson<RecoveryResult>(join(ROOT, 'scripts', 'bench', 'recovery.ts'), { rounds: QUICK ? 3 : 9, burstMs: 300 });
@@ -80,6 +89,8 @@ const serverEnv = (port: number, dir: string, home: string): NodeJS.ProcessEnv =
   BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_MODE: 'mock', FEED: 'sim',
   // One tick at start (baselines only), then quiet: the sim feed must not change the bytes under test.
   POLL_INTERVAL_MS: '3600000', LOG_LEVEL: 'info',
+  // The subscribe pair is one client posting as fast as it can: exactly what the address limit stops.
+  RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_WALLET_PER_MIN: '0',
 });
 const port = await freePort();
 const server = await spawnServer(NODE, [join(ROOT, 'src', 'main.ts'), 'serve'], { env: serverEnv(port, dataDir, RUN), port, logFile: join(RUN, 'server.log') });

@@ -37,6 +37,10 @@ import { createBotMessenger, type Messenger } from './delivery/messenger.ts';
 import { deliveryDocs, deliveryRoutes } from './delivery/routes.ts';
 import { discoveryDocs, discoveryRoutes } from './discovery/routes.ts';
 import { API_VERSION } from './version.ts';
+import { createEdge, type NodeBindings } from './lib/edge.ts';
+import { abuseLimitsFromConfig, type AbuseLimits } from './limits/from-config.ts';
+import { limitedRoute } from './limits/limits.ts';
+import { isClientAbort } from './lib/client-abort.ts';
 
 export type AppDeps = {
   config: Config;
@@ -64,6 +68,8 @@ export type AppDeps = {
   marketUrlFor?: (city: CityRecord, date: string) => string | null;
   /** The current market day's parsed resolution rule (main.ts passes poller.ruleFor). */
   ruleFor?: (city: CityRecord) => DayRule | null;
+  /** Abuse limits (src/limits/limits.ts); built from config if absent. Exposed on the app as `limits`. */
+  limits?: AbuseLimits;
 };
 
 /** Request bodies are small JSON objects; anything larger is refused before it is read. */
@@ -76,7 +82,7 @@ const BODY_METHODS = METHODS.filter((m) => m !== 'GET' && m !== 'HEAD' && m !== 
 export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...deliveryDocs, ...metricsDocs, ...adminDocs, ...subscribeDocs, ...receiptDocs, ...paidSignalsDocs, ...discoveryDocs];
 
 /** Builds the HTTP app. It never listens, opens files or starts timers: main.ts does. */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits } {
   const { config, db, catalog, clock, logger } = deps;
   const disclaimer = disclaimerText(config.TERMS_URL);
   const signals = createSignalReader(db);
@@ -87,6 +93,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const latency = metrics.histogram('isocast_http_request_duration_seconds', 'HTTP request latency by route pattern and status',
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
   registerDbGauges(metrics, db, () => clock.now());
+  // Monotonic, not the app clock: a limit is about real request rates, and wall time can jump.
+  const limits = deps.limits ?? abuseLimitsFromConfig(config, { now: () => performance.now(), disclaimer, metrics });
 
   const app = new Hono<AppEnv>();
   const limitBody = bodyLimit({
@@ -106,10 +114,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
   const messenger = deps.messenger ?? createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
-  app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL }));
-  const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics });
+  app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL, limits }));
+  // main.ts builds the plane (shared with the reconciler and the shutdown) with the same limits.
+  const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics, limitPayer: limits.payer });
   app.route('/', subscribeRoutes({ plane, isCity }));
-  app.route('/', receiptRoutes({ db, clock, logger, sanctions: deps.sanctions }));
+  app.route('/', receiptRoutes({ db, clock, logger, sanctions: deps.sanctions, limitWallet: limits.receiptRecovery }));
   app.route('/', paidSignalsRoutes({ db, plane, reader: signals, sanctions: deps.sanctions, isCity }));
   app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));
   app.route('/', adminRoutes({ db, catalog, clock, adminToken: config.ADMIN_TOKEN, paymentMode: config.PAYMENT_MODE, feed: config.FEED, pollerHealth: deps.pollerHealth }));
@@ -130,6 +139,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return reply(c as Ctx, { error: err.message, ...err.extra }, err.status, err.headers);
+    // A body the client broke off or framed badly is the client's problem, not an outage.
+    if (isClientAbort(err)) {
+      logger.debug('request body unreadable', { method: c.req.method, path: c.req.path, reason: err instanceof Error ? err.message : String(err) });
+      return reply(c as Ctx, { error: 'request body could not be read' }, 400);
+    }
     if (err instanceof HTTPException) {
       const status = err.status;
       if (status >= 500) logger.error('request failed', { path: c.req.path, err });
@@ -148,8 +162,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // One series per (route, status, method), found through nested maps of values the request
   // already holds: no label object or key string is built per request.
   const seriesByRoute = new Map<string, Map<number, Map<string, { observe(v: number): void }>>>();
-  const observe = (req: Request, res: Response, started: number): Response => {
-    const route = routes.label(pathOf(req.url));
+  const observe = (req: Request, path: string, res: Response, started: number): Response => {
+    const route = routes.label(path);
     let byStatus = seriesByRoute.get(route);
     if (!byStatus) seriesByRoute.set(route, (byStatus = new Map()));
     let byMethod = byStatus.get(res.status);
@@ -160,12 +174,25 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     series.observe((performance.now() - started) / 1000);
     return res;
   };
+  const edge = createEdge({
+    routes,
+    limit: (method, path, req, peer) => {
+      const route = limitedRoute(method, path, () => req.headers.get('x-payment') !== null);
+      return route === null ? null : limits.checkRequest(route, peer, () => req.headers.get('x-forwarded-for'));
+    },
+  });
   app.fetch = (req, env, ctx) => {
     const started = performance.now();
+    const path = pathOf(req.url);
+    const out = (env as NodeBindings | undefined)?.outgoing;
+    const early = edge.before(req, path, env as NodeBindings | undefined);
+    if (early) return observe(req, path, edge.finish(early, path, out), started);
     // The node adapter passes a fresh {incoming, outgoing} per request, so adding to it is safe.
     const bindings = env ? Object.assign(env, standalone) : standalone;
     const res = dispatch(req, bindings, ctx);
-    return res instanceof Promise ? res.then((r) => observe(req, r, started)) : observe(req, res, started);
+    return res instanceof Promise
+      ? res.then((r) => observe(req, path, edge.finish(r, path, out), started))
+      : observe(req, path, edge.finish(res, path, out), started);
   };
-  return app;
+  return Object.assign(app, { limits });
 }

@@ -43,6 +43,16 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   MESSENGER_BOT_TOKEN: { meaning: 'chat delivery bot token, Telegram Bot API wire format; unset: no chat delivery (secret)' },
   MESSENGER_API_URL: { meaning: 'bot API host' },
   ADMIN_TOKEN: { default: 'unset: /admin disabled', meaning: 'bearer token for /admin and /metrics, 32+ characters: openssl rand -hex 32 (secret)' },
+  TRUSTED_PROXIES: { default: 'none', meaning: 'comma list of proxy IPs/CIDRs whose X-Forwarded-For is believed (the right-most untrusted hop is the client)' },
+  RATE_LIMIT_ADDRESS_PER_MIN: { meaning: 'per client address on subscribe, inline payment, receipt recovery and chat registration (0: off)' },
+  RATE_LIMIT_ADDRESS_BURST: { meaning: 'burst allowance of the per-address limit' },
+  RATE_LIMIT_WALLET_PER_MIN: { meaning: 'per payer wallet on the same routes, once a signature names it (0: off)' },
+  RATE_LIMIT_WALLET_BURST: { meaning: 'burst allowance of the per-wallet limit' },
+  TEST_MESSAGES_PER_HOUR: { meaning: 'chat registration test messages per chat and per wallet (paid pushes never wait for them)' },
+  TEST_MESSAGES_BURST: { meaning: 'burst allowance of the test message budget' },
+  RETAIN_OUTBOX_DAYS: { meaning: 'days sent and failed delivery rows are kept (0: forever)' },
+  RETAIN_FAILED_PAYMENTS_DAYS: { meaning: 'days failed payment attempts are kept; applied payments are the ledger and kept forever (0: forever)' },
+  RETAIN_RECEIPTS_DAYS: { meaning: 'days a receipt token is kept once its wallet is owed no further signal (0: forever)' },
   LOG_LEVEL: { meaning: 'debug, info, warn or error; logs are JSON lines on stdout' },
 };
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isSecretName, SECRET_FILE_NAMES, secretFlagProblem, secretsFromFiles } from './lib/secrets.ts';
 import { urlCredentialProblems } from './lib/url-credentials.ts';
 import { safetyProblems } from './ops/safety.ts';
+import { parseTrustedProxies } from './limits/client-address.ts';
 
 /**
  * The whole configuration contract (docs/configuration.md). This is the only module that reads
@@ -52,6 +53,18 @@ const raw = z.object({
   ADMIN_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   RECONCILE_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
+  // Abuse limits (src/limits/limits.ts); a per-minute rate of 0 turns that limit off.
+  TRUSTED_PROXIES: z.string().optional(),
+  RATE_LIMIT_ADDRESS_PER_MIN: intIn(0, 1_000_000).default(300),
+  RATE_LIMIT_ADDRESS_BURST: intIn(1, 1_000_000).default(120),
+  RATE_LIMIT_WALLET_PER_MIN: intIn(0, 1_000_000).default(60),
+  RATE_LIMIT_WALLET_BURST: intIn(1, 1_000_000).default(60),
+  TEST_MESSAGES_PER_HOUR: intIn(0, 3_600).default(6),
+  TEST_MESSAGES_BURST: intIn(1, 100).default(3),
+  // Retention (src/ops/retention.ts), in days; 0 keeps rows forever.
+  RETAIN_OUTBOX_DAYS: intIn(0, 36_500).default(30),
+  RETAIN_FAILED_PAYMENTS_DAYS: intIn(0, 36_500).default(30),
+  RETAIN_RECEIPTS_DAYS: intIn(0, 36_500).default(365),
 });
 
 export type Config = Omit<z.infer<typeof raw>, 'HOST' | 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'> & {
@@ -124,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     if (c.SETTLEMENT === 'chain' && !c.SETTLER_PRIVATE_KEY) problems.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
   }
   if (c.FEED === 'live' && c.WEATHER_SOURCE === 'wu' && !c.WU_API_KEY) problems.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
+  try { parseTrustedProxies(c.TRUSTED_PROXIES); } catch (err) { problems.push(`TRUSTED_PROXIES: ${(err as Error).message}`); }
   if (problems.length > 0) throw new ConfigError(problems);
   const baseUrl = c.BASE_URL ?? `http://localhost:${c.PORT}`;
   return {

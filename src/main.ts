@@ -25,6 +25,7 @@ import { createDeliveryWorker } from './delivery/worker.ts';
 import { createPoller } from './poller/poller.ts';
 import { createFeed } from './poller/feed.ts';
 import { backupDatabase } from './ops/backup.ts';
+import { createRetention } from './ops/retention.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
 import { REPLAY_HELP, replayCommand } from './replay/command.ts';
 import { ReplayInputError } from './replay/errors.ts';
@@ -34,6 +35,8 @@ import { secureDataDir, usePrivateUmask } from './ops/files.ts';
 import { exposureWarning, sanctionsProblem, startLine } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
 import type { Server as HttpServer } from 'node:http';
+import { abuseLimitsFromConfig } from './limits/from-config.ts';
+import { disclaimerText } from './terms/terms.ts';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -123,7 +126,9 @@ async function serve(argv: string[]): Promise<void> {
   const settler = settlerFromConfig(config);
   const chainVerifier = chainVerifierFromConfig(config);
   // One plane for the routes, the reconciler and the shutdown: they share its in-flight work.
-  const plane = paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier, metrics });
+  // Monotonic, not the app clock: a limit is about real request rates, and wall time can jump.
+  const limits = abuseLimitsFromConfig(config, { now: () => performance.now(), disclaimer: disclaimerText(config.TERMS_URL), metrics });
+  const plane = paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier, metrics, limitPayer: limits.payer });
   // Payments a crash left between settle and apply are finished before anyone can pay again.
   await reconcilePayments({ plane, logger });
   // One messenger for the registration route and the worker, so both share one pacing state.
@@ -135,7 +140,7 @@ async function serve(argv: string[]): Promise<void> {
     db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS, metrics,
     onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(), ...feed,
   });
-  const app = createApp({ messenger, config, db, catalog, clock: systemClock, dayClock: feed.dayClock, logger, sanctions, metrics, secret, settler, chainVerifier, plane, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor, ruleFor: poller.ruleFor });
+  const app = createApp({ messenger, config, db, catalog, clock: systemClock, dayClock: feed.dayClock, logger, sanctions, metrics, secret, settler, chainVerifier, plane, limits, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor, ruleFor: poller.ruleFor });
   const ofacWatch = watchSanctionsList(sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
@@ -147,10 +152,15 @@ async function serve(argv: string[]): Promise<void> {
   // waiting on a restart are answered first (docs/performance.md, start-up).
   poller.start(FIRST_TICK_DELAY_MS);
   delivery.start();
+  // Prunes and PRAGMA optimize now (in batches that yield to requests) and then daily.
+  const retention = createRetention({ db, clock: systemClock, logger: logger.child({ component: 'retention' }), metrics, settings: {
+    outboxDays: config.RETAIN_OUTBOX_DAYS, failedPaymentDays: config.RETAIN_FAILED_PAYMENTS_DAYS, receiptDays: config.RETAIN_RECEIPTS_DAYS,
+  } });
+  retention.start();
   ofacWatch.start();
   const reconciler = startReconciler({ plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
   installShutdownSignals(createShutdown({
-    logger, server: server as HttpServer, plane, workers: [reconciler, poller, delivery, ofacWatch], closeDb: () => db.close(), maxSettleMs: settler.maxSettleMs,
+    logger, server: server as HttpServer, plane, workers: [reconciler, retention, poller, delivery, ofacWatch], closeDb: () => db.close(), maxSettleMs: settler.maxSettleMs,
   }));
 }
 

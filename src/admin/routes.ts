@@ -27,7 +27,8 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const token = deps.adminToken;
   // Read at start: a binary built without the page fails here, not on the operator's first visit.
   const page = readAssetText('public/admin.html');
-  const assets = Object.fromEntries(Object.keys(ASSET_TYPES).map((f) => [f, readAssetText(`public/${f}`)]));
+  // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
+  const assets = new Map(Object.keys(ASSET_TYPES).map((f) => [f, { body: readAssetText(`public/${f}`), type: ASSET_TYPES[f]! }]));
   const report = createAdminReport(deps);
 
   app.use('/admin', async (c, next) => { if (!token) return reply(c, { error: 'not found' }, 404); await next(); });
@@ -36,9 +37,9 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   app.get('/admin', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...PRIVATE } }));
   app.get('/admin/assets/:file', (c) => {
     const file = c.req.param('file');
-    const body = assets[file];
-    if (body === undefined) return reply(c, { error: 'not found' }, 404);
-    return new Response(body, { headers: { 'content-type': ASSET_TYPES[file]!, ...PRIVATE } });
+    const asset = assets.get(file);
+    if (asset === undefined) return reply(c, { error: 'not found' }, 404);
+    return new Response(asset.body, { headers: { 'content-type': asset.type, ...PRIVATE } });
   });
   app.get('/admin/data.json', (c) => {
     if (!bearerMatches(c.req.header('authorization'), token!)) throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });

@@ -13,6 +13,7 @@ export const MIGRATIONS: readonly string[] = [
   '0004_signal_engine.sql',
   '0005_operations.sql',
   '0006_payment_trust.sql',
+  '0007_retention.sql',
   '0008_resolution_rules.sql',
   '0009_report_time.sql',
 ];

@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import { systemClock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { httpRequest, retryAfterMs, type HttpResponse } from '../lib/http-client.ts';
-import { BOT_API_LIMITS, createPacer, type SendLimits } from './pacer.ts';
+import { BOT_API_LIMITS, createPacer, type Lane, type SendLimits } from './pacer.ts';
 
 /**
  * The chat bot, spoken over the Telegram Bot API wire format (`POST {api}/bot{token}/sendMessage`).
@@ -16,7 +16,7 @@ export type Messenger = {
   /** Milliseconds until a message to the chat could leave without waiting on pacing; 0 if now. */
   waitMs(chatId: string): number;
   /** Sends plain text; waits for its pacing slot unless that is further than `maxWaitMs` away. */
-  send(chatId: string, text: string, opts?: { maxWaitMs?: number }): Promise<void>;
+  send(chatId: string, text: string, opts?: { maxWaitMs?: number; lane?: Lane }): Promise<void>;
 };
 
 export type MessengerFailure =
@@ -114,11 +114,12 @@ export function createBotMessenger(opts: BotMessengerOptions): Messenger {
     async send(chatId, text, sendOpts = {}) {
       if (!token) throw new MessengerError('not_configured', 'messenger bot is not configured');
       const now = clock.now();
-      const at = pacer.readyAt(chatId, now);
+      const lane = sendOpts.lane ?? 'paid';
+      const at = pacer.readyAt(chatId, now, lane);
       if (sendOpts.maxWaitMs !== undefined && at - now > sendOpts.maxWaitMs) {
         throw new MessengerError('busy', `chat is rate limited for another ${Math.ceil((at - now) / 1000)} s`, { retryAfterMs: at - now });
       }
-      const slot = pacer.reserve(chatId, now);
+      const slot = pacer.reserve(chatId, now, lane);
       if (slot > now) await sleep(slot - now);
       let res: HttpResponse;
       try {

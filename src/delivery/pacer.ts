@@ -4,7 +4,16 @@
  * Pacing is by minimum spacing rather than bursts: a spacing of 1/rate keeps every sliding window
  * under the limit, where a token bucket would allow a full burst at a window edge. Pure: every
  * call takes the current instant in epoch ms.
+ *
+ * Two lanes. Paid pushes use the `paid` lane, which sees only paid bookings, so nothing else can
+ * delay one. Chat registration test messages use the `test` lane: its own small global rate
+ * (together under the platform's overall limit), and it also waits for any chat slot the paid
+ * lane booked, so a test message never takes a chat's turn from a push. The reverse is allowed:
+ * a push may follow a test message to the same chat at once (at most a pair, since the test
+ * budget per chat is a few an hour; the platform's per-chat figure is an average).
  */
+export type Lane = 'paid' | 'test';
+
 export type SendLimits = {
   /** Messages per second across all chats. */
   globalPerSecond: number;
@@ -12,16 +21,18 @@ export type SendLimits = {
   chatIntervalMs: number;
   /** Minimum ms between two messages to one group or channel (chat ids starting with '-'). */
   groupIntervalMs: number;
+  /** Test messages per second across all chats, on top of globalPerSecond. */
+  testPerSecond?: number;
 };
 
 /** Margins under the platform's limits absorb network jitter between our clock and theirs. */
-export const BOT_API_LIMITS: SendLimits = { globalPerSecond: 25, chatIntervalMs: 1100, groupIntervalMs: 3100 };
+export const BOT_API_LIMITS: SendLimits = { globalPerSecond: 25, chatIntervalMs: 1100, groupIntervalMs: 3100, testPerSecond: 2 };
 
 export type Pacer = {
-  /** Earliest instant a message to `chatId` may leave. */
-  readyAt(chatId: string, nowMs: number): number;
-  /** Books the earliest slot for `chatId` and returns its instant. */
-  reserve(chatId: string, nowMs: number): number;
+  /** Earliest instant a message to `chatId` may leave on `lane` (default paid). */
+  readyAt(chatId: string, nowMs: number, lane?: Lane): number;
+  /** Books the earliest slot for `chatId` on `lane` (default paid) and returns its instant. */
+  reserve(chatId: string, nowMs: number, lane?: Lane): number;
   /** Holds every send until `untilMs` (a 429 answer). */
   pauseUntil(untilMs: number): void;
 };
@@ -32,25 +43,38 @@ export function isGroupChat(chatId: string): boolean {
 
 export function createPacer(limits: SendLimits = BOT_API_LIMITS): Pacer {
   const globalGapMs = 1000 / limits.globalPerSecond;
+  const testGapMs = 1000 / Math.max(0.001, limits.testPerSecond ?? 2);
   let globalNext = 0;
+  let testNext = 0;
   let pausedUntil = 0;
   const chatNext = new Map<string, number>();
+  const testChatNext = new Map<string, number>();
 
-  const readyAt = (chatId: string, nowMs: number) => Math.max(nowMs, globalNext, pausedUntil, chatNext.get(chatId) ?? 0);
-
-  const sweep = (nowMs: number) => {
-    // Entries in the past carry no constraint; dropping them bounds the map by recent chats.
-    if (chatNext.size < 10_000) return;
-    for (const [chat, next] of chatNext) if (next <= nowMs) chatNext.delete(chat);
+  const readyAt = (chatId: string, nowMs: number, lane: Lane = 'paid') => {
+    const paid = Math.max(nowMs, pausedUntil, chatNext.get(chatId) ?? 0);
+    return lane === 'paid' ? Math.max(paid, globalNext) : Math.max(paid, testNext, testChatNext.get(chatId) ?? 0);
   };
+
+  const sweep = (map: Map<string, number>, nowMs: number) => {
+    // Entries in the past carry no constraint; dropping them bounds the map by recent chats.
+    if (map.size < 10_000) return;
+    for (const [chat, next] of map) if (next <= nowMs) map.delete(chat);
+  };
+  const interval = (chatId: string) => (isGroupChat(chatId) ? limits.groupIntervalMs : limits.chatIntervalMs);
 
   return {
     readyAt,
-    reserve: (chatId, nowMs) => {
-      const at = readyAt(chatId, nowMs);
-      globalNext = at + globalGapMs;
-      chatNext.set(chatId, at + (isGroupChat(chatId) ? limits.groupIntervalMs : limits.chatIntervalMs));
-      sweep(nowMs);
+    reserve: (chatId, nowMs, lane = 'paid') => {
+      const at = readyAt(chatId, nowMs, lane);
+      if (lane === 'paid') {
+        globalNext = at + globalGapMs;
+        chatNext.set(chatId, at + interval(chatId));
+        sweep(chatNext, nowMs);
+      } else {
+        testNext = at + testGapMs;
+        testChatNext.set(chatId, at + interval(chatId));
+        sweep(testChatNext, nowMs);
+      }
       return at;
     },
     pauseUntil: (untilMs) => { pausedUntil = Math.max(pausedUntil, untilMs); },

@@ -8,7 +8,7 @@ import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, reply } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { ErrorBody } from '../lib/schemas.ts';
+import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { registrationTestMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
 import { createRegistrationStore } from './registrations.ts';
@@ -28,6 +28,8 @@ export type DeliveryDeps = {
   logger: Logger;
   messenger: Messenger;
   termsUrl: string;
+  /** Abuse limits (structural, so delivery/ need not import limits/): each throws a 429 ApiError. */
+  limits?: { registration(wallet: string): void; testMessage(wallet: string, chatId: string): void };
 };
 
 export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
@@ -45,6 +47,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     const wallet = body.wallet.toLowerCase();
     const signed: DeliveryMessage = { wallet, chatId: body.chatId ?? '', citySlug: body.citySlug ?? '', action: body.action, timestamp: body.timestamp };
     if (!(await verifyDeliverySignature(signed, body.signature as Hex))) throw new ApiError(401, 'signature verification failed');
+    deps.limits?.registration(wallet);
     const citySlug = signed.citySlug === '' ? null : signed.citySlug;
     if (citySlug !== null && !catalog.get(citySlug)) throw new ApiError(404, 'unknown city');
 
@@ -65,8 +68,11 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         return done(removed.chatId, removed.city, false);
       }
       const city = citySlug === null ? null : catalog.get(citySlug)!;
+      deps.limits?.testMessage(wallet, signed.chatId);
       try {
-        await messenger.send(signed.chatId, registrationTestMessage({ wallet, city: city?.displayName ?? null, termsUrl: deps.termsUrl }), { maxWaitMs: TEST_MESSAGE_MAX_WAIT_MS });
+        // Test messages ride the messenger's low lane: they never take a slot a paid push needs.
+        await messenger.send(signed.chatId, registrationTestMessage({ wallet, city: city?.displayName ?? null, termsUrl: deps.termsUrl }),
+          { maxWaitMs: TEST_MESSAGE_MAX_WAIT_MS, lane: 'test' });
       } catch (err) {
         const reason = err instanceof MessengerError ? err.message : 'messenger failed';
         logger.warn('delivery test message failed', { wallet, kind: err instanceof MessengerError ? err.kind : 'unknown', reason });
@@ -96,6 +102,7 @@ export const deliveryDocs: RouteDoc[] = [
       200: { description: 'Registration set or deleted (or this signed request was already applied)', schema: MessengerDeliveryResult },
       400: { description: 'Invalid wallet, bad action, missing chatId on set, missing signature or timestamp', schema: ErrorBody },
       401: { description: '`stale timestamp` or `signature verification failed`', schema: ErrorBody },
+      429: { ...RATE_LIMITED_DOC, description: 'too many registrations from this address or wallet, or test messages to this chat or from this wallet' },
       404: { description: '`unknown city`, or no registration to delete', schema: ErrorBody },
       409: { description: 'The same signed request is being processed right now', schema: ErrorBody },
       502: { description: '`test message failed` (chat unreachable or bot not configured), with `reason`', schema: ErrorBody },

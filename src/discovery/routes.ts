@@ -37,7 +37,8 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Read at start: a binary built without its page assets fails here, not on a visitor's request.
   const page = readAssetText('public/api.html');
-  const assets = Object.fromEntries(Object.keys(ASSET_TYPES).map((f) => [f, readAssetText(`public/${f}`)]));
+  // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
+  const assets = new Map(Object.keys(ASSET_TYPES).map((f) => [f, { body: readAssetText(`public/${f}`), type: ASSET_TYPES[f]! }]));
 
   const openapi = once(() => buildOpenApi(d.docs, {
     baseUrl: d.baseUrl, termsUrl: d.termsUrl, apiVersion: d.apiVersion, disclaimer: d.disclaimer, namedSchemas: [IsocastSignalPublic],
@@ -56,9 +57,9 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   app.get('/api', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...CACHE } }));
   app.get('/api/assets/:file', (c) => {
     const file = c.req.param('file');
-    const body = assets[file];
-    if (body === undefined) return reply(c, { error: 'not found' }, 404);
-    return new Response(body, { headers: { 'content-type': ASSET_TYPES[file]!, ...CACHE } });
+    const asset = assets.get(file);
+    if (asset === undefined) return reply(c, { error: 'not found' }, 404);
+    return new Response(asset.body, { headers: { 'content-type': asset.type, ...CACHE } });
   });
   app.get('/llms.txt', () => text(texts.llms(), TEXT));
   app.get('/llms-full.txt', () => text(texts.full(), TEXT));

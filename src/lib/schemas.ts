@@ -8,5 +8,13 @@ export const ErrorBody = z.object({
   disclaimer: Disclaimer,
 }).loose().meta({ id: 'Error' });
 
+/** 429 from the abuse limits (src/limits/limits.ts); `Retry-After` carries the same seconds. */
+export const RateLimited = z.object({
+  error: z.literal('rate limit exceeded; retry later'),
+  retryAfterSeconds: z.number().int().min(1),
+  disclaimer: Disclaimer,
+}).meta({ id: 'RateLimited' });
+export const RATE_LIMITED_DOC = { description: 'Too many requests from this address or wallet; retry after Retry-After seconds', schema: RateLimited, headers: { 'Retry-After': 'seconds' } };
+
 export const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 export const Hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);

@@ -44,6 +44,8 @@ export type PaymentPlaneDeps = {
   metrics?: Metrics;
   /** Retry-After of the in-doubt answer (the reconciler's interval is a good value). */
   retryAfterSeconds?: number;
+  /** Per-wallet abuse limit, called once the signature names the payer; throws a 429 ApiError. */
+  limitPayer?: (payer: string) => void;
 };
 
 /** The `outcome` label of isocast_payments_total for each way a purchase can end. */
@@ -216,6 +218,8 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     const verified = await verifyPayment(p, terms(count));
     if (!verified.ok) throw verifyFailed(verified.reason);
     const payer = verified.payer;
+    // Per-wallet abuse limit: only now does a signature name the wallet (a 429 settles nothing).
+    deps.limitPayer?.(payer);
     if (deps.sanctions.has(payer)) {
       logger.warn('sanctioned payer refused', { payer, city, count });
       throw sanctioned();
@@ -313,11 +317,12 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
 /** The plane as configured: effective settlement wallet, USDC address, public addresses. */
 export function paymentPlaneFor(d: {
   config: Config; db: Db; secret: Buffer; settler: Settler; sanctions: SanctionsList; clock: Clock; logger: Logger; chainVerifier?: TypedDataVerifier; metrics?: Metrics;
+  limitPayer?: (payer: string) => void;
 }): PaymentPlane {
   return createPaymentPlane({
     db: d.db, secret: d.secret, settler: d.settler, sanctions: d.sanctions, ofacRequired: d.config.OFAC_REQUIRED, clock: d.clock,
     logger: d.logger, payTo: (payTo(d.config) ?? MOCK_PAY_TO) as Address, usdc: d.config.USDC_ADDRESS as Address,
-    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, mode: d.config.PAYMENT_MODE, chainVerifier: d.chainVerifier, metrics: d.metrics,
+    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, mode: d.config.PAYMENT_MODE, chainVerifier: d.chainVerifier, metrics: d.metrics, limitPayer: d.limitPayer,
     retryAfterSeconds: Math.max(1, Math.ceil((d.config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000)),
   });
 }

@@ -50,7 +50,7 @@ function parseBody(body: Record<string, unknown>): z.infer<typeof ReceiptRequest
   return parsed.data;
 }
 
-export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanctions: SanctionsList }): Hono<AppEnv> {
+export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanctions: SanctionsList; limitWallet?: (wallet: string) => void }): Hono<AppEnv> {
   const { db, clock } = deps;
   const cities = db.prepare('SELECT city, paid_through_seq AS paidThroughSeq FROM entitlements WHERE wallet = ? ORDER BY city');
   const lastPayment = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
@@ -71,6 +71,7 @@ export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanc
     if (Math.abs(Math.floor(nowMs / 1000) - body.timestamp) > RECEIPT_SKEW_SEC) throw new ApiError(401, 'stale timestamp');
     const wallet = body.wallet.toLowerCase();
     if (!(await verifyReceiptRequest(wallet, body.timestamp, body.signature as Hex))) throw new ApiError(401, 'signature verification failed');
+    deps.limitWallet?.(wallet);
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
     const owned = cities.all(wallet) as { city: string; paidThroughSeq: number }[];
     const paymentId = lastPayment.get(wallet) as number | null;

@@ -4,7 +4,7 @@ import type { AppEnv } from '../lib/http.ts';
 import { reply } from '../lib/http.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { ErrorBody } from '../lib/schemas.ts';
+import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from './bundle.ts';
 import type { PaymentPlane, Purchase } from './plane.ts';
@@ -54,6 +54,7 @@ export const subscribeDocs: RouteDoc[] = [{
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: 'unknown city', schema: ErrorBody },
     502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
+    429: RATE_LIMITED_DOC,
     503: { description: '`settlement pending — retry the same X-Payment; you will not be charged twice` with retryAfterSeconds and Retry-After (the outcome is in doubt until the token contract answers), or sanctions screening unavailable', schema: z.union([SettlementPending, ErrorBody]) },
   },
 }];

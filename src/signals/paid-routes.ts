@@ -5,7 +5,7 @@ import type { AppEnv, Ctx } from '../lib/http.ts';
 import { reply, replyBytes, withDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
+import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
@@ -115,6 +115,7 @@ export const paidSignalsDocs: RouteDoc[] = [{
     200: { description: 'A page of signals', schema: SignalsPage, headers: { 'X-PAYMENT-RESPONSE': 'on inline payment', 'X-Receipt-Token': 'on the inline payment whose settlement moved the money (issued once)' } },
     400: { description: 'since or count invalid', schema: MinSpendError },
     401: { description: '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token)', schema: ErrorBody },
+    429: { ...RATE_LIMITED_DOC, description: 'inline payment only: too many from this address or wallet; retry after Retry-After seconds' },
     402: { description: 'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion), or an inline-payment failure ({error, reason?})', schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]) },
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: 'unknown city', schema: ErrorBody },

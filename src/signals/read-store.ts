@@ -30,11 +30,20 @@ export const LATEST_MEMO_MS = 1_000;
 /** Bytes of cached page heads kept at most (a full page is about 200 KiB). */
 export const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 
+/**
+ * max(seq) per city, one index descent per city (a recursive skip over the distinct cities of the
+ * primary key). `GROUP BY city` reads every signal instead: 1 million rows is tens of ms.
+ */
+export const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
+    SELECT (SELECT min(city) FROM signals)
+    UNION ALL SELECT (SELECT min(city) FROM signals WHERE city > c.city) FROM c WHERE c.city IS NOT NULL)
+  SELECT city, (SELECT max(seq) FROM signals s WHERE s.city = c.city) AS n FROM c WHERE city IS NOT NULL`;
+
 export function createSignalReader(db: Db): SignalReader {
   const latest = db.prepare('SELECT coalesce(max(seq), 0) AS n FROM signals WHERE city = ?').pluck();
-  const latestAll = db.prepare('SELECT city, max(seq) AS n FROM signals GROUP BY city');
-  // SQLite takes a bare column from the row that holds the max(): the latest signal's time.
-  const latestAt = db.prepare('SELECT city, max(seq) AS n, created_at AS at FROM signals GROUP BY city');
+  const latestAll = db.prepare(LATEST_SEQ_PER_CITY);
+  // The latest signal's time per city, by the same skip-scan (no scan of every signal).
+  const latestAt = db.prepare(`SELECT c.city, s.seq AS n, s.created_at AS at FROM (${LATEST_SEQ_PER_CITY}) c JOIN signals s ON s.city = c.city AND s.seq = c.n`);
   const one = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq = ?').pluck();
   const range = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?').pluck();
   const page = db.prepare('SELECT seq, payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?');

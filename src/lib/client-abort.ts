@@ -1,0 +1,15 @@
+/**
+ * Whether an error thrown while reading a request body came from the client: a malformed chunked
+ * encoding (the HTTP parser's HPE_* codes), or a connection closed or reset mid-body. Those are
+ * answered 400 (if anyone is still listening) and logged at debug, never as a server error.
+ */
+const CLIENT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ABORT_ERR', 'UND_ERR_ABORTED']);
+
+export function isClientAbort(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as Error & { cause?: unknown }).cause, depth++) {
+    const code = (e as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('HPE_') || CLIENT_CODES.has(code))) return true;
+    if (e.name === 'AbortError' || e.message === 'aborted' || e.message === 'terminated') return true;
+  }
+  return false;
+}

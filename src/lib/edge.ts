@@ -1,0 +1,100 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RouteTable } from './route-match.ts';
+
+/**
+ * What every request passes through before and after the router, run inside the app's fetch
+ * wrapper (src/app.ts) so GET routes keep Hono's synchronous single-handler path:
+ *
+ *   - a trailing slash answers 308 to the canonical path (query kept), for paths that exist;
+ *   - CORS for the public API: browsers running an x402 client may call it from any origin
+ *     (nothing is cookie-authenticated, so `*` grants nothing a server-side client lacks); the
+ *     operator routes (/admin, /metrics) get no CORS at all, so a page elsewhere cannot read them;
+ *   - `X-Content-Type-Options: nosniff` on every answer;
+ *   - the abuse limits' address check, which can answer 429 before the router runs.
+ *
+ * Adding the headers must not cost the cached reads their speed (docs/performance.md). Reading
+ * `res.headers` of @hono/node-server's lightweight Response builds a full Headers object, and
+ * `ServerResponse.setHeader` sends writeHead down its slower merging path (about 5 µs a request
+ * together, a fifth of a `/v1/cities` answer). So when the Response still holds its headers as
+ * the plain object the route gave, a copy of that object with ours added replaces it, and the
+ * adapter writes it in one writeHead. Anything else (a Headers instance, a full Response) gets
+ * setHeader, which is always correct.
+ */
+export const CORS_ALLOW_HEADERS = 'X-Payment, Authorization, Content-Type';
+export const CORS_EXPOSE_HEADERS = 'X-PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
+const PREFLIGHT_MAX_AGE_S = '86400';
+
+export type NodeBindings = { incoming?: IncomingMessage; outgoing?: ServerResponse };
+
+export function isOperatorPath(path: string): boolean {
+  return path === '/metrics' || path === '/admin' || path.startsWith('/admin/') || path.startsWith('/metrics/');
+}
+
+/** The adapter's private slot `[status, body, headers]` on its lightweight Response, once seen. */
+let cacheSlot: symbol | null = null;
+function plainHeaderCache(res: Response): unknown[] | null {
+  if (cacheSlot === null) {
+    cacheSlot = Object.getOwnPropertySymbols(res).find((s) => s.description === 'cache') ?? null;
+    if (cacheSlot === null) return null;
+  }
+  const cache = (res as unknown as Record<symbol, unknown>)[cacheSlot];
+  if (!Array.isArray(cache)) return null;
+  const h = cache[2];
+  return h !== null && typeof h === 'object' && !(h instanceof Headers) && !Array.isArray(h) ? cache : null;
+}
+
+export type EdgeDeps = {
+  routes: RouteTable;
+  /** A ready 429 when the client is over its address budget on a limited route, else null. */
+  limit?: (method: string, path: string, req: Request, peer: string | undefined) => Response | null;
+};
+
+export function createEdge(deps: EdgeDeps) {
+  const { routes } = deps;
+  const publicHeaders: Record<string, string> = {
+    'x-content-type-options': 'nosniff', 'access-control-allow-origin': '*', 'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+  };
+  const operatorHeaders: Record<string, string> = { 'x-content-type-options': 'nosniff' };
+  const extraFor = (path: string) => (isOperatorPath(path) ? operatorHeaders : publicHeaders);
+
+  return {
+    /** An answer that replaces routing (redirect, preflight, 429), or null; `finish` adds the headers. */
+    before(req: Request, path: string, env: NodeBindings | undefined): Response | null {
+      if (path.length > 1 && path.endsWith('/')) {
+        const canonical = path.replace(/\/+$/, '') || '/';
+        if (routes.allowed(canonical).length > 0) {
+          const q = req.url.indexOf('?');
+          return new Response(null, { status: 308, headers: { location: canonical + (q < 0 ? '' : req.url.slice(q)) } });
+        }
+      }
+      const method = req.method;
+      if (method === 'OPTIONS' && !isOperatorPath(path)) {
+        const allowed = routes.allowed(path);
+        if (allowed.length > 0) {
+          const methods = [...allowed, 'OPTIONS'].join(', ');
+          return new Response(null, {
+            status: 204,
+            headers: {
+              allow: methods, 'access-control-allow-methods': methods, 'access-control-allow-headers': CORS_ALLOW_HEADERS,
+              'access-control-max-age': PREFLIGHT_MAX_AGE_S, vary: 'Access-Control-Request-Headers',
+            },
+          });
+        }
+      }
+      return deps.limit?.(method, path, req, env?.incoming?.socket?.remoteAddress) ?? null;
+    },
+    /** Adds the headers to an answer; `out` is the node response when there is one. */
+    finish(res: Response, path: string, out: ServerResponse | undefined): Response {
+      const extra = extraFor(path);
+      if (out) {
+        const cache = plainHeaderCache(res);
+        if (cache) cache[2] = { ...(cache[2] as Record<string, string>), ...extra };
+        else for (const k in extra) out.setHeader(k, extra[k]!);
+        return res;
+      }
+      // In-process (app.request in tests): a real Response; a route's own value wins.
+      for (const k in extra) if (!res.headers.has(k)) res.headers.set(k, extra[k]!);
+      return res;
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Token buckets keyed by a string (a client address, a wallet, a chat). Pure: every call takes
+ * the current instant. Memory is bounded: a bucket that has refilled completely carries no
+ * information and is dropped by a sweep, and when the map still holds `maxKeys` live buckets the
+ * oldest is evicted (Map order is insertion order, and a key is re-inserted on each use), which
+ * at worst forgets a limit for the least recently seen client.
+ */
+export type BucketLimit = {
+  /** Tokens added per minute; 0 turns the limit off. */
+  perMinute: number;
+  /** Bucket size: the burst allowed after an idle period. */
+  burst: number;
+};
+
+export type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
+
+export type RateLimiter = {
+  /** Takes one token for `key`, or says how long until one is available. */
+  take(key: string, nowMs: number): TakeResult;
+  /** Whether a token is available, without taking it. */
+  peek(key: string, nowMs: number): TakeResult;
+  size(): number;
+};
+
+type Bucket = { tokens: number; atMs: number };
+
+export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number } = {}): RateLimiter {
+  const maxKeys = opts.maxKeys ?? 100_000;
+  const perMs = limit.perMinute / 60_000;
+  const burst = Math.max(1, limit.burst);
+  const buckets = new Map<string, Bucket>();
+  const fullAfterMs = perMs > 0 ? burst / perMs : Infinity;
+  let lastSweep = 0;
+
+  const level = (b: Bucket | undefined, nowMs: number) =>
+    b === undefined ? burst : Math.min(burst, b.tokens + Math.max(0, nowMs - b.atMs) * perMs);
+
+  const sweep = (nowMs: number) => {
+    // At most once per refill period: a full bucket is the same as no bucket.
+    if (nowMs - lastSweep < Math.min(fullAfterMs, 60_000)) return;
+    lastSweep = nowMs;
+    for (const [k, b] of buckets) if (nowMs - b.atMs >= fullAfterMs) buckets.delete(k);
+  };
+
+  const check = (key: string, nowMs: number, consume: boolean): TakeResult => {
+    if (perMs <= 0) return { ok: true };
+    const b = buckets.get(key);
+    const tokens = level(b, nowMs);
+    if (tokens < 1) return { ok: false, retryAfterMs: Math.ceil((1 - tokens) / perMs) };
+    if (consume) {
+      if (b) buckets.delete(key);
+      buckets.set(key, { tokens: tokens - 1, atMs: nowMs });
+      sweep(nowMs);
+      while (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
+    }
+    return { ok: true };
+  };
+
+  return {
+    take: (key, nowMs) => check(key, nowMs, true),
+    peek: (key, nowMs) => check(key, nowMs, false),
+    size: () => buckets.size,
+  };
+}

@@ -1,0 +1,93 @@
+import { ApiError } from '../lib/errors.ts';
+import type { Metrics } from '../lib/metrics.ts';
+import { createRateLimiter, type BucketLimit } from '../lib/rate-limit.ts';
+import { clientAddress, type TrustedProxies } from './client-address.ts';
+
+/**
+ * Abuse limits (docs/decisions.md, "Rate limits"). Per client address, checked before any
+ * signature is recovered, on the routes where an unauthenticated request costs real work: a
+ * subscribe, an inline-paid read, a receipt recovery, a chat registration. Per wallet, checked
+ * once a signature names one, on the same routes. Chat registration test messages also have a
+ * small budget of their own per chat and per wallet, because each one is a message the bot sends
+ * to a chat nobody has paid for. Defaults sit far above what a buyer does, so in practice only a
+ * flood meets them; 0 per minute turns a limit off.
+ */
+export type AbuseSettings = {
+  address: BucketLimit;
+  wallet: BucketLimit;
+  /** Registration test messages, per chat and per wallet. */
+  testMessages: BucketLimit;
+  trustedProxies: TrustedProxies;
+  maxKeys?: number;
+};
+
+export type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet';
+
+/** The route label a request is limited under, or null for every other request. */
+export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
+  if (method === 'POST') {
+    if (path === '/v1/subscribe' || path === '/v1/receipts' || path === '/v1/delivery/messenger') return path;
+    return null;
+  }
+  if (method === 'GET' && path === '/v1/signals' && hasPayment()) return '/v1/signals';
+  return null;
+}
+
+export type AbuseLimits = ReturnType<typeof createAbuseLimits>;
+
+export function createAbuseLimits(settings: AbuseSettings, deps: { now: () => number; disclaimer: string; metrics?: Metrics }) {
+  const opts = { maxKeys: settings.maxKeys ?? 100_000 };
+  const byAddress = createRateLimiter(settings.address, opts);
+  const byWallet = createRateLimiter(settings.wallet, opts);
+  const testByChat = createRateLimiter(settings.testMessages, opts);
+  const testByWallet = createRateLimiter(settings.testMessages, opts);
+  const refused = deps.metrics?.counter('isocast_rate_limited_total', 'Requests refused with 429 by the abuse limits, by limit and route');
+  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+  const refuse = (kind: LimitKind, route: string, retryAfterMs: number): ApiError => {
+    refused?.inc({ limit: kind, route });
+    const retryAfterSeconds = seconds(retryAfterMs);
+    return new ApiError(429, 'rate limit exceeded; retry later', { retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
+  };
+  const walletCheck = (route: string, wallet: string) => {
+    const r = byWallet.take(`${route} ${wallet.toLowerCase()}`, deps.now());
+    if (!r.ok) throw refuse('wallet', route, r.retryAfterMs);
+  };
+
+  return {
+    /**
+     * For the app's fetch wrapper: a ready 429 for a limited route over its address budget, else
+     * null. Synchronous and a no-op for every other request.
+     */
+    checkRequest(route: string, peer: string | undefined, forwardedFor: () => string | null): Response | null {
+      if (peer === undefined) return null; // in-process app.request(): no socket, no client to limit
+      const address = clientAddress(peer, settings.trustedProxies.empty ? null : forwardedFor(), settings.trustedProxies);
+      // One budget per address across the limited routes: a flood switching routes gains nothing.
+      const r = byAddress.take(address, deps.now());
+      if (r.ok) return null;
+      const err = refuse('address', route, r.retryAfterMs);
+      const body = JSON.stringify({ error: err.message, ...err.extra, disclaimer: deps.disclaimer });
+      return new Response(body, { status: 429, headers: { 'content-type': 'application/json; charset=utf-8', ...err.headers } });
+    },
+    /** Per payer wallet on a purchase (subscribe, inline-paid read); throws a 429 ApiError. */
+    payer: (wallet: string) => walletCheck('payment', wallet),
+    /** Per wallet on a receipt recovery (POST /v1/receipts); throws a 429 ApiError. */
+    receiptRecovery: (wallet: string) => walletCheck('/v1/receipts', wallet),
+    /** Per wallet on any chat registration request; throws a 429 ApiError. */
+    registration: (wallet: string) => walletCheck('/v1/delivery/messenger', wallet),
+    /** The test message budget: both the chat's and the wallet's must allow one; throws a 429 ApiError. */
+    testMessage(wallet: string, chatId: string): void {
+      const now = deps.now();
+      const w = wallet.toLowerCase();
+      const chat = testByChat.peek(chatId, now);
+      if (!chat.ok) throw refuse('test_message_chat', '/v1/delivery/messenger', chat.retryAfterMs);
+      const mine = testByWallet.peek(w, now);
+      if (!mine.ok) throw refuse('test_message_wallet', '/v1/delivery/messenger', mine.retryAfterMs);
+      testByChat.take(chatId, now);
+      testByWallet.take(w, now);
+    },
+    /** For tests and /metrics: live buckets per limiter. */
+    sizes: (): Record<string, number> => ({ address: byAddress.size(), wallet: byWallet.size(), testChat: testByChat.size(), testWallet: testByWallet.size() }),
+  };
+}
+
