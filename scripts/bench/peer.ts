@@ -54,6 +54,8 @@ export async function runPeer(opts: { runDir: string; quick: boolean; log: (line
         PAYMENT_MODE: 'live', SETTLEMENT: 'facilitator', FACILITATOR_URL: facilitator.url, PAY_TO,
         OFAC_REQUIRED: 'false', OFAC_LIST_PATH: ofac,
         FEED: 'live', WEATHER_SOURCE: 'metar', METAR_URL: closed, GAMMA_URL: closed, CLOB_URL: closed, POLL_INTERVAL_MS: '3600000',
+        // Limits stay on (their cost is part of isocast's paid path) but high enough for one load client.
+        RATE_LIMIT_ADDRESS_PER_MIN: '1000000', RATE_LIMIT_ADDRESS_BURST: '1000000', RATE_LIMIT_WALLET_PER_MIN: '1000000', RATE_LIMIT_WALLET_BURST: '1000000',
       },
     });
     procs.push(isocast);

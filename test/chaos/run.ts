@@ -70,6 +70,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     PAYMENT_MODE: 'mock', FEED: 'live', WEATHER_SOURCE: 'metar', POLL_INTERVAL_MS: '250',
     GAMMA_URL: u.gamma.url, CLOB_URL: u.clob.url, METAR_URL: u.metar.url,
     MESSENGER_API_URL: u.bot.url, MESSENGER_BOT_TOKEN: u.bot.token, LOG_LEVEL: 'info',
+    // The driver is a deliberate flood from one address and four wallets: the abuse limits (tested
+    // in test/limits) would only turn its purchases into 429s.
+    RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_WALLET_PER_MIN: '0',
   };
   if (faults) {
     chain = await startFakeChain();
