@@ -143,13 +143,13 @@ export type SeaOptions = {
   /** V8 code cache in the blob (default true). */
   useCodeCache?: boolean;
   /** Node/V8 options the executable always starts with. */
-  execArgv?: string[];
+  execArgv?: readonly string[];
   /**
    * Trains a V8 code cache (scripts/sea/code-cache-loader.cjs): given the loader and the bundle
    * as the binary will carry them, runs a start and returns the cache file V8 wrote. Without it
    * the bundle itself is the SEA main, with Node's compile-time code cache only.
    */
-  trainCodeCache?: (t: { node: string; loader: string; bundle: string; work: string }) => Promise<string>;
+  trainCodeCache?: (t: { node: string; loader: string; bundle: string; work: string; execArgv: readonly string[] }) => Promise<string>;
   /** esbuild plugins for the bundle (the service's module stand-ins). */
   esbuildPlugins?: EsbuildPlugin[];
   /** Runs the built executable before it replaces `output`; throws to refuse it. */
@@ -214,7 +214,7 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
       writeFileSync(source, readFileSync(bundle, 'utf8').replace(/^#!.*/, ''));
       main = join(work, 'loader.cjs');
       copyFileSync(join(ROOT, 'scripts', 'sea', 'code-cache-loader.cjs'), main);
-      const cache = await opts.trainCodeCache({ node, loader: main, bundle: source, work });
+      const cache = await opts.trainCodeCache({ node, loader: main, bundle: source, work, execArgv: opts.execArgv ?? [] });
       log(`cache    ${mib(statSync(cache).size)} MiB V8 code cache, trained on a start`);
       assets = { ...assets, [CODE_CACHE_BUNDLE_ASSET]: source, [CODE_CACHE_ASSET]: cache };
     }
@@ -265,7 +265,7 @@ const unusedHttp2: EsbuildPlugin = {
  * until GET /health answers 200; the SIGTERM that follows makes V8 write the cache on exit.
  * It stops before the poller's first tick, so the cache holds the start and the first answer.
  */
-async function trainStart(t: { node: string; loader: string; bundle: string; work: string }, addon: string): Promise<string> {
+async function trainStart(t: { node: string; loader: string; bundle: string; work: string; execArgv: readonly string[] }, addon: string): Promise<string> {
   const root = join(t.work, 'train');
   const cache = join(t.work, 'isocast.cjs.cache');
   // src/lib/assets.ts reads from two levels above the bundle, better-sqlite3 from ../build/Release.
@@ -289,7 +289,8 @@ async function trainStart(t: { node: string; loader: string; bundle: string; wor
     PAYMENT_MODE: 'mock', FEED: 'sim', LOG_LEVEL: 'error',
     ISOCAST_TRAIN_BUNDLE: bundle, ISOCAST_TRAIN_CACHE: cache,
   };
-  const child = spawn(t.node, [t.loader, 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // The binary's own V8 flags: V8 refuses a cache made under other flags.
+  const child = spawn(t.node, [...t.execArgv, t.loader, 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -310,7 +311,14 @@ async function trainStart(t: { node: string; loader: string; bundle: string; wor
   return cache;
 }
 
-export async function buildBinary(log: (line: string) => void = (l) => process.stdout.write(`${l}\n`), opts: { useCodeCache?: boolean; trainedCodeCache?: boolean; output?: string; execArgv?: string[] } = {}): Promise<string> {
+/**
+ * V8 flags the binary always starts with. A 16 MB young generation from the start: module
+ * evaluation allocates enough that V8's default 1 MB start took several scavenges before the first
+ * answer (start-up -9 ms, docs/performance.md); the space is reserved, its pages used as needed.
+ */
+export const BINARY_EXEC_ARGV: readonly string[] = ['--min-semi-space-size=16'];
+
+export async function buildBinary(log: (line: string) => void = (l) => process.stdout.write(`${l}\n`), opts: { useCodeCache?: boolean; trainedCodeCache?: boolean; output?: string; execArgv?: readonly string[] } = {}): Promise<string> {
   const started = Date.now();
   const addon = addonPath();
   // libsecp256k1 as WASM: read from the asset, never from a file beside the binary.
@@ -325,7 +333,7 @@ export async function buildBinary(log: (line: string) => void = (l) => process.s
   const output = opts.output ?? BINARY;
   const trained = opts.trainedCodeCache ?? true;
   await buildSea({
-    entry: join(ROOT, 'src', 'main.ts'), output, assets, useCodeCache: opts.useCodeCache, execArgv: opts.execArgv, log, esbuildPlugins: [unusedHttp2],
+    entry: join(ROOT, 'src', 'main.ts'), output, assets, useCodeCache: opts.useCodeCache, execArgv: opts.execArgv ?? BINARY_EXEC_ARGV, log, esbuildPlugins: [unusedHttp2],
     trainCodeCache: trained ? (t) => trainStart(t, addon) : undefined,
     check: (file, cwd) => {
       const r = spawnSync(file, ['--version'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ISOCAST_CODE_CACHE_REPORT: '1' } });
