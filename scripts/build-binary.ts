@@ -12,8 +12,9 @@
  * Usage: npm run build                            always builds
  *        node scripts/build-binary.ts --if-stale   builds only when an input is newer
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, globSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, globSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { isBuiltin } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-binding.ts';
@@ -43,6 +44,10 @@ const INPUT_PATTERNS: readonly string[] = [
   'scripts/sea/**',
   ...ASSET_PATTERNS,
 ];
+
+/** Asset names shared with scripts/sea/code-cache-loader.cjs. */
+const CODE_CACHE_BUNDLE_ASSET = 'isocast.cjs';
+const CODE_CACHE_ASSET = 'isocast.cjs.cache';
 
 /** SEA's sentinel; the same constant Node's own docs and postject use. */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -138,7 +143,13 @@ export type SeaOptions = {
   /** V8 code cache in the blob (default true). */
   useCodeCache?: boolean;
   /** Node/V8 options the executable always starts with. */
-  execArgv?: string[];
+  execArgv?: readonly string[];
+  /**
+   * Trains a V8 code cache (scripts/sea/code-cache-loader.cjs): given the loader and the bundle
+   * as the binary will carry them, runs a start and returns the cache file V8 wrote. Without it
+   * the bundle itself is the SEA main, with Node's compile-time code cache only.
+   */
+  trainCodeCache?: (t: { node: string; loader: string; bundle: string; work: string; execArgv: readonly string[] }) => Promise<string>;
   /** esbuild plugins for the bundle (the service's module stand-ins). */
   esbuildPlugins?: EsbuildPlugin[];
   /** Runs the built executable before it replaces `output`; throws to refuse it. */
@@ -195,14 +206,26 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
     assertSelfContained(bundle);
     log(`bundle   ${mib(statSync(bundle).size)} MiB (one CJS file, dependencies included)`);
 
+    let main = bundle;
+    let assets = opts.assets;
+    if (opts.trainCodeCache) {
+      // The loader compiles the bundle itself, so a shebang line would be a syntax error there.
+      const source = join(work, CODE_CACHE_BUNDLE_ASSET);
+      writeFileSync(source, readFileSync(bundle, 'utf8').replace(/^#!.*/, ''));
+      main = join(work, 'loader.cjs');
+      copyFileSync(join(ROOT, 'scripts', 'sea', 'code-cache-loader.cjs'), main);
+      const cache = await opts.trainCodeCache({ node, loader: main, bundle: source, work, execArgv: opts.execArgv ?? [] });
+      log(`cache    ${mib(statSync(cache).size)} MiB V8 code cache, trained on a start`);
+      assets = { ...assets, [CODE_CACHE_BUNDLE_ASSET]: source, [CODE_CACHE_ASSET]: cache };
+    }
     writeFileSync(seaConfig, JSON.stringify({
-      main: bundle,
+      main,
       output: blob,
       disableExperimentalSEAWarning: true,
       // V8 code cache made by this very node binary: the bundle is not compiled at each start.
       useCodeCache: opts.useCodeCache ?? true,
       ...(opts.execArgv ? { execArgv: opts.execArgv } : {}),
-      assets: opts.assets,
+      assets,
     }, null, 2));
     run(node, ['--experimental-sea-config', seaConfig]);
 
@@ -235,7 +258,67 @@ const unusedHttp2: EsbuildPlugin = {
   },
 };
 
-export async function buildBinary(log: (line: string) => void = (l) => process.stdout.write(`${l}\n`), opts: { useCodeCache?: boolean; output?: string; execArgv?: string[] } = {}): Promise<string> {
+/**
+ * The training start for the code cache: the loader runs the bundle under the same Node binary
+ * (not as a SEA) in a scratch root laid out as a checkout (the assets, and the addon where
+ * better-sqlite3 looks for it beside the bundle), `serve` with mock payments and the sim feed,
+ * until GET /health answers 200; the SIGTERM that follows makes V8 write the cache on exit.
+ * It stops before the poller's first tick, so the cache holds the start and the first answer.
+ */
+async function trainStart(t: { node: string; loader: string; bundle: string; work: string; execArgv: readonly string[] }, addon: string): Promise<string> {
+  const root = join(t.work, 'train');
+  const cache = join(t.work, 'isocast.cjs.cache');
+  // src/lib/assets.ts reads from two levels above the bundle, better-sqlite3 from ../build/Release.
+  const bundle = join(root, 'dist', 'pkg', 'main.cjs');
+  mkdirSync(dirname(bundle), { recursive: true });
+  mkdirSync(join(root, 'dist', 'build', 'Release'), { recursive: true });
+  copyFileSync(t.bundle, bundle);
+  symlinkSync(addon, join(root, 'dist', 'build', 'Release', 'better_sqlite3.node'));
+  for (const rel of assetFiles()) {
+    mkdirSync(dirname(join(root, rel)), { recursive: true });
+    symlinkSync(join(ROOT, rel), join(root, rel));
+  }
+  const port = await new Promise<number>((resolve, reject) => {
+    const s = createNetServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '', HOME: root, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: join(root, 'data'),
+    PAYMENT_MODE: 'mock', FEED: 'sim', LOG_LEVEL: 'error',
+    ISOCAST_TRAIN_BUNDLE: bundle, ISOCAST_TRAIN_CACHE: cache,
+  };
+  // The binary's own V8 flags: V8 refuses a cache made under other flags.
+  const child = spawn(t.node, [...t.execArgv, t.loader, 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`training start exited with ${child.exitCode}: ${stderr.slice(-2000)}`);
+      if (Date.now() > deadline) throw new Error('training start: no 200 from /health within 60 s');
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  }
+  const code = await exited;
+  if (code !== 0 || !existsSync(cache)) throw new Error(`training start stopped with ${code} and ${existsSync(cache) ? 'a' : 'no'} cache: ${stderr.slice(-2000)}`);
+  return cache;
+}
+
+/**
+ * V8 flags the binary always starts with. A 16 MB young generation from the start: module
+ * evaluation allocates enough that V8's default 1 MB start took several scavenges before the first
+ * answer (start-up -9 ms, docs/performance.md); the space is reserved, its pages used as needed.
+ */
+export const BINARY_EXEC_ARGV: readonly string[] = ['--min-semi-space-size=16'];
+
+export async function buildBinary(log: (line: string) => void = (l) => process.stdout.write(`${l}\n`), opts: { useCodeCache?: boolean; trainedCodeCache?: boolean; output?: string; execArgv?: readonly string[] } = {}): Promise<string> {
   const started = Date.now();
   const addon = addonPath();
   // libsecp256k1 as WASM: read from the asset, never from a file beside the binary.
@@ -248,11 +331,16 @@ export async function buildBinary(log: (line: string) => void = (l) => process.s
   assets[ADDON_HASH_ASSET] = hashFile;
   let version = '';
   const output = opts.output ?? BINARY;
+  const trained = opts.trainedCodeCache ?? true;
   await buildSea({
-    entry: join(ROOT, 'src', 'main.ts'), output, assets, useCodeCache: opts.useCodeCache, execArgv: opts.execArgv, log, esbuildPlugins: [unusedHttp2],
+    entry: join(ROOT, 'src', 'main.ts'), output, assets, useCodeCache: opts.useCodeCache, execArgv: opts.execArgv ?? BINARY_EXEC_ARGV, log, esbuildPlugins: [unusedHttp2],
+    trainCodeCache: trained ? (t) => trainStart(t, addon) : undefined,
     check: (file, cwd) => {
-      version = execFileSync(file, ['--version'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim();
-      if (!/^isocast \S+$/.test(version)) throw new Error(`built binary answered --version with ${JSON.stringify(version)}`);
+      const r = spawnSync(file, ['--version'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ISOCAST_CODE_CACHE_REPORT: '1' } });
+      version = r.stdout.trim();
+      if (r.status !== 0 || !/^isocast \S+$/.test(version)) throw new Error(`built binary answered --version with ${JSON.stringify(version)} ${r.stderr}`);
+      // V8 drops a cache made by another version or with other flags without a word: refused here.
+      if (trained && !r.stderr.includes('code cache accepted')) throw new Error(`the binary did not accept its trained code cache: ${r.stderr.trim()}`);
     },
   }).finally(() => rmSync(hashFile, { force: true }));
   log(`assets   ${Object.keys(assets).join(', ')} (addon: ${relative(ROOT, addon)})`);

@@ -8,7 +8,7 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
 import { bearerMatches } from '../ops/metrics-routes.ts';
 import { createAdminReport, type ReportDeps } from './report.ts';
-import { AdminAssetParams, AdminData } from './schemas.ts';
+import { AdminAssetParams, adminData } from './schemas.ts';
 
 /**
  * The operator page. Without ADMIN_TOKEN every admin path answers the same 404 as an unknown
@@ -66,7 +66,7 @@ export const adminDocs: RouteDoc[] = [
     description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`.',
     security: [['admin']],
     responses: {
-      200: { description: 'Operator data', schema: AdminData },
+      200: { description: 'Operator data', schema: adminData },
       401: { description: 'admin token required', schema: ErrorBody },
       404: notEnabled,
     },

@@ -1,127 +1,133 @@
 import { z } from 'zod';
 import { Disclaimer } from '../lib/schemas.ts';
+import { once } from '../lib/once.ts';
 
 /**
  * The operator page's data document (`GET /admin/data.json`). Money is integer micro-USDC with a
  * USD number beside it for display; times are ISO 8601 strings (null when never happened).
  */
-const Iso = z.string().describe('ISO 8601 date-time');
-const IsoOrNull = Iso.nullable();
+function buildAdminData() {
+  const Iso = z.string().describe('ISO 8601 date-time');
+  const IsoOrNull = Iso.nullable();
 
-const RevenueDay = z.object({
-  day: z.string().describe('UTC day the payment was made, YYYY-MM-DD'),
-  city: z.string(),
-  payments: z.number().int(),
-  micro: z.number().int(),
-  usd: z.number(),
-});
+  const RevenueDay = z.object({
+    day: z.string().describe('UTC day the payment was made, YYYY-MM-DD'),
+    city: z.string(),
+    payments: z.number().int(),
+    micro: z.number().int(),
+    usd: z.number(),
+  });
 
-const PaymentItem = z.object({
-  id: z.number().int(),
-  createdAt: Iso,
-  wallet: z.string(),
-  city: z.string(),
-  count: z.number().int(),
-  amountMicro: z.number().int(),
-  amountUsd: z.number(),
-  settler: z.string(),
-  txHash: z.string().nullable(),
-  status: z.enum(['claimed', 'settled', 'applied', 'failed', 'refund_queued', 'in_doubt']),
-  error: z.string().nullable(),
-});
+  const PaymentItem = z.object({
+    id: z.number().int(),
+    createdAt: Iso,
+    wallet: z.string(),
+    city: z.string(),
+    count: z.number().int(),
+    amountMicro: z.number().int(),
+    amountUsd: z.number(),
+    settler: z.string(),
+    txHash: z.string().nullable(),
+    status: z.enum(['claimed', 'settled', 'applied', 'failed', 'refund_queued', 'in_doubt']),
+    error: z.string().nullable(),
+  });
 
-const RefundItem = z.object({
-  id: z.number().int(),
-  paymentId: z.number().int(),
-  createdAt: Iso,
-  wallet: z.string(),
-  amountMicro: z.number().int(),
-  amountUsd: z.number(),
-  txHash: z.string().nullable(),
-  reason: z.string(),
-  status: z.string(),
-});
+  const RefundItem = z.object({
+    id: z.number().int(),
+    paymentId: z.number().int(),
+    createdAt: Iso,
+    wallet: z.string(),
+    amountMicro: z.number().int(),
+    amountUsd: z.number(),
+    txHash: z.string().nullable(),
+    reason: z.string(),
+    status: z.string(),
+  });
 
-const EntitlementItem = z.object({
-  wallet: z.string(),
-  city: z.string(),
-  paidThroughSeq: z.number().int(),
-  totalPaidSignals: z.number().int(),
-  latestSeq: z.number().int(),
-  updatedAt: Iso,
-});
+  const EntitlementItem = z.object({
+    wallet: z.string(),
+    city: z.string(),
+    paidThroughSeq: z.number().int(),
+    totalPaidSignals: z.number().int(),
+    latestSeq: z.number().int(),
+    updatedAt: Iso,
+  });
 
-const DeliveryItem = z.object({
-  id: z.number().int(),
-  wallet: z.string(),
-  city: z.string(),
-  targetDate: z.string(),
-  bucket: z.string(),
-  seq: z.number().int(),
-  status: z.enum(['queued', 'sending', 'sent', 'failed']),
-  attempts: z.number().int(),
-  lastError: z.string().nullable(),
-  updatedAt: Iso,
-});
-
-const CityHealth = z.object({
-  city: z.string(),
-  displayName: z.string(),
-  latestSeq: z.number().int(),
-  lastReading: z.object({ targetDate: z.string(), high: z.number(), unit: z.string(), bucket: z.string().nullable(), at: Iso }).nullable(),
-  lastAttemptAt: IsoOrNull,
-  lastOkAt: IsoOrNull,
-  lastError: z.string().nullable(),
-  lastErrorAt: IsoOrNull,
-  failures: z.number().int().describe('consecutive failed polls; 0 when not backing off'),
-  retryAt: IsoOrNull.describe('next attempt while backing off'),
-  noMarket: z.boolean(),
-  rule: z.object({
+  const DeliveryItem = z.object({
+    id: z.number().int(),
+    wallet: z.string(),
+    city: z.string(),
     targetDate: z.string(),
-    source: z.string().describe('wu, noaa, hko, cwa or unknown, from the market\'s own rule text'),
-    station: z.string().nullable(),
-    unit: z.string().nullable(),
-    precision: z.number().nullable(),
-    fallback: z.string().nullable(),
-    status: z.enum(['ok', 'paused']),
-    reason: z.string().nullable(),
-    observedWith: z.string().nullable(),
-  }).nullable().describe('parsed resolution rule of the newest market day the poller has read'),
-});
+    bucket: z.string(),
+    seq: z.number().int(),
+    status: z.enum(['queued', 'sending', 'sent', 'failed']),
+    attempts: z.number().int(),
+    lastError: z.string().nullable(),
+    updatedAt: Iso,
+  });
 
-export const AdminData = z.object({
-  generatedAt: Iso,
-  paymentMode: z.enum(['mock', 'live']),
-  feed: z.enum(['sim', 'live']),
-  totals: z.object({
-    revenueMicro: z.number().int(),
-    revenueUsd: z.number(),
-    appliedPayments: z.number().int(),
-    refundsQueued: z.number().int(),
-    refundsQueuedMicro: z.number().int(),
-    inDoubtPayments: z.number().int().describe('Payments whose settlement outcome is not yet known; the reconciler asks the token contract'),
-    oldestInDoubtSeconds: z.number().int().nullable().describe('Age of the oldest in-doubt payment, null when there is none'),
-    signals: z.number().int(),
-    entitlements: z.number().int(),
-  }),
-  revenueByDay: z.array(RevenueDay).describe('applied payments per UTC day and city, last 30 days'),
-  recentPayments: z.array(PaymentItem),
-  refunds: z.array(RefundItem).describe('queued refunds, oldest first'),
-  entitlements: z.array(EntitlementItem).describe('most recently changed first'),
-  deliveries: z.object({
-    counts: z.object({ queued: z.number().int(), sending: z.number().int(), sent: z.number().int(), failed: z.number().int() }),
-    recent: z.array(DeliveryItem).describe('newest outbox rows first, with their current status'),
-  }),
-  poller: z.object({
-    running: z.boolean().describe('false when this process has no poller wired in'),
-    lastTick: z.object({ startedAt: Iso, durationMs: z.number(), signals: z.number().int(), errors: z.number().int() }).nullable(),
-    cities: z.array(CityHealth),
-    paused: z.array(z.object({ city: z.string(), displayName: z.string(), targetDate: z.string(), reason: z.string() }))
-      .describe('cities whose newest market day is paused: its rule does not match the catalog or cannot be observed'),
-  }),
-  disclaimer: Disclaimer,
-}).meta({ id: 'AdminData' });
+  const CityHealth = z.object({
+    city: z.string(),
+    displayName: z.string(),
+    latestSeq: z.number().int(),
+    lastReading: z.object({ targetDate: z.string(), high: z.number(), unit: z.string(), bucket: z.string().nullable(), at: Iso }).nullable(),
+    lastAttemptAt: IsoOrNull,
+    lastOkAt: IsoOrNull,
+    lastError: z.string().nullable(),
+    lastErrorAt: IsoOrNull,
+    failures: z.number().int().describe('consecutive failed polls; 0 when not backing off'),
+    retryAt: IsoOrNull.describe('next attempt while backing off'),
+    noMarket: z.boolean(),
+    rule: z.object({
+      targetDate: z.string(),
+      source: z.string().describe('wu, noaa, hko, cwa or unknown, from the market\'s own rule text'),
+      station: z.string().nullable(),
+      unit: z.string().nullable(),
+      precision: z.number().nullable(),
+      fallback: z.string().nullable(),
+      status: z.enum(['ok', 'paused']),
+      reason: z.string().nullable(),
+      observedWith: z.string().nullable(),
+    }).nullable().describe('parsed resolution rule of the newest market day the poller has read'),
+  });
 
-export type AdminDataBody = Omit<z.infer<typeof AdminData>, 'disclaimer'>;
+  return z.object({
+    generatedAt: Iso,
+    paymentMode: z.enum(['mock', 'live']),
+    feed: z.enum(['sim', 'live']),
+    totals: z.object({
+      revenueMicro: z.number().int(),
+      revenueUsd: z.number(),
+      appliedPayments: z.number().int(),
+      refundsQueued: z.number().int(),
+      refundsQueuedMicro: z.number().int(),
+      inDoubtPayments: z.number().int().describe('Payments whose settlement outcome is not yet known; the reconciler asks the token contract'),
+      oldestInDoubtSeconds: z.number().int().nullable().describe('Age of the oldest in-doubt payment, null when there is none'),
+      signals: z.number().int(),
+      entitlements: z.number().int(),
+    }),
+    revenueByDay: z.array(RevenueDay).describe('applied payments per UTC day and city, last 30 days'),
+    recentPayments: z.array(PaymentItem),
+    refunds: z.array(RefundItem).describe('queued refunds, oldest first'),
+    entitlements: z.array(EntitlementItem).describe('most recently changed first'),
+    deliveries: z.object({
+      counts: z.object({ queued: z.number().int(), sending: z.number().int(), sent: z.number().int(), failed: z.number().int() }),
+      recent: z.array(DeliveryItem).describe('newest outbox rows first, with their current status'),
+    }),
+    poller: z.object({
+      running: z.boolean().describe('false when this process has no poller wired in'),
+      lastTick: z.object({ startedAt: Iso, durationMs: z.number(), signals: z.number().int(), errors: z.number().int() }).nullable(),
+      cities: z.array(CityHealth),
+      paused: z.array(z.object({ city: z.string(), displayName: z.string(), targetDate: z.string(), reason: z.string() }))
+        .describe('cities whose newest market day is paused: its rule does not match the catalog or cannot be observed'),
+    }),
+    disclaimer: Disclaimer,
+  }).meta({ id: 'AdminData' });
+}
+
+/** Built on first use: only the OpenAPI document and the tests read it. */
+export const adminData = once(buildAdminData);
+
+export type AdminDataBody = Omit<z.infer<ReturnType<typeof buildAdminData>>, 'disclaimer'>;
 
 export const AdminAssetParams = z.object({ file: z.string() });

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { once } from '../lib/once.ts';
 
 /**
  * The buyer's receipts, kept where per-user state belongs: `$XDG_STATE_HOME/isocast/receipts.json`
@@ -25,7 +26,7 @@ export function defaultReceiptsFile(home: string): string {
   return join(home, 'isocast', RECEIPTS_FILE_NAME);
 }
 
-const Receipt = z.object({
+const receiptSchema = () => z.object({
   server: z.string(),
   wallet: z.string(),
   city: z.string(),
@@ -39,9 +40,10 @@ const Receipt = z.object({
   source: z.enum(['purchase', 'recovered']).optional(),
   savedAt: z.string(),
 });
-export type Receipt = z.infer<typeof Receipt>;
+export type Receipt = z.infer<ReturnType<typeof receiptSchema>>;
 
-const ReceiptFile = z.object({ version: z.literal(1), receipts: z.array(Receipt) });
+/** Built on the first read: `serve` imports this module (stateHome) and never reads receipts. */
+const receiptFile = once(() => z.object({ version: z.literal(1), receipts: z.array(receiptSchema()) }));
 
 export function loadReceipts(file: string): Receipt[] {
   let text: string;
@@ -57,7 +59,7 @@ export function loadReceipts(file: string): Receipt[] {
   } catch {
     throw new Error(`receipts file ${file} is not valid JSON`);
   }
-  const parsed = ReceiptFile.safeParse(json);
+  const parsed = receiptFile().safeParse(json);
   if (!parsed.success) throw new Error(`receipts file ${file} is not an isocast receipts file`);
   return parsed.data.receipts;
 }

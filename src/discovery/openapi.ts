@@ -83,7 +83,7 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
   const out: Record<string, JsonSchema> = {};
   for (const [status, r] of Object.entries(doc.responses)) {
     const contentType = r.contentType ?? 'application/json';
-    const schema = r.schema ? toOpenApiSchema(r.schema, 'output', components) : { type: 'string' };
+    const schema = r.schema ? toOpenApiSchema(typeof r.schema === 'function' ? r.schema() : r.schema, 'output', components) : { type: 'string' };
     out[status] = {
       description: r.description || STATUS_TEXT[Number(status)] || 'Response',
       ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
 import { reply } from '../lib/http.ts';
 import { readAssetText } from '../lib/assets.ts';
+import { once } from '../lib/once.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
 import { IsocastSignalPublic } from '../signals/schemas.ts';
@@ -10,7 +11,7 @@ import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
 import { llmsFullTxt, llmsTxt, llmsWeatherSignals } from './llms.ts';
 import { robotsTxt, sitemapXml } from './site.ts';
 import type { DiscoveryDeps } from './offer.ts';
-import { AgentCard, AssetParams, DiscoveryIndex, OpenApiDocument, X402Manifest } from './schemas.ts';
+import { AssetParams, documentSchemas } from './schemas.ts';
 
 /**
  * The discovery addresses of spec 4.1. Every document is a pure function of the route docs and
@@ -23,15 +24,6 @@ const CACHE = { 'cache-control': 'public, max-age=300' };
 const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const ASSET_TYPES: Record<string, string> = { 'api.css': 'text/css; charset=utf-8', 'api.js': 'text/javascript; charset=utf-8' };
-
-function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  let built = false;
-  return () => {
-    if (!built) { value = build(); built = true; }
-    return value as T;
-  };
-}
 
 export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -79,7 +71,7 @@ const doc = (path: string, summary: string, responses: RouteDoc['responses'], ex
 const textDoc = (contentType: string, description: string) => ({ 200: { description, contentType } });
 
 export const discoveryDocs: RouteDoc[] = [
-  doc('/openapi.json', 'This OpenAPI 3.1 document', { 200: { description: 'OpenAPI 3.1 document', schema: OpenApiDocument } }),
+  doc('/openapi.json', 'This OpenAPI 3.1 document', { 200: { description: 'OpenAPI 3.1 document', schema: () => documentSchemas().OpenApiDocument } }),
   doc('/api', 'API reference page for people (renders offline)', textDoc('text/html', 'HTML page')),
   doc('/api/assets/{file}', 'Stylesheet and script of the API page', {
     200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' },
@@ -88,10 +80,10 @@ export const discoveryDocs: RouteDoc[] = [
   doc('/llms.txt', 'Guide for language models and agents (llmstxt.org)', textDoc('text/plain', 'Markdown')),
   doc('/llms-full.txt', 'The whole manual in one Markdown file', textDoc('text/plain', 'Markdown')),
   doc('/llms/weather-signals', 'The weather-signals product: fields, cities, prices, buying', textDoc('text/markdown', 'Markdown')),
-  doc('/discovery', 'JSON index of every resource and price', { 200: { description: 'Discovery index', schema: DiscoveryIndex } }),
-  doc('/.well-known/x402', 'x402 manifest: the paid resources with their accepts', { 200: { description: 'x402 manifest', schema: X402Manifest } }),
-  doc('/.well-known/x402.json', 'The x402 manifest (same document)', { 200: { description: 'x402 manifest', schema: X402Manifest } }),
-  doc('/.well-known/agent-card.json', 'A2A agent card: skills and the x402 payment requirement', { 200: { description: 'Agent card', schema: AgentCard } }),
+  doc('/discovery', 'JSON index of every resource and price', { 200: { description: 'Discovery index', schema: () => documentSchemas().DiscoveryIndex } }),
+  doc('/.well-known/x402', 'x402 manifest: the paid resources with their accepts', { 200: { description: 'x402 manifest', schema: () => documentSchemas().X402Manifest } }),
+  doc('/.well-known/x402.json', 'The x402 manifest (same document)', { 200: { description: 'x402 manifest', schema: () => documentSchemas().X402Manifest } }),
+  doc('/.well-known/agent-card.json', 'A2A agent card: skills and the x402 payment requirement', { 200: { description: 'Agent card', schema: () => documentSchemas().AgentCard } }),
   doc('/robots.txt', 'Crawler rules', textDoc('text/plain', 'robots.txt')),
   doc('/sitemap.xml', 'Public documents and city pages', textDoc('application/xml', 'Sitemap')),
 ];

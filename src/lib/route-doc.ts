@@ -5,7 +5,8 @@ import type { z } from 'zod';
  * shape responses are listed here, and discovery/ turns the list into the OpenAPI document, so the
  * document cannot drift from the code. `path` uses OpenAPI `{param}` syntax.
  */
-export type ResponseDoc = { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
+/** `schema` may be a function: a shape only the documents use is then built on first use, not at start. */
+export type ResponseDoc = { description: string; schema?: z.ZodType | (() => z.ZodType); contentType?: string; headers?: Record<string, string> };
 
 export type RouteDoc = {
   method: 'get' | 'post' | 'put' | 'delete';

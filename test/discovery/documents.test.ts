@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp } from '../helpers/app.ts';
 import { ROUTE_DOCS } from '../../src/app.ts';
-import { AgentCard, DiscoveryIndex, X402Manifest } from '../../src/discovery/schemas.ts';
+import { documentSchemas } from '../../src/discovery/schemas.ts';
 import { BINDING_FORMULA } from '../../src/payments/binding.ts';
+
+const { AgentCard, DiscoveryIndex, X402Manifest } = documentSchemas();
 
 const BASE = 'http://127.0.0.1:8402';
 
