@@ -149,3 +149,28 @@ test('a key file readable by others draws a warning, and the wallet in it is the
   const row = app.db.prepare('SELECT wallet FROM entitlements WHERE city = ?').get('london') as { wallet: string };
   assert.equal(row.wallet.toLowerCase(), WALLET.toLowerCase());
 });
+
+test('against a real instance: the same bundle bought twice in one second moves the ceiling twice, and a lost receipt is recovered by signature', async (t) => {
+  const { app, receipts, run } = await setup(t);
+  insertSignals(app.db, 'nyc', 3);
+  // The clock stands still: both purchases happen in the same second, each with a fresh echoed salt.
+  const first = await run('buy', ['--city', 'nyc', '--count', '20', '--yes']);
+  const second = await run('buy', ['--city', 'nyc', '--count', '20', '--yes']);
+  assert.equal(first.code, 0, first.err.join('\n'));
+  assert.equal(second.code, 0, second.err.join('\n'));
+  assert.match(first.out[1]!, /^entitled through seq 23 /);
+  assert.match(second.out[1]!, /^entitled through seq 43 /);
+  const nonces = app.db.prepare(`SELECT nonce FROM payments WHERE status = 'applied'`).pluck().all();
+  assert.equal(new Set(nonces).size, 2, 'two on-chain nonces');
+
+  writeFileSync(receipts, JSON.stringify({ version: 1, receipts: [] }), { mode: 0o600 });
+  const recovered = await run('receipt', []);
+  assert.equal(recovered.code, 0, recovered.err.join('\n'));
+  const saved = JSON.parse(readFileSync(receipts, 'utf8'));
+  assert.equal(saved.receipts.at(-1).source, 'recovered');
+  const read = await run('read', ['--city', 'nyc']);
+  assert.equal(read.code, 0, read.err.join('\n'));
+  assert.deepEqual(read.out.map((l) => l.split(' ')[0]), ['#1', '#2', '#3']);
+  // One signed request consumed (it can never be used again).
+  assert.equal(app.db.prepare('SELECT count(*) FROM receipt_requests').pluck().get(), 1);
+});
