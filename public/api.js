@@ -30,7 +30,7 @@ function schemaLabel(schema) {
 }
 
 function propertyTable(schema) {
-  const props = schema && schema.properties;
+  const props = schema?.properties;
   if (!props) return null;
   const required = new Set(schema.required || []);
   return el('table', { class: 'props' },
@@ -67,7 +67,7 @@ function operationCard(path, method, op) {
       const content = r.content || {};
       const [type, media] = Object.entries(content)[0] || [];
       return el('li', {}, el('span', { class: 'status s' + status[0], text: status }), ' ', r.description || '',
-        type ? el('span', { class: 'media' }, ' — ', type, media && media.schema ? [' ', schemaLabel(media.schema)] : []) : null);
+        type ? el('span', { class: 'media' }, ' — ', type, media?.schema ? [' ', schemaLabel(media.schema)] : []) : null);
     })),
   );
   if (tryable) {
@@ -96,7 +96,7 @@ function renderEndpoints(doc) {
   const index = el('tbody');
   for (const [path, item] of Object.entries(doc.paths || {})) {
     for (const [method, op] of Object.entries(item)) {
-      const tag = (op.tags && op.tags[0]) || 'other';
+      const tag = op.tags?.[0] || 'other';
       if (!byTag.has(tag)) byTag.set(tag, []);
       byTag.get(tag).push(operationCard(path, method, op));
       index.append(el('tr', {},
@@ -117,7 +117,7 @@ function renderEndpoints(doc) {
 }
 
 function renderSchemas(doc) {
-  const schemas = (doc.components && doc.components.schemas) || {};
+  const schemas = doc.components?.schemas || {};
   const list = document.getElementById('schema-list');
   for (const [name, schema] of Object.entries(schemas)) {
     const raw = el('pre', { class: 'json', text: JSON.stringify(schema, null, 2) });
@@ -127,7 +127,7 @@ function renderSchemas(doc) {
   }
   document.getElementById('schemas').hidden = false;
   const security = document.getElementById('security-list');
-  for (const [name, s] of Object.entries((doc.components && doc.components.securitySchemes) || {})) {
+  for (const [name, s] of Object.entries(doc.components?.securitySchemes || {})) {
     const how = s.type === 'http' ? 'Authorization: ' + s.scheme + ' (' + (s.bearerFormat || '') + ')' : s.in + ' header ' + s.name;
     security.append(el('dt', {}, el('code', { text: name }), ' — ', how), el('dd', { text: s.description || '' }));
   }

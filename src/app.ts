@@ -14,7 +14,7 @@ import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { metricsDocs, metricsRoutes } from './ops/metrics-routes.ts';
 import { registerDbGauges } from './ops/db-gauges.ts';
 import { adminDocs, adminRoutes } from './admin/routes.ts';
-import type { PollerHealthInput } from './admin/report.ts';
+import type { PollerHealth } from './poller/poller.ts';
 import type { DayRule } from './resolution/store.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
 import { pathOf, routeTable } from './lib/route-match.ts';
@@ -63,7 +63,7 @@ export type AppDeps = {
   /** Shared with the poller and workers so /metrics shows them too; a private one if absent. */
   metrics?: Metrics;
   /** The poller's in-memory per-city state for the operator page (main.ts passes poller.health). */
-  pollerHealth?: () => PollerHealthInput;
+  pollerHealth?: () => PollerHealth;
   /** The real event page once the poller has seen the city-day's event (main.ts passes poller.marketUrlFor). */
   marketUrlFor?: (city: CityRecord, date: string) => string | null;
   /** The current market day's parsed resolution rule (main.ts passes poller.ruleFor). */

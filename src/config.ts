@@ -1,14 +1,18 @@
 import { z } from 'zod';
-import { isSecretName, SECRET_FILE_NAMES, secretFlagProblem, secretsFromFiles } from './lib/secrets.ts';
+import { readFlags } from './lib/flags.ts';
+import { flagOf, isSecretName, SECRET_FILE_NAMES, secretFlagProblem, secretsFromFiles } from './lib/secrets.ts';
 import { urlCredentialProblems } from './lib/url-credentials.ts';
 import { safetyProblems } from './ops/safety.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 
 /**
- * The whole configuration contract (docs/configuration.md). This is the only module that reads
- * process.env; everything else receives a Config. Each variable is also a `--kebab-case` flag of
- * `serve`, and a flag wins over the variable, except secrets (src/lib/secrets.ts): environment or
- * `<NAME>_FILE` only. src/config-help.ts describes every variable for `isocast help config`.
+ * The server's configuration contract (README "Configuration"; `isocast help config` prints every
+ * variable from src/config-help.ts). The server's settings come only from here: loadConfig is given
+ * the environment and the flags, and everything else receives a Config. (Other readers of the
+ * environment are outside the server's settings: the buyer's ISOCAST_KEY and XDG paths in main.ts
+ * and cli/paths.ts, the native addon's cache path in db/native-binding.ts.) Each variable is also a
+ * `--kebab-case` flag of `serve`, and a flag wins over the variable, except secrets
+ * (src/lib/secrets.ts): environment or `<NAME>_FILE` only.
  */
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
@@ -89,30 +93,17 @@ export class ConfigError extends Error {
   }
 }
 
-/** `--poll-interval-ms 1000` or `--poll-interval-ms=1000` -> POLL_INTERVAL_MS. */
+/** `--poll-interval-ms 1000` or `--poll-interval-ms=1000` -> POLL_INTERVAL_MS (src/lib/flags.ts reads them). */
 export function flagsToEnv(argv: string[]): { values: Record<string, string>; problems: string[] } {
+  const byFlag = new Map<string, string>([...CONFIG_KEYS, ...SECRET_FILE_NAMES].map((k) => [flagOf(k).slice(2), k]));
+  const read = readFlags(argv, {
+    strings: [...byFlag.keys()],
+    booleans: [],
+    refuse: (flag) => (isSecretName(byFlag.get(flag)!) ? secretFlagProblem(byFlag.get(flag)!) : null),
+  });
   const values: Record<string, string> = {};
-  const problems: string[] = [];
-  const known = new Set<string>([...CONFIG_KEYS, ...SECRET_FILE_NAMES]);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) { problems.push(`unexpected argument: ${arg}`); continue; }
-    const eq = arg.indexOf('=');
-    const name = (eq === -1 ? arg.slice(2) : arg.slice(2, eq)).replace(/-/g, '_').toUpperCase();
-    if (!known.has(name)) {
-      problems.push(`unknown flag: ${eq === -1 ? arg : arg.slice(0, eq)}`);
-      if (eq === -1 && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) i++;
-      continue;
-    }
-    let value: string | undefined = eq === -1 ? argv[i + 1] : arg.slice(eq + 1);
-    if (eq === -1) {
-      if (value === undefined || value.startsWith('--')) { problems.push(isSecretName(name) ? secretFlagProblem(name) : `flag ${arg} needs a value`); continue; }
-      i++;
-    }
-    if (isSecretName(name)) { problems.push(secretFlagProblem(name)); continue; }
-    values[name] = value!;
-  }
-  return { values, problems };
+  for (const [flag, value] of Object.entries(read.values)) values[byFlag.get(flag)!] = value;
+  return { values, problems: read.problems };
 }
 
 export function loadConfig(env: Record<string, string | undefined>, argv: string[] = []): Config {

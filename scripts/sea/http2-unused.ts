@@ -5,6 +5,7 @@
  * checks (always false here) and a constant inside an HTTP/2-only branch. Loading the real
  * module (and node:tls with it) cost the binary's start about 10 ms (docs/performance.md).
  */
+// biome-ignore lint/complexity/noStaticOnlyClass: it must be a class, as the target of `instanceof`
 export class Http2ServerRequest {
   static [Symbol.hasInstance](): boolean {
     return false;

@@ -2,6 +2,7 @@ import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
 import { latestDayRules, type DayRule } from '../resolution/store.ts';
+import type { PollerHealth } from '../poller/poller.ts';
 import type { AdminDataBody } from './schemas.ts';
 import { LATEST_SEQ_PER_CITY } from '../signals/read-store.ts';
 
@@ -11,21 +12,12 @@ import { LATEST_SEQ_PER_CITY } from '../signals/read-store.ts';
  */
 export const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
 
-/** The poller's health as `Poller.health()` returns it (structural, so admin/ need not import poller/). */
-export type PollerHealthInput = {
-  lastTick: { startedAtMs: number; durationMs: number; signals: number; errors: number } | null;
-  cities: {
-    city: string; lastAttemptAtMs: number | null; lastOkAtMs: number | null; lastError: string | null; lastErrorAtMs: number | null;
-    failures: number; retryAtMs: number | null; noMarket: boolean;
-  }[];
-};
-
 export type ReportDeps = {
   db: Db;
   catalog: Catalog;
   paymentMode: 'mock' | 'live';
   feed: 'sim' | 'live';
-  pollerHealth?: () => PollerHealthInput;
+  pollerHealth?: () => PollerHealth;
 };
 
 const DAY_MS = 86_400_000;

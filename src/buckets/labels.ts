@@ -30,15 +30,18 @@ function unitOf(s: string): TempUnit {
 /** Parses one label; null for anything that is not one of the four shapes. */
 export function parseLabel(label: string): BucketRange | null {
   const s = normalise(label);
-  let m = RANGE.exec(s);
+  const m = RANGE.exec(s);
   if (m) {
     const lo = Number(m[1]);
     const hi = Number(m[2]);
     return lo <= hi ? { label, lo, hi, unit: unitOf(m[3]!) } : null;
   }
-  if ((m = SINGLE.exec(s))) return { label, lo: Number(m[1]), hi: Number(m[1]), unit: unitOf(m[2]!) };
-  if ((m = BELOW.exec(s))) return { label, lo: Number.NEGATIVE_INFINITY, hi: Number(m[1]), unit: unitOf(m[2]!) };
-  if ((m = ABOVE.exec(s))) return { label, lo: Number(m[1]), hi: Number.POSITIVE_INFINITY, unit: unitOf(m[2]!) };
+  const single = SINGLE.exec(s);
+  if (single) return { label, lo: Number(single[1]), hi: Number(single[1]), unit: unitOf(single[2]!) };
+  const below = BELOW.exec(s);
+  if (below) return { label, lo: Number.NEGATIVE_INFINITY, hi: Number(below[1]), unit: unitOf(below[2]!) };
+  const above = ABOVE.exec(s);
+  if (above) return { label, lo: Number(above[1]), hi: Number.POSITIVE_INFINITY, unit: unitOf(above[2]!) };
   return null;
 }
 

@@ -56,12 +56,17 @@ export function formatAtomic(atomic: bigint): string {
 export function tierProblem(published: unknown): string | null {
   if (!Array.isArray(published)) return 'the server publishes no tier table';
   const ours = builtInTiers();
-  const theirs = published.map((t) => ({ minCount: Number((t as any)?.minCount), unit: usdToAtomic(String((t as any)?.unitPriceUsd)) }));
+  const theirs = published.map((t: { minCount?: unknown; unitPriceUsd?: unknown } | null) => ({
+    minCount: Number(t?.minCount),
+    unit: usdToAtomic(String(t?.unitPriceUsd)),
+  }));
   const same = theirs.length === ours.length && theirs.every((t, i) => t.minCount === ours[i]!.minCount && t.unit === ours[i]!.unitAtomic);
   return same ? null : 'the server\'s price tiers differ from the ones built into this client (update isocast, or do not buy from this server)';
 }
 
-type Accept = Record<string, any>;
+/** One `accepts` entry of a 402: untrusted JSON, so checkChallenge checks every field it reads at run time. */
+// biome-ignore lint/suspicious/noExplicitAny: a server's JSON, read field by field with run-time checks
+export type Accept = Record<string, any>;
 
 /**
  * Checks one `accepts` entry of a 402 (with its binding) against the buyer's expectations.

@@ -3,7 +3,7 @@
  * cursor, retitle the terminal, hide text, forge extra output lines or reorder it with bidi
  * controls. C0 (including newlines and tabs), DEL, C1 and the Unicode bidi/format controls go.
  */
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
 export function stripControls(s: string): string {

@@ -2,7 +2,7 @@ import type { FindDefaultAsset, PaymentPayloadContext, PaymentPayloadResult, Pay
 import type { Address } from 'viem';
 import { BASE_USDC } from '../config.ts';
 import { NETWORK_ALIASES } from '../payments/eip3009.ts';
-import { ChallengeRefused, type Expectations } from './guard.ts';
+import { type Accept, ChallengeRefused, type Expectations } from './guard.ts';
 import { bindingOf, signExact, type SignableAccount } from './pay.ts';
 
 /**
@@ -48,7 +48,7 @@ export class IsocastExactScheme implements SchemeNetworkClient {
   async createPaymentPayload(x402Version: number, requirements: PaymentRequirements, context?: PaymentPayloadContext): Promise<PaymentPayloadResult> {
     if (x402Version !== 1) throw new ChallengeRefused(`isocast pays x402 v1 challenges, not v${x402Version}`);
     // x402 v1 requirements carry maxAmountRequired (the v2 type names it amount).
-    const accept = requirements as unknown as Record<string, any>;
+    const accept = requirements as unknown as Accept;
     const binding = bindingOf(accept);
     if (!binding) throw new ChallengeRefused('the challenge carries no extra.binding; cannot bind the nonce');
     const cap = context?.maxAmountPerPayment;

@@ -1,6 +1,8 @@
+import { type FlagSpec as SharedSpec, readFlags } from '../lib/flags.ts';
+
 /**
- * Flag parsing for the buyer commands: `--name value`, `--name=value`, and bare boolean flags.
- * Every problem is collected so a typo'd command line is answered with all its mistakes at once.
+ * Flags of the buyer commands, read by src/lib/flags.ts (the same reader as `serve`); any problem
+ * is a UsageError carrying all of them, which the commands answer with exit code 2.
  */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -9,32 +11,12 @@ export class UsageError extends Error {
   }
 }
 
-export type FlagSpec = { strings: readonly string[]; booleans: readonly string[] };
+export type FlagSpec = Pick<SharedSpec, 'strings' | 'booleans'>;
 
 export type Flags = { values: Record<string, string>; on: Set<string> };
 
 export function parseFlags(argv: readonly string[], spec: FlagSpec): Flags {
-  const values: Record<string, string> = {};
-  const on = new Set<string>();
-  const problems: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) { problems.push(`unexpected argument: ${arg}`); continue; }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (spec.booleans.includes(name)) {
-      if (eq !== -1) problems.push(`--${name} takes no value`);
-      on.add(name);
-      continue;
-    }
-    if (!spec.strings.includes(name)) { problems.push(`unknown flag: --${name}`); continue; }
-    let value = eq === -1 ? argv[i + 1] : arg.slice(eq + 1);
-    if (eq === -1) {
-      if (value === undefined || value.startsWith('--')) { problems.push(`--${name} needs a value`); continue; }
-      i++;
-    }
-    values[name] = value!;
-  }
+  const { values, on, problems } = readFlags(argv, spec);
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   return { values, on };
 }

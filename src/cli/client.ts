@@ -8,7 +8,14 @@ import { stripControlsDeep, stripControls } from '../buyer/sanitize.ts';
  * `raw` is the body exactly as sent (for the challenge checks, which refuse control characters);
  * `body` has every string stripped of them, so whatever a command prints from it is safe.
  */
-export type ApiAnswer = { status: number; body: Record<string, any>; raw: unknown; retryAfterMs: number | null; headers: Headers };
+export type ApiAnswer = {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: a server's JSON; each command checks the fields it reads
+  body: Record<string, any>;
+  raw: unknown;
+  retryAfterMs: number | null;
+  headers: Headers;
+};
 
 export class NetworkError extends Error {
   constructor(message: string) {
@@ -39,7 +46,7 @@ export function createClient(server: string, timeoutMs = 15_000): Client {
   return {
     server,
     async request(method, path, opts = {}) {
-      let res;
+      let res: Awaited<ReturnType<typeof httpRequest>>;
       try {
         res = await httpRequest({ upstream: 'isocast', url: server + path, method, headers: opts.headers, body: opts.body, timeoutMs });
       } catch (err) {
@@ -50,7 +57,7 @@ export function createClient(server: string, timeoutMs = 15_000): Client {
         throw err;
       }
       const isObject = res.json && typeof res.json === 'object' && !Array.isArray(res.json);
-      const body = isObject ? stripControlsDeep(res.json as Record<string, any>) : { error: stripControls(res.text.slice(0, 200)) };
+      const body = isObject ? stripControlsDeep(res.json as ApiAnswer['body']) : { error: stripControls(res.text.slice(0, 200)) };
       return { status: res.status, body, raw: res.json, retryAfterMs: retryAfterMs(res.headers), headers: res.headers };
     },
   };

@@ -39,8 +39,8 @@ export async function recoverReceipts(client: Client, account: PrivateKeyAccount
     throw new CliError('the server answered the receipt request without a token (a replayed request); run isocast receipt again in a second');
   }
   const cities = (Array.isArray(a.body.cities) ? a.body.cities : [])
-    .filter((c: any) => typeof c?.city === 'string' && Number.isSafeInteger(c?.paidThroughSeq))
-    .map((c: any) => ({ city: c.city as string, paidThroughSeq: c.paidThroughSeq as number }));
+    .filter((c: { city?: unknown; paidThroughSeq?: unknown } | null) => typeof c?.city === 'string' && Number.isSafeInteger(c?.paidThroughSeq))
+    .map((c: { city: string; paidThroughSeq: number }) => ({ city: c.city, paidThroughSeq: c.paidThroughSeq }));
   const savedAt = new Date(nowMs).toISOString();
   const receipts: Receipt[] = cities.map((c) => ({
     server: client.server, wallet: account.address, city: c.city, receiptToken: a.body.receiptToken as string,

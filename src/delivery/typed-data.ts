@@ -19,21 +19,6 @@ export const DELIVERY_TYPES = {
   ],
 } as const;
 
-/** The same, with the EIP712Domain type spelled out, for clients calling eth_signTypedData_v4. */
-export const DELIVERY_TYPED_DATA_DOC = {
-  domain: DELIVERY_DOMAIN,
-  primaryType: DELIVERY_PRIMARY_TYPE,
-  types: {
-    EIP712Domain: [
-      { name: 'name', type: 'string' },
-      { name: 'version', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-    ],
-    ...DELIVERY_TYPES,
-  },
-  notes: 'chatId and citySlug are signed as the empty string when absent from the body; timestamp is unix seconds.',
-} as const;
-
 export type DeliveryAction = 'set' | 'delete';
 
 /** The signed fields as the body carries them; absent strings are signed as ''. */

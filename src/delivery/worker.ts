@@ -1,3 +1,4 @@
+import { backoffMs } from '../lib/backoff.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
@@ -36,9 +37,7 @@ export type DeliveryWorker = {
 
 export const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 
-export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
-  return Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-}
+export { backoffMs };
 
 export type DeliveryWorkerDeps = {
   outbox: Outbox;

@@ -36,7 +36,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   } catch (err) {
     throw new UpstreamError(req.upstream, `body read failed: ${(err as Error).message}`, { httpStatus: res.status, cause: err });
   }
-  let json: unknown = undefined;
+  let json: unknown ;
   if (text.length > 0) {
     try { json = JSON.parse(text); } catch { json = undefined; }
   }

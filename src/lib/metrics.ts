@@ -109,7 +109,10 @@ export function createMetrics(): Metrics {
         if (f.kind === 'histogram') {
           for (const s of f.series.values()) {
             let cumulative = 0;
-            f.buckets.forEach((b, i) => out.push(`${f.name}_bucket${fmtLabels(s.labels, ['le', num(b)])} ${(cumulative += s.counts[i]!)}`));
+            for (const [i, b] of f.buckets.entries()) {
+              cumulative += s.counts[i]!;
+              out.push(`${f.name}_bucket${fmtLabels(s.labels, ['le', num(b)])} ${cumulative}`);
+            }
             out.push(`${f.name}_bucket${fmtLabels(s.labels, ['le', '+Inf'])} ${s.count}`);
             out.push(`${f.name}_sum${fmtLabels(s.labels)} ${num(s.sum)}`, `${f.name}_count${fmtLabels(s.labels)} ${s.count}`);
           }

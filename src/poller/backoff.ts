@@ -1,3 +1,4 @@
+import { backoffMs } from '../lib/backoff.ts';
 import { UpstreamError } from '../lib/errors.ts';
 
 /**
@@ -20,7 +21,7 @@ export function createBackoff(intervalMs: number, maxMs = MAX_BACKOFF_MS): Backo
     due: (city, nowMs) => (state.get(city)?.retryAtMs ?? 0) <= nowMs,
     fail: (city, nowMs, err) => {
       const failures = (state.get(city)?.failures ?? 0) + 1;
-      const wait = Math.min(maxMs, intervalMs * 2 ** Math.min(failures - 1, 20));
+      const wait = backoffMs(failures, intervalMs, maxMs);
       const retryAfter = err instanceof UpstreamError ? err.retryAfterMs ?? 0 : 0;
       const next = { failures, retryAtMs: nowMs + Math.max(wait, Math.min(retryAfter, maxMs)) };
       state.set(city, next);

@@ -100,6 +100,7 @@ test('a hostile server gets no signature: exit 1, a clear message, no X-Payment 
     assert.equal(code, 1, `${c.name}: ${text}`);
     assert.match(text, c.message, c.name);
     assert.match(text, /nothing was signed/, c.name);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
     assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(text), `${c.name}: output carries control characters`);
     assert.equal(fake.xPayments.length, 0, `${c.name}: an X-Payment reached the server`);
     assert.ok(!existsSync(join(dir, 'state', 'isocast', 'receipts.json')), c.name);

@@ -8,7 +8,7 @@ import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
-import { entitlementOf } from '../../src/entitlements/index.ts';
+import { entitlementOf } from '../../src/entitlements/store.ts';
 import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { buy, buyerA, over, signFor, subscribeWith } from '../payments/buy.ts';
 

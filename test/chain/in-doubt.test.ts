@@ -13,7 +13,7 @@ import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
-import { entitlementOf } from '../../src/entitlements/index.ts';
+import { entitlementOf } from '../../src/entitlements/store.ts';
 import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { buy, buyerA, over, subscribeWith } from '../payments/buy.ts';
 

@@ -168,7 +168,7 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
     const ask = via === 'subscribe'
       ? await call(`${base}/v1/subscribe?city=${city}&count=${count}`, { method: 'POST' }, stop)
       : await call(`${base}/v1/signals?city=${city}&count=${count}`, {}, stop);
-    if (!ask || ask.status !== 402) return;
+    if (ask?.status !== 402) return;
     // The settlement-fault runs use a fake chain with its own USDC deployment: named explicitly,
     // as a buyer would, so the client's asset check still runs.
     const p = await payFor402(ask.body, w.account, { expect: { city, count, usdc: ask.body?.accepts?.[0]?.asset } });

@@ -80,7 +80,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     const fr = rng(seed ^ 0x5e77);
     fac.pickSettle = () => {
       let x = fr();
-      for (const [mode, share] of SETTLE_FAULTS) { if ((x -= share) < 0) return mode; }
+      for (const [mode, share] of SETTLE_FAULTS) {
+        x -= share;
+        if (x < 0) return mode;
+      }
       return 'ok';
     };
     fac.slowMs = () => 300 + Math.floor(fr() * 2_500);

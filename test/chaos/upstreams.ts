@@ -62,7 +62,7 @@ export async function startUpstreams(slugs: readonly string[] = CHAOS_CITIES): P
   const cities = new Map<string, CityWorld>();
   for (const slug of slugs) {
     const city = CITY_ROWS.find((c) => c.slug === slug);
-    if (!city || !city.station) throw new Error(`chaos city ${slug} is not in the catalog`);
+    if (!city?.station) throw new Error(`chaos city ${slug} is not in the catalog`);
     const labels = wideLadder(city.unit);
     cities.set(slug, { city, labels, ranges: labels.map((l) => parseLabel(l)!), reading: city.unit === 'F' ? 10 : -20, published: new Map() });
   }

@@ -4,7 +4,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { privateKeyToAccount } from 'viem/accounts';
-import { listen, tempDir, testApp, type TestEnv } from '../helpers/app.ts';
+import { listen, tempDir, testApp, } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { runCli, type CliCommand } from '../../src/cli/index.ts';
 import type { CliIo } from '../../src/cli/output.ts';

@@ -5,7 +5,7 @@ import { parseLabel } from '../../src/buckets/labels.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
-import { entitlementOf } from '../../src/entitlements/index.ts';
+import { entitlementOf } from '../../src/entitlements/store.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { storeSignal, type MarketBucketRef, type StoreSignalInput } from '../../src/signals/store.ts';
 import { listen, testApp } from '../helpers/app.ts';

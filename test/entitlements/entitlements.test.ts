@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
-import { applyPurchase, entitlementOf, isEntitled, issueReceipt, nextCeiling, walletForReceipt } from '../../src/entitlements/index.ts';
+import { applyPurchase, entitlementOf } from '../../src/entitlements/store.ts';
+import { isEntitled, nextCeiling } from '../../src/entitlements/ceiling.ts';
+import { issueReceipt, walletForReceipt } from '../../src/entitlements/receipts.ts';
 import { tempDir } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 

@@ -40,7 +40,7 @@ export async function startFakeServer(name: string, handle: (req: FakeRequest) =
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://fake');
-      let body: unknown = undefined;
+      let body: unknown ;
       const text = Buffer.concat(chunks).toString('utf8');
       if (text) { try { body = JSON.parse(text); } catch { body = text; } }
       const r: FakeRequest = { method: req.method ?? 'GET', path: u.pathname, query: u.searchParams, body, atMs: Date.now() };

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
 import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
-import { entitlementOf, walletForReceipt } from '../../src/entitlements/index.ts';
+import { entitlementOf } from '../../src/entitlements/store.ts';
+import { walletForReceipt } from '../../src/entitlements/receipts.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
 import { buy, buyerA, buyerB, over, subscribeWith } from '../payments/buy.ts';
 

@@ -63,13 +63,13 @@ test('doctor reports each check, probing only the upstreams the mode uses', asyn
   openDb(join(dir, 'isocast.db')).close();
   const checks = await runDoctor({ config, openDb: () => openReadOnly(join(dir, 'isocast.db')), dbPath: join(dir, 'isocast.db'), timeoutMs: 2000 });
   const by = Object.fromEntries(checks.map((c) => [c.name, c]));
-  assert.equal(by['database']!.status, 'ok', by['database']!.detail);
+  assert.equal(by.database!.status, 'ok', by.database!.detail);
   assert.equal(by['market (gamma)']!.status, 'ok');
   assert.match(by['market (gamma)']!.detail, /HTTP 404/);
   assert.equal(by['weather (metar)']!.status, 'fail');
   assert.equal(by['sanctions list']!.status, 'warn');
   assert.match(by['weather (weather.com)']!.detail, /not probed/);
-  assert.equal(by['messenger']!.status, 'warn');
+  assert.equal(by.messenger!.status, 'warn');
   const text = formatReport(checks);
   assert.match(text, /\[FAIL\] weather \(metar\)/);
   assert.match(text, /1 check\(s\) failed/);

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Address, Hex } from 'viem';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { type ConfigError, loadConfig } from '../../src/config.ts';
 import { SCHEMA_VERSION, migrate, schemaVersion } from '../../src/db/migrate.ts';
 import { httpRequest } from '../../src/lib/http-client.ts';
 import { redactUrl, splitCredentials } from '../../src/lib/url-credentials.ts';

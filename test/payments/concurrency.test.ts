@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { entitlementOf } from '../../src/entitlements/index.ts';
+import { entitlementOf } from '../../src/entitlements/store.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';

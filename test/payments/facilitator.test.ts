@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
 import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
-import { entitlementOf } from '../../src/entitlements/index.ts';
+import { entitlementOf } from '../../src/entitlements/store.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
 import { buy, buyerA, over, subscribeWith } from './buy.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PaymentRequiredV1Schema, PaymentPayloadV1Schema } from '@x402/core/schemas';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { entitlementOf } from '../../src/entitlements/index.ts';
+import { entitlementOf } from '../../src/entitlements/store.ts';
 import { SubscribeResult, PaymentRequired } from '../../src/payments/schemas.ts';
 import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';

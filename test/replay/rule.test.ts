@@ -16,7 +16,7 @@ test('the event rule is shown, in --json and in text', async () => {
   assert.deepEqual(r.json!.rule, { source: 'wu', station: 'KLGA', unit: 'F', precision: 1, fallback: null, url: 'https://www.wunderground.com/history/daily/us/ny/new-york-city/KLGA' });
   const noaa = await replay([...DAY, ...OBS, '--market', 'ev.json'], { files: { 'ev.json': event({ kind: 'noaa' }) } });
   assert.equal(noaa.code, 0, noaa.stderr);
-  assert.match(noaa.stdout, /^rule        noaa KLGA °F, whole degrees, fallback wu \(https:\/\/www\.weather\.gov\/wrh\/timeseries\?site=klga\)$/m);
+  assert.match(noaa.stdout, /^rule {8}noaa KLGA °F, whole degrees, fallback wu \(https:\/\/www\.weather\.gov\/wrh\/timeseries\?site=klga\)$/m);
   const labels = await replay([...DAY, ...OBS, '--buckets', LABELS.join(','), '--json']);
   assert.equal(labels.json!.rule, null, 'typed labels carry no rule');
 });

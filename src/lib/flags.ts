@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+
+/**
+ * The one command-line flag reader, shared by `serve` (src/config.ts) and the buyer commands
+ * (src/cli/args.ts) so both answer a command line the same way: `--name value` and `--name=value`,
+ * bare boolean flags, and every problem collected (a typo'd line gets all its mistakes at once).
+ * node:util.parseArgs tokenises; its strict mode stops at the first problem with its own wording,
+ * so the tokens are judged here:
+ * - an unknown `--flag` is `unknown flag: --flag`; a bare word right after it is taken as its
+ *   value (not reported a second time);
+ * - any other bare word, a short `-x` or a `--` is `unexpected argument: <it>`;
+ * - a string flag with nothing after it, or followed by another `--flag`, is `--flag needs a value`
+ *   (the next flag is still read as a flag); a boolean given `=value` is `--flag takes no value`;
+ * - `refuse(name)` turns a declared flag into a problem whatever its value (secrets on `serve`).
+ * Callers exit 2 on any problem.
+ */
+export type FlagSpec = {
+  strings: readonly string[];
+  booleans: readonly string[];
+  refuse?: (name: string) => string | null;
+};
+
+export type ReadFlags = { values: Record<string, string>; on: Set<string>; problems: string[] };
+
+export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const name of spec.strings) options[name] = { type: 'string' };
+  for (const name of spec.booleans) options[name] = { type: 'boolean' };
+  const values: Record<string, string> = {};
+  const on = new Set<string>();
+  const problems: string[] = [];
+  let start = 0;
+  while (start < argv.length) {
+    const args = argv.slice(start);
+    const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+    let resume = argv.length;
+    let swallow = -1;
+    let shortAt = -1;
+    for (const t of tokens) {
+      if (t.kind === 'option-terminator') { problems.push('unexpected argument: --'); continue; }
+      if (t.kind === 'positional') {
+        if (t.index !== swallow) problems.push(`unexpected argument: ${t.value}`);
+        continue;
+      }
+      if (!t.rawName.startsWith('--')) {
+        // `-abc` comes back as three tokens with one index: report the word once.
+        if (t.index !== shortAt) problems.push(`unexpected argument: ${args[t.index]}`);
+        shortAt = t.index;
+        continue;
+      }
+      const type = Object.hasOwn(options, t.name) ? options[t.name]!.type : undefined;
+      const refusal = type === undefined ? null : spec.refuse?.(t.name) ?? null;
+      if (type === 'string') {
+        const stolen = t.value !== undefined && !t.inlineValue && t.value.startsWith('--');
+        if (t.value === undefined || stolen) {
+          problems.push(refusal ?? `${t.rawName} needs a value`);
+          // parseArgs took the next flag as this one's value: read again from that flag.
+          if (stolen) { resume = start + t.index + 1; break; }
+          continue;
+        }
+        if (refusal !== null) problems.push(refusal);
+        else values[t.name] = t.value;
+      } else if (type === 'boolean') {
+        if (refusal !== null) { problems.push(refusal); continue; }
+        if (t.value !== undefined) problems.push(`${t.rawName} takes no value`);
+        on.add(t.name);
+      } else {
+        problems.push(`unknown flag: ${t.rawName}`);
+        if (t.value === undefined) swallow = t.index + 1;
+      }
+    }
+    start = resume;
+  }
+  return { values, on, problems };
+}
