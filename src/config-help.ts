@@ -42,7 +42,7 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   METAR_URL: { meaning: 'aviationweather.gov API (WEATHER_SOURCE=metar)' },
   MESSENGER_BOT_TOKEN: { meaning: 'chat delivery bot token, Telegram Bot API wire format; unset: no chat delivery (secret)' },
   MESSENGER_API_URL: { meaning: 'bot API host' },
-  ADMIN_TOKEN: { default: 'unset: /admin disabled', meaning: 'bearer token for /admin and /metrics, 32+ characters: openssl rand -hex 32 (secret)' },
+  ADMIN_TOKEN: { default: 'unset: /admin and /metrics off (404)', meaning: 'bearer token for /admin and /metrics, 32+ characters: openssl rand -hex 32 (secret)' },
   TRUSTED_PROXIES: { default: 'none', meaning: 'comma list of proxy IPs/CIDRs whose X-Forwarded-For is believed (the right-most untrusted hop is the client)' },
   RATE_LIMIT_ADDRESS_PER_MIN: { meaning: 'per client address on subscribe, inline payment, receipt recovery and chat registration (0: off)' },
   RATE_LIMIT_ADDRESS_BURST: { meaning: 'burst allowance of the per-address limit' },

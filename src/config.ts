@@ -5,7 +5,7 @@ import { safetyProblems } from './ops/safety.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 
 /**
- * The whole configuration contract (docs/configuration.md). This is the only module that reads
+ * The whole configuration contract (README.md, Configuration). This is the only module that reads
  * process.env; everything else receives a Config. Each variable is also a `--kebab-case` flag of
  * `serve`, and a flag wins over the variable, except secrets (src/lib/secrets.ts): environment or
  * `<NAME>_FILE` only. src/config-help.ts describes every variable for `isocast help config`.
