@@ -21,7 +21,7 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   SETTLEMENT: { meaning: 'live settler: facilitator (x402 /verify + /settle) or chain (self-submitted)' },
   FACILITATOR_URL: { meaning: 'facilitator base URL (required for SETTLEMENT=facilitator in live); user:pass@ becomes Basic auth' },
   FACILITATOR_AUTH: { meaning: 'Authorization header value sent to the facilitator (secret)' },
-  RPC_URL: { default: 'https://mainnet.base.org in live mode', meaning: 'Base JSON-RPC endpoint: the chain settler, and the USDC authorizationState lookups that resolve in-doubt settlements; user:pass@ becomes Basic auth' },
+  RPC_URL: { default: 'https://mainnet.base.org in live mode', meaning: 'Base JSON-RPC endpoint: the chain settler (set it explicitly for SETTLEMENT=chain), and the USDC authorizationState lookups that resolve in-doubt settlements; user:pass@ becomes Basic auth' },
   RECONCILE_INTERVAL_MS: { meaning: 'how often in-doubt settlements are resolved from the chain while serving; also the Retry-After of a "settlement pending" 503' },
   SETTLER_PRIVATE_KEY: { meaning: 'key paying gas for SETTLEMENT=chain (secret)' },
   USDC_ADDRESS: { meaning: 'token contract of the EIP-3009 authorization' },
