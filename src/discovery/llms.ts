@@ -80,7 +80,7 @@ ${link(d, 'Discovery index', DOCUMENT_PATHS.discovery, 'JSON index of every reso
 
 ## Free endpoints
 
-${link(d, 'Cities', '/v1/cities', 'the active cities with unit, bucket width, timezone and latest seq (cached 30 s)')}
+${link(d, 'Cities', '/v1/cities', 'the active cities with unit, bucket width, timezone, the day\'s resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first')}
 ${link(d, 'Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
 ${link(d, 'Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
 ${link(d, 'Health', '/health', 'liveness and payment mode')}
@@ -226,6 +226,6 @@ const recovered = await (await fetch(\`\${base}/v1/receipts\`, { method: 'POST',
   body: JSON.stringify({ wallet: account.address, timestamp, signature: receiptSig }) })).json();
 \`\`\`
 
-The \`isocast\` binary does the same: \`isocast buy --city nyc --count 20 --key-file key.txt --server ${d.baseUrl}\`, then \`isocast read --city nyc --follow\`.
+The \`isocast\` binary does the same: \`isocast buy --city nyc --count 20 --key-file key.txt --server ${d.baseUrl}\`, then \`isocast read --city nyc --follow --server ${d.baseUrl}\`.
 `;
 }

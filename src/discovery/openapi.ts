@@ -39,7 +39,7 @@ export const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'isocast-admin',
-    description: 'The operator token (ADMIN_TOKEN). Operator routes only; /metrics also answers loopback clients when no token is configured.',
+    description: 'The operator token (ADMIN_TOKEN). Operator routes only (/admin/data.json, /metrics); without ADMIN_TOKEN configured they answer 404.',
   },
 } as const;
 

@@ -8,7 +8,7 @@ import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, reply } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
+import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { issueReceipt } from '../entitlements/receipts.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
@@ -97,5 +97,6 @@ export const receiptDocs: RouteDoc[] = [{
     401: { description: '`stale timestamp`, `signature verification failed`, or `signature already used`', schema: ErrorBody },
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: '`no purchases for this wallet`', schema: ErrorBody },
+    429: RATE_LIMITED_DOC,
   },
 }];

@@ -55,7 +55,7 @@ export const subscribeDocs: RouteDoc[] = [{
     404: { description: 'unknown city', schema: ErrorBody },
     502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
     429: RATE_LIMITED_DOC,
-    503: { description: '`settlement pending — retry the same X-Payment; you will not be charged twice` with retryAfterSeconds and Retry-After (the outcome is in doubt until the token contract answers), or sanctions screening unavailable', schema: z.union([SettlementPending, ErrorBody]) },
+    503: { description: '`settlement pending — retry the same X-Payment; you will not be charged twice` with retryAfterSeconds and Retry-After (the outcome is in doubt until the token contract answers), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)', schema: z.union([SettlementPending, ErrorBody]) },
   },
 }];
 

@@ -120,6 +120,6 @@ export const paidSignalsDocs: RouteDoc[] = [{
     403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
     404: { description: 'unknown city', schema: ErrorBody },
     502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
-    503: { description: 'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), or sanctions screening unavailable', schema: z.union([SettlementPending, ErrorBody]) },
+    503: { description: 'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)', schema: z.union([SettlementPending, ErrorBody]) },
   },
 }];

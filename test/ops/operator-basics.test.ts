@@ -36,7 +36,7 @@ test('isocast help config lists every variable with its default and meaning', ()
   assert.equal(rows.get('PORT')!.default, '8402');
   assert.equal(rows.get('SIM_SPEED')!.default, '60');
   assert.equal(rows.get('GAMMA_URL')!.default, 'https://gamma-api.polymarket.com');
-  assert.equal(rows.get('ADMIN_TOKEN')!.default, 'unset: /admin disabled');
+  assert.equal(rows.get('ADMIN_TOKEN')!.default, 'unset: /admin and /metrics off (404)');
   assert.match(r.stdout, /ADMIN_TOKEN_FILE/);
 });
 
