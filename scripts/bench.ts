@@ -73,7 +73,7 @@ const serverEnv = (port: number, dir: string, home: string): NodeJS.ProcessEnv =
   POLL_INTERVAL_MS: '3600000', LOG_LEVEL: 'info',
 });
 const port = await freePort();
-const server = await spawnServer(NODE, [join(ROOT, 'src', 'main.ts'), 'serve'], { env: serverEnv(port, dataDir, RUN), port, logFile: join(RUN, 'server.log') });
+const server = await spawnServer(NODE, [join(process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src'), 'main.ts'), 'serve'], { env: serverEnv(port, dataDir, RUN), port, logFile: join(RUN, 'server.log') });
 let ceiling: Spawned | null = null;
 try {
   const reader = privateKeyToAccount(keccak256(toHex('isocast-bench-reader')));

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/open.ts';
 import type { Statement } from 'better-sqlite3';
 
@@ -26,12 +26,15 @@ function stmts(db: Db): Stmts {
   return s;
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
+// One-shot hash: no Hash object per token issued or checked.
+const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
 
 /** Creates and stores a token for the wallet; the plain token exists only in the return value. */
 export function issueReceipt(db: Db, wallet: string, paymentId: number, nowMs: number): string {
-  const selector = randomBytes(12).toString('base64url');
-  const verifier = randomBytes(32).toString('base64url');
+  // One draw from the CSPRNG for both parts (12 bytes of selector, 32 of verifier).
+  const random = randomBytes(44);
+  const selector = random.subarray(0, 12).toString('base64url');
+  const verifier = random.subarray(12).toString('base64url');
   stmts(db).insert.run(selector, sha256(verifier), wallet.toLowerCase(), paymentId, nowMs);
   return `isr_${selector}_${verifier}`;
 }
