@@ -135,7 +135,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     try {
       outcome = await settler.settle({
         payer, authorization: r.p.authorization, signature: r.p.signature, payload: r.p.payload,
-        requirements: requirements(r.city, r.count, r.resourcePath, r.p.payload.network), signatureRecovered: r.recovered === true,
+        requirements: requirements(r.city, r.count, r.resourcePath, r.p.payload.network), signatureRecovered: r.recovered === true, fresh,
       });
     } catch (err) {
       logger.error('settler threw', { paymentId: id, payer, nonce: r.p.authorization.nonce, settler: settler.kind, err });

@@ -5,7 +5,7 @@ import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { entitlementOf } from '../../src/entitlements/index.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
-import { buy, buyerA, over, subscribeWith } from './buy.ts';
+import { buy, buyerA, over, signFor, subscribeWith } from './buy.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
@@ -16,7 +16,7 @@ async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, ti
   t.after(() => fac.close());
   const { rpc, ...ms } = timeouts;
   // rpc: the settler asks the facilitator's fake chain, as it asks USDC over RPC_URL in live mode.
-  const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...ms, ...(rpc ? { status: fac.status } : {}) });
+  const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...ms, ...(rpc ? { status: (...a: Parameters<typeof fac.status>) => fac.status(...a) } : {}) });
   const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, FACILITATOR_AUTH: 'Bearer fac-secret-123', OFAC_REQUIRED: 'false' }, deps: { settler } });
   fac.chainTime = () => Math.floor(e.clock.now() / 1000);
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
@@ -91,6 +91,28 @@ test('without /verify, a payment /settle refuses before any transfer is a defini
       assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['failed']);
     });
   }
+});
+
+test('a fresh claim asks the chain nothing before /settle; an authorization already used by someone else is credited once with no token', async (t) => {
+  const { f, fac, db, clock } = await setup(t, 'ok', { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000, rpc: true });
+  let asked = 0;
+  const chainStatus = fac.status;
+  fac.status = async (...args) => { asked++; return chainStatus(...args); };
+  const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(r.status, 200);
+  assert.ok(r.body.receiptToken, 'our own settlement mints the token');
+  assert.equal(asked, 0, 'no RPC before or after a clean /settle');
+
+  // Someone submitted this authorization themselves (it is public on chain) before posting it here.
+  const p = await signFor(f, buyerA, 'nyc', 2, clock.now());
+  const usedTx = `0x${'cd'.repeat(32)}` as const;
+  fac.chain.set(`${buyerA.address.toLowerCase()}:${p.nonce}`, usedTx);
+  const other = await subscribeWith(f, p.xPayment, 'nyc', 2);
+  assert.equal(other.status, 200, JSON.stringify(other.body));
+  assert.equal(other.body.txHash, usedTx);
+  assert.equal(other.body.receiptToken, undefined, 'a transfer read from the chain mints no token');
+  assert.equal(asked, 1, 'asked once, after /settle refused');
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
 });
 
 test('a hanging facilitator: a quiet /verify is not charged (402); a quiet /settle is in doubt (503), never "not charged"', async (t) => {

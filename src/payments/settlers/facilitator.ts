@@ -78,7 +78,9 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
    */
   async function decide(req: SettleRequest, reason: string, submitted: Hex | null, refused: boolean): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
-    if (st.state === 'used') return { ok: true, txHash: st.txHash };
+    // Used, yet /settle refused it with no transaction: by its own word this call moved nothing,
+    // so the transfer was someone else's (an authorization read from the chain): no receipt token.
+    if (st.state === 'used') return { ok: true, txHash: st.txHash, ...(refused && !submitted ? { alreadySettled: true } : {}) };
     if (refused && !submitted && (st.state === 'unused' || !opts.status)) return { ok: false, inDoubt: false, reason };
     return { ok: false, inDoubt: true, reason: st.state === 'unknown' ? `${reason}; ${st.reason}` : reason, ...(submitted ? { txHash: submitted } : {}) };
   }
@@ -87,10 +89,14 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
     kind: 'facilitator',
     maxSettleMs: verifyTimeoutMs + settleTimeoutMs + 15_000,
     async settle(req) {
-      // A retry of a payment whose earlier /settle went quiet: the chain knows if it landed.
-      const earlier = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
-      if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
-      if (earlier.state === 'unused' && earlier.expired) return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
+      // A retry of a payment whose earlier /settle went quiet: the chain knows if it landed. A
+      // fresh claim had nothing sent before, and asking would cost two RPC calls per purchase; an
+      // authorization someone else already used is refused by /settle and found by decide().
+      if (!req.fresh) {
+        const earlier = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
+        if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
+        if (earlier.state === 'unused' && earlier.expired) return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
+      }
       if (verifyAlways || !req.signatureRecovered) try {
         const v = await call('/verify', req, VerifyResponse, verifyTimeoutMs);
         if (!v.isValid) return { ok: false, inDoubt: false, reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}` };

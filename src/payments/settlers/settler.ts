@@ -21,6 +21,8 @@ export type SettleRequest = {
    * asked to verify it separately.
    */
   signatureRecovered?: boolean;
+  /** A new claim: no settle call for this authorization was ever made, so nothing can have landed from us. */
+  fresh?: boolean;
 };
 
 export type PaymentRequirementsV1 = {
