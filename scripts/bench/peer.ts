@@ -11,7 +11,8 @@
  *            paid GET whose body is as large as isocast's subscribe answer, measured first.
  *
  * Load: scripts/bench/peer-load.ts, concurrency 8, pre-signed fresh authorizations.
- * `ISOCAST_BENCH_SRC=<dir>` runs another checkout's src/main.ts (for before/after figures).
+ * `ISOCAST_BENCH_SRC=<dir>` runs another checkout's src/main.ts (for before/after figures);
+ * `ISOCAST_BENCH_NODE_ARGS` adds node flags to isocast's process (`--cpu-prof`).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +47,9 @@ export async function runPeer(opts: { runDir: string; quick: boolean; log: (line
     const closed = `http://127.0.0.1:${await freePort()}`;
     const port = await freePort();
     const src = process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src');
-    const isocast = await spawnServer(NODE, [join(src, 'main.ts'), 'serve'], {
+    // e.g. ISOCAST_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the paid path.
+    const nodeArgs = (process.env.ISOCAST_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const isocast = await spawnServer(NODE, [...nodeArgs, join(src, 'main.ts'), 'serve'], {
       port, logFile: join(dir, 'isocast.log'),
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache'), DATA_DIR: join(dir, 'data'),
@@ -54,6 +57,9 @@ export async function runPeer(opts: { runDir: string; quick: boolean; log: (line
         PAYMENT_MODE: 'live', SETTLEMENT: 'facilitator', FACILITATOR_URL: facilitator.url, PAY_TO,
         OFAC_REQUIRED: 'false', OFAC_LIST_PATH: ofac,
         FEED: 'live', WEATHER_SOURCE: 'metar', METAR_URL: closed, GAMMA_URL: closed, CLOB_URL: closed, POLL_INTERVAL_MS: '3600000',
+        // Never the public Base endpoint (live mode's default): a fresh purchase asks the chain
+        // nothing, and anything that would is measured against a refused local port.
+        RPC_URL: closed,
       },
     });
     procs.push(isocast);
