@@ -1,11 +1,11 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createJsonPost } from '../../src/payments/settlers/json-post.ts';
 
 /** The facilitator's HTTP client against a real local server: reuse, deadlines, bad answers. */
-async function server(t: Parameters<Parameters<typeof test>[1]>[0], handle: (req: IncomingMessage, res: ServerResponse, body: string) => void) {
+async function server(t: TestContext, handle: (req: IncomingMessage, res: ServerResponse, body: string) => void) {
   let connections = 0;
   const s = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
