@@ -97,12 +97,16 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
         if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
         if (earlier.state === 'unused' && earlier.expired) return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       }
-      if (verifyAlways || !req.signatureRecovered) try {
-        const v = await call('/verify', req, VerifyResponse, verifyTimeoutMs);
-        if (!v.isValid) return { ok: false, inDoubt: false, reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}` };
-      } catch (err) {
-        // /verify moves no money: a failed verify charged nobody.
-        return { ok: false, inDoubt: false, reason: `facilitator: ${(err as Error).message}` };
+      // /settle verifies again before submitting anything; /verify only adds a round trip when our
+      // own recovery already proved the signature (docs/decisions.md).
+      if (verifyAlways || !req.signatureRecovered) {
+        try {
+          const v = await call('/verify', req, VerifyResponse, verifyTimeoutMs);
+          if (!v.isValid) return { ok: false, inDoubt: false, reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}` };
+        } catch (err) {
+          // /verify moves no money: a failed verify charged nobody.
+          return { ok: false, inDoubt: false, reason: `facilitator: ${(err as Error).message}` };
+        }
       }
       let s: z.infer<typeof SettleResponse>;
       try {
