@@ -93,7 +93,7 @@ const serverEnv = (port: number, dir: string, home: string): NodeJS.ProcessEnv =
   RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_WALLET_PER_MIN: '0',
 });
 const port = await freePort();
-const server = await spawnServer(NODE, [join(ROOT, 'src', 'main.ts'), 'serve'], { env: serverEnv(port, dataDir, RUN), port, logFile: join(RUN, 'server.log') });
+const server = await spawnServer(NODE, [join(process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src'), 'main.ts'), 'serve'], { env: serverEnv(port, dataDir, RUN), port, logFile: join(RUN, 'server.log') });
 let ceiling: Spawned | null = null;
 try {
   const reader = privateKeyToAccount(keccak256(toHex('isocast-bench-reader')));

@@ -103,7 +103,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   });
   // Registered for every method but GET and HEAD, so GET routes have exactly one handler: the
   // node adapter never gives GET/HEAD a body, and asking for one builds a full fetch Request.
-  app.on(BODY_METHODS, '*', limitBody);
+  // Only for requests that declare a body: without Content-Length (or with 0) and without
+  // Transfer-Encoding an HTTP/1.1 request has none, and the check would build a fetch Request,
+  // an AbortController and a stream for it (every paid POST /v1/subscribe; docs/performance.md).
+  app.on(BODY_METHODS, '*', (c, next) => {
+    const h = c.req.raw.headers;
+    const length = h.get('content-length');
+    return (length === null || length === '0') && !h.has('transfer-encoding') ? next() : limitBody(c, next);
+  });
 
   app.route('/', healthRoutes({
     mode: config.PAYMENT_MODE, clock, sanctions: () => deps.sanctions.status(clock.now()),

@@ -11,7 +11,8 @@
  *            paid GET whose body is as large as isocast's subscribe answer, measured first.
  *
  * Load: scripts/bench/peer-load.ts, concurrency 8, pre-signed fresh authorizations.
- * `ISOCAST_BENCH_SRC=<dir>` runs another checkout's src/main.ts (for before/after figures).
+ * `ISOCAST_BENCH_SRC=<dir>` runs another checkout's src/main.ts (for before/after figures);
+ * `ISOCAST_BENCH_NODE_ARGS` adds node flags to isocast's process (`--cpu-prof`).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +47,9 @@ export async function runPeer(opts: { runDir: string; quick: boolean; log: (line
     const closed = `http://127.0.0.1:${await freePort()}`;
     const port = await freePort();
     const src = process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src');
-    const isocast = await spawnServer(NODE, [join(src, 'main.ts'), 'serve'], {
+    // e.g. ISOCAST_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the paid path.
+    const nodeArgs = (process.env.ISOCAST_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const isocast = await spawnServer(NODE, [...nodeArgs, join(src, 'main.ts'), 'serve'], {
       port, logFile: join(dir, 'isocast.log'),
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache'), DATA_DIR: join(dir, 'data'),
@@ -56,6 +59,9 @@ export async function runPeer(opts: { runDir: string; quick: boolean; log: (line
         FEED: 'live', WEATHER_SOURCE: 'metar', METAR_URL: closed, GAMMA_URL: closed, CLOB_URL: closed, POLL_INTERVAL_MS: '3600000',
         // Limits stay on (their cost is part of isocast's paid path) but high enough for one load client.
         RATE_LIMIT_ADDRESS_PER_MIN: '1000000', RATE_LIMIT_ADDRESS_BURST: '1000000', RATE_LIMIT_WALLET_PER_MIN: '1000000', RATE_LIMIT_WALLET_BURST: '1000000',
+        // Never the public Base endpoint (live mode's default): a fresh purchase asks the chain
+        // nothing, and anything that would is measured against a refused local port.
+        RPC_URL: closed,
       },
     });
     procs.push(isocast);

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { encodePacked, keccak256, type Address, type Hex } from 'viem';
 
 /**
@@ -25,11 +25,17 @@ export const BINDING_WINDOW_S = 60;
  */
 export const MAX_AUTH_LIFETIME_S = 900;
 
+/**
+ * The server secret: raw bytes, or (on the paid path) a KeyObject made once with
+ * `createSecretKey`, so no HMAC copies the key again.
+ */
+export type BindingSecret = Buffer | KeyObject;
+
 export function windowAt(unixSeconds: number): number {
   return Math.floor(unixSeconds / BINDING_WINDOW_S);
 }
 
-export function bindingSalt(secret: Buffer, city: string, count: number, window: number): Hex {
+export function bindingSalt(secret: BindingSecret, city: string, count: number, window: number): Hex {
   return `0x${createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${window}`).digest('hex')}`;
 }
 
@@ -52,7 +58,7 @@ export function acceptedWindows(nowSeconds: number, validBefore: number): number
 
 /** The window whose salt the nonce binds to (payer, city, count), or null when none does. */
 export function matchBinding(
-  secret: Buffer,
+  secret: BindingSecret,
   p: { payer: Address; city: string; count: number; nonce: Hex; nowSeconds: number; validBefore: number },
 ): number | null {
   const nonce = p.nonce.toLowerCase();
@@ -65,18 +71,18 @@ export function matchBinding(
 /** Where the client returns the challenge salt in its PaymentPayload (x402 `exact` payload). */
 export const SALT_ECHO = 'payload.salt';
 
-function saltTag(secret: Buffer, city: string, count: number, randomHex: string): Buffer {
+function saltTag(secret: BindingSecret, city: string, count: number, randomHex: string): Buffer {
   return createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${randomHex}`).digest().subarray(0, 16);
 }
 
 /** A fresh challenge salt: 0x + 16 random bytes + the first 16 bytes of their HMAC tag. */
-export function challengeSalt(secret: Buffer, city: string, count: number, random: Buffer = randomBytes(16)): Hex {
+export function challengeSalt(secret: BindingSecret, city: string, count: number, random: Buffer = randomBytes(16)): Hex {
   const randomHex = random.toString('hex');
   return `0x${randomHex}${saltTag(secret, city, count, randomHex).toString('hex')}`;
 }
 
 /** True when `salt` is a challenge salt this server issued for (city, count). No clock involved. */
-export function isIssuedSalt(secret: Buffer, city: string, count: number, salt: string): boolean {
+export function isIssuedSalt(secret: BindingSecret, city: string, count: number, salt: string): boolean {
   if (!/^0x[0-9a-fA-F]{64}$/.test(salt)) return false;
   const randomHex = salt.slice(2, 34).toLowerCase();
   return timingSafeEqual(saltTag(secret, city, count, randomHex), Buffer.from(salt.slice(34), 'hex'));

@@ -1,4 +1,4 @@
-import { concat, hexToBytes, isAddress, keccak256, recoverTypedDataAddress, stringToBytes, type Address, type Hex } from 'viem';
+import { hexToBytes, isAddress, keccak256, recoverTypedDataAddress, stringToBytes, type Address, type Hex } from 'viem';
 import { recoverPublicKeyWasm, secp256k1LoadError } from '../lib/secp256k1.ts';
 import { createLogger } from '../lib/logger.ts';
 import { authorizationTypedData, CHAIN_ID, USDC_NAME, USDC_VERSION, type Authorization } from './eip3009.ts';
@@ -57,7 +57,13 @@ export function authorizationDigest(usdc: Address, a: Authorization): Uint8Array
   word(enc, 4, a.validAfter);
   word(enc, 5, a.validBefore);
   enc.set(hexToBytes(a.nonce), 6 * 32);
-  return hexToBytes(keccak256(concat([new Uint8Array([0x19, 0x01]), domainSeparator(usdc), hexToBytes(keccak256(enc))])));
+  // One buffer, hashes kept as bytes: no hex round trips on the paid path.
+  const msg = new Uint8Array(66);
+  msg[0] = 0x19;
+  msg[1] = 0x01;
+  msg.set(domainSeparator(usdc), 2);
+  msg.set(keccak256(enc, 'bytes'), 34);
+  return keccak256(msg, 'bytes');
 }
 
 let warned = false;

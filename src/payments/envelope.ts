@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import { BINDING_FORMULA, SALT_ECHO, bindingSalt, challengeSalt, windowAt } from './binding.ts';
+import { BINDING_FORMULA, SALT_ECHO, bindingSalt, challengeSalt, windowAt, type BindingSecret } from './binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from './eip3009.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 
@@ -19,7 +19,7 @@ export type ChallengeInput = {
   resource: string;
   payTo: Address;
   usdc: Address;
-  secret: Buffer;
+  secret: BindingSecret;
   nowSeconds: number;
   termsUrl: string;
   /** Said in every challenge so a wallet can tell a demo (settlement simulated) from a seller. */
@@ -27,6 +27,25 @@ export type ChallengeInput = {
   error?: string;
   exhaustion?: { paidThrough: number; latest: number };
 };
+
+/**
+ * The standard x402 v1 fields of a bundle's requirements (no binding, no salt): what a
+ * facilitator is sent, and the base of every challenge's `accepts[0]`.
+ */
+export function standardAccept<N extends string>(i: Pick<ChallengeInput, 'city' | 'count' | 'resource' | 'payTo' | 'usdc'>, network: N) {
+  const price = bundlePrice(i.count);
+  return {
+    scheme: 'exact' as const,
+    network,
+    payTo: i.payTo,
+    description: `${i.count} isocast signals for ${i.city} (${price.tier.name} tier, ${microToUsd(price.unitMicro)} USDC each)`,
+    mimeType: 'application/json' as const,
+    maxAmountRequired: microToAtomic(price.totalMicro),
+    asset: i.usdc,
+    resource: i.resource,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+  };
+}
 
 export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
   const price = bundlePrice(i.count);
@@ -44,16 +63,8 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
     x402Version: 1,
     error: i.error ?? DEFAULT_CHALLENGE_ERROR,
     accepts: [{
-      scheme: 'exact',
-      network: NETWORK,
+      ...standardAccept(i, NETWORK),
       price: formatUsdPrice(price.totalMicro),
-      payTo: i.payTo,
-      description: `${i.count} isocast signals for ${i.city} (${price.tier.name} tier, ${microToUsd(price.unitMicro)} USDC each)`,
-      mimeType: 'application/json',
-      maxAmountRequired: microToAtomic(price.totalMicro),
-      asset: i.usdc,
-      resource: i.resource,
-      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
       extra: { name: USDC_NAME, version: USDC_VERSION, binding, mode: i.mode },
     }],
     extra: { binding, mode: i.mode },

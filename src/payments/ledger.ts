@@ -27,22 +27,40 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
     };
   }
 
-  // One transaction: the payment leaves `settled`, the ceiling moves, the receipt is stored.
-  const applyTx = db.transaction((id: number, nowMs: number, withReceipt: boolean): Purchase | null => {
+  type Applied = { purchase: Purchase; row: PaymentRow };
+
+  // The payment leaves `settled`, the ceiling moves, the receipt is stored: one transaction.
+  function applyIn(id: number, nowMs: number, withReceipt: boolean): Applied | null {
     if (!store.markAppliedStmt(id, nowMs)) return null;
     const row = store.get(id)!;
     const ent = applyPurchase(db, { wallet: row.payer, city: row.city, count: row.count, nowMs });
-    return {
+    const purchase: Purchase = {
       payer: row.payer, city: row.city, count: row.count, paymentId: id, txHash: row.tx_hash, idempotent: false,
       paidThroughSeq: ent.paidThroughSeq, totalPaidSignals: ent.totalPaidSignals, latestSeq: ent.latestSeq,
       receiptToken: withReceipt ? issueReceipt(db, row.payer, id, nowMs) : null,
     };
+    return { purchase, row };
+  }
+  const applyTx = db.transaction(applyIn);
+  // The common case in one commit: the transfer recorded and applied together. Any error rolls it
+  // all back and the two-commit path below runs instead, with its known failure handling.
+  const recordApplyTx = db.transaction((id: number, hash: string | null, nowMs: number, withReceipt: boolean): Applied | 'stale' => {
+    if (!store.markSettled(id, hash, nowMs)) return 'stale';
+    const applied = applyIn(id, nowMs, withReceipt);
+    if (!applied) throw new Error('payment left settled before it could be applied');
+    return applied;
   });
+
+  const logApplied = (a: Applied) => {
+    const { row, purchase } = a;
+    logger.info('payment applied', { paymentId: row.id, payer: row.payer, city: row.city, count: row.count, txHash: row.tx_hash, settler: row.settler, paidThroughSeq: purchase.paidThroughSeq });
+    return purchase;
+  };
 
   /** Applies a settled payment exactly once; a failure queues a refund and answers 502. */
   function apply(id: number, withReceipt: boolean): Purchase {
     const nowMs = clock.now();
-    let applied: Purchase | null;
+    let applied: Applied | null;
     try {
       applied = applyTx(id, nowMs, withReceipt);
     } catch (err) {
@@ -51,10 +69,8 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
       logger.error('entitlement update failed after payment; refund queued', { paymentId: id, payer: row?.payer, nonce: row?.nonce, city: row?.city, settler: row?.settler, txHash: row?.tx_hash, err });
       throw refundQueued();
     }
-    const row = store.get(id)!;
-    if (!applied) return answer(row);
-    logger.info('payment applied', { paymentId: id, payer: row.payer, city: row.city, count: row.count, txHash: row.tx_hash, settler: row.settler, paidThroughSeq: applied.paidThroughSeq });
-    return applied;
+    if (!applied) return answer(store.get(id)!);
+    return logApplied(applied);
   }
 
   /** What a stored payment answers, moving nothing but a settled row's entitlement. */
@@ -68,10 +84,22 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
     }
   }
 
-  /** Records the transfer, then applies. A hash another payment holds leaves this one in doubt. */
+  /**
+   * Records the transfer and applies it, in one commit when nothing goes wrong. Otherwise step by
+   * step: the transfer recorded in its own commit first (a hash another payment holds leaves
+   * this one in doubt), then applied (a failure queues a refund).
+   */
   function recordAndApply(id: number, txHash: Hex | null, withReceipt: boolean): Purchase {
     const nowMs = clock.now();
     const hash = txHash ? txHash.toLowerCase() : null;
+    let fast: Applied | 'stale' | null = null;
+    try {
+      fast = recordApplyTx(id, hash, nowMs, withReceipt);
+    } catch {
+      // Rolled back whole: nothing of it was written. The two commits below redo it step by step.
+    }
+    if (fast === 'stale') return answer(store.get(id)!);
+    if (fast) return logApplied(fast);
     try {
       if (!store.markSettled(id, hash, nowMs)) return answer(store.get(id)!);
     } catch (err) {

@@ -7,8 +7,10 @@ import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
+import { createSecretKey } from 'node:crypto';
 import { MAX_AUTH_LIFETIME_S, bindingNonce, isIssuedSalt, matchBinding } from './binding.ts';
-import { paymentRequired, type ChallengeInput } from './envelope.ts';
+import { paymentRequired, standardAccept, type ChallengeInput } from './envelope.ts';
+import { USDC_NAME, USDC_VERSION } from './eip3009.ts';
 import {
   PAYMENT_ERRORS, bindingMismatch, sanctioned, screeningUnavailable, settleFailed, settlementPending, verifyFailed,
 } from './errors.ts';
@@ -83,13 +85,16 @@ export type PurchaseOptions = {
   beforeSettle?: (payer: string) => void;
 };
 
-type Retry = { p: DecodedPayment; city: string; count: number; resourcePath: string };
+/** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
+type Retry = { p: DecodedPayment; city: string; count: number; resourcePath: string; recovered?: boolean };
 
 export type PaymentPlane = ReturnType<typeof createPaymentPlane>;
 
 export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const { db, settler, logger, clock } = deps;
   const store = createPaymentStore(db);
+  // The HMAC key as a KeyObject, made once: salts and tags are computed on every paid request.
+  const secret = createSecretKey(deps.secret);
   // Work on one (payer, nonce) running in this process: a settle, or the resolution of a doubt.
   // Another request for the same key waits for it and answers the resulting state.
   const inflight = new Map<string, Promise<Purchase>>();
@@ -102,15 +107,26 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
 
   const challenge = (city: string, count: number, resourcePath: string, opts: Pick<ChallengeInput, 'error' | 'exhaustion'> = {}): PaymentRequiredBody =>
     paymentRequired({
-      city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc, secret: deps.secret,
+      city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc, secret,
       nowSeconds: nowS(), termsUrl: deps.termsUrl, mode: deps.mode, ...opts,
     });
 
-  /** Standard x402 v1 requirements: our binding stays out of what a facilitator is sent. */
+  /**
+   * Standard x402 v1 requirements: our binding and `mode` stay out of what a facilitator is sent.
+   * Built once per (city, count, resource, network), with no salt: the challenge's fresh salt and
+   * window salt would be two HMACs and random bytes per settle only to be stripped again.
+   */
+  const requirementsCache = new Map<string, PaymentRequirementsV1>();
   function requirements(city: string, count: number, resourcePath: string, network: string): PaymentRequirementsV1 {
-    const { price: _price, ...accept } = challenge(city, count, resourcePath).accepts[0]!;
-    // The facilitator gets the standard fields only: the binding and `mode` are for the buyer.
-    return { ...accept, network, extra: { name: accept.extra.name, version: accept.extra.version } };
+    const cacheKey = `${network}|${count}|${city}|${resourcePath}`;
+    let r = requirementsCache.get(cacheKey);
+    if (!r) {
+      const accept = standardAccept({ city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc }, network);
+      r = { ...accept, extra: { name: USDC_NAME, version: USDC_VERSION } };
+      // Bounded: cities x counts x the two resource shapes; a flood of odd `since` values is not kept.
+      if (requirementsCache.size < 4096) requirementsCache.set(cacheKey, r);
+    }
+    return r;
   }
 
   const { apply, answer, recordAndApply } = createLedger({ db, store, clock, logger, pending });
@@ -121,7 +137,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     try {
       outcome = await settler.settle({
         payer, authorization: r.p.authorization, signature: r.p.signature, payload: r.p.payload,
-        requirements: requirements(r.city, r.count, r.resourcePath, r.p.payload.network),
+        requirements: requirements(r.city, r.count, r.resourcePath, r.p.payload.network), signatureRecovered: r.recovered === true, fresh,
       });
     } catch (err) {
       logger.error('settler threw', { paymentId: id, payer, nonce: r.p.authorization.nonce, settler: settler.kind, err });
@@ -164,7 +180,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     const v = await verifyPayment(retry.p, terms(retry.count));
     if (!v.ok || v.payer !== row.payer) throw pending();
     if (!store.reclaim(row.id, settler.kind, clock.now())) return answer(store.get(row.id)!);
-    return settleClaimed(row.id, retry, v.payer, false);
+    return settleClaimed(row.id, { ...retry, recovered: v.recovered }, v.payer, false);
   }
 
   const terms = (count: number) => ({
@@ -196,7 +212,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     const a = p.authorization;
     const payee = checkPayee(a, { payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro });
     if (payee && !payee.ok) throw verifyFailed(payee.reason);
-    if (p.salt && !isIssuedSalt(deps.secret, city, count, p.salt)) throw bindingMismatch();
+    if (p.salt && !isIssuedSalt(secret, city, count, p.salt)) throw bindingMismatch();
     const from = a.from.toLowerCase();
     const key = `${from}:${a.nonce}`;
     if (inflight.has(key)) return afterRunning(key, from, a.nonce);
@@ -229,9 +245,10 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     // exactly; without one, the nonce must come from an accepted window's salt.
     const bound = p.salt
       ? bindingNonce(payer, city, count, p.salt) === a.nonce
-      : matchBinding(deps.secret, { payer, city, count, nonce: a.nonce, nowSeconds: nowS(), validBefore: Number(a.validBefore) }) !== null;
+      : matchBinding(secret, { payer, city, count, nonce: a.nonce, nowSeconds: nowS(), validBefore: Number(a.validBefore) }) !== null;
     if (!bound) throw bindingMismatch();
     opts.beforeSettle?.(payer);
+    retry.recovered = verified.recovered;
     return exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(key, from, a.nonce);
   }
 

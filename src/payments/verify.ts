@@ -23,17 +23,19 @@ export type VerifyTerms = {
   chainVerifier?: TypedDataVerifier;
 };
 
-export type VerifyResult = { ok: true; payer: Address } | { ok: false; reason: string };
+/** `recovered`: the signature recovered (ECDSA) to `from`, rather than passing a contract wallet's check. */
+export type VerifyResult = { ok: true; payer: Address; recovered: boolean } | { ok: false; reason: string };
+type Refusal = { ok: false; reason: string };
 
 /** Payee and amount: no signature recovery, so they run before anything costly. */
-export function checkPayee(a: Authorization, terms: Pick<VerifyTerms, 'payTo' | 'priceMicro'>): VerifyResult | null {
+export function checkPayee(a: Authorization, terms: Pick<VerifyTerms, 'payTo' | 'priceMicro'>): Refusal | null {
   if (!isAddressEqual(a.to, terms.payTo)) return { ok: false, reason: 'authorization.to is not the settlement wallet' };
   if (a.value !== BigInt(terms.priceMicro)) return { ok: false, reason: `authorization.value must be exactly ${terms.priceMicro}` };
   return null;
 }
 
 /** The validity window, for a payment not seen before (a known one answers whatever the clock says). */
-export function checkWindow(a: Authorization, nowSeconds: number): VerifyResult | null {
+export function checkWindow(a: Authorization, nowSeconds: number): Refusal | null {
   const now = BigInt(nowSeconds);
   if (a.validAfter > now) return { ok: false, reason: 'authorization is not yet valid' };
   if (a.validBefore <= now) return { ok: false, reason: 'authorization has expired' };
@@ -46,22 +48,21 @@ export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Prom
   // Cheap checks first: a wrong payee, amount or window costs no signature recovery.
   const cheap = checkPayee(a, terms) ?? checkWindow(a, terms.nowSeconds);
   if (cheap) return cheap;
-  const payer = await signer(a, p.signature, terms);
-  if (!payer) return { ok: false, reason: 'signature does not match authorization.from' };
-  return { ok: true, payer: payer.toLowerCase() as Address };
+  const payer = a.from.toLowerCase() as Address;
+  if (size(p.signature) === 65) {
+    // A malformed 65-byte signature (null) can still be a contract wallet's; fall through.
+    const recovered = await recoverAuthorizationSigner(terms.usdc, a, p.signature);
+    // Both lowercase: the recovery answers lowercase, and `from` passed the address format check.
+    if (recovered && recovered === payer) return { ok: true, payer, recovered: true };
+  }
+  if (terms.chainVerifier && await contractWalletSigned(a, p.signature, terms.chainVerifier, terms.usdc)) return { ok: true, payer, recovered: false };
+  return { ok: false, reason: 'signature does not match authorization.from' };
 }
 
-async function signer(a: Authorization, signature: Hex, terms: VerifyTerms): Promise<Address | null> {
-  const typed = authorizationTypedData(terms.usdc, a);
-  if (size(signature) === 65) {
-    // A malformed 65-byte signature (null) can still be a contract wallet's; fall through.
-    const recovered = await recoverAuthorizationSigner(terms.usdc, a, signature);
-    if (recovered && isAddressEqual(recovered, a.from)) return a.from;
-  }
-  if (!terms.chainVerifier) return null;
+async function contractWalletSigned(a: Authorization, signature: Hex, verifier: TypedDataVerifier, usdc: Address): Promise<boolean> {
   try {
-    return (await terms.chainVerifier.verifyTypedData({ address: a.from, signature, ...typed })) ? a.from : null;
+    return await verifier.verifyTypedData({ address: a.from, signature, ...authorizationTypedData(usdc, a) });
   } catch {
-    return null;
+    return false;
   }
 }

@@ -99,6 +99,9 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: {
       const mode = fake.pickSettle?.() ?? fake.mode;
       fake.settleOutcomes.set(mode, (fake.settleOutcomes.get(mode) ?? 0) + 1);
       if (mode === 'hang-settle') { hanging.add(res); return; }
+      // /settle verifies again before any transfer (as @x402/evm's facilitator does): a payment
+      // /verify refuses is refused here too, with no transaction.
+      if (mode === 'invalid') return send(200, { success: false, errorReason: 'invalid_exact_evm_payload_signature', transaction: '', network: reqs.data.network, payer: auth.from });
       const key = `${String(auth.from).toLowerCase()}:${String(auth.nonce).toLowerCase()}`;
       let tx = keccak256(toHex(`${auth.from}:${auth.nonce}`));
       if (opts.chain?.used.has(key)) fake.chain.set(key, opts.chain.used.get(key)!.txHash);

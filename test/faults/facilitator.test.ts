@@ -16,10 +16,10 @@ import { buy, buyerA, buyerB, over, subscribeWith } from '../payments/buy.ts';
  */
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
-async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, rpc = false) {
+async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, rpc = false, verify: 'always' | 'unless-recovered' = 'unless-recovered') {
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
-  const settler = createFacilitatorSettler({ url: fac.url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000, ...(rpc ? { status: fac.status } : {}) });
+  const settler = createFacilitatorSettler({ url: fac.url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000, verify, ...(rpc ? { status: fac.status } : {}) });
   const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, OFAC_REQUIRED: 'false' }, deps: { settler } });
   fac.chainTime = () => Math.floor(e.clock.now() / 1000);
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
@@ -28,7 +28,8 @@ async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, rp
 const statuses = (db: ReturnType<typeof testApp>['db']) => db.prepare('SELECT status FROM payments ORDER BY id').pluck().all();
 
 test('facilitator rate-limited: 402 not charged, nothing credited; a new authorization succeeds once it recovers', async (t) => {
-  const { f, fac, db, clock } = await setup(t, 'rate-limited');
+  // The fake rate-limits /verify, so it is asked first here.
+  const { f, fac, db, clock } = await setup(t, 'rate-limited', false, 'always');
   const r = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(r.status, 402);
   assert.equal(r.body.error, PAYMENT_ERRORS.settle);
@@ -102,4 +103,19 @@ test('a facilitator that reports one transaction hash for two different payers c
   assert.equal(wallets, 1, 'only A holds a receipt');
   assert.equal(walletForReceipt(db, a.body.receiptToken), buyerA.address.toLowerCase());
   assert.deepEqual(statuses(db), ['applied', 'in_doubt']);
+});
+
+test('facilitator down (connection refused): no byte of /settle left, so 402 not charged and the payment is failed, not in doubt', async (t) => {
+  const fac = await startFakeFacilitator('ok');
+  const url = fac.url;
+  await fac.close();
+  const settler = createFacilitatorSettler({ url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000, status: fac.status });
+  const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: url, OFAC_REQUIRED: 'false' }, deps: { settler } });
+  const f = over(await listen(t, e.app.fetch));
+  const r = await buy(f, buyerA, 'nyc', 2, e.clock.now());
+  assert.equal(r.status, 402, JSON.stringify(r.body));
+  assert.equal(r.body.error, PAYMENT_ERRORS.settle);
+  assert.match(r.body.reason, /^facilitator unreachable: request failed: .*ECONNREFUSED/);
+  assert.deepEqual(statuses(e.db), ['failed']);
+  assert.equal(entitlementOf(e.db, buyerA.address, 'nyc'), null);
 });

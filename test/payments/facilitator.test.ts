@@ -5,23 +5,35 @@ import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
-import { buy, buyerA, over, subscribeWith } from './buy.ts';
+import { buy, buyerA, over, signFor, subscribeWith } from './buy.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
-async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, timeouts: { verifyTimeoutMs: number; settleTimeoutMs: number; rpc?: boolean } = { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000 }) {
+type Options = { verifyTimeoutMs: number; settleTimeoutMs: number; rpc?: boolean; verify?: 'always' | 'unless-recovered' };
+
+async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, timeouts: Options = { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000 }) {
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
   const { rpc, ...ms } = timeouts;
   // rpc: the settler asks the facilitator's fake chain, as it asks USDC over RPC_URL in live mode.
-  const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...ms, ...(rpc ? { status: fac.status } : {}) });
+  const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...ms, ...(rpc ? { status: (...a: Parameters<typeof fac.status>) => fac.status(...a) } : {}) });
   const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, FACILITATOR_AUTH: 'Bearer fac-secret-123', OFAC_REQUIRED: 'false' }, deps: { settler } });
   fac.chainTime = () => Math.floor(e.clock.now() / 1000);
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
 }
 
-test('facilitator success: /verify then /settle in the x402 v1 wire format, with FACILITATOR_AUTH', async (t) => {
-  const { f, fac, db, clock, logger } = await setup(t, 'ok');
+test('facilitator success: a signature recovered locally goes straight to /settle (which verifies again)', async (t) => {
+  const { f, fac, clock } = await setup(t, 'ok');
+  const r = await buy(f, buyerA, 'nyc', 20, clock.now());
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.deepEqual(fac.requests.map((q) => q.path), ['/settle']);
+  const again = await buy(f, buyerA, 'nyc', 20, clock.now());
+  assert.equal(again.status, 200);
+  assert.deepEqual(fac.requests.map((q) => q.path), ['/settle', '/settle'], 'keep-alive reuse of the pooled connection');
+});
+
+test('facilitator success with verify: always: /verify then /settle in the x402 v1 wire format, with FACILITATOR_AUTH', async (t) => {
+  const { f, fac, db, clock, logger } = await setup(t, 'ok', { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000, verify: 'always' });
   const r = await buy(f, buyerA, 'nyc', 20, clock.now());
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.deepEqual(fac.requests.map((q) => q.path), ['/verify', '/settle']);
@@ -54,7 +66,7 @@ test('facilitator refusals and errors become 402 settlement failed with a reason
   ];
   for (const [mode, reason] of cases) {
     await t.test(mode, async (t) => {
-      const { f, db, clock } = await setup(t, mode);
+      const { f, db, clock } = await setup(t, mode, { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000, verify: 'always' });
       const r = await buy(f, buyerA, 'nyc', 2, clock.now());
       assert.equal(r.status, 402);
       assert.equal(r.body.error, PAYMENT_ERRORS.settle);
@@ -65,10 +77,48 @@ test('facilitator refusals and errors become 402 settlement failed with a reason
   }
 });
 
+test('without /verify, a payment /settle refuses before any transfer is a definite 402 "not charged", with or without a chain to ask', async (t) => {
+  for (const rpc of [false, true]) {
+    await t.test(rpc ? 'RPC' : 'no RPC', async (t) => {
+      const { f, fac, db, clock } = await setup(t, 'invalid', { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000, rpc });
+      const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+      assert.equal(r.status, 402, JSON.stringify(r.body));
+      assert.equal(r.body.error, PAYMENT_ERRORS.settle);
+      assert.equal(r.body.reason, 'facilitator settlement failed: invalid_exact_evm_payload_signature');
+      assert.deepEqual(fac.requests.map((q) => q.path), ['/settle']);
+      assert.equal(fac.chain.size, 0);
+      assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+      assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['failed']);
+    });
+  }
+});
+
+test('a fresh claim asks the chain nothing before /settle; an authorization already used by someone else is credited once with no token', async (t) => {
+  const { f, fac, db, clock } = await setup(t, 'ok', { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000, rpc: true });
+  let asked = 0;
+  const chainStatus = fac.status;
+  fac.status = async (...args) => { asked++; return chainStatus(...args); };
+  const r = await buy(f, buyerA, 'nyc', 2, clock.now());
+  assert.equal(r.status, 200);
+  assert.ok(r.body.receiptToken, 'our own settlement mints the token');
+  assert.equal(asked, 0, 'no RPC before or after a clean /settle');
+
+  // Someone submitted this authorization themselves (it is public on chain) before posting it here.
+  const p = await signFor(f, buyerA, 'nyc', 2, clock.now());
+  const usedTx = `0x${'cd'.repeat(32)}` as const;
+  fac.chain.set(`${buyerA.address.toLowerCase()}:${p.nonce}`, usedTx);
+  const other = await subscribeWith(f, p.xPayment, 'nyc', 2);
+  assert.equal(other.status, 200, JSON.stringify(other.body));
+  assert.equal(other.body.txHash, usedTx);
+  assert.equal(other.body.receiptToken, undefined, 'a transfer read from the chain mints no token');
+  assert.equal(asked, 1, 'asked once, after /settle refused');
+  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
+});
+
 test('a hanging facilitator: a quiet /verify is not charged (402); a quiet /settle is in doubt (503), never "not charged"', async (t) => {
   for (const mode of ['hang-verify', 'hang-settle'] as const) {
     await t.test(mode, async (t) => {
-      const { f, db, clock } = await setup(t, mode, { verifyTimeoutMs: 150, settleTimeoutMs: 150 });
+      const { f, db, clock } = await setup(t, mode, { verifyTimeoutMs: 150, settleTimeoutMs: 150, verify: 'always' });
       const r = await buy(f, buyerA, 'nyc', 2, clock.now());
       assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
       if (mode === 'hang-verify') {

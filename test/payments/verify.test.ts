@@ -24,7 +24,7 @@ async function signed(over: Partial<Authorization> = {}, account = buyerA, domai
 const terms = { usdc, payTo, priceMicro: 10_000, nowSeconds: now };
 
 test('a correct authorization recovers the lowercase payer', async () => {
-  assert.deepEqual(await verifyPayment(await signed(), terms), { ok: true, payer: buyerA.address.toLowerCase() });
+  assert.deepEqual(await verifyPayment(await signed(), terms), { ok: true, payer: buyerA.address.toLowerCase(), recovered: true });
 });
 
 test('each term is enforced with its own reason', async () => {
@@ -47,7 +47,7 @@ test('a signature by someone other than `from` fails unless a chain verifier vou
   assert.deepEqual(await verifyPayment(p, terms), { ok: false, reason: 'signature does not match authorization.from' });
   const calls: Address[] = [];
   const wallet = { verifyTypedData: async (a: { address: Address }) => { calls.push(a.address); return true; } };
-  assert.deepEqual(await verifyPayment(p, { ...terms, chainVerifier: wallet }), { ok: true, payer: buyerB.address.toLowerCase() });
+  assert.deepEqual(await verifyPayment(p, { ...terms, chainVerifier: wallet }), { ok: true, payer: buyerB.address.toLowerCase(), recovered: false });
   assert.deepEqual(calls, [buyerB.address]);
   const refusing = { verifyTypedData: async () => false };
   assert.equal((await verifyPayment(p, { ...terms, chainVerifier: refusing })).ok, false);

@@ -15,6 +15,14 @@ export type SettleRequest = {
   payload: PaymentPayloadV1;
   /** Standard x402 v1 PaymentRequirements the payload answers. */
   requirements: PaymentRequirementsV1;
+  /**
+   * True when the signature was recovered here (ECDSA) to `authorization.from` just before this
+   * call, as opposed to a contract wallet's check through the chain: a facilitator need not be
+   * asked to verify it separately.
+   */
+  signatureRecovered?: boolean;
+  /** A new claim: no settle call for this authorization was ever made, so nothing can have landed from us. */
+  fresh?: boolean;
 };
 
 export type PaymentRequirementsV1 = {
@@ -59,4 +67,6 @@ export type Settler = {
   status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus>;
   /** The longest one settle() can take (its own timeouts summed): the shutdown deadline exceeds it. */
   readonly maxSettleMs: number;
+  /** Releases pooled connections (the facilitator's keep-alive sockets), where there are any. */
+  close?(): void;
 };
