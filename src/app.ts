@@ -172,12 +172,21 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   const observe = (req: Request, path: string, res: Response, started: number): Response => {
     const route = routes.label(path);
     let byStatus = seriesByRoute.get(route);
-    if (!byStatus) seriesByRoute.set(route, (byStatus = new Map()));
+    if (!byStatus) {
+      byStatus = new Map();
+      seriesByRoute.set(route, byStatus);
+    }
     let byMethod = byStatus.get(res.status);
-    if (!byMethod) byStatus.set(res.status, (byMethod = new Map()));
+    if (!byMethod) {
+      byMethod = new Map();
+      byStatus.set(res.status, byMethod);
+    }
     let series = byMethod.get(req.method);
     // Methods come from Node's fixed list, routes from ROUTE_DOCS: the maps stay small.
-    if (!series) byMethod.set(req.method, (series = latency.series({ method: req.method, route, status: String(res.status) })));
+    if (!series) {
+      series = latency.series({ method: req.method, route, status: String(res.status) });
+      byMethod.set(req.method, series);
+    }
     series.observe((performance.now() - started) / 1000);
     return res;
   };

@@ -179,7 +179,8 @@ export async function runGrowth(opts: { dir: string; sizes?: GrowthSizes; log?: 
   // The steady state is measured: first let the start-up maintenance (retention prune, PRAGMA
   // optimize) finish, and report what it cost. A build without it logs neither line.
   const startup = await startupMaintenance(join(opts.dir, 'server.log'));
-  let metrics, admin;
+  let metrics: Awaited<ReturnType<typeof timeGets>>;
+  let admin: Awaited<ReturnType<typeof timeGets>>;
   try {
     const n = opts.samples ?? 30;
     metrics = await timeGets(`${server.url}/metrics`, n);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Account, Address, Hex } from 'viem';
 import { bindingNonce, MAX_AUTH_LIFETIME_S } from '../payments/binding.ts';
 import { CHAIN_ID, NETWORK_ALIASES, TRANSFER_WITH_AUTHORIZATION_TYPES, USDC_NAME, USDC_VERSION, type Authorization } from '../payments/eip3009.ts';
-import { ChallengeRefused, checkChallenge, type Binding, type Expectations } from './guard.ts';
+import { ChallengeRefused, checkChallenge, type Accept as AcceptEntry, type Binding, type Expectations } from './guard.ts';
 
 /**
  * The buyer side of the x402 flow, for the CLI, tests and any program: read a 402 body, check it
@@ -70,7 +70,7 @@ export type SignableAccount = Pick<Account, 'address'> & { signTypedData?: Accou
 
 /** The bound, checked, signed `exact` payload for one accepts entry; shared with the x402 scheme. */
 export async function signExact(
-  account: SignableAccount, body: unknown, accept: Record<string, any>, binding: Binding, opts: PayOptions,
+  account: SignableAccount, body: unknown, accept: AcceptEntry, binding: Binding, opts: PayOptions,
 ): Promise<{ authorization: Authorization; signature: Hex; payload: Record<string, unknown>; amount: bigint }> {
   if (!account.signTypedData) throw new Error('account cannot sign typed data');
   const amount = checkChallenge(body, accept, binding, opts.expect ?? {});

@@ -112,7 +112,7 @@ export function buildOpenApi(docs: readonly RouteDoc[], info: OpenApiInfo): Json
   const components: Components = new Map();
   for (const s of info.namedSchemas ?? []) toOpenApiSchema(s, 'output', components);
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const doc of docs) (paths[doc.path] ??= {})[doc.method] = operation(doc, components);
+  for (const doc of docs) paths[doc.path] = { ...paths[doc.path], [doc.method]: operation(doc, components) };
   const usedTags = new Set(docs.flatMap((d) => d.tags));
   return {
     openapi: '3.1.0',

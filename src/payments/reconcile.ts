@@ -16,7 +16,7 @@ export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Log
   const { plane, logger } = deps;
   const report: ReconcileReport = { applied: 0, refunded: 0, failed: 0, pending: 0 };
   for (const row of plane.store.open()) {
-    let result;
+    let result: Awaited<ReturnType<PaymentPlane['reconcile']>>;
     try {
       result = await plane.reconcile(row);
     } catch (err) {

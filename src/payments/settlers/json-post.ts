@@ -68,7 +68,7 @@ export function createJsonPost(upstream: string, baseUrl: string, extraHeaders: 
         settled = true;
         clearTimeout(timer);
         const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown = undefined;
+        let json: unknown;
         if (text.length > 0) {
           try { json = JSON.parse(text); } catch { json = undefined; }
         }
