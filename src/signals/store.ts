@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { TempUnit } from '../cities/catalog.ts';
-import type { BucketRange } from '../buckets/labels.ts';
+import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
 import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
@@ -11,10 +11,6 @@ import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
  * tick, a restart, a duplicate observation) the database alone decides whether a signal exists.
  * Each call is one synchronous transaction: no await, nothing half-written.
  */
-export type MarketBucketRef = BucketRange & { conditionId: string };
-/** `noQuote`: the bucket's books were empty and it never traded (prices are then the NO_QUOTE bounds). */
-export type BucketOdds = { yes: number; no: number; midpoint: number; noQuote?: true };
-export type OddsSample = { asOfMs: number; byLabel: ReadonlyMap<string, BucketOdds> };
 
 export type ReadingInput = {
   city: { slug: string; displayName: string; unit: TempUnit };
