@@ -1,14 +1,16 @@
 import type { Db } from '../db/open.ts';
 import type { Statement } from 'better-sqlite3';
+import { latestSeq } from '../signals/store.ts';
 import { nextCeiling } from './ceiling.ts';
 
 /**
  * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.
- * Other modules (delivery) read the table directly; this is the one writer.
+ * This module is its one writer; delivery/outbox.ts joins it when queueing (docs/architecture.md
+ * says why), payments/receipt-routes.ts and ops/retention.ts still read it directly.
  */
 export type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
 
-type Stmts = { get: Statement; upsert: Statement; latest: Statement };
+type Stmts = { get: Statement; upsert: Statement; recent: Statement; count: Statement };
 const cache = new WeakMap<Db, Stmts>();
 
 function stmts(db: Db): Stmts {
@@ -18,7 +20,10 @@ function stmts(db: Db): Stmts {
       get: db.prepare('SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?'),
       upsert: db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (@wallet, @city, @ceiling, @count, @nowMs)
         ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = @ceiling, total_paid_signals = total_paid_signals + @count, updated_at = @nowMs`),
-      latest: db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck(),
+      recent: db.prepare(`SELECT wallet, city, paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals,
+        updated_at AS updatedAtMs FROM entitlements ORDER BY updated_at DESC, wallet, city LIMIT ?`),
+      // Kept by triggers (schema.sql 0007): counting a table that only grows would cost more every day.
+      count: db.prepare(`SELECT n FROM row_counts WHERE name = 'entitlements'`).pluck(),
     };
     cache.set(db, s);
   }
@@ -37,9 +42,21 @@ export function entitlementOf(db: Db, wallet: string, city: string): Entitlement
 export function applyPurchase(db: Db, p: { wallet: string; city: string; count: number; nowMs: number }): Entitlement & { latestSeq: number } {
   const s = stmts(db);
   const wallet = p.wallet.toLowerCase();
-  const latestSeq = s.latest.get(p.city) as number;
+  const latest = latestSeq(db, p.city);
   const before = entitlementOf(db, wallet, p.city);
-  const ceiling = nextCeiling(before?.paidThroughSeq ?? null, latestSeq, p.count);
+  const ceiling = nextCeiling(before?.paidThroughSeq ?? null, latest, p.count);
   s.upsert.run({ wallet, city: p.city, ceiling, count: p.count, nowMs: p.nowMs });
-  return { paidThroughSeq: ceiling, totalPaidSignals: (before?.totalPaidSignals ?? 0) + p.count, latestSeq };
+  return { paidThroughSeq: ceiling, totalPaidSignals: (before?.totalPaidSignals ?? 0) + p.count, latestSeq: latest };
+}
+
+export type EntitlementRow = Entitlement & { wallet: string; city: string; updatedAtMs: number };
+
+/** The most recently changed entitlements, newest first (the operator page). */
+export function recentEntitlements(db: Db, limit: number): EntitlementRow[] {
+  return stmts(db).recent.all(limit) as EntitlementRow[];
+}
+
+/** Number of (wallet, city) entitlements, from the trigger-kept counter. */
+export function entitlementCount(db: Db): number {
+  return stmts(db).count.get() as number;
 }

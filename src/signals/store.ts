@@ -6,6 +6,9 @@ import { detect, type DayState, type Detection } from './detect.ts';
 import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
 
 /**
+ * Owner of the `signals` and `day_state` tables with read-store.ts: this file writes both (and
+ * holds the latest-seq query and day_state reads); read-store.ts serves signal payloads and
+ * per-city aggregates to the routes, the admin page and the outbox. Nothing else has SQL on them.
  * Write path of the signals table and the day state. Detection is re-run inside the transaction
  * against the committed day state, so whatever the poller decided from an older read (a repeated
  * tick, a restart, a duplicate observation) the database alone decides whether a signal exists.
@@ -50,6 +53,9 @@ function prepare(db: Db) {
     latestSeq: db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck(),
     entered: db.prepare('SELECT 1 FROM signals WHERE city = ? AND target_date = ? AND new_bucket = ?').pluck(),
     insert: db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    // The newest day row per city: the reading the poller last committed.
+    readings: db.prepare(`SELECT d.city, d.target_date, d.high, d.unit, d.bucket, d.updated_at FROM day_state d
+      WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`),
   };
 }
 
@@ -57,6 +63,24 @@ function statements(db: Db): Statements {
   let s = cache.get(db);
   if (!s) { s = prepare(db); cache.set(db, s); }
   return s;
+}
+
+/**
+ * The city's latest seq (0 before its first signal): the one place this query is written. The
+ * paid read memoizes it (read-store.ts); the entitlement ceiling reads it inside the purchase's
+ * transaction.
+ */
+export function latestSeq(db: Db, city: string): number {
+  return statements(db).latestSeq.get(city) as number;
+}
+
+export type LatestReading = { targetDate: string; high: number; unit: string; bucket: string | null; updatedAtMs: number };
+
+/** Each city's newest day_state row (the operator page's "last reading"). */
+export function latestReadings(db: Db): Map<string, LatestReading> {
+  const rows = statements(db).readings.all() as
+    { city: string; target_date: string; high: number; unit: string; bucket: string | null; updated_at: number }[];
+  return new Map(rows.map((r) => [r.city, { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, updatedAtMs: r.updated_at }]));
 }
 
 export function readDayState(db: Db, city: string, targetDate: string): DayState | null {
@@ -98,7 +122,7 @@ export function storeSignal(db: Db, input: StoreSignalInput, hooks: StoreHooks =
       writeState(s, input, d.next);
       return null;
     }
-    const seq = (s.latestSeq.get(input.city.slug) as number) + 1;
+    const seq = latestSeq(db, input.city.slug) + 1;
     const signal = buildSignal(input, d, seq);
     s.insert.run(input.city.slug, seq, input.targetDate, d.crossing.new.bucket, signal.observedAt, signal.reportedAt, JSON.stringify(signal), input.nowMs);
     writeState(s, input, d.next);
