@@ -14,7 +14,7 @@ import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { metricsDocs, metricsRoutes } from './ops/metrics-routes.ts';
 import { registerDbGauges } from './ops/db-gauges.ts';
 import { adminDocs, adminRoutes } from './admin/routes.ts';
-import type { PollerHealth } from './poller/poller.ts';
+import type { PollerHealth } from './poller/health.ts';
 import type { DayRule } from './resolution/store.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
 import { pathOf, routeTable } from './lib/route-match.ts';

@@ -2,7 +2,7 @@ import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
 import { latestDayRules, type DayRule } from '../resolution/store.ts';
-import type { PollerHealth } from '../poller/poller.ts';
+import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import { createSignalReader } from '../signals/read-store.ts';
 import { latestReadings } from '../signals/store.ts';
