@@ -1,12 +1,12 @@
 import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
-import { latestDayRules, type DayRule } from '../resolution/store.ts';
+import { createRuleStore, type DayRule } from '../resolution/store.ts';
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import { createSignalReader } from '../signals/read-store.ts';
-import { latestReadings } from '../signals/store.ts';
-import { entitlementCount, recentEntitlements } from '../entitlements/store.ts';
+import { createSignalStore } from '../signals/store.ts';
+import { createEntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts } from '../delivery/outbox.ts';
 
 /**
@@ -59,13 +59,16 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
     outbox: db.prepare(`SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT ?`),
   };
   const signals = createSignalReader(db);
+  const signalStore = createSignalStore(db);
+  const entitlements = createEntitlementStore(db);
+  const dayRules = createRuleStore(db);
   const outboxCounts = createOutboxCounts(db);
 
   return (nowMs) => {
     // One read transaction: every section describes the same committed state.
     return db.transaction(() => {
       const latest = signals.latestSeqAll();
-      const readings = new Map([...latestReadings(db)]
+      const readings = new Map([...signalStore.latestReadings()]
         .map(([city, r]) => [city, { targetDate: r.targetDate, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updatedAtMs) }]));
       const totals = q.totals.get() as { micro: number; n: number };
       const refundTotals = q.refundTotals.get() as { n: number; micro: number };
@@ -77,7 +80,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
       const health = deps.pollerHealth?.();
       const byCity = new Map(health?.cities.map((c) => [c.city, c]));
       const slugs = health ? health.cities.map((c) => c.city) : deps.catalog.active.map((c) => c.slug);
-      const rules = latestDayRules(db);
+      const rules = dayRules.latest();
       const name = (slug: string) => deps.catalog.get(slug)?.displayName ?? slug;
 
       return {
@@ -89,7 +92,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
           refundsQueued: refundTotals.n, refundsQueuedMicro: refundTotals.micro,
           inDoubtPayments: doubt.n, oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
           // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
-          signals: [...latest.values()].reduce((a, b) => a + b, 0), entitlements: entitlementCount(db),
+          signals: [...latest.values()].reduce((a, b) => a + b, 0), entitlements: entitlements.count(),
         },
         revenueByDay: (q.revenue.all(since) as { dayNumber: number; city: string; payments: number; micro: number }[])
           .map((r) => ({ day: iso(r.dayNumber * DAY_MS).slice(0, 10), city: r.city, payments: r.payments, micro: r.micro, usd: microToUsd(r.micro) })),
@@ -101,7 +104,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
           id: r.id, paymentId: r.payment_id, createdAt: iso(r.created_at), wallet: r.wallet, amountMicro: r.amount_micro,
           amountUsd: microToUsd(r.amount_micro), txHash: r.tx_hash, reason: r.reason, status: r.status,
         })),
-        entitlements: recentEntitlements(db, LIMITS.entitlements).map((r) => ({
+        entitlements: entitlements.recent(LIMITS.entitlements).map((r) => ({
           wallet: r.wallet, city: r.city, paidThroughSeq: r.paidThroughSeq, totalPaidSignals: r.totalPaidSignals,
           latestSeq: latest.get(r.city) ?? 0, updatedAt: iso(r.updatedAtMs),
         })),

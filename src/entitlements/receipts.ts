@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/open.ts';
-import type { Statement } from 'better-sqlite3';
+import { perConnection } from '../lib/per-connection.ts';
 
 /**
  * Receipt bearer tokens (format label `isocast-receipt`): `isr_<selector>_<verifier>`, 96 random
@@ -11,38 +11,46 @@ import type { Statement } from 'better-sqlite3';
 export const RECEIPT_FORMAT = 'isocast-receipt';
 const TOKEN = /^isr_([A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
 
-type Stmts = { insert: Statement; find: Statement };
-const cache = new WeakMap<Db, Stmts>();
-
-function stmts(db: Db): Stmts {
-  let s = cache.get(db);
-  if (!s) {
-    s = {
-      insert: db.prepare('INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)'),
-      find: db.prepare('SELECT verifier_hash AS hash, wallet FROM receipts WHERE selector = ?'),
-    };
-    cache.set(db, s);
-  }
-  return s;
-}
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
-/** Creates and stores a token for the wallet; the plain token exists only in the return value. */
-export function issueReceipt(db: Db, wallet: string, paymentId: number, nowMs: number): string {
-  const selector = randomBytes(12).toString('base64url');
-  const verifier = randomBytes(32).toString('base64url');
-  stmts(db).insert.run(selector, sha256(verifier), wallet.toLowerCase(), paymentId, nowMs);
-  return `isr_${selector}_${verifier}`;
+export type ReceiptStore = {
+  /** Creates and stores a token for the wallet; the plain token exists only in the return value. */
+  issue(wallet: string, paymentId: number, nowMs: number): string;
+  /** The wallet a token reads for, or null for anything that is not a live token. */
+  walletFor(token: string): string | null;
+};
+
+/** The owner of the `receipts` table. */
+export function createReceiptStore(db: Db): ReceiptStore {
+  const insert = db.prepare('INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)');
+  const find = db.prepare('SELECT verifier_hash AS hash, wallet FROM receipts WHERE selector = ?');
+  return {
+    issue(wallet, paymentId, nowMs) {
+      const selector = randomBytes(12).toString('base64url');
+      const verifier = randomBytes(32).toString('base64url');
+      insert.run(selector, sha256(verifier), wallet.toLowerCase(), paymentId, nowMs);
+      return `isr_${selector}_${verifier}`;
+    },
+    walletFor(token) {
+      const m = TOKEN.exec(token);
+      if (!m) return null;
+      const row = find.get(m[1]) as { hash: Buffer; wallet: string } | undefined;
+      const presented = sha256(m[2]!);
+      // Compare even when the selector is unknown, so a miss costs the same as a wrong verifier.
+      const stored = row?.hash ?? Buffer.alloc(32);
+      return timingSafeEqual(stored, presented) && row ? row.wallet : null;
+    },
+  };
 }
 
-/** The wallet a token reads for, or null for anything that is not a live token. */
+const receiptsOf = perConnection(createReceiptStore);
+
+/** Function form of `ReceiptStore.issue` (payments/ledger.ts and receipt-routes.ts call it). */
+export function issueReceipt(db: Db, wallet: string, paymentId: number, nowMs: number): string {
+  return receiptsOf(db).issue(wallet, paymentId, nowMs);
+}
+
+/** Function form of `ReceiptStore.walletFor`. */
 export function walletForReceipt(db: Db, token: string): string | null {
-  const m = TOKEN.exec(token);
-  if (!m) return null;
-  const row = stmts(db).find.get(m[1]) as { hash: Buffer; wallet: string } | undefined;
-  const presented = sha256(m[2]!);
-  // Compare even when the selector is unknown, so a miss costs the same as a wrong verifier.
-  const stored = row?.hash ?? Buffer.alloc(32);
-  return timingSafeEqual(stored, presented) && row ? row.wallet : null;
+  return receiptsOf(db).walletFor(token);
 }

@@ -8,12 +8,12 @@ import { UpstreamError } from '../lib/errors.ts';
 import { dailyHighReport } from '../buckets/daily-high.ts';
 import type { Observation } from '../buckets/daily-high.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
-import { saveReading, storeSignal } from '../signals/store.ts';
+import { createSignalStore } from '../signals/store.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
 import { judgeRule, type ObservableSource } from '../resolution/judge.ts';
-import { readDayRule, settleDayRule, type DayRule } from '../resolution/store.ts';
+import { createRuleStore, type DayRule } from '../resolution/store.ts';
 import { createBackoff } from './backoff.ts';
 import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
 import { createPollHealth, type PollerHealth } from './health.ts';
@@ -102,6 +102,8 @@ export function createPoller(deps: PollerDeps): Poller {
   const feedLastAskedAt = new Map<WeatherSource, number>();
   // Tick start times jitter by a few ms; a feed due "now" should not slip a whole tick.
   const feedSlackMs = Math.min(1_000, deps.intervalMs / 2);
+  const signals = createSignalStore(db);
+  const rules = createRuleStore(db);
   const urls = createMarketUrls(4 * catalog.active.length + 16);
   const health = createPollHealth(catalog, backoff);
   const memoOf = health.of;
@@ -212,7 +214,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
     const last = judged.get(city.slug);
     if (last?.key === key) return last.feed;
-    const day = settleDayRule(db, { city: city.slug, date, rule: event.rule, verdict, feed: feed?.name ?? null, nowMs: clock.now() });
+    const day = rules.settle({ city: city.slug, date, rule: event.rule, verdict, feed: feed?.name ?? null, nowMs: clock.now() });
     memoOf(city.slug).paused = day.status === 'paused' ? day.reason : null;
     judged.set(city.slug, { key, feed: day.status === 'ok' ? feed : null });
     if (day.status === 'ok') return feed;
@@ -227,7 +229,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const high = dailyHighReport(obs, city.timezone, date, city.unit);
     if (high === null) return null;
     const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
-    const d = saveReading(db, base);
+    const d = signals.saveReading(base);
     if (!d.crossing) return d.baseline ? 'baseline' : null;
 
     // The crossing is a fact: odds get until the deadline, then the signal goes out without them.
@@ -237,7 +239,7 @@ export function createPoller(deps: PollerDeps): Poller {
       upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
       logger.warn('storing signal without odds', { city: city.slug, bucket: d.crossing.new.bucket, error: describe(err) });
     }
-    const signal = storeSignal(db, {
+    const signal = signals.storeSignal({
       ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds: sampled.odds, source: feed.name,
       observedAtMs: seenAtMs, reportedAtMs: high.reportedAtMs,
     }, { inTransaction: deps.onSignalInTransaction });
@@ -277,7 +279,7 @@ export function createPoller(deps: PollerDeps): Poller {
     },
     tick,
     marketUrlFor: (city, date) => urls.get(city.slug, date),
-    ruleFor: (city) => readDayRule(db, city.slug, localDate(city.timezone, dayClock.now())),
+    ruleFor: (city) => rules.read(city.slug, localDate(city.timezone, dayClock.now())),
     health: health.snapshot,
   };
 }
