@@ -1,41 +1,11 @@
-import { type FlagSpec as SharedSpec, readFlags } from '../lib/flags.ts';
+import { type Flags, UsageError } from '../lib/flags.ts';
 
 /**
- * Flags of the buyer commands, read by src/lib/flags.ts (the same reader as `serve`); any problem
- * is a UsageError carrying all of them, which the commands answer with exit code 2.
+ * Flags specific to the buyer commands (the server URL rule); the command-flag helpers they share
+ * with `isocast replay` are in src/lib/flags.ts and re-exported here for the buyer's modules.
  */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
-export type FlagSpec = Pick<SharedSpec, 'strings' | 'booleans'>;
-
-export type Flags = { values: Record<string, string>; on: Set<string> };
-
-export function parseFlags(argv: readonly string[], spec: FlagSpec): Flags {
-  const { values, on, problems } = readFlags(argv, spec);
-  if (problems.length > 0) throw new UsageError(problems.join('; '));
-  return { values, on };
-}
-
-export function requireValue(flags: Flags, name: string): string {
-  const v = flags.values[name];
-  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
-  return v;
-}
-
-/** A non-negative integer flag; `min` bounds it from below. */
-export function intFlag(flags: Flags, name: string, fallback: number, min = 0): number {
-  const raw = flags.values[name];
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) {
-    throw new UsageError(`--${name} must be an integer of at least ${min}`);
-  }
-  return Number(raw);
-}
+export { intFlag, parseFlags, requireValue, UsageError, type Flags } from '../lib/flags.ts';
+export type { CommandFlagSpec as FlagSpec } from '../lib/flags.ts';
 
 /** Hosts a plain-http connection may reach without --insecure: this machine only. */
 export function isLoopback(hostname: string): boolean {
