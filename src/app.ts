@@ -20,7 +20,7 @@ import type { RouteDoc } from './lib/route-doc.ts';
 import { pathOf, routeTable } from './lib/route-match.ts';
 import type { Catalog, CityRecord } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes } from './cities/routes.ts';
-import { healthDocs, healthRoutes } from './health/routes.ts';
+import { healthDocs, healthRoutes } from './ops/health-routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
 import { createSignalReader } from './signals/read-store.ts';

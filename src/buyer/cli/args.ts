@@ -1,11 +1,11 @@
-import { type Flags, UsageError } from '../lib/flags.ts';
+import { type Flags, UsageError } from '../../lib/flags.ts';
 
 /**
  * Flags specific to the buyer commands (the server URL rule); the command-flag helpers they share
  * with `isocast replay` are in src/lib/flags.ts and re-exported here for the buyer's modules.
  */
-export { intFlag, parseFlags, requireValue, UsageError, type Flags } from '../lib/flags.ts';
-export type { CommandFlagSpec as FlagSpec } from '../lib/flags.ts';
+export { intFlag, parseFlags, requireValue, UsageError, type Flags } from '../../lib/flags.ts';
+export type { CommandFlagSpec as FlagSpec } from '../../lib/flags.ts';
 
 /** Hosts a plain-http connection may reach without --insecure: this machine only. */
 export function isLoopback(hostname: string): boolean {
