@@ -5,8 +5,11 @@ import { createOutboxCounts, type OutboxStatus } from '../delivery/outbox.ts';
 /**
  * Gauges read from the database at scrape time rather than counted in memory: the refund queue,
  * open payments and the delivery outbox are durable state, so a restart must not reset them and
- * a second process (a CLI, a crash recovery) changing them must still show. Each is one indexed
- * or small aggregate query per scrape.
+ * a second process (a CLI, a crash recovery) changing them must still show. What a scrape costs:
+ * the outbox counts come from trigger-kept counters (delivery/outbox.ts createOutboxCounts), the
+ * open payments from the partial index payments_open, so both stay flat as history grows; the
+ * refund totals scan the refunds table (no status index; a refund row exists only when an apply
+ * failed after settlement, so it stays small).
  */
 const OUTBOX_STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed'];
 const OPEN_PAYMENT_STATUSES = ['claimed', 'settled', 'in_doubt'] as const;
