@@ -7,12 +7,12 @@ import type { AdminDataBody } from './schemas.ts';
 import { createSignalReader } from '../signals/read-store.ts';
 import { createSignalStore } from '../signals/store.ts';
 import { createEntitlementStore } from '../entitlements/store.ts';
-import { createOutboxCounts } from '../delivery/outbox.ts';
+import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
 
 /**
  * Builds the operator page's data from the database and the poller's in-memory state, read-only.
- * Signals, day state, entitlements and outbox counts come from their owners; payments, refunds
- * and the outbox list are still read here (payments/ has no read API for them yet). What a
+ * Signals, day state, entitlements, resolution rules and the outbox come from their owners;
+ * payments and refunds are still read here (payments/ has no read API for them yet). What a
  * request costs: the lists are LIMITed on an index and the totals come from trigger-kept
  * counters (row_counts) or partial indexes, so those stay flat as history grows; the per-city
  * parts grow with cities, revenue with the last 30 days' applied payments, and two reads still
@@ -55,14 +55,13 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
     refunds: db.prepare(`SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`),
     refundTotals: db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`),
     inDoubt: db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`),
-    // Newest rows first by id (the rowid, no sort), each with its current status.
-    outbox: db.prepare(`SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT ?`),
   };
   const signals = createSignalReader(db);
   const signalStore = createSignalStore(db);
   const entitlements = createEntitlementStore(db);
   const dayRules = createRuleStore(db);
   const outboxCounts = createOutboxCounts(db);
+  const outboxRecent = createOutboxRecent(db);
 
   return (nowMs) => {
     // One read transaction: every section describes the same committed state.
@@ -110,7 +109,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         })),
         deliveries: {
           counts,
-          recent: (q.outbox.all(LIMITS.deliveries) as Record<string, any>[]).map((r) => ({
+          recent: outboxRecent(LIMITS.deliveries).map((r) => ({
             id: r.id, wallet: r.wallet, city: r.city, targetDate: r.target_date, bucket: r.bucket, seq: r.seq, status: r.status,
             attempts: r.attempts, lastError: r.last_error, updatedAt: iso(r.updated_at),
           })),

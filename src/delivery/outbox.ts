@@ -108,3 +108,24 @@ export function createOutboxCounts(db: Db): () => Record<OutboxStatus, number> {
     return out;
   };
 }
+
+export type OutboxRow = {
+  id: number; wallet: string; city: string; target_date: string; bucket: string; seq: number; status: OutboxStatus;
+  attempts: number; last_error: string | null; updated_at: number;
+};
+
+/** The newest outbox rows, by id (the rowid: no sort), each with its current status (the operator page). */
+export function createOutboxRecent(db: Db): (limit: number) => OutboxRow[] {
+  const recent = db.prepare(`SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT ?`);
+  return (limit) => recent.all(limit) as OutboxRow[];
+}
+
+/**
+ * One retention batch: deletes up to `limit` finished (sent or failed) rows last changed before
+ * `cutoff`. ops/retention.ts decides the batch sizes and runs each in its own transaction.
+ */
+export function createOutboxPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
+  const prune = db.prepare(`DELETE FROM delivery_outbox WHERE id IN (SELECT id FROM delivery_outbox
+    WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT ?)`);
+  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
+}

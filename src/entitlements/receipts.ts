@@ -54,3 +54,17 @@ export function issueReceipt(db: Db, wallet: string, paymentId: number, nowMs: n
 export function walletForReceipt(db: Db, token: string): string | null {
   return receiptsOf(db).walletFor(token);
 }
+
+/**
+ * One retention batch: deletes up to `limit` receipt tokens created before `cutoff` whose wallet
+ * is owed no further signal (a buyer can recover a fresh token by signing). One set-based
+ * statement that reads `entitlements` and the latest seq of `signals` in a subquery: asking their
+ * owners per token would be several statements per row of a backlog that can be large.
+ */
+export function createReceiptPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
+  const prune = db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
+    AND NOT EXISTS (SELECT 1 FROM entitlements e WHERE e.wallet = r.wallet
+      AND e.paid_through_seq > (SELECT coalesce(max(s.seq), 0) FROM signals s WHERE s.city = e.city))
+    LIMIT ?)`);
+  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
+}
