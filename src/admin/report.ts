@@ -38,6 +38,12 @@ function ruleOf(r: DayRule | undefined) {
     status: r.status, reason: r.reason, observedWith: r.observedWith,
   };
 }
+type PaymentOut = AdminDataBody['recentPayments'][number];
+type PaymentRow = Pick<PaymentOut, 'id' | 'city' | 'count' | 'settler' | 'status' | 'error'>
+  & { created_at: number; payer: string; amount_micro: number; tx_hash: PaymentOut['txHash'] };
+type RefundOut = AdminDataBody['refunds'][number];
+type RefundRow = Pick<RefundOut, 'id' | 'wallet' | 'reason' | 'status'>
+  & { payment_id: number; created_at: number; amount_micro: number; tx_hash: RefundOut['txHash'] };
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
@@ -95,11 +101,11 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         },
         revenueByDay: (q.revenue.all(since) as { dayNumber: number; city: string; payments: number; micro: number }[])
           .map((r) => ({ day: iso(r.dayNumber * DAY_MS).slice(0, 10), city: r.city, payments: r.payments, micro: r.micro, usd: microToUsd(r.micro) })),
-        recentPayments: (q.payments.all(LIMITS.payments) as Record<string, any>[]).map((r) => ({
+        recentPayments: (q.payments.all(LIMITS.payments) as PaymentRow[]).map((r) => ({
           id: r.id, createdAt: iso(r.created_at), wallet: r.payer, city: r.city, count: r.count, amountMicro: r.amount_micro,
           amountUsd: microToUsd(r.amount_micro), settler: r.settler, txHash: r.tx_hash, status: r.status, error: r.error,
         })),
-        refunds: (q.refunds.all(LIMITS.refunds) as Record<string, any>[]).map((r) => ({
+        refunds: (q.refunds.all(LIMITS.refunds) as RefundRow[]).map((r) => ({
           id: r.id, paymentId: r.payment_id, createdAt: iso(r.created_at), wallet: r.wallet, amountMicro: r.amount_micro,
           amountUsd: microToUsd(r.amount_micro), txHash: r.tx_hash, reason: r.reason, status: r.status,
         })),
