@@ -10,8 +10,8 @@ import { parseTrustedProxies } from './limits/client-address.ts';
  * variable from src/config-help.ts). The server's settings come only from here: loadConfig is given
  * the environment and the flags, and everything else receives a Config. (Other readers of the
  * environment are outside the server's settings: the buyer's ISOCAST_KEY and XDG paths in main.ts
- * and cli/paths.ts, the native addon's cache path in db/native-binding.ts.) Each variable is also a
- * `--kebab-case` flag of `serve`, and a flag wins over the variable, except secrets
+ * and buyer/cli/paths.ts, the native addon's cache path in db/native-binding.ts.) Each variable is
+ * also a `--kebab-case` flag of `serve`, and a flag wins over the variable, except secrets
  * (src/lib/secrets.ts): environment or `<NAME>_FILE` only.
  */
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';

@@ -10,7 +10,8 @@ import { addDays } from '../../src/cities/local-day.ts';
 import { eventSlugs, eventUrl } from '../../src/cities/market-slug.ts';
 import { openDb } from '../../src/db/open.ts';
 import { simLadder } from '../../src/sources/market/sim.ts';
-import { saveReading, storeSignal, type BucketOdds } from '../../src/signals/store.ts';
+import { saveReading, storeSignal } from '../../src/signals/store.ts';
+import type { BucketOdds } from '../../src/sources/market/types.ts';
 
 const id = (...parts: string[]) => '0x' + createHash('sha256').update(parts.join('|')).digest('hex');
 

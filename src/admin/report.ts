@@ -1,14 +1,23 @@
 import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
-import { latestDayRules, type DayRule } from '../resolution/store.ts';
-import type { PollerHealth } from '../poller/poller.ts';
+import { createRuleStore, type DayRule } from '../resolution/store.ts';
+import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
-import { LATEST_SEQ_PER_CITY } from '../signals/read-store.ts';
+import { createSignalReader } from '../signals/read-store.ts';
+import { createSignalStore } from '../signals/store.ts';
+import { createEntitlementStore } from '../entitlements/store.ts';
+import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
 
 /**
- * Builds the operator page's data from the database and the poller's in-memory state. Read-only
- * and bounded: every list has a LIMIT, so a large database costs the same per request.
+ * Builds the operator page's data from the database and the poller's in-memory state, read-only.
+ * Signals, day state, entitlements, resolution rules and the outbox come from their owners;
+ * payments and refunds are still read here (payments/ has no read API for them yet). What a
+ * request costs: the lists are LIMITed on an index and the totals come from trigger-kept
+ * counters (row_counts) or partial indexes, so those stay flat as history grows; the per-city
+ * parts grow with cities, revenue with the last 30 days' applied payments, and two reads still
+ * grow with history: queued refunds (refunds has no status index) and the newest reading per city
+ * (one pass over day_state, a row per city-day).
  */
 export const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
 
@@ -29,6 +38,12 @@ function ruleOf(r: DayRule | undefined) {
     status: r.status, reason: r.reason, observedWith: r.observedWith,
   };
 }
+type PaymentOut = AdminDataBody['recentPayments'][number];
+type PaymentRow = Pick<PaymentOut, 'id' | 'city' | 'count' | 'settler' | 'status' | 'error'>
+  & { created_at: number; payer: string; amount_micro: number; tx_hash: PaymentOut['txHash'] };
+type RefundOut = AdminDataBody['refunds'][number];
+type RefundRow = Pick<RefundOut, 'id' | 'wallet' | 'reason' | 'status'>
+  & { payment_id: number; created_at: number; amount_micro: number; tx_hash: RefundOut['txHash'] };
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
@@ -46,35 +61,31 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
     refunds: db.prepare(`SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`),
     refundTotals: db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`),
     inDoubt: db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`),
-    entitlements: db.prepare(`SELECT wallet, city, paid_through_seq, total_paid_signals, updated_at FROM entitlements ORDER BY updated_at DESC, wallet, city LIMIT ?`),
-    entitlementCount: db.prepare(`SELECT n FROM row_counts WHERE name = 'entitlements'`).pluck(),
-    latestSeqs: db.prepare(LATEST_SEQ_PER_CITY),
-    outboxCounts: db.prepare(`SELECT substr(name, 8) AS status, n FROM row_counts WHERE name LIKE 'outbox:%'`),
-    // Newest rows first by id (the rowid, no sort), each with its current status.
-    outbox: db.prepare(`SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT ?`),
-    // The newest day row per city: the reading the poller last committed.
-    readings: db.prepare(`SELECT d.city, d.target_date, d.high, d.unit, d.bucket, d.updated_at FROM day_state d
-      WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`),
   };
+  const signals = createSignalReader(db);
+  const signalStore = createSignalStore(db);
+  const entitlements = createEntitlementStore(db);
+  const dayRules = createRuleStore(db);
+  const outboxCounts = createOutboxCounts(db);
+  const outboxRecent = createOutboxRecent(db);
 
   return (nowMs) => {
     // One read transaction: every section describes the same committed state.
     return db.transaction(() => {
-      const latest = new Map((q.latestSeqs.all() as { city: string; n: number }[]).map((r) => [r.city, r.n]));
-      const readings = new Map((q.readings.all() as { city: string; target_date: string; high: number; unit: string; bucket: string | null; updated_at: number }[])
-        .map((r) => [r.city, { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updated_at) }]));
+      const latest = signals.latestSeqAll();
+      const readings = new Map([...signalStore.latestReadings()]
+        .map(([city, r]) => [city, { targetDate: r.targetDate, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updatedAtMs) }]));
       const totals = q.totals.get() as { micro: number; n: number };
       const refundTotals = q.refundTotals.get() as { n: number; micro: number };
       const doubt = q.inDoubt.get() as { n: number; oldest: number | null };
       const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
 
-      const counts = { queued: 0, sending: 0, sent: 0, failed: 0 };
-      for (const r of q.outboxCounts.all() as { status: keyof typeof counts; n: number }[]) counts[r.status] = r.n;
+      const counts = outboxCounts();
 
       const health = deps.pollerHealth?.();
       const byCity = new Map(health?.cities.map((c) => [c.city, c]));
       const slugs = health ? health.cities.map((c) => c.city) : deps.catalog.active.map((c) => c.slug);
-      const rules = latestDayRules(db);
+      const rules = dayRules.latest();
       const name = (slug: string) => deps.catalog.get(slug)?.displayName ?? slug;
 
       return {
@@ -86,25 +97,25 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
           refundsQueued: refundTotals.n, refundsQueuedMicro: refundTotals.micro,
           inDoubtPayments: doubt.n, oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
           // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
-          signals: [...latest.values()].reduce((a, b) => a + b, 0), entitlements: q.entitlementCount.get() as number,
+          signals: [...latest.values()].reduce((a, b) => a + b, 0), entitlements: entitlements.count(),
         },
         revenueByDay: (q.revenue.all(since) as { dayNumber: number; city: string; payments: number; micro: number }[])
           .map((r) => ({ day: iso(r.dayNumber * DAY_MS).slice(0, 10), city: r.city, payments: r.payments, micro: r.micro, usd: microToUsd(r.micro) })),
-        recentPayments: (q.payments.all(LIMITS.payments) as Record<string, any>[]).map((r) => ({
+        recentPayments: (q.payments.all(LIMITS.payments) as PaymentRow[]).map((r) => ({
           id: r.id, createdAt: iso(r.created_at), wallet: r.payer, city: r.city, count: r.count, amountMicro: r.amount_micro,
           amountUsd: microToUsd(r.amount_micro), settler: r.settler, txHash: r.tx_hash, status: r.status, error: r.error,
         })),
-        refunds: (q.refunds.all(LIMITS.refunds) as Record<string, any>[]).map((r) => ({
+        refunds: (q.refunds.all(LIMITS.refunds) as RefundRow[]).map((r) => ({
           id: r.id, paymentId: r.payment_id, createdAt: iso(r.created_at), wallet: r.wallet, amountMicro: r.amount_micro,
           amountUsd: microToUsd(r.amount_micro), txHash: r.tx_hash, reason: r.reason, status: r.status,
         })),
-        entitlements: (q.entitlements.all(LIMITS.entitlements) as Record<string, any>[]).map((r) => ({
-          wallet: r.wallet, city: r.city, paidThroughSeq: r.paid_through_seq, totalPaidSignals: r.total_paid_signals,
-          latestSeq: latest.get(r.city) ?? 0, updatedAt: iso(r.updated_at),
+        entitlements: entitlements.recent(LIMITS.entitlements).map((r) => ({
+          wallet: r.wallet, city: r.city, paidThroughSeq: r.paidThroughSeq, totalPaidSignals: r.totalPaidSignals,
+          latestSeq: latest.get(r.city) ?? 0, updatedAt: iso(r.updatedAtMs),
         })),
         deliveries: {
           counts,
-          recent: (q.outbox.all(LIMITS.deliveries) as Record<string, any>[]).map((r) => ({
+          recent: outboxRecent(LIMITS.deliveries).map((r) => ({
             id: r.id, wallet: r.wallet, city: r.city, targetDate: r.target_date, bucket: r.bucket, seq: r.seq, status: r.status,
             attempts: r.attempts, lastError: r.last_error, updatedAt: iso(r.updated_at),
           })),

@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
+import { createSignalReader } from '../signals/read-store.ts';
 
 /**
  * The push outbox. Rows are queued inside the transaction that stores the signal, so a signal and
@@ -49,6 +50,9 @@ export const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, no
 
 export function createOutbox(db: Db, clock: Clock): Outbox {
   // Registrations without a city take every city; the entitlement ceiling is checked per city.
+  // The join on entitlements stays: one INSERT ... SELECT inside the signal's transaction queues
+  // every entitled registration at once; asking entitlements/store.ts per registration would be
+  // one statement per wallet on the poller's write path (docs/architecture.md, tables).
   const enqueue = db.prepare(`INSERT OR IGNORE INTO delivery_outbox
       (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, created_at, updated_at)
     SELECT r.wallet, @city, @date, @bucket, @seq, 'queued', 0, @now, @now, @now
@@ -56,9 +60,8 @@ export function createOutbox(db: Db, clock: Clock): Outbox {
     JOIN entitlements e ON e.wallet = r.wallet AND e.city = @city
     WHERE (r.city IS NULL OR r.city = @city) AND e.paid_through_seq >= @seq`);
   const due = db.prepare(`SELECT o.id, o.wallet, o.city, o.seq, o.attempts, o.created_at AS createdAt,
-      r.chat_id AS chatId, r.city AS registeredCity, s.payload
+      r.chat_id AS chatId, r.city AS registeredCity
     FROM delivery_outbox o
-    JOIN signals s ON s.city = o.city AND s.seq = o.seq
     LEFT JOIN delivery_registrations r ON r.wallet = o.wallet
     WHERE o.status = 'queued' AND o.next_attempt_at <= ?
     ORDER BY o.next_attempt_at, o.id LIMIT ?`);
@@ -71,22 +74,58 @@ export function createOutbox(db: Db, clock: Clock): Outbox {
   const failed = db.prepare(`UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ?
     WHERE id = ? AND status IN ('queued', 'sending')`);
   const failSending = db.prepare(`UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ? WHERE status = 'sending'`);
-  // Kept by triggers (schema.sql 0007): a GROUP BY over the table reads every row ever queued.
-  const counts = db.prepare(`SELECT substr(name, 8) AS status, n FROM row_counts WHERE name LIKE 'outbox:%'`);
+  // The signal's stored JSON comes from its owner: one primary-key read per due row (a batch is
+  // at most `limit` rows, and the worker is off the request path).
+  const signals = createSignalReader(db);
+  const counts = createOutboxCounts(db);
 
   return {
     enqueue: (s) => enqueue.run({ city: s.city, date: s.targetDate, bucket: s.new.bucket ?? '', seq: s.seq, now: clock.now() }).changes,
-    due: (nowMs, limit) => due.all(nowMs, limit) as DueRow[],
+    due: (nowMs, limit) => (due.all(nowMs, limit) as Omit<DueRow, 'payload'>[]).flatMap((r) => {
+      const payload = signals.payload(r.city, r.seq);
+      return payload === null ? [] : [{ ...r, payload }];
+    }),
     nextAttemptAt: () => (nextAt.get() as number | null) ?? null,
     claim: (id, chatId, nowMs) => claim.run(chatId, nowMs, id).changes === 1,
     markSent: (id, nowMs) => { sent.run(nowMs, id); },
     requeue: (id, nextAttemptAt, error, nowMs) => { requeue.run(nextAttemptAt, error, nowMs, id); },
     markFailed: (id, error, nowMs) => { failed.run(error, nowMs, id); },
     failInterrupted: (nowMs) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
-    counts: () => {
-      const out: Record<OutboxStatus, number> = { queued: 0, sending: 0, sent: 0, failed: 0 };
-      for (const r of counts.all() as { status: OutboxStatus; n: number }[]) out[r.status] = r.n;
-      return out;
-    },
+    counts,
   };
+}
+
+/**
+ * Outbox rows by status, the one place they are counted (the worker, the operator page and the
+ * /metrics gauges). Read from row_counts, kept by triggers (schema.sql 0007): a GROUP BY over the
+ * table reads every row ever queued.
+ */
+export function createOutboxCounts(db: Db): () => Record<OutboxStatus, number> {
+  const counts = db.prepare(`SELECT substr(name, 8) AS status, n FROM row_counts WHERE name LIKE 'outbox:%'`);
+  return () => {
+    const out: Record<OutboxStatus, number> = { queued: 0, sending: 0, sent: 0, failed: 0 };
+    for (const r of counts.all() as { status: OutboxStatus; n: number }[]) out[r.status] = r.n;
+    return out;
+  };
+}
+
+export type OutboxRow = {
+  id: number; wallet: string; city: string; target_date: string; bucket: string; seq: number; status: OutboxStatus;
+  attempts: number; last_error: string | null; updated_at: number;
+};
+
+/** The newest outbox rows, by id (the rowid: no sort), each with its current status (the operator page). */
+export function createOutboxRecent(db: Db): (limit: number) => OutboxRow[] {
+  const recent = db.prepare(`SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT ?`);
+  return (limit) => recent.all(limit) as OutboxRow[];
+}
+
+/**
+ * One retention batch: deletes up to `limit` finished (sent or failed) rows last changed before
+ * `cutoff`. ops/retention.ts decides the batch sizes and runs each in its own transaction.
+ */
+export function createOutboxPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
+  const prune = db.prepare(`DELETE FROM delivery_outbox WHERE id IN (SELECT id FROM delivery_outbox
+    WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT ?)`);
+  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

@@ -1,6 +1,6 @@
 import { hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/open.ts';
-import type { Statement } from 'better-sqlite3';
+import { perConnection } from '../lib/per-connection.ts';
 
 /**
  * Receipt bearer tokens (format label `isocast-receipt`): `isr_<selector>_<verifier>`, 96 random
@@ -10,21 +10,6 @@ import type { Statement } from 'better-sqlite3';
  */
 export const RECEIPT_FORMAT = 'isocast-receipt';
 const TOKEN = /^isr_([A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
-
-type Stmts = { insert: Statement; find: Statement };
-const cache = new WeakMap<Db, Stmts>();
-
-function stmts(db: Db): Stmts {
-  let s = cache.get(db);
-  if (!s) {
-    s = {
-      insert: db.prepare('INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)'),
-      find: db.prepare('SELECT verifier_hash AS hash, wallet FROM receipts WHERE selector = ?'),
-    };
-    cache.set(db, s);
-  }
-  return s;
-}
 
 // One-shot hash: no Hash object per token issued or checked.
 const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
@@ -46,22 +31,59 @@ function tokenBytes(): Buffer {
   return out;
 }
 
-/** Creates and stores a token for the wallet; the plain token exists only in the return value. */
-export function issueReceipt(db: Db, wallet: string, paymentId: number, nowMs: number): string {
-  const random = tokenBytes();
-  const selector = random.toString('base64url', 0, 12);
-  const verifier = random.toString('base64url', 12, TOKEN_BYTES);
-  stmts(db).insert.run(selector, sha256(verifier), wallet.toLowerCase(), paymentId, nowMs);
-  return `isr_${selector}_${verifier}`;
+export type ReceiptStore = {
+  /** Creates and stores a token for the wallet; the plain token exists only in the return value. */
+  issue(wallet: string, paymentId: number, nowMs: number): string;
+  /** The wallet a token reads for, or null for anything that is not a live token. */
+  walletFor(token: string): string | null;
+};
+
+/** The owner of the `receipts` table. */
+export function createReceiptStore(db: Db): ReceiptStore {
+  const insert = db.prepare('INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)');
+  const find = db.prepare('SELECT verifier_hash AS hash, wallet FROM receipts WHERE selector = ?');
+  return {
+    issue(wallet, paymentId, nowMs) {
+      const random = tokenBytes();
+      const selector = random.toString('base64url', 0, 12);
+      const verifier = random.toString('base64url', 12, TOKEN_BYTES);
+      insert.run(selector, sha256(verifier), wallet.toLowerCase(), paymentId, nowMs);
+      return `isr_${selector}_${verifier}`;
+    },
+    walletFor(token) {
+      const m = TOKEN.exec(token);
+      if (!m) return null;
+      const row = find.get(m[1]) as { hash: Buffer; wallet: string } | undefined;
+      const presented = sha256(m[2]!);
+      // Compare even when the selector is unknown, so a miss costs the same as a wrong verifier.
+      const stored = row?.hash ?? Buffer.alloc(32);
+      return timingSafeEqual(stored, presented) && row ? row.wallet : null;
+    },
+  };
 }
 
-/** The wallet a token reads for, or null for anything that is not a live token. */
+const receiptsOf = perConnection(createReceiptStore);
+
+/** Function form of `ReceiptStore.issue` (payments/ledger.ts and receipt-routes.ts call it). */
+export function issueReceipt(db: Db, wallet: string, paymentId: number, nowMs: number): string {
+  return receiptsOf(db).issue(wallet, paymentId, nowMs);
+}
+
+/** Function form of `ReceiptStore.walletFor`. */
 export function walletForReceipt(db: Db, token: string): string | null {
-  const m = TOKEN.exec(token);
-  if (!m) return null;
-  const row = stmts(db).find.get(m[1]) as { hash: Buffer; wallet: string } | undefined;
-  const presented = sha256(m[2]!);
-  // Compare even when the selector is unknown, so a miss costs the same as a wrong verifier.
-  const stored = row?.hash ?? Buffer.alloc(32);
-  return timingSafeEqual(stored, presented) && row ? row.wallet : null;
+  return receiptsOf(db).walletFor(token);
+}
+
+/**
+ * One retention batch: deletes up to `limit` receipt tokens created before `cutoff` whose wallet
+ * is owed no further signal (a buyer can recover a fresh token by signing). One set-based
+ * statement that reads `entitlements` and the latest seq of `signals` in a subquery: asking their
+ * owners per token would be several statements per row of a backlog that can be large.
+ */
+export function createReceiptPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
+  const prune = db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
+    AND NOT EXISTS (SELECT 1 FROM entitlements e WHERE e.wallet = r.wallet
+      AND e.paid_through_seq > (SELECT coalesce(max(s.seq), 0) FROM signals s WHERE s.city = e.city))
+    LIMIT ?)`);
+  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

@@ -1,45 +1,64 @@
 import type { Db } from '../db/open.ts';
-import type { Statement } from 'better-sqlite3';
+import { perConnection } from '../lib/per-connection.ts';
+import { latestSeq } from '../signals/store.ts';
 import { nextCeiling } from './ceiling.ts';
 
 /**
  * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.
- * Other modules (delivery) read the table directly; this is the one writer.
+ * This module is its one writer; delivery/outbox.ts joins it when queueing (docs/architecture.md
+ * says why), payments/receipt-routes.ts and ops/retention.ts still read it directly.
  */
 export type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
 
-type Stmts = { get: Statement; upsert: Statement; latest: Statement };
-const cache = new WeakMap<Db, Stmts>();
+export type EntitlementRow = Entitlement & { wallet: string; city: string; updatedAtMs: number };
 
-function stmts(db: Db): Stmts {
-  let s = cache.get(db);
-  if (!s) {
-    s = {
-      get: db.prepare('SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?'),
-      upsert: db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (@wallet, @city, @ceiling, @count, @nowMs)
-        ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = @ceiling, total_paid_signals = total_paid_signals + @count, updated_at = @nowMs`),
-      latest: db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck(),
-    };
-    cache.set(db, s);
-  }
-  return s;
+export type EntitlementStore = {
+  get(wallet: string, city: string): Entitlement | null;
+  /**
+   * Applies one purchase of `count` signals. It reads latestSeq and the current ceiling and writes
+   * the new one, so the caller must run it inside its own db.transaction: the payment's status
+   * change and this write then commit or fail together.
+   */
+  applyPurchase(p: { wallet: string; city: string; count: number; nowMs: number }): Entitlement & { latestSeq: number };
+  /** The most recently changed entitlements, newest first (the operator page). */
+  recent(limit: number): EntitlementRow[];
+  /** Number of (wallet, city) entitlements, from the trigger-kept counter. */
+  count(): number;
+};
+
+export function createEntitlementStore(db: Db): EntitlementStore {
+  const get = db.prepare('SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?');
+  const upsert = db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (@wallet, @city, @ceiling, @count, @nowMs)
+    ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = @ceiling, total_paid_signals = total_paid_signals + @count, updated_at = @nowMs`);
+  const recent = db.prepare(`SELECT wallet, city, paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals,
+    updated_at AS updatedAtMs FROM entitlements ORDER BY updated_at DESC, wallet, city LIMIT ?`);
+  // Kept by triggers (schema.sql 0007): counting a table that only grows would cost more every day.
+  const count = db.prepare(`SELECT n FROM row_counts WHERE name = 'entitlements'`).pluck();
+  const entitlementOf = (wallet: string, city: string): Entitlement | null =>
+    (get.get(wallet.toLowerCase(), city) as Entitlement | undefined) ?? null;
+  return {
+    get: entitlementOf,
+    applyPurchase(p) {
+      const wallet = p.wallet.toLowerCase();
+      const latest = latestSeq(db, p.city);
+      const before = entitlementOf(wallet, p.city);
+      const ceiling = nextCeiling(before?.paidThroughSeq ?? null, latest, p.count);
+      upsert.run({ wallet, city: p.city, ceiling, count: p.count, nowMs: p.nowMs });
+      return { paidThroughSeq: ceiling, totalPaidSignals: (before?.totalPaidSignals ?? 0) + p.count, latestSeq: latest };
+    },
+    recent: (limit) => recent.all(limit) as EntitlementRow[],
+    count: () => count.get() as number,
+  };
 }
 
+const entitlementsOf = perConnection(createEntitlementStore);
+
+/** Function form of `EntitlementStore.get` (payments/ledger.ts, the paid read and tests call it). */
 export function entitlementOf(db: Db, wallet: string, city: string): Entitlement | null {
-  return (stmts(db).get.get(wallet.toLowerCase(), city) as Entitlement | undefined) ?? null;
+  return entitlementsOf(db).get(wallet, city);
 }
 
-/**
- * Applies one purchase of `count` signals. It reads latestSeq and the current ceiling and writes
- * the new one, so the caller must run it inside its own db.transaction: the payment's status
- * change and this write then commit or fail together.
- */
+/** Function form of `EntitlementStore.applyPurchase` (payments/ledger.ts calls it in its transaction). */
 export function applyPurchase(db: Db, p: { wallet: string; city: string; count: number; nowMs: number }): Entitlement & { latestSeq: number } {
-  const s = stmts(db);
-  const wallet = p.wallet.toLowerCase();
-  const latestSeq = s.latest.get(p.city) as number;
-  const before = entitlementOf(db, wallet, p.city);
-  const ceiling = nextCeiling(before?.paidThroughSeq ?? null, latestSeq, p.count);
-  s.upsert.run({ wallet, city: p.city, ceiling, count: p.count, nowMs: p.nowMs });
-  return { paidThroughSeq: ceiling, totalPaidSignals: (before?.totalPaidSignals ?? 0) + p.count, latestSeq };
+  return entitlementsOf(db).applyPurchase(p);
 }

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 
 /**
  * The one command-line flag reader, shared by `serve` (src/config.ts) and the buyer commands
- * (src/cli/args.ts) so both answer a command line the same way: `--name value` and `--name=value`,
+ * (src/buyer/cli/args.ts) and `isocast replay`, so all answer a command line the same way: `--name value` and `--name=value`,
  * bare boolean flags, and every problem collected (a typo'd line gets all its mistakes at once).
  * node:util.parseArgs tokenises; its strict mode stops at the first problem with its own wording,
  * so the tokens are judged here:
@@ -72,4 +72,41 @@ export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
     start = resume;
   }
   return { values, on, problems };
+}
+
+/**
+ * Commands (the buyer's and `isocast replay`) read their flags through readFlags too; any problem
+ * is a UsageError carrying all of them, which the commands answer with exit code 2.
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type CommandFlagSpec = Pick<FlagSpec, 'strings' | 'booleans'>;
+
+export type Flags = { values: Record<string, string>; on: Set<string> };
+
+export function parseFlags(argv: readonly string[], spec: CommandFlagSpec): Flags {
+  const { values, on, problems } = readFlags(argv, spec);
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  return { values, on };
+}
+
+export function requireValue(flags: Flags, name: string): string {
+  const v = flags.values[name];
+  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+/** A non-negative integer flag; `min` bounds it from below. */
+export function intFlag(flags: Flags, name: string, fallback: number, min = 0): number {
+  const raw = flags.values[name];
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) {
+    throw new UsageError(`--${name} must be an integer of at least ${min}`);
+  }
+  return Number(raw);
 }

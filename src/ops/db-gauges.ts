@@ -1,19 +1,22 @@
 import type { Db } from '../db/open.ts';
 import type { Metrics } from '../lib/metrics.ts';
+import { createOutboxCounts, type OutboxStatus } from '../delivery/outbox.ts';
 
 /**
  * Gauges read from the database at scrape time rather than counted in memory: the refund queue,
  * open payments and the delivery outbox are durable state, so a restart must not reset them and
- * a second process (a CLI, a crash recovery) changing them must still show. Each is one indexed
- * or small aggregate query per scrape.
+ * a second process (a CLI, a crash recovery) changing them must still show. What a scrape costs:
+ * the outbox counts come from trigger-kept counters (delivery/outbox.ts createOutboxCounts), the
+ * open payments from the partial index payments_open, so both stay flat as history grows; the
+ * refund totals scan the refunds table (no status index; a refund row exists only when an apply
+ * failed after settlement, so it stays small).
  */
-const OUTBOX_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
+const OUTBOX_STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed'];
 const OPEN_PAYMENT_STATUSES = ['claimed', 'settled', 'in_doubt'] as const;
 
 export function registerDbGauges(metrics: Metrics, db: Db, now: () => number = Date.now): void {
   const refunds = db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`);
-  // Kept by triggers (schema.sql 0007): counting the outbox itself reads every row ever queued.
-  const outbox = db.prepare(`SELECT substr(name, 8) AS status, n FROM row_counts WHERE name LIKE 'outbox:%'`);
+  const outbox = createOutboxCounts(db);
   const open = db.prepare(`SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`);
   const oldestDoubt = db.prepare(`SELECT min(created_at) FROM payments WHERE status = 'in_doubt'`).pluck();
 
@@ -27,8 +30,8 @@ export function registerDbGauges(metrics: Metrics, db: Db, now: () => number = D
     const r = refunds.get() as { n: number; micro: number };
     refundCount.set(r.n);
     refundMicro.set(r.micro);
-    const byStatus = new Map((outbox.all() as { status: string; n: number }[]).map((x) => [x.status, x.n]));
-    for (const status of OUTBOX_STATUSES) outboxRows.set(byStatus.get(status) ?? 0, { status });
+    const byStatus = outbox();
+    for (const status of OUTBOX_STATUSES) outboxRows.set(byStatus[status], { status });
     const openBy = new Map((open.all() as { status: string; n: number }[]).map((x) => [x.status, x.n]));
     for (const status of OPEN_PAYMENT_STATUSES) openPayments.set(openBy.get(status) ?? 0, { status });
     const oldest = oldestDoubt.get() as number | null;

@@ -3,6 +3,8 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
+import { createOutboxPrune } from '../delivery/outbox.ts';
+import { createReceiptPrune } from '../entitlements/receipts.ts';
 
 /**
  * Keeps the tables that grow with use bounded, and the query planner's statistics current.
@@ -40,14 +42,11 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
   const { db, clock, logger, settings } = deps;
   const batch = deps.batch ?? 5_000;
   const q = {
-    outbox: db.prepare(`DELETE FROM delivery_outbox WHERE id IN (SELECT id FROM delivery_outbox
-      WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT ?)`),
+    // Each table's owner holds its delete; this module owns the batching and the schedule.
+    outbox: createOutboxPrune(db),
     // Only 'failed': any other status is the ledger or a payment whose outcome is not final.
     payments: db.prepare(`DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT ?)`),
-    receipts: db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
-      AND NOT EXISTS (SELECT 1 FROM entitlements e WHERE e.wallet = r.wallet
-        AND e.paid_through_seq > (SELECT coalesce(max(s.seq), 0) FROM signals s WHERE s.city = e.city))
-      LIMIT ?)`),
+    receipts: createReceiptPrune(db),
   };
   const pruned = deps.metrics?.counter('isocast_retention_pruned_rows_total', 'Rows removed by the daily retention prune, by table');
 

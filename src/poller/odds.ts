@@ -1,7 +1,7 @@
 import type { CityRecord } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import type { OddsSample } from '../signals/store.ts';
+import type { OddsSample } from '../sources/market/types.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 
 /**

@@ -8,14 +8,19 @@ import { UpstreamError } from '../lib/errors.ts';
 import { dailyHighReport } from '../buckets/daily-high.ts';
 import type { Observation } from '../buckets/daily-high.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
-import { saveReading, storeSignal } from '../signals/store.ts';
+import { createSignalStore } from '../signals/store.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
 import { judgeRule, type ObservableSource } from '../resolution/judge.ts';
-import { readDayRule, settleDayRule, type DayRule } from '../resolution/store.ts';
+import { createRuleStore, type DayRule } from '../resolution/store.ts';
 import { createBackoff } from './backoff.ts';
 import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
+import { createPollHealth, type PollerHealth } from './health.ts';
+import { createMarketUrls } from './market-urls.ts';
+import { createPollerMetrics } from './metrics.ts';
+
+export type { CityPollHealth, PollerHealth } from './health.ts';
 
 /**
  * The tick loop (ARCHITECTURE "Poller tick"). Per tick, for every active city not backing off:
@@ -24,7 +29,8 @@ import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
  * for the station's local day from the feed the rule calls for (one batch per feed) -> daily high
  * -> detect against the committed day state -> on a crossing, odds for every bucket in one batch
  * call -> one transaction storing the signal. A tick never overlaps the next; one city's failure
- * never stops the others.
+ * never stops the others. Per-city health is health.ts, the event-URL cache market-urls.ts, the
+ * /metrics instruments metrics.ts, failure backoff backoff.ts, the odds deadline odds.ts.
  */
 export type PollerDeps = {
   db: Db;
@@ -54,27 +60,6 @@ export type PollerDeps = {
   onSignalCommitted?: (signal: SignalPublic) => void;
   /** Ticks, tick durations, upstream errors and signals go here for /metrics. */
   metrics?: Metrics;
-};
-
-/** What the operator page shows per city; times in epoch ms of the poller's clock. */
-export type CityPollHealth = {
-  city: string;
-  lastAttemptAtMs: number | null;
-  lastOkAtMs: number | null;
-  lastError: string | null;
-  lastErrorAtMs: number | null;
-  /** Consecutive failures; 0 when the city is not backing off. */
-  failures: number;
-  retryAtMs: number | null;
-  /** The last attempt found no market event for the city's day. */
-  noMarket: boolean;
-  /** Why the city's current day is paused (its rule does not match the catalog); null when not paused. */
-  paused: string | null;
-};
-
-export type PollerHealth = {
-  lastTick: { startedAtMs: number; durationMs: number; signals: number; errors: number } | null;
-  cities: CityPollHealth[];
 };
 
 export type TickReport = {
@@ -117,29 +102,14 @@ export function createPoller(deps: PollerDeps): Poller {
   const feedLastAskedAt = new Map<WeatherSource, number>();
   // Tick start times jitter by a few ms; a feed due "now" should not slip a whole tick.
   const feedSlackMs = Math.min(1_000, deps.intervalMs / 2);
-  const urls = new Map<string, string>();
-  const rememberUrl = (key: string, url: string) => {
-    urls.delete(key);
-    urls.set(key, url);
-    // Only recent days are asked for; the oldest entries go first (a Map keeps insertion order).
-    if (urls.size > 4 * catalog.active.length + 16) urls.delete(urls.keys().next().value!);
-  };
-  type CityMemo = { lastAttemptAtMs: number | null; lastOkAtMs: number | null; lastError: string | null; lastErrorAtMs: number | null; noMarket: boolean; paused: string | null;
-    judged?: { key: string; feed: WeatherSource | null } };
-  const memo = new Map<string, CityMemo>();
-  const memoOf = (slug: string): CityMemo => {
-    let m = memo.get(slug);
-    if (!m) { m = { lastAttemptAtMs: null, lastOkAtMs: null, lastError: null, lastErrorAtMs: null, noMarket: false, paused: null }; memo.set(slug, m); }
-    return m;
-  };
-  let lastTick: PollerHealth['lastTick'] = null;
-  const ticks = deps.metrics?.counter('isocast_poll_ticks_total', 'Poller ticks completed');
-  const tickSeconds = deps.metrics?.histogram('isocast_poll_tick_duration_seconds', 'Wall time of one poller tick over every due city',
-    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]);
-  const upstreamErrors = deps.metrics?.counter('isocast_upstream_errors_total', 'Failed city polls by the upstream that failed (internal: not an upstream)');
-  const signalsEmitted = deps.metrics?.counter('isocast_signals_total', 'Signals emitted by city');
-  const pauses = deps.metrics?.counter('isocast_resolution_pauses_total', 'City-days paused because the market rule does not match the catalog, by city');
-  const pausedNow = deps.metrics?.gauge('isocast_cities_paused', 'Active cities whose current market day is paused (rule mismatch or unobservable source)');
+  const signals = createSignalStore(db);
+  const rules = createRuleStore(db);
+  const urls = createMarketUrls(4 * catalog.active.length + 16);
+  const health = createPollHealth(catalog, backoff);
+  const memoOf = health.of;
+  /** Per city, the last judged (day, rule, verdict, feed) and its feed: an unchanged day costs no transaction. */
+  const judged = new Map<string, { key: string; feed: WeatherSource | null }>();
+  const { ticks, tickSeconds, upstreamErrors, signalsEmitted, pauses, pausedNow } = createPollerMetrics(deps.metrics);
   const noaaWeather = deps.noaaWeather ?? (weather.name === 'metar' || weather.name === 'sim' ? weather : undefined);
   const feedFor = (s: ObservableSource): WeatherSource | undefined => (s === 'noaa' ? noaaWeather : weather);
   let inFlight: Promise<TickReport> | null = null;
@@ -178,7 +148,7 @@ export function createPoller(deps: PollerDeps): Poller {
         if (!event) memoOf(d.city.slug).paused = null;
         if (!event) { report.noMarket.push(d.city.slug); backoff.ok(d.city.slug); memoOf(d.city.slug).lastOkAtMs = clock.now(); return null; }
         if (event.buckets.some((b) => b.unit !== d.city.unit)) throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
-        rememberUrl(`${d.city.slug}|${d.date}`, event.url);
+        urls.remember(d.city.slug, d.date, event.url);
         const feed = judgeDay(d.city, d.date, event);
         if (!feed) { report.paused.push(d.city.slug); backoff.ok(d.city.slug); memoOf(d.city.slug).lastOkAtMs = clock.now(); return null; }
         return { ...d, event, feed };
@@ -223,7 +193,7 @@ export function createPoller(deps: PollerDeps): Poller {
     });
 
     report.durationMs = clock.now() - startedAtMs;
-    lastTick = { startedAtMs, durationMs: report.durationMs, signals: report.signals.length, errors: report.errors.length };
+    health.tickDone({ startedAtMs, durationMs: report.durationMs, signals: report.signals.length, errors: report.errors.length });
     ticks?.inc();
     // Real elapsed time: the injected clock may be simulated or hand-moved.
     tickSeconds?.observe((performance.now() - startedPerf) / 1000);
@@ -242,11 +212,11 @@ export function createPoller(deps: PollerDeps): Poller {
     const feed = verdict.status === 'ok' ? feedFor(verdict.observe)! : null;
     // Settling the same inputs again gives the same answer, so an unchanged day costs no transaction.
     const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
-    const m = memoOf(city.slug);
-    if (m.judged?.key === key) return m.judged.feed;
-    const day = settleDayRule(db, { city: city.slug, date, rule: event.rule, verdict, feed: feed?.name ?? null, nowMs: clock.now() });
-    m.paused = day.status === 'paused' ? day.reason : null;
-    m.judged = { key, feed: day.status === 'ok' ? feed : null };
+    const last = judged.get(city.slug);
+    if (last?.key === key) return last.feed;
+    const day = rules.settle({ city: city.slug, date, rule: event.rule, verdict, feed: feed?.name ?? null, nowMs: clock.now() });
+    memoOf(city.slug).paused = day.status === 'paused' ? day.reason : null;
+    judged.set(city.slug, { key, feed: day.status === 'ok' ? feed : null });
     if (day.status === 'ok') return feed;
     if (day.newlyPaused) {
       pauses?.inc({ city: city.slug });
@@ -259,7 +229,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const high = dailyHighReport(obs, city.timezone, date, city.unit);
     if (high === null) return null;
     const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
-    const d = saveReading(db, base);
+    const d = signals.saveReading(base);
     if (!d.crossing) return d.baseline ? 'baseline' : null;
 
     // The crossing is a fact: odds get until the deadline, then the signal goes out without them.
@@ -269,7 +239,7 @@ export function createPoller(deps: PollerDeps): Poller {
       upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
       logger.warn('storing signal without odds', { city: city.slug, bucket: d.crossing.new.bucket, error: describe(err) });
     }
-    const signal = storeSignal(db, {
+    const signal = signals.storeSignal({
       ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds: sampled.odds, source: feed.name,
       observedAtMs: seenAtMs, reportedAtMs: high.reportedAtMs,
     }, { inTransaction: deps.onSignalInTransaction });
@@ -308,20 +278,9 @@ export function createPoller(deps: PollerDeps): Poller {
       if (inFlight) await inFlight.catch(() => undefined);
     },
     tick,
-    marketUrlFor: (city, date) => urls.get(`${city.slug}|${date}`) ?? null,
-    ruleFor: (city) => readDayRule(db, city.slug, localDate(city.timezone, dayClock.now())),
-    health: () => ({
-      lastTick,
-      cities: catalog.active.map((c) => {
-        const m = memo.get(c.slug);
-        const b = backoff.state(c.slug);
-        return {
-          city: c.slug, lastAttemptAtMs: m?.lastAttemptAtMs ?? null, lastOkAtMs: m?.lastOkAtMs ?? null,
-          lastError: m?.lastError ?? null, lastErrorAtMs: m?.lastErrorAtMs ?? null,
-          failures: b?.failures ?? 0, retryAtMs: b?.retryAtMs ?? null, noMarket: m?.noMarket ?? false, paused: m?.paused ?? null,
-        };
-      }),
-    }),
+    marketUrlFor: (city, date) => urls.get(city.slug, date),
+    ruleFor: (city) => rules.read(city.slug, localDate(city.timezone, dayClock.now())),
+    health: health.snapshot,
   };
 }
 

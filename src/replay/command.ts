@@ -2,7 +2,7 @@ import type { Catalog } from '../cities/catalog.ts';
 import { isValidDate } from '../cities/local-day.ts';
 import type { Clock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import { parseFlags, requireValue, UsageError } from '../cli/args.ts';
+import { parseFlags, requireValue, UsageError } from '../lib/flags.ts';
 import { ReplayInputError } from './errors.ts';
 import { fetchObservations, fetchReplayMarket, type ReplayUpstreams } from './fetch.ts';
 import { formatReplay } from './format.ts';

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
+import { perConnection } from '../lib/per-connection.ts';
 import { describeRule, type Verdict } from './judge.ts';
 
 /**
@@ -42,9 +43,21 @@ function sameRule(r: Row, rule: ResolutionRule): boolean {
   return r.source === rule.source && r.station === rule.station && r.unit === rule.unit && r.precision === rule.precision && r.fallback === rule.fallback;
 }
 
-const statements = new WeakMap<Db, ReturnType<typeof prepare>>();
-function prepare(db: Db) {
-  return {
+export type SettleInput = { city: string; date: string; rule: ResolutionRule; verdict: Verdict; feed: string | null; nowMs: number };
+
+export type RuleStore = {
+  /** Records the day's rule and verdict (one transaction) and says whether the day just became paused. */
+  settle(input: SettleInput): DayRule & { newlyPaused: boolean };
+  read(city: string, date: string): DayRule | null;
+  /** The newest recorded day of every city. */
+  latest(): Map<string, DayRule>;
+  /** Paused city-days from `sinceDate` on, newest first. */
+  paused(sinceDate: string, limit?: number): DayRule[];
+};
+
+/** The owner of the `resolution_rules` table. */
+export function createRuleStore(db: Db): RuleStore {
+  const s = {
     get: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules WHERE city = ? AND target_date = ?`),
     insert: db.prepare(`INSERT INTO resolution_rules (city, target_date, source, station, unit, precision, fallback, url, parse_note,
       status, pause_reason, observed_with, first_seen_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -53,64 +66,64 @@ function prepare(db: Db) {
       WHERE target_date = (SELECT max(target_date) FROM resolution_rules x WHERE x.city = r.city)`),
     paused: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules WHERE status = 'paused' AND target_date >= ? ORDER BY target_date DESC, city LIMIT ?`),
   };
-}
-function stmts(db: Db) {
-  let s = statements.get(db);
-  if (!s) { s = prepare(db); statements.set(db, s); }
-  return s;
+  return {
+    settle: (input) => db.transaction(() => {
+      const row = s.get.get(input.city, input.date) as Row | undefined;
+      const { rule, verdict } = input;
+      if (!row) {
+        const ok = verdict.status === 'ok';
+        const next: Row = {
+          city: input.city, target_date: input.date, source: rule.source, station: rule.station, unit: rule.unit, precision: rule.precision,
+          fallback: rule.fallback, url: rule.url, status: verdict.status, pause_reason: ok ? null : verdict.reason, observed_with: ok ? input.feed : null,
+        };
+        s.insert.run(next.city, next.target_date, next.source, next.station, next.unit, next.precision, next.fallback, next.url,
+          rule.reason ?? null, next.status, next.pause_reason, next.observed_with, input.nowMs, input.nowMs);
+        return { ...view(next), newlyPaused: !ok };
+      }
+      let status: Row['status'] = 'ok';
+      let reason: string | null = null;
+      let observedWith = row.observed_with;
+      if (!sameRule(row, rule)) {
+        status = 'paused';
+        reason = `rule changed during the day: ${describeRule(row)} first, now ${describeRule(rule)}`;
+      } else if (verdict.status === 'paused') {
+        status = 'paused';
+        reason = verdict.reason;
+      } else if (row.observed_with !== null && row.observed_with !== input.feed) {
+        status = 'paused';
+        reason = `the day is observed with ${row.observed_with}; switching to ${input.feed} would mix sources`;
+      } else {
+        observedWith = input.feed;
+      }
+      if (status !== row.status || reason !== row.pause_reason || observedWith !== row.observed_with) {
+        s.update.run(status, reason, observedWith, input.nowMs, input.city, input.date);
+      }
+      return { ...view({ ...row, status, pause_reason: reason, observed_with: observedWith }), newlyPaused: status === 'paused' && row.status !== 'paused' };
+    })(),
+    read: (city, date) => {
+      const row = s.get.get(city, date) as Row | undefined;
+      return row ? view(row) : null;
+    },
+    latest: () => new Map((s.latest.all() as Row[]).map((r) => [r.city, view(r)])),
+    paused: (sinceDate, limit = 200) => (s.paused.all(sinceDate, limit) as Row[]).map(view),
+  };
 }
 
-export type SettleInput = { city: string; date: string; rule: ResolutionRule; verdict: Verdict; feed: string | null; nowMs: number };
+const rulesOf = perConnection(createRuleStore);
 
-/** Records the day's rule and verdict (one transaction) and says whether the day just became paused. */
+/** Function forms of the store's methods, for callers (tests) that hold only the db. */
 export function settleDayRule(db: Db, input: SettleInput): DayRule & { newlyPaused: boolean } {
-  const s = stmts(db);
-  return db.transaction(() => {
-    const row = s.get.get(input.city, input.date) as Row | undefined;
-    const { rule, verdict } = input;
-    if (!row) {
-      const ok = verdict.status === 'ok';
-      const next: Row = {
-        city: input.city, target_date: input.date, source: rule.source, station: rule.station, unit: rule.unit, precision: rule.precision,
-        fallback: rule.fallback, url: rule.url, status: verdict.status, pause_reason: ok ? null : verdict.reason, observed_with: ok ? input.feed : null,
-      };
-      s.insert.run(next.city, next.target_date, next.source, next.station, next.unit, next.precision, next.fallback, next.url,
-        rule.reason ?? null, next.status, next.pause_reason, next.observed_with, input.nowMs, input.nowMs);
-      return { ...view(next), newlyPaused: !ok };
-    }
-    let status: Row['status'] = 'ok';
-    let reason: string | null = null;
-    let observedWith = row.observed_with;
-    if (!sameRule(row, rule)) {
-      status = 'paused';
-      reason = `rule changed during the day: ${describeRule(row)} first, now ${describeRule(rule)}`;
-    } else if (verdict.status === 'paused') {
-      status = 'paused';
-      reason = verdict.reason;
-    } else if (row.observed_with !== null && row.observed_with !== input.feed) {
-      status = 'paused';
-      reason = `the day is observed with ${row.observed_with}; switching to ${input.feed} would mix sources`;
-    } else {
-      observedWith = input.feed;
-    }
-    if (status !== row.status || reason !== row.pause_reason || observedWith !== row.observed_with) {
-      s.update.run(status, reason, observedWith, input.nowMs, input.city, input.date);
-    }
-    return { ...view({ ...row, status, pause_reason: reason, observed_with: observedWith }), newlyPaused: status === 'paused' && row.status !== 'paused' };
-  })();
+  return rulesOf(db).settle(input);
 }
 
 export function readDayRule(db: Db, city: string, date: string): DayRule | null {
-  const row = stmts(db).get.get(city, date) as Row | undefined;
-  return row ? view(row) : null;
+  return rulesOf(db).read(city, date);
 }
 
-/** The newest recorded day of every city. */
 export function latestDayRules(db: Db): Map<string, DayRule> {
-  return new Map((stmts(db).latest.all() as Row[]).map((r) => [r.city, view(r)]));
+  return rulesOf(db).latest();
 }
 
-/** Paused city-days from `sinceDate` on, newest first. */
 export function pausedDays(db: Db, sinceDate: string, limit = 200): DayRule[] {
-  return (stmts(db).paused.all(sinceDate, limit) as Row[]).map(view);
+  return rulesOf(db).paused(sinceDate, limit);
 }

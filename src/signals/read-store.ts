@@ -1,8 +1,10 @@
 import type { Db } from '../db/open.ts';
+import { latestSeq as readLatestSeq } from './store.ts';
 
 /**
- * Read side of the signals table shared by the free and paid routes. Statements are prepared once
- * per database handle.
+ * Read side of the signals table shared by the free and paid routes, the operator page and the
+ * delivery worker (store.ts is the write side and holds the latest-seq query). Statements are
+ * prepared once per reader.
  */
 export type SignalReader = {
   latestSeq(city: string): number;
@@ -34,13 +36,12 @@ export const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
  * max(seq) per city, one index descent per city (a recursive skip over the distinct cities of the
  * primary key). `GROUP BY city` reads every signal instead: 1 million rows is tens of ms.
  */
-export const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
+const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
     SELECT (SELECT min(city) FROM signals)
     UNION ALL SELECT (SELECT min(city) FROM signals WHERE city > c.city) FROM c WHERE c.city IS NOT NULL)
   SELECT city, (SELECT max(seq) FROM signals s WHERE s.city = c.city) AS n FROM c WHERE city IS NOT NULL`;
 
 export function createSignalReader(db: Db): SignalReader {
-  const latest = db.prepare('SELECT coalesce(max(seq), 0) AS n FROM signals WHERE city = ?').pluck();
   const latestAll = db.prepare(LATEST_SEQ_PER_CITY);
   // The latest signal's time per city, by the same skip-scan (no scan of every signal).
   const latestAt = db.prepare(`SELECT c.city, s.seq AS n, s.created_at AS at FROM (${LATEST_SEQ_PER_CITY}) c JOIN signals s ON s.city = c.city AND s.seq = c.n`);
@@ -93,7 +94,7 @@ export function createSignalReader(db: Db): SignalReader {
     }
     let seq = memo.get(city);
     if (seq === undefined) {
-      seq = latest.get(city) as number;
+      seq = readLatestSeq(db, city);
       memo.set(city, seq);
     }
     return seq;

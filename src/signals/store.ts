@@ -1,20 +1,21 @@
 import type { Db } from '../db/open.ts';
+import { perConnection } from '../lib/per-connection.ts';
 import type { TempUnit } from '../cities/catalog.ts';
-import type { BucketRange } from '../buckets/labels.ts';
+import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
 import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
 
 /**
- * Write path of the signals table and the day state. Detection is re-run inside the transaction
+ * Owner of the `signals` and `day_state` tables with read-store.ts: this file writes both (and
+ * holds the latest-seq query and day_state reads); read-store.ts serves signal payloads and
+ * per-city aggregates to the routes, the admin page and the outbox. Two other modules still have
+ * SQL on `signals`: payments/ledger.ts (its own latest-seq read) and ops/retention.ts (a subquery
+ * of its prune); docs/architecture.md lists them. Detection is re-run inside the transaction
  * against the committed day state, so whatever the poller decided from an older read (a repeated
  * tick, a restart, a duplicate observation) the database alone decides whether a signal exists.
  * Each call is one synchronous transaction: no await, nothing half-written.
  */
-export type MarketBucketRef = BucketRange & { conditionId: string };
-/** `noQuote`: the bucket's books were empty and it never traded (prices are then the NO_QUOTE bounds). */
-export type BucketOdds = { yes: number; no: number; midpoint: number; noQuote?: true };
-export type OddsSample = { asOfMs: number; byLabel: ReadonlyMap<string, BucketOdds> };
 
 export type ReadingInput = {
   city: { slug: string; displayName: string; unit: TempUnit };
@@ -43,72 +44,102 @@ export type StoreSignalInput = ReadingInput & {
 
 export type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
 
-type Statements = ReturnType<typeof prepare>;
-const cache = new WeakMap<Db, Statements>();
+export type LatestReading = { targetDate: string; high: number; unit: string; bucket: string | null; updatedAtMs: number };
 
-function prepare(db: Db) {
+export type SignalStore = {
+  readDayState(city: string, targetDate: string): DayState | null;
+  /**
+   * Records a reading that does not cross (the baseline, or a higher high in the same bucket).
+   * When the committed state says it does cross, nothing is written and the detection is returned
+   * so the caller can sample odds and call storeSignal.
+   */
+  saveReading(input: ReadingInput): Detection;
+  /**
+   * Inserts the signal (`seq = latestSeq + 1`) and advances the day state in one transaction, and
+   * runs `hooks.inTransaction` inside it (delivery queues its outbox rows there; if the hook throws,
+   * nothing is stored). Returns null when the committed state shows no crossing (a duplicate).
+   */
+  storeSignal(input: StoreSignalInput, hooks?: StoreHooks): SignalPublic | null;
+  /**
+   * The city's latest seq (0 before its first signal): the one place this query is written. The
+   * paid read memoizes it (read-store.ts); the entitlement ceiling reads it inside the purchase's
+   * transaction.
+   */
+  latestSeq(city: string): number;
+  /** Each city's newest day_state row (the operator page's "last reading"). */
+  latestReadings(): Map<string, LatestReading>;
+};
+
+export function createSignalStore(db: Db): SignalStore {
+  const state = db.prepare('SELECT high, bucket FROM day_state WHERE city = ? AND target_date = ?');
+  const upsert = db.prepare(`INSERT INTO day_state (city, target_date, high, unit, bucket, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (city, target_date) DO UPDATE SET high = excluded.high, bucket = excluded.bucket, updated_at = excluded.updated_at`);
+  const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck();
+  const entered = db.prepare('SELECT 1 FROM signals WHERE city = ? AND target_date = ? AND new_bucket = ?').pluck();
+  const insert = db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  // The newest day row per city: the reading the poller last committed.
+  const readings = db.prepare(`SELECT d.city, d.target_date, d.high, d.unit, d.bucket, d.updated_at FROM day_state d
+    WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
+
+  const readDayState = (city: string, targetDate: string): DayState | null => {
+    const row = state.get(city, targetDate) as { high: number; bucket: string | null } | undefined;
+    return row ? { high: row.high, bucket: row.bucket } : null;
+  };
+  const writeState = (input: ReadingInput, next: DayState): void => {
+    upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
+  };
+  const latestSeq = (city: string): number => latest.get(city) as number;
+
   return {
-    state: db.prepare('SELECT high, bucket FROM day_state WHERE city = ? AND target_date = ?'),
-    upsert: db.prepare(`INSERT INTO day_state (city, target_date, high, unit, bucket, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (city, target_date) DO UPDATE SET high = excluded.high, bucket = excluded.bucket, updated_at = excluded.updated_at`),
-    latestSeq: db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck(),
-    entered: db.prepare('SELECT 1 FROM signals WHERE city = ? AND target_date = ? AND new_bucket = ?').pluck(),
-    insert: db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    readDayState,
+    latestSeq,
+    saveReading: (input) => db.transaction(() => {
+      const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, input.buckets);
+      if (d.changed && !d.crossing) writeState(input, d.next);
+      return d;
+    })(),
+    storeSignal: (input, hooks = {}) => db.transaction((): SignalPublic | null => {
+      const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, input.buckets);
+      if (!d.changed) return null;
+      if (!d.crossing) { writeState(input, d.next); return null; }
+      // Belt and braces over UNIQUE (city, target_date, new_bucket): a bucket is entered once a day.
+      if (entered.get(input.city.slug, input.targetDate, d.crossing.new.bucket) !== undefined) {
+        writeState(input, d.next);
+        return null;
+      }
+      const seq = latestSeq(input.city.slug) + 1;
+      const signal = buildSignal(input, d, seq);
+      insert.run(input.city.slug, seq, input.targetDate, d.crossing.new.bucket, signal.observedAt, signal.reportedAt, JSON.stringify(signal), input.nowMs);
+      writeState(input, d.next);
+      hooks.inTransaction?.(signal);
+      return signal;
+    })(),
+    latestReadings: () => {
+      const rows = readings.all() as
+        { city: string; target_date: string; high: number; unit: string; bucket: string | null; updated_at: number }[];
+      return new Map(rows.map((r) => [r.city, { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, updatedAtMs: r.updated_at }]));
+    },
   };
 }
 
-function statements(db: Db): Statements {
-  let s = cache.get(db);
-  if (!s) { s = prepare(db); cache.set(db, s); }
-  return s;
+const storeOf = perConnection(createSignalStore);
+
+/** Function form of `SignalStore.latestSeq` (the read side and the entitlement ceiling call it). */
+export function latestSeq(db: Db, city: string): number {
+  return storeOf(db).latestSeq(city);
 }
 
+/** Function forms of the store's methods, for callers (tests, scripts) that hold only the db. */
 export function readDayState(db: Db, city: string, targetDate: string): DayState | null {
-  const row = statements(db).state.get(city, targetDate) as { high: number; bucket: string | null } | undefined;
-  return row ? { high: row.high, bucket: row.bucket } : null;
+  return storeOf(db).readDayState(city, targetDate);
 }
 
-function writeState(s: Statements, input: ReadingInput, next: DayState): void {
-  s.upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
-}
-
-/**
- * Records a reading that does not cross (the baseline, or a higher high in the same bucket).
- * When the committed state says it does cross, nothing is written and the detection is returned
- * so the caller can sample odds and call storeSignal.
- */
 export function saveReading(db: Db, input: ReadingInput): Detection {
-  const s = statements(db);
-  return db.transaction(() => {
-    const d = detect(readDayState(db, input.city.slug, input.targetDate), input.reading, input.buckets);
-    if (d.changed && !d.crossing) writeState(s, input, d.next);
-    return d;
-  })();
+  return storeOf(db).saveReading(input);
 }
 
-/**
- * Inserts the signal (`seq = latestSeq + 1`) and advances the day state in one transaction, and
- * runs `hooks.inTransaction` inside it (delivery queues its outbox rows there; if the hook throws,
- * nothing is stored). Returns null when the committed state shows no crossing (a duplicate).
- */
 export function storeSignal(db: Db, input: StoreSignalInput, hooks: StoreHooks = {}): SignalPublic | null {
-  const s = statements(db);
-  return db.transaction((): SignalPublic | null => {
-    const d = detect(readDayState(db, input.city.slug, input.targetDate), input.reading, input.buckets);
-    if (!d.changed) return null;
-    if (!d.crossing) { writeState(s, input, d.next); return null; }
-    // Belt and braces over UNIQUE (city, target_date, new_bucket): a bucket is entered once a day.
-    if (s.entered.get(input.city.slug, input.targetDate, d.crossing.new.bucket) !== undefined) {
-      writeState(s, input, d.next);
-      return null;
-    }
-    const seq = (s.latestSeq.get(input.city.slug) as number) + 1;
-    const signal = buildSignal(input, d, seq);
-    s.insert.run(input.city.slug, seq, input.targetDate, d.crossing.new.bucket, signal.observedAt, signal.reportedAt, JSON.stringify(signal), input.nowMs);
-    writeState(s, input, d.next);
-    hooks.inTransaction?.(signal);
-    return signal;
-  })();
+  return storeOf(db).storeSignal(input, hooks);
 }
 
 /** The canonical public signal (spec 2.2) for a crossing; validated so a malformed one never lands. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { tempDir } from '../helpers/app.ts';
-import { runCli } from '../../src/cli/index.ts';
+import { runCli } from '../../src/buyer/cli/index.ts';
 import { startFakeIsocast, type FakeOptions } from './fake-isocast.ts';
 
 /**

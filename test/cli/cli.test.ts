@@ -6,8 +6,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { privateKeyToAccount } from 'viem/accounts';
 import { listen, tempDir, testApp, } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { runCli, type CliCommand } from '../../src/cli/index.ts';
-import type { CliIo } from '../../src/cli/output.ts';
+import { runCli, type CliCommand } from '../../src/buyer/cli/index.ts';
+import type { CliIo } from '../../src/buyer/cli/output.ts';
 
 /** The buyer commands in-process against a real app on a real socket, with real signatures. */
 const KEY = `0x${'c3'.repeat(32)}`;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isLoopback } from '../../src/cli/args.ts';
-import { defaultReceiptsFile, describeServers, stateHome } from '../../src/cli/receipts.ts';
+import { isLoopback } from '../../src/buyer/cli/args.ts';
+import { defaultReceiptsFile, describeServers, stateHome } from '../../src/buyer/cli/receipts.ts';
 import { stripControls, findControls } from '../../src/buyer/sanitize.ts';
 
 test('receipts go under $XDG_STATE_HOME/isocast (absolute only), else ~/.local/state/isocast', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { repoRoot } from '../../src/lib/assets.ts';
-import { runCli } from '../../src/cli/index.ts';
+import { runCli } from '../../src/buyer/cli/index.ts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 

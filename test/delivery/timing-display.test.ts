@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatSignalMessage } from '../../src/delivery/message.ts';
-import { formatSignal } from '../../src/cli/output.ts';
+import { formatSignal } from '../../src/buyer/cli/output.ts';
 import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
 import { signalFixture } from './fixtures.ts';
 

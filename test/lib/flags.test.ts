@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFlags } from '../../src/lib/flags.ts';
 import { flagsToEnv } from '../../src/config.ts';
-import { parseFlags, UsageError } from '../../src/cli/args.ts';
+import { parseFlags, UsageError } from '../../src/lib/flags.ts';
 
 const spec = { strings: ['city', 'count'], booleans: ['json'] };
 

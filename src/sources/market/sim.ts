@@ -4,7 +4,7 @@ import { eventSlugs, eventUrl } from '../../cities/market-slug.ts';
 import { dailyHighReading } from '../../buckets/daily-high.ts';
 import { formatLabel, type BucketRange } from '../../buckets/labels.ts';
 import { resolveReading } from '../../buckets/rounding.ts';
-import type { BucketOdds } from '../../signals/store.ts';
+import type { BucketOdds } from './types.ts';
 import { hashHex, simBelief, simDay, simObservations } from '../sim/model.ts';
 import { parseResolutionRule } from './resolution-rule.ts';
 import { ruleText, SIM_NOAA_CITIES } from './rule-text.ts';

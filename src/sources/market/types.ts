@@ -1,6 +1,13 @@
 import type { CityRecord } from '../../cities/catalog.ts';
 import type { ResolutionRule } from './resolution-rule.ts';
-import type { MarketBucketRef, OddsSample } from '../../signals/store.ts';
+import type { BucketRange } from '../../buckets/labels.ts';
+
+/** A bucket of the market's ladder as a signal names it: its range and the market's condition id. */
+export type MarketBucketRef = BucketRange & { conditionId: string };
+/** `noQuote`: the bucket's books were empty and it never traded (prices are then the NO_QUOTE bounds). */
+export type BucketOdds = { yes: number; no: number; midpoint: number; noQuote?: true };
+/** Odds for every bucket of one event, sampled at `asOfMs`. */
+export type OddsSample = { asOfMs: number; byLabel: ReadonlyMap<string, BucketOdds> };
 
 export type MarketBucket = MarketBucketRef & { yesTokenId: string; noTokenId: string };
 

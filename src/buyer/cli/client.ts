@@ -1,6 +1,6 @@
-import { httpRequest, retryAfterMs } from '../lib/http-client.ts';
-import { UpstreamError } from '../lib/errors.ts';
-import { stripControlsDeep, stripControls } from '../buyer/sanitize.ts';
+import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
+import { UpstreamError } from '../../lib/errors.ts';
+import { stripControlsDeep, stripControls } from '../sanitize.ts';
 
 /**
  * The HTTP side of the buyer commands. Every call has a timeout (lib/http-client.ts); answers

@@ -1,5 +1,5 @@
-import { ChallengeRefused, formatAtomic, tierProblem, usdToAtomic } from '../buyer/guard.ts';
-import { PaymentDeclined, payFor402, type Payment } from '../buyer/pay.ts';
+import { ChallengeRefused, formatAtomic, tierProblem, usdToAtomic } from '../guard.ts';
+import { PaymentDeclined, payFor402, type Payment } from '../pay.ts';
 import { intFlag, parseFlags, requireValue, serverUrl, UsageError } from './args.ts';
 import { createClient, serverError, type ApiAnswer, type Client } from './client.ts';
 import { loadAccount } from './key.ts';

@@ -1,5 +1,5 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_PRIMARY_TYPE, RECEIPT_REQUEST_TYPES } from '../buyer/receipt-request.ts';
+import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_PRIMARY_TYPE, RECEIPT_REQUEST_TYPES } from '../receipt-request.ts';
 import { serverError, type Client } from './client.ts';
 import { CliError, EXIT } from './output.ts';
 import { saveReceipts, type Receipt } from './receipts.ts';

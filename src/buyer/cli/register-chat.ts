@@ -1,4 +1,4 @@
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES, type DeliveryAction } from '../delivery/typed-data.ts';
+import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES, type DeliveryAction } from '../../delivery/typed-data.ts';
 import { parseFlags, serverUrl, UsageError } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
 import { createClient, serverError } from './client.ts';

@@ -4,7 +4,7 @@ import { NetworkError } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { readCommand } from './read.ts';
 import { receiptCommand } from './receipt.ts';
-import { stripControls } from '../buyer/sanitize.ts';
+import { stripControls } from '../sanitize.ts';
 import { registerChatCommand } from './register-chat.ts';
 
 /** The buyer's commands, dispatched from main.ts. Returns the process exit code; never exits. */

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { once } from '../lib/once.ts';
+import { once } from '../../lib/once.ts';
 
 /**
  * The buyer's receipts, kept where per-user state belongs: `$XDG_STATE_HOME/isocast/receipts.json`

@@ -1,0 +1,35 @@
+import { type Flags, UsageError } from '../../lib/flags.ts';
+
+/**
+ * Flags specific to the buyer commands (the server URL rule); the command-flag helpers they share
+ * with `isocast replay` are in src/lib/flags.ts and re-exported here for the buyer's modules.
+ */
+export { intFlag, parseFlags, requireValue, UsageError, type Flags } from '../../lib/flags.ts';
+export type { CommandFlagSpec as FlagSpec } from '../../lib/flags.ts';
+
+/** Hosts a plain-http connection may reach without --insecure: this machine only. */
+export function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * `http(s)://host:port` without a trailing slash; anything else is a usage error. Plain http to
+ * another machine would send payment headers and bearer receipts in the clear, so it needs
+ * `--insecure` (the flag must be in the command's booleans).
+ */
+export function serverUrl(flags: Flags, fallback: string): string {
+  const raw = flags.values.server ?? fallback;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new UsageError(`--server must be an absolute http(s) URL, got ${raw}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--server must be http or https, got ${raw}`);
+  if (u.protocol === 'http:' && !isLoopback(u.hostname) && !flags.on.has('insecure')) {
+    throw new UsageError(`refusing plain http to ${u.host}: payments and receipt tokens would cross the network unencrypted. `
+      + 'Use https, or pass --insecure if you really mean it');
+  }
+  return raw.replace(/\/+$/, '');
+}
