@@ -11,6 +11,7 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { issueReceipt } from '../entitlements/receipts.ts';
+import { createEntitlementStore } from '../entitlements/store.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
 import { verifyReceiptRequest } from './receipt-request.ts';
 
@@ -52,7 +53,7 @@ function parseBody(body: Record<string, unknown>): z.infer<typeof ReceiptRequest
 
 export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanctions: SanctionsList; limitWallet?: (wallet: string) => void }): Hono<AppEnv> {
   const { db, clock } = deps;
-  const cities = db.prepare('SELECT city, paid_through_seq AS paidThroughSeq FROM entitlements WHERE wallet = ? ORDER BY city');
+  const entitlements = createEntitlementStore(db);
   const lastPayment = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
   const consume = db.prepare('INSERT INTO receipt_requests (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
   const prune = db.prepare('DELETE FROM receipt_requests WHERE timestamp < ?');
@@ -73,7 +74,7 @@ export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanc
     if (!(await verifyReceiptRequest(wallet, body.timestamp, body.signature as Hex))) throw new ApiError(401, 'signature verification failed');
     deps.limitWallet?.(wallet);
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
-    const owned = cities.all(wallet) as { city: string; paidThroughSeq: number }[];
+    const owned = entitlements.citiesOf(wallet);
     const paymentId = lastPayment.get(wallet) as number | null;
     if (owned.length === 0 || paymentId === null) throw new ApiError(404, 'no purchases for this wallet');
     const receiptToken = issue(wallet, body.timestamp, paymentId, clock.now());
