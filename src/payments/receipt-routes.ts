@@ -14,6 +14,7 @@ import { issueReceipt } from '../entitlements/receipts.ts';
 import { createEntitlementStore } from '../entitlements/store.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
 import { verifyReceiptRequest } from './receipt-request.ts';
+import { createPaymentReads } from './store.ts';
 
 /**
  * `POST /v1/receipts`: a new receipt token for a wallet that proves itself with an EIP-712
@@ -54,7 +55,7 @@ function parseBody(body: Record<string, unknown>): z.infer<typeof ReceiptRequest
 export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanctions: SanctionsList; limitWallet?: (wallet: string) => void }): Hono<AppEnv> {
   const { db, clock } = deps;
   const entitlements = createEntitlementStore(db);
-  const lastPayment = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
+  const payments = createPaymentReads(db);
   const consume = db.prepare('INSERT INTO receipt_requests (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
   const prune = db.prepare('DELETE FROM receipt_requests WHERE timestamp < ?');
   // Consuming the signature and storing the new token commit together: a crash between them
@@ -75,7 +76,7 @@ export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanc
     deps.limitWallet?.(wallet);
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
     const owned = entitlements.citiesOf(wallet);
-    const paymentId = lastPayment.get(wallet) as number | null;
+    const paymentId = payments.lastAppliedId(wallet);
     if (owned.length === 0 || paymentId === null) throw new ApiError(404, 'no purchases for this wallet');
     const receiptToken = issue(wallet, body.timestamp, paymentId, clock.now());
     if (!receiptToken) throw new ApiError(401, 'signature already used');

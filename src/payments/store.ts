@@ -105,9 +105,9 @@ export type RefundListRow = {
 };
 
 /**
- * The read side of `payments` and `refunds` for the operator page and the /metrics gauges, and the
- * applied-payment counter the triggers keep (row_counts, schema.sql 0007): counting a table that
- * only grows would cost more every day. Read-only; callers pick what they need.
+ * The read side of `payments` and `refunds` for the operator page, the /metrics gauges and
+ * POST /v1/receipts, and the applied-payment counter the triggers keep (row_counts, schema.sql
+ * 0007): counting a table that only grows would cost more every day. Read-only.
  */
 export function createPaymentReads(db: Db) {
   // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
@@ -123,6 +123,7 @@ export function createPaymentReads(db: Db) {
   // The partial index payments_open answers both.
   const open = db.prepare(`SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`);
   const oldestDoubt = db.prepare(`SELECT min(created_at) FROM payments WHERE status = 'in_doubt'`).pluck();
+  const lastApplied = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
   return {
     /** Applied payments per (UTC day number, city) created at or after `sinceMs`. */
     revenueSince: (sinceMs: number) => revenue.all(sinceMs) as { dayNumber: number; city: string; payments: number; micro: number }[],
@@ -133,6 +134,8 @@ export function createPaymentReads(db: Db) {
     inDoubt: () => doubt.get() as { n: number; oldest: number | null },
     openByStatus: () => open.all() as { status: string; n: number }[],
     oldestInDoubt: () => oldestDoubt.get() as number | null,
+    /** The payer's newest applied payment id, or null (POST /v1/receipts ties a new token to it). */
+    lastAppliedId: (payer: string) => lastApplied.get(payer) as number | null,
   };
 }
 
