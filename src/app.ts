@@ -25,7 +25,7 @@ import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
 import { createSignalReader } from './signals/read-store.ts';
 import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
-import { paidSignalsDocs, paidSignalsRoutes } from './signals/paid-routes.ts';
+import { paidSignalsDocs, paidSignalsRoutes } from './payments/paid-routes.ts';
 import { paymentPlaneFor, type PaymentPlane } from './payments/plane.ts';
 import { subscribeDocs, subscribeRoutes } from './payments/routes.ts';
 import { receiptDocs, receiptRoutes } from './payments/receipt-routes.ts';

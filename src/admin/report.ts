@@ -8,11 +8,12 @@ import { createSignalReader } from '../signals/read-store.ts';
 import { createSignalStore } from '../signals/store.ts';
 import { createEntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
+import { createPaymentReads } from '../payments/store.ts';
 
 /**
  * Builds the operator page's data from the database and the poller's in-memory state, read-only.
- * Signals, day state, entitlements, resolution rules and the outbox come from their owners;
- * payments and refunds are still read here (payments/ has no read API for them yet). What a
+ * Signals, day state, entitlements, resolution rules, the outbox, payments and refunds come from
+ * their owners (payments/store.ts createPaymentReads for the last two). What a
  * request costs: the lists are LIMITed on an index and the totals come from trigger-kept
  * counters (row_counts) or partial indexes, so those stay flat as history grows; the per-city
  * parts grow with cities, revenue with the last 30 days' applied payments, and two reads still
@@ -49,19 +50,7 @@ const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
   const { db } = deps;
-  const q = {
-    // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
-    // the partial index payments_applied answers this and the totals without touching the table.
-    revenue: db.prepare(`SELECT created_at / ${DAY_MS} AS dayNumber, city, count(*) AS payments, sum(amount_micro) AS micro
-      FROM payments WHERE status = 'applied' AND created_at >= ? GROUP BY dayNumber, city ORDER BY dayNumber, city`),
-    // Totals and counts come from row_counts (kept by triggers, schema.sql 0007): counting a table
-    // that only grows would cost more every day.
-    totals: db.prepare(`SELECT micro, n FROM row_counts WHERE name = 'payments:applied'`),
-    payments: db.prepare(`SELECT id, created_at, payer, city, count, amount_micro, settler, tx_hash, status, error FROM payments ORDER BY id DESC LIMIT ?`),
-    refunds: db.prepare(`SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`),
-    refundTotals: db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`),
-    inDoubt: db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`),
-  };
+  const payments = createPaymentReads(db);
   const signals = createSignalReader(db);
   const signalStore = createSignalStore(db);
   const entitlements = createEntitlementStore(db);
@@ -75,9 +64,9 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
       const latest = signals.latestSeqAll();
       const readings = new Map([...signalStore.latestReadings()]
         .map(([city, r]) => [city, { targetDate: r.targetDate, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updatedAtMs) }]));
-      const totals = q.totals.get() as { micro: number; n: number };
-      const refundTotals = q.refundTotals.get() as { n: number; micro: number };
-      const doubt = q.inDoubt.get() as { n: number; oldest: number | null };
+      const totals = payments.appliedTotals();
+      const refundTotals = payments.queuedRefundTotals();
+      const doubt = payments.inDoubt();
       const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
 
       const counts = outboxCounts();
@@ -99,13 +88,13 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
           // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
           signals: [...latest.values()].reduce((a, b) => a + b, 0), entitlements: entitlements.count(),
         },
-        revenueByDay: (q.revenue.all(since) as { dayNumber: number; city: string; payments: number; micro: number }[])
+        revenueByDay: payments.revenueSince(since)
           .map((r) => ({ day: iso(r.dayNumber * DAY_MS).slice(0, 10), city: r.city, payments: r.payments, micro: r.micro, usd: microToUsd(r.micro) })),
-        recentPayments: (q.payments.all(LIMITS.payments) as PaymentRow[]).map((r) => ({
+        recentPayments: (payments.recent(LIMITS.payments) as PaymentRow[]).map((r) => ({
           id: r.id, createdAt: iso(r.created_at), wallet: r.payer, city: r.city, count: r.count, amountMicro: r.amount_micro,
           amountUsd: microToUsd(r.amount_micro), settler: r.settler, txHash: r.tx_hash, status: r.status, error: r.error,
         })),
-        refunds: (q.refunds.all(LIMITS.refunds) as RefundRow[]).map((r) => ({
+        refunds: (payments.queuedRefunds(LIMITS.refunds) as RefundRow[]).map((r) => ({
           id: r.id, paymentId: r.payment_id, createdAt: iso(r.created_at), wallet: r.wallet, amountMicro: r.amount_micro,
           amountUsd: microToUsd(r.amount_micro), txHash: r.tx_hash, reason: r.reason, status: r.status,
         })),

@@ -5,8 +5,8 @@ import { nextCeiling } from './ceiling.ts';
 
 /**
  * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.
- * This module is its one writer; delivery/outbox.ts joins it when queueing (docs/architecture.md
- * says why), payments/receipt-routes.ts and ops/retention.ts still read it directly.
+ * This module reads and writes it; delivery/outbox.ts joins it when queueing and the receipts
+ * prune reads it in a subquery (docs/architecture.md says why).
  */
 export type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
 
@@ -14,6 +14,8 @@ export type EntitlementRow = Entitlement & { wallet: string; city: string; updat
 
 export type EntitlementStore = {
   get(wallet: string, city: string): Entitlement | null;
+  /** Every city a wallet holds, by city, with its ceiling (the signed receipt request answers with it). */
+  citiesOf(wallet: string): { city: string; paidThroughSeq: number }[];
   /**
    * Applies one purchase of `count` signals. It reads latestSeq and the current ceiling and writes
    * the new one, so the caller must run it inside its own db.transaction: the payment's status
@@ -28,6 +30,7 @@ export type EntitlementStore = {
 
 export function createEntitlementStore(db: Db): EntitlementStore {
   const get = db.prepare('SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?');
+  const cities = db.prepare('SELECT city, paid_through_seq AS paidThroughSeq FROM entitlements WHERE wallet = ? ORDER BY city');
   const upsert = db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (@wallet, @city, @ceiling, @count, @nowMs)
     ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = @ceiling, total_paid_signals = total_paid_signals + @count, updated_at = @nowMs`);
   const recent = db.prepare(`SELECT wallet, city, paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals,
@@ -38,6 +41,7 @@ export function createEntitlementStore(db: Db): EntitlementStore {
     (get.get(wallet.toLowerCase(), city) as Entitlement | undefined) ?? null;
   return {
     get: entitlementOf,
+    citiesOf: (wallet) => cities.all(wallet) as { city: string; paidThroughSeq: number }[],
     applyPurchase(p) {
       const wallet = p.wallet.toLowerCase();
       const latest = latestSeq(db, p.city);

@@ -1,13 +1,14 @@
 import type { Db } from '../db/open.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createOutboxCounts, type OutboxStatus } from '../delivery/outbox.ts';
+import { createPaymentReads } from '../payments/store.ts';
 
 /**
  * Gauges read from the database at scrape time rather than counted in memory: the refund queue,
  * open payments and the delivery outbox are durable state, so a restart must not reset them and
  * a second process (a CLI, a crash recovery) changing them must still show. What a scrape costs:
  * the outbox counts come from trigger-kept counters (delivery/outbox.ts createOutboxCounts), the
- * open payments from the partial index payments_open, so both stay flat as history grows; the
+ * open payments from the partial index payments_open (both through their owners), so both stay flat as history grows; the
  * refund totals scan the refunds table (no status index; a refund row exists only when an apply
  * failed after settlement, so it stays small).
  */
@@ -15,10 +16,8 @@ const OUTBOX_STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', '
 const OPEN_PAYMENT_STATUSES = ['claimed', 'settled', 'in_doubt'] as const;
 
 export function registerDbGauges(metrics: Metrics, db: Db, now: () => number = Date.now): void {
-  const refunds = db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`);
+  const payments = createPaymentReads(db);
   const outbox = createOutboxCounts(db);
-  const open = db.prepare(`SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`);
-  const oldestDoubt = db.prepare(`SELECT min(created_at) FROM payments WHERE status = 'in_doubt'`).pluck();
 
   const refundCount = metrics.gauge('isocast_refunds_queued', 'Refunds owed for settled payments whose entitlement could not be applied');
   const refundMicro = metrics.gauge('isocast_refunds_queued_micro_usdc', 'Micro-USDC owed by queued refunds');
@@ -27,14 +26,14 @@ export function registerDbGauges(metrics: Metrics, db: Db, now: () => number = D
   const doubtAge = metrics.gauge('isocast_payments_in_doubt_oldest_age_seconds', 'Age of the oldest payment whose settlement outcome is in doubt (0 when none)');
 
   metrics.collect(() => {
-    const r = refunds.get() as { n: number; micro: number };
+    const r = payments.queuedRefundTotals();
     refundCount.set(r.n);
     refundMicro.set(r.micro);
     const byStatus = outbox();
     for (const status of OUTBOX_STATUSES) outboxRows.set(byStatus[status], { status });
-    const openBy = new Map((open.all() as { status: string; n: number }[]).map((x) => [x.status, x.n]));
+    const openBy = new Map(payments.openByStatus().map((x) => [x.status, x.n]));
     for (const status of OPEN_PAYMENT_STATUSES) openPayments.set(openBy.get(status) ?? 0, { status });
-    const oldest = oldestDoubt.get() as number | null;
+    const oldest = payments.oldestInDoubt();
     doubtAge.set(oldest === null ? 0 : Math.max(0, Math.floor((now() - oldest) / 1000)));
   });
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createOutboxPrune } from '../delivery/outbox.ts';
 import { createReceiptPrune } from '../entitlements/receipts.ts';
+import { createFailedPaymentPrune } from '../payments/store.ts';
 
 /**
  * Keeps the tables that grow with use bounded, and the query planner's statistics current.
@@ -45,7 +46,7 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
     // Each table's owner holds its delete; this module owns the batching and the schedule.
     outbox: createOutboxPrune(db),
     // Only 'failed': any other status is the ledger or a payment whose outcome is not final.
-    payments: db.prepare(`DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT ?)`),
+    payments: createFailedPaymentPrune(db),
     receipts: createReceiptPrune(db),
   };
   const pruned = deps.metrics?.counter('isocast_retention_pruned_rows_total', 'Rows removed by the daily retention prune, by table');

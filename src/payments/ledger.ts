@@ -5,6 +5,7 @@ import type { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { applyPurchase, entitlementOf } from '../entitlements/store.ts';
 import { issueReceipt } from '../entitlements/receipts.ts';
+import { createSignalStore } from '../signals/store.ts';
 import { refundQueued, settleFailed } from './errors.ts';
 import type { Purchase } from './plane.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
@@ -16,14 +17,16 @@ import type { PaymentRow, PaymentStore } from './store.ts';
  */
 export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; logger: Logger; pending: () => ApiError }) {
   const { db, store, clock, logger, pending } = deps;
-  const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck();
+  // The latest seq comes from the signals owner; its statements run on this same connection, so a
+  // call made inside one of the transactions below reads within that transaction.
+  const signals = createSignalStore(db);
 
   function stateOf(row: PaymentRow, idempotent: boolean): Purchase {
     const ent = entitlementOf(db, row.payer, row.city);
     return {
       payer: row.payer, city: row.city, count: row.count, paymentId: row.id, txHash: row.tx_hash, idempotent,
       paidThroughSeq: ent?.paidThroughSeq ?? 0, totalPaidSignals: ent?.totalPaidSignals ?? 0,
-      latestSeq: latest.get(row.city) as number, receiptToken: null,
+      latestSeq: signals.latestSeq(row.city), receiptToken: null,
     };
   }
 

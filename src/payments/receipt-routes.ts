@@ -11,8 +11,10 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { issueReceipt } from '../entitlements/receipts.ts';
+import { createEntitlementStore } from '../entitlements/store.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
 import { verifyReceiptRequest } from './receipt-request.ts';
+import { createPaymentReads } from './store.ts';
 
 /**
  * `POST /v1/receipts`: a new receipt token for a wallet that proves itself with an EIP-712
@@ -52,8 +54,8 @@ function parseBody(body: Record<string, unknown>): z.infer<typeof ReceiptRequest
 
 export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanctions: SanctionsList; limitWallet?: (wallet: string) => void }): Hono<AppEnv> {
   const { db, clock } = deps;
-  const cities = db.prepare('SELECT city, paid_through_seq AS paidThroughSeq FROM entitlements WHERE wallet = ? ORDER BY city');
-  const lastPayment = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
+  const entitlements = createEntitlementStore(db);
+  const payments = createPaymentReads(db);
   const consume = db.prepare('INSERT INTO receipt_requests (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
   const prune = db.prepare('DELETE FROM receipt_requests WHERE timestamp < ?');
   // Consuming the signature and storing the new token commit together: a crash between them
@@ -73,8 +75,8 @@ export function receiptRoutes(deps: { db: Db; clock: Clock; logger: Logger; sanc
     if (!(await verifyReceiptRequest(wallet, body.timestamp, body.signature as Hex))) throw new ApiError(401, 'signature verification failed');
     deps.limitWallet?.(wallet);
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
-    const owned = cities.all(wallet) as { city: string; paidThroughSeq: number }[];
-    const paymentId = lastPayment.get(wallet) as number | null;
+    const owned = entitlements.citiesOf(wallet);
+    const paymentId = payments.lastAppliedId(wallet);
     if (owned.length === 0 || paymentId === null) throw new ApiError(404, 'no purchases for this wallet');
     const receiptToken = issue(wallet, body.timestamp, paymentId, clock.now());
     if (!receiptToken) throw new ApiError(401, 'signature already used');

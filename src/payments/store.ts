@@ -96,3 +96,54 @@ export function createPaymentStore(db: Db) {
     inDoubt: () => doubt.get() as { n: number; oldest: number | null },
   };
 }
+
+/** A payment as the operator page lists it. */
+export type PaymentListRow = Pick<PaymentRow, 'id' | 'created_at' | 'payer' | 'city' | 'count' | 'amount_micro' | 'settler' | 'tx_hash' | 'status' | 'error'>;
+/** A queued refund as the operator page lists it. */
+export type RefundListRow = {
+  id: number; payment_id: number; created_at: number; wallet: string; amount_micro: number; tx_hash: string | null; reason: string; status: string;
+};
+
+/**
+ * The read side of `payments` and `refunds` for the operator page, the /metrics gauges and
+ * POST /v1/receipts, and the applied-payment counter the triggers keep (row_counts, schema.sql
+ * 0007): counting a table that only grows would cost more every day. Read-only.
+ */
+export function createPaymentReads(db: Db) {
+  // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
+  // the partial index payments_applied answers this and the totals without touching the table.
+  const revenue = db.prepare(`SELECT created_at / 86400000 AS dayNumber, city, count(*) AS payments, sum(amount_micro) AS micro
+      FROM payments WHERE status = 'applied' AND created_at >= ? GROUP BY dayNumber, city ORDER BY dayNumber, city`);
+  const totals = db.prepare(`SELECT micro, n FROM row_counts WHERE name = 'payments:applied'`);
+  const recent = db.prepare(`SELECT id, created_at, payer, city, count, amount_micro, settler, tx_hash, status, error FROM payments ORDER BY id DESC LIMIT ?`);
+  const refunds = db.prepare(`SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`);
+  // Scans refunds (no status index): a refund row exists only when an apply failed after settlement.
+  const refundTotals = db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`);
+  const doubt = db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`);
+  // The partial index payments_open answers both.
+  const open = db.prepare(`SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`);
+  const oldestDoubt = db.prepare(`SELECT min(created_at) FROM payments WHERE status = 'in_doubt'`).pluck();
+  const lastApplied = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
+  return {
+    /** Applied payments per (UTC day number, city) created at or after `sinceMs`. */
+    revenueSince: (sinceMs: number) => revenue.all(sinceMs) as { dayNumber: number; city: string; payments: number; micro: number }[],
+    appliedTotals: () => totals.get() as { micro: number; n: number },
+    recent: (limit: number) => recent.all(limit) as PaymentListRow[],
+    queuedRefunds: (limit: number) => refunds.all(limit) as RefundListRow[],
+    queuedRefundTotals: () => refundTotals.get() as { n: number; micro: number },
+    inDoubt: () => doubt.get() as { n: number; oldest: number | null },
+    openByStatus: () => open.all() as { status: string; n: number }[],
+    oldestInDoubt: () => oldestDoubt.get() as number | null,
+    /** The payer's newest applied payment id, or null (POST /v1/receipts ties a new token to it). */
+    lastAppliedId: (payer: string) => lastApplied.get(payer) as number | null,
+  };
+}
+
+/**
+ * Deletes up to `limit` failed payment attempts last changed before `cutoff` (ops/retention.ts
+ * batches it). Only 'failed': any other status is the ledger or a payment whose outcome is not final.
+ */
+export function createFailedPaymentPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
+  const prune = db.prepare(`DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT ?)`);
+  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
+}

@@ -5,7 +5,7 @@ import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals, signalPayload } from '../helpers/signals.ts';
 import { payFor402 } from '../../src/buyer/pay.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
-import { SignalsPage } from '../../src/signals/paid-routes.ts';
+import { SignalsPage } from '../../src/payments/paid-routes.ts';
 import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
 import { buy, buyerA, buyerB, over, type Fetcher } from '../payments/buy.ts';
 

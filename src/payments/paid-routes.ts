@@ -10,13 +10,13 @@ import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
 import { walletForReceipt } from '../entitlements/receipts.ts';
-import { parseCount, parseSince, requireCity } from '../payments/bundle.ts';
-import { PAYMENT_ERRORS } from '../payments/errors.ts';
-import type { PaymentPlane } from '../payments/plane.ts';
-import { paymentResponseHeaders } from '../payments/routes.ts';
-import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SettlementPending } from '../payments/schemas.ts';
-import type { SignalReader } from './read-store.ts';
-import { IsocastSignalPublic } from './schemas.ts';
+import { parseCount, parseSince, requireCity } from './bundle.ts';
+import { PAYMENT_ERRORS } from './errors.ts';
+import type { PaymentPlane } from './plane.ts';
+import { paymentResponseHeaders } from './routes.ts';
+import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SettlementPending } from './schemas.ts';
+import type { SignalReader } from '../signals/read-store.ts';
+import { IsocastSignalPublic } from '../signals/schemas.ts';
 
 /**
  * `GET /v1/signals`: the paid read. A receipt bearer or an inline X-Payment (the whole subscribe
