@@ -34,7 +34,9 @@ function svg(tag, attrs, text) {
 function usd(micro) {
   const m = Math.max(0, Math.trunc(Number(micro) || 0));
   const whole = Math.floor(m / 1e6);
-  let frac = String(m % 1e6).padStart(6, '0').replace(/0+$/, '');
+  let frac = String(m % 1e6)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   if (frac.length < 2) frac = frac.padEnd(2, '0');
   return '$' + whole.toLocaleString('en-US') + '.' + frac;
 }
@@ -45,7 +47,8 @@ function short(hex, head, tail) {
 }
 
 const wallet = (w) => el('code', { title: w, text: short(w, 6, 4) });
-const hash = (h) => (h ? el('code', { title: h, text: short(h, 10, 6) }) : el('span', { class: 'empty', text: 'none' }));
+const hash = (h) =>
+  h ? el('code', { title: h, text: short(h, 10, 6) }) : el('span', { class: 'empty', text: 'none' });
 const pill = (text, kind) => el('span', { class: 'pill ' + (kind || text), text });
 
 function ago(iso, nowMs) {
@@ -64,17 +67,43 @@ function span(s) {
 
 function table(columns, rows, empty) {
   if (rows.length === 0) return el('p', { class: 'empty', text: empty });
-  return el('table', { class: 'data' },
-    el('thead', {}, el('tr', {}, columns.map((c) => el('th', { text: c.label })))),
-    el('tbody', {}, rows.map((r) => el('tr', {}, columns.map((c) => {
-      const v = c.value(r);
-      return el('td', { class: c.num ? 'num' : null }, v instanceof Node ? v : String(v ?? ''));
-    })))));
+  return el(
+    'table',
+    { class: 'data' },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        columns.map((c) => el('th', { text: c.label })),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      rows.map((r) =>
+        el(
+          'tr',
+          {},
+          columns.map((c) => {
+            const v = c.value(r);
+            return el('td', { class: c.num ? 'num' : null }, v instanceof Node ? v : String(v ?? ''));
+          }),
+        ),
+      ),
+    ),
+  );
 }
 
 function legend(entries) {
-  return el('div', { class: 'legend' }, entries.map(([label, color]) =>
-    el('span', {}, el('span', { class: 'swatch', style: null, 'data-color': color }), label)));
+  return el(
+    'div',
+    { class: 'legend' },
+    entries.map(([label, color]) =>
+      el('span', {}, el('span', { class: 'swatch', style: null, 'data-color': color }), label),
+    ),
+  );
 }
 
 // Inline style attributes are blocked by the page's CSP (style-src 'self'), so swatch colours are
@@ -101,7 +130,12 @@ function revenueByDayChart(data) {
   for (const r of data.revenueByDay) if (byDay.has(r.day)) byDay.get(r.day).push(r);
   const totals = days.map((d) => byDay.get(d).reduce((a, r) => a + r.micro, 0));
   const max = niceMax(Math.max(0, ...totals));
-  const W = 640, H = 220, L = 56, B = 24, T = 8, R = 8;
+  const W = 640,
+    H = 220,
+    L = 56,
+    B = 24,
+    T = 8,
+    R = 8;
   const bw = (W - L - R) / days.length;
   const y = (micro) => H - B - (micro / max) * (H - B - T);
   const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'Revenue by day, stacked by city' });
@@ -112,43 +146,81 @@ function revenueByDayChart(data) {
   days.forEach((d, i) => {
     let base = 0;
     for (const r of byDay.get(d).sort((a, b) => a.city.localeCompare(b.city))) {
-      const rect = svg('rect', { x: L + i * bw + 1, width: Math.max(1, bw - 2), y: y(base + r.micro), height: Math.max(0, y(base) - y(base + r.micro)), fill: color(r.city), 'data-day': d, 'data-city': r.city });
-      rect.append(svg('title', {}, `${d} ${r.city}: ${usd(r.micro)} (${r.payments} payment${r.payments === 1 ? '' : 's'})`));
+      const rect = svg('rect', {
+        x: L + i * bw + 1,
+        width: Math.max(1, bw - 2),
+        y: y(base + r.micro),
+        height: Math.max(0, y(base) - y(base + r.micro)),
+        fill: color(r.city),
+        'data-day': d,
+        'data-city': r.city,
+      });
+      rect.append(
+        svg('title', {}, `${d} ${r.city}: ${usd(r.micro)} (${r.payments} payment${r.payments === 1 ? '' : 's'})`),
+      );
       root.append(rect);
       base += r.micro;
     }
-    if (i % 5 === 4 || i === days.length - 1) root.append(svg('text', { x: L + i * bw + bw / 2, y: H - 6, 'text-anchor': 'middle' }, d.slice(5)));
+    if (i % 5 === 4 || i === days.length - 1)
+      root.append(svg('text', { x: L + i * bw + bw / 2, y: H - 6, 'text-anchor': 'middle' }, d.slice(5)));
   });
   const fig = $('revenue-day-chart');
-  fig.replaceChildren(el('figcaption', { text: 'Revenue per UTC day (stacked by city)' }), root, legend(cities.map((c) => [c, color(c)])));
+  fig.replaceChildren(
+    el('figcaption', { text: 'Revenue per UTC day (stacked by city)' }),
+    root,
+    legend(cities.map((c) => [c, color(c)])),
+  );
   paintSwatches(fig);
 }
 
 function hbarChart(target, caption, rows, format) {
   const fig = $(target);
   const max = niceMax(Math.max(0, ...rows.map((r) => r.value)));
-  const W = 420, rowH = 22, L = 110, R = 80;
+  const W = 420,
+    rowH = 22,
+    L = 110,
+    R = 80;
   const H = Math.max(rowH, rows.length * rowH) + 6;
   const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': caption });
   rows.forEach((r, i) => {
     const w = (r.value / max) * (W - L - R);
     root.append(svg('text', { x: L - 6, y: i * rowH + 15, 'text-anchor': 'end' }, r.label));
-    const rect = svg('rect', { x: L, y: i * rowH + 4, width: Math.max(r.value > 0 ? 2 : 0, w), height: rowH - 8, fill: r.color, rx: 2 });
+    const rect = svg('rect', {
+      x: L,
+      y: i * rowH + 4,
+      width: Math.max(r.value > 0 ? 2 : 0, w),
+      height: rowH - 8,
+      fill: r.color,
+      rx: 2,
+    });
     rect.append(svg('title', {}, `${r.label}: ${format(r.value)}`));
     root.append(rect);
     root.append(svg('text', { x: L + w + 6, y: i * rowH + 15 }, format(r.value)));
   });
-  fig.replaceChildren(el('figcaption', { text: caption }), rows.length ? root : el('p', { class: 'empty', text: 'nothing yet' }));
+  fig.replaceChildren(
+    el('figcaption', { text: caption }),
+    rows.length ? root : el('p', { class: 'empty', text: 'nothing yet' }),
+  );
 }
 
 function renderTotals(data) {
   const t = data.totals;
-  const card = (label, value, alert) => el('div', { class: 'card' + (alert ? ' alert' : '') }, el('div', { class: 'label', text: label }), el('div', { class: 'value', text: value }));
+  const card = (label, value, alert) =>
+    el(
+      'div',
+      { class: 'card' + (alert ? ' alert' : '') },
+      el('div', { class: 'label', text: label }),
+      el('div', { class: 'value', text: value }),
+    );
   $('totals').replaceChildren(
     card('Revenue (applied)', usd(t.revenueMicro)),
     card('Applied payments', t.appliedPayments),
     card('Refunds queued', `${t.refundsQueued} (${usd(t.refundsQueuedMicro)})`, t.refundsQueued > 0),
-    card('Payments in doubt', t.inDoubtPayments > 0 ? `${t.inDoubtPayments} (oldest ${t.oldestInDoubtSeconds} s)` : '0', t.inDoubtPayments > 0),
+    card(
+      'Payments in doubt',
+      t.inDoubtPayments > 0 ? `${t.inDoubtPayments} (oldest ${t.oldestInDoubtSeconds} s)` : '0',
+      t.inDoubtPayments > 0,
+    ),
     card('Signals stored', t.signals),
     card('Entitlements', t.entitlements),
     card('Deliveries failed', data.deliveries.counts.failed, data.deliveries.counts.failed > 0),
@@ -160,14 +232,22 @@ function renderRevenue(data) {
   const byCity = new Map();
   for (const r of data.revenueByDay) byCity.set(r.city, (byCity.get(r.city) || 0) + r.micro);
   const cities = [...byCity.keys()].sort();
-  const rows = [...byCity].sort((a, b) => b[1] - a[1]).map(([city, micro]) => ({ label: city, value: micro, color: PALETTE[cities.indexOf(city) % PALETTE.length] }));
+  const rows = [...byCity]
+    .sort((a, b) => b[1] - a[1])
+    .map(([city, micro]) => ({ label: city, value: micro, color: PALETTE[cities.indexOf(city) % PALETTE.length] }));
   hbarChart('revenue-city-chart', 'Revenue by city (30 days)', rows, usd);
-  $('revenue-table').replaceChildren(table([
-    { label: 'Day (UTC)', value: (r) => r.day },
-    { label: 'City', value: (r) => r.city },
-    { label: 'Payments', value: (r) => r.payments, num: true },
-    { label: 'Revenue', value: (r) => usd(r.micro), num: true },
-  ], [...data.revenueByDay].reverse(), 'No applied payments in the last 30 days.'));
+  $('revenue-table').replaceChildren(
+    table(
+      [
+        { label: 'Day (UTC)', value: (r) => r.day },
+        { label: 'City', value: (r) => r.city },
+        { label: 'Payments', value: (r) => r.payments, num: true },
+        { label: 'Revenue', value: (r) => usd(r.micro), num: true },
+      ],
+      [...data.revenueByDay].reverse(),
+      'No applied payments in the last 30 days.',
+    ),
+  );
 }
 
 function renderPoller(data, nowMs) {
@@ -178,19 +258,60 @@ function renderPoller(data, nowMs) {
       ? `Last tick ${new Date(p.lastTick.startedAt).toISOString()} took ${p.lastTick.durationMs} ms: ${p.lastTick.signals} signal(s), ${p.lastTick.errors} error(s).`
       : 'The poller has not finished a tick yet.';
   // One line per paused city: its market's rule does not match the catalog, so it gets no signals that day.
-  $('poller-paused').replaceChildren(...(p.paused || []).map((x) => el('p', { class: 'notice error' },
-    el('strong', { text: `${x.displayName} paused for ${x.targetDate}: ` }), el('span', { text: x.reason }))));
-  $('poller-table').replaceChildren(table([
-    { label: 'City', value: (c) => el('span', { title: c.city, text: c.displayName }) },
-    { label: 'State', value: (c) => (c.rule && c.rule.status === 'paused' ? pill('paused', 'bad') : c.failures > 0 ? pill(`backing off (${c.failures})`, 'bad') : c.noMarket ? pill('no market', 'warn') : c.lastOkAt ? pill('ok', 'ok') : pill('waiting', 'warn')) },
-    { label: 'Rule', value: (c) => (c.rule ? el('span', { title: c.rule.reason || '', text: ruleText(c.rule) }) : '') },
-    { label: 'Last reading', value: (c) => (c.lastReading ? `${c.lastReading.high}°${c.lastReading.unit} ${c.lastReading.bucket ?? ''} (${c.lastReading.targetDate})` : '') },
-    { label: 'Latest seq', value: (c) => c.latestSeq, num: true },
-    { label: 'Last attempt', value: (c) => ago(c.lastAttemptAt, nowMs) },
-    { label: 'Last success', value: (c) => ago(c.lastOkAt, nowMs) },
-    { label: 'Last error', value: (c) => (c.lastError ? el('span', {}, el('span', { class: 'error-text', text: c.lastError }), ' ', ago(c.lastErrorAt, nowMs)) : '') },
-    { label: 'Next retry', value: (c) => (c.retryAt ? ago(c.retryAt, nowMs) : '') },
-  ], p.cities, 'No cities.'));
+  $('poller-paused').replaceChildren(
+    ...(p.paused || []).map((x) =>
+      el(
+        'p',
+        { class: 'notice error' },
+        el('strong', { text: `${x.displayName} paused for ${x.targetDate}: ` }),
+        el('span', { text: x.reason }),
+      ),
+    ),
+  );
+  $('poller-table').replaceChildren(
+    table(
+      [
+        { label: 'City', value: (c) => el('span', { title: c.city, text: c.displayName }) },
+        {
+          label: 'State',
+          value: (c) =>
+            c.rule && c.rule.status === 'paused'
+              ? pill('paused', 'bad')
+              : c.failures > 0
+                ? pill(`backing off (${c.failures})`, 'bad')
+                : c.noMarket
+                  ? pill('no market', 'warn')
+                  : c.lastOkAt
+                    ? pill('ok', 'ok')
+                    : pill('waiting', 'warn'),
+        },
+        {
+          label: 'Rule',
+          value: (c) => (c.rule ? el('span', { title: c.rule.reason || '', text: ruleText(c.rule) }) : ''),
+        },
+        {
+          label: 'Last reading',
+          value: (c) =>
+            c.lastReading
+              ? `${c.lastReading.high}°${c.lastReading.unit} ${c.lastReading.bucket ?? ''} (${c.lastReading.targetDate})`
+              : '',
+        },
+        { label: 'Latest seq', value: (c) => c.latestSeq, num: true },
+        { label: 'Last attempt', value: (c) => ago(c.lastAttemptAt, nowMs) },
+        { label: 'Last success', value: (c) => ago(c.lastOkAt, nowMs) },
+        {
+          label: 'Last error',
+          value: (c) =>
+            c.lastError
+              ? el('span', {}, el('span', { class: 'error-text', text: c.lastError }), ' ', ago(c.lastErrorAt, nowMs))
+              : '',
+        },
+        { label: 'Next retry', value: (c) => (c.retryAt ? ago(c.retryAt, nowMs) : '') },
+      ],
+      p.cities,
+      'No cities.',
+    ),
+  );
 }
 
 // `noaa KSEA °F, obs metar`: the day's parsed resolution rule and the feed observing it.
@@ -202,48 +323,80 @@ function ruleText(r) {
 }
 
 function renderPayments(data, nowMs) {
-  $('payments-table').replaceChildren(table([
-    { label: 'When', value: (r) => ago(r.createdAt, nowMs) },
-    { label: 'Wallet', value: (r) => wallet(r.wallet) },
-    { label: 'City', value: (r) => r.city },
-    { label: 'Count', value: (r) => r.count, num: true },
-    { label: 'Amount', value: (r) => usd(r.amountMicro), num: true },
-    { label: 'Tx hash', value: (r) => hash(r.txHash) },
-    { label: 'Outcome', value: (r) => pill(r.status) },
-    { label: 'Note', value: (r) => (r.error ? el('span', { class: 'error-text', text: r.error }) : '') },
-  ], data.recentPayments, 'No payments yet.'));
-  $('refunds-table').replaceChildren(table([
-    { label: 'Queued', value: (r) => ago(r.createdAt, nowMs) },
-    { label: 'Payment', value: (r) => '#' + r.paymentId },
-    { label: 'Wallet', value: (r) => wallet(r.wallet) },
-    { label: 'Amount', value: (r) => usd(r.amountMicro), num: true },
-    { label: 'Tx hash', value: (r) => hash(r.txHash) },
-    { label: 'Reason', value: (r) => el('span', { class: 'error-text', text: r.reason }) },
-  ], data.refunds, 'No refunds owed.'));
-  $('entitlements-table').replaceChildren(table([
-    { label: 'Wallet', value: (r) => wallet(r.wallet) },
-    { label: 'City', value: (r) => r.city },
-    { label: 'Paid through seq', value: (r) => r.paidThroughSeq, num: true },
-    { label: 'City latest seq', value: (r) => r.latestSeq, num: true },
-    { label: 'Total paid signals', value: (r) => r.totalPaidSignals, num: true },
-    { label: 'Updated', value: (r) => ago(r.updatedAt, nowMs) },
-  ], data.entitlements, 'No entitlements yet.'));
+  $('payments-table').replaceChildren(
+    table(
+      [
+        { label: 'When', value: (r) => ago(r.createdAt, nowMs) },
+        { label: 'Wallet', value: (r) => wallet(r.wallet) },
+        { label: 'City', value: (r) => r.city },
+        { label: 'Count', value: (r) => r.count, num: true },
+        { label: 'Amount', value: (r) => usd(r.amountMicro), num: true },
+        { label: 'Tx hash', value: (r) => hash(r.txHash) },
+        { label: 'Outcome', value: (r) => pill(r.status) },
+        { label: 'Note', value: (r) => (r.error ? el('span', { class: 'error-text', text: r.error }) : '') },
+      ],
+      data.recentPayments,
+      'No payments yet.',
+    ),
+  );
+  $('refunds-table').replaceChildren(
+    table(
+      [
+        { label: 'Queued', value: (r) => ago(r.createdAt, nowMs) },
+        { label: 'Payment', value: (r) => '#' + r.paymentId },
+        { label: 'Wallet', value: (r) => wallet(r.wallet) },
+        { label: 'Amount', value: (r) => usd(r.amountMicro), num: true },
+        { label: 'Tx hash', value: (r) => hash(r.txHash) },
+        { label: 'Reason', value: (r) => el('span', { class: 'error-text', text: r.reason }) },
+      ],
+      data.refunds,
+      'No refunds owed.',
+    ),
+  );
+  $('entitlements-table').replaceChildren(
+    table(
+      [
+        { label: 'Wallet', value: (r) => wallet(r.wallet) },
+        { label: 'City', value: (r) => r.city },
+        { label: 'Paid through seq', value: (r) => r.paidThroughSeq, num: true },
+        { label: 'City latest seq', value: (r) => r.latestSeq, num: true },
+        { label: 'Total paid signals', value: (r) => r.totalPaidSignals, num: true },
+        { label: 'Updated', value: (r) => ago(r.updatedAt, nowMs) },
+      ],
+      data.entitlements,
+      'No entitlements yet.',
+    ),
+  );
 }
 
 function renderDeliveries(data, nowMs) {
   const c = data.deliveries.counts;
   const colors = { sent: '#1c7c54', queued: '#b3541e', sending: '#0f7c8c', failed: '#a3212a' };
-  hbarChart('deliveries-chart', 'Outbox rows by status', ['sent', 'queued', 'sending', 'failed'].map((s) => ({ label: s, value: c[s], color: colors[s] })), String);
-  $('deliveries-table').replaceChildren(table([
-    { label: 'Updated', value: (r) => ago(r.updatedAt, nowMs) },
-    { label: 'Wallet', value: (r) => wallet(r.wallet) },
-    { label: 'City', value: (r) => r.city },
-    { label: 'Seq', value: (r) => r.seq, num: true },
-    { label: 'Bucket', value: (r) => r.bucket },
-    { label: 'Status', value: (r) => pill(r.status) },
-    { label: 'Attempts', value: (r) => r.attempts, num: true },
-    { label: 'Last error', value: (r) => (r.lastError ? el('span', { class: 'error-text', text: r.lastError }) : '') },
-  ], data.deliveries.recent, 'No deliveries yet.'));
+  hbarChart(
+    'deliveries-chart',
+    'Outbox rows by status',
+    ['sent', 'queued', 'sending', 'failed'].map((s) => ({ label: s, value: c[s], color: colors[s] })),
+    String,
+  );
+  $('deliveries-table').replaceChildren(
+    table(
+      [
+        { label: 'Updated', value: (r) => ago(r.updatedAt, nowMs) },
+        { label: 'Wallet', value: (r) => wallet(r.wallet) },
+        { label: 'City', value: (r) => r.city },
+        { label: 'Seq', value: (r) => r.seq, num: true },
+        { label: 'Bucket', value: (r) => r.bucket },
+        { label: 'Status', value: (r) => pill(r.status) },
+        { label: 'Attempts', value: (r) => r.attempts, num: true },
+        {
+          label: 'Last error',
+          value: (r) => (r.lastError ? el('span', { class: 'error-text', text: r.lastError }) : ''),
+        },
+      ],
+      data.deliveries.recent,
+      'No deliveries yet.',
+    ),
+  );
 }
 
 function render(data) {
@@ -286,7 +439,11 @@ async function load() {
   if (!token) return showLogin('');
   let res;
   try {
-    res = await fetch('admin/data.json', { headers: { authorization: 'Bearer ' + token }, cache: 'no-store', credentials: 'omit' });
+    res = await fetch('admin/data.json', {
+      headers: { authorization: 'Bearer ' + token },
+      cache: 'no-store',
+      credentials: 'omit',
+    });
   } catch (err) {
     return showError('Could not reach the service: ' + err.message);
   }

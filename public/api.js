@@ -23,7 +23,8 @@ function schemaLabel(schema) {
   if (schema.$ref) return el('a', { href: '#schema-' + refName(schema.$ref), text: refName(schema.$ref) });
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
-  if (schema.anyOf) return el('span', {}, ...schema.anyOf.flatMap((s, i) => (i ? [' | ', schemaLabel(s)] : [schemaLabel(s)])));
+  if (schema.anyOf)
+    return el('span', {}, ...schema.anyOf.flatMap((s, i) => (i ? [' | ', schemaLabel(s)] : [schemaLabel(s)])));
   if (Array.isArray(schema.type)) return schema.type.join(' | ');
   if (schema.type === 'array') return el('span', {}, 'array of ', schemaLabel(schema.items));
   return (schema.type || 'object') + (schema.format ? ' (' + schema.format + ')' : '');
@@ -33,13 +34,29 @@ function propertyTable(schema) {
   const props = schema?.properties;
   if (!props) return null;
   const required = new Set(schema.required || []);
-  return el('table', { class: 'props' },
+  return el(
+    'table',
+    { class: 'props' },
     el('thead', {}, el('tr', {}, el('th', { text: 'field' }), el('th', { text: 'type' }), el('th', { text: 'notes' }))),
-    el('tbody', {}, Object.entries(props).map(([name, p]) => el('tr', {},
-      el('td', {}, el('code', { text: name }), required.has(name) ? '' : el('span', { class: 'optional', text: ' optional' })),
-      el('td', {}, schemaLabel(p)),
-      el('td', { text: p.description || '' }),
-    ))));
+    el(
+      'tbody',
+      {},
+      Object.entries(props).map(([name, p]) =>
+        el(
+          'tr',
+          {},
+          el(
+            'td',
+            {},
+            el('code', { text: name }),
+            required.has(name) ? '' : el('span', { class: 'optional', text: ' optional' }),
+          ),
+          el('td', {}, schemaLabel(p)),
+          el('td', { text: p.description || '' }),
+        ),
+      ),
+    ),
+  );
 }
 
 function securityText(op) {
@@ -54,21 +71,75 @@ function operationCard(path, method, op) {
   const responses = Object.entries(op.responses || {});
   const tryable = method === 'get' && params.every((p) => !p.required) && (!op.security || op.security.length === 0);
   const output = el('pre', { class: 'try-output', hidden: true });
-  const card = el('article', { class: 'endpoint', id: 'op-' + id, 'data-endpoint': method.toUpperCase() + ' ' + path },
-    el('h3', {}, el('span', { class: 'method ' + method, text: method.toUpperCase() }), ' ', el('code', { class: 'path', text: path }), ' ', securityText(op)),
+  const card = el(
+    'article',
+    { class: 'endpoint', id: 'op-' + id, 'data-endpoint': method.toUpperCase() + ' ' + path },
+    el(
+      'h3',
+      {},
+      el('span', { class: 'method ' + method, text: method.toUpperCase() }),
+      ' ',
+      el('code', { class: 'path', text: path }),
+      ' ',
+      securityText(op),
+    ),
     el('p', { class: 'op-summary', text: op.summary || '' }),
     op.description ? el('p', { class: 'op-description', text: op.description }) : null,
-    params.length ? el('table', { class: 'props' },
-      el('thead', {}, el('tr', {}, el('th', { text: 'parameter' }), el('th', { text: 'in' }), el('th', { text: 'type' }), el('th', { text: 'notes' }))),
-      el('tbody', {}, params.map((p) => el('tr', {},
-        el('td', {}, el('code', { text: p.name }), p.required ? '' : el('span', { class: 'optional', text: ' optional' })),
-        el('td', { text: p.in }), el('td', {}, schemaLabel(p.schema)), el('td', { text: p.description || '' }))))) : null,
-    el('ul', { class: 'responses' }, responses.map(([status, r]) => {
-      const content = r.content || {};
-      const [type, media] = Object.entries(content)[0] || [];
-      return el('li', {}, el('span', { class: 'status s' + status[0], text: status }), ' ', r.description || '',
-        type ? el('span', { class: 'media' }, ' — ', type, media?.schema ? [' ', schemaLabel(media.schema)] : []) : null);
-    })),
+    params.length
+      ? el(
+          'table',
+          { class: 'props' },
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              el('th', { text: 'parameter' }),
+              el('th', { text: 'in' }),
+              el('th', { text: 'type' }),
+              el('th', { text: 'notes' }),
+            ),
+          ),
+          el(
+            'tbody',
+            {},
+            params.map((p) =>
+              el(
+                'tr',
+                {},
+                el(
+                  'td',
+                  {},
+                  el('code', { text: p.name }),
+                  p.required ? '' : el('span', { class: 'optional', text: ' optional' }),
+                ),
+                el('td', { text: p.in }),
+                el('td', {}, schemaLabel(p.schema)),
+                el('td', { text: p.description || '' }),
+              ),
+            ),
+          ),
+        )
+      : null,
+    el(
+      'ul',
+      { class: 'responses' },
+      responses.map(([status, r]) => {
+        const content = r.content || {};
+        const [type, media] = Object.entries(content)[0] || [];
+        return el(
+          'li',
+          {},
+          el('span', { class: 'status s' + status[0], text: status }),
+          ' ',
+          r.description || '',
+          type
+            ? el('span', { class: 'media' }, ' — ', type, media?.schema ? [' ', schemaLabel(media.schema)] : [])
+            : null,
+        );
+      }),
+    ),
   );
   if (tryable) {
     const button = el('button', { type: 'button', text: 'Try it' });
@@ -79,8 +150,13 @@ function operationCard(path, method, op) {
         const res = await fetch(path.replace(/^\//, ''), { headers: { accept: 'application/json' } });
         const text = await res.text();
         let shown = text;
-        try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch { /* not JSON: show as is */ }
-        output.textContent = res.status + ' ' + (res.headers.get('content-type') || '') + '\n\n' + shown.slice(0, 20000);
+        try {
+          shown = JSON.stringify(JSON.parse(text), null, 2);
+        } catch {
+          /* not JSON: show as is */
+        }
+        output.textContent =
+          res.status + ' ' + (res.headers.get('content-type') || '') + '\n\n' + shown.slice(0, 20000);
       } catch (err) {
         output.textContent = 'request failed: ' + err;
       }
@@ -99,19 +175,45 @@ function renderEndpoints(doc) {
       const tag = op.tags?.[0] || 'other';
       if (!byTag.has(tag)) byTag.set(tag, []);
       byTag.get(tag).push(operationCard(path, method, op));
-      index.append(el('tr', {},
-        el('td', {}, el('span', { class: 'method ' + method, text: method.toUpperCase() })),
-        el('td', {}, el('a', { href: '#op-' + (op.operationId || method + path) }, el('code', { text: path }))),
-        el('td', {}, securityText(op)),
-        el('td', { text: op.summary || '' })));
+      index.append(
+        el(
+          'tr',
+          {},
+          el('td', {}, el('span', { class: 'method ' + method, text: method.toUpperCase() })),
+          el('td', {}, el('a', { href: '#op-' + (op.operationId || method + path) }, el('code', { text: path }))),
+          el('td', {}, securityText(op)),
+          el('td', { text: op.summary || '' }),
+        ),
+      );
     }
   }
   const tagInfo = new Map((doc.tags || []).map((t) => [t.name, t.description]));
-  list.append(el('table', { class: 'props index' },
-    el('thead', {}, el('tr', {}, ['method', 'path', 'access', 'summary'].map((h) => el('th', { text: h })))), index));
+  list.append(
+    el(
+      'table',
+      { class: 'props index' },
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ['method', 'path', 'access', 'summary'].map((h) => el('th', { text: h })),
+        ),
+      ),
+      index,
+    ),
+  );
   for (const [tag, cards] of byTag) {
-    list.append(el('section', { class: 'tag', id: 'tag-' + tag }, el('h3', { class: 'tag-name', text: tag }),
-      tagInfo.get(tag) ? el('p', { class: 'tag-description', text: tagInfo.get(tag) }) : null, cards));
+    list.append(
+      el(
+        'section',
+        { class: 'tag', id: 'tag-' + tag },
+        el('h3', { class: 'tag-name', text: tag }),
+        tagInfo.get(tag) ? el('p', { class: 'tag-description', text: tagInfo.get(tag) }) : null,
+        cards,
+      ),
+    );
   }
   document.getElementById('endpoints').hidden = false;
 }
@@ -121,14 +223,23 @@ function renderSchemas(doc) {
   const list = document.getElementById('schema-list');
   for (const [name, schema] of Object.entries(schemas)) {
     const raw = el('pre', { class: 'json', text: JSON.stringify(schema, null, 2) });
-    list.append(el('details', { class: 'schema', id: 'schema-' + name },
-      el('summary', {}, el('code', { text: name }), schema.description ? ' — ' + schema.description : ''),
-      propertyTable(schema) || raw, propertyTable(schema) ? el('details', {}, el('summary', { text: 'JSON Schema' }), raw) : null));
+    list.append(
+      el(
+        'details',
+        { class: 'schema', id: 'schema-' + name },
+        el('summary', {}, el('code', { text: name }), schema.description ? ' — ' + schema.description : ''),
+        propertyTable(schema) || raw,
+        propertyTable(schema) ? el('details', {}, el('summary', { text: 'JSON Schema' }), raw) : null,
+      ),
+    );
   }
   document.getElementById('schemas').hidden = false;
   const security = document.getElementById('security-list');
   for (const [name, s] of Object.entries(doc.components?.securitySchemes || {})) {
-    const how = s.type === 'http' ? 'Authorization: ' + s.scheme + ' (' + (s.bearerFormat || '') + ')' : s.in + ' header ' + s.name;
+    const how =
+      s.type === 'http'
+        ? 'Authorization: ' + s.scheme + ' (' + (s.bearerFormat || '') + ')'
+        : s.in + ' header ' + s.name;
     security.append(el('dt', {}, el('code', { text: name }), ' — ', how), el('dd', { text: s.description || '' }));
   }
   document.getElementById('security').hidden = false;
@@ -137,10 +248,47 @@ function renderSchemas(doc) {
 function renderBuying(discovery) {
   const p = discovery.pricing;
   if (p) {
-    document.getElementById('pricing').append(el('table', { class: 'props' },
-      el('thead', {}, el('tr', {}, ['tier', 'from count', 'unit price (USDC)', 'total at minimum'].map((h) => el('th', { text: h })))),
-      el('tbody', {}, p.tiers.map((t) => el('tr', {}, el('td', { text: t.name }), el('td', { text: t.minCount }), el('td', { text: t.unitPriceUsd }), el('td', { text: t.price }))))),
-    el('p', { text: 'Network ' + p.network + ', settlement wallet ' + (p.payTo || 'not configured') + ', USDC ' + p.asset + '. ' + p.rule + '.' }));
+    document.getElementById('pricing').append(
+      el(
+        'table',
+        { class: 'props' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ['tier', 'from count', 'unit price (USDC)', 'total at minimum'].map((h) => el('th', { text: h })),
+          ),
+        ),
+        el(
+          'tbody',
+          {},
+          p.tiers.map((t) =>
+            el(
+              'tr',
+              {},
+              el('td', { text: t.name }),
+              el('td', { text: t.minCount }),
+              el('td', { text: t.unitPriceUsd }),
+              el('td', { text: t.price }),
+            ),
+          ),
+        ),
+      ),
+      el('p', {
+        text:
+          'Network ' +
+          p.network +
+          ', settlement wallet ' +
+          (p.payTo || 'not configured') +
+          ', USDC ' +
+          p.asset +
+          '. ' +
+          p.rule +
+          '.',
+      }),
+    );
   }
   const pay = discovery.payment || {};
   for (const s of pay.steps || []) document.getElementById('pay-steps').append(el('li', { text: s }));

@@ -43,7 +43,14 @@ const db = openDb(join(dir, 'isocast.db'));
 const secret = Buffer.alloc(32, 0x42);
 const catalog = createCatalog();
 const app = createApp({
-  config, db, catalog, clock: systemClock, logger: createLogger({ level: 'error' }), sanctions: loadSanctionsList({}), secret, settler: createMockSettler(),
+  config,
+  db,
+  catalog,
+  clock: systemClock,
+  logger: createLogger({ level: 'error' }),
+  sanctions: loadSanctionsList({}),
+  secret,
+  settler: createMockSettler(),
 });
 
 // Pre-sign N distinct purchases (one buyer, distinct (city, count) pairs give distinct nonces);
@@ -56,8 +63,15 @@ for (let i = 0; i < 2 * N; i++) {
   const city = cities[i % cities.length]!;
   const count = 2 + Math.floor(i / cities.length);
   const body = paymentRequired({
-    city, count, resource: `${config.BASE_URL}/v1/subscribe`, payTo: MOCK_PAY_TO as Address, usdc: config.USDC_ADDRESS as Address,
-    secret, nowSeconds: Math.floor(nowMs / 1000), termsUrl: config.TERMS_URL, mode: 'mock',
+    city,
+    count,
+    resource: `${config.BASE_URL}/v1/subscribe`,
+    payTo: MOCK_PAY_TO as Address,
+    usdc: config.USDC_ADDRESS as Address,
+    secret,
+    nowSeconds: Math.floor(nowMs / 1000),
+    termsUrl: config.TERMS_URL,
+    mode: 'mock',
   });
   jobs.push({ city, count, xPayment: (await payFor402(body, buyer, { nowMs })).xPayment });
 }
@@ -67,24 +81,45 @@ const inProcessJobs = jobs.splice(N);
 const sample = jobs.slice(0, Math.min(N, 500)).map((j) => {
   const p = JSON.parse(Buffer.from(j.xPayment, 'base64').toString('utf8')).payload;
   const a = p.authorization;
-  return { signature: p.signature as Hex, auth: { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce } };
+  return {
+    signature: p.signature as Hex,
+    auth: {
+      from: a.from,
+      to: a.to,
+      value: BigInt(a.value),
+      validAfter: BigInt(a.validAfter),
+      validBefore: BigInt(a.validBefore),
+      nonce: a.nonce,
+    },
+  };
 });
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
 await new Promise<void>((r) => server.once('listening', () => r()));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const post = async (j: (typeof jobs)[number]) => {
-  const res = await fetch(`${base}/v1/subscribe?city=${j.city}&count=${j.count}`, { method: 'POST', headers: { 'x-payment': j.xPayment } });
+  const res = await fetch(`${base}/v1/subscribe?city=${j.city}&count=${j.count}`, {
+    method: 'POST',
+    headers: { 'x-payment': j.xPayment },
+  });
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`subscribe answered ${res.status}`);
 };
 const direct = async (j: (typeof jobs)[number]) => {
-  const res = await app.fetch(new Request(`http://bench/v1/subscribe?city=${j.city}&count=${j.count}`, { method: 'POST', headers: { 'x-payment': j.xPayment } }));
+  const res = await app.fetch(
+    new Request(`http://bench/v1/subscribe?city=${j.city}&count=${j.count}`, {
+      method: 'POST',
+      headers: { 'x-payment': j.xPayment },
+    }),
+  );
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`subscribe answered ${res.status}`);
 };
 const recover = (i: number) => {
   const s = sample[i % sample.length]!;
-  return recoverTypedDataAddress({ ...authorizationTypedData(config.USDC_ADDRESS as Address, s.auth), signature: s.signature });
+  return recoverTypedDataAddress({
+    ...authorizationTypedData(config.USDC_ADDRESS as Address, s.auth),
+    signature: s.signature,
+  });
 };
 
 // Warm-up: JIT, the HTTP path (replays, so no job is consumed twice), the SQLite page cache.
@@ -108,9 +143,11 @@ while (h < jobs.length || d < inProcessJobs.length) {
   h += batch.length;
   let k = 0;
   t0 = performance.now();
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, batch.length) }, async () => {
-    while (k < batch.length) await post(batch[k++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, batch.length) }, async () => {
+      while (k < batch.length) await post(batch[k++]!);
+    }),
+  );
   spent.http += performance.now() - t0;
   done.http += batch.length;
 
@@ -130,18 +167,21 @@ const applied = db.prepare(`SELECT count(*) FROM payments WHERE status = 'applie
 await new Promise<void>((r) => server.close(() => r()));
 db.close();
 rmSync(dir, { recursive: true, force: true });
-if (applied !== jobs.length + inProcessJobs.length) throw new Error(`expected ${jobs.length + inProcessJobs.length} applied payments, found ${applied}`);
+if (applied !== jobs.length + inProcessJobs.length)
+  throw new Error(`expected ${jobs.length + inProcessJobs.length} applied payments, found ${applied}`);
 
-process.stdout.write(JSON.stringify({
-  bench: 'payments',
-  subscribes: timed,
-  concurrency: CONCURRENCY,
-  subscribesPerSec: Math.round(subscribesPerSec),
-  recoveriesPerSec: Math.round(recoveriesPerSec),
-  ratio: Number((subscribesPerSec / recoveriesPerSec).toFixed(3)),
-  inProcessSubscribesPerSec: Math.round(inProcessPerSec),
-  inProcessRatio: Number((inProcessPerSec / recoveriesPerSec).toFixed(3)),
-  node: process.version,
-  cpus: cpus().length,
-  cpu: cpus()[0]?.model,
-}) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    bench: 'payments',
+    subscribes: timed,
+    concurrency: CONCURRENCY,
+    subscribesPerSec: Math.round(subscribesPerSec),
+    recoveriesPerSec: Math.round(recoveriesPerSec),
+    ratio: Number((subscribesPerSec / recoveriesPerSec).toFixed(3)),
+    inProcessSubscribesPerSec: Math.round(inProcessPerSec),
+    inProcessRatio: Number((inProcessPerSec / recoveriesPerSec).toFixed(3)),
+    node: process.version,
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+  }) + '\n',
+);

@@ -32,13 +32,26 @@ import { startupFigures, type StartupResult } from './bench/startup.ts';
 import { runGrowth } from './bench/growth.ts';
 import { load, pair, type PairResult, type PairSettings } from './bench/pairs.ts';
 import { passes, table, updateReadme, type Row } from './bench/report.ts';
-import { freePort, median, NODE, ROOT, round, rssMiB, runJson, sleep, spawnServer, type Spawned } from './bench/util.ts';
+import {
+  freePort,
+  median,
+  NODE,
+  ROOT,
+  round,
+  rssMiB,
+  runJson,
+  sleep,
+  spawnServer,
+  type Spawned,
+} from './bench/util.ts';
 
 const QUICK = process.argv.includes('--quick');
 // `--only reads` (or subscribe, peer, recovery, startup): that figure alone, printed, nothing
 // written; for before/after checks.
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-const READS: PairSettings = QUICK ? { connections: 16, durationS: 1, rounds: 4, warmupS: 1 } : { connections: 16, durationS: 1, rounds: 41, warmupS: 1 };
+const READS: PairSettings = QUICK
+  ? { connections: 16, durationS: 1, rounds: 4, warmupS: 1 }
+  : { connections: 16, durationS: 1, rounds: 41, warmupS: 1 };
 const CITY = 'nyc';
 const SEED_DAYS = 150; // 8 signals a day
 const BUY_COUNT = 2000;
@@ -64,13 +77,17 @@ if (ONLY === 'growth') {
 }
 const load0 = loadavg();
 
-const recoveryFigures = () => runJson<RecoveryResult>(join(ROOT, 'scripts', 'bench', 'recovery.ts'), { rounds: QUICK ? 3 : 9, burstMs: 300 });
+const recoveryFigures = () =>
+  runJson<RecoveryResult>(join(ROOT, 'scripts', 'bench', 'recovery.ts'), { rounds: QUICK ? 3 : 9, burstMs: 300 });
 const STARTUP_RUNS = 9;
 if (ONLY === 'peer' || ONLY === 'recovery' || ONLY === 'startup') {
   if (ONLY === 'startup' && binaryIsStale()) await buildBinary(log);
-  const out = ONLY === 'peer' ? await runPeer({ runDir: RUN, quick: QUICK, log })
-    : ONLY === 'recovery' ? await recoveryFigures()
-    : await startupFigures({ runDir: RUN, runs: STARTUP_RUNS, log });
+  const out =
+    ONLY === 'peer'
+      ? await runPeer({ runDir: RUN, quick: QUICK, log })
+      : ONLY === 'recovery'
+        ? await recoveryFigures()
+        : await startupFigures({ runDir: RUN, runs: STARTUP_RUNS, log });
   process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
   rmSync(RUN, { recursive: true, force: true });
   process.exit(0);
@@ -85,21 +102,37 @@ if (!ONLY && binaryIsStale()) {
 const dataDir = join(RUN, 'data');
 const signalsSeeded = seedSignals(join(dataDir, 'isocast.db'), { city: CITY, days: SEED_DAYS });
 const serverEnv = (port: number, dir: string, home: string): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_CACHE_HOME: join(home, 'cache'), DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(port),
-  BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_MODE: 'mock', FEED: 'sim',
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  XDG_CACHE_HOME: join(home, 'cache'),
+  DATA_DIR: dir,
+  HOST: '127.0.0.1',
+  PORT: String(port),
+  BASE_URL: `http://127.0.0.1:${port}`,
+  PAYMENT_MODE: 'mock',
+  FEED: 'sim',
   // One tick at start (baselines only), then quiet: the sim feed must not change the bytes under test.
-  POLL_INTERVAL_MS: '3600000', LOG_LEVEL: 'info',
+  POLL_INTERVAL_MS: '3600000',
+  LOG_LEVEL: 'info',
   // The subscribe pair is one client posting as fast as it can: exactly what the address limit stops.
-  RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_WALLET_PER_MIN: '0',
+  RATE_LIMIT_ADDRESS_PER_MIN: '0',
+  RATE_LIMIT_WALLET_PER_MIN: '0',
 });
 const port = await freePort();
-const server = await spawnServer(NODE, [join(process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src'), 'main.ts'), 'serve'], { env: serverEnv(port, dataDir, RUN), port, logFile: join(RUN, 'server.log') });
+const server = await spawnServer(NODE, [join(process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src'), 'main.ts'), 'serve'], {
+  env: serverEnv(port, dataDir, RUN),
+  port,
+  logFile: join(RUN, 'server.log'),
+});
 let ceiling: Spawned | null = null;
 try {
   const reader = privateKeyToAccount(keccak256(toHex('isocast-bench-reader')));
   const subscribeUrl = `${server.url}/v1/subscribe?city=${CITY}&count=${BUY_COUNT}`;
   const challenge = await (await fetch(subscribeUrl, { method: 'POST' })).json();
-  const bought = await fetch(subscribeUrl, { method: 'POST', headers: { 'x-payment': (await payFor402(challenge, reader)).xPayment } });
+  const bought = await fetch(subscribeUrl, {
+    method: 'POST',
+    headers: { 'x-payment': (await payFor402(challenge, reader)).xPayment },
+  });
   const purchase = (await bought.json()) as { receiptToken: string; paidThroughSeq: number };
   if (bought.status !== 200) throw new Error(`purchase answered ${bought.status}`);
   const bearer = { authorization: `Bearer ${purchase.receiptToken}` };
@@ -109,20 +142,43 @@ try {
   const pageRes = await fetch(server.url + signalsPath, { headers: bearer });
   const page = await pageRes.text();
   const parsedPage = JSON.parse(page) as { signals: unknown[]; more: boolean };
-  if (pageRes.status !== 200 || parsedPage.signals.length !== 100 || !parsedPage.more) throw new Error(`signals page: ${pageRes.status}, ${parsedPage.signals.length} signals`);
+  if (pageRes.status !== 200 || parsedPage.signals.length !== 100 || !parsedPage.more)
+    throw new Error(`signals page: ${pageRes.status}, ${parsedPage.signals.length} signals`);
   const cities = await (await fetch(`${server.url}/v1/cities`)).text();
   writeFileSync(join(RUN, 'signals.json'), page);
   writeFileSync(join(RUN, 'cities.json'), cities);
-  const ceilingInput = (p: number) => JSON.stringify({ port: p, routes: { '/v1/signals': join(RUN, 'signals.json'), '/v1/cities': join(RUN, 'cities.json') } });
+  const ceilingInput = (p: number) =>
+    JSON.stringify({
+      port: p,
+      routes: { '/v1/signals': join(RUN, 'signals.json'), '/v1/cities': join(RUN, 'cities.json') },
+    });
   const ceilingPort = await freePort();
-  ceiling = await spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'ceiling.ts'), ceilingInput(ceilingPort)], { env: process.env, port: ceilingPort, logFile: join(RUN, 'ceiling.log') });
+  ceiling = await spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'ceiling.ts'), ceilingInput(ceilingPort)], {
+    env: process.env,
+    port: ceilingPort,
+    logFile: join(RUN, 'ceiling.log'),
+  });
 
   const pairAt = (serverPath: string, ceilingPath: string, headers: Record<string, string>) =>
-    pair({ url: server.url + serverPath, pid: server.child.pid! }, { url: ceiling!.url + ceilingPath, pid: ceiling!.child.pid! }, headers, READS);
+    pair(
+      { url: server.url + serverPath, pid: server.child.pid! },
+      { url: ceiling!.url + ceilingPath, pid: ceiling!.child.pid! },
+      headers,
+      READS,
+    );
   if (ONLY) {
-    const out = ONLY === 'reads'
-      ? { signals: await pairAt(signalsPath, '/v1/signals', bearer), cities: await pairAt('/v1/cities', '/v1/cities', {}) }
-      : await runJson<object>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), { url: server.url, accounts: 20, concurrency: 16, rounds: 4 });
+    const out =
+      ONLY === 'reads'
+        ? {
+            signals: await pairAt(signalsPath, '/v1/signals', bearer),
+            cities: await pairAt('/v1/cities', '/v1/cities', {}),
+          }
+        : await runJson<object>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), {
+            url: server.url,
+            accounts: 20,
+            concurrency: 16,
+            rounds: 4,
+          });
     process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
     await ceiling.stop();
     ceiling = null;
@@ -137,8 +193,19 @@ try {
   log(`cities ratio ${citiesPair.ratio.toFixed(3)}`);
 
   log('subscribe');
-  const subscribe = await runJson<{ subscribes: number; subscribesPerSec: number; recoveriesPerSec: number; ratio: number; ratioSpread: number; concurrency: number }>(
-    join(ROOT, 'scripts', 'bench', 'subscribe.ts'), { url: server.url, accounts: QUICK ? 15 : 40, concurrency: 16, rounds: QUICK ? 3 : 9 });
+  const subscribe = await runJson<{
+    subscribes: number;
+    subscribesPerSec: number;
+    recoveriesPerSec: number;
+    ratio: number;
+    ratioSpread: number;
+    concurrency: number;
+  }>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), {
+    url: server.url,
+    accounts: QUICK ? 15 : 40,
+    concurrency: 16,
+    rounds: QUICK ? 3 : 9,
+  });
   log(`subscribe ratio ${subscribe.ratio.toFixed(3)}`);
   await server.stop();
 
@@ -155,15 +222,31 @@ try {
   const startup = await startupFigures({ runDir: RUN, runs: STARTUP_RUNS, log });
 
   log('poller');
-  const poller = await runJson<PollerResult>(join(ROOT, 'scripts', 'bench', 'poller.ts'), { changes: QUICK ? 20 : 200, intervalMs: 1000, sizes: [37, 370, 3_700] });
+  const poller = await runJson<PollerResult>(join(ROOT, 'scripts', 'bench', 'poller.ts'), {
+    changes: QUICK ? 20 : 200,
+    intervalMs: 1000,
+    sizes: [37, 370, 3_700],
+  });
   log('latency from publication, live defaults');
   const fromPublication = await runJson<LatencyResult>(LATENCY, latencyInput);
 
   const results = {
     generatedAt: new Date(started).toISOString(),
     durationS: round((Date.now() - started) / 1000, 0),
-    machine: { node: process.version, cpus: availableParallelism(), cpu: cpus()[0]?.model ?? '', loadAverageAtStart: load0.map((x) => round(x, 2)), loadAverageAtEnd: loadavg().map((x) => round(x, 2)) },
-    settings: { reads: READS, seededSignals: signalsSeeded, pageBytes: Buffer.byteLength(page), citiesBytes: Buffer.byteLength(cities), quick: QUICK },
+    machine: {
+      node: process.version,
+      cpus: availableParallelism(),
+      cpu: cpus()[0]?.model ?? '',
+      loadAverageAtStart: load0.map((x) => round(x, 2)),
+      loadAverageAtEnd: loadavg().map((x) => round(x, 2)),
+    },
+    settings: {
+      reads: READS,
+      seededSignals: signalsSeeded,
+      pageBytes: Buffer.byteLength(page),
+      citiesBytes: Buffer.byteLength(cities),
+      quick: QUICK,
+    },
     reads: { signals, cities: citiesPair },
     subscribe,
     peer,
@@ -176,7 +259,10 @@ try {
   const rows = tableRows(results);
   const md = `${table(rows)}\n\n${footnote(results)}`;
   writeFileSync(join(ROOT, 'bench', 'results.json'), JSON.stringify({ ...results, table: rows }, null, 2) + '\n');
-  writeFileSync(join(ROOT, 'bench', 'results.md'), `# Benchmark results\n\nWritten by \`npm run bench\`; method in docs/performance.md.\n\n${md}\n`);
+  writeFileSync(
+    join(ROOT, 'bench', 'results.md'),
+    `# Benchmark results\n\nWritten by \`npm run bench\`; method in docs/performance.md.\n\n${md}\n`,
+  );
   if (!QUICK) updateReadme(join(ROOT, 'README.md'), md);
   process.stdout.write(md + '\n');
   rmSync(RUN, { recursive: true, force: true });
@@ -188,14 +274,35 @@ try {
 
 type Pct = { n: number; p50: number; p99: number; max: number };
 type LatencyResult = {
-  cities: number; publications: number; pollIntervalMs: number; oddsDeadlineMs: number; committed: number; pushed: number;
-  toCommitMs: Pct; toBotMs: Pct; budget: { windowS: number; metar: number; gamma: number; clob: number; perHour: { metar: number; gamma: number } };
+  cities: number;
+  publications: number;
+  pollIntervalMs: number;
+  oddsDeadlineMs: number;
+  committed: number;
+  pushed: number;
+  toCommitMs: Pct;
+  toBotMs: Pct;
+  budget: { windowS: number; metar: number; gamma: number; clob: number; perHour: { metar: number; gamma: number } };
   clobDown: { publications: number; stored: number; nullBuckets: number; heldBackMs: Pct; toCommitMs: Pct };
 };
 
 type PollerResult = {
-  latency: { changes: number; pollIntervalMs: number; committed: number; pushed: number; toCommitMs: { p50: number; p99: number; max: number }; toBotMs: { p50: number; p99: number; max: number } };
-  ticks: { cities: number; coldMs: number; steadyMs: number; crossingMs: number; steadyUsPerCity: number; crossingUsPerCity: number }[];
+  latency: {
+    changes: number;
+    pollIntervalMs: number;
+    committed: number;
+    pushed: number;
+    toCommitMs: { p50: number; p99: number; max: number };
+    toBotMs: { p50: number; p99: number; max: number };
+  };
+  ticks: {
+    cities: number;
+    coldMs: number;
+    steadyMs: number;
+    crossingMs: number;
+    steadyUsPerCity: number;
+    crossingUsPerCity: number;
+  }[];
 };
 
 /**
@@ -203,15 +310,34 @@ type PollerResult = {
  * BINARY_STARTS (after one start that extracts the addon), alternating with starts of the ceiling
  * process; then VmRSS 2 s after start, and sampled every 200 ms under the signals read load.
  */
-async function binaryFigures(ceilingInput: (port: number) => string, bearer: Record<string, string>, signalsPath: string) {
+async function binaryFigures(
+  ceilingInput: (port: number) => string,
+  bearer: Record<string, string>,
+  signalsPath: string,
+) {
   const home = join(RUN, 'bin-home');
   const dir = join(RUN, 'bin-data');
   mkdirSync(home, { recursive: true });
   cpSync(join(RUN, 'data'), dir, { recursive: true });
   const bin = join(home, 'isocast');
   copyFileSync(BINARY, bin);
-  const startBinary = async () => { const p = await freePort(); return spawnServer(bin, ['serve'], { env: serverEnv(p, dir, home), port: p, cwd: home, logFile: join(RUN, 'binary.log') }); };
-  const startCeiling = async () => { const p = await freePort(); return spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'ceiling.ts'), ceilingInput(p)], { env: process.env, port: p, logFile: join(RUN, 'ceiling-start.log') }); };
+  const startBinary = async () => {
+    const p = await freePort();
+    return spawnServer(bin, ['serve'], {
+      env: serverEnv(p, dir, home),
+      port: p,
+      cwd: home,
+      logFile: join(RUN, 'binary.log'),
+    });
+  };
+  const startCeiling = async () => {
+    const p = await freePort();
+    return spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'ceiling.ts'), ceilingInput(p)], {
+      env: process.env,
+      port: p,
+      logFile: join(RUN, 'ceiling-start.log'),
+    });
+  };
   await (await startBinary()).stop();
   const binStarts: number[] = [];
   const ceilStarts: number[] = [];
@@ -230,25 +356,62 @@ async function binaryFigures(ceilingInput: (port: number) => string, bearer: Rec
     const timer = setInterval(() => samples.push(rssMiB(s.child.pid!)), 200);
     const r = await load(url, headers, READS.connections, READS.durationS);
     clearInterval(timer);
-    return { idleMiB: round(idle), loadMedianMiB: round(median(samples)), loadMaxMiB: round(Math.max(...samples)), rps: Math.round(r.rps) };
+    return {
+      idleMiB: round(idle),
+      loadMedianMiB: round(median(samples)),
+      loadMaxMiB: round(Math.max(...samples)),
+      rps: Math.round(r.rps),
+    };
   };
   const b = await startBinary();
   const binRss = await under(b, b.url + signalsPath, bearer).finally(() => b.stop());
   const c = await startCeiling();
   const ceilRss = await under(c, `${c.url}/v1/signals`, {}).finally(() => c.stop());
   return {
-    starts: BINARY_STARTS, startMedianMs: round(median(binStarts)), startsMs: binStarts.map((x) => round(x)),
-    ceilingStartMedianMs: round(median(ceilStarts)), rss: binRss, ceilingRss: ceilRss,
+    starts: BINARY_STARTS,
+    startMedianMs: round(median(binStarts)),
+    startsMs: binStarts.map((x) => round(x)),
+    ceilingStartMedianMs: round(median(ceilStarts)),
+    rss: binRss,
+    ceilingRss: ceilRss,
   };
 }
 
-type RecoveryResult = { wasmUs: number; viemUs: number; speedup: number; wasmPerSec: number; viemPerSec: number; wasmLoadMs: number };
+type RecoveryResult = {
+  wasmUs: number;
+  viemUs: number;
+  speedup: number;
+  wasmPerSec: number;
+  viemPerSec: number;
+  wasmLoadMs: number;
+};
 
-function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number }; peer: PeerResult; recovery: RecoveryResult; poller: PollerResult; fromPublication: LatencyResult; binary: Awaited<ReturnType<typeof binaryFigures>>; startup: StartupResult }): Row[] {
+function tableRows(r: {
+  reads: { signals: PairResult; cities: PairResult };
+  subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number };
+  peer: PeerResult;
+  recovery: RecoveryResult;
+  poller: PollerResult;
+  fromPublication: LatencyResult;
+  binary: Awaited<ReturnType<typeof binaryFigures>>;
+  startup: StartupResult;
+}): Row[] {
   const rps = (x: number) => `${Math.round(x).toLocaleString('en-US')} req/s`;
   const cpu = (us: number) => `${us} µs`;
-  const row = (figure: string, measured: string, ceilingText: string, ratio: number | null, target: string | null): Row =>
-    ({ figure, measured, ceiling: ceilingText, ratio, target, pass: ratio === null || target === null ? null : passes(ratio, target) });
+  const row = (
+    figure: string,
+    measured: string,
+    ceilingText: string,
+    ratio: number | null,
+    target: string | null,
+  ): Row => ({
+    figure,
+    measured,
+    ceiling: ceilingText,
+    ratio,
+    target,
+    pass: ratio === null || target === null ? null : passes(ratio, target),
+  });
   const lat = r.poller.latency;
   const ticks = r.poller.ticks;
   const t = (n: number) => ticks.find((x) => x.cities === n)!;
@@ -257,44 +420,190 @@ function tableRows(r: { reads: { signals: PairResult; cities: PairResult }; subs
   // alone: what the p50 would be if detecting, storing and pushing took no time at all.
   const waitAlone = lat.pollIntervalMs / 2;
   const rows: Row[] = [
-    row(`GET /v1/signals, bearer, 100 signals (${Math.round(r.reads.signals.bytesPerReq / 1024)} KiB)`, rps(r.reads.signals.serverRps), `${rps(r.reads.signals.ceilingRps)} bare Hono, same bytes`, r.reads.signals.ratio, '>= 0.7'),
-    row('GET /v1/cities', rps(r.reads.cities.serverRps), `${rps(r.reads.cities.ceilingRps)} bare Hono, same bytes`, r.reads.cities.ratio, '>= 0.9'),
-    row('GET /v1/signals: server CPU per request (ratio = ceiling / server)', cpu(r.reads.signals.serverCpuUsPerReq), cpu(r.reads.signals.ceilingCpuUsPerReq), r.reads.signals.cpuRatio, null),
-    row('GET /v1/cities: server CPU per request (ratio = ceiling / server)', cpu(r.reads.cities.serverCpuUsPerReq), cpu(r.reads.cities.ceilingCpuUsPerReq), r.reads.cities.cpuRatio, null),
-    row('POST /v1/subscribe, mock mode, fresh authorizations', `${Math.round(r.subscribe.subscribesPerSec)} /s`, `${Math.round(r.subscribe.recoveriesPerSec)} signature recoveries/s (same recovery code)`, r.subscribe.ratio, '>= 0.5'),
-    row('signature recovery alone: WASM libsecp256k1 (production) vs viem (ratio = speed-up)', `${r.recovery.wasmUs} µs`, `${r.recovery.viemUs} µs viem`, r.recovery.speedup, null),
-    row(`paid POST /v1/subscribe, live, facilitator, concurrency ${r.peer.concurrency}`, rps(r.peer.subscribe.rps), `${rps(r.peer.peer.rps)} @x402/hono paid GET, same facilitator, ${r.peer.bodyBytes} B body`, r.peer.subscribe.rpsRatio, '>= 1.0'),
-    row('inline paid GET /v1/signals, live, facilitator', rps(r.peer.signals.rps), `${rps(r.peer.peer.rps)} @x402/hono paid GET`, r.peer.signals.rpsRatio, '>= 1.0'),
-    row('server CPU per paid request: subscribe / inline signals (ratio = peer / subscribe)', `${cpu(r.peer.subscribe.cpuUsPerReq)} / ${cpu(r.peer.signals.cpuUsPerReq)}`, `${cpu(r.peer.peer.cpuUsPerReq)} @x402/hono`, 1 / r.peer.subscribe.cpuPerReqMultiple, null),
-    row(`detection latency p50 / p99, change -> committed signal (poll every ${lat.pollIntervalMs} ms)`, `${lat.toCommitMs.p50} / ${lat.toCommitMs.p99} ms`, `${waitAlone} ms (half a poll interval: the wait alone)`, waitAlone / lat.toCommitMs.p50, null),
-    row('detection latency p50 / p99, change -> fake bot received the push', `${lat.toBotMs.p50} / ${lat.toBotMs.p99} ms`, `${waitAlone} ms`, waitAlone / lat.toBotMs.p50, null),
+    row(
+      `GET /v1/signals, bearer, 100 signals (${Math.round(r.reads.signals.bytesPerReq / 1024)} KiB)`,
+      rps(r.reads.signals.serverRps),
+      `${rps(r.reads.signals.ceilingRps)} bare Hono, same bytes`,
+      r.reads.signals.ratio,
+      '>= 0.7',
+    ),
+    row(
+      'GET /v1/cities',
+      rps(r.reads.cities.serverRps),
+      `${rps(r.reads.cities.ceilingRps)} bare Hono, same bytes`,
+      r.reads.cities.ratio,
+      '>= 0.9',
+    ),
+    row(
+      'GET /v1/signals: server CPU per request (ratio = ceiling / server)',
+      cpu(r.reads.signals.serverCpuUsPerReq),
+      cpu(r.reads.signals.ceilingCpuUsPerReq),
+      r.reads.signals.cpuRatio,
+      null,
+    ),
+    row(
+      'GET /v1/cities: server CPU per request (ratio = ceiling / server)',
+      cpu(r.reads.cities.serverCpuUsPerReq),
+      cpu(r.reads.cities.ceilingCpuUsPerReq),
+      r.reads.cities.cpuRatio,
+      null,
+    ),
+    row(
+      'POST /v1/subscribe, mock mode, fresh authorizations',
+      `${Math.round(r.subscribe.subscribesPerSec)} /s`,
+      `${Math.round(r.subscribe.recoveriesPerSec)} signature recoveries/s (same recovery code)`,
+      r.subscribe.ratio,
+      '>= 0.5',
+    ),
+    row(
+      'signature recovery alone: WASM libsecp256k1 (production) vs viem (ratio = speed-up)',
+      `${r.recovery.wasmUs} µs`,
+      `${r.recovery.viemUs} µs viem`,
+      r.recovery.speedup,
+      null,
+    ),
+    row(
+      `paid POST /v1/subscribe, live, facilitator, concurrency ${r.peer.concurrency}`,
+      rps(r.peer.subscribe.rps),
+      `${rps(r.peer.peer.rps)} @x402/hono paid GET, same facilitator, ${r.peer.bodyBytes} B body`,
+      r.peer.subscribe.rpsRatio,
+      '>= 1.0',
+    ),
+    row(
+      'inline paid GET /v1/signals, live, facilitator',
+      rps(r.peer.signals.rps),
+      `${rps(r.peer.peer.rps)} @x402/hono paid GET`,
+      r.peer.signals.rpsRatio,
+      '>= 1.0',
+    ),
+    row(
+      'server CPU per paid request: subscribe / inline signals (ratio = peer / subscribe)',
+      `${cpu(r.peer.subscribe.cpuUsPerReq)} / ${cpu(r.peer.signals.cpuUsPerReq)}`,
+      `${cpu(r.peer.peer.cpuUsPerReq)} @x402/hono`,
+      1 / r.peer.subscribe.cpuPerReqMultiple,
+      null,
+    ),
+    row(
+      `detection latency p50 / p99, change -> committed signal (poll every ${lat.pollIntervalMs} ms)`,
+      `${lat.toCommitMs.p50} / ${lat.toCommitMs.p99} ms`,
+      `${waitAlone} ms (half a poll interval: the wait alone)`,
+      waitAlone / lat.toCommitMs.p50,
+      null,
+    ),
+    row(
+      'detection latency p50 / p99, change -> fake bot received the push',
+      `${lat.toBotMs.p50} / ${lat.toBotMs.p99} ms`,
+      `${waitAlone} ms`,
+      waitAlone / lat.toBotMs.p50,
+      null,
+    ),
     ...publicationRows(r.fromPublication, row),
-    ...ticks.map((x) => row(`poller tick, ${x.cities.toLocaleString('en-US')} cities: steady / all crossing`, `${x.steadyMs} / ${x.crossingMs} ms`, `${x.steadyUsPerCity} / ${x.crossingUsPerCity} µs per city`, null, null)),
-    row('tick cost per city, 3,700 vs 370 cities (steady; 1.0 = linear)', `${t(3_700).steadyUsPerCity} µs`, `${t(370).steadyUsPerCity} µs`, linear('steadyUsPerCity'), '<= 1.25'),
-    row('tick cost per city, 3,700 vs 370 cities (all crossing; 1.0 = linear)', `${t(3_700).crossingUsPerCity} µs`, `${t(370).crossingUsPerCity} µs`, linear('crossingUsPerCity'), '<= 1.25'),
-    row(`binary: spawn to first 200 (median of ${r.binary.starts})`, `${r.binary.startMedianMs} ms`, `${r.binary.ceilingStartMedianMs} ms bare Hono process`, r.binary.ceilingStartMedianMs / r.binary.startMedianMs, null),
-    row(`binary: spawn to first 200 vs a Node 24 hello-world SEA (median of ${r.startup.runs}, alternating; ratio = binary / floor)`, `${r.startup.medianMs.isocast} ms (CPU ${r.startup.cpuMedianMs.isocast} ms)`, `${r.startup.floorMs} ms (CPU ${r.startup.cpuMedianMs.floor} ms) hello-world SEA`, r.startup.ratio, '<= 2'),
-    row('binary: RSS idle', `${r.binary.rss.idleMiB} MiB`, `${r.binary.ceilingRss.idleMiB} MiB bare Hono process`, null, null),
-    row('binary: RSS under the signals read load (median / max)', `${r.binary.rss.loadMedianMiB} / ${r.binary.rss.loadMaxMiB} MiB at ${r.binary.rss.rps} req/s`, `${r.binary.ceilingRss.loadMedianMiB} / ${r.binary.ceilingRss.loadMaxMiB} MiB at ${r.binary.ceilingRss.rps} req/s`, null, null),
+    ...ticks.map((x) =>
+      row(
+        `poller tick, ${x.cities.toLocaleString('en-US')} cities: steady / all crossing`,
+        `${x.steadyMs} / ${x.crossingMs} ms`,
+        `${x.steadyUsPerCity} / ${x.crossingUsPerCity} µs per city`,
+        null,
+        null,
+      ),
+    ),
+    row(
+      'tick cost per city, 3,700 vs 370 cities (steady; 1.0 = linear)',
+      `${t(3_700).steadyUsPerCity} µs`,
+      `${t(370).steadyUsPerCity} µs`,
+      linear('steadyUsPerCity'),
+      '<= 1.25',
+    ),
+    row(
+      'tick cost per city, 3,700 vs 370 cities (all crossing; 1.0 = linear)',
+      `${t(3_700).crossingUsPerCity} µs`,
+      `${t(370).crossingUsPerCity} µs`,
+      linear('crossingUsPerCity'),
+      '<= 1.25',
+    ),
+    row(
+      `binary: spawn to first 200 (median of ${r.binary.starts})`,
+      `${r.binary.startMedianMs} ms`,
+      `${r.binary.ceilingStartMedianMs} ms bare Hono process`,
+      r.binary.ceilingStartMedianMs / r.binary.startMedianMs,
+      null,
+    ),
+    row(
+      `binary: spawn to first 200 vs a Node 24 hello-world SEA (median of ${r.startup.runs}, alternating; ratio = binary / floor)`,
+      `${r.startup.medianMs.isocast} ms (CPU ${r.startup.cpuMedianMs.isocast} ms)`,
+      `${r.startup.floorMs} ms (CPU ${r.startup.cpuMedianMs.floor} ms) hello-world SEA`,
+      r.startup.ratio,
+      '<= 2',
+    ),
+    row(
+      'binary: RSS idle',
+      `${r.binary.rss.idleMiB} MiB`,
+      `${r.binary.ceilingRss.idleMiB} MiB bare Hono process`,
+      null,
+      null,
+    ),
+    row(
+      'binary: RSS under the signals read load (median / max)',
+      `${r.binary.rss.loadMedianMiB} / ${r.binary.rss.loadMaxMiB} MiB at ${r.binary.rss.rps} req/s`,
+      `${r.binary.ceilingRss.loadMedianMiB} / ${r.binary.ceilingRss.loadMaxMiB} MiB at ${r.binary.ceilingRss.rps} req/s`,
+      null,
+      null,
+    ),
   ];
   return rows.map((x) => ({ ...x, ratio: x.ratio === null ? null : round(x.ratio, 3) }));
 }
 
-function footnote(r: { generatedAt: string; durationS: number; machine: { node: string; cpus: number; cpu: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] }; reads: { signals: PairResult; cities: PairResult }; subscribe: { ratioSpread: number }; peer: PeerResult }): string {
+function footnote(r: {
+  generatedAt: string;
+  durationS: number;
+  machine: { node: string; cpus: number; cpu: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
+  reads: { signals: PairResult; cities: PairResult };
+  subscribe: { ratioSpread: number };
+  peer: PeerResult;
+}): string {
   const pct = (x: number) => `${Math.round(x * 100)} %`;
-  return `Run ${r.generatedAt} (${r.durationS} s), Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpu}, load average ${r.machine.loadAverageAtStart.join(' ')} at start and ${r.machine.loadAverageAtEnd.join(' ')} at end. `
-    + `Ratios are medians over rounds; their spread (max - min over median) was ${pct(r.reads.signals.ratioSpread)} for signals, ${pct(r.reads.cities.ratioSpread)} for cities, ${pct(r.subscribe.ratioSpread)} for subscribe, ${pct(r.peer.subscribe.rpsRatioSpread)} and ${pct(r.peer.signals.rpsRatioSpread)} for the paid subscribe and inline signals against the peer. `
-    + 'Detection latency and start-time ratios are context (wait alone / measured, or ceiling / binary), without a target.';
+  return (
+    `Run ${r.generatedAt} (${r.durationS} s), Node ${r.machine.node}, ${r.machine.cpus} × ${r.machine.cpu}, load average ${r.machine.loadAverageAtStart.join(' ')} at start and ${r.machine.loadAverageAtEnd.join(' ')} at end. ` +
+    `Ratios are medians over rounds; their spread (max - min over median) was ${pct(r.reads.signals.ratioSpread)} for signals, ${pct(r.reads.cities.ratioSpread)} for cities, ${pct(r.subscribe.ratioSpread)} for subscribe, ${pct(r.peer.subscribe.rpsRatioSpread)} and ${pct(r.peer.signals.rpsRatioSpread)} for the paid subscribe and inline signals against the peer. ` +
+    'Detection latency and start-time ratios are context (wait alone / measured, or ceiling / binary), without a target.'
+  );
 }
 
 /** Goal rows: p99 from publication and the odds hold-back, each as 10 s / measured (>= 1 passes). */
-function publicationRows(l: LatencyResult, row: (f: string, m: string, c: string, ratio: number | null, target: string | null) => Row): Row[] {
+function publicationRows(
+  l: LatencyResult,
+  row: (f: string, m: string, c: string, ratio: number | null, target: string | null) => Row,
+): Row[] {
   const ms = (x: number) => `${x.toLocaleString('en-US')} ms`;
   const cadence = `live defaults: ${l.pollIntervalMs / 1000} s poll, ${l.cities} cities, ${l.committed} of ${l.publications} publications`;
   return [
-    row(`signal latency from publication p50 / p99 -> committed (${cadence})`, `${ms(l.toCommitMs.p50)} / ${ms(l.toCommitMs.p99)}`, '10,000 ms target for p99 (ratio = target / p99)', 10_000 / l.toCommitMs.p99, '>= 1'),
-    row(`signal latency from publication p50 / p99 -> fake bot received the push (${l.pushed} pushed)`, `${ms(l.toBotMs.p50)} / ${ms(l.toBotMs.p99)}`, '10,000 ms target for p99', 10_000 / l.toBotMs.p99, '>= 1'),
-    row(`odds hold-back with the CLOB down, commit - observedAt (${l.clobDown.nullBuckets} of ${l.clobDown.publications} stored with buckets null)`, `${ms(l.clobDown.heldBackMs.p50)} / max ${ms(l.clobDown.heldBackMs.max)}`, `${ms(l.oddsDeadlineMs)} budget (ratio = budget / max)`, l.oddsDeadlineMs / l.clobDown.heldBackMs.max, '>= 1'),
-    row('upstream calls per hour at the live defaults (steady, measured)', `METAR ${l.budget.perHour.metar.toLocaleString('en-US')}, Gamma ${l.budget.perHour.gamma}, CLOB one per crossing`, 'aviationweather asks <= 6,000 (100 a minute)', null, null),
+    row(
+      `signal latency from publication p50 / p99 -> committed (${cadence})`,
+      `${ms(l.toCommitMs.p50)} / ${ms(l.toCommitMs.p99)}`,
+      '10,000 ms target for p99 (ratio = target / p99)',
+      10_000 / l.toCommitMs.p99,
+      '>= 1',
+    ),
+    row(
+      `signal latency from publication p50 / p99 -> fake bot received the push (${l.pushed} pushed)`,
+      `${ms(l.toBotMs.p50)} / ${ms(l.toBotMs.p99)}`,
+      '10,000 ms target for p99',
+      10_000 / l.toBotMs.p99,
+      '>= 1',
+    ),
+    row(
+      `odds hold-back with the CLOB down, commit - observedAt (${l.clobDown.nullBuckets} of ${l.clobDown.publications} stored with buckets null)`,
+      `${ms(l.clobDown.heldBackMs.p50)} / max ${ms(l.clobDown.heldBackMs.max)}`,
+      `${ms(l.oddsDeadlineMs)} budget (ratio = budget / max)`,
+      l.oddsDeadlineMs / l.clobDown.heldBackMs.max,
+      '>= 1',
+    ),
+    row(
+      'upstream calls per hour at the live defaults (steady, measured)',
+      `METAR ${l.budget.perHour.metar.toLocaleString('en-US')}, Gamma ${l.budget.perHour.gamma}, CLOB one per crossing`,
+      'aviationweather asks <= 6,000 (100 a minute)',
+      null,
+      null,
+    ),
   ];
 }

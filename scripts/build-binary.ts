@@ -13,7 +13,20 @@
  *        node scripts/build-binary.ts --if-stale   builds only when an input is newer
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, globSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  globSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { isBuiltin } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
@@ -29,12 +42,7 @@ export const BINARY = join(BUILD_DIR, 'isocast');
  * root. Add a pattern here when a module starts reading a new project file; patterns that match
  * nothing (public/ before it exists) are fine.
  */
-export const ASSET_PATTERNS: readonly string[] = [
-  'schema.sql',
-  'migrations/*.sql',
-  'public/**',
-];
-
+export const ASSET_PATTERNS: readonly string[] = ['schema.sql', 'migrations/*.sql', 'public/**'];
 
 /** Whatever a change in makes the current binary out of date. */
 const INPUT_PATTERNS: readonly string[] = [
@@ -149,7 +157,13 @@ export type SeaOptions = {
    * as the binary will carry them, runs a start and returns the cache file V8 wrote. Without it
    * the bundle itself is the SEA main, with Node's compile-time code cache only.
    */
-  trainCodeCache?: (t: { node: string; loader: string; bundle: string; work: string; execArgv: readonly string[] }) => Promise<string>;
+  trainCodeCache?: (t: {
+    node: string;
+    loader: string;
+    bundle: string;
+    work: string;
+    execArgv: readonly string[];
+  }) => Promise<string>;
   /** esbuild plugins for the bundle (the service's module stand-ins). */
   esbuildPlugins?: EsbuildPlugin[];
   /** Runs the built executable before it replaces `output`; throws to refuse it. */
@@ -214,25 +228,45 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
       writeFileSync(source, readFileSync(bundle, 'utf8').replace(/^#!.*/, ''));
       main = join(work, 'loader.cjs');
       copyFileSync(join(ROOT, 'scripts', 'sea', 'code-cache-loader.cjs'), main);
-      const cache = await opts.trainCodeCache({ node, loader: main, bundle: source, work, execArgv: opts.execArgv ?? [] });
+      const cache = await opts.trainCodeCache({
+        node,
+        loader: main,
+        bundle: source,
+        work,
+        execArgv: opts.execArgv ?? [],
+      });
       log(`cache    ${mib(statSync(cache).size)} MiB V8 code cache, trained on a start`);
       assets = { ...assets, [CODE_CACHE_BUNDLE_ASSET]: source, [CODE_CACHE_ASSET]: cache };
     }
-    writeFileSync(seaConfig, JSON.stringify({
-      main,
-      output: blob,
-      disableExperimentalSEAWarning: true,
-      // V8 code cache made by this very node binary: the bundle is not compiled at each start.
-      useCodeCache: opts.useCodeCache ?? true,
-      ...(opts.execArgv ? { execArgv: opts.execArgv } : {}),
-      assets,
-    }, null, 2));
+    writeFileSync(
+      seaConfig,
+      JSON.stringify(
+        {
+          main,
+          output: blob,
+          disableExperimentalSEAWarning: true,
+          // V8 code cache made by this very node binary: the bundle is not compiled at each start.
+          useCodeCache: opts.useCodeCache ?? true,
+          ...(opts.execArgv ? { execArgv: opts.execArgv } : {}),
+          assets,
+        },
+        null,
+        2,
+      ),
+    );
     run(node, ['--experimental-sea-config', seaConfig]);
 
     copyFileSync(node, partial);
     chmodSync(partial, 0o755);
     if (hasStrip()) run('strip', [partial]);
-    run(node, [join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'), partial, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE]);
+    run(node, [
+      join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'),
+      partial,
+      'NODE_SEA_BLOB',
+      blob,
+      '--sentinel-fuse',
+      SEA_FUSE,
+    ]);
     // A broken binary must never replace a working one.
     opts.check?.(partial, work);
     mkdirSync(dirname(opts.output), { recursive: true });
@@ -254,7 +288,10 @@ const unusedHttp2: EsbuildPlugin = {
   name: 'isocast-unused-http2',
   setup(b) {
     b.onResolve({ filter: /^(node:)?http2$/ }, (args) =>
-      /[\\/]@hono[\\/]node-server[\\/]/.test(args.importer) ? { path: join(ROOT, 'scripts', 'sea', 'http2-unused.ts') } : undefined);
+      /[\\/]@hono[\\/]node-server[\\/]/.test(args.importer)
+        ? { path: join(ROOT, 'scripts', 'sea', 'http2-unused.ts') }
+        : undefined,
+    );
   },
 };
 
@@ -265,7 +302,10 @@ const unusedHttp2: EsbuildPlugin = {
  * until GET /health answers 200; the SIGTERM that follows makes V8 write the cache on exit.
  * It stops before the poller's first tick, so the cache holds the start and the first answer.
  */
-async function trainStart(t: { node: string; loader: string; bundle: string; work: string; execArgv: readonly string[] }, addon: string): Promise<string> {
+async function trainStart(
+  t: { node: string; loader: string; bundle: string; work: string; execArgv: readonly string[] },
+  addon: string,
+): Promise<string> {
   const root = join(t.work, 'train');
   const cache = join(t.work, 'isocast.cjs.cache');
   // src/lib/assets.ts reads from two levels above the bundle, better-sqlite3 from ../build/Release.
@@ -279,27 +319,46 @@ async function trainStart(t: { node: string; loader: string; bundle: string; wor
     symlinkSync(join(ROOT, rel), join(root, rel));
   }
   const port = await new Promise<number>((resolve, reject) => {
-    const s = createNetServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
+    const s = createNetServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
   });
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '', HOME: root, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: join(root, 'data'),
-    PAYMENT_MODE: 'mock', FEED: 'sim', LOG_LEVEL: 'error',
-    ISOCAST_TRAIN_BUNDLE: bundle, ISOCAST_TRAIN_CACHE: cache,
+    PATH: process.env.PATH ?? '',
+    HOME: root,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: join(root, 'data'),
+    PAYMENT_MODE: 'mock',
+    FEED: 'sim',
+    LOG_LEVEL: 'error',
+    ISOCAST_TRAIN_BUNDLE: bundle,
+    ISOCAST_TRAIN_CACHE: cache,
   };
   // The binary's own V8 flags: V8 refuses a cache made under other flags.
-  const child = spawn(t.node, [...t.execArgv, t.loader, 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(t.node, [...t.execArgv, t.loader, 'serve'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`training start exited with ${child.exitCode}: ${stderr.slice(-2000)}`);
+      if (child.exitCode !== null)
+        throw new Error(`training start exited with ${child.exitCode}: ${stderr.slice(-2000)}`);
       if (Date.now() > deadline) throw new Error('training start: no 200 from /health within 60 s');
-      const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -307,7 +366,10 @@ async function trainStart(t: { node: string; loader: string; bundle: string; wor
     if (child.exitCode === null) child.kill('SIGTERM');
   }
   const code = await exited;
-  if (code !== 0 || !existsSync(cache)) throw new Error(`training start stopped with ${code} and ${existsSync(cache) ? 'a' : 'no'} cache: ${stderr.slice(-2000)}`);
+  if (code !== 0 || !existsSync(cache))
+    throw new Error(
+      `training start stopped with ${code} and ${existsSync(cache) ? 'a' : 'no'} cache: ${stderr.slice(-2000)}`,
+    );
   return cache;
 }
 
@@ -318,7 +380,10 @@ async function trainStart(t: { node: string; loader: string; bundle: string; wor
  */
 export const BINARY_EXEC_ARGV: readonly string[] = ['--min-semi-space-size=16'];
 
-export async function buildBinary(log: (line: string) => void = (l) => process.stdout.write(`${l}\n`), opts: { useCodeCache?: boolean; trainedCodeCache?: boolean; output?: string; execArgv?: readonly string[] } = {}): Promise<string> {
+export async function buildBinary(
+  log: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  opts: { useCodeCache?: boolean; trainedCodeCache?: boolean; output?: string; execArgv?: readonly string[] } = {},
+): Promise<string> {
   const started = Date.now();
   const addon = addonPath();
   // libsecp256k1 as WASM: read from the asset, never from a file beside the binary.
@@ -333,18 +398,32 @@ export async function buildBinary(log: (line: string) => void = (l) => process.s
   const output = opts.output ?? BINARY;
   const trained = opts.trainedCodeCache ?? true;
   await buildSea({
-    entry: join(ROOT, 'src', 'main.ts'), output, assets, useCodeCache: opts.useCodeCache, execArgv: opts.execArgv ?? BINARY_EXEC_ARGV, log, esbuildPlugins: [unusedHttp2],
+    entry: join(ROOT, 'src', 'main.ts'),
+    output,
+    assets,
+    useCodeCache: opts.useCodeCache,
+    execArgv: opts.execArgv ?? BINARY_EXEC_ARGV,
+    log,
+    esbuildPlugins: [unusedHttp2],
     trainCodeCache: trained ? (t) => trainStart(t, addon) : undefined,
     check: (file, cwd) => {
-      const r = spawnSync(file, ['--version'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ISOCAST_CODE_CACHE_REPORT: '1' } });
+      const r = spawnSync(file, ['--version'], {
+        cwd,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', ISOCAST_CODE_CACHE_REPORT: '1' },
+      });
       version = r.stdout.trim();
-      if (r.status !== 0 || !/^isocast \S+$/.test(version)) throw new Error(`built binary answered --version with ${JSON.stringify(version)} ${r.stderr}`);
+      if (r.status !== 0 || !/^isocast \S+$/.test(version))
+        throw new Error(`built binary answered --version with ${JSON.stringify(version)} ${r.stderr}`);
       // V8 drops a cache made by another version or with other flags without a word: refused here.
-      if (trained && !r.stderr.includes('code cache accepted')) throw new Error(`the binary did not accept its trained code cache: ${r.stderr.trim()}`);
+      if (trained && !r.stderr.includes('code cache accepted'))
+        throw new Error(`the binary did not accept its trained code cache: ${r.stderr.trim()}`);
     },
   }).finally(() => rmSync(hashFile, { force: true }));
   log(`assets   ${Object.keys(assets).join(', ')} (addon: ${relative(ROOT, addon)})`);
-  log(`binary   ${relative(ROOT, output)} ${mib(statSync(output).size)} MiB, ${version}, built in ${((Date.now() - started) / 1000).toFixed(1)} s${hasStrip() ? '' : ' (no strip on PATH: unstripped)'}`);
+  log(
+    `binary   ${relative(ROOT, output)} ${mib(statSync(output).size)} MiB, ${version}, built in ${((Date.now() - started) / 1000).toFixed(1)} s${hasStrip() ? '' : ' (no strip on PATH: unstripped)'}`,
+  );
   return output;
 }
 

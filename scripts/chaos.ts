@@ -26,22 +26,42 @@ const seed = values.seed === undefined ? undefined : Number(values.seed);
 let allOk = true;
 for (const faults of [false, true]) {
   if (values.only === (faults ? 'mock' : 'settlement')) continue;
-  process.stdout.write(faults
-    ? `\nisocast chaos, settlement faults: ${rounds} rounds of SIGKILL or SIGTERM mid-settle, a facilitator that transfers and then goes quiet or fails\n`
-    : `isocast chaos: ${rounds} rounds of SIGKILL under load\n`);
-  const report = await runChaos({ rounds, seed, keepDir: values.keep, settlementFaults: faults, log: (l) => process.stdout.write(`${l}\n`) });
+  process.stdout.write(
+    faults
+      ? `\nisocast chaos, settlement faults: ${rounds} rounds of SIGKILL or SIGTERM mid-settle, a facilitator that transfers and then goes quiet or fails\n`
+      : `isocast chaos: ${rounds} rounds of SIGKILL under load\n`,
+  );
+  const report = await runChaos({
+    rounds,
+    seed,
+    keepDir: values.keep,
+    settlementFaults: faults,
+    log: (l) => process.stdout.write(`${l}\n`),
+  });
   const s = report.stats;
-  process.stdout.write(`\nseed ${report.seed}; ${report.kills.length} stops at ${report.kills.map((k) => `${k.afterMs}${k.exit === '0' ? 'T' : ''}`).join(', ')} ms (T: SIGTERM)\n`);
-  process.stdout.write(`load: ${s.requests} requests (${s.cutOff} cut off), ${s.payments} distinct authorizations (+${s.sameNonceRebuys} same-window rebuys), ${s.duplicateCopies} duplicate/concurrent copies, `
-    + `${s.reads} receipt reads, ${s.raises} temperature raises, ${s.registrations} chat registrations\n`);
+  process.stdout.write(
+    `\nseed ${report.seed}; ${report.kills.length} stops at ${report.kills.map((k) => `${k.afterMs}${k.exit === '0' ? 'T' : ''}`).join(', ')} ms (T: SIGTERM)\n`,
+  );
+  process.stdout.write(
+    `load: ${s.requests} requests (${s.cutOff} cut off), ${s.payments} distinct authorizations (+${s.sameNonceRebuys} same-window rebuys), ${s.duplicateCopies} duplicate/concurrent copies, ` +
+      `${s.reads} receipt reads, ${s.raises} temperature raises, ${s.registrations} chat registrations\n`,
+  );
   if (report.settlement) {
     const m = report.settlement;
-    process.stdout.write(`settlement: ${report.rounds} rounds, ${m.transfers} transfers on chain, ${m.applied} applied, ${m.refunded} refunded, ${m.inDoubtLeft} in doubt left, `
-      + `${m.failed} failed (not charged), ${m.inDoubtAnswers} "settlement pending" answers, false "not charged": ${m.falseNotCharged}\n`);
-    process.stdout.write(`/settle behaviours: ${Object.entries(m.settleCalls).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+    process.stdout.write(
+      `settlement: ${report.rounds} rounds, ${m.transfers} transfers on chain, ${m.applied} applied, ${m.refunded} refunded, ${m.inDoubtLeft} in doubt left, ` +
+        `${m.failed} failed (not charged), ${m.inDoubtAnswers} "settlement pending" answers, false "not charged": ${m.falseNotCharged}\n`,
+    );
+    process.stdout.write(
+      `/settle behaviours: ${Object.entries(m.settleCalls)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}\n`,
+    );
   }
   process.stdout.write(`\n${formatTable(report.checks)}\n\n`);
-  process.stdout.write(`${report.ok ? 'ALL INVARIANTS HOLD' : 'INVARIANT VIOLATED'} after ${(report.elapsedMs / 1000).toFixed(1)} s${values.keep ? `; data kept in ${report.dataDir}` : ''}\n`);
+  process.stdout.write(
+    `${report.ok ? 'ALL INVARIANTS HOLD' : 'INVARIANT VIOLATED'} after ${(report.elapsedMs / 1000).toFixed(1)} s${values.keep ? `; data kept in ${report.dataDir}` : ''}\n`,
+  );
   allOk &&= report.ok;
 }
 process.exit(allOk ? 0 : 1);

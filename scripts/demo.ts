@@ -33,14 +33,22 @@ const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(4)}
 const say = (line = '') => process.stdout.write(`${line}\n`);
 let stepNo = 0;
 const step = (title: string) => say(`\n[${elapsed()}] ${++stepNo}. ${title}`);
-const show = (text: string) => say(text.trimEnd().split('\n').map((l) => `      ${l}`).join('\n'));
+const show = (text: string) =>
+  say(
+    text
+      .trimEnd()
+      .split('\n')
+      .map((l) => `      ${l}`)
+      .join('\n'),
+  );
 
 /** $PORT when set (the README's quick start uses it too), else a free port. */
 async function demoPort(): Promise<number> {
   const raw = process.env.PORT;
   if (raw === undefined || raw === '') return freePort();
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65_535) throw new Error(`PORT must be a TCP port number (1-65535), got ${raw}`);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65_535)
+    throw new Error(`PORT must be a TCP port number (1-65535), got ${raw}`);
   const busy = await new Promise<boolean>((resolve) => {
     const s = createServer();
     s.once('error', () => resolve(true));
@@ -69,9 +77,21 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } });
     let out = '';
-    child.stdout.on('data', (b) => { out += b; });
-    child.stderr.on('data', (b) => { out += b; });
-    child.on('close', (code) => { show(out.split('\n').map((l) => `  ${l}`).join('\n')); resolve({ code, out }); });
+    child.stdout.on('data', (b) => {
+      out += b;
+    });
+    child.stderr.on('data', (b) => {
+      out += b;
+    });
+    child.on('close', (code) => {
+      show(
+        out
+          .split('\n')
+          .map((l) => `  ${l}`)
+          .join('\n'),
+      );
+      resolve({ code, out });
+    });
   });
 }
 
@@ -87,20 +107,58 @@ async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs:
 
 /** Local wall-clock hour of `tz` at `ms`. */
 function hourIn(tz: string, ms: number): number {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: tz, hour: 'numeric', minute: 'numeric', hourCycle: 'h23' }).formatToParts(ms);
-  return Number(parts.find((p) => p.type === 'hour')!.value) + Number(parts.find((p) => p.type === 'minute')!.value) / 60;
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: tz,
+    hour: 'numeric',
+    minute: 'numeric',
+    hourCycle: 'h23',
+  }).formatToParts(ms);
+  return (
+    Number(parts.find((p) => p.type === 'hour')!.value) + Number(parts.find((p) => p.type === 'minute')!.value) / 60
+  );
 }
 
 async function demo(): Promise<void> {
   step('Start isocast: mock payments (signatures checked for real, no money moves), simulated feed');
   const port = await demoPort();
   const base = `http://127.0.0.1:${port}`;
-  const serveArgs = ['serve', '--host', '127.0.0.1', '--port', String(port), '--base-url', base, '--data-dir', join(dir, 'data'), '--payment-mode', 'mock',
-    '--feed', 'sim', '--sim-speed', String(SIM_SPEED), '--poll-interval-ms', '500', '--log-level', 'warn'];
+  const serveArgs = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--base-url',
+    base,
+    '--data-dir',
+    join(dir, 'data'),
+    '--payment-mode',
+    'mock',
+    '--feed',
+    'sim',
+    '--sim-speed',
+    String(SIM_SPEED),
+    '--poll-interval-ms',
+    '500',
+    '--log-level',
+    'warn',
+  ];
   say(`      $ isocast ${serveArgs.join(' ')}`);
   const simStart = Date.now();
-  server = spawn(process.execPath, [MAIN, ...serveArgs], { cwd: dir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'inherit'] });
-  const health = await until('/health', async () => { const h = await getJson(base, '/health'); return h.status === 200 ? h.body : null; }, 15_000, 100);
+  server = spawn(process.execPath, [MAIN, ...serveArgs], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const health = await until(
+    '/health',
+    async () => {
+      const h = await getJson(base, '/health');
+      return h.status === 200 ? h.body : null;
+    },
+    15_000,
+    100,
+  );
   show(`GET /health -> ok=${health.ok} service=${health.service} mode=${health.mode}`);
 
   step('A throwaway wallet (its key stays in a 0600 file in the temp dir)');
@@ -112,15 +170,29 @@ async function demo(): Promise<void> {
 
   step('Free endpoints: no payment, no key');
   const cities = (await getJson(base, '/v1/cities')).body;
-  show(`GET /v1/cities -> ${cities.count} cities, e.g. ${cities.cities.slice(0, 4).map((c: any) => `${c.slug} (°${c.unit}, ${c.timezone})`).join(', ')}`);
+  show(
+    `GET /v1/cities -> ${cities.count} cities, e.g. ${cities.cities
+      .slice(0, 4)
+      .map((c: any) => `${c.slug} (°${c.unit}, ${c.timezone})`)
+      .join(', ')}`,
+  );
   const meta = (await getJson(base, '/v1/signals/meta')).body;
-  show(`GET /v1/signals/meta -> ${meta.currency} on ${meta.network}; tiers ${meta.tiers.map((t: any) => `${t.name} ${t.minCount}+ @ ${t.unitPriceUsd}`).join(', ')}`);
+  show(
+    `GET /v1/signals/meta -> ${meta.currency} on ${meta.network}; tiers ${meta.tiers.map((t: any) => `${t.name} ${t.minCount}+ @ ${t.unitPriceUsd}`).join(', ')}`,
+  );
   const sample = (await getJson(base, '/v1/sample')).body;
-  show(`GET /v1/sample -> ${sample.synthetic ? 'synthetic' : 'real'} example: ${sample.displayName} ${sample.old.bucket} -> ${sample.new.bucket}, odds for ${sample.buckets.length} buckets`);
+  show(
+    `GET /v1/sample -> ${sample.synthetic ? 'synthetic' : 'real'} example: ${sample.displayName} ${sample.old.bucket} -> ${sample.new.bucket}, odds for ${sample.buckets.length} buckets`,
+  );
   const x402 = (await getJson(base, '/.well-known/x402')).body;
   show(`GET /.well-known/x402 -> paid resources ${x402.resources.join(', ')}`);
   const llms = await (await fetch(`${base}/llms.txt`)).text();
-  show(`GET /llms.txt -> ${llms.split('\n').find((l) => l.startsWith('> '))!.slice(2, 110)}...`);
+  show(
+    `GET /llms.txt -> ${llms
+      .split('\n')
+      .find((l) => l.startsWith('> '))!
+      .slice(2, 110)}...`,
+  );
   show(`also: /openapi.json, /api, /llms-full.txt, /discovery, /.well-known/agent-card.json`);
 
   step('Pick a city whose simulated morning is warming up (crossings are coming)');
@@ -128,7 +200,8 @@ async function demo(): Promise<void> {
   // The city already in its crossing stretch (or the one that gets there soonest), so signals
   // follow the purchase within seconds.
   const wait = (h: number) => (h >= CROSSINGS_FROM_H && h <= CROSSINGS_UNTIL_H ? 0 : (CROSSINGS_FROM_H - h + 24) % 24);
-  const ranked = (cities.cities as any[]).map((c) => ({ c, h: hourIn(c.timezone, simNow()) }))
+  const ranked = (cities.cities as any[])
+    .map((c) => ({ c, h: hourIn(c.timezone, simNow()) }))
     .sort((a, b) => wait(a.h) - wait(b.h) || Math.abs(a.h - 10) - Math.abs(b.h - 10));
   const pick = ranked[0]!;
   const city = pick.c.slug as string;
@@ -138,8 +211,10 @@ async function demo(): Promise<void> {
   step('The 402 challenge: what a stock x402 client sees, plus the binding salt it must use');
   const challenge = await getJson(base, `/v1/subscribe?city=${city}&count=20`, { method: 'POST' });
   const a = challenge.body.accepts[0];
-  show(`POST /v1/subscribe?city=${city}&count=20 -> ${challenge.status}: ${a.price} (${a.maxAmountRequired} atomic USDC) to ${a.payTo}\n`
-    + `nonce must be ${a.extra.binding.formula}\nsalt ${a.extra.binding.salt}`);
+  show(
+    `POST /v1/subscribe?city=${city}&count=20 -> ${challenge.status}: ${a.price} (${a.maxAmountRequired} atomic USDC) to ${a.payTo}\n` +
+      `nonce must be ${a.extra.binding.formula}\nsalt ${a.extra.binding.salt}`,
+  );
 
   step('Buy a Starter bundle (20 signals) with the CLI: bind the nonce, sign EIP-3009, pay');
   const receipts = join(dir, 'receipts.json');
@@ -151,25 +226,38 @@ async function demo(): Promise<void> {
   step(`Wait for new ${city} signals (the bundle covers the next 20; no backlog is sold)`);
   const waitStart = Date.now();
   let lastNote = waitStart;
-  const latest = await until(`new ${city} signals`, async () => {
-    const seq = (await getJson(base, `/v1/cities/${city}`)).body.city.latestSeq as number;
-    if (seq > saved.latestSeq + 1) return seq;
-    if (Date.now() - lastNote >= 2_000) {
-      lastNote = Date.now();
-      show(`... ${((Date.now() - waitStart) / 1000).toFixed(0)} s: ${city} simulated ${hhmm(hourIn(pick.c.timezone, simNow()))}, latest seq ${seq}`);
-    }
-    return null;
-  }, Math.max(5_000, BUDGET_MS - (Date.now() - started) - 12_000), 250);
+  const latest = await until(
+    `new ${city} signals`,
+    async () => {
+      const seq = (await getJson(base, `/v1/cities/${city}`)).body.city.latestSeq as number;
+      if (seq > saved.latestSeq + 1) return seq;
+      if (Date.now() - lastNote >= 2_000) {
+        lastNote = Date.now();
+        show(
+          `... ${((Date.now() - waitStart) / 1000).toFixed(0)} s: ${city} simulated ${hhmm(hourIn(pick.c.timezone, simNow()))}, latest seq ${seq}`,
+        );
+      }
+      return null;
+    },
+    Math.max(5_000, BUDGET_MS - (Date.now() - started) - 12_000),
+    250,
+  );
   show(`latest seq ${saved.latestSeq} -> ${latest}`);
 
   step('Read them with the receipt');
   await cli(['read', '--city', city, ...common], {});
 
-  step(`Past the end of the bundle (as if all ${saved.paidThroughSeq - saved.latestSeq} had been read): the exhaustion 402`);
+  step(
+    `Past the end of the bundle (as if all ${saved.paidThroughSeq - saved.latestSeq} had been read): the exhaustion 402`,
+  );
   await cli(['read', '--city', city, '--since', String(saved.paidThroughSeq), ...common], {});
-  const raw = await getJson(base, `/v1/signals?city=${city}&since=${saved.paidThroughSeq}`, { headers: { authorization: `Bearer ${saved.receiptToken}` } });
-  show(`raw GET /v1/signals?city=${city}&since=${saved.paidThroughSeq} -> ${raw.status}, paid_through ${raw.body.paid_through}, latest ${raw.body.latest}, `
-    + `a fresh challenge for ${raw.body.accepts[0].price}`);
+  const raw = await getJson(base, `/v1/signals?city=${city}&since=${saved.paidThroughSeq}`, {
+    headers: { authorization: `Bearer ${saved.receiptToken}` },
+  });
+  show(
+    `raw GET /v1/signals?city=${city}&since=${saved.paidThroughSeq} -> ${raw.status}, paid_through ${raw.body.paid_through}, latest ${raw.body.latest}, ` +
+      `a fresh challenge for ${raw.body.accepts[0].price}`,
+  );
 }
 
 async function stop(): Promise<void> {
@@ -183,8 +271,13 @@ async function stop(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
-process.on('SIGINT', () => { void stop().then(() => process.exit(130)); });
-const watchdog = setTimeout(() => { say(`\ndemo: over ${BUDGET_MS / 1000} s, giving up`); void stop().then(() => process.exit(1)); }, BUDGET_MS + 3_000);
+process.on('SIGINT', () => {
+  void stop().then(() => process.exit(130));
+});
+const watchdog = setTimeout(() => {
+  say(`\ndemo: over ${BUDGET_MS / 1000} s, giving up`);
+  void stop().then(() => process.exit(1));
+}, BUDGET_MS + 3_000);
 try {
   await demo();
   step('Stop the instance and remove the temp directory');

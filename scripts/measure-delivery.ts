@@ -45,18 +45,37 @@ const logger = createLogger({ level: 'error', write: (l) => process.stderr.write
 function signal(city: string, seq: number): SignalPublic {
   const lo = 40 + 2 * seq;
   return {
-    city, displayName: city, seq, targetDate: '2026-07-15',
-    marketUrl: `https://polymarket.com/event/highest-temperature-in-${city}-on-july-15-2026`, conditionId: '0x' + 'ab'.repeat(32),
-    old: { reading: lo - 1, unit: 'F', bucket: `${lo - 2}-${lo - 1}°F` }, new: { reading: lo, unit: 'F', bucket: `${lo}-${lo + 1}°F` },
-    buckets: Array.from({ length: 11 }, (_, i) => ({ label: `${lo - 10 + 2 * i}-${lo - 9 + 2 * i}°F`, conditionId: '0x01', yes: 0.09, no: 0.91, midpoint: 0.09, ...(i < 5 ? { dead: true as const } : {}) })),
-    bucketsAsOf: '2026-07-15T15:00:02.000Z', source: 'wu', observedAt: '2026-07-15T15:00:00.000Z', reportedAt: '2026-07-15T14:51:00.000Z',
+    city,
+    displayName: city,
+    seq,
+    targetDate: '2026-07-15',
+    marketUrl: `https://polymarket.com/event/highest-temperature-in-${city}-on-july-15-2026`,
+    conditionId: '0x' + 'ab'.repeat(32),
+    old: { reading: lo - 1, unit: 'F', bucket: `${lo - 2}-${lo - 1}°F` },
+    new: { reading: lo, unit: 'F', bucket: `${lo}-${lo + 1}°F` },
+    buckets: Array.from({ length: 11 }, (_, i) => ({
+      label: `${lo - 10 + 2 * i}-${lo - 9 + 2 * i}°F`,
+      conditionId: '0x01',
+      yes: 0.09,
+      no: 0.91,
+      midpoint: 0.09,
+      ...(i < 5 ? { dead: true as const } : {}),
+    })),
+    bucketsAsOf: '2026-07-15T15:00:02.000Z',
+    source: 'wu',
+    observedAt: '2026-07-15T15:00:00.000Z',
+    reportedAt: '2026-07-15T14:51:00.000Z',
   };
 }
 
 /** Registers chats and entitles their wallets (also used by scripts/bench/poller.ts). */
 export function seed(db: Db, regs: { wallet: string; chat: string; city: string | null }[], entitled: string[]): void {
-  const reg = db.prepare('INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (?, ?, ?, 0, 0)');
-  const ent = db.prepare('INSERT OR REPLACE INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, ?, 1000000, 1000000, 0)');
+  const reg = db.prepare(
+    'INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (?, ?, ?, 0, 0)',
+  );
+  const ent = db.prepare(
+    'INSERT OR REPLACE INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, ?, 1000000, 1000000, 0)',
+  );
   db.transaction(() => {
     for (const r of regs) {
       reg.run(r.wallet, r.chat, r.city);
@@ -65,7 +84,10 @@ export function seed(db: Db, regs: { wallet: string; chat: string; city: string 
   })();
 }
 
-const insertSignal = (db: Db) => db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+const insertSignal = (db: Db) =>
+  db.prepare(
+    'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
 
 /** Stores a signal and queues its rows in one transaction, as storeSignal's hook does. */
 function store(db: Db, outbox: Outbox, s: SignalPublic): void {
@@ -81,23 +103,42 @@ async function harness(limits: SendLimits) {
   const bot = await startFakeBotApi();
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits });
   const outbox = createOutbox(db, systemClock);
-  const worker = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: 'https://isocast.example/terms.txt' });
+  const worker = createDeliveryWorker({
+    outbox,
+    messenger,
+    clock: systemClock,
+    logger,
+    termsUrl: 'https://isocast.example/terms.txt',
+  });
   worker.start();
   return {
-    db, bot, outbox, worker,
-    close: async () => { await worker.stop(); await bot.close(); db.close(); rmSync(dir, { recursive: true, force: true }); },
+    db,
+    bot,
+    outbox,
+    worker,
+    close: async () => {
+      await worker.stop();
+      await bot.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
 const wallet = (i: number) => '0x' + i.toString(16).padStart(40, '0');
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const round = (n: number, d = 1) => Number(n.toFixed(d));
 
 async function latency() {
   const h = await harness(BOT_API_LIMITS);
   // One wallet per city, each with its own chat: a chat gets a message every cities*spacing ms,
   // well above its 1.1 s pacing, so the numbers are the pipeline and not the pacing.
-  seed(h.db, cities.map((c, i) => ({ wallet: wallet(i + 1), chat: String(100_000 + i), city: c.slug })), []);
+  seed(
+    h.db,
+    cities.map((c, i) => ({ wallet: wallet(i + 1), chat: String(100_000 + i), city: c.slug })),
+    [],
+  );
   const storedAt = new Map<string, number>();
   for (let n = 0; n < SIGNALS; n++) {
     const city = cities[n % cities.length]!;
@@ -108,12 +149,20 @@ async function latency() {
     await new Promise((r) => setTimeout(r, SPACING_MS));
   }
   const msgs = await h.bot.waitForMessages(SIGNALS, 60_000);
-  const lat = msgs.map((m) => {
-    const seq = /signal #(\d+): (\S+),/.exec(m.text)!;
-    return m.atMs - storedAt.get(`${seq[2]}#${seq[1]}`)!;
-  }).sort((a, b) => a - b);
+  const lat = msgs
+    .map((m) => {
+      const seq = /signal #(\d+): (\S+),/.exec(m.text)!;
+      return m.atMs - storedAt.get(`${seq[2]}#${seq[1]}`)!;
+    })
+    .sort((a, b) => a - b);
   await h.close();
-  return { messages: lat.length, spacingMs: SPACING_MS, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), maxMs: lat[lat.length - 1]! };
+  return {
+    messages: lat.length,
+    spacingMs: SPACING_MS,
+    p50Ms: pct(lat, 50),
+    p99Ms: pct(lat, 99),
+    maxMs: lat[lat.length - 1]!,
+  };
 }
 
 function maxInWindow(times: number[], windowMs: number): number {
@@ -131,7 +180,15 @@ async function burst(limits: SendLimits) {
   // BURST wallets, PER_CHAT of them sharing each chat (so every chat has a queue and the per-chat
   // limit binds as much as the global one), all registered for every city; one signal fans out.
   const chats = Math.max(1, Math.floor(BURST / PER_CHAT));
-  seed(h.db, Array.from({ length: BURST }, (_, i) => ({ wallet: wallet(10_000 + i), chat: String(200_000 + (i % chats)), city: null })), ['nyc']);
+  seed(
+    h.db,
+    Array.from({ length: BURST }, (_, i) => ({
+      wallet: wallet(10_000 + i),
+      chat: String(200_000 + (i % chats)),
+      city: null,
+    })),
+    ['nyc'],
+  );
   const started = Date.now();
   store(h.db, h.outbox, signal('nyc', 1));
   h.worker.wake();
@@ -151,10 +208,18 @@ async function burst(limits: SendLimits) {
   const counts = h.outbox.counts();
   await h.close();
   return {
-    messages: msgs.length, chats, totalMs: last - started,
+    messages: msgs.length,
+    chats,
+    totalMs: last - started,
     sendsPerSecond: round((msgs.length - 1) / ((last - first) / 1000)),
-    globalMaxIn1s: maxInWindow(msgs.map((m) => m.atMs), 1000), perChatMaxIn1s: perChatMax1s, minGapSameChatMs: minChatGapMs,
-    duplicates: msgs.length - new Set(msgs.map((m) => `${m.chatId}|${m.text}|${m.atMs}`)).size, outbox: counts,
+    globalMaxIn1s: maxInWindow(
+      msgs.map((m) => m.atMs),
+      1000,
+    ),
+    perChatMaxIn1s: perChatMax1s,
+    minGapSameChatMs: minChatGapMs,
+    duplicates: msgs.length - new Set(msgs.map((m) => `${m.chatId}|${m.text}|${m.atMs}`)).size,
+    outbox: counts,
   };
 }
 
@@ -172,12 +237,14 @@ if (import.meta.main) {
     process.stdout.write(JSON.stringify(results, null, 2) + '\n');
   } else {
     const { latency: l, fanOut: f, capacityUnpaced: c } = results;
-    process.stdout.write([
-      `delivery measurements (${results.node}, fake Bot API on 127.0.0.1)`,
-      `stored -> received: p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms over ${l.messages} signals (one every ${l.spacingMs} ms)`,
-      `fan-out with production pacing: ${f.messages} messages to ${f.chats} chats in ${f.totalMs} ms = ${f.sendsPerSecond} sends/s; `
-        + `max ${f.globalMaxIn1s} in any 1 s overall (limit 30), max ${f.perChatMaxIn1s} per chat in any 1 s (limit 1), min same-chat gap ${f.minGapSameChatMs} ms`,
-      `worker capacity with pacing lifted: ${c.sendsPerSecond} sends/s (${c.messages} messages in ${c.totalMs} ms)`,
-    ].join('\n') + '\n');
+    process.stdout.write(
+      [
+        `delivery measurements (${results.node}, fake Bot API on 127.0.0.1)`,
+        `stored -> received: p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms over ${l.messages} signals (one every ${l.spacingMs} ms)`,
+        `fan-out with production pacing: ${f.messages} messages to ${f.chats} chats in ${f.totalMs} ms = ${f.sendsPerSecond} sends/s; ` +
+          `max ${f.globalMaxIn1s} in any 1 s overall (limit 30), max ${f.perChatMaxIn1s} per chat in any 1 s (limit 1), min same-chat gap ${f.minGapSameChatMs} ms`,
+        `worker capacity with pacing lifted: ${c.sendsPerSecond} sends/s (${c.messages} messages in ${c.totalMs} ms)`,
+      ].join('\n') + '\n',
+    );
   }
 }

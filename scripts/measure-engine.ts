@@ -52,30 +52,55 @@ const pct = (xs: number[], p: number) => {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 const r1 = (x: number) => Math.round(x * 10) / 10;
-const stats = (xs: number[]) => ({ n: xs.length, p50: r1(pct(xs, 50)), p99: r1(pct(xs, 99)), max: r1(Math.max(...xs)), min: r1(Math.min(...xs)) });
+const stats = (xs: number[]) => ({
+  n: xs.length,
+  p50: r1(pct(xs, 50)),
+  p99: r1(pct(xs, 99)),
+  max: r1(Math.max(...xs)),
+  min: r1(Math.min(...xs)),
+});
 
 async function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'isocast-measure-'));
-  const [gamma, clob, metar, wu] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar(), startFakeWeatherCom()]);
+  const [gamma, clob, metar, wu] = await Promise.all([
+    startFakeGamma(),
+    startFakeClob(),
+    startFakeMetar(),
+    startFakeWeatherCom(),
+  ]);
   const now = Date.now();
   for (const city of cities) {
     const today = localDate(city.timezone, now);
     for (const date of [today, addDays(today, 1)]) {
       const ev = gammaEvent({ token: city.marketToken, date, labels: labels(city, FIRST(city)) });
       gamma.put(ev);
-      for (const l of labels(city, FIRST(city))) { const t = tokensOf(ev, l); clob.quote(t.yes, t.no, 0.09); }
+      for (const l of labels(city, FIRST(city))) {
+        const t = tokensOf(ev, l);
+        clob.quote(t.yes, t.no, 0.09);
+      }
     }
   }
-  const close = async () => { await Promise.all([gamma.close(), clob.close(), metar.close(), wu.close()]); rmSync(dir, { recursive: true, force: true }); };
+  const close = async () => {
+    await Promise.all([gamma.close(), clob.close(), metar.close(), wu.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  };
   return { dir, gamma, clob, metar, wu, close };
 }
 
 type Env = Awaited<ReturnType<typeof setup>>;
 
-function poller(env: Env, name: string, weather: WeatherSource, extra: { onSignalCommitted?: (s: SignalPublic) => void } = {}): { poller: Poller; db: ReturnType<typeof openDb> } {
+function poller(
+  env: Env,
+  name: string,
+  weather: WeatherSource,
+  extra: { onSignalCommitted?: (s: SignalPublic) => void } = {},
+): { poller: Poller; db: ReturnType<typeof openDb> } {
   const db = openDb(join(env.dir, `${name}.db`));
   const market = createPolymarketSource({ gammaUrl: env.gamma.url, clobUrl: env.clob.url, clock: systemClock, logger });
-  return { db, poller: createPoller({ db, catalog, clock: systemClock, logger, weather, market, intervalMs: 1_000, ...extra }) };
+  return {
+    db,
+    poller: createPoller({ db, catalog, clock: systemClock, logger, weather, market, intervalMs: 1_000, ...extra }),
+  };
 }
 
 async function latency(env: Env) {
@@ -84,7 +109,9 @@ async function latency(env: Env) {
   const latencies: number[] = [];
   const gaps: number[] = [];
   let done: () => void = () => {};
-  const finished = new Promise<void>((r) => { done = r; });
+  const finished = new Promise<void>((r) => {
+    done = r;
+  });
   const weather = createMetarWeather({ baseUrl: env.metar.url, clock: systemClock });
   const { poller: p, db } = poller(env, 'latency', weather, {
     onSignalCommitted: (s) => {
@@ -121,9 +148,10 @@ async function latency(env: Env) {
 }
 
 async function tickTimes(env: Env, kind: 'metar' | 'wu') {
-  const weather = kind === 'metar'
-    ? createMetarWeather({ baseUrl: env.metar.url, clock: systemClock })
-    : createWuWeather({ baseUrl: env.wu.url, apiKey: env.wu.apiKey });
+  const weather =
+    kind === 'metar'
+      ? createMetarWeather({ baseUrl: env.metar.url, clock: systemClock })
+      : createWuWeather({ baseUrl: env.wu.url, apiKey: env.wu.apiKey });
   const { poller: p, db } = poller(env, `ticks-${kind}`, weather);
   let deg = new Map(cities.map((c) => [c.slug, FIRST(c)]));
   const push = () => {
@@ -150,14 +178,26 @@ async function tickTimes(env: Env, kind: 'metar' | 'wu') {
 
 async function phase<T>(fn: (env: Env) => Promise<T>): Promise<T> {
   const env = await setup();
-  try { return await fn(env); } finally { await env.close(); }
+  try {
+    return await fn(env);
+  } finally {
+    await env.close();
+  }
 }
 
 const lat = await phase(latency);
 const tickMetar = await phase((env) => tickTimes(env, 'metar'));
 const tickWu = await phase((env) => tickTimes(env, 'wu'));
 const out = {
-  cities: cities.length, pollIntervalMs: 1000, changes: CHANGES, detectionLatencyMs: lat.latency, lostChanges: lat.lost,
-  bucketsAsOfMinusObservedAtMs: lat.gap, tickMetar, tickWu, node: process.version, cpus: (await import('node:os')).cpus().length,
+  cities: cities.length,
+  pollIntervalMs: 1000,
+  changes: CHANGES,
+  detectionLatencyMs: lat.latency,
+  lostChanges: lat.lost,
+  bucketsAsOfMinusObservedAtMs: lat.gap,
+  tickMetar,
+  tickWu,
+  node: process.version,
+  cpus: (await import('node:os')).cpus().length,
 };
 process.stdout.write(JSON.stringify(out, null, 2) + '\n');

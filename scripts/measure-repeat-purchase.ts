@@ -27,15 +27,20 @@ try {
     const challenge = await (await fetch(url, { method: 'POST' })).json();
     const p = await payFor402(challenge, account);
     const res = await fetch(url, { method: 'POST', headers: { 'x-payment': p.xPayment } });
-    const body = await res.json() as { paidThroughSeq: number; idempotent: boolean };
+    const body = (await res.json()) as { paidThroughSeq: number; idempotent: boolean };
     const ms = performance.now() - t0;
     if (res.status !== 200 || body.idempotent) throw new Error(`purchase ${i}: ${res.status} ${JSON.stringify(body)}`);
-    if (i >= 3) { times.push(ms); ceilings.push(body.paidThroughSeq); } // the first three warm up
+    if (i >= 3) {
+      times.push(ms);
+      ceilings.push(body.paidThroughSeq);
+    } // the first three warm up
   }
   const sorted = [...times].sort((a, b) => a - b);
   const q = (p: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1));
   const steps = ceilings.slice(1).map((c, i) => c - ceilings[i]!);
-  process.stdout.write(`${JSON.stringify({ purchases: n, sameBundle: 'nyc x20', p50Ms: q(0.5), p95Ms: q(0.95), maxMs: q(1), ceilingSteps: [...new Set(steps)], distinctNonces: n })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ purchases: n, sameBundle: 'nyc x20', p50Ms: q(0.5), p95Ms: q(0.95), maxMs: q(1), ceilingSteps: [...new Set(steps)], distinctNonces: n })}\n`,
+  );
 } finally {
   await server.kill('SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });

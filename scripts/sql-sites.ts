@@ -41,7 +41,10 @@ export function sqlSites(root: string): TableSites[] {
       const touched = new Map<string, boolean>();
       for (const [, keyword, table] of sql.matchAll(TOUCH)) {
         if (!by.has(table!)) continue;
-        const write = (keyword === 'INTO' || keyword === 'UPDATE' || (keyword === 'FROM' && /DELETE\s+$/.test(sql.slice(0, sql.indexOf(`FROM ${table}`)))));
+        const write =
+          keyword === 'INTO' ||
+          keyword === 'UPDATE' ||
+          (keyword === 'FROM' && /DELETE\s+$/.test(sql.slice(0, sql.indexOf(`FROM ${table}`))));
         touched.set(table!, (touched.get(table!) ?? false) || write);
       }
       for (const [table, write] of touched) {
@@ -67,12 +70,15 @@ if (import.meta.main) {
     const detail = process.argv.includes('--detail');
     process.stdout.write('table                   modules  sites  reads  writes\n');
     for (const r of rows) {
-      const line = `${r.table.padEnd(24)}${String(r.modules.length).padStart(7)}${String(r.sites).padStart(7)}`
-        + `${String(r.reads).padStart(7)}${String(r.writes).padStart(8)}`;
+      const line =
+        `${r.table.padEnd(24)}${String(r.modules.length).padStart(7)}${String(r.sites).padStart(7)}` +
+        `${String(r.reads).padStart(7)}${String(r.writes).padStart(8)}`;
       process.stdout.write(`${line}${detail ? `  ${r.modules.join(', ')}` : ''}\n`);
     }
     const all = rows.reduce((n, r) => n + r.sites, 0);
     const multi = rows.filter((r) => r.modules.length > 1).length;
-    process.stdout.write(`${all} table touches in ${rows.length} tables; ${multi} tables touched from more than one module\n`);
+    process.stdout.write(
+      `${all} table touches in ${rows.length} tables; ${multi} tables touched from more than one module\n`,
+    );
   }
 }

@@ -79,7 +79,20 @@ export const MAX_BODY_BYTES = 16 * 1024;
 const BODY_METHODS = METHODS.filter((m) => m !== 'GET' && m !== 'HEAD' && m !== 'CONNECT');
 
 /** Every route the app serves, for the OpenAPI document and the 405 check. */
-export const ROUTE_DOCS: RouteDoc[] = [...healthDocs, ...citiesDocs, ...sampleDocs, ...pricingDocs, ...termsDocs, ...deliveryDocs, ...metricsDocs, ...adminDocs, ...subscribeDocs, ...receiptDocs, ...paidSignalsDocs, ...discoveryDocs];
+export const ROUTE_DOCS: RouteDoc[] = [
+  ...healthDocs,
+  ...citiesDocs,
+  ...sampleDocs,
+  ...pricingDocs,
+  ...termsDocs,
+  ...deliveryDocs,
+  ...metricsDocs,
+  ...adminDocs,
+  ...subscribeDocs,
+  ...receiptDocs,
+  ...paidSignalsDocs,
+  ...discoveryDocs,
+];
 
 /** Builds the HTTP app. It never listens, opens files or starts timers: main.ts does. */
 export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits } {
@@ -90,8 +103,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   const dbPing = db.prepare('SELECT 1');
 
   const metrics = deps.metrics ?? createMetrics();
-  const latency = metrics.histogram('isocast_http_request_duration_seconds', 'HTTP request latency by route pattern and status',
-    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
+  const latency = metrics.histogram(
+    'isocast_http_request_duration_seconds',
+    'HTTP request latency by route pattern and status',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+  );
   registerDbGauges(metrics, db, () => clock.now());
   // Monotonic, not the app clock: a limit is about real request rates, and wall time can jump.
   const limits = deps.limits ?? abuseLimitsFromConfig(config, { now: () => performance.now(), disclaimer, metrics });
@@ -112,15 +128,40 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     return (length === null || length === '0') && !h.has('transfer-encoding') ? next() : limitBody(c, next);
   });
 
-  app.route('/', healthRoutes({
-    mode: config.PAYMENT_MODE, clock, sanctions: () => deps.sanctions.status(clock.now()),
-    dbOk: () => { try { dbPing.get(); return true; } catch { return false; } },
-  }));
-  app.route('/', citiesRoutes({ catalog, clock, dayClock: deps.dayClock ?? clock, latestSeqAll: signals.latestSeqAll, latestAtAll: signals.latestAtAll, latestSeq: signals.latestSeq, marketUrlFor: deps.marketUrlFor, ruleFor: deps.ruleFor }));
+  app.route(
+    '/',
+    healthRoutes({
+      mode: config.PAYMENT_MODE,
+      clock,
+      sanctions: () => deps.sanctions.status(clock.now()),
+      dbOk: () => {
+        try {
+          dbPing.get();
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    }),
+  );
+  app.route(
+    '/',
+    citiesRoutes({
+      catalog,
+      clock,
+      dayClock: deps.dayClock ?? clock,
+      latestSeqAll: signals.latestSeqAll,
+      latestAtAll: signals.latestAtAll,
+      latestSeq: signals.latestSeq,
+      marketUrlFor: deps.marketUrlFor,
+      ruleFor: deps.ruleFor,
+    }),
+  );
   app.route('/', sampleRoutes({ isCity, payload: signals.payload, latestSeq: signals.latestSeq }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
-  const messenger = deps.messenger ?? createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
+  const messenger =
+    deps.messenger ?? createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL, limits }));
   // main.ts builds the plane (shared with the reconciler and the shutdown) with the same limits.
   const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics, limitPayer: limits.payer });
@@ -128,11 +169,32 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.route('/', receiptRoutes({ db, clock, logger, sanctions: deps.sanctions, limitWallet: limits.receiptRecovery }));
   app.route('/', paidSignalsRoutes({ db, plane, reader: signals, sanctions: deps.sanctions, isCity }));
   app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));
-  app.route('/', adminRoutes({ db, catalog, clock, adminToken: config.ADMIN_TOKEN, paymentMode: config.PAYMENT_MODE, feed: config.FEED, pollerHealth: deps.pollerHealth }));
-  app.route('/', discoveryRoutes({
-    docs: ROUTE_DOCS, baseUrl: config.BASE_URL, termsUrl: config.TERMS_URL, apiVersion: API_VERSION, disclaimer,
-    paymentMode: config.PAYMENT_MODE, payTo: payTo(config), usdc: config.USDC_ADDRESS, cities: catalog.active,
-  }));
+  app.route(
+    '/',
+    adminRoutes({
+      db,
+      catalog,
+      clock,
+      adminToken: config.ADMIN_TOKEN,
+      paymentMode: config.PAYMENT_MODE,
+      feed: config.FEED,
+      pollerHealth: deps.pollerHealth,
+    }),
+  );
+  app.route(
+    '/',
+    discoveryRoutes({
+      docs: ROUTE_DOCS,
+      baseUrl: config.BASE_URL,
+      termsUrl: config.TERMS_URL,
+      apiVersion: API_VERSION,
+      disclaimer,
+      paymentMode: config.PAYMENT_MODE,
+      payTo: payTo(config),
+      usdc: config.USDC_ADDRESS,
+      cities: catalog.active,
+    }),
+  );
 
   const routes = routeTable(ROUTE_DOCS);
   app.notFound((c) => {
@@ -148,7 +210,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     if (err instanceof ApiError) return reply(c as Ctx, { error: err.message, ...err.extra }, err.status, err.headers);
     // A body the client broke off or framed badly is the client's problem, not an outage.
     if (isClientAbort(err)) {
-      logger.debug('request body unreadable', { method: c.req.method, path: c.req.path, reason: err instanceof Error ? err.message : String(err) });
+      logger.debug('request body unreadable', {
+        method: c.req.method,
+        path: c.req.path,
+        reason: err instanceof Error ? err.message : String(err),
+      });
       return reply(c as Ctx, { error: 'request body could not be read' }, 400);
     }
     if (err instanceof HTTPException) {

@@ -11,48 +11,95 @@ type Doc = { meaning: string; default?: string };
 
 export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   PORT: { meaning: 'TCP port to listen on' },
-  HOST: { default: '127.0.0.1 in mock mode, 0.0.0.0 in live', meaning: 'address to listen on; mock mode on a non-loopback HOST prints a warning' },
+  HOST: {
+    default: '127.0.0.1 in mock mode, 0.0.0.0 in live',
+    meaning: 'address to listen on; mock mode on a non-loopback HOST prints a warning',
+  },
   DATA_DIR: { meaning: 'holds isocast.db (+ WAL) and the generated server-secret; created 0700' },
   BASE_URL: { default: 'http://localhost:PORT', meaning: 'public address used in links and the 402 resource' },
   TERMS_URL: { default: 'BASE_URL/terms.txt', meaning: 'terms address in the disclaimer and X-Terms-URL' },
   PAYMENT_MODE: { meaning: 'mock: signatures verified, settlement simulated; live: real USDC settlement' },
-  PAY_TO: { default: 'mock: 0x…dEaD; live: required', meaning: 'your settlement wallet; live refuses burn/zero/system addresses' },
-  SERVER_SECRET: { default: 'generated in DATA_DIR/server-secret', meaning: '32+ bytes hex keying binding salts and receipts (secret)' },
+  PAY_TO: {
+    default: 'mock: 0x…dEaD; live: required',
+    meaning: 'your settlement wallet; live refuses burn/zero/system addresses',
+  },
+  SERVER_SECRET: {
+    default: 'generated in DATA_DIR/server-secret',
+    meaning: '32+ bytes hex keying binding salts and receipts (secret)',
+  },
   SETTLEMENT: { meaning: 'live settler: facilitator (x402 /verify + /settle) or chain (self-submitted)' },
-  FACILITATOR_URL: { meaning: 'facilitator base URL (required for SETTLEMENT=facilitator in live); user:pass@ becomes Basic auth' },
+  FACILITATOR_URL: {
+    meaning: 'facilitator base URL (required for SETTLEMENT=facilitator in live); user:pass@ becomes Basic auth',
+  },
   FACILITATOR_AUTH: { meaning: 'Authorization header value sent to the facilitator (secret)' },
-  RPC_URL: { default: 'https://mainnet.base.org in live mode', meaning: 'Base JSON-RPC endpoint: the chain settler (set it explicitly for SETTLEMENT=chain), and the USDC authorizationState lookups that resolve in-doubt settlements; user:pass@ becomes Basic auth' },
-  RECONCILE_INTERVAL_MS: { meaning: 'how often in-doubt settlements are resolved from the chain while serving; also the Retry-After of a "settlement pending" 503' },
+  RPC_URL: {
+    default: 'https://mainnet.base.org in live mode',
+    meaning:
+      'Base JSON-RPC endpoint: the chain settler (set it explicitly for SETTLEMENT=chain), and the USDC authorizationState lookups that resolve in-doubt settlements; user:pass@ becomes Basic auth',
+  },
+  RECONCILE_INTERVAL_MS: {
+    meaning:
+      'how often in-doubt settlements are resolved from the chain while serving; also the Retry-After of a "settlement pending" 503',
+  },
   SETTLER_PRIVATE_KEY: { meaning: 'key paying gas for SETTLEMENT=chain (secret)' },
   USDC_ADDRESS: { meaning: 'token contract of the EIP-3009 authorization' },
-  OFAC_LIST_PATH: { meaning: 'sanctions list file (addresses one per line, or OFAC SDN XML); reloaded on SIGHUP and on change' },
+  OFAC_LIST_PATH: {
+    meaning: 'sanctions list file (addresses one per line, or OFAC SDN XML); reloaded on SIGHUP and on change',
+  },
   OFAC_EXTRA: { meaning: 'extra sanctioned addresses, comma separated' },
-  OFAC_REQUIRED: { default: 'true in live, false in mock', meaning: 'live refuses to start without a loadable list unless this is false' },
+  OFAC_REQUIRED: {
+    default: 'true in live, false in mock',
+    meaning: 'live refuses to start without a loadable list unless this is false',
+  },
   FEED: { meaning: 'sim: deterministic simulated weather + markets; live: real upstreams (live payments need it)' },
-  POLL_INTERVAL_MS: { default: '5000', meaning: 'poller cadence (sim and live; live: one batched METAR call per tick, 720 an hour)' },
+  POLL_INTERVAL_MS: {
+    default: '5000',
+    meaning: 'poller cadence (sim and live; live: one batched METAR call per tick, 720 an hour)',
+  },
   WU_POLL_INTERVAL_MS: { meaning: "weather.com's own cadence with WEATHER_SOURCE=wu (one call per station per poll)" },
-  ODDS_DEADLINE_MS: { meaning: 'odds budget of a crossing (at most 10000); past it the signal is stored with buckets: null' },
+  ODDS_DEADLINE_MS: {
+    meaning: 'odds budget of a crossing (at most 10000); past it the signal is stored with buckets: null',
+  },
   SIM_SPEED: { meaning: 'simulated time runs this many times faster than real time (FEED=sim)' },
   SIM_SEED: { meaning: 'seed of the simulated feed' },
-  WEATHER_SOURCE: { meaning: 'live observations: metar (aviationweather, no key) or wu (weather.com, needs WU_API_KEY)' },
+  WEATHER_SOURCE: {
+    meaning: 'live observations: metar (aviationweather, no key) or wu (weather.com, needs WU_API_KEY)',
+  },
   GAMMA_URL: { meaning: 'Polymarket Gamma API (market discovery)' },
   CLOB_URL: { meaning: 'Polymarket CLOB API (odds)' },
   WEATHER_URL: { meaning: 'weather.com API (WEATHER_SOURCE=wu)' },
   WU_API_KEY: { meaning: 'weather.com API key (secret)' },
   METAR_URL: { meaning: 'aviationweather.gov API (WEATHER_SOURCE=metar)' },
-  MESSENGER_BOT_TOKEN: { meaning: 'chat delivery bot token, Telegram Bot API wire format; unset: no chat delivery (secret)' },
+  MESSENGER_BOT_TOKEN: {
+    meaning: 'chat delivery bot token, Telegram Bot API wire format; unset: no chat delivery (secret)',
+  },
   MESSENGER_API_URL: { meaning: 'bot API host' },
-  ADMIN_TOKEN: { default: 'unset: /admin and /metrics off (404)', meaning: 'bearer token for /admin and /metrics, 32+ characters: openssl rand -hex 32 (secret)' },
-  TRUSTED_PROXIES: { default: 'none', meaning: 'comma list of proxy IPs/CIDRs whose X-Forwarded-For is believed (the right-most untrusted hop is the client)' },
-  RATE_LIMIT_ADDRESS_PER_MIN: { meaning: 'per client address on subscribe, inline payment, receipt recovery and chat registration (0: off)' },
+  ADMIN_TOKEN: {
+    default: 'unset: /admin and /metrics off (404)',
+    meaning: 'bearer token for /admin and /metrics, 32+ characters: openssl rand -hex 32 (secret)',
+  },
+  TRUSTED_PROXIES: {
+    default: 'none',
+    meaning:
+      'comma list of proxy IPs/CIDRs whose X-Forwarded-For is believed (the right-most untrusted hop is the client)',
+  },
+  RATE_LIMIT_ADDRESS_PER_MIN: {
+    meaning: 'per client address on subscribe, inline payment, receipt recovery and chat registration (0: off)',
+  },
   RATE_LIMIT_ADDRESS_BURST: { meaning: 'burst allowance of the per-address limit' },
   RATE_LIMIT_WALLET_PER_MIN: { meaning: 'per payer wallet on the same routes, once a signature names it (0: off)' },
   RATE_LIMIT_WALLET_BURST: { meaning: 'burst allowance of the per-wallet limit' },
-  TEST_MESSAGES_PER_HOUR: { meaning: 'chat registration test messages per chat and per wallet (paid pushes never wait for them)' },
+  TEST_MESSAGES_PER_HOUR: {
+    meaning: 'chat registration test messages per chat and per wallet (paid pushes never wait for them)',
+  },
   TEST_MESSAGES_BURST: { meaning: 'burst allowance of the test message budget' },
   RETAIN_OUTBOX_DAYS: { meaning: 'days sent and failed delivery rows are kept (0: forever)' },
-  RETAIN_FAILED_PAYMENTS_DAYS: { meaning: 'days failed payment attempts are kept; applied payments are the ledger and kept forever (0: forever)' },
-  RETAIN_RECEIPTS_DAYS: { meaning: 'days a receipt token is kept once its wallet is owed no further signal (0: forever)' },
+  RETAIN_FAILED_PAYMENTS_DAYS: {
+    meaning: 'days failed payment attempts are kept; applied payments are the ledger and kept forever (0: forever)',
+  },
+  RETAIN_RECEIPTS_DAYS: {
+    meaning: 'days a receipt token is kept once its wallet is owed no further signal (0: forever)',
+  },
   LOG_LEVEL: { meaning: 'debug, info, warn or error; logs are JSON lines on stdout' },
 };
 
@@ -66,7 +113,9 @@ function schemaDefault(key: ConfigKey): string | undefined {
 
 export function configRows(): { name: string; default: string; meaning: string }[] {
   return (Object.keys(CONFIG_DOCS) as ConfigKey[]).map((name) => ({
-    name, default: CONFIG_DOCS[name].default ?? schemaDefault(name) ?? 'unset', meaning: CONFIG_DOCS[name].meaning,
+    name,
+    default: CONFIG_DOCS[name].default ?? schemaDefault(name) ?? 'unset',
+    meaning: CONFIG_DOCS[name].meaning,
   }));
 }
 

@@ -18,9 +18,20 @@ export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
 export const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
-const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
-const intIn = (min: number, max: number) => z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
-const url = z.string().url('must be an absolute URL').refine((u) => /^https?:\/\//.test(u), 'must be http(s)').transform((u) => u.replace(/\/+$/, ''));
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const intIn = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+const url = z
+  .string()
+  .url('must be an absolute URL')
+  .refine((u) => /^https?:\/\//.test(u), 'must be http(s)')
+  .transform((u) => u.replace(/\/+$/, ''));
 
 const raw = z.object({
   PORT: intIn(0, 65535).default(8402),
@@ -30,12 +41,18 @@ const raw = z.object({
   TERMS_URL: url.optional(),
   PAYMENT_MODE: z.enum(['mock', 'live']).default('mock'),
   PAY_TO: address.optional(),
-  SERVER_SECRET: z.string().regex(/^(0x)?[0-9a-fA-F]{64,}$/, 'must be at least 32 bytes of hex').optional(),
+  SERVER_SECRET: z
+    .string()
+    .regex(/^(0x)?[0-9a-fA-F]{64,}$/, 'must be at least 32 bytes of hex')
+    .optional(),
   SETTLEMENT: z.enum(['facilitator', 'chain']).default('facilitator'),
   FACILITATOR_URL: url.optional(),
   FACILITATOR_AUTH: z.string().min(1).optional(),
   RPC_URL: url.optional(),
-  SETTLER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
+  SETTLER_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key')
+    .optional(),
   USDC_ADDRESS: address.default(BASE_USDC),
   OFAC_LIST_PATH: z.string().min(1).optional(),
   OFAC_EXTRA: z.string().optional(),
@@ -44,7 +61,11 @@ const raw = z.object({
   POLL_INTERVAL_MS: intIn(250, 3_600_000).optional(),
   WU_POLL_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
   ODDS_DEADLINE_MS: intIn(250, 10_000).default(10_000),
-  SIM_SPEED: z.coerce.number({ error: 'must be a number' }).positive('must be positive').max(100_000, 'must be at most 100000').default(60),
+  SIM_SPEED: z.coerce
+    .number({ error: 'must be a number' })
+    .positive('must be positive')
+    .max(100_000, 'must be at most 100000')
+    .default(60),
   SIM_SEED: z.string().min(1).default('isocast'),
   WEATHER_SOURCE: z.enum(['wu', 'metar']).default('metar'),
   GAMMA_URL: url.default('https://gamma-api.polymarket.com'),
@@ -71,7 +92,10 @@ const raw = z.object({
   RETAIN_RECEIPTS_DAYS: intIn(0, 36_500).default(365),
 });
 
-export type Config = Omit<z.infer<typeof raw>, 'HOST' | 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'> & {
+export type Config = Omit<
+  z.infer<typeof raw>,
+  'HOST' | 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'
+> & {
   HOST: string;
   BASE_URL: string;
   TERMS_URL: string;
@@ -123,12 +147,19 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   const c = parsed.data;
   problems.push(...safetyProblems(c), ...urlCredentialProblems(c));
   if (c.PAYMENT_MODE === 'live') {
-    if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL) problems.push('FACILITATOR_URL: required when SETTLEMENT=facilitator in live mode');
+    if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL)
+      problems.push('FACILITATOR_URL: required when SETTLEMENT=facilitator in live mode');
     if (c.SETTLEMENT === 'chain' && !c.RPC_URL) problems.push('RPC_URL: required when SETTLEMENT=chain in live mode');
-    if (c.SETTLEMENT === 'chain' && !c.SETTLER_PRIVATE_KEY) problems.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
+    if (c.SETTLEMENT === 'chain' && !c.SETTLER_PRIVATE_KEY)
+      problems.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
   }
-  if (c.FEED === 'live' && c.WEATHER_SOURCE === 'wu' && !c.WU_API_KEY) problems.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
-  try { parseTrustedProxies(c.TRUSTED_PROXIES); } catch (err) { problems.push(`TRUSTED_PROXIES: ${(err as Error).message}`); }
+  if (c.FEED === 'live' && c.WEATHER_SOURCE === 'wu' && !c.WU_API_KEY)
+    problems.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
+  try {
+    parseTrustedProxies(c.TRUSTED_PROXIES);
+  } catch (err) {
+    problems.push(`TRUSTED_PROXIES: ${(err as Error).message}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const baseUrl = c.BASE_URL ?? `http://localhost:${c.PORT}`;
   return {

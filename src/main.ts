@@ -116,9 +116,13 @@ async function serve(argv: string[]): Promise<void> {
   const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   const unscreened = sanctionsProblem(config, sanctions.loadError);
   if (unscreened) refuse([unscreened]);
-  if (sanctions.loadError) logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
+  if (sanctions.loadError)
+    logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
   const exposed = exposureWarning(config);
-  if (exposed) { process.stderr.write(`\n${exposed}\n\n`); logger.warn('mock mode reachable from other machines', { host: config.HOST }); }
+  if (exposed) {
+    process.stderr.write(`\n${exposed}\n\n`);
+    logger.warn('mock mode reachable from other machines', { host: config.HOST });
+  }
   const db = open(config);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
   const catalog = createCatalog();
@@ -127,25 +131,78 @@ async function serve(argv: string[]): Promise<void> {
   const chainVerifier = chainVerifierFromConfig(config);
   // One plane for the routes, the reconciler and the shutdown: they share its in-flight work.
   // Monotonic, not the app clock: a limit is about real request rates, and wall time can jump.
-  const limits = abuseLimitsFromConfig(config, { now: () => performance.now(), disclaimer: disclaimerText(config.TERMS_URL), metrics });
-  const plane = paymentPlaneFor({ config, db, secret, settler, sanctions, clock: systemClock, logger, chainVerifier, metrics, limitPayer: limits.payer });
+  const limits = abuseLimitsFromConfig(config, {
+    now: () => performance.now(),
+    disclaimer: disclaimerText(config.TERMS_URL),
+    metrics,
+  });
+  const plane = paymentPlaneFor({
+    config,
+    db,
+    secret,
+    settler,
+    sanctions,
+    clock: systemClock,
+    logger,
+    chainVerifier,
+    metrics,
+    limitPayer: limits.payer,
+  });
   // Payments a crash left between settle and apply are finished before anyone can pay again.
   await reconcilePayments({ plane, logger });
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   const outbox = createOutbox(db, systemClock);
-  const delivery = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: config.TERMS_URL, metrics });
+  const delivery = createDeliveryWorker({
+    outbox,
+    messenger,
+    clock: systemClock,
+    logger,
+    termsUrl: config.TERMS_URL,
+    metrics,
+  });
   const feed = createFeed(config, { db, clock: systemClock, logger });
   const poller = createPoller({
-    db, catalog, clock: systemClock, logger: logger.child({ component: 'poller' }), intervalMs: config.POLL_INTERVAL_MS, metrics,
-    onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => delivery.wake(), ...feed,
+    db,
+    catalog,
+    clock: systemClock,
+    logger: logger.child({ component: 'poller' }),
+    intervalMs: config.POLL_INTERVAL_MS,
+    metrics,
+    onSignalInTransaction: outbox.enqueue,
+    onSignalCommitted: () => delivery.wake(),
+    ...feed,
   });
-  const app = createApp({ messenger, config, db, catalog, clock: systemClock, dayClock: feed.dayClock, logger, sanctions, metrics, secret, settler, chainVerifier, plane, limits, pollerHealth: poller.health, marketUrlFor: poller.marketUrlFor, ruleFor: poller.ruleFor });
+  const app = createApp({
+    messenger,
+    config,
+    db,
+    catalog,
+    clock: systemClock,
+    dayClock: feed.dayClock,
+    logger,
+    sanctions,
+    metrics,
+    secret,
+    settler,
+    chainVerifier,
+    plane,
+    limits,
+    pollerHealth: poller.health,
+    marketUrlFor: poller.marketUrlFor,
+    ruleFor: poller.ruleFor,
+  });
   const ofacWatch = watchSanctionsList(sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
   const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
-    logger.info('listening', { host: config.HOST, port: info.port, mode: config.PAYMENT_MODE, feed: config.FEED, cities: catalog.active.length });
+    logger.info('listening', {
+      host: config.HOST,
+      port: info.port,
+      mode: config.PAYMENT_MODE,
+      feed: config.FEED,
+      cities: catalog.active.length,
+    });
     process.stderr.write(`${startLine(config, info.port)}\n`);
   });
   // The first tick is tens of milliseconds of synchronous work; health checks and clients
@@ -153,28 +210,53 @@ async function serve(argv: string[]): Promise<void> {
   poller.start(FIRST_TICK_DELAY_MS);
   delivery.start();
   // Prunes and PRAGMA optimize now (in batches that yield to requests) and then daily.
-  const retention = createRetention({ db, clock: systemClock, logger: logger.child({ component: 'retention' }), metrics, settings: {
-    outboxDays: config.RETAIN_OUTBOX_DAYS, failedPaymentDays: config.RETAIN_FAILED_PAYMENTS_DAYS, receiptDays: config.RETAIN_RECEIPTS_DAYS,
-  } });
+  const retention = createRetention({
+    db,
+    clock: systemClock,
+    logger: logger.child({ component: 'retention' }),
+    metrics,
+    settings: {
+      outboxDays: config.RETAIN_OUTBOX_DAYS,
+      failedPaymentDays: config.RETAIN_FAILED_PAYMENTS_DAYS,
+      receiptDays: config.RETAIN_RECEIPTS_DAYS,
+    },
+  });
   retention.start();
   ofacWatch.start();
   const reconciler = startReconciler({ plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
-  installShutdownSignals(createShutdown({
-    logger, server: server as HttpServer, plane, workers: [reconciler, retention, poller, delivery, ofacWatch], closeDb: () => db.close(), maxSettleMs: settler.maxSettleMs,
-  }));
+  installShutdownSignals(
+    createShutdown({
+      logger,
+      server: server as HttpServer,
+      plane,
+      workers: [reconciler, retention, poller, delivery, ofacWatch],
+      closeDb: () => db.close(),
+      maxSettleMs: settler.maxSettleMs,
+    }),
+  );
 }
 
 async function main(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
   const command = !first || first.startsWith('-') ? 'serve' : first;
   const args = command === first ? rest : argv;
-  if (command === 'help' && args[0] === 'config') { process.stdout.write(configHelp()); return; }
-  if (args.includes('--help') || args.includes('-h') || command === 'help') { process.stdout.write(HELP); return; }
-  if (args.includes('--version') || args.includes('-v') || command === 'version') { process.stdout.write(`isocast ${VERSION}\n`); return; }
+  if (command === 'help' && args[0] === 'config') {
+    process.stdout.write(configHelp());
+    return;
+  }
+  if (args.includes('--help') || args.includes('-h') || command === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (args.includes('--version') || args.includes('-v') || command === 'version') {
+    process.stdout.write(`isocast ${VERSION}\n`);
+    return;
+  }
   // Every file the process creates (database, WAL, secret, backups) is private to its user.
   if (['serve', 'migrate', 'backup', 'doctor'].includes(command)) usePrivateUmask();
   switch (command) {
-    case 'serve': return serve(args);
+    case 'serve':
+      return serve(args);
     case 'migrate': {
       const config = configOrExit(args);
       const db = open(config);
@@ -184,11 +266,17 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'backup': {
       const [dest, ...flags] = args;
-      if (!dest || dest.startsWith('--')) { process.stderr.write('usage: isocast backup <file> [flags]\n'); process.exit(2); }
+      if (!dest || dest.startsWith('--')) {
+        process.stderr.write('usage: isocast backup <file> [flags]\n');
+        process.exit(2);
+      }
       const config = configOrExit(flags);
       // No migration here: the upgrade path backs up with the new binary before it first starts, and
       // the copy must hold the old schema so the old binary can be restored with it.
-      if (!existsSync(dbPath(config))) { process.stderr.write(`isocast backup: no database at ${dbPath(config)}\n`); process.exit(1); }
+      if (!existsSync(dbPath(config))) {
+        process.stderr.write(`isocast backup: no database at ${dbPath(config)}\n`);
+        process.exit(1);
+      }
       secureDataDir(config.DATA_DIR);
       const db = openDb(dbPath(config), { nativeBinding: nativeSqliteBinding(), migrate: false });
       try {
@@ -217,17 +305,28 @@ async function main(argv: string[]): Promise<void> {
         catalog: createCatalog(),
         upstreams: () => {
           let c: Config;
-          try { c = loadConfig(process.env); } catch (err) {
+          try {
+            c = loadConfig(process.env);
+          } catch (err) {
             if (err instanceof ConfigError) throw new ReplayInputError(`configuration: ${err.problems.join('; ')}`);
             throw err;
           }
-          return { weatherSource: c.WEATHER_SOURCE, weatherUrl: c.WEATHER_URL, wuApiKey: c.WU_API_KEY, metarUrl: c.METAR_URL, gammaUrl: c.GAMMA_URL };
+          return {
+            weatherSource: c.WEATHER_SOURCE,
+            weatherUrl: c.WEATHER_URL,
+            wuApiKey: c.WU_API_KEY,
+            metarUrl: c.METAR_URL,
+            gammaUrl: c.GAMMA_URL,
+          };
         },
       });
       return;
     }
     default:
-      if (isCliCommand(command)) { process.exitCode = await buyer(command, args); return; }
+      if (isCliCommand(command)) {
+        process.exitCode = await buyer(command, args);
+        return;
+      }
       process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
       process.exit(2);
   }

@@ -15,6 +15,12 @@ app.get('/health', (c) => c.text('ok'));
 for (const [path, file] of Object.entries(input.routes)) {
   // Encoded once: the cheapest possible way to send these bytes, which is what a ceiling is.
   const body = readFileSync(file);
-  app.get(path, () => new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }));
+  app.get(
+    path,
+    () =>
+      new Response(body, {
+        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+      }),
+  );
 }
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: input.port });

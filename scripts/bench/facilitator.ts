@@ -29,17 +29,30 @@ const server = createServer((req, res) => {
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   };
-  if (req.method === 'GET' && req.url === '/supported') { counts.supported++; return send(200, supported); }
+  if (req.method === 'GET' && req.url === '/supported') {
+    counts.supported++;
+    return send(200, supported);
+  }
   if (req.method === 'GET' && req.url === '/counts') return send(200, JSON.stringify(counts));
   if (req.method === 'GET' && req.url === '/health') return send(200, '{"ok":true}');
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    let body: { paymentPayload?: { payload?: { authorization?: { from?: string; nonce?: string } } }; paymentRequirements?: { network?: string } };
-    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { body = {}; }
+    let body: {
+      paymentPayload?: { payload?: { authorization?: { from?: string; nonce?: string } } };
+      paymentRequirements?: { network?: string };
+    };
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      body = {};
+    }
     const auth = body.paymentPayload?.payload?.authorization;
     const network = body.paymentRequirements?.network;
-    if (!auth?.from || !auth.nonce || !network) { counts.rejected++; return send(400, JSON.stringify({ isValid: false, invalidReason: 'invalid_payload' })); }
+    if (!auth?.from || !auth.nonce || !network) {
+      counts.rejected++;
+      return send(400, JSON.stringify({ isValid: false, invalidReason: 'invalid_payload' }));
+    }
     if (req.method === 'POST' && req.url === '/verify') {
       counts.verify++;
       return send(200, JSON.stringify({ isValid: true, payer: auth.from }));

@@ -23,21 +23,33 @@ import type { SignalPublic } from '../../src/signals/schemas.ts';
 import { freePort, median, NODE, percentile, ROOT, round, spawnServer } from './util.ts';
 
 export type GrowthSizes = { signals: number; outbox: number; entitlements: number; registrations: number };
-export const FULL_SIZES: GrowthSizes = { signals: 1_000_000, outbox: 2_000_000, entitlements: 200_000, registrations: 20_000 };
+export const FULL_SIZES: GrowthSizes = {
+  signals: 1_000_000,
+  outbox: 2_000_000,
+  entitlements: 200_000,
+  registrations: 20_000,
+};
 const ADMIN_TOKEN = 'growth-bench-admin-token-0123456789abcdef-0123456789';
 const DAY_MS = 86_400_000;
 const wallet = (i: number) => '0x' + i.toString(16).padStart(40, '0');
 const PAYLOAD = JSON.stringify({ note: 'synthetic growth-bench signal', pad: 'x'.repeat(300) });
 
 /** Fills `dbPath` (created by the code under test, so its schema and triggers apply). */
-export function buildGrowthDb(dbPath: string, sizes: GrowthSizes, nowMs: number, log: (s: string) => void): { latest: Map<string, number> } {
+export function buildGrowthDb(
+  dbPath: string,
+  sizes: GrowthSizes,
+  nowMs: number,
+  log: (s: string) => void,
+): { latest: Map<string, number> } {
   const cities = createCatalog().active.map((c) => c.slug);
   const db = openDb(dbPath);
   try {
     db.pragma('synchronous = OFF');
     const latest = new Map<string, number>();
     const perCity = Math.ceil(sizes.signals / cities.length);
-    const sig = db.prepare(`INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    const sig = db.prepare(
+      `INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
     let t = Date.now();
     db.transaction(() => {
       let n = 0;
@@ -54,10 +66,15 @@ export function buildGrowthDb(dbPath: string, sizes: GrowthSizes, nowMs: number,
     // Wallet i holds entitlements for 4 consecutive cities; one in twenty is still paid past the
     // latest signal, so an enqueue has real rows to queue.
     t = Date.now();
-    const ent = db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, ?, ?, ?, ?)`);
-    const pay = db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, error, created_at, updated_at)
+    const ent = db.prepare(
+      `INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, ?, ?, ?, ?)`,
+    );
+    const pay =
+      db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, error, created_at, updated_at)
       VALUES (?, ?, ?, 10, 50000, 'mock', ?, ?, ?, ?)`);
-    const receipt = db.prepare(`INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, x'00', ?, ?, ?)`);
+    const receipt = db.prepare(
+      `INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, x'00', ?, ?, ?)`,
+    );
     db.transaction(() => {
       for (let i = 0; i < sizes.entitlements; i++) {
         const w = wallet(Math.floor(i / 4));
@@ -69,15 +86,31 @@ export function buildGrowthDb(dbPath: string, sizes: GrowthSizes, nowMs: number,
         ent.run(w, city, through, 10, at);
         const paid = pay.run(w, '0x' + i.toString(16).padStart(64, '0'), city, 'applied', null, at, at);
         receipt.run(`r${i}`, w, paid.lastInsertRowid, at);
-        if (i % 2 === 0) pay.run(w, '0x' + (i + 0x1000000000).toString(16).padStart(64, '0'), city, 'failed', 'signature invalid', at, at);
+        if (i % 2 === 0)
+          pay.run(
+            w,
+            '0x' + (i + 0x1000000000).toString(16).padStart(64, '0'),
+            city,
+            'failed',
+            'signature invalid',
+            at,
+            at,
+          );
       }
     })();
-    log(`growth: ${sizes.entitlements} entitlements, ${Math.ceil(sizes.entitlements * 1.5)} payments and ${sizes.entitlements} receipts in ${Date.now() - t} ms`);
+    log(
+      `growth: ${sizes.entitlements} entitlements, ${Math.ceil(sizes.entitlements * 1.5)} payments and ${sizes.entitlements} receipts in ${Date.now() - t} ms`,
+    );
 
     t = Date.now();
-    const reg = db.prepare(`INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (?, ?, NULL, ?, ?)`);
-    db.transaction(() => { for (let i = 0; i < sizes.registrations; i++) reg.run(wallet(i), String(1_000_000 + i), nowMs, nowMs); })();
-    const out = db.prepare(`INSERT INTO delivery_outbox (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, chat_id, last_error, created_at, updated_at)
+    const reg = db.prepare(
+      `INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (?, ?, NULL, ?, ?)`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < sizes.registrations; i++) reg.run(wallet(i), String(1_000_000 + i), nowMs, nowMs);
+    })();
+    const out =
+      db.prepare(`INSERT INTO delivery_outbox (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, chat_id, last_error, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`);
     db.transaction(() => {
       for (let i = 0; i < sizes.outbox; i++) {
@@ -88,7 +121,19 @@ export function buildGrowthDb(dbPath: string, sizes: GrowthSizes, nowMs: number,
         const date = new Date(Date.UTC(2020, 0, 1) + Math.floor((seq - 1) / 8) * DAY_MS).toISOString().slice(0, 10);
         const failed = i % 50 === 0;
         const at = nowMs - (i % 7) * DAY_MS - 60_000;
-        out.run(wallet(w), city, date, `b${(seq - 1) % 8}`, seq, failed ? 'failed' : 'sent', at, String(1_000_000 + w), failed ? 'chat not found' : null, at, at);
+        out.run(
+          wallet(w),
+          city,
+          date,
+          `b${(seq - 1) % 8}`,
+          seq,
+          failed ? 'failed' : 'sent',
+          at,
+          String(1_000_000 + w),
+          failed ? 'chat not found' : null,
+          at,
+          at,
+        );
       }
     })();
     log(`growth: ${sizes.registrations} registrations and ${sizes.outbox} outbox rows in ${Date.now() - t} ms`);
@@ -98,7 +143,10 @@ export function buildGrowthDb(dbPath: string, sizes: GrowthSizes, nowMs: number,
   }
 }
 
-async function timeGets(url: string, n: number): Promise<{ p50Ms: number; p95Ms: number; maxMs: number; bytes: number }> {
+async function timeGets(
+  url: string,
+  n: number,
+): Promise<{ p50Ms: number; p95Ms: number; maxMs: number; bytes: number }> {
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
   let bytes = 0;
   for (let i = 0; i < 3; i++) await (await fetch(url, { headers })).arrayBuffer(); // warm-up
@@ -117,7 +165,10 @@ async function timeGets(url: string, n: number): Promise<{ p50Ms: number; p95Ms:
 async function startupMaintenance(logFile: string): Promise<unknown> {
   const t0 = Date.now();
   for (;;) {
-    const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const prune = lines.find((l) => l.msg === 'retention prune done');
     const optimized = lines.find((l) => l.msg === 'database optimized');
     if (optimized) return { prune, optimizeMs: optimized.ms };
@@ -128,7 +179,10 @@ async function startupMaintenance(logFile: string): Promise<unknown> {
 }
 
 /** One enqueue per city for its next signal, each inside a transaction that is rolled back. */
-function timeEnqueue(dbPath: string, latest: Map<string, number>): { p50Ms: number; p95Ms: number; maxMs: number; rowsQueuedMedian: number } {
+function timeEnqueue(
+  dbPath: string,
+  latest: Map<string, number>,
+): { p50Ms: number; p95Ms: number; maxMs: number; rowsQueuedMedian: number } {
   const db = openDb(dbPath);
   const rollback = new Error('rollback');
   try {
@@ -137,7 +191,12 @@ function timeEnqueue(dbPath: string, latest: Map<string, number>): { p50Ms: numb
     const rows: number[] = [];
     for (let round = 0; round < 3; round++) {
       for (const [city, seq] of latest) {
-        const signal = { city, seq: seq + 1, targetDate: '2099-01-01', new: { bucket: 'growth' } } as unknown as SignalPublic;
+        const signal = {
+          city,
+          seq: seq + 1,
+          targetDate: '2099-01-01',
+          new: { bucket: 'growth' },
+        } as unknown as SignalPublic;
         try {
           db.transaction(() => {
             const t0 = performance.now();
@@ -145,16 +204,28 @@ function timeEnqueue(dbPath: string, latest: Map<string, number>): { p50Ms: numb
             ms.push(performance.now() - t0);
             throw rollback;
           })();
-        } catch (err) { if (err !== rollback) throw err; }
+        } catch (err) {
+          if (err !== rollback) throw err;
+        }
       }
     }
-    return { p50Ms: round(median(ms), 3), p95Ms: round(percentile(ms, 95), 3), maxMs: round(Math.max(...ms), 3), rowsQueuedMedian: median(rows) };
+    return {
+      p50Ms: round(median(ms), 3),
+      p95Ms: round(percentile(ms, 95), 3),
+      maxMs: round(Math.max(...ms), 3),
+      rowsQueuedMedian: median(rows),
+    };
   } finally {
     db.close();
   }
 }
 
-export async function runGrowth(opts: { dir: string; sizes?: GrowthSizes; log?: (s: string) => void; samples?: number }) {
+export async function runGrowth(opts: {
+  dir: string;
+  sizes?: GrowthSizes;
+  log?: (s: string) => void;
+  samples?: number;
+}) {
   const sizes = opts.sizes ?? FULL_SIZES;
   const log = opts.log ?? (() => {});
   rmSync(opts.dir, { recursive: true, force: true });
@@ -169,11 +240,21 @@ export async function runGrowth(opts: { dir: string; sizes?: GrowthSizes; log?: 
   const startT = Date.now();
   const server = await spawnServer(NODE, [join(ROOT, 'src', 'main.ts'), 'serve'], {
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.dir, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port),
-      BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_MODE: 'mock', FEED: 'sim', POLL_INTERVAL_MS: '3600000', LOG_LEVEL: 'info',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: opts.dir,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      PAYMENT_MODE: 'mock',
+      FEED: 'sim',
+      POLL_INTERVAL_MS: '3600000',
+      LOG_LEVEL: 'info',
       ADMIN_TOKEN,
     },
-    port, logFile: join(opts.dir, 'server.log'), readyPath: '/health',
+    port,
+    logFile: join(opts.dir, 'server.log'),
+    readyPath: '/health',
   });
   const startS = round((Date.now() - startT) / 1000, 2);
   // The steady state is measured: first let the start-up maintenance (retention prune, PRAGMA
@@ -189,5 +270,14 @@ export async function runGrowth(opts: { dir: string; sizes?: GrowthSizes; log?: 
     await server.stop();
   }
   const enqueue = timeEnqueue(dbPath, latest);
-  return { sizes, buildS, serverStartS: startS, startup, metrics, adminData: admin, enqueue, targets: { metricsMs: 50, adminDataMs: 50, enqueueMs: 5 } };
+  return {
+    sizes,
+    buildS,
+    serverStartS: startS,
+    startup,
+    metrics,
+    adminData: admin,
+    enqueue,
+    targets: { metricsMs: 50, adminDataMs: 50, enqueueMs: 5 },
+  };
 }

@@ -53,39 +53,73 @@ function labels(c: CityRecord): string[] {
   ];
 }
 const toC = (c: CityRecord, deg: number) => Math.round(convertTemp(deg, c.unit, 'C') * 10) / 10;
-const stats = (xs: number[]) => ({ n: xs.length, p50: round(percentile(xs, 50), 0), p99: round(percentile(xs, 99), 0), max: round(Math.max(...xs), 0) });
+const stats = (xs: number[]) => ({
+  n: xs.length,
+  p50: round(percentile(xs, 50), 0),
+  p99: round(percentile(xs, 99), 0),
+  max: round(Math.max(...xs), 0),
+});
 /** Exponential gap: publication instants independent of the poller's phase. */
 const gap = () => Math.min(6 * GAP_MS, -Math.log(1 - Math.random()) * GAP_MS);
 
 const dir = mkdtempSync(join(tmpdir(), 'isocast-bench-latency-'));
-const [gamma, clob, metar, bot] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar(), startFakeBotApi()]);
+const [gamma, clob, metar, bot] = await Promise.all([
+  startFakeGamma(),
+  startFakeClob(),
+  startFakeMetar(),
+  startFakeBotApi(),
+]);
 const t0 = Date.now();
 // Cities with a METAR station whose local day neither ended just before the run (the baseline and
 // the reports, up to REPORT_LAG_MS old, must fall inside it) nor ends during it (a new day's first
 // report is a baseline and rightly emits nothing).
-const sameDay = (c: CityRecord) => localDate(c.timezone, t0 - REPORT_LAG_MS - 60_000) === localDate(c.timezone, t0 + 15 * 60_000);
+const sameDay = (c: CityRecord) =>
+  localDate(c.timezone, t0 - REPORT_LAG_MS - 60_000) === localDate(c.timezone, t0 + 15 * 60_000);
 const cities = createCatalog().active.filter((c) => c.station && sameDay(c));
 for (const c of cities) {
   const today = localDate(c.timezone, t0);
   for (const date of [today, addDays(today, 1)]) {
     const ev = gammaEvent({ token: c.marketToken, date, labels: labels(c), cityName: c.displayName });
     gamma.put(ev);
-    labels(c).forEach((l, i) => { const t = tokensOf(ev, l); clob.quote(t.yes, t.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000); });
+    labels(c).forEach((l, i) => {
+      const t = tokensOf(ev, l);
+      clob.quote(t.yes, t.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000);
+    });
   }
   metar.addReport(c.station!, { atMs: t0 - REPORT_LAG_MS - 30_000, tempC: toC(c, FIRST(c)) });
 }
 const dbPath = join(dir, 'isocast.db');
 const seeded = openDb(dbPath);
-seedRegistrations(seeded, cities.map((c, i) => ({ wallet: '0x' + (i + 1).toString(16).padStart(40, '0'), chat: String(700_000 + i), city: c.slug })), []);
+seedRegistrations(
+  seeded,
+  cities.map((c, i) => ({
+    wallet: '0x' + (i + 1).toString(16).padStart(40, '0'),
+    chat: String(700_000 + i),
+    city: c.slug,
+  })),
+  [],
+);
 seeded.close();
 
 const port = await freePort();
 const server = await spawnServer(NODE, [join(ROOT, 'src', 'main.ts'), 'serve'], {
-  port, logFile: join(dir, 'server.log'),
+  port,
+  logFile: join(dir, 'server.log'),
   env: {
-    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(port), PAYMENT_MODE: 'mock',
-    FEED: 'live', WEATHER_SOURCE: 'metar', GAMMA_URL: gamma.url, CLOB_URL: clob.url, METAR_URL: metar.url,
-    MESSENGER_API_URL: bot.url, MESSENGER_BOT_TOKEN: bot.token, LOG_LEVEL: 'warn',
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    DATA_DIR: dir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PAYMENT_MODE: 'mock',
+    FEED: 'live',
+    WEATHER_SOURCE: 'metar',
+    GAMMA_URL: gamma.url,
+    CLOB_URL: clob.url,
+    METAR_URL: metar.url,
+    MESSENGER_API_URL: bot.url,
+    MESSENGER_BOT_TOKEN: bot.token,
+    LOG_LEVEL: 'warn',
   },
 });
 const db = new Database(dbPath, { readonly: true, fileMustExist: true });
@@ -95,7 +129,12 @@ try {
   for (const until = Date.now() + 30_000; states.all().length < cities.length; await sleep(100)) {
     if (Date.now() > until) {
       const have = new Set(states.all() as string[]);
-      throw new Error(`no baseline after 30 s for ${cities.filter((c) => !have.has(c.slug)).map((c) => c.slug).join(', ')}; server log:\n${readFileSync(join(dir, 'server.log'), 'utf8').slice(-1500)}`);
+      throw new Error(
+        `no baseline after 30 s for ${cities
+          .filter((c) => !have.has(c.slug))
+          .map((c) => c.slug)
+          .join(', ')}; server log:\n${readFileSync(join(dir, 'server.log'), 'utf8').slice(-1500)}`,
+      );
     }
   }
   const steadyFrom = Date.now();
@@ -105,9 +144,14 @@ try {
   const pubs: Pub[] = [];
   const seqs = db.prepare('SELECT count(*) FROM signals WHERE city = ?').pluck();
   const publish = async (n: number, phase: Pub['phase']) => {
-    for (let i = 0; i < n;) {
+    for (let i = 0; i < n; ) {
       await sleep(gap());
-      for (const p of pubs) if (pending.has(p.city.slug) && (seqs.get(p.city.slug) as number) >= pubs.filter((q) => q.city === p.city).length) pending.delete(p.city.slug);
+      for (const p of pubs)
+        if (
+          pending.has(p.city.slug) &&
+          (seqs.get(p.city.slug) as number) >= pubs.filter((q) => q.city === p.city).length
+        )
+          pending.delete(p.city.slug);
       // One publication in flight per city, so each yields exactly one signal.
       const free = cities.filter((c) => !pending.has(c.slug) && level.get(c.slug)! < FIRST(c) + 7 * c.bucketWidth);
       const c = free[Math.floor(Math.random() * free.length)];
@@ -124,16 +168,24 @@ try {
   await publish(PUBLICATIONS, 'up');
   await bot.waitForMessages(PUBLICATIONS, 40_000).catch(() => undefined);
   const steadyMs = Date.now() - steadyFrom;
-  const calls = (reqs: { atMs: number }[]) => reqs.filter((r) => r.atMs >= steadyFrom && r.atMs < steadyFrom + steadyMs).length;
+  const calls = (reqs: { atMs: number }[]) =>
+    reqs.filter((r) => r.atMs >= steadyFrom && r.atMs < steadyFrom + steadyMs).length;
   const perHour = (n: number) => Math.round((n * 3_600_000) / steadyMs);
-  const budget = { windowS: round(steadyMs / 1000, 0), metar: calls(metar.requests), gamma: calls(gamma.requests), clob: calls(clob.requests) };
+  const budget = {
+    windowS: round(steadyMs / 1000, 0),
+    metar: calls(metar.requests),
+    gamma: calls(gamma.requests),
+    clob: calls(clob.requests),
+  };
 
   log(`CLOB down; ${DOWN} more publications`);
   clob.fault({ kind: 'status', status: 503 });
   await publish(DOWN, 'down');
   await bot.waitForMessages(PUBLICATIONS + DOWN, 60_000).catch(() => undefined);
 
-  const rows = db.prepare('SELECT city, seq, created_at AS createdAt, payload FROM signals ORDER BY created_at').all() as { city: string; seq: number; createdAt: number; payload: string }[];
+  const rows = db
+    .prepare('SELECT city, seq, created_at AS createdAt, payload FROM signals ORDER BY created_at')
+    .all() as { city: string; seq: number; createdAt: number; payload: string }[];
   const toCommit: number[] = [];
   const toBot: number[] = [];
   const heldBack: number[] = [];
@@ -146,7 +198,13 @@ try {
     mine.forEach((p, i) => {
       const row = signals[i];
       if (!row) return;
-      const s = JSON.parse(row.payload) as { seq: number; displayName: string; observedAt: string; reportedAt: string | null; buckets: unknown[] | null };
+      const s = JSON.parse(row.payload) as {
+        seq: number;
+        displayName: string;
+        observedAt: string;
+        reportedAt: string | null;
+        buckets: unknown[] | null;
+      };
       if (s.reportedAt === new Date(p.reportAtMs).toISOString()) reportedAtOk++;
       if (p.phase === 'up') {
         toCommit.push(row.createdAt - p.atMs);
@@ -159,13 +217,32 @@ try {
       }
     });
   }
-  process.stdout.write(JSON.stringify({
-    cities: cities.length, publications: PUBLICATIONS, meanGapMs: GAP_MS, pollIntervalMs: 5_000, oddsDeadlineMs: 10_000,
-    committed: toCommit.length, pushed: toBot.length, reportedAtCorrect: reportedAtOk,
-    toCommitMs: stats(toCommit), toBotMs: stats(toBot),
-    budget: { ...budget, perHour: { metar: perHour(budget.metar), gamma: perHour(budget.gamma) }, crossings: PUBLICATIONS },
-    clobDown: { publications: DOWN, stored: downToCommit.length, nullBuckets, heldBackMs: stats(heldBack), toCommitMs: stats(downToCommit) },
-  }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      cities: cities.length,
+      publications: PUBLICATIONS,
+      meanGapMs: GAP_MS,
+      pollIntervalMs: 5_000,
+      oddsDeadlineMs: 10_000,
+      committed: toCommit.length,
+      pushed: toBot.length,
+      reportedAtCorrect: reportedAtOk,
+      toCommitMs: stats(toCommit),
+      toBotMs: stats(toBot),
+      budget: {
+        ...budget,
+        perHour: { metar: perHour(budget.metar), gamma: perHour(budget.gamma) },
+        crossings: PUBLICATIONS,
+      },
+      clobDown: {
+        publications: DOWN,
+        stored: downToCommit.length,
+        nullBuckets,
+        heldBackMs: stats(heldBack),
+        toCommitMs: stats(downToCommit),
+      },
+    }) + '\n',
+  );
 } finally {
   db.close();
   await server.stop();

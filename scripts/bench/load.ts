@@ -14,30 +14,62 @@ import { createRequire } from 'node:module';
 import { cpuSeconds } from './util.ts';
 
 export type LoadInput = { url: string; headers?: Record<string, string>; connections: number; durationS: number };
-export type LoadResult = { rps: number; requests: number; durationS: number; p50Ms: number; p99Ms: number; bytesPerReq: number; non2xx: number; errors: number };
+export type LoadResult = {
+  rps: number;
+  requests: number;
+  durationS: number;
+  p50Ms: number;
+  p99Ms: number;
+  bytesPerReq: number;
+  non2xx: number;
+  errors: number;
+};
 export type SeriesTarget = { url: string; headers?: Record<string, string>; pid: number };
-export type SeriesInput = { series: [SeriesTarget, SeriesTarget]; connections: number; durationS: number; rounds: number; warmupS: number };
+export type SeriesInput = {
+  series: [SeriesTarget, SeriesTarget];
+  connections: number;
+  durationS: number;
+  rounds: number;
+  warmupS: number;
+};
 export type Measured = LoadResult & { cpuUs: number };
 export type SeriesResult = { rounds: [Measured, Measured][] };
 
 type AutocannonResult = {
-  requests: { total: number }; duration: number; latency: { p50: number; p99: number };
-  throughput: { total: number }; non2xx: number; errors: number; timeouts: number;
+  requests: { total: number };
+  duration: number;
+  latency: { p50: number; p99: number };
+  throughput: { total: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
 };
 const autocannon = createRequire(import.meta.url)('autocannon') as (opts: object) => Promise<AutocannonResult>;
 
-async function run(url: string, headers: Record<string, string> | undefined, connections: number, durationS: number): Promise<LoadResult> {
+async function run(
+  url: string,
+  headers: Record<string, string> | undefined,
+  connections: number,
+  durationS: number,
+): Promise<LoadResult> {
   const r = await autocannon({ url, headers: headers ?? {}, connections, duration: durationS, pipelining: 1 });
   return {
-    rps: r.requests.total / r.duration, requests: r.requests.total, durationS: r.duration, p50Ms: r.latency.p50, p99Ms: r.latency.p99,
-    bytesPerReq: r.requests.total ? r.throughput.total / r.requests.total : 0, non2xx: r.non2xx, errors: r.errors + r.timeouts,
+    rps: r.requests.total / r.duration,
+    requests: r.requests.total,
+    durationS: r.duration,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    bytesPerReq: r.requests.total ? r.throughput.total / r.requests.total : 0,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
   };
 }
 
 async function measured(t: SeriesTarget, connections: number, durationS: number): Promise<Measured> {
   const before = cpuSeconds(t.pid);
   const r = await run(t.url, t.headers, connections, durationS);
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.url}: ${r.non2xx} non-2xx answers and ${r.errors} errors under load`);
+  if (r.non2xx > 0 || r.errors > 0)
+    throw new Error(`${t.url}: ${r.non2xx} non-2xx answers and ${r.errors} errors under load`);
   return { ...r, cpuUs: ((cpuSeconds(t.pid) - before) * 1e6) / r.requests };
 }
 

@@ -40,16 +40,36 @@ const agents = new Map<string, Agent>();
 const log = (line: string) => process.stderr.write(`peer-load: ${line}\n`);
 
 /** One request on a keep-alive connection; resolves with the status, the body and the headers. */
-function send(base: string, job: Job, retried = false): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+function send(
+  base: string,
+  job: Job,
+  retried = false,
+): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   let agent = agents.get(base);
-  if (!agent) { agent = new Agent({ keepAlive: true, maxSockets: input.concurrency }); agents.set(base, agent); }
+  if (!agent) {
+    agent = new Agent({ keepAlive: true, maxSockets: input.concurrency });
+    agents.set(base, agent);
+  }
   const u = new URL(job.path, base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: job.method, headers: job.headers, agent, timeout: 30_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method: job.method,
+        headers: job.headers,
+        agent,
+        timeout: 30_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
+        );
+      },
+    );
     req.once('error', (err: NodeJS.ErrnoException) => {
       // A keep-alive socket the server closed while idle (between phases): the request never
       // reached it, so it is sent once more on a new connection, as Node's docs advise.
@@ -62,12 +82,19 @@ function send(base: string, job: Job, retried = false): Promise<{ status: number
 }
 
 // --- signing, before any timing ---
-const cities = ((JSON.parse((await send(input.isocast.url, { method: 'GET', path: '/v1/cities', headers: {} })).body)) as { cities: { slug: string }[] }).cities.map((c) => c.slug);
+const cities = (
+  JSON.parse((await send(input.isocast.url, { method: 'GET', path: '/v1/cities', headers: {} })).body) as {
+    cities: { slug: string }[];
+  }
+).cities.map((c) => c.slug);
 const perTarget = input.warmup + input.rounds * input.isocastPerRound;
 const accounts = Math.ceil(perTarget / cities.length);
 async function isocastJobs(target: 'subscribe' | 'signals', count: number): Promise<Job[]> {
   const method = target === 'subscribe' ? 'POST' : 'GET';
-  const path = (city: string) => target === 'subscribe' ? `/v1/subscribe?city=${city}&count=${count}` : `/v1/signals?city=${city}&count=${count}&since=0`;
+  const path = (city: string) =>
+    target === 'subscribe'
+      ? `/v1/subscribe?city=${city}&count=${count}`
+      : `/v1/signals?city=${city}&count=${count}&since=0`;
   const challenges = new Map<string, unknown>();
   for (const city of cities) {
     const r = await send(input.isocast.url, { method, path: path(city), headers: {} });
@@ -86,16 +113,23 @@ async function isocastJobs(target: 'subscribe' | 'signals', count: number): Prom
   return jobs;
 }
 async function peerJobs(n: number): Promise<Job[]> {
-  const r = await send(input.peer.url, { method: 'GET', path: input.peer.path, headers: { accept: 'application/json' } });
+  const r = await send(input.peer.url, {
+    method: 'GET',
+    path: input.peer.path,
+    headers: { accept: 'application/json' },
+  });
   if (r.status !== 402) throw new Error(`peer challenge: ${r.status} ${r.body.slice(0, 200)}`);
   const jobs: Job[] = [];
   for (let a = 0; jobs.length < n; a++) {
     const account = privateKeyToAccount(keccak256(toHex(`isocast-bench-peer-buyer-${a}`)));
     const client = new x402HTTPClient(registerExactEvmScheme(new x402Client(), { signer: account }));
-    const required = client.getPaymentRequiredResponse((name) => {
-      const v = r.headers[name.toLowerCase()];
-      return Array.isArray(v) ? v[0] : v;
-    }, JSON.parse(r.body || '{}'));
+    const required = client.getPaymentRequiredResponse(
+      (name) => {
+        const v = r.headers[name.toLowerCase()];
+        return Array.isArray(v) ? v[0] : v;
+      },
+      JSON.parse(r.body || '{}'),
+    );
     for (let k = 0; k < 50 && jobs.length < n; k++) {
       const payload = await client.createPaymentPayload(required);
       jobs.push({ method: 'GET', path: input.peer.path, headers: client.encodePaymentSignatureHeader(payload) });
@@ -109,7 +143,9 @@ const jobs: Record<Target, Job[]> = {
   signals: await isocastJobs('signals', 21),
   peer: await peerJobs(input.warmup + input.rounds * input.peerPerRound),
 };
-log(`signed ${jobs.subscribe.length + jobs.signals.length + jobs.peer.length} authorizations in ${((performance.now() - t0) / 1000).toFixed(1)} s (${accounts} isocast payers per target)`);
+log(
+  `signed ${jobs.subscribe.length + jobs.signals.length + jobs.peer.length} authorizations in ${((performance.now() - t0) / 1000).toFixed(1)} s (${accounts} isocast payers per target)`,
+);
 
 // --- timed ---
 const base: Record<Target, string> = { subscribe: input.isocast.url, signals: input.isocast.url, peer: input.peer.url };
@@ -129,24 +165,40 @@ async function batch(target: Target, n: number): Promise<Batch> {
   let k = 0;
   const cpu0 = cpuSeconds(pid[target]);
   const start = performance.now();
-  await Promise.all(Array.from({ length: input.concurrency }, async () => {
-    while (k < list.length) {
-      const r = await send(base[target], list[k++]!);
-      if (!ok(target, r)) { failures++; firstFailure ||= `${target}: ${r.status} ${r.body.slice(0, 300)}`; }
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: input.concurrency }, async () => {
+      while (k < list.length) {
+        const r = await send(base[target], list[k++]!);
+        if (!ok(target, r)) {
+          failures++;
+          firstFailure ||= `${target}: ${r.status} ${r.body.slice(0, 300)}`;
+        }
+      }
+    }),
+  );
   const seconds = (performance.now() - start) / 1000;
   const cpu = cpuSeconds(pid[target]) - cpu0;
-  return { target, requests: list.length, seconds, rps: list.length / seconds, cpuUsPerReq: Math.round((cpu * 1e6) / list.length) };
+  return {
+    target,
+    requests: list.length,
+    seconds,
+    rps: list.length / seconds,
+    cpuUsPerReq: Math.round((cpu * 1e6) / list.length),
+  };
 }
 
 // Warm-up: JIT, keep-alive connections to the servers and from them to the facilitator.
 for (const t of ['subscribe', 'signals', 'peer'] as const) await batch(t, input.warmup);
-const order: Target[][] = [['subscribe', 'peer', 'signals'], ['peer', 'signals', 'subscribe'], ['signals', 'subscribe', 'peer']];
+const order: Target[][] = [
+  ['subscribe', 'peer', 'signals'],
+  ['peer', 'signals', 'subscribe'],
+  ['signals', 'subscribe', 'peer'],
+];
 const rounds: Batch[][] = [];
 for (let r = 0; r < input.rounds; r++) {
   const row: Batch[] = [];
-  for (const t of order[r % order.length]!) row.push(await batch(t, t === 'peer' ? input.peerPerRound : input.isocastPerRound));
+  for (const t of order[r % order.length]!)
+    row.push(await batch(t, t === 'peer' ? input.peerPerRound : input.isocastPerRound));
   rounds.push(row);
 }
 if (failures > 0) throw new Error(`${failures} paid requests failed; first: ${firstFailure}`);
@@ -159,13 +211,24 @@ const summary = (t: Target) => ({
 const ratio = (t: 'subscribe' | 'signals') => {
   const rps = rounds.map((row) => of(row, t).rps / of(row, 'peer').rps);
   const cpu = rounds.map((row) => of(row, t).cpuUsPerReq / of(row, 'peer').cpuUsPerReq);
-  return { rpsRatio: Number(median(rps).toFixed(3)), rpsRatioSpread: Number(spread(rps).toFixed(2)), cpuPerReqMultiple: Number(median(cpu).toFixed(2)) };
+  return {
+    rpsRatio: Number(median(rps).toFixed(3)),
+    rpsRatioSpread: Number(spread(rps).toFixed(2)),
+    cpuPerReqMultiple: Number(median(cpu).toFixed(2)),
+  };
 };
-process.stdout.write(JSON.stringify({
-  concurrency: input.concurrency, rounds: input.rounds, isocastPerRound: input.isocastPerRound, peerPerRound: input.peerPerRound,
-  subscribe: { ...summary('subscribe'), ...ratio('subscribe') },
-  signals: { ...summary('signals'), ...ratio('signals') },
-  peer: summary('peer'),
-  perRound: rounds.map((row) => row.map((b) => ({ target: b.target, rps: Math.round(b.rps), cpuUsPerReq: b.cpuUsPerReq }))),
-}) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    concurrency: input.concurrency,
+    rounds: input.rounds,
+    isocastPerRound: input.isocastPerRound,
+    peerPerRound: input.peerPerRound,
+    subscribe: { ...summary('subscribe'), ...ratio('subscribe') },
+    signals: { ...summary('signals'), ...ratio('signals') },
+    peer: summary('peer'),
+    perRound: rounds.map((row) =>
+      row.map((b) => ({ target: b.target, rps: Math.round(b.rps), cpuUsPerReq: b.cpuUsPerReq })),
+    ),
+  }) + '\n',
+);
 for (const a of agents.values()) a.destroy();

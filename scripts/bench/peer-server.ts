@@ -16,7 +16,13 @@ import { paymentMiddleware, x402ResourceServer } from '@x402/hono';
 import { Hono } from 'hono';
 import { PEER_PATH } from './peer-path.ts';
 
-const input = JSON.parse(process.argv[2] ?? '{}') as { port: number; facilitatorUrl: string; payTo: string; bodyBytes: number; price?: string };
+const input = JSON.parse(process.argv[2] ?? '{}') as {
+  port: number;
+  facilitatorUrl: string;
+  payTo: string;
+  bodyBytes: number;
+  price?: string;
+};
 
 // A JSON object padded to exactly bodyBytes with a filler string.
 const skeleton = (fill: string) => JSON.stringify({ ok: true, filler: fill });
@@ -26,12 +32,21 @@ const facilitator = new HTTPFacilitatorClient({ url: input.facilitatorUrl });
 const resourceServer = new x402ResourceServer(facilitator).register('eip155:8453', new ExactEvmScheme());
 const app = new Hono();
 app.get('/health', (c) => c.text('ok'));
-app.use(paymentMiddleware({
-  [`GET ${PEER_PATH}`]: {
-    accepts: { scheme: 'exact', price: input.price ?? '$0.02', network: 'eip155:8453', payTo: input.payTo },
-    description: 'bench: the reference stack\'s paid GET',
-  },
-}, resourceServer));
-app.get(PEER_PATH, () => new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }));
+app.use(
+  paymentMiddleware(
+    {
+      [`GET ${PEER_PATH}`]: {
+        accepts: { scheme: 'exact', price: input.price ?? '$0.02', network: 'eip155:8453', payTo: input.payTo },
+        description: "bench: the reference stack's paid GET",
+      },
+    },
+    resourceServer,
+  ),
+);
+app.get(
+  PEER_PATH,
+  () =>
+    new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } }),
+);
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: input.port });
 process.on('SIGTERM', () => process.exit(0));

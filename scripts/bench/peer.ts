@@ -24,7 +24,11 @@ import { freePort, NODE, ROOT, runJson, spawnServer, type Spawned } from './util
 
 export type PeerSide = { rps: number; cpuUsPerReq: number };
 export type PeerResult = {
-  concurrency: number; rounds: number; isocastPerRound: number; peerPerRound: number; bodyBytes: number;
+  concurrency: number;
+  rounds: number;
+  isocastPerRound: number;
+  peerPerRound: number;
+  bodyBytes: number;
   subscribe: PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
   signals: PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
   peer: PeerSide;
@@ -33,16 +37,27 @@ export type PeerResult = {
 
 const PAY_TO = '0x00000000000000000000000000000000000b3bc4';
 
-export async function runPeer(opts: { runDir: string; quick: boolean; log: (line: string) => void }): Promise<PeerResult> {
+export async function runPeer(opts: {
+  runDir: string;
+  quick: boolean;
+  log: (line: string) => void;
+}): Promise<PeerResult> {
   const dir = join(opts.runDir, 'peer');
   mkdirSync(join(dir, 'data'), { recursive: true });
   // A real list, so screening runs on every purchase as it does in production.
   const ofac = join(dir, 'sdn.txt');
-  writeFileSync(ofac, '# bench sanctions list\n0x7F367cC41522cE07553e823bf3be79A889DEbe1B\n0x098B716B8Aaf21512996dC57EB0615e2383E2f96\n');
+  writeFileSync(
+    ofac,
+    '# bench sanctions list\n0x7F367cC41522cE07553e823bf3be79A889DEbe1B\n0x098B716B8Aaf21512996dC57EB0615e2383E2f96\n',
+  );
   const procs: Spawned[] = [];
   try {
     const facPort = await freePort();
-    const facilitator = await spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'facilitator.ts'), JSON.stringify({ port: facPort })], { env: process.env, port: facPort, logFile: join(dir, 'facilitator.log') });
+    const facilitator = await spawnServer(
+      NODE,
+      [join(ROOT, 'scripts', 'bench', 'facilitator.ts'), JSON.stringify({ port: facPort })],
+      { env: process.env, port: facPort, logFile: join(dir, 'facilitator.log') },
+    );
     procs.push(facilitator);
     const closed = `http://127.0.0.1:${await freePort()}`;
     const port = await freePort();
@@ -50,15 +65,34 @@ export async function runPeer(opts: { runDir: string; quick: boolean; log: (line
     // e.g. ISOCAST_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the paid path.
     const nodeArgs = (process.env.ISOCAST_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const isocast = await spawnServer(NODE, [...nodeArgs, join(src, 'main.ts'), 'serve'], {
-      port, logFile: join(dir, 'isocast.log'),
+      port,
+      logFile: join(dir, 'isocast.log'),
       env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache'), DATA_DIR: join(dir, 'data'),
-        HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info',
-        PAYMENT_MODE: 'live', SETTLEMENT: 'facilitator', FACILITATOR_URL: facilitator.url, PAY_TO,
-        OFAC_REQUIRED: 'false', OFAC_LIST_PATH: ofac,
-        FEED: 'live', WEATHER_SOURCE: 'metar', METAR_URL: closed, GAMMA_URL: closed, CLOB_URL: closed, POLL_INTERVAL_MS: '3600000',
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: dir,
+        XDG_CACHE_HOME: join(dir, 'cache'),
+        DATA_DIR: join(dir, 'data'),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        BASE_URL: `http://127.0.0.1:${port}`,
+        LOG_LEVEL: 'info',
+        PAYMENT_MODE: 'live',
+        SETTLEMENT: 'facilitator',
+        FACILITATOR_URL: facilitator.url,
+        PAY_TO,
+        OFAC_REQUIRED: 'false',
+        OFAC_LIST_PATH: ofac,
+        FEED: 'live',
+        WEATHER_SOURCE: 'metar',
+        METAR_URL: closed,
+        GAMMA_URL: closed,
+        CLOB_URL: closed,
+        POLL_INTERVAL_MS: '3600000',
         // Limits stay on (their cost is part of isocast's paid path) but high enough for one load client.
-        RATE_LIMIT_ADDRESS_PER_MIN: '1000000', RATE_LIMIT_ADDRESS_BURST: '1000000', RATE_LIMIT_WALLET_PER_MIN: '1000000', RATE_LIMIT_WALLET_BURST: '1000000',
+        RATE_LIMIT_ADDRESS_PER_MIN: '1000000',
+        RATE_LIMIT_ADDRESS_BURST: '1000000',
+        RATE_LIMIT_WALLET_PER_MIN: '1000000',
+        RATE_LIMIT_WALLET_BURST: '1000000',
         // Never the public Base endpoint (live mode's default): a fresh purchase asks the chain
         // nothing, and anything that would is measured against a refused local port.
         RPC_URL: closed,
@@ -70,20 +104,32 @@ export async function runPeer(opts: { runDir: string; quick: boolean; log: (line
     const probe = privateKeyToAccount(keccak256(toHex('isocast-bench-peer-probe')));
     const url = `${isocast.url}/v1/subscribe?city=nyc&count=20`;
     const challenge = await (await fetch(url, { method: 'POST' })).json();
-    const bought = await fetch(url, { method: 'POST', headers: { 'x-payment': (await payFor402(challenge, probe)).xPayment } });
+    const bought = await fetch(url, {
+      method: 'POST',
+      headers: { 'x-payment': (await payFor402(challenge, probe)).xPayment },
+    });
     const answer = await bought.text();
     if (bought.status !== 200) throw new Error(`probe purchase answered ${bought.status}: ${answer.slice(0, 300)}`);
     const bodyBytes = Buffer.byteLength(answer);
 
     const peerPort = await freePort();
-    const peer = await spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'peer-server.ts'), JSON.stringify({ port: peerPort, facilitatorUrl: facilitator.url, payTo: PAY_TO, bodyBytes })], { env: process.env, port: peerPort, logFile: join(dir, 'peer.log') });
+    const peer = await spawnServer(
+      NODE,
+      [
+        join(ROOT, 'scripts', 'bench', 'peer-server.ts'),
+        JSON.stringify({ port: peerPort, facilitatorUrl: facilitator.url, payTo: PAY_TO, bodyBytes }),
+      ],
+      { env: process.env, port: peerPort, logFile: join(dir, 'peer.log') },
+    );
     procs.push(peer);
     const settings = opts.quick
       ? { concurrency: 8, rounds: 3, isocastPerRound: 150, peerPerRound: 450, warmup: 100 }
       : { concurrency: 8, rounds: 9, isocastPerRound: 300, peerPerRound: 900, warmup: 200 };
     opts.log(`peer: ${settings.rounds} rounds, concurrency ${settings.concurrency}, body ${bodyBytes} bytes`);
     const out = await runJson<Omit<PeerResult, 'bodyBytes'>>(join(ROOT, 'scripts', 'bench', 'peer-load.ts'), {
-      isocast: { url: isocast.url, pid: isocast.child.pid }, peer: { url: peer.url, pid: peer.child.pid, path: PEER_PATH }, ...settings,
+      isocast: { url: isocast.url, pid: isocast.child.pid },
+      peer: { url: peer.url, pid: peer.child.pid, path: PEER_PATH },
+      ...settings,
     });
     return { ...out, bodyBytes };
   } finally {

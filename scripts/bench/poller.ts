@@ -56,7 +56,12 @@ export function syntheticCatalog(n: number): Catalog {
     const k = Math.floor(i / base.length);
     const code = [2, 1, 0].map((p) => String.fromCharCode(65 + (Math.floor(i / 26 ** p) % 26))).join('');
     // Same first letter keeps the fake's US (tenths) vs whole-degree report shape per clone.
-    rows.push({ ...c, slug: `${c.slug}-s${k}`, marketToken: `${c.marketToken}-s${k}`, station: `${c.station![0]}${code}` });
+    rows.push({
+      ...c,
+      slug: `${c.slug}-s${k}`,
+      marketToken: `${c.marketToken}-s${k}`,
+      station: `${c.station![0]}${code}`,
+    });
   }
   return createCatalog(rows);
 }
@@ -82,9 +87,17 @@ async function upstreams(catalog: Catalog) {
     for (const date of [today, addDays(today, 1)]) {
       // The clone's own station in the rule text, as a live event names it; a generic text would
       // (rightly) pause every synthetic city since resolution rules are judged (issue 16).
-      const ev = gammaEvent({ token: city.marketToken, date, labels: labels(city), rule: ruleText(city, date, { kind: 'wu' }) });
+      const ev = gammaEvent({
+        token: city.marketToken,
+        date,
+        labels: labels(city),
+        rule: ruleText(city, date, { kind: 'wu' }),
+      });
       gamma.put(ev);
-      for (const l of labels(city)) { const t = tokensOf(ev, l); clob.quote(t.yes, t.no, 0.09); }
+      for (const l of labels(city)) {
+        const t = tokensOf(ev, l);
+        clob.quote(t.yes, t.no, 0.09);
+      }
     }
     metar.addReport(city.station!, { atMs: now - 120_000, tempC: toC(city, FIRST(city)) });
   }
@@ -94,7 +107,14 @@ async function upstreams(catalog: Catalog) {
 function sources(u: Awaited<ReturnType<typeof upstreams>>) {
   return {
     weather: createMetarWeather({ baseUrl: u.metar.url, clock: systemClock, limiter: unlimited }),
-    market: createPolymarketSource({ gammaUrl: u.gamma.url, clobUrl: u.clob.url, clock: systemClock, logger, gammaLimiter: unlimited, clobLimiter: unlimited }),
+    market: createPolymarketSource({
+      gammaUrl: u.gamma.url,
+      clobUrl: u.clob.url,
+      clock: systemClock,
+      logger,
+      gammaLimiter: unlimited,
+      clobLimiter: unlimited,
+    }),
   };
 }
 
@@ -105,10 +125,20 @@ async function latency(dir: string) {
   const bot = await startFakeBotApi();
   const db = openDb(join(dir, 'latency.db'));
   const wallet = (i: number) => '0x' + (i + 1).toString(16).padStart(40, '0');
-  seedRegistrations(db, cities.map((c, i) => ({ wallet: wallet(i), chat: String(500_000 + i), city: c.slug })), []);
+  seedRegistrations(
+    db,
+    cities.map((c, i) => ({ wallet: wallet(i), chat: String(500_000 + i), city: c.slug })),
+    [],
+  );
   const outbox = createOutbox(db, systemClock);
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: BOT_API_LIMITS });
-  const worker = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: 'https://isocast.example/terms.txt' });
+  const worker = createDeliveryWorker({
+    outbox,
+    messenger,
+    clock: systemClock,
+    logger,
+    termsUrl: 'https://isocast.example/terms.txt',
+  });
   const changedAt = new Map<string, number>(); // city slug -> upstream change time (ms)
   // A chat gets at most one message per 1.1 s (pacing); changes to one city are spaced wider so
   // the figure is the pipeline, not the pacing.
@@ -116,7 +146,12 @@ async function latency(dir: string) {
   const byMessage = new Map<string, number>(); // "<displayName>#<seq>" -> upstream change time
   const toCommit: number[] = [];
   const poller = createPoller({
-    db, catalog, clock: systemClock, logger, intervalMs: INTERVAL_MS, ...sources(u),
+    db,
+    catalog,
+    clock: systemClock,
+    logger,
+    intervalMs: INTERVAL_MS,
+    ...sources(u),
     onSignalInTransaction: outbox.enqueue,
     onSignalCommitted: (s) => {
       const t0 = changedAt.get(s.city);
@@ -131,9 +166,14 @@ async function latency(dir: string) {
   await poller.tick(); // baselines
   poller.start();
   const level = new Map(cities.map((c) => [c.slug, FIRST(c)]));
-  for (let issued = 0; issued < CHANGES;) {
+  for (let issued = 0; issued < CHANGES; ) {
     await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
-    const idle = cities.filter((c) => !changedAt.has(c.slug) && Date.now() - (lastChange.get(c.slug) ?? 0) > 1_500 && level.get(c.slug)! < FIRST(c) + 8 * c.bucketWidth);
+    const idle = cities.filter(
+      (c) =>
+        !changedAt.has(c.slug) &&
+        Date.now() - (lastChange.get(c.slug) ?? 0) > 1_500 &&
+        level.get(c.slug)! < FIRST(c) + 8 * c.bucketWidth,
+    );
     const c = idle[Math.floor(Math.random() * idle.length)];
     if (!c) continue;
     const next = level.get(c.slug)! + c.bucketWidth;
@@ -155,7 +195,10 @@ async function latency(dir: string) {
   await u.close();
   db.close();
   return {
-    changes: CHANGES, pollIntervalMs: INTERVAL_MS, committed: toCommit.length, pushed: toBot.length,
+    changes: CHANGES,
+    pollIntervalMs: INTERVAL_MS,
+    committed: toCommit.length,
+    pushed: toBot.length,
     toCommitMs: { p50: percentile(toCommit, 50), p99: percentile(toCommit, 99), max: Math.max(...toCommit) },
     toBotMs: { p50: percentile(toBot, 50), p99: percentile(toBot, 99), max: Math.max(...toBot) },
   };
@@ -172,27 +215,36 @@ async function tickRig(dir: string, n: number) {
   const run = async () => {
     const r = await poller.tick();
     lastDates = datesNow();
-    if (r.errors.length > 0) throw new Error(`tick over ${n} cities: ${r.errors.length} errors, first ${r.errors[0]!.error}`);
+    if (r.errors.length > 0)
+      throw new Error(`tick over ${n} cities: ${r.errors.length} errors, first ${r.errors[0]!.error}`);
     return r;
   };
   const cold = await run();
   let level = 0;
   return {
-    n, coldMs: cold.durationMs,
+    n,
+    coldMs: cold.durationMs,
     steady: async () => (await run()).durationMs,
     /** Every city's reading moves one bucket up, so the tick stores n signals. */
     crossing: async () => {
       level++;
       const before = lastDates;
-      for (const c of catalog.active) u.metar.addReport(c.station!, { atMs: Date.now() - 60_000, tempC: toC(c, FIRST(c) + level * c.bucketWidth) });
+      for (const c of catalog.active)
+        u.metar.addReport(c.station!, { atMs: Date.now() - 60_000, tempC: toC(c, FIRST(c) + level * c.bucketWidth) });
       const r = await run();
       // A city whose local midnight passed since its last reading starts a new day with this
       // reading as the baseline, which rightly emits nothing.
       const rolled = catalog.active.filter((c) => lastDates.get(c.slug) !== before.get(c.slug)).length;
-      if (r.signals.length < n - rolled || r.signals.length > n) throw new Error(`crossing tick over ${n} cities stored ${r.signals.length} signals (${rolled} crossed local midnight)`);
+      if (r.signals.length < n - rolled || r.signals.length > n)
+        throw new Error(
+          `crossing tick over ${n} cities stored ${r.signals.length} signals (${rolled} crossed local midnight)`,
+        );
       return r.durationMs;
     },
-    close: async () => { await u.close(); db.close(); },
+    close: async () => {
+      await u.close();
+      db.close();
+    },
   };
 }
 
@@ -207,7 +259,12 @@ async function ticks(dir: string) {
   for (let round = 0; round < 9; round++) for (const r of rigs) steady.get(r.n)!.push(await r.steady());
   for (let round = 0; round < 5; round++) for (const r of rigs) crossing.get(r.n)!.push(await r.crossing());
   for (const r of rigs) await r.close();
-  return rigs.map((r) => ({ cities: r.n, coldMs: r.coldMs, steadyMs: median(steady.get(r.n)!), crossingMs: median(crossing.get(r.n)!) }));
+  return rigs.map((r) => ({
+    cities: r.n,
+    coldMs: r.coldMs,
+    steadyMs: median(steady.get(r.n)!),
+    crossingMs: median(crossing.get(r.n)!),
+  }));
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'isocast-bench-poller-'));
@@ -215,8 +272,12 @@ try {
   const lat = await latency(dir);
   const sizes = await ticks(dir);
   const perCity = sizes.map((s) => ({
-    cities: s.cities, coldMs: s.coldMs, steadyMs: s.steadyMs, crossingMs: s.crossingMs,
-    steadyUsPerCity: round((s.steadyMs * 1000) / s.cities, 0), crossingUsPerCity: round((s.crossingMs * 1000) / s.cities, 0),
+    cities: s.cities,
+    coldMs: s.coldMs,
+    steadyMs: s.steadyMs,
+    crossingMs: s.crossingMs,
+    steadyUsPerCity: round((s.steadyMs * 1000) / s.cities, 0),
+    crossingUsPerCity: round((s.crossingMs * 1000) / s.cities, 0),
   }));
   process.stdout.write(JSON.stringify({ latency: lat, ticks: perCity }) + '\n');
 } finally {

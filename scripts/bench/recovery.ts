@@ -22,18 +22,34 @@ const loadMs = performance.now() - t0;
 const samples: { a: Authorization; sig: Hex }[] = [];
 for (let i = 0; i < 200; i++) {
   const account = privateKeyToAccount(generatePrivateKey());
-  const a: Authorization = { from: account.address, to: USDC, value: 20_000n, validAfter: 0n, validBefore: 2_000_000_000n, nonce: generatePrivateKey() };
+  const a: Authorization = {
+    from: account.address,
+    to: USDC,
+    value: 20_000n,
+    validAfter: 0n,
+    validBefore: 2_000_000_000n,
+    nonce: generatePrivateKey(),
+  };
   samples.push({ a, sig: await account.signTypedData(authorizationTypedData(USDC, a)) });
 }
-const wasm = async (i: number) => { const s = samples[i % 200]!; if ((await recoverAuthorizationSigner(USDC, s.a, s.sig)) === null) throw new Error('no signer'); };
-const viem = async (i: number) => { const s = samples[i % 200]!; await recoverTypedDataAddress({ ...authorizationTypedData(USDC, s.a), signature: s.sig }); };
+const wasm = async (i: number) => {
+  const s = samples[i % 200]!;
+  if ((await recoverAuthorizationSigner(USDC, s.a, s.sig)) === null) throw new Error('no signer');
+};
+const viem = async (i: number) => {
+  const s = samples[i % 200]!;
+  await recoverTypedDataAddress({ ...authorizationTypedData(USDC, s.a), signature: s.sig });
+};
 async function burst(f: (i: number) => Promise<void>, ms: number): Promise<number> {
   const start = performance.now();
   let n = 0;
   while (performance.now() - start < ms) await f(n++);
   return ((performance.now() - start) * 1000) / n;
 }
-for (let i = 0; i < 400; i++) { await wasm(i); await viem(i); }
+for (let i = 0; i < 400; i++) {
+  await wasm(i);
+  await viem(i);
+}
 const w: number[] = [];
 const v: number[] = [];
 for (let r = 0; r < (input.rounds ?? 9); r++) {
@@ -41,7 +57,13 @@ for (let r = 0; r < (input.rounds ?? 9); r++) {
   v.push(await burst(viem, input.burstMs ?? 300));
 }
 const round = (x: number) => Math.round(x * 10) / 10;
-process.stdout.write(JSON.stringify({
-  wasmUs: round(median(w)), viemUs: round(median(v)), speedup: round(median(v) / median(w)),
-  wasmPerSec: Math.round(1e6 / median(w)), viemPerSec: Math.round(1e6 / median(v)), wasmLoadMs: round(loadMs),
-}) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    wasmUs: round(median(w)),
+    viemUs: round(median(v)),
+    speedup: round(median(v) / median(w)),
+    wasmPerSec: Math.round(1e6 / median(w)),
+    viemPerSec: Math.round(1e6 / median(v)),
+    wasmLoadMs: round(loadMs),
+  }) + '\n',
+);

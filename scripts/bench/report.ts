@@ -24,7 +24,9 @@ export function table(rows: readonly Row[]): string {
   const lines = ['| figure | measured | ceiling | ratio | target | result |', '|---|---|---|---|---|---|'];
   for (const r of rows) {
     const result = r.pass === null ? '' : r.pass ? 'pass' : '**fail**';
-    lines.push(`| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio === null ? '' : r.ratio.toFixed(2)} | ${r.target ?? ''} | ${result} |`);
+    lines.push(
+      `| ${r.figure} | ${r.measured} | ${r.ceiling} | ${r.ratio === null ? '' : r.ratio.toFixed(2)} | ${r.target ?? ''} | ${result} |`,
+    );
   }
   return lines.join('\n');
 }

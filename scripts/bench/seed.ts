@@ -33,13 +33,20 @@ export function seedSignals(dbPath: string, opts: { city: string; days: number }
       saveReading(db, { ...base, reading: first });
       for (let k = 1; k <= 8; k++) {
         const reading = first + k * w;
-        const byLabel = new Map<string, BucketOdds>(ladder.map((b, i) => {
-          const yes = Math.round((b.hi < reading ? 0.001 : 0.9 / (1 + Math.abs(i - k - 1))) * 1000) / 1000;
-          return [b.label, { yes, no: Math.round((1 - yes) * 1000) / 1000, midpoint: yes }];
-        }));
+        const byLabel = new Map<string, BucketOdds>(
+          ladder.map((b, i) => {
+            const yes = Math.round((b.hi < reading ? 0.001 : 0.9 / (1 + Math.abs(i - k - 1))) * 1000) / 1000;
+            return [b.label, { yes, no: Math.round((1 - yes) * 1000) / 1000, midpoint: yes }];
+          }),
+        );
         storeSignal(db, {
-          ...base, reading, nowMs: nowMs + k * 600_000, marketUrl: eventUrl(eventSlugs(city.marketToken, date).withYear),
-          conditionId: id('negrisk', city.slug, date), odds: { asOfMs: nowMs + k * 600_000 + 1_500, byLabel }, source: 'wu',
+          ...base,
+          reading,
+          nowMs: nowMs + k * 600_000,
+          marketUrl: eventUrl(eventSlugs(city.marketToken, date).withYear),
+          conditionId: id('negrisk', city.slug, date),
+          odds: { asOfMs: nowMs + k * 600_000 + 1_500, byLabel },
+          source: 'wu',
           observedAtMs: nowMs + k * 600_000,
         });
       }

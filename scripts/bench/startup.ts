@@ -24,9 +24,21 @@ export async function helloSea(log: (line: string) => void): Promise<string> {
   return buildSea({ entry: inputs[0]!, output: HELLO_SEA, assets: {}, log: () => {} });
 }
 
-export type StartupResult = { runs: number; medianMs: Record<string, number>; cpuMedianMs: Record<string, number>; samplesMs: Record<string, number[]>; floorMs: number; ratio: number };
+export type StartupResult = {
+  runs: number;
+  medianMs: Record<string, number>;
+  cpuMedianMs: Record<string, number>;
+  samplesMs: Record<string, number[]>;
+  floorMs: number;
+  ratio: number;
+};
 
-export async function startupFigures(opts: { runDir: string; runs: number; binaries?: Record<string, string>; log: (line: string) => void }): Promise<StartupResult> {
+export async function startupFigures(opts: {
+  runDir: string;
+  runs: number;
+  binaries?: Record<string, string>;
+  log: (line: string) => void;
+}): Promise<StartupResult> {
   const binaries: Record<string, string> = { isocast: BINARY, ...opts.binaries, floor: await helloSea(opts.log) };
   const dir = join(opts.runDir, 'startup');
   const starters = Object.entries(binaries).map(([name, file]) => {
@@ -37,8 +49,15 @@ export async function startupFigures(opts: { runDir: string; runs: number; binar
     const start = async () => {
       const port = await freePort();
       const env: NodeJS.ProcessEnv = {
-        PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_CACHE_HOME: join(home, 'cache'), HOST: '127.0.0.1', PORT: String(port),
-        DATA_DIR: join(home, 'data'), PAYMENT_MODE: 'mock', FEED: 'sim', LOG_LEVEL: 'info',
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home,
+        XDG_CACHE_HOME: join(home, 'cache'),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: join(home, 'data'),
+        PAYMENT_MODE: 'mock',
+        FEED: 'sim',
+        LOG_LEVEL: 'info',
       };
       const s = await spawnServer(bin, ['serve'], { env, port, cwd: home, logFile: join(home, 'start.log') });
       // CPU by the first 200 moves far less than wall time when other work shares the cores.
@@ -62,13 +81,25 @@ export async function startupFigures(opts: { runDir: string; runs: number; binar
   }
   const medianMs = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Math.round(median(v) * 10) / 10]));
   const cpuMedianMs = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round(median(v))]));
-  return { runs: opts.runs, medianMs, cpuMedianMs, samplesMs: samples, floorMs: medianMs.floor!, ratio: Math.round((medianMs.isocast! / medianMs.floor!) * 100) / 100 };
+  return {
+    runs: opts.runs,
+    medianMs,
+    cpuMedianMs,
+    samplesMs: samples,
+    floorMs: medianMs.floor!,
+    ratio: Math.round((medianMs.isocast! / medianMs.floor!) * 100) / 100,
+  };
 }
 
 if (import.meta.main) {
   const input = JSON.parse(process.argv[2] ?? '{}') as { runs?: number; binaries?: Record<string, string> };
   const runDir = join(ROOT, 'bench', 'tmp', `startup-${Date.now()}`);
-  const out = await startupFigures({ runDir, runs: input.runs ?? 9, binaries: input.binaries, log: (l) => process.stderr.write(`${l}\n`) });
+  const out = await startupFigures({
+    runDir,
+    runs: input.runs ?? 9,
+    binaries: input.binaries,
+    log: (l) => process.stderr.write(`${l}\n`),
+  });
   process.stdout.write(JSON.stringify(out) + '\n');
   const { rmSync } = await import('node:fs');
   rmSync(runDir, { recursive: true, force: true });

@@ -30,7 +30,10 @@ export function statusOf(url: string): Promise<number> {
       res.once('end', () => resolve(res.statusCode ?? 0));
     });
     req.once('error', () => resolve(0));
-    req.once('timeout', () => { req.destroy(); resolve(0); });
+    req.once('timeout', () => {
+      req.destroy();
+      resolve(0);
+    });
     req.end();
   });
 }
@@ -43,7 +46,11 @@ export type Spawned = { child: ChildProcess; url: string; startMs: number; stop(
  * Spawns a server listening on `port` and polls `readyPath` every 2 ms until it answers 200.
  * `startMs` is spawn() to that first 200. Output goes to `logFile` (kept for a failed run).
  */
-export async function spawnServer(cmd: string, args: string[], opts: { env: NodeJS.ProcessEnv; port: number; cwd?: string; logFile: string; readyPath?: string }): Promise<Spawned> {
+export async function spawnServer(
+  cmd: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; port: number; cwd?: string; logFile: string; readyPath?: string },
+): Promise<Spawned> {
   const url = `http://127.0.0.1:${opts.port}`;
   const log = createWriteStream(opts.logFile);
   const t0 = process.hrtime.bigint();
@@ -52,14 +59,20 @@ export async function spawnServer(cmd: string, args: string[], opts: { env: Node
   child.stderr!.pipe(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${cmd} exited with ${child.exitCode} before answering; see ${opts.logFile}`);
-    if (await statusOf(url + (opts.readyPath ?? '/health')) === 200) break;
-    if (Number(process.hrtime.bigint() - t0) / 1e6 > 30_000) { child.kill('SIGKILL'); throw new Error(`${cmd}: no 200 within 30 s`); }
+    if (child.exitCode !== null)
+      throw new Error(`${cmd} exited with ${child.exitCode} before answering; see ${opts.logFile}`);
+    if ((await statusOf(url + (opts.readyPath ?? '/health'))) === 200) break;
+    if (Number(process.hrtime.bigint() - t0) / 1e6 > 30_000) {
+      child.kill('SIGKILL');
+      throw new Error(`${cmd}: no 200 within 30 s`);
+    }
     await sleep(2);
   }
   const startMs = Number(process.hrtime.bigint() - t0) / 1e6;
   return {
-    child, url, startMs,
+    child,
+    url,
+    startMs,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 12_000);
@@ -73,14 +86,26 @@ export async function spawnServer(cmd: string, args: string[], opts: { env: Node
 /** Runs a node script as a child and parses the one JSON document it prints on stdout. */
 export function runJson<T>(script: string, input: unknown, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [script, JSON.stringify(input)], { cwd: ROOT, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [script, JSON.stringify(input)], {
+      cwd: ROOT,
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`${script} exited with ${code}: ${err.slice(-2000)}`));
-      try { resolve(JSON.parse(out) as T); } catch { reject(new Error(`${script} printed no JSON: ${out.slice(-500)} ${err.slice(-500)}`)); }
+      try {
+        resolve(JSON.parse(out) as T);
+      } catch {
+        reject(new Error(`${script} printed no JSON: ${out.slice(-500)} ${err.slice(-500)}`));
+      }
     });
   });
 }

@@ -29,7 +29,8 @@ let script;
 let filename = __filename;
 if (sea.isSea()) {
   script = compile(sea.getAsset(BUNDLE_ASSET, 'utf8'), Buffer.from(sea.getRawAsset(CACHE_ASSET)));
-  if (process.env.ISOCAST_CODE_CACHE_REPORT === '1') process.stderr.write(`code cache ${script.cachedDataRejected ? 'rejected' : 'accepted'}\n`);
+  if (process.env.ISOCAST_CODE_CACHE_REPORT === '1')
+    process.stderr.write(`code cache ${script.cachedDataRejected ? 'rejected' : 'accepted'}\n`);
 } else {
   const fs = require('node:fs');
   const out = process.env.ISOCAST_TRAIN_CACHE;

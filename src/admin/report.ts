@@ -35,16 +35,31 @@ const DAY_MS = 86_400_000;
 function ruleOf(r: DayRule | undefined) {
   if (!r) return null;
   return {
-    targetDate: r.targetDate, source: r.source, station: r.station, unit: r.unit, precision: r.precision, fallback: r.fallback,
-    status: r.status, reason: r.reason, observedWith: r.observedWith,
+    targetDate: r.targetDate,
+    source: r.source,
+    station: r.station,
+    unit: r.unit,
+    precision: r.precision,
+    fallback: r.fallback,
+    status: r.status,
+    reason: r.reason,
+    observedWith: r.observedWith,
   };
 }
 type PaymentOut = AdminDataBody['recentPayments'][number];
-type PaymentRow = Pick<PaymentOut, 'id' | 'city' | 'count' | 'settler' | 'status' | 'error'>
-  & { created_at: number; payer: string; amount_micro: number; tx_hash: PaymentOut['txHash'] };
+type PaymentRow = Pick<PaymentOut, 'id' | 'city' | 'count' | 'settler' | 'status' | 'error'> & {
+  created_at: number;
+  payer: string;
+  amount_micro: number;
+  tx_hash: PaymentOut['txHash'];
+};
 type RefundOut = AdminDataBody['refunds'][number];
-type RefundRow = Pick<RefundOut, 'id' | 'wallet' | 'reason' | 'status'>
-  & { payment_id: number; created_at: number; amount_micro: number; tx_hash: RefundOut['txHash'] };
+type RefundRow = Pick<RefundOut, 'id' | 'wallet' | 'reason' | 'status'> & {
+  payment_id: number;
+  created_at: number;
+  amount_micro: number;
+  tx_hash: RefundOut['txHash'];
+};
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
@@ -62,8 +77,12 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
     // One read transaction: every section describes the same committed state.
     return db.transaction(() => {
       const latest = signals.latestSeqAll();
-      const readings = new Map([...signalStore.latestReadings()]
-        .map(([city, r]) => [city, { targetDate: r.targetDate, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updatedAtMs) }]));
+      const readings = new Map(
+        [...signalStore.latestReadings()].map(([city, r]) => [
+          city,
+          { targetDate: r.targetDate, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updatedAtMs) },
+        ]),
+      );
       const totals = payments.appliedTotals();
       const refundTotals = payments.queuedRefundTotals();
       const doubt = payments.inDoubt();
@@ -82,52 +101,103 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         paymentMode: deps.paymentMode,
         feed: deps.feed,
         totals: {
-          revenueMicro: totals.micro, revenueUsd: microToUsd(totals.micro), appliedPayments: totals.n,
-          refundsQueued: refundTotals.n, refundsQueuedMicro: refundTotals.micro,
-          inDoubtPayments: doubt.n, oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
+          revenueMicro: totals.micro,
+          revenueUsd: microToUsd(totals.micro),
+          appliedPayments: totals.n,
+          refundsQueued: refundTotals.n,
+          refundsQueuedMicro: refundTotals.micro,
+          inDoubtPayments: doubt.n,
+          oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
           // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
-          signals: [...latest.values()].reduce((a, b) => a + b, 0), entitlements: entitlements.count(),
+          signals: [...latest.values()].reduce((a, b) => a + b, 0),
+          entitlements: entitlements.count(),
         },
-        revenueByDay: payments.revenueSince(since)
-          .map((r) => ({ day: iso(r.dayNumber * DAY_MS).slice(0, 10), city: r.city, payments: r.payments, micro: r.micro, usd: microToUsd(r.micro) })),
+        revenueByDay: payments.revenueSince(since).map((r) => ({
+          day: iso(r.dayNumber * DAY_MS).slice(0, 10),
+          city: r.city,
+          payments: r.payments,
+          micro: r.micro,
+          usd: microToUsd(r.micro),
+        })),
         recentPayments: (payments.recent(LIMITS.payments) as PaymentRow[]).map((r) => ({
-          id: r.id, createdAt: iso(r.created_at), wallet: r.payer, city: r.city, count: r.count, amountMicro: r.amount_micro,
-          amountUsd: microToUsd(r.amount_micro), settler: r.settler, txHash: r.tx_hash, status: r.status, error: r.error,
+          id: r.id,
+          createdAt: iso(r.created_at),
+          wallet: r.payer,
+          city: r.city,
+          count: r.count,
+          amountMicro: r.amount_micro,
+          amountUsd: microToUsd(r.amount_micro),
+          settler: r.settler,
+          txHash: r.tx_hash,
+          status: r.status,
+          error: r.error,
         })),
         refunds: (payments.queuedRefunds(LIMITS.refunds) as RefundRow[]).map((r) => ({
-          id: r.id, paymentId: r.payment_id, createdAt: iso(r.created_at), wallet: r.wallet, amountMicro: r.amount_micro,
-          amountUsd: microToUsd(r.amount_micro), txHash: r.tx_hash, reason: r.reason, status: r.status,
+          id: r.id,
+          paymentId: r.payment_id,
+          createdAt: iso(r.created_at),
+          wallet: r.wallet,
+          amountMicro: r.amount_micro,
+          amountUsd: microToUsd(r.amount_micro),
+          txHash: r.tx_hash,
+          reason: r.reason,
+          status: r.status,
         })),
         entitlements: entitlements.recent(LIMITS.entitlements).map((r) => ({
-          wallet: r.wallet, city: r.city, paidThroughSeq: r.paidThroughSeq, totalPaidSignals: r.totalPaidSignals,
-          latestSeq: latest.get(r.city) ?? 0, updatedAt: iso(r.updatedAtMs),
+          wallet: r.wallet,
+          city: r.city,
+          paidThroughSeq: r.paidThroughSeq,
+          totalPaidSignals: r.totalPaidSignals,
+          latestSeq: latest.get(r.city) ?? 0,
+          updatedAt: iso(r.updatedAtMs),
         })),
         deliveries: {
           counts,
           recent: outboxRecent(LIMITS.deliveries).map((r) => ({
-            id: r.id, wallet: r.wallet, city: r.city, targetDate: r.target_date, bucket: r.bucket, seq: r.seq, status: r.status,
-            attempts: r.attempts, lastError: r.last_error, updatedAt: iso(r.updated_at),
+            id: r.id,
+            wallet: r.wallet,
+            city: r.city,
+            targetDate: r.target_date,
+            bucket: r.bucket,
+            seq: r.seq,
+            status: r.status,
+            attempts: r.attempts,
+            lastError: r.last_error,
+            updatedAt: iso(r.updated_at),
           })),
         },
         poller: {
           running: health !== undefined,
           lastTick: health?.lastTick
-            ? { startedAt: iso(health.lastTick.startedAtMs), durationMs: health.lastTick.durationMs, signals: health.lastTick.signals, errors: health.lastTick.errors }
+            ? {
+                startedAt: iso(health.lastTick.startedAtMs),
+                durationMs: health.lastTick.durationMs,
+                signals: health.lastTick.signals,
+                errors: health.lastTick.errors,
+              }
             : null,
           cities: slugs.map((slug) => {
             const h = byCity.get(slug);
             return {
-              city: slug, displayName: deps.catalog.get(slug)?.displayName ?? slug, latestSeq: latest.get(slug) ?? 0,
+              city: slug,
+              displayName: deps.catalog.get(slug)?.displayName ?? slug,
+              latestSeq: latest.get(slug) ?? 0,
               lastReading: readings.get(slug) ?? null,
-              lastAttemptAt: isoOrNull(h?.lastAttemptAtMs ?? null), lastOkAt: isoOrNull(h?.lastOkAtMs ?? null),
-              lastError: h?.lastError ?? null, lastErrorAt: isoOrNull(h?.lastErrorAtMs ?? null),
-              failures: h?.failures ?? 0, retryAt: isoOrNull(h?.retryAtMs ?? null), noMarket: h?.noMarket ?? false,
+              lastAttemptAt: isoOrNull(h?.lastAttemptAtMs ?? null),
+              lastOkAt: isoOrNull(h?.lastOkAtMs ?? null),
+              lastError: h?.lastError ?? null,
+              lastErrorAt: isoOrNull(h?.lastErrorAtMs ?? null),
+              failures: h?.failures ?? 0,
+              retryAt: isoOrNull(h?.retryAtMs ?? null),
+              noMarket: h?.noMarket ?? false,
               rule: ruleOf(rules.get(slug)),
             };
           }),
           paused: slugs.flatMap((slug) => {
             const r = rules.get(slug);
-            return r?.status === 'paused' ? [{ city: slug, displayName: name(slug), targetDate: r.targetDate, reason: r.reason ?? 'paused' }] : [];
+            return r?.status === 'paused'
+              ? [{ city: slug, displayName: name(slug), targetDate: r.targetDate, reason: r.reason ?? 'paused' }]
+              : [];
           }),
         },
       };

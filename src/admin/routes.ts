@@ -16,9 +16,13 @@ import { AdminAssetParams, adminData } from './schemas.ts';
  * the token, keeps it in sessionStorage and sends it as `Authorization: Bearer` to
  * `/admin/data.json`. The token therefore never appears in a URL, a cookie or an access log.
  */
-const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
-const ASSET_TYPES: Record<string, string> = { 'admin.css': 'text/css; charset=utf-8', 'admin.js': 'text/javascript; charset=utf-8' };
+const ASSET_TYPES: Record<string, string> = {
+  'admin.css': 'text/css; charset=utf-8',
+  'admin.js': 'text/javascript; charset=utf-8',
+};
 
 export type AdminDeps = ReportDeps & { adminToken?: string; clock: Clock };
 
@@ -28,13 +32,27 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   // Read at start: a binary built without the page fails here, not on the operator's first visit.
   const page = readAssetText('public/admin.html');
   // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
-  const assets = new Map(Object.keys(ASSET_TYPES).map((f) => [f, { body: readAssetText(`public/${f}`), type: ASSET_TYPES[f]! }]));
+  const assets = new Map(
+    Object.keys(ASSET_TYPES).map((f) => [f, { body: readAssetText(`public/${f}`), type: ASSET_TYPES[f]! }]),
+  );
   const report = createAdminReport(deps);
 
-  app.use('/admin', async (c, next) => { if (!token) return reply(c, { error: 'not found' }, 404); await next(); });
-  app.use('/admin/*', async (c, next) => { if (!token) return reply(c, { error: 'not found' }, 404); await next(); });
+  app.use('/admin', async (c, next) => {
+    if (!token) return reply(c, { error: 'not found' }, 404);
+    await next();
+  });
+  app.use('/admin/*', async (c, next) => {
+    if (!token) return reply(c, { error: 'not found' }, 404);
+    await next();
+  });
 
-  app.get('/admin', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...PRIVATE } }));
+  app.get(
+    '/admin',
+    () =>
+      new Response(page, {
+        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...PRIVATE },
+      }),
+  );
   app.get('/admin/assets/:file', (c) => {
     const file = c.req.param('file');
     const asset = assets.get(file);
@@ -42,7 +60,8 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
     return new Response(asset.body, { headers: { 'content-type': asset.type, ...PRIVATE } });
   });
   app.get('/admin/data.json', (c) => {
-    if (!bearerMatches(c.req.header('authorization'), token!)) throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
+    if (!bearerMatches(c.req.header('authorization'), token!))
+      throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
     return reply(c, report(deps.clock.now()), 200, PRIVATE);
   });
   return app;
@@ -52,17 +71,29 @@ const notEnabled = { description: 'ADMIN_TOKEN is not set: the operator page is 
 
 export const adminDocs: RouteDoc[] = [
   {
-    method: 'get', path: '/admin', tags: ['operations'], summary: 'Operator page (only when ADMIN_TOKEN is set)',
+    method: 'get',
+    path: '/admin',
+    tags: ['operations'],
+    summary: 'Operator page (only when ADMIN_TOKEN is set)',
     description: 'A static page that asks for the admin token and loads /admin/data.json with it.',
     responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 404: notEnabled },
   },
   {
-    method: 'get', path: '/admin/assets/{file}', tags: ['operations'], summary: 'Stylesheet and script of the operator page',
+    method: 'get',
+    path: '/admin/assets/{file}',
+    tags: ['operations'],
+    summary: 'Stylesheet and script of the operator page',
     params: AdminAssetParams,
-    responses: { 200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' }, 404: { description: 'not found, or the page is off', schema: ErrorBody } },
+    responses: {
+      200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' },
+      404: { description: 'not found, or the page is off', schema: ErrorBody },
+    },
   },
   {
-    method: 'get', path: '/admin/data.json', tags: ['operations'], summary: 'Operator data: revenue, payments, refunds, entitlements, deliveries, poller health',
+    method: 'get',
+    path: '/admin/data.json',
+    tags: ['operations'],
+    summary: 'Operator data: revenue, payments, refunds, entitlements, deliveries, poller health',
     description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`.',
     security: [['admin']],
     responses: {

@@ -70,7 +70,9 @@ function buildAdminData() {
     city: z.string(),
     displayName: z.string(),
     latestSeq: z.number().int(),
-    lastReading: z.object({ targetDate: z.string(), high: z.number(), unit: z.string(), bucket: z.string().nullable(), at: Iso }).nullable(),
+    lastReading: z
+      .object({ targetDate: z.string(), high: z.number(), unit: z.string(), bucket: z.string().nullable(), at: Iso })
+      .nullable(),
     lastAttemptAt: IsoOrNull,
     lastOkAt: IsoOrNull,
     lastError: z.string().nullable(),
@@ -78,51 +80,73 @@ function buildAdminData() {
     failures: z.number().int().describe('consecutive failed polls; 0 when not backing off'),
     retryAt: IsoOrNull.describe('next attempt while backing off'),
     noMarket: z.boolean(),
-    rule: z.object({
-      targetDate: z.string(),
-      source: z.string().describe('wu, noaa, hko, cwa or unknown, from the market\'s own rule text'),
-      station: z.string().nullable(),
-      unit: z.string().nullable(),
-      precision: z.number().nullable(),
-      fallback: z.string().nullable(),
-      status: z.enum(['ok', 'paused']),
-      reason: z.string().nullable(),
-      observedWith: z.string().nullable(),
-    }).nullable().describe('parsed resolution rule of the newest market day the poller has read'),
+    rule: z
+      .object({
+        targetDate: z.string(),
+        source: z.string().describe("wu, noaa, hko, cwa or unknown, from the market's own rule text"),
+        station: z.string().nullable(),
+        unit: z.string().nullable(),
+        precision: z.number().nullable(),
+        fallback: z.string().nullable(),
+        status: z.enum(['ok', 'paused']),
+        reason: z.string().nullable(),
+        observedWith: z.string().nullable(),
+      })
+      .nullable()
+      .describe('parsed resolution rule of the newest market day the poller has read'),
   });
 
-  return z.object({
-    generatedAt: Iso,
-    paymentMode: z.enum(['mock', 'live']),
-    feed: z.enum(['sim', 'live']),
-    totals: z.object({
-      revenueMicro: z.number().int(),
-      revenueUsd: z.number(),
-      appliedPayments: z.number().int(),
-      refundsQueued: z.number().int(),
-      refundsQueuedMicro: z.number().int(),
-      inDoubtPayments: z.number().int().describe('Payments whose settlement outcome is not yet known; the reconciler asks the token contract'),
-      oldestInDoubtSeconds: z.number().int().nullable().describe('Age of the oldest in-doubt payment, null when there is none'),
-      signals: z.number().int(),
-      entitlements: z.number().int(),
-    }),
-    revenueByDay: z.array(RevenueDay).describe('applied payments per UTC day and city, last 30 days'),
-    recentPayments: z.array(PaymentItem),
-    refunds: z.array(RefundItem).describe('queued refunds, oldest first'),
-    entitlements: z.array(EntitlementItem).describe('most recently changed first'),
-    deliveries: z.object({
-      counts: z.object({ queued: z.number().int(), sending: z.number().int(), sent: z.number().int(), failed: z.number().int() }),
-      recent: z.array(DeliveryItem).describe('newest outbox rows first, with their current status'),
-    }),
-    poller: z.object({
-      running: z.boolean().describe('false when this process has no poller wired in'),
-      lastTick: z.object({ startedAt: Iso, durationMs: z.number(), signals: z.number().int(), errors: z.number().int() }).nullable(),
-      cities: z.array(CityHealth),
-      paused: z.array(z.object({ city: z.string(), displayName: z.string(), targetDate: z.string(), reason: z.string() }))
-        .describe('cities whose newest market day is paused: its rule does not match the catalog or cannot be observed'),
-    }),
-    disclaimer: Disclaimer,
-  }).meta({ id: 'AdminData' });
+  return z
+    .object({
+      generatedAt: Iso,
+      paymentMode: z.enum(['mock', 'live']),
+      feed: z.enum(['sim', 'live']),
+      totals: z.object({
+        revenueMicro: z.number().int(),
+        revenueUsd: z.number(),
+        appliedPayments: z.number().int(),
+        refundsQueued: z.number().int(),
+        refundsQueuedMicro: z.number().int(),
+        inDoubtPayments: z
+          .number()
+          .int()
+          .describe('Payments whose settlement outcome is not yet known; the reconciler asks the token contract'),
+        oldestInDoubtSeconds: z
+          .number()
+          .int()
+          .nullable()
+          .describe('Age of the oldest in-doubt payment, null when there is none'),
+        signals: z.number().int(),
+        entitlements: z.number().int(),
+      }),
+      revenueByDay: z.array(RevenueDay).describe('applied payments per UTC day and city, last 30 days'),
+      recentPayments: z.array(PaymentItem),
+      refunds: z.array(RefundItem).describe('queued refunds, oldest first'),
+      entitlements: z.array(EntitlementItem).describe('most recently changed first'),
+      deliveries: z.object({
+        counts: z.object({
+          queued: z.number().int(),
+          sending: z.number().int(),
+          sent: z.number().int(),
+          failed: z.number().int(),
+        }),
+        recent: z.array(DeliveryItem).describe('newest outbox rows first, with their current status'),
+      }),
+      poller: z.object({
+        running: z.boolean().describe('false when this process has no poller wired in'),
+        lastTick: z
+          .object({ startedAt: Iso, durationMs: z.number(), signals: z.number().int(), errors: z.number().int() })
+          .nullable(),
+        cities: z.array(CityHealth),
+        paused: z
+          .array(z.object({ city: z.string(), displayName: z.string(), targetDate: z.string(), reason: z.string() }))
+          .describe(
+            'cities whose newest market day is paused: its rule does not match the catalog or cannot be observed',
+          ),
+      }),
+      disclaimer: Disclaimer,
+    })
+    .meta({ id: 'AdminData' });
 }
 
 /** Built on first use: only the OpenAPI document and the tests read it. */

@@ -29,7 +29,12 @@ export function dailyHigh(observations: readonly Observation[], timezone: string
 }
 
 /** The day's high as the market resolves it: whole degrees of the city's unit, or null before any observation. */
-export function dailyHighReading(observations: readonly Observation[], timezone: string, date: string, unit: TempUnit): number | null {
+export function dailyHighReading(
+  observations: readonly Observation[],
+  timezone: string,
+  date: string,
+  unit: TempUnit,
+): number | null {
   const high = dailyHigh(observations, timezone, date);
   return high === null ? null : resolveReading(high.temp, high.unit, unit);
 }
@@ -39,7 +44,12 @@ export function dailyHighReading(observations: readonly Observation[], timezone:
  * day that showed it (the report that took the high to this reading; later equal reports do not
  * move it). Null before any observation.
  */
-export function dailyHighReport(observations: readonly Observation[], timezone: string, date: string, unit: TempUnit): { reading: number; reportedAtMs: number } | null {
+export function dailyHighReport(
+  observations: readonly Observation[],
+  timezone: string,
+  date: string,
+  unit: TempUnit,
+): { reading: number; reportedAtMs: number } | null {
   const reading = dailyHighReading(observations, timezone, date, unit);
   if (reading === null) return null;
   const { startMs, endMs } = localDayBounds(timezone, date);

@@ -20,7 +20,12 @@ const ABOVE = new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:higher|above|more)$`, 'i');
 
 /** Typographic variants seen in hand-typed titles: ordinal º, unicode minus, en dash. */
 function normalise(label: string): string {
-  return label.trim().replace(/[º˚]/g, '°').replace(/\u2212/g, '-').replace(/[\u2013\u2014]/g, '-').replace(/\s+/g, ' ');
+  return label
+    .trim()
+    .replace(/[º˚]/g, '°')
+    .replace(/\u2212/g, '-')
+    .replace(/[\u2013\u2014]/g, '-')
+    .replace(/\s+/g, ' ');
 }
 
 function unitOf(s: string): TempUnit {
@@ -57,13 +62,16 @@ export function formatLabel(r: Pick<BucketRange, 'lo' | 'hi' | 'unit'>): string 
  * Checks that a market's buckets form one usable ladder: one unit, no overlap. Returns the ranges
  * sorted from coldest to warmest, or the reason the set is unusable.
  */
-export function orderBuckets<T extends BucketRange>(ranges: readonly T[]): { ok: true; buckets: T[] } | { ok: false; reason: string } {
+export function orderBuckets<T extends BucketRange>(
+  ranges: readonly T[],
+): { ok: true; buckets: T[] } | { ok: false; reason: string } {
   if (ranges.length === 0) return { ok: false, reason: 'no buckets' };
   const unit = ranges[0]!.unit;
   if (ranges.some((r) => r.unit !== unit)) return { ok: false, reason: 'buckets mix units' };
   const sorted = [...ranges].sort((a, b) => a.lo - b.lo || a.hi - b.hi);
   for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]!.lo <= sorted[i - 1]!.hi) return { ok: false, reason: `buckets overlap: ${sorted[i - 1]!.label} and ${sorted[i]!.label}` };
+    if (sorted[i]!.lo <= sorted[i - 1]!.hi)
+      return { ok: false, reason: `buckets overlap: ${sorted[i - 1]!.label} and ${sorted[i]!.label}` };
   }
   return { ok: true, buckets: sorted };
 }

@@ -60,8 +60,12 @@ export function tierProblem(published: unknown): string | null {
     minCount: Number(t?.minCount),
     unit: usdToAtomic(String(t?.unitPriceUsd)),
   }));
-  const same = theirs.length === ours.length && theirs.every((t, i) => t.minCount === ours[i]!.minCount && t.unit === ours[i]!.unitAtomic);
-  return same ? null : 'the server\'s price tiers differ from the ones built into this client (update isocast, or do not buy from this server)';
+  const same =
+    theirs.length === ours.length &&
+    theirs.every((t, i) => t.minCount === ours[i]!.minCount && t.unit === ours[i]!.unitAtomic);
+  return same
+    ? null
+    : "the server's price tiers differ from the ones built into this client (update isocast, or do not buy from this server)";
 }
 
 /** One `accepts` entry of a 402: untrusted JSON, so checkChallenge checks every field it reads at run time. */
@@ -74,46 +78,77 @@ export type Accept = Record<string, any>;
  */
 export function checkChallenge(body: unknown, accept: Accept, binding: Binding, exp: Expectations): bigint {
   const dirty = findControls(body);
-  if (dirty) throw new ChallengeRefused(`the challenge carries terminal control characters (in ${dirty}); a server that does this is not paid`);
-  if (accept.scheme !== 'exact') throw new ChallengeRefused(`the challenge asks for scheme ${String(accept.scheme)}, not exact`);
+  if (dirty)
+    throw new ChallengeRefused(
+      `the challenge carries terminal control characters (in ${dirty}); a server that does this is not paid`,
+    );
+  if (accept.scheme !== 'exact')
+    throw new ChallengeRefused(`the challenge asks for scheme ${String(accept.scheme)}, not exact`);
   if (!NETWORK_ALIASES.includes(accept.network)) {
-    throw new ChallengeRefused(`the challenge asks for payment on ${String(accept.network)}, not Base (${NETWORK}, chain ${CHAIN_ID})`);
+    throw new ChallengeRefused(
+      `the challenge asks for payment on ${String(accept.network)}, not Base (${NETWORK}, chain ${CHAIN_ID})`,
+    );
   }
   const { count, citySlug } = binding;
-  if (exp.city !== undefined && citySlug !== exp.city) throw new ChallengeRefused(`the challenge binds city ${citySlug}, not ${exp.city}`);
-  if (exp.count !== undefined && count !== exp.count) throw new ChallengeRefused(`the challenge binds ${count} signals, not ${exp.count}`);
+  if (exp.city !== undefined && citySlug !== exp.city)
+    throw new ChallengeRefused(`the challenge binds city ${citySlug}, not ${exp.city}`);
+  if (exp.count !== undefined && count !== exp.count)
+    throw new ChallengeRefused(`the challenge binds ${count} signals, not ${exp.count}`);
   if (!Number.isSafeInteger(count) || count < MIN_COUNT || count > MAX_COUNT) {
-    throw new ChallengeRefused(`the challenge binds a count of ${count}; a bundle is ${MIN_COUNT} to ${MAX_COUNT} signals`);
+    throw new ChallengeRefused(
+      `the challenge binds a count of ${count}; a bundle is ${MIN_COUNT} to ${MAX_COUNT} signals`,
+    );
   }
   const price = bundlePrice(count);
   const expected = BigInt(price.totalMicro);
   const asked = /^\d{1,30}$/.test(String(accept.maxAmountRequired)) ? BigInt(accept.maxAmountRequired) : null;
   if (asked !== expected) {
-    throw new ChallengeRefused(`the challenge asks for ${asked === null ? String(accept.maxAmountRequired) : `${formatAtomic(asked)} USDC`} `
-      + `(maxAmountRequired) but ${count} signals cost ${formatAtomic(expected)} USDC (${price.tier.name} tier)`);
+    throw new ChallengeRefused(
+      `the challenge asks for ${asked === null ? String(accept.maxAmountRequired) : `${formatAtomic(asked)} USDC`} ` +
+        `(maxAmountRequired) but ${count} signals cost ${formatAtomic(expected)} USDC (${price.tier.name} tier)`,
+    );
   }
   if (accept.price !== undefined && usdToAtomic(String(accept.price)) !== expected) {
-    throw new ChallengeRefused(`the challenge's price ${String(accept.price)} differs from the ${formatUsdPrice(price.totalMicro)} that ${count} signals cost`);
+    throw new ChallengeRefused(
+      `the challenge's price ${String(accept.price)} differs from the ${formatUsdPrice(price.totalMicro)} that ${count} signals cost`,
+    );
   }
   const cap = exp.maxAtomic ?? expected;
-  if (expected > cap) throw new ChallengeRefused(`${count} signals cost ${formatAtomic(expected)} USDC, above your ${exp.capName ?? 'cap'} of ${formatAtomic(cap)} USDC`);
+  if (expected > cap)
+    throw new ChallengeRefused(
+      `${count} signals cost ${formatAtomic(expected)} USDC, above your ${exp.capName ?? 'cap'} of ${formatAtomic(cap)} USDC`,
+    );
   const usdc = exp.usdc ?? BASE_USDC;
-  if (typeof accept.asset !== 'string' || !isAddress(accept.asset, { strict: false }) || !isAddressEqual(accept.asset as Address, usdc as Address)) {
+  if (
+    typeof accept.asset !== 'string' ||
+    !isAddress(accept.asset, { strict: false }) ||
+    !isAddressEqual(accept.asset as Address, usdc as Address)
+  ) {
     throw new ChallengeRefused(`the challenge asks for token ${String(accept.asset)}, not USDC on Base (${usdc})`);
   }
   const name = accept.extra?.name ?? USDC_NAME;
   const version = accept.extra?.version ?? USDC_VERSION;
   if (name !== USDC_NAME || version !== USDC_VERSION) {
-    throw new ChallengeRefused(`the challenge's EIP-712 domain is ${String(name)}/${String(version)}, not USDC's ${USDC_NAME}/${USDC_VERSION}`);
+    throw new ChallengeRefused(
+      `the challenge's EIP-712 domain is ${String(name)}/${String(version)}, not USDC's ${USDC_NAME}/${USDC_VERSION}`,
+    );
   }
-  if (typeof accept.payTo !== 'string' || !isAddress(accept.payTo, { strict: false }) || /^0x0{40}$/i.test(accept.payTo)) {
+  if (
+    typeof accept.payTo !== 'string' ||
+    !isAddress(accept.payTo, { strict: false }) ||
+    /^0x0{40}$/i.test(accept.payTo)
+  ) {
     throw new ChallengeRefused(`the challenge pays to ${String(accept.payTo)}, which is not a usable wallet`);
   }
   if (exp.payTo !== undefined && !isAddressEqual(accept.payTo as Address, exp.payTo as Address)) {
-    throw new ChallengeRefused(`the challenge pays to ${accept.payTo}, but the server publishes ${exp.payTo} as its settlement wallet`);
+    throw new ChallengeRefused(
+      `the challenge pays to ${accept.payTo}, but the server publishes ${exp.payTo} as its settlement wallet`,
+    );
   }
   if (binding.saltEcho !== undefined && binding.saltEcho !== 'payload.salt') {
-    throw new ChallengeRefused(`the challenge asks for the salt echoed as ${String(binding.saltEcho)}, which this client does not know`);
+    throw new ChallengeRefused(
+      `the challenge asks for the salt echoed as ${String(binding.saltEcho)}, which this client does not know`,
+    );
   }
   return expected;
 }

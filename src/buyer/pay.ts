@@ -1,8 +1,21 @@
 import { z } from 'zod';
 import type { Account, Address, Hex } from 'viem';
 import { bindingNonce, MAX_AUTH_LIFETIME_S } from '../payments/binding.ts';
-import { CHAIN_ID, NETWORK_ALIASES, TRANSFER_WITH_AUTHORIZATION_TYPES, USDC_NAME, USDC_VERSION, type Authorization } from '../payments/eip3009.ts';
-import { ChallengeRefused, checkChallenge, type Accept as AcceptEntry, type Binding, type Expectations } from './guard.ts';
+import {
+  CHAIN_ID,
+  NETWORK_ALIASES,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+  USDC_NAME,
+  USDC_VERSION,
+  type Authorization,
+} from '../payments/eip3009.ts';
+import {
+  ChallengeRefused,
+  checkChallenge,
+  type Accept as AcceptEntry,
+  type Binding,
+  type Expectations,
+} from './guard.ts';
 
 /**
  * The buyer side of the x402 flow, for the CLI, tests and any program: read a 402 body, check it
@@ -12,25 +25,37 @@ import { ChallengeRefused, checkChallenge, type Accept as AcceptEntry, type Bind
  * "payload.salt"` the salt goes back in the payload beside the signature; older servers that do
  * not ask for it get the plain x402 v1 payload.
  */
-const BindingShape = z.object({
-  citySlug: z.string(), count: z.number().int(), salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/), saltEcho: z.string().optional(),
-}).loose();
+const BindingShape = z
+  .object({
+    citySlug: z.string(),
+    count: z.number().int(),
+    salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    saltEcho: z.string().optional(),
+  })
+  .loose();
 
-const Accept = z.object({
-  scheme: z.string(),
-  network: z.string(),
-  maxAmountRequired: z.string(),
-  payTo: z.string(),
-  asset: z.string(),
-  maxTimeoutSeconds: z.number().int().positive(),
-  extra: z.object({ name: z.string().optional(), version: z.string().optional(), binding: BindingShape.optional() }).loose().nullish(),
-}).loose();
+const Accept = z
+  .object({
+    scheme: z.string(),
+    network: z.string(),
+    maxAmountRequired: z.string(),
+    payTo: z.string(),
+    asset: z.string(),
+    maxTimeoutSeconds: z.number().int().positive(),
+    extra: z
+      .object({ name: z.string().optional(), version: z.string().optional(), binding: BindingShape.optional() })
+      .loose()
+      .nullish(),
+  })
+  .loose();
 
-const Challenge = z.object({
-  x402Version: z.literal(1),
-  accepts: z.array(Accept).min(1),
-  extra: z.object({ binding: BindingShape.optional() }).loose().optional(),
-}).loose();
+const Challenge = z
+  .object({
+    x402Version: z.literal(1),
+    accepts: z.array(Accept).min(1),
+    extra: z.object({ binding: BindingShape.optional() }).loose().optional(),
+  })
+  .loose();
 
 export type PayOptions = {
   /** The buyer's clock; defaults to Date.now(). */
@@ -70,15 +95,31 @@ export type SignableAccount = Pick<Account, 'address'> & { signTypedData?: Accou
 
 /** The bound, checked, signed `exact` payload for one accepts entry; shared with the x402 scheme. */
 export async function signExact(
-  account: SignableAccount, body: unknown, accept: AcceptEntry, binding: Binding, opts: PayOptions,
+  account: SignableAccount,
+  body: unknown,
+  accept: AcceptEntry,
+  binding: Binding,
+  opts: PayOptions,
 ): Promise<{ authorization: Authorization; signature: Hex; payload: Record<string, unknown>; amount: bigint }> {
   if (!account.signTypedData) throw new Error('account cannot sign typed data');
   const amount = checkChallenge(body, accept, binding, opts.expect ?? {});
-  if (opts.confirm && !(await opts.confirm({ amountAtomic: amount, payTo: accept.payTo as Address, city: binding.citySlug, count: binding.count }))) {
+  if (
+    opts.confirm &&
+    !(await opts.confirm({
+      amountAtomic: amount,
+      payTo: accept.payTo as Address,
+      city: binding.citySlug,
+      count: binding.count,
+    }))
+  ) {
     throw new PaymentDeclined('declined at the confirmation question');
   }
   const nowS = Math.floor((opts.nowMs ?? Date.now()) / 1000);
-  const validFor = Math.min(opts.validForSeconds ?? accept.maxTimeoutSeconds, accept.maxTimeoutSeconds, MAX_AUTH_LIFETIME_S);
+  const validFor = Math.min(
+    opts.validForSeconds ?? accept.maxTimeoutSeconds,
+    accept.maxTimeoutSeconds,
+    MAX_AUTH_LIFETIME_S,
+  );
   if (!(validFor > 0)) throw new ChallengeRefused(`the challenge allows ${accept.maxTimeoutSeconds} s to pay`);
   const authorization: Authorization = {
     from: account.address,
@@ -98,7 +139,12 @@ export async function signExact(
   const payload: Record<string, unknown> = {
     signature,
     authorization: {
-      from: a.from, to: a.to, value: a.value.toString(), validAfter: a.validAfter.toString(), validBefore: a.validBefore.toString(), nonce: a.nonce,
+      from: a.from,
+      to: a.to,
+      value: a.value.toString(),
+      validAfter: a.validAfter.toString(),
+      validBefore: a.validBefore.toString(),
+      nonce: a.nonce,
     },
     ...(binding.saltEcho === 'payload.salt' ? { salt: binding.salt } : {}),
   };
@@ -106,14 +152,24 @@ export async function signExact(
 }
 
 /** The binding of the accepts entry (or the top-level one), or null. */
-export function bindingOf(accept: { extra?: { binding?: unknown } | null }, body?: { extra?: { binding?: unknown } }): Binding | null {
+export function bindingOf(
+  accept: { extra?: { binding?: unknown } | null },
+  body?: { extra?: { binding?: unknown } },
+): Binding | null {
   const parsed = BindingShape.safeParse(accept.extra?.binding ?? body?.extra?.binding);
-  return parsed.success ? parsed.data as Binding : null;
+  return parsed.success ? (parsed.data as Binding) : null;
 }
 
-export async function payFor402(challengeBody: unknown, account: SignableAccount, opts: PayOptions = {}): Promise<Payment> {
+export async function payFor402(
+  challengeBody: unknown,
+  account: SignableAccount,
+  opts: PayOptions = {},
+): Promise<Payment> {
   const parsed = Challenge.safeParse(challengeBody);
-  if (!parsed.success) throw new ChallengeRefused(`not an x402 v1 payment challenge (${parsed.error.issues[0]!.path.join('.') || 'body'}: ${parsed.error.issues[0]!.message})`);
+  if (!parsed.success)
+    throw new ChallengeRefused(
+      `not an x402 v1 payment challenge (${parsed.error.issues[0]!.path.join('.') || 'body'}: ${parsed.error.issues[0]!.message})`,
+    );
   const body = parsed.data;
   const accept = body.accepts.find((a) => a.scheme === 'exact' && NETWORK_ALIASES.includes(a.network));
   if (!accept) {
@@ -126,8 +182,14 @@ export async function payFor402(challengeBody: unknown, account: SignableAccount
   const header = { x402Version: 1, scheme: 'exact', network: accept.network, payload: signed.payload };
   return {
     xPayment: Buffer.from(JSON.stringify(header), 'utf8').toString('base64'),
-    nonce: signed.authorization.nonce, payer: account.address, authorization: signed.authorization, signature: signed.signature,
-    city: binding.citySlug, count: binding.count, amountAtomic: signed.amount, payTo: accept.payTo as Address,
+    nonce: signed.authorization.nonce,
+    payer: account.address,
+    authorization: signed.authorization,
+    signature: signed.signature,
+    city: binding.citySlug,
+    count: binding.count,
+    amountAtomic: signed.amount,
+    payTo: accept.payTo as Address,
     ...(signed.payload.salt ? { salt: binding.salt } : {}),
   };
 }

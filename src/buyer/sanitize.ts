@@ -30,7 +30,7 @@ export function stripControlsDeep<T>(value: T): T {
 
 /** The JSON path of the first string (or key) holding a control character, or null. */
 export function findControls(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return hasControls(value) ? (path || 'body') : null;
+  if (typeof value === 'string') return hasControls(value) ? path || 'body' : null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const p = findControls(value[i], `${path}[${i}]`);

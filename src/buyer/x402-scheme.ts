@@ -1,4 +1,10 @@
-import type { FindDefaultAsset, PaymentPayloadContext, PaymentPayloadResult, PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
+import type {
+  FindDefaultAsset,
+  PaymentPayloadContext,
+  PaymentPayloadResult,
+  PaymentRequirements,
+  SchemeNetworkClient,
+} from '@x402/core/types';
 import type { Address } from 'viem';
 import { BASE_USDC } from '../config.ts';
 import { NETWORK_ALIASES } from '../payments/eip3009.ts';
@@ -42,10 +48,16 @@ export class IsocastExactScheme implements SchemeNetworkClient {
   /** Lets the stock client's spend controls price USDC on Base in dollars (6 decimals). */
   findDefaultAsset: FindDefaultAsset = (asset, network) => {
     const usdc = (this.#opts.usdc ?? BASE_USDC).toLowerCase();
-    return NETWORK_ALIASES.includes(network) && asset.toLowerCase() === usdc ? { asset, decimals: 6, symbol: 'USDC' } : undefined;
+    return NETWORK_ALIASES.includes(network) && asset.toLowerCase() === usdc
+      ? { asset, decimals: 6, symbol: 'USDC' }
+      : undefined;
   };
 
-  async createPaymentPayload(x402Version: number, requirements: PaymentRequirements, context?: PaymentPayloadContext): Promise<PaymentPayloadResult> {
+  async createPaymentPayload(
+    x402Version: number,
+    requirements: PaymentRequirements,
+    context?: PaymentPayloadContext,
+  ): Promise<PaymentPayloadResult> {
     if (x402Version !== 1) throw new ChallengeRefused(`isocast pays x402 v1 challenges, not v${x402Version}`);
     // x402 v1 requirements carry maxAmountRequired (the v2 type names it amount).
     const accept = requirements as unknown as Accept;
@@ -58,7 +70,9 @@ export class IsocastExactScheme implements SchemeNetworkClient {
       ...(cap !== undefined && /^\d+$/.test(cap) ? { maxAtomic: BigInt(cap), capName: 'spend-control cap' } : {}),
     };
     const signed = await signExact(this.#account, requirements, accept, binding, {
-      expect, nowMs: this.#opts.now?.(), validForSeconds: this.#opts.validForSeconds,
+      expect,
+      nowMs: this.#opts.now?.(),
+      validForSeconds: this.#opts.validForSeconds,
     });
     const result = { x402Version: 1, scheme: this.scheme, network: accept.network as string, payload: signed.payload };
     return result;

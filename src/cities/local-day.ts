@@ -9,7 +9,14 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-CA', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     });
     formatters.set(timeZone, f);
   }
@@ -17,7 +24,12 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 }
 
 export function isValidTimeZone(timeZone: string): boolean {
-  try { formatter(timeZone); return true; } catch { return false; }
+  try {
+    formatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 type Parts = { year: number; month: number; day: number; hour: number; minute: number; second: number };
@@ -25,7 +37,14 @@ type Parts = { year: number; month: number; day: number; hour: number; minute: n
 function partsAt(timeZone: string, ms: number): Parts {
   const out: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(ms)) if (p.type !== 'literal') out[p.type] = Number(p.value);
-  return { year: out.year!, month: out.month!, day: out.day!, hour: out.hour!, minute: out.minute!, second: out.second! };
+  return {
+    year: out.year!,
+    month: out.month!,
+    day: out.day!,
+    hour: out.hour!,
+    minute: out.minute!,
+    second: out.second!,
+  };
 }
 
 /** `YYYY-MM-DD` of the instant in the zone. */

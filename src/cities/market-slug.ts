@@ -3,7 +3,20 @@
  * (`highest-temperature-in-nyc-on-december-30`), newer ones end in `-YYYY`
  * (`highest-temperature-in-ankara-on-august-20-2026`). The month is spelt out, the day unpadded.
  */
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 export function eventSlugs(marketToken: string, date: string): { withYear: string; withoutYear: string } {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];

@@ -36,8 +36,15 @@ export const CITY_CACHE_MS = 30_000;
 export function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = null) {
   const station = rule ? (rule.station && ICAO.test(rule.station) ? rule.station : null) : city.station;
   return {
-    slug: city.slug, displayName: city.displayName, country: city.country, unit: city.unit, bucketWidth: city.bucketWidth,
-    timezone: city.timezone, resolutionSource: rule?.source ?? city.resolutionSource, station, latestSeq,
+    slug: city.slug,
+    displayName: city.displayName,
+    country: city.country,
+    unit: city.unit,
+    bucketWidth: city.bucketWidth,
+    timezone: city.timezone,
+    resolutionSource: rule?.source ?? city.resolutionSource,
+    station,
+    latestSeq,
   };
 }
 
@@ -46,8 +53,16 @@ const ICAO = /^[A-Z0-9]{4}$/;
 function resolutionPublic(rule: DayRule | null) {
   if (!rule) return null;
   return {
-    targetDate: rule.targetDate, source: rule.source, station: rule.station, unit: rule.unit, precision: rule.precision, fallback: rule.fallback,
-    url: rule.url, status: rule.status, pausedReason: rule.reason, observedWith: rule.observedWith,
+    targetDate: rule.targetDate,
+    source: rule.source,
+    station: rule.station,
+    unit: rule.unit,
+    precision: rule.precision,
+    fallback: rule.fallback,
+    url: rule.url,
+    status: rule.status,
+    pausedReason: rule.reason,
+    observedWith: rule.observedWith,
   };
 }
 
@@ -85,9 +100,15 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
     const city = deps.catalog.get(c.req.param('slug'));
     if (!city) throw unknownCity();
     const targetDate = localDate(city.timezone, (deps.dayClock ?? deps.clock).now());
-    const marketUrl = deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate).withYear);
+    const marketUrl =
+      deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate).withYear);
     const rule = deps.ruleFor?.(city) ?? null;
-    return reply(c, { city: cityPublic(city, deps.latestSeq(city.slug), rule), targetDate, marketUrl, resolution: resolutionPublic(rule) });
+    return reply(c, {
+      city: cityPublic(city, deps.latestSeq(city.slug), rule),
+      targetDate,
+      marketUrl,
+      resolution: resolutionPublic(rule),
+    });
   });
 
   return app;
@@ -95,15 +116,25 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
 
 export const citiesDocs: RouteDoc[] = [
   {
-    method: 'get', path: '/v1/cities', tags: ['cities'], summary: 'List the active cities',
-    description: 'The 37 active cities with their latest signal seq. Cached on the server for 30 seconds. '
-      + 'With `sort=recent` the cities whose latest signal is newest come first: a quick way to find where signals are flowing now.',
+    method: 'get',
+    path: '/v1/cities',
+    tags: ['cities'],
+    summary: 'List the active cities',
+    description:
+      'The 37 active cities with their latest signal seq. Cached on the server for 30 seconds. ' +
+      'With `sort=recent` the cities whose latest signal is newest come first: a quick way to find where signals are flowing now.',
     query: CityListQuery,
     responses: { 200: { description: 'Active cities', schema: CityList } },
   },
   {
-    method: 'get', path: '/v1/cities/{slug}', tags: ['cities'], summary: 'One city, its market day and market page',
+    method: 'get',
+    path: '/v1/cities/{slug}',
+    tags: ['cities'],
+    summary: 'One city, its market day and market page',
     params: CityParams,
-    responses: { 200: { description: 'The city', schema: CityDetail }, 404: { description: 'unknown city', schema: ErrorBody } },
+    responses: {
+      200: { description: 'The city', schema: CityDetail },
+      404: { description: 'unknown city', schema: ErrorBody },
+    },
   },
 ];

@@ -24,7 +24,10 @@ export function schemaVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
-export function migrate(db: Database.Database, opts: { target?: number; fromSchemaFile?: boolean } = {}): { from: number; to: number } {
+export function migrate(
+  db: Database.Database,
+  opts: { target?: number; fromSchemaFile?: boolean } = {},
+): { from: number; to: number } {
   const target = opts.target ?? SCHEMA_VERSION;
   const from = schemaVersion(db);
   if (from > SCHEMA_VERSION) {
@@ -49,7 +52,8 @@ export function migrate(db: Database.Database, opts: { target?: number; fromSche
       db.transaction(() => {
         db.exec(sql);
         const broken = db.pragma('foreign_key_check') as unknown[];
-        if (broken.length > 0) throw new Error(`migration ${MIGRATIONS[v - 1]} leaves ${broken.length} foreign key violations`);
+        if (broken.length > 0)
+          throw new Error(`migration ${MIGRATIONS[v - 1]} leaves ${broken.length} foreign key violations`);
         db.pragma(`user_version = ${v}`);
       })();
     }
@@ -60,12 +64,16 @@ export function migrate(db: Database.Database, opts: { target?: number; fromSche
 }
 
 function isEmpty(db: Database.Database): boolean {
-  const row = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+  const row = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as {
+    n: number;
+  };
   return row.n === 0;
 }
 
 /** Normalised DDL of every object, for comparing a fresh and a migrated database. */
 export function schemaFingerprint(db: Database.Database): string[] {
-  const rows = db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as { type: string; name: string; sql: string | null }[];
+  const rows = db
+    .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+    .all() as { type: string; name: string; sql: string | null }[];
   return rows.map((r) => `${r.type} ${r.name}: ${(r.sql ?? '').replace(/\s+/g, ' ').trim()}`);
 }

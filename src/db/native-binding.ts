@@ -87,7 +87,8 @@ function ensureAddonFile(root: string, dir: string, bytes: Buffer): string {
   for (const d of [root, dir]) {
     const st = lstatSync(d);
     if (!st.isDirectory()) throw new Error(`${d} is not a directory`);
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${d} is owned by another user`);
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+      throw new Error(`${d} is owned by another user`);
     if ((st.mode & 0o022) !== 0) chmodSync(d, 0o700);
   }
   const file = join(dir, ADDON_ASSET);

@@ -33,10 +33,14 @@ function oddsLines(s: SignalPublic): string[] {
   const dead = s.buckets.filter((b) => b.dead);
   for (const b of s.buckets) {
     if (b.dead) continue;
-    lines.push(`${b.label === s.new.bucket ? '> ' : '  '}${b.label}  ${b.noQuote ? 'no quote (empty book)' : percent(b.yes)}`);
+    lines.push(
+      `${b.label === s.new.bucket ? '> ' : '  '}${b.label}  ${b.noQuote ? 'no quote (empty book)' : percent(b.yes)}`,
+    );
   }
   if (dead.length > 0) {
-    lines.push(`  ${dead.length} dead bucket${dead.length === 1 ? '' : 's'} (below the high, no longer reachable): ${dead.map((b) => b.label).join(', ')}`);
+    lines.push(
+      `  ${dead.length} dead bucket${dead.length === 1 ? '' : 's'} (below the high, no longer reachable): ${dead.map((b) => b.label).join(', ')}`,
+    );
   }
   return lines;
 }

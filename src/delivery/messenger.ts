@@ -34,7 +34,11 @@ export class MessengerError extends Error {
   readonly retryAfterMs: number | null;
   readonly httpStatus: number | null;
 
-  constructor(kind: MessengerFailure, message: string, opts: { retryAfterMs?: number | null; httpStatus?: number | null } = {}) {
+  constructor(
+    kind: MessengerFailure,
+    message: string,
+    opts: { retryAfterMs?: number | null; httpStatus?: number | null } = {},
+  ) {
     super(message);
     this.name = 'MessengerError';
     this.kind = kind;
@@ -55,11 +59,22 @@ const BotAnswer = z.union([
 ]);
 
 /** Socket errors raised before any request byte reached the platform. */
-const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function causeCodes(err: unknown): string[] {
   const codes: string[] = [];
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 6;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') codes.push(code);
     // An AggregateError (happy-eyeballs over several addresses) carries one error per attempt.
@@ -90,7 +105,9 @@ export function createBotMessenger(opts: BotMessengerOptions): Messenger {
     const parsed = BotAnswer.safeParse(res.json);
     if (res.status >= 200 && res.status < 300 && parsed.success && parsed.data.ok) return;
     if (!parsed.success && res.status >= 200 && res.status < 300) {
-      throw new MessengerError('ambiguous', `bot API answered HTTP ${res.status} without a readable result`, { httpStatus: res.status });
+      throw new MessengerError('ambiguous', `bot API answered HTTP ${res.status} without a readable result`, {
+        httpStatus: res.status,
+      });
     }
     const failed = parsed.success && !parsed.data.ok ? parsed.data : null;
     const code = failed?.error_code ?? res.status;
@@ -117,7 +134,9 @@ export function createBotMessenger(opts: BotMessengerOptions): Messenger {
       const lane = sendOpts.lane ?? 'paid';
       const at = pacer.readyAt(chatId, now, lane);
       if (sendOpts.maxWaitMs !== undefined && at - now > sendOpts.maxWaitMs) {
-        throw new MessengerError('busy', `chat is rate limited for another ${Math.ceil((at - now) / 1000)} s`, { retryAfterMs: at - now });
+        throw new MessengerError('busy', `chat is rate limited for another ${Math.ceil((at - now) / 1000)} s`, {
+          retryAfterMs: at - now,
+        });
       }
       const slot = pacer.reserve(chatId, now, lane);
       if (slot > now) await sleep(slot - now);
@@ -128,7 +147,11 @@ export function createBotMessenger(opts: BotMessengerOptions): Messenger {
           url: `${apiUrl}/bot${token}/sendMessage`,
           method: 'POST',
           // Numeric ids go as numbers, as the Bot API documents them; @channel names stay strings.
-          body: { chat_id: /^-?\d{1,15}$/.test(chatId) ? Number(chatId) : chatId, text, link_preview_options: { is_disabled: true } },
+          body: {
+            chat_id: /^-?\d{1,15}$/.test(chatId) ? Number(chatId) : chatId,
+            text,
+            link_preview_options: { is_disabled: true },
+          },
           timeoutMs,
         });
       } catch (err) {

@@ -66,30 +66,45 @@ export function createOutbox(db: Db, clock: Clock): Outbox {
     WHERE o.status = 'queued' AND o.next_attempt_at <= ?
     ORDER BY o.next_attempt_at, o.id LIMIT ?`);
   const nextAt = db.prepare(`SELECT min(next_attempt_at) FROM delivery_outbox WHERE status = 'queued'`).pluck();
-  const claim = db.prepare(`UPDATE delivery_outbox SET status = 'sending', attempts = attempts + 1, chat_id = ?, updated_at = ?
+  const claim =
+    db.prepare(`UPDATE delivery_outbox SET status = 'sending', attempts = attempts + 1, chat_id = ?, updated_at = ?
     WHERE id = ? AND status = 'queued'`);
-  const sent = db.prepare(`UPDATE delivery_outbox SET status = 'sent', last_error = NULL, updated_at = ? WHERE id = ? AND status = 'sending'`);
-  const requeue = db.prepare(`UPDATE delivery_outbox SET status = 'queued', next_attempt_at = ?, last_error = ?, updated_at = ?
+  const sent = db.prepare(
+    `UPDATE delivery_outbox SET status = 'sent', last_error = NULL, updated_at = ? WHERE id = ? AND status = 'sending'`,
+  );
+  const requeue =
+    db.prepare(`UPDATE delivery_outbox SET status = 'queued', next_attempt_at = ?, last_error = ?, updated_at = ?
     WHERE id = ? AND status = 'sending'`);
   const failed = db.prepare(`UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ?
     WHERE id = ? AND status IN ('queued', 'sending')`);
-  const failSending = db.prepare(`UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ? WHERE status = 'sending'`);
+  const failSending = db.prepare(
+    `UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ? WHERE status = 'sending'`,
+  );
   // The signal's stored JSON comes from its owner: one primary-key read per due row (a batch is
   // at most `limit` rows, and the worker is off the request path).
   const signals = createSignalReader(db);
   const counts = createOutboxCounts(db);
 
   return {
-    enqueue: (s) => enqueue.run({ city: s.city, date: s.targetDate, bucket: s.new.bucket ?? '', seq: s.seq, now: clock.now() }).changes,
-    due: (nowMs, limit) => (due.all(nowMs, limit) as Omit<DueRow, 'payload'>[]).flatMap((r) => {
-      const payload = signals.payload(r.city, r.seq);
-      return payload === null ? [] : [{ ...r, payload }];
-    }),
+    enqueue: (s) =>
+      enqueue.run({ city: s.city, date: s.targetDate, bucket: s.new.bucket ?? '', seq: s.seq, now: clock.now() })
+        .changes,
+    due: (nowMs, limit) =>
+      (due.all(nowMs, limit) as Omit<DueRow, 'payload'>[]).flatMap((r) => {
+        const payload = signals.payload(r.city, r.seq);
+        return payload === null ? [] : [{ ...r, payload }];
+      }),
     nextAttemptAt: () => (nextAt.get() as number | null) ?? null,
     claim: (id, chatId, nowMs) => claim.run(chatId, nowMs, id).changes === 1,
-    markSent: (id, nowMs) => { sent.run(nowMs, id); },
-    requeue: (id, nextAttemptAt, error, nowMs) => { requeue.run(nextAttemptAt, error, nowMs, id); },
-    markFailed: (id, error, nowMs) => { failed.run(error, nowMs, id); },
+    markSent: (id, nowMs) => {
+      sent.run(nowMs, id);
+    },
+    requeue: (id, nextAttemptAt, error, nowMs) => {
+      requeue.run(nextAttemptAt, error, nowMs, id);
+    },
+    markFailed: (id, error, nowMs) => {
+      failed.run(error, nowMs, id);
+    },
     failInterrupted: (nowMs) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
     counts,
   };
@@ -110,13 +125,23 @@ export function createOutboxCounts(db: Db): () => Record<OutboxStatus, number> {
 }
 
 export type OutboxRow = {
-  id: number; wallet: string; city: string; target_date: string; bucket: string; seq: number; status: OutboxStatus;
-  attempts: number; last_error: string | null; updated_at: number;
+  id: number;
+  wallet: string;
+  city: string;
+  target_date: string;
+  bucket: string;
+  seq: number;
+  status: OutboxStatus;
+  attempts: number;
+  last_error: string | null;
+  updated_at: number;
 };
 
 /** The newest outbox rows, by id (the rowid: no sort), each with its current status (the operator page). */
 export function createOutboxRecent(db: Db): (limit: number) => OutboxRow[] {
-  const recent = db.prepare(`SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT ?`);
+  const recent = db.prepare(
+    `SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT ?`,
+  );
   return (limit) => recent.all(limit) as OutboxRow[];
 }
 

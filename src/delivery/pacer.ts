@@ -26,7 +26,12 @@ export type SendLimits = {
 };
 
 /** Margins under the platform's limits absorb network jitter between our clock and theirs. */
-export const BOT_API_LIMITS: SendLimits = { globalPerSecond: 25, chatIntervalMs: 1100, groupIntervalMs: 3100, testPerSecond: 2 };
+export const BOT_API_LIMITS: SendLimits = {
+  globalPerSecond: 25,
+  chatIntervalMs: 1100,
+  groupIntervalMs: 3100,
+  testPerSecond: 2,
+};
 
 export type Pacer = {
   /** Earliest instant a message to `chatId` may leave on `lane` (default paid). */
@@ -77,6 +82,8 @@ export function createPacer(limits: SendLimits = BOT_API_LIMITS): Pacer {
       }
       return at;
     },
-    pauseUntil: (untilMs) => { pausedUntil = Math.max(pausedUntil, untilMs); },
+    pauseUntil: (untilMs) => {
+      pausedUntil = Math.max(pausedUntil, untilMs);
+    },
   };
 }

@@ -5,28 +5,57 @@ import type { Db } from '../db/open.ts';
  * Every change records the request's digest in the same transaction, so a signed body can change
  * state at most once even when two copies race.
  */
-export type Registration = { wallet: string; chatId: string; city: string | null; createdAt: number; updatedAt: number };
+export type Registration = {
+  wallet: string;
+  chatId: string;
+  city: string | null;
+  createdAt: number;
+  updatedAt: number;
+};
 
 export type RegistrationStore = {
   get(wallet: string): Registration | null;
   /** Whether this digest was already accepted (and not yet pruned). */
   digestUsed(digest: string): boolean;
   /** Upserts the registration and consumes the digest; false if the digest was used meanwhile. */
-  set(input: { wallet: string; chatId: string; city: string | null; digest: string; nowMs: number; expiresAtSec: number }): boolean;
+  set(input: {
+    wallet: string;
+    chatId: string;
+    city: string | null;
+    digest: string;
+    nowMs: number;
+    expiresAtSec: number;
+  }): boolean;
   /** Deletes the registration and consumes the digest; the removed row, 'none', or 'replayed'. */
-  remove(input: { wallet: string; digest: string; nowMs: number; expiresAtSec: number }): Registration | 'none' | 'replayed';
+  remove(input: {
+    wallet: string;
+    digest: string;
+    nowMs: number;
+    expiresAtSec: number;
+  }): Registration | 'none' | 'replayed';
 };
 
 type Row = { wallet: string; chat_id: string; city: string | null; created_at: number; updated_at: number };
 
-const toRegistration = (r: Row): Registration => ({ wallet: r.wallet, chatId: r.chat_id, city: r.city, createdAt: r.created_at, updatedAt: r.updated_at });
+const toRegistration = (r: Row): Registration => ({
+  wallet: r.wallet,
+  chatId: r.chat_id,
+  city: r.city,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 export function createRegistrationStore(db: Db): RegistrationStore {
-  const getRow = db.prepare('SELECT wallet, chat_id, city, created_at, updated_at FROM delivery_registrations WHERE wallet = ?');
+  const getRow = db.prepare(
+    'SELECT wallet, chat_id, city, created_at, updated_at FROM delivery_registrations WHERE wallet = ?',
+  );
   const used = db.prepare('SELECT 1 FROM delivery_signatures WHERE digest = ?').pluck();
-  const consume = db.prepare('INSERT OR IGNORE INTO delivery_signatures (digest, wallet, used_at, expires_at) VALUES (?, ?, ?, ?)');
+  const consume = db.prepare(
+    'INSERT OR IGNORE INTO delivery_signatures (digest, wallet, used_at, expires_at) VALUES (?, ?, ?, ?)',
+  );
   const prune = db.prepare('DELETE FROM delivery_signatures WHERE expires_at < ?');
-  const upsert = db.prepare(`INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (@wallet, @chatId, @city, @now, @now)
+  const upsert =
+    db.prepare(`INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (@wallet, @chatId, @city, @now, @now)
     ON CONFLICT (wallet) DO UPDATE SET chat_id = excluded.chat_id, city = excluded.city, updated_at = excluded.updated_at`);
   const del = db.prepare('DELETE FROM delivery_registrations WHERE wallet = ?');
 
@@ -42,14 +71,16 @@ export function createRegistrationStore(db: Db): RegistrationStore {
     return true;
   });
 
-  const removeTx = db.transaction((i: Parameters<RegistrationStore['remove']>[0]): Registration | 'none' | 'replayed' => {
-    const row = getRow.get(i.wallet) as Row | undefined;
-    // Nothing to delete consumes nothing: the 404 changed no state.
-    if (!row) return 'none';
-    if (!consumeDigest(i.digest, i.wallet, i.nowMs, i.expiresAtSec)) return 'replayed';
-    del.run(i.wallet);
-    return toRegistration(row);
-  });
+  const removeTx = db.transaction(
+    (i: Parameters<RegistrationStore['remove']>[0]): Registration | 'none' | 'replayed' => {
+      const row = getRow.get(i.wallet) as Row | undefined;
+      // Nothing to delete consumes nothing: the 404 changed no state.
+      if (!row) return 'none';
+      if (!consumeDigest(i.digest, i.wallet, i.nowMs, i.expiresAtSec)) return 'replayed';
+      del.run(i.wallet);
+      return toRegistration(row);
+    },
+  );
 
   return {
     get: (wallet) => {

@@ -43,10 +43,18 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
   app.post('/v1/delivery/messenger', async (c) => {
     const body = parseDeliveryBody(await readJsonObject(c));
     const nowMs = clock.now();
-    if (Math.abs(Math.floor(nowMs / 1000) - body.timestamp) > DELIVERY_SKEW_SEC) throw new ApiError(401, 'stale timestamp');
+    if (Math.abs(Math.floor(nowMs / 1000) - body.timestamp) > DELIVERY_SKEW_SEC)
+      throw new ApiError(401, 'stale timestamp');
     const wallet = body.wallet.toLowerCase();
-    const signed: DeliveryMessage = { wallet, chatId: body.chatId ?? '', citySlug: body.citySlug ?? '', action: body.action, timestamp: body.timestamp };
-    if (!(await verifyDeliverySignature(signed, body.signature as Hex))) throw new ApiError(401, 'signature verification failed');
+    const signed: DeliveryMessage = {
+      wallet,
+      chatId: body.chatId ?? '',
+      citySlug: body.citySlug ?? '',
+      action: body.action,
+      timestamp: body.timestamp,
+    };
+    if (!(await verifyDeliverySignature(signed, body.signature as Hex)))
+      throw new ApiError(401, 'signature verification failed');
     deps.limits?.registration(wallet);
     const citySlug = signed.citySlug === '' ? null : signed.citySlug;
     if (citySlug !== null && !catalog.get(citySlug)) throw new ApiError(404, 'unknown city');
@@ -71,14 +79,22 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       deps.limits?.testMessage(wallet, signed.chatId);
       try {
         // Test messages ride the messenger's low lane: they never take a slot a paid push needs.
-        await messenger.send(signed.chatId, registrationTestMessage({ wallet, city: city?.displayName ?? null, termsUrl: deps.termsUrl }),
-          { maxWaitMs: TEST_MESSAGE_MAX_WAIT_MS, lane: 'test' });
+        await messenger.send(
+          signed.chatId,
+          registrationTestMessage({ wallet, city: city?.displayName ?? null, termsUrl: deps.termsUrl }),
+          { maxWaitMs: TEST_MESSAGE_MAX_WAIT_MS, lane: 'test' },
+        );
       } catch (err) {
         const reason = err instanceof MessengerError ? err.message : 'messenger failed';
-        logger.warn('delivery test message failed', { wallet, kind: err instanceof MessengerError ? err.kind : 'unknown', reason });
+        logger.warn('delivery test message failed', {
+          wallet,
+          kind: err instanceof MessengerError ? err.kind : 'unknown',
+          reason,
+        });
         throw new ApiError(502, 'test message failed', { reason });
       }
-      if (!store.set({ wallet, chatId: signed.chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec })) return replayed();
+      if (!store.set({ wallet, chatId: signed.chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec }))
+        return replayed();
       logger.info('delivery registration set', { wallet, city: citySlug });
       return done(signed.chatId, citySlug, false);
     } finally {
@@ -91,21 +107,38 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
 
 export const deliveryDocs: RouteDoc[] = [
   {
-    method: 'post', path: '/v1/delivery/messenger', tags: ['delivery'], summary: 'Register, change or delete the chat that receives entitled signals',
-    description: 'Free and wallet-signed; never charges and never touches entitlements. The body is authorised by an EIP-712 '
-      + 'signature (domain {name: "Isocast", version: "1", chainId: 8453}, primaryType MessengerDelivery, fields wallet: address, '
-      + 'chatId: string, citySlug: string, action: string, timestamp: uint256; absent strings are signed as ""). '
-      + 'On set a test message is sent first and nothing is stored if it fails. Each signed body is accepted once: '
-      + 'sending it again changes nothing and answers idempotent: true.',
+    method: 'post',
+    path: '/v1/delivery/messenger',
+    tags: ['delivery'],
+    summary: 'Register, change or delete the chat that receives entitled signals',
+    description:
+      'Free and wallet-signed; never charges and never touches entitlements. The body is authorised by an EIP-712 ' +
+      'signature (domain {name: "Isocast", version: "1", chainId: 8453}, primaryType MessengerDelivery, fields wallet: address, ' +
+      'chatId: string, citySlug: string, action: string, timestamp: uint256; absent strings are signed as ""). ' +
+      'On set a test message is sent first and nothing is stored if it fails. Each signed body is accepted once: ' +
+      'sending it again changes nothing and answers idempotent: true.',
     body: MessengerDeliveryRequest,
     responses: {
-      200: { description: 'Registration set or deleted (or this signed request was already applied)', schema: MessengerDeliveryResult },
-      400: { description: 'Invalid wallet, bad action, missing chatId on set, missing signature or timestamp', schema: ErrorBody },
+      200: {
+        description: 'Registration set or deleted (or this signed request was already applied)',
+        schema: MessengerDeliveryResult,
+      },
+      400: {
+        description: 'Invalid wallet, bad action, missing chatId on set, missing signature or timestamp',
+        schema: ErrorBody,
+      },
       401: { description: '`stale timestamp` or `signature verification failed`', schema: ErrorBody },
-      429: { ...RATE_LIMITED_DOC, description: 'too many registrations from this address or wallet, or test messages to this chat or from this wallet' },
+      429: {
+        ...RATE_LIMITED_DOC,
+        description:
+          'too many registrations from this address or wallet, or test messages to this chat or from this wallet',
+      },
       404: { description: '`unknown city`, or no registration to delete', schema: ErrorBody },
       409: { description: 'The same signed request is being processed right now', schema: ErrorBody },
-      502: { description: '`test message failed` (chat unreachable or bot not configured), with `reason`', schema: ErrorBody },
+      502: {
+        description: '`test message failed` (chat unreachable or bot not configured), with `reason`',
+        schema: ErrorBody,
+      },
     },
   },
 ];

@@ -37,7 +37,13 @@ function typedData(m: DeliveryMessage) {
     primaryType: DELIVERY_PRIMARY_TYPE,
     // Address case does not change the encoded bytes; lowercasing skips viem's checksum check, so a
     // body may spell the wallet in any case.
-    message: { wallet: m.wallet.toLowerCase() as Hex, chatId: m.chatId, citySlug: m.citySlug, action: m.action, timestamp: BigInt(m.timestamp) },
+    message: {
+      wallet: m.wallet.toLowerCase() as Hex,
+      chatId: m.chatId,
+      citySlug: m.citySlug,
+      action: m.action,
+      timestamp: BigInt(m.timestamp),
+    },
   };
 }
 

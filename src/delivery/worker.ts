@@ -69,8 +69,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   let idleWaiters: (() => void)[] = [];
   const outcomes = deps.metrics?.counter('isocast_delivery_sends_total', 'Chat sends by outcome (sent, retry, failed)');
   // From the signal's commit (the row's creation) to the platform's acknowledgement.
-  const latency = deps.metrics?.histogram('isocast_delivery_latency_seconds', 'Signal stored to message acknowledged by the bot platform',
-    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]);
+  const latency = deps.metrics?.histogram(
+    'isocast_delivery_latency_seconds',
+    'Signal stored to message acknowledged by the bot platform',
+    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  );
 
   const wake = () => {
     woken = true;
@@ -78,7 +81,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   };
 
   const settleFailure = (row: DueRow, err: unknown) => {
-    const e = err instanceof MessengerError ? err : new MessengerError('ambiguous', err instanceof Error ? err.message : String(err));
+    const e =
+      err instanceof MessengerError
+        ? err
+        : new MessengerError('ambiguous', err instanceof Error ? err.message : String(err));
     const now = clock.now();
     const attempt = row.attempts + 1;
     const error = `${e.kind}: ${e.message}`;
@@ -86,23 +92,43 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       const wait = Math.max(backoffMs(attempt, baseBackoffMs, maxBackoffMs), e.retryAfterMs ?? 0);
       outbox.requeue(row.id, now + wait, error, now);
       outcomes?.inc({ outcome: 'retry' });
-      logger.warn('delivery will be retried', { id: row.id, wallet: row.wallet, city: row.city, seq: row.seq, attempt, kind: e.kind, retryInMs: wait });
+      logger.warn('delivery will be retried', {
+        id: row.id,
+        wallet: row.wallet,
+        city: row.city,
+        seq: row.seq,
+        attempt,
+        kind: e.kind,
+        retryInMs: wait,
+      });
     } else {
       outbox.markFailed(row.id, error, now);
       outcomes?.inc({ outcome: 'failed' });
-      logger.warn('delivery failed', { id: row.id, wallet: row.wallet, city: row.city, seq: row.seq, attempt, kind: e.kind, reason: e.message });
+      logger.warn('delivery failed', {
+        id: row.id,
+        wallet: row.wallet,
+        city: row.city,
+        seq: row.seq,
+        attempt,
+        kind: e.kind,
+        reason: e.message,
+      });
     }
   };
 
   const dispatch = (row: DueRow, chatId: string, text: string) => {
     busyChats.add(chatId);
-    const p: Promise<void> = messenger.send(chatId, text)
-      .then(() => {
-        const now = clock.now();
-        outbox.markSent(row.id, now);
-        outcomes?.inc({ outcome: 'sent' });
-        latency?.observe(Math.max(0, now - row.createdAt) / 1000);
-      }, (err) => settleFailure(row, err))
+    const p: Promise<void> = messenger
+      .send(chatId, text)
+      .then(
+        () => {
+          const now = clock.now();
+          outbox.markSent(row.id, now);
+          outcomes?.inc({ outcome: 'sent' });
+          latency?.observe(Math.max(0, now - row.createdAt) / 1000);
+        },
+        (err) => settleFailure(row, err),
+      )
       .catch((err) => logger.error('delivery state update failed', { id: row.id, err }))
       .finally(() => {
         inFlight.delete(p);
@@ -130,7 +156,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       }
       if (busyChats.has(row.chatId)) continue;
       const wait = messenger.waitMs(row.chatId);
-      if (wait > 0) { sleepMs = Math.min(sleepMs, wait); continue; }
+      if (wait > 0) {
+        sleepMs = Math.min(sleepMs, wait);
+        continue;
+      }
       let text: string;
       try {
         text = formatSignalMessage(JSON.parse(row.payload) as SignalPublic, { termsUrl });
@@ -165,7 +194,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (woken) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, sleepMs);
-        wakeUp = () => { clearTimeout(timer); resolve(); };
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
       wakeUp = null;
     }
@@ -176,7 +208,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (running) return;
       running = true;
       const interrupted = outbox.failInterrupted(clock.now());
-      if (interrupted > 0) logger.warn('deliveries interrupted by a stop were failed, not resent', { count: interrupted });
+      if (interrupted > 0)
+        logger.warn('deliveries interrupted by a stop were failed, not resent', { count: interrupted });
       if (!messenger.configured) logger.info('messenger bot not configured; delivery worker idles');
       loopDone = loop();
     },
@@ -189,9 +222,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       for (const resolve of idleWaiters) resolve();
       idleWaiters = [];
     },
-    whenIdle: () => new Promise<void>((resolve) => {
-      idleWaiters.push(resolve);
-      wake();
-    }),
+    whenIdle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        wake();
+      }),
   };
 }

@@ -22,7 +22,7 @@ export function toOpenApiSchema(schema: z.ZodType, io: 'input' | 'output', compo
   const defs = ($defs ?? {}) as Record<string, JsonSchema>;
   const renames = new Map<string, string>();
   // A parent whose child was renamed differs too (its $ref changed), hence the fixpoint.
-  for (let changed = io === 'input'; changed;) {
+  for (let changed = io === 'input'; changed; ) {
     changed = false;
     for (const [id, def] of Object.entries(defs)) {
       if (renames.has(id) || JSON.stringify(components.get(id)) === JSON.stringify(tidy(def, renames))) continue;
@@ -53,7 +53,8 @@ function walk(node: unknown, renames: Map<string, string>): unknown {
       out[k] = COMPONENTS_PREFIX + (renames.get(id) ?? id);
       continue;
     }
-    if (obj.type === 'integer' && ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT))) continue;
+    if (obj.type === 'integer' && ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)))
+      continue;
     if (k === 'pattern' && (obj.format === 'date-time' || obj.format === 'date' || obj.format === 'uri')) continue;
     out[k] = walk(v, renames);
   }

@@ -1,7 +1,17 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { PAYMENT_ERRORS } from '../payments/errors.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
-import { isOperator, isPaid, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url, type DiscoveryDeps } from './offer.ts';
+import {
+  isOperator,
+  isPaid,
+  paymentSteps,
+  pricing,
+  readingSteps,
+  SERVICE_NAME,
+  SERVICE_SUMMARY,
+  url,
+  type DiscoveryDeps,
+} from './offer.ts';
 
 /**
  * The llms.txt family (llmstxt.org): Markdown for language models and agents. `/llms.txt` is the
@@ -12,8 +22,11 @@ const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join
 
 function priceTable(d: DiscoveryDeps): string {
   const p = pricing(d);
-  return ['| Tier | from count | unit price (USDC) | total at minimum |', '|---|---|---|---|',
-    ...p.tiers.map((t) => `| ${t.name} | ${t.minCount} | ${t.unitPriceUsd} | ${t.price} |`)].join('\n');
+  return [
+    '| Tier | from count | unit price (USDC) | total at minimum |',
+    '|---|---|---|---|',
+    ...p.tiers.map((t) => `| ${t.name} | ${t.minCount} | ${t.unitPriceUsd} | ${t.price} |`),
+  ].join('\n');
 }
 
 function terms(d: DiscoveryDeps): string {
@@ -80,7 +93,7 @@ ${link(d, 'Discovery index', DOCUMENT_PATHS.discovery, 'JSON index of every reso
 
 ## Free endpoints
 
-${link(d, 'Cities', '/v1/cities', 'the active cities with unit, bucket width, timezone, the day\'s resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first')}
+${link(d, 'Cities', '/v1/cities', "the active cities with unit, bucket width, timezone, the day's resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first")}
 ${link(d, 'Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
 ${link(d, 'Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
 ${link(d, 'Health', '/health', 'liveness and payment mode')}
@@ -107,17 +120,25 @@ function describeParams(schema: RouteDoc['query']): string[] {
 }
 
 function endpointReference(d: DiscoveryDeps): string {
-  return d.docs.map((doc) => {
-    const auth = isOperator(doc) ? 'operator only (admin token)' : isPaid(doc) ? `paid (${(doc.security ?? []).map((alt) => alt.join('+')).join(' or ')})` : 'free';
-    const params = [...describeParams(doc.params), ...describeParams(doc.query)];
-    const statuses = Object.entries(doc.responses).map(([status, r]) => `  - ${status}: ${r.description}`).join('\n');
-    return `### ${doc.method.toUpperCase()} ${doc.path}
+  return d.docs
+    .map((doc) => {
+      const auth = isOperator(doc)
+        ? 'operator only (admin token)'
+        : isPaid(doc)
+          ? `paid (${(doc.security ?? []).map((alt) => alt.join('+')).join(' or ')})`
+          : 'free';
+      const params = [...describeParams(doc.params), ...describeParams(doc.query)];
+      const statuses = Object.entries(doc.responses)
+        .map(([status, r]) => `  - ${status}: ${r.description}`)
+        .join('\n');
+      return `### ${doc.method.toUpperCase()} ${doc.path}
 
 ${doc.summary}. Access: ${auth}.${doc.description ? `\n\n${doc.description}` : ''}${params.length ? `\n\nParameters: ${params.join('; ')}.` : ''}
 
 Responses:
 ${statuses}`;
-  }).join('\n\n');
+    })
+    .join('\n\n');
 }
 
 const SIGNAL_FIELDS = `| Field | Type | Notes |
@@ -172,7 +193,9 @@ ${terms(d)}
 }
 
 export function llmsFullTxt(d: DiscoveryDeps): string {
-  const errors = Object.values(PAYMENT_ERRORS).map((e) => `- \`${e}\``).join('\n');
+  const errors = Object.values(PAYMENT_ERRORS)
+    .map((e) => `- \`${e}\``)
+    .join('\n');
   return `${llmsTxt(d).trimEnd()}
 
 ## Signal fields (IsocastSignalPublic)

@@ -4,7 +4,17 @@ import { NETWORK } from '../payments/eip3009.ts';
 import { SALT_ECHO } from '../payments/binding.ts';
 import { RECEIPT_REQUEST_TYPED_DATA_DOC } from '../payments/receipt-request.ts';
 import {
-  acceptsFor, DEFAULT_BUNDLE, isOperator, isPaid, paidRoutes, paymentSteps, pricing, readingSteps, SERVICE_NAME, SERVICE_SUMMARY, url,
+  acceptsFor,
+  DEFAULT_BUNDLE,
+  isOperator,
+  isPaid,
+  paidRoutes,
+  paymentSteps,
+  pricing,
+  readingSteps,
+  SERVICE_NAME,
+  SERVICE_SUMMARY,
+  url,
   type DiscoveryDeps,
 } from './offer.ts';
 
@@ -53,12 +63,26 @@ export function discoveryIndex(d: DiscoveryDeps) {
       summary: doc.summary,
       tags: doc.tags,
       access: access(doc),
-      ...(isPaid(doc) ? { price: { from: pricing(d).tiers[0]!.price, per: 'bundle of count signals for one city', defaultCount: DEFAULT_BUNDLE } } : {}),
+      ...(isPaid(doc)
+        ? {
+            price: {
+              from: pricing(d).tiers[0]!.price,
+              per: 'bundle of count signals for one city',
+              defaultCount: DEFAULT_BUNDLE,
+            },
+          }
+        : {}),
     })),
     pricing: pricing(d),
     payment: {
-      protocol: 'x402', x402Version: 1, scheme: 'exact', network: NETWORK, asset: d.usdc, payTo: d.payTo,
-      header: 'X-Payment', receipt: { header: 'Authorization', scheme: 'Bearer', bearerFormat: SECURITY_SCHEMES.receipt.bearerFormat },
+      protocol: 'x402',
+      x402Version: 1,
+      scheme: 'exact',
+      network: NETWORK,
+      asset: d.usdc,
+      payTo: d.payTo,
+      header: 'X-Payment',
+      receipt: { header: 'Authorization', scheme: 'Bearer', bearerFormat: SECURITY_SCHEMES.receipt.bearerFormat },
       steps: paymentSteps(d),
       reading: readingSteps(d),
       saltEcho: SALT_ECHO,
@@ -90,11 +114,17 @@ export function x402Manifest(d: DiscoveryDeps) {
       method: doc.method.toUpperCase(),
       x402Version: 1,
       description: doc.summary,
-      query: doc.path === '/v1/subscribe'
-        ? { city: 'city slug (required)', count: `bundle size, integer >= 2 (required)` }
-        : { city: 'city slug (required)', since: 'cursor, default 0', count: `bundle size proposed in a 402, default ${DEFAULT_BUNDLE}` },
+      query:
+        doc.path === '/v1/subscribe'
+          ? { city: 'city slug (required)', count: `bundle size, integer >= 2 (required)` }
+          : {
+              city: 'city slug (required)',
+              since: 'cursor, default 0',
+              count: `bundle size proposed in a 402, default ${DEFAULT_BUNDLE}`,
+            },
       accepts: acceptsFor(d, doc),
-      nonceBinding: 'required: the EIP-3009 nonce must be keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt from the 402 challenge, echoed back as payload.salt',
+      nonceBinding:
+        'required: the EIP-3009 nonce must be keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt from the 402 challenge, echoed back as payload.salt',
       saltEcho: SALT_ECHO,
     })),
     receiptRecovery: receiptRecovery(d),
@@ -106,7 +136,9 @@ export function x402Manifest(d: DiscoveryDeps) {
 /** POST /v1/receipts: a new receipt token for a wallet signature (replays never return one). */
 function receiptRecovery(d: DiscoveryDeps) {
   return {
-    method: 'POST', url: url(d, '/v1/receipts'), body: '{wallet, timestamp, signature}',
+    method: 'POST',
+    url: url(d, '/v1/receipts'),
+    body: '{wallet, timestamp, signature}',
     typedData: RECEIPT_REQUEST_TYPED_DATA_DOC,
     note: 'A receipt token is issued once, with the purchase that moved the money; an idempotent replay answers without one. Each signed (wallet, timestamp) works once, within 600 s of server time.',
   };
@@ -118,9 +150,10 @@ export function agentCard(d: DiscoveryDeps) {
   return {
     protocolVersion: A2A_PROTOCOL_VERSION,
     name: SERVICE_NAME,
-    description: `${SERVICE_SUMMARY} One signal per bucket crossing of a city's observed daily high, with live odds for every bucket. `
-      + `${d.cities.length} cities. Free: cities, a sample signal, prices. Paid: bundles bought with x402, read with a receipt token. `
-      + `This agent speaks plain HTTP+JSON; the OpenAPI document is at ${url(d, DOCUMENT_PATHS.openapi)}.`,
+    description:
+      `${SERVICE_SUMMARY} One signal per bucket crossing of a city's observed daily high, with live odds for every bucket. ` +
+      `${d.cities.length} cities. Free: cities, a sample signal, prices. Paid: bundles bought with x402, read with a receipt token. ` +
+      `This agent speaks plain HTTP+JSON; the OpenAPI document is at ${url(d, DOCUMENT_PATHS.openapi)}.`,
     url: d.baseUrl,
     preferredTransport: 'HTTP+JSON',
     version: d.apiVersion,
@@ -130,12 +163,15 @@ export function agentCard(d: DiscoveryDeps) {
       streaming: false,
       pushNotifications: false,
       stateTransitionHistory: false,
-      extensions: [{
-        uri: A2A_X402_EXTENSION,
-        description: 'Paid skills require an x402 payment (exact scheme, USDC on eip155:8453) whose EIP-3009 nonce binds payer, city and count.',
-        required: true,
-        params: { x402Version: 1, accepts: subscribe ? acceptsFor(d, subscribe) : [], steps: paymentSteps(d) },
-      }],
+      extensions: [
+        {
+          uri: A2A_X402_EXTENSION,
+          description:
+            'Paid skills require an x402 payment (exact scheme, USDC on eip155:8453) whose EIP-3009 nonce binds payer, city and count.',
+          required: true,
+          params: { x402Version: 1, accepts: subscribe ? acceptsFor(d, subscribe) : [], steps: paymentSteps(d) },
+        },
+      ],
     },
     securitySchemes: SECURITY_SCHEMES,
     security: [{ x402: [] }, { receipt: [] }],
@@ -144,37 +180,55 @@ export function agentCard(d: DiscoveryDeps) {
     // Only skills whose route this instance serves.
     skills: [
       {
-        path: '/v1/subscribe', id: 'buy-weather-signals', name: 'Buy a bundle of weather-market signals',
+        path: '/v1/subscribe',
+        id: 'buy-weather-signals',
+        name: 'Buy a bundle of weather-market signals',
         description: `POST ${url(d, '/v1/subscribe')}?city=<slug>&count=<n> paid with x402; returns a receipt token and the new entitlement ceiling.`,
         tags: ['x402', 'payments', 'prediction-markets', 'weather'],
         examples: ['Buy 20 signals for nyc', 'POST /v1/subscribe?city=london&count=100 with X-Payment'],
       },
       {
-        path: '/v1/signals', id: 'read-weather-signals', name: 'Read entitled signals',
+        path: '/v1/signals',
+        id: 'read-weather-signals',
+        name: 'Read entitled signals',
         description: `GET ${url(d, '/v1/signals')}?city=<slug>&since=<cursor> with Authorization: Bearer <receipt token>; pages of at most 100, ascending seq.`,
         tags: ['signals', 'prediction-markets', 'temperature'],
         examples: ['New signals for nyc since seq 12', 'GET /v1/signals?city=nyc&since=0'],
       },
       {
-        path: '/v1/cities', id: 'list-cities', name: 'List covered cities',
+        path: '/v1/cities',
+        id: 'list-cities',
+        name: 'List covered cities',
         description: `GET ${url(d, '/v1/cities')}: the ${d.cities.length} active cities with unit, bucket width, timezone and latest seq. Free.`,
-        tags: ['cities', 'free'], examples: ['Which cities are covered?'],
+        tags: ['cities', 'free'],
+        examples: ['Which cities are covered?'],
       },
       {
-        path: '/v1/sample', id: 'sample-and-prices', name: 'Sample signal and prices',
+        path: '/v1/sample',
+        id: 'sample-and-prices',
+        name: 'Sample signal and prices',
         description: `GET ${url(d, '/v1/sample')} for a free example signal, ${url(d, '/v1/signals/meta')} for tiers and the settlement wallet.`,
-        tags: ['pricing', 'free'], examples: ['What does a signal look like?', 'How much do 100 signals cost?'],
+        tags: ['pricing', 'free'],
+        examples: ['What does a signal look like?', 'How much do 100 signals cost?'],
       },
       {
-        path: '/v1/receipts', id: 'recover-receipt', name: 'Recover a receipt token',
+        path: '/v1/receipts',
+        id: 'recover-receipt',
+        name: 'Recover a receipt token',
         description: `POST ${url(d, '/v1/receipts')} with an EIP-712 ReceiptRequest signature {wallet, timestamp} gets a new receipt token for every city the wallet bought. Free.`,
-        tags: ['payments', 'free'], examples: ['I lost my receipt token for wallet 0x...'],
+        tags: ['payments', 'free'],
+        examples: ['I lost my receipt token for wallet 0x...'],
       },
       {
-        path: '/v1/delivery/messenger', id: 'chat-delivery', name: 'Push signals to a chat',
+        path: '/v1/delivery/messenger',
+        id: 'chat-delivery',
+        name: 'Push signals to a chat',
         description: `POST ${url(d, '/v1/delivery/messenger')} with an EIP-712 wallet signature registers the chat that receives entitled signals. Free; never charges.`,
-        tags: ['delivery', 'free'], examples: ['Send my nyc signals to chat 123456'],
+        tags: ['delivery', 'free'],
+        examples: ['Send my nyc signals to chat 123456'],
       },
-    ].filter((s) => served.has(s.path)).map(({ path: _path, ...skill }) => skill),
+    ]
+      .filter((s) => served.has(s.path))
+      .map(({ path: _path, ...skill }) => skill),
   };
 }

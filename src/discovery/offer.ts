@@ -24,23 +24,34 @@ export type DiscoveryDeps = {
 };
 
 export const SERVICE_NAME = 'isocast';
-export const SERVICE_SUMMARY = 'Bucket-crossing signals on daily-high temperature prediction markets, sold per city in prepaid bundles over x402 (USDC on Base).';
+export const SERVICE_SUMMARY =
+  'Bucket-crossing signals on daily-high temperature prediction markets, sold per city in prepaid bundles over x402 (USDC on Base).';
 export const DEFAULT_BUNDLE = 20;
 
 export type PriceTier = { name: string; minCount: number; unitPriceUsd: number; totalUsd: number; price: string };
 
 export function priceTiers(): PriceTier[] {
   return TIERS.map((t) => ({
-    name: t.name, minCount: t.minCount, unitPriceUsd: microToUsd(t.unitMicro),
-    totalUsd: microToUsd(t.unitMicro * t.minCount), price: formatUsdPrice(t.unitMicro * t.minCount),
+    name: t.name,
+    minCount: t.minCount,
+    unitPriceUsd: microToUsd(t.unitMicro),
+    totalUsd: microToUsd(t.unitMicro * t.minCount),
+    price: formatUsdPrice(t.unitMicro * t.minCount),
   }));
 }
 
 export function pricing(d: DiscoveryDeps) {
   return {
-    currency: 'USDC', network: NETWORK, asset: d.usdc, payTo: d.payTo,
-    unitPriceUsd: microToUsd(BASE_UNIT_MICRO), minSpendUsd: microToUsd(MIN_SPEND_MICRO),
-    minCount: MIN_COUNT, maxCount: MAX_COUNT, defaultCount: DEFAULT_BUNDLE, tiers: priceTiers(),
+    currency: 'USDC',
+    network: NETWORK,
+    asset: d.usdc,
+    payTo: d.payTo,
+    unitPriceUsd: microToUsd(BASE_UNIT_MICRO),
+    minSpendUsd: microToUsd(MIN_SPEND_MICRO),
+    minCount: MIN_COUNT,
+    maxCount: MAX_COUNT,
+    defaultCount: DEFAULT_BUNDLE,
+    tiers: priceTiers(),
     rule: 'total = count x the unit price of the largest tier whose minCount is at most count',
   };
 }
@@ -118,6 +129,6 @@ export function readingSteps(d: DiscoveryDeps): string[] {
     'The page holds signals with since < seq <= paid_through in ascending seq order, at most 100. Pass next_cursor as the next since; more=true means another page is ready now.',
     'When since >= paid_through your bundle is used up: the answer is 402 with paid_through and latest. Buy another bundle to go on (buying while behind starts from latest, so you never pay for a skipped backlog). A since at or past latest but below paid_through is a 200 empty page: your paid signals are still to come.',
     `Lost the receipt token: sign the EIP-712 ReceiptRequest {wallet: address, timestamp: uint256} (domain {name: "Isocast", version: "1", chainId: 8453}; timestamp in unix seconds, within 600 s) and POST {wallet, timestamp, signature} to ${url(d, '/v1/receipts')}; each signature works once.`,
-    'Signals never expire: since=0 replays everything you are entitled to. Poll politely (every 30 s or more); a new signal appears only when a city\'s daily high crosses into another bucket.',
+    "Signals never expire: since=0 replays everything you are entitled to. Poll politely (every 30 s or more); a new signal appears only when a city's daily high crosses into another bucket.",
   ];
 }

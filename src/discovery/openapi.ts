@@ -25,21 +25,24 @@ export const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'X-Payment',
-    description: 'x402 v1 payment: base64 of the PaymentPayload JSON for the `exact` scheme on eip155:8453 (an EIP-3009 '
-      + 'TransferWithAuthorization for USDC). The authorization nonce must be keccak256(abi.encodePacked(payer, citySlug, '
-      + 'uint256 count, bytes32 salt)) with the salt served in the 402 challenge (`accepts[].extra.binding.salt`).',
+    description:
+      'x402 v1 payment: base64 of the PaymentPayload JSON for the `exact` scheme on eip155:8453 (an EIP-3009 ' +
+      'TransferWithAuthorization for USDC). The authorization nonce must be keccak256(abi.encodePacked(payer, citySlug, ' +
+      'uint256 count, bytes32 salt)) with the salt served in the 402 challenge (`accepts[].extra.binding.salt`).',
   },
   receipt: {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: RECEIPT_BEARER_FORMAT,
-    description: 'The opaque `receiptToken` a successful subscribe returned; reads for the paying wallet without paying again.',
+    description:
+      'The opaque `receiptToken` a successful subscribe returned; reads for the paying wallet without paying again.',
   },
   admin: {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'isocast-admin',
-    description: 'The operator token (ADMIN_TOKEN). Operator routes only (/admin/data.json, /metrics); without ADMIN_TOKEN configured they answer 404.',
+    description:
+      'The operator token (ADMIN_TOKEN). Operator routes only (/admin/data.json, /metrics); without ADMIN_TOKEN configured they answer 404.',
   },
 } as const;
 
@@ -55,8 +58,15 @@ const TAGS: Record<string, string> = {
 };
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 400: 'Bad request', 401: 'Unauthorized', 402: 'Payment required', 403: 'Forbidden', 404: 'Not found',
-  405: 'Method not allowed', 502: 'Bad gateway', 503: 'Service unavailable',
+  200: 'OK',
+  400: 'Bad request',
+  401: 'Unauthorized',
+  402: 'Payment required',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  502: 'Bad gateway',
+  503: 'Service unavailable',
 };
 
 export function operationId(method: string, path: string): string {
@@ -72,7 +82,9 @@ function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined, co
   return Object.entries(props).map(([name, prop]) => {
     const { description, ...rest } = prop;
     return {
-      name, in: where, required: where === 'path' || required.has(name),
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
       ...(typeof description === 'string' ? { description } : {}),
       schema: rest,
     };
@@ -83,10 +95,18 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
   const out: Record<string, JsonSchema> = {};
   for (const [status, r] of Object.entries(doc.responses)) {
     const contentType = r.contentType ?? 'application/json';
-    const schema = r.schema ? toOpenApiSchema(typeof r.schema === 'function' ? r.schema() : r.schema, 'output', components) : { type: 'string' };
+    const schema = r.schema
+      ? toOpenApiSchema(typeof r.schema === 'function' ? r.schema() : r.schema, 'output', components)
+      : { type: 'string' };
     out[status] = {
       description: r.description || STATUS_TEXT[Number(status)] || 'Response',
-      ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+      ...(r.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]),
+            ),
+          }
+        : {}),
       content: { [contentType]: { schema } },
     };
   }
@@ -101,7 +121,14 @@ function operation(doc: RouteDoc, components: Components): JsonSchema {
     ...(doc.description ? { description: doc.description } : {}),
     tags: doc.tags,
     ...(params.length ? { parameters: params } : {}),
-    ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: toOpenApiSchema(doc.body, 'input', components) } } } } : {}),
+    ...(doc.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: toOpenApiSchema(doc.body, 'input', components) } },
+          },
+        }
+      : {}),
     // An empty list says "free" explicitly, so tools never assume a global requirement.
     security: (doc.security ?? []).map((alternative) => Object.fromEntries(alternative.map((name) => [name, []]))),
     responses: responses(doc, components),
@@ -120,15 +147,18 @@ export function buildOpenApi(docs: readonly RouteDoc[], info: OpenApiInfo): Json
       title: 'isocast',
       version: info.apiVersion,
       summary: 'Bucket-crossing signals on daily-high temperature prediction markets, sold per bundle over x402',
-      description: 'isocast emits exactly one signal each time a city\'s observed daily-high temperature crosses into a new '
-        + 'market bucket, with live odds for every bucket. Signals are sold as prepaid per-city bundles paid with x402 '
-        + '(USDC EIP-3009 authorizations on Base, eip155:8453); read them with the receipt token. Guides: '
-        + `${info.baseUrl}/llms.txt and ${info.baseUrl}/api.\n\n${info.disclaimer}`,
+      description:
+        "isocast emits exactly one signal each time a city's observed daily-high temperature crosses into a new " +
+        'market bucket, with live odds for every bucket. Signals are sold as prepaid per-city bundles paid with x402 ' +
+        '(USDC EIP-3009 authorizations on Base, eip155:8453); read them with the receipt token. Guides: ' +
+        `${info.baseUrl}/llms.txt and ${info.baseUrl}/api.\n\n${info.disclaimer}`,
       termsOfService: info.termsUrl,
-      license: { name: 'Signals licensed for the buyer\'s own use; no resale or redistribution', url: info.termsUrl },
+      license: { name: "Signals licensed for the buyer's own use; no resale or redistribution", url: info.termsUrl },
     },
     servers: [{ url: info.baseUrl }],
-    tags: Object.entries(TAGS).filter(([name]) => usedTags.has(name)).map(([name, description]) => ({ name, description })),
+    tags: Object.entries(TAGS)
+      .filter(([name]) => usedTags.has(name))
+      .map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: Object.fromEntries([...components].sort(([a], [b]) => a.localeCompare(b))),

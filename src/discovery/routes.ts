@@ -21,32 +21,59 @@ const TEXT = 'text/plain; charset=utf-8';
 const MARKDOWN = 'text/markdown; charset=utf-8';
 const CACHE = { 'cache-control': 'public, max-age=300' };
 /** The docs page loads only what this instance serves. */
-const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const ASSET_TYPES: Record<string, string> = { 'api.css': 'text/css; charset=utf-8', 'api.js': 'text/javascript; charset=utf-8' };
+const ASSET_TYPES: Record<string, string> = {
+  'api.css': 'text/css; charset=utf-8',
+  'api.js': 'text/javascript; charset=utf-8',
+};
 
 export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Read at start: a binary built without its page assets fails here, not on a visitor's request.
   const page = readAssetText('public/api.html');
   // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
-  const assets = new Map(Object.keys(ASSET_TYPES).map((f) => [f, { body: readAssetText(`public/${f}`), type: ASSET_TYPES[f]! }]));
+  const assets = new Map(
+    Object.keys(ASSET_TYPES).map((f) => [f, { body: readAssetText(`public/${f}`), type: ASSET_TYPES[f]! }]),
+  );
 
-  const openapi = once(() => buildOpenApi(d.docs, {
-    baseUrl: d.baseUrl, termsUrl: d.termsUrl, apiVersion: d.apiVersion, disclaimer: d.disclaimer, namedSchemas: [IsocastSignalPublic],
-  }));
+  const openapi = once(() =>
+    buildOpenApi(d.docs, {
+      baseUrl: d.baseUrl,
+      termsUrl: d.termsUrl,
+      apiVersion: d.apiVersion,
+      disclaimer: d.disclaimer,
+      namedSchemas: [IsocastSignalPublic],
+    }),
+  );
   const index = once(() => discoveryIndex(d));
   const manifest = once(() => x402Manifest(d));
   const card = once(() => agentCard(d));
   const texts = {
-    llms: once(() => llmsTxt(d)), full: once(() => llmsFullTxt(d)), weather: once(() => llmsWeatherSignals(d)),
-    robots: once(() => robotsTxt(d)), sitemap: once(() => sitemapXml(d)),
+    llms: once(() => llmsTxt(d)),
+    full: once(() => llmsFullTxt(d)),
+    weather: once(() => llmsWeatherSignals(d)),
+    robots: once(() => robotsTxt(d)),
+    sitemap: once(() => sitemapXml(d)),
   };
   const text = (body: string, type: string) => new Response(body, { headers: { 'content-type': type, ...CACHE } });
 
   // The OpenAPI document goes out as built: a root `disclaimer` would make it invalid OpenAPI.
-  app.get('/openapi.json', () => new Response(JSON.stringify(openapi()), { headers: { 'content-type': 'application/json; charset=utf-8', ...CACHE } }));
-  app.get('/api', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...CACHE } }));
+  app.get(
+    '/openapi.json',
+    () =>
+      new Response(JSON.stringify(openapi()), {
+        headers: { 'content-type': 'application/json; charset=utf-8', ...CACHE },
+      }),
+  );
+  app.get(
+    '/api',
+    () =>
+      new Response(page, {
+        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...CACHE },
+      }),
+  );
   app.get('/api/assets/:file', (c) => {
     const file = c.req.param('file');
     const asset = assets.get(file);
@@ -65,25 +92,54 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   return app;
 }
 
-const doc = (path: string, summary: string, responses: RouteDoc['responses'], extra: Partial<RouteDoc> = {}): RouteDoc => ({
-  method: 'get', path, summary, tags: ['discovery'], responses, ...extra,
+const doc = (
+  path: string,
+  summary: string,
+  responses: RouteDoc['responses'],
+  extra: Partial<RouteDoc> = {},
+): RouteDoc => ({
+  method: 'get',
+  path,
+  summary,
+  tags: ['discovery'],
+  responses,
+  ...extra,
 });
 const textDoc = (contentType: string, description: string) => ({ 200: { description, contentType } });
 
 export const discoveryDocs: RouteDoc[] = [
-  doc('/openapi.json', 'This OpenAPI 3.1 document', { 200: { description: 'OpenAPI 3.1 document', schema: () => documentSchemas().OpenApiDocument } }),
+  doc('/openapi.json', 'This OpenAPI 3.1 document', {
+    200: { description: 'OpenAPI 3.1 document', schema: () => documentSchemas().OpenApiDocument },
+  }),
   doc('/api', 'API reference page for people (renders offline)', textDoc('text/html', 'HTML page')),
-  doc('/api/assets/{file}', 'Stylesheet and script of the API page', {
-    200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' },
-    404: { description: 'not found', schema: ErrorBody },
-  }, { params: AssetParams }),
+  doc(
+    '/api/assets/{file}',
+    'Stylesheet and script of the API page',
+    {
+      200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' },
+      404: { description: 'not found', schema: ErrorBody },
+    },
+    { params: AssetParams },
+  ),
   doc('/llms.txt', 'Guide for language models and agents (llmstxt.org)', textDoc('text/plain', 'Markdown')),
   doc('/llms-full.txt', 'The whole manual in one Markdown file', textDoc('text/plain', 'Markdown')),
-  doc('/llms/weather-signals', 'The weather-signals product: fields, cities, prices, buying', textDoc('text/markdown', 'Markdown')),
-  doc('/discovery', 'JSON index of every resource and price', { 200: { description: 'Discovery index', schema: () => documentSchemas().DiscoveryIndex } }),
-  doc('/.well-known/x402', 'x402 manifest: the paid resources with their accepts', { 200: { description: 'x402 manifest', schema: () => documentSchemas().X402Manifest } }),
-  doc('/.well-known/x402.json', 'The x402 manifest (same document)', { 200: { description: 'x402 manifest', schema: () => documentSchemas().X402Manifest } }),
-  doc('/.well-known/agent-card.json', 'A2A agent card: skills and the x402 payment requirement', { 200: { description: 'Agent card', schema: () => documentSchemas().AgentCard } }),
+  doc(
+    '/llms/weather-signals',
+    'The weather-signals product: fields, cities, prices, buying',
+    textDoc('text/markdown', 'Markdown'),
+  ),
+  doc('/discovery', 'JSON index of every resource and price', {
+    200: { description: 'Discovery index', schema: () => documentSchemas().DiscoveryIndex },
+  }),
+  doc('/.well-known/x402', 'x402 manifest: the paid resources with their accepts', {
+    200: { description: 'x402 manifest', schema: () => documentSchemas().X402Manifest },
+  }),
+  doc('/.well-known/x402.json', 'The x402 manifest (same document)', {
+    200: { description: 'x402 manifest', schema: () => documentSchemas().X402Manifest },
+  }),
+  doc('/.well-known/agent-card.json', 'A2A agent card: skills and the x402 payment requirement', {
+    200: { description: 'Agent card', schema: () => documentSchemas().AgentCard },
+  }),
   doc('/robots.txt', 'Crawler rules', textDoc('text/plain', 'robots.txt')),
   doc('/sitemap.xml', 'Public documents and city pages', textDoc('application/xml', 'Sitemap')),
 ];

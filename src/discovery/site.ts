@@ -22,7 +22,12 @@ Sitemap: ${url(d, DOCUMENT_PATHS.sitemap)}
 }
 
 function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 /** Every public document, the free city pages and the terms. */
@@ -35,7 +40,9 @@ export function sitemapPaths(d: DiscoveryDeps): string[] {
 }
 
 export function sitemapXml(d: DiscoveryDeps): string {
-  const entries = sitemapPaths(d).map((p) => `  <url><loc>${escapeXml(url(d, p))}</loc></url>`).join('\n');
+  const entries = sitemapPaths(d)
+    .map((p) => `  <url><loc>${escapeXml(url(d, p))}</loc></url>`)
+    .join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 ${entries}

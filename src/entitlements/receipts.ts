@@ -40,7 +40,9 @@ export type ReceiptStore = {
 
 /** The owner of the `receipts` table. */
 export function createReceiptStore(db: Db): ReceiptStore {
-  const insert = db.prepare('INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
   const find = db.prepare('SELECT verifier_hash AS hash, wallet FROM receipts WHERE selector = ?');
   return {
     issue(wallet, paymentId, nowMs) {
@@ -81,7 +83,8 @@ export function walletForReceipt(db: Db, token: string): string | null {
  * owners per token would be several statements per row of a backlog that can be large.
  */
 export function createReceiptPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
-  const prune = db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
+  const prune =
+    db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
     AND NOT EXISTS (SELECT 1 FROM entitlements e WHERE e.wallet = r.wallet
       AND e.paid_through_seq > (SELECT coalesce(max(s.seq), 0) FROM signals s WHERE s.city = e.city))
     LIMIT ?)`);

@@ -29,11 +29,17 @@ export type EntitlementStore = {
 };
 
 export function createEntitlementStore(db: Db): EntitlementStore {
-  const get = db.prepare('SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?');
-  const cities = db.prepare('SELECT city, paid_through_seq AS paidThroughSeq FROM entitlements WHERE wallet = ? ORDER BY city');
-  const upsert = db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (@wallet, @city, @ceiling, @count, @nowMs)
+  const get = db.prepare(
+    'SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?',
+  );
+  const cities = db.prepare(
+    'SELECT city, paid_through_seq AS paidThroughSeq FROM entitlements WHERE wallet = ? ORDER BY city',
+  );
+  const upsert =
+    db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (@wallet, @city, @ceiling, @count, @nowMs)
     ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = @ceiling, total_paid_signals = total_paid_signals + @count, updated_at = @nowMs`);
-  const recent = db.prepare(`SELECT wallet, city, paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals,
+  const recent =
+    db.prepare(`SELECT wallet, city, paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals,
     updated_at AS updatedAtMs FROM entitlements ORDER BY updated_at DESC, wallet, city LIMIT ?`);
   // Kept by triggers (schema.sql 0007): counting a table that only grows would cost more every day.
   const count = db.prepare(`SELECT n FROM row_counts WHERE name = 'entitlements'`).pluck();
@@ -48,7 +54,11 @@ export function createEntitlementStore(db: Db): EntitlementStore {
       const before = entitlementOf(wallet, p.city);
       const ceiling = nextCeiling(before?.paidThroughSeq ?? null, latest, p.count);
       upsert.run({ wallet, city: p.city, ceiling, count: p.count, nowMs: p.nowMs });
-      return { paidThroughSeq: ceiling, totalPaidSignals: (before?.totalPaidSignals ?? 0) + p.count, latestSeq: latest };
+      return {
+        paidThroughSeq: ceiling,
+        totalPaidSignals: (before?.totalPaidSignals ?? 0) + p.count,
+        latestSeq: latest,
+      };
     },
     recent: (limit) => recent.all(limit) as EntitlementRow[],
     count: () => count.get() as number,
@@ -63,6 +73,9 @@ export function entitlementOf(db: Db, wallet: string, city: string): Entitlement
 }
 
 /** Function form of `EntitlementStore.applyPurchase` (payments/ledger.ts calls it in its transaction). */
-export function applyPurchase(db: Db, p: { wallet: string; city: string; count: number; nowMs: number }): Entitlement & { latestSeq: number } {
+export function applyPurchase(
+  db: Db,
+  p: { wallet: string; city: string; count: number; nowMs: number },
+): Entitlement & { latestSeq: number } {
   return entitlementsOf(db).applyPurchase(p);
 }

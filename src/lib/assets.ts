@@ -10,7 +10,11 @@ import { dirname, join } from 'node:path';
  */
 const require = createRequire(import.meta.url);
 
-type SeaModule = { isSea(): boolean; getAsset(key: string, encoding: string): string; getRawAsset(key: string): ArrayBuffer };
+type SeaModule = {
+  isSea(): boolean;
+  getAsset(key: string, encoding: string): string;
+  getRawAsset(key: string): ArrayBuffer;
+};
 
 let sea: SeaModule | null | undefined;
 export function seaModule(): SeaModule | null {

@@ -3,7 +3,14 @@
  * encoding (the HTTP parser's HPE_* codes), or a connection closed or reset mid-body. Those are
  * answered 400 (if anyone is still listening) and logged at debug, never as a server error.
  */
-const CLIENT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ABORT_ERR', 'UND_ERR_ABORTED']);
+const CLIENT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ABORT_ERR',
+  'UND_ERR_ABORTED',
+]);
 
 export function isClientAbort(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as Error & { cause?: unknown }).cause, depth++) {

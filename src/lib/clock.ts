@@ -8,7 +8,11 @@ export function manualClock(startMs: number): Clock & { set(ms: number): void; a
   let t = startMs;
   return {
     now: () => t,
-    set: (ms) => { t = ms; },
-    advance: (ms) => { t += ms; },
+    set: (ms) => {
+      t = ms;
+    },
+    advance: (ms) => {
+      t += ms;
+    },
   };
 }

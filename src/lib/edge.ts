@@ -52,7 +52,9 @@ export type EdgeDeps = {
 export function createEdge(deps: EdgeDeps) {
   const { routes } = deps;
   const publicHeaders: Record<string, string> = {
-    'x-content-type-options': 'nosniff', 'access-control-allow-origin': '*', 'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+    'x-content-type-options': 'nosniff',
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': CORS_EXPOSE_HEADERS,
   };
   const operatorHeaders: Record<string, string> = { 'x-content-type-options': 'nosniff' };
   const extraFor = (path: string) => (isOperatorPath(path) ? operatorHeaders : publicHeaders);
@@ -64,7 +66,10 @@ export function createEdge(deps: EdgeDeps) {
         const canonical = path.replace(/\/+$/, '') || '/';
         if (routes.allowed(canonical).length > 0) {
           const q = req.url.indexOf('?');
-          return new Response(null, { status: 308, headers: { location: canonical + (q < 0 ? '' : req.url.slice(q)) } });
+          return new Response(null, {
+            status: 308,
+            headers: { location: canonical + (q < 0 ? '' : req.url.slice(q)) },
+          });
         }
       }
       const method = req.method;
@@ -75,8 +80,11 @@ export function createEdge(deps: EdgeDeps) {
           return new Response(null, {
             status: 204,
             headers: {
-              allow: methods, 'access-control-allow-methods': methods, 'access-control-allow-headers': CORS_ALLOW_HEADERS,
-              'access-control-max-age': PREFLIGHT_MAX_AGE_S, vary: 'Access-Control-Request-Headers',
+              allow: methods,
+              'access-control-allow-methods': methods,
+              'access-control-allow-headers': CORS_ALLOW_HEADERS,
+              'access-control-max-age': PREFLIGHT_MAX_AGE_S,
+              vary: 'Access-Control-Request-Headers',
             },
           });
         }

@@ -7,7 +7,12 @@ export class ApiError extends Error {
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    message: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
@@ -22,7 +27,11 @@ export class UpstreamError extends Error {
   readonly httpStatus: number | null;
   readonly retryAfterMs: number | null;
 
-  constructor(upstream: string, message: string, opts: { httpStatus?: number | null; retryAfterMs?: number | null; cause?: unknown } = {}) {
+  constructor(
+    upstream: string,
+    message: string,
+    opts: { httpStatus?: number | null; retryAfterMs?: number | null; cause?: unknown } = {},
+  ) {
     super(message, { cause: opts.cause });
     this.name = 'UpstreamError';
     this.upstream = upstream;

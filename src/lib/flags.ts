@@ -37,7 +37,10 @@ export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
     let swallow = -1;
     let shortAt = -1;
     for (const t of tokens) {
-      if (t.kind === 'option-terminator') { problems.push('unexpected argument: --'); continue; }
+      if (t.kind === 'option-terminator') {
+        problems.push('unexpected argument: --');
+        continue;
+      }
       if (t.kind === 'positional') {
         if (t.index !== swallow) problems.push(`unexpected argument: ${t.value}`);
         continue;
@@ -49,19 +52,25 @@ export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
         continue;
       }
       const type = Object.hasOwn(options, t.name) ? options[t.name]!.type : undefined;
-      const refusal = type === undefined ? null : spec.refuse?.(t.name) ?? null;
+      const refusal = type === undefined ? null : (spec.refuse?.(t.name) ?? null);
       if (type === 'string') {
         const stolen = t.value !== undefined && !t.inlineValue && t.value.startsWith('--');
         if (t.value === undefined || stolen) {
           problems.push(refusal ?? `${t.rawName} needs a value`);
           // parseArgs took the next flag as this one's value: read again from that flag.
-          if (stolen) { resume = start + t.index + 1; break; }
+          if (stolen) {
+            resume = start + t.index + 1;
+            break;
+          }
           continue;
         }
         if (refusal !== null) problems.push(refusal);
         else values[t.name] = t.value;
       } else if (type === 'boolean') {
-        if (refusal !== null) { problems.push(refusal); continue; }
+        if (refusal !== null) {
+          problems.push(refusal);
+          continue;
+        }
         if (t.value !== undefined) problems.push(`${t.rawName} takes no value`);
         on.add(t.name);
       } else {

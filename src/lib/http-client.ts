@@ -17,7 +17,8 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
   // fetch refuses user:pass@ URLs; config.ts lets them through only where they mean Basic auth.
   const { url, authorization } = splitCredentials(req.url);
-  if (authorization && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) headers.authorization = authorization;
+  if (authorization && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
+    headers.authorization = authorization;
   let body: string | undefined;
   if (req.body !== undefined) {
     body = JSON.stringify(req.body);
@@ -28,17 +29,28 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     res = await fetch(url, { method: req.method ?? 'GET', headers, body, signal: AbortSignal.timeout(req.timeoutMs) });
   } catch (err) {
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    throw new UpstreamError(req.upstream, timedOut ? `timed out after ${req.timeoutMs} ms` : `request failed: ${(err as Error).message}`, { cause: err });
+    throw new UpstreamError(
+      req.upstream,
+      timedOut ? `timed out after ${req.timeoutMs} ms` : `request failed: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   let text: string;
   try {
     text = await res.text();
   } catch (err) {
-    throw new UpstreamError(req.upstream, `body read failed: ${(err as Error).message}`, { httpStatus: res.status, cause: err });
+    throw new UpstreamError(req.upstream, `body read failed: ${(err as Error).message}`, {
+      httpStatus: res.status,
+      cause: err,
+    });
   }
-  let json: unknown ;
+  let json: unknown;
   if (text.length > 0) {
-    try { json = JSON.parse(text); } catch { json = undefined; }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
   }
   return { status: res.status, headers: res.headers, json, text };
 }
@@ -47,7 +59,10 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
 export async function httpJson(req: HttpRequest): Promise<unknown> {
   const res = await httpRequest(req);
   if (res.status < 200 || res.status > 299) {
-    throw new UpstreamError(req.upstream, `HTTP ${res.status}`, { httpStatus: res.status, retryAfterMs: retryAfterMs(res.headers) });
+    throw new UpstreamError(req.upstream, `HTTP ${res.status}`, {
+      httpStatus: res.status,
+      retryAfterMs: retryAfterMs(res.headers),
+    });
   }
   if (res.json === undefined) throw new UpstreamError(req.upstream, 'response is not JSON', { httpStatus: res.status });
   return res.json;

@@ -24,7 +24,12 @@ export function reply(c: Ctx, body: object, status = 200, headers?: Record<strin
  * the paid read path serves stored signal JSON this way.
  */
 export function replyRaw(c: Ctx, objectJson: string, status = 200, headers?: Record<string, string>): Response {
-  const text = objectJson.slice(0, -1) + (objectJson.length > 2 ? ',' : '') + '"disclaimer":' + JSON.stringify(c.env.disclaimer) + '}';
+  const text =
+    objectJson.slice(0, -1) +
+    (objectJson.length > 2 ? ',' : '') +
+    '"disclaimer":' +
+    JSON.stringify(c.env.disclaimer) +
+    '}';
   return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
@@ -45,7 +50,11 @@ export function replyBytes(bytes: Uint8Array, status = 200, headers?: Record<str
  * Parses the query string with the schema; the first problem becomes a 400 `ApiError` unless the
  * caller maps issues itself (`onError`), so routes can return the spec's exact strings.
  */
-export function parseQuery<S extends z.ZodType>(c: Ctx, schema: S, onError?: (issues: z.core.$ZodIssue[]) => ApiError): z.infer<S> {
+export function parseQuery<S extends z.ZodType>(
+  c: Ctx,
+  schema: S,
+  onError?: (issues: z.core.$ZodIssue[]) => ApiError,
+): z.infer<S> {
   const result = schema.safeParse(c.req.query());
   if (result.success) return result.data;
   if (onError) throw onError(result.error.issues);
@@ -61,6 +70,7 @@ export async function readJsonObject(c: Ctx): Promise<Record<string, unknown>> {
   } catch {
     throw new ApiError(400, 'request body must be a JSON object');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'request body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ApiError(400, 'request body must be a JSON object');
   return body as Record<string, unknown>;
 }

@@ -14,10 +14,15 @@ export type Logger = {
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** Keys whose values never reach a log line. */
-export const REDACT_KEY = /^(x-payment|authorization|cookie|signature|receipt.?token|token|bot.?token|messenger.?bot.?token|secret|server.?secret|private.?key|settler.?private.?key|facilitator.?auth|api.?key|wu.?api.?key|key|password)$/i;
+export const REDACT_KEY =
+  /^(x-payment|authorization|cookie|signature|receipt.?token|token|bot.?token|messenger.?bot.?token|secret|server.?secret|private.?key|settler.?private.?key|facilitator.?auth|api.?key|wu.?api.?key|key|password)$/i;
 
 /** Token-shaped substrings that must not appear in free text either (bot tokens, bearer values). */
-const REDACT_TEXT: RegExp[] = [/\bbot\d+:[A-Za-z0-9_-]{20,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]+/gi, /\bisr_[A-Za-z0-9_-]{16,}/g];
+const REDACT_TEXT: RegExp[] = [
+  /\bbot\d+:[A-Za-z0-9_-]{20,}/g,
+  /\bBearer\s+[A-Za-z0-9._~+/=-]+/gi,
+  /\bisr_[A-Za-z0-9_-]{16,}/g,
+];
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 6) return '[deep]';
@@ -48,7 +53,9 @@ export function redactText(s: string): string {
   return out;
 }
 
-export function createLogger(opts: { level?: Level; write?: (line: string) => void; base?: Record<string, unknown> } = {}): Logger {
+export function createLogger(
+  opts: { level?: Level; write?: (line: string) => void; base?: Record<string, unknown> } = {},
+): Logger {
   const min = ORDER[opts.level ?? 'info'];
   const write = opts.write ?? ((line: string) => process.stdout.write(line + '\n'));
   const base = opts.base ?? {};

@@ -33,14 +33,20 @@ export type Metrics = {
 /** Series key: labels in name order. Callers usually pass them sorted already; then no sort. */
 const key = (labels: Labels) => {
   let names = Object.keys(labels);
-  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) { names = names.sort(); break; }
+  for (let i = 1; i < names.length; i++)
+    if (names[i - 1]! > names[i]!) {
+      names = names.sort();
+      break;
+    }
   let out = '';
   for (let i = 0; i < names.length; i++) out += (i ? ',' : '') + names[i] + '=' + labels[names[i]!];
   return out;
 };
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 const fmtLabels = (labels: Labels, extra?: [string, string]) => {
-  const parts = Object.keys(labels).sort().map((k) => `${k}="${esc(labels[k]!)}"`);
+  const parts = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}="${esc(labels[k]!)}"`);
   if (extra) parts.push(`${extra[0]}="${esc(extra[1])}"`);
   return parts.length ? `{${parts.join(',')}}` : '';
 };
@@ -72,15 +78,28 @@ export function createMetrics(): Metrics {
     },
     gauge(name, help) {
       const f = family(name, () => ({ kind: 'gauge' as const, name, help, series: new Map<string, Series>() }));
-      return { set(value, labels = {}) { f.series.set(key(labels), { labels, value }); } };
+      return {
+        set(value, labels = {}) {
+          f.series.set(key(labels), { labels, value });
+        },
+      };
     },
     histogram(name, help, buckets) {
       const sorted = [...buckets].sort((a, b) => a - b);
-      const f = family(name, () => ({ kind: 'histogram' as const, name, help, buckets: sorted, series: new Map<string, HistSeries>() }));
+      const f = family(name, () => ({
+        kind: 'histogram' as const,
+        name,
+        help,
+        buckets: sorted,
+        series: new Map<string, HistSeries>(),
+      }));
       const seriesFor = (labels: Labels): HistSeries => {
         const k = key(labels);
         let s = f.series.get(k);
-        if (!s) { s = { labels, counts: f.buckets.map(() => 0), sum: 0, count: 0 }; f.series.set(k, s); }
+        if (!s) {
+          s = { labels, counts: f.buckets.map(() => 0), sum: 0, count: 0 };
+          f.series.set(k, s);
+        }
         return s;
       };
       const record = (s: HistSeries, value: number) => {
@@ -91,17 +110,25 @@ export function createMetrics(): Metrics {
         s.count++;
       };
       return {
-        observe(value, labels = {}) { record(seriesFor(labels), value); },
+        observe(value, labels = {}) {
+          record(seriesFor(labels), value);
+        },
         series(labels) {
           const s = seriesFor(labels);
           return { observe: (value) => record(s, value) };
         },
       };
     },
-    collect(fn) { collectors.push(fn); },
+    collect(fn) {
+      collectors.push(fn);
+    },
     render() {
       for (const fn of collectors) {
-        try { fn(); } catch { /* a failing collector must not break the scrape */ }
+        try {
+          fn();
+        } catch {
+          /* a failing collector must not break the scrape */
+        }
       }
       const out: string[] = [];
       for (const f of families.values()) {
@@ -114,7 +141,10 @@ export function createMetrics(): Metrics {
               out.push(`${f.name}_bucket${fmtLabels(s.labels, ['le', num(b)])} ${cumulative}`);
             }
             out.push(`${f.name}_bucket${fmtLabels(s.labels, ['le', '+Inf'])} ${s.count}`);
-            out.push(`${f.name}_sum${fmtLabels(s.labels)} ${num(s.sum)}`, `${f.name}_count${fmtLabels(s.labels)} ${s.count}`);
+            out.push(
+              `${f.name}_sum${fmtLabels(s.labels)} ${num(s.sum)}`,
+              `${f.name}_count${fmtLabels(s.labels)} ${s.count}`,
+            );
           }
         } else {
           for (const s of f.series.values()) out.push(`${f.name}${fmtLabels(s.labels)} ${num(s.value)}`);

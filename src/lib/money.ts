@@ -29,7 +29,9 @@ export function microToAtomic(micro: Micro): string {
 
 function formatDecimal(micro: Micro): string {
   const whole = Math.floor(micro / MICRO_PER_USD);
-  const frac = String(micro % MICRO_PER_USD).padStart(6, '0').replace(/0+$/, '');
+  const frac = String(micro % MICRO_PER_USD)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return frac ? `${whole}.${frac}` : String(whole);
 }
 

@@ -7,7 +7,10 @@ export function once<T>(build: () => T): () => T {
   let value: T | undefined;
   let built = false;
   return () => {
-    if (!built) { value = build(); built = true; }
+    if (!built) {
+      value = build();
+      built = true;
+    }
     return value as T;
   };
 }

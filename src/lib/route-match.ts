@@ -21,7 +21,8 @@ export function routeTable(docs: RouteDoc[]): RouteTable {
     const pattern = d.path.replace(/\{([^}]+)\}/g, ':$1');
     const entry = byPath.get(pattern) ?? { pattern, methods: [] };
     const method = d.method.toUpperCase();
-    for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) if (!entry.methods.includes(m)) entry.methods.push(m);
+    for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method])
+      if (!entry.methods.includes(m)) entry.methods.push(m);
     byPath.set(pattern, entry);
   }
   // Literal paths (nearly every request) are one map lookup; only parameterised ones need a regex.
@@ -33,7 +34,10 @@ export function routeTable(docs: RouteDoc[]): RouteTable {
       if (entry.pattern !== '/') exact.set(entry.pattern + '/', entry);
       continue;
     }
-    const source = entry.pattern.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&'))).join('/');
+    const source = entry.pattern
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')))
+      .join('/');
     dynamic.push({ re: new RegExp(`^${source}/?$`), entry });
   }
   const find = (path: string): Entry | undefined => exact.get(path) ?? dynamic.find((d) => d.re.test(path))?.entry;
@@ -51,7 +55,10 @@ export function pathOf(url: string): string {
   let end = url.length;
   for (let i = start; i < url.length; i++) {
     const ch = url.charCodeAt(i);
-    if (ch === 63 || ch === 35) { end = i; break; } // '?' or '#'
+    if (ch === 63 || ch === 35) {
+      end = i;
+      break;
+    } // '?' or '#'
   }
   return url.slice(start, end);
 }

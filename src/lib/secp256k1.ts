@@ -35,22 +35,40 @@ type Exports = {
   PUBLIC_KEY_INPUT: WasmGlobal;
   recover(outputLength: number, recoveryId: number): number;
 };
-const WASM = (globalThis as unknown as {
-  WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => { exports: unknown } };
-}).WebAssembly;
+const WASM = (
+  globalThis as unknown as {
+    WebAssembly: {
+      Module: new (bytes: Uint8Array) => object;
+      Instance: new (module: object, imports: object) => { exports: unknown };
+    };
+  }
+).WebAssembly;
 
 type Engine = { recover(hash: Uint8Array, sig64: Uint8Array, recoveryId: number): Uint8Array | null };
 
 /** The curve order n, big-endian: r and s must be below it. */
 const N = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', 'hex');
 
-const ERRORS = ['Expected Private', 'Expected Point', 'Expected Tweak', 'Expected Hash', 'Expected Signature', 'Expected Extra Data', 'Expected Parity', 'Bad Recovery Id'];
+const ERRORS = [
+  'Expected Private',
+  'Expected Point',
+  'Expected Tweak',
+  'Expected Hash',
+  'Expected Signature',
+  'Expected Extra Data',
+  'Expected Parity',
+  'Bad Recovery Id',
+];
 
 function instantiate(bytes: Uint8Array): Engine {
   // The module imports its randomness (context blinding) and its error reporting from JS.
   const imports = {
     './rand.js': { generateInt32: () => randomBytes(4).readInt32BE(0) },
-    './validate_error.js': { throwError: (code: number) => { throw new TypeError(ERRORS[code] ?? `secp256k1 error ${code}`); } },
+    './validate_error.js': {
+      throwError: (code: number) => {
+        throw new TypeError(ERRORS[code] ?? `secp256k1 error ${code}`);
+      },
+    },
   };
   const wasm = new WASM.Instance(new WASM.Module(bytes), imports).exports as Exports;
   // Views are taken per call: growing the memory would detach a cached one.
@@ -113,8 +131,16 @@ export function secp256k1LoadError(): string | null {
 /** Test hook: forget the loaded engine, or install bytes that fail, to exercise the fallback. */
 export function resetSecp256k1ForTests(bytes?: Uint8Array): void {
   loadError = null;
-  if (!bytes) { engine = undefined; return; }
-  try { engine = instantiate(bytes); } catch (err) { engine = null; loadError = err instanceof Error ? err.message : String(err); }
+  if (!bytes) {
+    engine = undefined;
+    return;
+  }
+  try {
+    engine = instantiate(bytes);
+  } catch (err) {
+    engine = null;
+    loadError = err instanceof Error ? err.message : String(err);
+  }
 }
 
 const below = (x: Uint8Array) => Buffer.compare(x, N) < 0;

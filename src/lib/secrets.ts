@@ -6,7 +6,12 @@ import { readFileSync } from 'node:fs';
  * command-line flag: every local user can read another process's argv with `ps`.
  */
 export const SECRET_NAMES = [
-  'SETTLER_PRIVATE_KEY', 'ADMIN_TOKEN', 'SERVER_SECRET', 'FACILITATOR_AUTH', 'WU_API_KEY', 'MESSENGER_BOT_TOKEN',
+  'SETTLER_PRIVATE_KEY',
+  'ADMIN_TOKEN',
+  'SERVER_SECRET',
+  'FACILITATOR_AUTH',
+  'WU_API_KEY',
+  'MESSENGER_BOT_TOKEN',
 ] as const;
 
 const SECRETS = new Set<string>(SECRET_NAMES);
@@ -38,16 +43,24 @@ export function secretsFromFiles(
   for (const name of SECRET_NAMES) {
     const path = env[`${name}_FILE`];
     if (path === undefined || path === '') continue;
-    if (env[name] !== undefined && env[name] !== '') { problems.push(`${name}_FILE: set ${name} or ${name}_FILE, not both`); continue; }
+    if (env[name] !== undefined && env[name] !== '') {
+      problems.push(`${name}_FILE: set ${name} or ${name}_FILE, not both`);
+      continue;
+    }
     let text: string;
     try {
       text = read(path);
     } catch (err) {
-      problems.push(`${name}_FILE: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      problems.push(
+        `${name}_FILE: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
       continue;
     }
     const value = text.replace(/\r?\n$/, '');
-    if (value === '') { problems.push(`${name}_FILE: ${path} is empty`); continue; }
+    if (value === '') {
+      problems.push(`${name}_FILE: ${path} is empty`);
+      continue;
+    }
     values[name] = value;
   }
   return { values, problems };

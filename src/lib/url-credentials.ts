@@ -9,7 +9,15 @@
 export const CREDENTIAL_URL_SETTINGS = ['RPC_URL', 'FACILITATOR_URL'] as const;
 
 export const URL_SETTINGS = [
-  'BASE_URL', 'TERMS_URL', 'FACILITATOR_URL', 'RPC_URL', 'GAMMA_URL', 'CLOB_URL', 'WEATHER_URL', 'METAR_URL', 'MESSENGER_API_URL',
+  'BASE_URL',
+  'TERMS_URL',
+  'FACILITATOR_URL',
+  'RPC_URL',
+  'GAMMA_URL',
+  'CLOB_URL',
+  'WEATHER_URL',
+  'METAR_URL',
+  'MESSENGER_API_URL',
 ] as const;
 
 export function hasCredentials(url: string): boolean {
@@ -24,7 +32,11 @@ export function hasCredentials(url: string): boolean {
 /** The URL without its user:pass, and the Basic Authorization header value they stand for. */
 export function splitCredentials(url: string): { url: string; authorization?: string } {
   let u: URL;
-  try { u = new URL(url); } catch { return { url }; }
+  try {
+    u = new URL(url);
+  } catch {
+    return { url };
+  }
   if (u.username === '' && u.password === '') return { url };
   const pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
   u.username = '';
@@ -32,13 +44,17 @@ export function splitCredentials(url: string): { url: string; authorization?: st
   return { url: u.toString(), authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
 }
 
-export function urlCredentialProblems(c: Partial<Record<(typeof URL_SETTINGS)[number] | 'FACILITATOR_AUTH', string>>): string[] {
+export function urlCredentialProblems(
+  c: Partial<Record<(typeof URL_SETTINGS)[number] | 'FACILITATOR_AUTH', string>>,
+): string[] {
   const problems: string[] = [];
   for (const name of URL_SETTINGS) {
     const value = c[name];
     if (!value || !hasCredentials(value)) continue;
     if (!(CREDENTIAL_URL_SETTINGS as readonly string[]).includes(name)) {
-      problems.push(`${name}: user:password@ in this URL is not supported (only RPC_URL and FACILITATOR_URL take credentials); remove them`);
+      problems.push(
+        `${name}: user:password@ in this URL is not supported (only RPC_URL and FACILITATOR_URL take credentials); remove them`,
+      );
     } else if (name === 'FACILITATOR_URL' && c.FACILITATOR_AUTH) {
       problems.push('FACILITATOR_URL: has user:password@ and FACILITATOR_AUTH is set too; use one of them');
     }
@@ -52,17 +68,26 @@ export function urlCredentialProblems(c: Partial<Record<(typeof URL_SETTINGS)[nu
  */
 export function redactUrl(url: string): string {
   let u: URL;
-  try { u = new URL(url); } catch { return '***'; }
+  try {
+    u = new URL(url);
+  } catch {
+    return '***';
+  }
   const creds = u.username !== '' || u.password !== '';
   u.username = '';
   u.password = '';
   for (const k of [...u.searchParams.keys()]) u.searchParams.set(k, '***');
-  u.pathname = u.pathname.split('/').map((seg) => (looksLikeKey(seg) ? '***' : seg)).join('/');
+  u.pathname = u.pathname
+    .split('/')
+    .map((seg) => (looksLikeKey(seg) ? '***' : seg))
+    .join('/');
   let text = u.toString().replace(/%2A%2A%2A/g, '***');
   if (u.pathname === '/' && !u.search && !url.endsWith('/')) text = text.slice(0, -1);
   return creds ? text.replace('://', '://***@') : text;
 }
 
 function looksLikeKey(segment: string): boolean {
-  return segment.length >= 16 && /[0-9]/.test(segment) && /[a-zA-Z]/.test(segment) && /^[A-Za-z0-9_\-.~]+$/.test(segment);
+  return (
+    segment.length >= 16 && /[0-9]/.test(segment) && /[a-zA-Z]/.test(segment) && /^[A-Za-z0-9_\-.~]+$/.test(segment)
+  );
 }

@@ -17,13 +17,21 @@ export function normalizeIp(address: string): string {
 /** Parses a comma list of IPs and CIDRs; throws with the first entry that is neither. */
 export function parseTrustedProxies(list: string | undefined): TrustedProxies {
   const blocks = new BlockList();
-  const entries = (list ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = (list ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [ip, prefix, extra] = entry.split('/');
     const family = isIP(ip ?? '');
     const bits = prefix === undefined ? null : Number(prefix);
     const max = family === 4 ? 32 : 128;
-    if (family === 0 || extra !== undefined || (bits !== null && !(Number.isInteger(bits) && bits >= 0 && bits <= max) ) || prefix === '') {
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (bits !== null && !(Number.isInteger(bits) && bits >= 0 && bits <= max)) ||
+      prefix === ''
+    ) {
       throw new Error(`not an IP address or CIDR: ${entry}`);
     }
     const type = family === 4 ? 'ipv4' : 'ipv6';

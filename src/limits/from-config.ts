@@ -6,11 +6,17 @@ import { createAbuseLimits, type AbuseLimits } from './limits.ts';
 export type { AbuseLimits };
 
 /** The abuse limits as configured (README, Configuration: abuse limits). */
-export function abuseLimitsFromConfig(config: Config, deps: { now: () => number; disclaimer: string; metrics?: Metrics }): AbuseLimits {
-  return createAbuseLimits({
-    address: { perMinute: config.RATE_LIMIT_ADDRESS_PER_MIN, burst: config.RATE_LIMIT_ADDRESS_BURST },
-    wallet: { perMinute: config.RATE_LIMIT_WALLET_PER_MIN, burst: config.RATE_LIMIT_WALLET_BURST },
-    testMessages: { perMinute: config.TEST_MESSAGES_PER_HOUR / 60, burst: config.TEST_MESSAGES_BURST },
-    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
-  }, deps);
+export function abuseLimitsFromConfig(
+  config: Config,
+  deps: { now: () => number; disclaimer: string; metrics?: Metrics },
+): AbuseLimits {
+  return createAbuseLimits(
+    {
+      address: { perMinute: config.RATE_LIMIT_ADDRESS_PER_MIN, burst: config.RATE_LIMIT_ADDRESS_BURST },
+      wallet: { perMinute: config.RATE_LIMIT_WALLET_PER_MIN, burst: config.RATE_LIMIT_WALLET_BURST },
+      testMessages: { perMinute: config.TEST_MESSAGES_PER_HOUR / 60, burst: config.TEST_MESSAGES_BURST },
+      trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+    },
+    deps,
+  );
 }

@@ -35,19 +35,30 @@ export function limitedRoute(method: string, path: string, hasPayment: () => boo
 
 export type AbuseLimits = ReturnType<typeof createAbuseLimits>;
 
-export function createAbuseLimits(settings: AbuseSettings, deps: { now: () => number; disclaimer: string; metrics?: Metrics }) {
+export function createAbuseLimits(
+  settings: AbuseSettings,
+  deps: { now: () => number; disclaimer: string; metrics?: Metrics },
+) {
   const opts = { maxKeys: settings.maxKeys ?? 100_000 };
   const byAddress = createRateLimiter(settings.address, opts);
   const byWallet = createRateLimiter(settings.wallet, opts);
   const testByChat = createRateLimiter(settings.testMessages, opts);
   const testByWallet = createRateLimiter(settings.testMessages, opts);
-  const refused = deps.metrics?.counter('isocast_rate_limited_total', 'Requests refused with 429 by the abuse limits, by limit and route');
+  const refused = deps.metrics?.counter(
+    'isocast_rate_limited_total',
+    'Requests refused with 429 by the abuse limits, by limit and route',
+  );
   const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
   const refuse = (kind: LimitKind, route: string, retryAfterMs: number): ApiError => {
     refused?.inc({ limit: kind, route });
     const retryAfterSeconds = seconds(retryAfterMs);
-    return new ApiError(429, 'rate limit exceeded; retry later', { retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });
+    return new ApiError(
+      429,
+      'rate limit exceeded; retry later',
+      { retryAfterSeconds },
+      { 'retry-after': String(retryAfterSeconds) },
+    );
   };
   const walletCheck = (route: string, wallet: string) => {
     const r = byWallet.take(`${route} ${wallet.toLowerCase()}`, deps.now());
@@ -61,13 +72,20 @@ export function createAbuseLimits(settings: AbuseSettings, deps: { now: () => nu
      */
     checkRequest(route: string, peer: string | undefined, forwardedFor: () => string | null): Response | null {
       if (peer === undefined) return null; // in-process app.request(): no socket, no client to limit
-      const address = clientAddress(peer, settings.trustedProxies.empty ? null : forwardedFor(), settings.trustedProxies);
+      const address = clientAddress(
+        peer,
+        settings.trustedProxies.empty ? null : forwardedFor(),
+        settings.trustedProxies,
+      );
       // One budget per address across the limited routes: a flood switching routes gains nothing.
       const r = byAddress.take(address, deps.now());
       if (r.ok) return null;
       const err = refuse('address', route, r.retryAfterMs);
       const body = JSON.stringify({ error: err.message, ...err.extra, disclaimer: deps.disclaimer });
-      return new Response(body, { status: 429, headers: { 'content-type': 'application/json; charset=utf-8', ...err.headers } });
+      return new Response(body, {
+        status: 429,
+        headers: { 'content-type': 'application/json; charset=utf-8', ...err.headers },
+      });
     },
     /** Per payer wallet on a purchase (subscribe, inline-paid read); throws a 429 ApiError. */
     payer: (wallet: string) => walletCheck('payment', wallet),
@@ -87,7 +105,11 @@ export function createAbuseLimits(settings: AbuseSettings, deps: { now: () => nu
       testByWallet.take(w, now);
     },
     /** For tests and /metrics: live buckets per limiter. */
-    sizes: (): Record<string, number> => ({ address: byAddress.size(), wallet: byWallet.size(), testChat: testByChat.size(), testWallet: testByWallet.size() }),
+    sizes: (): Record<string, number> => ({
+      address: byAddress.size(),
+      wallet: byWallet.size(),
+      testChat: testByChat.size(),
+      testWallet: testByWallet.size(),
+    }),
   };
 }
-

@@ -8,13 +8,20 @@ import type { Db } from '../db/open.ts';
  * consistent snapshot. It is written to `dest.partial` and renamed only after it passes
  * `PRAGMA integrity_check`, so a half-written file never has the final name.
  */
-export async function backupDatabase(db: Db, dest: string, opts: { nativeBinding?: object } = {}): Promise<{ pages: number; integrity: 'ok' }> {
+export async function backupDatabase(
+  db: Db,
+  dest: string,
+  opts: { nativeBinding?: object } = {},
+): Promise<{ pages: number; integrity: 'ok' }> {
   if (existsSync(dest)) throw new Error(`${dest} already exists; choose a new file name`);
   const partial = `${dest}.partial`;
   rmSync(partial, { force: true });
   try {
     const result = await db.backup(partial, { progress: () => 256 });
-    const copy = new Database(partial, opts.nativeBinding ? { nativeBinding: opts.nativeBinding as unknown as string } : {});
+    const copy = new Database(
+      partial,
+      opts.nativeBinding ? { nativeBinding: opts.nativeBinding as unknown as string } : {},
+    );
     try {
       const check = copy.pragma('integrity_check', { simple: true });
       if (check !== 'ok') throw new Error(`backup failed integrity check: ${String(check)}`);

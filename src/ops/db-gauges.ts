@@ -19,11 +19,20 @@ export function registerDbGauges(metrics: Metrics, db: Db, now: () => number = D
   const payments = createPaymentReads(db);
   const outbox = createOutboxCounts(db);
 
-  const refundCount = metrics.gauge('isocast_refunds_queued', 'Refunds owed for settled payments whose entitlement could not be applied');
+  const refundCount = metrics.gauge(
+    'isocast_refunds_queued',
+    'Refunds owed for settled payments whose entitlement could not be applied',
+  );
   const refundMicro = metrics.gauge('isocast_refunds_queued_micro_usdc', 'Micro-USDC owed by queued refunds');
   const outboxRows = metrics.gauge('isocast_delivery_outbox_rows', 'Delivery outbox rows by status');
-  const openPayments = metrics.gauge('isocast_payments_open', 'Payments claimed, settled or in doubt but not yet applied (in flight, or waiting for the reconciler)');
-  const doubtAge = metrics.gauge('isocast_payments_in_doubt_oldest_age_seconds', 'Age of the oldest payment whose settlement outcome is in doubt (0 when none)');
+  const openPayments = metrics.gauge(
+    'isocast_payments_open',
+    'Payments claimed, settled or in doubt but not yet applied (in flight, or waiting for the reconciler)',
+  );
+  const doubtAge = metrics.gauge(
+    'isocast_payments_in_doubt_oldest_age_seconds',
+    'Age of the oldest payment whose settlement outcome is in doubt (0 when none)',
+  );
 
   metrics.collect(() => {
     const r = payments.queuedRefundTotals();

@@ -31,9 +31,16 @@ export type DoctorDeps = {
 };
 
 async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number> {
-  const res = await httpRequest({ upstream: 'rpc', url, method: 'POST', body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, timeoutMs });
+  const res = await httpRequest({
+    upstream: 'rpc',
+    url,
+    method: 'POST',
+    body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+    timeoutMs,
+  });
   const result = (res.json as { result?: unknown } | undefined)?.result;
-  if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result)) throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
+  if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
+    throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
   return Number.parseInt(result.slice(2), 16);
 }
 
@@ -47,12 +54,21 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
   const checks: Check[] = [];
   const add = (name: string, status: Check['status'], detail: string) => checks.push({ name, status, detail });
 
-  add('config', 'ok', `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, listening on ${config.HOST}:${config.PORT}`);
+  add(
+    'config',
+    'ok',
+    `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, listening on ${config.HOST}:${config.PORT}`,
+  );
   const wallet = payTo(config);
-  add('settlement wallet', config.PAYMENT_MODE === 'live' ? 'ok' : 'warn', config.PAYMENT_MODE === 'live' ? `${wallet}` : `mock mode: payments are simulated (payTo ${wallet})`);
+  add(
+    'settlement wallet',
+    config.PAYMENT_MODE === 'live' ? 'ok' : 'warn',
+    config.PAYMENT_MODE === 'live' ? `${wallet}` : `mock mode: payments are simulated (payTo ${wallet})`,
+  );
 
   try {
-    if (!existsSync(deps.dbPath)) add('database', 'warn', `${deps.dbPath} does not exist yet; serve or migrate creates it`);
+    if (!existsSync(deps.dbPath))
+      add('database', 'warn', `${deps.dbPath} does not exist yet; serve or migrate creates it`);
     else {
       const db = deps.openDb();
       try {
@@ -63,7 +79,11 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
         if (integrity !== 'ok' || mode !== 'wal' || version > SCHEMA_VERSION) {
           add('database', 'fail', `${detail}${version > SCHEMA_VERSION ? ' (newer than this binary)' : ''}`);
         } else if (version < SCHEMA_VERSION) {
-          add('database', 'warn', `${detail}: older than this binary, not migrated; back it up (isocast backup <file>), then run isocast migrate`);
+          add(
+            'database',
+            'warn',
+            `${detail}: older than this binary, not migrated; back it up (isocast backup <file>), then run isocast migrate`,
+          );
         } else {
           add('database', 'ok', detail);
           const r = resolutionCheck(db, Date.now());
@@ -79,10 +99,26 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
 
   const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   const st = list.status();
-  if (list.loadError && /holds no addresses/.test(list.loadError)) add('sanctions list', 'fail', `${list.loadError}; nothing would be screened`);
-  else if (list.loadError) add('sanctions list', config.OFAC_REQUIRED ? 'fail' : 'warn', `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`);
-  else if (!st.listLoaded) add('sanctions list', config.OFAC_REQUIRED ? 'fail' : 'warn', `no OFAC_LIST_PATH; ${config.OFAC_REQUIRED ? 'paid routes will answer 503' : 'screening uses OFAC_EXTRA only'} (${st.count} addresses)`);
-  else add('sanctions list', 'ok', `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}, file modified ${st.ageSeconds} s ago`);
+  if (list.loadError && /holds no addresses/.test(list.loadError))
+    add('sanctions list', 'fail', `${list.loadError}; nothing would be screened`);
+  else if (list.loadError)
+    add(
+      'sanctions list',
+      config.OFAC_REQUIRED ? 'fail' : 'warn',
+      `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`,
+    );
+  else if (!st.listLoaded)
+    add(
+      'sanctions list',
+      config.OFAC_REQUIRED ? 'fail' : 'warn',
+      `no OFAC_LIST_PATH; ${config.OFAC_REQUIRED ? 'paid routes will answer 503' : 'screening uses OFAC_EXTRA only'} (${st.count} addresses)`,
+    );
+  else
+    add(
+      'sanctions list',
+      'ok',
+      `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}, file modified ${st.ageSeconds} s ago`,
+    );
 
   const probe = deps.probe ?? defaultProbe;
   const timeoutMs = deps.timeoutMs ?? 5000;
@@ -94,27 +130,40 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     ['facilitator', config.FACILITATOR_URL, config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'facilitator'],
     ['messenger', config.MESSENGER_BOT_TOKEN ? config.MESSENGER_API_URL : undefined, true],
   ];
-  await Promise.all(upstreams.map(async ([name, url, needed]) => {
-    if (!url) {
-      if (name === 'messenger') add(name, 'warn', 'MESSENGER_BOT_TOKEN unset: chat delivery is off');
-      return;
-    }
-    if (!needed) { add(name, 'ok', `${url} (not used in this mode; not probed)`); return; }
-    try {
-      const status = await probe(url, timeoutMs);
-      add(name, status < 500 ? 'ok' : 'warn', `${url} answered HTTP ${status}`);
-    } catch (err) {
-      add(name, 'fail', `${url} unreachable: ${(err as Error).message}`);
-    }
-  }));
+  await Promise.all(
+    upstreams.map(async ([name, url, needed]) => {
+      if (!url) {
+        if (name === 'messenger') add(name, 'warn', 'MESSENGER_BOT_TOKEN unset: chat delivery is off');
+        return;
+      }
+      if (!needed) {
+        add(name, 'ok', `${url} (not used in this mode; not probed)`);
+        return;
+      }
+      try {
+        const status = await probe(url, timeoutMs);
+        add(name, status < 500 ? 'ok' : 'warn', `${url} answered HTTP ${status}`);
+      } catch (err) {
+        add(name, 'fail', `${url} unreachable: ${(err as Error).message}`);
+      }
+    }),
+  );
   // Every settler resolves an in-doubt settlement through the token contract on RPC_URL: it must
   // answer JSON-RPC for Base (8453), not merely HTTP.
   if (config.PAYMENT_MODE === 'live') {
     try {
       const id = await (deps.rpcChainId ?? defaultRpcChainId)(config.RPC_URL!, timeoutMs);
-      add('rpc', id === 8453 ? 'ok' : 'fail', `${config.RPC_URL} eth_chainId ${id}${id === 8453 ? ' (Base)' : '; expected 8453 (Base)'}`);
+      add(
+        'rpc',
+        id === 8453 ? 'ok' : 'fail',
+        `${config.RPC_URL} eth_chainId ${id}${id === 8453 ? ' (Base)' : '; expected 8453 (Base)'}`,
+      );
     } catch (err) {
-      add('rpc', 'fail', `${config.RPC_URL} unusable: ${(err as Error).message}; in-doubt settlements cannot be resolved`);
+      add(
+        'rpc',
+        'fail',
+        `${config.RPC_URL} unusable: ${(err as Error).message}; in-doubt settlements cannot be resolved`,
+      );
     }
   } else if (config.RPC_URL) add('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`);
   return checks.map((c) => ({ ...c, detail: redact(c.detail, config) }));

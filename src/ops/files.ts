@@ -19,7 +19,10 @@ export function usePrivateUmask(): void {
  * directory that holds none of our files is left as it is: it may be a shared parent.
  */
 export function secureDataDir(dir: string): void {
-  if (!existsSync(dir)) { mkdirSync(dir, { recursive: true, mode: 0o700 }); return; }
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return;
+  }
   const ours = DATA_FILES.filter((f) => existsSync(join(dir, f)));
   if (ours.length === 0) return;
   if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);

@@ -9,28 +9,59 @@ import type { SanctionsStatus } from '../sanctions/list.ts';
 
 export const SERVICE_NAME = 'isocast-api';
 
-export const Health = z.object({
-  ok: z.boolean(),
-  service: z.literal(SERVICE_NAME),
-  mode: z.enum(['live', 'mock']).describe('Payment plane mode'),
-  ofac: z.object({
-    listLoaded: z.boolean(), extraConfigured: z.boolean(), count: z.number().int(),
-    ageSeconds: z.number().int().nullable().describe('Seconds since the sanctions list file in force was modified; null when none is loaded'),
-  }),
-  ts: z.iso.datetime(),
-  disclaimer: Disclaimer,
-}).meta({ id: 'Health' });
+export const Health = z
+  .object({
+    ok: z.boolean(),
+    service: z.literal(SERVICE_NAME),
+    mode: z.enum(['live', 'mock']).describe('Payment plane mode'),
+    ofac: z.object({
+      listLoaded: z.boolean(),
+      extraConfigured: z.boolean(),
+      count: z.number().int(),
+      ageSeconds: z
+        .number()
+        .int()
+        .nullable()
+        .describe('Seconds since the sanctions list file in force was modified; null when none is loaded'),
+    }),
+    ts: z.iso.datetime(),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'Health' });
 
-export function healthRoutes(deps: { mode: 'live' | 'mock'; clock: Clock; sanctions(): SanctionsStatus; dbOk(): boolean }): Hono<AppEnv> {
+export function healthRoutes(deps: {
+  mode: 'live' | 'mock';
+  clock: Clock;
+  sanctions(): SanctionsStatus;
+  dbOk(): boolean;
+}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/health', (c) => {
     const ok = deps.dbOk();
-    return reply(c, { ok, service: SERVICE_NAME, mode: deps.mode, ofac: deps.sanctions(), ts: new Date(deps.clock.now()).toISOString() }, ok ? 200 : 503);
+    return reply(
+      c,
+      {
+        ok,
+        service: SERVICE_NAME,
+        mode: deps.mode,
+        ofac: deps.sanctions(),
+        ts: new Date(deps.clock.now()).toISOString(),
+      },
+      ok ? 200 : 503,
+    );
   });
   return app;
 }
 
-export const healthDocs: RouteDoc[] = [{
-  method: 'get', path: '/health', tags: ['service'], summary: 'Liveness, payment mode and sanctions-list status',
-  responses: { 200: { description: 'Healthy', schema: Health }, 503: { description: 'Database unavailable', schema: Health } },
-}];
+export const healthDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/health',
+    tags: ['service'],
+    summary: 'Liveness, payment mode and sanctions-list status',
+    responses: {
+      200: { description: 'Healthy', schema: Health },
+      503: { description: 'Database unavailable', schema: Health },
+    },
+  },
+];

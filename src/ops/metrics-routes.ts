@@ -16,8 +16,11 @@ export function metricsRoutes(deps: { metrics: Metrics; adminToken?: string }): 
   const app = new Hono<AppEnv>();
   app.get('/metrics', (c) => {
     if (!deps.adminToken) return reply(c, { error: 'not found' }, 404);
-    if (!bearerMatches(c.req.header('authorization'), deps.adminToken)) throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
-    return new Response(deps.metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
+    if (!bearerMatches(c.req.header('authorization'), deps.adminToken))
+      throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
+    return new Response(deps.metrics.render(), {
+      headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
+    });
   });
   return app;
 }
@@ -30,13 +33,19 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return timingSafeEqual(a, b);
 }
 
-export const metricsDocs: RouteDoc[] = [{
-  method: 'get', path: '/metrics', tags: ['operations'], summary: 'Prometheus metrics (admin token)',
-  description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`; without ADMIN_TOKEN configured it answers 404, like /admin.',
-  security: [['admin']],
-  responses: {
-    200: { description: 'Prometheus text exposition format', contentType: 'text/plain' },
-    401: { description: 'admin token required', schema: ErrorBody },
-    404: { description: 'ADMIN_TOKEN is not set: metrics are off', schema: ErrorBody },
+export const metricsDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/metrics',
+    tags: ['operations'],
+    summary: 'Prometheus metrics (admin token)',
+    description:
+      'Needs `Authorization: Bearer <ADMIN_TOKEN>`; without ADMIN_TOKEN configured it answers 404, like /admin.',
+    security: [['admin']],
+    responses: {
+      200: { description: 'Prometheus text exposition format', contentType: 'text/plain' },
+      401: { description: 'admin token required', schema: ErrorBody },
+      404: { description: 'ADMIN_TOKEN is not set: metrics are off', schema: ErrorBody },
+    },
   },
-}];
+];

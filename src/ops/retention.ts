@@ -31,7 +31,14 @@ export type RetentionSettings = {
 };
 
 /** `maxBatchMs`: the longest single delete transaction, i.e. the longest the event loop was held. */
-export type RetentionReport = { outbox: number; failedPayments: number; receipts: number; batches: number; maxBatchMs: number; ms: number };
+export type RetentionReport = {
+  outbox: number;
+  failedPayments: number;
+  receipts: number;
+  batches: number;
+  maxBatchMs: number;
+  ms: number;
+};
 
 const DAY_MS = 86_400_000;
 const TARGET_BATCH_MS = 10;
@@ -39,7 +46,14 @@ const MIN_BATCH = 20;
 export const RETENTION_INTERVAL_MS = DAY_MS;
 
 /** `batch`: the first batch's size and the largest any batch may grow to. */
-export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; settings: RetentionSettings; metrics?: Metrics; batch?: number }) {
+export function createRetention(deps: {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  settings: RetentionSettings;
+  metrics?: Metrics;
+  batch?: number;
+}) {
   const { db, clock, logger, settings } = deps;
   const batch = deps.batch ?? 5_000;
   const q = {
@@ -49,10 +63,17 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
     payments: createFailedPaymentPrune(db),
     receipts: createReceiptPrune(db),
   };
-  const pruned = deps.metrics?.counter('isocast_retention_pruned_rows_total', 'Rows removed by the daily retention prune, by table');
+  const pruned = deps.metrics?.counter(
+    'isocast_retention_pruned_rows_total',
+    'Rows removed by the daily retention prune, by table',
+  );
 
   /** Deletes until a batch comes back short; returns the rows removed. */
-  async function drain(stmt: { run(...a: unknown[]): { changes: number } }, cutoff: number, count: { batches: number; maxBatchMs: number }): Promise<number> {
+  async function drain(
+    stmt: { run(...a: unknown[]): { changes: number } },
+    cutoff: number,
+    count: { batches: number; maxBatchMs: number },
+  ): Promise<number> {
     let total = 0;
     // Small first: the first batch may find its pages cold on disk.
     let size = Math.min(batch, 100);
@@ -77,12 +98,20 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
     const count = { batches: 0, maxBatchMs: 0 };
     const cutoff = (days: number) => now - days * DAY_MS;
     const outbox = settings.outboxDays > 0 ? await drain(q.outbox, cutoff(settings.outboxDays), count) : 0;
-    const failedPayments = settings.failedPaymentDays > 0 ? await drain(q.payments, cutoff(settings.failedPaymentDays), count) : 0;
+    const failedPayments =
+      settings.failedPaymentDays > 0 ? await drain(q.payments, cutoff(settings.failedPaymentDays), count) : 0;
     const receipts = settings.receiptDays > 0 ? await drain(q.receipts, cutoff(settings.receiptDays), count) : 0;
     pruned?.inc({ table: 'delivery_outbox' }, outbox);
     pruned?.inc({ table: 'payments' }, failedPayments);
     pruned?.inc({ table: 'receipts' }, receipts);
-    const report = { outbox, failedPayments, receipts, batches: count.batches, maxBatchMs: Math.round(count.maxBatchMs * 10) / 10, ms: Math.round(performance.now() - started) };
+    const report = {
+      outbox,
+      failedPayments,
+      receipts,
+      batches: count.batches,
+      maxBatchMs: Math.round(count.maxBatchMs * 10) / 10,
+      ms: Math.round(performance.now() - started),
+    };
     logger.info('retention prune done', report);
     return report;
   }
@@ -107,7 +136,11 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
   const guarded = () => {
-    running ??= runOnce().catch((err: unknown) => logger.error('retention prune failed', { err })).finally(() => { running = null; });
+    running ??= runOnce()
+      .catch((err: unknown) => logger.error('retention prune failed', { err }))
+      .finally(() => {
+        running = null;
+      });
     return running;
   };
   return {
@@ -117,7 +150,9 @@ export function createRetention(deps: { db: Db; clock: Clock; logger: Logger; se
     /** Runs now and then every day; the timer does not keep the process alive. */
     start(): void {
       void guarded();
-      timer = setInterval(() => { void guarded(); }, RETENTION_INTERVAL_MS);
+      timer = setInterval(() => {
+        void guarded();
+      }, RETENTION_INTERVAL_MS);
       timer.unref();
     },
     async stop(): Promise<void> {

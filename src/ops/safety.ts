@@ -13,15 +13,24 @@ const GENERATE = 'generate one with `openssl rand -hex 32`';
 /** Addresses nobody can spend from (or that are contracts that would keep the USDC): paid to them, money is gone. */
 export const BURN_ADDRESSES: { address: string; reason: string }[] = [
   { address: '0x0000000000000000000000000000000000000000', reason: 'the zero address (USDC refuses transfers to it)' },
-  { address: '0x000000000000000000000000000000000000dEaD', reason: 'the conventional burn address, and isocast\'s mock-mode PAY_TO' },
+  {
+    address: '0x000000000000000000000000000000000000dEaD',
+    reason: "the conventional burn address, and isocast's mock-mode PAY_TO",
+  },
   { address: '0xdEAD000000000000000042069420694206942069', reason: 'a well-known burn address' },
-  { address: '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE', reason: 'the native-ETH placeholder used by DEX aggregators' },
+  {
+    address: '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE',
+    reason: 'the native-ETH placeholder used by DEX aggregators',
+  },
   { address: '0xFFfFfFffFFfffFFfFFfFFFFFffFFFffffFfFFFfF', reason: 'the all-ones address' },
   ...Array.from({ length: 0x11 }, (_, i) => ({
     address: `0x${(i + 1).toString(16).padStart(40, '0')}`,
     reason: 'a precompiled contract (0x01-0x11): it holds no key',
   })),
-  { address: '0x0000000000000000000000000000000000000100', reason: 'the P-256 verification precompile: it holds no key' },
+  {
+    address: '0x0000000000000000000000000000000000000100',
+    reason: 'the P-256 verification precompile: it holds no key',
+  },
 ];
 
 const BURN = new Map(BURN_ADDRESSES.map((b) => [b.address.toLowerCase(), b.reason]));
@@ -50,26 +59,37 @@ export type SafetyInput = {
 export function safetyProblems(c: SafetyInput): string[] {
   const problems: string[] = [];
   if (c.ADMIN_TOKEN !== undefined) {
-    if (EXAMPLE_ADMIN_TOKENS.includes(c.ADMIN_TOKEN)) problems.push(`ADMIN_TOKEN: is the example value from deploy/env.example; ${GENERATE}`);
+    if (EXAMPLE_ADMIN_TOKENS.includes(c.ADMIN_TOKEN))
+      problems.push(`ADMIN_TOKEN: is the example value from deploy/env.example; ${GENERATE}`);
     else if (c.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH) {
-      problems.push(`ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${c.ADMIN_TOKEN.length}); ${GENERATE}`);
+      problems.push(
+        `ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${c.ADMIN_TOKEN.length}); ${GENERATE}`,
+      );
     }
   }
   if (c.PAYMENT_MODE !== 'live') return problems;
-  if (c.FEED === 'sim') problems.push('FEED: live payment mode cannot sell the simulated feed; set FEED=live (or PAYMENT_MODE=mock for a demo)');
+  if (c.FEED === 'sim')
+    problems.push(
+      'FEED: live payment mode cannot sell the simulated feed; set FEED=live (or PAYMENT_MODE=mock for a demo)',
+    );
   if (!c.PAY_TO) problems.push('PAY_TO: live payment mode needs your settlement wallet');
   else {
     const reason = burnReason(c.PAY_TO, c.USDC_ADDRESS);
     if (reason) problems.push(`PAY_TO: ${c.PAY_TO} is ${reason}; payments to it are lost. Set your own wallet`);
   }
   if (c.OFAC_REQUIRED !== false && !c.OFAC_LIST_PATH) {
-    problems.push('OFAC_LIST_PATH: live payment mode needs a sanctions list; set OFAC_LIST_PATH=<file> (or OFAC_REQUIRED=false to run without one)');
+    problems.push(
+      'OFAC_LIST_PATH: live payment mode needs a sanctions list; set OFAC_LIST_PATH=<file> (or OFAC_REQUIRED=false to run without one)',
+    );
   }
   return problems;
 }
 
 /** After the list is read: live mode that requires screening must not start without it. */
-export function sanctionsProblem(c: { PAYMENT_MODE: string; OFAC_REQUIRED: boolean; OFAC_LIST_PATH?: string }, loadError: string | null): string | null {
+export function sanctionsProblem(
+  c: { PAYMENT_MODE: string; OFAC_REQUIRED: boolean; OFAC_LIST_PATH?: string },
+  loadError: string | null,
+): string | null {
   if (c.PAYMENT_MODE !== 'live' || !c.OFAC_REQUIRED || !loadError) return null;
   return `OFAC_LIST_PATH: ${loadError}; fix the file (or set OFAC_REQUIRED=false to run without one)`;
 }
@@ -81,12 +101,17 @@ export function isLoopbackHost(host: string): boolean {
 /** Mock mode reachable from other machines: a buyer could mistake it for a real seller. */
 export function exposureWarning(c: { PAYMENT_MODE: string; HOST: string }): string | null {
   if (c.PAYMENT_MODE !== 'mock' || isLoopbackHost(c.HOST)) return null;
-  return `WARNING: mock payment mode is listening on ${c.HOST}, reachable from other machines. Payments are simulated and `
-    + 'move no money; signals are not for sale here. Use HOST=127.0.0.1 unless this is a shared demo.';
+  return (
+    `WARNING: mock payment mode is listening on ${c.HOST}, reachable from other machines. Payments are simulated and ` +
+    'move no money; signals are not for sale here. Use HOST=127.0.0.1 unless this is a shared demo.'
+  );
 }
 
 /** The one human line at start (JSON logs stay on stdout). */
-export function startLine(c: { PAYMENT_MODE: string; FEED: string; DATA_DIR: string; HOST: string; SIM_SPEED: number }, port: number): string {
+export function startLine(
+  c: { PAYMENT_MODE: string; FEED: string; DATA_DIR: string; HOST: string; SIM_SPEED: number },
+  port: number,
+): string {
   const host = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST;
   const feed = c.FEED === 'sim' ? `sim (simulated weather and markets, ${c.SIM_SPEED}x speed)` : 'live';
   return `isocast listening on http://${host}:${port}  payment mode: ${c.PAYMENT_MODE}  feed: ${feed}  data: ${c.DATA_DIR}`;

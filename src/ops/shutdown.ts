@@ -12,7 +12,12 @@ export type Stoppable = { stop(): Promise<void> | void };
 export type ShutdownDeps = {
   logger: Logger;
   server: { close(cb?: (err?: Error) => void): unknown; closeIdleConnections?(): void; closeAllConnections?(): void };
-  plane: { stopAccepting(): void; drain(): Promise<void>; inflightCount(): number; strandInflight(reason: string): number };
+  plane: {
+    stopAccepting(): void;
+    drain(): Promise<void>;
+    inflightCount(): number;
+    strandInflight(reason: string): number;
+  };
   /** Stopped in this order once requests are done (reconciler, poller, worker). */
   workers: Stoppable[];
   closeDb(): void;
@@ -45,7 +50,11 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
       if (finished) return;
       const stranded = deps.plane.strandInflight('shutdown deadline passed mid-settle');
       logger.warn('forced exit at the shutdown deadline', { deadlineMs, strandedInDoubt: stranded });
-      try { deps.closeDb(); } catch { /* the exit below is what matters */ }
+      try {
+        deps.closeDb();
+      } catch {
+        /* the exit below is what matters */
+      }
       exit(1);
     }, deadlineMs);
     force.unref();
@@ -81,6 +90,10 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
 
 /** SIGTERM and SIGINT run the shutdown once. */
 export function installShutdownSignals(shutdown: (signal: string) => Promise<void>): void {
-  process.on('SIGTERM', () => { void shutdown('SIGTERM'); });
-  process.on('SIGINT', () => { void shutdown('SIGINT'); });
+  process.on('SIGTERM', () => {
+    void shutdown('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    void shutdown('SIGINT');
+  });
 }

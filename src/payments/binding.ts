@@ -76,7 +76,12 @@ function saltTag(secret: BindingSecret, city: string, count: number, randomHex: 
 }
 
 /** A fresh challenge salt: 0x + 16 random bytes + the first 16 bytes of their HMAC tag. */
-export function challengeSalt(secret: BindingSecret, city: string, count: number, random: Buffer = randomBytes(16)): Hex {
+export function challengeSalt(
+  secret: BindingSecret,
+  city: string,
+  count: number,
+  random: Buffer = randomBytes(16),
+): Hex {
   const randomHex = random.toString('hex');
   return `0x${randomHex}${saltTag(secret, city, count, randomHex).toString('hex')}`;
 }

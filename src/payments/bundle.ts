@@ -15,7 +15,8 @@ export function parseCount(raw: string | undefined, fallback?: number): number {
   // Any numeric spelling above the maximum (1e30, 21 digits, Infinity) gets the maximum's message.
   const value = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
   if (value > MAX_COUNT) throw new ApiError(400, `count must be at most ${MAX_COUNT}`, minSpend());
-  if (raw === undefined || !/^\d{1,9}$/.test(raw) || value < MIN_COUNT) throw new ApiError(400, PAYMENT_ERRORS.count, minSpend());
+  if (raw === undefined || !/^\d{1,9}$/.test(raw) || value < MIN_COUNT)
+    throw new ApiError(400, PAYMENT_ERRORS.count, minSpend());
   const count = value;
   if (bundlePrice(count).totalMicro < MIN_SPEND_MICRO) throw new ApiError(400, PAYMENT_ERRORS.minSpend, minSpend());
   return count;

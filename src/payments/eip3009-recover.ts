@@ -11,17 +11,26 @@ import { authorizationTypedData, CHAIN_ID, USDC_NAME, USDC_VERSION, type Authori
  * wrong EIP-55 checksum, a value outside uint256): those yield null here where viem throws.
  * When the WASM cannot load, viem does the whole job, and that is logged once.
  */
-const TYPE_HASH = hexToBytes(keccak256(stringToBytes(
-  'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)')));
-const DOMAIN_TYPE_HASH = hexToBytes(keccak256(stringToBytes(
-  'EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)')));
+const TYPE_HASH = hexToBytes(
+  keccak256(
+    stringToBytes(
+      'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
+    ),
+  ),
+);
+const DOMAIN_TYPE_HASH = hexToBytes(
+  keccak256(stringToBytes('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)')),
+);
 const UINT256_LIMIT = 1n << 256n;
 
 const domainSeparators = new Map<string, Uint8Array>();
 
 function word(out: Uint8Array, index: number, value: bigint): void {
   let v = value;
-  for (let i = index * 32 + 31; i >= index * 32; i--) { out[i] = Number(v & 0xffn); v >>= 8n; }
+  for (let i = index * 32 + 31; i >= index * 32; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
 }
 
 function addressWord(out: Uint8Array, index: number, address: string): void {
@@ -72,7 +81,11 @@ let warned = false;
  * The lowercase address that signed `a` under the token `usdc`'s domain, or null when the
  * signature recovers to nothing or the input is malformed.
  */
-export async function recoverAuthorizationSigner(usdc: Address, a: Authorization, signature: Hex): Promise<Address | null> {
+export async function recoverAuthorizationSigner(
+  usdc: Address,
+  a: Authorization,
+  signature: Hex,
+): Promise<Address | null> {
   const digest = authorizationDigest(usdc, a);
   if (!digest) return null;
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
@@ -81,8 +94,10 @@ export async function recoverAuthorizationSigner(usdc: Address, a: Authorization
   if (publicKey !== undefined) return publicKey && (`0x${keccak256(publicKey).slice(26)}` as Address);
   if (!warned) {
     warned = true;
-    createLogger({ level: 'warn', base: { service: 'isocast' } })
-      .warn('WASM secp256k1 unavailable; recovering signatures with viem (slower)', { reason: secp256k1LoadError() });
+    createLogger({ level: 'warn', base: { service: 'isocast' } }).warn(
+      'WASM secp256k1 unavailable; recovering signatures with viem (slower)',
+      { reason: secp256k1LoadError() },
+    );
   }
   try {
     return (await recoverTypedDataAddress({ ...authorizationTypedData(usdc, a), signature })).toLowerCase() as Address;

@@ -32,7 +32,10 @@ export type ChallengeInput = {
  * The standard x402 v1 fields of a bundle's requirements (no binding, no salt): what a
  * facilitator is sent, and the base of every challenge's `accepts[0]`.
  */
-export function standardAccept<N extends string>(i: Pick<ChallengeInput, 'city' | 'count' | 'resource' | 'payTo' | 'usdc'>, network: N) {
+export function standardAccept<N extends string>(
+  i: Pick<ChallengeInput, 'city' | 'count' | 'resource' | 'payTo' | 'usdc'>,
+  network: N,
+) {
   const price = bundlePrice(i.count);
   return {
     scheme: 'exact' as const,
@@ -62,11 +65,13 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
   const body: PaymentRequiredBody = {
     x402Version: 1,
     error: i.error ?? DEFAULT_CHALLENGE_ERROR,
-    accepts: [{
-      ...standardAccept(i, NETWORK),
-      price: formatUsdPrice(price.totalMicro),
-      extra: { name: USDC_NAME, version: USDC_VERSION, binding, mode: i.mode },
-    }],
+    accepts: [
+      {
+        ...standardAccept(i, NETWORK),
+        price: formatUsdPrice(price.totalMicro),
+        extra: { name: USDC_NAME, version: USDC_VERSION, binding, mode: i.mode },
+      },
+    ],
     extra: { binding, mode: i.mode },
     terms: i.termsUrl,
   };

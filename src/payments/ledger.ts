@@ -15,7 +15,13 @@ import type { PaymentRow, PaymentStore } from './store.ts';
  * exactly once (entitlement and, for the request that moved the money, the receipt, in one
  * transaction), and a stored payment answered by its state. Nothing here calls a settler.
  */
-export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; logger: Logger; pending: () => ApiError }) {
+export function createLedger(deps: {
+  db: Db;
+  store: PaymentStore;
+  clock: Clock;
+  logger: Logger;
+  pending: () => ApiError;
+}) {
   const { db, store, clock, logger, pending } = deps;
   // The latest seq comes from the signals owner; its statements run on this same connection, so a
   // call made inside one of the transactions below reads within that transaction.
@@ -24,9 +30,16 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
   function stateOf(row: PaymentRow, idempotent: boolean): Purchase {
     const ent = entitlementOf(db, row.payer, row.city);
     return {
-      payer: row.payer, city: row.city, count: row.count, paymentId: row.id, txHash: row.tx_hash, idempotent,
-      paidThroughSeq: ent?.paidThroughSeq ?? 0, totalPaidSignals: ent?.totalPaidSignals ?? 0,
-      latestSeq: signals.latestSeq(row.city), receiptToken: null,
+      payer: row.payer,
+      city: row.city,
+      count: row.count,
+      paymentId: row.id,
+      txHash: row.tx_hash,
+      idempotent,
+      paidThroughSeq: ent?.paidThroughSeq ?? 0,
+      totalPaidSignals: ent?.totalPaidSignals ?? 0,
+      latestSeq: signals.latestSeq(row.city),
+      receiptToken: null,
     };
   }
 
@@ -38,8 +51,15 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
     const row = store.get(id)!;
     const ent = applyPurchase(db, { wallet: row.payer, city: row.city, count: row.count, nowMs });
     const purchase: Purchase = {
-      payer: row.payer, city: row.city, count: row.count, paymentId: id, txHash: row.tx_hash, idempotent: false,
-      paidThroughSeq: ent.paidThroughSeq, totalPaidSignals: ent.totalPaidSignals, latestSeq: ent.latestSeq,
+      payer: row.payer,
+      city: row.city,
+      count: row.count,
+      paymentId: id,
+      txHash: row.tx_hash,
+      idempotent: false,
+      paidThroughSeq: ent.paidThroughSeq,
+      totalPaidSignals: ent.totalPaidSignals,
+      latestSeq: ent.latestSeq,
       receiptToken: withReceipt ? issueReceipt(db, row.payer, id, nowMs) : null,
     };
     return { purchase, row };
@@ -47,16 +67,26 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
   const applyTx = db.transaction(applyIn);
   // The common case in one commit: the transfer recorded and applied together. Any error rolls it
   // all back and the two-commit path below runs instead, with its known failure handling.
-  const recordApplyTx = db.transaction((id: number, hash: string | null, nowMs: number, withReceipt: boolean): Applied | 'stale' => {
-    if (!store.markSettled(id, hash, nowMs)) return 'stale';
-    const applied = applyIn(id, nowMs, withReceipt);
-    if (!applied) throw new Error('payment left settled before it could be applied');
-    return applied;
-  });
+  const recordApplyTx = db.transaction(
+    (id: number, hash: string | null, nowMs: number, withReceipt: boolean): Applied | 'stale' => {
+      if (!store.markSettled(id, hash, nowMs)) return 'stale';
+      const applied = applyIn(id, nowMs, withReceipt);
+      if (!applied) throw new Error('payment left settled before it could be applied');
+      return applied;
+    },
+  );
 
   const logApplied = (a: Applied) => {
     const { row, purchase } = a;
-    logger.info('payment applied', { paymentId: row.id, payer: row.payer, city: row.city, count: row.count, txHash: row.tx_hash, settler: row.settler, paidThroughSeq: purchase.paidThroughSeq });
+    logger.info('payment applied', {
+      paymentId: row.id,
+      payer: row.payer,
+      city: row.city,
+      count: row.count,
+      txHash: row.tx_hash,
+      settler: row.settler,
+      paidThroughSeq: purchase.paidThroughSeq,
+    });
     return purchase;
   };
 
@@ -69,7 +99,15 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
     } catch (err) {
       store.queueRefund(id, `entitlement update failed: ${(err as Error).message}`, nowMs);
       const row = store.get(id);
-      logger.error('entitlement update failed after payment; refund queued', { paymentId: id, payer: row?.payer, nonce: row?.nonce, city: row?.city, settler: row?.settler, txHash: row?.tx_hash, err });
+      logger.error('entitlement update failed after payment; refund queued', {
+        paymentId: id,
+        payer: row?.payer,
+        nonce: row?.nonce,
+        city: row?.city,
+        settler: row?.settler,
+        txHash: row?.tx_hash,
+        err,
+      });
       throw refundQueued();
     }
     if (!applied) return answer(store.get(id)!);
@@ -79,11 +117,16 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
   /** What a stored payment answers, moving nothing but a settled row's entitlement. */
   function answer(row: PaymentRow): Purchase {
     switch (row.status) {
-      case 'applied': return stateOf(row, true);
-      case 'settled': return apply(row.id, false);
-      case 'refund_queued': throw refundQueued();
-      case 'failed': throw settleFailed(row.error ?? 'not settled');
-      default: throw pending();
+      case 'applied':
+        return stateOf(row, true);
+      case 'settled':
+        return apply(row.id, false);
+      case 'refund_queued':
+        throw refundQueued();
+      case 'failed':
+        throw settleFailed(row.error ?? 'not settled');
+      default:
+        throw pending();
     }
   }
 
@@ -112,7 +155,14 @@ export function createLedger(deps: { db: Db; store: PaymentStore; clock: Clock; 
       // Whether this payer was charged is unknown: in doubt, for the chain to decide.
       const row = store.get(id)!;
       store.markInDoubt(id, `settler named transaction ${hash}, which belongs to payment ${other.id}`, nowMs);
-      logger.error('settler returned a transaction hash held by another payment; left in doubt', { paymentId: id, otherPaymentId: other.id, payer: row.payer, nonce: row.nonce, settler: row.settler, txHash: hash });
+      logger.error('settler returned a transaction hash held by another payment; left in doubt', {
+        paymentId: id,
+        otherPaymentId: other.id,
+        payer: row.payer,
+        nonce: row.nonce,
+        settler: row.settler,
+        txHash: hash,
+      });
       throw pending();
     }
     return apply(id, withReceipt);

@@ -29,7 +29,13 @@ const EXHAUSTED = 'paid signals exhausted; buy more to continue';
 export const RECEIPT_TOKEN_REQUIRED = 'receipt token required: Authorization: Bearer <receiptToken>';
 export const DEFAULT_CHALLENGE_COUNT = 20;
 
-export function paidSignalsRoutes(deps: { db: Db; plane: PaymentPlane; reader: SignalReader; sanctions: SanctionsList; isCity(slug: string): boolean }): Hono<AppEnv> {
+export function paidSignalsRoutes(deps: {
+  db: Db;
+  plane: PaymentPlane;
+  reader: SignalReader;
+  sanctions: SanctionsList;
+  isCity(slug: string): boolean;
+}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Synchronous unless an inline payment must settle first: a handler that returns a Response
   // (not a Promise) lets the node adapter write it without awaiting, the bearer read's hot path.
@@ -46,43 +52,80 @@ export function paidSignalsRoutes(deps: { db: Db; plane: PaymentPlane; reader: S
       const beforeSettle = (payer: string) => {
         const paidThrough = entitlementOf(deps.db, payer, city)?.paidThroughSeq ?? null;
         const latest = deps.reader.latestSeq(city);
-        if (since >= nextCeiling(paidThrough, latest, count)) throw exhausted(city, count, resource, paidThrough ?? 0, latest);
+        if (since >= nextCeiling(paidThrough, latest, count))
+          throw exhausted(city, count, resource, paidThrough ?? 0, latest);
       };
-      return deps.plane.purchase(payment, city, count, resource, { beforeSettle }).then((purchase) => page(c, purchase.payer, city, since, count, resource, {
-        ...paymentResponseHeaders(purchase), ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
-      }, true));
+      return deps.plane.purchase(payment, city, count, resource, { beforeSettle }).then((purchase) =>
+        page(
+          c,
+          purchase.payer,
+          city,
+          since,
+          count,
+          resource,
+          {
+            ...paymentResponseHeaders(purchase),
+            ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
+          },
+          true,
+        ),
+      );
     }
     const authorization = c.req.header('authorization');
     if (authorization === undefined) return reply(c, deps.plane.challenge(city, count, resource), 402);
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     if (!bearer) throw new ApiError(401, RECEIPT_TOKEN_REQUIRED, {}, { 'www-authenticate': 'Bearer' });
     const wallet = walletForReceipt(deps.db, bearer);
-    if (!wallet) return reply(c, deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }), 402);
+    if (!wallet)
+      return reply(
+        c,
+        deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }),
+        402,
+      );
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
     return page(c, wallet, city, since, count, resource, { 'cache-control': 'no-store' }, false);
   });
 
   function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
-    const { error, ...body } = deps.plane.challenge(city, count, resource, { error: EXHAUSTED, exhaustion: { paidThrough, latest } });
+    const { error, ...body } = deps.plane.challenge(city, count, resource, {
+      error: EXHAUSTED,
+      exhaustion: { paidThrough, latest },
+    });
     return new ApiError(402, error, body);
   }
 
   /** `paid`: the answer to a request that carried a payment, always 200 (possibly an empty page). */
-  function page(c: Ctx, wallet: string, city: string, since: number, count: number, resource: string, headers: Record<string, string>, paid: boolean): Response {
+  function page(
+    c: Ctx,
+    wallet: string,
+    city: string,
+    since: number,
+    count: number,
+    resource: string,
+    headers: Record<string, string>,
+    paid: boolean,
+  ): Response {
     const paidThrough = entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0;
     const latest = deps.reader.latestSeq(city);
     // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
     // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
     if (since >= paidThrough && !paid) {
-      const body = deps.plane.challenge(city, count, resource, { error: EXHAUSTED, exhaustion: { paidThrough, latest } });
+      const body = deps.plane.challenge(city, count, resource, {
+        error: EXHAUSTED,
+        exhaustion: { paidThrough, latest },
+      });
       return reply(c, body, 402, headers);
     }
     // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
     // says a readable row exists past it; the page bytes for that range are cached (immutable).
     const readable = Math.min(paidThrough, latest);
     const end = Math.max(since, Math.min(readable, since + PAGE_SIZE));
-    const body = deps.reader.pageBytes(city, since, end,
-      (lastSeq) => withDisclaimer(c, `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`));
+    const body = deps.reader.pageBytes(city, since, end, (lastSeq) =>
+      withDisclaimer(
+        c,
+        `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`,
+      ),
+    );
     return replyBytes(body, 200, headers);
   }
   return app;
@@ -94,32 +137,62 @@ export const SignalsQuery = z.object({
   count: z.string().optional().describe('Bundle size (integer >= 2, default 20) proposed in a 402 challenge'),
 });
 
-export const SignalsPage = z.object({
-  signals: z.array(IsocastSignalPublic),
-  next_cursor: z.number().int(),
-  paid_through: z.number().int(),
-  latest: z.number().int(),
-  more: z.boolean(),
-  disclaimer: Disclaimer,
-}).meta({ id: 'SignalsPage' });
+export const SignalsPage = z
+  .object({
+    signals: z.array(IsocastSignalPublic),
+    next_cursor: z.number().int(),
+    paid_through: z.number().int(),
+    latest: z.number().int(),
+    more: z.boolean(),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'SignalsPage' });
 
-export const paidSignalsDocs: RouteDoc[] = [{
-  method: 'get', path: '/v1/signals', tags: ['signals'], summary: 'Entitled signals for one city, ascending, at most 100 per page',
-  description: 'Authorization: Bearer <receipt token>, or an inline X-Payment (the subscribe flow runs first). Without either: 402 PaymentRequired. '
-    + 'since >= paid_through answers 402 with paid_through and latest (exhaustion); a since at or past latest but below paid_through is a 200 empty page. '
-    + 'Inline payment: if the ceiling the purchase would produce is still <= since, the exhaustion 402 comes before anything is settled; once a payment '
-    + 'settled (or is known), the answer is always 200, possibly an empty page, with X-PAYMENT-RESPONSE. HEAD ignores X-Payment: it never moves money.',
-  query: SignalsQuery,
-  security: [['receipt'], ['x402']],
-  responses: {
-    200: { description: 'A page of signals', schema: SignalsPage, headers: { 'X-PAYMENT-RESPONSE': 'on inline payment', 'X-Receipt-Token': 'on the inline payment whose settlement moved the money (issued once)' } },
-    400: { description: 'since or count invalid', schema: MinSpendError },
-    401: { description: '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token)', schema: ErrorBody },
-    429: { ...RATE_LIMITED_DOC, description: 'inline payment only: too many from this address or wallet; retry after Retry-After seconds' },
-    402: { description: 'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion), or an inline-payment failure ({error, reason?})', schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]) },
-    403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
-    404: { description: 'unknown city', schema: ErrorBody },
-    502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
-    503: { description: 'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)', schema: z.union([SettlementPending, ErrorBody]) },
+export const paidSignalsDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/v1/signals',
+    tags: ['signals'],
+    summary: 'Entitled signals for one city, ascending, at most 100 per page',
+    description:
+      'Authorization: Bearer <receipt token>, or an inline X-Payment (the subscribe flow runs first). Without either: 402 PaymentRequired. ' +
+      'since >= paid_through answers 402 with paid_through and latest (exhaustion); a since at or past latest but below paid_through is a 200 empty page. ' +
+      'Inline payment: if the ceiling the purchase would produce is still <= since, the exhaustion 402 comes before anything is settled; once a payment ' +
+      'settled (or is known), the answer is always 200, possibly an empty page, with X-PAYMENT-RESPONSE. HEAD ignores X-Payment: it never moves money.',
+    query: SignalsQuery,
+    security: [['receipt'], ['x402']],
+    responses: {
+      200: {
+        description: 'A page of signals',
+        schema: SignalsPage,
+        headers: {
+          'X-PAYMENT-RESPONSE': 'on inline payment',
+          'X-Receipt-Token': 'on the inline payment whose settlement moved the money (issued once)',
+        },
+      },
+      400: { description: 'since or count invalid', schema: MinSpendError },
+      401: {
+        description:
+          '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token)',
+        schema: ErrorBody,
+      },
+      429: {
+        ...RATE_LIMITED_DOC,
+        description: 'inline payment only: too many from this address or wallet; retry after Retry-After seconds',
+      },
+      402: {
+        description:
+          'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion), or an inline-payment failure ({error, reason?})',
+        schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
+      },
+      403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
+      404: { description: 'unknown city', schema: ErrorBody },
+      502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
+      503: {
+        description:
+          'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)',
+        schema: z.union([SettlementPending, ErrorBody]),
+      },
+    },
   },
-}];
+];

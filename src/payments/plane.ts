@@ -12,7 +12,13 @@ import { MAX_AUTH_LIFETIME_S, bindingNonce, isIssuedSalt, matchBinding } from '.
 import { paymentRequired, standardAccept, type ChallengeInput } from './envelope.ts';
 import { USDC_NAME, USDC_VERSION } from './eip3009.ts';
 import {
-  PAYMENT_ERRORS, bindingMismatch, sanctioned, screeningUnavailable, settleFailed, settlementPending, verifyFailed,
+  PAYMENT_ERRORS,
+  bindingMismatch,
+  sanctioned,
+  screeningUnavailable,
+  settleFailed,
+  settlementPending,
+  verifyFailed,
 } from './errors.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import type { PaymentRequirementsV1, SettleOutcome, Settler } from './settlers/settler.ts';
@@ -98,17 +104,36 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   // Work on one (payer, nonce) running in this process: a settle, or the resolution of a doubt.
   // Another request for the same key waits for it and answers the resulting state.
   const inflight = new Map<string, Promise<Purchase>>();
-  const outcomes = deps.metrics?.counter('isocast_payments_total', 'Purchase attempts with an X-Payment header, by outcome');
-  const settledMicro = deps.metrics?.counter('isocast_payments_settled_micro_usdc_total', 'Micro-USDC of payments newly settled and applied, by city');
+  const outcomes = deps.metrics?.counter(
+    'isocast_payments_total',
+    'Purchase attempts with an X-Payment header, by outcome',
+  );
+  const settledMicro = deps.metrics?.counter(
+    'isocast_payments_settled_micro_usdc_total',
+    'Micro-USDC of payments newly settled and applied, by city',
+  );
   const retryAfter = deps.retryAfterSeconds ?? 10;
   const pending = () => settlementPending(retryAfter);
   const nowS = () => Math.floor(clock.now() / 1000);
   let accepting = true;
 
-  const challenge = (city: string, count: number, resourcePath: string, opts: Pick<ChallengeInput, 'error' | 'exhaustion'> = {}): PaymentRequiredBody =>
+  const challenge = (
+    city: string,
+    count: number,
+    resourcePath: string,
+    opts: Pick<ChallengeInput, 'error' | 'exhaustion'> = {},
+  ): PaymentRequiredBody =>
     paymentRequired({
-      city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc, secret,
-      nowSeconds: nowS(), termsUrl: deps.termsUrl, mode: deps.mode, ...opts,
+      city,
+      count,
+      resource: `${deps.baseUrl}${resourcePath}`,
+      payTo: deps.payTo,
+      usdc: deps.usdc,
+      secret,
+      nowSeconds: nowS(),
+      termsUrl: deps.termsUrl,
+      mode: deps.mode,
+      ...opts,
     });
 
   /**
@@ -121,7 +146,10 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     const cacheKey = `${network}|${count}|${city}|${resourcePath}`;
     let r = requirementsCache.get(cacheKey);
     if (!r) {
-      const accept = standardAccept({ city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc }, network);
+      const accept = standardAccept(
+        { city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc },
+        network,
+      );
       r = { ...accept, extra: { name: USDC_NAME, version: USDC_VERSION } };
       // Bounded: cities x counts x the two resource shapes; a flood of odd `since` values is not kept.
       if (requirementsCache.size < 4096) requirementsCache.set(cacheKey, r);
@@ -136,15 +164,35 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     let outcome: SettleOutcome;
     try {
       outcome = await settler.settle({
-        payer, authorization: r.p.authorization, signature: r.p.signature, payload: r.p.payload,
-        requirements: requirements(r.city, r.count, r.resourcePath, r.p.payload.network), signatureRecovered: r.recovered === true, fresh,
+        payer,
+        authorization: r.p.authorization,
+        signature: r.p.signature,
+        payload: r.p.payload,
+        requirements: requirements(r.city, r.count, r.resourcePath, r.p.payload.network),
+        signatureRecovered: r.recovered === true,
+        fresh,
       });
     } catch (err) {
-      logger.error('settler threw', { paymentId: id, payer, nonce: r.p.authorization.nonce, settler: settler.kind, err });
+      logger.error('settler threw', {
+        paymentId: id,
+        payer,
+        nonce: r.p.authorization.nonce,
+        settler: settler.kind,
+        err,
+      });
       outcome = { ok: false, inDoubt: true, reason: `settler error: ${(err as Error).message}` };
     }
     if (outcome.ok) return recordAndApply(id, outcome.txHash, fresh && !outcome.alreadySettled);
-    const fields = { paymentId: id, payer, nonce: r.p.authorization.nonce, city: r.city, count: r.count, settler: settler.kind, txHash: outcome.txHash ?? null, reason: outcome.reason };
+    const fields = {
+      paymentId: id,
+      payer,
+      nonce: r.p.authorization.nonce,
+      city: r.city,
+      count: r.count,
+      settler: settler.kind,
+      txHash: outcome.txHash ?? null,
+      reason: outcome.reason,
+    };
     if (outcome.inDoubt) {
       store.markInDoubt(id, outcome.reason, clock.now());
       logger.error('settlement in doubt; the token contract will decide', fields);
@@ -184,7 +232,11 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   }
 
   const terms = (count: number) => ({
-    usdc: deps.usdc, payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro, nowSeconds: nowS(), chainVerifier: deps.chainVerifier,
+    usdc: deps.usdc,
+    payTo: deps.payTo,
+    priceMicro: bundlePrice(count).totalMicro,
+    nowSeconds: nowS(),
+    chainVerifier: deps.chainVerifier,
   });
 
   /** Runs `work` as the one piece of work on this key; null when another is already running. */
@@ -192,7 +244,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     if (inflight.has(key)) return null;
     const running = work();
     inflight.set(key, running);
-    const done = () => { inflight.delete(key); };
+    const done = () => {
+      inflight.delete(key);
+    };
     running.then(done, done);
     return running;
   }
@@ -204,8 +258,20 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     return answer(row);
   }
 
-  async function purchaseOnce(header: string, city: string, count: number, resourcePath: string, opts: PurchaseOptions): Promise<Purchase> {
-    if (!accepting) throw new ApiError(503, 'server shutting down; send the same request again shortly', { retryAfterSeconds: 5 }, { 'retry-after': '5' });
+  async function purchaseOnce(
+    header: string,
+    city: string,
+    count: number,
+    resourcePath: string,
+    opts: PurchaseOptions,
+  ): Promise<Purchase> {
+    if (!accepting)
+      throw new ApiError(
+        503,
+        'server shutting down; send the same request again shortly',
+        { retryAfterSeconds: 5 },
+        { 'retry-after': '5' },
+      );
     const decoded = decodeXPayment(header);
     if (!decoded.ok) throw verifyFailed(decoded.reason);
     const p = decoded.value;
@@ -223,7 +289,8 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     if (known) {
       if (known.city !== city || known.count !== count) throw bindingMismatch();
       if (deps.sanctions.has(from)) throw sanctioned();
-      if (known.status === 'claimed' || known.status === 'in_doubt') return exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce);
+      if (known.status === 'claimed' || known.status === 'in_doubt')
+        return exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce);
       // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
       // a new authorization, so this one is never settled later (that would charge twice).
       return answer(known);
@@ -245,7 +312,14 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     // exactly; without one, the nonce must come from an accepted window's salt.
     const bound = p.salt
       ? bindingNonce(payer, city, count, p.salt) === a.nonce
-      : matchBinding(secret, { payer, city, count, nonce: a.nonce, nowSeconds: nowS(), validBefore: Number(a.validBefore) }) !== null;
+      : matchBinding(secret, {
+          payer,
+          city,
+          count,
+          nonce: a.nonce,
+          nowSeconds: nowS(),
+          validBefore: Number(a.validBefore),
+        }) !== null;
     if (!bound) throw bindingMismatch();
     opts.beforeSettle?.(payer);
     retry.recovered = verified.recovered;
@@ -255,8 +329,14 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   async function claimAndSettle(r: Retry, payer: Address): Promise<Purchase> {
     const a = r.p.authorization;
     const claim = store.claim({
-      payer, nonce: a.nonce, city: r.city, count: r.count, amountMicro: bundlePrice(r.count).totalMicro,
-      settler: settler.kind, nowMs: clock.now(), validBefore: Number(a.validBefore),
+      payer,
+      nonce: a.nonce,
+      city: r.city,
+      count: r.count,
+      amountMicro: bundlePrice(r.count).totalMicro,
+      settler: settler.kind,
+      nowMs: clock.now(),
+      validBefore: Number(a.validBefore),
     });
     if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
     const row = claim.row;
@@ -271,7 +351,13 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     recordAndApply,
 
     /** The whole paid flow for one X-Payment header and an already validated (city, count). */
-    async purchase(header: string, city: string, count: number, resourcePath: string, opts: PurchaseOptions = {}): Promise<Purchase> {
+    async purchase(
+      header: string,
+      city: string,
+      count: number,
+      resourcePath: string,
+      opts: PurchaseOptions = {},
+    ): Promise<Purchase> {
       try {
         const p = await purchaseOnce(header, city, count, resourcePath, opts);
         outcomes?.inc({ outcome: paymentOutcome(p) });
@@ -308,7 +394,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     },
 
     /** Shutdown: no new purchase starts (nothing is verified, claimed or settled). */
-    stopAccepting: () => { accepting = false; },
+    stopAccepting: () => {
+      accepting = false;
+    },
     /** Settle calls running now (the shutdown waits for them). */
     inflightCount: () => inflight.size,
     /** Settles still running when the process must exit become in doubt, for the next start. */
@@ -319,7 +407,12 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
         const row = store.byKey(payer, nonce);
         if (row && store.markInDoubt(row.id, reason, clock.now())) {
           n++;
-          logger.error('settlement cut off by shutdown; in doubt', { paymentId: row.id, payer, nonce, settler: row.settler });
+          logger.error('settlement cut off by shutdown; in doubt', {
+            paymentId: row.id,
+            payer,
+            nonce,
+            settler: row.settler,
+          });
         }
       }
       return n;
@@ -333,13 +426,33 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
 
 /** The plane as configured: effective settlement wallet, USDC address, public addresses. */
 export function paymentPlaneFor(d: {
-  config: Config; db: Db; secret: Buffer; settler: Settler; sanctions: SanctionsList; clock: Clock; logger: Logger; chainVerifier?: TypedDataVerifier; metrics?: Metrics;
+  config: Config;
+  db: Db;
+  secret: Buffer;
+  settler: Settler;
+  sanctions: SanctionsList;
+  clock: Clock;
+  logger: Logger;
+  chainVerifier?: TypedDataVerifier;
+  metrics?: Metrics;
   limitPayer?: (payer: string) => void;
 }): PaymentPlane {
   return createPaymentPlane({
-    db: d.db, secret: d.secret, settler: d.settler, sanctions: d.sanctions, ofacRequired: d.config.OFAC_REQUIRED, clock: d.clock,
-    logger: d.logger, payTo: (payTo(d.config) ?? MOCK_PAY_TO) as Address, usdc: d.config.USDC_ADDRESS as Address,
-    baseUrl: d.config.BASE_URL, termsUrl: d.config.TERMS_URL, mode: d.config.PAYMENT_MODE, chainVerifier: d.chainVerifier, metrics: d.metrics, limitPayer: d.limitPayer,
+    db: d.db,
+    secret: d.secret,
+    settler: d.settler,
+    sanctions: d.sanctions,
+    ofacRequired: d.config.OFAC_REQUIRED,
+    clock: d.clock,
+    logger: d.logger,
+    payTo: (payTo(d.config) ?? MOCK_PAY_TO) as Address,
+    usdc: d.config.USDC_ADDRESS as Address,
+    baseUrl: d.config.BASE_URL,
+    termsUrl: d.config.TERMS_URL,
+    mode: d.config.PAYMENT_MODE,
+    chainVerifier: d.chainVerifier,
+    metrics: d.metrics,
+    limitPayer: d.limitPayer,
     retryAfterSeconds: Math.max(1, Math.ceil((d.config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000)),
   });
 }

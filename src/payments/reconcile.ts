@@ -20,28 +20,42 @@ export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Log
     try {
       result = await plane.reconcile(row);
     } catch (err) {
-      logger.error('reconcile step failed; payment left as it was', { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler, txHash: row.tx_hash, err });
+      logger.error('reconcile step failed; payment left as it was', {
+        paymentId: row.id,
+        payer: row.payer,
+        nonce: row.nonce,
+        settler: row.settler,
+        txHash: row.tx_hash,
+        err,
+      });
       report.pending++;
       continue;
     }
     if (result === 'busy') continue;
     report[result]++;
-    if (result === 'applied') logger.info('reconciled: payment applied', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
-    if (result === 'refunded') logger.warn('reconciled: refund queued', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
+    if (result === 'applied')
+      logger.info('reconciled: payment applied', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
+    if (result === 'refunded')
+      logger.warn('reconciled: refund queued', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
   }
-  if (report.applied + report.refunded + report.failed + report.pending > 0) logger.info('payment reconciliation done', report);
+  if (report.applied + report.refunded + report.failed + report.pending > 0)
+    logger.info('payment reconciliation done', report);
   return report;
 }
 
 /** The reconciler while serving: one pass every intervalMs, never two at once. */
-export function startReconciler(deps: { plane: PaymentPlane; logger: Logger; intervalMs: number }): { stop(): Promise<void> } {
+export function startReconciler(deps: { plane: PaymentPlane; logger: Logger; intervalMs: number }): {
+  stop(): Promise<void>;
+} {
   let running: Promise<unknown> | null = null;
   let stopped = false;
   const timer = setInterval(() => {
     if (running || stopped) return;
     running = reconcilePayments(deps)
       .catch((err) => deps.logger.error('reconciler pass failed', { err }))
-      .finally(() => { running = null; });
+      .finally(() => {
+        running = null;
+      });
   }, deps.intervalMs);
   timer.unref();
   return {

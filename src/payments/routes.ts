@@ -8,7 +8,16 @@ import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from './bundle.ts';
 import type { PaymentPlane, Purchase } from './plane.ts';
-import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SettlementPending, SubscribeQuery, SubscribeResult, type SubscribeResultBody } from './schemas.ts';
+import {
+  MinSpendError,
+  PaymentRequired,
+  RefundQueued,
+  SettlementFailed,
+  SettlementPending,
+  SubscribeQuery,
+  SubscribeResult,
+  type SubscribeResultBody,
+} from './schemas.ts';
 import { encodePaymentResponse } from './x-payment.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
@@ -29,33 +38,63 @@ export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string
 export function subscribeResult(p: Purchase): SubscribeResultBody {
   const price = bundlePrice(p.count);
   return {
-    ok: true, city: p.city, count: p.count, unitPriceUsd: microToUsd(price.unitMicro), amountUsd: microToUsd(price.totalMicro),
-    latestSeq: p.latestSeq, paidThroughSeq: p.paidThroughSeq, ...(p.receiptToken ? { receiptToken: p.receiptToken } : {}), txHash: p.txHash, idempotent: p.idempotent,
+    ok: true,
+    city: p.city,
+    count: p.count,
+    unitPriceUsd: microToUsd(price.unitMicro),
+    amountUsd: microToUsd(price.totalMicro),
+    latestSeq: p.latestSeq,
+    paidThroughSeq: p.paidThroughSeq,
+    ...(p.receiptToken ? { receiptToken: p.receiptToken } : {}),
+    txHash: p.txHash,
+    idempotent: p.idempotent,
   };
 }
 
 export function paymentResponseHeaders(p: Purchase): Record<string, string> {
-  return { 'x-payment-response': encodePaymentResponse({ transaction: p.txHash, payer: p.payer }), 'cache-control': 'no-store' };
+  return {
+    'x-payment-response': encodePaymentResponse({ transaction: p.txHash, payer: p.payer }),
+    'cache-control': 'no-store',
+  };
 }
 
-
-export const subscribeDocs: RouteDoc[] = [{
-  method: 'post', path: '/v1/subscribe', tags: ['payments'], summary: 'Buy a bundle of signals for one city over x402',
-  description: 'Without X-Payment: 402 PaymentRequired, with a fresh extra.binding.salt to bind the nonce to and echo back as payload.salt. '
-    + 'With it: cheap checks (decode, payee, amount, salt tag), then a known (payer, nonce) answers its state (idempotent: true, no receiptToken) whatever the clock says; '
-    + 'a new one is verified, screened, bound, settled, recorded once and applied atomically. receiptToken is issued once, to the request whose settlement moved the money; '
-    + 'a lost token is recovered with POST /v1/receipts. A settlement whose outcome is unknown answers 503 settlement pending: retry the same X-Payment.',
-  query: SubscribeQuery,
-  security: [['x402']],
-  responses: {
-    200: { description: 'Purchase applied (or an idempotent replay)', schema: SubscribeResult, headers: { 'X-PAYMENT-RESPONSE': 'base64 JSON x402 settle response' } },
-    400: { description: 'count below 2, not an integer, above the maximum, or total below the minimum spend', schema: MinSpendError },
-    402: { description: 'Payment required (PaymentRequired challenge), or a verification, binding or settlement failure ({error, reason?})', schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]) },
-    403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
-    404: { description: 'unknown city', schema: ErrorBody },
-    502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
-    429: RATE_LIMITED_DOC,
-    503: { description: '`settlement pending — retry the same X-Payment; you will not be charged twice` with retryAfterSeconds and Retry-After (the outcome is in doubt until the token contract answers), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)', schema: z.union([SettlementPending, ErrorBody]) },
+export const subscribeDocs: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/v1/subscribe',
+    tags: ['payments'],
+    summary: 'Buy a bundle of signals for one city over x402',
+    description:
+      'Without X-Payment: 402 PaymentRequired, with a fresh extra.binding.salt to bind the nonce to and echo back as payload.salt. ' +
+      'With it: cheap checks (decode, payee, amount, salt tag), then a known (payer, nonce) answers its state (idempotent: true, no receiptToken) whatever the clock says; ' +
+      'a new one is verified, screened, bound, settled, recorded once and applied atomically. receiptToken is issued once, to the request whose settlement moved the money; ' +
+      'a lost token is recovered with POST /v1/receipts. A settlement whose outcome is unknown answers 503 settlement pending: retry the same X-Payment.',
+    query: SubscribeQuery,
+    security: [['x402']],
+    responses: {
+      200: {
+        description: 'Purchase applied (or an idempotent replay)',
+        schema: SubscribeResult,
+        headers: { 'X-PAYMENT-RESPONSE': 'base64 JSON x402 settle response' },
+      },
+      400: {
+        description: 'count below 2, not an integer, above the maximum, or total below the minimum spend',
+        schema: MinSpendError,
+      },
+      402: {
+        description:
+          'Payment required (PaymentRequired challenge), or a verification, binding or settlement failure ({error, reason?})',
+        schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
+      },
+      403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
+      404: { description: 'unknown city', schema: ErrorBody },
+      502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
+      429: RATE_LIMITED_DOC,
+      503: {
+        description:
+          '`settlement pending — retry the same X-Payment; you will not be charged twice` with retryAfterSeconds and Retry-After (the outcome is in doubt until the token contract answers), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)',
+        schema: z.union([SettlementPending, ErrorBody]),
+      },
+    },
   },
-}];
-
+];

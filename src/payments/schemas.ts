@@ -3,58 +3,81 @@ import { Address, Disclaimer, Hex32 } from '../lib/schemas.ts';
 import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
 import { NETWORK } from './eip3009.ts';
 
-export const Binding = z.object({
-  formula: z.literal(BINDING_FORMULA),
-  citySlug: z.string(),
-  count: z.number().int(),
-  salt: Hex32.describe('Fresh for this challenge: 16 random bytes and a 16-byte server HMAC tag over them. Bind the nonce to it and echo it back as payload.salt'),
-  saltEcho: z.literal(SALT_ECHO).describe('Where the client returns `salt`: beside signature and authorization in the X-Payment PaymentPayload'),
-  windowSalt: Hex32.describe('For clients that cannot echo payload.salt: HMAC of (city, count, the current 60 s window); one purchase per bundle per window').optional(),
-}).meta({ id: 'Binding' });
+export const Binding = z
+  .object({
+    formula: z.literal(BINDING_FORMULA),
+    citySlug: z.string(),
+    count: z.number().int(),
+    salt: Hex32.describe(
+      'Fresh for this challenge: 16 random bytes and a 16-byte server HMAC tag over them. Bind the nonce to it and echo it back as payload.salt',
+    ),
+    saltEcho: z
+      .literal(SALT_ECHO)
+      .describe('Where the client returns `salt`: beside signature and authorization in the X-Payment PaymentPayload'),
+    windowSalt: Hex32.describe(
+      'For clients that cannot echo payload.salt: HMAC of (city, count, the current 60 s window); one purchase per bundle per window',
+    ).optional(),
+  })
+  .meta({ id: 'Binding' });
 
-export const PaymentMode = z.enum(['live', 'mock'])
+export const PaymentMode = z
+  .enum(['live', 'mock'])
   .describe('mock: a demo instance; signatures are verified but no money moves and nothing is for sale');
 
-export const PaymentRequirement = z.object({
-  scheme: z.literal('exact'),
-  network: z.literal(NETWORK),
-  price: z.string().regex(/^\$\d+\.\d+$/).describe('USD price, `$<amount>`'),
-  payTo: Address,
-  description: z.string(),
-  mimeType: z.literal('application/json'),
-  maxAmountRequired: z.string().regex(/^\d+$/).describe('Atomic USDC units (6 decimals), x402 v1'),
-  asset: Address.describe('USDC token contract'),
-  resource: z.url(),
-  maxTimeoutSeconds: z.number().int(),
-  extra: z.object({ name: z.literal('USD Coin'), version: z.literal('2'), binding: Binding, mode: PaymentMode }),
-}).meta({ id: 'PaymentRequirement' });
+export const PaymentRequirement = z
+  .object({
+    scheme: z.literal('exact'),
+    network: z.literal(NETWORK),
+    price: z
+      .string()
+      .regex(/^\$\d+\.\d+$/)
+      .describe('USD price, `$<amount>`'),
+    payTo: Address,
+    description: z.string(),
+    mimeType: z.literal('application/json'),
+    maxAmountRequired: z.string().regex(/^\d+$/).describe('Atomic USDC units (6 decimals), x402 v1'),
+    asset: Address.describe('USDC token contract'),
+    resource: z.url(),
+    maxTimeoutSeconds: z.number().int(),
+    extra: z.object({ name: z.literal('USD Coin'), version: z.literal('2'), binding: Binding, mode: PaymentMode }),
+  })
+  .meta({ id: 'PaymentRequirement' });
 
-export const PaymentRequired = z.object({
-  x402Version: z.literal(1),
-  error: z.string(),
-  accepts: z.array(PaymentRequirement),
-  extra: z.object({ binding: Binding, mode: PaymentMode }),
-  terms: z.url(),
-  paid_through: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
-  latest: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
-  disclaimer: Disclaimer,
-}).meta({ id: 'PaymentRequired' });
+export const PaymentRequired = z
+  .object({
+    x402Version: z.literal(1),
+    error: z.string(),
+    accepts: z.array(PaymentRequirement),
+    extra: z.object({ binding: Binding, mode: PaymentMode }),
+    terms: z.url(),
+    paid_through: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
+    latest: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'PaymentRequired' });
 
 export type PaymentRequiredBody = Omit<z.infer<typeof PaymentRequired>, 'disclaimer'>;
 
-export const SubscribeResult = z.object({
-  ok: z.literal(true),
-  city: z.string(),
-  count: z.number().int(),
-  unitPriceUsd: z.number(),
-  amountUsd: z.number(),
-  latestSeq: z.number().int(),
-  paidThroughSeq: z.number().int().describe('Entitlement ceiling after the purchase'),
-  receiptToken: z.string().optional().describe('Opaque bearer token (isocast-receipt) for GET /v1/signals. Issued once, only in the answer to the request whose settlement moved the money; absent on an idempotent replay, on a payment resolved after being in doubt, and on an authorization found already used on chain. Recover one with POST /v1/receipts'),
-  txHash: z.string().nullable(),
-  idempotent: z.boolean().describe('True when this settlement was already applied'),
-  disclaimer: Disclaimer,
-}).meta({ id: 'SubscribeResult' });
+export const SubscribeResult = z
+  .object({
+    ok: z.literal(true),
+    city: z.string(),
+    count: z.number().int(),
+    unitPriceUsd: z.number(),
+    amountUsd: z.number(),
+    latestSeq: z.number().int(),
+    paidThroughSeq: z.number().int().describe('Entitlement ceiling after the purchase'),
+    receiptToken: z
+      .string()
+      .optional()
+      .describe(
+        'Opaque bearer token (isocast-receipt) for GET /v1/signals. Issued once, only in the answer to the request whose settlement moved the money; absent on an idempotent replay, on a payment resolved after being in doubt, and on an authorization found already used on chain. Recover one with POST /v1/receipts',
+      ),
+    txHash: z.string().nullable(),
+    idempotent: z.boolean().describe('True when this settlement was already applied'),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'SubscribeResult' });
 
 export type SubscribeResultBody = Omit<z.infer<typeof SubscribeResult>, 'disclaimer'>;
 
@@ -63,11 +86,22 @@ export const SubscribeQuery = z.object({
   count: z.string().describe('Bundle size: an integer of at least 2'),
 });
 
-export const MinSpendError = z.object({ error: z.string(), minSpendUsd: z.number(), disclaimer: Disclaimer }).loose().meta({ id: 'MinSpendError' });
-export const SettlementFailed = z.object({ error: z.string(), reason: z.string(), disclaimer: Disclaimer }).loose().meta({ id: 'SettlementFailed' });
-export const RefundQueued = z.object({ error: z.string(), refund: z.literal('queued'), disclaimer: Disclaimer }).loose().meta({ id: 'RefundQueued' });
-export const SettlementPending = z.object({
-  error: z.literal('settlement pending — retry the same X-Payment; you will not be charged twice'),
-  retryAfterSeconds: z.number().int(),
-  disclaimer: Disclaimer,
-}).meta({ id: 'SettlementPending' });
+export const MinSpendError = z
+  .object({ error: z.string(), minSpendUsd: z.number(), disclaimer: Disclaimer })
+  .loose()
+  .meta({ id: 'MinSpendError' });
+export const SettlementFailed = z
+  .object({ error: z.string(), reason: z.string(), disclaimer: Disclaimer })
+  .loose()
+  .meta({ id: 'SettlementFailed' });
+export const RefundQueued = z
+  .object({ error: z.string(), refund: z.literal('queued'), disclaimer: Disclaimer })
+  .loose()
+  .meta({ id: 'RefundQueued' });
+export const SettlementPending = z
+  .object({
+    error: z.literal('settlement pending — retry the same X-Payment; you will not be charged twice'),
+    retryAfterSeconds: z.number().int(),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'SettlementPending' });

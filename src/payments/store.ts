@@ -29,7 +29,16 @@ export type PaymentRow = {
   valid_before: number | null;
 };
 
-export type NewPayment = { payer: string; nonce: string; city: string; count: number; amountMicro: number; settler: string; nowMs: number; validBefore: number };
+export type NewPayment = {
+  payer: string;
+  nonce: string;
+  city: string;
+  count: number;
+  amountMicro: number;
+  settler: string;
+  nowMs: number;
+  validBefore: number;
+};
 
 export type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow };
 
@@ -41,21 +50,37 @@ export function validBeforeOf(row: PaymentRow, maxLifetimeS: number): number {
 }
 
 export function createPaymentStore(db: Db) {
-  const insert = db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at, valid_before)
+  const insert =
+    db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at, valid_before)
     VALUES (@payer, @nonce, @city, @count, @amountMicro, @settler, 'claimed', @nowMs, @nowMs, @validBefore)
     ON CONFLICT (payer, nonce) DO NOTHING`);
   const byKey = db.prepare('SELECT * FROM payments WHERE payer = ? AND nonce = ?');
   const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = db.prepare('SELECT * FROM payments WHERE tx_hash = ?');
-  const reclaim = db.prepare(`UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status = 'in_doubt'`);
-  const settled = db.prepare(`UPDATE payments SET status = 'settled', tx_hash = ?, error = NULL, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`);
-  const failed = db.prepare(`UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`);
-  const inDoubt = db.prepare(`UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`);
-  const strandedClaims = db.prepare(`UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE status = 'claimed'`);
+  const reclaim = db.prepare(
+    `UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status = 'in_doubt'`,
+  );
+  const settled = db.prepare(
+    `UPDATE payments SET status = 'settled', tx_hash = ?, error = NULL, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`,
+  );
+  const failed = db.prepare(
+    `UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`,
+  );
+  const inDoubt = db.prepare(
+    `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`,
+  );
+  const strandedClaims = db.prepare(
+    `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE status = 'claimed'`,
+  );
   const note = db.prepare('UPDATE payments SET error = ?, updated_at = ? WHERE id = ?');
-  const applied = db.prepare(`UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled'`);
-  const refundStatus = db.prepare(`UPDATE payments SET status = 'refund_queued', error = ?, updated_at = ? WHERE id = ? AND status = 'settled'`);
-  const refund = db.prepare(`INSERT INTO refunds (payment_id, wallet, amount_micro, tx_hash, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)
+  const applied = db.prepare(
+    `UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled'`,
+  );
+  const refundStatus = db.prepare(
+    `UPDATE payments SET status = 'refund_queued', error = ?, updated_at = ? WHERE id = ? AND status = 'settled'`,
+  );
+  const refund =
+    db.prepare(`INSERT INTO refunds (payment_id, wallet, amount_micro, tx_hash, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (payment_id) DO NOTHING`);
   const open = db.prepare(`SELECT * FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') ORDER BY id`);
   const doubt = db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`);
@@ -83,12 +108,15 @@ export function createPaymentStore(db: Db) {
     get: (id: number) => (byId.get(id) as PaymentRow | undefined) ?? null,
     byTxHash: (txHash: string) => (byTx.get(txHash) as PaymentRow | undefined) ?? null,
     /** Throws a SQLite unique-constraint error when another payment already holds txHash. */
-    markSettled: (id: number, txHash: string | null, nowMs: number): boolean => settled.run(txHash, nowMs, id).changes === 1,
+    markSettled: (id: number, txHash: string | null, nowMs: number): boolean =>
+      settled.run(txHash, nowMs, id).changes === 1,
     markFailed: (id: number, reason: string, nowMs: number): boolean => failed.run(reason, nowMs, id).changes === 1,
     markInDoubt: (id: number, reason: string, nowMs: number): boolean => inDoubt.run(reason, nowMs, id).changes === 1,
     /** At start-up no settle call is running, so every claim left behind was cut off mid-settle. */
     strandClaims: (reason: string, nowMs: number): number => strandedClaims.run(reason, nowMs).changes,
-    note: (id: number, message: string, nowMs: number) => { note.run(message, nowMs, id); },
+    note: (id: number, message: string, nowMs: number) => {
+      note.run(message, nowMs, id);
+    },
     /** Statement for the apply transaction: settled -> applied exactly once. */
     markAppliedStmt: (id: number, nowMs: number): boolean => applied.run(nowMs, id).changes === 1,
     queueRefund: (id: number, reason: string, nowMs: number): boolean => queueRefund(id, reason, nowMs),
@@ -98,10 +126,20 @@ export function createPaymentStore(db: Db) {
 }
 
 /** A payment as the operator page lists it. */
-export type PaymentListRow = Pick<PaymentRow, 'id' | 'created_at' | 'payer' | 'city' | 'count' | 'amount_micro' | 'settler' | 'tx_hash' | 'status' | 'error'>;
+export type PaymentListRow = Pick<
+  PaymentRow,
+  'id' | 'created_at' | 'payer' | 'city' | 'count' | 'amount_micro' | 'settler' | 'tx_hash' | 'status' | 'error'
+>;
 /** A queued refund as the operator page lists it. */
 export type RefundListRow = {
-  id: number; payment_id: number; created_at: number; wallet: string; amount_micro: number; tx_hash: string | null; reason: string; status: string;
+  id: number;
+  payment_id: number;
+  created_at: number;
+  wallet: string;
+  amount_micro: number;
+  tx_hash: string | null;
+  reason: string;
+  status: string;
 };
 
 /**
@@ -112,21 +150,31 @@ export type RefundListRow = {
 export function createPaymentReads(db: Db) {
   // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
   // the partial index payments_applied answers this and the totals without touching the table.
-  const revenue = db.prepare(`SELECT created_at / 86400000 AS dayNumber, city, count(*) AS payments, sum(amount_micro) AS micro
+  const revenue =
+    db.prepare(`SELECT created_at / 86400000 AS dayNumber, city, count(*) AS payments, sum(amount_micro) AS micro
       FROM payments WHERE status = 'applied' AND created_at >= ? GROUP BY dayNumber, city ORDER BY dayNumber, city`);
   const totals = db.prepare(`SELECT micro, n FROM row_counts WHERE name = 'payments:applied'`);
-  const recent = db.prepare(`SELECT id, created_at, payer, city, count, amount_micro, settler, tx_hash, status, error FROM payments ORDER BY id DESC LIMIT ?`);
-  const refunds = db.prepare(`SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`);
+  const recent = db.prepare(
+    `SELECT id, created_at, payer, city, count, amount_micro, settler, tx_hash, status, error FROM payments ORDER BY id DESC LIMIT ?`,
+  );
+  const refunds = db.prepare(
+    `SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`,
+  );
   // Scans refunds (no status index): a refund row exists only when an apply failed after settlement.
-  const refundTotals = db.prepare(`SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`);
+  const refundTotals = db.prepare(
+    `SELECT count(*) AS n, coalesce(sum(amount_micro), 0) AS micro FROM refunds WHERE status = 'queued'`,
+  );
   const doubt = db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`);
   // The partial index payments_open answers both.
-  const open = db.prepare(`SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`);
+  const open = db.prepare(
+    `SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`,
+  );
   const oldestDoubt = db.prepare(`SELECT min(created_at) FROM payments WHERE status = 'in_doubt'`).pluck();
   const lastApplied = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
   return {
     /** Applied payments per (UTC day number, city) created at or after `sinceMs`. */
-    revenueSince: (sinceMs: number) => revenue.all(sinceMs) as { dayNumber: number; city: string; payments: number; micro: number }[],
+    revenueSince: (sinceMs: number) =>
+      revenue.all(sinceMs) as { dayNumber: number; city: string; payments: number; micro: number }[],
     appliedTotals: () => totals.get() as { micro: number; n: number },
     recent: (limit: number) => recent.all(limit) as PaymentListRow[],
     queuedRefunds: (limit: number) => refunds.all(limit) as RefundListRow[],
@@ -144,6 +192,8 @@ export function createPaymentReads(db: Db) {
  * batches it). Only 'failed': any other status is the ledger or a payment whose outcome is not final.
  */
 export function createFailedPaymentPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
-  const prune = db.prepare(`DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT ?)`);
+  const prune = db.prepare(
+    `DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT ?)`,
+  );
   return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

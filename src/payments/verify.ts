@@ -11,7 +11,9 @@ import type { DecodedPayment } from './x-payment.ts';
  */
 export type TypedDataVerifier = {
   /** ERC-1271 / ERC-6492 aware check through a chain client (viem public client). */
-  verifyTypedData(args: { address: Address; signature: Hex } & ReturnType<typeof authorizationTypedData>): Promise<boolean>;
+  verifyTypedData(
+    args: { address: Address; signature: Hex } & ReturnType<typeof authorizationTypedData>,
+  ): Promise<boolean>;
 };
 
 export type VerifyTerms = {
@@ -30,7 +32,8 @@ type Refusal = { ok: false; reason: string };
 /** Payee and amount: no signature recovery, so they run before anything costly. */
 export function checkPayee(a: Authorization, terms: Pick<VerifyTerms, 'payTo' | 'priceMicro'>): Refusal | null {
   if (!isAddressEqual(a.to, terms.payTo)) return { ok: false, reason: 'authorization.to is not the settlement wallet' };
-  if (a.value !== BigInt(terms.priceMicro)) return { ok: false, reason: `authorization.value must be exactly ${terms.priceMicro}` };
+  if (a.value !== BigInt(terms.priceMicro))
+    return { ok: false, reason: `authorization.value must be exactly ${terms.priceMicro}` };
   return null;
 }
 
@@ -39,7 +42,8 @@ export function checkWindow(a: Authorization, nowSeconds: number): Refusal | nul
   const now = BigInt(nowSeconds);
   if (a.validAfter > now) return { ok: false, reason: 'authorization is not yet valid' };
   if (a.validBefore <= now) return { ok: false, reason: 'authorization has expired' };
-  if (a.validBefore - now > BigInt(MAX_AUTH_LIFETIME_S)) return { ok: false, reason: `authorization.validBefore is more than ${MAX_AUTH_LIFETIME_S} s away` };
+  if (a.validBefore - now > BigInt(MAX_AUTH_LIFETIME_S))
+    return { ok: false, reason: `authorization.validBefore is more than ${MAX_AUTH_LIFETIME_S} s away` };
   return null;
 }
 
@@ -55,11 +59,17 @@ export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Prom
     // Both lowercase: the recovery answers lowercase, and `from` passed the address format check.
     if (recovered && recovered === payer) return { ok: true, payer, recovered: true };
   }
-  if (terms.chainVerifier && await contractWalletSigned(a, p.signature, terms.chainVerifier, terms.usdc)) return { ok: true, payer, recovered: false };
+  if (terms.chainVerifier && (await contractWalletSigned(a, p.signature, terms.chainVerifier, terms.usdc)))
+    return { ok: true, payer, recovered: false };
   return { ok: false, reason: 'signature does not match authorization.from' };
 }
 
-async function contractWalletSigned(a: Authorization, signature: Hex, verifier: TypedDataVerifier, usdc: Address): Promise<boolean> {
+async function contractWalletSigned(
+  a: Authorization,
+  signature: Hex,
+  verifier: TypedDataVerifier,
+  usdc: Address,
+): Promise<boolean> {
   try {
     return await verifier.verifyTypedData({ address: a.from, signature, ...authorizationTypedData(usdc, a) });
   } catch {

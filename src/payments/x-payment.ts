@@ -68,8 +68,12 @@ export function decodeXPayment(header: string): DecodeResult {
       salt: salt ? (salt.toLowerCase() as Hex) : null,
       signature: parsed.data.payload.signature as Hex,
       authorization: {
-        from: a.from as Address, to: a.to as Address, value: BigInt(a.value),
-        validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce.toLowerCase() as Hex,
+        from: a.from as Address,
+        to: a.to as Address,
+        value: BigInt(a.value),
+        validAfter: BigInt(a.validAfter),
+        validBefore: BigInt(a.validBefore),
+        nonce: a.nonce.toLowerCase() as Hex,
       },
     },
   };
@@ -84,8 +88,12 @@ export function encodeXPayment(signature: Hex, auth: Authorization, network: str
       signature,
       ...(salt ? { salt } : {}),
       authorization: {
-        from: auth.from, to: auth.to, value: auth.value.toString(), validAfter: auth.validAfter.toString(),
-        validBefore: auth.validBefore.toString(), nonce: auth.nonce,
+        from: auth.from,
+        to: auth.to,
+        value: auth.value.toString(),
+        validAfter: auth.validAfter.toString(),
+        validBefore: auth.validBefore.toString(),
+        nonce: auth.nonce,
       },
     },
   };
@@ -94,9 +102,17 @@ export function encodeXPayment(signature: Hex, auth: Authorization, network: str
 
 /** `X-PAYMENT-RESPONSE`: base64 JSON of the x402 settle response the client may read. */
 export function encodePaymentResponse(r: { transaction: string | null; payer: string }): string {
-  return Buffer.from(JSON.stringify({ success: true, transaction: r.transaction ?? '', network: NETWORK, payer: r.payer }), 'utf8').toString('base64');
+  return Buffer.from(
+    JSON.stringify({ success: true, transaction: r.transaction ?? '', network: NETWORK, payer: r.payer }),
+    'utf8',
+  ).toString('base64');
 }
 
-export function decodePaymentResponse(header: string): { success: boolean; transaction: string; network: string; payer: string } {
+export function decodePaymentResponse(header: string): {
+  success: boolean;
+  transaction: string;
+  network: string;
+  payer: string;
+} {
   return JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
 }

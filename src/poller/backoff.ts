@@ -22,12 +22,14 @@ export function createBackoff(intervalMs: number, maxMs = MAX_BACKOFF_MS): Backo
     fail: (city, nowMs, err) => {
       const failures = (state.get(city)?.failures ?? 0) + 1;
       const wait = backoffMs(failures, intervalMs, maxMs);
-      const retryAfter = err instanceof UpstreamError ? err.retryAfterMs ?? 0 : 0;
+      const retryAfter = err instanceof UpstreamError ? (err.retryAfterMs ?? 0) : 0;
       const next = { failures, retryAtMs: nowMs + Math.max(wait, Math.min(retryAfter, maxMs)) };
       state.set(city, next);
       return next;
     },
-    ok: (city) => { state.delete(city); },
+    ok: (city) => {
+      state.delete(city);
+    },
     state: (city) => state.get(city) ?? null,
   };
 }

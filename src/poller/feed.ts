@@ -18,7 +18,10 @@ import type { WeatherSource } from '../sources/weather/types.ts';
  * timeseries shows).
  */
 export type Feed = {
-  weather: WeatherSource; noaaWeather: WeatherSource; market: MarketSource; dayClock: Clock;
+  weather: WeatherSource;
+  noaaWeather: WeatherSource;
+  market: MarketSource;
+  dayClock: Clock;
   /** Real-time budget for a crossing's odds before it is stored with `buckets: null` (ODDS_DEADLINE_MS). */
   oddsDeadlineMs: number;
 };
@@ -35,12 +38,22 @@ export function createFeed(config: Config, deps: { db: Db; clock: Clock; logger:
       oddsDeadlineMs: config.ODDS_DEADLINE_MS,
     };
   }
-  const market = createPolymarketSource({ gammaUrl: config.GAMMA_URL, clobUrl: config.CLOB_URL, clock: deps.clock, logger: deps.logger });
+  const market = createPolymarketSource({
+    gammaUrl: config.GAMMA_URL,
+    clobUrl: config.CLOB_URL,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
   const metar = createMetarWeather({ baseUrl: config.METAR_URL, clock: deps.clock });
-  const weather = config.WEATHER_SOURCE === 'wu'
-    // loadConfig refuses FEED=live + wu without a key, so the key is present here.
-    // One call per station: its own slower cadence keeps the shared key's load modest (docs/signal-engine.md).
-    ? createWuWeather({ baseUrl: config.WEATHER_URL, apiKey: config.WU_API_KEY ?? '', minIntervalMs: config.WU_POLL_INTERVAL_MS })
-    : metar;
+  const weather =
+    config.WEATHER_SOURCE === 'wu'
+      ? // loadConfig refuses FEED=live + wu without a key, so the key is present here.
+        // One call per station: its own slower cadence keeps the shared key's load modest (docs/signal-engine.md).
+        createWuWeather({
+          baseUrl: config.WEATHER_URL,
+          apiKey: config.WU_API_KEY ?? '',
+          minIntervalMs: config.WU_POLL_INTERVAL_MS,
+        })
+      : metar;
   return { weather, noaaWeather: metar, market, dayClock: deps.clock, oddsDeadlineMs: config.ODDS_DEADLINE_MS };
 }

@@ -35,7 +35,14 @@ export function createPollHealth(catalog: Catalog, backoff: Backoff) {
   const of = (slug: string): CityMemo => {
     let m = memo.get(slug);
     if (!m) {
-      m = { lastAttemptAtMs: null, lastOkAtMs: null, lastError: null, lastErrorAtMs: null, noMarket: false, paused: null };
+      m = {
+        lastAttemptAtMs: null,
+        lastOkAtMs: null,
+        lastError: null,
+        lastErrorAtMs: null,
+        noMarket: false,
+        paused: null,
+      };
       memo.set(slug, m);
     }
     return m;
@@ -43,16 +50,24 @@ export function createPollHealth(catalog: Catalog, backoff: Backoff) {
   return {
     /** The city's mutable record (created on first use). */
     of,
-    tickDone: (tick: NonNullable<PollerHealth['lastTick']>) => { lastTick = tick; },
+    tickDone: (tick: NonNullable<PollerHealth['lastTick']>) => {
+      lastTick = tick;
+    },
     snapshot: (): PollerHealth => ({
       lastTick,
       cities: catalog.active.map((c) => {
         const m = memo.get(c.slug);
         const b = backoff.state(c.slug);
         return {
-          city: c.slug, lastAttemptAtMs: m?.lastAttemptAtMs ?? null, lastOkAtMs: m?.lastOkAtMs ?? null,
-          lastError: m?.lastError ?? null, lastErrorAtMs: m?.lastErrorAtMs ?? null,
-          failures: b?.failures ?? 0, retryAtMs: b?.retryAtMs ?? null, noMarket: m?.noMarket ?? false, paused: m?.paused ?? null,
+          city: c.slug,
+          lastAttemptAtMs: m?.lastAttemptAtMs ?? null,
+          lastOkAtMs: m?.lastOkAtMs ?? null,
+          lastError: m?.lastError ?? null,
+          lastErrorAtMs: m?.lastErrorAtMs ?? null,
+          failures: b?.failures ?? 0,
+          retryAtMs: b?.retryAtMs ?? null,
+          noMarket: m?.noMarket ?? false,
+          paused: m?.paused ?? null,
         };
       }),
     }),

@@ -27,7 +27,12 @@ export type OddsFetcher = {
   sample(city: CityRecord, date: string, event: MarketEvent, deadline: number): Promise<OddsResult>;
 };
 
-export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; deadlineMs: number; retryPauseMs?: number }): OddsFetcher {
+export function createOddsFetcher(opts: {
+  market: MarketSource;
+  clock: Clock;
+  deadlineMs: number;
+  retryPauseMs?: number;
+}): OddsFetcher {
   const pause0 = opts.retryPauseMs ?? ODDS_RETRY_PAUSE_MS;
   let blockedUntilMs = 0;
 
@@ -36,7 +41,10 @@ export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; de
     const call = opts.market.odds(city, date, event, { timeoutMs: leftMs });
     call.catch(() => undefined); // settled later than the race below: its error is already reported
     const cut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`)), leftMs);
+      timer = setTimeout(
+        () => reject(new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`)),
+        leftMs,
+      );
     });
     try {
       return await Promise.race([call, cut]);
@@ -54,12 +62,17 @@ export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; de
           return { odds: null, error: error ?? new UpstreamError(opts.market.name, 'odds rate-limited (Retry-After)') };
         }
         const left = Math.floor(deadline - performance.now());
-        if (left <= 0) return { odds: null, error: error ?? new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`) };
+        if (left <= 0)
+          return {
+            odds: null,
+            error: error ?? new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`),
+          };
         try {
           return { odds: await attempt(city, date, event, left), error: null };
         } catch (err) {
           error = err;
-          if (err instanceof UpstreamError && err.retryAfterMs) blockedUntilMs = Math.max(blockedUntilMs, opts.clock.now() + err.retryAfterMs);
+          if (err instanceof UpstreamError && err.retryAfterMs)
+            blockedUntilMs = Math.max(blockedUntilMs, opts.clock.now() + err.retryAfterMs);
         }
         const pause = pause0 * 2 ** n;
         if (performance.now() + pause >= deadline) return { odds: null, error };

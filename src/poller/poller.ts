@@ -120,7 +120,18 @@ export function createPoller(deps: PollerDeps): Poller {
     const startedAtMs = clock.now();
     const startedPerf = performance.now();
     const dayNow = dayClock.now();
-    const report: TickReport = { startedAtMs, durationMs: 0, cities: 0, signals: [], baselines: 0, noMarket: [], paused: [], backingOff: [], waitingForFeed: 0, errors: [] };
+    const report: TickReport = {
+      startedAtMs,
+      durationMs: 0,
+      cities: 0,
+      signals: [],
+      baselines: 0,
+      noMarket: [],
+      paused: [],
+      backingOff: [],
+      waitingForFeed: 0,
+      errors: [],
+    };
     const fail = (city: CityRecord, err: unknown) => {
       const { failures, retryAtMs } = backoff.fail(city.slug, clock.now(), err);
       const error = describe(err);
@@ -141,19 +152,35 @@ export function createPoller(deps: PollerDeps): Poller {
     for (const c of due) memoOf(c.slug).lastAttemptAtMs = startedAtMs;
     const days = due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
 
-    const withEvents = (await mapLimit(days, concurrency, async (d) => {
-      try {
-        const event = await market.event(d.city, d.date);
-        memoOf(d.city.slug).noMarket = !event;
-        if (!event) memoOf(d.city.slug).paused = null;
-        if (!event) { report.noMarket.push(d.city.slug); backoff.ok(d.city.slug); memoOf(d.city.slug).lastOkAtMs = clock.now(); return null; }
-        if (event.buckets.some((b) => b.unit !== d.city.unit)) throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
-        urls.remember(d.city.slug, d.date, event.url);
-        const feed = judgeDay(d.city, d.date, event);
-        if (!feed) { report.paused.push(d.city.slug); backoff.ok(d.city.slug); memoOf(d.city.slug).lastOkAtMs = clock.now(); return null; }
-        return { ...d, event, feed };
-      } catch (err) { fail(d.city, err); return null; }
-    })).filter((x) => x !== null);
+    const withEvents = (
+      await mapLimit(days, concurrency, async (d) => {
+        try {
+          const event = await market.event(d.city, d.date);
+          memoOf(d.city.slug).noMarket = !event;
+          if (!event) memoOf(d.city.slug).paused = null;
+          if (!event) {
+            report.noMarket.push(d.city.slug);
+            backoff.ok(d.city.slug);
+            memoOf(d.city.slug).lastOkAtMs = clock.now();
+            return null;
+          }
+          if (event.buckets.some((b) => b.unit !== d.city.unit))
+            throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
+          urls.remember(d.city.slug, d.date, event.url);
+          const feed = judgeDay(d.city, d.date, event);
+          if (!feed) {
+            report.paused.push(d.city.slug);
+            backoff.ok(d.city.slug);
+            memoOf(d.city.slug).lastOkAtMs = clock.now();
+            return null;
+          }
+          return { ...d, event, feed };
+        } catch (err) {
+          fail(d.city, err);
+          return null;
+        }
+      })
+    ).filter((x) => x !== null);
     pausedNow?.set(report.paused.length);
 
     // One batch per feed: NOAA-rule days read METAR even when Weather Underground days read weather.com.
@@ -162,20 +189,23 @@ export function createPoller(deps: PollerDeps): Poller {
     const observations = new Map<string, Observation[] | Error>();
     const feeds = [...new Set(withEvents.map((d) => d.feed))].filter((feed) => {
       const last = feedLastAskedAt.get(feed);
-      if (feed.minIntervalMs && last !== undefined && startedAtMs - last < feed.minIntervalMs - feedSlackMs) return false;
+      if (feed.minIntervalMs && last !== undefined && startedAtMs - last < feed.minIntervalMs - feedSlackMs)
+        return false;
       feedLastAskedAt.set(feed, startedAtMs);
       return true;
     });
     const asked = withEvents.filter((d) => feeds.includes(d.feed));
     report.waitingForFeed = withEvents.length - asked.length;
-    await Promise.all(feeds.map(async (feed) => {
-      const batch = withEvents.filter((d) => d.feed === feed);
-      try {
-        for (const [slug, obs] of await feed.observe(batch)) observations.set(slug, obs);
-      } catch (err) {
-        for (const d of batch) observations.set(d.city.slug, err instanceof Error ? err : new Error(String(err)));
-      }
-    }));
+    await Promise.all(
+      feeds.map(async (feed) => {
+        const batch = withEvents.filter((d) => d.feed === feed);
+        try {
+          for (const [slug, obs] of await feed.observe(batch)) observations.set(slug, obs);
+        } catch (err) {
+          for (const d of batch) observations.set(d.city.slug, err instanceof Error ? err : new Error(String(err)));
+        }
+      }),
+    );
     const seenAtMs = clock.now();
     const oddsDeadline = odds.deadlineFrom(performance.now());
 
@@ -189,16 +219,29 @@ export function createPoller(deps: PollerDeps): Poller {
         memoOf(d.city.slug).lastOkAtMs = clock.now();
         if (signal === 'baseline') report.baselines++;
         else if (signal) report.signals.push(signal);
-      } catch (err) { fail(d.city, err); }
+      } catch (err) {
+        fail(d.city, err);
+      }
     });
 
     report.durationMs = clock.now() - startedAtMs;
-    health.tickDone({ startedAtMs, durationMs: report.durationMs, signals: report.signals.length, errors: report.errors.length });
+    health.tickDone({
+      startedAtMs,
+      durationMs: report.durationMs,
+      signals: report.signals.length,
+      errors: report.errors.length,
+    });
     ticks?.inc();
     // Real elapsed time: the injected clock may be simulated or hand-moved.
     tickSeconds?.observe((performance.now() - startedPerf) / 1000);
     if (report.signals.length > 0 || report.errors.length > 0) {
-      logger.info('tick', { durationMs: report.durationMs, cities: report.cities, signals: report.signals.length, errors: report.errors.length, noMarket: report.noMarket.length });
+      logger.info('tick', {
+        durationMs: report.durationMs,
+        cities: report.cities,
+        signals: report.signals.length,
+        errors: report.errors.length,
+        noMarket: report.noMarket.length,
+      });
     }
     return report;
   }
@@ -214,18 +257,38 @@ export function createPoller(deps: PollerDeps): Poller {
     const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
     const last = judged.get(city.slug);
     if (last?.key === key) return last.feed;
-    const day = rules.settle({ city: city.slug, date, rule: event.rule, verdict, feed: feed?.name ?? null, nowMs: clock.now() });
+    const day = rules.settle({
+      city: city.slug,
+      date,
+      rule: event.rule,
+      verdict,
+      feed: feed?.name ?? null,
+      nowMs: clock.now(),
+    });
     memoOf(city.slug).paused = day.status === 'paused' ? day.reason : null;
     judged.set(city.slug, { key, feed: day.status === 'ok' ? feed : null });
     if (day.status === 'ok') return feed;
     if (day.newlyPaused) {
       pauses?.inc({ city: city.slug });
-      logger.warn('city paused for the day: market rule does not match', { city: city.slug, date, rule: event.rule, reason: day.reason });
+      logger.warn('city paused for the day: market rule does not match', {
+        city: city.slug,
+        date,
+        rule: event.rule,
+        reason: day.reason,
+      });
     }
     return null;
   }
 
-  async function processCity(city: CityRecord, date: string, event: MarketEvent, feed: WeatherSource, obs: Observation[], seenAtMs: number, oddsDeadline: number): Promise<SignalPublic | 'baseline' | null> {
+  async function processCity(
+    city: CityRecord,
+    date: string,
+    event: MarketEvent,
+    feed: WeatherSource,
+    obs: Observation[],
+    seenAtMs: number,
+    oddsDeadline: number,
+  ): Promise<SignalPublic | 'baseline' | null> {
     const high = dailyHighReport(obs, city.timezone, date, city.unit);
     if (high === null) return null;
     const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
@@ -237,32 +300,60 @@ export function createPoller(deps: PollerDeps): Poller {
     if (sampled.error !== null) {
       const err = sampled.error;
       upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
-      logger.warn('storing signal without odds', { city: city.slug, bucket: d.crossing.new.bucket, error: describe(err) });
+      logger.warn('storing signal without odds', {
+        city: city.slug,
+        bucket: d.crossing.new.bucket,
+        error: describe(err),
+      });
     }
-    const signal = signals.storeSignal({
-      ...base, nowMs: clock.now(), marketUrl: event.url, conditionId: event.conditionId, odds: sampled.odds, source: feed.name,
-      observedAtMs: seenAtMs, reportedAtMs: high.reportedAtMs,
-    }, { inTransaction: deps.onSignalInTransaction });
+    const signal = signals.storeSignal(
+      {
+        ...base,
+        nowMs: clock.now(),
+        marketUrl: event.url,
+        conditionId: event.conditionId,
+        odds: sampled.odds,
+        source: feed.name,
+        observedAtMs: seenAtMs,
+        reportedAtMs: high.reportedAtMs,
+      },
+      { inTransaction: deps.onSignalInTransaction },
+    );
     if (signal) {
       signalsEmitted?.inc({ city: city.slug });
-      logger.info('signal', { city: city.slug, seq: signal.seq, targetDate: date, from: signal.old.bucket, to: signal.new.bucket });
-      try { deps.onSignalCommitted?.(signal); } catch (err) { logger.error('onSignalCommitted failed', { city: city.slug, err }); }
+      logger.info('signal', {
+        city: city.slug,
+        seq: signal.seq,
+        targetDate: date,
+        from: signal.old.bucket,
+        to: signal.new.bucket,
+      });
+      try {
+        deps.onSignalCommitted?.(signal);
+      } catch (err) {
+        logger.error('onSignalCommitted failed', { city: city.slug, err });
+      }
     }
     return signal;
   }
 
   const tick = (): Promise<TickReport> => {
-    if (!inFlight) inFlight = runTick().finally(() => { inFlight = null; });
+    if (!inFlight)
+      inFlight = runTick().finally(() => {
+        inFlight = null;
+      });
     return inFlight;
   };
 
   const loop = () => {
     if (!running) return;
     const started = clock.now();
-    tick().catch((err) => logger.error('tick failed', { err })).finally(() => {
-      if (!running) return;
-      timer = setTimeout(loop, Math.max(0, deps.intervalMs - (clock.now() - started)));
-    });
+    tick()
+      .catch((err) => logger.error('tick failed', { err }))
+      .finally(() => {
+        if (!running) return;
+        timer = setTimeout(loop, Math.max(0, deps.intervalMs - (clock.now() - started)));
+      });
   };
 
   return {
@@ -274,7 +365,10 @@ export function createPoller(deps: PollerDeps): Poller {
     },
     stop: async () => {
       running = false;
-      if (timer) { clearTimeout(timer); timer = null; }
+      if (timer) {
+        clearTimeout(timer);
+        timer = null;
+      }
       if (inFlight) await inFlight.catch(() => undefined);
     },
     tick,

@@ -11,33 +11,53 @@ import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, TIERS } from './tiers.ts';
 export const NETWORK = 'eip155:8453';
 export const CURRENCY = 'USDC';
 
-export const Tier = z.object({
-  name: z.string(), minCount: z.number().int(), unitPriceUsd: z.number(), totalUsd: z.number().describe('Total at the tier minimum count'),
-}).meta({ id: 'Tier' });
+export const Tier = z
+  .object({
+    name: z.string(),
+    minCount: z.number().int(),
+    unitPriceUsd: z.number(),
+    totalUsd: z.number().describe('Total at the tier minimum count'),
+  })
+  .meta({ id: 'Tier' });
 
-export const SignalsMeta = z.object({
-  city: z.string().optional(),
-  latestSeq: z.number().int().optional(),
-  unitPriceUsd: z.number(),
-  minSpendUsd: z.number(),
-  currency: z.literal(CURRENCY),
-  network: z.literal(NETWORK),
-  payTo: z.string().nullable(),
-  tiers: z.array(Tier),
-  disclaimer: Disclaimer,
-}).meta({ id: 'SignalsMeta' });
+export const SignalsMeta = z
+  .object({
+    city: z.string().optional(),
+    latestSeq: z.number().int().optional(),
+    unitPriceUsd: z.number(),
+    minSpendUsd: z.number(),
+    currency: z.literal(CURRENCY),
+    network: z.literal(NETWORK),
+    payTo: z.string().nullable(),
+    tiers: z.array(Tier),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'SignalsMeta' });
 
 export const MetaQuery = z.object({ city: z.string().optional() });
 
 export function tiersPublic() {
-  return TIERS.map((t) => ({ name: t.name, minCount: t.minCount, unitPriceUsd: microToUsd(t.unitMicro), totalUsd: microToUsd(t.unitMicro * t.minCount) }));
+  return TIERS.map((t) => ({
+    name: t.name,
+    minCount: t.minCount,
+    unitPriceUsd: microToUsd(t.unitMicro),
+    totalUsd: microToUsd(t.unitMicro * t.minCount),
+  }));
 }
 
-export function pricingRoutes(deps: { payTo: string | null; isCity(slug: string): boolean; latestSeq(city: string): number }): Hono<AppEnv> {
+export function pricingRoutes(deps: {
+  payTo: string | null;
+  isCity(slug: string): boolean;
+  latestSeq(city: string): number;
+}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const base = {
-    unitPriceUsd: microToUsd(BASE_UNIT_MICRO), minSpendUsd: microToUsd(MIN_SPEND_MICRO), currency: CURRENCY, network: NETWORK,
-    payTo: deps.payTo, tiers: tiersPublic(),
+    unitPriceUsd: microToUsd(BASE_UNIT_MICRO),
+    minSpendUsd: microToUsd(MIN_SPEND_MICRO),
+    currency: CURRENCY,
+    network: NETWORK,
+    payTo: deps.payTo,
+    tiers: tiersPublic(),
   };
   app.get('/v1/signals/meta', (c) => {
     const { city } = parseQuery(c, MetaQuery);
@@ -48,8 +68,16 @@ export function pricingRoutes(deps: { payTo: string | null; isCity(slug: string)
   return app;
 }
 
-export const pricingDocs: RouteDoc[] = [{
-  method: 'get', path: '/v1/signals/meta', tags: ['signals'], summary: 'Prices, tiers and payment network; never signal rows',
-  query: MetaQuery,
-  responses: { 200: { description: 'Pricing metadata', schema: SignalsMeta }, 404: { description: 'unknown city', schema: ErrorBody } },
-}];
+export const pricingDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/v1/signals/meta',
+    tags: ['signals'],
+    summary: 'Prices, tiers and payment network; never signal rows',
+    query: MetaQuery,
+    responses: {
+      200: { description: 'Pricing metadata', schema: SignalsMeta },
+      404: { description: 'unknown city', schema: ErrorBody },
+    },
+  },
+];

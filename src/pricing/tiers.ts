@@ -21,7 +21,8 @@ export const MIN_COUNT = 2;
 export const MAX_COUNT = 10_000;
 
 export function tierFor(count: number): Tier {
-  if (!Number.isSafeInteger(count) || count < MIN_COUNT) throw new RangeError(`count must be an integer of at least ${MIN_COUNT}`);
+  if (!Number.isSafeInteger(count) || count < MIN_COUNT)
+    throw new RangeError(`count must be an integer of at least ${MIN_COUNT}`);
   let chosen = TIERS[0]!;
   for (const t of TIERS) if (t.minCount <= count) chosen = t;
   return chosen;

@@ -36,22 +36,40 @@ export const REPLAY_EXIT = { ok: 0, failure: 1, input: 2 } as const;
 
 export async function replayCommand(argv: readonly string[], io: ReplayIo): Promise<number> {
   try {
-    const flags = parseFlags(argv, { strings: ['city', 'date', 'observations', 'format', 'market', 'buckets'], booleans: ['json', 'force'] });
+    const flags = parseFlags(argv, {
+      strings: ['city', 'date', 'observations', 'format', 'market', 'buckets'],
+      booleans: ['json', 'force'],
+    });
     const slug = requireValue(flags, 'city');
     const date = requireValue(flags, 'date');
     const city = io.catalog.get(slug);
-    if (!city) throw new UsageError(`unknown or inactive city ${JSON.stringify(slug)} (GET /v1/cities lists the active ones)`);
-    if (!isValidDate(date)) throw new UsageError(`--date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(date)}`);
+    if (!city)
+      throw new UsageError(`unknown or inactive city ${JSON.stringify(slug)} (GET /v1/cities lists the active ones)`);
+    if (!isValidDate(date))
+      throw new UsageError(`--date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(date)}`);
     const format = flags.values.format;
-    if (format !== undefined && !(OBSERVATION_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${OBSERVATION_FORMATS.join(', ')}`);
-    if (flags.values.market !== undefined && flags.values.buckets !== undefined) throw new UsageError('give --market or --buckets, not both');
+    if (format !== undefined && !(OBSERVATION_FORMATS as readonly string[]).includes(format))
+      throw new UsageError(`--format must be one of ${OBSERVATION_FORMATS.join(', ')}`);
+    if (flags.values.market !== undefined && flags.values.buckets !== undefined)
+      throw new UsageError('give --market or --buckets, not both');
 
     // Inputs are all read before anything is fetched, so a bad file fails fast and offline.
     const obsPath = flags.values.observations;
-    const fromFile = obsPath === undefined ? null : { path: obsPath, ...parseObservationFile(readInput(io, obsPath, 'observations'), city, format as ObservationFormat | undefined) };
+    const fromFile =
+      obsPath === undefined
+        ? null
+        : {
+            path: obsPath,
+            ...parseObservationFile(
+              readInput(io, obsPath, 'observations'),
+              city,
+              format as ObservationFormat | undefined,
+            ),
+          };
     let market: ReplayMarket | null = null;
     if (flags.values.buckets !== undefined) market = marketFromLabels(flags.values.buckets);
-    else if (flags.values.market !== undefined) market = marketFromEventJson(parseJson(readInput(io, flags.values.market, 'market'), 'market'));
+    else if (flags.values.market !== undefined)
+      market = marketFromEventJson(parseJson(readInput(io, flags.values.market, 'market'), 'market'));
 
     const upstreams = fromFile && market ? null : io.upstreams();
     // The market first: its rule says which station and feed the day resolves on.
@@ -68,9 +86,20 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     io.stdout(flags.on.has('json') ? `${JSON.stringify(result, null, 2)}\n` : `${formatReplay(result)}\n`);
     return REPLAY_EXIT.ok;
   } catch (err) {
-    if (err instanceof UsageError) { io.stderr(`isocast replay: ${err.message}\n\n${REPLAY_HELP}`); return REPLAY_EXIT.input; }
-    if (err instanceof ReplayInputError) { io.stderr(`isocast replay: ${err.message}\n`); return REPLAY_EXIT.input; }
-    const msg = err instanceof UpstreamError ? `${err.upstream}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    if (err instanceof UsageError) {
+      io.stderr(`isocast replay: ${err.message}\n\n${REPLAY_HELP}`);
+      return REPLAY_EXIT.input;
+    }
+    if (err instanceof ReplayInputError) {
+      io.stderr(`isocast replay: ${err.message}\n`);
+      return REPLAY_EXIT.input;
+    }
+    const msg =
+      err instanceof UpstreamError
+        ? `${err.upstream}: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
     io.stderr(`isocast replay: ${msg}\n`);
     return REPLAY_EXIT.failure;
   }
@@ -80,7 +109,9 @@ function readInput(io: ReplayIo, path: string, what: string): string {
   try {
     return io.readFile(path);
   } catch (err) {
-    throw new ReplayInputError(`cannot read ${what} file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ReplayInputError(
+      `cannot read ${what} file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }
 

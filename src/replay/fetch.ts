@@ -29,20 +29,31 @@ export const METAR_REACH_MS = 47 * 3_600_000;
  * `prefer: 'metar'` (a NOAA-rule day: NOAA's timeseries shows the station's METARs) reads METAR when
  * the day is within its reach, and the configured source otherwise.
  */
-export async function fetchObservations(up: ReplayUpstreams, city: CityRecord, date: string, clock: Clock, prefer?: 'metar'): Promise<{ source: string; observations: Observation[] }> {
+export async function fetchObservations(
+  up: ReplayUpstreams,
+  city: CityRecord,
+  date: string,
+  clock: Clock,
+  prefer?: 'metar',
+): Promise<{ source: string; observations: Observation[] }> {
   const { startMs } = localDayBounds(city.timezone, date);
   const now = clock.now();
   if (startMs > now) throw new ReplayInputError(`${date} has not begun yet in ${city.timezone}; nothing to fetch`);
   let weather: WeatherSource;
   const useWu = up.weatherSource === 'wu' && !(prefer === 'metar' && now - startMs <= METAR_REACH_MS);
   if (useWu) {
-    if (!up.wuApiKey) throw new ReplayInputError('WEATHER_SOURCE=wu needs WU_API_KEY to fetch weather.com history (or pass --observations <file>)');
+    if (!up.wuApiKey)
+      throw new ReplayInputError(
+        'WEATHER_SOURCE=wu needs WU_API_KEY to fetch weather.com history (or pass --observations <file>)',
+      );
     weather = createWuWeather({ baseUrl: up.weatherUrl, apiKey: up.wuApiKey, timeoutMs: up.timeoutMs });
   } else {
     if (now - startMs > METAR_REACH_MS) {
       const hours = Math.ceil((now - startMs) / 3_600_000);
-      throw new ReplayInputError(`aviationweather.gov METARs reach back 48 hours, and ${city.slug}'s ${date} began ${hours} hours ago; `
-        + 'set WEATHER_SOURCE=wu (with WU_API_KEY) for older days, or pass --observations <file>');
+      throw new ReplayInputError(
+        `aviationweather.gov METARs reach back 48 hours, and ${city.slug}'s ${date} began ${hours} hours ago; ` +
+          'set WEATHER_SOURCE=wu (with WU_API_KEY) for older days, or pass --observations <file>',
+      );
     }
     weather = createMetarWeather({ baseUrl: up.metarUrl, clock, timeoutMs: up.timeoutMs });
   }
@@ -54,6 +65,9 @@ export async function fetchObservations(up: ReplayUpstreams, city: CityRecord, d
 
 export async function fetchReplayMarket(up: ReplayUpstreams, city: CityRecord, date: string): Promise<ReplayMarket> {
   const market = await fetchMarket({ baseUrl: up.gammaUrl, timeoutMs: up.timeoutMs ?? 8_000 }, city, date);
-  if (!market) throw new ReplayInputError(`Gamma has no daily-high event for ${city.slug} on ${date}; pass --market <file> or --buckets "<labels>"`);
+  if (!market)
+    throw new ReplayInputError(
+      `Gamma has no daily-high event for ${city.slug} on ${date}; pass --market <file> or --buckets "<labels>"`,
+    );
   return market;
 }

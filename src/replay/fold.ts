@@ -21,7 +21,12 @@ export type FoldStep = {
   detection: Detection;
 };
 
-export function foldDay(observations: readonly Observation[], day: CityDay, buckets: readonly BucketRange[], initial: DayState | null = null): { steps: FoldStep[]; state: DayState | null } {
+export function foldDay(
+  observations: readonly Observation[],
+  day: CityDay,
+  buckets: readonly BucketRange[],
+  initial: DayState | null = null,
+): { steps: FoldStep[]; state: DayState | null } {
   const sorted = [...observations].sort((a, b) => a.atMs - b.atMs);
   const steps: FoldStep[] = [];
   let state = initial;

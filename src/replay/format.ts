@@ -12,11 +12,21 @@ export function formatReplay(r: ReplayResult): string {
   lines.push(`local day   ${r.localDay.start} .. ${r.localDay.end} (${r.localDay.hours} h)`);
   lines.push(`buckets     ${r.buckets.join(' | ')}`);
   const o = r.observations;
-  lines.push(`observations ${o.total} from ${o.source}: ${o.inDay} in the local day, ${o.outsideDay} outside (ignored)`);
-  lines.push(r.baseline ? `baseline    ${rd(r.baseline)} at ${at(r.baseline.observedAt)} (sets the day, emits nothing)` : 'baseline    none');
+  lines.push(
+    `observations ${o.total} from ${o.source}: ${o.inDay} in the local day, ${o.outsideDay} outside (ignored)`,
+  );
+  lines.push(
+    r.baseline
+      ? `baseline    ${rd(r.baseline)} at ${at(r.baseline.observedAt)} (sets the day, emits nothing)`
+      : 'baseline    none',
+  );
   if (r.signals.length === 0) lines.push('signals     none would have fired');
   for (const s of r.signals) lines.push(`signal #${s.seq}  ${rd(s.old)} -> ${rd(s.new)}  at ${at(s.observedAt)}`);
-  lines.push(r.final ? `final high  ${rd(r.final)}  (first seen ${at(r.final.observedAt)})` : 'final high  none (no observation in the local day)');
+  lines.push(
+    r.final
+      ? `final high  ${rd(r.final)}  (first seen ${at(r.final.observedAt)})`
+      : 'final high  none (no observation in the local day)',
+  );
   if (r.market.slug) lines.push(`market      ${r.market.slug} (${r.market.origin})`);
   if (r.rule) lines.push(`rule        ${ruleLine(r.rule)}`);
   if (r.market.resolvedBucket !== null) lines.push(`resolved    ${r.market.resolvedBucket}  match: ${r.match}`);
@@ -38,7 +48,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 export function localTime(timeZone: string, ms: number): string {
   let f = formatters.get(timeZone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', timeZoneName: 'shortOffset' });
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'shortOffset',
+    });
     formatters.set(timeZone, f);
   }
   const p: Record<string, string> = {};

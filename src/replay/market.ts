@@ -26,12 +26,18 @@ export type ReplayMarket = {
 
 /** `"62°F or below,63-64°F,..."`: labels hold no commas, so a plain split is enough. */
 export function marketFromLabels(list: string): ReplayMarket {
-  const labels = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const labels = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (labels.length === 0) throw new ReplayInputError('--buckets needs at least one label');
   const ranges: BucketRange[] = [];
   for (const label of labels) {
     const r = parseLabel(label);
-    if (!r) throw new ReplayInputError(`--buckets: ${JSON.stringify(label)} is not a bucket label (like 40-41°F, 14°C, 27°F or below, 38°F or higher)`);
+    if (!r)
+      throw new ReplayInputError(
+        `--buckets: ${JSON.stringify(label)} is not a bucket label (like 40-41°F, 14°C, 27°F or below, 38°F or higher)`,
+      );
     ranges.push(r);
   }
   const ordered = orderBuckets(ranges);
@@ -48,18 +54,39 @@ export function marketFromEventJson(json: unknown, origin: 'file' | 'gamma' = 'f
   }
   try {
     const event = parseGammaEvent(raw);
-    return { origin, slug: event.slug, url: event.url, buckets: event.buckets, resolvedBucket: resolvedBucket(raw), rule: event.rule };
+    return {
+      origin,
+      slug: event.slug,
+      url: event.url,
+      buckets: event.buckets,
+      resolvedBucket: resolvedBucket(raw),
+      rule: event.rule,
+    };
   } catch (err) {
     if (err instanceof UpstreamError && origin === 'file') throw new ReplayInputError(`market file: ${err.message}`);
     throw err;
   }
 }
 
-const jsonStrings = z.union([z.array(z.string()), z.string().transform((s) => {
-  try { const v: unknown = JSON.parse(s); return Array.isArray(v) ? v.map(String) : []; } catch { return []; }
-})]);
+const jsonStrings = z.union([
+  z.array(z.string()),
+  z.string().transform((s) => {
+    try {
+      const v: unknown = JSON.parse(s);
+      return Array.isArray(v) ? v.map(String) : [];
+    } catch {
+      return [];
+    }
+  }),
+]);
 const Resolution = z.object({
-  markets: z.array(z.looseObject({ groupItemTitle: z.string(), outcomes: jsonStrings.optional(), outcomePrices: jsonStrings.optional() })),
+  markets: z.array(
+    z.looseObject({
+      groupItemTitle: z.string(),
+      outcomes: jsonStrings.optional(),
+      outcomePrices: jsonStrings.optional(),
+    }),
+  ),
 });
 
 /**
@@ -70,7 +97,10 @@ export function resolvedBucket(raw: unknown): string | null {
   const parsed = Resolution.safeParse(raw);
   if (!parsed.success) return null;
   const winners = parsed.data.markets.filter((m) => {
-    const yesAt = Math.max(0, (m.outcomes ?? ['Yes']).findIndex((o) => o.toLowerCase() === 'yes'));
+    const yesAt = Math.max(
+      0,
+      (m.outcomes ?? ['Yes']).findIndex((o) => o.toLowerCase() === 'yes'),
+    );
     const price = m.outcomePrices?.[yesAt];
     return price !== undefined && Number(price) === 1;
   });
@@ -98,14 +128,27 @@ export async function fetchMarket(opts: GammaOptions, city: CityRecord, date: st
  * naming another station, or a source with no station this service observes (HKO, CWA), is refused
  * unless forced; an unreadable rule cannot be checked and only gets a note.
  */
-export function stationCheck(rule: ResolutionRule | null, city: CityRecord): { refuse: string | null; note: string | null } {
+export function stationCheck(
+  rule: ResolutionRule | null,
+  city: CityRecord,
+): { refuse: string | null; note: string | null } {
   if (!rule) return { refuse: null, note: null };
-  if (rule.source === 'unknown') return { refuse: null, note: `the event's rule could not be read (${rule.reason ?? 'unknown wording'}); the station was not checked` };
+  if (rule.source === 'unknown')
+    return {
+      refuse: null,
+      note: `the event's rule could not be read (${rule.reason ?? 'unknown wording'}); the station was not checked`,
+    };
   if (rule.source === 'hko' || rule.source === 'cwa') {
-    return { refuse: `the event resolves on ${rule.source} (${rule.station}), not on ${city.slug}'s station ${city.station ?? '(none)'}`, note: null };
+    return {
+      refuse: `the event resolves on ${rule.source} (${rule.station}), not on ${city.slug}'s station ${city.station ?? '(none)'}`,
+      note: null,
+    };
   }
   if (rule.station !== city.station?.toUpperCase()) {
-    return { refuse: `the event's rule resolves on station ${rule.station}, but the observations are ${city.slug}'s catalog station ${city.station ?? '(none)'}`, note: null };
+    return {
+      refuse: `the event's rule resolves on station ${rule.station}, but the observations are ${city.slug}'s catalog station ${city.station ?? '(none)'}`,
+      note: null,
+    };
   }
   return { refuse: null, note: null };
 }

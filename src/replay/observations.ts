@@ -25,7 +25,8 @@ export function parseObservationFile(text: string, city: CityRecord, format?: Ob
   if (trimmed === '') throw new ReplayInputError('observation file is empty');
   const json = format === 'csv' ? undefined : tryJson(trimmed);
   const chosen = format ?? (Array.isArray(json) ? 'metar' : json !== undefined ? 'wu' : 'csv');
-  if (chosen !== 'csv' && json === undefined) throw new ReplayInputError(`observation file is not JSON, so it cannot be ${chosen}`);
+  if (chosen !== 'csv' && json === undefined)
+    throw new ReplayInputError(`observation file is not JSON, so it cannot be ${chosen}`);
   try {
     if (chosen === 'wu') return { format: chosen, observations: wuFile(json) };
     if (chosen === 'metar') return { format: chosen, observations: metarFile(json, city) };
@@ -39,13 +40,19 @@ export function parseObservationFile(text: string, city: CityRecord, format?: Ob
 
 function tryJson(text: string): unknown {
   if (!text.startsWith('{') && !text.startsWith('[')) return undefined;
-  try { return JSON.parse(text); } catch { return undefined; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function wuFile(json: unknown): Observation[] {
   const units = (json as { metadata?: { units?: unknown } } | null)?.metadata?.units;
   if (units !== 'e' && units !== 'm') {
-    throw new ReplayInputError('weather.com observations need metadata.units "e" (°F) or "m" (°C): the temperatures are whole degrees of that unit');
+    throw new ReplayInputError(
+      'weather.com observations need metadata.units "e" (°F) or "m" (°C): the temperatures are whole degrees of that unit',
+    );
   }
   return parseWu(json, units === 'e' ? 'F' : 'C');
 }
@@ -55,7 +62,10 @@ function metarFile(json: unknown, city: CityRecord): Observation[] {
   if (byStation.size === 0) return [];
   const station = city.station?.toUpperCase();
   const rows = station ? byStation.get(station) : undefined;
-  if (!rows) throw new ReplayInputError(`METAR file has no reports for ${city.slug}'s station ${station ?? '(none)'}; it has ${[...byStation.keys()].join(', ')}`);
+  if (!rows)
+    throw new ReplayInputError(
+      `METAR file has no reports for ${city.slug}'s station ${station ?? '(none)'}; it has ${[...byStation.keys()].join(', ')}`,
+    );
   return rows;
 }
 
@@ -70,7 +80,8 @@ export function parseCsv(text: string): Observation[] {
     const cells = line.split(',').map((c) => c.trim());
     if (out.length === 0 && /^time$/i.test(cells[0] ?? '')) continue;
     const where = `CSV line ${i + 1}`;
-    if (cells.length !== 3) throw new ReplayInputError(`${where}: expected time,temp,unit, got ${JSON.stringify(line.slice(0, 60))}`);
+    if (cells.length !== 3)
+      throw new ReplayInputError(`${where}: expected time,temp,unit, got ${JSON.stringify(line.slice(0, 60))}`);
     const [time, temp, unit] = cells as [string, string, string];
     out.push({ atMs: parseTime(time, where), temp: parseTemp(temp, where), unit: parseUnit(unit, where) });
   }
@@ -80,7 +91,10 @@ export function parseCsv(text: string): Observation[] {
 function parseTime(s: string, where: string): number {
   if (/^\d{9,11}$/.test(s)) return Number(s) * 1000;
   // A time without a zone would be read in this machine's zone, and the local day is the whole point.
-  if (!ISO_WITH_ZONE.test(s)) throw new ReplayInputError(`${where}: time ${JSON.stringify(s)} must be ISO 8601 with a zone (Z or +hh:mm) or epoch seconds`);
+  if (!ISO_WITH_ZONE.test(s))
+    throw new ReplayInputError(
+      `${where}: time ${JSON.stringify(s)} must be ISO 8601 with a zone (Z or +hh:mm) or epoch seconds`,
+    );
   const ms = Date.parse(s.replace(' ', 'T'));
   if (!Number.isFinite(ms)) throw new ReplayInputError(`${where}: time ${JSON.stringify(s)} is not a real instant`);
   return ms;
@@ -88,7 +102,8 @@ function parseTime(s: string, where: string): number {
 
 function parseTemp(s: string, where: string): number {
   const n = /^[-+]?\d+(\.\d+)?$/.test(s) ? Number(s) : Number.NaN;
-  if (!Number.isFinite(n) || Math.abs(n) > 200) throw new ReplayInputError(`${where}: temperature ${JSON.stringify(s)} is not a number of degrees`);
+  if (!Number.isFinite(n) || Math.abs(n) > 200)
+    throw new ReplayInputError(`${where}: temperature ${JSON.stringify(s)} is not a number of degrees`);
   return n;
 }
 

@@ -35,13 +35,28 @@ export type ReplayResult = {
   final: (ReplayReading & { observedAt: string }) | null;
   market: { origin: ReplayMarket['origin']; slug: string | null; url: string | null; resolvedBucket: string | null };
   /** The event's own resolution rule (null for --buckets): source, station, unit, precision, fallback. */
-  rule: { source: string; station: string | null; unit: string | null; precision: number | null; fallback: string | null; url: string | null; reason?: string } | null;
+  rule: {
+    source: string;
+    station: string | null;
+    unit: string | null;
+    precision: number | null;
+    fallback: string | null;
+    url: string | null;
+    reason?: string;
+  } | null;
   /** Present only when the market's resolution is known. */
   match?: boolean;
   notes: string[];
 };
 
-export type ReplayInput = { city: CityRecord; date: string; observations: readonly Observation[]; source: string; market: ReplayMarket; notes?: string[] };
+export type ReplayInput = {
+  city: CityRecord;
+  date: string;
+  observations: readonly Observation[];
+  source: string;
+  market: ReplayMarket;
+  notes?: string[];
+};
 
 export function runReplay(input: ReplayInput): ReplayResult {
   const { city, date, market } = input;
@@ -69,17 +84,24 @@ export function runReplay(input: ReplayInput): ReplayResult {
 
   const highObs = dailyHigh(input.observations, city.timezone, date);
   const high = dailyHighReading(input.observations, city.timezone, date, unit);
-  const final = highObs === null || high === null ? null
-    : { reading: high, unit, bucket: bucketFor(high, market.buckets)?.label ?? null, observedAt: iso(highObs.atMs) };
+  const final =
+    highObs === null || high === null
+      ? null
+      : { reading: high, unit, bucket: bucketFor(high, market.buckets)?.label ?? null, observedAt: iso(highObs.atMs) };
 
   const notes: string[] = [...(input.notes ?? [])];
   if (unit !== city.unit) {
-    notes.push(`the market's buckets are in °${unit} while ${city.displayName} resolves in °${city.unit} today: readings are resolved in °${unit}, as this market was written`);
+    notes.push(
+      `the market's buckets are in °${unit} while ${city.displayName} resolves in °${city.unit} today: readings are resolved in °${unit}, as this market was written`,
+    );
   }
-  if (final && final.bucket === null) notes.push(`the day's high ${final.reading}°${unit} falls in a gap of the ladder`);
+  if (final && final.bucket === null)
+    notes.push(`the day's high ${final.reading}°${unit} falls in a gap of the ladder`);
   if (inDay === 0) notes.push('no observation falls inside the local day');
   if (highObs && highObs.unit !== unit && Number.isInteger(highObs.temp)) {
-    notes.push(`observations are whole °${highObs.unit}; converted to °${unit} they can be off by one degree (${highObs.temp}°${highObs.unit} -> ${resolveReading(highObs.temp, highObs.unit, unit)}°${unit})`);
+    notes.push(
+      `observations are whole °${highObs.unit}; converted to °${unit} they can be off by one degree (${highObs.temp}°${highObs.unit} -> ${resolveReading(highObs.temp, highObs.unit, unit)}°${unit})`,
+    );
   }
 
   const result: ReplayResult = {
@@ -90,7 +112,12 @@ export function runReplay(input: ReplayInput): ReplayResult {
     localDay: { start: iso(startMs), end: iso(endMs), hours: (endMs - startMs) / 3_600_000 },
     unit,
     buckets: market.buckets.map((b) => b.label),
-    observations: { source: input.source, total: input.observations.length, inDay, outsideDay: input.observations.length - inDay },
+    observations: {
+      source: input.source,
+      total: input.observations.length,
+      inDay,
+      outsideDay: input.observations.length - inDay,
+    },
     baseline,
     signals,
     final,

@@ -12,15 +12,22 @@ import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
  */
 export type ObservableSource = 'wu' | 'noaa';
 
-export type Verdict =
-  | { status: 'ok'; observe: ObservableSource }
-  | { status: 'paused'; reason: string };
+export type Verdict = { status: 'ok'; observe: ObservableSource } | { status: 'paused'; reason: string };
 
 const LABEL: Record<ResolutionRule['source'], string> = {
-  wu: 'Weather Underground', noaa: 'NOAA', hko: 'the Hong Kong Observatory', cwa: "Taipei's Central Weather Administration", unknown: 'an unknown source',
+  wu: 'Weather Underground',
+  noaa: 'NOAA',
+  hko: 'the Hong Kong Observatory',
+  cwa: "Taipei's Central Weather Administration",
+  unknown: 'an unknown source',
 };
 
-export function describeRule(rule: { source: ResolutionRule['source']; station: string | null; unit: string | null; precision: number | null }): string {
+export function describeRule(rule: {
+  source: ResolutionRule['source'];
+  station: string | null;
+  unit: string | null;
+  precision: number | null;
+}): string {
   if (rule.source === 'unknown') return 'unknown rule';
   const station = rule.station && /^[A-Z0-9]{4}$/.test(rule.station) ? ` ${rule.station}` : '';
   const prec = rule.precision === 0.1 ? ', 0.1°' : '';
@@ -28,16 +35,30 @@ export function describeRule(rule: { source: ResolutionRule['source']; station: 
 }
 
 /** `canObserve(source)`: whether the running feed has a weather source for rules of that kind. */
-export function judgeRule(rule: ResolutionRule, city: Pick<CityRecord, 'station' | 'unit'>, canObserve: (s: ObservableSource) => boolean): Verdict {
-  if (rule.source === 'unknown') return { status: 'paused', reason: `rule not understood: ${rule.reason ?? 'unrecognised wording'}` };
+export function judgeRule(
+  rule: ResolutionRule,
+  city: Pick<CityRecord, 'station' | 'unit'>,
+  canObserve: (s: ObservableSource) => boolean,
+): Verdict {
+  if (rule.source === 'unknown')
+    return { status: 'paused', reason: `rule not understood: ${rule.reason ?? 'unrecognised wording'}` };
   if (rule.source === 'hko' || rule.source === 'cwa') {
-    return { status: 'paused', reason: `resolves on ${LABEL[rule.source]} (${rule.station}), which this service cannot observe` };
+    return {
+      status: 'paused',
+      reason: `resolves on ${LABEL[rule.source]} (${rule.station}), which this service cannot observe`,
+    };
   }
   if (!city.station || rule.station !== city.station.toUpperCase()) {
-    return { status: 'paused', reason: `rule names station ${rule.station}, the catalog watches ${city.station ?? 'no station'}` };
+    return {
+      status: 'paused',
+      reason: `rule names station ${rule.station}, the catalog watches ${city.station ?? 'no station'}`,
+    };
   }
-  if (rule.unit !== city.unit) return { status: 'paused', reason: `rule resolves in °${rule.unit}, the catalog's unit is °${city.unit}` };
-  if (rule.precision !== 1) return { status: 'paused', reason: `rule resolves to ${rule.precision}°, signals are whole degrees` };
-  if (!canObserve(rule.source)) return { status: 'paused', reason: `no weather feed configured for ${LABEL[rule.source]} rules` };
+  if (rule.unit !== city.unit)
+    return { status: 'paused', reason: `rule resolves in °${rule.unit}, the catalog's unit is °${city.unit}` };
+  if (rule.precision !== 1)
+    return { status: 'paused', reason: `rule resolves to ${rule.precision}°, signals are whole degrees` };
+  if (!canObserve(rule.source))
+    return { status: 'paused', reason: `no weather feed configured for ${LABEL[rule.source]} rules` };
   return { status: 'ok', observe: rule.source };
 }

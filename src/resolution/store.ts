@@ -25,25 +25,56 @@ export type DayRule = {
 };
 
 type Row = {
-  city: string; target_date: string; source: ResolutionRule['source']; station: string | null; unit: 'C' | 'F' | null;
-  precision: number | null; fallback: string | null; url: string | null; status: 'ok' | 'paused'; pause_reason: string | null;
+  city: string;
+  target_date: string;
+  source: ResolutionRule['source'];
+  station: string | null;
+  unit: 'C' | 'F' | null;
+  precision: number | null;
+  fallback: string | null;
+  url: string | null;
+  status: 'ok' | 'paused';
+  pause_reason: string | null;
   observed_with: string | null;
 };
 
-const COLUMNS = 'city, target_date, source, station, unit, precision, fallback, url, status, pause_reason, observed_with';
+const COLUMNS =
+  'city, target_date, source, station, unit, precision, fallback, url, status, pause_reason, observed_with';
 
 function view(r: Row): DayRule {
   return {
-    city: r.city, targetDate: r.target_date, source: r.source, station: r.station, unit: r.unit, precision: r.precision,
-    fallback: r.fallback, url: r.url, status: r.status, reason: r.pause_reason, observedWith: r.observed_with,
+    city: r.city,
+    targetDate: r.target_date,
+    source: r.source,
+    station: r.station,
+    unit: r.unit,
+    precision: r.precision,
+    fallback: r.fallback,
+    url: r.url,
+    status: r.status,
+    reason: r.pause_reason,
+    observedWith: r.observed_with,
   };
 }
 
 function sameRule(r: Row, rule: ResolutionRule): boolean {
-  return r.source === rule.source && r.station === rule.station && r.unit === rule.unit && r.precision === rule.precision && r.fallback === rule.fallback;
+  return (
+    r.source === rule.source &&
+    r.station === rule.station &&
+    r.unit === rule.unit &&
+    r.precision === rule.precision &&
+    r.fallback === rule.fallback
+  );
 }
 
-export type SettleInput = { city: string; date: string; rule: ResolutionRule; verdict: Verdict; feed: string | null; nowMs: number };
+export type SettleInput = {
+  city: string;
+  date: string;
+  rule: ResolutionRule;
+  verdict: Verdict;
+  feed: string | null;
+  nowMs: number;
+};
 
 export type RuleStore = {
   /** Records the day's rule and verdict (one transaction) and says whether the day just became paused. */
@@ -59,47 +90,79 @@ export type RuleStore = {
 export function createRuleStore(db: Db): RuleStore {
   const s = {
     get: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules WHERE city = ? AND target_date = ?`),
-    insert: db.prepare(`INSERT INTO resolution_rules (city, target_date, source, station, unit, precision, fallback, url, parse_note,
+    insert:
+      db.prepare(`INSERT INTO resolution_rules (city, target_date, source, station, unit, precision, fallback, url, parse_note,
       status, pause_reason, observed_with, first_seen_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    update: db.prepare('UPDATE resolution_rules SET status = ?, pause_reason = ?, observed_with = ?, updated_at = ? WHERE city = ? AND target_date = ?'),
+    update: db.prepare(
+      'UPDATE resolution_rules SET status = ?, pause_reason = ?, observed_with = ?, updated_at = ? WHERE city = ? AND target_date = ?',
+    ),
     latest: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules r
       WHERE target_date = (SELECT max(target_date) FROM resolution_rules x WHERE x.city = r.city)`),
-    paused: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules WHERE status = 'paused' AND target_date >= ? ORDER BY target_date DESC, city LIMIT ?`),
+    paused: db.prepare(
+      `SELECT ${COLUMNS} FROM resolution_rules WHERE status = 'paused' AND target_date >= ? ORDER BY target_date DESC, city LIMIT ?`,
+    ),
   };
   return {
-    settle: (input) => db.transaction(() => {
-      const row = s.get.get(input.city, input.date) as Row | undefined;
-      const { rule, verdict } = input;
-      if (!row) {
-        const ok = verdict.status === 'ok';
-        const next: Row = {
-          city: input.city, target_date: input.date, source: rule.source, station: rule.station, unit: rule.unit, precision: rule.precision,
-          fallback: rule.fallback, url: rule.url, status: verdict.status, pause_reason: ok ? null : verdict.reason, observed_with: ok ? input.feed : null,
+    settle: (input) =>
+      db.transaction(() => {
+        const row = s.get.get(input.city, input.date) as Row | undefined;
+        const { rule, verdict } = input;
+        if (!row) {
+          const ok = verdict.status === 'ok';
+          const next: Row = {
+            city: input.city,
+            target_date: input.date,
+            source: rule.source,
+            station: rule.station,
+            unit: rule.unit,
+            precision: rule.precision,
+            fallback: rule.fallback,
+            url: rule.url,
+            status: verdict.status,
+            pause_reason: ok ? null : verdict.reason,
+            observed_with: ok ? input.feed : null,
+          };
+          s.insert.run(
+            next.city,
+            next.target_date,
+            next.source,
+            next.station,
+            next.unit,
+            next.precision,
+            next.fallback,
+            next.url,
+            rule.reason ?? null,
+            next.status,
+            next.pause_reason,
+            next.observed_with,
+            input.nowMs,
+            input.nowMs,
+          );
+          return { ...view(next), newlyPaused: !ok };
+        }
+        let status: Row['status'] = 'ok';
+        let reason: string | null = null;
+        let observedWith = row.observed_with;
+        if (!sameRule(row, rule)) {
+          status = 'paused';
+          reason = `rule changed during the day: ${describeRule(row)} first, now ${describeRule(rule)}`;
+        } else if (verdict.status === 'paused') {
+          status = 'paused';
+          reason = verdict.reason;
+        } else if (row.observed_with !== null && row.observed_with !== input.feed) {
+          status = 'paused';
+          reason = `the day is observed with ${row.observed_with}; switching to ${input.feed} would mix sources`;
+        } else {
+          observedWith = input.feed;
+        }
+        if (status !== row.status || reason !== row.pause_reason || observedWith !== row.observed_with) {
+          s.update.run(status, reason, observedWith, input.nowMs, input.city, input.date);
+        }
+        return {
+          ...view({ ...row, status, pause_reason: reason, observed_with: observedWith }),
+          newlyPaused: status === 'paused' && row.status !== 'paused',
         };
-        s.insert.run(next.city, next.target_date, next.source, next.station, next.unit, next.precision, next.fallback, next.url,
-          rule.reason ?? null, next.status, next.pause_reason, next.observed_with, input.nowMs, input.nowMs);
-        return { ...view(next), newlyPaused: !ok };
-      }
-      let status: Row['status'] = 'ok';
-      let reason: string | null = null;
-      let observedWith = row.observed_with;
-      if (!sameRule(row, rule)) {
-        status = 'paused';
-        reason = `rule changed during the day: ${describeRule(row)} first, now ${describeRule(rule)}`;
-      } else if (verdict.status === 'paused') {
-        status = 'paused';
-        reason = verdict.reason;
-      } else if (row.observed_with !== null && row.observed_with !== input.feed) {
-        status = 'paused';
-        reason = `the day is observed with ${row.observed_with}; switching to ${input.feed} would mix sources`;
-      } else {
-        observedWith = input.feed;
-      }
-      if (status !== row.status || reason !== row.pause_reason || observedWith !== row.observed_with) {
-        s.update.run(status, reason, observedWith, input.nowMs, input.city, input.date);
-      }
-      return { ...view({ ...row, status, pause_reason: reason, observed_with: observedWith }), newlyPaused: status === 'paused' && row.status !== 'paused' };
-    })(),
+      })(),
     read: (city, date) => {
       const row = s.get.get(city, date) as Row | undefined;
       return row ? view(row) : null;

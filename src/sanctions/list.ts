@@ -66,7 +66,10 @@ export type ReloadResult = { ok: true; count: number } | { ok: false; error: str
  * truncated or misformatted file never empties screening; the last good list stays in force.
  */
 export function loadSanctionsList(opts: { path?: string; extra?: string }): SanctionsList {
-  const extras = (opts.extra ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const extras = (opts.extra ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const extraSet = new Set(extras.filter((e) => /^0x[0-9a-fA-F]{40}$/.test(e)).map((e) => e.toLowerCase()));
   let fileSet = new Set<string>();
   let listLoaded = false;
@@ -118,11 +121,15 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
       return fileSet.has(a) || extraSet.has(a);
     },
     status: (nowMs = Date.now()) => ({
-      listLoaded, extraConfigured: extras.length > 0, count: count(),
+      listLoaded,
+      extraConfigured: extras.length > 0,
+      count: count(),
       ageSeconds: mtimeMs === null ? null : Math.max(0, Math.floor((nowMs - mtimeMs) / 1000)),
     }),
     available: (required) => listLoaded || !required,
-    get loadError() { return loadError; },
+    get loadError() {
+      return loadError;
+    },
     reload,
     path: opts.path ?? null,
     fileMtimeMs: () => mtimeMs,

@@ -44,10 +44,16 @@ const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
 export function createSignalReader(db: Db): SignalReader {
   const latestAll = db.prepare(LATEST_SEQ_PER_CITY);
   // The latest signal's time per city, by the same skip-scan (no scan of every signal).
-  const latestAt = db.prepare(`SELECT c.city, s.seq AS n, s.created_at AS at FROM (${LATEST_SEQ_PER_CITY}) c JOIN signals s ON s.city = c.city AND s.seq = c.n`);
+  const latestAt = db.prepare(
+    `SELECT c.city, s.seq AS n, s.created_at AS at FROM (${LATEST_SEQ_PER_CITY}) c JOIN signals s ON s.city = c.city AND s.seq = c.n`,
+  );
   const one = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq = ?').pluck();
-  const range = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?').pluck();
-  const page = db.prepare('SELECT seq, payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?');
+  const range = db
+    .prepare('SELECT payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?')
+    .pluck();
+  const page = db.prepare(
+    'SELECT seq, payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+  );
   // Least recently used first (a Map keeps insertion order; a hit is moved to the end).
   type Head = { head: Buffer; lastSeq: number; tail: string | null; body: Buffer | null };
   const heads = new Map<string, Head>();
@@ -55,9 +61,18 @@ export function createSignalReader(db: Db): SignalReader {
   const headFor = (city: string, since: number, end: number): Head => {
     const key = `${city}|${since}|${end}`;
     const hit = heads.get(key);
-    if (hit) { heads.delete(key); heads.set(key, hit); return hit; }
+    if (hit) {
+      heads.delete(key);
+      heads.set(key, hit);
+      return hit;
+    }
     const rows = end > since ? (page.all(city, since, end, end - since) as { seq: number; payload: string }[]) : [];
-    const entry: Head = { head: Buffer.from(`{"signals":[${rows.map((r) => r.payload).join(',')}]`), lastSeq: rows.at(-1)?.seq ?? since, tail: null, body: null };
+    const entry: Head = {
+      head: Buffer.from(`{"signals":[${rows.map((r) => r.payload).join(',')}]`),
+      lastSeq: rows.at(-1)?.seq ?? since,
+      tail: null,
+      body: null,
+    };
     heads.set(key, entry);
     cachedBytes += entry.head.length;
     return entry;

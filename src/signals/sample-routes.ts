@@ -10,7 +10,11 @@ import { SYNTHETIC_SAMPLE } from './synthetic-sample.ts';
  * city's latest seq is at least 2 (with one signal, seq 1 is the latest, which is what buyers pay
  * for); the fixed synthetic example otherwise, and when the city is omitted or unknown.
  */
-export function sampleRoutes(deps: { isCity(slug: string): boolean; payload(city: string, seq: number): string | null; latestSeq(city: string): number }): Hono<AppEnv> {
+export function sampleRoutes(deps: {
+  isCity(slug: string): boolean;
+  payload(city: string, seq: number): string | null;
+  latestSeq(city: string): number;
+}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const synthetic = JSON.stringify({ ...SYNTHETIC_SAMPLE, sample: true, synthetic: true });
   app.get('/v1/sample', (c) => {
@@ -22,8 +26,13 @@ export function sampleRoutes(deps: { isCity(slug: string): boolean; payload(city
   return app;
 }
 
-export const sampleDocs: RouteDoc[] = [{
-  method: 'get', path: '/v1/sample', tags: ['signals'], summary: "A city's first signal once it has a second, or a fixed synthetic example",
-  query: SampleQuery,
-  responses: { 200: { description: 'Sample signal', schema: SampleSignal } },
-}];
+export const sampleDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/v1/sample',
+    tags: ['signals'],
+    summary: "A city's first signal once it has a second, or a fixed synthetic example",
+    query: SampleQuery,
+    responses: { 200: { description: 'Sample signal', schema: SampleSignal } },
+  },
+];

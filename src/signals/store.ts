@@ -44,7 +44,13 @@ export type StoreSignalInput = ReadingInput & {
 
 export type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
 
-export type LatestReading = { targetDate: string; high: number; unit: string; bucket: string | null; updatedAtMs: number };
+export type LatestReading = {
+  targetDate: string;
+  high: number;
+  unit: string;
+  bucket: string | null;
+  updatedAtMs: number;
+};
 
 export type SignalStore = {
   readDayState(city: string, targetDate: string): DayState | null;
@@ -72,11 +78,14 @@ export type SignalStore = {
 
 export function createSignalStore(db: Db): SignalStore {
   const state = db.prepare('SELECT high, bucket FROM day_state WHERE city = ? AND target_date = ?');
-  const upsert = db.prepare(`INSERT INTO day_state (city, target_date, high, unit, bucket, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+  const upsert =
+    db.prepare(`INSERT INTO day_state (city, target_date, high, unit, bucket, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (city, target_date) DO UPDATE SET high = excluded.high, bucket = excluded.bucket, updated_at = excluded.updated_at`);
   const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck();
   const entered = db.prepare('SELECT 1 FROM signals WHERE city = ? AND target_date = ? AND new_bucket = ?').pluck();
-  const insert = db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   // The newest day row per city: the reading the poller last committed.
   const readings = db.prepare(`SELECT d.city, d.target_date, d.high, d.unit, d.bucket, d.updated_at FROM day_state d
     WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
@@ -93,31 +102,56 @@ export function createSignalStore(db: Db): SignalStore {
   return {
     readDayState,
     latestSeq,
-    saveReading: (input) => db.transaction(() => {
-      const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, input.buckets);
-      if (d.changed && !d.crossing) writeState(input, d.next);
-      return d;
-    })(),
-    storeSignal: (input, hooks = {}) => db.transaction((): SignalPublic | null => {
-      const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, input.buckets);
-      if (!d.changed) return null;
-      if (!d.crossing) { writeState(input, d.next); return null; }
-      // Belt and braces over UNIQUE (city, target_date, new_bucket): a bucket is entered once a day.
-      if (entered.get(input.city.slug, input.targetDate, d.crossing.new.bucket) !== undefined) {
+    saveReading: (input) =>
+      db.transaction(() => {
+        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, input.buckets);
+        if (d.changed && !d.crossing) writeState(input, d.next);
+        return d;
+      })(),
+    storeSignal: (input, hooks = {}) =>
+      db.transaction((): SignalPublic | null => {
+        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, input.buckets);
+        if (!d.changed) return null;
+        if (!d.crossing) {
+          writeState(input, d.next);
+          return null;
+        }
+        // Belt and braces over UNIQUE (city, target_date, new_bucket): a bucket is entered once a day.
+        if (entered.get(input.city.slug, input.targetDate, d.crossing.new.bucket) !== undefined) {
+          writeState(input, d.next);
+          return null;
+        }
+        const seq = latestSeq(input.city.slug) + 1;
+        const signal = buildSignal(input, d, seq);
+        insert.run(
+          input.city.slug,
+          seq,
+          input.targetDate,
+          d.crossing.new.bucket,
+          signal.observedAt,
+          signal.reportedAt,
+          JSON.stringify(signal),
+          input.nowMs,
+        );
         writeState(input, d.next);
-        return null;
-      }
-      const seq = latestSeq(input.city.slug) + 1;
-      const signal = buildSignal(input, d, seq);
-      insert.run(input.city.slug, seq, input.targetDate, d.crossing.new.bucket, signal.observedAt, signal.reportedAt, JSON.stringify(signal), input.nowMs);
-      writeState(input, d.next);
-      hooks.inTransaction?.(signal);
-      return signal;
-    })(),
+        hooks.inTransaction?.(signal);
+        return signal;
+      })(),
     latestReadings: () => {
-      const rows = readings.all() as
-        { city: string; target_date: string; high: number; unit: string; bucket: string | null; updated_at: number }[];
-      return new Map(rows.map((r) => [r.city, { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, updatedAtMs: r.updated_at }]));
+      const rows = readings.all() as {
+        city: string;
+        target_date: string;
+        high: number;
+        unit: string;
+        bucket: string | null;
+        updated_at: number;
+      }[];
+      return new Map(
+        rows.map((r) => [
+          r.city,
+          { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, updatedAtMs: r.updated_at },
+        ]),
+      );
     },
   };
 }
@@ -148,14 +182,22 @@ export function buildSignal(input: StoreSignalInput, d: Detection, seq: number):
   if (!crossing) throw new Error('buildSignal needs a crossing');
   const entered = input.buckets.find((b) => b.label === crossing.new.bucket);
   const unit = input.city.unit;
-  const buckets = input.odds === null ? null : input.buckets.map((b) => {
-    const o = input.odds!.byLabel.get(b.label);
-    if (!o) throw new Error(`odds sample lacks bucket ${b.label}`);
-    return {
-      label: b.label, conditionId: b.conditionId, yes: o.yes, no: o.no, midpoint: o.midpoint,
-      ...(isDead(b, crossing.new.reading) ? { dead: true as const } : {}), ...(o.noQuote ? { noQuote: true as const } : {}),
-    };
-  });
+  const buckets =
+    input.odds === null
+      ? null
+      : input.buckets.map((b) => {
+          const o = input.odds!.byLabel.get(b.label);
+          if (!o) throw new Error(`odds sample lacks bucket ${b.label}`);
+          return {
+            label: b.label,
+            conditionId: b.conditionId,
+            yes: o.yes,
+            no: o.no,
+            midpoint: o.midpoint,
+            ...(isDead(b, crossing.new.reading) ? { dead: true as const } : {}),
+            ...(o.noQuote ? { noQuote: true as const } : {}),
+          };
+        });
   return IsocastSignalPublic.parse({
     city: input.city.slug,
     displayName: input.city.displayName,

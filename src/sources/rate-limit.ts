@@ -27,16 +27,23 @@ export function createRateLimiter(opts: { limit: number; windowMs: number; now?:
   };
 
   return {
-    acquire: () => new Promise<void>((resolve) => {
-      queue.push(resolve);
-      if (!timer) drain();
-    }),
-    get waiting() { return queue.length; },
+    acquire: () =>
+      new Promise<void>((resolve) => {
+        queue.push(resolve);
+        if (!timer) drain();
+      }),
+    get waiting() {
+      return queue.length;
+    },
   };
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -6,21 +6,44 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { termsJson, termsText } from './terms.ts';
 
-export const TermsBody = z.object({
-  version: z.string(), effectiveDate: z.string(), url: z.url(), summary: z.array(z.string()), disclaimer: Disclaimer,
-}).meta({ id: 'Terms' });
+export const TermsBody = z
+  .object({
+    version: z.string(),
+    effectiveDate: z.string(),
+    url: z.url(),
+    summary: z.array(z.string()),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'Terms' });
 
 export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const text = termsText(deps.termsUrl);
   const json = termsJson(deps.termsUrl);
   const headers = { 'x-terms-url': deps.termsUrl };
-  app.get('/terms.txt', () => new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }));
+  app.get(
+    '/terms.txt',
+    () => new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }),
+  );
   app.get('/terms.json', (c) => reply(c, json, 200, headers));
   return app;
 }
 
 export const termsDocs: RouteDoc[] = [
-  { method: 'get', path: '/terms.txt', tags: ['terms'], summary: 'Terms of use (plain text)', responses: { 200: { description: 'Terms', contentType: 'text/plain', headers: { 'X-Terms-URL': 'Terms address' } } } },
-  { method: 'get', path: '/terms.json', tags: ['terms'], summary: 'Terms version, date and summary', responses: { 200: { description: 'Terms', schema: TermsBody, headers: { 'X-Terms-URL': 'Terms address' } } } },
+  {
+    method: 'get',
+    path: '/terms.txt',
+    tags: ['terms'],
+    summary: 'Terms of use (plain text)',
+    responses: {
+      200: { description: 'Terms', contentType: 'text/plain', headers: { 'X-Terms-URL': 'Terms address' } },
+    },
+  },
+  {
+    method: 'get',
+    path: '/terms.json',
+    tags: ['terms'],
+    summary: 'Terms version, date and summary',
+    responses: { 200: { description: 'Terms', schema: TermsBody, headers: { 'X-Terms-URL': 'Terms address' } } },
+  },
 ];

@@ -6,9 +6,11 @@ export const TERMS_VERSION = '0.1.0-draft';
 export const TERMS_EFFECTIVE_DATE = '2026-11-21';
 
 export function disclaimerText(termsUrl: string): string {
-  return 'Informational only; not financial, investment or betting advice. No guarantee of accuracy, '
-    + 'completeness or timeliness; you assume all risk of any use. Prediction markets are restricted or '
-    + `illegal in some jurisdictions; comply with your local law. Terms: ${termsUrl}`;
+  return (
+    'Informational only; not financial, investment or betting advice. No guarantee of accuracy, ' +
+    'completeness or timeliness; you assume all risk of any use. Prediction markets are restricted or ' +
+    `illegal in some jurisdictions; comply with your local law. Terms: ${termsUrl}`
+  );
 }
 
 export const TERMS_SUMMARY: readonly string[] = [
@@ -72,6 +74,11 @@ identify the text in force.
 `;
 }
 
-export function termsJson(termsUrl: string): { version: string; effectiveDate: string; url: string; summary: string[] } {
+export function termsJson(termsUrl: string): {
+  version: string;
+  effectiveDate: string;
+  url: string;
+  summary: string[];
+} {
   return { version: TERMS_VERSION, effectiveDate: TERMS_EFFECTIVE_DATE, url: termsUrl, summary: [...TERMS_SUMMARY] };
 }

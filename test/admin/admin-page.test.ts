@@ -19,11 +19,16 @@ test('the operator page asks for the token, then renders every section with char
   const s = await seededInstance(t);
   const base = s.base;
   const requested: { url: string; authorization: string | undefined }[] = [];
-  const browser = await offlineBrowser(t, base, { viewport: { width: 1280, height: 900 }, onRequest: (url, headers) => requested.push({ url, authorization: headers.authorization }) });
+  const browser = await offlineBrowser(t, base, {
+    viewport: { width: 1280, height: 900 },
+    onRequest: (url, headers) => requested.push({ url, authorization: headers.authorization }),
+  });
   if (!browser) return;
   const { page, outside } = browser;
   const problems: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error' && !/401/.test(m.text())) problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/401/.test(m.text())) problems.push(m.text());
+  });
   page.on('pageerror', (e) => problems.push(e.message));
 
   const res = await page.goto(`${base}/admin`, { waitUntil: 'load' });
@@ -37,7 +42,7 @@ test('the operator page asks for the token, then renders every section with char
   await page.fill('#token', 'not-the-admin-token-at-all');
   await page.click('#login button[type=submit]');
   await page.waitForSelector('body[data-state="login"] #status:not([hidden])');
-  assert.match(await page.textContent('#status') ?? '', /not accepted/);
+  assert.match((await page.textContent('#status')) ?? '', /not accepted/);
   assert.equal(await page.evaluate(() => sessionStorage.getItem('isocast.adminToken')), null);
 
   await page.fill('#token', ADMIN_TOKEN);
@@ -47,42 +52,55 @@ test('the operator page asks for the token, then renders every section with char
   assert.ok(await page.isVisible('#controls'));
 
   // Totals and revenue: $2.57 applied over three UTC days, one refund of $0.10 owed.
-  const totals = await page.textContent('#totals') ?? '';
+  const totals = (await page.textContent('#totals')) ?? '';
   assert.match(totals, /Revenue \(applied\)\$2\.57/);
   assert.match(totals, /Refunds queued1 \(\$0\.10\)/);
-  assert.equal(await page.locator('#revenue-day-chart svg rect[data-day]').count(), 4, 'one bar segment per (day, city)');
+  assert.equal(
+    await page.locator('#revenue-day-chart svg rect[data-day]').count(),
+    4,
+    'one bar segment per (day, city)',
+  );
   assert.equal(await page.locator('#revenue-city-chart svg rect').count(), 3, 'nyc, london, paris');
-  assert.match(await page.textContent('#revenue-table') ?? '', /2026-07-14nyc2\$2\.01/);
+  assert.match((await page.textContent('#revenue-table')) ?? '', /2026-07-14nyc2\$2\.01/);
 
   // Poller health: NYC fine at 72 °F, Chicago backing off with its error, London without a market.
-  const poller = await page.textContent('#poller-table') ?? '';
+  const poller = (await page.textContent('#poller-table')) ?? '';
   assert.match(poller, /NYC.*ok.*72°F 72-73°F \(2026-07-15\)/);
   assert.match(poller, /Chicago.*backing off \(2\).*market buckets are not in °F/);
   assert.match(poller, /London.*no market/);
-  assert.match(await page.textContent('#poller-tick') ?? '', /1 signal\(s\), 0 error\(s\)/);
+  assert.match((await page.textContent('#poller-tick')) ?? '', /1 signal\(s\), 0 error\(s\)/);
 
   // Payments: shortened wallets with the full address on hover, tx hashes, outcomes.
   assert.equal(await page.locator('#payments-table tbody tr').count(), 6);
   const b = BUYERS.b.address.toLowerCase();
-  assert.equal(await page.locator(`#payments-table code[title="${b}"]`).first().textContent(), `${b.slice(0, 6)}…${b.slice(-4)}`);
-  assert.match(await page.textContent('#payments-table') ?? '', /refund_queued/);
+  assert.equal(
+    await page.locator(`#payments-table code[title="${b}"]`).first().textContent(),
+    `${b.slice(0, 6)}…${b.slice(-4)}`,
+  );
+  assert.match((await page.textContent('#payments-table')) ?? '', /refund_queued/);
   assert.equal(await page.locator('#entitlements-table tbody tr').count(), 5);
-  assert.match(await page.textContent('#deliveries-table') ?? '', /72-73°F\s*sent/);
+  assert.match((await page.textContent('#deliveries-table')) ?? '', /72-73°F\s*sent/);
   assert.equal(await page.locator('#deliveries-chart svg rect').count(), 4);
 
   // The refund reason holds markup; it is shown as text and never becomes elements.
-  assert.match(await page.textContent('#refunds-table') ?? '', /<img src=x onerror=/);
+  assert.match((await page.textContent('#refunds-table')) ?? '', /<img src=x onerror=/);
   assert.equal(await page.locator('#refunds-table img, #refunds-table b').count(), 0);
   assert.equal(await page.getAttribute('body', 'data-pwned'), null);
-  assert.match(await page.textContent('footer') ?? '', /not financial/);
+  assert.match((await page.textContent('footer')) ?? '', /not financial/);
 
   mkdirSync(join(repoRoot(), 'test-artifacts'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   copyFileSync(SCREENSHOT, DOCS_COPY);
 
   // The token only ever travelled as a header to the data document, never in a URL.
-  assert.ok(requested.every((r) => !r.url.includes(ADMIN_TOKEN)), 'token never in a URL');
-  assert.deepEqual([...new Set(requested.filter((r) => r.authorization).map((r) => new URL(r.url).pathname))], ['/admin/data.json']);
+  assert.ok(
+    requested.every((r) => !r.url.includes(ADMIN_TOKEN)),
+    'token never in a URL',
+  );
+  assert.deepEqual(
+    [...new Set(requested.filter((r) => r.authorization).map((r) => new URL(r.url).pathname))],
+    ['/admin/data.json'],
+  );
 
   // Forgetting the token returns to the form.
   await page.click('#sign-out');

@@ -32,9 +32,22 @@ import { buy, over, subscribeWith, tamper, type Fetcher } from '../payments/buy.
 export const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 export const START = Date.parse('2026-07-15T16:00:00Z'); // noon in New York
 const DAY_MS = 86_400_000;
-const NYC_LABELS = ['65°F or below', '66-67°F', '68-69°F', '70-71°F', '72-73°F', '74-75°F', '76-77°F', '78-79°F', '80-81°F', '82-83°F', '84°F or higher'];
+const NYC_LABELS = [
+  '65°F or below',
+  '66-67°F',
+  '68-69°F',
+  '70-71°F',
+  '72-73°F',
+  '74-75°F',
+  '76-77°F',
+  '78-79°F',
+  '80-81°F',
+  '82-83°F',
+  '84°F or higher',
+];
 /** A refund reason carrying markup: the page must show it as text. */
-export const HOSTILE_REASON = 'entitlement update failed: <img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>';
+export const HOSTILE_REASON =
+  'entitlement update failed: <img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>';
 
 const account = (byte: string) => privateKeyToAccount(`0x${byte.repeat(32)}` as Hex);
 export const BUYERS = { a: account('a1'), b: account('b2'), c: account('c3'), d: account('d4') };
@@ -49,12 +62,18 @@ export type Seeded = {
   worker: DeliveryWorker;
 };
 
-
-export async function seededInstance(t: { after(fn: () => unknown): void }, opts: { adminToken?: string | null } = {}): Promise<Seeded> {
+export async function seededInstance(
+  t: { after(fn: () => unknown): void },
+  opts: { adminToken?: string | null } = {},
+): Promise<Seeded> {
   const metrics = createMetrics();
   const bot = await startFakeBotApi();
   t.after(() => bot.close());
-  const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: { globalPerSecond: 200, chatIntervalMs: 20, groupIntervalMs: 20 } });
+  const messenger = createBotMessenger({
+    token: bot.token,
+    apiUrl: bot.url,
+    limits: { globalPerSecond: 200, chatIntervalMs: 20, groupIntervalMs: 20 },
+  });
   let poller: Poller | null = null;
   const adminToken = opts.adminToken === undefined ? ADMIN_TOKEN : opts.adminToken;
   const env = testApp(t, {
@@ -79,12 +98,23 @@ export async function seededInstance(t: { after(fn: () => unknown): void }, opts
   const replayed = await ok(BUYERS.c, 'nyc', 2);
   assert.equal((await subscribeWith(f, replayed.payment.xPayment, 'nyc', 2)).body.idempotent, true);
   await ok(BUYERS.b, 'nyc', 500);
-  const forged = tamper(replayed.payment.xPayment, (j) => { j.payload.authorization.value = '1'; });
+  const forged = tamper(replayed.payment.xPayment, (j) => {
+    j.payload.authorization.value = '1';
+  });
   assert.equal((await subscribeWith(f, forged, 'nyc', 2)).status, 402);
 
   // A settled payment whose entitlement could not be applied: the plane's failure path.
   const store = createPaymentStore(env.db);
-  const claim = store.claim({ payer: BUYERS.d.address.toLowerCase(), nonce: '0x' + 'd4'.repeat(32), city: 'tokyo', count: 20, amountMicro: bundlePrice(20).totalMicro, settler: 'mock', nowMs: env.clock.now(), validBefore: Math.floor(env.clock.now() / 1000) + 300 });
+  const claim = store.claim({
+    payer: BUYERS.d.address.toLowerCase(),
+    nonce: '0x' + 'd4'.repeat(32),
+    city: 'tokyo',
+    count: 20,
+    amountMicro: bundlePrice(20).totalMicro,
+    settler: 'mock',
+    nowMs: env.clock.now(),
+    validBefore: Math.floor(env.clock.now() / 1000) + 300,
+  });
   assert.ok(claim.claimed);
   store.markSettled(claim.id, '0x' + 'ef'.repeat(32), env.clock.now());
   assert.ok(store.queueRefund(claim.id, HOSTILE_REASON, env.clock.now()));
@@ -92,29 +122,64 @@ export async function seededInstance(t: { after(fn: () => unknown): void }, opts
   env.clock.set(START);
   assert.equal(await registerOverHttp(f, BUYERS.a, '1001', 'nyc', env.clock.now()), 200);
 
-  const [gamma, clob, metar] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar({ now: env.clock.now })]);
+  const [gamma, clob, metar] = await Promise.all([
+    startFakeGamma(),
+    startFakeClob(),
+    startFakeMetar({ now: env.clock.now }),
+  ]);
   t.after(() => Promise.all([gamma.close(), clob.close(), metar.close()]));
   const date = localDate('America/New_York', START);
   const nyc = gammaEvent({ token: 'nyc', date, labels: NYC_LABELS, cityName: 'New York City' });
   gamma.put(nyc);
-  NYC_LABELS.forEach((label, i) => { const tk = tokensOf(nyc, label); clob.quote(tk.yes, tk.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000); });
-  gamma.put(gammaEvent({ token: 'chicago', date: localDate('America/Chicago', START), labels: ['20°C or below', '21°C', '22°C or higher'], cityName: 'Chicago' }));
+  NYC_LABELS.forEach((label, i) => {
+    const tk = tokensOf(nyc, label);
+    clob.quote(tk.yes, tk.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000);
+  });
+  gamma.put(
+    gammaEvent({
+      token: 'chicago',
+      date: localDate('America/Chicago', START),
+      labels: ['20°C or below', '21°C', '22°C or higher'],
+      cityName: 'Chicago',
+    }),
+  );
 
   const outbox = createOutbox(env.db, env.clock);
-  const worker = createDeliveryWorker({ outbox, messenger, clock: env.clock, logger: env.logger, termsUrl: env.config.TERMS_URL, metrics });
+  const worker = createDeliveryWorker({
+    outbox,
+    messenger,
+    clock: env.clock,
+    logger: env.logger,
+    termsUrl: env.config.TERMS_URL,
+    metrics,
+  });
   worker.start();
   t.after(() => worker.stop());
   const p = createPoller({
-    db: env.db, catalog: createCatalog(CITY_ROWS.filter((c) => ['nyc', 'chicago', 'london'].includes(c.slug))), clock: env.clock,
-    logger: env.logger, intervalMs: 1_000, metrics,
+    db: env.db,
+    catalog: createCatalog(CITY_ROWS.filter((c) => ['nyc', 'chicago', 'london'].includes(c.slug))),
+    clock: env.clock,
+    logger: env.logger,
+    intervalMs: 1_000,
+    metrics,
     weather: createMetarWeather({ baseUrl: metar.url, clock: env.clock, timeoutMs: 300 }),
-    market: createPolymarketSource({ gammaUrl: gamma.url, clobUrl: clob.url, clock: env.clock, logger: env.logger, gammaTimeoutMs: 300, clobTimeoutMs: 300, missingTtlMs: 60_000 }),
-    onSignalInTransaction: outbox.enqueue, onSignalCommitted: () => worker.wake(),
+    market: createPolymarketSource({
+      gammaUrl: gamma.url,
+      clobUrl: clob.url,
+      clock: env.clock,
+      logger: env.logger,
+      gammaTimeoutMs: 300,
+      clobTimeoutMs: 300,
+      missingTtlMs: 60_000,
+    }),
+    onSignalInTransaction: outbox.enqueue,
+    onSignalCommitted: () => worker.wake(),
   });
   poller = p;
   t.after(() => p.stop());
 
-  const report = (tempC: number, minutesAgo = 1) => metar.addReport('KLGA', { atMs: env.clock.now() - minutesAgo * 60_000, tempC });
+  const report = (tempC: number, minutesAgo = 1) =>
+    metar.addReport('KLGA', { atMs: env.clock.now() - minutesAgo * 60_000, tempC });
   report(20.0, 30); // 68 °F: the day's baseline
   await p.tick();
   env.clock.advance(1_000);

@@ -21,7 +21,10 @@ const run = promisify(execFile);
  * as a user would.
  */
 test('single binary: version, serve from an empty directory, clean SIGTERM', { timeout: 600_000 }, async (t) => {
-  await run(process.execPath, [join(ROOT, 'scripts', 'build-binary.ts'), '--if-stale'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  await run(process.execPath, [join(ROOT, 'scripts', 'build-binary.ts'), '--if-stale'], {
+    cwd: ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
 
   const dir = tempDir(t, 'isocast-binary-');
   const bin = join(dir, 'isocast');
@@ -45,24 +48,32 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
 
   await t.test('serve answers /health and /v1/cities, and stops cleanly on SIGTERM', async () => {
     // No DATA_DIR: the default ./data must land under the working directory.
-    const child = spawn(bin, ['serve'], { cwd: dir, env: { ...env, HOST: '127.0.0.1', PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+    const child = spawn(bin, ['serve'], {
+      cwd: dir,
+      env: { ...env, HOST: '127.0.0.1', PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
     const output = collect(child);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
 
     const port = await listeningPort(child, output);
     const base = `http://127.0.0.1:${port}`;
 
     const health = await fetch(`${base}/health`);
     assert.equal(health.status, 200);
-    const h = await health.json() as { ok: boolean; service: string; disclaimer: string };
+    const h = (await health.json()) as { ok: boolean; service: string; disclaimer: string };
     assert.equal(h.service, 'isocast-api');
     assert.equal(h.ok, true);
     assert.equal(typeof h.disclaimer, 'string');
 
     const cities = await fetch(`${base}/v1/cities`);
     assert.equal(cities.status, 200);
-    const c = await cities.json() as { count: number; cities: { slug: string }[] };
+    const c = (await cities.json()) as { count: number; cities: { slug: string }[] };
     assert.equal(c.count, 37);
     assert.equal(c.cities.length, 37);
 
@@ -79,7 +90,10 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     const buyer = privateKeyToAccount(keccak256(toHex('isocast-binary-buyer')));
     const subscribeUrl = `${base}/v1/subscribe?city=nyc&count=5`;
     const challenge = await (await fetch(subscribeUrl, { method: 'POST' })).json();
-    const bought = await fetch(subscribeUrl, { method: 'POST', headers: { 'x-payment': (await payFor402(challenge, buyer)).xPayment } });
+    const bought = await fetch(subscribeUrl, {
+      method: 'POST',
+      headers: { 'x-payment': (await payFor402(challenge, buyer)).xPayment },
+    });
     assert.equal(bought.status, 200, await bought.clone().text());
     const purchase = (await bought.json()) as { idempotent: boolean; receiptToken: string };
     assert.equal(purchase.idempotent, false);
@@ -90,7 +104,10 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     const end = await exited;
     assert.deepEqual(end, { code: 0, signal: null }, output.text());
     assert.ok(existsSync(join(dir, 'data', 'isocast.db')), 'database file under the default DATA_DIR');
-    assert.ok(output.lines().some((l) => l.msg === 'stopped'), output.text());
+    assert.ok(
+      output.lines().some((l) => l.msg === 'stopped'),
+      output.text(),
+    );
     // The addon went to the per-hash cache, not next to the binary or into the data dir.
     const cacheEntries = readdirSync(join(dir, 'cache', 'isocast'));
     assert.equal(cacheEntries.length, 1);
@@ -105,13 +122,25 @@ type Output = { text(): string; lines(): Record<string, unknown>[]; onLine(fn: (
 function collect(child: ChildProcess): Output {
   let text = '';
   const listeners: (() => void)[] = [];
-  const add = (chunk: Buffer) => { text += chunk.toString(); for (const fn of listeners) fn(); };
+  const add = (chunk: Buffer) => {
+    text += chunk.toString();
+    for (const fn of listeners) fn();
+  };
   child.stdout?.on('data', add);
   child.stderr?.on('data', add);
   return {
     text: () => text,
-    lines: () => text.split('\n').flatMap((l) => { try { return [JSON.parse(l) as Record<string, unknown>]; } catch { return []; } }),
-    onLine: (fn) => { listeners.push(fn); },
+    lines: () =>
+      text.split('\n').flatMap((l) => {
+        try {
+          return [JSON.parse(l) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      }),
+    onLine: (fn) => {
+      listeners.push(fn);
+    },
   };
 }
 
@@ -123,7 +152,9 @@ function listeningPort(child: ChildProcess, output: Output): Promise<number> {
       if (line && typeof line.port === 'number') resolve(line.port);
     };
     output.onLine(check);
-    child.once('exit', (code, signal) => reject(new Error(`binary exited before listening (code ${code}, signal ${signal}):\n${output.text()}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`binary exited before listening (code ${code}, signal ${signal}):\n${output.text()}`)),
+    );
     check();
   });
 }

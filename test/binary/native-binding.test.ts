@@ -83,7 +83,10 @@ test('when no root works the error names every attempt', (t) => {
   const b = join(dir, 'b');
   writeFileSync(a, '');
   writeFileSync(b, '');
-  assert.throws(() => loadEmbeddedAddon(addon, [a, b]), (err: Error) => err.message.includes(a) && err.message.includes(b));
+  assert.throws(
+    () => loadEmbeddedAddon(addon, [a, b]),
+    (err: Error) => err.message.includes(a) && err.message.includes(b),
+  );
 });
 
 test('the build-time key names the directory; a damaged copy under it is still replaced', (t) => {

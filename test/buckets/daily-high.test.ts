@@ -24,10 +24,12 @@ test('°C tenths convert to °F before rounding (the METAR -> WU path)', () => {
 });
 
 test('property: every ASOS whole-°F reading survives the trip through tenths of °C', () => {
-  fc.assert(fc.property(fc.integer({ min: -40, max: 125 }), (f) => {
-    const tenthsC = Math.round(convertTemp(f, 'F', 'C') * 10) / 10;
-    assert.equal(resolveReading(tenthsC, 'C', 'F'), f);
-  }));
+  fc.assert(
+    fc.property(fc.integer({ min: -40, max: 125 }), (f) => {
+      const tenthsC = Math.round(convertTemp(f, 'F', 'C') * 10) / 10;
+      assert.equal(resolveReading(tenthsC, 'C', 'F'), f);
+    }),
+  );
 });
 
 test('the day is the station-local calendar day, not the UTC day (Wellington, UTC+13 in January)', () => {
@@ -49,15 +51,30 @@ test('far west of UTC: a late-evening reading belongs to the local day even on t
 
 test('DST days: 23-hour spring day and 25-hour autumn day keep exactly their own hours (New York)', () => {
   // 2026-03-08: clocks jump 02:00 -> 03:00 EST->EDT; the day is 05:00Z..04:00Z next day.
-  const spring = [at('2026-03-08T04:59:00Z', 50, 'F'), at('2026-03-08T05:00:00Z', 40, 'F'), at('2026-03-09T03:59:00Z', 45, 'F'), at('2026-03-09T04:00:00Z', 60, 'F')];
+  const spring = [
+    at('2026-03-08T04:59:00Z', 50, 'F'),
+    at('2026-03-08T05:00:00Z', 40, 'F'),
+    at('2026-03-09T03:59:00Z', 45, 'F'),
+    at('2026-03-09T04:00:00Z', 60, 'F'),
+  ];
   assert.equal(dailyHighReading(spring, 'America/New_York', '2026-03-08', 'F'), 45);
   // 2026-11-01: 02:00 EDT -> 01:00 EST; the day is 04:00Z..05:00Z next day (25 h).
-  const autumn = [at('2026-11-01T03:59:00Z', 70, 'F'), at('2026-11-01T04:00:00Z', 41, 'F'), at('2026-11-02T04:30:00Z', 55, 'F'), at('2026-11-02T05:00:00Z', 65, 'F')];
+  const autumn = [
+    at('2026-11-01T03:59:00Z', 70, 'F'),
+    at('2026-11-01T04:00:00Z', 41, 'F'),
+    at('2026-11-02T04:30:00Z', 55, 'F'),
+    at('2026-11-02T05:00:00Z', 65, 'F'),
+  ];
   assert.equal(dailyHighReading(autumn, 'America/New_York', '2026-11-01', 'F'), 55);
 });
 
 test('max over mixed units, ties keep the earliest, non-finite temps ignored, empty day is null', () => {
-  const obs = [at('2026-07-15T12:00:00Z', 20), at('2026-07-15T13:00:00Z', 68, 'F'), at('2026-07-15T14:00:00Z', Number.NaN), at('2026-07-15T15:00:00Z', 20)];
+  const obs = [
+    at('2026-07-15T12:00:00Z', 20),
+    at('2026-07-15T13:00:00Z', 68, 'F'),
+    at('2026-07-15T14:00:00Z', Number.NaN),
+    at('2026-07-15T15:00:00Z', 20),
+  ];
   assert.equal(dailyHigh(obs, 'Europe/London', '2026-07-15'), obs[0]);
   assert.equal(dailyHighReading([], 'Europe/London', '2026-07-15', 'C'), null);
 });

@@ -26,23 +26,43 @@ test('parses every label shape the markets use', () => {
 });
 
 test('rejects labels that are not a bucket', () => {
-  for (const bad of ['', 'Other', '33-32°F', '32-33', '32-33°K', '12.5°C', 'between 32-33°F', '38°F or more than that']) {
+  for (const bad of [
+    '',
+    'Other',
+    '33-32°F',
+    '32-33',
+    '32-33°K',
+    '12.5°C',
+    'between 32-33°F',
+    '38°F or more than that',
+  ]) {
     assert.equal(parseLabel(bad), null, bad);
   }
 });
 
 const rangeArb = fc.oneof(
-  fc.record({ lo: fc.integer({ min: -60, max: 130 }), span: fc.integer({ min: 0, max: 3 }), unit: fc.constantFrom('C' as const, 'F' as const) })
+  fc
+    .record({
+      lo: fc.integer({ min: -60, max: 130 }),
+      span: fc.integer({ min: 0, max: 3 }),
+      unit: fc.constantFrom('C' as const, 'F' as const),
+    })
     .map(({ lo, span, unit }) => ({ lo, hi: lo + span, unit })),
-  fc.record({ hi: fc.integer({ min: -60, max: 130 }), unit: fc.constantFrom('C' as const, 'F' as const) }).map(({ hi, unit }) => ({ lo: -INF, hi, unit })),
-  fc.record({ lo: fc.integer({ min: -60, max: 130 }), unit: fc.constantFrom('C' as const, 'F' as const) }).map(({ lo, unit }) => ({ lo, hi: INF, unit })),
+  fc
+    .record({ hi: fc.integer({ min: -60, max: 130 }), unit: fc.constantFrom('C' as const, 'F' as const) })
+    .map(({ hi, unit }) => ({ lo: -INF, hi, unit })),
+  fc
+    .record({ lo: fc.integer({ min: -60, max: 130 }), unit: fc.constantFrom('C' as const, 'F' as const) })
+    .map(({ lo, unit }) => ({ lo, hi: INF, unit })),
 );
 
 test('property: format then parse gives the same range', () => {
-  fc.assert(fc.property(rangeArb, (r) => {
-    const label = formatLabel(r);
-    assert.deepEqual(parseLabel(label), { label, ...r });
-  }));
+  fc.assert(
+    fc.property(rangeArb, (r) => {
+      const label = formatLabel(r);
+      assert.deepEqual(parseLabel(label), { label, ...r });
+    }),
+  );
 });
 
 /** A ladder like the live ones: open bottom, `n` buckets of `width`, open top. */
@@ -54,17 +74,22 @@ function ladder(first: number, n: number, width: number, unit: 'C' | 'F') {
 }
 
 test('property: every whole reading falls in exactly one bucket of a full ladder; dead means wholly below', () => {
-  fc.assert(fc.property(
-    fc.integer({ min: -40, max: 100 }), fc.integer({ min: 1, max: 12 }), fc.constantFrom(1, 2), fc.integer({ min: -80, max: 160 }),
-    (first, n, width, reading) => {
-      const buckets = ladder(first, n, width, width === 2 ? 'F' : 'C');
-      const holding = buckets.filter((b) => reading >= b.lo && reading <= b.hi);
-      assert.equal(holding.length, 1);
-      assert.equal(bucketFor(reading, buckets), holding[0]);
-      for (const b of buckets) assert.equal(isDead(b, reading), b.hi < reading);
-      assert.equal(isDead(holding[0]!, reading), false);
-    },
-  ));
+  fc.assert(
+    fc.property(
+      fc.integer({ min: -40, max: 100 }),
+      fc.integer({ min: 1, max: 12 }),
+      fc.constantFrom(1, 2),
+      fc.integer({ min: -80, max: 160 }),
+      (first, n, width, reading) => {
+        const buckets = ladder(first, n, width, width === 2 ? 'F' : 'C');
+        const holding = buckets.filter((b) => reading >= b.lo && reading <= b.hi);
+        assert.equal(holding.length, 1);
+        assert.equal(bucketFor(reading, buckets), holding[0]);
+        for (const b of buckets) assert.equal(isDead(b, reading), b.hi < reading);
+        assert.equal(isDead(holding[0]!, reading), false);
+      },
+    ),
+  );
 });
 
 test('fractional readings use the half-up rule; gaps give null', () => {
@@ -77,7 +102,10 @@ test('fractional readings use the half-up rule; gaps give null', () => {
 test('orderBuckets sorts a shuffled ladder and refuses overlaps or mixed units', () => {
   const ok = orderBuckets([parseLabel('38°F or higher')!, parseLabel('27°F or below')!, parseLabel('28-29°F')!]);
   assert.ok(ok.ok);
-  assert.deepEqual(ok.buckets.map((b) => b.label), ['27°F or below', '28-29°F', '38°F or higher']);
+  assert.deepEqual(
+    ok.buckets.map((b) => b.label),
+    ['27°F or below', '28-29°F', '38°F or higher'],
+  );
   assert.equal(orderBuckets([parseLabel('28-29°F')!, parseLabel('29-30°F')!]).ok, false);
   assert.equal(orderBuckets([parseLabel('28-29°F')!, parseLabel('14°C')!]).ok, false);
   assert.equal(orderBuckets([]).ok, false);

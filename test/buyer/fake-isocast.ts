@@ -49,19 +49,40 @@ export type Fake = {
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
-export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void): void }, o: FakeOptions = {}): Promise<Fake> {
+export async function startFakeIsocast(
+  t: { after(fn: () => Promise<void> | void): void },
+  o: FakeOptions = {},
+): Promise<Fake> {
   const now = () => o.nowMs?.() ?? Date.now();
-  const fake: Fake = { url: '', xPayments: [], requests: [], entitlements: new Map(), latest: new Map(), tokens: new Map() };
+  const fake: Fake = {
+    url: '',
+    xPayments: [],
+    requests: [],
+    entitlements: new Map(),
+    latest: new Map(),
+    tokens: new Map(),
+  };
   const salts = new Map<string, Hex>();
   const usedReceiptSigs = new Set<string>();
   let pending = o.pendingFirst ?? 0;
   let saltSeq = 0;
 
   function challenge(city: string, count: number, resource: string) {
-    const body: any = JSON.parse(JSON.stringify(paymentRequired({
-      city, count, resource: `${fake.url}${resource}`, payTo: FAKE_PAY_TO as Address, usdc: BASE_USDC as Address,
-      secret: Buffer.alloc(32, 7), nowSeconds: Math.floor(now() / 1000), termsUrl: `${fake.url}/terms.txt`, mode: 'live',
-    })));
+    const body: any = JSON.parse(
+      JSON.stringify(
+        paymentRequired({
+          city,
+          count,
+          resource: `${fake.url}${resource}`,
+          payTo: FAKE_PAY_TO as Address,
+          usdc: BASE_USDC as Address,
+          secret: Buffer.alloc(32, 7),
+          nowSeconds: Math.floor(now() / 1000),
+          termsUrl: `${fake.url}/terms.txt`,
+          mode: 'live',
+        }),
+      ),
+    );
     if (!o.saltEcho) {
       // An older server: one window salt per (city, count, minute) and no echo asked for.
       const { saltEcho: _echo, windowSalt, ...old } = body.extra.binding;
@@ -83,10 +104,22 @@ export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void
   async function purchase(header: string, city: string, count: number): Promise<Response> {
     const p = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
     const a = p.payload.authorization;
-    const auth = { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce };
-    const signer = await recoverTypedDataAddress({ ...authorizationTypedData(BASE_USDC as Address, auth), signature: p.payload.signature });
-    if (signer.toLowerCase() !== a.from.toLowerCase()) return json(402, { error: 'payment verification failed', reason: 'bad signature', disclaimer: DISCLAIMER });
-    if (auth.value !== BigInt(bundlePrice(count).totalMicro)) return json(402, { error: 'payment verification failed', reason: 'amount', disclaimer: DISCLAIMER });
+    const auth = {
+      from: a.from,
+      to: a.to,
+      value: BigInt(a.value),
+      validAfter: BigInt(a.validAfter),
+      validBefore: BigInt(a.validBefore),
+      nonce: a.nonce,
+    };
+    const signer = await recoverTypedDataAddress({
+      ...authorizationTypedData(BASE_USDC as Address, auth),
+      signature: p.payload.signature,
+    });
+    if (signer.toLowerCase() !== a.from.toLowerCase())
+      return json(402, { error: 'payment verification failed', reason: 'bad signature', disclaimer: DISCLAIMER });
+    if (auth.value !== BigInt(bundlePrice(count).totalMicro))
+      return json(402, { error: 'payment verification failed', reason: 'amount', disclaimer: DISCLAIMER });
     if (o.saltEcho) {
       const salt = p.payload.salt as Hex | undefined;
       if (!salt || !salts.has(salt) || bindingNonce(a.from, city, count, salt) !== a.nonce) {
@@ -95,8 +128,15 @@ export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void
     }
     if (pending > 0) {
       pending--;
-      return json(503, { error: 'settlement pending — retry the same X-Payment; you will not be charged twice', retryAfterSeconds: 1, disclaimer: DISCLAIMER },
-        { 'retry-after': '1' });
+      return json(
+        503,
+        {
+          error: 'settlement pending — retry the same X-Payment; you will not be charged twice',
+          retryAfterSeconds: 1,
+          disclaimer: DISCLAIMER,
+        },
+        { 'retry-after': '1' },
+      );
     }
     const wallet = a.from.toLowerCase();
     const mine = fake.entitlements.get(wallet) ?? new Map<string, number>();
@@ -108,23 +148,38 @@ export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void
     fake.tokens.set(token, wallet);
     const price = bundlePrice(count);
     return json(200, {
-      ok: true, city, count, unitPriceUsd: microToUsd(price.unitMicro), amountUsd: microToUsd(price.totalMicro), latestSeq: latest,
-      paidThroughSeq: paidThrough, receiptToken: token, txHash: `0x${'ab'.repeat(32)}`, idempotent: o.idempotent === true, disclaimer: DISCLAIMER,
+      ok: true,
+      city,
+      count,
+      unitPriceUsd: microToUsd(price.unitMicro),
+      amountUsd: microToUsd(price.totalMicro),
+      latestSeq: latest,
+      paidThroughSeq: paidThrough,
+      receiptToken: token,
+      txHash: `0x${'ab'.repeat(32)}`,
+      idempotent: o.idempotent === true,
+      disclaimer: DISCLAIMER,
     });
   }
 
   async function receipts(req: Request): Promise<Response> {
-    const b = await req.json() as { wallet: Address; timestamp: number; signature: Hex };
-    if (Math.abs(Math.floor(now() / 1000) - b.timestamp) > 600) return json(401, { error: 'stale timestamp', disclaimer: DISCLAIMER });
+    const b = (await req.json()) as { wallet: Address; timestamp: number; signature: Hex };
+    if (Math.abs(Math.floor(now() / 1000) - b.timestamp) > 600)
+      return json(401, { error: 'stale timestamp', disclaimer: DISCLAIMER });
     const signer = await recoverTypedDataAddress({
-      domain: RECEIPT_REQUEST_DOMAIN, types: RECEIPT_REQUEST_TYPES, primaryType: 'ReceiptRequest',
-      message: { wallet: b.wallet, timestamp: BigInt(b.timestamp) }, signature: b.signature,
+      domain: RECEIPT_REQUEST_DOMAIN,
+      types: RECEIPT_REQUEST_TYPES,
+      primaryType: 'ReceiptRequest',
+      message: { wallet: b.wallet, timestamp: BigInt(b.timestamp) },
+      signature: b.signature,
     }).catch(() => null);
-    if (!signer || signer.toLowerCase() !== b.wallet.toLowerCase()) return json(401, { error: 'signature verification failed', disclaimer: DISCLAIMER });
+    if (!signer || signer.toLowerCase() !== b.wallet.toLowerCase())
+      return json(401, { error: 'signature verification failed', disclaimer: DISCLAIMER });
     const mine = fake.entitlements.get(b.wallet.toLowerCase());
     if (!mine) return json(404, { error: 'no purchases for this wallet', disclaimer: DISCLAIMER });
     const cities = [...mine].map(([city, paidThroughSeq]) => ({ city, paidThroughSeq }));
-    if (usedReceiptSigs.has(b.signature)) return json(200, { ok: true, wallet: b.wallet, cities, disclaimer: DISCLAIMER });
+    if (usedReceiptSigs.has(b.signature))
+      return json(200, { ok: true, wallet: b.wallet, cities, disclaimer: DISCLAIMER });
     usedReceiptSigs.add(b.signature);
     const token = `isr_recovered_${fake.tokens.size}`;
     fake.tokens.set(token, b.wallet.toLowerCase());
@@ -134,21 +189,43 @@ export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void
   function signals(req: Request, city: string, since: number): Response {
     const token = /^Bearer (\S+)$/.exec(req.headers.get('authorization') ?? '')?.[1];
     const wallet = token ? fake.tokens.get(token) : undefined;
-    if (!wallet) return json(402, { ...challenge(city, 20, `/v1/signals?city=${city}&count=20`), error: 'receipt token not recognised; pay to continue' });
+    if (!wallet)
+      return json(402, {
+        ...challenge(city, 20, `/v1/signals?city=${city}&count=20`),
+        error: 'receipt token not recognised; pay to continue',
+      });
     const paidThrough = fake.entitlements.get(wallet)?.get(city) ?? 0;
     const latest = fake.latest.get(city) ?? 0;
     if (since >= paidThrough) {
-      return json(402, { ...challenge(city, 20, `/v1/signals?city=${city}&count=20`), error: 'paid signals exhausted; buy more to continue', paid_through: paidThrough, latest });
+      return json(402, {
+        ...challenge(city, 20, `/v1/signals?city=${city}&count=20`),
+        error: 'paid signals exhausted; buy more to continue',
+        paid_through: paidThrough,
+        latest,
+      });
     }
     const end = Math.min(paidThrough, latest, since + 100);
     const rows = [];
     for (let seq = since + 1; seq <= end; seq++) {
       rows.push({
-        city, seq, targetDate: '2026-07-15', old: { reading: 41, unit: 'F', bucket: '40-41°F' }, new: { reading: 42, unit: 'F', bucket: '42-43°F' },
-        buckets: null, observedAt: '2026-07-15T15:00:00Z', marketUrl: 'https://polymarket.com/event/x',
+        city,
+        seq,
+        targetDate: '2026-07-15',
+        old: { reading: 41, unit: 'F', bucket: '40-41°F' },
+        new: { reading: 42, unit: 'F', bucket: '42-43°F' },
+        buckets: null,
+        observedAt: '2026-07-15T15:00:00Z',
+        marketUrl: 'https://polymarket.com/event/x',
       });
     }
-    return json(200, { signals: rows, next_cursor: Math.max(since, end), paid_through: paidThrough, latest, more: Math.min(paidThrough, latest) > end, disclaimer: DISCLAIMER });
+    return json(200, {
+      signals: rows,
+      next_cursor: Math.max(since, end),
+      paid_through: paidThrough,
+      latest,
+      more: Math.min(paidThrough, latest) > end,
+      disclaimer: DISCLAIMER,
+    });
   }
 
   fake.url = await listen(t, async (req) => {
@@ -159,8 +236,15 @@ export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void
     const city = u.searchParams.get('city') ?? '';
     if (req.method === 'GET' && u.pathname === '/v1/signals/meta') {
       const body: any = {
-        city, latestSeq: fake.latest.get(city) ?? 0, unitPriceUsd: 0.005, minSpendUsd: 0.01, currency: 'USDC', network: 'eip155:8453',
-        payTo: FAKE_PAY_TO, tiers: tiersPublic(), disclaimer: DISCLAIMER,
+        city,
+        latestSeq: fake.latest.get(city) ?? 0,
+        unitPriceUsd: 0.005,
+        minSpendUsd: 0.01,
+        currency: 'USDC',
+        network: 'eip155:8453',
+        payTo: FAKE_PAY_TO,
+        tiers: tiersPublic(),
+        disclaimer: DISCLAIMER,
       };
       o.meta?.(body);
       return json(200, body);
@@ -171,7 +255,8 @@ export async function startFakeIsocast(t: { after(fn: () => Promise<void> | void
       return json(402, challenge(city, count, u.pathname + u.search));
     }
     if (req.method === 'POST' && u.pathname === '/v1/receipts' && o.receipts) return receipts(req);
-    if (req.method === 'GET' && u.pathname === '/v1/signals') return signals(req, city, Number(u.searchParams.get('since') ?? 0));
+    if (req.method === 'GET' && u.pathname === '/v1/signals')
+      return signals(req, city, Number(u.searchParams.get('since') ?? 0));
     return json(404, { error: 'not found', disclaimer: DISCLAIMER });
   });
   return fake;

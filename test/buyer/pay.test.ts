@@ -9,10 +9,22 @@ import { BASE_USDC } from '../../src/config.ts';
 import { buyerA } from '../payments/buy.ts';
 
 const nowMs = Date.parse('2026-07-15T15:00:00Z');
-const body = () => JSON.parse(JSON.stringify(paymentRequired({
-  city: 'nyc', count: 20, resource: 'http://x/v1/subscribe?city=nyc&count=20', payTo: '0x00000000000000000000000000000000000000aa',
-  usdc: BASE_USDC as Address, secret: Buffer.alloc(32, 3), nowSeconds: nowMs / 1000, termsUrl: 'http://x/terms.txt', mode: 'mock',
-})));
+const body = () =>
+  JSON.parse(
+    JSON.stringify(
+      paymentRequired({
+        city: 'nyc',
+        count: 20,
+        resource: 'http://x/v1/subscribe?city=nyc&count=20',
+        payTo: '0x00000000000000000000000000000000000000aa',
+        usdc: BASE_USDC as Address,
+        secret: Buffer.alloc(32, 3),
+        nowSeconds: nowMs / 1000,
+        termsUrl: 'http://x/terms.txt',
+        mode: 'mock',
+      }),
+    ),
+  );
 
 test('payFor402 binds the nonce, signs exactly the asked amount to payTo, and encodes a decodable X-Payment', async () => {
   const b = body();
@@ -21,8 +33,20 @@ test('payFor402 binds the nonce, signs exactly the asked amount to payTo, and en
   const d = decodeXPayment(p.xPayment);
   assert.ok(d.ok);
   const a = d.value.authorization;
-  assert.deepEqual([a.from, a.to, a.value, a.validAfter, a.validBefore], [buyerA.address, '0x00000000000000000000000000000000000000aa', 100_000n, BigInt(nowMs / 1000 - 60), BigInt(nowMs / 1000 + 300)]);
-  assert.equal(await recoverTypedDataAddress({ ...authorizationTypedData(BASE_USDC as Address, a), signature: d.value.signature }), buyerA.address);
+  assert.deepEqual(
+    [a.from, a.to, a.value, a.validAfter, a.validBefore],
+    [
+      buyerA.address,
+      '0x00000000000000000000000000000000000000aa',
+      100_000n,
+      BigInt(nowMs / 1000 - 60),
+      BigInt(nowMs / 1000 + 300),
+    ],
+  );
+  assert.equal(
+    await recoverTypedDataAddress({ ...authorizationTypedData(BASE_USDC as Address, a), signature: d.value.signature }),
+    buyerA.address,
+  );
   assert.equal(p.city, 'nyc');
   assert.equal(p.count, 20);
 });
@@ -80,8 +104,14 @@ test('the module refuses what the CLI refuses: wrong price, token, payTo, cap; a
   await assert.rejects(payFor402(token, buyerA, { nowMs }), /not USDC on Base/);
   const ok = await payFor402(token, buyerA, { nowMs, expect: { usdc: '0x2222222222222222222222222222222222222222' } });
   assert.equal(ok.amountAtomic, 100_000n);
-  await assert.rejects(payFor402(body(), buyerA, { nowMs, expect: { payTo: '0x00000000000000000000000000000000000000bb' } }), /publishes 0x0+bb/);
-  await assert.rejects(payFor402(body(), buyerA, { nowMs, expect: { maxAtomic: 99_999n } }), /above your cap of 0\.099999 USDC/);
+  await assert.rejects(
+    payFor402(body(), buyerA, { nowMs, expect: { payTo: '0x00000000000000000000000000000000000000bb' } }),
+    /publishes 0x0+bb/,
+  );
+  await assert.rejects(
+    payFor402(body(), buyerA, { nowMs, expect: { maxAtomic: 99_999n } }),
+    /above your cap of 0\.099999 USDC/,
+  );
   const long = await payFor402(body(), buyerA, { nowMs, validForSeconds: 10_000 });
   assert.ok(long.authorization.validBefore - BigInt(nowMs / 1000) <= 900n, 'never longer than the server accepts');
 });

@@ -27,51 +27,87 @@ test('@x402/fetch buys from a running isocast through IsocastExactScheme, spend 
 
   // The snippet the README shows.
   const client = new x402Client();
-  for (const network of ISOCAST_NETWORKS) client.registerV1(network, new IsocastExactScheme(buyer, { payTo: MOCK_PAY_TO, now: () => env.clock.now() }));
+  for (const network of ISOCAST_NETWORKS)
+    client.registerV1(network, new IsocastExactScheme(buyer, { payTo: MOCK_PAY_TO, now: () => env.clock.now() }));
   const payFetch = wrapFetchWithPayment(spy, client);
 
   const sub = await payFetch(`${base}/v1/subscribe?city=nyc&count=20`, { method: 'POST' });
-  const subBody = await sub.json() as Record<string, any>;
+  const subBody = (await sub.json()) as Record<string, any>;
   assert.equal(sub.status, 200, JSON.stringify(subBody));
-  assert.deepEqual([subBody.ok, subBody.city, subBody.count, subBody.amountUsd, subBody.paidThroughSeq, subBody.idempotent], [true, 'nyc', 20, 0.1, 20, false]);
+  assert.deepEqual(
+    [subBody.ok, subBody.city, subBody.count, subBody.amountUsd, subBody.paidThroughSeq, subBody.idempotent],
+    [true, 'nyc', 20, 0.1, 20, false],
+  );
   const settled = decodePaymentResponseHeader(sub.headers.get('x-payment-response')!);
   assert.equal(settled.payer?.toLowerCase(), buyer.address.toLowerCase());
 
   const inline = await payFetch(`${base}/v1/signals?city=london&count=20`);
-  const page = await inline.json() as Record<string, any>;
+  const page = (await inline.json()) as Record<string, any>;
   assert.equal(inline.status, 200, JSON.stringify(page));
-  assert.deepEqual(page.signals.map((s: any) => s.seq), [1, 2, 3, 4]);
+  assert.deepEqual(
+    page.signals.map((s: any) => s.seq),
+    [1, 2, 3, 4],
+  );
   assert.equal(page.paid_through, 24);
   assert.match(inline.headers.get('x-receipt-token') ?? '', /^isr_/);
-  const rows = env.db.prepare('SELECT city, paid_through_seq AS p FROM entitlements WHERE lower(wallet) = lower(?) ORDER BY city').all(buyer.address);
-  assert.deepEqual(rows, [{ city: 'london', p: 24 }, { city: 'nyc', p: 20 }]);
+  const rows = env.db
+    .prepare('SELECT city, paid_through_seq AS p FROM entitlements WHERE lower(wallet) = lower(?) ORDER BY city')
+    .all(buyer.address);
+  assert.deepEqual(rows, [
+    { city: 'london', p: 24 },
+    { city: 'nyc', p: 20 },
+  ]);
 
   // The stock spend controls stay in charge: a $2.00 bundle is over the default $1 cap and no
   // X-Payment leaves the client.
-  await assert.rejects(payFetch(`${base}/v1/subscribe?city=nyc&count=500`, { method: 'POST' }), /spendControls\.maxAmountPerPayment/);
+  await assert.rejects(
+    payFetch(`${base}/v1/subscribe?city=nyc&count=500`, { method: 'POST' }),
+    /spendControls\.maxAmountPerPayment/,
+  );
   assert.deepEqual(seen, ['/v1/subscribe', '/v1/signals']);
 
-  t.diagnostic(`POST /v1/subscribe?city=nyc&count=20 -> ${sub.status} ${JSON.stringify({ ...subBody, receiptToken: '<redacted>', disclaimer: undefined })}`);
+  t.diagnostic(
+    `POST /v1/subscribe?city=nyc&count=20 -> ${sub.status} ${JSON.stringify({ ...subBody, receiptToken: '<redacted>', disclaimer: undefined })}`,
+  );
   t.diagnostic(`X-PAYMENT-RESPONSE ${JSON.stringify(settled)}`);
-  t.diagnostic(`GET /v1/signals?city=london&count=20 -> ${inline.status} seqs ${page.signals.map((s: any) => s.seq).join(',')} paid_through ${page.paid_through} latest ${page.latest} more ${page.more}; X-Receipt-Token present`);
-  t.diagnostic('POST /v1/subscribe?city=nyc&count=500 ($2.00) -> refused by the stock spend controls (default $1 cap), no X-Payment sent');
+  t.diagnostic(
+    `GET /v1/signals?city=london&count=20 -> ${inline.status} seqs ${page.signals.map((s: any) => s.seq).join(',')} paid_through ${page.paid_through} latest ${page.latest} more ${page.more}; X-Receipt-Token present`,
+  );
+  t.diagnostic(
+    'POST /v1/subscribe?city=nyc&count=500 ($2.00) -> refused by the stock spend controls (default $1 cap), no X-Payment sent',
+  );
 });
 
 test('the scheme echoes the salt when the challenge asks (saltEcho), and pays a challenge that names the network "base"', async (t) => {
   const { startFakeIsocast, FAKE_PAY_TO } = await import('./fake-isocast.ts');
-  const fake = await startFakeIsocast(t, { saltEcho: true, challenge: (b) => { b.accepts[0].network = 'base'; } });
+  const fake = await startFakeIsocast(t, {
+    saltEcho: true,
+    challenge: (b) => {
+      b.accepts[0].network = 'base';
+    },
+  });
   const client = new x402Client();
-  for (const network of ISOCAST_NETWORKS) client.registerV1(network, new IsocastExactScheme(buyer, { payTo: FAKE_PAY_TO }));
-  const res = await wrapFetchWithPayment(fetch, client)(`${fake.url}/v1/subscribe?city=nyc&count=20`, { method: 'POST' });
+  for (const network of ISOCAST_NETWORKS)
+    client.registerV1(network, new IsocastExactScheme(buyer, { payTo: FAKE_PAY_TO }));
+  const res = await wrapFetchWithPayment(fetch, client)(`${fake.url}/v1/subscribe?city=nyc&count=20`, {
+    method: 'POST',
+  });
   assert.equal(res.status, 200, await res.clone().text());
   const sent = JSON.parse(Buffer.from(fake.xPayments[0]!, 'base64').toString());
   assert.deepEqual([sent.x402Version, sent.scheme, sent.network], [1, 'exact', 'base']);
   assert.match(sent.payload.salt, /^0x[0-9a-f]{64}$/);
 
   // A hostile challenge is refused inside the scheme, before anything is sent.
-  const hostile = await startFakeIsocast(t, { challenge: (b) => { b.accepts[0].maxAmountRequired = '900000'; } });
+  const hostile = await startFakeIsocast(t, {
+    challenge: (b) => {
+      b.accepts[0].maxAmountRequired = '900000';
+    },
+  });
   const c2 = new x402Client();
   for (const network of ISOCAST_NETWORKS) c2.registerV1(network, new IsocastExactScheme(buyer));
-  await assert.rejects(wrapFetchWithPayment(fetch, c2)(`${hostile.url}/v1/subscribe?city=nyc&count=20`, { method: 'POST' }), /asks for 0\.9 USDC/);
+  await assert.rejects(
+    wrapFetchWithPayment(fetch, c2)(`${hostile.url}/v1/subscribe?city=nyc&count=20`, { method: 'POST' }),
+    /asks for 0\.9 USDC/,
+  );
   assert.equal(hostile.xPayments.length, 0);
 });

@@ -20,20 +20,38 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
   t.after(() => chain.close());
   const viemChain = chainFor(chain.rpcUrl);
   const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({ chain: viemChain, transport: http(chain.rpcUrl), account: privateKeyToAccount(DEPLOYER_KEY) });
+  const deployer = createWalletClient({
+    chain: viemChain,
+    transport: http(chain.rpcUrl),
+    account: privateKeyToAccount(DEPLOYER_KEY),
+  });
   assert.equal(await pub.getChainId(), 8453);
 
   const { abi, bytecode } = compileTestUsdc();
   const deployTx = await deployer.deployContract({ abi, bytecode });
   const usdc = (await pub.waitForTransactionReceipt({ hash: deployTx })).contractAddress!;
-  await pub.waitForTransactionReceipt({ hash: await deployer.writeContract({ address: usdc, abi, functionName: 'mint', args: [buyerA.address, 5_000_000n] }) });
-  const balance = (who: Address) => pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
+  await pub.waitForTransactionReceipt({
+    hash: await deployer.writeContract({
+      address: usdc,
+      abi,
+      functionName: 'mint',
+      args: [buyerA.address, 5_000_000n],
+    }),
+  });
+  const balance = (who: Address) =>
+    pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
 
   const e = testApp(t, {
     nowMs: Date.now(),
     env: {
-      PAYMENT_MODE: 'live', FEED: 'live', SETTLEMENT: 'chain', RPC_URL: chain.rpcUrl, SETTLER_PRIVATE_KEY: SETTLER_KEY,
-      USDC_ADDRESS: usdc, PAY_TO, OFAC_REQUIRED: 'false',
+      PAYMENT_MODE: 'live',
+      FEED: 'live',
+      SETTLEMENT: 'chain',
+      RPC_URL: chain.rpcUrl,
+      SETTLER_PRIVATE_KEY: SETTLER_KEY,
+      USDC_ADDRESS: usdc,
+      PAY_TO,
+      OFAC_REQUIRED: 'false',
     },
   });
   const settler = settlerFromConfig(e.config);
@@ -66,12 +84,24 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
   const a = d.value.authorization;
   const { r, s, v } = parseSignature(d.value.signature);
   await assert.rejects(
-    pub.simulateContract({ account: privateKeyToAccount(SETTLER_KEY), address: usdc, abi: EIP3009_ABI, functionName: 'transferWithAuthorization', args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(v), r, s] }),
+    pub.simulateContract({
+      account: privateKeyToAccount(SETTLER_KEY),
+      address: usdc,
+      abi: EIP3009_ABI,
+      functionName: 'transferWithAuthorization',
+      args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(v), r, s],
+    }),
     /authorization is used or canceled/,
   );
 
   // 4. The settler, handed an already-used authorization, resolves it to the earlier transaction.
-  const resolved = await settler.settle({ payer: buyerA.address, authorization: a, signature: d.value.signature, payload: d.value.payload, requirements: {} as never });
+  const resolved = await settler.settle({
+    payer: buyerA.address,
+    authorization: a,
+    signature: d.value.signature,
+    payload: d.value.payload,
+    requirements: {} as never,
+  });
   assert.deepEqual(resolved, { ok: true, txHash: first.body.txHash, alreadySettled: true });
 
   // 5. A crash after our transaction landed but before it was recorded: the claim is resolved
@@ -79,10 +109,22 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
   const second = await signFor(f, buyerA, 'nyc', 3, e.clock.now(), { expect: { usdc } });
   const s2 = parseSignature(second.signature);
   const a2 = second.authorization;
-  const settlerWallet = createWalletClient({ chain: viemChain, transport: http(chain.rpcUrl), account: privateKeyToAccount(SETTLER_KEY) });
-  const landed = await settlerWallet.writeContract({ address: usdc, abi: EIP3009_ABI, functionName: 'transferWithAuthorization', args: [a2.from, a2.to, a2.value, a2.validAfter, a2.validBefore, a2.nonce, Number(s2.v), s2.r, s2.s] });
+  const settlerWallet = createWalletClient({
+    chain: viemChain,
+    transport: http(chain.rpcUrl),
+    account: privateKeyToAccount(SETTLER_KEY),
+  });
+  const landed = await settlerWallet.writeContract({
+    address: usdc,
+    abi: EIP3009_ABI,
+    functionName: 'transferWithAuthorization',
+    args: [a2.from, a2.to, a2.value, a2.validAfter, a2.validBefore, a2.nonce, Number(s2.v), s2.r, s2.s],
+  });
   await pub.waitForTransactionReceipt({ hash: landed });
-  e.db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at) VALUES (?, ?, 'nyc', 3, 15000, 'chain', 'claimed', 0, 0)`)
+  e.db
+    .prepare(
+      `INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at) VALUES (?, ?, 'nyc', 3, 15000, 'chain', 'claimed', 0, 0)`,
+    )
     .run(buyerA.address.toLowerCase(), a2.nonce);
   const report = await reconcilePayments({ plane: paymentPlaneFor(deps), logger: e.logger });
   assert.deepEqual(report, { applied: 1, refunded: 0, failed: 0, pending: 0 });
@@ -96,5 +138,7 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
   assert.equal(await balance(buyerA.address), 4_885_000n);
   assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 23, totalPaidSignals: 23 });
   assert.equal(e.db.prepare(`SELECT count(*) FROM payments WHERE status = 'applied'`).pluck().get(), 2);
-  t.diagnostic(`chain test took ${Math.round(performance.now() - started)} ms (EVM start, solc compile, deploy, 2 settlements)`);
+  t.diagnostic(
+    `chain test took ${Math.round(performance.now() - started)} ms (EVM start, solc compile, deploy, 2 settlements)`,
+  );
 });

@@ -28,11 +28,15 @@ export type LocalChain = {
 };
 
 /** `beforeRequest` runs before each JSON-RPC call reaches the EVM (tests inject a competitor there). */
-export async function startLocalChain(opts: { beforeRequest?: (method: string, params: unknown[]) => Promise<void> } = {}): Promise<LocalChain> {
+export async function startLocalChain(
+  opts: { beforeRequest?: (method: string, params: unknown[]) => Promise<void> } = {},
+): Promise<LocalChain> {
   const { resolveConfig } = require('hardhat/internal/core/config/config-resolution');
   const { createProvider } = require('hardhat/internal/core/providers/construction');
   // resolveConfig only needs an existing path to anchor project paths; no config file is read.
-  const config = resolveConfig(fileURLToPath(import.meta.url), { networks: { hardhat: { chainId: 8453, hardfork: 'cancun' } } });
+  const config = resolveConfig(fileURLToPath(import.meta.url), {
+    networks: { hardhat: { chainId: 8453, hardfork: 'cancun' } },
+  });
   const provider: Provider = await createProvider(config, 'hardhat');
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -41,7 +45,11 @@ export async function startLocalChain(opts: { beforeRequest?: (method: string, p
     const one = async (m: { id: unknown; method: string; params?: unknown[] }) => {
       try {
         await opts.beforeRequest?.(m.method, m.params ?? []);
-        return { jsonrpc: '2.0', id: m.id, result: await provider.request({ method: m.method, params: m.params ?? [] }) };
+        return {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: await provider.request({ method: m.method, params: m.params ?? [] }),
+        };
       } catch (err) {
         const e = err as { code?: number; message: string; data?: unknown };
         return { jsonrpc: '2.0', id: m.id, error: { code: e.code ?? -32603, message: e.message, data: e.data } };
@@ -55,7 +63,11 @@ export async function startLocalChain(opts: { beforeRequest?: (method: string, p
   return {
     rpcUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     request: (method, params = []) => provider.request({ method, params }),
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -65,7 +77,11 @@ export function compileTestUsdc(): { abi: Abi; bytecode: Hex } {
   const input = {
     language: 'Solidity',
     sources: { 'TestUSDC.sol': { content: readFileSync(join(here, 'TestUSDC.sol'), 'utf8') } },
-    settings: { evmVersion: 'cancun', optimizer: { enabled: false }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: {
+      evmVersion: 'cancun',
+      optimizer: { enabled: false },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
   };
   const findImports = (path: string) => {
     const prefix = '@openzeppelin/contracts/';
@@ -74,7 +90,8 @@ export function compileTestUsdc(): { abi: Abi; bytecode: Hex } {
   };
   const out = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
+  if (errors.length > 0)
+    throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
   const c = out.contracts['TestUSDC.sol'].TestUSDC;
   return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
 }

@@ -28,32 +28,71 @@ const COMPETITOR_KEY = DEPLOYER_KEY;
 
 type Env = Awaited<ReturnType<typeof setupChain>>;
 
-async function setupChain(t: Parameters<typeof testApp>[0], hook?: (method: string, env: { chain: LocalChain }) => Promise<void>) {
+async function setupChain(
+  t: Parameters<typeof testApp>[0],
+  hook?: (method: string, env: { chain: LocalChain }) => Promise<void>,
+) {
   const holder: { chain?: LocalChain } = {};
-  const chain = await startLocalChain({ beforeRequest: hook ? (m) => hook(m, holder as { chain: LocalChain }) : undefined });
+  const chain = await startLocalChain({
+    beforeRequest: hook ? (m) => hook(m, holder as { chain: LocalChain }) : undefined,
+  });
   holder.chain = chain;
   t.after(() => chain.close());
   const viemChain = chainFor(chain.rpcUrl);
   const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({ chain: viemChain, transport: http(chain.rpcUrl), account: privateKeyToAccount(DEPLOYER_KEY) });
+  const deployer = createWalletClient({
+    chain: viemChain,
+    transport: http(chain.rpcUrl),
+    account: privateKeyToAccount(DEPLOYER_KEY),
+  });
   const { abi, bytecode } = compileTestUsdc();
-  const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) })).contractAddress!;
-  await pub.waitForTransactionReceipt({ hash: await deployer.writeContract({ address: usdc, abi, functionName: 'mint', args: [buyerA.address, 5_000_000n] }) });
-  const balance = (who: Address) => pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
+  const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
+    .contractAddress!;
+  await pub.waitForTransactionReceipt({
+    hash: await deployer.writeContract({
+      address: usdc,
+      abi,
+      functionName: 'mint',
+      args: [buyerA.address, 5_000_000n],
+    }),
+  });
+  const balance = (who: Address) =>
+    pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
   /** Submits an X-Payment's authorization as someone else would (a competitor, a facilitator). */
   async function submit(xPayment: string, key: Hex = COMPETITOR_KEY): Promise<Hex> {
     const d = decodeXPayment(xPayment);
     assert.ok(d.ok);
     const a = d.value.authorization;
     const { r, s, v } = parseSignature(d.value.signature);
-    const w = createWalletClient({ chain: viemChain, transport: http(chain.rpcUrl), account: privateKeyToAccount(key) });
-    return w.writeContract({ address: usdc, abi: EIP3009_ABI, functionName: 'transferWithAuthorization', args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(v), r, s], gas: 200_000n });
+    const w = createWalletClient({
+      chain: viemChain,
+      transport: http(chain.rpcUrl),
+      account: privateKeyToAccount(key),
+    });
+    return w.writeContract({
+      address: usdc,
+      abi: EIP3009_ABI,
+      functionName: 'transferWithAuthorization',
+      args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, Number(v), r, s],
+      gas: 200_000n,
+    });
   }
   return { chain, pub, usdc, balance, submit, viemChain };
 }
 
 async function appWith(t: Parameters<typeof testApp>[0], c: Env, env: Record<string, string>, settler?: Settler) {
-  const e = testApp(t, { nowMs: Date.now(), env: { PAYMENT_MODE: 'live', FEED: 'live', RPC_URL: c.chain.rpcUrl, USDC_ADDRESS: c.usdc, PAY_TO, OFAC_REQUIRED: 'false', ...env } });
+  const e = testApp(t, {
+    nowMs: Date.now(),
+    env: {
+      PAYMENT_MODE: 'live',
+      FEED: 'live',
+      RPC_URL: c.chain.rpcUrl,
+      USDC_ADDRESS: c.usdc,
+      PAY_TO,
+      OFAC_REQUIRED: 'false',
+      ...env,
+    },
+  });
   const deps = { ...e.deps, settler: settler ?? settlerFromConfig(e.config) };
   const { createApp } = await import('../../src/app.ts');
   const plane = paymentPlaneFor(deps);
@@ -112,7 +151,14 @@ async function quietFacilitator(t: Parameters<typeof testApp>[0], onSettle: (xPa
     await onSettle(body.paymentPayload);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  t.after(() => new Promise<void>((r) => { for (const res of held) res.destroy(); server.closeAllConnections(); server.close(() => r()); }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -139,7 +185,10 @@ test('a facilitator that submits on chain and then times out: in doubt (503), th
   await c.chain.request('evm_setAutomine', [true]);
   assert.deepEqual(await reconcile(), { applied: 1, refunded: 0, failed: 0, pending: 0 });
   assert.deepEqual(await reconcile(), { applied: 0, refunded: 0, failed: 0, pending: 0 });
-  assert.deepEqual(e.db.prepare('SELECT status, tx_hash FROM payments').get(), { status: 'applied', tx_hash: (submitted as string).toLowerCase() });
+  assert.deepEqual(e.db.prepare('SELECT status, tx_hash FROM payments').get(), {
+    status: 'applied',
+    tx_hash: (submitted as string).toLowerCase(),
+  });
   assert.equal(await c.balance(PAY_TO), 100_000n);
   assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
   // The buyer's retry now reads the final state: credited once, no second settle, no token.
@@ -164,7 +213,10 @@ test('an authorization that never landed: in doubt while it could still land, fa
   await c.chain.request('evm_increaseTime', [MAX_LIFETIME]);
   await c.chain.request('evm_mine');
   assert.deepEqual(await reconcile(), { applied: 0, refunded: 0, failed: 1, pending: 0 });
-  assert.deepEqual(e.db.prepare('SELECT status, error FROM payments').get(), { status: 'failed', error: 'authorization expired unused on chain; not charged' });
+  assert.deepEqual(e.db.prepare('SELECT status, error FROM payments').get(), {
+    status: 'failed',
+    error: 'authorization expired unused on chain; not charged',
+  });
   assert.equal(await c.balance(PAY_TO), 0n);
   const retry = await subscribeWith(f, r.payment.xPayment, 'nyc', 20);
   assert.equal(retry.status, 402);

@@ -13,7 +13,9 @@ test('crash suite: 3 rounds of kill -9 under load keep every invariant', { timeo
   assert.ok(report.ok, `seed ${report.seed}\n${formatTable(report.checks)}`);
 });
 
-test('settlement faults: 3 rounds of SIGKILL/SIGTERM mid-settle against a facilitator that transfers then fails keep the money invariants', { timeout: 120_000 }, async () => {
+test('settlement faults: 3 rounds of SIGKILL/SIGTERM mid-settle against a facilitator that transfers then fails keep the money invariants', {
+  timeout: 120_000,
+}, async () => {
   const report = await runChaos({ rounds: 3, killAfterMs: [500, 1_500], settlementFaults: true });
   assert.ok(report.settlement && report.settlement.transfers > 0, 'money moved');
   assert.equal(report.settlement.falseNotCharged, 0);

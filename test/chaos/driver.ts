@@ -56,7 +56,13 @@ export type DriverStats = {
   anomalies: string[];
 };
 
-export type Wallet = { account: PrivateKeyAccount; chatId: string; citySlug: string; registered: boolean; receipt: string | null };
+export type Wallet = {
+  account: PrivateKeyAccount;
+  chatId: string;
+  citySlug: string;
+  registered: boolean;
+  receipt: string | null;
+};
 
 export function makeWallets(seed: number, n: number, cities: readonly string[]): Wallet[] {
   return Array.from({ length: n }, (_, i) => ({
@@ -85,22 +91,47 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
   const allowNotCharged = opts.allowNotCharged === true;
   const ledger: LedgerEntry[] = [];
   const byKey = new Map<string, LedgerEntry>();
-  const stats: DriverStats = { requests: 0, cutOff: 0, payments: 0, sameNonceRebuys: 0, duplicateCopies: 0, reads: 0, raises: 0, registrations: 0, anomalies: [] };
+  const stats: DriverStats = {
+    requests: 0,
+    cutOff: 0,
+    payments: 0,
+    sameNonceRebuys: 0,
+    duplicateCopies: 0,
+    reads: 0,
+    raises: 0,
+    registrations: 0,
+    anomalies: [],
+  };
   const cities = [...u.cities.keys()];
-  const anomaly = (s: string) => { if (stats.anomalies.length < 50) stats.anomalies.push(s); };
+  const anomaly = (s: string) => {
+    if (stats.anomalies.length < 50) stats.anomalies.push(s);
+  };
 
   /** One HTTP exchange; null when the connection was cut (the kill) or the run was stopped. */
-  async function call(url: string, init: RequestInit, stop?: AbortSignal): Promise<{ status: number; body: any; headers: Headers } | null> {
+  async function call(
+    url: string,
+    init: RequestInit,
+    stop?: AbortSignal,
+  ): Promise<{ status: number; body: any; headers: Headers } | null> {
     stats.requests++;
     try {
       const signal = stop ? AbortSignal.any([stop, AbortSignal.timeout(15_000)]) : AbortSignal.timeout(15_000);
       const res = await fetch(url, { ...init, signal });
       const text = await res.text();
       let body: any = text;
-      try { body = JSON.parse(text); } catch { /* not JSON */ }
-      const expected503 = res.status === 503 && typeof body?.error === 'string' && (body.error.startsWith('settlement pending') || body.error.startsWith('server shutting down'));
-      if (res.status >= 500 && !(res.status === 502 && body?.refund === 'queued') && !expected503) anomaly(`${init.method ?? 'GET'} ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 160)}`);
-      if (body && typeof body === 'object' && !Array.isArray(body) && typeof body.disclaimer !== 'string') anomaly(`${new URL(url).pathname} JSON object without disclaimer`);
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      const expected503 =
+        res.status === 503 &&
+        typeof body?.error === 'string' &&
+        (body.error.startsWith('settlement pending') || body.error.startsWith('server shutting down'));
+      if (res.status >= 500 && !(res.status === 502 && body?.refund === 'queued') && !expected503)
+        anomaly(`${init.method ?? 'GET'} ${new URL(url).pathname} answered ${res.status}: ${text.slice(0, 160)}`);
+      if (body && typeof body === 'object' && !Array.isArray(body) && typeof body.disclaimer !== 'string')
+        anomaly(`${new URL(url).pathname} JSON object without disclaimer`);
       return { status: res.status, body, headers: res.headers };
     } catch {
       stats.cutOff++;
@@ -113,8 +144,15 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
   /** Sends one copy of an authorization and folds the answer into its ledger entry. */
   async function send(base: string, e: LedgerEntry, stop?: AbortSignal): Promise<void> {
     e.copiesSent++;
-    const path = e.via === 'subscribe' ? `/v1/subscribe?city=${e.city}&count=${e.count}` : `/v1/signals?city=${e.city}&count=${e.count}`;
-    const res = await call(base + path, { method: e.via === 'subscribe' ? 'POST' : 'GET', headers: { 'x-payment': e.xPayment } }, stop);
+    const path =
+      e.via === 'subscribe'
+        ? `/v1/subscribe?city=${e.city}&count=${e.count}`
+        : `/v1/signals?city=${e.city}&count=${e.count}`;
+    const res = await call(
+      base + path,
+      { method: e.via === 'subscribe' ? 'POST' : 'GET', headers: { 'x-payment': e.xPayment } },
+      stop,
+    );
     if (!res) return;
     if (typeof res.body?.error === 'string' && res.body.error.includes('not charged')) e.toldNotCharged = true;
     if (res.status === 503) {
@@ -137,7 +175,11 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
     } else if (res.status === 402 && e.via === 'signals' && res.body?.paid_through !== undefined) {
       // The purchase would buy nothing readable past `since`: refused before anything settled.
       if (e.outcome === 'pending') e.outcome = 'unbought';
-    } else if (allowNotCharged && res.status === 402 && res.body?.error === 'settlement failed — you were not charged') {
+    } else if (
+      allowNotCharged &&
+      res.status === 402 &&
+      res.body?.error === 'settlement failed — you were not charged'
+    ) {
       // A definite settlement failure (the settlement-fault run injects some): the final check
       // proves no transfer exists for it.
       if (e.outcome === 'pending') e.outcome = 'not-charged';
@@ -149,7 +191,10 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
   }
 
   function checkPage(body: any, since: number, what: string): void {
-    if (!body || !Array.isArray(body.signals)) { anomaly(`${what}: no signals array`); return; }
+    if (!body || !Array.isArray(body.signals)) {
+      anomaly(`${what}: no signals array`);
+      return;
+    }
     let prev = since;
     for (const s of body.signals) {
       if (s.seq <= prev) anomaly(`${what}: seq ${s.seq} out of order after ${prev}`);
@@ -165,9 +210,10 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
     // Counts spread wide so most purchases are distinct authorizations, with some repeats.
     const count = r() < 0.2 ? pick(r, [2, 20]) : 2 + Math.floor(r() * 400);
     const via = r() < 0.25 ? 'signals' : 'subscribe';
-    const ask = via === 'subscribe'
-      ? await call(`${base}/v1/subscribe?city=${city}&count=${count}`, { method: 'POST' }, stop)
-      : await call(`${base}/v1/signals?city=${city}&count=${count}`, {}, stop);
+    const ask =
+      via === 'subscribe'
+        ? await call(`${base}/v1/subscribe?city=${city}&count=${count}`, { method: 'POST' }, stop)
+        : await call(`${base}/v1/signals?city=${city}&count=${count}`, {}, stop);
     if (ask?.status !== 402) return;
     // The settlement-fault runs use a fake chain with its own USDC deployment: named explicitly,
     // as a buyer would, so the client's asset check still runs.
@@ -180,7 +226,17 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
       stats.sameNonceRebuys++;
       e.xPayment = p.xPayment;
     } else {
-      e = { payer: p.payer.toLowerCase(), nonce: p.nonce, city, count, via, xPayment: p.xPayment, copiesSent: 0, outcome: 'pending', freshApplications: 0 };
+      e = {
+        payer: p.payer.toLowerCase(),
+        nonce: p.nonce,
+        city,
+        count,
+        via,
+        xPayment: p.xPayment,
+        copiesSent: 0,
+        outcome: 'pending',
+        freshApplications: 0,
+      };
       ledger.push(e);
       byKey.set(key, e);
       stats.payments++;
@@ -201,11 +257,18 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
   }
 
   async function readOnce(base: string, r: Rng, stop: AbortSignal): Promise<void> {
-    const w = pick(r, wallets.filter((x) => x.receipt));
+    const w = pick(
+      r,
+      wallets.filter((x) => x.receipt),
+    );
     if (!w?.receipt) return;
     const city = pick(r, cities);
     const since = Math.floor(r() * 4);
-    const res = await call(`${base}/v1/signals?city=${city}&since=${since}`, { headers: { authorization: `Bearer ${w.receipt}` } }, stop);
+    const res = await call(
+      `${base}/v1/signals?city=${city}&since=${since}`,
+      { headers: { authorization: `Bearer ${w.receipt}` } },
+      stop,
+    );
     stats.reads++;
     if (res?.status === 200) checkPage(res.body, since, `read ${city} since ${since}`);
     else if (res && res.status !== 402) anomaly(`receipt read answered ${res.status}`);
@@ -214,21 +277,61 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
   async function register(base: string, stop?: AbortSignal): Promise<void> {
     for (const w of wallets.filter((x) => !x.registered)) {
       const timestamp = Math.floor(Date.now() / 1000);
-      const message = { wallet: w.account.address, chatId: w.chatId, citySlug: w.citySlug, action: 'set', timestamp: BigInt(timestamp) } as const;
-      const signature = await w.account.signTypedData({ domain: DELIVERY_DOMAIN, types: DELIVERY_TYPES, primaryType: DELIVERY_PRIMARY_TYPE, message });
-      const res = await call(`${base}/v1/delivery/messenger`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ wallet: w.account.address, chatId: w.chatId, citySlug: w.citySlug, action: 'set', signature, timestamp }),
-      }, stop);
-      if (res?.status === 200) { w.registered = true; stats.registrations++; } else if (res) anomaly(`registration answered ${res.status}`);
+      const message = {
+        wallet: w.account.address,
+        chatId: w.chatId,
+        citySlug: w.citySlug,
+        action: 'set',
+        timestamp: BigInt(timestamp),
+      } as const;
+      const signature = await w.account.signTypedData({
+        domain: DELIVERY_DOMAIN,
+        types: DELIVERY_TYPES,
+        primaryType: DELIVERY_PRIMARY_TYPE,
+        message,
+      });
+      const res = await call(
+        `${base}/v1/delivery/messenger`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            wallet: w.account.address,
+            chatId: w.chatId,
+            citySlug: w.citySlug,
+            action: 'set',
+            signature,
+            timestamp,
+          }),
+        },
+        stop,
+      );
+      if (res?.status === 200) {
+        w.registered = true;
+        stats.registrations++;
+      } else if (res) anomaly(`registration answered ${res.status}`);
     }
   }
 
   const loop = async (stop: AbortSignal, pauseMs: () => number, step: () => Promise<void>) => {
     while (!stop.aborted) {
-      try { await step(); } catch (err) { if (!stop.aborted) anomaly(`driver step failed: ${(err as Error).message}`); }
+      try {
+        await step();
+      } catch (err) {
+        if (!stop.aborted) anomaly(`driver step failed: ${(err as Error).message}`);
+      }
       if (stop.aborted) break;
-      await new Promise((resolve) => { const t = setTimeout(resolve, pauseMs()); stop.addEventListener('abort', () => { clearTimeout(t); resolve(null); }, { once: true }); });
+      await new Promise((resolve) => {
+        const t = setTimeout(resolve, pauseMs());
+        stop.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(t);
+            resolve(null);
+          },
+          { once: true },
+        );
+      });
     }
   };
 
@@ -240,14 +343,40 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
   }
 
   return {
-    ledger, stats, wallets, register, resolvePending,
+    ledger,
+    stats,
+    wallets,
+    register,
+    resolvePending,
     async run(base, stop, r) {
       await Promise.all([
-        (async () => { await resolvePending(base, stop); await register(base, stop); })(),
-        loop(stop, () => 20 + r() * 60, () => payOnce(base, r, stop)),
-        loop(stop, () => 20 + r() * 60, () => payOnce(base, r, stop)),
-        loop(stop, () => 30 + r() * 50, () => readOnce(base, r, stop)),
-        loop(stop, () => 150 + r() * 250, async () => { u.raise(pick(r, cities), 1 + Math.floor(r() * 2), Date.now()); stats.raises++; }),
+        (async () => {
+          await resolvePending(base, stop);
+          await register(base, stop);
+        })(),
+        loop(
+          stop,
+          () => 20 + r() * 60,
+          () => payOnce(base, r, stop),
+        ),
+        loop(
+          stop,
+          () => 20 + r() * 60,
+          () => payOnce(base, r, stop),
+        ),
+        loop(
+          stop,
+          () => 30 + r() * 50,
+          () => readOnce(base, r, stop),
+        ),
+        loop(
+          stop,
+          () => 150 + r() * 250,
+          async () => {
+            u.raise(pick(r, cities), 1 + Math.floor(r() * 2), Date.now());
+            stats.raises++;
+          },
+        ),
       ]);
     },
   };

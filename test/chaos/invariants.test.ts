@@ -18,18 +18,49 @@ test('the chaos checker reports a double application, a lost payment, a seq gap,
   const payer = w!.account.address.toLowerCase();
   const nonce = ('0x' + '11'.repeat(32)) as Hex;
   db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, tx_hash, created_at, updated_at)
-    VALUES (?, ?, 'nyc', 2, 10000, 'mock', 'applied', ?, 0, 0)`).run(payer, nonce, mockTxHash(payer as Address, nonce).toLowerCase());
+    VALUES (?, ?, 'nyc', 2, 10000, 'mock', 'applied', ?, 0, 0)`).run(
+    payer,
+    nonce,
+    mockTxHash(payer as Address, nonce).toLowerCase(),
+  );
   // Applied twice: the entitlement holds 4 signals for one 2-signal payment.
-  db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, 'nyc', 4, 4, 0)`).run(payer);
+  db.prepare(
+    `INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, 'nyc', 4, 4, 0)`,
+  ).run(payer);
   insertSignals(db, 'nyc', 3);
   db.prepare('DELETE FROM signals WHERE city = ? AND seq = 2').run('nyc');
   db.close();
 
   const ledger: LedgerEntry[] = [
-    { payer, nonce, city: 'nyc', count: 2, via: 'subscribe', xPayment: '', copiesSent: 2, outcome: 'ok', freshApplications: 2 },
-    { payer, nonce: ('0x' + '22'.repeat(32)) as Hex, city: 'nyc', count: 2, via: 'subscribe', xPayment: '', copiesSent: 1, outcome: 'ok', freshApplications: 1 },
+    {
+      payer,
+      nonce,
+      city: 'nyc',
+      count: 2,
+      via: 'subscribe',
+      xPayment: '',
+      copiesSent: 2,
+      outcome: 'ok',
+      freshApplications: 2,
+    },
+    {
+      payer,
+      nonce: ('0x' + '22'.repeat(32)) as Hex,
+      city: 'nyc',
+      count: 2,
+      via: 'subscribe',
+      xPayment: '',
+      copiesSent: 1,
+      outcome: 'ok',
+      freshApplications: 1,
+    },
   ];
-  const push = { chatId: w!.chatId, text: 'isocast signal #1: NYC, market day 2026-07-15 (city-local)', atMs: 0, body: {} };
+  const push = {
+    chatId: w!.chatId,
+    text: 'isocast signal #1: NYC, market day 2026-07-15 (city-local)',
+    atMs: 0,
+    body: {},
+  };
   const checks = checkInvariants({ dbPath: path, ledger, wallets: [w!], cities: new Map(), botMessages: [push, push] });
   const failed = checks.filter((c) => !c.ok).map((c) => c.name);
   assert.deepEqual(failed, [
@@ -53,9 +84,32 @@ test('the settlement checker reports a failed payment whose transfer exists, a f
   db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at)
     VALUES (?, ?, 'nyc', 2, 10000, 'facilitator', 'failed', 0, 0)`).run(payer, n1);
   db.close();
-  const ledger: LedgerEntry[] = [{ payer, nonce: n1, city: 'nyc', count: 2, via: 'subscribe', xPayment: '', copiesSent: 1, outcome: 'not-charged', freshApplications: 0, toldNotCharged: true }];
-  const transfers = new Map([[`${payer}:${n1}`, { txHash: '0x' + 'aa'.repeat(32) }], [`${payer}:${n2}`, { txHash: '0x' + 'bb'.repeat(32) }]]);
-  const checks = checkInvariants({ dbPath: path, ledger, wallets: [w!], cities: new Map(), botMessages: [], transfers });
+  const ledger: LedgerEntry[] = [
+    {
+      payer,
+      nonce: n1,
+      city: 'nyc',
+      count: 2,
+      via: 'subscribe',
+      xPayment: '',
+      copiesSent: 1,
+      outcome: 'not-charged',
+      freshApplications: 0,
+      toldNotCharged: true,
+    },
+  ];
+  const transfers = new Map([
+    [`${payer}:${n1}`, { txHash: '0x' + 'aa'.repeat(32) }],
+    [`${payer}:${n2}`, { txHash: '0x' + 'bb'.repeat(32) }],
+  ]);
+  const checks = checkInvariants({
+    dbPath: path,
+    ledger,
+    wallets: [w!],
+    cities: new Map(),
+    botMessages: [],
+    transfers,
+  });
   const failed = checks.filter((c) => !c.ok).map((c) => c.name);
   assert.ok(failed.includes('every transfer on chain applied exactly once or refunded'));
   assert.ok(failed.includes('no payment failed while its transfer exists'));

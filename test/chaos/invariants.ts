@@ -13,7 +13,15 @@ import type { CityWorld } from './upstreams.ts';
  */
 export type Check = { name: string; ok: boolean; detail: string };
 
-type PaymentRow = { id: number; payer: string; nonce: string; city: string; count: number; status: string; tx_hash: string | null };
+type PaymentRow = {
+  id: number;
+  payer: string;
+  nonce: string;
+  city: string;
+  count: number;
+  status: string;
+  tx_hash: string | null;
+};
 
 export function checkInvariants(input: {
   dbPath: string;
@@ -35,25 +43,42 @@ export function checkInvariants(input: {
 function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]): Check[] {
   const checks: Check[] = [];
   const add = (name: string, problems: string[], okDetail: string) =>
-    checks.push({ name, ok: problems.length === 0, detail: problems.length === 0 ? okDetail : `${problems.length} problem(s): ${problems.slice(0, 3).join('; ')}` });
+    checks.push({
+      name,
+      ok: problems.length === 0,
+      detail: problems.length === 0 ? okDetail : `${problems.length} problem(s): ${problems.slice(0, 3).join('; ')}`,
+    });
 
   const integrity = db.pragma('integrity_check', { simple: true });
   const fk = db.pragma('foreign_key_check') as unknown[];
-  add('PRAGMA integrity_check', [...(integrity === 'ok' ? [] : [String(integrity)]), ...(fk.length ? [`${fk.length} foreign key violations`] : [])], 'ok; foreign_key_check clean');
+  add(
+    'PRAGMA integrity_check',
+    [...(integrity === 'ok' ? [] : [String(integrity)]), ...(fk.length ? [`${fk.length} foreign key violations`] : [])],
+    'ok; foreign_key_check clean',
+  );
 
   // Payments: every settlement applied once or refunded; nothing left half-way after reconciliation.
-  const payments = db.prepare('SELECT id, payer, nonce, city, count, status, tx_hash FROM payments').all() as PaymentRow[];
-  const refunds = new Set((db.prepare('SELECT payment_id FROM refunds').pluck().all() as number[]));
+  const payments = db
+    .prepare('SELECT id, payer, nonce, city, count, status, tx_hash FROM payments')
+    .all() as PaymentRow[];
+  const refunds = new Set(db.prepare('SELECT payment_id FROM refunds').pluck().all() as number[]);
   const p1: string[] = [];
   for (const p of payments) {
-    if (p.tx_hash !== null && p.status !== 'applied' && !(p.status === 'refund_queued' && refunds.has(p.id))) p1.push(`payment ${p.id} settled but ${p.status}`);
+    if (p.tx_hash !== null && p.status !== 'applied' && !(p.status === 'refund_queued' && refunds.has(p.id)))
+      p1.push(`payment ${p.id} settled but ${p.status}`);
     if (p.status === 'claimed' || p.status === 'settled') p1.push(`payment ${p.id} left ${p.status}`);
     if (p.status === 'failed' && p.tx_hash !== null) p1.push(`payment ${p.id} failed with a tx hash`);
-    const real = input.transfers ? input.transfers.get(`${p.payer}:${p.nonce}`)?.txHash ?? null : mockTxHash(p.payer as Address, p.nonce as Hex).toLowerCase();
+    const real = input.transfers
+      ? (input.transfers.get(`${p.payer}:${p.nonce}`)?.txHash ?? null)
+      : mockTxHash(p.payer as Address, p.nonce as Hex).toLowerCase();
     if (p.tx_hash !== null && p.tx_hash !== real) p1.push(`payment ${p.id} has a foreign tx hash`);
   }
   const applied = payments.filter((p) => p.status === 'applied');
-  add('settled payment -> applied once or refund queued', p1, `${payments.length} payment rows: ${applied.length} applied, ${payments.filter((p) => p.status === 'refund_queued').length} refund queued, ${payments.filter((p) => p.status === 'failed').length} failed (not charged)`);
+  add(
+    'settled payment -> applied once or refund queued',
+    p1,
+    `${payments.length} payment rows: ${applied.length} applied, ${payments.filter((p) => p.status === 'refund_queued').length} refund queued, ${payments.filter((p) => p.status === 'failed').length} failed (not charged)`,
+  );
 
   if (input.transfers) checks.push(...settlementChecks(payments, refunds, input.transfers, input.ledger));
 
@@ -63,41 +88,71 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
   const p2: string[] = [];
   for (const e of input.ledger) {
     const row = byKey.get(`${e.payer}|${e.nonce}`);
-    if (e.outcome === 'ok' && row?.status !== 'applied') p2.push(`authorization answered 200 but payment is ${row?.status ?? 'missing'}`);
-    if (e.outcome === 'pending') p2.push(`authorization ${e.nonce.slice(0, 10)} never answered after the final restart`);
+    if (e.outcome === 'ok' && row?.status !== 'applied')
+      p2.push(`authorization answered 200 but payment is ${row?.status ?? 'missing'}`);
+    if (e.outcome === 'pending')
+      p2.push(`authorization ${e.nonce.slice(0, 10)} never answered after the final restart`);
     if (e.outcome === 'rejected') p2.push(`authorization refused: ${e.rejection}`);
-    if ((e.outcome === 'not-charged' || e.outcome === 'unbought') && row && row.status !== 'failed') p2.push(`authorization told ${e.outcome} but payment is ${row.status}`);
-    if (e.freshApplications > 1) p2.push(`authorization ${e.nonce.slice(0, 10)} applied fresh ${e.freshApplications} times`);
-    if (row && (row.city !== e.city || row.count !== e.count)) p2.push(`payment ${row.id} city/count differ from what was signed`);
+    if ((e.outcome === 'not-charged' || e.outcome === 'unbought') && row && row.status !== 'failed')
+      p2.push(`authorization told ${e.outcome} but payment is ${row.status}`);
+    if (e.freshApplications > 1)
+      p2.push(`authorization ${e.nonce.slice(0, 10)} applied fresh ${e.freshApplications} times`);
+    if (row && (row.city !== e.city || row.count !== e.count))
+      p2.push(`payment ${row.id} city/count differ from what was signed`);
   }
-  for (const p of payments) if (!sent.has(`${p.payer}|${p.nonce}`)) p2.push(`payment ${p.id} matches no authorization the driver signed`);
+  for (const p of payments)
+    if (!sent.has(`${p.payer}|${p.nonce}`)) p2.push(`payment ${p.id} matches no authorization the driver signed`);
   const copies = input.ledger.reduce((n, e) => n + e.copiesSent, 0);
-  add('driver ledger == payments table (no lost, no phantom, no double)', p2,
-    `${input.ledger.length} distinct authorizations (${copies} copies sent) -> ${input.ledger.filter((e) => e.outcome === 'ok').length} answered 200, each one applied payment`);
+  add(
+    'driver ledger == payments table (no lost, no phantom, no double)',
+    p2,
+    `${input.ledger.length} distinct authorizations (${copies} copies sent) -> ${input.ledger.filter((e) => e.outcome === 'ok').length} answered 200, each one applied payment`,
+  );
 
   // Entitlement totals.
-  const ents = db.prepare('SELECT wallet, city, paid_through_seq AS pts, total_paid_signals AS total FROM entitlements').all() as { wallet: string; city: string; pts: number; total: number }[];
-  const latest = new Map((db.prepare('SELECT city, max(seq) AS n FROM signals GROUP BY city').all() as { city: string; n: number }[]).map((r) => [r.city, r.n]));
+  const ents = db
+    .prepare('SELECT wallet, city, paid_through_seq AS pts, total_paid_signals AS total FROM entitlements')
+    .all() as { wallet: string; city: string; pts: number; total: number }[];
+  const latest = new Map(
+    (db.prepare('SELECT city, max(seq) AS n FROM signals GROUP BY city').all() as { city: string; n: number }[]).map(
+      (r) => [r.city, r.n],
+    ),
+  );
   const sums = new Map<string, number>();
   for (const p of applied) sums.set(`${p.payer}|${p.city}`, (sums.get(`${p.payer}|${p.city}`) ?? 0) + p.count);
   const p3: string[] = [];
   for (const e of ents) {
     const want = sums.get(`${e.wallet}|${e.city}`) ?? 0;
-    if (e.total !== want) p3.push(`${e.wallet.slice(0, 8)}/${e.city}: totalPaidSignals ${e.total} != applied counts ${want}`);
+    if (e.total !== want)
+      p3.push(`${e.wallet.slice(0, 8)}/${e.city}: totalPaidSignals ${e.total} != applied counts ${want}`);
     if (e.pts < e.total) p3.push(`${e.wallet.slice(0, 8)}/${e.city}: paidThroughSeq ${e.pts} < total ${e.total}`);
-    if (e.pts > (latest.get(e.city) ?? 0) + e.total) p3.push(`${e.wallet.slice(0, 8)}/${e.city}: paidThroughSeq ${e.pts} > latest + total`);
+    if (e.pts > (latest.get(e.city) ?? 0) + e.total)
+      p3.push(`${e.wallet.slice(0, 8)}/${e.city}: paidThroughSeq ${e.pts} > latest + total`);
     sums.delete(`${e.wallet}|${e.city}`);
   }
   for (const k of sums.keys()) p3.push(`applied payments for ${k} without an entitlement`);
-  add('sum totalPaidSignals == sum of applied counts', p3, `${ents.length} entitlements, ${ents.reduce((n, e) => n + e.total, 0)} signals paid for`);
+  add(
+    'sum totalPaidSignals == sum of applied counts',
+    p3,
+    `${ents.length} entitlements, ${ents.reduce((n, e) => n + e.total, 0)} signals paid for`,
+  );
 
   // Signals: gapless unique seq, one per (city, day, bucket), every crossing real.
-  const rows = db.prepare('SELECT city, seq, target_date AS date, new_bucket AS bucket, payload FROM signals ORDER BY city, seq').all() as { city: string; seq: number; date: string; bucket: string; payload: string }[];
+  const rows = db
+    .prepare('SELECT city, seq, target_date AS date, new_bucket AS bucket, payload FROM signals ORDER BY city, seq')
+    .all() as { city: string; seq: number; date: string; bucket: string; payload: string }[];
   const p4: string[] = [];
   const perCity = new Map<string, number[]>();
   for (const r of rows) perCity.set(r.city, [...(perCity.get(r.city) ?? []), r.seq]);
-  for (const [city, seqs] of perCity) seqs.forEach((s, i) => { if (s !== i + 1) p4.push(`${city}: seq ${s} at position ${i + 1}`); });
-  add('per-city seq gapless from 1, unique', p4, [...perCity].map(([c, s]) => `${c} 1..${s.length}`).join(', ') || 'no signals');
+  for (const [city, seqs] of perCity)
+    seqs.forEach((s, i) => {
+      if (s !== i + 1) p4.push(`${city}: seq ${s} at position ${i + 1}`);
+    });
+  add(
+    'per-city seq gapless from 1, unique',
+    p4,
+    [...perCity].map(([c, s]) => `${c} 1..${s.length}`).join(', ') || 'no signals',
+  );
 
   const p5: string[] = [];
   const seen = new Set<string>();
@@ -108,16 +163,26 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
   }
   const lastByDay = new Map<string, { reading: number; bucket: string | null }>();
   for (const r of rows) {
-    const s = JSON.parse(r.payload) as { new: { reading: number; bucket: string }; old: { reading: number; bucket: string | null } };
+    const s = JSON.parse(r.payload) as {
+      new: { reading: number; bucket: string };
+      old: { reading: number; bucket: string | null };
+    };
     const w = input.cities.get(r.city);
     const prev = lastByDay.get(`${r.city}|${r.date}`);
-    if (prev && (s.old.bucket !== prev.bucket || s.old.reading !== prev.reading)) p5.push(`${r.city} #${r.seq}: old ${s.old.bucket} does not continue from ${prev.bucket}`);
+    if (prev && (s.old.bucket !== prev.bucket || s.old.reading !== prev.reading))
+      p5.push(`${r.city} #${r.seq}: old ${s.old.bucket} does not continue from ${prev.bucket}`);
     if (prev && s.new.reading <= prev.reading) p5.push(`${r.city} #${r.seq}: reading did not rise`);
-    if (w && !w.published.get(r.date)?.has(s.new.reading)) p5.push(`${r.city} #${r.seq}: reading ${s.new.reading} was never published`);
-    if (w && bucketFor(s.new.reading, w.ranges)?.label !== s.new.bucket) p5.push(`${r.city} #${r.seq}: ${s.new.reading} is not in ${s.new.bucket}`);
+    if (w && !w.published.get(r.date)?.has(s.new.reading))
+      p5.push(`${r.city} #${r.seq}: reading ${s.new.reading} was never published`);
+    if (w && bucketFor(s.new.reading, w.ranges)?.label !== s.new.bucket)
+      p5.push(`${r.city} #${r.seq}: ${s.new.reading} is not in ${s.new.bucket}`);
     lastByDay.set(`${r.city}|${r.date}`, { reading: s.new.reading, bucket: s.new.bucket });
   }
-  add('one signal per (city, day, bucket); every crossing real', p5, `${rows.length} signals, each a published reading entering a new bucket`);
+  add(
+    'one signal per (city, day, bucket); every crossing real',
+    p5,
+    `${rows.length} signals, each a published reading entering a new bucket`,
+  );
 
   // Delivery: no (chat, signal) twice, nothing pushed beyond the entitlement.
   const byName = new Map(CITY_ROWS.map((c) => [c.displayName, c.slug]));
@@ -137,22 +202,51 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
     pushed.add(k);
     if (seq > (latest.get(city) ?? 0)) p6.push(`chat ${m.chatId} got ${city} #${seq}, which is not stored`);
     const wallet = walletOfChat.get(m.chatId);
-    if (!wallet || seq > (pts.get(`${wallet}|${city}`) ?? 0)) p6.push(`chat ${m.chatId} got ${city} #${seq} beyond its entitlement`);
+    if (!wallet || seq > (pts.get(`${wallet}|${city}`) ?? 0))
+      p6.push(`chat ${m.chatId} got ${city} #${seq} beyond its entitlement`);
   }
-  const outbox = Object.fromEntries((db.prepare('SELECT status, count(*) AS n FROM delivery_outbox GROUP BY status').all() as { status: string; n: number }[]).map((r) => [r.status, r.n]));
-  if ((outbox.sent ?? 0) > signalMessages) p6.push(`${outbox.sent} outbox rows sent but ${signalMessages} messages received`);
-  add('no chat message twice; none beyond entitlement', p6, `${signalMessages} signal messages to ${new Set(input.botMessages.map((m) => m.chatId)).size} chats; outbox ${JSON.stringify(outbox)}`);
+  const outbox = Object.fromEntries(
+    (
+      db.prepare('SELECT status, count(*) AS n FROM delivery_outbox GROUP BY status').all() as {
+        status: string;
+        n: number;
+      }[]
+    ).map((r) => [r.status, r.n]),
+  );
+  if ((outbox.sent ?? 0) > signalMessages)
+    p6.push(`${outbox.sent} outbox rows sent but ${signalMessages} messages received`);
+  add(
+    'no chat message twice; none beyond entitlement',
+    p6,
+    `${signalMessages} signal messages to ${new Set(input.botMessages.map((m) => m.chatId)).size} chats; outbox ${JSON.stringify(outbox)}`,
+  );
 
   return checks;
 }
 
 /** Figures of the settlement-fault run, for the report. */
-export type SettlementFigures = { transfers: number; applied: number; refunded: number; inDoubtLeft: number; failed: number; falseNotCharged: number; inDoubtAnswers: number };
+export type SettlementFigures = {
+  transfers: number;
+  applied: number;
+  refunded: number;
+  inDoubtLeft: number;
+  failed: number;
+  falseNotCharged: number;
+  inDoubtAnswers: number;
+};
 
-export function settlementFigures(dbPath: string, transfers: Map<string, { txHash: string }>, ledger: LedgerEntry[]): SettlementFigures {
+export function settlementFigures(
+  dbPath: string,
+  transfers: Map<string, { txHash: string }>,
+  ledger: LedgerEntry[],
+): SettlementFigures {
   const db = new Database(dbPath, { readonly: true });
   try {
-    const rows = db.prepare('SELECT payer, nonce, status FROM payments').all() as { payer: string; nonce: string; status: string }[];
+    const rows = db.prepare('SELECT payer, nonce, status FROM payments').all() as {
+      payer: string;
+      nonce: string;
+      status: string;
+    }[];
     const onChain = (r: { payer: string; nonce: string }) => transfers.has(`${r.payer}:${r.nonce}`);
     return {
       transfers: transfers.size,
@@ -173,24 +267,56 @@ export function settlementFigures(dbPath: string, transfers: Map<string, { txHas
  * refunded; nothing `failed` while its transfer exists; nobody told "not charged" for a transfer
  * that exists; nothing in doubt whose transfer the reconciler could have found.
  */
-function settlementChecks(payments: PaymentRow[], refunds: Set<number>, transfers: Map<string, { txHash: string }>, ledger: LedgerEntry[]): Check[] {
+function settlementChecks(
+  payments: PaymentRow[],
+  refunds: Set<number>,
+  transfers: Map<string, { txHash: string }>,
+  ledger: LedgerEntry[],
+): Check[] {
   const byKey = new Map(payments.map((p) => [`${p.payer}:${p.nonce}`, p]));
   const a: string[] = [];
   for (const [key, t] of transfers) {
     const row = byKey.get(key);
     if (!row) a.push(`transfer ${t.txHash.slice(0, 10)} has no payment`);
-    else if (!(row.status === 'applied' || (row.status === 'refund_queued' && refunds.has(row.id)))) a.push(`transfer ${t.txHash.slice(0, 10)}: payment ${row.id} is ${row.status}`);
+    else if (!(row.status === 'applied' || (row.status === 'refund_queued' && refunds.has(row.id))))
+      a.push(`transfer ${t.txHash.slice(0, 10)}: payment ${row.id} is ${row.status}`);
   }
-  const b = payments.filter((p) => p.status === 'failed' && transfers.has(`${p.payer}:${p.nonce}`)).map((p) => `payment ${p.id} failed but its transfer exists`);
-  const c = ledger.filter((e) => e.toldNotCharged && transfers.has(`${e.payer}:${e.nonce}`)).map((e) => `${e.payer.slice(0, 8)} told "not charged" for ${e.nonce.slice(0, 10)}, which moved money`);
-  const d = payments.filter((p) => p.status === 'in_doubt' && transfers.has(`${p.payer}:${p.nonce}`)).map((p) => `payment ${p.id} still in doubt though its transfer exists`);
+  const b = payments
+    .filter((p) => p.status === 'failed' && transfers.has(`${p.payer}:${p.nonce}`))
+    .map((p) => `payment ${p.id} failed but its transfer exists`);
+  const c = ledger
+    .filter((e) => e.toldNotCharged && transfers.has(`${e.payer}:${e.nonce}`))
+    .map((e) => `${e.payer.slice(0, 8)} told "not charged" for ${e.nonce.slice(0, 10)}, which moved money`);
+  const d = payments
+    .filter((p) => p.status === 'in_doubt' && transfers.has(`${p.payer}:${p.nonce}`))
+    .map((p) => `payment ${p.id} still in doubt though its transfer exists`);
   const inDoubt = payments.filter((p) => p.status === 'in_doubt').length;
   const told = ledger.filter((e) => e.toldNotCharged).length;
   return [
-    { name: 'every transfer on chain applied exactly once or refunded', ok: a.length === 0, detail: a.length ? `${a.length} problem(s): ${a.slice(0, 3).join('; ')}` : `${transfers.size} transfers, each one applied (or refunded) payment` },
-    { name: 'no payment failed while its transfer exists', ok: b.length === 0, detail: b.length ? b.slice(0, 3).join('; ') : `${payments.filter((p) => p.status === 'failed').length} failed, none with a transfer` },
-    { name: 'no buyer told "not charged" for a transfer that exists', ok: c.length === 0, detail: c.length ? c.slice(0, 3).join('; ') : `${told} "not charged" answers, all true` },
-    { name: 'nothing left in doubt that the chain can resolve', ok: d.length === 0, detail: d.length ? d.slice(0, 3).join('; ') : `${inDoubt} in doubt left (unused on chain, still valid)` },
+    {
+      name: 'every transfer on chain applied exactly once or refunded',
+      ok: a.length === 0,
+      detail: a.length
+        ? `${a.length} problem(s): ${a.slice(0, 3).join('; ')}`
+        : `${transfers.size} transfers, each one applied (or refunded) payment`,
+    },
+    {
+      name: 'no payment failed while its transfer exists',
+      ok: b.length === 0,
+      detail: b.length
+        ? b.slice(0, 3).join('; ')
+        : `${payments.filter((p) => p.status === 'failed').length} failed, none with a transfer`,
+    },
+    {
+      name: 'no buyer told "not charged" for a transfer that exists',
+      ok: c.length === 0,
+      detail: c.length ? c.slice(0, 3).join('; ') : `${told} "not charged" answers, all true`,
+    },
+    {
+      name: 'nothing left in doubt that the chain can resolve',
+      ok: d.length === 0,
+      detail: d.length ? d.slice(0, 3).join('; ') : `${inDoubt} in doubt left (unused on chain, still valid)`,
+    },
   ];
 }
 

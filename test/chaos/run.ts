@@ -33,8 +33,15 @@ export type ChaosOptions = {
 
 /** The settlement-fault mix: the share of /settle calls that behave each way. */
 export const SETTLE_FAULTS: [FacilitatorMode, number][] = [
-  ['ok', 0.40], ['slow-ok', 0.12], ['slow-then-transfer', 0.08], ['settle-then-reset', 0.10], ['settle-then-502', 0.08],
-  ['settle-then-fail', 0.08], ['no-tx-hash', 0.04], ['reset', 0.05], ['settle-fails', 0.05],
+  ['ok', 0.4],
+  ['slow-ok', 0.12],
+  ['slow-then-transfer', 0.08],
+  ['settle-then-reset', 0.1],
+  ['settle-then-502', 0.08],
+  ['settle-then-fail', 0.08],
+  ['no-tx-hash', 0.04],
+  ['reset', 0.05],
+  ['settle-fails', 0.05],
 ];
 
 export type ChaosReport = {
@@ -53,7 +60,7 @@ export type ChaosReport = {
 
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
-  const seed = opts.seed ?? (Date.now() & 0xffff);
+  const seed = opts.seed ?? Date.now() & 0xffff;
   const log = opts.log ?? (() => {});
   const r = rng(seed);
   const dataDir = mkdtempSync(join(tmpdir(), 'isocast-chaos-'));
@@ -67,12 +74,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   let chain: FakeChain | null = null;
   let fac: FakeFacilitator | null = null;
   const env: Record<string, string> = {
-    PAYMENT_MODE: 'mock', FEED: 'live', WEATHER_SOURCE: 'metar', POLL_INTERVAL_MS: '250',
-    GAMMA_URL: u.gamma.url, CLOB_URL: u.clob.url, METAR_URL: u.metar.url,
-    MESSENGER_API_URL: u.bot.url, MESSENGER_BOT_TOKEN: u.bot.token, LOG_LEVEL: 'info',
+    PAYMENT_MODE: 'mock',
+    FEED: 'live',
+    WEATHER_SOURCE: 'metar',
+    POLL_INTERVAL_MS: '250',
+    GAMMA_URL: u.gamma.url,
+    CLOB_URL: u.clob.url,
+    METAR_URL: u.metar.url,
+    MESSENGER_API_URL: u.bot.url,
+    MESSENGER_BOT_TOKEN: u.bot.token,
+    LOG_LEVEL: 'info',
     // The driver is a deliberate flood from one address and four wallets: the abuse limits (tested
     // in test/limits) would only turn its purchases into 429s.
-    RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_WALLET_PER_MIN: '0',
+    RATE_LIMIT_ADDRESS_PER_MIN: '0',
+    RATE_LIMIT_WALLET_PER_MIN: '0',
   };
   if (faults) {
     chain = await startFakeChain();
@@ -88,8 +103,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     };
     fac.slowMs = () => 300 + Math.floor(fr() * 2_500);
     Object.assign(env, {
-      PAYMENT_MODE: 'live', PAY_TO: '0x00000000000000000000000000000000000000aa', FACILITATOR_URL: fac.url, RPC_URL: chain.url,
-      USDC_ADDRESS: chain.usdc, OFAC_REQUIRED: 'false', RECONCILE_INTERVAL_MS: '1000',
+      PAYMENT_MODE: 'live',
+      PAY_TO: '0x00000000000000000000000000000000000000aa',
+      FACILITATOR_URL: fac.url,
+      RPC_URL: chain.url,
+      USDC_ADDRESS: chain.usdc,
+      OFAC_REQUIRED: 'false',
+      RECONCILE_INTERVAL_MS: '1000',
     });
   }
   const kills: ChaosReport['kills'] = [];
@@ -111,7 +131,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       stop.abort();
       await load;
       kills.push({ round, afterMs, exit });
-      log(`round ${String(round).padStart(2)}: ${signal} after ${afterMs} ms (${exit}); ${driver.ledger.length} authorizations, ${driver.ledger.filter((e) => e.outcome === 'pending').length} pending`);
+      log(
+        `round ${String(round).padStart(2)}: ${signal} after ${afterMs} ms (${exit}); ${driver.ledger.length} authorizations, ${driver.ledger.filter((e) => e.outcome === 'pending').length} pending`,
+      );
     }
     // Settles the faults cut off may still land (slow-then-transfer): give them time to, then
     // let the facilitator behave so every authorization left in doubt and unused can settle.
@@ -131,15 +153,47 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     log(`final start: pending resolved, poller caught up, SIGTERM exit ${finalExit}`);
 
     const transfers = chain ? new Map([...chain.used].map(([k, v]) => [k, { txHash: v.txHash }])) : undefined;
-    const checks = checkInvariants({ dbPath: join(dataDir, 'isocast.db'), ledger: driver.ledger, wallets, cities: u.cities, botMessages: u.bot.messages, transfers });
-    const stopsOk = kills.every((k) => k.exit === 'SIGKILL' || k.exit === '0');
-    checks.push({ name: 'every restart came up; clean stop exits 0', ok: finalExit === '0' && stopsOk, detail: `${opts.rounds + 1} starts, ${kills.filter((k) => k.exit === '0').length} SIGTERM stops mid-load exited 0, final SIGTERM exit ${finalExit}` });
-    const settlement = transfers && fac ? { ...settlementFigures(join(dataDir, 'isocast.db'), transfers, driver.ledger), settleCalls: Object.fromEntries(fac.settleOutcomes) } : undefined;
-    checks.push({
-      name: 'no unhandled 5xx, no bad page, every JSON object has disclaimer', ok: driver.stats.anomalies.length === 0,
-      detail: driver.stats.anomalies.length === 0 ? `${driver.stats.requests} requests (${driver.stats.cutOff} cut off by kills)` : driver.stats.anomalies.slice(0, 3).join('; '),
+    const checks = checkInvariants({
+      dbPath: join(dataDir, 'isocast.db'),
+      ledger: driver.ledger,
+      wallets,
+      cities: u.cities,
+      botMessages: u.bot.messages,
+      transfers,
     });
-    return { rounds: opts.rounds, seed, dataDir, kills, stats: driver.stats, checks, elapsedMs: Date.now() - started, finalExit, ok: checks.every((c) => c.ok), settlement };
+    const stopsOk = kills.every((k) => k.exit === 'SIGKILL' || k.exit === '0');
+    checks.push({
+      name: 'every restart came up; clean stop exits 0',
+      ok: finalExit === '0' && stopsOk,
+      detail: `${opts.rounds + 1} starts, ${kills.filter((k) => k.exit === '0').length} SIGTERM stops mid-load exited 0, final SIGTERM exit ${finalExit}`,
+    });
+    const settlement =
+      transfers && fac
+        ? {
+            ...settlementFigures(join(dataDir, 'isocast.db'), transfers, driver.ledger),
+            settleCalls: Object.fromEntries(fac.settleOutcomes),
+          }
+        : undefined;
+    checks.push({
+      name: 'no unhandled 5xx, no bad page, every JSON object has disclaimer',
+      ok: driver.stats.anomalies.length === 0,
+      detail:
+        driver.stats.anomalies.length === 0
+          ? `${driver.stats.requests} requests (${driver.stats.cutOff} cut off by kills)`
+          : driver.stats.anomalies.slice(0, 3).join('; '),
+    });
+    return {
+      rounds: opts.rounds,
+      seed,
+      dataDir,
+      kills,
+      stats: driver.stats,
+      checks,
+      elapsedMs: Date.now() - started,
+      finalExit,
+      ok: checks.every((c) => c.ok),
+      settlement,
+    };
   } finally {
     if (server) await server.kill('SIGKILL');
     await u.close();
@@ -150,7 +204,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 }
 
 /** Waits until every city's stored day high equals the last reading the driver published. */
-async function catchUp(dbPath: string, cities: Awaited<ReturnType<typeof startUpstreams>>['cities'], timeoutMs: number): Promise<void> {
+async function catchUp(
+  dbPath: string,
+  cities: Awaited<ReturnType<typeof startUpstreams>>['cities'],
+  timeoutMs: number,
+): Promise<void> {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
     const high = db.prepare('SELECT max(high) FROM day_state WHERE city = ?').pluck();

@@ -30,13 +30,24 @@ export type ServerProcess = {
   kill(signal?: NodeJS.Signals): Promise<string>;
 };
 
-export async function startServer(opts: { dataDir: string; env: Record<string, string>; readyTimeoutMs?: number }): Promise<ServerProcess> {
+export async function startServer(opts: {
+  dataDir: string;
+  env: Record<string, string>;
+  readyTimeoutMs?: number;
+}): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const log: WriteStream = createWriteStream(join(opts.dataDir, 'server.log'), { flags: 'a' });
   const child: ChildProcess = spawn(NODE, [MAIN, 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: opts.dataDir, HOST: '127.0.0.1', PORT: String(port), BASE_URL: baseUrl, ...opts.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: opts.dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      ...opts.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.pipe(log, { end: false });
@@ -47,12 +58,15 @@ export async function startServer(opts: { dataDir: string; env: Record<string, s
   });
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 20_000);
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited during start-up (${await exited}); see ${join(opts.dataDir, 'server.log')}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`server exited during start-up (${await exited}); see ${join(opts.dataDir, 'server.log')}`);
     try {
       const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1_000) });
       await res.body?.cancel();
       if (res.status === 200) break;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`server not ready after ${opts.readyTimeoutMs ?? 20_000} ms`);

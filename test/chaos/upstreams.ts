@@ -55,16 +55,27 @@ export type Upstreams = {
 };
 
 /** °C with one decimal whose °F rounding is exactly `f` (error <= 0.09 °F). */
-const cForF = (f: number) => Math.round(((f - 32) * 5 / 9) * 10) / 10;
+const cForF = (f: number) => Math.round((((f - 32) * 5) / 9) * 10) / 10;
 
 export async function startUpstreams(slugs: readonly string[] = CHAOS_CITIES): Promise<Upstreams> {
-  const [gamma, clob, metar, bot] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar(), startFakeBotApi()]);
+  const [gamma, clob, metar, bot] = await Promise.all([
+    startFakeGamma(),
+    startFakeClob(),
+    startFakeMetar(),
+    startFakeBotApi(),
+  ]);
   const cities = new Map<string, CityWorld>();
   for (const slug of slugs) {
     const city = CITY_ROWS.find((c) => c.slug === slug);
     if (!city?.station) throw new Error(`chaos city ${slug} is not in the catalog`);
     const labels = wideLadder(city.unit);
-    cities.set(slug, { city, labels, ranges: labels.map((l) => parseLabel(l)!), reading: city.unit === 'F' ? 10 : -20, published: new Map() });
+    cities.set(slug, {
+      city,
+      labels,
+      ranges: labels.map((l) => parseLabel(l)!),
+      reading: city.unit === 'F' ? 10 : -20,
+      published: new Map(),
+    });
   }
   const made = new Set<string>();
 
@@ -89,14 +100,22 @@ export async function startUpstreams(slugs: readonly string[] = CHAOS_CITIES): P
         gamma.put(ev);
         w.labels.forEach((label, i) => {
           const t = tokensOf(ev, label);
-          clob.quote(t.yes, t.no, Math.round((0.02 + 0.9 * Math.exp(-((i - w.labels.length / 2) ** 2) / 200)) * 1000) / 1000);
+          clob.quote(
+            t.yes,
+            t.no,
+            Math.round((0.02 + 0.9 * Math.exp(-((i - w.labels.length / 2) ** 2) / 200)) * 1000) / 1000,
+          );
         });
       }
     }
   };
 
   return {
-    gamma, clob, metar, bot, cities,
+    gamma,
+    clob,
+    metar,
+    bot,
+    cities,
     ensureEvents,
     raise: (slug, buckets, nowMs) => {
       const w = cities.get(slug)!;
@@ -108,7 +127,9 @@ export async function startUpstreams(slugs: readonly string[] = CHAOS_CITIES): P
       publish(w, nowMs);
       return w.reading;
     },
-    close: async () => { await Promise.all([gamma.close(), clob.close(), metar.close(), bot.close()]); },
+    close: async () => {
+      await Promise.all([gamma.close(), clob.close(), metar.close(), bot.close()]);
+    },
   };
 }
 

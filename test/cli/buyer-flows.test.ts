@@ -25,7 +25,12 @@ async function setup(t: Parameters<typeof tempDir>[0], o: FakeOptions = {}) {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runCli(command, ['--server', fake.url, ...args], {
-      stdout: (l) => out.push(l), stderr: (l) => err.push(l), envKey: KEY, stateHome, sleep: async () => {}, ...io,
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+      envKey: KEY,
+      stateHome,
+      sleep: async () => {},
+      ...io,
     });
     return { code, out, err, text: [...out, ...err].join('\n') };
   };
@@ -44,7 +49,10 @@ test('salt echo round trip: the CLI echoes the served salt and the fake verifies
   assert.equal(statSync(join(receipts, '..')).mode & 0o777, 0o700);
   assert.equal(statSync(receipts).mode & 0o777, 0o600);
   const saved = JSON.parse(readFileSync(receipts, 'utf8')).receipts;
-  assert.deepEqual([saved[0].server, saved[0].wallet, saved[0].city, saved[0].source], [fake.url, WALLET, 'nyc', 'purchase']);
+  assert.deepEqual(
+    [saved[0].server, saved[0].wallet, saved[0].city, saved[0].source],
+    [fake.url, WALLET, 'nyc', 'purchase'],
+  );
   assert.match(r.out[2]!, new RegExp(`receipt saved to ${receipts}`));
 });
 
@@ -57,12 +65,19 @@ test('an old server without saltEcho gets a plain payload (no payload.salt)', as
 test('in-doubt settlement: the CLI waits and resends the SAME header, never a new signature', async (t) => {
   const waits: number[] = [];
   const { fake, run } = await setup(t, { pendingFirst: 2 });
-  const r = await run('buy', ['--city', 'nyc', '--count', '20'], { sleep: async (ms) => { waits.push(ms); } });
+  const r = await run('buy', ['--city', 'nyc', '--count', '20'], {
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+  });
   assert.equal(r.code, 0, r.text);
   assert.equal(fake.xPayments.length, 3);
   assert.equal(new Set(fake.xPayments).size, 1, 'one authorization, sent three times');
   assert.deepEqual(waits, [1000, 1000], 'Retry-After honoured');
-  assert.match(r.err.join('\n'), /settlement pending; resending the same authorization in 1 s \(you will not be charged twice\)/);
+  assert.match(
+    r.err.join('\n'),
+    /settlement pending; resending the same authorization in 1 s \(you will not be charged twice\)/,
+  );
 
   const stuck = await setup(t, { pendingFirst: 100 });
   const s = await stuck.run('buy', ['--city', 'nyc', '--count', '20']);
@@ -76,18 +91,30 @@ test('idempotent: true for a challenge just fetched is "already bought with this
   const { run } = await setup(t, { idempotent: true });
   const r = await run('buy', ['--city', 'nyc', '--count', '20']);
   assert.equal(r.code, 1);
-  assert.match(r.text, /already bought with this authorization: 20 nyc signals were bought from 0x[0-9a-fA-F]{40} moments ago/);
+  assert.match(
+    r.text,
+    /already bought with this authorization: 20 nyc signals were bought from 0x[0-9a-fA-F]{40} moments ago/,
+  );
   assert.ok(!/^bought/m.test(r.text), 'never reported as a new purchase');
 });
 
 test('a missing receipt is recovered with a signature; isocast receipt does it explicitly', async (t) => {
   const { fake, receipts, run, stateHome } = await setup(t, { receipts: true });
-  assert.equal((await run('buy', ['--city', 'nyc', '--count', '20', '--receipts', join(stateHome, 'elsewhere.json')])).code, 0);
+  assert.equal(
+    (await run('buy', ['--city', 'nyc', '--count', '20', '--receipts', join(stateHome, 'elsewhere.json')])).code,
+    0,
+  );
   fake.latest.set('nyc', 3);
   const r = await run('read', ['--city', 'nyc']);
   assert.equal(r.code, 0, r.text);
-  assert.match(r.err[0]!, new RegExp(`recovered the receipt for ${WALLET} from ${fake.url} \\(nyc\\); saved to ${receipts}`));
-  assert.deepEqual(r.out.map((l) => l.split(' ')[0]), ['#1', '#2', '#3']);
+  assert.match(
+    r.err[0]!,
+    new RegExp(`recovered the receipt for ${WALLET} from ${fake.url} \\(nyc\\); saved to ${receipts}`),
+  );
+  assert.deepEqual(
+    r.out.map((l) => l.split(' ')[0]),
+    ['#1', '#2', '#3'],
+  );
   const saved = JSON.parse(readFileSync(receipts, 'utf8')).receipts;
   assert.deepEqual([saved[0].city, saved[0].paidThroughSeq, saved[0].source], ['nyc', 20, 'recovered']);
   assert.ok(!r.text.includes(saved[0].receiptToken), 'the token is never printed');
@@ -131,12 +158,22 @@ test('read --follow says once that it waits and when it polls next, then nothing
     if (polls === 4) fake.latest.set('nyc', 1);
     if (polls === 8) stop.abort();
   };
-  const r = await run('read', ['--city', 'nyc', '--follow', '--interval', '10'], { sleep, signal: stop.signal, nowMs: () => Date.parse('2026-07-15T15:00:00Z') });
+  const r = await run('read', ['--city', 'nyc', '--follow', '--interval', '10'], {
+    sleep,
+    signal: stop.signal,
+    nowMs: () => Date.parse('2026-07-15T15:00:00Z'),
+  });
   assert.equal(r.code, 0, r.text);
-  assert.deepEqual(r.out.map((l) => l.split(' ')[0]), ['#1']);
+  assert.deepEqual(
+    r.out.map((l) => l.split(' ')[0]),
+    ['#1'],
+  );
   const waiting = r.err.filter((l) => l.startsWith('waiting'));
   assert.equal(waiting.length, 2, 'one waiting line before the signal, one after');
-  assert.match(waiting[0]!, /^waiting for new nyc signals \(3 left in the bundle, latest seq 0\); polling every 10 s, next at 15:00:10Z/);
+  assert.match(
+    waiting[0]!,
+    /^waiting for new nyc signals \(3 left in the bundle, latest seq 0\); polling every 10 s, next at 15:00:10Z/,
+  );
   assert.equal(r.err.length, 3, r.err.join('\n'));
 });
 
@@ -145,19 +182,36 @@ test('no receipt: lists the servers that have receipts; plain http to a remote h
   assert.equal((await run('buy', ['--city', 'nyc', '--count', '2'])).code, 0);
   const other = await run('read', ['--city', 'nyc', '--server', 'http://localhost:8402'], { envKey: undefined });
   assert.equal(other.code, 3);
-  assert.match(other.text, new RegExp(`no receipt for http://localhost:8402 in .*receipts\\.json\\. Receipts in that file are for: ${fake.url} \\(nyc\\)`));
+  assert.match(
+    other.text,
+    new RegExp(
+      `no receipt for http://localhost:8402 in .*receipts\\.json\\. Receipts in that file are for: ${fake.url} \\(nyc\\)`,
+    ),
+  );
 
   const remote = await run('buy', ['--city', 'nyc', '--count', '2', '--server', 'http://signals.example']);
   assert.equal(remote.code, 2);
   assert.match(remote.text, /refusing plain http to signals\.example: .*pass --insecure/);
   const before = fake.xPayments.length;
   const asked: string[] = [];
-  const declined = await run('buy', ['--city', 'nyc', '--count', '2'], { confirm: async (q) => { asked.push(q); return false; } });
+  const declined = await run('buy', ['--city', 'nyc', '--count', '2'], {
+    confirm: async (q) => {
+      asked.push(q);
+      return false;
+    },
+  });
   assert.equal(declined.code, 1);
-  assert.match(asked[0]!, /^Pay 0\.01 USDC to 0x0{38}aa on Base for 2 nyc signals, from 0x[0-9a-fA-F]{40}\? \[y\/N\] $/);
+  assert.match(
+    asked[0]!,
+    /^Pay 0\.01 USDC to 0x0{38}aa on Base for 2 nyc signals, from 0x[0-9a-fA-F]{40}\? \[y\/N\] $/,
+  );
   assert.match(declined.text, /not paid: nothing was signed or sent/);
   assert.equal(fake.xPayments.length, before);
-  const yes = await run('buy', ['--city', 'nyc', '--count', '2', '--yes'], { confirm: async () => { throw new Error('--yes must not ask'); } });
+  const yes = await run('buy', ['--city', 'nyc', '--count', '2', '--yes'], {
+    confirm: async () => {
+      throw new Error('--yes must not ask');
+    },
+  });
   assert.equal(yes.code, 0, yes.text);
   assert.ok(dir);
 });
@@ -169,7 +223,10 @@ test('a saved token the server no longer recognises is replaced by a recovered o
   fake.latest.set('nyc', 2);
   const r = await run('read', ['--city', 'nyc']);
   assert.equal(r.code, 0, r.text);
-  assert.deepEqual(r.out.map((l) => l.split(' ')[0]), ['#1', '#2']);
+  assert.deepEqual(
+    r.out.map((l) => l.split(' ')[0]),
+    ['#1', '#2'],
+  );
   assert.match(r.err[0]!, /recovered the receipt for 0x[0-9a-fA-F]{40}/);
   assert.equal(JSON.parse(readFileSync(receipts, 'utf8')).receipts[0].source, 'recovered');
   // Without the key there is nothing to recover with: the refusal is reported.

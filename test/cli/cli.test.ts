@@ -4,7 +4,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { privateKeyToAccount } from 'viem/accounts';
-import { listen, tempDir, testApp, } from '../helpers/app.ts';
+import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { runCli, type CliCommand } from '../../src/buyer/cli/index.ts';
 import type { CliIo } from '../../src/buyer/cli/output.ts';
@@ -33,9 +33,18 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
     const out: string[] = [];
     const err: string[] = [];
     // Defaults first: a case's own --server or --receipts comes later and wins.
-    const code = await runCli(command, ['--server', server, ...(command === 'register-chat' ? [] : ['--receipts', receipts]), ...args], {
-      stdout: (l) => out.push(l), stderr: (l) => err.push(l), envKey: KEY, nowMs: () => app.clock.now(), stateHome: join(dir, 'state'), ...io,
-    });
+    const code = await runCli(
+      command,
+      ['--server', server, ...(command === 'register-chat' ? [] : ['--receipts', receipts]), ...args],
+      {
+        stdout: (l) => out.push(l),
+        stderr: (l) => err.push(l),
+        envKey: KEY,
+        nowMs: () => app.clock.now(),
+        stateHome: join(dir, 'state'),
+        ...io,
+      },
+    );
     return { code, out, err };
   };
   return { app, server, dir, receipts, run };
@@ -47,7 +56,10 @@ test('buy pays the 402 with a bound nonce and keeps the receipt in a private fil
   const r = await run('buy', ['--city', 'nyc', '--count', '20']);
   assert.equal(r.code, 0, r.err.join('\n'));
   assert.match(r.out[0]!, /^bought 20 nyc signals at 0\.005 USDC each \(0\.1 USDC\)$/);
-  assert.ok(r.err.some((l) => /^warning: this server runs in mock payment mode/.test(l)), 'a demo server is named as one before signing');
+  assert.ok(
+    r.err.some((l) => /^warning: this server runs in mock payment mode/.test(l)),
+    'a demo server is named as one before signing',
+  );
   assert.match(r.out[1]!, /^entitled through seq 23 \(latest now 3\)/);
   assert.equal(statSync(receipts).mode & 0o777, 0o600);
   assert.equal(statSync(join(receipts, '..')).mode & 0o777, 0o700);
@@ -55,8 +67,13 @@ test('buy pays the 402 with a bound nonce and keeps the receipt in a private fil
   assert.equal(saved.receipts.length, 1);
   assert.equal(saved.receipts[0].wallet, WALLET);
   assert.match(saved.receipts[0].receiptToken, /^isr_/);
-  assert.ok(![...r.out, ...r.err].some((l) => l.includes(saved.receipts[0].receiptToken)), 'the token is never printed');
-  const row = app.db.prepare('SELECT paid_through_seq AS p FROM entitlements WHERE city = ?').get('nyc') as { p: number };
+  assert.ok(
+    ![...r.out, ...r.err].some((l) => l.includes(saved.receipts[0].receiptToken)),
+    'the token is never printed',
+  );
+  const row = app.db.prepare('SELECT paid_through_seq AS p FROM entitlements WHERE city = ?').get('nyc') as {
+    p: number;
+  };
   assert.equal(row.p, 23);
 
   const json = await run('buy', ['--city', 'nyc', '--count', '2', '--json']);
@@ -75,17 +92,26 @@ test('read pages through every entitled signal, then reports exhaustion with exi
   const r = await run('read', ['--city', 'nyc']);
   assert.equal(r.code, 0, r.err.join('\n'));
   assert.equal(r.out.length, 150, 'two pages of 100 and 50, never past the ceiling');
-  assert.match(r.out[0]!, /^#1 nyc 2026-07-15 {2}40-41°F -> 42-43°F {2}\(41°F -> 42°F at 15:00Z\) {2}odds 42-43°F 0\.40 {2}https:\/\/polymarket\.com\//);
+  assert.match(
+    r.out[0]!,
+    /^#1 nyc 2026-07-15 {2}40-41°F -> 42-43°F {2}\(41°F -> 42°F at 15:00Z\) {2}odds 42-43°F 0\.40 {2}https:\/\/polymarket\.com\//,
+  );
   assert.match(r.out[149]!, /^#150 /);
   assert.match(r.err.at(-1)!, /150 signal\(s\); entitled through seq 150, latest 160; next --since 150/);
 
   const tail = await run('read', ['--city', 'nyc', '--since', '148', '--json']);
-  assert.deepEqual(tail.out.map((l) => JSON.parse(l).seq), [149, 150]);
+  assert.deepEqual(
+    tail.out.map((l) => JSON.parse(l).seq),
+    [149, 150],
+  );
   assert.equal(JSON.parse(tail.out[0]!).disclaimer, undefined);
 
   const done = await run('read', ['--city', 'nyc', '--since', '150']);
   assert.equal(done.code, 3);
-  assert.match(done.err[0]!, /bundle used up: entitled through seq 150, latest is 160\. Buy more with: isocast buy --city nyc --count 20/);
+  assert.match(
+    done.err[0]!,
+    /bundle used up: entitled through seq 150, latest is 160\. Buy more with: isocast buy --city nyc --count 20/,
+  );
 });
 
 test('read --follow polls politely, prints new signals as they come, and stops at the ceiling', async (t) => {
@@ -94,10 +120,16 @@ test('read --follow polls politely, prints new signals as they come, and stops a
   insertSignals(app.db, 'nyc', 1);
   const waits: number[] = [];
   // Each poll interval, the market moves once more.
-  const sleep = async (ms: number) => { waits.push(ms); insertSignals(app.db, 'nyc', 1); };
+  const sleep = async (ms: number) => {
+    waits.push(ms);
+    insertSignals(app.db, 'nyc', 1);
+  };
   const r = await run('read', ['--city', 'nyc', '--follow', '--interval', '45'], { sleep });
   assert.equal(r.code, 3, r.err.join('\n'));
-  assert.deepEqual(r.out.map((l) => l.split(' ')[0]), ['#1', '#2', '#3']);
+  assert.deepEqual(
+    r.out.map((l) => l.split(' ')[0]),
+    ['#1', '#2', '#3'],
+  );
   assert.deepEqual(waits, [45_000, 45_000]);
   assert.match(r.err.at(-1)!, /bundle used up: entitled through seq 3/);
 });
@@ -106,7 +138,13 @@ test('read --follow stops cleanly when interrupted', async (t) => {
   const { run } = await setup(t);
   assert.equal((await run('buy', ['--city', 'nyc', '--count', '5'])).code, 0);
   const stop = new AbortController();
-  const r = await run('read', ['--city', 'nyc', '--follow'], { signal: stop.signal, sleep: async (ms) => { assert.equal(ms, 30_000); stop.abort(); } });
+  const r = await run('read', ['--city', 'nyc', '--follow'], {
+    signal: stop.signal,
+    sleep: async (ms) => {
+      assert.equal(ms, 30_000);
+      stop.abort();
+    },
+  });
   assert.equal(r.code, 0);
   assert.deepEqual(r.out, []);
   assert.match(r.err.at(-1)!, /stopped after 0 signal\(s\); resume with --since 0/);
@@ -117,15 +155,42 @@ test('clear messages for usage mistakes, unknown cities, sanctions, missing rece
   const closed = await closedPort();
   const cases: { args: [CliCommand, string[]]; io?: Partial<CliIo>; code: number; message: RegExp }[] = [
     { args: ['buy', ['--city', 'nyc', '--count', '1']], code: 2, message: /--count must be an integer of at least 2/ },
-    { args: ['buy', ['--city', 'nyc', '--count', '20']], io: { envKey: undefined }, code: 2, message: /a wallet key is needed: --key-file <file> or the ISOCAST_KEY/ },
+    {
+      args: ['buy', ['--city', 'nyc', '--count', '20']],
+      io: { envKey: undefined },
+      code: 2,
+      message: /a wallet key is needed: --key-file <file> or the ISOCAST_KEY/,
+    },
     { args: ['buy', ['--city', 'nyc', '--count', '20', '--bogus']], code: 2, message: /unknown flag: --bogus/ },
     { args: ['buy', ['--city', 'atlantis', '--count', '20']], code: 1, message: /unknown city: atlantis/ },
-    { args: ['buy', ['--city', 'nyc', '--count', '20']], code: 1, message: /wallet 0x[0-9a-fA-F]{40} is on a sanctions list; payment refused and nothing was charged/ },
+    {
+      args: ['buy', ['--city', 'nyc', '--count', '20']],
+      code: 1,
+      message: /wallet 0x[0-9a-fA-F]{40} is on a sanctions list; payment refused and nothing was charged/,
+    },
     // With the key at hand a missing receipt is recovered, which the sanctioned wallet is refused.
-    { args: ['read', ['--city', 'nyc']], code: 1, message: /receipt recovery failed with HTTP 403: wallet is sanctioned/ },
-    { args: ['read', ['--city', 'nyc']], io: { envKey: undefined }, code: 3, message: /no receipt for http:\/\/127\.0\.0\.1:\d+ in .*receipts\.json\. With your key .* a lost receipt is recovered automatically\. To buy: isocast buy --city nyc --count 20 --server/ },
-    { args: ['buy', ['--city', 'nyc', '--count', '20', '--server', `http://127.0.0.1:${closed}`]], code: 1, message: /cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); is the server running\?/ },
-    { args: ['buy', ['--city', 'nyc', '--count', '20', '--key-file', join(dir, 'nope')]], code: 2, message: /cannot read --key-file .*nope: ENOENT/ },
+    {
+      args: ['read', ['--city', 'nyc']],
+      code: 1,
+      message: /receipt recovery failed with HTTP 403: wallet is sanctioned/,
+    },
+    {
+      args: ['read', ['--city', 'nyc']],
+      io: { envKey: undefined },
+      code: 3,
+      message:
+        /no receipt for http:\/\/127\.0\.0\.1:\d+ in .*receipts\.json\. With your key .* a lost receipt is recovered automatically\. To buy: isocast buy --city nyc --count 20 --server/,
+    },
+    {
+      args: ['buy', ['--city', 'nyc', '--count', '20', '--server', `http://127.0.0.1:${closed}`]],
+      code: 1,
+      message: /cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); is the server running\?/,
+    },
+    {
+      args: ['buy', ['--city', 'nyc', '--count', '20', '--key-file', join(dir, 'nope')]],
+      code: 2,
+      message: /cannot read --key-file .*nope: ENOENT/,
+    },
   ];
   for (const c of cases) {
     const r = await run(c.args[0], c.args[1], c.io);
@@ -170,7 +235,10 @@ test('against a real instance: the same bundle bought twice in one second moves 
   assert.equal(saved.receipts.at(-1).source, 'recovered');
   const read = await run('read', ['--city', 'nyc']);
   assert.equal(read.code, 0, read.err.join('\n'));
-  assert.deepEqual(read.out.map((l) => l.split(' ')[0]), ['#1', '#2', '#3']);
+  assert.deepEqual(
+    read.out.map((l) => l.split(' ')[0]),
+    ['#1', '#2', '#3'],
+  );
   // One signed request consumed (it can never be used again).
   assert.equal(app.db.prepare('SELECT count(*) FROM receipt_requests').pluck().get(), 1);
 });

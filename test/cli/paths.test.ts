@@ -6,15 +6,29 @@ import { stripControls, findControls } from '../../src/buyer/sanitize.ts';
 
 test('receipts go under $XDG_STATE_HOME/isocast (absolute only), else ~/.local/state/isocast', () => {
   assert.equal(defaultReceiptsFile(stateHome({ XDG_STATE_HOME: '/s', HOME: '/h' })), '/s/isocast/receipts.json');
-  assert.equal(defaultReceiptsFile(stateHome({ XDG_STATE_HOME: 'relative', HOME: '/h' })), '/h/.local/state/isocast/receipts.json');
+  assert.equal(
+    defaultReceiptsFile(stateHome({ XDG_STATE_HOME: 'relative', HOME: '/h' })),
+    '/h/.local/state/isocast/receipts.json',
+  );
   assert.equal(defaultReceiptsFile(stateHome({ HOME: '/h' })), '/h/.local/state/isocast/receipts.json');
-  const r = (server: string, city: string) => ({ server, city, wallet: '0x', receiptToken: 't', paidThroughSeq: 1, savedAt: '' });
-  assert.equal(describeServers([r('https://a', 'nyc'), r('https://a', 'paris'), r('http://127.0.0.1:1', 'nyc')]), 'https://a (nyc, paris); http://127.0.0.1:1 (nyc)');
+  const r = (server: string, city: string) => ({
+    server,
+    city,
+    wallet: '0x',
+    receiptToken: 't',
+    paidThroughSeq: 1,
+    savedAt: '',
+  });
+  assert.equal(
+    describeServers([r('https://a', 'nyc'), r('https://a', 'paris'), r('http://127.0.0.1:1', 'nyc')]),
+    'https://a (nyc, paris); http://127.0.0.1:1 (nyc)',
+  );
 });
 
 test('only this machine counts as loopback for plain http', () => {
   for (const h of ['localhost', '127.0.0.1', '127.8.9.10', '[::1]', 'api.localhost']) assert.ok(isLoopback(h), h);
-  for (const h of ['signals.example', '10.0.0.1', '127.0.0.1.nip.io', '[::ffff:7f00:1]', '0.0.0.0']) assert.ok(!isLoopback(h), h);
+  for (const h of ['signals.example', '10.0.0.1', '127.0.0.1.nip.io', '[::ffff:7f00:1]', '0.0.0.0'])
+    assert.ok(!isLoopback(h), h);
 });
 
 test('control characters: C0, DEL, C1 and bidi/format controls are removed and located', () => {

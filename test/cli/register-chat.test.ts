@@ -16,13 +16,22 @@ const WALLET = privateKeyToAccount(KEY as `0x${string}`).address.toLowerCase();
 async function setup(t: { after(fn: () => unknown): void }) {
   const bot = await startFakeBotApi();
   t.after(() => bot.close());
-  const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: { globalPerSecond: 1000, chatIntervalMs: 1, groupIntervalMs: 1 } });
+  const messenger = createBotMessenger({
+    token: bot.token,
+    apiUrl: bot.url,
+    limits: { globalPerSecond: 1000, chatIntervalMs: 1, groupIntervalMs: 1 },
+  });
   const env = testApp(t, { deps: { messenger } });
   const server = await listen(t, env.app.fetch);
   const run = async (args: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli('register-chat', ['--server', server, ...args], { stdout: (l) => out.push(l), stderr: (l) => err.push(l), envKey: KEY, nowMs: () => env.clock.now() });
+    const code = await runCli('register-chat', ['--server', server, ...args], {
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+      envKey: KEY,
+      nowMs: () => env.clock.now(),
+    });
     return { code, out, err };
   };
   return { env, bot, server, run };
@@ -35,13 +44,18 @@ test('register-chat signs the EIP-712 message, the chat gets its test message, a
   assert.equal(set.out[0], `chat 424242 now receives nyc signals entitled to ${WALLET}`);
   assert.equal(bot.messages.length, 1);
   assert.equal(bot.messages[0]!.chatId, '424242');
-  const row = env.db.prepare('SELECT chat_id AS chat, city FROM delivery_registrations WHERE wallet = ?').get(WALLET) as { chat: string; city: string };
+  const row = env.db
+    .prepare('SELECT chat_id AS chat, city FROM delivery_registrations WHERE wallet = ?')
+    .get(WALLET) as { chat: string; city: string };
   assert.deepEqual({ ...row }, { chat: '424242', city: 'nyc' });
 
   const all = await run(['--chat', '424242', '--json']);
   assert.equal(all.code, 0);
   const body = JSON.parse(all.out[0]!);
-  assert.deepEqual({ ...body, idempotent: undefined }, { ok: true, wallet: WALLET, chatId: '424242', citySlug: null, action: 'set', idempotent: undefined });
+  assert.deepEqual(
+    { ...body, idempotent: undefined },
+    { ok: true, wallet: WALLET, chatId: '424242', citySlug: null, action: 'set', idempotent: undefined },
+  );
 
   const del = await run(['--delete']);
   assert.equal(del.code, 0, del.err.join('\n'));
@@ -64,7 +78,12 @@ test('register-chat explains a failed test message, an unknown city, a skewed cl
   assert.match(unknown.err[0]!, /unknown city: atlantis/);
   env.clock.advance(3_600_000);
   const out: string[] = [];
-  const skewed = await runCli('register-chat', ['--server', await listen(t, env.app.fetch), '--chat', '1'], { stdout: () => {}, stderr: (l) => out.push(l), envKey: KEY, nowMs: () => env.clock.now() - 3_600_000 });
+  const skewed = await runCli('register-chat', ['--server', await listen(t, env.app.fetch), '--chat', '1'], {
+    stdout: () => {},
+    stderr: (l) => out.push(l),
+    envKey: KEY,
+    nowMs: () => env.clock.now() - 3_600_000,
+  });
   assert.equal(skewed, 1);
   assert.match(out[0]!, /stale timestamp: check this machine's clock \(600 s tolerance\)/);
   const missing = await run([]);
@@ -78,14 +97,22 @@ test('main.ts runs the buyer commands with ISOCAST_KEY from the environment and 
   const dir = tempDir(t, 'isocast-main-');
   const node = join(repoRoot(), 'node_modules', '.bin', 'node');
   const main = join(repoRoot(), 'src', 'main.ts');
-  const run = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(node, [main, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ISOCAST_KEY: KEY, XDG_STATE_HOME: join(dir, 'state') } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b) => { stdout += b; });
-    child.stderr.on('data', (b) => { stderr += b; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(node, [main, ...args], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', ISOCAST_KEY: KEY, XDG_STATE_HOME: join(dir, 'state') },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b) => {
+        stdout += b;
+      });
+      child.stderr.on('data', (b) => {
+        stderr += b;
+      });
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
   // The manual clock of testApp is fixed in 2026-07; the authorization must be valid at that time, so
   // the real-clock child buys against a live-clock copy of the app instead.
   const live = testApp(t, { nowMs: Date.now() });

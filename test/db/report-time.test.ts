@@ -13,10 +13,14 @@ test('0009: signals stored before it get reported_at NULL and "reportedAt": null
   assert.ok(before > 0);
   migrate(db, { target: before, fromSchemaFile: false });
   const { reportedAt: _, ...old } = signalPayload('nyc', 1);
-  db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run('nyc', 1, old.targetDate, old.new.bucket, old.observedAt, JSON.stringify(old), 1);
+  db.prepare(
+    'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run('nyc', 1, old.targetDate, old.new.bucket, old.observedAt, JSON.stringify(old), 1);
   migrate(db);
-  const row = db.prepare('SELECT reported_at, payload FROM signals').get() as { reported_at: string | null; payload: string };
+  const row = db.prepare('SELECT reported_at, payload FROM signals').get() as {
+    reported_at: string | null;
+    payload: string;
+  };
   assert.equal(row.reported_at, null);
   const payload = JSON.parse(row.payload);
   assert.deepEqual(payload, { ...old, reportedAt: null });

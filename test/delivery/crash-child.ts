@@ -23,8 +23,11 @@ const stalled: Messenger = {
 };
 const messenger = mode === 'claim' ? stalled : createBotMessenger({ token, apiUrl: apiUrl!, timeoutMs: 60_000 });
 const worker = createDeliveryWorker({
-  outbox: createOutbox(db, systemClock), messenger, clock: systemClock,
-  logger: createLogger({ level: 'error', write: (l) => process.stderr.write(l + '\n') }), termsUrl: 'https://isocast.example/terms.txt',
+  outbox: createOutbox(db, systemClock),
+  messenger,
+  clock: systemClock,
+  logger: createLogger({ level: 'error', write: (l) => process.stderr.write(l + '\n') }),
+  termsUrl: 'https://isocast.example/terms.txt',
 });
 worker.start();
 process.stdout.write('started\n');

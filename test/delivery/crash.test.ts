@@ -29,14 +29,23 @@ async function crashThenRestart(t: { after(fn: () => unknown): void }, mode: 'cl
   registerChat(db, WALLET_A, '100', null);
   grant(db, WALLET_A, 'nyc', 10);
   const outbox = createOutbox(db, systemClock);
-  db.transaction(() => { insertSignal(db, signalFixture()); outbox.enqueue(signalFixture()); })();
+  db.transaction(() => {
+    insertSignal(db, signalFixture());
+    outbox.enqueue(signalFixture());
+  })();
   if (mode === 'send') bot.behave('100', { kind: 'hang' });
 
-  const child = spawn(process.execPath, [CHILD, path, mode, bot.url, bot.token], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  const child = spawn(process.execPath, [CHILD, path, mode, bot.url, bot.token], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
   let out = '';
   child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (s: string) => { out += s; });
+  child.stdout.on('data', (s: string) => {
+    out += s;
+  });
   if (mode === 'claim') {
     while (!out.includes('claimed')) await once(child.stdout, 'data');
   } else {
@@ -44,12 +53,20 @@ async function crashThenRestart(t: { after(fn: () => unknown): void }, mode: 'cl
   }
   child.kill('SIGKILL');
   await once(child, 'exit');
-  assert.deepEqual(outboxRows(db).map((r) => r.status), ['sending'], 'the claim was committed before the send');
+  assert.deepEqual(
+    outboxRows(db).map((r) => r.status),
+    ['sending'],
+    'the claim was committed before the send',
+  );
 
   // The restarted worker would deliver happily to this chat now; it must not.
   bot.behave('100', { kind: 'ok' });
   const worker = createDeliveryWorker({
-    outbox, messenger: createBotMessenger({ token: bot.token, apiUrl: bot.url }), clock: systemClock, logger: memoryLogger(), termsUrl: 'x',
+    outbox,
+    messenger: createBotMessenger({ token: bot.token, apiUrl: bot.url }),
+    clock: systemClock,
+    logger: memoryLogger(),
+    termsUrl: 'x',
   });
   worker.start();
   await worker.whenIdle();
@@ -60,12 +77,18 @@ async function crashThenRestart(t: { after(fn: () => unknown): void }, mode: 'cl
 test('a crash between claim and send loses the message rather than duplicating it', async (t) => {
   const { bot, rows } = await crashThenRestart(t, 'claim');
   assert.equal(bot.messages.length, 0);
-  assert.deepEqual(rows.map((r) => [r.status, r.last_error]), [['failed', INTERRUPTED_ERROR]]);
+  assert.deepEqual(
+    rows.map((r) => [r.status, r.last_error]),
+    [['failed', INTERRUPTED_ERROR]],
+  );
 });
 
 test('a crash after the platform took the message but before it was marked sent never resends it', async (t) => {
   const { bot, rows } = await crashThenRestart(t, 'send');
   assert.equal(bot.messages.length, 1);
   assert.equal(bot.requests.length, 1);
-  assert.deepEqual(rows.map((r) => [r.status, r.last_error]), [['failed', INTERRUPTED_ERROR]]);
+  assert.deepEqual(
+    rows.map((r) => [r.status, r.last_error]),
+    [['failed', INTERRUPTED_ERROR]],
+  );
 });

@@ -31,22 +31,43 @@ export function signalFixture(over: Partial<SignalPublic> = {}): SignalPublic {
 }
 
 export function insertSignal(db: Db, s: SignalPublic, nowMs = Date.now()): void {
-  db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(s.city, s.seq, s.targetDate, s.new.bucket, s.observedAt, JSON.stringify(s), nowMs);
+  db.prepare(
+    'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run(s.city, s.seq, s.targetDate, s.new.bucket, s.observedAt, JSON.stringify(s), nowMs);
 }
 
 export function grant(db: Db, wallet: string, city: string, paidThroughSeq: number): void {
   db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, ?, ?, ?, 0)
-    ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = excluded.paid_through_seq`).run(wallet.toLowerCase(), city, paidThroughSeq, paidThroughSeq);
+    ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = excluded.paid_through_seq`).run(
+    wallet.toLowerCase(),
+    city,
+    paidThroughSeq,
+    paidThroughSeq,
+  );
 }
 
 export function registerChat(db: Db, wallet: string, chatId: string, city: string | null): void {
   db.prepare(`INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (?, ?, ?, 0, 0)
-    ON CONFLICT (wallet) DO UPDATE SET chat_id = excluded.chat_id, city = excluded.city`).run(wallet.toLowerCase(), chatId, city);
+    ON CONFLICT (wallet) DO UPDATE SET chat_id = excluded.chat_id, city = excluded.city`).run(
+    wallet.toLowerCase(),
+    chatId,
+    city,
+  );
 }
 
-export function outboxRows(db: Db): { id: number; wallet: string; city: string; seq: number; status: string; attempts: number; chat_id: string | null; last_error: string | null }[] {
-  return db.prepare('SELECT id, wallet, city, seq, status, attempts, chat_id, last_error FROM delivery_outbox ORDER BY id').all() as never;
+export function outboxRows(db: Db): {
+  id: number;
+  wallet: string;
+  city: string;
+  seq: number;
+  status: string;
+  attempts: number;
+  chat_id: string | null;
+  last_error: string | null;
+}[] {
+  return db
+    .prepare('SELECT id, wallet, city, seq, status, attempts, chat_id, last_error FROM delivery_outbox ORDER BY id')
+    .all() as never;
 }
 
 export const WALLET_A = '0x1111111111111111111111111111111111111111';
@@ -54,14 +75,23 @@ export const WALLET_B = '0x2222222222222222222222222222222222222222';
 export const WALLET_C = '0x3333333333333333333333333333333333333333';
 
 /** Registers a chat over HTTP with a real EIP-712 signature, as a client would; answers the status. */
-export async function registerOverHttp(f: Fetcher, account: PrivateKeyAccount, chatId: string, citySlug: string, nowMs: number): Promise<number> {
+export async function registerOverHttp(
+  f: Fetcher,
+  account: PrivateKeyAccount,
+  chatId: string,
+  citySlug: string,
+  nowMs: number,
+): Promise<number> {
   const timestamp = Math.floor(nowMs / 1000);
   const signature = await account.signTypedData({
-    domain: DELIVERY_DOMAIN, types: DELIVERY_TYPES, primaryType: DELIVERY_PRIMARY_TYPE,
+    domain: DELIVERY_DOMAIN,
+    types: DELIVERY_TYPES,
+    primaryType: DELIVERY_PRIMARY_TYPE,
     message: { wallet: account.address, chatId, citySlug, action: 'set', timestamp: BigInt(timestamp) },
   });
   const res = await f('/v1/delivery/messenger', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ wallet: account.address, chatId, citySlug, action: 'set', signature, timestamp }),
   });
   await res.body?.cancel();

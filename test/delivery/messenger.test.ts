@@ -56,9 +56,30 @@ test('without a bot token nothing is sent and the error says so', async () => {
 test('ok:false answers become clear errors; only those that cannot have delivered are retryable', async (t) => {
   const bot = await fakeBot(t);
   const m = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: FAST, timeoutMs: 300 });
-  const cases: { chat: string; setup: Parameters<FakeBotApi['behave']>[1]; kind: string; retryable: boolean; message?: RegExp; status?: number }[] = [
-    { chat: '10', setup: { kind: 'not_found' }, kind: 'rejected', retryable: false, message: /chat not found/, status: 400 },
-    { chat: '11', setup: { kind: 'blocked' }, kind: 'rejected', retryable: false, message: /bot was blocked/, status: 403 },
+  const cases: {
+    chat: string;
+    setup: Parameters<FakeBotApi['behave']>[1];
+    kind: string;
+    retryable: boolean;
+    message?: RegExp;
+    status?: number;
+  }[] = [
+    {
+      chat: '10',
+      setup: { kind: 'not_found' },
+      kind: 'rejected',
+      retryable: false,
+      message: /chat not found/,
+      status: 400,
+    },
+    {
+      chat: '11',
+      setup: { kind: 'blocked' },
+      kind: 'rejected',
+      retryable: false,
+      message: /bot was blocked/,
+      status: 403,
+    },
     { chat: '12', setup: { kind: 'server_error' }, kind: 'server_error', retryable: true, status: 502 },
     { chat: '13', setup: { kind: 'hang' }, kind: 'ambiguous', retryable: false, message: /timed out/ },
     { chat: '14', setup: { kind: 'garbage' }, kind: 'ambiguous', retryable: false, status: 200 },
@@ -94,7 +115,11 @@ test('a 429 carries retry_after and holds every later send for that long', async
 });
 
 test('a refused connection is known not to have delivered; the send is retryable', async () => {
-  const m = createBotMessenger({ token: '123:abcdefghijklmnopqrstuvwxyz', apiUrl: `http://127.0.0.1:${await closedPort()}`, limits: FAST });
+  const m = createBotMessenger({
+    token: '123:abcdefghijklmnopqrstuvwxyz',
+    apiUrl: `http://127.0.0.1:${await closedPort()}`,
+    limits: FAST,
+  });
   const e = await failure(m.send('1', 'x'));
   assert.equal(e.kind, 'unreachable');
   assert.equal(e.retryable, true);
@@ -102,14 +127,21 @@ test('a refused connection is known not to have delivered; the send is retryable
 
 test('per-chat pacing: a second message to the same chat waits, another chat does not', async (t) => {
   const bot = await fakeBot(t);
-  const m: Messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: { globalPerSecond: 1000, chatIntervalMs: 60_000, groupIntervalMs: 60_000 } });
+  const m: Messenger = createBotMessenger({
+    token: bot.token,
+    apiUrl: bot.url,
+    limits: { globalPerSecond: 1000, chatIntervalMs: 60_000, groupIntervalMs: 60_000 },
+  });
   await m.send('30', 'first');
   assert.ok(m.waitMs('30') > 59_000);
   assert.ok(m.waitMs('31') <= 1);
   const e = await failure(m.send('30', 'second', { maxWaitMs: 1_000 }));
   assert.equal(e.kind, 'busy');
   await m.send('31', 'other chat');
-  assert.deepEqual(bot.messages.map((x) => x.text), ['first', 'other chat']);
+  assert.deepEqual(
+    bot.messages.map((x) => x.text),
+    ['first', 'other chat'],
+  );
 });
 
 test('the bot token never appears in errors or log lines', async (t) => {
@@ -117,7 +149,11 @@ test('the bot token never appears in errors or log lines', async (t) => {
   const lines: string[] = [];
   const logger = createLogger({ level: 'debug', write: (l) => lines.push(l) });
   const m = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: FAST, timeoutMs: 200 });
-  const unreachable = createBotMessenger({ token: bot.token, apiUrl: `http://127.0.0.1:${await closedPort()}`, limits: FAST });
+  const unreachable = createBotMessenger({
+    token: bot.token,
+    apiUrl: `http://127.0.0.1:${await closedPort()}`,
+    limits: FAST,
+  });
   bot.behave('40', { kind: 'not_found' });
   bot.behave('41', { kind: 'hang' });
   for (const send of [() => m.send('40', 'x'), () => m.send('41', 'x'), () => unreachable.send('1', 'x')]) {

@@ -9,7 +9,16 @@ import { systemClock } from '../../src/lib/clock.ts';
 import { memoryLogger } from '../../src/lib/logger.ts';
 import { tempDir } from '../helpers/app.ts';
 import { startFakeBotApi, type FakeBotApi } from '../fakes/bot-api.ts';
-import { grant, insertSignal, outboxRows, registerChat, signalFixture, WALLET_A, WALLET_B, WALLET_C } from './fixtures.ts';
+import {
+  grant,
+  insertSignal,
+  outboxRows,
+  registerChat,
+  signalFixture,
+  WALLET_A,
+  WALLET_B,
+  WALLET_C,
+} from './fixtures.ts';
 
 const FAST = { globalPerSecond: 1000, chatIntervalMs: 1, groupIntervalMs: 1 };
 const TERMS = 'https://isocast.example/terms.txt';
@@ -32,7 +41,14 @@ function worker(t: T, d: Db, b: FakeBotApi, options: WorkerOptions = {}, timeout
   const outbox = createOutbox(d, systemClock);
   const messenger = createBotMessenger({ token: b.token, apiUrl: b.url, limits: FAST, timeoutMs });
   const logger = memoryLogger();
-  const w = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: TERMS, options: { baseBackoffMs: 10, ...options } });
+  const w = createDeliveryWorker({
+    outbox,
+    messenger,
+    clock: systemClock,
+    logger,
+    termsUrl: TERMS,
+    options: { baseBackoffMs: 10, ...options },
+  });
   t.after(() => w.stop());
   return { w, outbox, logger };
 }
@@ -59,7 +75,15 @@ test('rows are queued only for registrations entitled to the signal, once per (w
   grant(d, '0x4444444444444444444444444444444444444444', 'nyc', 1);
   const s = signalFixture({ seq: 2 });
   assert.equal(store(d, outbox, s), 2);
-  assert.deepEqual(outboxRows(d).map((r) => [r.wallet, r.status]).sort(), [[WALLET_A, 'queued'], [WALLET_B, 'queued']]);
+  assert.deepEqual(
+    outboxRows(d)
+      .map((r) => [r.wallet, r.status])
+      .sort(),
+    [
+      [WALLET_A, 'queued'],
+      [WALLET_B, 'queued'],
+    ],
+  );
   assert.equal(outbox.enqueue(s), 0, 'the unique key keeps a second enqueue out');
 });
 
@@ -68,11 +92,13 @@ test('queued rows roll back with the signal when the storing transaction fails',
   const outbox = createOutbox(d, systemClock);
   registerChat(d, WALLET_A, '100', null);
   grant(d, WALLET_A, 'nyc', 9);
-  assert.throws(() => d.transaction(() => {
-    insertSignal(d, signalFixture());
-    outbox.enqueue(signalFixture());
-    throw new Error('later step failed');
-  })());
+  assert.throws(() =>
+    d.transaction(() => {
+      insertSignal(d, signalFixture());
+      outbox.enqueue(signalFixture());
+      throw new Error('later step failed');
+    })(),
+  );
   assert.equal(outboxRows(d).length, 0);
 });
 
@@ -86,14 +112,30 @@ test('the worker pushes queued rows once each and records them sent', async (t) 
   grant(d, WALLET_B, 'nyc', 10);
   w.start();
   store(d, outbox, signalFixture({ seq: 1 }));
-  store(d, outbox, signalFixture({ seq: 2, old: { reading: 84, unit: 'F', bucket: '84-85°F' }, new: { reading: 86, unit: 'F', bucket: '86-87°F' } }));
+  store(
+    d,
+    outbox,
+    signalFixture({
+      seq: 2,
+      old: { reading: 84, unit: 'F', bucket: '84-85°F' },
+      new: { reading: 86, unit: 'F', bucket: '86-87°F' },
+    }),
+  );
   w.wake();
   await b.waitForMessages(4);
   await w.whenIdle();
   assert.equal(b.messages.length, 4);
   assert.deepEqual(b.messages.map((m) => m.chatId).sort(), ['-1001234567890', '-1001234567890', '100', '100']);
   assert.ok(b.messages.every((m) => m.text.includes('New York City, market day 2026-07-15')));
-  assert.deepEqual(outboxRows(d).map((r) => [r.status, r.attempts]), [['sent', 1], ['sent', 1], ['sent', 1], ['sent', 1]]);
+  assert.deepEqual(
+    outboxRows(d).map((r) => [r.status, r.attempts]),
+    [
+      ['sent', 1],
+      ['sent', 1],
+      ['sent', 1],
+      ['sent', 1],
+    ],
+  );
 });
 
 test('failures known to precede delivery are retried with backoff; the message then arrives once', async (t) => {
@@ -110,7 +152,10 @@ test('failures known to precede delivery are retried with backoff; the message t
   await w.whenIdle();
   assert.equal(b.requests.length, 3);
   assert.equal(b.messages.length, 1);
-  assert.deepEqual(outboxRows(d).map((r) => [r.status, r.attempts]), [['sent', 3]]);
+  assert.deepEqual(
+    outboxRows(d).map((r) => [r.status, r.attempts]),
+    [['sent', 3]],
+  );
 });
 
 test('a 429 is retried no earlier than retry_after', async (t) => {
@@ -132,7 +177,11 @@ test('refusals, ambiguous sends and exhausted retries are failed and never sent 
   const d = db(t);
   const b = await bot(t);
   const { w, outbox } = worker(t, d, b, { maxAttempts: 3 }, 300);
-  for (const [wallet, chat] of [[WALLET_A, '100'], [WALLET_B, '200'], [WALLET_C, '300']] as const) {
+  for (const [wallet, chat] of [
+    [WALLET_A, '100'],
+    [WALLET_B, '200'],
+    [WALLET_C, '300'],
+  ] as const) {
     registerChat(d, wallet, chat, null);
     grant(d, wallet, 'nyc', 10);
   }
@@ -144,7 +193,14 @@ test('refusals, ambiguous sends and exhausted retries are failed and never sent 
   w.wake();
   await w.whenIdle();
   const rows = outboxRows(d);
-  assert.deepEqual(rows.map((r) => [r.chat_id, r.status, r.attempts]), [['100', 'failed', 1], ['200', 'failed', 1], ['300', 'failed', 3]]);
+  assert.deepEqual(
+    rows.map((r) => [r.chat_id, r.status, r.attempts]),
+    [
+      ['100', 'failed', 1],
+      ['200', 'failed', 1],
+      ['300', 'failed', 3],
+    ],
+  );
   assert.match(rows[0]!.last_error!, /rejected: Bad Request: chat not found/);
   assert.match(rows[1]!.last_error!, /ambiguous: timed out/);
   assert.match(rows[2]!.last_error!, /server_error/);
@@ -166,7 +222,13 @@ test('a registration deleted or moved to another city before the send is not pus
   w.start();
   await w.whenIdle();
   assert.equal(b.requests.length, 0);
-  assert.deepEqual(outboxRows(d).map((r) => [r.status, r.last_error]), [['failed', REGISTRATION_GONE], ['failed', REGISTRATION_GONE]]);
+  assert.deepEqual(
+    outboxRows(d).map((r) => [r.status, r.last_error]),
+    [
+      ['failed', REGISTRATION_GONE],
+      ['failed', REGISTRATION_GONE],
+    ],
+  );
 });
 
 test('a changed chat receives the rows queued before the change', async (t) => {
@@ -186,14 +248,23 @@ test('without a bot token the worker idles and leaves rows queued', async (t) =>
   const d = db(t);
   const outbox = createOutbox(d, systemClock);
   const logger = memoryLogger();
-  const w = createDeliveryWorker({ outbox, messenger: createBotMessenger({ apiUrl: 'http://127.0.0.1:9' }), clock: systemClock, logger, termsUrl: TERMS });
+  const w = createDeliveryWorker({
+    outbox,
+    messenger: createBotMessenger({ apiUrl: 'http://127.0.0.1:9' }),
+    clock: systemClock,
+    logger,
+    termsUrl: TERMS,
+  });
   t.after(() => w.stop());
   registerChat(d, WALLET_A, '100', null);
   grant(d, WALLET_A, 'nyc', 10);
   store(d, outbox);
   w.start();
   await w.whenIdle();
-  assert.deepEqual(outboxRows(d).map((r) => r.status), ['queued']);
+  assert.deepEqual(
+    outboxRows(d).map((r) => r.status),
+    ['queued'],
+  );
   assert.ok(logger.lines.some((l) => l.includes('not configured')));
 });
 
@@ -213,5 +284,11 @@ test('one chat has one send in flight; other chats are not held up behind it', a
   const got = await b.waitForMessages(2);
   assert.deepEqual(got.map((m) => m.chatId).sort(), ['100', '200']);
   await w.whenIdle();
-  assert.deepEqual(outboxRows(d).map((r) => [r.chat_id, r.status]), [['100', 'failed'], ['200', 'sent']]);
+  assert.deepEqual(
+    outboxRows(d).map((r) => [r.chat_id, r.status]),
+    [
+      ['100', 'failed'],
+      ['200', 'sent'],
+    ],
+  );
 });

@@ -24,7 +24,11 @@ test('the test lane has its own small rate and waits for a chat slot a paid push
   assert.deepEqual(slots, [0, 500, 1000, 1500, 2000, 2500], '2 per second');
   const paid = p.reserve('shared', 10_000);
   assert.equal(paid, 10_000);
-  assert.equal(p.reserve('shared', 10_000, 'test'), 10_000 + BOT_API_LIMITS.chatIntervalMs, 'after the push, not before');
+  assert.equal(
+    p.reserve('shared', 10_000, 'test'),
+    10_000 + BOT_API_LIMITS.chatIntervalMs,
+    'after the push, not before',
+  );
   // A platform 429 pause holds both lanes.
   p.pauseUntil(20_000);
   assert.equal(p.readyAt('x', 15_000), 20_000);

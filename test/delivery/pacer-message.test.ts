@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BOT_API_LIMITS, createPacer } from '../../src/delivery/pacer.ts';
-import { formatSignalMessage, LICENCE_LINE, MAX_MESSAGE_CHARS, registrationTestMessage } from '../../src/delivery/message.ts';
+import {
+  formatSignalMessage,
+  LICENCE_LINE,
+  MAX_MESSAGE_CHARS,
+  registrationTestMessage,
+} from '../../src/delivery/message.ts';
 import { backoffMs } from '../../src/delivery/worker.ts';
 import { disclaimerText } from '../../src/terms/terms.ts';
 import { signalFixture } from './fixtures.ts';
@@ -46,7 +51,10 @@ test('reserve books the earliest slot, groups wait longer, a pause holds everyon
 });
 
 test('backoff doubles per attempt and is capped', () => {
-  assert.deepEqual([1, 2, 3, 4, 10].map((a) => backoffMs(a, 2_000, 20_000)), [2_000, 4_000, 8_000, 16_000, 20_000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 10].map((a) => backoffMs(a, 2_000, 20_000)),
+    [2_000, 4_000, 8_000, 16_000, 20_000],
+  );
 });
 
 test('a signal message names city and day, old -> new, live odds, collapsed dead buckets, link, disclaimer and licence', () => {
@@ -69,7 +77,13 @@ test('a signal message names city and day, old -> new, live odds, collapsed dead
 test('a signal without odds still reads, and an enormous market is cut to the platform limit keeping the notices', () => {
   const none = formatSignalMessage(signalFixture({ buckets: null, bucketsAsOf: null }), { termsUrl: TERMS });
   assert.match(none, /Odds: not available/);
-  const many = Array.from({ length: 400 }, (_, i) => ({ label: `${i}-${i + 1}°F (a rather long label to fill the text)`, conditionId: '0x01', yes: 0.5, no: 0.5, midpoint: 0.5 }));
+  const many = Array.from({ length: 400 }, (_, i) => ({
+    label: `${i}-${i + 1}°F (a rather long label to fill the text)`,
+    conditionId: '0x01',
+    yes: 0.5,
+    no: 0.5,
+    midpoint: 0.5,
+  }));
   const big = formatSignalMessage(signalFixture({ buckets: many }), { termsUrl: TERMS });
   assert.ok(big.length <= MAX_MESSAGE_CHARS);
   assert.ok(big.endsWith(LICENCE_LINE));
@@ -77,11 +91,19 @@ test('a signal without odds still reads, and an enormous market is cut to the pl
 });
 
 test('the registration test message names the scope and charges nothing', () => {
-  const all = registrationTestMessage({ wallet: '0x1111111111111111111111111111111111112222', city: null, termsUrl: TERMS });
+  const all = registrationTestMessage({
+    wallet: '0x1111111111111111111111111111111111112222',
+    city: null,
+    termsUrl: TERMS,
+  });
   assert.match(all, /0x1111\.\.\.2222/);
   assert.match(all, /for every city/);
   assert.match(all, /charges nothing/);
-  const one = registrationTestMessage({ wallet: '0x1111111111111111111111111111111111112222', city: 'London', termsUrl: TERMS });
+  const one = registrationTestMessage({
+    wallet: '0x1111111111111111111111111111111111112222',
+    city: 'London',
+    termsUrl: TERMS,
+  });
   assert.match(one, /for London/);
   assert.ok(one.endsWith(LICENCE_LINE));
 });

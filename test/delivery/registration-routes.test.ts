@@ -8,46 +8,91 @@ import { startFakeBotApi, type FakeBotApi } from '../fakes/bot-api.ts';
 import { grant } from './fixtures.ts';
 
 type T = { after(fn: () => unknown): void };
-type Body = { wallet?: string; chatId?: string; citySlug?: string; action?: string; signature?: string; timestamp?: number };
+type Body = {
+  wallet?: string;
+  chatId?: string;
+  citySlug?: string;
+  action?: string;
+  signature?: string;
+  timestamp?: number;
+};
 
 const NOW_MS = Date.parse('2026-07-15T15:00:00Z');
 const NOW_SEC = NOW_MS / 1000;
 
-async function setup(t: T, opts: { bot?: boolean; timeoutMs?: number } = {}): Promise<{ env: TestEnv; bot: FakeBotApi }> {
+async function setup(
+  t: T,
+  opts: { bot?: boolean; timeoutMs?: number } = {},
+): Promise<{ env: TestEnv; bot: FakeBotApi }> {
   const bot = await startFakeBotApi();
   t.after(() => bot.close());
-  const messenger = opts.bot === false ? undefined
-    : createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: { globalPerSecond: 1000, chatIntervalMs: 1, groupIntervalMs: 1 }, timeoutMs: opts.timeoutMs });
+  const messenger =
+    opts.bot === false
+      ? undefined
+      : createBotMessenger({
+          token: bot.token,
+          apiUrl: bot.url,
+          limits: { globalPerSecond: 1000, chatIntervalMs: 1, groupIntervalMs: 1 },
+          timeoutMs: opts.timeoutMs,
+        });
   const env = testApp(t, { nowMs: NOW_MS, deps: messenger ? { messenger } : {} });
   return { env, bot };
 }
 
-async function sign(account: PrivateKeyAccount, m: { wallet?: string; chatId?: string; citySlug?: string; action: string; timestamp: number }, over: { chainId?: number; name?: string; types?: unknown } = {}): Promise<string> {
+async function sign(
+  account: PrivateKeyAccount,
+  m: { wallet?: string; chatId?: string; citySlug?: string; action: string; timestamp: number },
+  over: { chainId?: number; name?: string; types?: unknown } = {},
+): Promise<string> {
   return account.signTypedData({
-    domain: { ...DELIVERY_DOMAIN, ...(over.chainId !== undefined ? { chainId: over.chainId } : {}), ...(over.name ? { name: over.name } : {}) },
+    domain: {
+      ...DELIVERY_DOMAIN,
+      ...(over.chainId !== undefined ? { chainId: over.chainId } : {}),
+      ...(over.name ? { name: over.name } : {}),
+    },
     types: (over.types ?? DELIVERY_TYPES) as typeof DELIVERY_TYPES,
     primaryType: DELIVERY_PRIMARY_TYPE,
-    message: { wallet: (m.wallet ?? account.address) as `0x${string}`, chatId: m.chatId ?? '', citySlug: m.citySlug ?? '', action: m.action, timestamp: BigInt(m.timestamp) },
+    message: {
+      wallet: (m.wallet ?? account.address) as `0x${string}`,
+      chatId: m.chatId ?? '',
+      citySlug: m.citySlug ?? '',
+      action: m.action,
+      timestamp: BigInt(m.timestamp),
+    },
   });
 }
 
-async function signedBody(account: PrivateKeyAccount, b: { chatId?: string; citySlug?: string; action: 'set' | 'delete'; timestamp?: number }): Promise<Body> {
+async function signedBody(
+  account: PrivateKeyAccount,
+  b: { chatId?: string; citySlug?: string; action: 'set' | 'delete'; timestamp?: number },
+): Promise<Body> {
   const timestamp = b.timestamp ?? NOW_SEC;
-  const body: Body = { wallet: account.address, action: b.action, timestamp, signature: await sign(account, { ...b, timestamp }) };
+  const body: Body = {
+    wallet: account.address,
+    action: b.action,
+    timestamp,
+    signature: await sign(account, { ...b, timestamp }),
+  };
   if (b.chatId !== undefined) body.chatId = b.chatId;
   if (b.citySlug !== undefined) body.citySlug = b.citySlug;
   return body;
 }
 
 async function post(env: TestEnv, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await env.app.request('/v1/delivery/messenger', { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const json = await res.json() as Record<string, unknown>;
+  const res = await env.app.request('/v1/delivery/messenger', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
   assert.equal(typeof json.disclaimer, 'string', 'every answer carries the disclaimer');
   return { status: res.status, json };
 }
 
 function registration(env: TestEnv, wallet: string) {
-  return env.db.prepare('SELECT chat_id, city FROM delivery_registrations WHERE wallet = ?').get(wallet.toLowerCase()) as { chat_id: string; city: string | null } | undefined;
+  return env.db
+    .prepare('SELECT chat_id, city FROM delivery_registrations WHERE wallet = ?')
+    .get(wallet.toLowerCase()) as { chat_id: string; city: string | null } | undefined;
 }
 
 test('set: a test message goes out first, then the registration is stored; entitlements are untouched', async (t) => {
@@ -55,15 +100,33 @@ test('set: a test message goes out first, then the registration is stored; entit
   const account = privateKeyToAccount(generatePrivateKey());
   grant(env.db, account.address, 'nyc', 7);
   const before = env.db.prepare('SELECT * FROM entitlements').all();
-  const { status, json } = await post(env, await signedBody(account, { chatId: '123456789', citySlug: 'nyc', action: 'set' }));
+  const { status, json } = await post(
+    env,
+    await signedBody(account, { chatId: '123456789', citySlug: 'nyc', action: 'set' }),
+  );
   assert.equal(status, 200);
-  assert.deepEqual({ ...json, disclaimer: undefined }, { ok: true, wallet: account.address.toLowerCase(), chatId: '123456789', citySlug: 'nyc', action: 'set', idempotent: false, disclaimer: undefined });
+  assert.deepEqual(
+    { ...json, disclaimer: undefined },
+    {
+      ok: true,
+      wallet: account.address.toLowerCase(),
+      chatId: '123456789',
+      citySlug: 'nyc',
+      action: 'set',
+      idempotent: false,
+      disclaimer: undefined,
+    },
+  );
   assert.equal(bot.messages.length, 1);
   assert.equal(bot.messages[0]!.chatId, '123456789');
   assert.match(bot.messages[0]!.text, new RegExp(`for ${env.deps.catalog.get('nyc')!.displayName}\\.`));
   assert.deepEqual(registration(env, account.address), { chat_id: '123456789', city: 'nyc' });
   assert.deepEqual(env.db.prepare('SELECT * FROM entitlements').all(), before);
-  assert.equal((env.db.prepare('SELECT count(*) AS n FROM payments').get() as { n: number }).n, 0, 'nothing is ever charged');
+  assert.equal(
+    (env.db.prepare('SELECT count(*) AS n FROM payments').get() as { n: number }).n,
+    0,
+    'nothing is ever charged',
+  );
 });
 
 test('an empty or absent citySlug registers every city (stored as null); a later set replaces the chat', async (t) => {
@@ -73,7 +136,10 @@ test('an empty or absent citySlug registers every city (stored as null); a later
   assert.equal(empty.status, 200);
   assert.equal(empty.json.citySlug, null);
   assert.deepEqual(registration(env, account.address), { chat_id: '-1001234567890', city: null });
-  const absent = await post(env, await signedBody(account, { chatId: '@isocast_feed', action: 'set', timestamp: NOW_SEC + 1 }));
+  const absent = await post(
+    env,
+    await signedBody(account, { chatId: '@isocast_feed', action: 'set', timestamp: NOW_SEC + 1 }),
+  );
   assert.equal(absent.status, 200);
   assert.deepEqual(registration(env, account.address), { chat_id: '@isocast_feed', city: null });
 });
@@ -87,7 +153,10 @@ test('delete removes the registration and echoes what was removed; deleting noth
   await post(env, await signedBody(account, { chatId: '555', citySlug: 'london', action: 'set' }));
   const del = await post(env, await signedBody(account, { action: 'delete', timestamp: NOW_SEC + 1 }));
   assert.equal(del.status, 200);
-  assert.deepEqual([del.json.chatId, del.json.citySlug, del.json.action, del.json.idempotent], ['555', 'london', 'delete', false]);
+  assert.deepEqual(
+    [del.json.chatId, del.json.citySlug, del.json.action, del.json.idempotent],
+    ['555', 'london', 'delete', false],
+  );
   assert.equal(registration(env, account.address), undefined);
   assert.equal(bot.messages.length, 1, 'delete sends nothing');
 });
@@ -124,12 +193,21 @@ test('401 stale timestamp beyond 600 s either way; exactly 600 s is accepted', a
   const { env } = await setup(t);
   const account = privateKeyToAccount(generatePrivateKey());
   for (const skew of [-601, 601, -100_000]) {
-    const { status, json } = await post(env, await signedBody(account, { chatId: '1', action: 'set', timestamp: NOW_SEC + skew }));
+    const { status, json } = await post(
+      env,
+      await signedBody(account, { chatId: '1', action: 'set', timestamp: NOW_SEC + skew }),
+    );
     assert.equal(status, 401);
     assert.equal(json.error, 'stale timestamp');
   }
-  assert.equal((await post(env, await signedBody(account, { chatId: '1', action: 'set', timestamp: NOW_SEC - 600 }))).status, 200);
-  assert.equal((await post(env, await signedBody(account, { chatId: '1', action: 'set', timestamp: NOW_SEC + 600 }))).status, 200);
+  assert.equal(
+    (await post(env, await signedBody(account, { chatId: '1', action: 'set', timestamp: NOW_SEC - 600 }))).status,
+    200,
+  );
+  assert.equal(
+    (await post(env, await signedBody(account, { chatId: '1', action: 'set', timestamp: NOW_SEC + 600 }))).status,
+    200,
+  );
 });
 
 test('401 signature verification failed: another wallet, reordered fields, wrong chain id, wrong name, altered field, garbage', async (t) => {
@@ -138,9 +216,15 @@ test('401 signature verification failed: another wallet, reordered fields, wrong
   const other = privateKeyToAccount(generatePrivateKey());
   const m = { wallet: account.address, chatId: '77', citySlug: 'nyc', action: 'set', timestamp: NOW_SEC };
   const base = { wallet: account.address, chatId: '77', citySlug: 'nyc', action: 'set', timestamp: NOW_SEC };
-  const reordered = { MessengerDelivery: [
-    { name: 'chatId', type: 'string' }, { name: 'wallet', type: 'address' }, { name: 'citySlug', type: 'string' }, { name: 'action', type: 'string' }, { name: 'timestamp', type: 'uint256' },
-  ] };
+  const reordered = {
+    MessengerDelivery: [
+      { name: 'chatId', type: 'string' },
+      { name: 'wallet', type: 'address' },
+      { name: 'citySlug', type: 'string' },
+      { name: 'action', type: 'string' },
+      { name: 'timestamp', type: 'uint256' },
+    ],
+  };
   const bodies: Body[] = [
     { ...base, signature: await sign(other, m) },
     { ...base, signature: await sign(account, m, { types: reordered }) },
@@ -178,7 +262,10 @@ test('a wallet written in any letter case verifies and is stored lowercase', asy
 test('404 unknown city, checked after the signature', async (t) => {
   const { env, bot } = await setup(t);
   const account = privateKeyToAccount(generatePrivateKey());
-  const { status, json } = await post(env, await signedBody(account, { chatId: '1', citySlug: 'atlantis', action: 'set' }));
+  const { status, json } = await post(
+    env,
+    await signedBody(account, { chatId: '1', citySlug: 'atlantis', action: 'set' }),
+  );
   assert.equal(status, 404);
   assert.equal(json.error, 'unknown city');
   assert.equal(bot.requests.length, 0);
@@ -228,7 +315,10 @@ test('a signed body is accepted once: a replay changes nothing and says so, even
   assert.equal(replayedSet.json.idempotent, true);
   assert.equal(registration(env, account.address), undefined);
   // Nor can a replayed delete remove a registration made since.
-  assert.equal((await post(env, await signedBody(account, { chatId: '31338', action: 'set', timestamp: NOW_SEC + 6 }))).status, 200);
+  assert.equal(
+    (await post(env, await signedBody(account, { chatId: '31338', action: 'set', timestamp: NOW_SEC + 6 }))).status,
+    200,
+  );
   const replayedDelete = await post(env, del);
   assert.equal(replayedDelete.json.idempotent, true);
   assert.deepEqual(registration(env, account.address), { chat_id: '31338', city: null });

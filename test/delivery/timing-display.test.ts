@@ -10,7 +10,9 @@ function withEmptyBook() {
   const s = signalFixture();
   return IsocastSignalPublic.parse({
     ...s,
-    buckets: s.buckets!.map((b) => (b.label === '88°F or higher' ? { ...b, yes: 1, no: 1, midpoint: 0.5, noQuote: true } : b)),
+    buckets: s.buckets!.map((b) =>
+      b.label === '88°F or higher' ? { ...b, yes: 1, no: 1, midpoint: 0.5, noQuote: true } : b,
+    ),
   });
 }
 
@@ -20,7 +22,9 @@ test('chat message: a noQuote bucket reads "no quote", never 100%; the station r
   assert.doesNotMatch(text, /100%/);
   assert.match(text, /84-85°F {2}41%/, 'the other buckets keep their prices');
   assert.match(text, /Observed 15:02:00 UTC \(source wu, station report 14:51:00 UTC\)/);
-  const old = formatSignalMessage(signalFixture({ reportedAt: null }), { termsUrl: 'https://isocast.example/terms.txt' });
+  const old = formatSignalMessage(signalFixture({ reportedAt: null }), {
+    termsUrl: 'https://isocast.example/terms.txt',
+  });
   assert.match(old, /Observed 15:02:00 UTC \(source wu\)\n/);
 });
 

@@ -22,20 +22,22 @@ test('the /api page renders offline in headless Chromium and lists every endpoin
   if (!browser) return;
   const { page, outside } = browser;
   const problems: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
   page.on('pageerror', (e) => problems.push(e.message));
 
   const res = await page.goto(`${base}/api`, { waitUntil: 'load' });
   assert.equal(res?.status(), 200);
   await page.waitForSelector('body[data-ready]');
-  assert.equal(await page.getAttribute('body', 'data-ready'), 'true', await page.textContent('#status') ?? '');
+  assert.equal(await page.getAttribute('body', 'data-ready'), 'true', (await page.textContent('#status')) ?? '');
 
   const listed = await page.$$eval('[data-endpoint]', (nodes) => nodes.map((n) => n.getAttribute('data-endpoint')));
   const expected = ROUTE_DOCS.map((d) => `${d.method.toUpperCase()} ${d.path}`);
   assert.deepEqual([...listed].sort(), [...expected].sort());
   assert.ok(await page.isVisible('text=IsocastSignalPublic'), 'schemas listed');
   assert.ok(await page.isVisible('#pay-steps li'), 'payment steps shown');
-  assert.match(await page.textContent('footer') ?? '', /not financial/);
+  assert.match((await page.textContent('footer')) ?? '', /not financial/);
 
   mkdirSync(join(repoRoot(), 'test-artifacts'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT });

@@ -20,10 +20,26 @@ const json = (check: (b: any) => void) => (text: string) => {
 
 const scenarios: Scenario[] = [
   {
-    path: '/llms.txt', type: /^text\/plain; charset=utf-8$/, check: (t) => {
+    path: '/llms.txt',
+    type: /^text\/plain; charset=utf-8$/,
+    check: (t) => {
       assert.match(t, /^# isocast\n\n> /, 'llmstxt.org: H1 then a blockquote summary');
-      for (const s of ['$0.01', '$0.10', '$0.45', '$2.00', '$7.00', BINDING_FORMULA, 'extra.binding.salt', 'TransferWithAuthorization',
-        'X-Payment', 'Authorization: Bearer', 'next_cursor', 'paid_through', `${BASE}/terms.txt`, 'resale and redistribution']) {
+      for (const s of [
+        '$0.01',
+        '$0.10',
+        '$0.45',
+        '$2.00',
+        '$7.00',
+        BINDING_FORMULA,
+        'extra.binding.salt',
+        'TransferWithAuthorization',
+        'X-Payment',
+        'Authorization: Bearer',
+        'next_cursor',
+        'paid_through',
+        `${BASE}/terms.txt`,
+        'resale and redistribution',
+      ]) {
         assert.ok(t.includes(s), `llms.txt mentions ${s}`);
       }
       assert.match(t, /^## Optional$/m);
@@ -31,21 +47,39 @@ const scenarios: Scenario[] = [
     },
   },
   {
-    path: '/llms-full.txt', type: /^text\/plain; charset=utf-8$/, check: (t) => {
-      for (const d of ROUTE_DOCS) assert.ok(t.includes(`### ${d.method.toUpperCase()} ${d.path}\n`), `manual covers ${d.method} ${d.path}`);
-      for (const s of ['payment binding mismatch: nonce must bind (payer, city, count)', 'wallet is sanctioned; payment refused', 'unknown city',
-        'IsocastSignalPublic', 'bucketsAsOf', "encodePacked(['address', 'string', 'uint256', 'bytes32']"]) assert.ok(t.includes(s), s);
+    path: '/llms-full.txt',
+    type: /^text\/plain; charset=utf-8$/,
+    check: (t) => {
+      for (const d of ROUTE_DOCS)
+        assert.ok(t.includes(`### ${d.method.toUpperCase()} ${d.path}\n`), `manual covers ${d.method} ${d.path}`);
+      for (const s of [
+        'payment binding mismatch: nonce must bind (payer, city, count)',
+        'wallet is sanctioned; payment refused',
+        'unknown city',
+        'IsocastSignalPublic',
+        'bucketsAsOf',
+        "encodePacked(['address', 'string', 'uint256', 'bytes32']",
+      ])
+        assert.ok(t.includes(s), s);
     },
   },
   {
-    path: '/llms/weather-signals', type: /^text\/markdown; charset=utf-8$/, check: (t) => {
+    path: '/llms/weather-signals',
+    type: /^text\/markdown; charset=utf-8$/,
+    check: (t) => {
       assert.match(t, /^# isocast weather signals\n\n> /);
-      assert.equal(t.split('\n').filter((l) => /^\| [a-z-]+ \| .+ \| °[CF] \| [A-Za-z_]+\/[A-Za-z_/-]+ \|$/.test(l)).length, 37, '37 city rows');
+      assert.equal(
+        t.split('\n').filter((l) => /^\| [a-z-]+ \| .+ \| °[CF] \| [A-Za-z_]+\/[A-Za-z_/-]+ \|$/.test(l)).length,
+        37,
+        '37 city rows',
+      );
       assert.ok(t.includes('max(ceiling, latestSeq) + count'));
     },
   },
   {
-    path: '/discovery', type: /^application\/json/, check: json((b) => {
+    path: '/discovery',
+    type: /^application\/json/,
+    check: json((b) => {
       DiscoveryIndex.parse(b);
       const listed = new Set(b.resources.map((r: any) => `${r.method} ${r.path}`));
       for (const d of ROUTE_DOCS) assert.ok(listed.has(`${d.method.toUpperCase()} ${d.path}`), `${d.path} listed`);
@@ -57,28 +91,44 @@ const scenarios: Scenario[] = [
       assert.equal(subscribe.price.from, '$0.01');
       assert.equal(b.resources.find((r: any) => r.path === '/v1/signals').access, 'paid-or-receipt');
       assert.equal(b.resources.find((r: any) => r.path === '/v1/cities').access, 'free');
-      assert.equal(b.resources.find((r: any) => r.path === '/metrics').access, 'operator', 'operator routes are not listed as free');
+      assert.equal(
+        b.resources.find((r: any) => r.path === '/metrics').access,
+        'operator',
+        'operator routes are not listed as free',
+      );
       assert.equal(b.resources.find((r: any) => r.path === '/admin/data.json').access, 'operator');
     }),
   },
-  ...['/.well-known/x402', '/.well-known/x402.json'].map((path): Scenario => ({
-    path, type: /^application\/json/, check: json((b) => {
-      X402Manifest.parse(b);
-      assert.deepEqual(b.resources, [`${BASE}/v1/subscribe`, `${BASE}/v1/signals`]);
-      const sub = b.items.find((i: any) => i.method === 'POST');
-      assert.deepEqual(sub.accepts.map((a: any) => [a.extra.tier, a.extra.count, a.price, a.maxAmountRequired]), [
-        ['Min', 2, '$0.01', '10000'], ['Starter', 20, '$0.10', '100000'], ['Standard', 100, '$0.45', '450000'],
-        ['Pro', 500, '$2.00', '2000000'], ['Whale', 2000, '$7.00', '7000000'],
-      ]);
-      for (const a of sub.accepts) {
-        assert.equal(a.payTo, '0x000000000000000000000000000000000000dEaD');
-        assert.equal(a.asset, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
-        assert.equal(a.extra.binding.formula, BINDING_FORMULA);
-      }
+  ...['/.well-known/x402', '/.well-known/x402.json'].map(
+    (path): Scenario => ({
+      path,
+      type: /^application\/json/,
+      check: json((b) => {
+        X402Manifest.parse(b);
+        assert.deepEqual(b.resources, [`${BASE}/v1/subscribe`, `${BASE}/v1/signals`]);
+        const sub = b.items.find((i: any) => i.method === 'POST');
+        assert.deepEqual(
+          sub.accepts.map((a: any) => [a.extra.tier, a.extra.count, a.price, a.maxAmountRequired]),
+          [
+            ['Min', 2, '$0.01', '10000'],
+            ['Starter', 20, '$0.10', '100000'],
+            ['Standard', 100, '$0.45', '450000'],
+            ['Pro', 500, '$2.00', '2000000'],
+            ['Whale', 2000, '$7.00', '7000000'],
+          ],
+        );
+        for (const a of sub.accepts) {
+          assert.equal(a.payTo, '0x000000000000000000000000000000000000dEaD');
+          assert.equal(a.asset, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
+          assert.equal(a.extra.binding.formula, BINDING_FORMULA);
+        }
+      }),
     }),
-  })),
+  ),
   {
-    path: '/.well-known/agent-card.json', type: /^application\/json/, check: json((b) => {
+    path: '/.well-known/agent-card.json',
+    type: /^application\/json/,
+    check: json((b) => {
       AgentCard.parse(b);
       assert.equal(b.name, 'isocast');
       assert.equal(b.url, BASE);
@@ -87,13 +137,19 @@ const scenarios: Scenario[] = [
       assert.equal(ext.required, true);
       assert.equal(ext.params.accepts.length, 5);
       const skills = b.skills.map((s: any) => s.id);
-      for (const id of ['buy-weather-signals', 'read-weather-signals', 'list-cities', 'sample-and-prices']) assert.ok(skills.includes(id), id);
-      assert.equal(skills.includes('chat-delivery'), ROUTE_DOCS.some((d) => d.path === '/v1/delivery/messenger'));
+      for (const id of ['buy-weather-signals', 'read-weather-signals', 'list-cities', 'sample-and-prices'])
+        assert.ok(skills.includes(id), id);
+      assert.equal(
+        skills.includes('chat-delivery'),
+        ROUTE_DOCS.some((d) => d.path === '/v1/delivery/messenger'),
+      );
       assert.equal(b.securitySchemes.receipt.bearerFormat, 'isocast-receipt');
     }),
   },
   {
-    path: '/robots.txt', type: /^text\/plain; charset=utf-8$/, check: (t) => {
+    path: '/robots.txt',
+    type: /^text\/plain; charset=utf-8$/,
+    check: (t) => {
       assert.match(t, /^User-agent: \*$/m);
       assert.match(t, /^Disallow: \/v1\/subscribe$/m);
       assert.match(t, /^Sitemap: http:\/\/127\.0\.0\.1:8402\/sitemap\.xml$/m);
@@ -101,22 +157,41 @@ const scenarios: Scenario[] = [
     },
   },
   {
-    path: '/sitemap.xml', type: /^application\/xml; charset=utf-8$/, check: (t) => {
-      assert.match(t, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/);
+    path: '/sitemap.xml',
+    type: /^application\/xml; charset=utf-8$/,
+    check: (t) => {
+      assert.match(
+        t,
+        /^<\?xml version="1.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/,
+      );
       const locs = [...t.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]!);
       assert.equal(new Set(locs).size, locs.length, 'no duplicates');
-      for (const p of ['/llms.txt', '/openapi.json', '/api', '/v1/cities', '/v1/cities/nyc', '/.well-known/agent-card.json']) assert.ok(locs.includes(BASE + p), p);
+      for (const p of [
+        '/llms.txt',
+        '/openapi.json',
+        '/api',
+        '/v1/cities',
+        '/v1/cities/nyc',
+        '/.well-known/agent-card.json',
+      ])
+        assert.ok(locs.includes(BASE + p), p);
       assert.ok(!locs.some((l) => /subscribe|\/v1\/signals$/.test(l)), 'no paid routes');
     },
   },
   {
-    path: '/api', type: /^text\/html; charset=utf-8$/, check: (t) => {
+    path: '/api',
+    type: /^text\/html; charset=utf-8$/,
+    check: (t) => {
       assert.match(t, /<script src="api\/assets\/api.js" defer><\/script>/);
       assert.doesNotMatch(t, /(src|href)="(https?:)?\/\//, 'no external assets');
     },
   },
   { path: '/api/assets/api.js', type: /^text\/javascript/, check: (t) => assert.match(t, /fetch\('openapi.json'\)/) },
-  { path: '/api/assets/api.css', type: /^text\/css/, check: (t) => assert.doesNotMatch(t, /url\(|@import/, 'no external fonts or images') },
+  {
+    path: '/api/assets/api.css',
+    type: /^text\/css/,
+    check: (t) => assert.doesNotMatch(t, /url\(|@import/, 'no external fonts or images'),
+  },
 ];
 
 test('discovery addresses answer with the right content type and real content', async (t) => {
@@ -139,12 +214,21 @@ test('discovery addresses answer with the right content type and real content', 
 
 test('the x402 manifest agrees with the live 402 challenge', async (t) => {
   const env = testApp(t);
-  const manifest = await (await env.app.request('/.well-known/x402')).json() as any;
+  const manifest = (await (await env.app.request('/.well-known/x402')).json()) as any;
   const challengeRes = await env.app.request('/v1/subscribe?city=nyc&count=20', { method: 'POST' });
   assert.equal(challengeRes.status, 402);
   const live = ((await challengeRes.json()) as any).accepts[0];
   const starter = manifest.items.find((i: any) => i.method === 'POST').accepts.find((a: any) => a.extra.count === 20);
-  for (const k of ['scheme', 'network', 'price', 'payTo', 'mimeType', 'maxAmountRequired', 'asset', 'maxTimeoutSeconds']) {
+  for (const k of [
+    'scheme',
+    'network',
+    'price',
+    'payTo',
+    'mimeType',
+    'maxAmountRequired',
+    'asset',
+    'maxTimeoutSeconds',
+  ]) {
     assert.deepEqual(starter[k], live[k], k);
   }
   assert.equal(starter.extra.name, live.extra.name);
@@ -154,13 +238,15 @@ test('the x402 manifest agrees with the live 402 challenge', async (t) => {
 });
 
 test('documents follow the configured addresses and settlement wallet', async (t) => {
-  const env = testApp(t, { env: { BASE_URL: 'https://signals.example', PAY_TO: '0x1111111111111111111111111111111111111111' } });
-  const card = await (await env.app.request('/.well-known/agent-card.json')).json() as any;
+  const env = testApp(t, {
+    env: { BASE_URL: 'https://signals.example', PAY_TO: '0x1111111111111111111111111111111111111111' },
+  });
+  const card = (await (await env.app.request('/.well-known/agent-card.json')).json()) as any;
   assert.equal(card.url, 'https://signals.example');
   assert.equal(card.capabilities.extensions[0].params.accepts[0].payTo, '0x1111111111111111111111111111111111111111');
   const llms = await (await env.app.request('/llms.txt')).text();
   assert.ok(llms.includes('https://signals.example/v1/subscribe'));
   assert.ok(llms.includes('https://signals.example/terms.txt'));
-  const doc = await (await env.app.request('/openapi.json')).json() as any;
+  const doc = (await (await env.app.request('/openapi.json')).json()) as any;
   assert.deepEqual(doc.servers, [{ url: 'https://signals.example' }]);
 });

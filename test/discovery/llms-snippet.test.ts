@@ -13,7 +13,10 @@ import { startServer } from '../chaos/server.ts';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 test('the /llms-full.txt TypeScript snippet buys, reads and recovers a receipt against a real server', async (t) => {
-  const server = await startServer({ dataDir: tempDir(t), env: { PAYMENT_MODE: 'mock', FEED: 'sim', LOG_LEVEL: 'warn' } });
+  const server = await startServer({
+    dataDir: tempDir(t),
+    env: { PAYMENT_MODE: 'mock', FEED: 'sim', LOG_LEVEL: 'warn' },
+  });
   t.after(() => server.kill('SIGTERM'));
   const full = await (await fetch(`${server.baseUrl}/llms-full.txt`)).text();
   // The raw-HTTP snippet (the one that also recovers a receipt); the @x402/fetch one is tested in test/buyer.
@@ -24,7 +27,11 @@ test('the /llms-full.txt TypeScript snippet buys, reads and recovers a receipt a
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'snippet.mts');
   writeFileSync(file, `${code}\nconsole.log(JSON.stringify({ bought, page, recovered }));\n`);
-  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'node'), [file], { env: { PATH: process.env.PATH ?? '', KEY: `0x${'c3'.repeat(32)}` }, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'node'), [file], {
+    env: { PATH: process.env.PATH ?? '', KEY: `0x${'c3'.repeat(32)}` },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
   assert.equal(out.bought.ok, true, JSON.stringify(out.bought));

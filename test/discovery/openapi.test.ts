@@ -6,9 +6,17 @@ import { ROUTE_DOCS } from '../../src/app.ts';
 import { buildOpenApi } from '../../src/discovery/openapi.ts';
 import { z } from 'zod';
 
-type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any>; securitySchemes: Record<string, any> }; [k: string]: unknown };
+type Doc = {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, any>; securitySchemes: Record<string, any> };
+  [k: string]: unknown;
+};
 
-async function fetchDoc(t: Parameters<typeof testApp>[0]): Promise<{ doc: Doc; text: string; app: ReturnType<typeof testApp>['app'] }> {
+async function fetchDoc(
+  t: Parameters<typeof testApp>[0],
+): Promise<{ doc: Doc; text: string; app: ReturnType<typeof testApp>['app'] }> {
   const env = testApp(t);
   const res = await env.app.request('/openapi.json');
   assert.equal(res.status, 200);
@@ -49,11 +57,25 @@ test('the served OpenAPI document passes the published OpenAPI 3.1 schema valida
 test('every route the app serves is in the document, and nothing else', async (t) => {
   const { doc, app } = await fetchDoc(t);
   // `/*` entries are middleware (the body limit, registered per body-carrying method), not routes.
-  const served = new Set(app.routes.filter((r) => r.method !== 'ALL' && r.path !== '/*').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`));
-  const documented = new Set(Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`)));
+  const served = new Set(
+    app.routes
+      .filter((r) => r.method !== 'ALL' && r.path !== '/*')
+      .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+  );
+  const documented = new Set(
+    Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`)),
+  );
   assert.ok(served.size >= 20, `served ${served.size}`);
-  assert.deepEqual([...served].filter((r) => !documented.has(r)), [], 'served but not documented');
-  assert.deepEqual([...documented].filter((r) => !served.has(r)), [], 'documented but not served');
+  assert.deepEqual(
+    [...served].filter((r) => !documented.has(r)),
+    [],
+    'served but not documented',
+  );
+  assert.deepEqual(
+    [...documented].filter((r) => !served.has(r)),
+    [],
+    'documented but not served',
+  );
 });
 
 test('every status of spec sections 4 and 7 is documented with its body', async (t) => {
@@ -63,7 +85,10 @@ test('every status of spec sections 4 and 7 is documented with its body', async 
     const op = doc.paths[path]?.[method];
     if (!op) {
       // Served routes are all documented (test above); an unserved one must not be in ROUTE_DOCS either.
-      assert.ok(!ROUTE_DOCS.some((d) => d.method === method && d.path === path), `${key} documented in ROUTE_DOCS but missing`);
+      assert.ok(
+        !ROUTE_DOCS.some((d) => d.method === method && d.path === path),
+        `${key} documented in ROUTE_DOCS but missing`,
+      );
       continue;
     }
     for (const s of statuses) {
@@ -78,7 +103,10 @@ test('every status of spec sections 4 and 7 is documented with its body', async 
       const resolve = (s: any) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s);
       for (const branch of schema.anyOf ?? [schema]) {
         const resolved = resolve(branch);
-        assert.ok(resolved.properties?.disclaimer || resolved.properties?.['x-disclaimer'], `${key} ${status}: body without disclaimer`);
+        assert.ok(
+          resolved.properties?.disclaimer || resolved.properties?.['x-disclaimer'],
+          `${key} ${status}: body without disclaimer`,
+        );
       }
     }
   }
@@ -86,21 +114,46 @@ test('every status of spec sections 4 and 7 is documented with its body', async 
 
 test('security schemes, the named signal schema and parameters', async (t) => {
   const { doc } = await fetchDoc(t);
-  assert.deepEqual(doc.components.securitySchemes.x402, { ...doc.components.securitySchemes.x402, type: 'apiKey', in: 'header', name: 'X-Payment' });
+  assert.deepEqual(doc.components.securitySchemes.x402, {
+    ...doc.components.securitySchemes.x402,
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Payment',
+  });
   assert.equal(doc.components.securitySchemes.receipt.type, 'http');
   assert.equal(doc.components.securitySchemes.receipt.scheme, 'bearer');
   assert.equal(doc.components.securitySchemes.receipt.bearerFormat, 'isocast-receipt');
   const signal = doc.components.schemas.IsocastSignalPublic;
   assert.ok(signal, 'IsocastSignalPublic component');
-  assert.deepEqual(signal.required, ['city', 'displayName', 'seq', 'targetDate', 'marketUrl', 'conditionId', 'old', 'new', 'buckets', 'bucketsAsOf', 'source', 'observedAt', 'reportedAt']);
+  assert.deepEqual(signal.required, [
+    'city',
+    'displayName',
+    'seq',
+    'targetDate',
+    'marketUrl',
+    'conditionId',
+    'old',
+    'new',
+    'buckets',
+    'bucketsAsOf',
+    'source',
+    'observedAt',
+    'reportedAt',
+  ]);
   assert.equal(signal.properties.old.$ref, '#/components/schemas/Reading');
   const city = doc.paths['/v1/cities/{slug}']!.get;
-  assert.deepEqual(city.parameters.map((p: any) => [p.name, p.in, p.required]), [['slug', 'path', true]]);
+  assert.deepEqual(
+    city.parameters.map((p: any) => [p.name, p.in, p.required]),
+    [['slug', 'path', true]],
+  );
   assert.deepEqual(doc.paths['/health']!.get.security, []);
   if (doc.paths['/v1/signals']) {
     const sig = doc.paths['/v1/signals'].get;
     assert.deepEqual(sig.security.map((s: object) => Object.keys(s)[0]).sort(), ['receipt', 'x402']);
-    assert.ok(JSON.stringify(sig.responses['200']).includes('SignalsPage') || JSON.stringify(doc.components.schemas).includes('IsocastSignalPublic'));
+    assert.ok(
+      JSON.stringify(sig.responses['200']).includes('SignalsPage') ||
+        JSON.stringify(doc.components.schemas).includes('IsocastSignalPublic'),
+    );
     const query = Object.fromEntries(sig.parameters.map((p: any) => [p.name, p]));
     assert.equal(query.city.required, true);
   }
@@ -109,9 +162,19 @@ test('security schemes, the named signal schema and parameters', async (t) => {
 
 test('input and output variants of one named schema become two components', () => {
   const Thing = z.object({ n: z.number().default(1) }).meta({ id: 'Thing' });
-  const doc = buildOpenApi([
-    { method: 'post', path: '/t', summary: 's', tags: [], body: Thing, responses: { 200: { description: 'ok', schema: Thing } } },
-  ], { baseUrl: 'http://x', termsUrl: 'http://x/t', apiVersion: '1.0.0', disclaimer: 'd' }) as any;
+  const doc = buildOpenApi(
+    [
+      {
+        method: 'post',
+        path: '/t',
+        summary: 's',
+        tags: [],
+        body: Thing,
+        responses: { 200: { description: 'ok', schema: Thing } },
+      },
+    ],
+    { baseUrl: 'http://x', termsUrl: 'http://x/t', apiVersion: '1.0.0', disclaimer: 'd' },
+  ) as any;
   assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['Thing', 'ThingInput']);
   assert.deepEqual(doc.components.schemas.Thing.required, ['n']);
   assert.equal(doc.components.schemas.ThingInput.required, undefined);
@@ -120,17 +183,33 @@ test('input and output variants of one named schema become two components', () =
 test('a schema whose nested part differs on input is renamed with it', () => {
   const Inner = z.object({ n: z.number().default(1) }).meta({ id: 'Inner' });
   const Outer = z.object({ inner: Inner }).meta({ id: 'Outer' });
-  const doc = buildOpenApi([
-    { method: 'post', path: '/t', summary: 's', tags: [], body: Outer, responses: { 200: { description: 'ok', schema: Outer } } },
-  ], { baseUrl: 'http://x', termsUrl: 'http://x/t', apiVersion: '1.0.0', disclaimer: 'd' }) as any;
+  const doc = buildOpenApi(
+    [
+      {
+        method: 'post',
+        path: '/t',
+        summary: 's',
+        tags: [],
+        body: Outer,
+        responses: { 200: { description: 'ok', schema: Outer } },
+      },
+    ],
+    { baseUrl: 'http://x', termsUrl: 'http://x/t', apiVersion: '1.0.0', disclaimer: 'd' },
+  ) as any;
   assert.equal(doc.components.schemas.Outer.properties.inner.$ref, '#/components/schemas/Inner');
   assert.equal(doc.components.schemas.OuterInput.properties.inner.$ref, '#/components/schemas/InnerInput');
-  assert.equal(doc.paths['/t'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/OuterInput');
+  assert.equal(
+    doc.paths['/t'].post.requestBody.content['application/json'].schema.$ref,
+    '#/components/schemas/OuterInput',
+  );
 });
 
 test('a 402 documents both the challenge and the failure body', async (t) => {
   const { doc } = await fetchDoc(t);
-  for (const [path, method] of [['/v1/subscribe', 'post'], ['/v1/signals', 'get']] as const) {
+  for (const [path, method] of [
+    ['/v1/subscribe', 'post'],
+    ['/v1/signals', 'get'],
+  ] as const) {
     const schema = doc.paths[path]![method].responses['402'].content['application/json'].schema;
     const names = schema.anyOf.map((s: any) => s.$ref?.split('/').pop());
     assert.ok(names.includes('PaymentRequired'), `${path}: ${names}`);

@@ -30,5 +30,6 @@ test('every module the tables section names exists', () => {
   const section = markdown.slice(start, markdown.indexOf('\n## ', start + 1));
   const modules = [...section.matchAll(/`([a-z-]+\/[a-z0-9/-]+\.ts)`/g)].map((m) => m[1]!);
   assert.ok(modules.length > 10);
-  for (const m of new Set(modules)) assert.doesNotThrow(() => readFileSync(join(root, 'src', m)), `src/${m} is named in "Tables" but does not exist`);
+  for (const m of new Set(modules))
+    assert.doesNotThrow(() => readFileSync(join(root, 'src', m)), `src/${m} is named in "Tables" but does not exist`);
 });

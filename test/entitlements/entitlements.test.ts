@@ -12,7 +12,9 @@ import { insertSignals } from '../helpers/signals.ts';
 function db(t: Parameters<typeof tempDir>[0]) {
   const d = openDb(join(tempDir(t), 'e.db'));
   t.after(() => d.close());
-  d.prepare(`INSERT INTO payments (id, payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at) VALUES (1, '0xaa', '0x01', 'nyc', 2, 10000, 'mock', 'applied', 0, 0)`).run();
+  d.prepare(
+    `INSERT INTO payments (id, payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at) VALUES (1, '0xaa', '0x01', 'nyc', 2, 10000, 'mock', 'applied', 0, 0)`,
+  ).run();
   return d;
 }
 
@@ -26,12 +28,19 @@ test('ceiling = max(P, latestSeq) + C; no purchase before means P = 0', () => {
 });
 
 test('property: the ceiling never falls, always covers C unseen signals, and never charges for a skipped backlog', () => {
-  fc.assert(fc.property(fc.option(fc.nat(10_000), { nil: null }), fc.nat(10_000), fc.integer({ min: 2, max: 10_000 }), (p, latest, c) => {
-    const next = nextCeiling(p, latest, c);
-    assert.ok(next >= (p ?? 0) + c);
-    assert.ok(next - Math.max(p ?? 0, latest) === c);
-    assert.ok(next > latest);
-  }));
+  fc.assert(
+    fc.property(
+      fc.option(fc.nat(10_000), { nil: null }),
+      fc.nat(10_000),
+      fc.integer({ min: 2, max: 10_000 }),
+      (p, latest, c) => {
+        const next = nextCeiling(p, latest, c);
+        assert.ok(next >= (p ?? 0) + c);
+        assert.ok(next - Math.max(p ?? 0, latest) === c);
+        assert.ok(next > latest);
+      },
+    ),
+  );
 });
 
 test('applyPurchase upserts per (wallet, city), lowercases the wallet, and accumulates totals', (t) => {
@@ -44,8 +53,10 @@ test('applyPurchase upserts per (wallet, city), lowercases the wallet, and accum
   const r = d.transaction(() => applyPurchase(d, { wallet: W, city: 'nyc', count: 20, nowMs: 2 }))();
   assert.deepEqual(r, { paidThroughSeq: 25, totalPaidSignals: 22, latestSeq: 3 });
   assert.equal(entitlementOf(d, W, 'miami'), null);
-  assert.deepEqual(d.prepare('SELECT wallet, city, paid_through_seq, total_paid_signals, updated_at FROM entitlements').all(),
-    [{ wallet: W.toLowerCase(), city: 'nyc', paid_through_seq: 25, total_paid_signals: 22, updated_at: 2 }]);
+  assert.deepEqual(
+    d.prepare('SELECT wallet, city, paid_through_seq, total_paid_signals, updated_at FROM entitlements').all(),
+    [{ wallet: W.toLowerCase(), city: 'nyc', paid_through_seq: 25, total_paid_signals: 22, updated_at: 2 }],
+  );
 });
 
 test('receipt tokens: 256-bit verifier, stored hashed, resolve to the wallet, anything else is null', (t) => {
@@ -57,6 +68,7 @@ test('receipt tokens: 256-bit verifier, stored hashed, resolve to the wallet, an
   assert.ok(!JSON.stringify(row).includes(token.slice(21)));
   assert.equal((row.verifier_hash as Buffer).length, 32);
   const flipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
-  for (const bad of [flipped, token + 'x', token.toUpperCase(), '', 'isr_', `isr_${'-'.repeat(16)}_${'-'.repeat(43)}`]) assert.equal(walletForReceipt(d, bad), null, bad);
+  for (const bad of [flipped, token + 'x', token.toUpperCase(), '', 'isr_', `isr_${'-'.repeat(16)}_${'-'.repeat(43)}`])
+    assert.equal(walletForReceipt(d, bad), null, bad);
   assert.notEqual(issueReceipt(d, '0xaa', 1, 6), token);
 });

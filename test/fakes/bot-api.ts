@@ -54,7 +54,10 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
     const msg = { chatId, text, atMs: Date.now(), body };
     messages.push(msg);
     for (const w of [...waiters]) {
-      if (messages.length >= w.n) { waiters.splice(waiters.indexOf(w), 1); w.resolve(messages.slice()); }
+      if (messages.length >= w.n) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(messages.slice());
+      }
     }
     return msg;
   };
@@ -65,20 +68,28 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
     if (!m || m[1] !== token) return refuse(res, 401, 'Unauthorized');
     if (m[2] !== 'sendMessage' || req.method !== 'POST') return refuse(res, 404, 'Not Found');
     let body: Record<string, unknown>;
-    try { body = JSON.parse(raw) as Record<string, unknown>; } catch { return refuse(res, 400, "Bad Request: can't parse JSON"); }
+    try {
+      body = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return refuse(res, 400, "Bad Request: can't parse JSON");
+    }
     const chatId = body.chat_id === undefined ? '' : String(body.chat_id);
     requests.push({ chatId, path: '/bot<token>/sendMessage', atMs: Date.now() });
     if (!chatId) return refuse(res, 400, 'Bad Request: chat_id is empty');
-    if (typeof body.text !== 'string' || body.text.length === 0) return refuse(res, 400, 'Bad Request: message text is empty');
+    if (typeof body.text !== 'string' || body.text.length === 0)
+      return refuse(res, 400, 'Bad Request: message text is empty');
     if (body.text.length > 4096) return refuse(res, 400, 'Bad Request: message is too long');
     const b = behaviours.get(chatId) ?? { kind: 'ok' };
     const once = (left: number | undefined) => {
       if (left === undefined) return;
-      if (left <= 1) behaviours.delete(chatId); else behaviours.set(chatId, { ...(b as { times: number }), times: left - 1 } as ChatBehaviour);
+      if (left <= 1) behaviours.delete(chatId);
+      else behaviours.set(chatId, { ...(b as { times: number }), times: left - 1 } as ChatBehaviour);
     };
     switch (b.kind) {
-      case 'not_found': return refuse(res, 400, 'Bad Request: chat not found');
-      case 'blocked': return refuse(res, 403, 'Forbidden: bot was blocked by the user');
+      case 'not_found':
+        return refuse(res, 400, 'Bad Request: chat not found');
+      case 'blocked':
+        return refuse(res, 403, 'Forbidden: bot was blocked by the user');
       case 'rate_limited':
         once(b.times);
         return refuse(res, 429, `Too Many Requests: retry after ${b.retryAfterSec}`, { retry_after: b.retryAfterSec });
@@ -96,7 +107,15 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       case 'ok': {
         accept(chatId, body.text, body);
         const id = messageId++;
-        return answer(res, 200, { ok: true, result: { message_id: id, date: Math.floor(Date.now() / 1000), chat: { id: Number(chatId) || chatId, type: chatId.startsWith('-') ? 'group' : 'private' }, text: body.text } });
+        return answer(res, 200, {
+          ok: true,
+          result: {
+            message_id: id,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: Number(chatId) || chatId, type: chatId.startsWith('-') ? 'group' : 'private' },
+            text: body.text,
+          },
+        });
       }
     }
   };
@@ -114,11 +133,19 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
     token,
     messages,
     requests,
-    behave: (chatId, behaviour) => { behaviours.set(chatId, behaviour); },
+    behave: (chatId, behaviour) => {
+      behaviours.set(chatId, behaviour);
+    },
     waitForMessages: (n, timeoutMs = 10_000) => {
       if (messages.length >= n) return Promise.resolve(messages.slice());
       return new Promise((resolve, reject) => {
-        const waiter = { n, resolve: (m: BotMessage[]) => { clearTimeout(timer); resolve(m); } };
+        const waiter = {
+          n,
+          resolve: (m: BotMessage[]) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+        };
         const timer = setTimeout(() => {
           waiters.splice(waiters.indexOf(waiter), 1);
           reject(new Error(`fake bot: ${messages.length} of ${n} messages after ${timeoutMs} ms`));

@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeFunctionData, encodeAbiParameters, encodeEventTopics, keccak256, toHex, type Address, type Hex } from 'viem';
+import {
+  decodeFunctionData,
+  encodeAbiParameters,
+  encodeEventTopics,
+  keccak256,
+  toHex,
+  type Address,
+  type Hex,
+} from 'viem';
 import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 
 /**
@@ -31,33 +39,67 @@ export async function startFakeChain(): Promise<FakeChain> {
   let height = 1;
   const blockTimes = new Map<number, number>([[1, Math.floor(Date.now() / 1000)]]);
   const chain: FakeChain = {
-    url: '', usdc: FAKE_USDC, used: new Map(), time: () => Math.floor(Date.now() / 1000), calls: new Map(), down: false, close: async () => {},
+    url: '',
+    usdc: FAKE_USDC,
+    used: new Map(),
+    time: () => Math.floor(Date.now() / 1000),
+    calls: new Map(),
+    down: false,
+    close: async () => {},
     use(payer, nonce, amountMicro) {
       const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
       const txHash = keccak256(toHex(`transfer:${key}:${height}`));
       if (chain.used.has(key)) return { ok: false, txHash };
       height++;
       blockTimes.set(height, chain.time());
-      chain.used.set(key, { txHash, block: height, payer: payer.toLowerCase() as Address, nonce: nonce.toLowerCase() as Hex, amountMicro });
+      chain.used.set(key, {
+        txHash,
+        block: height,
+        payer: payer.toLowerCase() as Address,
+        nonce: nonce.toLowerCase() as Hex,
+        amountMicro,
+      });
       return { ok: true, txHash };
     },
   };
   const hex = (n: number) => `0x${n.toString(16)}`;
   const blockAt = (n: number) => ({
-    number: hex(n), hash: keccak256(toHex(`block:${n}`)), parentHash: keccak256(toHex(`block:${n - 1}`)), timestamp: hex(blockTimes.get(n) ?? chain.time()),
-    nonce: '0x0000000000000000', difficulty: '0x0', gasLimit: '0x1c9c380', gasUsed: '0x0', miner: '0x0000000000000000000000000000000000000000',
-    extraData: '0x', size: '0x200', stateRoot: keccak256(toHex(`state:${n}`)), transactionsRoot: keccak256(toHex('tx')), receiptsRoot: keccak256(toHex('rc')),
-    logsBloom: `0x${'00'.repeat(256)}`, sha3Uncles: keccak256(toHex('u')), mixHash: keccak256(toHex('m')), baseFeePerGas: '0x1', transactions: [], uncles: [],
+    number: hex(n),
+    hash: keccak256(toHex(`block:${n}`)),
+    parentHash: keccak256(toHex(`block:${n - 1}`)),
+    timestamp: hex(blockTimes.get(n) ?? chain.time()),
+    nonce: '0x0000000000000000',
+    difficulty: '0x0',
+    gasLimit: '0x1c9c380',
+    gasUsed: '0x0',
+    miner: '0x0000000000000000000000000000000000000000',
+    extraData: '0x',
+    size: '0x200',
+    stateRoot: keccak256(toHex(`state:${n}`)),
+    transactionsRoot: keccak256(toHex('tx')),
+    receiptsRoot: keccak256(toHex('rc')),
+    logsBloom: `0x${'00'.repeat(256)}`,
+    sha3Uncles: keccak256(toHex('u')),
+    mixHash: keccak256(toHex('m')),
+    baseFeePerGas: '0x1',
+    transactions: [],
+    uncles: [],
   });
-  const blockNumber = (tag: unknown) => (typeof tag === 'string' && tag.startsWith('0x') ? Number.parseInt(tag.slice(2), 16) : height);
+  const blockNumber = (tag: unknown) =>
+    typeof tag === 'string' && tag.startsWith('0x') ? Number.parseInt(tag.slice(2), 16) : height;
 
   function answer(method: string, params: unknown[]): unknown {
     switch (method) {
-      case 'eth_chainId': return '0x2105';
-      case 'eth_blockNumber': return hex(height);
+      case 'eth_chainId':
+        return '0x2105';
+      case 'eth_blockNumber':
+        return hex(height);
       case 'eth_getBlockByNumber': {
         // Each "latest" read first closes a block at the current time: chain time moves on.
-        if (params[0] === 'latest') { height++; blockTimes.set(height, chain.time()); }
+        if (params[0] === 'latest') {
+          height++;
+          blockTimes.set(height, chain.time());
+        }
         return blockAt(blockNumber(params[0]));
       }
       case 'eth_call': {
@@ -75,24 +117,51 @@ export async function startFakeChain(): Promise<FakeChain> {
         const [authorizer, nonce] = [f.topics?.[1], f.topics?.[2]];
         const from = blockNumber(f.fromBlock ?? '0x0');
         const to = blockNumber(f.toBlock ?? 'latest');
-        return [...chain.used.values()].filter((u) => u.block >= from && u.block <= to
-          && (!authorizer || `0x${authorizer.slice(26)}`.toLowerCase() === u.payer) && (!nonce || nonce.toLowerCase() === u.nonce))
+        return [...chain.used.values()]
+          .filter(
+            (u) =>
+              u.block >= from &&
+              u.block <= to &&
+              (!authorizer || `0x${authorizer.slice(26)}`.toLowerCase() === u.payer) &&
+              (!nonce || nonce.toLowerCase() === u.nonce),
+          )
           .map((u, i) => ({
-            address: chain.usdc, topics: encodeEventTopics({ abi: EIP3009_ABI, eventName: 'AuthorizationUsed', args: { authorizer: u.payer, nonce: u.nonce } }),
-            data: '0x', blockNumber: hex(u.block), blockHash: keccak256(toHex(`block:${u.block}`)), transactionHash: u.txHash,
-            transactionIndex: '0x0', logIndex: hex(i), removed: false,
+            address: chain.usdc,
+            topics: encodeEventTopics({
+              abi: EIP3009_ABI,
+              eventName: 'AuthorizationUsed',
+              args: { authorizer: u.payer, nonce: u.nonce },
+            }),
+            data: '0x',
+            blockNumber: hex(u.block),
+            blockHash: keccak256(toHex(`block:${u.block}`)),
+            transactionHash: u.txHash,
+            transactionIndex: '0x0',
+            logIndex: hex(i),
+            removed: false,
           }));
       }
-      default: throw new Error(`method ${method} not supported by the fake chain`);
+      default:
+        throw new Error(`method ${method} not supported by the fake chain`);
     }
   }
 
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    if (chain.down) { res.writeHead(503); res.end('down'); return; }
+    if (chain.down) {
+      res.writeHead(503);
+      res.end('down');
+      return;
+    }
     let body: any;
-    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { res.writeHead(400); res.end('not JSON-RPC'); return; }
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      res.writeHead(400);
+      res.end('not JSON-RPC');
+      return;
+    }
     const one = (m: { id: unknown; method: string; params?: unknown[] }) => {
       chain.calls.set(m.method, (chain.calls.get(m.method) ?? 0) + 1);
       try {
@@ -106,6 +175,10 @@ export async function startFakeChain(): Promise<FakeChain> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   chain.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  chain.close = () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
+  chain.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return chain;
 }

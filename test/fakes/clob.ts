@@ -33,20 +33,31 @@ export async function startFakeClob(): Promise<FakeClob> {
   });
   const bestBid = (b: FakeBook) => Math.max(...b.bids.map((l) => l.price));
   const bestAsk = (b: FakeBook) => Math.min(...b.asks.map((l) => l.price));
-  const ids = (body: unknown) => (Array.isArray(body) ? body : []).map((x) => String((x as { token_id?: unknown }).token_id));
+  const ids = (body: unknown) =>
+    (Array.isArray(body) ? body : []).map((x) => String((x as { token_id?: unknown }).token_id));
 
   const server = await startFakeServer('clob', (req) => {
     if (req.method === 'POST' && req.path === '/books') {
-      return { status: 200, body: ids(req.body).filter((id) => books.has(id)).map((id) => wire(id, books.get(id)!)) };
+      return {
+        status: 200,
+        body: ids(req.body)
+          .filter((id) => books.has(id))
+          .map((id) => wire(id, books.get(id)!)),
+      };
     }
     if (req.method === 'GET' && req.path === '/book') {
       const id = req.query.get('token_id') ?? '';
       const b = books.get(id);
-      return b ? { status: 200, body: wire(id, b) } : { status: 404, body: { error: 'No orderbook exists for the requested token id' } };
+      return b
+        ? { status: 200, body: wire(id, b) }
+        : { status: 404, body: { error: 'No orderbook exists for the requested token id' } };
     }
     if (req.method === 'POST' && req.path === '/midpoints') {
       const out: Record<string, string> = {};
-      for (const id of ids(req.body)) { const b = books.get(id); if (b) out[id] = dec((bestBid(b) + bestAsk(b)) / 2); }
+      for (const id of ids(req.body)) {
+        const b = books.get(id);
+        if (b) out[id] = dec((bestBid(b) + bestAsk(b)) / 2);
+      }
       return { status: 200, body: out };
     }
     if (req.method === 'POST' && req.path === '/prices') {
@@ -61,13 +72,35 @@ export async function startFakeClob(): Promise<FakeClob> {
     return { status: 404, body: { error: 'not found' } };
   });
   return Object.assign(server, {
-    setBook: (id: string, b: FakeBook) => { books.set(id, b); },
+    setBook: (id: string, b: FakeBook) => {
+      books.set(id, b);
+    },
     quote: (yes: string, no: string, mid: number, spread = 0.02) => {
       const bid = Math.max(0.001, mid - spread / 2);
       const ask = Math.min(0.999, mid + spread / 2);
       const p = (x: number) => Math.min(0.999, Math.max(0.001, x));
-      books.set(yes, { bids: [{ price: p(bid - 0.01), size: 300 }, { price: bid, size: 120 }], asks: [{ price: p(ask + 0.01), size: 200 }, { price: ask, size: 80 }], last: mid });
-      books.set(no, { bids: [{ price: p(1 - ask - 0.01), size: 200 }, { price: 1 - ask, size: 80 }], asks: [{ price: p(1 - bid + 0.01), size: 300 }, { price: 1 - bid, size: 120 }], last: 1 - mid });
+      books.set(yes, {
+        bids: [
+          { price: p(bid - 0.01), size: 300 },
+          { price: bid, size: 120 },
+        ],
+        asks: [
+          { price: p(ask + 0.01), size: 200 },
+          { price: ask, size: 80 },
+        ],
+        last: mid,
+      });
+      books.set(no, {
+        bids: [
+          { price: p(1 - ask - 0.01), size: 200 },
+          { price: 1 - ask, size: 80 },
+        ],
+        asks: [
+          { price: p(1 - bid + 0.01), size: 300 },
+          { price: 1 - bid, size: 120 },
+        ],
+        last: 1 - mid,
+      });
     },
   });
 }

@@ -11,7 +11,14 @@ import type { FakeChain } from './chain-rpc.ts';
  * @x402/core v1 schemas so a request our client sends that real facilitators would reject fails
  * here too. `mode` picks its behaviour; every request is recorded.
  */
-export type FacilitatorMode = 'ok' | 'invalid' | 'settle-fails' | 'hang-settle' | 'hang-verify' | 'garbage' | 'http-500'
+export type FacilitatorMode =
+  | 'ok'
+  | 'invalid'
+  | 'settle-fails'
+  | 'hang-settle'
+  | 'hang-verify'
+  | 'garbage'
+  | 'http-500'
   /** 429 with Retry-After on /verify. */
   | 'rate-limited'
   /** Lies: /settle says success without a transaction hash. */
@@ -64,10 +71,21 @@ async function body(req: IncomingMessage): Promise<string> {
 }
 
 /** `chain`: transfers land on this fake chain (the one the server's RPC_URL reads) too. */
-export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: { chain?: FakeChain } = {}): Promise<FakeFacilitator> {
+export async function startFakeFacilitator(
+  mode: FacilitatorMode = 'ok',
+  opts: { chain?: FakeChain } = {},
+): Promise<FakeFacilitator> {
   const hanging = new Set<import('node:http').ServerResponse>();
   const fake: FakeFacilitator = {
-    url: '', mode, requests: [], delayMs: 0, chain: new Map(), settleOutcomes: new Map(), slowMs: () => 1_000, chainTime: () => Math.floor(Date.now() / 1000), close: async () => {},
+    url: '',
+    mode,
+    requests: [],
+    delayMs: 0,
+    chain: new Map(),
+    settleOutcomes: new Map(),
+    slowMs: () => 1_000,
+    chainTime: () => Math.floor(Date.now() / 1000),
+    close: async () => {},
     status: async (payer, nonce, validBefore) => {
       const tx = fake.chain.get(`${payer.toLowerCase()}:${nonce.toLowerCase()}`);
       return tx ? { state: 'used', txHash: tx } : { state: 'unused', expired: fake.chainTime() >= validBefore };
@@ -76,7 +94,11 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: {
   const server: Server = createServer(async (req, res) => {
     const text = await body(req);
     let json: any;
-    try { json = JSON.parse(text); } catch { json = null; }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
     fake.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body: json });
     if (fake.delayMs > 0) await new Promise((r) => setTimeout(r, fake.delayMs));
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
@@ -85,11 +107,16 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: {
     };
     const payload = PaymentPayloadV1Schema.safeParse(json?.paymentPayload);
     const reqs = PaymentRequirementsV1Schema.safeParse(json?.paymentRequirements);
-    if (json?.x402Version !== 1 || !payload.success || !reqs.success) return send(400, { isValid: false, invalidReason: 'invalid_payload' });
+    if (json?.x402Version !== 1 || !payload.success || !reqs.success)
+      return send(400, { isValid: false, invalidReason: 'invalid_payload' });
     const auth = (payload.data.payload as any).authorization;
     if (req.method === 'POST' && req.url === '/verify') {
-      if (fake.mode === 'hang-verify') { hanging.add(res); return; }
-      if (fake.mode === 'invalid') return send(400, { isValid: false, invalidReason: 'invalid_exact_evm_payload_signature', payer: auth.from });
+      if (fake.mode === 'hang-verify') {
+        hanging.add(res);
+        return;
+      }
+      if (fake.mode === 'invalid')
+        return send(400, { isValid: false, invalidReason: 'invalid_exact_evm_payload_signature', payer: auth.from });
       if (fake.mode === 'garbage') return send(200, '<html>oops</html>');
       if (fake.mode === 'http-500') return send(500, { error: 'boom' });
       if (fake.mode === 'rate-limited') return send(429, { error: 'Too Many Requests' }, { 'retry-after': '30' });
@@ -98,10 +125,20 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: {
     if (req.method === 'POST' && req.url === '/settle') {
       const mode = fake.pickSettle?.() ?? fake.mode;
       fake.settleOutcomes.set(mode, (fake.settleOutcomes.get(mode) ?? 0) + 1);
-      if (mode === 'hang-settle') { hanging.add(res); return; }
+      if (mode === 'hang-settle') {
+        hanging.add(res);
+        return;
+      }
       // /settle verifies again before any transfer (as @x402/evm's facilitator does): a payment
       // /verify refuses is refused here too, with no transaction.
-      if (mode === 'invalid') return send(200, { success: false, errorReason: 'invalid_exact_evm_payload_signature', transaction: '', network: reqs.data.network, payer: auth.from });
+      if (mode === 'invalid')
+        return send(200, {
+          success: false,
+          errorReason: 'invalid_exact_evm_payload_signature',
+          transaction: '',
+          network: reqs.data.network,
+          payer: auth.from,
+        });
       const key = `${String(auth.from).toLowerCase()}:${String(auth.nonce).toLowerCase()}`;
       let tx = keccak256(toHex(`${auth.from}:${auth.nonce}`));
       if (opts.chain?.used.has(key)) fake.chain.set(key, opts.chain.used.get(key)!.txHash);
@@ -110,9 +147,20 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: {
         if (opts.chain) tx = opts.chain.use(auth.from, auth.nonce, Number(auth.value)).txHash;
         fake.chain.set(key, tx);
       };
-      if (mode === 'settle-then-hang') { transfer(); hanging.add(res); return; }
-      if (mode === 'settle-then-reset') { transfer(); res.socket?.destroy(); return; }
-      if (mode === 'reset') { res.socket?.destroy(); return; }
+      if (mode === 'settle-then-hang') {
+        transfer();
+        hanging.add(res);
+        return;
+      }
+      if (mode === 'settle-then-reset') {
+        transfer();
+        res.socket?.destroy();
+        return;
+      }
+      if (mode === 'reset') {
+        res.socket?.destroy();
+        return;
+      }
       if (mode === 'slow-ok' || mode === 'slow-then-transfer') {
         if (mode === 'slow-ok') transfer();
         hanging.add(res);
@@ -120,14 +168,54 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: {
         hanging.delete(res);
         transfer();
         if (res.destroyed) return;
-        return send(200, { success: true, transaction: fake.chain.get(key), network: reqs.data.network, payer: auth.from });
+        return send(200, {
+          success: true,
+          transaction: fake.chain.get(key),
+          network: reqs.data.network,
+          payer: auth.from,
+        });
       }
-      if (mode === 'settle-then-502') { transfer(); return send(502, { error: 'bad gateway' }); }
-      if (mode === 'settle-then-fail') { transfer(); return send(200, { success: false, errorReason: 'unexpected_settle_error', transaction: '', network: reqs.data.network, payer: auth.from }); }
-      if (mode === 'no-tx-hash') { transfer(); return send(200, { success: true, network: reqs.data.network, payer: auth.from }); }
-      if (mode === 'same-tx') return send(200, { success: true, transaction: '0x' + 'ee'.repeat(32), network: reqs.data.network, payer: auth.from });
-      if (mode === 'settle-fails') return send(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: reqs.data.network, payer: auth.from });
-      if (fake.chain.has(key)) return send(200, { success: false, errorReason: 'invalid_transaction_state', transaction: '', network: reqs.data.network, payer: auth.from });
+      if (mode === 'settle-then-502') {
+        transfer();
+        return send(502, { error: 'bad gateway' });
+      }
+      if (mode === 'settle-then-fail') {
+        transfer();
+        return send(200, {
+          success: false,
+          errorReason: 'unexpected_settle_error',
+          transaction: '',
+          network: reqs.data.network,
+          payer: auth.from,
+        });
+      }
+      if (mode === 'no-tx-hash') {
+        transfer();
+        return send(200, { success: true, network: reqs.data.network, payer: auth.from });
+      }
+      if (mode === 'same-tx')
+        return send(200, {
+          success: true,
+          transaction: '0x' + 'ee'.repeat(32),
+          network: reqs.data.network,
+          payer: auth.from,
+        });
+      if (mode === 'settle-fails')
+        return send(200, {
+          success: false,
+          errorReason: 'insufficient_funds',
+          transaction: '',
+          network: reqs.data.network,
+          payer: auth.from,
+        });
+      if (fake.chain.has(key))
+        return send(200, {
+          success: false,
+          errorReason: 'invalid_transaction_state',
+          transaction: '',
+          network: reqs.data.network,
+          payer: auth.from,
+        });
       transfer();
       return send(200, { success: true, transaction: tx, network: reqs.data.network, payer: auth.from });
     }
@@ -135,10 +223,11 @@ export async function startFakeFacilitator(mode: FacilitatorMode = 'ok', opts: {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () => new Promise<void>((r) => {
-    for (const res of hanging) res.destroy();
-    server.closeAllConnections();
-    server.close(() => r());
-  });
+  fake.close = () =>
+    new Promise<void>((r) => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return fake;
 }

@@ -14,12 +14,20 @@ export type FakeGamma = FakeServer & {
   remove(slug: string): void;
 };
 
-export type GammaMarketJson = Record<string, unknown> & { conditionId: string; groupItemTitle: string; clobTokenIds: string };
+export type GammaMarketJson = Record<string, unknown> & {
+  conditionId: string;
+  groupItemTitle: string;
+  clobTokenIds: string;
+};
 export type GammaEventJson = Record<string, unknown> & { slug: string; markets: GammaMarketJson[] };
 
 const hex = (...parts: string[]) => createHash('sha256').update(parts.join('|')).digest('hex');
 /** A 77-digit decimal token id like the CLOB's, derived from a name. */
-export const tokenId = (...parts: string[]) => BigInt('0x' + hex('token', ...parts)).toString().padStart(77, '1').slice(0, 77);
+export const tokenId = (...parts: string[]) =>
+  BigInt('0x' + hex('token', ...parts))
+    .toString()
+    .padStart(77, '1')
+    .slice(0, 77);
 
 /**
  * Builds a realistic event for (city token, date) with the given labels (coldest first). Its rule
@@ -27,7 +35,12 @@ export const tokenId = (...parts: string[]) => BigInt('0x' + hex('token', ...par
  * station unless `rule` asks for NOAA, another station or unit, or gives the text itself.
  */
 export function gammaEvent(opts: {
-  token: string; date: string; labels: string[]; withYear?: boolean; cityName?: string; negRisk?: boolean;
+  token: string;
+  date: string;
+  labels: string[];
+  withYear?: boolean;
+  cityName?: string;
+  negRisk?: boolean;
   rule?: RuleTextOptions | { description: string; resolutionSource: string | null };
 }): GammaEventJson {
   const slugs = eventSlugs(opts.token, opts.date);
@@ -59,10 +72,18 @@ export function gammaEvent(opts: {
   };
 }
 
-function eventRule(token: string, date: string, rule: RuleTextOptions | { description: string; resolutionSource: string | null } | undefined) {
+function eventRule(
+  token: string,
+  date: string,
+  rule: RuleTextOptions | { description: string; resolutionSource: string | null } | undefined,
+) {
   if (rule && 'description' in rule) return rule;
   const city = CITY_ROWS.find((c) => c.marketToken === token);
-  if (!city) return { description: `This market will resolve to the temperature range that contains the highest temperature recorded at the station on ${date}.`, resolutionSource: '' };
+  if (!city)
+    return {
+      description: `This market will resolve to the temperature range that contains the highest temperature recorded at the station on ${date}.`,
+      resolutionSource: '',
+    };
   return ruleText(city, date, rule ?? { kind: 'wu' });
 }
 
@@ -83,7 +104,11 @@ export async function startFakeGamma(): Promise<FakeGamma> {
     return { status: 200, body: ev ? [ev] : [] };
   });
   return Object.assign(server, {
-    put: (event: GammaEventJson) => { events.set(event.slug, event); },
-    remove: (slug: string) => { events.delete(slug); },
+    put: (event: GammaEventJson) => {
+      events.set(event.slug, event);
+    },
+    remove: (slug: string) => {
+      events.delete(slug);
+    },
   });
 }

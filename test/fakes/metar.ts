@@ -24,25 +24,38 @@ export async function startFakeMetar(opts: { now?: () => number } = {}): Promise
     if (req.query.get('format') !== 'json') return { status: 400, body: { error: 'format' } };
     const hours = Number(req.query.get('hours') ?? '1');
     const since = now() - hours * 3_600_000;
-    const rows = (req.query.get('ids') ?? '').split(',').filter(Boolean).flatMap((icao) => (reports.get(icao.toUpperCase()) ?? [])
-      .filter((r) => r.atMs >= since && r.atMs <= now())
-      .map((r) => {
-        const us = icao.startsWith('K');
-        const d = new Date(r.atMs);
-        const z = `${String(d.getUTCDate()).padStart(2, '0')}${String(d.getUTCHours()).padStart(2, '0')}${String(d.getUTCMinutes()).padStart(2, '0')}Z`;
-        const whole = Math.round(r.tempC);
-        return {
-          icaoId: icao.toUpperCase(), receiptTime: new Date(r.atMs + 180_000).toISOString(), obsTime: Math.floor(r.atMs / 1000),
-          reportTime: new Date(Math.ceil(r.atMs / 3_600_000) * 3_600_000).toISOString(), temp: us ? Math.round(r.tempC * 10) / 10 : whole,
-          dewp: whole - 8, metarType: 'METAR',
-          rawOb: `METAR ${icao.toUpperCase()} ${z} 35013KT 10SM FEW060 ${whole < 0 ? 'M' + String(-whole).padStart(2, '0') : String(whole).padStart(2, '0')}/08 A3015${us ? ` RMK AO2 SLP209 ${tGroup(r.tempC)}` : ''}`,
-        };
-      }))
+    const rows = (req.query.get('ids') ?? '')
+      .split(',')
+      .filter(Boolean)
+      .flatMap((icao) =>
+        (reports.get(icao.toUpperCase()) ?? [])
+          .filter((r) => r.atMs >= since && r.atMs <= now())
+          .map((r) => {
+            const us = icao.startsWith('K');
+            const d = new Date(r.atMs);
+            const z = `${String(d.getUTCDate()).padStart(2, '0')}${String(d.getUTCHours()).padStart(2, '0')}${String(d.getUTCMinutes()).padStart(2, '0')}Z`;
+            const whole = Math.round(r.tempC);
+            return {
+              icaoId: icao.toUpperCase(),
+              receiptTime: new Date(r.atMs + 180_000).toISOString(),
+              obsTime: Math.floor(r.atMs / 1000),
+              reportTime: new Date(Math.ceil(r.atMs / 3_600_000) * 3_600_000).toISOString(),
+              temp: us ? Math.round(r.tempC * 10) / 10 : whole,
+              dewp: whole - 8,
+              metarType: 'METAR',
+              rawOb: `METAR ${icao.toUpperCase()} ${z} 35013KT 10SM FEW060 ${whole < 0 ? 'M' + String(-whole).padStart(2, '0') : String(whole).padStart(2, '0')}/08 A3015${us ? ` RMK AO2 SLP209 ${tGroup(r.tempC)}` : ''}`,
+            };
+          }),
+      )
       .sort((a, b) => b.obsTime - a.obsTime);
     return rows.length === 0 ? { status: 204 } : { status: 200, body: rows };
   });
   return Object.assign(server, {
-    setReports: (icao: string, list: { atMs: number; tempC: number }[]) => { reports.set(icao.toUpperCase(), [...list]); },
-    addReport: (icao: string, r: { atMs: number; tempC: number }) => { reports.set(icao.toUpperCase(), [...(reports.get(icao.toUpperCase()) ?? []), r]); },
+    setReports: (icao: string, list: { atMs: number; tempC: number }[]) => {
+      reports.set(icao.toUpperCase(), [...list]);
+    },
+    addReport: (icao: string, r: { atMs: number; tempC: number }) => {
+      reports.set(icao.toUpperCase(), [...(reports.get(icao.toUpperCase()) ?? []), r]);
+    },
   });
 }

@@ -40,24 +40,59 @@ export async function startFakeServer(name: string, handle: (req: FakeRequest) =
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const u = new URL(req.url ?? '/', 'http://fake');
-      let body: unknown ;
+      let body: unknown;
       const text = Buffer.concat(chunks).toString('utf8');
-      if (text) { try { body = JSON.parse(text); } catch { body = text; } }
-      const r: FakeRequest = { method: req.method ?? 'GET', path: u.pathname, query: u.searchParams, body, atMs: Date.now() };
+      if (text) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      }
+      const r: FakeRequest = {
+        method: req.method ?? 'GET',
+        path: u.pathname,
+        query: u.searchParams,
+        body,
+        atMs: Date.now(),
+      };
       requests.push(r);
       const f = fault;
       if (f) {
         if (f.times !== undefined && --f.left <= 0) fault = null;
-        if (f.kind === 'hang') { hung.add(res); return; }
-        if (f.kind === 'status') return send(res, { status: f.status, body: { error: `${name} fault` }, headers: f.retryAfterSec ? { 'retry-after': String(f.retryAfterSec) } : {} });
-        if (f.kind === 'not-json') { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"truncated": [1, 2'); return; }
-        if (f.kind === 'wrong-shape') return send(res, { status: 200, body: { unexpected: true, data: [{ nonsense: 1 }] } });
+        if (f.kind === 'hang') {
+          hung.add(res);
+          return;
+        }
+        if (f.kind === 'status')
+          return send(res, {
+            status: f.status,
+            body: { error: `${name} fault` },
+            headers: f.retryAfterSec ? { 'retry-after': String(f.retryAfterSec) } : {},
+          });
+        if (f.kind === 'not-json') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"truncated": [1, 2');
+          return;
+        }
+        if (f.kind === 'wrong-shape')
+          return send(res, { status: 200, body: { unexpected: true, data: [{ nonsense: 1 }] } });
         if (f.kind === 'delay') {
-          setTimeout(() => { try { send(res, handle(r)); } catch (err) { send(res, { status: 500, body: { error: (err as Error).message } }); } }, f.ms);
+          setTimeout(() => {
+            try {
+              send(res, handle(r));
+            } catch (err) {
+              send(res, { status: 500, body: { error: (err as Error).message } });
+            }
+          }, f.ms);
           return;
         }
       }
-      try { send(res, handle(r)); } catch (err) { send(res, { status: 500, body: { error: (err as Error).message } }); }
+      try {
+        send(res, handle(r));
+      } catch (err) {
+        send(res, { status: 500, body: { error: (err as Error).message } });
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -65,11 +100,14 @@ export async function startFakeServer(name: string, handle: (req: FakeRequest) =
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    fault: (f) => { fault = f ? { ...f, left: f.times ?? Number.POSITIVE_INFINITY } : null; },
-    close: () => new Promise<void>((resolve) => {
-      for (const res of hung) res.destroy();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    fault: (f) => {
+      fault = f ? { ...f, left: f.times ?? Number.POSITIVE_INFINITY } : null;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hung) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

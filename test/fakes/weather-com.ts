@@ -23,7 +23,8 @@ export async function startFakeWeatherCom(opts: { apiKey?: string } = {}): Promi
     // not what the site sends and is refused like any unknown path.
     const m = /^\/v1\/location\/([A-Za-z0-9]+:9:[A-Za-z]{2})\/observations\/historical\.json$/.exec(req.path);
     if (!m) return { status: 404, body: { errors: [{ error: { code: 'NDF-0001', message: 'not found' } }] } };
-    if (req.query.get('apiKey') !== apiKey) return { status: 401, body: { errors: [{ error: { code: 'CDN-0001', message: 'Invalid apiKey.' } }] } };
+    if (req.query.get('apiKey') !== apiKey)
+      return { status: 401, body: { errors: [{ error: { code: 'CDN-0001', message: 'Invalid apiKey.' } }] } };
     const loc = m[1]!;
     const units = req.query.get('units') === 'e' ? 'e' : 'm';
     const start = req.query.get('startDate') ?? '';
@@ -38,19 +39,43 @@ export async function startFakeWeatherCom(opts: { apiKey?: string } = {}): Promi
     return {
       status: 200,
       body: {
-        metadata: { language: 'en-US', transaction_id: 'fake', version: '1', location_id: loc, units, expire_time_gmt: 0, status_code: 200 },
+        metadata: {
+          language: 'en-US',
+          transaction_id: 'fake',
+          version: '1',
+          location_id: loc,
+          units,
+          expire_time_gmt: 0,
+          status_code: 200,
+        },
         observations: inRange.map((o) => ({
-          key: loc.split(':')[0], class: 'observation', expire_time_gmt: Math.floor(o.atMs / 1000) + 7200, obs_id: loc.split(':')[0],
-          obs_name: 'Fake Station', valid_time_gmt: Math.floor(o.atMs / 1000), day_ind: 'D', temp: render(o.tempC),
-          wx_icon: 28, icon_extd: 2800, wx_phrase: 'Mostly Cloudy', dewPt: render(o.tempC - 8), rh: 60,
-          max_temp: render(o.tempC + 25), min_temp: render(o.tempC - 10), wspd: 9, gust: null, pressure: 30.01,
+          key: loc.split(':')[0],
+          class: 'observation',
+          expire_time_gmt: Math.floor(o.atMs / 1000) + 7200,
+          obs_id: loc.split(':')[0],
+          obs_name: 'Fake Station',
+          valid_time_gmt: Math.floor(o.atMs / 1000),
+          day_ind: 'D',
+          temp: render(o.tempC),
+          wx_icon: 28,
+          icon_extd: 2800,
+          wx_phrase: 'Mostly Cloudy',
+          dewPt: render(o.tempC - 8),
+          rh: 60,
+          max_temp: render(o.tempC + 25),
+          min_temp: render(o.tempC - 10),
+          wspd: 9,
+          gust: null,
+          pressure: 30.01,
         })),
       },
     };
   });
   return Object.assign(server, {
     apiKey,
-    setObservations: (loc: string, timezone: string, obs: { atMs: number; tempC: number }[]) => { stations.set(loc, { timezone, obs: [...obs] }); },
+    setObservations: (loc: string, timezone: string, obs: { atMs: number; tempC: number }[]) => {
+      stations.set(loc, { timezone, obs: [...obs] });
+    },
     addObservation: (loc: string, timezone: string, o: { atMs: number; tempC: number }) => {
       const st = stations.get(loc) ?? { timezone, obs: [] };
       st.obs.push(o);

@@ -20,17 +20,39 @@ import { buy, over } from '../payments/buy.ts';
  * have delivered) are retried until the message arrives once; an ambiguous answer (garbage, a
  * hang) is never resent even after the bot recovers. Nothing touches payments or entitlements.
  */
-const LADDER: MarketBucketRef[] = ['79°F or below', '80-81°F', '82-83°F', '84-85°F', '86-87°F', '88-89°F', '90-91°F', '92°F or higher']
-  .map((label, i) => ({ ...parseLabel(label)!, conditionId: '0x' + String(i + 1).padStart(64, '0') }));
+const LADDER: MarketBucketRef[] = [
+  '79°F or below',
+  '80-81°F',
+  '82-83°F',
+  '84-85°F',
+  '86-87°F',
+  '88-89°F',
+  '90-91°F',
+  '92°F or higher',
+].map((label, i) => ({ ...parseLabel(label)!, conditionId: '0x' + String(i + 1).padStart(64, '0') }));
 
-test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed and never resent', { timeout: 30_000 }, async (t) => {
+test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed and never resent', {
+  timeout: 30_000,
+}, async (t) => {
   const bot = await startFakeBotApi();
   t.after(() => bot.close());
-  const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, timeoutMs: 300, limits: { globalPerSecond: 200, chatIntervalMs: 10, groupIntervalMs: 10 } });
+  const messenger = createBotMessenger({
+    token: bot.token,
+    apiUrl: bot.url,
+    timeoutMs: 300,
+    limits: { globalPerSecond: 200, chatIntervalMs: 10, groupIntervalMs: 10 },
+  });
   const env = testApp(t, { deps: { messenger } });
   const f = over(await listen(t, env.app.fetch));
   const outbox = createOutbox(env.db, systemClock);
-  const worker = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger: env.logger, termsUrl: env.config.TERMS_URL, options: { baseBackoffMs: 50, maxBackoffMs: 200 } });
+  const worker = createDeliveryWorker({
+    outbox,
+    messenger,
+    clock: systemClock,
+    logger: env.logger,
+    termsUrl: env.config.TERMS_URL,
+    options: { baseBackoffMs: 50, maxBackoffMs: 200 },
+  });
   worker.start();
   t.after(() => worker.stop());
 
@@ -38,15 +60,35 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
   const chat = '4242';
   const register = async () => {
     const timestamp = Math.floor(env.clock.now() / 1000);
-    const signature = await account.signTypedData({ domain: DELIVERY_DOMAIN, types: DELIVERY_TYPES, primaryType: DELIVERY_PRIMARY_TYPE, message: { wallet: account.address, chatId: chat, citySlug: 'nyc', action: 'set', timestamp: BigInt(timestamp) } });
-    const res = await f('/v1/delivery/messenger', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet: account.address, chatId: chat, citySlug: 'nyc', action: 'set', signature, timestamp }) });
-    return { status: res.status, body: await res.json() as Record<string, unknown> };
+    const signature = await account.signTypedData({
+      domain: DELIVERY_DOMAIN,
+      types: DELIVERY_TYPES,
+      primaryType: DELIVERY_PRIMARY_TYPE,
+      message: { wallet: account.address, chatId: chat, citySlug: 'nyc', action: 'set', timestamp: BigInt(timestamp) },
+    });
+    const res = await f('/v1/delivery/messenger', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        wallet: account.address,
+        chatId: chat,
+        citySlug: 'nyc',
+        action: 'set',
+        signature,
+        timestamp,
+      }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
   bot.behave(chat, { kind: 'server_error' });
   const refused = await register();
   assert.equal(refused.status, 502);
-  assert.equal(env.db.prepare('SELECT count(*) FROM delivery_registrations').pluck().get(), 0, 'nothing stored while the bot fails');
+  assert.equal(
+    env.db.prepare('SELECT count(*) FROM delivery_registrations').pluck().get(),
+    0,
+    'nothing stored while the bot fails',
+  );
   bot.behave(chat, { kind: 'ok' });
   env.clock.advance(1_000); // a new signed body (a new timestamp)
   assert.equal((await register()).status, 200);
@@ -58,11 +100,22 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
   const crossing = () => {
     reading += 2;
     const nowMs = Date.now();
-    const s = storeSignal(env.db, {
-      city: { slug: nyc.slug, displayName: nyc.displayName, unit: nyc.unit }, targetDate: '2026-07-15', reading, buckets: LADDER, nowMs,
-      marketUrl: 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026', conditionId: '0x' + 'cd'.repeat(32),
-      odds: { asOfMs: nowMs, byLabel: new Map(LADDER.map((b) => [b.label, { yes: 0.2, no: 0.8, midpoint: 0.2 }])) }, source: 'metar', observedAtMs: nowMs,
-    }, { inTransaction: outbox.enqueue });
+    const s = storeSignal(
+      env.db,
+      {
+        city: { slug: nyc.slug, displayName: nyc.displayName, unit: nyc.unit },
+        targetDate: '2026-07-15',
+        reading,
+        buckets: LADDER,
+        nowMs,
+        marketUrl: 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026',
+        conditionId: '0x' + 'cd'.repeat(32),
+        odds: { asOfMs: nowMs, byLabel: new Map(LADDER.map((b) => [b.label, { yes: 0.2, no: 0.8, midpoint: 0.2 }])) },
+        source: 'metar',
+        observedAtMs: nowMs,
+      },
+      { inTransaction: outbox.enqueue },
+    );
     worker.wake();
     return s!.seq;
   };
@@ -73,7 +126,18 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
       await sleep(20);
     }
   };
-  storeSignal(env.db, { city: { slug: nyc.slug, displayName: nyc.displayName, unit: nyc.unit }, targetDate: '2026-07-15', reading, buckets: LADDER, nowMs: Date.now(), marketUrl: 'https://polymarket.com/event/x', conditionId: null, odds: null, source: 'metar', observedAtMs: Date.now() });
+  storeSignal(env.db, {
+    city: { slug: nyc.slug, displayName: nyc.displayName, unit: nyc.unit },
+    targetDate: '2026-07-15',
+    reading,
+    buckets: LADDER,
+    nowMs: Date.now(),
+    marketUrl: 'https://polymarket.com/event/x',
+    conditionId: null,
+    odds: null,
+    source: 'metar',
+    observedAtMs: Date.now(),
+  });
 
   const cases: [ChatBehaviour, 'sent' | 'failed'][] = [
     [{ kind: 'server_error', times: 2 }, 'sent'],
@@ -88,18 +152,31 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
     const seq = crossing();
     outcomes.push(await settled(seq));
   }
-  assert.deepEqual(outcomes, cases.map(([, want]) => want));
+  assert.deepEqual(
+    outcomes,
+    cases.map(([, want]) => want),
+  );
 
   // The bot is healthy again; give the worker time to (wrongly) resend anything.
   bot.behave(chat, { kind: 'ok' });
   worker.wake();
   await sleep(400);
   await worker.whenIdle();
-  const pushed = bot.messages.filter((m) => /^isocast signal #/.test(m.text)).map((m) => Number(/#(\d+)/.exec(m.text)![1]));
+  const pushed = bot.messages
+    .filter((m) => /^isocast signal #/.test(m.text))
+    .map((m) => Number(/#(\d+)/.exec(m.text)![1]));
   // Every signal reached the platform exactly once: the ambiguous ones too (the fake recorded
   // them before misbehaving), which is why they must not be sent again.
   assert.deepEqual(pushed, [1, 2, 3, 4, 5]);
   const requests = bot.requests.filter((r) => r.chatId === chat).length;
-  assert.equal(requests, 2 + 3 + 2 + 1 + 1 + 1, 'two registrations (one refused), 5xx x2 + ok, 429 + ok, garbage, hang, ok');
-  assert.deepEqual(env.db.prepare('SELECT * FROM entitlements').all(), entitlement, 'delivery never touches entitlements');
+  assert.equal(
+    requests,
+    2 + 3 + 2 + 1 + 1 + 1,
+    'two registrations (one refused), 5xx x2 + ok, 429 + ok, garbage, hang, ok',
+  );
+  assert.deepEqual(
+    env.db.prepare('SELECT * FROM entitlements').all(),
+    entitlement,
+    'delivery never touches entitlements',
+  );
 });

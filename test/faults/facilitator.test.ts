@@ -16,16 +16,31 @@ import { buy, buyerA, buyerB, over, subscribeWith } from '../payments/buy.ts';
  */
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
-async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, rpc = false, verify: 'always' | 'unless-recovered' = 'unless-recovered') {
+async function setup(
+  t: Parameters<typeof testApp>[0],
+  mode: FacilitatorMode,
+  rpc = false,
+  verify: 'always' | 'unless-recovered' = 'unless-recovered',
+) {
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
-  const settler = createFacilitatorSettler({ url: fac.url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000, verify, ...(rpc ? { status: fac.status } : {}) });
-  const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, OFAC_REQUIRED: 'false' }, deps: { settler } });
+  const settler = createFacilitatorSettler({
+    url: fac.url,
+    verifyTimeoutMs: 1_000,
+    settleTimeoutMs: 1_000,
+    verify,
+    ...(rpc ? { status: fac.status } : {}),
+  });
+  const e = testApp(t, {
+    env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, OFAC_REQUIRED: 'false' },
+    deps: { settler },
+  });
   fac.chainTime = () => Math.floor(e.clock.now() / 1000);
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
 }
 
-const statuses = (db: ReturnType<typeof testApp>['db']) => db.prepare('SELECT status FROM payments ORDER BY id').pluck().all();
+const statuses = (db: ReturnType<typeof testApp>['db']) =>
+  db.prepare('SELECT status FROM payments ORDER BY id').pluck().all();
 
 test('facilitator rate-limited: 402 not charged, nothing credited; a new authorization succeeds once it recovers', async (t) => {
   // The fake rate-limits /verify, so it is asked first here.
@@ -55,7 +70,10 @@ test('facilitator success without a transaction hash: in doubt (503) without a c
     const r = await buy(f, buyerA, 'nyc', 2, clock.now());
     assert.equal(r.status, 503);
     assert.equal(r.body.error, PAYMENT_ERRORS.pending);
-    assert.match(String(db.prepare('SELECT error FROM payments').pluck().get()), /^facilitator reported success without a transaction hash/);
+    assert.match(
+      String(db.prepare('SELECT error FROM payments').pluck().get()),
+      /^facilitator reported success without a transaction hash/,
+    );
     assert.deepEqual(statuses(db), ['in_doubt']);
     assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
   });
@@ -80,7 +98,10 @@ test('a slow facilitator: five concurrent copies of one payment reach /settle on
 
   const { payment } = await buy(f, buyerB, 'nyc', 20, clock.now()).then((r) => r);
   const racing = await Promise.all(Array.from({ length: 5 }, () => subscribeWith(f, payment.xPayment, 'nyc', 20)));
-  assert.deepEqual(racing.map((c) => c.status), [200, 200, 200, 200, 200]);
+  assert.deepEqual(
+    racing.map((c) => c.status),
+    [200, 200, 200, 200, 200],
+  );
   assert.equal(racing.filter((c) => c.body.idempotent === false).length, 0, 'the first copy (inside buy) applied it');
   assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 2);
   assert.deepEqual(entitlementOf(db, buyerB.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
@@ -110,7 +131,10 @@ test('facilitator down (connection refused): no byte of /settle left, so 402 not
   const url = fac.url;
   await fac.close();
   const settler = createFacilitatorSettler({ url, verifyTimeoutMs: 1_000, settleTimeoutMs: 1_000, status: fac.status });
-  const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: url, OFAC_REQUIRED: 'false' }, deps: { settler } });
+  const e = testApp(t, {
+    env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: url, OFAC_REQUIRED: 'false' },
+    deps: { settler },
+  });
   const f = over(await listen(t, e.app.fetch));
   const r = await buy(f, buyerA, 'nyc', 2, e.clock.now());
   assert.equal(r.status, 402, JSON.stringify(r.body));

@@ -14,12 +14,24 @@ import { harness, NYC_LABELS, START, type Harness } from '../poller/harness.ts';
  * daily high into a new bucket, never two for one (city, day, bucket), a Retry-After is respected,
  * and the city recovers (one signal) when the upstream behaves again. docs/reliability.md.
  */
-const signals = (h: Harness) => (h.env.db.prepare('SELECT payload FROM signals ORDER BY seq').pluck().all() as string[]).map((p) => IsocastSignalPublic.parse(JSON.parse(p)));
+const signals = (h: Harness) =>
+  (h.env.db.prepare('SELECT payload FROM signals ORDER BY seq').pluck().all() as string[]).map((p) =>
+    IsocastSignalPublic.parse(JSON.parse(p)),
+  );
 
 /** A poller that asks Gamma every tick (no event cache), so Gamma faults are seen at once. */
 function uncachedPoller(h: Harness) {
   return h.makePoller({
-    market: createPolymarketSource({ gammaUrl: h.gamma.url, clobUrl: h.clob.url, clock: h.env.clock, logger: h.env.logger, gammaTimeoutMs: 300, clobTimeoutMs: 300, foundTtlMs: 0, missingTtlMs: 0 }),
+    market: createPolymarketSource({
+      gammaUrl: h.gamma.url,
+      clobUrl: h.clob.url,
+      clock: h.env.clock,
+      logger: h.env.logger,
+      gammaTimeoutMs: 300,
+      clobTimeoutMs: 300,
+      foundTtlMs: 0,
+      missingTtlMs: 0,
+    }),
   });
 }
 
@@ -49,14 +61,25 @@ for (const upstream of ['gamma', 'metar'] as const) {
     assert.deepEqual([recovered.signals.length, recovered.errors.length], [1, 0]);
     h.env.clock.advance(1_000);
     assert.equal((await poller.tick()).signals.length, 0, 'the same crossing is not signalled again');
-    assert.deepEqual(signals(h).map((s) => [s.seq, s.old.bucket, s.new.bucket]), [[1, '68-69°F', '70-71°F']]);
+    assert.deepEqual(
+      signals(h).map((s) => [s.seq, s.old.bucket, s.new.bucket]),
+      [[1, '68-69°F', '70-71°F']],
+    );
   });
 }
 
 test('slow upstreams inside their timeouts: the tick waits and the crossing is signalled once', async (t) => {
   const h = await harness(t);
   const poller = h.makePoller({
-    market: createPolymarketSource({ gammaUrl: h.gamma.url, clobUrl: h.clob.url, clock: h.env.clock, logger: h.env.logger, gammaTimeoutMs: 2_000, clobTimeoutMs: 2_000, foundTtlMs: 0 }),
+    market: createPolymarketSource({
+      gammaUrl: h.gamma.url,
+      clobUrl: h.clob.url,
+      clock: h.env.clock,
+      logger: h.env.logger,
+      gammaTimeoutMs: 2_000,
+      clobTimeoutMs: 2_000,
+      foundTtlMs: 0,
+    }),
     weather: createMetarWeather({ baseUrl: h.metar.url, clock: h.env.clock, timeoutMs: 2_000 }),
   });
   h.report(20.0, 30);
@@ -86,7 +109,10 @@ test('METAR lies: a falling temperature, a hotter report from yesterday and dupl
   h.report(22.3); // 72.14 -> 72 °F
   h.env.clock.advance(60_000);
   assert.equal((await poller.tick()).signals.length, 1);
-  assert.deepEqual(signals(h).map((s) => [s.old.reading, s.new.reading, s.new.bucket]), [[70, 72, '72-73°F']]);
+  assert.deepEqual(
+    signals(h).map((s) => [s.old.reading, s.new.reading, s.new.bucket]),
+    [[70, 72, '72-73°F']],
+  );
 });
 
 test('Gamma lies: a ladder that changes mid-day emits nothing by itself; an overlapping ladder is refused; recovery signals once', async (t) => {
@@ -96,14 +122,26 @@ test('Gamma lies: a ladder that changes mid-day emits nothing by itself; an over
   await poller.tick();
   const date = localDate('America/New_York', START);
   // Same slug, buckets shifted by one degree: 68 °F now sits in 67-68°F. No reading rose.
-  const shifted = ['66°F or below', ...Array.from({ length: 9 }, (_, i) => `${67 + 2 * i}-${68 + 2 * i}°F`), '85°F or higher'];
+  const shifted = [
+    '66°F or below',
+    ...Array.from({ length: 9 }, (_, i) => `${67 + 2 * i}-${68 + 2 * i}°F`),
+    '85°F or higher',
+  ];
   const ev = gammaEvent({ token: 'nyc', date, labels: shifted, cityName: 'New York City' });
   h.gamma.put(ev);
-  shifted.forEach((label) => { const tk = tokensOf(ev, label); h.clob.quote(tk.yes, tk.no, 0.1); });
+  shifted.forEach((label) => {
+    const tk = tokensOf(ev, label);
+    h.clob.quote(tk.yes, tk.no, 0.1);
+  });
   h.env.clock.advance(60_000);
   assert.deepEqual([(await poller.tick()).signals.length, signals(h).length], [0, 0]);
 
-  const broken = gammaEvent({ token: 'nyc', date, labels: ['66-69°F', '68-71°F', '72°F or higher'], cityName: 'New York City' });
+  const broken = gammaEvent({
+    token: 'nyc',
+    date,
+    labels: ['66-69°F', '68-71°F', '72°F or higher'],
+    cityName: 'New York City',
+  });
   h.gamma.put(broken);
   h.report(22.3); // 72 °F
   h.env.clock.advance(60_000);
@@ -115,7 +153,10 @@ test('Gamma lies: a ladder that changes mid-day emits nothing by itself; an over
   h.env.clock.advance(10 * 60_000);
   assert.equal((await poller.tick()).signals.length, 1);
   // The crossing is told from the bucket stored for the old reading to the new ladder's bucket.
-  assert.deepEqual(signals(h).map((s) => [s.old.reading, s.old.bucket, s.new.reading, s.new.bucket]), [[68, '68-69°F', 72, '71-72°F']]);
+  assert.deepEqual(
+    signals(h).map((s) => [s.old.reading, s.old.bucket, s.new.reading, s.new.bucket]),
+    [[68, '68-69°F', 72, '71-72°F']],
+  );
 });
 
 test('CLOB 429 with Retry-After: the crossing goes out at once without odds; no CLOB call before Retry-After; priced after', async (t) => {
@@ -127,7 +168,11 @@ test('CLOB 429 with Retry-After: the crossing goes out at once without odds; no 
   h.clob.fault({ kind: 'status', status: 429, retryAfterSec: 120 });
   h.env.clock.advance(1_000);
   const limited = await poller.tick();
-  assert.deepEqual([limited.signals.length, limited.errors.length], [1, 0], 'a rate-limited CLOB does not hold the crossing back');
+  assert.deepEqual(
+    [limited.signals.length, limited.errors.length],
+    [1, 0],
+    'a rate-limited CLOB does not hold the crossing back',
+  );
   assert.deepEqual([limited.signals[0]!.buckets, limited.signals[0]!.bucketsAsOf], [null, null]);
   const callsAfter429 = h.clob.requests.length;
   assert.equal(callsAfter429, 1, 'no retry inside the budget against a Retry-After longer than it');
@@ -141,7 +186,14 @@ test('CLOB 429 with Retry-After: the crossing goes out at once without odds; no 
   h.report(23.4); // 74 °F
   const after = await poller.tick();
   assert.equal(after.signals[0]!.buckets!.length, NYC_LABELS.length);
-  assert.deepEqual(signals(h).map((s) => [s.seq, s.new.bucket]), [[1, '70-71°F'], [2, '72-73°F'], [3, '74-75°F']]);
+  assert.deepEqual(
+    signals(h).map((s) => [s.seq, s.new.bucket]),
+    [
+      [1, '70-71°F'],
+      [2, '72-73°F'],
+      [3, '74-75°F'],
+    ],
+  );
 });
 
 test('CLOB lies: odds out of range leave the ladder unpriced (buckets null, never insane odds); a vanished book is shown as no quote', async (t) => {
@@ -156,7 +208,9 @@ test('CLOB lies: odds out of range leave the ladder unpriced (buckets null, neve
   const lying = await poller.tick();
   assert.equal(lying.signals.length, 1);
   assert.deepEqual([lying.signals[0]!.buckets, lying.signals[0]!.bucketsAsOf], [null, null]);
-  assert.ok(h.env.logger.lines.some((l) => l.includes('storing signal without odds') && l.includes('clob: malformed books')));
+  assert.ok(
+    h.env.logger.lines.some((l) => l.includes('storing signal without odds') && l.includes('clob: malformed books')),
+  );
 
   // A book that vanished (both sides and no trade) leaves one bucket without any price.
   h.clob.setBook(tk.yes, { bids: [], asks: [] });

@@ -13,7 +13,9 @@ import { runHttpFuzz } from './http-fuzz.ts';
  */
 const COUNT = 5_000;
 
-test(`HTTP fuzz: ${COUNT} malformed requests, zero 5xx, server alive, disclaimer everywhere`, { timeout: 120_000 }, async (t) => {
+test(`HTTP fuzz: ${COUNT} malformed requests, zero 5xx, server alive, disclaimer everywhere`, {
+  timeout: 120_000,
+}, async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'isocast-fuzz-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const server = await startServer({ dataDir, env: { PAYMENT_MODE: 'mock', FEED: 'sim', LOG_LEVEL: 'error' } });
@@ -28,5 +30,7 @@ test(`HTTP fuzz: ${COUNT} malformed requests, zero 5xx, server alive, disclaimer
   assert.ok(stats.jsonObjects > COUNT / 2);
   const health = await fetch(`${server.baseUrl}/health`);
   assert.equal(health.status, 200, 'the server is alive after the fuzz');
-  t.diagnostic(`statuses ${JSON.stringify(stats.byStatus)}; kinds ${JSON.stringify(stats.byKind)}; transport errors ${stats.transportErrors}`);
+  t.diagnostic(
+    `statuses ${JSON.stringify(stats.byStatus)}; kinds ${JSON.stringify(stats.byKind)}; transport errors ${stats.transportErrors}`,
+  );
 });

@@ -36,7 +36,10 @@ export type TestEnv = {
  * A real app over a real SQLite file in a temp dir, with a hand-moved clock and an in-memory log.
  * `env` overrides configuration variables; `deps` overrides wiring.
  */
-export function testApp(t: { after(fn: () => void): void }, opts: { env?: Record<string, string>; nowMs?: number; deps?: Partial<AppDeps> } = {}): TestEnv {
+export function testApp(
+  t: { after(fn: () => void): void },
+  opts: { env?: Record<string, string>; nowMs?: number; deps?: Partial<AppDeps> } = {},
+): TestEnv {
   const dir = tempDir(t);
   const config = loadConfig({ DATA_DIR: dir, BASE_URL: 'http://127.0.0.1:8402', ...opts.env });
   const db = openDb(join(dir, 'isocast.db'));
@@ -44,16 +47,24 @@ export function testApp(t: { after(fn: () => void): void }, opts: { env?: Record
   const clock = manualClock(opts.nowMs ?? Date.parse('2026-07-15T15:00:00Z'));
   const logger = memoryLogger();
   const deps: AppDeps = {
-    config, db, clock, logger, catalog: createCatalog(),
+    config,
+    db,
+    clock,
+    logger,
+    catalog: createCatalog(),
     sanctions: loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA }),
-    secret: TEST_SECRET, settler: createMockSettler(),
+    secret: TEST_SECRET,
+    settler: createMockSettler(),
     ...opts.deps,
   };
   return { config, db, clock, logger, deps, app: createApp(deps), dir };
 }
 
 /** Serves a Hono app on 127.0.0.1 on a free port; closed when the test ends. */
-export async function listen(t: { after(fn: () => Promise<void> | void): void }, fetch: (req: Request) => Response | Promise<Response>): Promise<string> {
+export async function listen(
+  t: { after(fn: () => Promise<void> | void): void },
+  fetch: (req: Request) => Response | Promise<Response>,
+): Promise<string> {
   const server = serve({ fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));

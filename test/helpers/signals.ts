@@ -16,7 +16,9 @@ export function signalPayload(city: string, seq: number): SignalPublic {
     conditionId: '0x' + seq.toString(16).padStart(64, '0'),
     old: { reading: low - 1, unit: 'F', bucket: `${low - 2}-${low - 1}°F` },
     new: { reading: low, unit: 'F', bucket: `${low}-${low + 1}°F` },
-    buckets: [{ label: `${low}-${low + 1}°F`, conditionId: '0x' + 'ab'.repeat(32), yes: 0.4, no: 0.61, midpoint: 0.395 }],
+    buckets: [
+      { label: `${low}-${low + 1}°F`, conditionId: '0x' + 'ab'.repeat(32), yes: 0.4, no: 0.61, midpoint: 0.395 },
+    ],
     bucketsAsOf: '2026-07-15T15:00:02.000Z',
     source: 'wu',
     observedAt: '2026-07-15T15:00:00.000Z',
@@ -26,7 +28,9 @@ export function signalPayload(city: string, seq: number): SignalPublic {
 
 export function insertSignals(db: Db, city: string, n: number): number {
   const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck().get(city) as number;
-  const insert = db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   db.transaction(() => {
     for (let seq = latest + 1; seq <= latest + n; seq++) {
       const p = signalPayload(city, seq);

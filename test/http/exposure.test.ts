@@ -14,15 +14,25 @@ async function server(t: Parameters<typeof testApp>[0], env: Record<string, stri
 
 test('preflight: the public API allows X-Payment, Authorization and Content-Type from any origin', async (t) => {
   const { base } = await server(t);
-  for (const path of ['/v1/subscribe?city=nyc&count=2', '/v1/signals?city=nyc', '/v1/delivery/messenger', '/v1/cities']) {
+  for (const path of [
+    '/v1/subscribe?city=nyc&count=2',
+    '/v1/signals?city=nyc',
+    '/v1/delivery/messenger',
+    '/v1/cities',
+  ]) {
     const res = await fetch(base + path, {
       method: 'OPTIONS',
-      headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-payment, authorization, content-type' },
+      headers: {
+        origin: 'https://agent.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-payment, authorization, content-type',
+      },
     });
     assert.equal(res.status, 204, path);
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
     assert.equal(res.headers.get('access-control-allow-headers'), CORS_ALLOW_HEADERS);
-    for (const h of ['X-Payment', 'Authorization', 'Content-Type']) assert.match(res.headers.get('access-control-allow-headers')!, new RegExp(h));
+    for (const h of ['X-Payment', 'Authorization', 'Content-Type'])
+      assert.match(res.headers.get('access-control-allow-headers')!, new RegExp(h));
     assert.match(res.headers.get('access-control-allow-methods')!, path.startsWith('/v1/cities') ? /GET/ : /POST|GET/);
     assert.ok(Number(res.headers.get('access-control-max-age')) > 0);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
@@ -31,7 +41,10 @@ test('preflight: the public API allows X-Payment, Authorization and Content-Type
 
 test('public answers expose the payment and receipt headers; operator routes carry no CORS at all', async (t) => {
   const { base } = await server(t);
-  const challenge = await fetch(`${base}/v1/subscribe?city=nyc&count=2`, { method: 'POST', headers: { origin: 'https://agent.example' } });
+  const challenge = await fetch(`${base}/v1/subscribe?city=nyc&count=2`, {
+    method: 'POST',
+    headers: { origin: 'https://agent.example' },
+  });
   assert.equal(challenge.status, 402);
   assert.equal(challenge.headers.get('access-control-allow-origin'), '*');
   const exposed = challenge.headers.get('access-control-expose-headers') ?? '';
@@ -39,14 +52,25 @@ test('public answers expose the payment and receipt headers; operator routes car
   assert.match(exposed, /X-Receipt-Token/);
   assert.equal((await fetch(`${base}/v1/cities`)).headers.get('access-control-allow-origin'), '*');
 
-  for (const [path, init] of [['/metrics', { headers: bearer }], ['/admin', {}], ['/admin/data.json', { headers: bearer }], ['/admin/assets/admin.js', {}]] as const) {
-    const res = await fetch(base + path, { ...init, headers: { ...('headers' in init ? init.headers : {}), origin: 'https://evil.example' } });
+  for (const [path, init] of [
+    ['/metrics', { headers: bearer }],
+    ['/admin', {}],
+    ['/admin/data.json', { headers: bearer }],
+    ['/admin/assets/admin.js', {}],
+  ] as const) {
+    const res = await fetch(base + path, {
+      ...init,
+      headers: { ...('headers' in init ? init.headers : {}), origin: 'https://evil.example' },
+    });
     assert.equal(res.status, 200, path);
     assert.equal(res.headers.get('access-control-allow-origin'), null, `${path}: no CORS`);
     assert.equal(res.headers.get('access-control-expose-headers'), null);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     await res.arrayBuffer();
-    const pre = await fetch(base + path, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const pre = await fetch(base + path, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     assert.notEqual(pre.status, 204, `${path}: no preflight`);
     assert.equal(pre.headers.get('access-control-allow-origin'), null);
   }
@@ -54,7 +78,16 @@ test('public answers expose the payment and receipt headers; operator routes car
 
 test('nosniff on every answer, a CSP on the two HTML pages', async (t) => {
   const { base } = await server(t);
-  for (const path of ['/health', '/v1/cities', '/v1/cities/nyc', '/nope', '/openapi.json', '/llms.txt', '/terms.txt', '/api/assets/api.css']) {
+  for (const path of [
+    '/health',
+    '/v1/cities',
+    '/v1/cities/nyc',
+    '/nope',
+    '/openapi.json',
+    '/llms.txt',
+    '/terms.txt',
+    '/api/assets/api.css',
+  ]) {
     const res = await fetch(base + path);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
     await res.arrayBuffer();
@@ -73,7 +106,7 @@ test('/metrics without a token: 404 when ADMIN_TOKEN is unset (as /admin), 401 w
   for (const path of ['/metrics', '/admin']) {
     const res = await fetch(off.base + path);
     assert.equal(res.status, 404, path);
-    assert.equal((await res.json() as { error: string }).error, 'not found');
+    assert.equal(((await res.json()) as { error: string }).error, 'not found');
   }
   const on = await server(t);
   const res = await fetch(`${on.base}/metrics`);
@@ -93,9 +126,17 @@ test('assets are looked up in a Map: prototype names are 404', async (t) => {
 
 test('a trailing slash redirects 308 to the canonical path, keeping the query', async (t) => {
   const { base } = await server(t);
-  for (const [from, to] of [['/v1/cities/', '/v1/cities'], ['/v1/cities/nyc/', '/v1/cities/nyc'], ['/v1/signals/?city=nyc&since=3', '/v1/signals?city=nyc&since=3'],
-    ['/v1/subscribe/?city=nyc&count=2', '/v1/subscribe?city=nyc&count=2'], ['/health//', '/health']] as [string, string][]) {
-    const res = await fetch(base + from, { redirect: 'manual', method: from.startsWith('/v1/subscribe') ? 'POST' : 'GET' });
+  for (const [from, to] of [
+    ['/v1/cities/', '/v1/cities'],
+    ['/v1/cities/nyc/', '/v1/cities/nyc'],
+    ['/v1/signals/?city=nyc&since=3', '/v1/signals?city=nyc&since=3'],
+    ['/v1/subscribe/?city=nyc&count=2', '/v1/subscribe?city=nyc&count=2'],
+    ['/health//', '/health'],
+  ] as [string, string][]) {
+    const res = await fetch(base + from, {
+      redirect: 'manual',
+      method: from.startsWith('/v1/subscribe') ? 'POST' : 'GET',
+    });
     assert.equal(res.status, 308, from);
     assert.equal(res.headers.get('location'), to, from);
   }
@@ -113,7 +154,9 @@ function raw(base: string, bytes: string, endAfterMs?: number): Promise<string> 
       if (endAfterMs !== undefined) setTimeout(() => s.end(), endAfterMs);
     });
     let buf = '';
-    s.on('data', (d) => { buf += d; });
+    s.on('data', (d) => {
+      buf += d;
+    });
     s.on('close', () => resolve(buf));
     s.on('error', () => resolve(buf));
     setTimeout(() => s.destroy(), 2000);
@@ -131,10 +174,17 @@ test('client framing errors are a 4xx logged at debug level, never a 500 or an e
     assert.match(answer, /^HTTP\/1\.1 4\d\d /, answer);
   }
   // A body cut off mid-way (the client hangs up).
-  await raw(env.base, 'POST /v1/delivery/messenger HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nContent-Type: application/json\r\n\r\n{"a":', 50);
+  await raw(
+    env.base,
+    'POST /v1/delivery/messenger HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nContent-Type: application/json\r\n\r\n{"a":',
+    50,
+  );
   await new Promise((r) => setTimeout(r, 300));
   const lines = env.logger.lines.map((l) => JSON.parse(l) as { level: string; msg: string });
-  assert.deepEqual(lines.filter((l) => l.level === 'error' || l.level === 'warn'), []);
+  assert.deepEqual(
+    lines.filter((l) => l.level === 'error' || l.level === 'warn'),
+    [],
+  );
   assert.ok(lines.some((l) => l.level === 'debug' && l.msg === 'request body unreadable'));
   const metrics = await (await fetch(`${env.base}/metrics`, { headers: bearer })).text();
   assert.doesNotMatch(metrics, /status="500"/);

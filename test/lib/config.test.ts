@@ -4,7 +4,13 @@ import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig, payTo, MOCK_PAY_TO } from '../../src/config.ts';
 
 const problems = (env: Record<string, string>, argv: string[] = []) => {
-  try { loadConfig(env, argv); return []; } catch (err) { assert.ok(err instanceof ConfigError); return err.problems; }
+  try {
+    loadConfig(env, argv);
+    return [];
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    return err.problems;
+  }
 };
 
 test('defaults give the offline demo: mock payments, simulated feed, ./data, port 8402', () => {
@@ -22,7 +28,13 @@ test('defaults give the offline demo: mock payments, simulated feed, ./data, por
 });
 
 test('flags override variables, in both --flag value and --flag=value forms', () => {
-  const c = loadConfig({ PORT: '9000', LOG_LEVEL: 'warn' }, ['--port', '9100', '--log-level=debug', '--base-url', 'https://signals.example.com/']);
+  const c = loadConfig({ PORT: '9000', LOG_LEVEL: 'warn' }, [
+    '--port',
+    '9100',
+    '--log-level=debug',
+    '--base-url',
+    'https://signals.example.com/',
+  ]);
   assert.equal(c.PORT, 9100);
   assert.equal(c.LOG_LEVEL, 'debug');
   assert.equal(c.BASE_URL, 'https://signals.example.com');
@@ -30,7 +42,10 @@ test('flags override variables, in both --flag value and --flag=value forms', ()
 });
 
 test('every bad value is reported, one line each', () => {
-  const p = problems({ PORT: 'eighty', PAYMENT_MODE: 'free', PAY_TO: '0x123', FEED: 'x', SERVER_SECRET: 'short' }, ['--nope', '1']);
+  const p = problems({ PORT: 'eighty', PAYMENT_MODE: 'free', PAY_TO: '0x123', FEED: 'x', SERVER_SECRET: 'short' }, [
+    '--nope',
+    '1',
+  ]);
   assert.equal(p.length, 6, p.join('\n'));
   assert.ok(p.some((l) => l.startsWith('PORT:')));
   assert.ok(p.some((l) => l.startsWith('PAYMENT_MODE:')));
@@ -40,7 +55,12 @@ test('every bad value is reported, one line each', () => {
 });
 
 test('live mode refuses to start without a real non-zero settlement wallet', () => {
-  const live = { PAYMENT_MODE: 'live', FEED: 'live', FACILITATOR_URL: 'http://127.0.0.1:9', OFAC_LIST_PATH: '/etc/isocast/sdn.txt' };
+  const live = {
+    PAYMENT_MODE: 'live',
+    FEED: 'live',
+    FACILITATOR_URL: 'http://127.0.0.1:9',
+    OFAC_LIST_PATH: '/etc/isocast/sdn.txt',
+  };
   assert.ok(problems(live).some((l) => l.startsWith('PAY_TO:')));
   assert.ok(problems({ ...live, PAY_TO: '0x' + '0'.repeat(40) }).some((l) => l.startsWith('PAY_TO:')));
   const ok = loadConfig({ ...live, PAY_TO: '0x' + '1'.repeat(40) });
@@ -51,10 +71,15 @@ test('live mode refuses to start without a real non-zero settlement wallet', () 
 
 test('the serve command exits 2 with one clear line per problem', () => {
   const r = spawnSync(process.execPath, ['src/main.ts', 'serve'], {
-    env: { ...process.env, PAYMENT_MODE: 'live', PORT: '-1', DATA_DIR: '/nonexistent-never-created' }, encoding: 'utf8', timeout: 20_000,
+    env: { ...process.env, PAYMENT_MODE: 'live', PORT: '-1', DATA_DIR: '/nonexistent-never-created' },
+    encoding: 'utf8',
+    timeout: 20_000,
   });
   assert.equal(r.status, 2, r.stderr);
   const lines = r.stderr.trim().split('\n');
-  assert.ok(lines.every((l) => l.startsWith('config: ')), r.stderr);
+  assert.ok(
+    lines.every((l) => l.startsWith('config: ')),
+    r.stderr,
+  );
   assert.ok(lines.some((l) => l.includes('PORT')));
 });

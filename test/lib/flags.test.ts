@@ -16,13 +16,26 @@ test('both forms, booleans, last one wins', () => {
 });
 
 test('every problem at once, each worded once', () => {
-  const r = readFlags(['--nope', '1', 'stray', '-x', '--city', '--json=1', '--count', '--bad=2', '-ab', '--count'], spec);
+  const r = readFlags(
+    ['--nope', '1', 'stray', '-x', '--city', '--json=1', '--count', '--bad=2', '-ab', '--count'],
+    spec,
+  );
   assert.deepEqual(r.problems, [
-    'unknown flag: --nope', 'unexpected argument: stray', 'unexpected argument: -x', '--city needs a value',
-    '--json takes no value', '--count needs a value', 'unknown flag: --bad', 'unexpected argument: -ab', '--count needs a value',
+    'unknown flag: --nope',
+    'unexpected argument: stray',
+    'unexpected argument: -x',
+    '--city needs a value',
+    '--json takes no value',
+    '--count needs a value',
+    'unknown flag: --bad',
+    'unexpected argument: -ab',
+    '--count needs a value',
   ]);
   assert.deepEqual([...r.on], ['json'], 'a flag taken as a missing value is still read as a flag');
-  assert.deepEqual(readFlags(['--', '--city'], spec).problems, ['unexpected argument: --', 'unexpected argument: --city']);
+  assert.deepEqual(readFlags(['--', '--city'], spec).problems, [
+    'unexpected argument: --',
+    'unexpected argument: --city',
+  ]);
 });
 
 test('refused flags are a problem with or without a value, and never a value', () => {
@@ -36,13 +49,25 @@ test('serve and the buyer commands say the same thing about the same mistake', (
   const argv = ['--bogus', 'x', '--port'];
   const serve = flagsToEnv(argv).problems;
   assert.deepEqual(serve, ['unknown flag: --bogus', '--port needs a value']);
-  assert.throws(() => parseFlags(['--bogus', 'x', '--city'], spec), (e) => e instanceof UsageError && e.message === 'unknown flag: --bogus; --city needs a value');
-  assert.deepEqual(flagsToEnv(['--server-secret-file', '/run/s', '--data-dir=/d']).values, { SERVER_SECRET_FILE: '/run/s', DATA_DIR: '/d' });
-  assert.match(flagsToEnv(['--server-secret']).problems[0]!, /^--server-secret: secrets are not accepted as command-line flags/);
+  assert.throws(
+    () => parseFlags(['--bogus', 'x', '--city'], spec),
+    (e) => e instanceof UsageError && e.message === 'unknown flag: --bogus; --city needs a value',
+  );
+  assert.deepEqual(flagsToEnv(['--server-secret-file', '/run/s', '--data-dir=/d']).values, {
+    SERVER_SECRET_FILE: '/run/s',
+    DATA_DIR: '/d',
+  });
+  assert.match(
+    flagsToEnv(['--server-secret']).problems[0]!,
+    /^--server-secret: secrets are not accepted as command-line flags/,
+  );
 });
 
 test('serve exits 2 on an unknown flag, like the buyer commands', () => {
-  const r = spawnSync(process.execPath, ['src/main.ts', 'serve', '--bogus', '1'], { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, ['src/main.ts', 'serve', '--bogus', '1'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.stderr, 'config: unknown flag: --bogus\n');
 });

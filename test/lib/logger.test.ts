@@ -5,13 +5,23 @@ import { memoryLogger } from '../../src/lib/logger.ts';
 test('secrets are redacted by key at any depth and by shape in free text', () => {
   const log = memoryLogger();
   log.info('request', {
-    headers: { 'X-Payment': 'eyJzZWNyZXQiOnRydWV9', Authorization: 'Bearer isr_abcdefghijklmnopqrstuvwxyz', accept: 'json' },
+    headers: {
+      'X-Payment': 'eyJzZWNyZXQiOnRydWV9',
+      Authorization: 'Bearer isr_abcdefghijklmnopqrstuvwxyz',
+      accept: 'json',
+    },
     settlerPrivateKey: '0x' + '11'.repeat(32),
     nested: { deeper: { botToken: '123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ' } },
   });
   log.warn('send failed for https://api.example/bot123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ/sendMessage with Bearer abc.def');
   const all = log.lines.join('\n');
-  for (const secret of ['eyJzZWNyZXQiOnRydWV9', 'isr_abcdefghijklmnopqrstuvwxyz', '11'.repeat(32), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abc.def']) {
+  for (const secret of [
+    'eyJzZWNyZXQiOnRydWV9',
+    'isr_abcdefghijklmnopqrstuvwxyz',
+    '11'.repeat(32),
+    'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+    'abc.def',
+  ]) {
     assert.ok(!all.includes(secret), `leaked ${secret}`);
   }
   const first = JSON.parse(log.lines[0]!);

@@ -10,7 +10,10 @@ test('counters, gauges and histograms render in Prometheus text format', () => {
   payments.inc({ outcome: 'binding "mismatch"' });
   const depth = m.gauge('isocast_outbox_queued', 'Queued deliveries');
   let calls = 0;
-  m.collect(() => { calls++; depth.set(7); });
+  m.collect(() => {
+    calls++;
+    depth.set(7);
+  });
   const lat = m.histogram('isocast_http_request_seconds', 'Request latency', [0.01, 0.1, 1]);
   lat.observe(0.005, { route: '/health' });
   lat.observe(0.5, { route: '/health' });

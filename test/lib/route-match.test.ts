@@ -3,10 +3,21 @@ import { test } from 'node:test';
 import { pathOf, routeTable } from '../../src/lib/route-match.ts';
 import type { RouteDoc } from '../../src/lib/route-doc.ts';
 
-const doc = (method: RouteDoc['method'], path: string): RouteDoc => ({ method, path, summary: '', tags: [], responses: {} });
+const doc = (method: RouteDoc['method'], path: string): RouteDoc => ({
+  method,
+  path,
+  summary: '',
+  tags: [],
+  responses: {},
+});
 const table = routeTable([
-  doc('get', '/v1/cities'), doc('get', '/v1/cities/{slug}'), doc('post', '/v1/subscribe'),
-  doc('post', '/v1/delivery/messenger'), doc('delete', '/v1/delivery/messenger'), doc('get', '/'), doc('get', '/a.b'),
+  doc('get', '/v1/cities'),
+  doc('get', '/v1/cities/{slug}'),
+  doc('post', '/v1/subscribe'),
+  doc('post', '/v1/delivery/messenger'),
+  doc('delete', '/v1/delivery/messenger'),
+  doc('get', '/'),
+  doc('get', '/a.b'),
 ]);
 
 test('labels are route patterns in Hono syntax, and anything else is one label', () => {

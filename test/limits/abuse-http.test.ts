@@ -15,22 +15,31 @@ import { grant, insertSignal, registerChat, signalFixture } from '../delivery/fi
 
 const TOKEN = 'abuse-test-admin-token-0123456789abcdef';
 const admin = { headers: { authorization: `Bearer ${TOKEN}` } };
-const sample = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}()[\]."/]/g, '\\$&')} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+const sample = (text: string, series: string) =>
+  Number(new RegExp(`^${series.replace(/[{}()[\]."/]/g, '\\$&')} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
 
 test('a burst over the address limit gets 429 JSON with Retry-After, counted in /metrics; free reads are never limited', async (t) => {
   const metrics = createMetrics();
-  const env = testApp(t, { env: { ADMIN_TOKEN: TOKEN, RATE_LIMIT_ADDRESS_PER_MIN: '6', RATE_LIMIT_ADDRESS_BURST: '5' }, deps: { metrics } });
+  const env = testApp(t, {
+    env: { ADMIN_TOKEN: TOKEN, RATE_LIMIT_ADDRESS_PER_MIN: '6', RATE_LIMIT_ADDRESS_BURST: '5' },
+    deps: { metrics },
+  });
   const base = await listen(t, env.app.fetch);
   const sent = 40;
-  const answers = await Promise.all(Array.from({ length: sent }, () => fetch(`${base}/v1/subscribe?city=nyc&count=2`, { method: 'POST' })));
+  const answers = await Promise.all(
+    Array.from({ length: sent }, () => fetch(`${base}/v1/subscribe?city=nyc&count=2`, { method: 'POST' })),
+  );
   const statuses = answers.map((r) => r.status);
   assert.equal(statuses.filter((s) => s === 402).length, 5, 'the burst');
   assert.equal(statuses.filter((s) => s === 429).length, sent - 5);
   const limited = answers.find((r) => r.status === 429)!;
-  const body = await limited.json() as { error: string; retryAfterSeconds: number; disclaimer: string };
+  const body = (await limited.json()) as { error: string; retryAfterSeconds: number; disclaimer: string };
   assert.equal(body.error, 'rate limit exceeded; retry later');
   RateLimited.parse(body); // the documented 429 shape (openapi.json)
-  assert.ok(Number.isInteger(body.retryAfterSeconds) && body.retryAfterSeconds >= 1 && body.retryAfterSeconds <= 10, String(body.retryAfterSeconds));
+  assert.ok(
+    Number.isInteger(body.retryAfterSeconds) && body.retryAfterSeconds >= 1 && body.retryAfterSeconds <= 10,
+    String(body.retryAfterSeconds),
+  );
   assert.equal(limited.headers.get('retry-after'), String(body.retryAfterSeconds));
   assert.match(body.disclaimer, /not financial/);
   assert.equal(limited.headers.get('access-control-allow-origin'), '*', 'a browser client can read the 429');
@@ -40,8 +49,13 @@ test('a burst over the address limit gets 429 JSON with Retry-After, counted in 
   assert.equal((await fetch(`${base}/v1/signals?city=nyc`, { headers: { 'x-payment': 'e30=' } })).status, 429);
   assert.equal((await fetch(`${base}/v1/delivery/messenger`, { method: 'POST', body: '{}' })).status, 429);
   assert.equal((await fetch(`${base}/v1/receipts`, { method: 'POST', body: '{}' })).status, 429);
-  for (const path of ['/v1/cities', '/v1/cities/nyc', '/health', '/v1/sample?city=nyc']) assert.equal((await fetch(base + path)).status, 200, path);
-  assert.equal((await fetch(`${base}/v1/signals?city=nyc`)).status, 402, 'a read without payment is answered, not limited');
+  for (const path of ['/v1/cities', '/v1/cities/nyc', '/health', '/v1/sample?city=nyc'])
+    assert.equal((await fetch(base + path)).status, 200, path);
+  assert.equal(
+    (await fetch(`${base}/v1/signals?city=nyc`)).status,
+    402,
+    'a read without payment is answered, not limited',
+  );
 
   const text = await (await fetch(`${base}/metrics`, admin)).text();
   assert.equal(sample(text, 'isocast_rate_limited_total{limit="address",route="/v1/subscribe"}'), sent - 5);
@@ -49,7 +63,9 @@ test('a burst over the address limit gets 429 JSON with Retry-After, counted in 
 });
 
 test('per payer wallet: a wallet over its budget gets 429 after its signature is checked; another wallet is unaffected', async (t) => {
-  const env = testApp(t, { env: { RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_WALLET_PER_MIN: '1', RATE_LIMIT_WALLET_BURST: '2' } });
+  const env = testApp(t, {
+    env: { RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_WALLET_PER_MIN: '1', RATE_LIMIT_WALLET_BURST: '2' },
+  });
   const f = over(await listen(t, env.app.fetch));
   const a = privateKeyToAccount(generatePrivateKey());
   const b = privateKeyToAccount(generatePrivateKey());
@@ -67,18 +83,33 @@ test('per payer wallet: a wallet over its budget gets 429 after its signature is
 });
 
 test('TRUSTED_PROXIES: behind a trusted proxy each forwarded client has its own budget; otherwise the header is ignored', async (t) => {
-  const proxied = testApp(t, { env: { TRUSTED_PROXIES: '127.0.0.1/8,::1', RATE_LIMIT_ADDRESS_PER_MIN: '1', RATE_LIMIT_ADDRESS_BURST: '2' } });
+  const proxied = testApp(t, {
+    env: { TRUSTED_PROXIES: '127.0.0.1/8,::1', RATE_LIMIT_ADDRESS_PER_MIN: '1', RATE_LIMIT_ADDRESS_BURST: '2' },
+  });
   const base = await listen(t, proxied.app.fetch);
-  const post = (xff: string) => fetch(`${base}/v1/subscribe?city=nyc&count=2`, { method: 'POST', headers: { 'x-forwarded-for': xff } }).then((r) => r.status);
+  const post = (xff: string) =>
+    fetch(`${base}/v1/subscribe?city=nyc&count=2`, { method: 'POST', headers: { 'x-forwarded-for': xff } }).then(
+      (r) => r.status,
+    );
   // The client forged the left hop; the proxy appended the real one.
-  assert.deepEqual([await post('6.6.6.6, 198.51.100.1'), await post('7.7.7.7, 198.51.100.1'), await post('198.51.100.1')], [402, 402, 429]);
+  assert.deepEqual(
+    [await post('6.6.6.6, 198.51.100.1'), await post('7.7.7.7, 198.51.100.1'), await post('198.51.100.1')],
+    [402, 402, 429],
+  );
   assert.equal(await post('198.51.100.2'), 402);
 
   const direct = testApp(t, { env: { RATE_LIMIT_ADDRESS_PER_MIN: '1', RATE_LIMIT_ADDRESS_BURST: '2' } });
   const directBase = await listen(t, direct.app.fetch);
   const statuses = [];
   for (const xff of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) {
-    statuses.push((await fetch(`${directBase}/v1/subscribe?city=nyc&count=2`, { method: 'POST', headers: { 'x-forwarded-for': xff } })).status);
+    statuses.push(
+      (
+        await fetch(`${directBase}/v1/subscribe?city=nyc&count=2`, {
+          method: 'POST',
+          headers: { 'x-forwarded-for': xff },
+        })
+      ).status,
+    );
   }
   assert.deepEqual(statuses, [402, 402, 429], 'an untrusted peer cannot pick its own key');
 });
@@ -93,7 +124,10 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
   const slotMs = 1000 / limits.globalPerSecond;
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits });
   const metrics = createMetrics();
-  const env = testApp(t, { env: { ADMIN_TOKEN: TOKEN, RATE_LIMIT_ADDRESS_PER_MIN: '60', RATE_LIMIT_ADDRESS_BURST: '40' }, deps: { messenger, metrics } });
+  const env = testApp(t, {
+    env: { ADMIN_TOKEN: TOKEN, RATE_LIMIT_ADDRESS_PER_MIN: '60', RATE_LIMIT_ADDRESS_BURST: '40' },
+    deps: { messenger, metrics },
+  });
   const base = await listen(t, env.app.fetch);
 
   // 30 entitled, registered wallets: each new signal queues 30 paid pushes.
@@ -104,7 +138,14 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
     registerChat(env.db, w, `${9_000_000 + i}`, 'nyc');
   }
   const outbox = createOutbox(env.db, env.clock);
-  const worker = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger: env.logger, termsUrl: env.config.TERMS_URL, metrics });
+  const worker = createDeliveryWorker({
+    outbox,
+    messenger,
+    clock: systemClock,
+    logger: env.logger,
+    termsUrl: env.config.TERMS_URL,
+    metrics,
+  });
   t.after(() => worker.stop());
   worker.start();
   /** Queues one signal's pushes, runs `during` meanwhile; returns each push's arrival after the enqueue. */
@@ -124,22 +165,35 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
   // 150 registrations from fresh wallets, signed beforehand; 20 aim at one chat.
   const FLOOD = 150;
   const timestamp = Math.floor(env.clock.now() / 1000);
-  const bodies = await Promise.all(Array.from({ length: FLOOD }, async (_, i) => {
-    const account = privateKeyToAccount(generatePrivateKey());
-    const chatId = i < 20 ? '5550000' : `${5_550_001 + i}`;
-    const message = { wallet: account.address, chatId, citySlug: '', action: 'set', timestamp: BigInt(timestamp) };
-    const signature = await account.signTypedData({ domain: DELIVERY_DOMAIN, types: DELIVERY_TYPES, primaryType: DELIVERY_PRIMARY_TYPE, message });
-    return JSON.stringify({ wallet: account.address, chatId, citySlug: '', action: 'set', signature, timestamp });
-  }));
+  const bodies = await Promise.all(
+    Array.from({ length: FLOOD }, async (_, i) => {
+      const account = privateKeyToAccount(generatePrivateKey());
+      const chatId = i < 20 ? '5550000' : `${5_550_001 + i}`;
+      const message = { wallet: account.address, chatId, citySlug: '', action: 'set', timestamp: BigInt(timestamp) };
+      const signature = await account.signTypedData({
+        domain: DELIVERY_DOMAIN,
+        types: DELIVERY_TYPES,
+        primaryType: DELIVERY_PRIMARY_TYPE,
+        message,
+      });
+      return JSON.stringify({ wallet: account.address, chatId, citySlug: '', action: 'set', signature, timestamp });
+    }),
+  );
   let statuses: number[] = [];
   // At 50 requests/s across the paid batch: an attacker's steady flood.
   const flood = async () => {
-    statuses = await Promise.all(bodies.map(async (body, i) => {
-      await new Promise((r) => setTimeout(r, i * 20));
-      const r = await fetch(`${base}/v1/delivery/messenger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      await r.arrayBuffer();
-      return r.status;
-    }));
+    statuses = await Promise.all(
+      bodies.map(async (body, i) => {
+        await new Promise((r) => setTimeout(r, i * 20));
+        const r = await fetch(`${base}/v1/delivery/messenger`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        await r.arrayBuffer();
+        return r.status;
+      }),
+    );
   };
 
   // The same batch alone and under the flood, back to back on the same machine. A push's wait is
@@ -160,8 +214,15 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
   const lateness = waits(flooded).map((ms, k) => ms - aloneWaits[k]!);
   const delayed = lateness.filter((ms) => ms >= 1.5 * slotMs).length;
   const summary = {
-    requestsSent: FLOOD, answered200: count(200), answered429: count(429), otherStatuses: FLOOD - count(200) - count(429),
-    testMessagesSent: tests.length, paidPushes: PAID, paidPushesDelayed: delayed, lastPaidAloneMs: alone.at(-1), lastPaidUnderFloodMs: flooded.at(-1),
+    requestsSent: FLOOD,
+    answered200: count(200),
+    answered429: count(429),
+    otherStatuses: FLOOD - count(200) - count(429),
+    testMessagesSent: tests.length,
+    paidPushes: PAID,
+    paidPushesDelayed: delayed,
+    lastPaidAloneMs: alone.at(-1),
+    lastPaidUnderFloodMs: flooded.at(-1),
     maxLatenessMs: Math.max(...lateness),
   };
   t.diagnostic(`flood: ${JSON.stringify(summary)}`);

@@ -11,7 +11,10 @@ import { loadConfig } from '../../src/config.ts';
 import { listen, tempDir } from '../helpers/app.ts';
 
 const insertSignal = (db: Database.Database, seq: number) =>
-  db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  db
+    .prepare(
+      'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
     .run('nyc', seq, '2026-07-15', `b${seq}`, '2026-07-15T12:00:00Z', '{}', seq);
 
 test('an online backup taken while another connection writes is consistent and complete', async (t) => {
@@ -20,7 +23,9 @@ test('an online backup taken while another connection writes is consistent and c
   const writer = openDb(join(dir, 'isocast.db'));
   for (let i = 1; i <= 2000; i++) insertSignal(writer, i);
   let next = 2001;
-  const timer = setInterval(() => { for (let k = 0; k < 20; k++) insertSignal(writer, next++); }, 1);
+  const timer = setInterval(() => {
+    for (let k = 0; k < 20; k++) insertSignal(writer, next++);
+  }, 1);
   const dest = join(dir, 'backup.db');
   const result = await backupDatabase(db, dest);
   clearInterval(timer);
@@ -43,14 +48,22 @@ test('`isocast backup <file>` from the command line', (t) => {
   const db = openDb(join(dir, 'isocast.db'));
   insertSignal(db, 1);
   const dest = join(dir, 'copy.db');
-  const r = spawnSync(process.execPath, ['src/main.ts', 'backup', dest], { env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, ['src/main.ts', 'backup', dest], {
+    env: { ...process.env, DATA_DIR: dir },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /backup written to .*integrity ok/);
   const copy = new Database(dest, { readonly: true });
   assert.equal(copy.prepare('SELECT count(*) FROM signals').pluck().get(), 1);
   copy.close();
   db.close();
-  const usage = spawnSync(process.execPath, ['src/main.ts', 'backup'], { env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8', timeout: 30_000 });
+  const usage = spawnSync(process.execPath, ['src/main.ts', 'backup'], {
+    env: { ...process.env, DATA_DIR: dir },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(usage.status, 2);
 });
 
@@ -58,10 +71,20 @@ test('doctor reports each check, probing only the upstreams the mode uses', asyn
   const dir = tempDir(t);
   const up = await listen(t, () => new Response('{}', { status: 404 }));
   const config = loadConfig({
-    DATA_DIR: dir, FEED: 'live', GAMMA_URL: up, CLOB_URL: up, METAR_URL: 'http://127.0.0.1:9', OFAC_LIST_PATH: join(dir, 'missing.txt'),
+    DATA_DIR: dir,
+    FEED: 'live',
+    GAMMA_URL: up,
+    CLOB_URL: up,
+    METAR_URL: 'http://127.0.0.1:9',
+    OFAC_LIST_PATH: join(dir, 'missing.txt'),
   });
   openDb(join(dir, 'isocast.db')).close();
-  const checks = await runDoctor({ config, openDb: () => openReadOnly(join(dir, 'isocast.db')), dbPath: join(dir, 'isocast.db'), timeoutMs: 2000 });
+  const checks = await runDoctor({
+    config,
+    openDb: () => openReadOnly(join(dir, 'isocast.db')),
+    dbPath: join(dir, 'isocast.db'),
+    timeoutMs: 2000,
+  });
   const by = Object.fromEntries(checks.map((c) => [c.name, c]));
   assert.equal(by.database!.status, 'ok', by.database!.detail);
   assert.equal(by['market (gamma)']!.status, 'ok');

@@ -10,7 +10,14 @@ import { startFakeChain } from '../fakes/chain-rpc.ts';
 /** Live mode resolves in-doubt settlements through RPC_URL: doctor checks it speaks JSON-RPC for Base. */
 test('doctor: live mode defaults RPC_URL to the public Base endpoint and checks eth_chainId is 8453', async (t) => {
   const dir = tempDir(t);
-  const live = { DATA_DIR: dir, PAYMENT_MODE: 'live', FEED: 'live', PAY_TO: '0x00000000000000000000000000000000000000aa', FACILITATOR_URL: 'http://127.0.0.1:9', OFAC_REQUIRED: 'false' };
+  const live = {
+    DATA_DIR: dir,
+    PAYMENT_MODE: 'live',
+    FEED: 'live',
+    PAY_TO: '0x00000000000000000000000000000000000000aa',
+    FACILITATOR_URL: 'http://127.0.0.1:9',
+    OFAC_REQUIRED: 'false',
+  };
   assert.equal(loadConfig(live).RPC_URL, 'https://mainnet.base.org');
   assert.equal(loadConfig({ DATA_DIR: dir }).RPC_URL, undefined, 'mock mode needs none');
   assert.equal(loadConfig(live).RECONCILE_INTERVAL_MS, 30_000);
@@ -20,7 +27,14 @@ test('doctor: live mode defaults RPC_URL to the public Base endpoint and checks 
   t.after(() => chain.close());
   const run = async (rpcUrl: string, rpcChainId?: (url: string) => Promise<number>) => {
     const config = loadConfig({ ...live, RPC_URL: rpcUrl });
-    const checks = await runDoctor({ config, openDb: () => openDb(join(dir, 'isocast.db')), dbPath: join(dir, 'isocast.db'), probe: async () => 200, timeoutMs: 2_000, ...(rpcChainId ? { rpcChainId } : {}) });
+    const checks = await runDoctor({
+      config,
+      openDb: () => openDb(join(dir, 'isocast.db')),
+      dbPath: join(dir, 'isocast.db'),
+      probe: async () => 200,
+      timeoutMs: 2_000,
+      ...(rpcChainId ? { rpcChainId } : {}),
+    });
     return checks.find((c) => c.name === 'rpc')!;
   };
   const ok = await run(chain.url);

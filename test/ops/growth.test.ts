@@ -20,10 +20,20 @@ import { tempDir } from '../helpers/app.ts';
 test('growth database, small: counters agree with the tables; the enqueue uses the entitlement index', async (t) => {
   const path = join(tempDir(t), 'isocast.db');
   const nowMs = Date.now();
-  const { latest } = buildGrowthDb(path, { signals: 50_000, outbox: 100_000, entitlements: 10_000, registrations: 1_000 }, nowMs, () => {});
+  const { latest } = buildGrowthDb(
+    path,
+    { signals: 50_000, outbox: 100_000, entitlements: 10_000, registrations: 1_000 },
+    nowMs,
+    () => {},
+  );
   const db = openDb(path);
   t.after(() => db.close());
-  const retention = createRetention({ db, clock: manualClock(nowMs), logger: memoryLogger(), settings: { outboxDays: 30, failedPaymentDays: 30, receiptDays: 365 } });
+  const retention = createRetention({
+    db,
+    clock: manualClock(nowMs),
+    logger: memoryLogger(),
+    settings: { outboxDays: 30, failedPaymentDays: 30, receiptDays: 365 },
+  });
   const pruned = await retention.runOnce();
   assert.ok(pruned.failedPayments > 0 && pruned.outbox === 0 && pruned.receipts === 0, JSON.stringify(pruned));
 
@@ -39,8 +49,15 @@ test('growth database, small: counters agree with the tables; the enqueue uses t
   assert.equal(counts.failed, one(`SELECT count(*) FROM delivery_outbox WHERE status = 'failed'`));
   for (const c of report.poller.cities) assert.equal(c.latestSeq, latest.get(c.city) ?? 0, c.city);
 
-  const plan = (db.prepare(`EXPLAIN QUERY PLAN SELECT r.wallet FROM delivery_registrations r
+  const plan = (
+    db
+      .prepare(`EXPLAIN QUERY PLAN SELECT r.wallet FROM delivery_registrations r
     JOIN entitlements e ON e.wallet = r.wallet AND e.city = @city
-    WHERE (r.city IS NULL OR r.city = @city) AND e.paid_through_seq >= @seq`).all({ city: 'nyc', seq: 1 }) as { detail: string }[]).map((r) => r.detail);
-  assert.ok(plan.some((d) => /entitlements_city_paid/.test(d)), plan.join(' | '));
+    WHERE (r.city IS NULL OR r.city = @city) AND e.paid_through_seq >= @seq`)
+      .all({ city: 'nyc', seq: 1 }) as { detail: string }[]
+  ).map((r) => r.detail);
+  assert.ok(
+    plan.some((d) => /entitlements_city_paid/.test(d)),
+    plan.join(' | '),
+  );
 });

@@ -39,7 +39,11 @@ test('a scrape after purchases, crossings and deliveries shows every operations 
   assert.equal(sample(text, 'isocast_poll_ticks_total'), 3);
   assert.equal(sample(text, 'isocast_poll_tick_duration_seconds_count'), 3);
   assert.equal(sample(text, 'isocast_signals_total{city="nyc"}'), 2);
-  assert.equal(sample(text, 'isocast_upstream_errors_total{upstream="polymarket"}'), 2, 'chicago failed twice, then backed off');
+  assert.equal(
+    sample(text, 'isocast_upstream_errors_total{upstream="polymarket"}'),
+    2,
+    'chicago failed twice, then backed off',
+  );
 
   // Payments: five applied purchases, one idempotent replay, one forged amount.
   assert.equal(sample(text, 'isocast_payments_total{outcome="settled"}'), 5);
@@ -61,8 +65,14 @@ test('a scrape after purchases, crossings and deliveries shows every operations 
   assert.equal(sample(text, 'isocast_delivery_outbox_rows{status="failed"}'), 0);
 
   // Request latency, by route pattern.
-  assert.ok((sample(text, 'isocast_http_request_duration_seconds_count{method="POST",route="/v1/subscribe",status="200"}') ?? 0) >= 6);
-  assert.equal(sample(text, 'isocast_http_request_duration_seconds_count{method="GET",route="/v1/cities/:slug",status="200"}'), 1);
+  assert.ok(
+    (sample(text, 'isocast_http_request_duration_seconds_count{method="POST",route="/v1/subscribe",status="200"}') ??
+      0) >= 6,
+  );
+  assert.equal(
+    sample(text, 'isocast_http_request_duration_seconds_count{method="GET",route="/v1/cities/:slug",status="200"}'),
+    1,
+  );
 
   // A refund queued later shows on the next scrape without any counter having been touched.
   s.env.db.prepare(`UPDATE refunds SET status = 'paid'`).run();

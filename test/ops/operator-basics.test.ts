@@ -9,7 +9,8 @@ import { VERSION } from '../../src/version.ts';
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['src/main.ts', ...args], { encoding: 'utf8', timeout: 30_000 });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, ['src/main.ts', ...args], { encoding: 'utf8', timeout: 30_000 });
 
 test('-v and -h work as the first argument, like --version and --help; help never points to a README', () => {
   for (const flag of ['-v', '--version']) {
@@ -49,8 +50,8 @@ test('with the simulated feed, targetDate follows the simulated clock the signal
   anchor.set(real);
   const e = testApp(t, { nowMs: real, deps: { dayClock: simClock } });
   return (async () => {
-    const realDay = await (await e0.app.request('/v1/cities/nyc')).json() as { targetDate: string };
-    const simDay = await (await e.app.request('/v1/cities/nyc')).json() as { targetDate: string };
+    const realDay = (await (await e0.app.request('/v1/cities/nyc')).json()) as { targetDate: string };
+    const simDay = (await (await e.app.request('/v1/cities/nyc')).json()) as { targetDate: string };
     assert.equal(realDay.targetDate, '2026-07-15');
     assert.equal(simDay.targetDate, new Date(simClock.now() - 4 * 3_600_000).toISOString().slice(0, 10));
     assert.equal(simDay.targetDate, '2026-07-16');
@@ -62,11 +63,20 @@ test('/v1/cities?sort=recent puts the cities whose latest signal is newest first
   insertSignals(e.db, 'nyc', 3);
   await new Promise((r) => setTimeout(r, 5));
   insertSignals(e.db, 'wellington', 1);
-  const body = await (await e.app.request('/v1/cities?sort=recent')).json() as { cities: { slug: string; latestSeq: number }[]; count: number };
-  assert.deepEqual(body.cities.slice(0, 2).map((c) => [c.slug, c.latestSeq]), [['wellington', 1], ['nyc', 3]]);
+  const body = (await (await e.app.request('/v1/cities?sort=recent')).json()) as {
+    cities: { slug: string; latestSeq: number }[];
+    count: number;
+  };
+  assert.deepEqual(
+    body.cities.slice(0, 2).map((c) => [c.slug, c.latestSeq]),
+    [
+      ['wellington', 1],
+      ['nyc', 3],
+    ],
+  );
   assert.equal(body.count, 37);
   assert.ok(body.cities.slice(2).every((c) => c.latestSeq === 0));
-  const plain = await (await e.app.request('/v1/cities')).json() as { cities: { slug: string }[] };
+  const plain = (await (await e.app.request('/v1/cities')).json()) as { cities: { slug: string }[] };
   assert.notEqual(plain.cities[0]!.slug, 'wellington', 'the default order is unchanged');
   const bad = await e.app.request('/v1/cities?sort=oldest');
   assert.equal(bad.status, 400);

@@ -13,7 +13,11 @@ import { tempDir } from '../helpers/app.ts';
  * restoring the backup gives back the old file byte-for-byte in content and version.
  */
 const cli = (dir: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['src/main.ts', ...args], { env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8', timeout: 30_000 });
+  spawnSync(process.execPath, ['src/main.ts', ...args], {
+    env: { ...process.env, DATA_DIR: dir },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
 
 test('upgrade: backup keeps the old schema, start migrates, restoring the backup rolls back', (t) => {
   const dir = tempDir(t);
@@ -22,8 +26,9 @@ test('upgrade: backup keeps the old schema, start migrates, restoring the backup
   const db = new Database(live);
   db.pragma('journal_mode = WAL');
   migrate(db, { target: old, fromSchemaFile: false });
-  db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run('nyc', 1, '2026-07-15', '70-71°F', '2026-07-15T12:00:00Z', '{}', 1);
+  db.prepare(
+    'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run('nyc', 1, '2026-07-15', '70-71°F', '2026-07-15T12:00:00Z', '{}', 1);
   db.close();
 
   const backup = join(dir, 'before-upgrade.db');
@@ -31,7 +36,11 @@ test('upgrade: backup keeps the old schema, start migrates, restoring the backup
   assert.equal(b.status, 0, b.stderr);
   const readVersion = (path: string) => {
     const d = new Database(path, { readonly: true });
-    try { return [schemaVersion(d), d.prepare('SELECT count(*) FROM signals').pluck().get()]; } finally { d.close(); }
+    try {
+      return [schemaVersion(d), d.prepare('SELECT count(*) FROM signals').pluck().get()];
+    } finally {
+      d.close();
+    }
   };
   assert.deepEqual(readVersion(live), [old, 1], 'backing up does not migrate the live file');
   assert.deepEqual(readVersion(backup), [old, 1]);

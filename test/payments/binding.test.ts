@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodePacked, keccak256 } from 'viem';
-import { acceptedWindows, BINDING_WINDOW_S, bindingNonce, bindingSalt, matchBinding, MAX_AUTH_LIFETIME_S, windowAt } from '../../src/payments/binding.ts';
+import {
+  acceptedWindows,
+  BINDING_WINDOW_S,
+  bindingNonce,
+  bindingSalt,
+  matchBinding,
+  MAX_AUTH_LIFETIME_S,
+  windowAt,
+} from '../../src/payments/binding.ts';
 import { buyerA, buyerB } from './buy.ts';
 
 const secret = Buffer.alloc(32, 1);
@@ -9,16 +17,26 @@ const now = 1_784_000_000;
 
 test('the nonce is keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt))', () => {
   const salt = bindingSalt(secret, 'nyc', 20, windowAt(now));
-  const manual = keccak256(`0x${buyerA.address.slice(2).toLowerCase()}${Buffer.from('nyc').toString('hex')}${(20).toString(16).padStart(64, '0')}${salt.slice(2)}`);
+  const manual = keccak256(
+    `0x${buyerA.address.slice(2).toLowerCase()}${Buffer.from('nyc').toString('hex')}${(20).toString(16).padStart(64, '0')}${salt.slice(2)}`,
+  );
   assert.equal(bindingNonce(buyerA.address, 'nyc', 20, salt), manual);
-  assert.equal(bindingNonce(buyerA.address, 'nyc', 20, salt), keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'], [buyerA.address, 'nyc', 20n, salt])));
+  assert.equal(
+    bindingNonce(buyerA.address, 'nyc', 20, salt),
+    keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'], [buyerA.address, 'nyc', 20n, salt])),
+  );
 });
 
 test('salts depend on secret, city, count and window, and are 32 bytes', () => {
   const base = bindingSalt(secret, 'nyc', 20, 7);
   assert.match(base, /^0x[0-9a-f]{64}$/);
   assert.equal(bindingSalt(secret, 'nyc', 20, 7), base);
-  for (const other of [bindingSalt(Buffer.alloc(32, 2), 'nyc', 20, 7), bindingSalt(secret, 'miami', 20, 7), bindingSalt(secret, 'nyc', 21, 7), bindingSalt(secret, 'nyc', 20, 8)]) {
+  for (const other of [
+    bindingSalt(Buffer.alloc(32, 2), 'nyc', 20, 7),
+    bindingSalt(secret, 'miami', 20, 7),
+    bindingSalt(secret, 'nyc', 21, 7),
+    bindingSalt(secret, 'nyc', 20, 8),
+  ]) {
     assert.notEqual(other, base);
   }
 });
@@ -30,7 +48,10 @@ test('accepted windows are exactly those touching [validBefore - max lifetime, n
   assert.equal(ws.at(-1), windowAt(vb - MAX_AUTH_LIFETIME_S));
   assert.equal(ws.length, windowAt(now) - windowAt(vb - MAX_AUTH_LIFETIME_S) + 1);
   // An authorization about to expire can only come from windows within the lifetime before it.
-  assert.deepEqual(acceptedWindows(now, now + 1), Array.from({ length: windowAt(now) - windowAt(now + 1 - MAX_AUTH_LIFETIME_S) + 1 }, (_, i) => windowAt(now) - i));
+  assert.deepEqual(
+    acceptedWindows(now, now + 1),
+    Array.from({ length: windowAt(now) - windowAt(now + 1 - MAX_AUTH_LIFETIME_S) + 1 }, (_, i) => windowAt(now) - i),
+  );
 });
 
 test('matchBinding finds the serving window and refuses other payers, cities, counts and stale salts', () => {
@@ -38,14 +59,46 @@ test('matchBinding finds the serving window and refuses other payers, cities, co
   const salt = bindingSalt(secret, 'nyc', 20, windowAt(served));
   const nonce = bindingNonce(buyerA.address, 'nyc', 20, salt);
   const vb = served + 300;
-  assert.equal(matchBinding(secret, { payer: buyerA.address, city: 'nyc', count: 20, nonce, nowSeconds: now, validBefore: vb }), windowAt(served));
-  assert.equal(matchBinding(secret, { payer: buyerB.address, city: 'nyc', count: 20, nonce, nowSeconds: now, validBefore: vb }), null);
-  assert.equal(matchBinding(secret, { payer: buyerA.address, city: 'miami', count: 20, nonce, nowSeconds: now, validBefore: vb }), null);
-  assert.equal(matchBinding(secret, { payer: buyerA.address, city: 'nyc', count: 21, nonce, nowSeconds: now, validBefore: vb }), null);
+  assert.equal(
+    matchBinding(secret, { payer: buyerA.address, city: 'nyc', count: 20, nonce, nowSeconds: now, validBefore: vb }),
+    windowAt(served),
+  );
+  assert.equal(
+    matchBinding(secret, { payer: buyerB.address, city: 'nyc', count: 20, nonce, nowSeconds: now, validBefore: vb }),
+    null,
+  );
+  assert.equal(
+    matchBinding(secret, { payer: buyerA.address, city: 'miami', count: 20, nonce, nowSeconds: now, validBefore: vb }),
+    null,
+  );
+  assert.equal(
+    matchBinding(secret, { payer: buyerA.address, city: 'nyc', count: 21, nonce, nowSeconds: now, validBefore: vb }),
+    null,
+  );
   // A salt from a window older than any still-valid authorization could use is refused.
   const old = now - MAX_AUTH_LIFETIME_S - 2 * BINDING_WINDOW_S;
   const oldNonce = bindingNonce(buyerA.address, 'nyc', 20, bindingSalt(secret, 'nyc', 20, windowAt(old)));
-  assert.equal(matchBinding(secret, { payer: buyerA.address, city: 'nyc', count: 20, nonce: oldNonce, nowSeconds: now, validBefore: now + 10 }), null);
+  assert.equal(
+    matchBinding(secret, {
+      payer: buyerA.address,
+      city: 'nyc',
+      count: 20,
+      nonce: oldNonce,
+      nowSeconds: now,
+      validBefore: now + 10,
+    }),
+    null,
+  );
   // Uppercase hex nonces are the same nonce.
-  assert.equal(matchBinding(secret, { payer: buyerA.address, city: 'nyc', count: 20, nonce: nonce.toUpperCase().replace('0X', '0x') as `0x${string}`, nowSeconds: now, validBefore: vb }), windowAt(served));
+  assert.equal(
+    matchBinding(secret, {
+      payer: buyerA.address,
+      city: 'nyc',
+      count: 20,
+      nonce: nonce.toUpperCase().replace('0X', '0x') as `0x${string}`,
+      nowSeconds: now,
+      validBefore: vb,
+    }),
+    windowAt(served),
+  );
 });

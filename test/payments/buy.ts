@@ -10,25 +10,50 @@ export const buyerB = privateKeyToAccount(`0x${'b2'.repeat(32)}` as Hex);
 export type Fetcher = (path: string, init?: RequestInit) => Promise<Response>;
 
 /** A fetcher over a real listening server. */
-export const over = (base: string): Fetcher => (path, init) => fetch(`${base}${path}`, init);
+export const over =
+  (base: string): Fetcher =>
+  (path, init) =>
+    fetch(`${base}${path}`, init);
 
 export async function challenge(f: Fetcher, city: string, count: number): Promise<Record<string, unknown>> {
   const res = await f(`/v1/subscribe?city=${city}&count=${count}`, { method: 'POST' });
   assert.equal(res.status, 402);
-  return await res.json() as Record<string, unknown>;
+  return (await res.json()) as Record<string, unknown>;
 }
 
 /** `opts.expect.usdc` names a test token (a local chain); the buyer refuses any other token by default. */
-export async function signFor(f: Fetcher, account: Account, city: string, count: number, nowMs: number, opts: PayOptions = {}): Promise<Payment> {
+export async function signFor(
+  f: Fetcher,
+  account: Account,
+  city: string,
+  count: number,
+  nowMs: number,
+  opts: PayOptions = {},
+): Promise<Payment> {
   return payFor402(await challenge(f, city, count), account, { ...opts, nowMs });
 }
 
-export async function subscribeWith(f: Fetcher, xPayment: string, city: string, count: number): Promise<{ status: number; body: Record<string, any>; res: Response }> {
-  const res = await f(`/v1/subscribe?city=${city}&count=${count}`, { method: 'POST', headers: { 'x-payment': xPayment } });
-  return { status: res.status, body: await res.json() as Record<string, any>, res };
+export async function subscribeWith(
+  f: Fetcher,
+  xPayment: string,
+  city: string,
+  count: number,
+): Promise<{ status: number; body: Record<string, any>; res: Response }> {
+  const res = await f(`/v1/subscribe?city=${city}&count=${count}`, {
+    method: 'POST',
+    headers: { 'x-payment': xPayment },
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any>, res };
 }
 
-export async function buy(f: Fetcher, account: Account, city: string, count: number, nowMs: number, opts: PayOptions = {}) {
+export async function buy(
+  f: Fetcher,
+  account: Account,
+  city: string,
+  count: number,
+  nowMs: number,
+  opts: PayOptions = {},
+) {
   const p = await signFor(f, account, city, count, nowMs, opts);
   return { payment: p, ...(await subscribeWith(f, p.xPayment, city, count)) };
 }

@@ -12,7 +12,9 @@ import { buyerA, over, signFor, subscribeWith } from './buy.ts';
 function gatedSettler(fail = false) {
   const inner = createMockSettler();
   let open!: () => void;
-  const gate = new Promise<void>((r) => { open = r; });
+  const gate = new Promise<void>((r) => {
+    open = r;
+  });
   const calls: string[] = [];
   const stats = { active: 0, maxActive: 0 };
   const settler: Settler = {
@@ -46,7 +48,10 @@ test('50 identical requests at once settle once and credit once; the rest answer
   await new Promise((r) => setTimeout(r, 50));
   g.open();
   const results = await Promise.all(all);
-  assert.ok(results.every((r) => r.status === 200), JSON.stringify(results.map((r) => r.status)));
+  assert.ok(
+    results.every((r) => r.status === 200),
+    JSON.stringify(results.map((r) => r.status)),
+  );
   assert.equal(results.filter((r) => !r.body.idempotent).length, 1);
   assert.equal(new Set(results.map((r) => r.body.txHash)).size, 1);
   assert.ok(results.every((r) => r.body.paidThroughSeq === 24));
@@ -68,10 +73,16 @@ test('identical requests against a failing settlement all fail, never settle con
   await new Promise((r) => setTimeout(r, 30));
   g.open();
   const results = await Promise.all(all);
-  assert.ok(results.every((r) => r.status === 402 && r.body.error === PAYMENT_ERRORS.settle && r.body.reason === 'gate says no'));
+  assert.ok(
+    results.every(
+      (r) => r.status === 402 && r.body.error === PAYMENT_ERRORS.settle && r.body.reason === 'gate says no',
+    ),
+  );
   assert.equal(g.calls.length, 1, 'one settle call: every copy answers the one definite failure');
   assert.equal(g.stats.maxActive, 1);
-  assert.deepEqual(db.prepare('SELECT status, error FROM payments').all(), [{ status: 'failed', error: 'gate says no' }]);
+  assert.deepEqual(db.prepare('SELECT status, error FROM payments').all(), [
+    { status: 'failed', error: 'gate says no' },
+  ]);
   // The buyer was told "not charged" and may have paid anew: this authorization is never settled later.
   const again = await subscribeWith(f, p.xPayment, 'nyc', 2);
   assert.equal(again.status, 402);
@@ -96,7 +107,10 @@ test('parallel different purchases by one wallet: every count lands once and the
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 10 + sum, totalPaidSignals: sum });
   assert.deepEqual(entitlementOf(db, buyerA.address, 'miami'), { paidThroughSeq: 3 + 6, totalPaidSignals: 6 });
   // Each response saw a distinct step of the same running ceiling.
-  const nycCeilings = results.slice(0, counts.length).map((r) => r.body.paidThroughSeq as number).sort((a, b) => a - b);
+  const nycCeilings = results
+    .slice(0, counts.length)
+    .map((r) => r.body.paidThroughSeq as number)
+    .sort((a, b) => a - b);
   assert.equal(new Set(nycCeilings).size, counts.length);
   assert.equal(nycCeilings.at(-1), 10 + sum);
   assert.equal(db.prepare('SELECT count(*) FROM payments').pluck().get(), counts.length + 2);

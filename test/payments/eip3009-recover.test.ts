@@ -5,19 +5,35 @@ import { bytesToHex, hashTypedData, hexToBytes, recoverTypedDataAddress, type Ad
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { authorizationTypedData, type Authorization } from '../../src/payments/eip3009.ts';
 import { authorizationDigest, recoverAuthorizationSigner } from '../../src/payments/eip3009-recover.ts';
-import { recoverPublicKeyWasm, resetSecp256k1ForTests, secp256k1LoadError, secp256k1Ready } from '../../src/lib/secp256k1.ts';
+import {
+  recoverPublicKeyWasm,
+  resetSecp256k1ForTests,
+  secp256k1LoadError,
+  secp256k1Ready,
+} from '../../src/lib/secp256k1.ts';
 
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as Address;
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 function randomAuth(from: Address): Authorization {
   const big = () => BigInt(bytesToHex(randomBytes(1 + (randomBytes(1)[0]! % 32))));
-  return { from, to: privateKeyToAccount(generatePrivateKey()).address, value: big(), validAfter: big(), validBefore: big(), nonce: bytesToHex(randomBytes(32)) };
+  return {
+    from,
+    to: privateKeyToAccount(generatePrivateKey()).address,
+    value: big(),
+    validAfter: big(),
+    validBefore: big(),
+    nonce: bytesToHex(randomBytes(32)),
+  };
 }
 
 /** viem's answer, with a throw as null (what verify.ts makes of both). */
 async function viemSigner(usdc: Address, a: Authorization, signature: Hex): Promise<string | null> {
-  try { return (await recoverTypedDataAddress({ ...authorizationTypedData(usdc, a), signature })).toLowerCase(); } catch { return null; }
+  try {
+    return (await recoverTypedDataAddress({ ...authorizationTypedData(usdc, a), signature })).toLowerCase();
+  } catch {
+    return null;
+  }
 }
 
 const word = (x: bigint) => x.toString(16).padStart(64, '0');
@@ -26,14 +42,28 @@ function variants(sig: Hex): Hex[] {
   const r = BigInt(sig.slice(0, 66));
   const s = BigInt(`0x${sig.slice(66, 130)}`);
   const v = Number.parseInt(sig.slice(130), 16);
-  const make = (rr: bigint, ss: bigint, vv: number) => `0x${word(rr)}${word(ss)}${vv.toString(16).padStart(2, '0')}` as Hex;
+  const make = (rr: bigint, ss: bigint, vv: number) =>
+    `0x${word(rr)}${word(ss)}${vv.toString(16).padStart(2, '0')}` as Hex;
   return [
-    make(r, s, v), make(r, s, v - 27), make(r, s, v === 27 ? 28 : 27),
-    make(r, N - s, v === 27 ? 28 : 27), make(r, N - s, v), // high s, both parities
-    make(0n, s, v), make(r, 0n, v), make(N, s, v), make(r, N, v), make(r + N, s, v),
-    make(r, s, 2), make(r, s, 29), make(r, s, 26), make(r, s, 0xff),
-    make((r + 1n) % N, s, v), make(r, (s + 1n) % N, v),
-    bytesToHex(randomBytes(65)), `0x${'ff'.repeat(65)}`, `0x${'00'.repeat(65)}`,
+    make(r, s, v),
+    make(r, s, v - 27),
+    make(r, s, v === 27 ? 28 : 27),
+    make(r, N - s, v === 27 ? 28 : 27),
+    make(r, N - s, v), // high s, both parities
+    make(0n, s, v),
+    make(r, 0n, v),
+    make(N, s, v),
+    make(r, N, v),
+    make(r + N, s, v),
+    make(r, s, 2),
+    make(r, s, 29),
+    make(r, s, 26),
+    make(r, s, 0xff),
+    make((r + 1n) % N, s, v),
+    make(r, (s + 1n) % N, v),
+    bytesToHex(randomBytes(65)),
+    `0x${'ff'.repeat(65)}`,
+    `0x${'00'.repeat(65)}`,
   ];
 }
 
@@ -61,7 +91,8 @@ test('recovery matches viem on random signatures and on high-s, zero, overflowin
     for (const variant of variants(sig)) {
       const expected = await viemSigner(USDC, a, variant);
       assert.equal(await recoverAuthorizationSigner(USDC, a, variant), expected, `variant ${variant}`);
-      if (expected) accepted++; else refused++;
+      if (expected) accepted++;
+      else refused++;
     }
   }
   // Both outcomes were exercised: high s recovers (to some address) in viem too; zeros do not.
@@ -72,7 +103,11 @@ test('inputs viem refuses come out as null: bad checksum, out-of-range values, s
   const account = privateKeyToAccount(generatePrivateKey());
   const a = randomAuth(account.address);
   const sig = await account.signTypedData(authorizationTypedData(USDC, a));
-  const flipCase = (addr: Address) => (addr.slice(0, 2) + [...addr.slice(2)].map((c, i) => (i === 5 && /[a-f]/i.test(c) ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c)).join('')) as Address;
+  const flipCase = (addr: Address) =>
+    (addr.slice(0, 2) +
+      [...addr.slice(2)]
+        .map((c, i) => (i === 5 && /[a-f]/i.test(c) ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c))
+        .join('')) as Address;
   const badSum = flipCase(account.address);
   const cases: [Authorization, Hex][] = [
     [{ ...a, from: badSum }, sig],

@@ -9,15 +9,39 @@ import { buy, buyerA, over, signFor, subscribeWith } from './buy.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
-type Options = { verifyTimeoutMs: number; settleTimeoutMs: number; rpc?: boolean; verify?: 'always' | 'unless-recovered' };
+type Options = {
+  verifyTimeoutMs: number;
+  settleTimeoutMs: number;
+  rpc?: boolean;
+  verify?: 'always' | 'unless-recovered';
+};
 
-async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, timeouts: Options = { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000 }) {
+async function setup(
+  t: Parameters<typeof testApp>[0],
+  mode: FacilitatorMode,
+  timeouts: Options = { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000 },
+) {
   const fac = await startFakeFacilitator(mode);
   t.after(() => fac.close());
   const { rpc, ...ms } = timeouts;
   // rpc: the settler asks the facilitator's fake chain, as it asks USDC over RPC_URL in live mode.
-  const settler = createFacilitatorSettler({ url: fac.url, auth: 'Bearer fac-secret-123', ...ms, ...(rpc ? { status: (...a: Parameters<typeof fac.status>) => fac.status(...a) } : {}) });
-  const e = testApp(t, { env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: fac.url, FACILITATOR_AUTH: 'Bearer fac-secret-123', OFAC_REQUIRED: 'false' }, deps: { settler } });
+  const settler = createFacilitatorSettler({
+    url: fac.url,
+    auth: 'Bearer fac-secret-123',
+    ...ms,
+    ...(rpc ? { status: (...a: Parameters<typeof fac.status>) => fac.status(...a) } : {}),
+  });
+  const e = testApp(t, {
+    env: {
+      PAYMENT_MODE: 'live',
+      FEED: 'live',
+      PAY_TO,
+      FACILITATOR_URL: fac.url,
+      FACILITATOR_AUTH: 'Bearer fac-secret-123',
+      OFAC_REQUIRED: 'false',
+    },
+    deps: { settler },
+  });
   fac.chainTime = () => Math.floor(e.clock.now() / 1000);
   return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
 }
@@ -26,17 +50,31 @@ test('facilitator success: a signature recovered locally goes straight to /settl
   const { f, fac, clock } = await setup(t, 'ok');
   const r = await buy(f, buyerA, 'nyc', 20, clock.now());
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.deepEqual(fac.requests.map((q) => q.path), ['/settle']);
+  assert.deepEqual(
+    fac.requests.map((q) => q.path),
+    ['/settle'],
+  );
   const again = await buy(f, buyerA, 'nyc', 20, clock.now());
   assert.equal(again.status, 200);
-  assert.deepEqual(fac.requests.map((q) => q.path), ['/settle', '/settle'], 'keep-alive reuse of the pooled connection');
+  assert.deepEqual(
+    fac.requests.map((q) => q.path),
+    ['/settle', '/settle'],
+    'keep-alive reuse of the pooled connection',
+  );
 });
 
 test('facilitator success with verify: always: /verify then /settle in the x402 v1 wire format, with FACILITATOR_AUTH', async (t) => {
-  const { f, fac, db, clock, logger } = await setup(t, 'ok', { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000, verify: 'always' });
+  const { f, fac, db, clock, logger } = await setup(t, 'ok', {
+    verifyTimeoutMs: 2_000,
+    settleTimeoutMs: 2_000,
+    verify: 'always',
+  });
   const r = await buy(f, buyerA, 'nyc', 20, clock.now());
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.deepEqual(fac.requests.map((q) => q.path), ['/verify', '/settle']);
+  assert.deepEqual(
+    fac.requests.map((q) => q.path),
+    ['/verify', '/settle'],
+  );
   for (const q of fac.requests) {
     assert.equal(q.authorization, 'Bearer fac-secret-123');
     assert.equal(q.body.x402Version, 1);
@@ -66,7 +104,11 @@ test('facilitator refusals and errors become 402 settlement failed with a reason
   ];
   for (const [mode, reason] of cases) {
     await t.test(mode, async (t) => {
-      const { f, db, clock } = await setup(t, mode, { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000, verify: 'always' });
+      const { f, db, clock } = await setup(t, mode, {
+        verifyTimeoutMs: 2_000,
+        settleTimeoutMs: 2_000,
+        verify: 'always',
+      });
       const r = await buy(f, buyerA, 'nyc', 2, clock.now());
       assert.equal(r.status, 402);
       assert.equal(r.body.error, PAYMENT_ERRORS.settle);
@@ -85,7 +127,10 @@ test('without /verify, a payment /settle refuses before any transfer is a defini
       assert.equal(r.status, 402, JSON.stringify(r.body));
       assert.equal(r.body.error, PAYMENT_ERRORS.settle);
       assert.equal(r.body.reason, 'facilitator settlement failed: invalid_exact_evm_payload_signature');
-      assert.deepEqual(fac.requests.map((q) => q.path), ['/settle']);
+      assert.deepEqual(
+        fac.requests.map((q) => q.path),
+        ['/settle'],
+      );
       assert.equal(fac.chain.size, 0);
       assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
       assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['failed']);
@@ -97,7 +142,10 @@ test('a fresh claim asks the chain nothing before /settle; an authorization alre
   const { f, fac, db, clock } = await setup(t, 'ok', { verifyTimeoutMs: 2_000, settleTimeoutMs: 2_000, rpc: true });
   let asked = 0;
   const chainStatus = fac.status;
-  fac.status = async (...args) => { asked++; return chainStatus(...args); };
+  fac.status = async (...args) => {
+    asked++;
+    return chainStatus(...args);
+  };
   const r = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(r.status, 200);
   assert.ok(r.body.receiptToken, 'our own settlement mints the token');
@@ -161,7 +209,11 @@ test('a /settle that transferred and then timed out, failed or answered 502: the
 });
 
 test('in doubt, then the transfer lands: the retry of the same header is credited once without a second settle', async (t) => {
-  const { f, fac, db, clock } = await setup(t, 'hang-settle', { verifyTimeoutMs: 2_000, settleTimeoutMs: 150, rpc: true });
+  const { f, fac, db, clock } = await setup(t, 'hang-settle', {
+    verifyTimeoutMs: 2_000,
+    settleTimeoutMs: 150,
+    rpc: true,
+  });
   const r = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(r.status, 503);
   // The facilitator's transaction lands later: the chain now shows the authorization used.
@@ -178,7 +230,11 @@ test('in doubt, then the transfer lands: the retry of the same header is credite
 });
 
 test('in doubt and still unused on chain: the same authorization is settled again on retry; expired unused: not charged', async (t) => {
-  const { f, fac, db, clock } = await setup(t, 'hang-settle', { verifyTimeoutMs: 2_000, settleTimeoutMs: 150, rpc: true });
+  const { f, fac, db, clock } = await setup(t, 'hang-settle', {
+    verifyTimeoutMs: 2_000,
+    settleTimeoutMs: 150,
+    rpc: true,
+  });
   const r = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(r.status, 503);
   fac.mode = 'ok';

@@ -16,11 +16,15 @@ test('payment headers, signatures, receipt tokens and secrets never reach the lo
   assert.equal(replay.body.receiptToken, undefined, 'a replay mints no token');
   const sanctioned = await buy(f, buyerB, 'nyc', 2, e.clock.now());
   secrets.push(sanctioned.payment.xPayment, sanctioned.payment.signature);
-  const bad = tamper((await signFor(f, buyerA, 'nyc', 3, e.clock.now())).xPayment, (j) => { j.payload.authorization.value = '1'; });
+  const bad = tamper((await signFor(f, buyerA, 'nyc', 3, e.clock.now())).xPayment, (j) => {
+    j.payload.authorization.value = '1';
+  });
   secrets.push(bad);
   await subscribeWith(f, bad, 'nyc', 3);
   await f('/v1/signals?city=nyc', { headers: { authorization: `Bearer ${ok.body.receiptToken}` } });
-  await f('/v1/signals?city=nyc', { headers: { authorization: 'Bearer isr_AAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB' } });
+  await f('/v1/signals?city=nyc', {
+    headers: { authorization: 'Bearer isr_AAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB' },
+  });
   e.db.exec(`CREATE TEMP TRIGGER boom BEFORE UPDATE ON entitlements BEGIN SELECT RAISE(ABORT, 'nope'); END`);
   e.clock.advance(61_000);
   const refunded = await buy(f, buyerA, 'nyc', 2, e.clock.now());

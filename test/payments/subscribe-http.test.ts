@@ -19,14 +19,30 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
 
 test('402 challenge carries the spec fields and parses with the published @x402/core v1 schema', async (t) => {
   const { f } = await setup(t);
-  const body = await challenge(f, 'nyc', 20) as any;
+  const body = (await challenge(f, 'nyc', 20)) as any;
   PaymentRequired.parse(body);
   const std = PaymentRequiredV1Schema.parse(body);
   assert.equal(std.x402Version, 1);
   const a = body.accepts[0];
   assert.deepEqual(
-    { scheme: a.scheme, network: a.network, price: a.price, payTo: a.payTo, mimeType: a.mimeType, maxAmountRequired: a.maxAmountRequired, asset: a.asset },
-    { scheme: 'exact', network: 'eip155:8453', price: '$0.10', payTo: MOCK_PAY_TO, mimeType: 'application/json', maxAmountRequired: '100000', asset: BASE_USDC },
+    {
+      scheme: a.scheme,
+      network: a.network,
+      price: a.price,
+      payTo: a.payTo,
+      mimeType: a.mimeType,
+      maxAmountRequired: a.maxAmountRequired,
+      asset: a.asset,
+    },
+    {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      price: '$0.10',
+      payTo: MOCK_PAY_TO,
+      mimeType: 'application/json',
+      maxAmountRequired: '100000',
+      asset: BASE_USDC,
+    },
   );
   assert.equal(a.resource, 'http://127.0.0.1:8402/v1/subscribe?city=nyc&count=20');
   assert.equal(a.extra.name, 'USD Coin');
@@ -41,7 +57,7 @@ test('402 challenge carries the spec fields and parses with the published @x402/
   assert.equal(typeof body.disclaimer, 'string');
   assert.equal(body.paid_through, undefined);
   // A different count or city gets a different salt.
-  const other = await challenge(f, 'nyc', 21) as any;
+  const other = (await challenge(f, 'nyc', 21)) as any;
   assert.notEqual(other.extra.binding.salt, body.extra.binding.salt);
 });
 
@@ -71,7 +87,7 @@ test('count and city are validated before anything else, with the exact strings'
   for (const [q, status, error] of cases) {
     // Even a (garbage) payment header does not get past validation.
     const res = await f(`/v1/subscribe?${q}`, { method: 'POST', headers: { 'x-payment': 'garbage' } });
-    const body = await res.json() as any;
+    const body = (await res.json()) as any;
     assert.equal(res.status, status, q);
     assert.equal(body.error, error, q);
     if (status === 400 && error !== 'city is required') assert.equal(body.minSpendUsd, 0.01, q);
@@ -86,18 +102,44 @@ test('a paid subscribe returns SubscribeResult, X-PAYMENT-RESPONSE, a receipt, a
   assert.equal(status, 200, JSON.stringify(body));
   SubscribeResult.parse(body);
   assert.deepEqual(
-    { ok: body.ok, city: body.city, count: body.count, unitPriceUsd: body.unitPriceUsd, amountUsd: body.amountUsd, latestSeq: body.latestSeq, paidThroughSeq: body.paidThroughSeq, idempotent: body.idempotent },
-    { ok: true, city: 'nyc', count: 20, unitPriceUsd: 0.005, amountUsd: 0.1, latestSeq: 7, paidThroughSeq: 27, idempotent: false },
+    {
+      ok: body.ok,
+      city: body.city,
+      count: body.count,
+      unitPriceUsd: body.unitPriceUsd,
+      amountUsd: body.amountUsd,
+      latestSeq: body.latestSeq,
+      paidThroughSeq: body.paidThroughSeq,
+      idempotent: body.idempotent,
+    },
+    {
+      ok: true,
+      city: 'nyc',
+      count: 20,
+      unitPriceUsd: 0.005,
+      amountUsd: 0.1,
+      latestSeq: 7,
+      paidThroughSeq: 27,
+      idempotent: false,
+    },
   );
   assert.equal(body.txHash, mockTxHash(buyerA.address, payment.nonce));
   assert.match(body.receiptToken, /^isr_[A-Za-z0-9_-]{16}_[A-Za-z0-9_-]{43}$/);
   const pr = decodePaymentResponse(res.headers.get('x-payment-response')!);
-  assert.deepEqual(pr, { success: true, transaction: body.txHash, network: 'eip155:8453', payer: buyerA.address.toLowerCase() });
+  assert.deepEqual(pr, {
+    success: true,
+    transaction: body.txHash,
+    network: 'eip155:8453',
+    payer: buyerA.address.toLowerCase(),
+  });
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 27, totalPaidSignals: 20 });
   const rows = db.prepare('SELECT status, payer, amount_micro FROM payments').all();
   assert.deepEqual(rows, [{ status: 'applied', payer: buyerA.address.toLowerCase(), amount_micro: 100_000 }]);
   // The token is stored hashed: its text is nowhere in the database.
-  const stored = db.prepare('SELECT selector, hex(verifier_hash) AS h FROM receipts').all() as { selector: string; h: string }[];
+  const stored = db.prepare('SELECT selector, hex(verifier_hash) AS h FROM receipts').all() as {
+    selector: string;
+    h: string;
+  }[];
   assert.equal(stored.length, 1);
   assert.ok(!JSON.stringify(stored).includes(body.receiptToken.slice(21)));
 });
@@ -154,13 +196,48 @@ test('verification failures answer 402 and never reach settlement', async (t) =>
   const signedByB = await signFor(f, buyerB, 'nyc', 2, now());
   const bad: [string, string][] = [
     ['not base64 json', '%%%'],
-    ['wrong x402Version', tamper(good.xPayment, (j) => { j.x402Version = 2; })],
-    ['wrong scheme', tamper(good.xPayment, (j) => { j.scheme = 'upto'; })],
-    ['wrong network', tamper(good.xPayment, (j) => { j.network = 'eip155:1'; })],
-    ['from is not the signer', tamper(signedByB.xPayment, (j) => { j.payload.authorization.from = buyerA.address; })],
-    ['value changed after signing', tamper(good.xPayment, (j) => { j.payload.authorization.value = '20000'; })],
-    ['to changed after signing', tamper(good.xPayment, (j) => { j.payload.authorization.to = buyerB.address; })],
-    ['missing signature', tamper(good.xPayment, (j) => { delete j.payload.signature; })],
+    [
+      'wrong x402Version',
+      tamper(good.xPayment, (j) => {
+        j.x402Version = 2;
+      }),
+    ],
+    [
+      'wrong scheme',
+      tamper(good.xPayment, (j) => {
+        j.scheme = 'upto';
+      }),
+    ],
+    [
+      'wrong network',
+      tamper(good.xPayment, (j) => {
+        j.network = 'eip155:1';
+      }),
+    ],
+    [
+      'from is not the signer',
+      tamper(signedByB.xPayment, (j) => {
+        j.payload.authorization.from = buyerA.address;
+      }),
+    ],
+    [
+      'value changed after signing',
+      tamper(good.xPayment, (j) => {
+        j.payload.authorization.value = '20000';
+      }),
+    ],
+    [
+      'to changed after signing',
+      tamper(good.xPayment, (j) => {
+        j.payload.authorization.to = buyerB.address;
+      }),
+    ],
+    [
+      'missing signature',
+      tamper(good.xPayment, (j) => {
+        delete j.payload.signature;
+      }),
+    ],
   ];
   for (const [name, header] of bad) {
     const r = await subscribeWith(f, header, 'nyc', 2);
@@ -197,7 +274,7 @@ test('binding mismatch: an authorization for one bundle cannot buy another, nor 
   assert.equal(r.status, 402);
   assert.equal(r.body.error, PAYMENT_ERRORS.binding);
   // A body whose salt was forged by the client.
-  const body = await challenge(f, 'nyc', 2) as any;
+  const body = (await challenge(f, 'nyc', 2)) as any;
   body.accepts[0].extra.binding.salt = `0x${'00'.repeat(32)}`;
   const { payFor402 } = await import('../../src/buyer/pay.ts');
   const forged = await payFor402(body, buyerA, { nowMs: now() });
@@ -233,23 +310,39 @@ test('checks run in the spec order: verify before sanctions before binding', asy
   // (issue 12 item 10): the binding mismatch comes first even for a sanctioned payer.
   assert.equal((await subscribeWith(f, forChicago.xPayment, 'nyc', 2)).body.error, PAYMENT_ERRORS.binding);
   // Sanctioned AND mis-bound by the nonce alone (no salt echoed): the sanctions screen answers first.
-  const windowBound = tamper(forChicago.xPayment, (j) => { delete j.payload.salt; });
+  const windowBound = tamper(forChicago.xPayment, (j) => {
+    delete j.payload.salt;
+  });
   assert.equal((await subscribeWith(f, windowBound, 'nyc', 2)).status, 403);
   // Sanctioned AND unverifiable: verification answers first.
-  const broken = tamper(forChicago.xPayment, (j) => { j.payload.authorization.value = '1'; });
+  const broken = tamper(forChicago.xPayment, (j) => {
+    j.payload.authorization.value = '1';
+  });
   assert.equal((await subscribeWith(f, broken, 'nyc', 2)).body.error, PAYMENT_ERRORS.verify);
 });
 
 test('entitlement failure after settlement: 502 refund queued, a refund row, the payment not applied', async (t) => {
   const { f, db, now, logger } = await setup(t);
-  db.exec(`CREATE TEMP TRIGGER entitlements_fail BEFORE INSERT ON entitlements BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
+  db.exec(
+    `CREATE TEMP TRIGGER entitlements_fail BEFORE INSERT ON entitlements BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`,
+  );
   const r = await buy(f, buyerA, 'nyc', 2, now());
   assert.equal(r.status, 502);
-  assert.deepEqual({ error: r.body.error, refund: r.body.refund }, { error: PAYMENT_ERRORS.entitlement, refund: 'queued' });
+  assert.deepEqual(
+    { error: r.body.error, refund: r.body.refund },
+    { error: PAYMENT_ERRORS.entitlement, refund: 'queued' },
+  );
   assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
   assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['refund_queued']);
   const refunds = db.prepare('SELECT wallet, amount_micro, status, tx_hash FROM refunds').all() as any[];
-  assert.deepEqual(refunds, [{ wallet: buyerA.address.toLowerCase(), amount_micro: 10_000, status: 'queued', tx_hash: mockTxHash(buyerA.address, r.payment.nonce) }]);
+  assert.deepEqual(refunds, [
+    {
+      wallet: buyerA.address.toLowerCase(),
+      amount_micro: 10_000,
+      status: 'queued',
+      tx_hash: mockTxHash(buyerA.address, r.payment.nonce),
+    },
+  ]);
   assert.equal(db.prepare('SELECT count(*) FROM receipts').pluck().get(), 0);
   assert.ok(logger.lines.some((l) => l.includes('refund queued')));
   // The same payment again is not applied twice or charged again: still 502, still one refund.

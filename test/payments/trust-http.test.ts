@@ -24,14 +24,21 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
 const count = (db: ReturnType<typeof testApp>['db'], sql: string) => db.prepare(sql).pluck().get() as number;
 
 async function receiptRequest(f: Fetcher, body: unknown) {
-  const res = await f('/v1/receipts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() as Record<string, any> };
+  const res = await f('/v1/receipts', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-const signReceipt = (account: typeof buyerA, wallet: string, timestamp: number) => account.signTypedData({
-  domain: RECEIPT_REQUEST_DOMAIN, types: RECEIPT_REQUEST_TYPES, primaryType: 'ReceiptRequest',
-  message: { wallet: wallet as Hex, timestamp: BigInt(timestamp) },
-});
+const signReceipt = (account: typeof buyerA, wallet: string, timestamp: number) =>
+  account.signTypedData({
+    domain: RECEIPT_REQUEST_DOMAIN,
+    types: RECEIPT_REQUEST_TYPES,
+    primaryType: 'ReceiptRequest',
+    message: { wallet: wallet as Hex, timestamp: BigInt(timestamp) },
+  });
 
 test('a replay after validBefore is idempotent, and a replay never carries a receipt token', async (t) => {
   const { f, db, clock } = await setup(t);
@@ -75,25 +82,48 @@ test('POST /v1/receipts: one token per signature; refuses its own replay, a stal
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   assert.equal(ok.body.ok, true);
   assert.equal(ok.body.wallet, wallet.toLowerCase());
-  assert.deepEqual(ok.body.cities, [{ city: 'miami', paidThroughSeq: 2 }, { city: 'nyc', paidThroughSeq: 23 }]);
+  assert.deepEqual(ok.body.cities, [
+    { city: 'miami', paidThroughSeq: 2 },
+    { city: 'nyc', paidThroughSeq: 23 },
+  ]);
   assert.equal(typeof ok.body.disclaimer, 'string');
   assert.equal(walletForReceipt(db, ok.body.receiptToken), wallet.toLowerCase());
-  const read = await f('/v1/signals?city=nyc&since=0', { headers: { authorization: `Bearer ${ok.body.receiptToken}` } });
+  const read = await f('/v1/signals?city=nyc&since=0', {
+    headers: { authorization: `Bearer ${ok.body.receiptToken}` },
+  });
   assert.equal(read.status, 200);
 
   // The same signed request again (even re-encoded in mixed case): used once.
-  assert.deepEqual(await receiptRequest(f, { wallet, timestamp: now, signature }).then((r) => [r.status, r.body.error]), [401, 'signature already used']);
-  assert.deepEqual(await receiptRequest(f, { wallet: wallet.toLowerCase(), timestamp: now, signature: signature.toUpperCase().replace('0X', '0x') }).then((r) => [r.status, r.body.error]), [401, 'signature already used']);
+  assert.deepEqual(
+    await receiptRequest(f, { wallet, timestamp: now, signature }).then((r) => [r.status, r.body.error]),
+    [401, 'signature already used'],
+  );
+  assert.deepEqual(
+    await receiptRequest(f, {
+      wallet: wallet.toLowerCase(),
+      timestamp: now,
+      signature: signature.toUpperCase().replace('0X', '0x'),
+    }).then((r) => [r.status, r.body.error]),
+    [401, 'signature already used'],
+  );
   // Stale either way.
   for (const ts of [now - 601, now + 601]) {
     const r = await receiptRequest(f, { wallet, timestamp: ts, signature: await signReceipt(buyerA, wallet, ts) });
     assert.deepEqual([r.status, r.body.error], [401, 'stale timestamp']);
   }
   // B signs for A's wallet: refused.
-  const foreign = await receiptRequest(f, { wallet, timestamp: now + 1, signature: await signReceipt(buyerB, wallet, now + 1) });
+  const foreign = await receiptRequest(f, {
+    wallet,
+    timestamp: now + 1,
+    signature: await signReceipt(buyerB, wallet, now + 1),
+  });
   assert.deepEqual([foreign.status, foreign.body.error], [401, 'signature verification failed']);
   // B signs for itself but bought nothing.
-  const none = await receiptRequest(f, { wallet: buyerB.address, timestamp: now, signature: await signReceipt(buyerB, buyerB.address, now) });
+  const none = await receiptRequest(f, {
+    wallet: buyerB.address,
+    timestamp: now,
+    signature: await signReceipt(buyerB, buyerB.address, now),
+  });
   assert.deepEqual([none.status, none.body.error], [404, 'no purchases for this wallet']);
   // Bad input: 400.
   for (const [body, error] of [
@@ -106,7 +136,11 @@ test('POST /v1/receipts: one token per signature; refuses its own replay, a stal
     assert.deepEqual([r.status, r.body.error], [400, error]);
   }
   // A second, fresh signature mints a second token; the first keeps working.
-  const again = await receiptRequest(f, { wallet, timestamp: now + 2, signature: await signReceipt(buyerA, wallet, now + 2) });
+  const again = await receiptRequest(f, {
+    wallet,
+    timestamp: now + 2,
+    signature: await signReceipt(buyerA, wallet, now + 2),
+  });
   assert.equal(again.status, 200);
   assert.notEqual(again.body.receiptToken, ok.body.receiptToken);
   assert.equal(walletForReceipt(db, ok.body.receiptToken), wallet.toLowerCase());
@@ -129,7 +163,9 @@ test('the same bundle bought twice in one second: two nonces, two settlements, t
   assert.equal(two.body.paidThroughSeq, 45);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 45, totalPaidSignals: 40 });
   assert.equal(count(db, `SELECT count(*) FROM payments WHERE status = 'applied'`), 2);
-  t.diagnostic(`repeat purchase of the same bundle end to end (402, sign, pay, 200): first ${firstMs.toFixed(1)} ms, repeat ${repeatMs.toFixed(1)} ms`);
+  t.diagnostic(
+    `repeat purchase of the same bundle end to end (402, sign, pay, 200): first ${firstMs.toFixed(1)} ms, repeat ${repeatMs.toFixed(1)} ms`,
+  );
 });
 
 test('salts: each challenge is fresh and tagged; a salt the server did not issue is a binding mismatch; a client that cannot echo binds to the window salt', async (t) => {
@@ -150,7 +186,9 @@ test('salts: each challenge is fresh and tagged; a salt the server did not issue
   assert.deepEqual([r.status, r.body.error], [402, PAYMENT_ERRORS.binding]);
   // A salt echoed that the nonce was not bound to.
   const other = await payFor402(c2, buyerA, { nowMs: clock.now() });
-  const swapped = tamper(other.xPayment, (j) => { j.payload.salt = b1.salt; });
+  const swapped = tamper(other.xPayment, (j) => {
+    j.payload.salt = b1.salt;
+  });
   assert.equal((await subscribeWith(f, swapped, 'nyc', 2)).body.error, PAYMENT_ERRORS.binding);
 
   // An older client: binds to windowSalt and sends no payload.salt. It still pays, once per window.
@@ -171,7 +209,7 @@ test('inline payment on GET /v1/signals: a purchase that would buy nothing reada
   // Ceiling after the purchase would be 3 + 2 = 5: since=5 buys nothing.
   const res = await f('/v1/signals?city=nyc&count=2&since=5', { headers: { 'x-payment': p.xPayment } });
   assert.equal(res.status, 402);
-  const body = await res.json() as Record<string, any>;
+  const body = (await res.json()) as Record<string, any>;
   assert.equal(body.error, 'paid signals exhausted; buy more to continue');
   assert.equal(body.paid_through, 0);
   assert.equal(body.latest, 3);
@@ -179,7 +217,7 @@ test('inline payment on GET /v1/signals: a purchase that would buy nothing reada
   // since=4 is below the new ceiling: settled, and always 200 (an empty page: seq 5 is not out yet).
   const ok = await f('/v1/signals?city=nyc&count=2&since=4', { headers: { 'x-payment': p.xPayment } });
   assert.equal(ok.status, 200);
-  const page = await ok.json() as Record<string, any>;
+  const page = (await ok.json()) as Record<string, any>;
   assert.deepEqual([page.signals.length, page.paid_through, page.latest, page.more], [0, 5, 3, false]);
   assert.match(ok.headers.get('x-receipt-token') ?? '', /^isr_/);
   // The same header again with a since past the ceiling: it is paid, so 200 (empty), never 402.
@@ -208,13 +246,13 @@ test('reads: a non-Bearer Authorization is 401 about the token; a cursor past la
   for (const authorization of ['Basic abc', 'Bearer', 'Bearer   ', 'Token isr_x']) {
     const res = await f('/v1/signals?city=nyc', { headers: { authorization } });
     assert.equal(res.status, 401, authorization);
-    assert.equal((await res.json() as any).error, 'receipt token required: Authorization: Bearer <receiptToken>');
+    assert.equal(((await res.json()) as any).error, 'receipt token required: Authorization: Bearer <receiptToken>');
   }
   const bearer = { authorization: `Bearer ${body.receiptToken}` };
   for (const since of [3, 10, 22]) {
     const res = await f(`/v1/signals?city=nyc&since=${since}`, { headers: bearer });
     assert.equal(res.status, 200, `since=${since}`);
-    const page = await res.json() as any;
+    const page = (await res.json()) as any;
     assert.deepEqual([page.signals.length, page.paid_through, page.latest], [0, 23, 3]);
   }
   assert.equal((await f('/v1/signals?city=nyc&since=23', { headers: bearer })).status, 402);
@@ -222,7 +260,7 @@ test('reads: a non-Bearer Authorization is 401 about the token; a cursor past la
   for (const c of ['10001', '1e30', '999999999999999999999']) {
     const res = await f(`/v1/subscribe?city=nyc&count=${c}`, { method: 'POST' });
     assert.equal(res.status, 400);
-    assert.equal((await res.json() as any).error, 'count must be at most 10000');
+    assert.equal(((await res.json()) as any).error, 'count must be at most 10000');
   }
 });
 

@@ -13,8 +13,13 @@ const now = 1_784_000_000;
 
 async function signed(over: Partial<Authorization> = {}, account = buyerA, domainUsdc = usdc) {
   const auth: Authorization = {
-    from: account.address, to: payTo, value: 10_000n, validAfter: BigInt(now - 60), validBefore: BigInt(now + 300),
-    nonce: `0x${'12'.repeat(32)}` as Hex, ...over,
+    from: account.address,
+    to: payTo,
+    value: 10_000n,
+    validAfter: BigInt(now - 60),
+    validBefore: BigInt(now + 300),
+    nonce: `0x${'12'.repeat(32)}` as Hex,
+    ...over,
   };
   const signature = await account.signTypedData(authorizationTypedData(domainUsdc, auth));
   const d = decodeXPayment(encodeXPayment(signature, auth));
@@ -24,7 +29,11 @@ async function signed(over: Partial<Authorization> = {}, account = buyerA, domai
 const terms = { usdc, payTo, priceMicro: 10_000, nowSeconds: now };
 
 test('a correct authorization recovers the lowercase payer', async () => {
-  assert.deepEqual(await verifyPayment(await signed(), terms), { ok: true, payer: buyerA.address.toLowerCase(), recovered: true });
+  assert.deepEqual(await verifyPayment(await signed(), terms), {
+    ok: true,
+    payer: buyerA.address.toLowerCase(),
+    recovered: true,
+  });
 });
 
 test('each term is enforced with its own reason', async () => {
@@ -35,22 +44,43 @@ test('each term is enforced with its own reason', async () => {
     ['not yet valid', signed({ validAfter: BigInt(now + 1) }), 'authorization is not yet valid'],
     ['expired at validBefore', signed({ validBefore: BigInt(now) }), 'authorization has expired'],
     ['too long', signed({ validBefore: BigInt(now + 901) }), 'authorization.validBefore is more than 900 s away'],
-    ['signed under another token domain', signed({}, buyerA, '0x0000000000000000000000000000000000000001'), 'signature does not match authorization.from'],
+    [
+      'signed under another token domain',
+      signed({}, buyerA, '0x0000000000000000000000000000000000000001'),
+      'signature does not match authorization.from',
+    ],
   ];
-  for (const [name, p, reason] of cases) assert.deepEqual(await verifyPayment(await p, terms), { ok: false, reason }, name);
+  for (const [name, p, reason] of cases)
+    assert.deepEqual(await verifyPayment(await p, terms), { ok: false, reason }, name);
   // validAfter == now and validBefore == now + 1 are inside the window.
-  assert.equal((await verifyPayment(await signed({ validAfter: BigInt(now), validBefore: BigInt(now + 1) }), terms)).ok, true);
+  assert.equal(
+    (await verifyPayment(await signed({ validAfter: BigInt(now), validBefore: BigInt(now + 1) }), terms)).ok,
+    true,
+  );
 });
 
 test('a signature by someone other than `from` fails unless a chain verifier vouches (smart wallet)', async () => {
   const p = await signed({ from: buyerB.address }, buyerA);
   assert.deepEqual(await verifyPayment(p, terms), { ok: false, reason: 'signature does not match authorization.from' });
   const calls: Address[] = [];
-  const wallet = { verifyTypedData: async (a: { address: Address }) => { calls.push(a.address); return true; } };
-  assert.deepEqual(await verifyPayment(p, { ...terms, chainVerifier: wallet }), { ok: true, payer: buyerB.address.toLowerCase(), recovered: false });
+  const wallet = {
+    verifyTypedData: async (a: { address: Address }) => {
+      calls.push(a.address);
+      return true;
+    },
+  };
+  assert.deepEqual(await verifyPayment(p, { ...terms, chainVerifier: wallet }), {
+    ok: true,
+    payer: buyerB.address.toLowerCase(),
+    recovered: false,
+  });
   assert.deepEqual(calls, [buyerB.address]);
   const refusing = { verifyTypedData: async () => false };
   assert.equal((await verifyPayment(p, { ...terms, chainVerifier: refusing })).ok, false);
-  const broken = { verifyTypedData: async () => { throw new Error('rpc down'); } };
+  const broken = {
+    verifyTypedData: async () => {
+      throw new Error('rpc down');
+    },
+  };
   assert.equal((await verifyPayment(p, { ...terms, chainVerifier: broken })).ok, false);
 });

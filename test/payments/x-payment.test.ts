@@ -4,8 +4,12 @@ import type { Hex } from 'viem';
 import { decodeXPayment, encodeXPayment, MAX_HEADER_CHARS } from '../../src/payments/x-payment.ts';
 
 const auth = {
-  from: '0x1111111111111111111111111111111111111111', to: '0x2222222222222222222222222222222222222222', value: 10_000n,
-  validAfter: 0n, validBefore: 1_784_000_300n, nonce: `0x${'AB'.repeat(32)}`,
+  from: '0x1111111111111111111111111111111111111111',
+  to: '0x2222222222222222222222222222222222222222',
+  value: 10_000n,
+  validAfter: 0n,
+  validBefore: 1_784_000_300n,
+  nonce: `0x${'AB'.repeat(32)}`,
 } as const;
 const sig = `0x${'11'.repeat(65)}` as Hex;
 
@@ -19,7 +23,10 @@ test('encode/decode round-trips and lowercases the nonce', () => {
 
 test('network eip155:8453 and base are both accepted; anything else is not', () => {
   assert.ok(decodeXPayment(encodeXPayment(sig, auth, 'base')).ok);
-  assert.deepEqual(decodeXPayment(encodeXPayment(sig, auth, 'base-sepolia')), { ok: false, reason: 'network: network must be eip155:8453' });
+  assert.deepEqual(decodeXPayment(encodeXPayment(sig, auth, 'base-sepolia')), {
+    ok: false,
+    reason: 'network: network must be eip155:8453',
+  });
 });
 
 test('unreadable headers give a reason, never a throw', () => {
@@ -29,8 +36,14 @@ test('unreadable headers give a reason, never a throw', () => {
     ['', 'not base64-encoded JSON'],
     ['!!!!', 'not base64-encoded JSON'],
     [enc(null), 'payload: Invalid input: expected object, received null'],
-    [enc({ ...good, payload: { ...good.payload, authorization: { ...good.payload.authorization, value: '1.5' } } }), 'payload.authorization.value: must be a decimal integer string'],
-    [enc({ ...good, payload: { ...good.payload, authorization: { ...good.payload.authorization, value: 10000 } } }), 'payload.authorization.value: Invalid input: expected string, received number'],
+    [
+      enc({ ...good, payload: { ...good.payload, authorization: { ...good.payload.authorization, value: '1.5' } } }),
+      'payload.authorization.value: must be a decimal integer string',
+    ],
+    [
+      enc({ ...good, payload: { ...good.payload, authorization: { ...good.payload.authorization, value: 10000 } } }),
+      'payload.authorization.value: Invalid input: expected string, received number',
+    ],
     ['A'.repeat(MAX_HEADER_CHARS + 1), 'header too long'],
   ];
   for (const [h, reason] of bad) {

@@ -15,7 +15,19 @@ import { listen, testApp, type TestEnv } from '../helpers/app.ts';
  * over real HTTP and a real SQLite file. The poller's clock is the test's hand-moved clock, so
  * backoff and local days are exact; ticks are driven by `poller.tick()`.
  */
-export const NYC_LABELS = ['65°F or below', '66-67°F', '68-69°F', '70-71°F', '72-73°F', '74-75°F', '76-77°F', '78-79°F', '80-81°F', '82-83°F', '84°F or higher'];
+export const NYC_LABELS = [
+  '65°F or below',
+  '66-67°F',
+  '68-69°F',
+  '70-71°F',
+  '72-73°F',
+  '74-75°F',
+  '76-77°F',
+  '78-79°F',
+  '80-81°F',
+  '82-83°F',
+  '84°F or higher',
+];
 export const START = Date.parse('2026-07-15T16:00:00Z'); // noon in New York
 /**
  * Long enough that a loaded 2-core CI machine never times out a healthy local fake, short enough
@@ -37,25 +49,52 @@ export type Harness = {
   report(tempC: number, minutesAgo?: number): void;
 };
 
-export async function harness(t: { after(fn: () => Promise<void> | void): void }, opts: { cities?: string[]; weather?: (h: { metar: FakeMetar; clock: TestEnv['clock'] }) => WeatherSource } = {}): Promise<Harness> {
+export async function harness(
+  t: { after(fn: () => Promise<void> | void): void },
+  opts: { cities?: string[]; weather?: (h: { metar: FakeMetar; clock: TestEnv['clock'] }) => WeatherSource } = {},
+): Promise<Harness> {
   // The running server asks the poller for the real event page, as main.ts wires it.
   let current: Poller | null = null;
-  const env = testApp(t, { nowMs: START, deps: { marketUrlFor: (city, date) => current?.marketUrlFor(city, date) ?? null } });
+  const env = testApp(t, {
+    nowMs: START,
+    deps: { marketUrlFor: (city, date) => current?.marketUrlFor(city, date) ?? null },
+  });
   const baseUrl = await listen(t, env.app.fetch);
-  const [gamma, clob, metar] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar({ now: env.clock.now })]);
+  const [gamma, clob, metar] = await Promise.all([
+    startFakeGamma(),
+    startFakeClob(),
+    startFakeMetar({ now: env.clock.now }),
+  ]);
   t.after(() => Promise.all([gamma.close(), clob.close(), metar.close()]).then(() => undefined));
   const wanted = opts.cities ?? ['nyc'];
   const catalog = createCatalog(CITY_ROWS.filter((c) => wanted.includes(c.slug)));
   const date = localDate('America/New_York', START);
   const nycEvent = gammaEvent({ token: 'nyc', date, labels: NYC_LABELS, cityName: 'New York City' });
   gamma.put(nycEvent);
-  NYC_LABELS.forEach((label, i) => { const tk = tokensOf(nycEvent, label); clob.quote(tk.yes, tk.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000); });
+  NYC_LABELS.forEach((label, i) => {
+    const tk = tokensOf(nycEvent, label);
+    clob.quote(tk.yes, tk.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000);
+  });
   const pollers: Poller[] = [];
   const makePoller = (over: Partial<PollerDeps> = {}) => {
     const p = createPoller({
-      db: env.db, catalog, clock: env.clock, logger: env.logger, intervalMs: 1_000,
-      weather: opts.weather ? opts.weather({ metar, clock: env.clock }) : createMetarWeather({ baseUrl: metar.url, clock: env.clock, timeoutMs: UPSTREAM_TIMEOUT_MS }),
-      market: createPolymarketSource({ gammaUrl: gamma.url, clobUrl: clob.url, clock: env.clock, logger: env.logger, gammaTimeoutMs: UPSTREAM_TIMEOUT_MS, clobTimeoutMs: UPSTREAM_TIMEOUT_MS, missingTtlMs: 60_000 }),
+      db: env.db,
+      catalog,
+      clock: env.clock,
+      logger: env.logger,
+      intervalMs: 1_000,
+      weather: opts.weather
+        ? opts.weather({ metar, clock: env.clock })
+        : createMetarWeather({ baseUrl: metar.url, clock: env.clock, timeoutMs: UPSTREAM_TIMEOUT_MS }),
+      market: createPolymarketSource({
+        gammaUrl: gamma.url,
+        clobUrl: clob.url,
+        clock: env.clock,
+        logger: env.logger,
+        gammaTimeoutMs: UPSTREAM_TIMEOUT_MS,
+        clobTimeoutMs: UPSTREAM_TIMEOUT_MS,
+        missingTtlMs: 60_000,
+      }),
       ...over,
     });
     pollers.push(p);
@@ -64,6 +103,7 @@ export async function harness(t: { after(fn: () => Promise<void> | void): void }
   t.after(() => Promise.all(pollers.map((p) => p.stop())).then(() => undefined));
   const poller = makePoller();
   current = poller;
-  const report = (tempC: number, minutesAgo = 1) => metar.addReport('KLGA', { atMs: env.clock.now() - minutesAgo * 60_000, tempC });
+  const report = (tempC: number, minutesAgo = 1) =>
+    metar.addReport('KLGA', { atMs: env.clock.now() - minutesAgo * 60_000, tempC });
   return { env, baseUrl, gamma, clob, metar, catalog, nycEvent, poller, makePoller, report };
 }

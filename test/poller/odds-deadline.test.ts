@@ -23,7 +23,12 @@ test('the odds budget defaults to 10 s and the live poll to 5 s', () => {
   assert.throws(() => loadConfig({ ODDS_DEADLINE_MS: '60000' }), /ODDS_DEADLINE_MS: must be at most 10000/);
 });
 
-for (const fault of [{ kind: 'status', status: 500 }, { kind: 'hang' }, { kind: 'not-json' }, { kind: 'wrong-shape' }] as const) {
+for (const fault of [
+  { kind: 'status', status: 500 },
+  { kind: 'hang' },
+  { kind: 'not-json' },
+  { kind: 'wrong-shape' },
+] as const) {
   test(`CLOB ${fault.kind === 'status' ? fault.status : fault.kind} for good: stored with buckets null within the budget, not held back`, async (t) => {
     const h = await harness(t);
     const poller = h.makePoller({ oddsDeadlineMs: DEADLINE_MS });
@@ -38,10 +43,17 @@ for (const fault of [{ kind: 'status', status: 500 }, { kind: 'hang' }, { kind: 
     assert.deepEqual([r.signals.length, r.errors.length, r.backingOff.length], [1, 0, 0]);
     const s = r.signals[0]!;
     assert.deepEqual([s.new.bucket, s.buckets, s.bucketsAsOf], ['70-71°F', null, null]);
-    assert.equal(s.observedAt, new Date(h.env.clock.now()).toISOString(), 'observedAt is when the poll saw it: no hidden wait');
+    assert.equal(
+      s.observedAt,
+      new Date(h.env.clock.now()).toISOString(),
+      'observedAt is when the poll saw it: no hidden wait',
+    );
     assert.equal(s.reportedAt, new Date(Math.floor((h.env.clock.now() - 1_000 - 120_000) / 1000) * 1000).toISOString());
     assert.ok(elapsed < DEADLINE_MS + SLACK_MS, `tick took ${Math.round(elapsed)} ms`);
-    const stored = h.env.db.prepare('SELECT reported_at, payload FROM signals').get() as { reported_at: string; payload: string };
+    const stored = h.env.db.prepare('SELECT reported_at, payload FROM signals').get() as {
+      reported_at: string;
+      payload: string;
+    };
     assert.equal(stored.reported_at, s.reportedAt);
     assert.equal(JSON.parse(stored.payload).buckets, null);
     h.clob.fault(null);
@@ -71,13 +83,16 @@ test('one bucket with an empty book: the others keep their prices, that one is f
   h.report(21.2);
   const [s] = (await h.poller.tick()).signals;
   const top = s!.buckets!.find((b) => b.label === '84°F or higher')!;
-  assert.deepEqual({ yes: top.yes, no: top.no, midpoint: top.midpoint, noQuote: top.noQuote }, { yes: 1, no: 1, midpoint: 0.5, noQuote: true });
+  assert.deepEqual(
+    { yes: top.yes, no: top.no, midpoint: top.midpoint, noQuote: top.noQuote },
+    { yes: 1, no: 1, midpoint: 0.5, noQuote: true },
+  );
   const b70 = s!.buckets!.find((b) => b.label === '70-71°F')!;
   assert.deepEqual([b70.yes, b70.no, b70.midpoint, b70.noQuote], [0.27, 0.75, 0.26, undefined]);
   assert.equal(s!.buckets!.filter((b) => b.noQuote).length, 1);
 });
 
-test('Gamma is not asked again once the day\'s event is known; the CLOB only on a crossing', async (t) => {
+test("Gamma is not asked again once the day's event is known; the CLOB only on a crossing", async (t) => {
   const h = await harness(t);
   h.report(20.0, 30); // 68 °F
   await h.poller.tick();
@@ -112,7 +127,10 @@ test('reportedAt from METAR is the first report showing the new reading, not a l
 test('weather.com: reportedAt is valid_time_gmt; a feed with its own cadence is asked once per its interval', async (t) => {
   const wu = await startFakeWeatherCom();
   t.after(() => wu.close());
-  const h = await harness(t, { weather: () => createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: UPSTREAM_TIMEOUT_MS, minIntervalMs: 30_000 }) });
+  const h = await harness(t, {
+    weather: () =>
+      createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: UPSTREAM_TIMEOUT_MS, minIntervalMs: 30_000 }),
+  });
   const at = (minutesAgo: number) => Math.floor((h.env.clock.now() - minutesAgo * 60_000) / 1000) * 1000;
   wu.addObservation('KLGA:9:US', 'America/New_York', { atMs: at(20), tempC: 20 });
   assert.equal((await h.poller.tick()).baselines, 1);

@@ -30,7 +30,10 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
   assert.equal(second.signals.length, 1);
   const s1 = second.signals[0]!;
   assert.deepEqual(IsocastSignalPublic.parse(s1), s1);
-  assert.deepEqual([s1.seq, s1.old, s1.new], [1, { reading: 69, unit: 'F', bucket: '68-69°F' }, { reading: 70, unit: 'F', bucket: '70-71°F' }]);
+  assert.deepEqual(
+    [s1.seq, s1.old, s1.new],
+    [1, { reading: 69, unit: 'F', bucket: '68-69°F' }, { reading: 70, unit: 'F', bucket: '70-71°F' }],
+  );
   assert.equal(s1.marketUrl, 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026');
   assert.equal(s1.conditionId, h.nycEvent.negRiskMarketID);
   assert.equal(s1.source, 'metar');
@@ -38,10 +41,16 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
   const b70 = s1.buckets!.find((b) => b.label === '70-71°F')!;
   assert.deepEqual({ yes: b70.yes, no: b70.no, midpoint: b70.midpoint }, { yes: 0.27, no: 0.75, midpoint: 0.26 });
   assert.equal(b70.conditionId, h.nycEvent.markets[3]!.conditionId);
-  assert.deepEqual(s1.buckets!.filter((b) => b.dead).map((b) => b.label), ['65°F or below', '66-67°F', '68-69°F']);
+  assert.deepEqual(
+    s1.buckets!.filter((b) => b.dead).map((b) => b.label),
+    ['65°F or below', '66-67°F', '68-69°F'],
+  );
   assert.ok(Date.parse(s1.bucketsAsOf!) - Date.parse(s1.observedAt) <= 10_000);
 
-  for (let i = 0; i < 3; i++) { h.env.clock.advance(1_000); assert.equal((await poller.tick()).signals.length, 0, 'repeated ticks emit nothing'); }
+  for (let i = 0; i < 3; i++) {
+    h.env.clock.advance(1_000);
+    assert.equal((await poller.tick()).signals.length, 0, 'repeated ticks emit nothing');
+  }
 
   h.clob.quote(tokensOf(h.nycEvent, '72-73°F').yes, tokensOf(h.nycEvent, '72-73°F').no, 0.5);
   h.env.clock.advance(1_000);
@@ -57,15 +66,26 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
   h.report(21.0); // cooler later: the high never goes down
   assert.equal((await poller.tick()).signals.length, 0);
 
-  assert.deepEqual(committed.map((s) => s.seq), [1, 2]);
-  assert.deepEqual(inTx, [{ seq: 1, inTransaction: true }, { seq: 2, inTransaction: true }]);
+  assert.deepEqual(
+    committed.map((s) => s.seq),
+    [1, 2],
+  );
+  assert.deepEqual(inTx, [
+    { seq: 1, inTransaction: true },
+    { seq: 2, inTransaction: true },
+  ]);
   const reader = createSignalReader(h.env.db);
   assert.equal(reader.latestSeq('nyc'), 2);
-  assert.deepEqual(reader.range('nyc', 0, 100, 100).map((p) => JSON.parse(p)), [s1, s2]);
+  assert.deepEqual(
+    reader.range('nyc', 0, 100, 100).map((p) => JSON.parse(p)),
+    [s1, s2],
+  );
 
-  const city = await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json() as { city: { latestSeq: number } };
+  const city = (await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json()) as { city: { latestSeq: number } };
   assert.equal(city.city.latestSeq, 2);
-  const sample = await (await fetch(`${h.baseUrl}/v1/sample?city=nyc`)).json() as SignalPublic & { synthetic: boolean };
+  const sample = (await (await fetch(`${h.baseUrl}/v1/sample?city=nyc`)).json()) as SignalPublic & {
+    synthetic: boolean;
+  };
   assert.deepEqual([sample.seq, sample.synthetic, sample.new.bucket], [1, false, '70-71°F']);
 });
 
@@ -112,7 +132,11 @@ test('weather upstream 500s, timeouts and malformed JSON produce no signal and n
     h.env.clock.advance(60 * 60_000); // far past any backoff
     const r = await poller.tick();
     assert.equal(r.signals.length, 0, `${upstream} ${fault.kind}`);
-    assert.deepEqual(r.errors.map((e) => e.city), ['nyc'], `${upstream} ${fault.kind}`);
+    assert.deepEqual(
+      r.errors.map((e) => e.city),
+      ['nyc'],
+      `${upstream} ${fault.kind}`,
+    );
     assert.match(r.errors[0]!.error, new RegExp(`^${upstream}:`));
     assert.equal(h.env.db.prepare('SELECT count(*) FROM signals').pluck().get(), 0);
     // Backing off: the very next tick leaves the city alone.
@@ -127,7 +151,13 @@ test('weather upstream 500s, timeouts and malformed JSON produce no signal and n
 
 test('gamma failures and a missing market: no signals, no error loop, the other cities carry on', async (t) => {
   const h = await harness(t, { cities: ['nyc', 'chicago'] });
-  h.gamma.put((await import('../fakes/gamma.ts')).gammaEvent({ token: 'chicago', date: '2026-07-15', labels: ['75°F or below', '76-77°F', '78-79°F', '80°F or higher'] }));
+  h.gamma.put(
+    (await import('../fakes/gamma.ts')).gammaEvent({
+      token: 'chicago',
+      date: '2026-07-15',
+      labels: ['75°F or below', '76-77°F', '78-79°F', '80°F or higher'],
+    }),
+  );
   h.metar.addReport('KORD', { atMs: h.env.clock.now() - 60_000, tempC: 24 });
   h.report(20.0, 30);
   h.gamma.fault({ kind: 'status', status: 502, times: 2 }); // nyc's two slug lookups... or chicago's: either way one city fails
@@ -142,7 +172,10 @@ test('gamma failures and a missing market: no signals, no error loop, the other 
   const day2 = await h.poller.tick();
   assert.ok(day2.noMarket.includes('nyc'));
   assert.ok(day2.errors.length === 0);
-  for (let i = 0; i < 5; i++) { h.env.clock.advance(1_000); await h.poller.tick(); }
+  for (let i = 0; i < 5; i++) {
+    h.env.clock.advance(1_000);
+    await h.poller.tick();
+  }
   const nycLookups = h.gamma.requests.slice(before).filter((q) => q.query.get('slug')!.includes('-nyc-')).length;
   assert.equal(nycLookups, 2, 'one lookup per slug form, then the miss is cached');
   h.gamma.fault({ kind: 'wrong-shape' });
@@ -171,9 +204,13 @@ test('once the poller has seen the event, /v1/cities/{slug} links its real page 
   const { gammaEvent } = await import('../fakes/gamma.ts');
   h.gamma.remove(h.nycEvent.slug);
   h.gamma.put(gammaEvent({ token: 'nyc', date: '2026-07-15', labels: NYC_LABELS, withYear: false }));
-  const before = await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json() as { marketUrl: string };
-  assert.equal(before.marketUrl, 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026', 'the default guess');
+  const before = (await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json()) as { marketUrl: string };
+  assert.equal(
+    before.marketUrl,
+    'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026',
+    'the default guess',
+  );
   await h.poller.tick();
-  const after = await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json() as { marketUrl: string };
+  const after = (await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json()) as { marketUrl: string };
   assert.equal(after.marketUrl, 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15');
 });

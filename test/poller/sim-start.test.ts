@@ -21,11 +21,23 @@ test('default sim feed: a fresh start signals within two minutes at any start ho
   const config = loadConfig({ DATA_DIR: dir });
   assert.equal(config.FEED, 'sim');
   const catalog = createCatalog();
-  for (const startIso of ['2026-01-10T00:00:00Z', '2026-04-02T07:00:00Z', '2026-07-15T14:00:00Z', '2026-10-20T19:00:00Z']) {
+  for (const startIso of [
+    '2026-01-10T00:00:00Z',
+    '2026-04-02T07:00:00Z',
+    '2026-07-15T14:00:00Z',
+    '2026-10-20T19:00:00Z',
+  ]) {
     const db = openDb(join(dir, `${startIso.slice(0, 10)}.db`));
     const clock = manualClock(Date.parse(startIso));
     const feed = createFeed(config, { db, clock, logger: memoryLogger() });
-    const poller = createPoller({ db, catalog, clock, logger: memoryLogger(), intervalMs: config.POLL_INTERVAL_MS, ...feed });
+    const poller = createPoller({
+      db,
+      catalog,
+      clock,
+      logger: memoryLogger(),
+      intervalMs: config.POLL_INTERVAL_MS,
+      ...feed,
+    });
     const started = clock.now();
     let first: number | null = null;
     while (clock.now() - started <= 120_000) {
@@ -38,7 +50,11 @@ test('default sim feed: a fresh start signals within two minutes at any start ho
         assert.equal(s.seq, 1);
         const city = catalog.get(s.city)!;
         assert.ok(isValidDate(s.targetDate));
-        assert.equal(s.targetDate, localDate(city.timezone, feed.dayClock.now()), 'the market day is the city-local day of simulated time');
+        assert.equal(
+          s.targetDate,
+          localDate(city.timezone, feed.dayClock.now()),
+          'the market day is the city-local day of simulated time',
+        );
         assert.equal(s.observedAt, new Date(clock.now()).toISOString(), 'signal stamps are real time');
         break;
       }

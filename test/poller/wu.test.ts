@@ -7,8 +7,11 @@ import { harness, UPSTREAM_TIMEOUT_MS } from './harness.ts';
 test('weather.com feed: two bucket entries give two signals with source wu; the API key never reaches the logs', async (t) => {
   const wu = await startFakeWeatherCom({ apiKey: 'wu-secret-key-do-not-log-1234' });
   t.after(() => wu.close());
-  const h = await harness(t, { weather: () => createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: UPSTREAM_TIMEOUT_MS }) });
-  const add = (tempC: number) => wu.addObservation('KLGA:9:US', 'America/New_York', { atMs: h.env.clock.now() - 60_000, tempC });
+  const h = await harness(t, {
+    weather: () => createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: UPSTREAM_TIMEOUT_MS }),
+  });
+  const add = (tempC: number) =>
+    wu.addObservation('KLGA:9:US', 'America/New_York', { atMs: h.env.clock.now() - 60_000, tempC });
   add(20); // 68 °F
   assert.equal((await h.poller.tick()).baselines, 1);
   h.env.clock.advance(1_000);
@@ -19,7 +22,13 @@ test('weather.com feed: two bucket entries give two signals with source wu; the 
   add(23.4); // 74 °F: jumps over 72-73 in one reading
   const b = await h.poller.tick();
   const signals = [...a.signals, ...b.signals];
-  assert.deepEqual(signals.map((s) => [s.seq, s.source, s.old.bucket, s.new.bucket]), [[1, 'wu', '68-69°F', '70-71°F'], [2, 'wu', '70-71°F', '74-75°F']]);
+  assert.deepEqual(
+    signals.map((s) => [s.seq, s.source, s.old.bucket, s.new.bucket]),
+    [
+      [1, 'wu', '68-69°F', '70-71°F'],
+      [2, 'wu', '70-71°F', '74-75°F'],
+    ],
+  );
   // The provider's max_temp (set 25 °C too warm by the fake) was not used.
   assert.equal(signals[1]!.new.reading, 74);
 

@@ -5,8 +5,16 @@ import { formatUsdPrice, microToUsd } from '../../src/lib/money.ts';
 
 test('every tier edge picks the tier with the largest minCount not above the count', () => {
   const expect: [number, string, number][] = [
-    [2, 'Min', 5000], [19, 'Min', 5000], [20, 'Starter', 5000], [99, 'Starter', 5000], [100, 'Standard', 4500],
-    [499, 'Standard', 4500], [500, 'Pro', 4000], [1999, 'Pro', 4000], [2000, 'Whale', 3500], [MAX_COUNT, 'Whale', 3500],
+    [2, 'Min', 5000],
+    [19, 'Min', 5000],
+    [20, 'Starter', 5000],
+    [99, 'Starter', 5000],
+    [100, 'Standard', 4500],
+    [499, 'Standard', 4500],
+    [500, 'Pro', 4000],
+    [1999, 'Pro', 4000],
+    [2000, 'Whale', 3500],
+    [MAX_COUNT, 'Whale', 3500],
   ];
   for (const [count, name, unit] of expect) {
     const p = bundlePrice(count);
@@ -18,8 +26,17 @@ test('every tier edge picks the tier with the largest minCount not above the cou
 
 test('tier totals at their minimum counts match the spec table exactly', () => {
   const totals = TIERS.map((t) => [t.name, microToUsd(bundlePrice(t.minCount).totalMicro)]);
-  assert.deepEqual(totals, [['Min', 0.01], ['Starter', 0.1], ['Standard', 0.45], ['Pro', 2], ['Whale', 7]]);
-  assert.deepEqual(TIERS.map((t) => microToUsd(t.unitMicro)), [0.005, 0.005, 0.0045, 0.004, 0.0035]);
+  assert.deepEqual(totals, [
+    ['Min', 0.01],
+    ['Starter', 0.1],
+    ['Standard', 0.45],
+    ['Pro', 2],
+    ['Whale', 7],
+  ]);
+  assert.deepEqual(
+    TIERS.map((t) => microToUsd(t.unitMicro)),
+    [0.005, 0.005, 0.0045, 0.004, 0.0035],
+  );
 });
 
 test('every count from 2 to MAX_COUNT has an integer total at or above the minimum spend', () => {

@@ -18,7 +18,11 @@ const EXPECTED = [
   { seq: 3, old: [72, '72-73°F'], new: [74, '74-75°F'] },
 ];
 
-for (const [format, file] of [['wu', 'nyc-2026-07-15.wu.json'], ['metar', 'nyc-2026-07-15.metar.json'], ['csv', 'nyc-2026-07-15.csv']] as const) {
+for (const [format, file] of [
+  ['wu', 'nyc-2026-07-15.wu.json'],
+  ['metar', 'nyc-2026-07-15.metar.json'],
+  ['csv', 'nyc-2026-07-15.csv'],
+] as const) {
   test(`${format} file: the same signals, final bucket and resolution as the other formats`, async () => {
     const r = await replay([...DAY, '--observations', fixture(file), ...EVENT, '--json']);
     assert.equal(r.code, 0, r.stderr);
@@ -27,9 +31,17 @@ for (const [format, file] of [['wu', 'nyc-2026-07-15.wu.json'], ['metar', 'nyc-2
     assert.deepEqual([j.observations.total, j.observations.inDay, j.observations.outsideDay], [9, 7, 2]);
     assert.deepEqual(j.baseline, { reading: 68, unit: 'F', bucket: '68-69°F', observedAt: '2026-07-15T04:51:00.000Z' });
     assert.deepEqual(j.signals.map(crossing), EXPECTED);
-    assert.deepEqual(j.signals.map((s) => s.observedAt), ['2026-07-15T14:51:00.000Z', '2026-07-15T16:51:00.000Z', '2026-07-15T18:51:00.000Z']);
+    assert.deepEqual(
+      j.signals.map((s) => s.observedAt),
+      ['2026-07-15T14:51:00.000Z', '2026-07-15T16:51:00.000Z', '2026-07-15T18:51:00.000Z'],
+    );
     assert.deepEqual(j.final, { reading: 74, unit: 'F', bucket: '74-75°F', observedAt: '2026-07-15T18:51:00.000Z' });
-    assert.deepEqual(j.market, { origin: 'file', slug: 'highest-temperature-in-nyc-on-july-15-2026', url: 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026', resolvedBucket: '74-75°F' });
+    assert.deepEqual(j.market, {
+      origin: 'file',
+      slug: 'highest-temperature-in-nyc-on-july-15-2026',
+      url: 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026',
+      resolvedBucket: '74-75°F',
+    });
     assert.equal(j.match, true);
     assert.deepEqual(j.localDay, { start: '2026-07-15T04:00:00.000Z', end: '2026-07-16T04:00:00.000Z', hours: 24 });
 
@@ -42,14 +54,22 @@ for (const [format, file] of [['wu', 'nyc-2026-07-15.wu.json'], ['metar', 'nyc-2
 }
 
 test('a market that resolved elsewhere is match: false and still exit 0; an unresolved one has no match', async () => {
-  const event = JSON.parse(readFileSync(fixture('nyc-2026-07-15.event.json'), 'utf8')) as { markets: { groupItemTitle: string; outcomePrices: string }[] };
+  const event = JSON.parse(readFileSync(fixture('nyc-2026-07-15.event.json'), 'utf8')) as {
+    markets: { groupItemTitle: string; outcomePrices: string }[];
+  };
   for (const m of event.markets) m.outcomePrices = m.groupItemTitle === '76-77°F' ? '["1", "0"]' : '["0", "1"]';
-  const other = await replay([...DAY, '--observations', fixture('nyc-2026-07-15.csv'), '--market', 'ev.json', '--json'], { files: { 'ev.json': JSON.stringify([event]) } });
+  const other = await replay(
+    [...DAY, '--observations', fixture('nyc-2026-07-15.csv'), '--market', 'ev.json', '--json'],
+    { files: { 'ev.json': JSON.stringify([event]) } },
+  );
   assert.equal(other.code, 0);
   assert.deepEqual([other.json!.market.resolvedBucket, other.json!.match], ['76-77°F', false]);
 
   for (const m of event.markets) m.outcomePrices = '["0.4995", "0.5005"]';
-  const open = await replay([...DAY, '--observations', fixture('nyc-2026-07-15.csv'), '--market', 'ev.json', '--json'], { files: { 'ev.json': JSON.stringify(event) } });
+  const open = await replay(
+    [...DAY, '--observations', fixture('nyc-2026-07-15.csv'), '--market', 'ev.json', '--json'],
+    { files: { 'ev.json': JSON.stringify(event) } },
+  );
   assert.equal(open.code, 0);
   assert.equal(open.json!.market.resolvedBucket, null);
   assert.equal('match' in open.json!, false);
@@ -67,24 +87,72 @@ test('bad input exits 2 with a message naming the problem, before anything is fe
     [['--city', 'atlantis', '--date', '2026-07-15'], {}, /unknown or inactive city "atlantis"/],
     [['--city', 'hong-kong', '--date', '2026-07-15'], {}, /unknown or inactive city "hong-kong"/],
     [['--city', 'nyc', '--date', '2026-02-30', ...obs], { 'o.csv': good }, /--date must be a calendar date/],
-    [[...DAY, ...obs, '--market', 'x.json', '--buckets', NYC_LADDER], { 'o.csv': good }, /--market or --buckets, not both/],
+    [
+      [...DAY, ...obs, '--market', 'x.json', '--buckets', NYC_LADDER],
+      { 'o.csv': good },
+      /--market or --buckets, not both/,
+    ],
     [[...DAY, ...obs, '--format', 'xml'], { 'o.csv': good }, /--format must be one of wu, metar, csv/],
     [[...DAY, ...obs, '--bogus', '1'], { 'o.csv': good }, /unknown flag: --bogus/],
-    [[...DAY, '--observations', 'missing.csv', '--buckets', NYC_LADDER], {}, /cannot read observations file missing.csv: ENOENT/],
+    [
+      [...DAY, '--observations', 'missing.csv', '--buckets', NYC_LADDER],
+      {},
+      /cannot read observations file missing.csv: ENOENT/,
+    ],
     [[...DAY, ...obs, '--buckets', NYC_LADDER], { 'o.csv': '' }, /observation file is empty/],
-    [[...DAY, ...obs, '--buckets', NYC_LADDER], { 'o.csv': 'time,temp,unit\n2026-07-15T12:00:00,20,C' }, /CSV line 2: time "2026-07-15T12:00:00" must be ISO 8601 with a zone/],
-    [[...DAY, ...obs, '--buckets', NYC_LADDER], { 'o.csv': '2026-07-15T12:00:00Z,20,K' }, /CSV line 1: unit "K" must be C or F/],
-    [[...DAY, ...obs, '--buckets', NYC_LADDER], { 'o.csv': '2026-07-15T12:00:00Z,warm,C' }, /CSV line 1: temperature "warm"/],
-    [[...DAY, ...obs, '--buckets', NYC_LADDER], { 'o.csv': '2026-07-15T12:00:00Z,20' }, /CSV line 1: expected time,temp,unit/],
-    [[...DAY, ...obs, '--buckets', NYC_LADDER], { 'o.csv': '{"observations": [{"valid_time_gmt": 1784120000, "temp": 70}]}' }, /metadata.units "e" \(°F\) or "m" \(°C\)/],
-    [[...DAY, ...obs, '--buckets', NYC_LADDER], { 'o.csv': '{"metadata": {"units": "e"}, "observations": [{"temp": 70}]}' }, /wu observations: malformed observations: observations.0.valid_time_gmt/],
-    [[...DAY, ...obs, '--buckets', NYC_LADDER], { 'o.csv': '[{"icaoId": "KJFK", "obsTime": 1784120000, "temp": 20}]' }, /METAR file has no reports for nyc's station KLGA; it has KJFK/],
-    [[...DAY, ...obs, '--buckets', NYC_LADDER, '--format', 'metar'], { 'o.csv': good }, /not JSON, so it cannot be metar/],
+    [
+      [...DAY, ...obs, '--buckets', NYC_LADDER],
+      { 'o.csv': 'time,temp,unit\n2026-07-15T12:00:00,20,C' },
+      /CSV line 2: time "2026-07-15T12:00:00" must be ISO 8601 with a zone/,
+    ],
+    [
+      [...DAY, ...obs, '--buckets', NYC_LADDER],
+      { 'o.csv': '2026-07-15T12:00:00Z,20,K' },
+      /CSV line 1: unit "K" must be C or F/,
+    ],
+    [
+      [...DAY, ...obs, '--buckets', NYC_LADDER],
+      { 'o.csv': '2026-07-15T12:00:00Z,warm,C' },
+      /CSV line 1: temperature "warm"/,
+    ],
+    [
+      [...DAY, ...obs, '--buckets', NYC_LADDER],
+      { 'o.csv': '2026-07-15T12:00:00Z,20' },
+      /CSV line 1: expected time,temp,unit/,
+    ],
+    [
+      [...DAY, ...obs, '--buckets', NYC_LADDER],
+      { 'o.csv': '{"observations": [{"valid_time_gmt": 1784120000, "temp": 70}]}' },
+      /metadata.units "e" \(°F\) or "m" \(°C\)/,
+    ],
+    [
+      [...DAY, ...obs, '--buckets', NYC_LADDER],
+      { 'o.csv': '{"metadata": {"units": "e"}, "observations": [{"temp": 70}]}' },
+      /wu observations: malformed observations: observations.0.valid_time_gmt/,
+    ],
+    [
+      [...DAY, ...obs, '--buckets', NYC_LADDER],
+      { 'o.csv': '[{"icaoId": "KJFK", "obsTime": 1784120000, "temp": 20}]' },
+      /METAR file has no reports for nyc's station KLGA; it has KJFK/,
+    ],
+    [
+      [...DAY, ...obs, '--buckets', NYC_LADDER, '--format', 'metar'],
+      { 'o.csv': good },
+      /not JSON, so it cannot be metar/,
+    ],
     [[...DAY, ...obs, '--buckets', '66-67°F,warm'], { 'o.csv': good }, /--buckets: "warm" is not a bucket label/],
     [[...DAY, ...obs, '--buckets', '66-67°F,20°C'], { 'o.csv': good }, /--buckets: buckets mix units/],
-    [[...DAY, ...obs, '--buckets', '66-67°F,67-68°F'], { 'o.csv': good }, /--buckets: buckets overlap: 66-67°F and 67-68°F/],
+    [
+      [...DAY, ...obs, '--buckets', '66-67°F,67-68°F'],
+      { 'o.csv': good },
+      /--buckets: buckets overlap: 66-67°F and 67-68°F/,
+    ],
     [[...DAY, ...obs, '--market', 'm.json'], { 'o.csv': good, 'm.json': '{"slug": ' }, /market file is not JSON/],
-    [[...DAY, ...obs, '--market', 'm.json'], { 'o.csv': good, 'm.json': '{"id": 1, "slug": "x", "markets": []}' }, /market file: malformed event: markets/],
+    [
+      [...DAY, ...obs, '--market', 'm.json'],
+      { 'o.csv': good, 'm.json': '{"id": 1, "slug": "x", "markets": []}' },
+      /market file: malformed event: markets/,
+    ],
     [[...DAY, ...obs, '--market', 'm.json'], { 'o.csv': good, 'm.json': '[]' }, /market file holds 0 events/],
   ];
   for (const [argv, files, message] of cases) {
@@ -98,7 +166,11 @@ test('bad input exits 2 with a message naming the problem, before anything is fe
 test('through main.ts: human output and exit 0, exit 2 on bad input', () => {
   const node = new URL('../../node_modules/.bin/node', import.meta.url).pathname;
   const main = new URL('../../src/main.ts', import.meta.url).pathname;
-  const ok = spawnSync(node, [main, 'replay', ...DAY, '--observations', fixture('nyc-2026-07-15.metar.json'), ...EVENT], { encoding: 'utf8' });
+  const ok = spawnSync(
+    node,
+    [main, 'replay', ...DAY, '--observations', fixture('nyc-2026-07-15.metar.json'), ...EVENT],
+    { encoding: 'utf8' },
+  );
   assert.equal(ok.status, 0, ok.stderr);
   assert.match(ok.stdout, /^replay nyc 2026-07-15 {2}NYC, America\/New_York$/m);
   assert.match(ok.stdout, /match: true/);

@@ -18,12 +18,19 @@ export type ReplayRun = { code: number; stdout: string; stderr: string; json: Re
  * test); other paths are read from disk. Without `upstreams` any fetch fails the test loudly, which
  * also proves a file-only replay never touches configuration or the network.
  */
-export async function replay(argv: string[], opts: { files?: Record<string, string>; upstreams?: ReplayUpstreams; nowMs?: number } = {}): Promise<ReplayRun> {
+export async function replay(
+  argv: string[],
+  opts: { files?: Record<string, string>; upstreams?: ReplayUpstreams; nowMs?: number } = {},
+): Promise<ReplayRun> {
   let stdout = '';
   let stderr = '';
   const io: ReplayIo = {
-    stdout: (s) => { stdout += s; },
-    stderr: (s) => { stderr += s; },
+    stdout: (s) => {
+      stdout += s;
+    },
+    stderr: (s) => {
+      stderr += s;
+    },
     readFile: (p) => opts.files?.[p] ?? readFileSync(p, 'utf8'),
     clock: manualClock(opts.nowMs ?? Date.parse('2026-11-21T12:00:00Z')),
     catalog: createCatalog(),
@@ -39,8 +46,12 @@ export async function replay(argv: string[], opts: { files?: Record<string, stri
 }
 
 /** The parts of a signal the poller and a replay must agree on. */
-export const crossing = (s: { seq: number; old: { reading: number; bucket: string | null }; new: { reading: number; bucket: string | null } }) =>
-  ({ seq: s.seq, old: [s.old.reading, s.old.bucket], new: [s.new.reading, s.new.bucket] });
+export const crossing = (s: {
+  seq: number;
+  old: { reading: number; bucket: string | null };
+  new: { reading: number; bucket: string | null };
+}) => ({ seq: s.seq, old: [s.old.reading, s.old.bucket], new: [s.new.reading, s.new.bucket] });
 
 /** CSV text from `[iso time, temp, unit]` rows. */
-export const csv = (rows: [string, number, 'C' | 'F'][]): string => ['time,temp,unit', ...rows.map((r) => r.join(','))].join('\n');
+export const csv = (rows: [string, number, 'C' | 'F'][]): string =>
+  ['time,temp,unit', ...rows.map((r) => r.join(','))].join('\n');

@@ -24,40 +24,99 @@ import { listen, testApp } from '../helpers/app.ts';
  * over real HTTP, and the market's own rule text in each fake event.
  */
 const START = Date.parse('2026-07-15T19:00:00Z'); // 15:00 in New York, noon in Seattle
-const F_LABELS = ['65°F or below', '66-67°F', '68-69°F', '70-71°F', '72-73°F', '74-75°F', '76-77°F', '78-79°F', '80-81°F', '82-83°F', '84°F or higher'];
+const F_LABELS = [
+  '65°F or below',
+  '66-67°F',
+  '68-69°F',
+  '70-71°F',
+  '72-73°F',
+  '74-75°F',
+  '76-77°F',
+  '78-79°F',
+  '80-81°F',
+  '82-83°F',
+  '84°F or higher',
+];
 const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 const TIMEOUT = 1500;
 
-async function setup(t: Parameters<typeof testApp>[0] & { after(fn: () => unknown): void }, cities: string[], rules: Record<string, Parameters<typeof gammaEvent>[0]['rule']>) {
+async function setup(
+  t: Parameters<typeof testApp>[0] & { after(fn: () => unknown): void },
+  cities: string[],
+  rules: Record<string, Parameters<typeof gammaEvent>[0]['rule']>,
+) {
   const metrics = createMetrics();
   let poller: Poller | null = null;
   const env = testApp(t, {
-    nowMs: START, env: { ADMIN_TOKEN },
+    nowMs: START,
+    env: { ADMIN_TOKEN },
     deps: {
-      metrics, pollerHealth: () => poller!.health(), ruleFor: (c) => poller?.ruleFor(c) ?? null,
+      metrics,
+      pollerHealth: () => poller!.health(),
+      ruleFor: (c) => poller?.ruleFor(c) ?? null,
       marketUrlFor: (c, d) => poller?.marketUrlFor(c, d) ?? null,
     },
   });
   const base = await listen(t, env.app.fetch);
-  const [gamma, clob, metar, wu] = await Promise.all([startFakeGamma(), startFakeClob(), startFakeMetar({ now: env.clock.now }), startFakeWeatherCom()]);
+  const [gamma, clob, metar, wu] = await Promise.all([
+    startFakeGamma(),
+    startFakeClob(),
+    startFakeMetar({ now: env.clock.now }),
+    startFakeWeatherCom(),
+  ]);
   t.after(() => Promise.all([gamma.close(), clob.close(), metar.close(), wu.close()]));
   const catalog = createCatalog(CITY_ROWS.filter((c) => cities.includes(c.slug)));
   const events: Record<string, GammaEventJson> = {};
   for (const city of catalog.active) {
-    const ev = gammaEvent({ token: city.marketToken, date: localDate(city.timezone, START), labels: F_LABELS, cityName: city.displayName, rule: rules[city.slug] });
+    const ev = gammaEvent({
+      token: city.marketToken,
+      date: localDate(city.timezone, START),
+      labels: F_LABELS,
+      cityName: city.displayName,
+      rule: rules[city.slug],
+    });
     events[city.slug] = ev;
     gamma.put(ev);
-    F_LABELS.forEach((label, i) => { const tk = tokensOf(ev, label); clob.quote(tk.yes, tk.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000); });
+    F_LABELS.forEach((label, i) => {
+      const tk = tokensOf(ev, label);
+      clob.quote(tk.yes, tk.no, Math.round((0.02 + 0.08 * Math.min(i, 10 - i)) * 1000) / 1000);
+    });
   }
   poller = createPoller({
-    db: env.db, catalog, clock: env.clock, logger: env.logger, intervalMs: 1_000, metrics,
+    db: env.db,
+    catalog,
+    clock: env.clock,
+    logger: env.logger,
+    intervalMs: 1_000,
+    metrics,
     weather: createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: TIMEOUT }),
     noaaWeather: createMetarWeather({ baseUrl: metar.url, clock: env.clock, timeoutMs: TIMEOUT }),
-    market: createPolymarketSource({ gammaUrl: gamma.url, clobUrl: clob.url, clock: env.clock, logger: env.logger, gammaTimeoutMs: TIMEOUT, clobTimeoutMs: TIMEOUT }),
+    market: createPolymarketSource({
+      gammaUrl: gamma.url,
+      clobUrl: clob.url,
+      clock: env.clock,
+      logger: env.logger,
+      gammaTimeoutMs: TIMEOUT,
+      clobTimeoutMs: TIMEOUT,
+    }),
   });
   t.after(() => poller!.stop());
   const ago = (min: number) => env.clock.now() - min * 60_000;
-  return { env, base, metrics, gamma, metar, wu, events, poller, ago, admin: async () => (await fetch(`${base}/admin/data.json`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json() as Promise<any> };
+  return {
+    env,
+    base,
+    metrics,
+    gamma,
+    metar,
+    wu,
+    events,
+    poller,
+    ago,
+    admin: async () =>
+      (
+        await fetch(`${base}/admin/data.json`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+      ).json() as Promise<any>,
+  };
 }
 
 test('a NOAA-rule city reads METAR and a WU-rule city reads weather.com, each signalling from its own source', async (t) => {
@@ -78,16 +137,42 @@ test('a NOAA-rule city reads METAR and a WU-rule city reads weather.com, each si
   const bySlug = Object.fromEntries(r.signals.map((x) => [x.city, x]));
   assert.deepEqual([bySlug.nyc?.source, bySlug.nyc?.new.bucket], ['wu', '70-71°F']);
   assert.deepEqual([bySlug.seattle?.source, bySlug.seattle?.new.bucket], ['metar', '70-71°F']);
-  assert.ok(s.metar.requests.every((q) => q.query.get('ids') === 'KSEA'), 'METAR is asked for the NOAA-rule station only');
-  assert.ok(s.wu.requests.every((q) => q.path.includes('/KLGA:9:US/')), 'weather.com is asked for the WU-rule station only, colons literal');
+  assert.ok(
+    s.metar.requests.every((q) => q.query.get('ids') === 'KSEA'),
+    'METAR is asked for the NOAA-rule station only',
+  );
+  assert.ok(
+    s.wu.requests.every((q) => q.path.includes('/KLGA:9:US/')),
+    'weather.com is asked for the WU-rule station only, colons literal',
+  );
 
-  const cities = await (await fetch(`${s.base}/v1/cities`)).json() as { cities: { slug: string; resolutionSource: string; station: string }[] };
-  const listed = cities.cities.filter((c) => ['nyc', 'seattle', 'chicago'].includes(c.slug)).map((c) => [c.slug, c.resolutionSource, c.station]);
-  assert.deepEqual(listed, [['nyc', 'wu', 'KLGA'], ['chicago', 'wu', 'KORD'], ['seattle', 'noaa', 'KSEA']], 'chicago: no event read, the catalog');
-  const detail = await (await fetch(`${s.base}/v1/cities/seattle`)).json() as { resolution: Record<string, unknown> };
+  const cities = (await (await fetch(`${s.base}/v1/cities`)).json()) as {
+    cities: { slug: string; resolutionSource: string; station: string }[];
+  };
+  const listed = cities.cities
+    .filter((c) => ['nyc', 'seattle', 'chicago'].includes(c.slug))
+    .map((c) => [c.slug, c.resolutionSource, c.station]);
+  assert.deepEqual(
+    listed,
+    [
+      ['nyc', 'wu', 'KLGA'],
+      ['chicago', 'wu', 'KORD'],
+      ['seattle', 'noaa', 'KSEA'],
+    ],
+    'chicago: no event read, the catalog',
+  );
+  const detail = (await (await fetch(`${s.base}/v1/cities/seattle`)).json()) as { resolution: Record<string, unknown> };
   assert.deepEqual(detail.resolution, {
-    targetDate: '2026-07-15', source: 'noaa', station: 'KSEA', unit: 'F', precision: 1, fallback: 'wu',
-    url: 'https://www.weather.gov/wrh/timeseries?site=ksea', status: 'ok', pausedReason: null, observedWith: 'metar',
+    targetDate: '2026-07-15',
+    source: 'noaa',
+    station: 'KSEA',
+    unit: 'F',
+    precision: 1,
+    fallback: 'wu',
+    url: 'https://www.weather.gov/wrh/timeseries?site=ksea',
+    status: 'ok',
+    pausedReason: null,
+    observedWith: 'metar',
   });
 });
 
@@ -105,11 +190,21 @@ test('an event whose rule names another station pauses the city: no signal, a me
     add(temp, 1);
     const r = await s.poller.tick();
     assert.deepEqual(r.paused, ['nyc']);
-    assert.deepEqual(r.signals.map((x) => x.city), ['chicago']);
+    assert.deepEqual(
+      r.signals.map((x) => x.city),
+      ['chicago'],
+    );
   }
   assert.equal(s.env.db.prepare("SELECT count(*) FROM signals WHERE city = 'nyc'").pluck().get(), 0);
-  assert.equal(s.env.db.prepare("SELECT count(*) FROM day_state WHERE city = 'nyc'").pluck().get(), 0, 'a paused day keeps no reading either');
-  assert.ok(s.wu.requests.every((q) => !q.path.includes('KLGA')), 'nothing is observed for a paused day');
+  assert.equal(
+    s.env.db.prepare("SELECT count(*) FROM day_state WHERE city = 'nyc'").pluck().get(),
+    0,
+    'a paused day keeps no reading either',
+  );
+  assert.ok(
+    s.wu.requests.every((q) => !q.path.includes('KLGA')),
+    'nothing is observed for a paused day',
+  );
 
   const text = await (await fetch(`${s.base}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
   assert.match(text, /^isocast_resolution_pauses_total\{city="nyc"\} 1$/m, 'counted once, when the day became paused');
@@ -120,10 +215,20 @@ test('an event whose rule names another station pauses the city: no signal, a me
   assert.match(warns[0]!, /rule names station KNYC, the catalog watches KLGA/);
 
   const admin = await s.admin();
-  assert.deepEqual(admin.poller.paused, [{ city: 'nyc', displayName: 'NYC', targetDate: '2026-07-15', reason: 'rule names station KNYC, the catalog watches KLGA' }]);
+  assert.deepEqual(admin.poller.paused, [
+    {
+      city: 'nyc',
+      displayName: 'NYC',
+      targetDate: '2026-07-15',
+      reason: 'rule names station KNYC, the catalog watches KLGA',
+    },
+  ]);
   const nycRow = admin.poller.cities.find((c: { city: string }) => c.city === 'nyc');
   assert.deepEqual([nycRow.rule.status, nycRow.rule.station, nycRow.rule.observedWith], ['paused', 'KNYC', null]);
-  const city = await (await fetch(`${s.base}/v1/cities/nyc`)).json() as { city: { resolutionSource: string; station: string }; resolution: { status: string } };
+  const city = (await (await fetch(`${s.base}/v1/cities/nyc`)).json()) as {
+    city: { resolutionSource: string; station: string };
+    resolution: { status: string };
+  };
   assert.deepEqual([city.city.resolutionSource, city.city.station, city.resolution.status], ['wu', 'KNYC', 'paused']);
   const doctor = resolutionCheck(s.env.db, s.env.clock.now());
   assert.equal(doctor.status, 'warn');
@@ -150,9 +255,12 @@ async function screenshotPaused(t: Parameters<typeof offlineBrowser>[0], s: Awai
   await page.fill('#token', ADMIN_TOKEN);
   await page.click('#login button[type=submit]');
   await page.waitForSelector('body[data-state="ready"]');
-  assert.match(await page.textContent('#poller-paused') ?? '', /NYC paused for 2026-07-15: rule names station KNYC, the catalog watches KLGA/);
-  assert.match(await page.textContent('#poller-table') ?? '', /NYC.*paused.*wu KNYC °F/);
-  assert.match(await page.textContent('#poller-table') ?? '', /Chicago.*ok.*wu KORD °F, obs wu/);
+  assert.match(
+    (await page.textContent('#poller-paused')) ?? '',
+    /NYC paused for 2026-07-15: rule names station KNYC, the catalog watches KLGA/,
+  );
+  assert.match((await page.textContent('#poller-table')) ?? '', /NYC.*paused.*wu KNYC °F/);
+  assert.match((await page.textContent('#poller-table')) ?? '', /Chicago.*ok.*wu KORD °F, obs wu/);
   const dir = join(repoRoot(), 'test-artifacts');
   mkdirSync(dir, { recursive: true });
   const shot = join(dir, 'admin-paused-city.png');

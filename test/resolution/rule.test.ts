@@ -7,7 +7,13 @@ import { judgeRule } from '../../src/resolution/judge.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { RULE_FIXTURES } from './rule-fixtures.ts';
 
-const pick = (r: ReturnType<typeof parseResolutionRule>) => ({ source: r.source, station: r.station, unit: r.unit, precision: r.precision, fallback: r.fallback });
+const pick = (r: ReturnType<typeof parseResolutionRule>) => ({
+  source: r.source,
+  station: r.station,
+  unit: r.unit,
+  precision: r.precision,
+  fallback: r.fallback,
+});
 
 test('every known rule wording parses to its source, station, unit, precision and fallback', () => {
   for (const f of RULE_FIXTURES) {
@@ -29,13 +35,32 @@ test('the rule reads the same with the resolutionSource field present, and from 
 test('the real Gamma captures carry their rule through the event parser', () => {
   // Ladders of the captured events (NYC kept 3 of its buckets, Ankara 1) with the captured rule texts.
   const nyc = RULE_FIXTURES[0]!;
-  const market = (label: string, i: number) => ({ conditionId: '0x' + String(i).repeat(64), groupItemTitle: label, outcomes: '["Yes", "No"]', clobTokenIds: `["${i}1", "${i}2"]` });
-  const ev = parseGammaEvent({ id: '128661', slug: 'highest-temperature-in-nyc-on-december-30', description: nyc.description, resolutionSource: nyc.resolutionSource,
-    markets: [market('27°F or below', 1), market('32-33°F', 2), market('38°F or higher', 3)] });
+  const market = (label: string, i: number) => ({
+    conditionId: '0x' + String(i).repeat(64),
+    groupItemTitle: label,
+    outcomes: '["Yes", "No"]',
+    clobTokenIds: `["${i}1", "${i}2"]`,
+  });
+  const ev = parseGammaEvent({
+    id: '128661',
+    slug: 'highest-temperature-in-nyc-on-december-30',
+    description: nyc.description,
+    resolutionSource: nyc.resolutionSource,
+    markets: [market('27°F or below', 1), market('32-33°F', 2), market('38°F or higher', 3)],
+  });
   assert.deepEqual(pick(ev.rule), nyc.expected);
   const ankara = RULE_FIXTURES.find((f) => f.name.startsWith('3b'))!;
-  const ev2 = parseGammaEvent({ id: '869074', slug: 'highest-temperature-in-ankara-on-august-20-2026',
-    markets: [{ ...market('25°C or below', 4), description: ankara.description, resolutionSource: 'https://www.wunderground.com/history/daily/tr/%C3%A7ubuk/LTAC' }] });
+  const ev2 = parseGammaEvent({
+    id: '869074',
+    slug: 'highest-temperature-in-ankara-on-august-20-2026',
+    markets: [
+      {
+        ...market('25°C or below', 4),
+        description: ankara.description,
+        resolutionSource: 'https://www.wunderground.com/history/daily/tr/%C3%A7ubuk/LTAC',
+      },
+    ],
+  });
   assert.deepEqual(pick(ev2.rule), ankara.expected, 'rule only on the bucket market');
 });
 
@@ -44,16 +69,51 @@ test('unknown or inconsistent wording is unknown, with a reason, never a guess',
   const noaa = RULE_FIXTURES[5]!.description;
   const cases: [string, string | null, string | null, RegExp][] = [
     ['empty', '', null, /no rule text/],
-    ['the old fake text', 'This market will resolve to the temperature range that contains the highest temperature recorded at the station on 2026-07-15.', null, /names no resolution source/],
-    ['another provider', wu.replace('information from Wunderground', 'information from Meteostat'), null, /names no resolution source/],
-    ['two providers named', wu.replace('information from Wunderground', 'information from Wunderground and NOAA'), null, /names no resolution source/],
-    ['wu named, no wu page', wu.replace(/https:\/\/www\.wunderground\.com\S+/, 'https://example.com/x.'), null, /links no wu station page/],
-    ['field names another station', wu, 'https://www.wunderground.com/history/daily/gb/london/EGLL', /several wu stations: EGLC, EGLL/],
+    [
+      'the old fake text',
+      'This market will resolve to the temperature range that contains the highest temperature recorded at the station on 2026-07-15.',
+      null,
+      /names no resolution source/,
+    ],
+    [
+      'another provider',
+      wu.replace('information from Wunderground', 'information from Meteostat'),
+      null,
+      /names no resolution source/,
+    ],
+    [
+      'two providers named',
+      wu.replace('information from Wunderground', 'information from Wunderground and NOAA'),
+      null,
+      /names no resolution source/,
+    ],
+    [
+      'wu named, no wu page',
+      wu.replace(/https:\/\/www\.wunderground\.com\S+/, 'https://example.com/x.'),
+      null,
+      /links no wu station page/,
+    ],
+    [
+      'field names another station',
+      wu,
+      'https://www.wunderground.com/history/daily/gb/london/EGLL',
+      /several wu stations: EGLC, EGLL/,
+    ],
     ['NOAA text with a WU page', noaa, 'https://www.wunderground.com/history/daily/us/wa/seatac/KSEA', /two providers/],
-    ['no unit', wu.replaceAll(' in degrees Celsius', '').replace('to whole degrees Celsius', 'to whole degrees'), null, /no temperature unit/],
+    [
+      'no unit',
+      wu.replaceAll(' in degrees Celsius', '').replace('to whole degrees Celsius', 'to whole degrees'),
+      null,
+      /no temperature unit/,
+    ],
     ['two units', wu.replace('whole degrees Celsius', 'whole degrees Fahrenheit'), null, /two temperature units/],
     ['no precision', wu.replace(/The resolution source for this market measures[^\n]*/, ''), null, /no precision/],
-    ['unknown fallback', noaa.replace('the Weather Underground Daily Observations table', 'the Meteostat archive'), null, /fallback/],
+    [
+      'unknown fallback',
+      noaa.replace('the Weather Underground Daily Observations table', 'the Meteostat archive'),
+      null,
+      /fallback/,
+    ],
   ];
   for (const [name, text, field, reason] of cases) {
     const r = parseResolutionRule(text, field);
@@ -64,9 +124,18 @@ test('unknown or inconsistent wording is unknown, with a reason, never a guess',
 });
 
 test('station pages: ICAO from Weather Underground paths and NOAA sites, page URLs for HKO and CWA', () => {
-  assert.deepEqual(pageStation('https://www.wunderground.com/history/daily/tr/%C3%A7ubuk/LTAC'), { source: 'wu', station: 'LTAC' });
-  assert.deepEqual(pageStation('https://www.wunderground.com/history/daily/us/tx/dallas/KDAL/date/2026-8-20'), { source: 'wu', station: 'KDAL' });
-  assert.deepEqual(pageStation('https://www.weather.gov/wrh/timeseries?site=LTFM'), { source: 'noaa', station: 'LTFM' });
+  assert.deepEqual(pageStation('https://www.wunderground.com/history/daily/tr/%C3%A7ubuk/LTAC'), {
+    source: 'wu',
+    station: 'LTAC',
+  });
+  assert.deepEqual(pageStation('https://www.wunderground.com/history/daily/us/tx/dallas/KDAL/date/2026-8-20'), {
+    source: 'wu',
+    station: 'KDAL',
+  });
+  assert.deepEqual(pageStation('https://www.weather.gov/wrh/timeseries?site=LTFM'), {
+    source: 'noaa',
+    station: 'LTFM',
+  });
   assert.equal(pageStation('https://www.wunderground.com/weather/us/ny/new-york'), null);
   assert.equal(pageStation('not a url'), null);
 });
@@ -76,25 +145,52 @@ test('the generated rule texts (simulated feed, fakes) parse back to the catalog
     for (const kind of ['wu', 'noaa'] as const) {
       const t = ruleText(city, '2026-08-29', { kind });
       const r = parseResolutionRule(t.description, t.resolutionSource);
-      assert.deepEqual(pick(r), { source: kind, station: city.station, unit: city.unit, precision: 1, fallback: kind === 'noaa' ? 'wu' : null }, `${city.slug} ${kind}`);
-      assert.deepEqual(judgeRule(r, city, () => true), { status: 'ok', observe: kind });
+      assert.deepEqual(
+        pick(r),
+        { source: kind, station: city.station, unit: city.unit, precision: 1, fallback: kind === 'noaa' ? 'wu' : null },
+        `${city.slug} ${kind}`,
+      );
+      assert.deepEqual(
+        judgeRule(r, city, () => true),
+        { status: 'ok', observe: kind },
+      );
     }
   }
 });
 
 test('match or pause: station, unit, precision, unobservable and unknown sources pause; a feed must exist', () => {
   const nyc = CITY_ROWS.find((c) => c.slug === 'nyc')!;
-  const rule = (over: object) => ({ source: 'wu' as const, station: 'KLGA', unit: 'F' as const, precision: 1 as const, fallback: null, url: null, ...over });
+  const rule = (over: object) => ({
+    source: 'wu' as const,
+    station: 'KLGA',
+    unit: 'F' as const,
+    precision: 1 as const,
+    fallback: null,
+    url: null,
+    ...over,
+  });
   const all = () => true;
   assert.deepEqual(judgeRule(rule({}), nyc, all), { status: 'ok', observe: 'wu' });
   assert.deepEqual(judgeRule(rule({ source: 'noaa', fallback: 'wu' }), nyc, all), { status: 'ok', observe: 'noaa' });
   const reason = (r: ReturnType<typeof judgeRule>) => (r.status === 'paused' ? r.reason : 'ok');
-  assert.match(reason(judgeRule(rule({ station: 'KNYC' }), nyc, all)), /rule names station KNYC, the catalog watches KLGA/);
+  assert.match(
+    reason(judgeRule(rule({ station: 'KNYC' }), nyc, all)),
+    /rule names station KNYC, the catalog watches KLGA/,
+  );
   assert.match(reason(judgeRule(rule({ unit: 'C' }), nyc, all)), /°C, the catalog's unit is °F/);
   assert.match(reason(judgeRule(rule({ precision: 0.1 }), nyc, all)), /0\.1°/);
-  assert.match(reason(judgeRule(rule({ source: 'hko', station: 'https://www.weather.gov.hk/en/cis/climat.htm' }), nyc, all)), /cannot observe/);
-  assert.match(reason(judgeRule(rule({ source: 'unknown', station: null, reason: 'the rule states no unit' }), nyc, all)), /not understood: the rule states no unit/);
-  assert.match(reason(judgeRule(rule({ source: 'noaa' }), nyc, (s) => s === 'wu')), /no weather feed configured for NOAA/);
+  assert.match(
+    reason(judgeRule(rule({ source: 'hko', station: 'https://www.weather.gov.hk/en/cis/climat.htm' }), nyc, all)),
+    /cannot observe/,
+  );
+  assert.match(
+    reason(judgeRule(rule({ source: 'unknown', station: null, reason: 'the rule states no unit' }), nyc, all)),
+    /not understood: the rule states no unit/,
+  );
+  assert.match(
+    reason(judgeRule(rule({ source: 'noaa' }), nyc, (s) => s === 'wu')),
+    /no weather feed configured for NOAA/,
+  );
 });
 
 test('the simulated feed: every active city matches its rule (NOAA for three, WU for the rest) and none is paused', async (t) => {
@@ -113,12 +209,26 @@ test('the simulated feed: every active city matches its rule (NOAA for three, WU
   const clock = manualClock(Date.parse('2026-08-29T12:00:00Z'));
   const catalog = createCatalog();
   const feed = createFeed(config, { db, clock, logger: memoryLogger() });
-  const poller = createPoller({ db, catalog, clock, logger: memoryLogger(), intervalMs: config.POLL_INTERVAL_MS, ...feed });
+  const poller = createPoller({
+    db,
+    catalog,
+    clock,
+    logger: memoryLogger(),
+    intervalMs: config.POLL_INTERVAL_MS,
+    ...feed,
+  });
   const r = await poller.tick();
   assert.deepEqual([r.paused, r.errors, r.cities], [[], [], 37]);
   const rules = catalog.active.map((c) => poller.ruleFor(c)!);
-  assert.deepEqual(rules.filter((x) => x.source === 'noaa').map((x) => x.city), ['seattle', 'sao-paulo', 'tel-aviv']);
+  assert.deepEqual(
+    rules.filter((x) => x.source === 'noaa').map((x) => x.city),
+    ['seattle', 'sao-paulo', 'tel-aviv'],
+  );
   for (const [i, c] of catalog.active.entries()) {
-    assert.deepEqual([rules[i]!.station, rules[i]!.unit, rules[i]!.precision, rules[i]!.status, rules[i]!.observedWith], [c.station, c.unit, 1, 'ok', 'sim'], c.slug);
+    assert.deepEqual(
+      [rules[i]!.station, rules[i]!.unit, rules[i]!.precision, rules[i]!.status, rules[i]!.observedWith],
+      [c.station, c.unit, 1, 'ok', 'sim'],
+      c.slug,
+    );
   }
 });

@@ -9,8 +9,20 @@ import type { ResolutionRule } from '../../src/sources/market/resolution-rule.ts
 import { tempDir } from '../helpers/app.ts';
 
 const nyc = CITY_ROWS.find((c) => c.slug === 'nyc')!;
-const WU: ResolutionRule = { source: 'wu', station: 'KLGA', unit: 'F', precision: 1, fallback: null, url: 'https://www.wunderground.com/history/daily/us/ny/new-york-city/KLGA' };
-const NOAA: ResolutionRule = { ...WU, source: 'noaa', fallback: 'wu', url: 'https://www.weather.gov/wrh/timeseries?site=klga' };
+const WU: ResolutionRule = {
+  source: 'wu',
+  station: 'KLGA',
+  unit: 'F',
+  precision: 1,
+  fallback: null,
+  url: 'https://www.wunderground.com/history/daily/us/ny/new-york-city/KLGA',
+};
+const NOAA: ResolutionRule = {
+  ...WU,
+  source: 'noaa',
+  fallback: 'wu',
+  url: 'https://www.weather.gov/wrh/timeseries?site=klga',
+};
 
 test('within a day the first rule and the first feed hold: a change of either pauses the day', (t) => {
   const db = openDb(join(tempDir(t), 'r.db'));
@@ -30,14 +42,20 @@ test('within a day the first rule and the first feed hold: a change of either pa
 
   // Back to the first rule but another feed: still paused, now for the feed.
   const feed = settle(WU, 'metar');
-  assert.deepEqual([feed.status, feed.reason], ['paused', 'the day is observed with wu; switching to metar would mix sources']);
+  assert.deepEqual(
+    [feed.status, feed.reason],
+    ['paused', 'the day is observed with wu; switching to metar would mix sources'],
+  );
   assert.equal(settle(WU, 'wu').status, 'ok', 'the first feed again: the day continues');
 
   // A pause that is not about consistency is re-judged: a day that could not be observed resumes.
   const blind = settle(NOAA, null, false, '2026-07-16');
   assert.deepEqual([blind.status, blind.observedWith], ['paused', null]);
   assert.match(blind.reason!, /no weather feed configured for NOAA rules/);
-  assert.deepEqual(pausedDays(db, '2026-07-16').map((d) => d.targetDate), ['2026-07-16']);
+  assert.deepEqual(
+    pausedDays(db, '2026-07-16').map((d) => d.targetDate),
+    ['2026-07-16'],
+  );
   const resumed = settle(NOAA, 'metar', true, '2026-07-16');
   assert.deepEqual([resumed.status, resumed.observedWith], ['ok', 'metar']);
   assert.deepEqual(pausedDays(db, '2026-07-15'), []);
@@ -52,10 +70,20 @@ test('doctor lists the paused city-days', async (t) => {
   const db = openDb(path);
   const today = new Date().toISOString().slice(0, 10);
   const rule = { ...WU, station: 'KNYC' };
-  settleDayRule(db, { city: 'nyc', date: today, rule, verdict: judgeRule(rule, nyc, () => true), feed: null, nowMs: Date.now() });
+  settleDayRule(db, {
+    city: 'nyc',
+    date: today,
+    rule,
+    verdict: judgeRule(rule, nyc, () => true),
+    feed: null,
+    nowMs: Date.now(),
+  });
   db.close();
   const checks = await runDoctor({ config: loadConfig({ DATA_DIR: dir }), openDb: () => openDb(path), dbPath: path });
   const check = checks.find((c) => c.name === 'resolution rules')!;
   assert.equal(check.status, 'warn');
-  assert.equal(check.detail, `1 city-day(s) paused (no signals): nyc ${today}: rule names station KNYC, the catalog watches KLGA`);
+  assert.equal(
+    check.detail,
+    `1 city-day(s) paused (no signals): nyc ${today}: rule names station KNYC, the catalog watches KLGA`,
+  );
 });

@@ -25,14 +25,19 @@ test('SDN XML: only Digital Currency Address - ETH entries count', () => {
   assert.deepEqual(parseSdnOrPlain(advanced), [B.toLowerCase()]);
 });
 
-function parseSdnOrPlain(text: string) { return parseSanctionsText(text); }
+function parseSdnOrPlain(text: string) {
+  return parseSanctionsText(text);
+}
 
 test('loader reports status for /health and screens case-insensitively', (t) => {
   const dir = tempDir(t);
   const path = join(dir, 'ofac.txt');
   writeFileSync(path, `${A}\n${B}\n`);
   const list = loadSanctionsList({ path, extra: `${C}, not-an-address` });
-  assert.deepEqual({ ...list.status(), ageSeconds: 0 }, { listLoaded: true, extraConfigured: true, count: 3, ageSeconds: 0 });
+  assert.deepEqual(
+    { ...list.status(), ageSeconds: 0 },
+    { listLoaded: true, extraConfigured: true, count: 3, ageSeconds: 0 },
+  );
   assert.ok(list.status().ageSeconds! <= 5);
   assert.ok(list.has(A.toUpperCase().replace('0X', '0x')));
   assert.ok(list.has(C));

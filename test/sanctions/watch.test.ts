@@ -41,7 +41,9 @@ test('a changed file is picked up by the periodic check; an empty or garbled one
 
   // Truncated to nothing (a failed download): screening keeps both addresses.
   writeFileSync(path, '');
-  await until('the warning', () => logs(logger).some((l) => l.level === 'warn' && /holds no addresses/.test(String(l.error))));
+  await until('the warning', () =>
+    logs(logger).some((l) => l.level === 'warn' && /holds no addresses/.test(String(l.error))),
+  );
   assert.ok(list.has(A) && list.has(B));
   assert.deepEqual([list.status().listLoaded, list.status().count], [true, 2]);
   // Garbled (not a list, not SDN XML): the same.

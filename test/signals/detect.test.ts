@@ -47,7 +47,10 @@ test('a reading in a ladder gap raises the high but emits nothing until a bucket
   const gappy = [parseLabel('32-33°F')!, parseLabel('36-37°F')!];
   const a = detect({ high: 33, bucket: '32-33°F' }, 34, gappy);
   assert.deepEqual(a, { next: { high: 34, bucket: '32-33°F' }, changed: true, baseline: false, crossing: null });
-  assert.deepEqual(detect(a.next, 36, gappy).crossing, { old: { reading: 34, bucket: '32-33°F' }, new: { reading: 36, bucket: '36-37°F' } });
+  assert.deepEqual(detect(a.next, 36, gappy).crossing, {
+    old: { reading: 34, bucket: '32-33°F' },
+    new: { reading: 36, bucket: '36-37°F' },
+  });
 });
 
 test('local-day detection across DST: the evening of the spring-forward day in New York stays on that day', () => {
@@ -64,26 +67,28 @@ test('local-day detection across DST: the evening of the spring-forward day in N
 });
 
 test('property: the crossings are exactly the bucket entries of the running max after the baseline', () => {
-  fc.assert(fc.property(fc.array(fc.integer({ min: 10, max: 70 }), { minLength: 1, maxLength: 60 }), (readings) => {
-    let state: DayState | null = null;
-    const emitted: string[] = [];
-    for (const r of readings) {
-      const d = detect(state, r, NYC);
-      if (d.crossing) emitted.push(d.crossing.new.bucket);
-      state = d.next;
-    }
-    // Model: buckets of the running maximum, consecutive duplicates collapsed, baseline dropped.
-    const expected: string[] = [];
-    let max = Number.NEGATIVE_INFINITY;
-    let last: string | null = null;
-    readings.forEach((r, i) => {
-      max = Math.max(max, r);
-      const b = bucketFor(max, NYC)!.label;
-      if (i > 0 && b !== last) expected.push(b);
-      last = b;
-    });
-    assert.deepEqual(emitted, expected);
-    assert.equal(new Set(emitted).size, emitted.length, 'a bucket is entered at most once');
-    assert.equal(state!.high, Math.max(...readings));
-  }));
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 10, max: 70 }), { minLength: 1, maxLength: 60 }), (readings) => {
+      let state: DayState | null = null;
+      const emitted: string[] = [];
+      for (const r of readings) {
+        const d = detect(state, r, NYC);
+        if (d.crossing) emitted.push(d.crossing.new.bucket);
+        state = d.next;
+      }
+      // Model: buckets of the running maximum, consecutive duplicates collapsed, baseline dropped.
+      const expected: string[] = [];
+      let max = Number.NEGATIVE_INFINITY;
+      let last: string | null = null;
+      readings.forEach((r, i) => {
+        max = Math.max(max, r);
+        const b = bucketFor(max, NYC)!.label;
+        if (i > 0 && b !== last) expected.push(b);
+        last = b;
+      });
+      assert.deepEqual(emitted, expected);
+      assert.equal(new Set(emitted).size, emitted.length, 'a bucket is entered at most once');
+      assert.equal(state!.high, Math.max(...readings));
+    }),
+  );
 });

@@ -17,7 +17,7 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
 
 async function read(f: Fetcher, query: string, auth?: Record<string, string>) {
   const res = await f(`/v1/signals?${query}`, { headers: auth });
-  return { status: res.status, body: await res.json() as Record<string, any>, res };
+  return { status: res.status, body: (await res.json()) as Record<string, any>, res };
 }
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -61,12 +61,21 @@ test('bearer reads return since < seq <= paid_through ascending, with cursors, a
   const all = await read(f, 'city=nyc', bearer(token));
   assert.equal(all.status, 200);
   SignalsPage.parse(all.body);
-  assert.deepEqual(all.body.signals.map((s: any) => s.seq), [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.deepEqual(
+    all.body.signals.map((s: any) => s.seq),
+    [1, 2, 3, 4, 5, 6, 7, 8],
+  );
   assert.deepEqual(all.body.signals[0], signalPayload('nyc', 1));
-  assert.deepEqual({ next: all.body.next_cursor, pt: all.body.paid_through, latest: all.body.latest, more: all.body.more }, { next: 8, pt: 8, latest: 11, more: false });
+  assert.deepEqual(
+    { next: all.body.next_cursor, pt: all.body.paid_through, latest: all.body.latest, more: all.body.more },
+    { next: 8, pt: 8, latest: 11, more: false },
+  );
 
   const tail = await read(f, 'city=nyc&since=6', bearer(token));
-  assert.deepEqual(tail.body.signals.map((s: any) => s.seq), [7, 8]);
+  assert.deepEqual(
+    tail.body.signals.map((s: any) => s.seq),
+    [7, 8],
+  );
 
   const done = await read(f, 'city=nyc&since=8', bearer(token));
   assert.equal(done.status, 402);
@@ -121,7 +130,10 @@ test('pages hold at most 100 rows; more comes from probing one further entitled 
   assert.deepEqual([p2.body.signals.length, p2.body.next_cursor, p2.body.more], [100, 200, true]);
   const p3 = await read(f, `city=seattle&since=200`, bearer(token));
   // Row 201 is entitled; 202..230 exist but are beyond the ceiling, so the probe says no more.
-  assert.deepEqual([p3.body.signals.length, p3.body.next_cursor, p3.body.more, p3.body.paid_through], [1, 201, false, 201]);
+  assert.deepEqual(
+    [p3.body.signals.length, p3.body.next_cursor, p3.body.more, p3.body.paid_through],
+    [1, 201, false, 201],
+  );
   // Exactly 100 entitled rows left: a full page with more=false.
   const p4 = await read(f, `city=seattle&since=101`, bearer(token));
   assert.deepEqual([p4.body.signals.length, p4.body.more], [100, false]);
@@ -132,10 +144,16 @@ test('entitled but not yet published: 200 with no rows until signals arrive', as
   const a = await buy(f, buyerA, 'dallas', 2, clock.now());
   const r = await read(f, 'city=dallas', bearer(a.body.receiptToken));
   assert.equal(r.status, 200);
-  assert.deepEqual([r.body.signals.length, r.body.next_cursor, r.body.paid_through, r.body.latest, r.body.more], [0, 0, 2, 0, false]);
+  assert.deepEqual(
+    [r.body.signals.length, r.body.next_cursor, r.body.paid_through, r.body.latest, r.body.more],
+    [0, 0, 2, 0, false],
+  );
   insertSignals(db, 'dallas', 3);
   const r2 = await read(f, 'city=dallas', bearer(a.body.receiptToken));
-  assert.deepEqual(r2.body.signals.map((s: any) => s.seq), [1, 2]);
+  assert.deepEqual(
+    r2.body.signals.map((s: any) => s.seq),
+    [1, 2],
+  );
 });
 
 test('inline X-Payment runs the subscribe flow, then reads; a receipt comes back in a header', async (t) => {
@@ -145,7 +163,10 @@ test('inline X-Payment runs the subscribe flow, then reads; a receipt comes back
   const p = await payFor402(ch.body, buyerA, { nowMs: clock.now() });
   const r = await read(f, 'city=nyc&count=3', { 'x-payment': p.xPayment });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.deepEqual(r.body.signals.map((s: any) => s.seq), [1, 2, 3, 4]);
+  assert.deepEqual(
+    r.body.signals.map((s: any) => s.seq),
+    [1, 2, 3, 4],
+  );
   assert.equal(r.body.paid_through, 7);
   assert.equal(decodePaymentResponse(r.res.headers.get('x-payment-response')!).payer, buyerA.address.toLowerCase());
   const token = r.res.headers.get('x-receipt-token')!;

@@ -8,8 +8,11 @@ import { tempDir } from '../helpers/app.ts';
 function setup(t: { after(fn: () => void): void }) {
   const db = openDb(join(tempDir(t), 'isocast.db'));
   t.after(() => db.close());
-  const insert = db.prepare('INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, 0)');
-  const add = (city: string, seq: number) => insert.run(city, seq, '2026-07-15', `b${seq}`, '2026-07-15T15:00:00.000Z', JSON.stringify({ city, seq }));
+  const insert = db.prepare(
+    'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, 0)',
+  );
+  const add = (city: string, seq: number) =>
+    insert.run(city, seq, '2026-07-15', `b${seq}`, '2026-07-15T15:00:00.000Z', JSON.stringify({ city, seq }));
   return { db, add, reader: createSignalReader(db) };
 }
 
@@ -30,9 +33,19 @@ test('page bytes are the stored JSON of (since, end] followed by the tail, built
   for (let s = 1; s <= 5; s++) add('nyc', s);
   const tail = (last: number) => `,"next_cursor":${last}}`;
   const body = reader.pageBytes('nyc', 1, 4, tail);
-  assert.deepEqual(JSON.parse(body.toString()), { signals: [2, 3, 4].map((seq) => ({ city: 'nyc', seq })), next_cursor: 4 });
+  assert.deepEqual(JSON.parse(body.toString()), {
+    signals: [2, 3, 4].map((seq) => ({ city: 'nyc', seq })),
+    next_cursor: 4,
+  });
   assert.equal(reader.pageBytes('nyc', 1, 4, tail), body, 'the same tail reuses the same bytes');
   const other = reader.pageBytes('nyc', 1, 4, (last) => `,"next_cursor":${last},"more":true}`);
-  assert.deepEqual(JSON.parse(other.toString()).signals.map((s: { seq: number }) => s.seq), [2, 3, 4]);
-  assert.deepEqual(JSON.parse(reader.pageBytes('nyc', 5, 5, tail).toString()), { signals: [], next_cursor: 5 }, 'an empty page keeps the cursor');
+  assert.deepEqual(
+    JSON.parse(other.toString()).signals.map((s: { seq: number }) => s.seq),
+    [2, 3, 4],
+  );
+  assert.deepEqual(
+    JSON.parse(reader.pageBytes('nyc', 5, 5, tail).toString()),
+    { signals: [], next_cursor: 5 },
+    'an empty page keeps the cursor',
+  );
 });

@@ -23,11 +23,17 @@ test('parses the Gamma wire shape: JSON-encoded token ids, labels in any order, 
   assert.equal(ev.slug, 'highest-temperature-in-nyc-on-december-30');
   assert.equal(ev.url, 'https://polymarket.com/event/highest-temperature-in-nyc-on-december-30');
   assert.equal(ev.conditionId, raw.negRiskMarketID);
-  assert.deepEqual(ev.buckets.map((b) => b.label), F_LABELS);
+  assert.deepEqual(
+    ev.buckets.map((b) => b.label),
+    F_LABELS,
+  );
   const t = tokensOf(raw, '32-33°F');
   const b = ev.buckets.find((x) => x.label === '32-33°F')!;
   assert.deepEqual([b.yesTokenId, b.noTokenId, b.lo, b.hi], [t.yes, t.no, 32, 33]);
-  assert.equal(parseGammaEvent(gammaEvent({ token: 'nyc', date: '2025-12-30', labels: F_LABELS, negRisk: false })).conditionId, null);
+  assert.equal(
+    parseGammaEvent(gammaEvent({ token: 'nyc', date: '2025-12-30', labels: F_LABELS, negRisk: false })).conditionId,
+    null,
+  );
 });
 
 test('reads token ids by outcome when a market lists No first; negative °C labels', () => {
@@ -38,28 +44,88 @@ test('reads token ids by outcome when a market lists No first; negative °C labe
   m.clobTokenIds = JSON.stringify([no, yes]);
   const ev = parseGammaEvent(raw);
   assert.deepEqual([ev.buckets[1]!.label, ev.buckets[1]!.yesTokenId, ev.buckets[1]!.noTokenId], ['-2°C', yes, no]);
-  assert.deepEqual(ev.buckets.map((b) => [b.lo, b.hi]), [[Number.NEGATIVE_INFINITY, -3], [-2, -2], [-1, -1], [0, 0], [1, 1], [2, Number.POSITIVE_INFINITY]]);
+  assert.deepEqual(
+    ev.buckets.map((b) => [b.lo, b.hi]),
+    [
+      [Number.NEGATIVE_INFINITY, -3],
+      [-2, -2],
+      [-1, -1],
+      [0, 0],
+      [1, 1],
+      [2, Number.POSITIVE_INFINITY],
+    ],
+  );
 });
 
 test('garbage events are rejected whole with an UpstreamError', () => {
   const base = () => gammaEvent({ token: 'nyc', date: '2026-07-15', labels: F_LABELS });
   const cases: [string, (e: ReturnType<typeof base>) => void][] = [
-    ['label', (e) => { e.markets[2]!.groupItemTitle = 'Other'; }],
-    ['token ids', (e) => { e.markets[0]!.clobTokenIds = '["1"'; }],
-    ['condition id', (e) => { e.markets[0]!.conditionId = '0x12'; }],
-    ['overlap', (e) => { e.markets[2]!.groupItemTitle = '29-30°F'; }],
-    ['no markets', (e) => { e.markets = []; }],
+    [
+      'label',
+      (e) => {
+        e.markets[2]!.groupItemTitle = 'Other';
+      },
+    ],
+    [
+      'token ids',
+      (e) => {
+        e.markets[0]!.clobTokenIds = '["1"';
+      },
+    ],
+    [
+      'condition id',
+      (e) => {
+        e.markets[0]!.conditionId = '0x12';
+      },
+    ],
+    [
+      'overlap',
+      (e) => {
+        e.markets[2]!.groupItemTitle = '29-30°F';
+      },
+    ],
+    [
+      'no markets',
+      (e) => {
+        e.markets = [];
+      },
+    ],
   ];
   for (const [name, spoil] of cases) {
     const e = base();
     spoil(e);
-    assert.throws(() => parseGammaEvent(e), (err) => err instanceof UpstreamError && err.upstream === 'gamma', name);
+    assert.throws(
+      () => parseGammaEvent(e),
+      (err) => err instanceof UpstreamError && err.upstream === 'gamma',
+      name,
+    );
   }
 });
 
 test('odds semantics: yes = YES best ask, no = NO best ask, midpoint of the YES book; best levels are the last elements', () => {
-  const yesBook = { asset_id: 'y', bids: [{ price: 0.3, size: 120 }, { price: 0.31, size: 50 }], asks: [{ price: 0.35, size: 40 }, { price: 0.34, size: 75 }], last_trade_price: 0.33 };
-  const noBook = { asset_id: 'n', bids: [{ price: 0.64, size: 10 }, { price: 0.655, size: 10 }], asks: [{ price: 0.7, size: 10 }, { price: 0.69, size: 10 }] };
+  const yesBook = {
+    asset_id: 'y',
+    bids: [
+      { price: 0.3, size: 120 },
+      { price: 0.31, size: 50 },
+    ],
+    asks: [
+      { price: 0.35, size: 40 },
+      { price: 0.34, size: 75 },
+    ],
+    last_trade_price: 0.33,
+  };
+  const noBook = {
+    asset_id: 'n',
+    bids: [
+      { price: 0.64, size: 10 },
+      { price: 0.655, size: 10 },
+    ],
+    asks: [
+      { price: 0.7, size: 10 },
+      { price: 0.69, size: 10 },
+    ],
+  };
   assert.deepEqual(oddsFromBooks(yesBook, noBook), { yes: 0.34, no: 0.69, midpoint: 0.325 });
   // Without a NO book: NO costs 1 - best YES bid.
   assert.deepEqual(oddsFromBooks(yesBook, undefined), { yes: 0.34, no: 0.69, midpoint: 0.325 });
@@ -73,10 +139,19 @@ test('event lookup tries the -YYYY slug then the yearless one, caches hits and m
   const clob = await startFakeClob();
   t.after(() => Promise.all([gamma.close(), clob.close()]));
   const clock = manualClock(Date.parse('2025-12-30T15:00:00Z'));
-  const source = createPolymarketSource({ gammaUrl: gamma.url, clobUrl: clob.url, clock, logger: memoryLogger(), missingTtlMs: 60_000 });
+  const source = createPolymarketSource({
+    gammaUrl: gamma.url,
+    clobUrl: clob.url,
+    clock,
+    logger: memoryLogger(),
+    missingTtlMs: 60_000,
+  });
 
   assert.equal(await source.event(ankara, '2026-08-20'), null);
-  assert.deepEqual(gamma.requests.map((r) => r.query.get('slug')), ['highest-temperature-in-ankara-on-august-20-2026', 'highest-temperature-in-ankara-on-august-20']);
+  assert.deepEqual(
+    gamma.requests.map((r) => r.query.get('slug')),
+    ['highest-temperature-in-ankara-on-august-20-2026', 'highest-temperature-in-ankara-on-august-20'],
+  );
   gamma.put(gammaEvent({ token: 'ankara', date: '2026-08-20', labels: C_LABELS }));
   assert.equal(await source.event(ankara, '2026-08-20'), null, 'a miss is cached');
   clock.advance(60_000);
@@ -90,7 +165,10 @@ test('event lookup tries the -YYYY slug then the yearless one, caches hits and m
   await source.event(nyc, '2025-12-30');
   assert.equal(gamma.requests.length, before, 'a hit is cached');
 
-  F_LABELS.forEach((label, i) => { const tk = tokensOf(raw, label); clob.quote(tk.yes, tk.no, 0.05 + i * 0.1); });
+  F_LABELS.forEach((label, i) => {
+    const tk = tokensOf(raw, label);
+    clob.quote(tk.yes, tk.no, 0.05 + i * 0.1);
+  });
   const odds = await source.odds(nyc, '2025-12-30', ev);
   assert.equal(clob.requests.length, 1);
   assert.equal((clob.requests[0]!.body as unknown[]).length, F_LABELS.length * 2);
@@ -104,12 +182,26 @@ test('CLOB garbage, missing books, 500s and timeouts are UpstreamErrors', async 
   t.after(() => Promise.all([gamma.close(), clob.close()]));
   const raw = gammaEvent({ token: 'nyc', date: '2026-07-15', labels: F_LABELS });
   gamma.put(raw);
-  const source = createPolymarketSource({ gammaUrl: gamma.url, clobUrl: clob.url, clock: manualClock(0), logger: memoryLogger(), clobTimeoutMs: 200 });
+  const source = createPolymarketSource({
+    gammaUrl: gamma.url,
+    clobUrl: clob.url,
+    clock: manualClock(0),
+    logger: memoryLogger(),
+    clobTimeoutMs: 200,
+  });
   const ev = (await source.event(nyc, '2026-07-15'))!;
   const isClob = (err: unknown) => err instanceof UpstreamError && err.upstream === 'clob';
   await assert.rejects(source.odds(nyc, '2026-07-15', ev), isClob, 'no books at all');
-  F_LABELS.forEach((label) => { const tk = tokensOf(raw, label); clob.quote(tk.yes, tk.no, 0.2); });
-  for (const fault of [{ kind: 'status', status: 500 }, { kind: 'hang' }, { kind: 'not-json' }, { kind: 'wrong-shape' }] as const) {
+  F_LABELS.forEach((label) => {
+    const tk = tokensOf(raw, label);
+    clob.quote(tk.yes, tk.no, 0.2);
+  });
+  for (const fault of [
+    { kind: 'status', status: 500 },
+    { kind: 'hang' },
+    { kind: 'not-json' },
+    { kind: 'wrong-shape' },
+  ] as const) {
     clob.fault({ ...fault, times: 1 });
     await assert.rejects(source.odds(nyc, '2026-07-15', ev), isClob, fault.kind);
   }

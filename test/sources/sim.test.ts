@@ -32,7 +32,9 @@ test('diurnal curve: coolest near dawn, warmest at 15:00 local, observations onl
   const { startMs, endMs } = localDayBounds(nyc.timezone, '2026-07-15');
   const obs = simObservations('seed', nyc, '2026-07-15', endMs + 3_600_000);
   assert.equal(obs.length, 72);
-  assert.ok(obs.every((o) => o.atMs >= startMs && o.atMs < endMs && o.unit === 'C' && Math.round(o.temp * 10) === o.temp * 10));
+  assert.ok(
+    obs.every((o) => o.atMs >= startMs && o.atMs < endMs && o.unit === 'C' && Math.round(o.temp * 10) === o.temp * 10),
+  );
   const warmest = obs.reduce((a, b) => (b.temp > a.temp ? b : a));
   const localHour = (warmest.atMs - startMs) / 3_600_000;
   assert.ok(localHour > 12 && localHour < 18, `peak at ${localHour}`);
@@ -67,15 +69,25 @@ test('sim market: 11 buckets around the forecast, odds that respond to the readi
   assert.equal(morning.asOfMs, real.now(), 'odds are stamped with real time');
   sim.set(Date.parse('2026-07-15T23:00:00Z')); // 19:00, after the peak
   const evening = await market.odds(nyc, '2026-07-15', ev);
-  const high = dailyHighReading(simObservations('seed', nyc, '2026-07-15', sim.now()), nyc.timezone, '2026-07-15', 'F')!;
+  const high = dailyHighReading(
+    simObservations('seed', nyc, '2026-07-15', sim.now()),
+    nyc.timezone,
+    '2026-07-15',
+    'F',
+  )!;
   const holding = bucketFor(high, ev.buckets)!;
   for (const b of ev.buckets) {
     const o = evening.byLabel.get(b.label)!;
-    assert.ok(o.yes >= 0.001 && o.yes <= 0.999 && o.no >= 0.001 && o.no <= 0.999 && o.midpoint >= 0.001 && o.midpoint <= 0.999);
+    assert.ok(
+      o.yes >= 0.001 && o.yes <= 0.999 && o.no >= 0.001 && o.no <= 0.999 && o.midpoint >= 0.001 && o.midpoint <= 0.999,
+    );
     assert.ok(o.yes >= o.midpoint && o.no >= 1 - o.midpoint - 1e-9, 'asks sit above fair value');
     if (isDead(b, high)) assert.ok(o.yes <= 0.002, `dead ${b.label} trades near zero`);
   }
-  assert.ok(evening.byLabel.get(holding.label)!.midpoint > 0.5, 'after the peak the bucket holding the high is favourite');
+  assert.ok(
+    evening.byLabel.get(holding.label)!.midpoint > 0.5,
+    'after the peak the bucket holding the high is favourite',
+  );
   const sum = (s: typeof morning) => [...s.byLabel.values()].reduce((a, o) => a + o.midpoint, 0);
   assert.ok(Math.abs(sum(morning) - 1) < 0.03 && Math.abs(sum(evening) - 1) < 0.03);
   assert.ok(Math.abs(normalCdf(0) - 0.5) < 1e-7 && Math.abs(normalCdf(1.96) - 0.975) < 1e-3);
@@ -93,7 +105,11 @@ test('sim clock: accelerated, persisted across restarts, re-anchored when the sp
   real.advance(60_000);
   db = openDb(path);
   t.after(() => db.close());
-  assert.equal(createSimClock(db, { speed: 60, real }).now(), Date.parse('2026-07-15T14:00:00Z'), 'time kept moving while stopped');
+  assert.equal(
+    createSimClock(db, { speed: 60, real }).now(),
+    Date.parse('2026-07-15T14:00:00Z'),
+    'time kept moving while stopped',
+  );
   const c3 = createSimClock(db, { speed: 1, real });
   assert.equal(c3.now(), Date.parse('2026-07-15T14:00:00Z'));
   real.advance(60_000);

@@ -26,12 +26,24 @@ test('weather.com: one request per station in its unit for its local day; max_te
   ]);
   wu.setObservations('RJTT:9:JP', 'Asia/Tokyo', [{ atMs: at('2026-07-15T05:00:00Z'), tempC: 31.4 }]);
   const source = createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey });
-  const out = await source.observe([{ city: nyc, date: '2026-07-15' }, { city: tokyo, date: '2026-07-15' }]);
+  const out = await source.observe([
+    { city: nyc, date: '2026-07-15' },
+    { city: tokyo, date: '2026-07-15' },
+  ]);
   const nycObs = out.get('nyc');
   assert.ok(Array.isArray(nycObs));
-  assert.deepEqual(nycObs.map((o) => [o.temp, o.unit]), [[77, 'F'], [81, 'F']]);
+  assert.deepEqual(
+    nycObs.map((o) => [o.temp, o.unit]),
+    [
+      [77, 'F'],
+      [81, 'F'],
+    ],
+  );
   assert.equal(dailyHighReading(nycObs, nyc.timezone, '2026-07-15', 'F'), 81);
-  assert.deepEqual((out.get('tokyo') as { temp: number }[]).map((o) => o.temp), [31]);
+  assert.deepEqual(
+    (out.get('tokyo') as { temp: number }[]).map((o) => o.temp),
+    [31],
+  );
   const q = wu.requests.find((r) => r.path.includes('KLGA'))!.query;
   assert.deepEqual([q.get('units'), q.get('startDate'), q.get('endDate')], ['e', '20260715', '20260715']);
   assert.equal(wu.requests.find((r) => r.path.includes('RJTT'))!.query.get('units'), 'm');
@@ -55,7 +67,10 @@ test('weather.com failures stay per city: a bad key, a 500, garbage', async (t) 
 });
 
 test('METAR: T-group tenths, signs, and rows without temperatures', () => {
-  assert.equal(tGroupTemp('METAR KLGA 142351Z 35013G19KT 10SM FEW060 22/08 A3015 RMK AO2 SLP209 T02170078 10239 20217 51022'), 21.7);
+  assert.equal(
+    tGroupTemp('METAR KLGA 142351Z 35013G19KT 10SM FEW060 22/08 A3015 RMK AO2 SLP209 T02170078 10239 20217 51022'),
+    21.7,
+  );
   assert.equal(tGroupTemp('METAR KORD 010051Z 27010KT M02/M05 A3001 RMK AO2 T10231045'), -2.3);
   assert.equal(tGroupTemp('METAR RKSI 100100Z 23004KT 160V310 8000 BKN015 21/17 Q1009 NOSIG'), null);
   const rows = parseMetar([
@@ -74,10 +89,17 @@ test('METAR: one request for many stations, hours reach back to the earliest loc
   const clock = manualClock(now);
   const metar = await startFakeMetar({ now: clock.now });
   t.after(() => metar.close());
-  metar.setReports('KLGA', [{ atMs: Date.parse('2026-07-15T14:51:00Z'), tempC: 25.6 }, { atMs: Date.parse('2026-07-15T16:51:00Z'), tempC: 26.7 }]);
+  metar.setReports('KLGA', [
+    { atMs: Date.parse('2026-07-15T14:51:00Z'), tempC: 25.6 },
+    { atMs: Date.parse('2026-07-15T16:51:00Z'), tempC: 26.7 },
+  ]);
   metar.setReports('RJTT', [{ atMs: Date.parse('2026-07-15T05:00:00Z'), tempC: 31 }]);
   const source = createMetarWeather({ baseUrl: metar.url, clock });
-  const out = await source.observe([{ city: nyc, date: '2026-07-15' }, { city: tokyo, date: '2026-07-15' }, { city: seoul, date: '2026-07-15' }]);
+  const out = await source.observe([
+    { city: nyc, date: '2026-07-15' },
+    { city: tokyo, date: '2026-07-15' },
+    { city: seoul, date: '2026-07-15' },
+  ]);
   assert.equal(metar.requests.length, 1);
   const q = metar.requests[0]!.query;
   assert.deepEqual(q.get('ids')!.split(',').sort(), ['KLGA', 'RJTT', 'RKSI']);

@@ -26,10 +26,13 @@ export function serverUrl(flags: Flags, fallback: string): string {
   } catch {
     throw new UsageError(`--server must be an absolute http(s) URL, got ${raw}`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--server must be http or https, got ${raw}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new UsageError(`--server must be http or https, got ${raw}`);
   if (u.protocol === 'http:' && !isLoopback(u.hostname) && !flags.on.has('insecure')) {
-    throw new UsageError(`refusing plain http to ${u.host}: payments and receipt tokens would cross the network unencrypted. `
-      + 'Use https, or pass --insecure if you really mean it');
+    throw new UsageError(
+      `refusing plain http to ${u.host}: payments and receipt tokens would cross the network unencrypted. ` +
+        'Use https, or pass --insecure if you really mean it',
+    );
   }
   return raw.replace(/\/+$/, '');
 }

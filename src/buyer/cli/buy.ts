@@ -15,7 +15,8 @@ import { saveReceipt } from './receipts.ts';
  */
 export const DEFAULT_SERVER = 'http://localhost:8402';
 export const BUY_FLAGS = {
-  strings: ['city', 'count', 'server', 'key-file', 'receipts', 'timeout', 'max-usd'], booleans: ['json', 'yes', 'insecure'],
+  strings: ['city', 'count', 'server', 'key-file', 'receipts', 'timeout', 'max-usd'],
+  booleans: ['json', 'yes', 'insecure'],
 } as const;
 /** In-doubt settlement (503 "settlement pending"): resend the same header at most this often, this long. */
 const PENDING_RETRIES = 6;
@@ -23,50 +24,83 @@ const PENDING_MAX_WAIT_MS = 30_000;
 
 function challengeProblem(a: ApiAnswer, city: string): CliError {
   if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
-  if (a.status === 400) return new CliError(`the server refused this bundle: ${serverError(a)}${typeof a.body.minSpendUsd === 'number' ? ` (minimum spend ${a.body.minSpendUsd} USDC)` : ''}`, EXIT.usage);
-  if (a.status === 503) return new CliError(`the server cannot take payments now: ${serverError(a)}; nothing was charged, try again later`);
+  if (a.status === 400)
+    return new CliError(
+      `the server refused this bundle: ${serverError(a)}${typeof a.body.minSpendUsd === 'number' ? ` (minimum spend ${a.body.minSpendUsd} USDC)` : ''}`,
+      EXIT.usage,
+    );
+  if (a.status === 503)
+    return new CliError(`the server cannot take payments now: ${serverError(a)}; nothing was charged, try again later`);
   return new CliError(`expected a 402 payment challenge, got HTTP ${a.status}: ${serverError(a)}`);
 }
 
 function paymentProblem(a: ApiAnswer, wallet: string): CliError {
   switch (a.status) {
-    case 402: return new CliError(`payment refused: ${serverError(a)}${/not charged/.test(serverError(a)) ? '' : '; you were not charged'}`);
-    case 403: return new CliError(`wallet ${wallet} is on a sanctions list; payment refused and nothing was charged`);
-    case 404: return new CliError('unknown city (the list is at GET /v1/cities)');
-    case 502: return new CliError(`${serverError(a)}: your payment was taken but could not be applied; a refund is queued`);
-    case 503: return new CliError(`${serverError(a)}; nothing was charged, try again later`);
-    default: return new CliError(`payment failed with HTTP ${a.status}: ${serverError(a)}`);
+    case 402:
+      return new CliError(
+        `payment refused: ${serverError(a)}${/not charged/.test(serverError(a)) ? '' : '; you were not charged'}`,
+      );
+    case 403:
+      return new CliError(`wallet ${wallet} is on a sanctions list; payment refused and nothing was charged`);
+    case 404:
+      return new CliError('unknown city (the list is at GET /v1/cities)');
+    case 502:
+      return new CliError(`${serverError(a)}: your payment was taken but could not be applied; a refund is queued`);
+    case 503:
+      return new CliError(`${serverError(a)}; nothing was charged, try again later`);
+    default:
+      return new CliError(`payment failed with HTTP ${a.status}: ${serverError(a)}`);
   }
 }
 
-const settlementPending = (a: ApiAnswer) => a.status === 503 && (/settlement pending/i.test(String(a.body.error)) || typeof a.body.retryAfterSeconds === 'number');
+const settlementPending = (a: ApiAnswer) =>
+  a.status === 503 &&
+  (/settlement pending/i.test(String(a.body.error)) || typeof a.body.retryAfterSeconds === 'number');
 
 /** The published settlement wallet and tiers; a server that will not say whom it wants paid is not paid. */
 async function publishedTerms(client: Client, city: string): Promise<{ payTo: string }> {
   const meta = await client.request('GET', `/v1/signals/meta?city=${encodeURIComponent(city)}`);
   if (meta.status === 404) throw new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
-  if (meta.status !== 200) throw new CliError(`cannot read the price list (GET /v1/signals/meta answered HTTP ${meta.status}: ${serverError(meta)}); nothing was signed`);
-  if (typeof meta.body.payTo !== 'string') throw new CliError('the server publishes no settlement wallet (payTo); nothing was signed');
+  if (meta.status !== 200)
+    throw new CliError(
+      `cannot read the price list (GET /v1/signals/meta answered HTTP ${meta.status}: ${serverError(meta)}); nothing was signed`,
+    );
+  if (typeof meta.body.payTo !== 'string')
+    throw new CliError('the server publishes no settlement wallet (payTo); nothing was signed');
   const tiers = tierProblem(meta.body.tiers);
   if (tiers) throw new CliError(`${tiers}; nothing was signed`);
   return { payTo: meta.body.payTo };
 }
 
 /** Sends the signed header; an in-doubt settlement is retried with the SAME header, never a new signature. */
-async function pay(client: Client, path: string, xPayment: string, io: CliIo, json: boolean): Promise<{ answer: ApiAnswer; retried: boolean }> {
+async function pay(
+  client: Client,
+  path: string,
+  xPayment: string,
+  io: CliIo,
+  json: boolean,
+): Promise<{ answer: ApiAnswer; retried: boolean }> {
   const sleep = io.sleep ?? defaultSleep;
   let retried = false;
   for (let attempt = 0; ; attempt++) {
     const answer = await client.request('POST', path, { headers: { 'x-payment': xPayment } });
     if (!settlementPending(answer) || attempt >= PENDING_RETRIES || io.signal?.aborted) {
       if (settlementPending(answer)) {
-        throw new CliError(`settlement still pending after ${attempt + 1} tries; run the same purchase later or check with: isocast receipt --server ${client.server}. `
-          + 'The signed authorization can be charged at most once');
+        throw new CliError(
+          `settlement still pending after ${attempt + 1} tries; run the same purchase later or check with: isocast receipt --server ${client.server}. ` +
+            'The signed authorization can be charged at most once',
+        );
       }
       return { answer, retried };
     }
-    const waitMs = Math.min(PENDING_MAX_WAIT_MS, Math.max(1000, answer.retryAfterMs ?? (Number(answer.body.retryAfterSeconds) * 1000 || 2000)));
-    if (!json) io.stderr(`settlement pending; resending the same authorization in ${Math.round(waitMs / 1000)} s (you will not be charged twice)`);
+    const waitMs = Math.min(
+      PENDING_MAX_WAIT_MS,
+      Math.max(1000, answer.retryAfterMs ?? (Number(answer.body.retryAfterSeconds) * 1000 || 2000)),
+    );
+    if (!json)
+      io.stderr(
+        `settlement pending; resending the same authorization in ${Math.round(waitMs / 1000)} s (you will not be charged twice)`,
+      );
     retried = true;
     await sleep(waitMs, io.signal);
   }
@@ -80,7 +114,8 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const server = serverUrl(flags, DEFAULT_SERVER);
   const maxUsd = flags.values['max-usd'];
   const maxAtomic = maxUsd === undefined ? undefined : usdToAtomic(maxUsd);
-  if (maxAtomic === null || maxAtomic === 0n) throw new UsageError(`--max-usd must be a positive USD amount such as 0.10, got ${maxUsd}`);
+  if (maxAtomic === null || maxAtomic === 0n)
+    throw new UsageError(`--max-usd must be a positive USD amount such as 0.10, got ${maxUsd}`);
   const receiptsFile = receiptsFileFor(flags, io);
   const json = flags.on.has('json');
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
@@ -92,8 +127,12 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const challenge = await client.request('POST', path);
   if (challenge.status !== 402) throw challengeProblem(challenge, city);
   // A mock server's authorization is still a valid real one on Base: whoever holds it could submit it.
-  if (challenge.body.extra?.mode === 'mock') io.stderr('warning: this server runs in mock payment mode (a demo): sign only with a wallet that holds no real USDC');
-  const describe = (amountAtomic: bigint, to: string) => `${formatAtomic(amountAtomic)} USDC to ${to} on Base for ${count} ${city} signals, from ${account.address}`;
+  if (challenge.body.extra?.mode === 'mock')
+    io.stderr(
+      'warning: this server runs in mock payment mode (a demo): sign only with a wallet that holds no real USDC',
+    );
+  const describe = (amountAtomic: bigint, to: string) =>
+    `${formatAtomic(amountAtomic)} USDC to ${to} on Base for ${count} ${city} signals, from ${account.address}`;
   const ask = io.confirm && !flags.on.has('yes') ? io.confirm : undefined;
   let payment: Payment;
   try {
@@ -115,24 +154,39 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const r = paid.body;
   if (typeof r.receiptToken === 'string' && r.receiptToken !== '') {
     saveReceipt(receiptsFile, {
-      server, wallet: account.address, city, receiptToken: r.receiptToken, paidThroughSeq: r.paidThroughSeq, latestSeq: r.latestSeq,
-      count: r.count, amountUsd: r.amountUsd, txHash: r.txHash ?? null, source: 'purchase', savedAt: new Date(io.nowMs?.() ?? Date.now()).toISOString(),
+      server,
+      wallet: account.address,
+      city,
+      receiptToken: r.receiptToken,
+      paidThroughSeq: r.paidThroughSeq,
+      latestSeq: r.latestSeq,
+      count: r.count,
+      amountUsd: r.amountUsd,
+      txHash: r.txHash ?? null,
+      source: 'purchase',
+      savedAt: new Date(io.nowMs?.() ?? Date.now()).toISOString(),
     });
   }
   // The server has seen this authorization's nonce before: nothing new was bought. After our own
   // in-doubt retry that is the purchase we just made; otherwise it is an earlier one.
   if (r.idempotent === true && !retried) {
-    throw new CliError(`already bought with this authorization: ${count} ${city} signals were bought from ${account.address} moments ago `
-      + `with the same binding; nothing was charged now and no signals were added (entitled through seq ${r.paidThroughSeq}). `
-      + 'To buy another bundle, run buy again in a minute (a new challenge window)');
+    throw new CliError(
+      `already bought with this authorization: ${count} ${city} signals were bought from ${account.address} moments ago ` +
+        `with the same binding; nothing was charged now and no signals were added (entitled through seq ${r.paidThroughSeq}). ` +
+        'To buy another bundle, run buy again in a minute (a new challenge window)',
+    );
   }
   if (json) {
     const { receiptToken: _secret, ...shown } = withoutDisclaimer(r);
     io.stdout(JSON.stringify({ ...shown, wallet: account.address, receiptsFile }));
   } else {
-    io.stdout(`bought ${r.count} ${city} signals at ${r.unitPriceUsd} USDC each (${r.amountUsd} USDC)${retried ? ' [settled after a retry of the same authorization]' : ''}`);
+    io.stdout(
+      `bought ${r.count} ${city} signals at ${r.unitPriceUsd} USDC each (${r.amountUsd} USDC)${retried ? ' [settled after a retry of the same authorization]' : ''}`,
+    );
     io.stdout(`entitled through seq ${r.paidThroughSeq} (latest now ${r.latestSeq}); tx ${r.txHash ?? 'n/a'}`);
-    io.stdout(`receipt saved to ${receiptsFile} (mode 0600); read with: isocast read --city ${city}${server === DEFAULT_SERVER ? '' : ` --server ${server}`}`);
+    io.stdout(
+      `receipt saved to ${receiptsFile} (mode 0600); read with: isocast read --city ${city}${server === DEFAULT_SERVER ? '' : ` --server ${server}`}`,
+    );
   }
   return EXIT.ok;
 }

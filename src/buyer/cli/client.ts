@@ -26,7 +26,11 @@ export class NetworkError extends Error {
 
 export type Client = {
   server: string;
-  request(method: 'GET' | 'POST', path: string, opts?: { headers?: Record<string, string>; body?: unknown }): Promise<ApiAnswer>;
+  request(
+    method: 'GET' | 'POST',
+    path: string,
+    opts?: { headers?: Record<string, string>; body?: unknown },
+  ): Promise<ApiAnswer>;
 };
 
 /** The most specific reason in a fetch failure chain: `ECONNREFUSED`, `ENOTFOUND`, `bad port`... */
@@ -48,16 +52,27 @@ export function createClient(server: string, timeoutMs = 15_000): Client {
     async request(method, path, opts = {}) {
       let res: Awaited<ReturnType<typeof httpRequest>>;
       try {
-        res = await httpRequest({ upstream: 'isocast', url: server + path, method, headers: opts.headers, body: opts.body, timeoutMs });
+        res = await httpRequest({
+          upstream: 'isocast',
+          url: server + path,
+          method,
+          headers: opts.headers,
+          body: opts.body,
+          timeoutMs,
+        });
       } catch (err) {
         if (err instanceof UpstreamError) {
-          const why = /timed out/.test(err.message) ? `no answer within ${timeoutMs / 1000} s` : rootCause(err.cause ?? err);
+          const why = /timed out/.test(err.message)
+            ? `no answer within ${timeoutMs / 1000} s`
+            : rootCause(err.cause ?? err);
           throw new NetworkError(`cannot reach ${server} (${why}); is the server running? Set it with --server <url>`);
         }
         throw err;
       }
       const isObject = res.json && typeof res.json === 'object' && !Array.isArray(res.json);
-      const body = isObject ? stripControlsDeep(res.json as ApiAnswer['body']) : { error: stripControls(res.text.slice(0, 200)) };
+      const body = isObject
+        ? stripControlsDeep(res.json as ApiAnswer['body'])
+        : { error: stripControls(res.text.slice(0, 200)) };
       return { status: res.status, body, raw: res.json, retryAfterMs: retryAfterMs(res.headers), headers: res.headers };
     },
   };

@@ -36,10 +36,14 @@ export async function runCli(command: CliCommand, argv: readonly string[], rawIo
   const io: CliIo = { ...rawIo, stdout: (l) => rawIo.stdout(clean(l)), stderr: (l) => rawIo.stderr(clean(l)) };
   try {
     switch (command) {
-      case 'buy': return await buyCommand(argv, io);
-      case 'read': return await readCommand(argv, io);
-      case 'receipt': return await receiptCommand(argv, io);
-      case 'register-chat': return await registerChatCommand(argv, io);
+      case 'buy':
+        return await buyCommand(argv, io);
+      case 'read':
+        return await readCommand(argv, io);
+      case 'receipt':
+        return await receiptCommand(argv, io);
+      case 'register-chat':
+        return await registerChatCommand(argv, io);
     }
   } catch (err) {
     if (err instanceof UsageError) {

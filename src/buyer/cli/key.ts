@@ -26,7 +26,9 @@ export function loadAccount(src: KeySource): { account: PrivateKeyAccount; warni
     try {
       text = readFileSync(src.keyFile, 'utf8');
     } catch (err) {
-      throw new UsageError(`cannot read --key-file ${src.keyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(
+        `cannot read --key-file ${src.keyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
     key = parseKey(text, `--key-file ${src.keyFile}`);
     if (process.platform !== 'win32' && (statSync(src.keyFile).mode & 0o077) !== 0) {

@@ -34,8 +34,14 @@ export class CliError extends Error {
 type Reading = { reading: number; unit: string; bucket: string | null };
 type BucketOdds = { label: string; yes: number; dead?: boolean; noQuote?: boolean };
 export type SignalLine = {
-  city: string; seq: number; targetDate: string; old: Reading; new: Reading; buckets: BucketOdds[] | null;
-  observedAt: string; marketUrl: string;
+  city: string;
+  seq: number;
+  targetDate: string;
+  old: Reading;
+  new: Reading;
+  buckets: BucketOdds[] | null;
+  observedAt: string;
+  marketUrl: string;
 };
 
 const deg = (r: Reading) => `${r.reading}°${r.unit}`;
@@ -43,11 +49,17 @@ const deg = (r: Reading) => `${r.reading}°${r.unit}`;
 /** `#3 nyc 2026-07-15  40-41°F -> 44-45°F  (41°F -> 44°F at 19:52Z)  odds 44-45°F 0.62, ...  <url>` */
 export function formatSignal(s: SignalLine): string {
   // A noQuote bucket's yes of 1 is the empty book's bound, not a price: never among the likeliest.
-  const odds = (s.buckets ?? []).filter((b) => !b.dead && !b.noQuote).sort((a, b) => b.yes - a.yes).slice(0, 3)
-    .map((b) => `${b.label} ${b.yes.toFixed(2)}`).join(', ');
+  const odds = (s.buckets ?? [])
+    .filter((b) => !b.dead && !b.noQuote)
+    .sort((a, b) => b.yes - a.yes)
+    .slice(0, 3)
+    .map((b) => `${b.label} ${b.yes.toFixed(2)}`)
+    .join(', ');
   const at = s.observedAt.slice(11, 16) + 'Z';
-  return `#${s.seq} ${s.city} ${s.targetDate}  ${s.old.bucket ?? '?'} -> ${s.new.bucket ?? '?'}  (${deg(s.old)} -> ${deg(s.new)} at ${at})`
-    + `${odds ? `  odds ${odds}` : ''}  ${s.marketUrl}`;
+  return (
+    `#${s.seq} ${s.city} ${s.targetDate}  ${s.old.bucket ?? '?'} -> ${s.new.bucket ?? '?'}  (${deg(s.old)} -> ${deg(s.new)} at ${at})` +
+    `${odds ? `  odds ${odds}` : ''}  ${s.marketUrl}`
+  );
 }
 
 export function withoutDisclaimer<T extends Record<string, unknown>>(o: T): Omit<T, 'disclaimer'> {

@@ -2,9 +2,24 @@ import { intFlag, parseFlags, requireValue, serverUrl } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
 import { createClient, NetworkError, serverError, type ApiAnswer } from './client.ts';
 import { loadAccount } from './key.ts';
-import { CliError, defaultSleep, EXIT, formatSignal, withoutDisclaimer, type CliIo, type SignalLine } from './output.ts';
+import {
+  CliError,
+  defaultSleep,
+  EXIT,
+  formatSignal,
+  withoutDisclaimer,
+  type CliIo,
+  type SignalLine,
+} from './output.ts';
 import { receiptsFileFor } from './paths.ts';
-import { describeServers, findReceipt, LEGACY_RECEIPTS_FILE, legacyReceiptsPresent, loadReceipts, type Receipt } from './receipts.ts';
+import {
+  describeServers,
+  findReceipt,
+  LEGACY_RECEIPTS_FILE,
+  legacyReceiptsPresent,
+  loadReceipts,
+  type Receipt,
+} from './receipts.ts';
 import { recoverReceipts } from './recover.ts';
 
 /**
@@ -16,23 +31,35 @@ import { recoverReceipts } from './recover.ts';
  * Ctrl-C.
  */
 export const READ_FLAGS = {
-  strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout'], booleans: ['follow', 'json', 'insecure'],
+  strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout'],
+  booleans: ['follow', 'json', 'insecure'],
 } as const;
 export const DEFAULT_INTERVAL_S = 30;
 const MIN_INTERVAL_S = 1;
 const MAX_BACKOFF_S = 300;
 
-const buyMore = (city: string, server: string) => `isocast buy --city ${city} --count 20${server === DEFAULT_SERVER ? '' : ` --server ${server}`}`;
+const buyMore = (city: string, server: string) =>
+  `isocast buy --city ${city} --count 20${server === DEFAULT_SERVER ? '' : ` --server ${server}`}`;
 
 function exhausted(paidThrough: number, latest: number, city: string, server: string): CliError {
-  if (paidThrough === 0) return new CliError(`this wallet has no bundle for ${city} yet. Buy one with: ${buyMore(city, server)}`, EXIT.paymentNeeded);
-  return new CliError(`bundle used up: entitled through seq ${paidThrough}, latest is ${latest}. Buy more with: ${buyMore(city, server)}`, EXIT.paymentNeeded);
+  if (paidThrough === 0)
+    return new CliError(
+      `this wallet has no bundle for ${city} yet. Buy one with: ${buyMore(city, server)}`,
+      EXIT.paymentNeeded,
+    );
+  return new CliError(
+    `bundle used up: entitled through seq ${paidThrough}, latest is ${latest}. Buy more with: ${buyMore(city, server)}`,
+    EXIT.paymentNeeded,
+  );
 }
 
 function readProblem(a: ApiAnswer, city: string, server: string): CliError {
-  if (a.status === 402 && typeof a.body.paid_through === 'number') return exhausted(a.body.paid_through, a.body.latest, city, server);
-  if (a.status === 402) return new CliError(`the server did not accept the receipt: ${serverError(a)}`, EXIT.paymentNeeded);
-  if (a.status === 401) return new CliError(`the server did not accept the receipt token: ${serverError(a)}`, EXIT.paymentNeeded);
+  if (a.status === 402 && typeof a.body.paid_through === 'number')
+    return exhausted(a.body.paid_through, a.body.latest, city, server);
+  if (a.status === 402)
+    return new CliError(`the server did not accept the receipt: ${serverError(a)}`, EXIT.paymentNeeded);
+  if (a.status === 401)
+    return new CliError(`the server did not accept the receipt token: ${serverError(a)}`, EXIT.paymentNeeded);
   if (a.status === 403) return new CliError('this wallet is on a sanctions list; reads are refused');
   if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
   return new CliError(`read failed with HTTP ${a.status}: ${serverError(a)}`);
@@ -62,16 +89,24 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
     recoveredOnce = true;
     const recovered = account ? await recoverReceipts(client, account, receiptsFile, now()) : null;
     if (!recovered || !account) return null;
-    if (!json) io.stderr(`recovered the receipt for ${account.address} from ${server} (${recovered.cities.map((c) => c.city).join(', ')}); saved to ${receiptsFile}`);
+    if (!json)
+      io.stderr(
+        `recovered the receipt for ${account.address} from ${server} (${recovered.cities.map((c) => c.city).join(', ')}); saved to ${receiptsFile}`,
+      );
     return findReceipt(recovered.receipts, server, city, account.address);
   };
   if (!receipt && account) receipt = await recover();
   if (!receipt) {
     const elsewhere = all.length > 0 ? ` Receipts in that file are for: ${describeServers(all)}.` : '';
-    const legacy = legacyReceiptsPresent() ? ` An older receipts file exists at ./${LEGACY_RECEIPTS_FILE}; use it with --receipts ${LEGACY_RECEIPTS_FILE}.` : '';
+    const legacy = legacyReceiptsPresent()
+      ? ` An older receipts file exists at ./${LEGACY_RECEIPTS_FILE}; use it with --receipts ${LEGACY_RECEIPTS_FILE}.`
+      : '';
     const hint = account ? '' : ' With your key (--key-file or ISOCAST_KEY) a lost receipt is recovered automatically.';
-    throw new CliError(`no receipt for ${server}${account ? ` and wallet ${account.address}` : ''} in ${receiptsFile}.${elsewhere}${legacy}${hint} `
-      + `To buy: ${buyMore(city, server)}`, EXIT.paymentNeeded);
+    throw new CliError(
+      `no receipt for ${server}${account ? ` and wallet ${account.address}` : ''} in ${receiptsFile}.${elsewhere}${legacy}${hint} ` +
+        `To buy: ${buyMore(city, server)}`,
+      EXIT.paymentNeeded,
+    );
   }
   const sleep = io.sleep ?? defaultSleep;
   let headers = { authorization: `Bearer ${receipt.receiptToken}` };
@@ -142,8 +177,10 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
     if (since >= paidThrough) throw exhausted(paidThrough, latest, city, server);
     if (!waitingSaid) {
       const left = paidThrough - since;
-      io.stderr(`waiting for new ${city} signals (${left} left in the bundle, latest seq ${latest}); polling every ${intervalMs / 1000} s, `
-        + `next at ${clock(now() + intervalMs)}. Ctrl-C stops`);
+      io.stderr(
+        `waiting for new ${city} signals (${left} left in the bundle, latest seq ${latest}); polling every ${intervalMs / 1000} s, ` +
+          `next at ${clock(now() + intervalMs)}. Ctrl-C stops`,
+      );
       waitingSaid = true;
     }
     await sleep(intervalMs, io.signal);

@@ -11,7 +11,10 @@ import { recoverReceipts } from './recover.ts';
  * nothing is paid) and save it for every city the wallet has bought; prints the cities and their
  * entitlement ceilings, never the token.
  */
-export const RECEIPT_FLAGS = { strings: ['server', 'key-file', 'receipts', 'timeout'], booleans: ['json', 'insecure'] } as const;
+export const RECEIPT_FLAGS = {
+  strings: ['server', 'key-file', 'receipts', 'timeout'],
+  booleans: ['json', 'insecure'],
+} as const;
 
 export async function receiptCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, RECEIPT_FLAGS);

@@ -26,20 +26,21 @@ export function defaultReceiptsFile(home: string): string {
   return join(home, 'isocast', RECEIPTS_FILE_NAME);
 }
 
-const receiptSchema = () => z.object({
-  server: z.string(),
-  wallet: z.string(),
-  city: z.string(),
-  receiptToken: z.string(),
-  paidThroughSeq: z.number().int(),
-  latestSeq: z.number().int().nullable().optional(),
-  count: z.number().int().nullable().optional(),
-  amountUsd: z.number().nullable().optional(),
-  txHash: z.string().nullable().optional(),
-  /** `purchase` (isocast buy) or `recovered` (POST /v1/receipts). */
-  source: z.enum(['purchase', 'recovered']).optional(),
-  savedAt: z.string(),
-});
+const receiptSchema = () =>
+  z.object({
+    server: z.string(),
+    wallet: z.string(),
+    city: z.string(),
+    receiptToken: z.string(),
+    paidThroughSeq: z.number().int(),
+    latestSeq: z.number().int().nullable().optional(),
+    count: z.number().int().nullable().optional(),
+    amountUsd: z.number().nullable().optional(),
+    txHash: z.string().nullable().optional(),
+    /** `purchase` (isocast buy) or `recovered` (POST /v1/receipts). */
+    source: z.enum(['purchase', 'recovered']).optional(),
+    savedAt: z.string(),
+  });
 export type Receipt = z.infer<ReturnType<typeof receiptSchema>>;
 
 /** Built on the first read: `serve` imports this module (stateHome) and never reads receipts. */
@@ -64,7 +65,8 @@ export function loadReceipts(file: string): Receipt[] {
   return parsed.data.receipts;
 }
 
-const sameKey = (a: Receipt, b: Receipt) => a.server === b.server && a.wallet.toLowerCase() === b.wallet.toLowerCase() && a.city === b.city;
+const sameKey = (a: Receipt, b: Receipt) =>
+  a.server === b.server && a.wallet.toLowerCase() === b.wallet.toLowerCase() && a.city === b.city;
 
 /** One record per (server, wallet, city): a newer record replaces the older one. */
 export function saveReceipts(file: string, records: readonly Receipt[]): void {
@@ -86,7 +88,12 @@ export function saveReceipt(file: string, r: Receipt): void {
  * The token to read a city with: the newest receipt for this server and city, else the newest
  * for this server (a token reads all of its wallet's cities). `wallet` narrows the choice.
  */
-export function findReceipt(receipts: readonly Receipt[], server: string, city: string, wallet?: string): Receipt | null {
+export function findReceipt(
+  receipts: readonly Receipt[],
+  server: string,
+  city: string,
+  wallet?: string,
+): Receipt | null {
   const mine = receipts
     .filter((r) => r.server === server && (!wallet || r.wallet.toLowerCase() === wallet.toLowerCase()))
     .sort((a, b) => b.savedAt.localeCompare(a.savedAt));

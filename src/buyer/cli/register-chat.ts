@@ -1,4 +1,9 @@
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES, type DeliveryAction } from '../../delivery/typed-data.ts';
+import {
+  DELIVERY_DOMAIN,
+  DELIVERY_PRIMARY_TYPE,
+  DELIVERY_TYPES,
+  type DeliveryAction,
+} from '../../delivery/typed-data.ts';
 import { parseFlags, serverUrl, UsageError } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
 import { createClient, serverError } from './client.ts';
@@ -10,13 +15,17 @@ import { CliError, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
  * MessengerDelivery message with the wallet key and posts it. Free; never charges. The server
  * sends a test message to the chat before it stores anything.
  */
-export const REGISTER_FLAGS = { strings: ['chat', 'city', 'server', 'key-file', 'timeout'], booleans: ['delete', 'json', 'insecure'] } as const;
+export const REGISTER_FLAGS = {
+  strings: ['chat', 'city', 'server', 'key-file', 'timeout'],
+  booleans: ['delete', 'json', 'insecure'],
+} as const;
 
 export async function registerChatCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, REGISTER_FLAGS);
   const action: DeliveryAction = flags.on.has('delete') ? 'delete' : 'set';
   const chatId = flags.values.chat ?? '';
-  if (action === 'set' && chatId === '') throw new UsageError('--chat <id> is required (or --delete to remove the registration)');
+  if (action === 'set' && chatId === '')
+    throw new UsageError('--chat <id> is required (or --delete to remove the registration)');
   const citySlug = flags.values.city ?? '';
   const server = serverUrl(flags, DEFAULT_SERVER);
   const json = flags.on.has('json');
@@ -24,25 +33,48 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
   if (warning) io.stderr(`warning: ${warning}`);
   const timestamp = Math.floor((io.nowMs?.() ?? Date.now()) / 1000);
   const signature = await account.signTypedData({
-    domain: DELIVERY_DOMAIN, types: DELIVERY_TYPES, primaryType: DELIVERY_PRIMARY_TYPE,
+    domain: DELIVERY_DOMAIN,
+    types: DELIVERY_TYPES,
+    primaryType: DELIVERY_PRIMARY_TYPE,
     message: { wallet: account.address, chatId, citySlug, action, timestamp: BigInt(timestamp) },
   });
-  const body = { wallet: account.address, action, signature, timestamp, ...(chatId ? { chatId } : {}), ...(citySlug ? { citySlug } : {}) };
+  const body = {
+    wallet: account.address,
+    action,
+    signature,
+    timestamp,
+    ...(chatId ? { chatId } : {}),
+    ...(citySlug ? { citySlug } : {}),
+  };
   const timeout = Number(flags.values.timeout ?? 15);
-  const a = await createClient(server, (Number.isFinite(timeout) && timeout > 0 ? timeout : 15) * 1000).request('POST', '/v1/delivery/messenger', { body });
+  const a = await createClient(server, (Number.isFinite(timeout) && timeout > 0 ? timeout : 15) * 1000).request(
+    'POST',
+    '/v1/delivery/messenger',
+    { body },
+  );
 
   if (a.status !== 200) {
     switch (a.status) {
-      case 400: throw new CliError(`the server refused the request: ${serverError(a)}`, EXIT.usage);
-      case 401: throw new CliError(`${serverError(a)}${/stale/.test(serverError(a)) ? ': check this machine\'s clock (600 s tolerance)' : ''}`);
-      case 404: throw new CliError(action === 'delete' ? `nothing to delete: ${serverError(a)}` : `unknown city: ${citySlug}`);
-      case 502: throw new CliError(`the test message to chat ${chatId} failed, nothing was stored: ${serverError(a)}`);
-      default: throw new CliError(`registration failed with HTTP ${a.status}: ${serverError(a)}`);
+      case 400:
+        throw new CliError(`the server refused the request: ${serverError(a)}`, EXIT.usage);
+      case 401:
+        throw new CliError(
+          `${serverError(a)}${/stale/.test(serverError(a)) ? ": check this machine's clock (600 s tolerance)" : ''}`,
+        );
+      case 404:
+        throw new CliError(action === 'delete' ? `nothing to delete: ${serverError(a)}` : `unknown city: ${citySlug}`);
+      case 502:
+        throw new CliError(`the test message to chat ${chatId} failed, nothing was stored: ${serverError(a)}`);
+      default:
+        throw new CliError(`registration failed with HTTP ${a.status}: ${serverError(a)}`);
     }
   }
   const r = a.body;
   if (json) io.stdout(JSON.stringify(withoutDisclaimer(r)));
-  else if (action === 'set') io.stdout(`chat ${r.chatId} now receives ${r.citySlug ?? 'all'} signals entitled to ${r.wallet}${r.idempotent ? ' (already registered)' : ''}`);
+  else if (action === 'set')
+    io.stdout(
+      `chat ${r.chatId} now receives ${r.citySlug ?? 'all'} signals entitled to ${r.wallet}${r.idempotent ? ' (already registered)' : ''}`,
+    );
   else io.stdout(`delivery registration of ${r.wallet} removed${r.chatId ? ` (was chat ${r.chatId})` : ''}`);
   return EXIT.ok;
 }

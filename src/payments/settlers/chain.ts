@@ -1,6 +1,14 @@
 import {
-  createPublicClient, createWalletClient, defineChain, http, parseAbi, parseSignature, size,
-  type Address, type Hex, type PublicClient,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  parseAbi,
+  parseSignature,
+  size,
+  type Address,
+  type Hex,
+  type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CHAIN_ID } from '../eip3009.ts';
@@ -37,7 +45,9 @@ export const RECEIPT_TIMEOUT_MS = 60_000;
 
 export function chainFor(rpcUrl: string) {
   return defineChain({
-    id: CHAIN_ID, name: 'Base', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    id: CHAIN_ID,
+    name: 'Base',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
 }
@@ -47,23 +57,42 @@ export function chainFor(rpcUrl: string) {
  * definitive source for a settlement whose outcome is in doubt. A used nonce is traced to the
  * transaction that used it (its AuthorizationUsed log) when that is within the lookback.
  */
-export function createAuthorizationLookup(opts: { rpcUrl: string; usdc: Address; lookbackBlocks?: bigint; pollingIntervalMs?: number }): {
+export function createAuthorizationLookup(opts: {
+  rpcUrl: string;
+  usdc: Address;
+  lookbackBlocks?: bigint;
+  pollingIntervalMs?: number;
+}): {
   pub: PublicClient;
   status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus>;
 } {
   const transport = http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 });
-  const pub = createPublicClient({ chain: chainFor(opts.rpcUrl), transport, pollingInterval: opts.pollingIntervalMs ?? 1_000 }) as PublicClient;
+  const pub = createPublicClient({
+    chain: chainFor(opts.rpcUrl),
+    transport,
+    pollingInterval: opts.pollingIntervalMs ?? 1_000,
+  }) as PublicClient;
   const lookback = opts.lookbackBlocks ?? 50_000n;
 
   async function status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus> {
     try {
       // One block for both answers: "unused at a block whose time is past validBefore" is final.
       const block = await pub.getBlock({ blockTag: 'latest' });
-      const used = await pub.readContract({ address: opts.usdc, abi: EIP3009_ABI, functionName: 'authorizationState', args: [payer, nonce], blockNumber: block.number });
+      const used = await pub.readContract({
+        address: opts.usdc,
+        abi: EIP3009_ABI,
+        functionName: 'authorizationState',
+        args: [payer, nonce],
+        blockNumber: block.number,
+      });
       if (!used) return { state: 'unused', expired: Number(block.timestamp) >= validBefore };
       const logs = await pub.getContractEvents({
-        address: opts.usdc, abi: EIP3009_ABI, eventName: 'AuthorizationUsed', args: { authorizer: payer, nonce },
-        fromBlock: block.number > lookback ? block.number - lookback : 0n, toBlock: block.number,
+        address: opts.usdc,
+        abi: EIP3009_ABI,
+        eventName: 'AuthorizationUsed',
+        args: { authorizer: payer, nonce },
+        fromBlock: block.number > lookback ? block.number - lookback : 0n,
+        toBlock: block.number,
       });
       return { state: 'used', txHash: (logs[0]?.transactionHash ?? null) as Hex | null };
     } catch (err) {
@@ -76,7 +105,11 @@ export function createAuthorizationLookup(opts: { rpcUrl: string; usdc: Address;
 export function createChainSettler(opts: ChainSettlerOptions): Settler {
   const chain = chainFor(opts.rpcUrl);
   const { pub, status } = createAuthorizationLookup(opts);
-  const wallet = createWalletClient({ chain, transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }), account: privateKeyToAccount(opts.privateKey) });
+  const wallet = createWalletClient({
+    chain,
+    transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
+    account: privateKeyToAccount(opts.privateKey),
+  });
   const receiptTimeoutMs = opts.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS;
   /**
    * The chain's word after our attempt went wrong: used is paid (by our transaction or a
@@ -99,15 +132,26 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
       if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
       // Without a definite answer nothing is sent: a competitor may already have used the nonce.
       if (earlier.state === 'unknown') return { ok: false, inDoubt: true, reason: earlier.reason };
-      if (earlier.expired) return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
+      if (earlier.expired)
+        return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       const base = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
       let hash: Hex;
       try {
         if (size(req.signature) === 65) {
           const { r, s, v, yParity } = parseSignature(req.signature);
-          hash = await wallet.writeContract({ address: opts.usdc, abi: EIP3009_ABI, functionName: 'transferWithAuthorization', args: [...base, Number(v ?? BigInt(yParity + 27)), r, s] });
+          hash = await wallet.writeContract({
+            address: opts.usdc,
+            abi: EIP3009_ABI,
+            functionName: 'transferWithAuthorization',
+            args: [...base, Number(v ?? BigInt(yParity + 27)), r, s],
+          });
         } else {
-          hash = await wallet.writeContract({ address: opts.usdc, abi: EIP3009_ABI, functionName: 'transferWithAuthorization', args: [...base, req.signature] });
+          hash = await wallet.writeContract({
+            address: opts.usdc,
+            abi: EIP3009_ABI,
+            functionName: 'transferWithAuthorization',
+            args: [...base, req.signature],
+          });
         }
       } catch (err) {
         // A send that errored may still have reached the mempool, and a competitor may have used

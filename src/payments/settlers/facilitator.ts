@@ -11,21 +11,25 @@ import type { AuthorizationStatus, SettleOutcome, SettleRequest, Settler } from 
  * /settle, in-doubt) settlement with a reason, never a crash. Payment payloads go only to the
  * facilitator, never to a log. Calls go over one keep-alive connection pool (json-post.ts).
  */
-const VerifyResponse = z.object({
-  isValid: z.boolean(),
-  invalidReason: z.string().nullish(),
-  invalidMessage: z.string().nullish(),
-  payer: z.string().nullish(),
-}).loose();
+const VerifyResponse = z
+  .object({
+    isValid: z.boolean(),
+    invalidReason: z.string().nullish(),
+    invalidMessage: z.string().nullish(),
+    payer: z.string().nullish(),
+  })
+  .loose();
 
-const SettleResponse = z.object({
-  success: z.boolean(),
-  errorReason: z.string().nullish(),
-  errorMessage: z.string().nullish(),
-  transaction: z.string().nullish(),
-  network: z.string().nullish(),
-  payer: z.string().nullish(),
-}).loose();
+const SettleResponse = z
+  .object({
+    success: z.boolean(),
+    errorReason: z.string().nullish(),
+    errorMessage: z.string().nullish(),
+    transaction: z.string().nullish(),
+    network: z.string().nullish(),
+    payer: z.string().nullish(),
+  })
+  .loose();
 
 export type FacilitatorOptions = {
   url: string;
@@ -56,18 +60,27 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const verifyTimeoutMs = opts.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS;
   const settleTimeoutMs = opts.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
   const status = async (payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus> =>
-    (opts.status ? opts.status(payer, nonce, validBefore) : { state: 'unknown', reason: 'no RPC_URL to ask the token contract' });
+    opts.status
+      ? opts.status(payer, nonce, validBefore)
+      : { state: 'unknown', reason: 'no RPC_URL to ask the token contract' };
 
   const client = createJsonPost('facilitator', opts.url, headers);
   const verifyAlways = opts.verify === 'always';
 
-  async function call<T>(path: '/verify' | '/settle', req: SettleRequest, schema: z.ZodType<T>, timeoutMs: number): Promise<T> {
+  async function call<T>(
+    path: '/verify' | '/settle',
+    req: SettleRequest,
+    schema: z.ZodType<T>,
+    timeoutMs: number,
+  ): Promise<T> {
     const body = { x402Version: 1, paymentPayload: req.payload, paymentRequirements: req.requirements };
     const res = await client.post(path, body, timeoutMs);
     const parsed = schema.safeParse(res.json);
     // Facilitators answer refusals with 400 and a normal body, so the body decides, not the status.
     if (parsed.success) return parsed.data;
-    throw new UpstreamError('facilitator', `${path} answered HTTP ${res.status} without a valid x402 body`, { httpStatus: res.status });
+    throw new UpstreamError('facilitator', `${path} answered HTTP ${res.status} without a valid x402 body`, {
+      httpStatus: res.status,
+    });
   }
 
   /**
@@ -76,13 +89,24 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
    * (or no chain to ask) that is its definite word that nothing moved. A transaction it submitted
    * that reverted is public calldata that can still land before validBefore: in doubt.
    */
-  async function decide(req: SettleRequest, reason: string, submitted: Hex | null, refused: boolean): Promise<SettleOutcome> {
+  async function decide(
+    req: SettleRequest,
+    reason: string,
+    submitted: Hex | null,
+    refused: boolean,
+  ): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
     // Used, yet /settle refused it with no transaction: by its own word this call moved nothing,
     // so the transfer was someone else's (an authorization read from the chain): no receipt token.
-    if (st.state === 'used') return { ok: true, txHash: st.txHash, ...(refused && !submitted ? { alreadySettled: true } : {}) };
+    if (st.state === 'used')
+      return { ok: true, txHash: st.txHash, ...(refused && !submitted ? { alreadySettled: true } : {}) };
     if (refused && !submitted && (st.state === 'unused' || !opts.status)) return { ok: false, inDoubt: false, reason };
-    return { ok: false, inDoubt: true, reason: st.state === 'unknown' ? `${reason}; ${st.reason}` : reason, ...(submitted ? { txHash: submitted } : {}) };
+    return {
+      ok: false,
+      inDoubt: true,
+      reason: st.state === 'unknown' ? `${reason}; ${st.reason}` : reason,
+      ...(submitted ? { txHash: submitted } : {}),
+    };
   }
 
   return {
@@ -95,14 +119,20 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       if (!req.fresh) {
         const earlier = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
         if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
-        if (earlier.state === 'unused' && earlier.expired) return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
+        if (earlier.state === 'unused' && earlier.expired)
+          return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       }
       // /settle verifies again before submitting anything; /verify only adds a round trip when our
       // own recovery already proved the signature (docs/decisions.md).
       if (verifyAlways || !req.signatureRecovered) {
         try {
           const v = await call('/verify', req, VerifyResponse, verifyTimeoutMs);
-          if (!v.isValid) return { ok: false, inDoubt: false, reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}` };
+          if (!v.isValid)
+            return {
+              ok: false,
+              inDoubt: false,
+              reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}`,
+            };
         } catch (err) {
           // /verify moves no money: a failed verify charged nobody.
           return { ok: false, inDoubt: false, reason: `facilitator: ${(err as Error).message}` };
@@ -114,13 +144,20 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       } catch (err) {
         // No connection was ever made (refused, or the name did not resolve): not one byte of the
         // request left, so nothing can have been submitted. A definite failure, truly not charged.
-        if (neverConnected(err)) return { ok: false, inDoubt: false, reason: `facilitator unreachable: ${(err as Error).message}` };
+        if (neverConnected(err))
+          return { ok: false, inDoubt: false, reason: `facilitator unreachable: ${(err as Error).message}` };
         // The request reached /settle and no clear answer came back: the transfer may have been
         // submitted. In doubt until the token contract says otherwise.
         return decide(req, `facilitator /settle gave no clear answer (${(err as Error).message})`, null, false);
       }
       const tx = s.transaction && TX_HASH.test(s.transaction) ? (s.transaction.toLowerCase() as Hex) : null;
-      if (!s.success) return decide(req, `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}`, tx, true);
+      if (!s.success)
+        return decide(
+          req,
+          `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}`,
+          tx,
+          true,
+        );
       if (!tx) return decide(req, 'facilitator reported success without a transaction hash', null, false);
       return { ok: true, txHash: tx };
     },

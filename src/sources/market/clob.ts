@@ -26,7 +26,11 @@ const Book = z.object({
   bids: z.array(Level).nullish(),
   asks: z.array(Level).nullish(),
   // "" when the market has not traded yet.
-  last_trade_price: z.union([z.string(), z.number()]).transform((v) => (v === '' ? null : Number(v))).pipe(z.number().min(0).max(1).nullable()).nullish(),
+  last_trade_price: z
+    .union([z.string(), z.number()])
+    .transform((v) => (v === '' ? null : Number(v)))
+    .pipe(z.number().min(0).max(1).nullable())
+    .nullish(),
 });
 type Book = z.infer<typeof Book>;
 
@@ -40,7 +44,11 @@ const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 function best(book: Book | undefined): { bid: number | null; ask: number | null; last: number | null } {
   const bids = (book?.bids ?? []).filter((l) => l.size > 0).map((l) => l.price);
   const asks = (book?.asks ?? []).filter((l) => l.size > 0).map((l) => l.price);
-  return { bid: bids.length ? Math.max(...bids) : null, ask: asks.length ? Math.min(...asks) : null, last: book?.last_trade_price ?? null };
+  return {
+    bid: bids.length ? Math.max(...bids) : null,
+    ask: asks.length ? Math.min(...asks) : null,
+    last: book?.last_trade_price ?? null,
+  };
 }
 
 export function oddsFromBooks(yesBook: Book | undefined, noBook: Book | undefined): BucketOdds | null {
@@ -59,7 +67,13 @@ export function oddsFromBooks(yesBook: Book | undefined, noBook: Book | undefine
 /** Books for every bucket's YES and NO tokens in one call; odds by bucket label. */
 export async function fetchOdds(opts: ClobOptions, buckets: readonly MarketBucket[]): Promise<Map<string, BucketOdds>> {
   const body = buckets.flatMap((b) => [{ token_id: b.yesTokenId }, { token_id: b.noTokenId }]);
-  const raw = await httpJson({ upstream: 'clob', url: `${opts.baseUrl}/books`, method: 'POST', body, timeoutMs: opts.timeoutMs });
+  const raw = await httpJson({
+    upstream: 'clob',
+    url: `${opts.baseUrl}/books`,
+    method: 'POST',
+    body,
+    timeoutMs: opts.timeoutMs,
+  });
   const parsed = z.array(Book).safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -18,7 +18,9 @@ const jsonStrings = z.union([
     try {
       const v: unknown = JSON.parse(s);
       if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-    } catch { /* reported below */ }
+    } catch {
+      /* reported below */
+    }
     ctx.addIssue({ code: 'custom', message: 'not a JSON array of strings' });
     return z.NEVER;
   }),
@@ -57,7 +59,8 @@ export function parseGammaEvent(raw: unknown): MarketEvent {
   const buckets: MarketBucket[] = [];
   for (const m of ev.markets) {
     const range = parseLabel(m.groupItemTitle);
-    if (!range) throw new UpstreamError('gamma', `unparseable bucket label ${JSON.stringify(m.groupItemTitle.slice(0, 40))}`);
+    if (!range)
+      throw new UpstreamError('gamma', `unparseable bucket label ${JSON.stringify(m.groupItemTitle.slice(0, 40))}`);
     // Token ids follow `outcomes`; a market listing No first is read the right way round.
     const noFirst = m.outcomes?.[0]?.toLowerCase() === 'no';
     const [a, b] = m.clobTokenIds as [string, string];
@@ -76,9 +79,15 @@ export function parseGammaEvent(raw: unknown): MarketEvent {
  * text (`closed=true`): a replay reads settled events, and their `outcomePrices`, too.
  */
 export async function fetchGammaEventJson(opts: GammaOptions, slug: string, filters = ''): Promise<unknown> {
-  const body = await httpJson({ upstream: 'gamma', url: `${opts.baseUrl}/events?slug=${encodeURIComponent(slug)}${filters ? `&${filters}` : ''}`, timeoutMs: opts.timeoutMs });
+  const body = await httpJson({
+    upstream: 'gamma',
+    url: `${opts.baseUrl}/events?slug=${encodeURIComponent(slug)}${filters ? `&${filters}` : ''}`,
+    timeoutMs: opts.timeoutMs,
+  });
   if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
-  const match: unknown = body.find((e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug);
+  const match: unknown = body.find(
+    (e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug,
+  );
   return match ?? null;
 }
 

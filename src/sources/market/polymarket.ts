@@ -55,7 +55,8 @@ export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
       if (hit && now - hit.atMs < (hit.event ? foundTtl : missingTtl)) return hit.event;
       const { withYear, withoutYear } = eventSlugs(city.marketToken, date);
       const event = (await lookup(withYear)) ?? (await lookup(withoutYear));
-      if (!event && !hit) opts.logger.info('no market for city-day', { city: city.slug, date, slugs: [withYear, withoutYear] });
+      if (!event && !hit)
+        opts.logger.info('no market for city-day', { city: city.slug, date, slugs: [withYear, withoutYear] });
       cache.delete(key);
       cache.set(key, { event, atMs: now });
       // Room for two days of every city even in large catalogs: a cap below the number of cities
@@ -65,7 +66,10 @@ export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
     },
     odds: async (_city, _date, event, o) => {
       await clobLimit.acquire();
-      const byLabel = await fetchOdds({ ...clob, timeoutMs: Math.max(1, Math.min(clob.timeoutMs, o?.timeoutMs ?? Infinity)) }, event.buckets);
+      const byLabel = await fetchOdds(
+        { ...clob, timeoutMs: Math.max(1, Math.min(clob.timeoutMs, o?.timeoutMs ?? Infinity)) },
+        event.buckets,
+      );
       return { asOfMs: opts.clock.now(), byLabel };
     },
   };

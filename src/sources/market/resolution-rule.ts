@@ -44,7 +44,11 @@ function primaryProvider(text: string): RuleSource | null {
 /** Provider and station of a resolution page URL, or null for a page of no known provider. */
 export function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown'>; station: string } | null {
   let u: URL;
-  try { u = new URL(raw.trim()); } catch { return null; }
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return null;
+  }
   const host = u.hostname.toLowerCase().replace(/^www\./, '');
   if (host === 'wunderground.com') {
     const m = /^\/history\/daily\/(?:[^/]+\/)+([A-Za-z0-9]{4})\/?(?:date\/[\d-]+\/?)?$/.exec(u.pathname);
@@ -72,10 +76,20 @@ function unitWord(w: string): 'C' | 'F' {
   return w.toLowerCase() === 'celsius' ? 'C' : 'F';
 }
 
-const unknown = (reason: string, url: string | null = null): ResolutionRule =>
-  ({ source: 'unknown', station: null, unit: null, precision: null, fallback: null, url, reason });
+const unknown = (reason: string, url: string | null = null): ResolutionRule => ({
+  source: 'unknown',
+  station: null,
+  unit: null,
+  precision: null,
+  fallback: null,
+  url,
+  reason,
+});
 
-export function parseResolutionRule(description: string | null | undefined, resolutionSource?: string | null): ResolutionRule {
+export function parseResolutionRule(
+  description: string | null | undefined,
+  resolutionSource?: string | null,
+): ResolutionRule {
   const text = (description ?? '').replace(/\r\n?/g, '\n');
   const field = resolutionSource?.trim() || null;
   if (text.trim() === '') return unknown('the event has no rule text', field);
@@ -87,9 +101,11 @@ export function parseResolutionRule(description: string | null | undefined, reso
   const pages = [...urlsIn(text), ...(field ? [field] : [])];
   const known = pages.map(pageStation).filter((p) => p !== null);
   const primaryPages = known.filter((p) => p.source === provider);
-  if (primaryPages.length === 0) return unknown(`the rule names ${provider} but links no ${provider} station page`, field);
+  if (primaryPages.length === 0)
+    return unknown(`the rule names ${provider} but links no ${provider} station page`, field);
   const stations = new Set(primaryPages.map((p) => p.station));
-  if (stations.size > 1) return unknown(`the rule names several ${provider} stations: ${[...stations].join(', ')}`, field);
+  if (stations.size > 1)
+    return unknown(`the rule names several ${provider} stations: ${[...stations].join(', ')}`, field);
   const station = primaryPages[0]!.station;
   const url = pages.find((p) => pageStation(p)?.station === station && pageStation(p)?.source === provider) ?? null;
   if (known.some((p) => p.source !== provider)) return unknown('the rule links pages of two providers', url);
@@ -102,14 +118,21 @@ export function parseResolutionRule(description: string | null | undefined, reso
   const precision = whole ? 1 : tenths ? 0.1 : null;
   const precUnit = whole ? unitWord(whole[1]!) : tenths ? unitWord(tenths[1]!) : null;
   if (precUnit) units.add(precUnit);
-  if (units.size !== 1) return unknown(units.size === 0 ? 'the rule states no temperature unit' : 'the rule states two temperature units', url);
+  if (units.size !== 1)
+    return unknown(
+      units.size === 0 ? 'the rule states no temperature unit' : 'the rule states two temperature units',
+      url,
+    );
   if (precision === null) return unknown('the rule states no precision', url);
 
   // "If NOAA data ... is unavailable ..., the Weather Underground Daily Observations table will be used"
-  const fb = /\bif\b[^.]*\bunavailable\b[^.]*?,\s*(?:the\s+)?([^.]*?)\s+will be used as the resolution source/i.exec(text);
+  const fb = /\bif\b[^.]*\bunavailable\b[^.]*?,\s*(?:the\s+)?([^.]*?)\s+will be used as the resolution source/i.exec(
+    text,
+  );
   let fallback: ResolutionRule['fallback'] = null;
   if (fb) {
-    if (!/\b(?:Wunderground|Weather Underground)\b/i.test(fb[1]!)) return unknown('the rule names a fallback this service does not know', url);
+    if (!/\b(?:Wunderground|Weather Underground)\b/i.test(fb[1]!))
+      return unknown('the rule names a fallback this service does not know', url);
     fallback = 'wu';
   }
   return { source: provider, station, unit: [...units][0]!, precision, fallback, url };

@@ -24,7 +24,11 @@ export type RuleTextOptions = {
   stationName?: string;
 };
 
-export function ruleText(city: Pick<CityRecord, 'displayName' | 'unit' | 'station' | 'stationPage'>, date: string, opts: RuleTextOptions): { description: string; resolutionSource: string } {
+export function ruleText(
+  city: Pick<CityRecord, 'displayName' | 'unit' | 'station' | 'stationPage'>,
+  date: string,
+  opts: RuleTextOptions,
+): { description: string; resolutionSource: string } {
   const station = (opts.station ?? city.station ?? 'XXXX').toUpperCase();
   const unitWord = (opts.unit ?? city.unit) === 'F' ? 'Fahrenheit' : 'Celsius';
   const eg = unitWord === 'Fahrenheit' ? '21°F' : '9°C';
@@ -32,7 +36,9 @@ export function ruleText(city: Pick<CityRecord, 'displayName' | 'unit' | 'statio
   const day = ruleDay(date);
   if (opts.kind === 'wu') {
     // The catalog's page for its own station; another station swaps the last path segment.
-    const base = city.stationPage.includes('wunderground.com') ? city.stationPage.replace(/[^/]+$/, '') : 'https://www.wunderground.com/history/daily/';
+    const base = city.stationPage.includes('wunderground.com')
+      ? city.stationPage.replace(/[^/]+$/, '')
+      : 'https://www.wunderground.com/history/daily/';
     const url = base + station;
     return {
       resolutionSource: url,

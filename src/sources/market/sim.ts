@@ -30,7 +30,11 @@ export function simLadder(city: CityRecord, forecastC: number): BucketRange[] {
 export function normalCdf(x: number): number {
   const z = Math.abs(x) / Math.SQRT2;
   const t = 1 / (1 + 0.3275911 * z);
-  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-z * z);
+  const erf =
+    1 -
+    t *
+      (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) *
+      Math.exp(-z * z);
   return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
 }
 
@@ -38,7 +42,10 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 
 /** Prices for each bucket from a normal belief, cut off below the high already reached. */
-export function priceLadder(buckets: readonly BucketRange[], belief: { mean: number; sd: number; floor: number | null }): Map<string, BucketOdds> {
+export function priceLadder(
+  buckets: readonly BucketRange[],
+  belief: { mean: number; sd: number; floor: number | null },
+): Map<string, BucketOdds> {
   const cdf = (x: number) => normalCdf((x - belief.mean) / belief.sd);
   const cut = belief.floor === null ? Number.NEGATIVE_INFINITY : belief.floor - 0.5;
   const mass = 1 - (cut === Number.NEGATIVE_INFINITY ? 0 : cdf(cut));
@@ -51,7 +58,11 @@ export function priceLadder(buckets: readonly BucketRange[], belief: { mean: num
     // outcomes (dead buckets) trade at the edge with a one-tick spread.
     const mid = clamp(round3(p), 0.001, 0.999);
     const half = mid < 0.02 || mid > 0.98 ? 0.001 : 0.005;
-    out.set(b.label, { yes: round3(clamp(mid + half, 0.001, 0.999)), no: round3(clamp(1 - mid + half, 0.001, 0.999)), midpoint: mid });
+    out.set(b.label, {
+      yes: round3(clamp(mid + half, 0.001, 0.999)),
+      no: round3(clamp(1 - mid + half, 0.001, 0.999)),
+      midpoint: mid,
+    });
   }
   return out;
 }
@@ -63,17 +74,31 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
       const slug = eventSlugs(city.marketToken, date).withYear;
       const buckets: MarketBucket[] = simLadder(city, simDay(opts.seed, city, date).forecastC).map((b) => {
         const id = hashHex(opts.seed, city.slug, date, b.label);
-        return { ...b, conditionId: `0x${id}`, yesTokenId: BigInt(`0x${id.slice(0, 30)}`).toString(), noTokenId: BigInt(`0x${id.slice(30, 60)}`).toString() };
+        return {
+          ...b,
+          conditionId: `0x${id}`,
+          yesTokenId: BigInt(`0x${id.slice(0, 30)}`).toString(),
+          noTokenId: BigInt(`0x${id.slice(30, 60)}`).toString(),
+        };
       });
       // Realistic rule text through the live parser, so the demo's cities pass match-or-pause.
       const text = ruleText(city, date, { kind: SIM_NOAA_CITIES.has(city.slug) ? 'noaa' : 'wu' });
       const rule = parseResolutionRule(text.description, text.resolutionSource);
-      return { slug, url: eventUrl(slug), conditionId: `0x${hashHex(opts.seed, city.slug, date, 'neg-risk')}`, buckets, rule };
+      return {
+        slug,
+        url: eventUrl(slug),
+        conditionId: `0x${hashHex(opts.seed, city.slug, date, 'neg-risk')}`,
+        buckets,
+        rule,
+      };
     },
     odds: async (city, date, event) => {
       const at = opts.simClock.now();
       const high = dailyHighReading(simObservations(opts.seed, city, date, at), city.timezone, date, city.unit);
-      return { asOfMs: opts.real.now(), byLabel: priceLadder(event.buckets, simBelief(opts.seed, city, date, at, high, city.unit)) };
+      return {
+        asOfMs: opts.real.now(),
+        byLabel: priceLadder(event.buckets, simBelief(opts.seed, city, date, at, high, city.unit)),
+      };
     },
   };
 }

@@ -12,14 +12,18 @@ import type { Clock } from '../../lib/clock.ts';
 export function createSimClock(db: Db, opts: { speed: number; real: Clock }): Clock {
   const realNow = opts.real.now();
   const anchor = db.transaction(() => {
-    const row = db.prepare('SELECT real_anchor_ms AS realMs, sim_anchor_ms AS simMs, speed FROM sim_clock WHERE id = 1').get() as
-      { realMs: number; simMs: number; speed: number } | undefined;
+    const row = db
+      .prepare('SELECT real_anchor_ms AS realMs, sim_anchor_ms AS simMs, speed FROM sim_clock WHERE id = 1')
+      .get() as { realMs: number; simMs: number; speed: number } | undefined;
     if (row && row.speed === opts.speed) return row;
     const simMs = row ? Math.round(row.simMs + Math.max(0, realNow - row.realMs) * row.speed) : realNow;
     const next = { realMs: realNow, simMs, speed: opts.speed };
     db.prepare(`INSERT INTO sim_clock (id, real_anchor_ms, sim_anchor_ms, speed) VALUES (1, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET real_anchor_ms = excluded.real_anchor_ms, sim_anchor_ms = excluded.sim_anchor_ms, speed = excluded.speed`)
-      .run(next.realMs, next.simMs, next.speed);
+      ON CONFLICT (id) DO UPDATE SET real_anchor_ms = excluded.real_anchor_ms, sim_anchor_ms = excluded.sim_anchor_ms, speed = excluded.speed`).run(
+      next.realMs,
+      next.simMs,
+      next.speed,
+    );
     return next;
   })();
   return { now: () => Math.round(anchor.simMs + Math.max(0, opts.real.now() - anchor.realMs) * anchor.speed) };

@@ -56,7 +56,8 @@ export function curveC(day: SimDay, localHour: number): number {
   const range = day.highC - day.lowC;
   const night = day.lowC + 0.3 * range;
   if (localHour < TROUGH_HOUR) return night - (night - day.lowC) * (localHour / TROUGH_HOUR);
-  if (localHour <= PEAK_HOUR) return day.lowC + (range * (1 - Math.cos((Math.PI * (localHour - TROUGH_HOUR)) / (PEAK_HOUR - TROUGH_HOUR)))) / 2;
+  if (localHour <= PEAK_HOUR)
+    return day.lowC + (range * (1 - Math.cos((Math.PI * (localHour - TROUGH_HOUR)) / (PEAK_HOUR - TROUGH_HOUR)))) / 2;
   return day.highC - (day.highC - night) * ((localHour - PEAK_HOUR) / (24 - PEAK_HOUR));
 }
 
@@ -81,7 +82,7 @@ function localHour(timezone: string, atMs: number, startMs: number): number {
 export function simObservations(seed: string, city: CityRecord, date: string, untilMs: number): Observation[] {
   const { startMs, endMs } = localDayBounds(city.timezone, date);
   const day = simDay(seed, city, date);
-  const offset = Math.floor(hash01(seed, city.slug, 'minute') * OBS_EVERY_MS / 60_000) * 60_000;
+  const offset = Math.floor((hash01(seed, city.slug, 'minute') * OBS_EVERY_MS) / 60_000) * 60_000;
   const out: Observation[] = [];
   let t = Math.ceil((startMs - offset) / OBS_EVERY_MS) * OBS_EVERY_MS + offset;
   for (; t < endMs && t <= untilMs; t += OBS_EVERY_MS) {
@@ -92,7 +93,14 @@ export function simObservations(seed: string, city: CityRecord, date: string, un
 }
 
 /** The market's view at `atMs`: where the final high is expected and how unsure it is, in `unit`. */
-export function simBelief(seed: string, city: CityRecord, date: string, atMs: number, highSoFar: number | null, unit: TempUnit): { mean: number; sd: number; floor: number | null } {
+export function simBelief(
+  seed: string,
+  city: CityRecord,
+  date: string,
+  atMs: number,
+  highSoFar: number | null,
+  unit: TempUnit,
+): { mean: number; sd: number; floor: number | null } {
   const { startMs } = localDayBounds(city.timezone, date);
   const left = warmingLeft(localHour(city.timezone, Math.max(atMs, startMs), startMs));
   const forecast = convertTemp(simDay(seed, city, date).forecastC, 'C', unit);

@@ -21,13 +21,19 @@ const MetarRow = z.object({
   rawOb: z.string().optional(),
 });
 
-export type MetarOptions = { baseUrl: string; clock: Clock; timeoutMs?: number; stationsPerRequest?: number; limiter?: RateLimiter };
+export type MetarOptions = {
+  baseUrl: string;
+  clock: Clock;
+  timeoutMs?: number;
+  stationsPerRequest?: number;
+  limiter?: RateLimiter;
+};
 
 /** `T02170078` -> 21.7; `T10231045` -> -2.3 (sign digit 1 = negative). */
 export function tGroupTemp(rawOb: string | undefined): number | null {
   const m = rawOb ? /\bRMK\b.*?\bT([01])(\d{3})[01]\d{3}\b/.exec(rawOb) : null;
   if (!m) return null;
-  return (m[1] === '1' ? -1 : 1) * Number(m[2]) / 10;
+  return ((m[1] === '1' ? -1 : 1) * Number(m[2])) / 10;
 }
 
 export function parseMetar(raw: unknown): Map<string, Observation[]> {
@@ -35,7 +41,11 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
   const out = new Map<string, Observation[]>();
   for (const row of raw) {
     const parsed = MetarRow.safeParse(row);
-    if (!parsed.success) throw new UpstreamError('metar', `malformed row: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`);
+    if (!parsed.success)
+      throw new UpstreamError(
+        'metar',
+        `malformed row: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`,
+      );
     const r = parsed.data;
     const tenths = tGroupTemp(r.rawOb);
     const temp = tenths !== null && (typeof r.temp !== 'number' || Math.abs(tenths - r.temp) <= 0.5) ? tenths : r.temp;
@@ -57,9 +67,12 @@ export function createMetarWeather(opts: MetarOptions): WeatherSource {
     name: 'metar',
     observe: async (requests) => {
       const out = new Map<string, Observation[] | Error>();
-      const byStation = new Map<string, typeof requests[number][]>();
+      const byStation = new Map<string, (typeof requests)[number][]>();
       for (const r of requests) {
-        if (!r.city.station) { out.set(r.city.slug, new UpstreamError('metar', 'city has no ICAO station')); continue; }
+        if (!r.city.station) {
+          out.set(r.city.slug, new UpstreamError('metar', 'city has no ICAO station'));
+          continue;
+        }
         byStation.set(r.city.station, [...(byStation.get(r.city.station) ?? []), r]);
       }
       const stations = [...byStation.keys()];
@@ -73,9 +86,17 @@ export function createMetarWeather(opts: MetarOptions): WeatherSource {
         try {
           await limiter.acquire();
           const res = await httpRequest({ upstream: 'metar', url, timeoutMs });
-          if (res.status === 204) { for (const r of reqs) out.set(r.city.slug, []); continue; }
-          if (res.status < 200 || res.status > 299) throw new UpstreamError('metar', `HTTP ${res.status}`, { httpStatus: res.status, retryAfterMs: retryAfterMs(res.headers) });
-          if (res.json === undefined) throw new UpstreamError('metar', 'response is not JSON', { httpStatus: res.status });
+          if (res.status === 204) {
+            for (const r of reqs) out.set(r.city.slug, []);
+            continue;
+          }
+          if (res.status < 200 || res.status > 299)
+            throw new UpstreamError('metar', `HTTP ${res.status}`, {
+              httpStatus: res.status,
+              retryAfterMs: retryAfterMs(res.headers),
+            });
+          if (res.json === undefined)
+            throw new UpstreamError('metar', 'response is not JSON', { httpStatus: res.status });
           const rows = parseMetar(res.json);
           for (const r of reqs) out.set(r.city.slug, rows.get(r.city.station!.toUpperCase()) ?? []);
         } catch (err) {

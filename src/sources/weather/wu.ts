@@ -15,14 +15,20 @@ import type { WeatherSource } from './types.ts';
  * One request per station; the API key travels in the query string and is never logged.
  */
 const WuResponse = z.object({
-  observations: z.array(z.object({
-    valid_time_gmt: z.number().int().positive(),
-    temp: z.number().finite().nullable().optional(),
-  })),
+  observations: z.array(
+    z.object({
+      valid_time_gmt: z.number().int().positive(),
+      temp: z.number().finite().nullable().optional(),
+    }),
+  ),
 });
 
 export type WuOptions = {
-  baseUrl: string; apiKey: string; timeoutMs?: number; concurrency?: number; limiter?: RateLimiter;
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+  concurrency?: number;
+  limiter?: RateLimiter;
   /** Least time between two asks (WU_POLL_INTERVAL_MS): every ask is one call per station. */
   minIntervalMs?: number;
 };
@@ -34,7 +40,8 @@ export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
     throw new UpstreamError('wu', `malformed observations: ${issue.path.join('.')}: ${issue.message}`);
   }
   const out: Observation[] = [];
-  for (const o of parsed.data.observations) if (typeof o.temp === 'number') out.push({ atMs: o.valid_time_gmt * 1000, temp: o.temp, unit });
+  for (const o of parsed.data.observations)
+    if (typeof o.temp === 'number') out.push({ atMs: o.valid_time_gmt * 1000, temp: o.temp, unit });
   return out;
 }
 
@@ -57,10 +64,14 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
       const out = new Map<string, Observation[] | Error>();
       await mapLimit(requests, opts.concurrency ?? 6, async ({ city, date }) => {
         const loc = wuLocationId(city);
-        if (!loc) { out.set(city.slug, new UpstreamError('wu', 'city has no weather.com station')); return; }
+        if (!loc) {
+          out.set(city.slug, new UpstreamError('wu', 'city has no weather.com station'));
+          return;
+        }
         const day = date.replaceAll('-', '');
-        const url = `${opts.baseUrl}/v1/location/${locationPath(loc)}/observations/historical.json?apiKey=${encodeURIComponent(opts.apiKey)}`
-          + `&units=${city.unit === 'F' ? 'e' : 'm'}&startDate=${day}&endDate=${day}`;
+        const url =
+          `${opts.baseUrl}/v1/location/${locationPath(loc)}/observations/historical.json?apiKey=${encodeURIComponent(opts.apiKey)}` +
+          `&units=${city.unit === 'F' ? 'e' : 'm'}&startDate=${day}&endDate=${day}`;
         try {
           await limiter.acquire();
           out.set(city.slug, parseWu(await httpJson({ upstream: 'wu', url, timeoutMs }), city.unit));
