@@ -20,6 +20,7 @@ import { startFakeMetar } from '../fakes/metar.ts';
 import { listen, testApp, type TestEnv } from '../helpers/app.ts';
 import { registerOverHttp } from '../delivery/fixtures.ts';
 import { buy, over, subscribeWith, tamper, type Fetcher } from '../payments/buy.ts';
+import { NYC_LABELS } from '../poller/harness.ts';
 
 /**
  * A running isocast server with everything the operator page and /metrics show, produced through
@@ -32,19 +33,6 @@ import { buy, over, subscribeWith, tamper, type Fetcher } from '../payments/buy.
 export const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 export const START = Date.parse('2026-07-15T16:00:00Z'); // noon in New York
 const DAY_MS = 86_400_000;
-const NYC_LABELS = [
-  '65°F or below',
-  '66-67°F',
-  '68-69°F',
-  '70-71°F',
-  '72-73°F',
-  '74-75°F',
-  '76-77°F',
-  '78-79°F',
-  '80-81°F',
-  '82-83°F',
-  '84°F or higher',
-];
 /** A refund reason carrying markup: the page must show it as text. */
 export const HOSTILE_REASON =
   'entitlement update failed: <img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>';

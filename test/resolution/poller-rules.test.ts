@@ -18,25 +18,15 @@ import { startFakeMetar } from '../fakes/metar.ts';
 import { startFakeWeatherCom } from '../fakes/weather-com.ts';
 import { offlineBrowser } from '../helpers/browser.ts';
 import { listen, testApp } from '../helpers/app.ts';
+import { NYC_LABELS } from '../poller/harness.ts';
 
 /**
  * Match or pause end to end: a running server, a poller on fake Gamma / CLOB / METAR / weather.com
  * over real HTTP, and the market's own rule text in each fake event.
  */
 const START = Date.parse('2026-07-15T19:00:00Z'); // 15:00 in New York, noon in Seattle
-const F_LABELS = [
-  '65°F or below',
-  '66-67°F',
-  '68-69°F',
-  '70-71°F',
-  '72-73°F',
-  '74-75°F',
-  '76-77°F',
-  '78-79°F',
-  '80-81°F',
-  '82-83°F',
-  '84°F or higher',
-];
+// The Fahrenheit ladder of the NYC fixtures (Seattle's rule-city events use it too).
+const F_LABELS = NYC_LABELS;
 const ADMIN_TOKEN = 'operator-token-for-tests-0123456789';
 const TIMEOUT = 1500;
 
