@@ -8,7 +8,7 @@ import type { Db } from './db/open.ts';
 import type { Clock } from './lib/clock.ts';
 import { ApiError } from './lib/errors.ts';
 import type { AppEnv, Ctx } from './lib/http.ts';
-import { reply } from './lib/http.ts';
+import { replyJson } from './lib/http.ts';
 import type { Logger } from './lib/logger.ts';
 import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { metricsDocs, metricsRoutes } from './ops/metrics-routes.ts';
@@ -26,7 +26,8 @@ import type { SanctionsList } from './sanctions/list.ts';
 import { createSignalReader } from './signals/read-store.ts';
 import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
 import { paidSignalsDocs, paidSignalsRoutes } from './payments/paid-routes.ts';
-import { paymentPlaneFor, type PaymentPlane } from './payments/plane.ts';
+import { paymentPlaneFor } from './payments/from-config.ts';
+import type { PaymentPlane } from './payments/plane.ts';
 import { subscribeDocs, subscribeRoutes } from './payments/routes.ts';
 import { receiptDocs, receiptRoutes } from './payments/receipt-routes.ts';
 import type { Settler } from './payments/settlers/settler.ts';
@@ -41,6 +42,7 @@ import { createEdge, type NodeBindings } from './lib/edge.ts';
 import { abuseLimitsFromConfig, type AbuseLimits } from './limits/from-config.ts';
 import { limitedRoute } from './limits/limits.ts';
 import { isClientAbort } from './lib/client-abort.ts';
+import { bodyLimitIfDeclared, wrapFetch } from './lib/fast-path.ts';
 
 export type AppDeps = {
   config: Config;
@@ -115,18 +117,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   const app = new Hono<AppEnv>();
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
-    onError: (c) => reply(c as Ctx, { error: `request body larger than ${MAX_BODY_BYTES} bytes` }, 413),
+    onError: (c) => replyJson(c as Ctx, { error: `request body larger than ${MAX_BODY_BYTES} bytes` }, 413),
   });
-  // Registered for every method but GET and HEAD, so GET routes have exactly one handler: the
-  // node adapter never gives GET/HEAD a body, and asking for one builds a full fetch Request.
-  // Only for requests that declare a body: without Content-Length (or with 0) and without
-  // Transfer-Encoding an HTTP/1.1 request has none, and the check would build a fetch Request,
-  // an AbortController and a stream for it (every paid POST /v1/subscribe; docs/performance.md).
-  app.on(BODY_METHODS, '*', (c, next) => {
-    const h = c.req.raw.headers;
-    const length = h.get('content-length');
-    return (length === null || length === '0') && !h.has('transfer-encoding') ? next() : limitBody(c, next);
-  });
+  // Every method but GET and HEAD: the node adapter never gives those a body, so GET routes keep one handler.
+  app.on(BODY_METHODS, '*', bodyLimitIfDeclared(limitBody));
 
   app.route(
     '/',
@@ -201,13 +195,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     const allowed = routes.allowed(c.req.path);
     if (allowed.length > 0) {
       const allow = allowed.join(', ');
-      return reply(c as Ctx, { error: `method ${c.req.method} not allowed; use ${allow}` }, 405, { allow });
+      return replyJson(c as Ctx, { error: `method ${c.req.method} not allowed; use ${allow}` }, 405, { allow });
     }
-    return reply(c as Ctx, { error: 'not found' }, 404);
+    return replyJson(c as Ctx, { error: 'not found' }, 404);
   });
 
   app.onError((err, c) => {
-    if (err instanceof ApiError) return reply(c as Ctx, { error: err.message, ...err.extra }, err.status, err.headers);
+    if (err instanceof ApiError)
+      return replyJson(c as Ctx, { error: err.message, ...err.extra }, err.status, err.headers);
     // A body the client broke off or framed badly is the client's problem, not an outage.
     if (isClientAbort(err)) {
       logger.debug('request body unreadable', {
@@ -215,47 +210,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
         path: c.req.path,
         reason: err instanceof Error ? err.message : String(err),
       });
-      return reply(c as Ctx, { error: 'request body could not be read' }, 400);
+      return replyJson(c as Ctx, { error: 'request body could not be read' }, 400);
     }
     if (err instanceof HTTPException) {
       const status = err.status;
       if (status >= 500) logger.error('request failed', { path: c.req.path, err });
-      return reply(c as Ctx, { error: err.message || 'request rejected' }, status);
+      return replyJson(c as Ctx, { error: err.message || 'request rejected' }, status);
     }
     logger.error('unhandled error', { method: c.req.method, path: c.req.path, err });
-    return reply(c as Ctx, { error: 'internal error' }, 500);
+    return replyJson(c as Ctx, { error: 'internal error' }, 500);
   });
 
-  // The disclaimer binding and the latency metric wrap app.fetch instead of being a middleware on
-  // every route. With a middleware, Hono composes the chain and answers with a Promise on every
-  // request; with one handler it answers synchronously, and the node adapter writes a synchronous
-  // Response straight out. On a cached read that difference is most of the remaining cost.
-  const dispatch = app.fetch;
-  const standalone = { disclaimer }; // app.request() in tests passes no bindings
-  // One series per (route, status, method), found through nested maps of values the request
-  // already holds: no label object or key string is built per request.
-  const seriesByRoute = new Map<string, Map<number, Map<string, { observe(v: number): void }>>>();
-  const observe = (req: Request, path: string, res: Response, started: number): Response => {
-    const route = routes.label(path);
-    let byStatus = seriesByRoute.get(route);
-    if (!byStatus) {
-      byStatus = new Map();
-      seriesByRoute.set(route, byStatus);
-    }
-    let byMethod = byStatus.get(res.status);
-    if (!byMethod) {
-      byMethod = new Map();
-      byStatus.set(res.status, byMethod);
-    }
-    let series = byMethod.get(req.method);
-    // Methods come from Node's fixed list, routes from ROUTE_DOCS: the maps stay small.
-    if (!series) {
-      series = latency.series({ method: req.method, route, status: String(res.status) });
-      byMethod.set(req.method, series);
-    }
-    series.observe((performance.now() - started) / 1000);
-    return res;
-  };
   const edge = createEdge({
     routes,
     limit: (method, path, req, peer) => {
@@ -263,18 +228,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       return route === null ? null : limits.checkRequest(route, peer, () => req.headers.get('x-forwarded-for'));
     },
   });
-  app.fetch = (req, env, ctx) => {
-    const started = performance.now();
-    const path = pathOf(req.url);
-    const out = (env as NodeBindings | undefined)?.outgoing;
-    const early = edge.before(req, path, env as NodeBindings | undefined);
-    if (early) return observe(req, path, edge.finish(early, path, out), started);
-    // The node adapter passes a fresh {incoming, outgoing} per request, so adding to it is safe.
-    const bindings = env ? Object.assign(env, standalone) : standalone;
-    const res = dispatch(req, bindings, ctx);
-    return res instanceof Promise
-      ? res.then((r) => observe(req, path, edge.finish(r, path, out), started))
-      : observe(req, path, edge.finish(res, path, out), started);
-  };
+  // The disclaimer, the edge and the latency metric run around app.fetch (lib/fast-path.ts says why).
+  app.fetch = wrapFetch(app.fetch, {
+    bindings: { disclaimer },
+    pathOf,
+    routeOf: routes.label,
+    before: (req, path, env) => edge.before(req, path, env as NodeBindings | undefined),
+    finish: (res, path, env) => edge.finish(res, path, (env as NodeBindings | undefined)?.outgoing),
+    series: (method, route, status) => latency.series({ method, route, status: String(status) }),
+  });
   return Object.assign(app, { limits });
 }

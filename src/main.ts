@@ -10,7 +10,7 @@ import { systemClock } from './lib/clock.ts';
 import { createLogger } from './lib/logger.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadSanctionsList } from './sanctions/list.ts';
-import { paymentPlaneFor } from './payments/plane.ts';
+import { paymentPlaneFor } from './payments/from-config.ts';
 import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
 import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
 import { chainVerifierFromConfig, settlerFromConfig } from './payments/settlers/from-config.ts';

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { AppEnv } from '../lib/http.ts';
-import { reply } from '../lib/http.ts';
+import { replyJson } from '../lib/http.ts';
 import { readAssetText } from '../lib/assets.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
@@ -38,11 +38,11 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const report = createAdminReport(deps);
 
   app.use('/admin', async (c, next) => {
-    if (!token) return reply(c, { error: 'not found' }, 404);
+    if (!token) return replyJson(c, { error: 'not found' }, 404);
     await next();
   });
   app.use('/admin/*', async (c, next) => {
-    if (!token) return reply(c, { error: 'not found' }, 404);
+    if (!token) return replyJson(c, { error: 'not found' }, 404);
     await next();
   });
 
@@ -56,13 +56,13 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   app.get('/admin/assets/:file', (c) => {
     const file = c.req.param('file');
     const asset = assets.get(file);
-    if (asset === undefined) return reply(c, { error: 'not found' }, 404);
+    if (asset === undefined) return replyJson(c, { error: 'not found' }, 404);
     return new Response(asset.body, { headers: { 'content-type': asset.type, ...PRIVATE } });
   });
   app.get('/admin/data.json', (c) => {
     if (!bearerMatches(c.req.header('authorization'), token!))
       throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
-    return reply(c, report(deps.clock.now()), 200, PRIVATE);
+    return replyJson(c, report(deps.clock.now()), 200, PRIVATE);
   });
   return app;
 }

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
-import { parseQuery, reply, replyBytes, withDisclaimer } from '../lib/http.ts';
+import { parseQuery, replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -89,11 +89,14 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
         active = [...active].sort((a, b) => (at.get(b.slug) ?? -1) - (at.get(a.slug) ?? -1));
       }
       const cities = active.map((city) => cityPublic(city, seqs.get(city.slug) ?? 0, deps.ruleFor?.(city) ?? null));
-      cached = { at: now, bytes: Buffer.from(withDisclaimer(c, JSON.stringify({ cities, count: cities.length }))) };
+      cached = {
+        at: now,
+        bytes: Buffer.from(closeWithDisclaimer(c, JSON.stringify({ cities, count: cities.length }))),
+      };
       caches.set(sort ?? 'catalog', cached);
     }
     const age = Math.floor((now - cached.at) / 1000);
-    return replyBytes(cached.bytes, 200, { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` });
+    return replyJsonBytes(cached.bytes, 200, { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` });
   });
 
   app.get('/v1/cities/:slug', (c) => {
@@ -103,7 +106,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
     const marketUrl =
       deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate).withYear);
     const rule = deps.ruleFor?.(city) ?? null;
-    return reply(c, {
+    return replyJson(c, {
       city: cityPublic(city, deps.latestSeq(city.slug), rule),
       targetDate,
       marketUrl,

@@ -5,7 +5,7 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
-import { readJsonObject, reply } from '../lib/http.ts';
+import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
@@ -62,7 +62,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     const digest = deliveryDigest(signed);
     const expiresAtSec = body.timestamp + DELIVERY_SKEW_SEC;
     const done = (chatId: string | null, city: string | null, idempotent: boolean) =>
-      reply(c as Ctx, { ok: true, wallet, chatId, citySlug: city, action: body.action, idempotent });
+      replyJson(c as Ctx, { ok: true, wallet, chatId, citySlug: city, action: body.action, idempotent });
     const replayed = () => done(signed.chatId || null, citySlug, true);
     if (store.digestUsed(digest)) return replayed();
     if (inFlight.has(digest)) throw new ApiError(409, 'the same signed request is already being processed');

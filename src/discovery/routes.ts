@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
-import { reply } from '../lib/http.ts';
+import { replyJson } from '../lib/http.ts';
 import { readAssetText } from '../lib/assets.ts';
 import { once } from '../lib/once.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -77,16 +77,16 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   app.get('/api/assets/:file', (c) => {
     const file = c.req.param('file');
     const asset = assets.get(file);
-    if (asset === undefined) return reply(c, { error: 'not found' }, 404);
+    if (asset === undefined) return replyJson(c, { error: 'not found' }, 404);
     return new Response(asset.body, { headers: { 'content-type': asset.type, ...CACHE } });
   });
   app.get('/llms.txt', () => text(texts.llms(), TEXT));
   app.get('/llms-full.txt', () => text(texts.full(), TEXT));
   app.get('/llms/weather-signals', () => text(texts.weather(), MARKDOWN));
-  app.get('/discovery', (c) => reply(c, index(), 200, CACHE));
-  app.get('/.well-known/x402', (c) => reply(c, manifest(), 200, CACHE));
-  app.get('/.well-known/x402.json', (c) => reply(c, manifest(), 200, CACHE));
-  app.get('/.well-known/agent-card.json', (c) => reply(c, card(), 200, CACHE));
+  app.get('/discovery', (c) => replyJson(c, index(), 200, CACHE));
+  app.get('/.well-known/x402', (c) => replyJson(c, manifest(), 200, CACHE));
+  app.get('/.well-known/x402.json', (c) => replyJson(c, manifest(), 200, CACHE));
+  app.get('/.well-known/agent-card.json', (c) => replyJson(c, card(), 200, CACHE));
   app.get('/robots.txt', () => text(texts.robots(), TEXT));
   app.get('/sitemap.xml', () => text(texts.sitemap(), 'application/xml; charset=utf-8'));
   return app;

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mergeHeaders } from './fast-path.ts';
 import type { RouteTable } from './route-match.ts';
 
 /**
  * What every request passes through before and after the router, run inside the app's fetch
- * wrapper (src/app.ts) so GET routes keep Hono's synchronous single-handler path:
+ * wrapper (lib/fast-path.ts), not a middleware:
  *
  *   - a trailing slash answers 308 to the canonical path (query kept), for paths that exist;
  *   - CORS for the public API: browsers running an x402 client may call it from any origin
@@ -12,13 +13,7 @@ import type { RouteTable } from './route-match.ts';
  *   - `X-Content-Type-Options: nosniff` on every answer;
  *   - the abuse limits' address check, which can answer 429 before the router runs.
  *
- * Adding the headers must not cost the cached reads their speed (docs/performance.md). Reading
- * `res.headers` of @hono/node-server's lightweight Response builds a full Headers object, and
- * `ServerResponse.setHeader` sends writeHead down its slower merging path (about 5 µs a request
- * together, a fifth of a `/v1/cities` answer). So when the Response still holds its headers as
- * the plain object the route gave, a copy of that object with ours added replaces it, and the
- * adapter writes it in one writeHead. Anything else (a Headers instance, a full Response) gets
- * setHeader, which is always correct.
+ * How the headers are added without costing the cached reads their speed: lib/fast-path.ts.
  */
 export const CORS_ALLOW_HEADERS = 'X-Payment, Authorization, Content-Type';
 export const CORS_EXPOSE_HEADERS = 'X-PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
@@ -28,19 +23,6 @@ export type NodeBindings = { incoming?: IncomingMessage; outgoing?: ServerRespon
 
 export function isOperatorPath(path: string): boolean {
   return path === '/metrics' || path === '/admin' || path.startsWith('/admin/') || path.startsWith('/metrics/');
-}
-
-/** The adapter's private slot `[status, body, headers]` on its lightweight Response, once seen. */
-let cacheSlot: symbol | null = null;
-function plainHeaderCache(res: Response): unknown[] | null {
-  if (cacheSlot === null) {
-    cacheSlot = Object.getOwnPropertySymbols(res).find((s) => s.description === 'cache') ?? null;
-    if (cacheSlot === null) return null;
-  }
-  const cache = (res as unknown as Record<symbol, unknown>)[cacheSlot];
-  if (!Array.isArray(cache)) return null;
-  const h = cache[2];
-  return h !== null && typeof h === 'object' && !(h instanceof Headers) && !Array.isArray(h) ? cache : null;
 }
 
 export type EdgeDeps = {
@@ -92,17 +74,7 @@ export function createEdge(deps: EdgeDeps) {
       return deps.limit?.(method, path, req, env?.incoming?.socket?.remoteAddress) ?? null;
     },
     /** Adds the headers to an answer; `out` is the node response when there is one. */
-    finish(res: Response, path: string, out: ServerResponse | undefined): Response {
-      const extra = extraFor(path);
-      if (out) {
-        const cache = plainHeaderCache(res);
-        if (cache) cache[2] = { ...(cache[2] as Record<string, string>), ...extra };
-        else for (const k in extra) out.setHeader(k, extra[k]!);
-        return res;
-      }
-      // In-process (app.request in tests): a real Response; a route's own value wins.
-      for (const k in extra) if (!res.headers.has(k)) res.headers.set(k, extra[k]!);
-      return res;
-    },
+    finish: (res: Response, path: string, out: ServerResponse | undefined): Response =>
+      mergeHeaders(res, extraFor(path), out),
   };
 }

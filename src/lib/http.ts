@@ -3,18 +3,19 @@ import type { z } from 'zod';
 import { ApiError } from './errors.ts';
 
 /**
- * Hono glue shared by every router: the disclaimer, one way to answer JSON, and one way to read
- * query parameters through a zod schema. Routers never build error bodies by hand.
- *
- * The disclaimer is a binding (`c.env`), which the app's fetch wrapper adds to every request
- * (src/app.ts), not a variable set by a middleware: a middleware on every route would cost each
- * GET Hono's single-handler path and the node adapter's synchronous answer.
+ * Hono glue shared by every router: the disclaimer, the JSON answers, and query parameters read
+ * through a zod schema. Routers never build error bodies by hand. Every JSON answer carries the
+ * disclaimer, a binding (`c.env`) the fetch wrapper adds (lib/fast-path.ts). By what they take:
+ *   replyJson       an object: serialised here, disclaimer added (nearly every route);
+ *   replyJsonText   an object already serialised (`{...}`): disclaimer spliced in, no re-parse;
+ *   closeWithDisclaimer + replyJsonBytes   a body assembled from pre-encoded parts (the paid
+ *                   read's page): the closing members get the disclaimer, the bytes go out as is.
  */
 export type AppEnv = { Bindings: { disclaimer: string } };
 export type Ctx = Context<AppEnv>;
 
 /** A JSON object response with the disclaimer appended. */
-export function reply(c: Ctx, body: object, status = 200, headers?: Record<string, string>): Response {
+export function replyJson(c: Ctx, body: object, status = 200, headers?: Record<string, string>): Response {
   const text = JSON.stringify({ ...body, disclaimer: c.env.disclaimer });
   return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
@@ -23,7 +24,7 @@ export function reply(c: Ctx, body: object, status = 200, headers?: Record<strin
  * Appends the disclaimer to an already-serialised JSON object (`{...}`) without re-parsing it:
  * the paid read path serves stored signal JSON this way.
  */
-export function replyRaw(c: Ctx, objectJson: string, status = 200, headers?: Record<string, string>): Response {
+export function replyJsonText(c: Ctx, objectJson: string, status = 200, headers?: Record<string, string>): Response {
   const text =
     objectJson.slice(0, -1) +
     (objectJson.length > 2 ? ',' : '') +
@@ -37,12 +38,12 @@ export function replyRaw(c: Ctx, objectJson: string, status = 200, headers?: Rec
  * The closing members of a JSON object (`,"a":1}` or `"a":1}`) with the disclaimer added before
  * the final brace, for routes that assemble their body from pre-encoded parts (the paid read).
  */
-export function withDisclaimer(c: Ctx, closingJson: string): string {
+export function closeWithDisclaimer(c: Ctx, closingJson: string): string {
   return closingJson.slice(0, -1) + ',"disclaimer":' + JSON.stringify(c.env.disclaimer) + '}';
 }
 
-/** A JSON response already encoded to UTF-8, whose object was closed with withDisclaimer. */
-export function replyBytes(bytes: Uint8Array, status = 200, headers?: Record<string, string>): Response {
+/** A JSON response already encoded to UTF-8, whose object was closed with closeWithDisclaimer. */
+export function replyJsonBytes(bytes: Uint8Array, status = 200, headers?: Record<string, string>): Response {
   return new Response(bytes, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 

@@ -1,10 +1,9 @@
 import type { RouteDoc } from './route-doc.ts';
 
 /**
- * Matches raw request paths against the documented routes, outside Hono's router. The 405 answer
- * needs the methods a path allows, and the latency metric needs the route pattern: the app records
- * it around `app.fetch` rather than in a middleware, so GET routes keep Hono's single-handler path
- * and answer synchronously (src/app.ts says why that matters).
+ * Matches raw request paths against the documented routes, outside Hono's router: the 405 answer
+ * needs the methods a path allows, and the latency metric the route pattern, in the fetch wrapper
+ * where no router has run (lib/fast-path.ts).
  */
 export type RouteTable = {
   /** Methods documented for the path (GET implies HEAD); empty when no route matches. */

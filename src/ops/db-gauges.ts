@@ -42,7 +42,7 @@ export function registerDbGauges(metrics: Metrics, db: Db, now: () => number = D
     for (const status of OUTBOX_STATUSES) outboxRows.set(byStatus[status], { status });
     const openBy = new Map(payments.openByStatus().map((x) => [x.status, x.n]));
     for (const status of OPEN_PAYMENT_STATUSES) openPayments.set(openBy.get(status) ?? 0, { status });
-    const oldest = payments.oldestInDoubt();
+    const oldest = payments.inDoubt().oldest;
     doubtAge.set(oldest === null ? 0 : Math.max(0, Math.floor((now() - oldest) / 1000)));
   });
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../lib/http.ts';
-import { reply } from '../lib/http.ts';
+import { replyJson } from '../lib/http.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer } from '../lib/schemas.ts';
@@ -38,7 +38,7 @@ export function healthRoutes(deps: {
   const app = new Hono<AppEnv>();
   app.get('/health', (c) => {
     const ok = deps.dbOk();
-    return reply(
+    return replyJson(
       c,
       {
         ok,

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { reply, type AppEnv } from '../lib/http.ts';
+import { replyJson, type AppEnv } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -15,7 +15,7 @@ import { ErrorBody } from '../lib/schemas.ts';
 export function metricsRoutes(deps: { metrics: Metrics; adminToken?: string }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/metrics', (c) => {
-    if (!deps.adminToken) return reply(c, { error: 'not found' }, 404);
+    if (!deps.adminToken) return replyJson(c, { error: 'not found' }, 404);
     if (!bearerMatches(c.req.header('authorization'), deps.adminToken))
       throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
     return new Response(deps.metrics.render(), {

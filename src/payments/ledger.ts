@@ -7,8 +7,21 @@ import { applyPurchase, entitlementOf } from '../entitlements/store.ts';
 import { issueReceipt } from '../entitlements/receipts.ts';
 import { createSignalStore } from '../signals/store.ts';
 import { refundQueued, settleFailed } from './errors.ts';
-import type { Purchase } from './plane.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
+
+/** What a purchase answers: the entitlement after it, and the receipt token when this request moved the money. */
+export type Purchase = {
+  payer: string;
+  city: string;
+  count: number;
+  paymentId: number;
+  txHash: string | null;
+  idempotent: boolean;
+  paidThroughSeq: number;
+  totalPaidSignals: number;
+  latestSeq: number;
+  receiptToken: string | null;
+};
 
 /**
  * The recording side of the plane: a settlement's transaction is written, the payment applied
@@ -27,7 +40,8 @@ export function createLedger(deps: {
   // call made inside one of the transactions below reads within that transaction.
   const signals = createSignalStore(db);
 
-  function stateOf(row: PaymentRow, idempotent: boolean): Purchase {
+  /** An applied payment as it stands now: reads only (no receipt is issued for a repeat). */
+  function appliedState(row: PaymentRow): Purchase {
     const ent = entitlementOf(db, row.payer, row.city);
     return {
       payer: row.payer,
@@ -35,7 +49,7 @@ export function createLedger(deps: {
       count: row.count,
       paymentId: row.id,
       txHash: row.tx_hash,
-      idempotent,
+      idempotent: true,
       paidThroughSeq: ent?.paidThroughSeq ?? 0,
       totalPaidSignals: ent?.totalPaidSignals ?? 0,
       latestSeq: signals.latestSeq(row.city),
@@ -118,7 +132,7 @@ export function createLedger(deps: {
   function answer(row: PaymentRow): Purchase {
     switch (row.status) {
       case 'applied':
-        return stateOf(row, true);
+        return appliedState(row);
       case 'settled':
         return apply(row.id, false);
       case 'refund_queued':
@@ -168,5 +182,7 @@ export function createLedger(deps: {
     return apply(id, withReceipt);
   }
 
-  return { stateOf, apply, answer, recordAndApply };
+  return { apply, answer, recordAndApply };
 }
+
+export type Ledger = ReturnType<typeof createLedger>;

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Db } from '../db/open.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
-import { reply, replyBytes, withDisclaimer } from '../lib/http.ts';
+import { replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
@@ -37,8 +37,7 @@ export function paidSignalsRoutes(deps: {
   isCity(slug: string): boolean;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Synchronous unless an inline payment must settle first: a handler that returns a Response
-  // (not a Promise) lets the node adapter write it without awaiting, the bearer read's hot path.
+  // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts, item 5).
   app.get('/v1/signals', (c): Response | Promise<Response> => {
     const since = parseSince(c.req.query('since'));
     const count = parseCount(c.req.query('count'), DEFAULT_CHALLENGE_COUNT);
@@ -72,12 +71,12 @@ export function paidSignalsRoutes(deps: {
       );
     }
     const authorization = c.req.header('authorization');
-    if (authorization === undefined) return reply(c, deps.plane.challenge(city, count, resource), 402);
+    if (authorization === undefined) return replyJson(c, deps.plane.challenge(city, count, resource), 402);
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     if (!bearer) throw new ApiError(401, RECEIPT_TOKEN_REQUIRED, {}, { 'www-authenticate': 'Bearer' });
     const wallet = walletForReceipt(deps.db, bearer);
     if (!wallet)
-      return reply(
+      return replyJson(
         c,
         deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }),
         402,
@@ -114,19 +113,19 @@ export function paidSignalsRoutes(deps: {
         error: EXHAUSTED,
         exhaustion: { paidThrough, latest },
       });
-      return reply(c, body, 402, headers);
+      return replyJson(c, body, 402, headers);
     }
     // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
     // says a readable row exists past it; the page bytes for that range are cached (immutable).
     const readable = Math.min(paidThrough, latest);
     const end = Math.max(since, Math.min(readable, since + PAGE_SIZE));
     const body = deps.reader.pageBytes(city, since, end, (lastSeq) =>
-      withDisclaimer(
+      closeWithDisclaimer(
         c,
         `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`,
       ),
     );
-    return replyBytes(body, 200, headers);
+    return replyJsonBytes(body, 200, headers);
   }
   return app;
 }

@@ -5,7 +5,7 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
-import { readJsonObject, reply } from '../lib/http.ts';
+import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
@@ -106,7 +106,7 @@ export function receiptRoutes(deps: {
     const receiptToken = issue(wallet, body.timestamp, paymentId, clock.now());
     if (!receiptToken) throw new ApiError(401, 'signature already used');
     deps.logger.info('receipt token issued on a signed request', { wallet, cities: owned.length });
-    return reply(c as Ctx, { ok: true, wallet, receiptToken, cities: owned }, 200, { 'cache-control': 'no-store' });
+    return replyJson(c as Ctx, { ok: true, wallet, receiptToken, cities: owned }, 200, { 'cache-control': 'no-store' });
   });
   return app;
 }

@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../lib/http.ts';
-import { reply } from '../lib/http.ts';
+import { replyJson } from '../lib/http.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from './bundle.ts';
-import type { PaymentPlane, Purchase } from './plane.ts';
+import type { Purchase } from './ledger.ts';
+import type { PaymentPlane } from './plane.ts';
 import {
   MinSpendError,
   PaymentRequired,
@@ -28,9 +29,9 @@ export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string
     const city = requireCity(c.req.query('city'), deps.isCity);
     const resource = `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}`;
     const header = c.req.header('x-payment');
-    if (!header) return reply(c, deps.plane.challenge(city, count, resource), 402);
+    if (!header) return replyJson(c, deps.plane.challenge(city, count, resource), 402);
     const purchase = await deps.plane.purchase(header, city, count, resource);
-    return reply(c, subscribeResult(purchase), 200, paymentResponseHeaders(purchase));
+    return replyJson(c, subscribeResult(purchase), 200, paymentResponseHeaders(purchase));
   });
   return app;
 }

@@ -72,7 +72,6 @@ export function createPaymentStore(db: Db) {
   const strandedClaims = db.prepare(
     `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE status = 'claimed'`,
   );
-  const note = db.prepare('UPDATE payments SET error = ?, updated_at = ? WHERE id = ?');
   const applied = db.prepare(
     `UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled'`,
   );
@@ -83,7 +82,6 @@ export function createPaymentStore(db: Db) {
     db.prepare(`INSERT INTO refunds (payment_id, wallet, amount_micro, tx_hash, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (payment_id) DO NOTHING`);
   const open = db.prepare(`SELECT * FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') ORDER BY id`);
-  const doubt = db.prepare(`SELECT count(*) AS n, min(created_at) AS oldest FROM payments WHERE status = 'in_doubt'`);
 
   const queueRefund = db.transaction((id: number, reason: string, nowMs: number): boolean => {
     const row = byId.get(id) as PaymentRow | undefined;
@@ -114,14 +112,10 @@ export function createPaymentStore(db: Db) {
     markInDoubt: (id: number, reason: string, nowMs: number): boolean => inDoubt.run(reason, nowMs, id).changes === 1,
     /** At start-up no settle call is running, so every claim left behind was cut off mid-settle. */
     strandClaims: (reason: string, nowMs: number): number => strandedClaims.run(reason, nowMs).changes,
-    note: (id: number, message: string, nowMs: number) => {
-      note.run(message, nowMs, id);
-    },
     /** Statement for the apply transaction: settled -> applied exactly once. */
     markAppliedStmt: (id: number, nowMs: number): boolean => applied.run(nowMs, id).changes === 1,
     queueRefund: (id: number, reason: string, nowMs: number): boolean => queueRefund(id, reason, nowMs),
     open: () => open.all() as PaymentRow[],
-    inDoubt: () => doubt.get() as { n: number; oldest: number | null },
   };
 }
 
@@ -169,7 +163,6 @@ export function createPaymentReads(db: Db) {
   const open = db.prepare(
     `SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`,
   );
-  const oldestDoubt = db.prepare(`SELECT min(created_at) FROM payments WHERE status = 'in_doubt'`).pluck();
   const lastApplied = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
   return {
     /** Applied payments per (UTC day number, city) created at or after `sinceMs`. */
@@ -181,7 +174,6 @@ export function createPaymentReads(db: Db) {
     queuedRefundTotals: () => refundTotals.get() as { n: number; micro: number },
     inDoubt: () => doubt.get() as { n: number; oldest: number | null },
     openByStatus: () => open.all() as { status: string; n: number }[],
-    oldestInDoubt: () => oldestDoubt.get() as number | null,
     /** The payer's newest applied payment id, or null (POST /v1/receipts ties a new token to it). */
     lastAppliedId: (payer: string) => lastApplied.get(payer) as number | null,
   };

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../lib/http.ts';
-import { parseQuery, reply } from '../lib/http.ts';
+import { parseQuery, replyJson } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -61,9 +61,9 @@ export function pricingRoutes(deps: {
   };
   app.get('/v1/signals/meta', (c) => {
     const { city } = parseQuery(c, MetaQuery);
-    if (city === undefined) return reply(c, base);
+    if (city === undefined) return replyJson(c, base);
     if (!deps.isCity(city)) throw new ApiError(404, 'unknown city');
-    return reply(c, { city, latestSeq: deps.latestSeq(city), ...base });
+    return replyJson(c, { city, latestSeq: deps.latestSeq(city), ...base });
   });
   return app;
 }

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
-import { parseQuery, replyRaw } from '../lib/http.ts';
+import { parseQuery, replyJsonText } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { SampleQuery, SampleSignal } from './schemas.ts';
 import { SYNTHETIC_SAMPLE } from './synthetic-sample.ts';
@@ -20,8 +20,8 @@ export function sampleRoutes(deps: {
   app.get('/v1/sample', (c) => {
     const { city } = parseQuery(c, SampleQuery);
     const stored = city !== undefined && deps.isCity(city) && deps.latestSeq(city) >= 2 ? deps.payload(city, 1) : null;
-    if (stored) return replyRaw(c, stored.slice(0, -1) + ',"sample":true,"synthetic":false}');
-    return replyRaw(c, synthetic);
+    if (stored) return replyJsonText(c, stored.slice(0, -1) + ',"sample":true,"synthetic":false}');
+    return replyJsonText(c, synthetic);
   });
   return app;
 }

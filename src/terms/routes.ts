@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../lib/http.ts';
-import { reply } from '../lib/http.ts';
+import { replyJson } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { termsJson, termsText } from './terms.ts';
@@ -25,7 +25,7 @@ export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
     '/terms.txt',
     () => new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }),
   );
-  app.get('/terms.json', (c) => reply(c, json, 200, headers));
+  app.get('/terms.json', (c) => replyJson(c, json, 200, headers));
   return app;
 }
 

@@ -6,7 +6,7 @@ import { listen, testApp } from '../helpers/app.ts';
 import { compileTestUsdc, DEPLOYER_KEY, SETTLER_KEY, startLocalChain } from './evm.ts';
 import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
-import { paymentPlaneFor } from '../../src/payments/plane.ts';
+import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
 import { decodeXPayment } from '../../src/payments/x-payment.ts';

@@ -10,7 +10,7 @@ import { chainFor, createAuthorizationLookup, EIP3009_ABI } from '../../src/paym
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
-import { paymentPlaneFor } from '../../src/payments/plane.ts';
+import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';

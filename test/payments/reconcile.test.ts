@@ -4,7 +4,7 @@ import type { Address, Hex } from 'viem';
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
-import { paymentPlaneFor } from '../../src/payments/plane.ts';
+import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments, startReconciler } from '../../src/payments/reconcile.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { AuthorizationStatus, Settler } from '../../src/payments/settlers/settler.ts';

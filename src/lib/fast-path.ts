@@ -1,0 +1,132 @@
+import type { ServerResponse } from 'node:http';
+import type { MiddlewareHandler } from 'hono';
+
+/**
+ * Every request-path performance measure lives in this module; the rest of the code is written
+ * the plain way and points here.
+ *
+ * Why. Hono answers synchronously only when the route has exactly one handler. One `app.use('*')`
+ * middleware makes it compose a chain and answer with a Promise, and `@hono/node-server` then
+ * takes its asynchronous path (a close handler per request, awaits) even for a cached buffer.
+ * Measured with `npm run bench -- --only reads` (docs/performance.md, items 7-9), CPU per request:
+ *   - the wrapper instead of a middleware: /v1/cities 32.2 -> 24.3 µs (req/s against bare Hono
+ *     0.82 -> 1.02), /v1/signals CPU ratio 0.54 -> 0.68;
+ *   - the latency series found through nested maps, no label object or key per request: about 4 %
+ *     of the busy CPU under the cities load;
+ *   - the edge headers merged into the route's own plain header object (one writeHead) instead of
+ *     `setHeader`: /v1/cities 25.05 -> 20.7 µs;
+ *   - the body limit only for requests that declare a body: paid subscribe -150 µs (Hono's
+ *     bodyLimit builds a fetch Request, an AbortController and a stream even for no body).
+ *
+ * The measures: (1) `wrapFetch` runs the disclaimer binding (`c.env.disclaimer`, lib/http.ts),
+ * the edge (lib/edge.ts: redirects, CORS, nosniff, the address limit) and the latency metric
+ * around `app.fetch`; (2) the route pattern and the 405 methods come from lib/route-match.ts,
+ * outside Hono's router, because no middleware sees the matched route; (3) `bodyLimitIfDeclared`;
+ * (4) `mergeHeaders` writes into a private field of @hono/node-server's lightweight Response,
+ * found by its symbol's description and checked on every use, with `setHeader` as the fallback;
+ * (5) GET handlers that can answer synchronously return a Response, not a Promise (the bearer read
+ * in payments/paid-routes.ts).
+ *
+ * How to remove them (same bytes, slower): replace `wrapFetch` with one `app.use('*')` middleware
+ * that sets `c.env.disclaimer`, runs `edge.before` and times `await next()` with
+ * `c.req.routePath` as the route label; register `limitBody` directly instead of
+ * `bodyLimitIfDeclared`; have `mergeHeaders` always call `res.headers.set`. Then re-run the bench:
+ * the figures above are what it should lose. Tests in test/http pin the behaviour either way.
+ */
+
+/** Hono's body limit, run only for requests that declare a body (Content-Length > 0 or chunked). */
+export function bodyLimitIfDeclared(limitBody: MiddlewareHandler): MiddlewareHandler {
+  return (c, next) => {
+    const h = c.req.raw.headers;
+    const length = h.get('content-length');
+    // HTTP/1.1: without Content-Length (or with 0) and without Transfer-Encoding there is no body.
+    return (length === null || length === '0') && !h.has('transfer-encoding') ? next() : limitBody(c, next);
+  };
+}
+
+/** The adapter's private slot `[status, body, headers]` on its lightweight Response, once seen. */
+let cacheSlot: symbol | null = null;
+function plainHeaderCache(res: Response): unknown[] | null {
+  if (cacheSlot === null) {
+    cacheSlot = Object.getOwnPropertySymbols(res).find((s) => s.description === 'cache') ?? null;
+    if (cacheSlot === null) return null;
+  }
+  const cache = (res as unknown as Record<symbol, unknown>)[cacheSlot];
+  if (!Array.isArray(cache)) return null;
+  const h = cache[2];
+  return h !== null && typeof h === 'object' && !(h instanceof Headers) && !Array.isArray(h) ? cache : null;
+}
+
+/**
+ * Adds `extra` to an answer; `out` is the node response when there is one. A route's own value
+ * wins over `extra` when the answer is a real Response (in-process `app.request` in tests).
+ */
+export function mergeHeaders(res: Response, extra: Record<string, string>, out: ServerResponse | undefined): Response {
+  if (out) {
+    const cache = plainHeaderCache(res);
+    if (cache) cache[2] = { ...(cache[2] as Record<string, string>), ...extra };
+    else for (const k in extra) out.setHeader(k, extra[k]!);
+    return res;
+  }
+  for (const k in extra) if (!res.headers.has(k)) res.headers.set(k, extra[k]!);
+  return res;
+}
+
+type Series = { observe(v: number): void };
+/** Hono's `app.fetch`, whatever its bindings type. */
+type Fetch = (req: Request, env?: never, ctx?: never) => Response | Promise<Response>;
+
+export type WrapFetchDeps<Env> = {
+  /** Bindings every request gets (the disclaimer); the node adapter's own are kept. */
+  bindings: Env;
+  pathOf(url: string): string;
+  /** The route pattern for the metric label (bounded: `unmatched` for anything else). */
+  routeOf(path: string): string;
+  /** An answer that replaces routing (redirect, preflight, 429), or null. */
+  before(req: Request, path: string, env: unknown): Response | null;
+  /** Adds the edge headers to an answer. */
+  finish(res: Response, path: string, env: unknown): Response;
+  /** The latency series for one (method, route, status). */
+  series(method: string, route: string, status: number): Series;
+};
+
+/** `app.fetch` wrapped as described above: `app.fetch = wrapFetch(app.fetch, ...)`. */
+export function wrapFetch<F extends Fetch, Env extends object>(dispatch: F, deps: WrapFetchDeps<Env>): F {
+  // One series per (route, status, method), found through nested maps of values the request
+  // already holds. Methods come from Node's fixed list, routes from ROUTE_DOCS: the maps stay small.
+  const byRoute = new Map<string, Map<number, Map<string, Series>>>();
+  const observe = (req: Request, path: string, res: Response, started: number): Response => {
+    const route = deps.routeOf(path);
+    let byStatus = byRoute.get(route);
+    if (!byStatus) {
+      byStatus = new Map();
+      byRoute.set(route, byStatus);
+    }
+    let byMethod = byStatus.get(res.status);
+    if (!byMethod) {
+      byMethod = new Map();
+      byStatus.set(res.status, byMethod);
+    }
+    let series = byMethod.get(req.method);
+    if (!series) {
+      series = deps.series(req.method, route, res.status);
+      byMethod.set(req.method, series);
+    }
+    series.observe((performance.now() - started) / 1000);
+    return res;
+  };
+  const wrapped = (req: Request, env?: object, ctx?: unknown): Response | Promise<Response> => {
+    const started = performance.now();
+    const path = deps.pathOf(req.url);
+    const early = deps.before(req, path, env);
+    if (early) return observe(req, path, deps.finish(early, path, env), started);
+    // The node adapter passes a fresh {incoming, outgoing} per request, so adding to it is safe;
+    // app.request() in tests passes none.
+    const bindings = env ? Object.assign(env, deps.bindings) : deps.bindings;
+    const res = dispatch(req, bindings as never, ctx as never);
+    return res instanceof Promise
+      ? res.then((r) => observe(req, path, deps.finish(r, path, env), started))
+      : observe(req, path, deps.finish(res, path, env), started);
+  };
+  return wrapped as unknown as F;
+}

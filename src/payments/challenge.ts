@@ -1,0 +1,69 @@
+import type { KeyObject } from 'node:crypto';
+import type { Address } from 'viem';
+import { USDC_NAME, USDC_VERSION } from './eip3009.ts';
+import { paymentRequired, standardAccept, type ChallengeInput } from './envelope.ts';
+import type { PaymentRequiredBody } from './schemas.ts';
+import type { PaymentRequirementsV1 } from './settlers/settler.ts';
+
+/**
+ * What the plane offers a buyer: the 402 challenge (fresh salt per answer) and the standard x402
+ * requirements sent to a facilitator with a settle call.
+ */
+export type ChallengeDeps = {
+  /** The HMAC key as a KeyObject, made once: salts and tags are computed on every paid request. */
+  secret: KeyObject;
+  payTo: Address;
+  usdc: Address;
+  baseUrl: string;
+  termsUrl: string;
+  mode: 'mock' | 'live';
+  nowSeconds: () => number;
+};
+
+export function createChallenges(deps: ChallengeDeps) {
+  // Bounded: cities x counts x the two resource shapes; a flood of odd `since` values is not kept.
+  const requirementsCache = new Map<string, PaymentRequirementsV1>();
+  const REQUIREMENTS_CACHE_MAX = 4096;
+
+  return {
+    challenge: (
+      city: string,
+      count: number,
+      resourcePath: string,
+      opts: Pick<ChallengeInput, 'error' | 'exhaustion'> = {},
+    ): PaymentRequiredBody =>
+      paymentRequired({
+        city,
+        count,
+        resource: `${deps.baseUrl}${resourcePath}`,
+        payTo: deps.payTo,
+        usdc: deps.usdc,
+        secret: deps.secret,
+        nowSeconds: deps.nowSeconds(),
+        termsUrl: deps.termsUrl,
+        mode: deps.mode,
+        ...opts,
+      }),
+
+    /**
+     * Standard x402 v1 requirements: our binding and `mode` stay out of what a facilitator is
+     * sent. Built once per (city, count, resource, network), with no salt: the challenge's fresh
+     * salt and window salt would be two HMACs and random bytes per settle only to be stripped.
+     */
+    requirements(city: string, count: number, resourcePath: string, network: string): PaymentRequirementsV1 {
+      const cacheKey = `${network}|${count}|${city}|${resourcePath}`;
+      let r = requirementsCache.get(cacheKey);
+      if (!r) {
+        const accept = standardAccept(
+          { city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc },
+          network,
+        );
+        r = { ...accept, extra: { name: USDC_NAME, version: USDC_VERSION } };
+        if (requirementsCache.size < REQUIREMENTS_CACHE_MAX) requirementsCache.set(cacheKey, r);
+      }
+      return r;
+    },
+  };
+}
+
+export type Challenges = ReturnType<typeof createChallenges>;

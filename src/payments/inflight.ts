@@ -1,0 +1,36 @@
+/**
+ * In-process coalescing: at most one piece of work (a settle, or the resolution of a doubt) runs
+ * per (payer, nonce) in this process. A second request for the same key waits for it and then
+ * answers the stored state, so one authorization is never sent to a settler twice at once.
+ */
+export const paymentKey = (payer: string, nonce: string) => `${payer.toLowerCase()}:${nonce}`;
+
+export function createInflight<T>() {
+  const running = new Map<string, Promise<T>>();
+  return {
+    has: (key: string) => running.has(key),
+    /** Runs `work` as the one piece of work on this key; null when another is already running. */
+    exclusive(key: string, work: () => Promise<T>): Promise<T> | null {
+      if (running.has(key)) return null;
+      const p = work();
+      running.set(key, p);
+      const done = () => {
+        running.delete(key);
+      };
+      p.then(done, done);
+      return p;
+    },
+    /** Resolves once the work running on `key` (if any) has ended, whatever its outcome. */
+    async ended(key: string): Promise<void> {
+      await running.get(key)?.catch(() => undefined);
+    },
+    size: () => running.size,
+    keys: () => [...running.keys()],
+    /** Resolves once nothing runs (or never, if a settle hangs: the caller bounds it). */
+    async drain(): Promise<void> {
+      while (running.size > 0) await Promise.allSettled([...running.values()]);
+    },
+  };
+}
+
+export type Inflight<T> = ReturnType<typeof createInflight<T>>;

@@ -1,0 +1,38 @@
+import { ApiError } from '../lib/errors.ts';
+import type { Metrics } from '../lib/metrics.ts';
+import { bundlePrice } from '../pricing/tiers.ts';
+import { PAYMENT_ERRORS } from './errors.ts';
+
+/** The `outcome` label of isocast_payments_total for each way a purchase can end. */
+const OUTCOME_BY_ERROR: Record<string, string> = {
+  [PAYMENT_ERRORS.verify]: 'verification_failed',
+  [PAYMENT_ERRORS.binding]: 'binding_mismatch',
+  [PAYMENT_ERRORS.settle]: 'settlement_failed',
+  [PAYMENT_ERRORS.pending]: 'in_doubt',
+  [PAYMENT_ERRORS.sanctioned]: 'sanctioned',
+  [PAYMENT_ERRORS.screening]: 'screening_unavailable',
+  [PAYMENT_ERRORS.entitlement]: 'entitlement_failed',
+};
+
+export function paymentOutcome(result: unknown): string {
+  if (result instanceof ApiError) return OUTCOME_BY_ERROR[result.message] ?? 'rejected';
+  if (result instanceof Error) return 'error';
+  return (result as { idempotent: boolean }).idempotent ? 'idempotent' : 'settled';
+}
+
+/** The plane's two /metrics counters; without a registry (unit tests) both are no-ops. */
+export function paymentCounters(metrics: Metrics | undefined) {
+  const outcomes = metrics?.counter('isocast_payments_total', 'Purchase attempts with an X-Payment header, by outcome');
+  const settledMicro = metrics?.counter(
+    'isocast_payments_settled_micro_usdc_total',
+    'Micro-USDC of payments newly settled and applied, by city',
+  );
+  return {
+    /** One purchase attempt ended with `result` (a Purchase or what was thrown). */
+    attempt: (result: unknown) => outcomes?.inc({ outcome: paymentOutcome(result) }),
+    /** A payment newly applied (not an idempotent answer): its amount counts as settled revenue. */
+    applied: (p: { idempotent: boolean; city: string; count: number }) => {
+      if (!p.idempotent) settledMicro?.inc({ city: p.city }, bundlePrice(p.count).totalMicro);
+    },
+  };
+}

@@ -1,0 +1,233 @@
+import type { KeyObject } from 'node:crypto';
+import type { Address, Hex } from 'viem';
+import type { Clock } from '../lib/clock.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { Logger } from '../lib/logger.ts';
+import { bundlePrice } from '../pricing/tiers.ts';
+import type { SanctionsList } from '../sanctions/list.ts';
+import { MAX_AUTH_LIFETIME_S, bindingNonce, isIssuedSalt, matchBinding } from './binding.ts';
+import type { Challenges } from './challenge.ts';
+import { bindingMismatch, sanctioned, screeningUnavailable, settleFailed, verifyFailed } from './errors.ts';
+import { paymentKey, type Inflight } from './inflight.ts';
+import type { Ledger, Purchase } from './ledger.ts';
+import type { SettleOutcome, Settler } from './settlers/settler.ts';
+import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
+import { checkPayee, checkWindow, verifyPayment, type TypedDataVerifier } from './verify.ts';
+import { decodeXPayment, type DecodedPayment } from './x-payment.ts';
+
+/**
+ * The purchase flow (spec 4.3 and issue 12). Cheap checks first (decode, payee, amount, salt tag),
+ * then one lookup: a known (payer, nonce) answers its state whatever the clock says. A new one is
+ * verified (window, binding, signature), screened, claimed and settled. A settlement whose outcome
+ * is unknown is `in_doubt` (503, retry the same header) and only the token contract resolves it.
+ * A receipt token is issued once: to the request whose own settle call moved the money.
+ */
+export type PurchaseOptions = {
+  /** Runs for a payment about to be settled, before its claim: throw to refuse with nothing moved. */
+  beforeSettle?: (payer: string) => void;
+};
+
+export type PurchaseFlowDeps = {
+  secret: KeyObject;
+  settler: Settler;
+  sanctions: SanctionsList;
+  ofacRequired: boolean;
+  clock: Clock;
+  logger: Logger;
+  payTo: Address;
+  usdc: Address;
+  chainVerifier?: TypedDataVerifier;
+  limitPayer?: (payer: string) => void;
+  store: PaymentStore;
+  ledger: Ledger;
+  challenges: Challenges;
+  inflight: Inflight<Purchase>;
+  /** The in-doubt answer (503 with Retry-After). */
+  pending: () => ApiError;
+  /** False once the shutdown began: nothing new is verified, claimed or settled. */
+  accepting: () => boolean;
+};
+
+/** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
+type Retry = { p: DecodedPayment; city: string; count: number; resourcePath: string; recovered?: boolean };
+
+export function createPurchaseFlow(deps: PurchaseFlowDeps) {
+  const { settler, logger, clock, store, ledger, inflight, pending } = deps;
+  const nowS = () => Math.floor(clock.now() / 1000);
+  const terms = (count: number) => ({
+    usdc: deps.usdc,
+    payTo: deps.payTo,
+    priceMicro: bundlePrice(count).totalMicro,
+    nowSeconds: nowS(),
+    chainVerifier: deps.chainVerifier,
+  });
+
+  /** One settle call for a claimed row. `fresh`: nothing of this authorization was public before. */
+  async function settleClaimed(id: number, r: Retry, payer: Address, fresh: boolean): Promise<Purchase> {
+    let outcome: SettleOutcome;
+    try {
+      outcome = await settler.settle({
+        payer,
+        authorization: r.p.authorization,
+        signature: r.p.signature,
+        payload: r.p.payload,
+        requirements: deps.challenges.requirements(r.city, r.count, r.resourcePath, r.p.payload.network),
+        signatureRecovered: r.recovered === true,
+        fresh,
+      });
+    } catch (err) {
+      logger.error('settler threw', {
+        paymentId: id,
+        payer,
+        nonce: r.p.authorization.nonce,
+        settler: settler.kind,
+        err,
+      });
+      outcome = { ok: false, inDoubt: true, reason: `settler error: ${(err as Error).message}` };
+    }
+    if (outcome.ok) return ledger.recordAndApply(id, outcome.txHash, fresh && !outcome.alreadySettled);
+    const fields = {
+      paymentId: id,
+      payer,
+      nonce: r.p.authorization.nonce,
+      city: r.city,
+      count: r.count,
+      settler: settler.kind,
+      txHash: outcome.txHash ?? null,
+      reason: outcome.reason,
+    };
+    if (outcome.inDoubt) {
+      store.markInDoubt(id, outcome.reason, clock.now());
+      logger.error('settlement in doubt; the token contract will decide', fields);
+      throw pending();
+    }
+    store.markFailed(id, outcome.reason, clock.now());
+    logger.warn('settlement failed; not charged', fields);
+    throw settleFailed(outcome.reason);
+  }
+
+  /**
+   * The token contract's word on an in-doubt (or cut-off claimed) payment: used -> applied once;
+   * unused past validBefore -> failed, truly not charged; unused and still valid -> settled
+   * again with the same authorization when the buyer resent it; otherwise still in doubt.
+   */
+  async function resolve(row: PaymentRow, retry: Retry | null): Promise<Purchase> {
+    const nowMs = clock.now();
+    if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);
+    const st = await settler.status(row.payer as Address, row.nonce as Hex, validBeforeOf(row, MAX_AUTH_LIFETIME_S));
+    const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler };
+    if (st.state === 'used') {
+      logger.info('in-doubt payment resolved: authorization used on chain', { ...fields, txHash: st.txHash });
+      return ledger.recordAndApply(row.id, st.txHash, false);
+    }
+    if (st.state === 'unused' && st.expired) {
+      store.markFailed(row.id, 'authorization expired unused on chain; not charged', clock.now());
+      logger.info('in-doubt payment resolved: expired unused on chain, not charged', fields);
+      throw settleFailed('authorization expired unused on chain');
+    }
+    if (st.state === 'unknown') logger.warn('in-doubt payment still unresolved', { ...fields, reason: st.reason });
+    if (st.state !== 'unused' || !retry) throw pending();
+    // Unused and still valid: the buyer's resent header may be settled again, once it verifies.
+    const v = await verifyPayment(retry.p, terms(retry.count));
+    if (!v.ok || v.payer !== row.payer) throw pending();
+    if (!store.reclaim(row.id, settler.kind, clock.now())) return ledger.answer(store.get(row.id)!);
+    return settleClaimed(row.id, { ...retry, recovered: v.recovered }, v.payer, false);
+  }
+
+  /** Another request's work on this key ended: answer the state it left. */
+  async function afterRunning(key: string, payer: string, nonce: string): Promise<Purchase> {
+    await inflight.ended(key);
+    const row = store.byKey(payer, nonce);
+    if (!row) throw pending();
+    return ledger.answer(row);
+  }
+
+  async function claimAndSettle(r: Retry, payer: Address): Promise<Purchase> {
+    const a = r.p.authorization;
+    const claim = store.claim({
+      payer,
+      nonce: a.nonce,
+      city: r.city,
+      count: r.count,
+      amountMicro: bundlePrice(r.count).totalMicro,
+      settler: settler.kind,
+      nowMs: clock.now(),
+      validBefore: Number(a.validBefore),
+    });
+    if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
+    const row = claim.row;
+    if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
+    return ledger.answer(row);
+  }
+
+  /** The whole paid flow for one X-Payment header and an already validated (city, count). */
+  async function purchase(
+    header: string,
+    city: string,
+    count: number,
+    resourcePath: string,
+    opts: PurchaseOptions,
+  ): Promise<Purchase> {
+    if (!deps.accepting())
+      throw new ApiError(
+        503,
+        'server shutting down; send the same request again shortly',
+        { retryAfterSeconds: 5 },
+        { 'retry-after': '5' },
+      );
+    const decoded = decodeXPayment(header);
+    if (!decoded.ok) throw verifyFailed(decoded.reason);
+    const p = decoded.value;
+    const a = p.authorization;
+    const payee = checkPayee(a, { payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro });
+    if (payee && !payee.ok) throw verifyFailed(payee.reason);
+    if (p.salt && !isIssuedSalt(deps.secret, city, count, p.salt)) throw bindingMismatch();
+    const from = a.from.toLowerCase();
+    const key = paymentKey(from, a.nonce);
+    if (inflight.has(key)) return afterRunning(key, from, a.nonce);
+
+    // A known payment answers its state whatever the clock says: one lookup, no recovery.
+    const known = store.byKey(from, a.nonce);
+    const retry: Retry = { p, city, count, resourcePath };
+    if (known) {
+      if (known.city !== city || known.count !== count) throw bindingMismatch();
+      if (deps.sanctions.has(from)) throw sanctioned();
+      if (known.status === 'claimed' || known.status === 'in_doubt')
+        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce);
+      // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
+      // a new authorization, so this one is never settled later (that would charge twice).
+      return ledger.answer(known);
+    }
+
+    const window = checkWindow(a, nowS());
+    if (window && !window.ok) throw verifyFailed(window.reason);
+    const verified = await verifyPayment(p, terms(count));
+    if (!verified.ok) throw verifyFailed(verified.reason);
+    const payer = verified.payer;
+    // Per-wallet abuse limit: only now does a signature name the wallet (a 429 settles nothing).
+    deps.limitPayer?.(payer);
+    if (deps.sanctions.has(payer)) {
+      logger.warn('sanctioned payer refused', { payer, city, count });
+      throw sanctioned();
+    }
+    if (!deps.sanctions.available(deps.ofacRequired)) throw screeningUnavailable();
+    // Spec order: verify, sanctions, binding. An echoed salt (its tag already checked) binds
+    // exactly; without one, the nonce must come from an accepted window's salt.
+    const bound = p.salt
+      ? bindingNonce(payer, city, count, p.salt) === a.nonce
+      : matchBinding(deps.secret, {
+          payer,
+          city,
+          count,
+          nonce: a.nonce,
+          nowSeconds: nowS(),
+          validBefore: Number(a.validBefore),
+        }) !== null;
+    if (!bound) throw bindingMismatch();
+    opts.beforeSettle?.(payer);
+    retry.recovered = verified.recovered;
+    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(key, from, a.nonce);
+  }
+
+  return { purchase, resolve };
+}
