@@ -12,12 +12,14 @@ import { createSignalStore } from '../signals/store.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
-import { judgeRule, type ObservableSource } from '../resolution/judge.ts';
+import type { ObservableSource } from '../resolution/judge.ts';
 import { createRuleStore, type DayRule } from '../resolution/store.ts';
 import { createBackoff } from './backoff.ts';
 import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
 import { createPollHealth, type PollerHealth } from './health.ts';
 import { createMarketUrls } from './market-urls.ts';
+import { createDayJudge } from './day-judge.ts';
+import { createFeedBatches } from './feed-batches.ts';
 import { createPollerMetrics } from './metrics.ts';
 
 export type { CityPollHealth, PollerHealth } from './health.ts';
@@ -30,7 +32,8 @@ export type { CityPollHealth, PollerHealth } from './health.ts';
  * -> detect against the committed day state -> on a crossing, odds for every bucket in one batch
  * call -> one transaction storing the signal. A tick never overlaps the next; one city's failure
  * never stops the others. Per-city health is health.ts, the event-URL cache market-urls.ts, the
- * /metrics instruments metrics.ts, failure backoff backoff.ts, the odds deadline odds.ts.
+ * /metrics instruments metrics.ts, failure backoff backoff.ts, the odds deadline odds.ts, the
+ * rule verdict day-judge.ts, the per-feed batches and cadence feed-batches.ts.
  */
 export type PollerDeps = {
   db: Db;
@@ -98,20 +101,25 @@ export function createPoller(deps: PollerDeps): Poller {
   const concurrency = deps.concurrency ?? 8;
   const backoff = createBackoff(deps.intervalMs);
   const odds = createOddsFetcher({ market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS });
-  /** Clock time each weather feed was last asked, for feeds with their own slower cadence. */
-  const feedLastAskedAt = new Map<WeatherSource, number>();
-  // Tick start times jitter by a few ms; a feed due "now" should not slip a whole tick.
-  const feedSlackMs = Math.min(1_000, deps.intervalMs / 2);
+  const observeDue = createFeedBatches(deps.intervalMs);
   const signals = createSignalStore(db);
   const rules = createRuleStore(db);
   const urls = createMarketUrls(4 * catalog.active.length + 16);
   const health = createPollHealth(catalog, backoff);
   const memoOf = health.of;
-  /** Per city, the last judged (day, rule, verdict, feed) and its feed: an unchanged day costs no transaction. */
-  const judged = new Map<string, { key: string; feed: WeatherSource | null }>();
   const { ticks, tickSeconds, upstreamErrors, signalsEmitted, pauses, pausedNow } = createPollerMetrics(deps.metrics);
   const noaaWeather = deps.noaaWeather ?? (weather.name === 'metar' || weather.name === 'sim' ? weather : undefined);
   const feedFor = (s: ObservableSource): WeatherSource | undefined => (s === 'noaa' ? noaaWeather : weather);
+  const judgeDay = createDayJudge({
+    rules,
+    clock,
+    logger,
+    feedFor,
+    notePaused: (slug, reason) => {
+      memoOf(slug).paused = reason;
+    },
+    onPause: (slug) => pauses?.inc({ city: slug }),
+  });
   let inFlight: Promise<TickReport> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let running = false;
@@ -183,29 +191,9 @@ export function createPoller(deps: PollerDeps): Poller {
     ).filter((x) => x !== null);
     pausedNow?.set(report.paused.length);
 
-    // One batch per feed: NOAA-rule days read METAR even when Weather Underground days read weather.com.
-    // A feed with its own cadence (weather.com: one call per station) is asked only when it is due;
-    // its cities simply wait for the next tick that asks it.
-    const observations = new Map<string, Observation[] | Error>();
-    const feeds = [...new Set(withEvents.map((d) => d.feed))].filter((feed) => {
-      const last = feedLastAskedAt.get(feed);
-      if (feed.minIntervalMs && last !== undefined && startedAtMs - last < feed.minIntervalMs - feedSlackMs)
-        return false;
-      feedLastAskedAt.set(feed, startedAtMs);
-      return true;
-    });
-    const asked = withEvents.filter((d) => feeds.includes(d.feed));
+    // One batch per feed, each feed only when its own cadence says it is due (feed-batches.ts).
+    const { asked, observations } = await observeDue(withEvents, startedAtMs);
     report.waitingForFeed = withEvents.length - asked.length;
-    await Promise.all(
-      feeds.map(async (feed) => {
-        const batch = withEvents.filter((d) => d.feed === feed);
-        try {
-          for (const [slug, obs] of await feed.observe(batch)) observations.set(slug, obs);
-        } catch (err) {
-          for (const d of batch) observations.set(d.city.slug, err instanceof Error ? err : new Error(String(err)));
-        }
-      }),
-    );
     const seenAtMs = clock.now();
     const oddsDeadline = odds.deadlineFrom(performance.now());
 
@@ -244,40 +232,6 @@ export function createPoller(deps: PollerDeps): Poller {
       });
     }
     return report;
-  }
-
-  /**
-   * Match or pause: the weather feed for the day, or null when the day is paused (logged and
-   * counted once, when it becomes paused). The verdict is stored with the day's first rule.
-   */
-  function judgeDay(city: CityRecord, date: string, event: MarketEvent): WeatherSource | null {
-    const verdict = judgeRule(event.rule, city, (s) => feedFor(s) !== undefined);
-    const feed = verdict.status === 'ok' ? feedFor(verdict.observe)! : null;
-    // Settling the same inputs again gives the same answer, so an unchanged day costs no transaction.
-    const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
-    const last = judged.get(city.slug);
-    if (last?.key === key) return last.feed;
-    const day = rules.settle({
-      city: city.slug,
-      date,
-      rule: event.rule,
-      verdict,
-      feed: feed?.name ?? null,
-      nowMs: clock.now(),
-    });
-    memoOf(city.slug).paused = day.status === 'paused' ? day.reason : null;
-    judged.set(city.slug, { key, feed: day.status === 'ok' ? feed : null });
-    if (day.status === 'ok') return feed;
-    if (day.newlyPaused) {
-      pauses?.inc({ city: city.slug });
-      logger.warn('city paused for the day: market rule does not match', {
-        city: city.slug,
-        date,
-        rule: event.rule,
-        reason: day.reason,
-      });
-    }
-    return null;
   }
 
   async function processCity(
