@@ -32,6 +32,7 @@ import { isBuiltin } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-binding.ts';
 import { SECP256K1_WASM_ASSET, secp256k1WasmPath } from '../src/lib/secp256k1.ts';
+import { CHECKPOINT_WORKER_ASSET } from '../src/db/checkpointer.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BUILD_DIR = join(ROOT, 'build');
@@ -148,6 +149,11 @@ export type SeaOptions = {
   output: string;
   /** SEA asset name -> file. */
   assets: Record<string, string>;
+  /**
+   * Worker-thread entry points, bundled beside the main one (each self-contained) and carried
+   * as assets under these names: SEA asset name (`*.cjs`) -> entry file.
+   */
+  workers?: Record<string, string>;
   /** V8 code cache in the blob (default true). */
   useCodeCache?: boolean;
   /** Node/V8 options the executable always starts with. */
@@ -194,7 +200,10 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
     const { build } = await import('tsup');
     await build({
       config: false,
-      entry: { main: opts.entry },
+      entry: {
+        main: opts.entry,
+        ...Object.fromEntries(Object.entries(opts.workers ?? {}).map(([a, e]) => [a.replace(/\.cjs$/, ''), e])),
+      },
       outDir: work,
       format: ['cjs'],
       outExtension: () => ({ js: '.cjs' }),
@@ -222,6 +231,12 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
 
     let main = bundle;
     let assets = opts.assets;
+    for (const asset of Object.keys(opts.workers ?? {})) {
+      const file = join(work, asset);
+      assertSelfContained(file);
+      log(`worker   ${asset} ${mib(statSync(file).size)} MiB`);
+      assets = { ...assets, [asset]: file };
+    }
     if (opts.trainCodeCache) {
       // The loader compiles the bundle itself, so a shebang line would be a syntax error there.
       const source = join(work, CODE_CACHE_BUNDLE_ASSET);
@@ -401,6 +416,7 @@ export async function buildBinary(
     entry: join(ROOT, 'src', 'main.ts'),
     output,
     assets,
+    workers: { [CHECKPOINT_WORKER_ASSET]: join(ROOT, 'src', 'db', 'checkpoint-worker.ts') },
     useCodeCache: opts.useCodeCache,
     execArgv: opts.execArgv ?? BINARY_EXEC_ARGV,
     log,

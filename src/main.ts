@@ -18,7 +18,8 @@ import { VERSION } from './version.ts';
 import { CLI_HELP, isCliCommand, runCli, type CliCommand } from './buyer/cli/index.ts';
 import { terminalConfirm } from './buyer/cli/prompt.ts';
 import { stateHome } from './buyer/cli/receipts.ts';
-import { nativeSqliteBinding } from './db/native-binding.ts';
+import { nativeSqliteAddonFile, nativeSqliteBinding } from './db/native-binding.ts';
+import { startCheckpointer } from './db/checkpointer.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { createDeliveryWorker } from './delivery/worker.ts';
@@ -84,6 +85,8 @@ async function buyer(command: CliCommand, argv: string[]): Promise<number> {
   }
 }
 
+/** How long after start the checkpoint thread starts (db/checkpointer.ts). */
+const CHECKPOINTER_START_DELAY_MS = 1_000;
 /** How long after start the poller's first tick waits, so the listener answers first. */
 const FIRST_TICK_DELAY_MS = 250;
 
@@ -224,12 +227,21 @@ async function serve(argv: string[]): Promise<void> {
   retention.start();
   ofacWatch.start();
   const reconciler = startReconciler({ plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
+  // WAL checkpoints (and their fsyncs) on a background thread, not inside a purchase's commit.
+  const checkpointer = startCheckpointer({
+    db,
+    path: dbPath(config),
+    addonFile: nativeSqliteAddonFile(),
+    logger,
+    metrics,
+    startDelayMs: CHECKPOINTER_START_DELAY_MS,
+  });
   installShutdownSignals(
     createShutdown({
       logger,
       server: server as HttpServer,
       plane,
-      workers: [reconciler, retention, poller, delivery, ofacWatch],
+      workers: [reconciler, retention, poller, delivery, ofacWatch, checkpointer],
       closeDb: () => db.close(),
       maxSettleMs: settler.maxSettleMs,
     }),

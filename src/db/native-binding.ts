@@ -30,11 +30,19 @@ function embeddedHash(): string | undefined {
 }
 
 let loaded: object | undefined;
+/** The file each loaded addon came from: a worker thread must load that same file. */
+const addonFiles = new WeakMap<object, string>();
 
 export function nativeSqliteBinding(env: NodeJS.ProcessEnv = process.env): object | undefined {
   if (!isSingleBinary()) return undefined;
   loaded ??= loadEmbeddedAddon(readAssetBytes(ADDON_ASSET), cacheRoots(env), embeddedHash());
   return loaded;
+}
+
+/** The embedded addon's file once loaded (the single binary), else undefined (a checkout). */
+export function nativeSqliteAddonFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const addon = nativeSqliteBinding(env);
+  return addon ? addonFiles.get(addon) : undefined;
 }
 
 /**
@@ -68,6 +76,7 @@ export function loadEmbeddedAddon(bytes: Buffer, roots: string[], hash = addonHa
       const file = ensureAddonFile(root, dir, bytes);
       const mod = { exports: {} as object };
       process.dlopen(mod, file);
+      addonFiles.set(mod.exports, file);
       return mod.exports;
     } catch (err) {
       problems.push(`${dir}: ${err instanceof Error ? err.message : String(err)}`);

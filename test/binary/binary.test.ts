@@ -50,7 +50,7 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     // No DATA_DIR: the default ./data must land under the working directory.
     const child = spawn(bin, ['serve'], {
       cwd: dir,
-      env: { ...env, HOST: '127.0.0.1', PORT: '0' },
+      env: { ...env, HOST: '127.0.0.1', PORT: '0', ADMIN_TOKEN: ADMIN },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     t.after(() => {
@@ -100,6 +100,19 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     assert.match(purchase.receiptToken, /./);
     assert.ok(!output.text().includes('WASM secp256k1 unavailable'), output.text());
 
+    // WAL checkpoints run on a worker thread whose code is a SEA asset of its own: the purchase's
+    // frames are copied into the database file by that thread (src/db/checkpointer.ts).
+    const metricsText = async () =>
+      (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    const deadline = Date.now() + 10_000;
+    let m = await metricsText();
+    while (!/^isocast_sqlite_checkpoints_total [1-9]/m.test(m) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      m = await metricsText();
+    }
+    assert.match(m, /^isocast_sqlite_checkpoints_total [1-9]/m, output.text());
+    assert.ok(!output.text().includes('checkpoint thread'), output.text());
+
     child.kill('SIGTERM');
     const end = await exited;
     assert.deepEqual(end, { code: 0, signal: null }, output.text());
@@ -116,6 +129,8 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     assert.equal(cacheEntries[0], addonHash(readFileSync(addonPath())));
   });
 });
+
+const ADMIN = 'binary-test-admin-token-0123456789abcdef';
 
 type Output = { text(): string; lines(): Record<string, unknown>[]; onLine(fn: () => void): void };
 

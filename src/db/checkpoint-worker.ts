@@ -1,0 +1,78 @@
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+
+/**
+ * The checkpoint thread (db/checkpointer.ts starts it). It holds its own connection to the
+ * database and copies committed WAL frames into the database file with PASSIVE checkpoints,
+ * which never wait for and never block the main connection's readers or writers. The fsyncs a
+ * checkpoint needs (the WAL, then the database file) happen here, off the event loop.
+ *
+ * Kept to better-sqlite3 and worker_threads: the binary carries this file as its own small
+ * bundle (scripts/build-binary.ts), and in a checkout Node runs it directly.
+ */
+export type CheckpointWorkerData = {
+  path: string;
+  /** The embedded addon's file inside the single binary (the same file the main thread loaded). */
+  addonFile?: string;
+  intervalMs: number;
+};
+
+/** What the thread tells the main thread: ready, each checkpoint that moved frames, or a failure. */
+export type CheckpointMessage =
+  | { type: 'ready' }
+  | { type: 'checkpoint'; walFrames: number; checkpointed: number; ms: number }
+  | { type: 'error'; message: string };
+
+const data = workerData as CheckpointWorkerData;
+const port = parentPort!;
+const post = (m: CheckpointMessage) => port.postMessage(m);
+
+function open(): Database.Database {
+  let nativeBinding: object | undefined;
+  if (data.addonFile) {
+    // The same shared object the main thread loaded: one SQLite library in the process, so its
+    // POSIX locks and WAL index are shared correctly between the two connections.
+    const mod = { exports: {} as object };
+    process.dlopen(mod, data.addonFile);
+    nativeBinding = mod.exports;
+  }
+  // The typings say string; better-sqlite3 also takes the loaded module (db/open.ts does the same).
+  const options = {
+    fileMustExist: true,
+    timeout: 1000,
+    ...(nativeBinding ? { nativeBinding: nativeBinding as unknown as string } : {}),
+  };
+  return new Database(data.path, options);
+}
+
+let db: Database.Database;
+try {
+  db = open();
+} catch (err) {
+  post({ type: 'error', message: `cannot open the database: ${(err as Error).message}` });
+  process.exit(1);
+}
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+
+let lastLog = -1;
+const timer = setInterval(() => {
+  try {
+    const started = performance.now();
+    const r = checkpoint.get() as { busy: number; log: number; checkpointed: number };
+    // Nothing new since the last pass (or nothing to copy): no message.
+    if (r.log === lastLog && r.checkpointed === r.log) return;
+    lastLog = r.log;
+    if (r.log > 0)
+      post({ type: 'checkpoint', walFrames: r.log, checkpointed: r.checkpointed, ms: performance.now() - started });
+  } catch (err) {
+    post({ type: 'error', message: (err as Error).message });
+  }
+}, data.intervalMs);
+
+port.on('message', (m: unknown) => {
+  if (m !== 'stop') return;
+  clearInterval(timer);
+  db.close();
+  port.close();
+});
+post({ type: 'ready' });

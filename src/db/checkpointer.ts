@@ -1,0 +1,115 @@
+import { Worker } from 'node:worker_threads';
+import { isSingleBinary, readAssetText } from '../lib/assets.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
+import type { CheckpointMessage, CheckpointWorkerData } from './checkpoint-worker.ts';
+import type { Db } from './open.ts';
+
+/**
+ * WAL checkpoints off the event loop. By default SQLite checkpoints inside the commit that takes
+ * the WAL past 1,000 pages, on the connection that commits: in this process that is the main
+ * thread, in the middle of a purchase, and a checkpoint fsyncs the WAL and the database file
+ * (on a 2-core VPS disk: fsync p50 0.6-1.6 ms, p90 4-6 ms, worst 15-57 ms). Here a worker thread
+ * with its own connection runs a PASSIVE checkpoint every CHECKPOINT_INTERVAL_MS, and the main
+ * connection's automatic checkpoint is raised to a safety net of FALLBACK_PAGES, reached only if
+ * writes never pause long enough for the WAL to restart. If the thread cannot start or dies, the
+ * default comes back at once. Durability is unchanged: a commit is in the WAL when it returns,
+ * whoever copies it into the database file later. scripts/measure-commits.ts measures the
+ * ledger's two commits per purchase both ways (docs/performance.md, "Checkpoints").
+ */
+export const CHECKPOINT_WORKER_ASSET = 'checkpoint-worker.cjs';
+export const CHECKPOINT_INTERVAL_MS = 250;
+/** 16,384 pages of 4 KiB: 64 MiB of WAL before the main connection checkpoints itself. */
+export const FALLBACK_PAGES = 16_384;
+/** The WAL file is cut back to this size when it restarts, after a burst made it grow. */
+const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+const SQLITE_DEFAULT_PAGES = 1000;
+
+export type Checkpointer = { stop(): Promise<void>; running(): boolean };
+
+export function startCheckpointer(deps: {
+  db: Db;
+  path: string;
+  addonFile?: string;
+  logger: Logger;
+  metrics?: Metrics;
+  intervalMs?: number;
+  /** How long after the call the thread starts (main.ts: after the listener answers). */
+  startDelayMs?: number;
+}): Checkpointer {
+  const { db, logger } = deps;
+  const checkpoints = deps.metrics?.counter(
+    'isocast_sqlite_checkpoints_total',
+    'WAL checkpoints that copied frames, run by the background checkpoint thread',
+  );
+  const walFrames = deps.metrics?.gauge('isocast_sqlite_wal_frames', 'Frames in the WAL at the last checkpoint');
+  const workerData: CheckpointWorkerData = {
+    path: deps.path,
+    addonFile: deps.addonFile,
+    intervalMs: deps.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+  };
+  let ready = false;
+  let stopping = false;
+  const fallBack = (why: string) => {
+    if (stopping) return;
+    ready = false;
+    db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
+    logger.warn('checkpoint thread stopped; the main connection checkpoints again', { reason: why });
+  };
+
+  let worker: Worker | null = null;
+  const start = () => {
+    try {
+      worker = isSingleBinary()
+        ? new Worker(readAssetText(CHECKPOINT_WORKER_ASSET), { eval: true, workerData })
+        : new Worker(new URL('./checkpoint-worker.ts', import.meta.url), { workerData });
+    } catch (err) {
+      logger.warn('checkpoint thread could not start; the main connection checkpoints', { err });
+      return;
+    }
+    worker.on('message', (m: CheckpointMessage) => {
+      if (m.type === 'ready') {
+        if (stopping) return;
+        ready = true;
+        db.pragma(`wal_autocheckpoint = ${FALLBACK_PAGES}`);
+        db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+        logger.debug('WAL checkpoints run on a background thread', { intervalMs: workerData.intervalMs });
+      } else if (m.type === 'checkpoint') {
+        checkpoints?.inc();
+        walFrames?.set(m.walFrames);
+      } else logger.warn('checkpoint thread error', { reason: m.message });
+    });
+    worker.on('error', (err) => fallBack(err.message));
+    worker.on('exit', (code) => {
+      worker = null;
+      fallBack(`exit code ${code}`);
+    });
+    // Never keeps the process alive by itself: the shutdown stops it, a crash takes it along.
+    worker.unref();
+  };
+  // Started after the listener answers: a thread's start is CPU the first requests should get.
+  const timer = setTimeout(start, deps.startDelayMs ?? 0);
+  timer.unref();
+
+  return {
+    running: () => ready,
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      if (ready) db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
+      ready = false;
+      const w = worker;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      // Held open until the thread has closed its connection, so the database closes after it.
+      w.ref();
+      w.postMessage('stop');
+      let late: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'late'>((resolve) => {
+        late = setTimeout(resolve, 2000, 'late');
+      });
+      if ((await Promise.race([exited, deadline])) === 'late') await w.terminate();
+      clearTimeout(late);
+    },
+  };
+}
