@@ -20,6 +20,8 @@ export const DELIVERY_SKEW_SEC = 600;
 
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
+/** The 404 reason when a delete finds no registration (the error itself is the spec's `unknown city`). */
+const NOTHING_TO_DELETE = 'no delivery registration to delete';
 
 export type DeliveryDeps = {
   db: Db;
@@ -70,7 +72,8 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     try {
       if (body.action === 'delete') {
         const removed = store.remove({ wallet, digest, nowMs, expiresAtSec });
-        if (removed === 'none') throw new ApiError(404, 'no delivery registration to delete');
+        // The spec's one 404 string (section 7: `unknown city`, also for nothing to delete); `reason` says which.
+        if (removed === 'none') throw new ApiError(404, 'unknown city', { reason: NOTHING_TO_DELETE });
         if (removed === 'replayed') return replayed();
         logger.info('delivery registration deleted', { wallet, city: removed.city });
         return done(removed.chatId, removed.city, false);
@@ -133,7 +136,11 @@ export const deliveryDocs: RouteDoc[] = [
         description:
           'too many registrations from this address or wallet, or test messages to this chat or from this wallet',
       },
-      404: { description: '`unknown city`, or no registration to delete', schema: ErrorBody },
+      404: {
+        description:
+          '`unknown city`: the slug is unknown, or (delete) there is no registration, with `reason: "no delivery registration to delete"`',
+        schema: ErrorBody,
+      },
       409: { description: 'The same signed request is being processed right now', schema: ErrorBody },
       502: {
         description: '`test message failed` (chat unreachable or bot not configured), with `reason`',

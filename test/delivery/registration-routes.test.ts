@@ -149,7 +149,8 @@ test('delete removes the registration and echoes what was removed; deleting noth
   const account = privateKeyToAccount(generatePrivateKey());
   const none = await post(env, await signedBody(account, { action: 'delete' }));
   assert.equal(none.status, 404);
-  assert.equal(none.json.error, 'no delivery registration to delete');
+  assert.equal(none.json.error, 'unknown city');
+  assert.equal(none.json.reason, 'no delivery registration to delete');
   await post(env, await signedBody(account, { chatId: '555', citySlug: 'london', action: 'set' }));
   const del = await post(env, await signedBody(account, { action: 'delete', timestamp: NOW_SEC + 1 }));
   assert.equal(del.status, 200);
