@@ -175,9 +175,10 @@ try {
           }
         : await runJson<object>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), {
             url: server.url,
-            accounts: 20,
+            pid: server.child.pid,
+            accounts: 60,
             concurrency: 16,
-            rounds: 4,
+            rounds: 6,
           });
     process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
     await ceiling.stop();
@@ -202,7 +203,8 @@ try {
     concurrency: number;
   }>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), {
     url: server.url,
-    accounts: QUICK ? 15 : 40,
+    pid: server.child.pid,
+    accounts: QUICK ? 15 : 60,
     concurrency: 16,
     rounds: QUICK ? 3 : 9,
   });
