@@ -175,9 +175,10 @@ try {
           }
         : await runJson<object>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), {
             url: server.url,
-            accounts: 20,
+            pid: server.child.pid,
+            accounts: 60,
             concurrency: 16,
-            rounds: 4,
+            rounds: 6,
           });
     process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
     await ceiling.stop();
@@ -202,7 +203,8 @@ try {
     concurrency: number;
   }>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), {
     url: server.url,
-    accounts: QUICK ? 15 : 40,
+    pid: server.child.pid,
+    accounts: QUICK ? 15 : 60,
     concurrency: 16,
     rounds: QUICK ? 3 : 9,
   });
@@ -388,7 +390,17 @@ type RecoveryResult = {
 
 function tableRows(r: {
   reads: { signals: PairResult; cities: PairResult };
-  subscribe: { subscribesPerSec: number; recoveriesPerSec: number; ratio: number };
+  subscribe: {
+    subscribesPerSec: number;
+    recoveriesPerSec: number;
+    ratio: number;
+    recoveryUs?: number;
+    serverCpuUs?: number;
+    serverMainThreadUs?: number;
+    bookkeepingUs?: number;
+    healthCpuUs?: number;
+    cpuRatio?: number;
+  };
   peer: PeerResult;
   recovery: RecoveryResult;
   poller: PollerResult;
@@ -455,6 +467,17 @@ function tableRows(r: {
       r.subscribe.ratio,
       '>= 0.5',
     ),
+    ...(r.subscribe.cpuRatio === undefined
+      ? []
+      : [
+          row(
+            'POST /v1/subscribe, mock: server CPU per subscribe, all threads (main thread) (ratio = recovery / server CPU)',
+            `${cpu(r.subscribe.serverCpuUs!)} (${cpu(r.subscribe.serverMainThreadUs!)})`,
+            `${cpu(r.subscribe.recoveryUs!)} recovery + ${cpu(r.subscribe.bookkeepingUs!)} bookkeeping, of which ${cpu(r.subscribe.healthCpuUs!)} is the HTTP floor (GET /health)`,
+            r.subscribe.cpuRatio,
+            null,
+          ),
+        ]),
     row(
       'signature recovery alone: WASM libsecp256k1 (production) vs viem (ratio = speed-up)',
       `${r.recovery.wasmUs} µs`,

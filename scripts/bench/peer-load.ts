@@ -19,7 +19,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { payFor402 } from '../../src/buyer/pay.ts';
-import { cpuSeconds, median, spread } from './util.ts';
+import { cpuNs, median, spread } from './util.ts';
 
 export type PeerLoadInput = {
   isocast: { url: string; pid: number };
@@ -33,7 +33,15 @@ export type PeerLoadInput = {
 };
 type Target = 'subscribe' | 'signals' | 'peer';
 type Job = { method: 'GET' | 'POST'; path: string; headers: Record<string, string> };
-export type Batch = { target: Target; requests: number; seconds: number; rps: number; cpuUsPerReq: number };
+export type Batch = {
+  target: Target;
+  requests: number;
+  seconds: number;
+  rps: number;
+  /** Server CPU per request: every thread, and the main thread (the event loop) alone. */
+  cpuUsPerReq: number;
+  mainUsPerReq: number;
+};
 
 const input = JSON.parse(process.argv[2] ?? '{}') as PeerLoadInput;
 const agents = new Map<string, Agent>();
@@ -163,7 +171,8 @@ async function batch(target: Target, n: number): Promise<Batch> {
   const list = jobs[target].slice(next[target], next[target] + n);
   next[target] += list.length;
   let k = 0;
-  const cpu0 = cpuSeconds(pid[target]);
+  const cpu0 = cpuNs(pid[target]);
+  const main0 = cpuNs(pid[target], 'main');
   const start = performance.now();
   await Promise.all(
     Array.from({ length: input.concurrency }, async () => {
@@ -177,13 +186,14 @@ async function batch(target: Target, n: number): Promise<Batch> {
     }),
   );
   const seconds = (performance.now() - start) / 1000;
-  const cpu = cpuSeconds(pid[target]) - cpu0;
+  const perReq = (ns: number) => Math.round(ns / 1000 / list.length);
   return {
     target,
     requests: list.length,
     seconds,
     rps: list.length / seconds,
-    cpuUsPerReq: Math.round((cpu * 1e6) / list.length),
+    cpuUsPerReq: perReq(cpuNs(pid[target]) - cpu0),
+    mainUsPerReq: perReq(cpuNs(pid[target], 'main') - main0),
   };
 }
 
@@ -207,6 +217,7 @@ const of = (row: Batch[], t: Target) => row.find((b) => b.target === t)!;
 const summary = (t: Target) => ({
   rps: Math.round(median(rounds.map((row) => of(row, t).rps))),
   cpuUsPerReq: Math.round(median(rounds.map((row) => of(row, t).cpuUsPerReq))),
+  mainUsPerReq: Math.round(median(rounds.map((row) => of(row, t).mainUsPerReq))),
 });
 const ratio = (t: 'subscribe' | 'signals') => {
   const rps = rounds.map((row) => of(row, t).rps / of(row, 'peer').rps);
@@ -227,7 +238,12 @@ process.stdout.write(
     signals: { ...summary('signals'), ...ratio('signals') },
     peer: summary('peer'),
     perRound: rounds.map((row) =>
-      row.map((b) => ({ target: b.target, rps: Math.round(b.rps), cpuUsPerReq: b.cpuUsPerReq })),
+      row.map((b) => ({
+        target: b.target,
+        rps: Math.round(b.rps),
+        cpuUsPerReq: b.cpuUsPerReq,
+        mainUsPerReq: b.mainUsPerReq,
+      })),
     ),
   }) + '\n',
 );

@@ -22,7 +22,7 @@ import { payFor402 } from '../../src/buyer/pay.ts';
 import { PEER_PATH } from './peer-path.ts';
 import { freePort, NODE, ROOT, runJson, spawnServer, type Spawned } from './util.ts';
 
-export type PeerSide = { rps: number; cpuUsPerReq: number };
+export type PeerSide = { rps: number; cpuUsPerReq: number; mainUsPerReq: number };
 export type PeerResult = {
   concurrency: number;
   rounds: number;
@@ -32,7 +32,7 @@ export type PeerResult = {
   subscribe: PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
   signals: PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
   peer: PeerSide;
-  perRound: { target: string; rps: number; cpuUsPerReq: number }[][];
+  perRound: { target: string; rps: number; cpuUsPerReq: number; mainUsPerReq: number }[][];
 };
 
 const PAY_TO = '0x00000000000000000000000000000000000b3bc4';

@@ -11,17 +11,30 @@
  * distinct nonces). Timed: rounds that alternate a burst of recoveries with a batch of concurrent
  * POST /v1/subscribe, so outside load lands on both alike. Every POST must answer 200, fresh.
  *
- * node scripts/bench/subscribe.ts '{"url":"http://127.0.0.1:8402","accounts":40,"concurrency":16,"rounds":6}'
+ * The POSTs go through scripts/bench/http-lite.ts (pre-built request bytes on keep-alive
+ * sockets): with undici's `fetch` the client was the bottleneck and the server sat 75 % idle.
+ * With the server's `pid`, each batch also reads the server's CPU (every thread, and the event
+ * loop alone) from /proc, so the figure can be told apart from the client's speed:
+ *   cpuRatio = recovery µs / server CPU µs per subscribe,
+ * and bookkeepingUs = server CPU µs per subscribe - recovery µs (everything but the crypto). Each
+ * round also sends as many `GET /health` through the same client: healthCpuUs is the server's
+ * CPU per request that does nothing, the HTTP floor inside the bookkeeping. ratioAtViemRecovery
+ * puts the same bookkeeping around viem's recovery (timed in the same rounds): viem µs / (viem µs
+ * + bookkeeping µs), what "0.8" meant when the target was set.
+ *
+ * node scripts/bench/subscribe.ts '{"url":"http://127.0.0.1:8402","pid":123,"accounts":40,"concurrency":16,"rounds":6}'
  */
 import { keccak256, recoverTypedDataAddress, toHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402, decodeXPayment } from '../../src/buyer/pay.ts';
 import { authorizationTypedData } from '../../src/payments/eip3009.ts';
 import { recoverAuthorizationSigner } from '../../src/payments/eip3009-recover.ts';
-import { median, spread } from './util.ts';
+import { LiteConnection, requestBytes } from './http-lite.ts';
+import { cpuNs, median, spread } from './util.ts';
 
 const input = JSON.parse(process.argv[2] ?? '{}') as {
   url: string;
+  pid?: number;
   accounts?: number;
   concurrency?: number;
   rounds?: number;
@@ -41,12 +54,18 @@ for (const city of cities) {
   if (res.status !== 402) throw new Error(`challenge for ${city}: ${res.status}`);
   challenges.set(city, await res.json());
 }
-type Job = { city: string; xPayment: string };
+type Job = { city: string; xPayment: string; bytes: Buffer };
+const target = new URL(input.url);
 const jobs: Job[] = [];
 for (let a = 0; a < ACCOUNTS; a++) {
   const account = privateKeyToAccount(keccak256(toHex(`isocast-bench-buyer-${a}`)));
-  for (const city of cities)
-    jobs.push({ city, xPayment: (await payFor402(challenges.get(city), account, { validForSeconds: 300 })).xPayment });
+  for (const city of cities) {
+    const xPayment = (await payFor402(challenges.get(city), account, { validForSeconds: 600 })).xPayment;
+    const bytes = requestBytes(target.host, 'POST', `/v1/subscribe?city=${city}&count=${COUNT}`, {
+      'x-payment': xPayment,
+    });
+    jobs.push({ city, xPayment, bytes });
+  }
 }
 
 const samples = jobs.slice(0, 200).map((j) => {
@@ -73,14 +92,26 @@ const recoverViem = (i: number) => {
 };
 
 let failures = 0;
-const post = async (j: Job) => {
-  const res = await fetch(`${input.url}/v1/subscribe?city=${j.city}&count=${COUNT}`, {
-    method: 'POST',
-    headers: { 'x-payment': j.xPayment },
-  });
-  const body = (await res.json()) as { idempotent?: boolean };
-  if (res.status !== 200 || body.idempotent !== false) failures++;
+let firstFailure = '';
+const lanes = Array.from({ length: CONCURRENCY }, () => new LiteConnection(Number(target.port), target.hostname));
+const FRESH = Buffer.from('"idempotent":false');
+const health: Job = { city: '', xPayment: '', bytes: requestBytes(target.host, 'GET', '/health', {}) };
+const post = async (lane: LiteConnection, j: Job, expect: 'fresh' | 200) => {
+  const res = await lane.send(j.bytes);
+  if (res.status !== 200 || (expect === 'fresh' && !res.body.includes(FRESH))) {
+    failures++;
+    firstFailure ||= `${res.status} ${res.body.toString('utf8', 0, 300)}`;
+  }
 };
+/** All of `batch` through the lanes, each lane one request at a time. */
+async function drive(batch: Job[], expect: 'fresh' | 200 = 'fresh'): Promise<void> {
+  let k = 0;
+  await Promise.all(
+    lanes.map(async (lane) => {
+      while (k < batch.length) await post(lane, batch[k++]!, expect);
+    }),
+  );
+}
 
 // Warm-up: JIT on both sides, keep-alive connections open, the SQLite page cache. The server's
 // payment path takes a few hundred purchases to reach its steady speed (runs with 32 here had
@@ -90,15 +121,20 @@ for (let i = 0; i < 300; i++) {
   await recoverViem(i);
 }
 let next = Math.min(CONCURRENCY * 10, Math.floor(jobs.length / 4));
-let w = 0;
-await Promise.all(
-  Array.from({ length: CONCURRENCY }, async () => {
-    while (w < next) await post(jobs[w++]!);
-  }),
-);
+await drive(jobs.slice(0, next));
 
 const perRound = Math.floor((jobs.length - next) / ROUNDS);
-const rounds: { subscribesPerSec: number; recoveriesPerSec: number; viemRecoveriesPerSec: number }[] = [];
+type Round = {
+  subscribesPerSec: number;
+  recoveriesPerSec: number;
+  viemRecoveriesPerSec: number;
+  /** Server CPU per subscribe, every thread / the main thread alone (null without a pid). */
+  serverCpuUs: number | null;
+  serverMainThreadUs: number | null;
+  /** Server CPU per `GET /health` through the same client: the HTTP floor any request pays. */
+  healthCpuUs: number | null;
+};
+const rounds: Round[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const recStart = performance.now();
   let recovered = 0;
@@ -111,27 +147,68 @@ for (let r = 0; r < ROUNDS; r++) {
 
   const batch = jobs.slice(next, next + perRound);
   next += batch.length;
-  let k = 0;
+  const cpu0 = input.pid ? [cpuNs(input.pid), cpuNs(input.pid, 'main')] : null;
   const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (k < batch.length) await post(batch[k++]!);
-    }),
-  );
+  await drive(batch);
   const subscribesPerSec = batch.length / ((performance.now() - t0) / 1000);
-  rounds.push({ subscribesPerSec, recoveriesPerSec, viemRecoveriesPerSec });
+  const perSub = (ns: number) => Math.round(ns / 1000 / batch.length);
+  const serverCpuUs = cpu0 ? perSub(cpuNs(input.pid!) - cpu0[0]!) : null;
+  const serverMainThreadUs = cpu0 ? perSub(cpuNs(input.pid!, 'main') - cpu0[1]!) : null;
+  const h0 = input.pid ? cpuNs(input.pid) : 0;
+  await drive(
+    batch.map(() => health),
+    200,
+  );
+  const healthCpuUs = input.pid ? perSub(cpuNs(input.pid) - h0) : null;
+  rounds.push({
+    subscribesPerSec,
+    recoveriesPerSec,
+    viemRecoveriesPerSec,
+    serverCpuUs,
+    serverMainThreadUs,
+    healthCpuUs,
+  });
 }
-if (failures > 0) throw new Error(`${failures} subscribes did not answer 200 with a fresh purchase`);
+for (const lane of lanes) lane.close();
+if (failures > 0)
+  throw new Error(`${failures} subscribes did not answer 200 with a fresh purchase; first: ${firstFailure}`);
 const ratios = rounds.map((r) => r.subscribesPerSec / r.recoveriesPerSec);
+const withCpu = rounds.filter((r) => r.serverCpuUs !== null);
+const recoveryUs = rounds.map((r) => 1e6 / r.recoveriesPerSec);
+const cpuRatios = withCpu.map((r) => 1e6 / r.recoveriesPerSec / r.serverCpuUs!);
+const r1 = (x: number) => Math.round(x * 10) / 10;
 process.stdout.write(
   JSON.stringify({
     subscribes: next,
     concurrency: CONCURRENCY,
+    perRound,
     rounds,
     subscribesPerSec: median(rounds.map((r) => r.subscribesPerSec)),
     recoveriesPerSec: median(rounds.map((r) => r.recoveriesPerSec)),
     viemRecoveriesPerSec: median(rounds.map((r) => r.viemRecoveriesPerSec)),
     ratio: median(ratios),
     ratioSpread: spread(ratios),
+    ...(withCpu.length
+      ? {
+          recoveryUs: r1(median(recoveryUs)),
+          viemRecoveryUs: r1(median(rounds.map((r) => 1e6 / r.viemRecoveriesPerSec))),
+          serverCpuUs: median(withCpu.map((r) => r.serverCpuUs!)),
+          serverMainThreadUs: median(withCpu.map((r) => r.serverMainThreadUs!)),
+          bookkeepingUs: Math.round(median(withCpu.map((r) => r.serverCpuUs! - 1e6 / r.recoveriesPerSec))),
+          healthCpuUs: median(withCpu.map((r) => r.healthCpuUs!)),
+          cpuRatio: Number(median(cpuRatios).toFixed(3)),
+          // The target's first meaning (written when recovery was viem's 1,500-2,500 µs): the
+          // same bookkeeping around a viem recovery, as a share of the whole.
+          ratioAtViemRecovery: Number(
+            median(
+              withCpu.map((r) => {
+                const viemUs = 1e6 / r.viemRecoveriesPerSec;
+                return viemUs / (viemUs + r.serverCpuUs! - 1e6 / r.recoveriesPerSec);
+              }),
+            ).toFixed(3),
+          ),
+          cpuRatioSpread: Number(spread(cpuRatios).toFixed(2)),
+        }
+      : {}),
   }) + '\n',
 );

@@ -3,7 +3,7 @@
  * server and waiting for its first 200, /proc readings, and summary statistics.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -123,6 +123,25 @@ export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime: fields 14 and 15 of stat(5)
+}
+
+/**
+ * CPU nanoseconds a process has run so far, from the scheduler's own accounting
+ * (/proc/<pid>/task/<tid>/schedstat, first field): every thread, or the main thread (the event
+ * loop) alone. Nanosecond resolution, where `cpuSeconds` moves in 10 ms ticks: a subscribe round
+ * of a few hundred requests is only a few of those.
+ */
+export function cpuNs(pid: number, which: 'all' | 'main' = 'all'): number {
+  const tids = which === 'main' ? [String(pid)] : readdirSync(`/proc/${pid}/task`);
+  let ns = 0;
+  for (const tid of tids) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read: its time is gone from /proc too.
+    }
+  }
+  return ns;
 }
 
 export function median(xs: readonly number[]): number {

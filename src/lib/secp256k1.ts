@@ -44,7 +44,11 @@ const WASM = (
   }
 ).WebAssembly;
 
-type Engine = { recover(hash: Uint8Array, sig64: Uint8Array, recoveryId: number): Uint8Array | null };
+type Engine = {
+  /** The compiled module, shareable with worker threads (src/lib/secp256k1-pool.ts). */
+  module: object;
+  recover(hash: Uint8Array, sig64: Uint8Array, recoveryId: number): Uint8Array | null;
+};
 
 /** The curve order n, big-endian: r and s must be below it. */
 const N = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', 'hex');
@@ -70,10 +74,12 @@ function instantiate(bytes: Uint8Array): Engine {
       },
     },
   };
-  const wasm = new WASM.Instance(new WASM.Module(bytes), imports).exports as Exports;
+  const module = new WASM.Module(bytes);
+  const wasm = new WASM.Instance(module, imports).exports as Exports;
   // Views are taken per call: growing the memory would detach a cached one.
   const view = (g: WasmGlobal, len: number) => new Uint8Array(wasm.memory.buffer, g.value, len);
   return {
+    module,
     recover(hash, sig64, recoveryId) {
       const h = view(wasm.HASH_INPUT, 32);
       const s = view(wasm.SIGNATURE_INPUT, 64);
@@ -146,14 +152,19 @@ export function resetSecp256k1ForTests(bytes?: Uint8Array): void {
 const below = (x: Uint8Array) => Buffer.compare(x, N) < 0;
 const isZero = (x: Uint8Array) => x.every((b) => b === 0);
 
+/** The compiled WASM module (a worker instantiates its own from it), or null when it cannot load. */
+export function secp256k1Module(): object | null {
+  return wasmEngine()?.module ?? null;
+}
+
+/** What the curve itself needs from a 65-byte signature before any recovery runs. */
+export type RecoveryInput = { hash: Uint8Array; sig64: Uint8Array; recoveryId: number };
+
 /**
- * The 64-byte public key (x, y; no 0x04 prefix) that signed `hash` (32 bytes) with `signature`
- * (65 bytes r, s, v); null for a signature that recovers to nothing or is malformed. `undefined`
- * means the WASM engine is unavailable and the caller must recover another way.
+ * The checks viem's `recoverAddress` makes before recovering (v in {0, 1, 27, 28}, r and s in
+ * [1, n-1], lengths), done on the caller's thread; null for a signature that recovers to nothing.
  */
-export function recoverPublicKeyWasm(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
-  const e = wasmEngine();
-  if (!e) return undefined;
+export function recoveryInput(hash: Uint8Array, signature: Uint8Array): RecoveryInput | null {
   if (hash.length !== 32 || signature.length !== 65) return null;
   const v = signature[64]!;
   const recoveryId = v === 0 || v === 1 ? v : v === 27 ? 0 : v === 28 ? 1 : -1;
@@ -161,5 +172,23 @@ export function recoverPublicKeyWasm(hash: Uint8Array, signature: Uint8Array): U
   const r = signature.subarray(0, 32);
   const s = signature.subarray(32, 64);
   if (isZero(r) || isZero(s) || !below(r) || !below(s)) return null;
-  return e.recover(hash, signature.subarray(0, 64), recoveryId);
+  return { hash, sig64: signature.subarray(0, 64), recoveryId };
+}
+
+/** Recovery of a checked input on this thread; `undefined` when the WASM engine is unavailable. */
+export function recoverCheckedWasm(input: RecoveryInput): Uint8Array | null | undefined {
+  const e = wasmEngine();
+  if (!e) return undefined;
+  return e.recover(input.hash, input.sig64, input.recoveryId);
+}
+
+/**
+ * The 64-byte public key (x, y; no 0x04 prefix) that signed `hash` (32 bytes) with `signature`
+ * (65 bytes r, s, v); null for a signature that recovers to nothing or is malformed. `undefined`
+ * means the WASM engine is unavailable and the caller must recover another way.
+ */
+export function recoverPublicKeyWasm(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
+  if (!wasmEngine()) return undefined;
+  const input = recoveryInput(hash, signature);
+  return input && recoverCheckedWasm(input);
 }

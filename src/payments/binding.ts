@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { encodePacked, keccak256, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
+import { keccak256Hex } from '../lib/keccak.ts';
 
 /**
  * Nonce binding (spec 5): the EIP-3009 nonce must equal
@@ -39,8 +40,29 @@ export function bindingSalt(secret: BindingSecret, city: string, count: number, 
   return `0x${createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${window}`).digest('hex')}`;
 }
 
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * abi.encodePacked(address, string, uint256, bytes32) is plain concatenation: 20 address bytes,
+ * the UTF-8 slug, the count as a 32-byte big-endian word, the 32 salt bytes. Written out rather
+ * than through viem's `encodePacked` (a hex string round trip per field) because the paid path
+ * computes it on every purchase, and once per salt window for a client that echoes no salt.
+ * Throws on what viem would refuse to pack: a malformed address or salt, a count outside uint.
+ */
 export function bindingNonce(payer: Address, city: string, count: number, salt: Hex): Hex {
-  return keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'], [payer, city, BigInt(count), salt]));
+  if (!ADDRESS.test(payer)) throw new TypeError(`not an address: ${payer}`);
+  if (!BYTES32.test(salt)) throw new TypeError('salt must be 32 bytes');
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`not a uint256 count: ${count}`);
+  const cityBytes = Buffer.from(city, 'utf8');
+  const packed = Buffer.alloc(20 + cityBytes.length + 64);
+  packed.write(payer.slice(2), 0, 'hex');
+  cityBytes.copy(packed, 20);
+  const countAt = 20 + cityBytes.length;
+  // A safe integer fits the word's last 8 bytes (the rest stays zero).
+  packed.writeBigUInt64BE(BigInt(count), countAt + 24);
+  packed.write(salt.slice(2), countAt + 32, 'hex');
+  return keccak256Hex(packed);
 }
 
 /**

@@ -1,40 +1,40 @@
-import { hexToBytes, isAddress, keccak256, recoverTypedDataAddress, stringToBytes, type Address, type Hex } from 'viem';
-import { recoverPublicKeyWasm, secp256k1LoadError } from '../lib/secp256k1.ts';
+import { isAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem';
+import { keccak256Bytes } from '../lib/keccak.ts';
+import { secp256k1LoadError } from '../lib/secp256k1.ts';
+import { recoveryPool } from '../lib/secp256k1-pool.ts';
 import { createLogger } from '../lib/logger.ts';
 import { authorizationTypedData, CHAIN_ID, USDC_NAME, USDC_VERSION, type Authorization } from './eip3009.ts';
 
 /**
  * Who signed an EIP-3009 `TransferWithAuthorization`: the EIP-712 digest built by hand from
  * hashes computed once (the domain separator per token address, the type hash), then recovered
- * with libsecp256k1 in WASM (src/lib/secp256k1.ts). The result equals viem's
+ * with libsecp256k1 in WASM (src/lib/secp256k1.ts), off the event loop where a core is spare. The result equals viem's
  * `recoverTypedDataAddress` for every input, including the ones viem refuses (an address with a
  * wrong EIP-55 checksum, a value outside uint256): those yield null here where viem throws.
  * When the WASM cannot load, viem does the whole job, and that is logged once.
  */
-const TYPE_HASH = hexToBytes(
-  keccak256(
-    stringToBytes(
-      'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
-    ),
+const utf8 = (s: string) => Buffer.from(s, 'utf8');
+/** Hex (0x optional) to bytes; callers have checked the format. */
+const bytesOf = (hex: string) => Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
+const TYPE_HASH = keccak256Bytes(
+  utf8(
+    'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
   ),
 );
-const DOMAIN_TYPE_HASH = hexToBytes(
-  keccak256(stringToBytes('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)')),
+const DOMAIN_TYPE_HASH = keccak256Bytes(
+  utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
 );
 const UINT256_LIMIT = 1n << 256n;
 
 const domainSeparators = new Map<string, Uint8Array>();
 
 function word(out: Uint8Array, index: number, value: bigint): void {
-  let v = value;
-  for (let i = index * 32 + 31; i >= index * 32; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+  // 0 <= value < 2^256 (checked by the caller): at most 64 hex digits.
+  out.set(Buffer.from(value.toString(16).padStart(64, '0'), 'hex'), index * 32);
 }
 
 function addressWord(out: Uint8Array, index: number, address: string): void {
-  out.set(hexToBytes(address as Hex), index * 32 + 12);
+  out.set(bytesOf(address), index * 32 + 12);
 }
 
 function domainSeparator(usdc: Address): Uint8Array {
@@ -42,11 +42,11 @@ function domainSeparator(usdc: Address): Uint8Array {
   if (!d) {
     const enc = new Uint8Array(5 * 32);
     enc.set(DOMAIN_TYPE_HASH, 0);
-    enc.set(hexToBytes(keccak256(stringToBytes(USDC_NAME))), 32);
-    enc.set(hexToBytes(keccak256(stringToBytes(USDC_VERSION))), 64);
+    enc.set(keccak256Bytes(utf8(USDC_NAME)), 32);
+    enc.set(keccak256Bytes(utf8(USDC_VERSION)), 64);
     word(enc, 3, BigInt(CHAIN_ID));
     addressWord(enc, 4, usdc);
-    d = hexToBytes(keccak256(enc));
+    d = keccak256Bytes(enc);
     // Configured token addresses only (one in production): the map stays tiny.
     if (domainSeparators.size < 16) domainSeparators.set(usdc, d);
   }
@@ -65,14 +65,14 @@ export function authorizationDigest(usdc: Address, a: Authorization): Uint8Array
   word(enc, 3, a.value);
   word(enc, 4, a.validAfter);
   word(enc, 5, a.validBefore);
-  enc.set(hexToBytes(a.nonce), 6 * 32);
+  enc.set(bytesOf(a.nonce), 6 * 32);
   // One buffer, hashes kept as bytes: no hex round trips on the paid path.
   const msg = new Uint8Array(66);
   msg[0] = 0x19;
   msg[1] = 0x01;
   msg.set(domainSeparator(usdc), 2);
-  msg.set(keccak256(enc, 'bytes'), 34);
-  return keccak256(msg, 'bytes');
+  msg.set(keccak256Bytes(enc), 34);
+  return keccak256Bytes(msg);
 }
 
 let warned = false;
@@ -89,9 +89,11 @@ export async function recoverAuthorizationSigner(
   const digest = authorizationDigest(usdc, a);
   if (!digest) return null;
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
-  const publicKey = recoverPublicKeyWasm(digest, hexToBytes(signature));
+  // On a worker thread when the machine has a spare core (src/lib/secp256k1-pool.ts).
+  const publicKey = await recoveryPool().recover(digest, bytesOf(signature));
   // The address is the last 20 bytes of the key's keccak-256.
-  if (publicKey !== undefined) return publicKey && (`0x${keccak256(publicKey).slice(26)}` as Address);
+  if (publicKey !== undefined)
+    return publicKey && (`0x${Buffer.from(keccak256Bytes(publicKey).buffer, 12).toString('hex')}` as Address);
   if (!warned) {
     warned = true;
     createLogger({ level: 'warn', base: { service: 'isocast' } }).warn(

@@ -102,3 +102,28 @@ test('matchBinding finds the serving window and refuses other payers, cities, co
     windowAt(served),
   );
 });
+
+test('bindingNonce and mockTxHash pack exactly as viem encodePacked, for any payer, slug, count and salt', async () => {
+  const { randomBytes } = await import('node:crypto');
+  const { mockTxHash } = await import('../../src/payments/settlers/mock.ts');
+  const hex = (n: number) => `0x${randomBytes(n).toString('hex')}` as const;
+  const slugs = ['nyc', 'los-angeles', '', 'são-paulo', '東京', 'x'.repeat(200)];
+  const counts = [0, 1, 20, 999, 2 ** 32 + 5, Number.MAX_SAFE_INTEGER];
+  for (let i = 0; i < 200; i++) {
+    const payer = i % 2 ? buyerB.address : (hex(20) as `0x${string}`);
+    const city = slugs[i % slugs.length]!;
+    const count = counts[i % counts.length]!;
+    const salt = hex(32);
+    assert.equal(
+      bindingNonce(payer, city, count, salt),
+      keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'], [payer, city, BigInt(count), salt])),
+    );
+    const nonce = hex(32);
+    assert.equal(mockTxHash(payer, nonce), keccak256(encodePacked(['address', 'bytes32'], [payer, nonce])));
+  }
+  // What encodePacked refuses, these refuse too.
+  assert.throws(() => bindingNonce('0x1234' as `0x${string}`, 'nyc', 20, hex(32)));
+  assert.throws(() => bindingNonce(buyerA.address, 'nyc', 20, hex(31)));
+  assert.throws(() => bindingNonce(buyerA.address, 'nyc', -1, hex(32)));
+  assert.throws(() => mockTxHash(buyerA.address, hex(31)));
+});

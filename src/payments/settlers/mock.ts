@@ -1,4 +1,5 @@
-import { encodePacked, keccak256, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
+import { keccak256Hex } from '../../lib/keccak.ts';
 import type { Settler } from './settler.ts';
 
 /**
@@ -6,7 +7,13 @@ import type { Settler } from './settler.ts';
  * "transaction hash" is keccak256(payer, nonce), so a replay maps to the same hash.
  */
 export function mockTxHash(payer: Address, nonce: Hex): Hex {
-  return keccak256(encodePacked(['address', 'bytes32'], [payer, nonce]));
+  // abi.encodePacked(address, bytes32): the 20 address bytes, then the 32 nonce bytes.
+  if (!/^0x[0-9a-fA-F]{40}$/.test(payer) || !/^0x[0-9a-fA-F]{64}$/.test(nonce))
+    throw new TypeError('mockTxHash needs an address and a 32-byte nonce');
+  const packed = Buffer.alloc(52);
+  packed.write(payer.slice(2), 0, 'hex');
+  packed.write(nonce.slice(2), 20, 'hex');
+  return keccak256Hex(packed);
 }
 
 export function createMockSettler(): Settler {

@@ -1,0 +1,139 @@
+/**
+ * Keccak-256 (the Ethereum hash: Keccak padding 0x01, not SHA3's 0x06) for the paid path's short
+ * inputs: the EIP-712 struct hash and digest, the signer's address, the nonce binding and the mock
+ * transaction hash, five or six permutations per purchase. Node's OpenSSL has no Keccak-256, and
+ * viem's (noble's) permutation loops over lanes and offsets held in arrays; this one is the same
+ * permutation with every lane in a local variable and every step of a round written out, which
+ * runs it about twice as fast. The written-out round is generated once at load from the
+ * definitions below (FIPS 202 section 3.2), so what is read here is the algorithm, not 400 lines
+ * of unrolled XORs. test/lib/keccak.test.ts compares it with viem's `keccak256` on random inputs
+ * of every length around the block boundaries.
+ *
+ * Lanes are 64 bits, held as two 32-bit halves (lo, hi): V8 has no fast 64-bit integers.
+ */
+const RATE = 136; // bytes: 1600 - 2 x 256 bits of capacity
+
+/** ρ offsets by lane index x + 5y: the triangular numbers along the walk (1,0) -> (y, 2x + 3y). */
+function rhoOffsets(): number[] {
+  const r = new Array<number>(25).fill(0);
+  let x = 1;
+  let y = 0;
+  for (let t = 0; t < 24; t++) {
+    r[x + 5 * y] = (((t + 1) * (t + 2)) / 2) % 64;
+    [x, y] = [y, (2 * x + 3 * y) % 5];
+  }
+  return r;
+}
+
+/** ι round constants, from the degree-8 LFSR rc(t), as [lo, hi] pairs. */
+function roundConstants(): number[] {
+  const rc = (t: number) => {
+    let r = 1;
+    for (let i = 0; i < t % 255; i++) {
+      r <<= 1;
+      if (r & 0x100) r ^= 0x171;
+    }
+    return r & 1;
+  };
+  const out: number[] = [];
+  for (let round = 0; round < 24; round++) {
+    let lo = 0;
+    let hi = 0;
+    for (let j = 0; j <= 6; j++) {
+      if (!rc(j + 7 * round)) continue;
+      const bit = 2 ** j - 1;
+      if (bit < 32) lo |= 1 << bit;
+      else hi |= 1 << (bit - 32);
+    }
+    out.push(lo | 0, hi | 0);
+  }
+  return out;
+}
+
+/** Source of `lo` and `hi` of (l, h) rotated left by n bits, as two expressions. */
+function rotl(l: string, h: string, n: number): [string, string] {
+  if (n === 0) return [l, h];
+  if (n === 32) return [h, l];
+  if (n < 32) return [`(${l} << ${n}) | (${h} >>> ${32 - n})`, `(${h} << ${n}) | (${l} >>> ${32 - n})`];
+  const m = n - 32;
+  return [`(${h} << ${m}) | (${l} >>> ${32 - m})`, `(${l} << ${m}) | (${h} >>> ${32 - m})`];
+}
+
+/** One function `(state: Int32Array(50), rc: Int32Array(48)) => void`: the 24 rounds of Keccak-f[1600]. */
+function generatePermutation(): (s: Int32Array, rc: Int32Array) => void {
+  const R = rhoOffsets();
+  const lanes = [...Array(25).keys()];
+  const L = (i: number) => `l${i}`;
+  const H = (i: number) => `h${i}`;
+  const src: string[] = [];
+  src.push(`let ${lanes.map((i) => `${L(i)} = s[${2 * i}] | 0, ${H(i)} = s[${2 * i + 1}] | 0`).join(', ')};`);
+  src.push(`let ${lanes.map((i) => `b${2 * i} = 0, b${2 * i + 1} = 0`).join(', ')};`);
+  src.push('let c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, dl, dh;');
+  src.push('for (let r = 0; r < 48; r += 2) {');
+  // θ: each column's parity, folded into the two neighbouring columns.
+  for (let x = 0; x < 5; x++) {
+    src.push(`c${2 * x} = ${[0, 5, 10, 15, 20].map((o) => L(x + o)).join(' ^ ')};`);
+    src.push(`c${2 * x + 1} = ${[0, 5, 10, 15, 20].map((o) => H(x + o)).join(' ^ ')};`);
+  }
+  for (let x = 0; x < 5; x++) {
+    const p = (x + 4) % 5;
+    const n = (x + 1) % 5;
+    const [rl, rh] = rotl(`c${2 * n}`, `c${2 * n + 1}`, 1);
+    src.push(`dl = c${2 * p} ^ (${rl}); dh = c${2 * p + 1} ^ (${rh});`);
+    for (let y = 0; y < 5; y++) src.push(`${L(x + 5 * y)} ^= dl; ${H(x + 5 * y)} ^= dh;`);
+  }
+  // ρ and π: lane (x, y) rotated into position (y, 2x + 3y).
+  for (let x = 0; x < 5; x++)
+    for (let y = 0; y < 5; y++) {
+      const to = y + 5 * ((2 * x + 3 * y) % 5);
+      const [rl, rh] = rotl(L(x + 5 * y), H(x + 5 * y), R[x + 5 * y]!);
+      src.push(`b${2 * to} = ${rl}; b${2 * to + 1} = ${rh};`);
+    }
+  // χ: each row mixed with its next two lanes.
+  for (let y = 0; y < 5; y++)
+    for (let x = 0; x < 5; x++) {
+      const i = x + 5 * y;
+      const a = ((x + 1) % 5) + 5 * y;
+      const b = ((x + 2) % 5) + 5 * y;
+      src.push(
+        `${L(i)} = b${2 * i} ^ (~b${2 * a} & b${2 * b}); ${H(i)} = b${2 * i + 1} ^ (~b${2 * a + 1} & b${2 * b + 1});`,
+      );
+    }
+  // ι
+  src.push('l0 ^= rc[r]; h0 ^= rc[r + 1];');
+  src.push('}');
+  src.push(lanes.map((i) => `s[${2 * i}] = ${L(i)}; s[${2 * i + 1}] = ${H(i)};`).join(' '));
+  return new Function('s', 'rc', src.join('\n')) as (s: Int32Array, rc: Int32Array) => void;
+}
+
+const RC = Int32Array.from(roundConstants());
+const permute = generatePermutation();
+const state = new Int32Array(50);
+
+/** XORs `len` bytes of `data` from `at` into the state, little-endian lanes (len <= RATE). */
+function absorb(data: Uint8Array, at: number, len: number): void {
+  for (let i = 0; i < len; i++) state[i >> 2]! ^= data[at + i]! << ((i & 3) << 3);
+}
+
+/** Keccak-256 of `data`: 32 bytes. */
+export function keccak256Bytes(data: Uint8Array): Uint8Array {
+  state.fill(0);
+  let at = 0;
+  for (; data.length - at >= RATE; at += RATE) {
+    absorb(data, at, RATE);
+    permute(state, RC);
+  }
+  const rest = data.length - at;
+  absorb(data, at, rest);
+  state[rest >> 2]! ^= 0x01 << ((rest & 3) << 3);
+  state[(RATE - 1) >> 2]! ^= 0x80 << (((RATE - 1) & 3) << 3);
+  permute(state, RC);
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = state[i >> 2]! >>> ((i & 3) << 3);
+  return out;
+}
+
+/** Keccak-256 of `data` as 0x-prefixed lowercase hex. */
+export function keccak256Hex(data: Uint8Array): `0x${string}` {
+  return `0x${Buffer.from(keccak256Bytes(data).buffer).toString('hex')}`;
+}
