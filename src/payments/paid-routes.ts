@@ -66,7 +66,8 @@ export function paidSignalsRoutes(deps: {
             ...paymentResponseHeaders(purchase),
             ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
           },
-          true,
+          // The purchase read both inside its own transaction: no second lookup of either.
+          { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq },
         ),
       );
     }
@@ -82,7 +83,7 @@ export function paidSignalsRoutes(deps: {
         402,
       );
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
-    return page(c, wallet, city, since, count, resource, { 'cache-control': 'no-store' }, false);
+    return page(c, wallet, city, since, count, resource, { 'cache-control': 'no-store' }, null);
   });
 
   function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
@@ -93,7 +94,7 @@ export function paidSignalsRoutes(deps: {
     return new ApiError(402, error, body);
   }
 
-  /** `paid`: the answer to a request that carried a payment, always 200 (possibly an empty page). */
+  /** `paid`: the ceiling after the payment this request carried; such an answer is always 200 (possibly an empty page). */
   function page(
     c: Ctx,
     wallet: string,
@@ -102,10 +103,10 @@ export function paidSignalsRoutes(deps: {
     count: number,
     resource: string,
     headers: Record<string, string>,
-    paid: boolean,
+    paid: { paidThrough: number; latest: number } | null,
   ): Response {
-    const paidThrough = entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0;
-    const latest = deps.reader.latestSeq(city);
+    const paidThrough = paid ? paid.paidThrough : (entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0);
+    const latest = paid ? paid.latest : deps.reader.latestSeq(city);
     // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
     // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
     if (since >= paidThrough && !paid) {
