@@ -400,6 +400,8 @@ function tableRows(r: {
     bookkeepingUs?: number;
     healthCpuUs?: number;
     cpuRatio?: number;
+    viemRecoveryUs?: number;
+    ratioAtViemRecovery?: number;
   };
   peer: PeerResult;
   recovery: RecoveryResult;
@@ -465,7 +467,8 @@ function tableRows(r: {
       `${Math.round(r.subscribe.subscribesPerSec)} /s`,
       `${Math.round(r.subscribe.recoveriesPerSec)} signature recoveries/s (same recovery code)`,
       r.subscribe.ratio,
-      '>= 0.5',
+      // Issue 15's figure. It was set when the recovery was viem's; the row after next shows that meaning.
+      '>= 0.8',
     ),
     ...(r.subscribe.cpuRatio === undefined
       ? []
@@ -477,6 +480,17 @@ function tableRows(r: {
             r.subscribe.cpuRatio,
             null,
           ),
+          ...(r.subscribe.ratioAtViemRecovery === undefined
+            ? []
+            : [
+                row(
+                  "POST /v1/subscribe, mock: the same bookkeeping around viem's recovery (the 0.8 target as first set: bookkeeping under a quarter)",
+                  `${cpu(r.subscribe.viemRecoveryUs!)} viem recovery + ${cpu(r.subscribe.bookkeepingUs!)} bookkeeping`,
+                  `${cpu(r.subscribe.viemRecoveryUs!)} viem recovery alone`,
+                  r.subscribe.ratioAtViemRecovery,
+                  '>= 0.8',
+                ),
+              ]),
         ]),
     row(
       'signature recovery alone: WASM libsecp256k1 (production) vs viem (ratio = speed-up)',
