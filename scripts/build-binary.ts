@@ -32,6 +32,7 @@ import { isBuiltin } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-binding.ts';
 import { SECP256K1_WASM_ASSET, secp256k1WasmPath } from '../src/lib/secp256k1.ts';
+import { FETCH_CLASSES_INJECT, lazyFetchClasses } from './sea/lazy-fetch-classes.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BUILD_DIR = join(ROOT, 'build');
@@ -166,6 +167,8 @@ export type SeaOptions = {
   }) => Promise<string>;
   /** esbuild plugins for the bundle (the service's module stand-ins). */
   esbuildPlugins?: EsbuildPlugin[];
+  /** Files whose exports the bundle's free identifiers of the same names refer to (esbuild inject). */
+  inject?: string[];
   /** Runs the built executable before it replaces `output`; throws to refuse it. */
   check?: (file: string, cwd: string) => void;
   log?: (line: string) => void;
@@ -216,6 +219,7 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
       clean: false,
       silent: true,
       esbuildPlugins: opts.esbuildPlugins,
+      inject: opts.inject,
     });
     assertSelfContained(bundle);
     log(`bundle   ${mib(statSync(bundle).size)} MiB (one CJS file, dependencies included)`);
@@ -404,7 +408,8 @@ export async function buildBinary(
     useCodeCache: opts.useCodeCache,
     execArgv: opts.execArgv ?? BINARY_EXEC_ARGV,
     log,
-    esbuildPlugins: [unusedHttp2],
+    esbuildPlugins: [unusedHttp2, lazyFetchClasses],
+    inject: [FETCH_CLASSES_INJECT],
     trainCodeCache: trained ? (t) => trainStart(t, addon) : undefined,
     check: (file, cwd) => {
       const r = spawnSync(file, ['--version'], {
