@@ -33,6 +33,8 @@ import { basename, dirname, join, relative } from 'node:path';
 import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-binding.ts';
 import { SECP256K1_WASM_ASSET, secp256k1WasmPath } from '../src/lib/secp256k1.ts';
 import { CHECKPOINT_WORKER_ASSET } from '../src/db/checkpointer.ts';
+import { FETCH_CLASSES_INJECT, lazyFetchClasses } from './sea/lazy-fetch-classes.ts';
+import { LIVE_PAYMENTS_ASSET, LIVE_PAYMENTS_ENTRY, livePaymentsAsset } from './sea/live-payments.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BUILD_DIR = join(ROOT, 'build');
@@ -149,11 +151,6 @@ export type SeaOptions = {
   output: string;
   /** SEA asset name -> file. */
   assets: Record<string, string>;
-  /**
-   * Worker-thread entry points, bundled beside the main one (each self-contained) and carried
-   * as assets under these names: SEA asset name (`*.cjs`) -> entry file.
-   */
-  workers?: Record<string, string>;
   /** V8 code cache in the blob (default true). */
   useCodeCache?: boolean;
   /** Node/V8 options the executable always starts with. */
@@ -172,6 +169,10 @@ export type SeaOptions = {
   }) => Promise<string>;
   /** esbuild plugins for the bundle (the service's module stand-ins). */
   esbuildPlugins?: EsbuildPlugin[];
+  /** Files whose exports the bundle's free identifiers of the same names refer to (esbuild inject). */
+  inject?: string[];
+  /** Further entry points, each bundled alone (no plugins, no inject) and carried as the named asset. */
+  extraBundles?: Record<string, string>;
   /** Runs the built executable before it replaces `output`; throws to refuse it. */
   check?: (file: string, cwd: string) => void;
   log?: (line: string) => void;
@@ -198,45 +199,53 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
     // tsup is loaded here so that `--if-stale` checks and importers of the constants above
     // do not pay for esbuild.
     const { build } = await import('tsup');
-    await build({
-      config: false,
-      entry: {
-        main: opts.entry,
-        ...Object.fromEntries(Object.entries(opts.workers ?? {}).map(([a, e]) => [a.replace(/\.cjs$/, ''), e])),
-      },
-      outDir: work,
-      format: ['cjs'],
-      outExtension: () => ({ js: '.cjs' }),
-      platform: 'node',
-      target: 'node24',
-      // Everything, dependencies included, goes into the one file: there is no node_modules
-      // next to the binary. The addon is never imported statically, so nothing is left out.
-      noExternal: [/.*/],
-      // tsup would rewrite `node:sea` to `sea`, which does not exist, and isSea() would be false.
-      removeNodeProtocol: false,
-      // import.meta.url (src/lib/assets.ts) becomes the file URL of __filename.
-      shims: true,
-      splitting: false,
-      sourcemap: false,
-      minify: true,
-      // Stack traces and logged errors keep readable function and class names.
-      keepNames: true,
-      dts: false,
-      clean: false,
-      silent: true,
-      esbuildPlugins: opts.esbuildPlugins,
-    });
-    assertSelfContained(bundle);
+    const bundleFile = async (
+      name: string,
+      entry: string,
+      plugins: EsbuildPlugin[] | undefined,
+      inject: string[] | undefined,
+    ): Promise<string> => {
+      await build({
+        config: false,
+        entry: { [name]: entry },
+        outDir: work,
+        format: ['cjs'],
+        outExtension: () => ({ js: '.cjs' }),
+        platform: 'node',
+        target: 'node24',
+        // Everything, dependencies included, goes into the one file: there is no node_modules
+        // next to the binary. The addon is never imported statically, so nothing is left out.
+        noExternal: [/.*/],
+        // tsup would rewrite `node:sea` to `sea`, which does not exist, and isSea() would be false.
+        removeNodeProtocol: false,
+        // import.meta.url (src/lib/assets.ts) becomes the file URL of __filename.
+        shims: true,
+        splitting: false,
+        sourcemap: false,
+        minify: true,
+        // Stack traces and logged errors keep readable function and class names.
+        keepNames: true,
+        dts: false,
+        clean: false,
+        silent: true,
+        esbuildPlugins: plugins,
+        inject,
+      });
+      const file = join(work, `${name}.cjs`);
+      assertSelfContained(file);
+      return file;
+    };
+    await bundleFile('main', opts.entry, opts.esbuildPlugins, opts.inject);
     log(`bundle   ${mib(statSync(bundle).size)} MiB (one CJS file, dependencies included)`);
+    const extraAssets: Record<string, string> = {};
+    for (const [asset, entry] of Object.entries(opts.extraBundles ?? {})) {
+      const file = await bundleFile(asset.replace(/\.cjs$/, ''), entry, undefined, undefined);
+      extraAssets[asset] = file;
+      log(`bundle   ${mib(statSync(file).size)} MiB ${asset} (an asset, evaluated on first use)`);
+    }
 
     let main = bundle;
-    let assets = opts.assets;
-    for (const asset of Object.keys(opts.workers ?? {})) {
-      const file = join(work, asset);
-      assertSelfContained(file);
-      log(`worker   ${asset} ${mib(statSync(file).size)} MiB`);
-      assets = { ...assets, [asset]: file };
-    }
+    let assets = { ...opts.assets, ...extraAssets };
     if (opts.trainCodeCache) {
       // The loader compiles the bundle itself, so a shebang line would be a syntax error there.
       const source = join(work, CODE_CACHE_BUNDLE_ASSET);
@@ -416,11 +425,16 @@ export async function buildBinary(
     entry: join(ROOT, 'src', 'main.ts'),
     output,
     assets,
-    workers: { [CHECKPOINT_WORKER_ASSET]: join(ROOT, 'src', 'db', 'checkpoint-worker.ts') },
     useCodeCache: opts.useCodeCache,
     execArgv: opts.execArgv ?? BINARY_EXEC_ARGV,
     log,
-    esbuildPlugins: [unusedHttp2],
+    esbuildPlugins: [unusedHttp2, lazyFetchClasses, livePaymentsAsset],
+    extraBundles: {
+      [LIVE_PAYMENTS_ASSET]: LIVE_PAYMENTS_ENTRY,
+      // The WAL checkpoint thread's code (src/db/checkpointer.ts starts it from this asset).
+      [CHECKPOINT_WORKER_ASSET]: join(ROOT, 'src', 'db', 'checkpoint-worker.ts'),
+    },
+    inject: [FETCH_CLASSES_INJECT],
     trainCodeCache: trained ? (t) => trainStart(t, addon) : undefined,
     check: (file, cwd) => {
       const r = spawnSync(file, ['--version'], {

@@ -13,7 +13,7 @@ import { loadSanctionsList } from './sanctions/list.ts';
 import { paymentPlaneFor } from './payments/from-config.ts';
 import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
 import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
-import { chainVerifierFromConfig, settlerFromConfig } from './payments/settlers/from-config.ts';
+import { paymentBackends } from './payments/backends.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, isCliCommand, runCli, type CliCommand } from './buyer/cli/index.ts';
 import { terminalConfirm } from './buyer/cli/prompt.ts';
@@ -130,8 +130,7 @@ async function serve(argv: string[]): Promise<void> {
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
   const catalog = createCatalog();
   const metrics = createMetrics();
-  const settler = settlerFromConfig(config);
-  const chainVerifier = chainVerifierFromConfig(config);
+  const { settler, chainVerifier } = await paymentBackends(config);
   // One plane for the routes, the reconciler and the shutdown: they share its in-flight work.
   // Monotonic, not the app clock: a limit is about real request rates, and wall time can jump.
   const limits = abuseLimitsFromConfig(config, {
