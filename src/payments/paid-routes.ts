@@ -49,6 +49,8 @@ export function paidSignalsRoutes(deps: {
       // A purchase whose new ceiling would still be at or below `since` buys nothing readable:
       // refused with the exhaustion 402 before anything is verified further or settled.
       const beforeSettle = (payer: string) => {
+        // Any new ceiling is at least `count` (nextCeiling), so a cursor below it needs no lookup.
+        if (since < count) return;
         const paidThrough = entitlementOf(deps.db, payer, city)?.paidThroughSeq ?? null;
         const latest = deps.reader.latestSeq(city);
         if (since >= nextCeiling(paidThrough, latest, count))

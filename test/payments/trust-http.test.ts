@@ -202,6 +202,16 @@ test('salts: each challenge is fresh and tagged; a salt the server did not issue
   assert.equal(count(db, 'SELECT count(*) FROM payments'), 1);
 });
 
+test('inline payment with a cursor below count always buys something readable: settled without the exhaustion lookup', async (t) => {
+  const { f, clock } = await setup(t);
+  // No signals yet: the new ceiling is 0 + 2 = 2, above since=1.
+  const p = await signFor(f, buyerA, 'nyc', 2, clock.now());
+  const res = await f('/v1/signals?city=nyc&count=2&since=1', { headers: { 'x-payment': p.xPayment } });
+  assert.equal(res.status, 200);
+  const page = (await res.json()) as Record<string, any>;
+  assert.deepEqual([page.signals.length, page.paid_through, page.latest, page.more], [0, 2, 0, false]);
+});
+
 test('inline payment on GET /v1/signals: a purchase that would buy nothing readable is refused before settling', async (t) => {
   const { f, db, clock } = await setup(t);
   insertSignals(db, 'nyc', 3);
