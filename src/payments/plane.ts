@@ -1,20 +1,14 @@
 import { createSecretKey } from 'node:crypto';
-import type { Address } from 'viem';
 import type { Db } from '../db/open.ts';
-import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
-import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import type { SanctionsList } from '../sanctions/list.ts';
 import { createChallenges } from './challenge.ts';
 import { PAYMENT_ERRORS, settlementPending } from './errors.ts';
 import { createInflight, paymentKey } from './inflight.ts';
 import { createLedger, type Purchase } from './ledger.ts';
 import { paymentCounters } from './outcomes.ts';
-import { createPurchaseFlow, type PurchaseOptions } from './purchase.ts';
-import type { Settler } from './settlers/settler.ts';
+import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
-import type { TypedDataVerifier } from './verify.ts';
 
 /**
  * The payment plane: one object for the routes, the reconciler and the shutdown, composed of the
@@ -22,26 +16,16 @@ import type { TypedDataVerifier } from './verify.ts';
  * (ledger.ts, which issues the receipt), in-process coalescing (inflight.ts) and the /metrics
  * counters (outcomes.ts). payments/from-config.ts builds it from the configuration.
  */
-export type PaymentPlaneDeps = {
+export type PaymentPlaneDeps = PurchaseSettings & {
   db: Db;
   secret: Buffer;
-  settler: Settler;
-  sanctions: SanctionsList;
-  ofacRequired: boolean;
-  clock: Clock;
-  logger: Logger;
-  payTo: Address;
-  usdc: Address;
   baseUrl: string;
   termsUrl: string;
   mode: 'mock' | 'live';
-  chainVerifier?: TypedDataVerifier;
   /** Purchase attempts by outcome and settled micro-USDC go here for /metrics. */
   metrics?: Metrics;
   /** Retry-After of the in-doubt answer (the reconciler's interval is a good value). */
   retryAfterSeconds?: number;
-  /** Per-wallet abuse limit, called once the signature names the payer; throws a 429 ApiError. */
-  limitPayer?: (payer: string) => void;
 };
 
 export type PaymentPlane = ReturnType<typeof createPaymentPlane>;

@@ -27,8 +27,8 @@ export type PurchaseOptions = {
   beforeSettle?: (payer: string) => void;
 };
 
-export type PurchaseFlowDeps = {
-  secret: KeyObject;
+/** What the purchase flow takes from the plane's configuration (plane.ts PaymentPlaneDeps has the rest). */
+export type PurchaseSettings = {
   settler: Settler;
   sanctions: SanctionsList;
   ofacRequired: boolean;
@@ -36,8 +36,15 @@ export type PurchaseFlowDeps = {
   logger: Logger;
   payTo: Address;
   usdc: Address;
+  /** Live mode with RPC_URL: verifies smart-wallet (ERC-1271/6492) signatures on chain. */
   chainVerifier?: TypedDataVerifier;
+  /** Per-wallet abuse limit, called once the signature names the payer; throws a 429 ApiError. */
   limitPayer?: (payer: string) => void;
+};
+
+export type PurchaseFlowDeps = PurchaseSettings & {
+  /** The server secret as an HMAC key (salt tags, window salts). */
+  secret: KeyObject;
   store: PaymentStore;
   ledger: Ledger;
   challenges: Challenges;
