@@ -58,6 +58,15 @@ export type RecoveryPool = {
   close(): Promise<void>;
 };
 
+/**
+ * Recoveries a thread may owe before the next one runs inline. Each waiting request holds one, so
+ * a flood of paid requests (many connections, many addresses) could otherwise queue without
+ * bound while the event loop kept accepting more; inline recovery blocks the loop as it did before
+ * the pool, which is the backpressure a flood should meet. Far above a busy server's queue (about
+ * the number of purchases in flight, concurrency 8 in the bench).
+ */
+export const MAX_OWED_PER_THREAD = 64;
+
 /** Threads a machine with `cores` cores gives to recovery: the spare ones, at most two. */
 export function recoveryThreads(cores: number): number {
   return Math.max(0, Math.min(2, cores - 1));
@@ -70,7 +79,10 @@ function warn(reason: unknown): void {
   );
 }
 
-export function createRecoveryPool(opts: { threads?: number; workerSource?: string } = {}): RecoveryPool {
+export function createRecoveryPool(
+  opts: { threads?: number; workerSource?: string; maxOwedPerThread?: number } = {},
+): RecoveryPool {
+  const maxOwed = opts.maxOwedPerThread ?? MAX_OWED_PER_THREAD;
   const lanes: Lane[] = [];
   let next = 0;
   let failed = false;
@@ -124,6 +136,7 @@ export function createRecoveryPool(opts: { threads?: number; workerSource?: stri
       if (!input) return null;
       if (failed || lanes.length === 0) return inline(input);
       const lane = lanes[next++ % lanes.length]!;
+      if (lane.queue.length >= maxOwed) return inline(input);
       const msg = new Uint8Array(97);
       msg.set(input.hash, 0);
       msg.set(input.sig64, 32);

@@ -79,3 +79,18 @@ test('a worker that dies holding requests: they are recovered inline, none is lo
   assert.equal(pool.threads(), 0);
   await pool.close();
 });
+
+test('past the bound a thread may owe, recovery runs inline: a flood meets backpressure, not a growing queue', async () => {
+  // A thread that never answers: whatever it is owed waits; everything past the bound must not.
+  const silent = "require('node:worker_threads').parentPort.on('message', () => {});";
+  const pool = createRecoveryPool({ threads: 1, workerSource: silent, maxOwedPerThread: 2 });
+  const all = (await cases(2)).filter((c) => c.key !== null);
+  const owed = [pool.recover(all[0]!.hash, all[0]!.sig), pool.recover(all[1]!.hash, all[1]!.sig)];
+  const past = await Promise.all(all.map((c) => pool.recover(c.hash, c.sig)));
+  for (const [i, c] of all.entries()) assert.ok(same(past[i], c.key), `inline past the bound, case ${i}`);
+  assert.equal(pool.threads(), 1, 'the thread is alive: these ran inline because of the bound');
+  // Closing the pool answers what the thread still owed, inline.
+  await pool.close();
+  const late = await Promise.all(owed);
+  for (const [i, c] of all.entries()) assert.ok(same(late[i], c.key), `owed case ${i}`);
+});
