@@ -54,14 +54,14 @@ try {
 }
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
-let lastLog = -1;
+// The WAL's state after the last pass: a pass that leaves it as it was copied nothing.
+let last = { log: -1, checkpointed: -1 };
 const timer = setInterval(() => {
   try {
     const started = performance.now();
     const r = checkpoint.get() as { busy: number; log: number; checkpointed: number };
-    // Nothing new since the last pass (or nothing to copy): no message.
-    if (r.log === lastLog && r.checkpointed === r.log) return;
-    lastLog = r.log;
+    if (r.log === last.log && r.checkpointed === last.checkpointed) return;
+    last = { log: r.log, checkpointed: r.checkpointed };
     if (r.log > 0)
       post({ type: 'checkpoint', walFrames: r.log, checkpointed: r.checkpointed, ms: performance.now() - started });
   } catch (err) {

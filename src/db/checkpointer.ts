@@ -50,8 +50,11 @@ export function startCheckpointer(deps: {
   };
   let ready = false;
   let stopping = false;
+  let fellBack = false;
+  // A failing thread reports 'error' and then 'exit': one fallback, one warning.
   const fallBack = (why: string) => {
-    if (stopping) return;
+    if (stopping || fellBack) return;
+    fellBack = true;
     ready = false;
     db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
     logger.warn('checkpoint thread stopped; the main connection checkpoints again', { reason: why });

@@ -67,6 +67,8 @@ test('a thread that cannot open the database leaves checkpoints to the main conn
   assert.equal(ckpt.running(), false);
   assert.equal(autocheckpoint(db), 1000);
   assert.ok(logger.lines.some((l) => l.includes('cannot open the database')));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(logger.lines.filter((l) => l.includes('checkpoint thread stopped')).length, 1, 'one warning');
   await ckpt.stop();
 });
 
