@@ -34,7 +34,8 @@ import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-bindi
 import { SECP256K1_WASM_ASSET, secp256k1WasmPath } from '../src/lib/secp256k1.ts';
 import { CHECKPOINT_WORKER_ASSET } from '../src/db/checkpointer.ts';
 import { FETCH_CLASSES_INJECT, lazyFetchClasses } from './sea/lazy-fetch-classes.ts';
-import { LIVE_PAYMENTS_ASSET, LIVE_PAYMENTS_ENTRY, livePaymentsAsset } from './sea/live-payments.ts';
+import { lazyBuiltins } from './sea/lazy-builtins.ts';
+import { ASSET_BUNDLES, assetBundles } from './sea/asset-bundles.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BUILD_DIR = join(ROOT, 'build');
@@ -134,7 +135,7 @@ function run(file: string, args: string[]): void {
  * SEA's require() loads built-in modules only, so a bundle that still requires a package by
  * name would start and then die on the first code path that needs it. Caught here instead.
  */
-function assertSelfContained(bundle: string): void {
+function assertLoadable(bundle: string): void {
   const text = readFileSync(bundle, 'utf8');
   const external = new Set<string>();
   for (const m of text.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)) {
@@ -142,6 +143,13 @@ function assertSelfContained(bundle: string): void {
     if (!isBuiltin(id)) external.add(id);
   }
   if (external.size > 0) throw new Error(`bundle still requires non-built-in modules: ${[...external].join(', ')}`);
+  // esbuild escapes non-ASCII in strings but not in regular expression literals: write those as
+  // \u escapes. The code-cache loader reads the bundle as latin1, which is only lossless for ASCII.
+  const nonAscii = /[\u0080-\uffff]/.exec(text);
+  if (nonAscii)
+    throw new Error(
+      `bundle ${basename(bundle)} is not ASCII near ${JSON.stringify(text.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 10))}`,
+    );
 }
 
 export type SeaOptions = {
@@ -232,7 +240,7 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
         inject,
       });
       const file = join(work, `${name}.cjs`);
-      assertSelfContained(file);
+      assertLoadable(file);
       return file;
     };
     await bundleFile('main', opts.entry, opts.esbuildPlugins, opts.inject);
@@ -428,9 +436,10 @@ export async function buildBinary(
     useCodeCache: opts.useCodeCache,
     execArgv: opts.execArgv ?? BINARY_EXEC_ARGV,
     log,
-    esbuildPlugins: [unusedHttp2, lazyFetchClasses, livePaymentsAsset],
+    esbuildPlugins: [unusedHttp2, lazyFetchClasses, assetBundles, lazyBuiltins],
     extraBundles: {
-      [LIVE_PAYMENTS_ASSET]: LIVE_PAYMENTS_ENTRY,
+      // Live-mode payments, the buyer's client and replay, evaluated on first use.
+      ...ASSET_BUNDLES,
       // The WAL checkpoint thread's code (src/db/checkpointer.ts starts it from this asset).
       [CHECKPOINT_WORKER_ASSET]: join(ROOT, 'src', 'db', 'checkpoint-worker.ts'),
     },

@@ -15,9 +15,7 @@ import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
 import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
 import { paymentBackends } from './payments/backends.ts';
 import { VERSION } from './version.ts';
-import { CLI_HELP, isCliCommand, runCli, type CliCommand } from './buyer/cli/index.ts';
-import { terminalConfirm } from './buyer/cli/prompt.ts';
-import { stateHome } from './buyer/cli/receipts.ts';
+import { CLI_HELP, isCliCommand } from './buyer/cli/help.ts';
 import { nativeSqliteAddonFile, nativeSqliteBinding } from './db/native-binding.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
@@ -28,9 +26,8 @@ import { createFeed } from './poller/feed.ts';
 import { backupDatabase } from './ops/backup.ts';
 import { createRetention } from './ops/retention.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
-import { REPLAY_HELP, replayCommand } from './replay/command.ts';
-import { ReplayInputError } from './replay/errors.ts';
-import { existsSync, readFileSync } from 'node:fs';
+import { REPLAY_HELP } from './replay/help.ts';
+import { existsSync } from 'node:fs';
 import { configHelp } from './config-help.ts';
 import { secureDataDir, usePrivateUmask } from './ops/files.ts';
 import { exposureWarning, sanctionsProblem, startLine } from './ops/safety.ts';
@@ -64,31 +61,16 @@ Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the sanctions list (OFAC
 ${REPLAY_HELP}
 ${CLI_HELP}`;
 
-/** Buyer commands: the environment they see (ISOCAST_KEY, the XDG state dir) is read here and passed down. */
-async function buyer(command: CliCommand, argv: string[]): Promise<number> {
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    return await runCli(command, argv, {
-      stdout: (line) => process.stdout.write(`${line}\n`),
-      stderr: (line) => process.stderr.write(`${line}\n`),
-      envKey: process.env.ISOCAST_KEY || undefined,
-      signal: stop.signal,
-      stateHome: stateHome(process.env),
-      confirm: terminalConfirm(),
-    });
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-}
-
 /** How long after start the checkpoint thread starts (db/checkpointer.ts). */
 const CHECKPOINTER_START_DELAY_MS = 1_000;
 /** How long after start the poller's first tick waits, so the listener answers first. */
 const FIRST_TICK_DELAY_MS = 250;
+/**
+ * How long after start the maintenance no request waits for begins: the delivery worker (it
+ * fails deliveries a stop interrupted), the retention prune and the sanctions file watch. Their
+ * first passes and log lines were about 3 ms before the first answer (docs/performance.md).
+ */
+const BACKGROUND_START_DELAY_MS = 250;
 
 export function dbPath(config: Config): string {
   return join(config.DATA_DIR, 'isocast.db');
@@ -210,7 +192,6 @@ async function serve(argv: string[]): Promise<void> {
   // The first tick is tens of milliseconds of synchronous work; health checks and clients
   // waiting on a restart are answered first (docs/performance.md, start-up).
   poller.start(FIRST_TICK_DELAY_MS);
-  delivery.start();
   // Prunes and PRAGMA optimize now (in batches that yield to requests) and then daily.
   const retention = createRetention({
     db,
@@ -223,8 +204,13 @@ async function serve(argv: string[]): Promise<void> {
       receiptDays: config.RETAIN_RECEIPTS_DAYS,
     },
   });
-  retention.start();
-  ofacWatch.start();
+  const background = setTimeout(() => {
+    delivery.start();
+    retention.start();
+    ofacWatch.start();
+  }, BACKGROUND_START_DELAY_MS);
+  // Cancelled first at a stop; started during the stop's drain they are still stopped below.
+  const backgroundStart = { stop: () => clearTimeout(background) };
   const reconciler = startReconciler({ plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
   // WAL checkpoints (and their fsyncs) on a background thread, not inside a purchase's commit.
   const checkpointer = startCheckpointer({
@@ -240,7 +226,7 @@ async function serve(argv: string[]): Promise<void> {
       logger,
       server: server as HttpServer,
       plane,
-      workers: [reconciler, retention, poller, delivery, ofacWatch, checkpointer],
+      workers: [backgroundStart, reconciler, retention, poller, delivery, ofacWatch, checkpointer],
       closeDb: () => db.close(),
       maxSettleMs: settler.maxSettleMs,
     }),
@@ -308,34 +294,15 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'replay': {
-      process.exitCode = await replayCommand(args, {
-        stdout: (text) => process.stdout.write(text),
-        stderr: (text) => process.stderr.write(text),
-        readFile: (path) => readFileSync(path, 'utf8'),
-        clock: systemClock,
-        catalog: createCatalog(),
-        upstreams: () => {
-          let c: Config;
-          try {
-            c = loadConfig(process.env);
-          } catch (err) {
-            if (err instanceof ConfigError) throw new ReplayInputError(`configuration: ${err.problems.join('; ')}`);
-            throw err;
-          }
-          return {
-            weatherSource: c.WEATHER_SOURCE,
-            weatherUrl: c.WEATHER_URL,
-            wuApiKey: c.WU_API_KEY,
-            metarUrl: c.METAR_URL,
-            gammaUrl: c.GAMMA_URL,
-          };
-        },
-      });
+      // The buyer's client and replay are evaluated only when asked for (src/cli-commands.ts).
+      const { replay } = await import('./cli-commands.ts');
+      process.exitCode = await replay(args, process.env);
       return;
     }
     default:
       if (isCliCommand(command)) {
-        process.exitCode = await buyer(command, args);
+        const { buyerCommand } = await import('./cli-commands.ts');
+        process.exitCode = await buyerCommand(command, args, process.env);
         return;
       }
       process.stderr.write(`unknown command: ${command}\n\n${HELP}`);

@@ -28,14 +28,19 @@ let script;
 // A SEA's own; in training the bundle's path, where a checkout's layout is (assets, the addon).
 let filename = __filename;
 if (sea.isSea()) {
-  script = compile(sea.getAsset(BUNDLE_ASSET, 'utf8'), Buffer.from(sea.getRawAsset(CACHE_ASSET)));
+  // The build makes the bundle ASCII, so latin1 reads it unchanged: a copy of its bytes into a
+  // one-byte string, where UTF-8 decoding validated all 1.6 MB first (about 1.5 ms of the start).
+  script = compile(
+    Buffer.from(sea.getRawAsset(BUNDLE_ASSET)).toString('latin1'),
+    Buffer.from(sea.getRawAsset(CACHE_ASSET)),
+  );
   if (process.env.ISOCAST_CODE_CACHE_REPORT === '1')
     process.stderr.write(`code cache ${script.cachedDataRejected ? 'rejected' : 'accepted'}\n`);
 } else {
   const fs = require('node:fs');
   const out = process.env.ISOCAST_TRAIN_CACHE;
   filename = process.env.ISOCAST_TRAIN_BUNDLE;
-  script = compile(fs.readFileSync(filename, 'utf8'), undefined);
+  script = compile(fs.readFileSync(filename, 'latin1'), undefined);
   process.on('exit', () => fs.writeFileSync(out, script.createCachedData()));
 }
 script.runInThisContext()(module.exports, require, module, filename, require('node:path').dirname(filename));

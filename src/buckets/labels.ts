@@ -18,11 +18,14 @@ const SINGLE = new RegExp(`^${NUM}${DEG}$`, 'i');
 const BELOW = new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:below|lower|less)$`, 'i');
 const ABOVE = new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:higher|above|more)$`, 'i');
 
-/** Typographic variants seen in hand-typed titles: ordinal º, unicode minus, en dash. */
+/**
+ * Typographic variants seen in hand-typed titles: ordinal º and ring ˚ (written as escapes: the
+ * binary's bundle must be ASCII, scripts/build-binary.ts), unicode minus, en dash.
+ */
 function normalise(label: string): string {
   return label
     .trim()
-    .replace(/[º˚]/g, '°')
+    .replace(/[\u00BA\u02DA]/g, '°')
     .replace(/\u2212/g, '-')
     .replace(/[\u2013\u2014]/g, '-')
     .replace(/\s+/g, ' ');

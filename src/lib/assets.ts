@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -8,8 +7,6 @@ import { dirname, join } from 'node:path';
  * From a checkout they are read from the repo; inside the single binary they are SEA assets
  * under the same relative names, so callers never know which.
  */
-const require = createRequire(import.meta.url);
-
 type SeaModule = {
   isSea(): boolean;
   getAsset(key: string, encoding: string): string;
@@ -20,7 +17,7 @@ let sea: SeaModule | null | undefined;
 export function seaModule(): SeaModule | null {
   if (sea === undefined) {
     try {
-      const m = require('node:sea') as SeaModule;
+      const m = process.getBuiltinModule('node:sea') as SeaModule;
       sea = m.isSea() ? m : null;
     } catch {
       sea = null;

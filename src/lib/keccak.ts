@@ -107,7 +107,9 @@ function generatePermutation(): (s: Int32Array, rc: Int32Array) => void {
 }
 
 const RC = Int32Array.from(roundConstants());
-const permute = generatePermutation();
+// Generated on the first hash, not at start: compiling it was about 0.8 ms of the binary's start,
+// which hashes nothing before its first paid request (docs/performance.md, start-up).
+let permuteFn: ((s: Int32Array, rc: Int32Array) => void) | undefined;
 const state = new Int32Array(50);
 
 /** XORs `len` bytes of `data` from `at` into the state, little-endian lanes (len <= RATE). */
@@ -117,6 +119,8 @@ function absorb(data: Uint8Array, at: number, len: number): void {
 
 /** Keccak-256 of `data`: 32 bytes. */
 export function keccak256Bytes(data: Uint8Array): Uint8Array {
+  if (!permuteFn) permuteFn = generatePermutation();
+  const permute = permuteFn;
   state.fill(0);
   let at = 0;
   for (; data.length - at >= RATE; at += RATE) {

@@ -10,8 +10,8 @@ import type { PaymentRequirementsV1 } from './settlers/settler.ts';
  * requirements sent to a facilitator with a settle call.
  */
 export type ChallengeDeps = {
-  /** The HMAC key as a KeyObject, made once: salts and tags are computed on every paid request. */
-  secret: KeyObject;
+  /** The HMAC key as a KeyObject, made once (on first use): salts and tags are computed on every paid request. */
+  secret: () => KeyObject;
   payTo: Address;
   usdc: Address;
   baseUrl: string;
@@ -38,7 +38,7 @@ export function createChallenges(deps: ChallengeDeps) {
         resource: `${deps.baseUrl}${resourcePath}`,
         payTo: deps.payTo,
         usdc: deps.usdc,
-        secret: deps.secret,
+        secret: deps.secret(),
         nowSeconds: deps.nowSeconds(),
         termsUrl: deps.termsUrl,
         mode: deps.mode,

@@ -1,4 +1,4 @@
-import { createSecretKey } from 'node:crypto';
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { Db } from '../db/open.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
@@ -33,7 +33,10 @@ export type PaymentPlane = ReturnType<typeof createPaymentPlane>;
 export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const { db, clock, logger } = deps;
   const store = createPaymentStore(db);
-  const secret = createSecretKey(deps.secret);
+  // Made on first use, not at start: it is the start's only use of node:crypto, which the
+  // binary then loads at the first paid request (scripts/sea/lazy-builtins.ts).
+  let key: KeyObject | undefined;
+  const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
   const retryAfter = deps.retryAfterSeconds ?? 10;
   const pending = () => settlementPending(retryAfter);
   const counters = paymentCounters(deps.metrics);

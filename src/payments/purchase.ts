@@ -43,8 +43,8 @@ export type PurchaseSettings = {
 };
 
 export type PurchaseFlowDeps = PurchaseSettings & {
-  /** The server secret as an HMAC key (salt tags, window salts). */
-  secret: KeyObject;
+  /** The server secret as an HMAC key (salt tags, window salts), made on first use. */
+  secret: () => KeyObject;
   store: PaymentStore;
   ledger: Ledger;
   challenges: Challenges;
@@ -188,7 +188,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const a = p.authorization;
     const payee = checkPayee(a, { payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro });
     if (payee && !payee.ok) throw verifyFailed(payee.reason);
-    if (p.salt && !isIssuedSalt(deps.secret, city, count, p.salt)) throw bindingMismatch();
+    if (p.salt && !isIssuedSalt(deps.secret(), city, count, p.salt)) throw bindingMismatch();
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
     if (inflight.has(key)) return afterRunning(key, from, a.nonce);
@@ -222,7 +222,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     // exactly; without one, the nonce must come from an accepted window's salt.
     const bound = p.salt
       ? bindingNonce(payer, city, count, p.salt) === a.nonce
-      : matchBinding(deps.secret, {
+      : matchBinding(deps.secret(), {
           payer,
           city,
           count,

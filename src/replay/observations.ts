@@ -108,7 +108,7 @@ function parseTemp(s: string, where: string): number {
 }
 
 function parseUnit(s: string, where: string): TempUnit {
-  const u = s.replace(/^°/, '').toUpperCase();
+  const u = s.replace(/^\u00B0/, '').toUpperCase();
   if (u !== 'C' && u !== 'F') throw new ReplayInputError(`${where}: unit ${JSON.stringify(s)} must be C or F`);
   return u;
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { keccak256, toHex } from 'viem';
@@ -115,6 +115,36 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     }
     assert.match(m, /^isocast_sqlite_checkpoints_total [1-9]/m, output.text());
     assert.ok(!output.text().includes('checkpoint thread'), output.text());
+
+    // The buyer's client and replay are a bundle of their own inside the binary, evaluated only
+    // when one of them runs (scripts/sea/asset-bundles.ts): the binary buys from itself, reads,
+    // and replays a day from a file, with nothing beside it.
+    const cli = (args: string[]) =>
+      run(bin, args, {
+        cwd: dir,
+        env: { ...env, ISOCAST_KEY: keccak256(toHex('isocast-binary-cli')), XDG_STATE_HOME: join(dir, 'state') },
+      });
+    const cliBought = await cli(['buy', '--city', 'chicago', '--count', '2', '--server', base, '--json']);
+    assert.equal(JSON.parse(cliBought.stdout).paidThroughSeq, 2, cliBought.stderr);
+    const cliRead = await cli(['read', '--city', 'chicago', '--server', base]);
+    assert.match(cliRead.stderr, /entitled through seq 2/);
+    const day = join(dir, 'day.csv');
+    writeFileSync(day, 'time,temp,unit\n2026-07-01T14:00:00Z,80,F\n2026-07-01T18:00:00Z,84,F\n');
+    const replayed = await cli([
+      'replay',
+      '--city',
+      'nyc',
+      '--date',
+      '2026-07-01',
+      '--observations',
+      day,
+      '--buckets',
+      '79°F or below,80-81°F,82-83°F,84°F or higher',
+      '--json',
+    ]);
+    const r = JSON.parse(replayed.stdout) as { signals: unknown[]; final: { bucket: string } };
+    assert.equal(r.final.bucket, '84°F or higher', replayed.stderr);
+    assert.equal(r.signals.length, 1);
 
     child.kill('SIGTERM');
     const end = await exited;

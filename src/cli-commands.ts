@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { runCli } from './buyer/cli/index.ts';
+import type { CliCommand } from './buyer/cli/help.ts';
+import { terminalConfirm } from './buyer/cli/prompt.ts';
+import { stateHome } from './buyer/cli/receipts.ts';
+import { createCatalog } from './cities/catalog.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { systemClock } from './lib/clock.ts';
+import { replayCommand } from './replay/command.ts';
+import { ReplayInputError } from './replay/errors.ts';
+
+/**
+ * The commands `serve` never runs: the buyer's client and replay. main.ts imports this module
+ * only when one of them is asked for, and inside the binary it is a bundle of its own, evaluated
+ * on that first use (scripts/sea/asset-bundles.ts): their code (viem's signing, the replay
+ * parsers) was about 5 ms of every start. main.ts passes the environment in; each returns the
+ * exit code and never exits.
+ */
+
+/** Buyer commands: the environment they see (ISOCAST_KEY, the XDG state dir) comes from `env`. */
+export async function buyerCommand(command: CliCommand, argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await runCli(command, argv, {
+      stdout: (line) => process.stdout.write(`${line}\n`),
+      stderr: (line) => process.stderr.write(`${line}\n`),
+      envKey: env.ISOCAST_KEY || undefined,
+      signal: stop.signal,
+      stateHome: stateHome(env),
+      confirm: terminalConfirm(),
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** `replay`: the upstreams' configuration is read from `env` only when something is fetched. */
+export async function replay(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return replayCommand(argv, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    readFile: (path) => readFileSync(path, 'utf8'),
+    clock: systemClock,
+    catalog: createCatalog(),
+    upstreams: () => {
+      try {
+        const c = loadConfig(env);
+        return {
+          weatherSource: c.WEATHER_SOURCE,
+          weatherUrl: c.WEATHER_URL,
+          wuApiKey: c.WU_API_KEY,
+          metarUrl: c.METAR_URL,
+          gammaUrl: c.GAMMA_URL,
+        };
+      } catch (err) {
+        if (err instanceof ConfigError) throw new ReplayInputError(`configuration: ${err.problems.join('; ')}`);
+        throw err;
+      }
+    },
+  });
+}
