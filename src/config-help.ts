@@ -3,8 +3,8 @@ import { SECRET_NAMES } from './lib/secrets.ts';
 
 /**
  * `isocast help config`: every variable with its default and meaning. The binary ships without a
- * README, so this is the operator's reference. Typed by the schema's keys, so a variable added to
- * config.ts without a line here fails the typecheck; literal defaults are read from the schema.
+ * README, so this is the operator's reference. Typed by the configuration's keys, so a variable added
+ * to config.ts without a line here fails the typecheck; literal defaults are read from its fields.
  * `default` is given only where the default is computed from other settings.
  */
 type Doc = { meaning: string; default?: string };
@@ -103,18 +103,16 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   LOG_LEVEL: { meaning: 'debug, info, warn or error; logs are JSON lines on stdout' },
 };
 
-/** The schema's own default, if it has a literal one. */
-function schemaDefault(key: ConfigKey): string | undefined {
-  const def = (CONFIG_SHAPE[key] as unknown as { def?: { type?: string; defaultValue?: unknown } }).def;
-  if (def?.type !== 'default') return undefined;
-  const v = typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
-  return String(v);
+/** The field's own default, if it has a literal one. */
+function fieldDefault(key: ConfigKey): string | undefined {
+  const v = CONFIG_SHAPE[key].defaultValue;
+  return v === undefined ? undefined : String(v);
 }
 
 export function configRows(): { name: string; default: string; meaning: string }[] {
   return (Object.keys(CONFIG_DOCS) as ConfigKey[]).map((name) => ({
     name,
-    default: CONFIG_DOCS[name].default ?? schemaDefault(name) ?? 'unset',
+    default: CONFIG_DOCS[name].default ?? fieldDefault(name) ?? 'unset',
     meaning: CONFIG_DOCS[name].meaning,
   }));
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { flag, httpUrl, intIn, matching, number, oneOf, parseShape, text, type ShapeOutput } from './lib/env-fields.ts';
 import { readFlags } from './lib/flags.ts';
 import { flagOf, isSecretName, SECRET_FILE_NAMES, secretFlagProblem, secretsFromFiles } from './lib/secrets.ts';
 import { urlCredentialProblems } from './lib/url-credentials.ts';
@@ -17,69 +17,49 @@ import { parseTrustedProxies } from './limits/client-address.ts';
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
 export const BASE_RPC_URL = 'https://mainnet.base.org';
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const intIn = (min: number, max: number) =>
-  z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(min, `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
-const url = z
-  .string()
-  .url('must be an absolute URL')
-  .refine((u) => /^https?:\/\//.test(u), 'must be http(s)')
-  .transform((u) => u.replace(/\/+$/, ''));
+const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+const url = httpUrl;
 
-const raw = z.object({
+const raw = {
   PORT: intIn(0, 65535).default(8402),
-  HOST: z.string().min(1).optional(),
-  DATA_DIR: z.string().min(1).default('./data'),
-  BASE_URL: url.optional(),
-  TERMS_URL: url.optional(),
-  PAYMENT_MODE: z.enum(['mock', 'live']).default('mock'),
-  PAY_TO: address.optional(),
-  SERVER_SECRET: z
-    .string()
-    .regex(/^(0x)?[0-9a-fA-F]{64,}$/, 'must be at least 32 bytes of hex')
-    .optional(),
-  SETTLEMENT: z.enum(['facilitator', 'chain']).default('facilitator'),
-  FACILITATOR_URL: url.optional(),
-  FACILITATOR_AUTH: z.string().min(1).optional(),
-  RPC_URL: url.optional(),
-  SETTLER_PRIVATE_KEY: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key')
-    .optional(),
-  USDC_ADDRESS: address.default(BASE_USDC),
-  OFAC_LIST_PATH: z.string().min(1).optional(),
-  OFAC_EXTRA: z.string().optional(),
-  OFAC_REQUIRED: bool.optional(),
-  FEED: z.enum(['sim', 'live']).default('sim'),
+  HOST: text().optional(),
+  DATA_DIR: text().default('./data'),
+  BASE_URL: url().optional(),
+  TERMS_URL: url().optional(),
+  PAYMENT_MODE: oneOf(['mock', 'live']).default('mock'),
+  PAY_TO: address().optional(),
+  SERVER_SECRET: matching(/^(0x)?[0-9a-fA-F]{64,}$/, 'must be at least 32 bytes of hex').optional(),
+  SETTLEMENT: oneOf(['facilitator', 'chain']).default('facilitator'),
+  FACILITATOR_URL: url().optional(),
+  FACILITATOR_AUTH: text().optional(),
+  RPC_URL: url().optional(),
+  SETTLER_PRIVATE_KEY: matching(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
+  USDC_ADDRESS: address().default(BASE_USDC),
+  OFAC_LIST_PATH: text().optional(),
+  OFAC_EXTRA: text().optional(),
+  OFAC_REQUIRED: flag().optional(),
+  FEED: oneOf(['sim', 'live']).default('sim'),
   POLL_INTERVAL_MS: intIn(250, 3_600_000).optional(),
   WU_POLL_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
   ODDS_DEADLINE_MS: intIn(250, 10_000).default(10_000),
-  SIM_SPEED: z.coerce
-    .number({ error: 'must be a number' })
-    .positive('must be positive')
-    .max(100_000, 'must be at most 100000')
+  SIM_SPEED: number()
+    .check((n) => (n > 0 ? null : 'must be positive'))
+    .check((n) => (n <= 100_000 ? null : 'must be at most 100000'))
     .default(60),
-  SIM_SEED: z.string().min(1).default('isocast'),
-  WEATHER_SOURCE: z.enum(['wu', 'metar']).default('metar'),
-  GAMMA_URL: url.default('https://gamma-api.polymarket.com'),
-  CLOB_URL: url.default('https://clob.polymarket.com'),
-  WEATHER_URL: url.default('https://api.weather.com'),
-  WU_API_KEY: z.string().min(1).optional(),
-  METAR_URL: url.default('https://aviationweather.gov'),
-  MESSENGER_BOT_TOKEN: z.string().min(1).optional(),
-  MESSENGER_API_URL: url.default('https://api.telegram.org'),
-  ADMIN_TOKEN: z.string().min(1).optional(),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  SIM_SEED: text().default('isocast'),
+  WEATHER_SOURCE: oneOf(['wu', 'metar']).default('metar'),
+  GAMMA_URL: url().default('https://gamma-api.polymarket.com'),
+  CLOB_URL: url().default('https://clob.polymarket.com'),
+  WEATHER_URL: url().default('https://api.weather.com'),
+  WU_API_KEY: text().optional(),
+  METAR_URL: url().default('https://aviationweather.gov'),
+  MESSENGER_BOT_TOKEN: text().optional(),
+  MESSENGER_API_URL: url().default('https://api.telegram.org'),
+  ADMIN_TOKEN: text().optional(),
+  LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error']).default('info'),
   RECONCILE_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
   // Abuse limits (src/limits/limits.ts); a per-minute rate of 0 turns that limit off.
-  TRUSTED_PROXIES: z.string().optional(),
+  TRUSTED_PROXIES: text().optional(),
   RATE_LIMIT_ADDRESS_PER_MIN: intIn(0, 1_000_000).default(300),
   RATE_LIMIT_ADDRESS_BURST: intIn(1, 1_000_000).default(120),
   RATE_LIMIT_WALLET_PER_MIN: intIn(0, 1_000_000).default(60),
@@ -90,10 +70,10 @@ const raw = z.object({
   RETAIN_OUTBOX_DAYS: intIn(0, 36_500).default(30),
   RETAIN_FAILED_PAYMENTS_DAYS: intIn(0, 36_500).default(30),
   RETAIN_RECEIPTS_DAYS: intIn(0, 36_500).default(365),
-});
+};
 
 export type Config = Omit<
-  z.infer<typeof raw>,
+  ShapeOutput<typeof raw>,
   'HOST' | 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'
 > & {
   HOST: string;
@@ -103,10 +83,10 @@ export type Config = Omit<
   POLL_INTERVAL_MS: number;
 };
 
-export const CONFIG_KEYS = Object.keys(raw.shape) as (keyof typeof raw.shape)[];
+export const CONFIG_KEYS = Object.keys(raw) as (keyof typeof raw)[];
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
-/** The schema's fields, so `help config` reads the defaults from the one place they are set. */
-export const CONFIG_SHAPE = raw.shape;
+/** The fields, so `help config` reads the defaults from the one place they are set. */
+export const CONFIG_SHAPE = raw;
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -138,15 +118,10 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     const v = flags.values[key] ?? files.values[key] ?? env[key];
     if (v !== undefined && v !== '') input[key] = v;
   }
-  // Parsed once per process: zod's compiled fast path would cost more to generate (new Function,
-  // about 2.3 ms of the start) than it can save on a single parse.
-  const parsed = raw.safeParse(input, { jitless: true });
+  const parsed = parseShape(raw, input);
   const problems = [...flags.problems, ...files.problems];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || 'config'}: ${issue.message}`);
-    throw new ConfigError(problems);
-  }
-  const c = parsed.data;
+  if (!parsed.ok) throw new ConfigError([...problems, ...parsed.problems]);
+  const c = parsed.value;
   problems.push(...safetyProblems(c), ...urlCredentialProblems(c));
   if (c.PAYMENT_MODE === 'live') {
     if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL)

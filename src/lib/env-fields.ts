@@ -1,0 +1,110 @@
+/**
+ * Parsers for configuration values, which arrive as strings (environment, flags, secret files).
+ * src/config.ts describes every variable with these instead of zod: the configuration is read
+ * once per process, before the first answer, and building its zod schema was the first
+ * execution of zod's code, about 3 ms of the binary's start (docs/performance.md, start-up).
+ * A field either yields a value or one problem in words an operator can act on.
+ */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+export type Field<T, Out = T | undefined> = {
+  parse(raw: string): Parsed<T>;
+  /** What an unset variable becomes (`undefined` when it is optional without a default). */
+  unset(): Out;
+  /** The literal default, for `isocast help config`. */
+  defaultValue?: T;
+  /** A required field would report this when unset; none of the configuration's is required. */
+  optional(): Field<T, T | undefined>;
+  default(value: T): Field<T, T>;
+  /** Further checks on the parsed value: a problem string, or null when it passes. */
+  check(test: (value: T) => string | null): Field<T, Out>;
+};
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = (problem: string): Parsed<never> => ({ ok: false, problem });
+
+function field<T>(parse: (raw: string) => Parsed<T>): Field<T, T | undefined> {
+  const make = <Out>(p: (raw: string) => Parsed<T>, unset: () => Out, defaultValue?: T): Field<T, Out> => ({
+    parse: p,
+    unset,
+    defaultValue,
+    optional: () => make<T | undefined>(p, () => undefined),
+    default: (value: T) => make<T>(p, () => value, value),
+    check: (test) =>
+      make<Out>(
+        (raw) => {
+          const r = p(raw);
+          if (!r.ok) return r;
+          const problem = test(r.value);
+          return problem === null ? r : bad(problem);
+        },
+        unset,
+        defaultValue,
+      ),
+  });
+  return make<T | undefined>(parse, () => undefined);
+}
+
+/** Any non-empty string (an empty variable counts as unset before it gets here). */
+export const text = (): Field<string> => field((raw) => (raw.length > 0 ? ok(raw) : bad('must not be empty')));
+
+export const matching = (re: RegExp, problem: string): Field<string> =>
+  field((raw) => (re.test(raw) ? ok(raw) : bad(problem)));
+
+export function oneOf<const V extends string>(values: readonly V[]): Field<V> {
+  const allowed = new Set<string>(values);
+  return field((raw) => (allowed.has(raw) ? ok(raw as V) : bad(`must be one of ${values.join(', ')}`)));
+}
+
+/** true/1/yes or false/0/no. */
+export const flag = (): Field<boolean> =>
+  field((raw) => {
+    if (raw === 'true' || raw === '1' || raw === 'yes') return ok(true);
+    if (raw === 'false' || raw === '0' || raw === 'no') return ok(false);
+    return bad('must be one of true, false, 1, 0, yes, no');
+  });
+
+/** A number as JavaScript's Number() reads it (so ' 42 ' and '1e3' are numbers too). */
+export const number = (): Field<number> =>
+  field((raw) => {
+    const n = Number(raw);
+    return Number.isFinite(n) && raw.trim() !== '' ? ok(n) : bad('must be a number');
+  });
+
+/** An integer in [min, max]. */
+export const intIn = (min: number, max: number): Field<number> =>
+  number()
+    .check((n) => (Number.isInteger(n) ? null : 'must be an integer'))
+    .check((n) => (n < min ? `must be at least ${min}` : null))
+    .check((n) => (n > max ? `must be at most ${max}` : null));
+
+/** An absolute http(s) URL, trailing slashes removed. */
+export const httpUrl = (): Field<string> =>
+  field((raw) => {
+    if (!URL.canParse(raw)) return bad('must be an absolute URL');
+    if (!/^https?:\/\//.test(raw)) return bad('must be http(s)');
+    return ok(raw.replace(/\/+$/, ''));
+  });
+
+type Shape = Record<string, Field<unknown, unknown>>;
+export type ShapeOutput<S extends Shape> = { [K in keyof S]: S[K] extends Field<unknown, infer Out> ? Out : never };
+
+/** Every field of `shape` from `input`, in the shape's order; problems read `NAME: problem`. */
+export function parseShape<S extends Shape>(
+  shape: S,
+  input: Record<string, string>,
+): { ok: true; value: ShapeOutput<S> } | { ok: false; problems: string[] } {
+  const value: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, f] of Object.entries(shape)) {
+    const raw = input[key];
+    if (raw === undefined) {
+      value[key] = f.unset();
+      continue;
+    }
+    const r = f.parse(raw);
+    if (r.ok) value[key] = r.value;
+    else problems.push(`${key}: ${r.problem}`);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: value as ShapeOutput<S> };
+}
