@@ -366,7 +366,8 @@ async function trainStart(
     DATA_DIR: join(root, 'data'),
     PAYMENT_MODE: 'mock',
     FEED: 'sim',
-    LOG_LEVEL: 'error',
+    // The default level: the info lines a start writes are then compiled into the cache too.
+    LOG_LEVEL: 'info',
     ISOCAST_TRAIN_BUNDLE: bundle,
     ISOCAST_TRAIN_CACHE: cache,
   };

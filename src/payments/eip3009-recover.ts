@@ -16,14 +16,23 @@ import { authorizationTypedData, CHAIN_ID, USDC_NAME, USDC_VERSION, type Authori
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 /** Hex (0x optional) to bytes; callers have checked the format. */
 const bytesOf = (hex: string) => Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
-const TYPE_HASH = keccak256Bytes(
-  utf8(
-    'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
-  ),
-);
-const DOMAIN_TYPE_HASH = keccak256Bytes(
-  utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
-);
+// Hashed on the first digest, not at load: the first keccak also generates its permutation
+// (src/lib/keccak.ts), which the start then does not pay for (docs/performance.md, start-up).
+let typeHashes: { transfer: Uint8Array; domain: Uint8Array } | undefined;
+function typeHash(): { transfer: Uint8Array; domain: Uint8Array } {
+  if (!typeHashes)
+    typeHashes = {
+      transfer: keccak256Bytes(
+        utf8(
+          'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
+        ),
+      ),
+      domain: keccak256Bytes(
+        utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
+      ),
+    };
+  return typeHashes;
+}
 const UINT256_LIMIT = 1n << 256n;
 
 const domainSeparators = new Map<string, Uint8Array>();
@@ -41,7 +50,7 @@ function domainSeparator(usdc: Address): Uint8Array {
   let d = domainSeparators.get(usdc);
   if (!d) {
     const enc = new Uint8Array(5 * 32);
-    enc.set(DOMAIN_TYPE_HASH, 0);
+    enc.set(typeHash().domain, 0);
     enc.set(keccak256Bytes(utf8(USDC_NAME)), 32);
     enc.set(keccak256Bytes(utf8(USDC_VERSION)), 64);
     word(enc, 3, BigInt(CHAIN_ID));
@@ -59,7 +68,7 @@ export function authorizationDigest(usdc: Address, a: Authorization): Uint8Array
   for (const v of [a.value, a.validAfter, a.validBefore]) if (v < 0n || v >= UINT256_LIMIT) return null;
   if (!/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null;
   const enc = new Uint8Array(7 * 32);
-  enc.set(TYPE_HASH, 0);
+  enc.set(typeHash().transfer, 0);
   addressWord(enc, 1, a.from);
   addressWord(enc, 2, a.to);
   word(enc, 3, a.value);
