@@ -145,7 +145,7 @@ async function serve(argv: string[]): Promise<void> {
     termsUrl: config.TERMS_URL,
     metrics,
   });
-  const feed = createFeed(config, { db, clock: systemClock, logger });
+  const feed = await createFeed(config, { db, clock: systemClock, logger });
   const poller = createPoller({
     db,
     catalog,

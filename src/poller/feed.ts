@@ -5,9 +5,6 @@ import type { Logger } from '../lib/logger.ts';
 import { createSimClock } from '../sources/sim/clock.ts';
 import { createSimWeather } from '../sources/weather/sim.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
-import { createPolymarketSource } from '../sources/market/polymarket.ts';
-import { createWuWeather } from '../sources/weather/wu.ts';
-import { createMetarWeather } from '../sources/weather/metar.ts';
 import type { MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 
@@ -26,7 +23,7 @@ export type Feed = {
   oddsDeadlineMs: number;
 };
 
-export function createFeed(config: Config, deps: { db: Db; clock: Clock; logger: Logger }): Feed {
+export async function createFeed(config: Config, deps: { db: Db; clock: Clock; logger: Logger }): Promise<Feed> {
   if (config.FEED === 'sim') {
     const simClock = createSimClock(deps.db, { speed: config.SIM_SPEED, real: deps.clock });
     const weather = createSimWeather({ seed: config.SIM_SEED, simClock });
@@ -38,22 +35,12 @@ export function createFeed(config: Config, deps: { db: Db; clock: Clock; logger:
       oddsDeadlineMs: config.ODDS_DEADLINE_MS,
     };
   }
-  const market = createPolymarketSource({
-    gammaUrl: config.GAMMA_URL,
-    clobUrl: config.CLOB_URL,
-    clock: deps.clock,
-    logger: deps.logger,
-  });
-  const metar = createMetarWeather({ baseUrl: config.METAR_URL, clock: deps.clock });
-  const weather =
-    config.WEATHER_SOURCE === 'wu'
-      ? // loadConfig refuses FEED=live + wu without a key, so the key is present here.
-        // One call per station: its own slower cadence keeps the shared key's load modest (docs/signal-engine.md).
-        createWuWeather({
-          baseUrl: config.WEATHER_URL,
-          apiKey: config.WU_API_KEY ?? '',
-          minIntervalMs: config.WU_POLL_INTERVAL_MS,
-        })
-      : metar;
-  return { weather, noaaWeather: metar, market, dayClock: deps.clock, oddsDeadlineMs: config.ODDS_DEADLINE_MS };
+  // The live sources (and their upstream schemas) are evaluated only in live mode: about 1.5 ms
+  // of every simulated start (docs/performance.md, start-up).
+  const { liveSources } = await import('./live-sources.ts');
+  return {
+    ...liveSources(config, deps.clock, deps.logger),
+    dayClock: deps.clock,
+    oddsDeadlineMs: config.ODDS_DEADLINE_MS,
+  };
 }

@@ -29,7 +29,7 @@ test('default sim feed: a fresh start signals within two minutes at any start ho
   ]) {
     const db = openDb(join(dir, `${startIso.slice(0, 10)}.db`));
     const clock = manualClock(Date.parse(startIso));
-    const feed = createFeed(config, { db, clock, logger: memoryLogger() });
+    const feed = await createFeed(config, { db, clock, logger: memoryLogger() });
     const poller = createPoller({
       db,
       catalog,

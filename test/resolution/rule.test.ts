@@ -208,7 +208,7 @@ test('the simulated feed: every active city matches its rule (NOAA for three, WU
   t.after(() => db.close());
   const clock = manualClock(Date.parse('2026-08-29T12:00:00Z'));
   const catalog = createCatalog();
-  const feed = createFeed(config, { db, clock, logger: memoryLogger() });
+  const feed = await createFeed(config, { db, clock, logger: memoryLogger() });
   const poller = createPoller({
     db,
     catalog,

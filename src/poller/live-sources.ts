@@ -1,0 +1,34 @@
+import type { Config } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createPolymarketSource } from '../sources/market/polymarket.ts';
+import type { MarketSource } from '../sources/market/types.ts';
+import { createMetarWeather } from '../sources/weather/metar.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+import { createWuWeather } from '../sources/weather/wu.ts';
+
+/** FEED=live: Polymarket's Gamma and CLOB, and the weather source WEATHER_SOURCE names (src/poller/feed.ts). */
+export function liveSources(
+  config: Config,
+  clock: Clock,
+  logger: Logger,
+): { weather: WeatherSource; noaaWeather: WeatherSource; market: MarketSource } {
+  const market = createPolymarketSource({
+    gammaUrl: config.GAMMA_URL,
+    clobUrl: config.CLOB_URL,
+    clock,
+    logger,
+  });
+  const metar = createMetarWeather({ baseUrl: config.METAR_URL, clock });
+  const weather =
+    config.WEATHER_SOURCE === 'wu'
+      ? // loadConfig refuses FEED=live + wu without a key, so the key is present here.
+        // One call per station: its own slower cadence keeps the shared key's load modest (docs/signal-engine.md).
+        createWuWeather({
+          baseUrl: config.WEATHER_URL,
+          apiKey: config.WU_API_KEY ?? '',
+          minIntervalMs: config.WU_POLL_INTERVAL_MS,
+        })
+      : metar;
+  return { weather, noaaWeather: metar, market };
+}
