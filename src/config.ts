@@ -9,7 +9,7 @@ import { parseTrustedProxies } from './limits/client-address.ts';
  * The server's configuration contract (README "Configuration"; `isocast help config` prints every
  * variable from src/config-help.ts). The server's settings come only from here: loadConfig is given
  * the environment and the flags, and everything else receives a Config. (Other readers of the
- * environment are outside the server's settings: the buyer's ISOCAST_KEY and XDG paths in main.ts
+ * environment are outside the server's settings: the buyer's ISOCAST_KEY and XDG paths in cli-commands.ts
  * and buyer/cli/paths.ts, the native addon's cache path in db/native-binding.ts.) Each variable is
  * also a `--kebab-case` flag of `serve`, and a flag wins over the variable, except secrets
  * (src/lib/secrets.ts): environment or `<NAME>_FILE` only.
