@@ -14,7 +14,7 @@ const run = promisify(execFile);
 
 /**
  * Live mode in the single binary: its settlers are the second bundle `payments-live.cjs`, an
- * asset evaluated on first use (scripts/sea/live-payments.ts). Every upstream is a closed port,
+ * asset evaluated on first use (scripts/sea/asset-bundles.ts). Every upstream is a closed port,
  * so each settlement's own way of failing shows that bundle's code ran.
  */
 test('single binary, live mode: the live settlers load from their asset', { timeout: 600_000 }, async (t) => {
