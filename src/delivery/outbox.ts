@@ -64,7 +64,7 @@ export function createOutbox(db: Db, clock: Clock): Outbox {
     FROM delivery_outbox o
     LEFT JOIN delivery_registrations r ON r.wallet = o.wallet
     WHERE o.status = 'queued' AND o.next_attempt_at <= ?
-    ORDER BY o.next_attempt_at, o.id LIMIT ?`);
+    ORDER BY o.next_attempt_at, o.id LIMIT +?`);
   const nextAt = db.prepare(`SELECT min(next_attempt_at) FROM delivery_outbox WHERE status = 'queued'`).pluck();
   const claim =
     db.prepare(`UPDATE delivery_outbox SET status = 'sending', attempts = attempts + 1, chat_id = ?, updated_at = ?
@@ -140,7 +140,7 @@ export type OutboxRow = {
 /** The newest outbox rows, by id (the rowid: no sort), each with its current status (the operator page). */
 export function createOutboxRecent(db: Db): (limit: number) => OutboxRow[] {
   const recent = db.prepare(
-    `SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT ?`,
+    `SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT +?`,
   );
   return (limit) => recent.all(limit) as OutboxRow[];
 }
@@ -151,6 +151,6 @@ export function createOutboxRecent(db: Db): (limit: number) => OutboxRow[] {
  */
 export function createOutboxPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   const prune = db.prepare(`DELETE FROM delivery_outbox WHERE id IN (SELECT id FROM delivery_outbox
-    WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT ?)`);
+    WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT +?)`);
   return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

@@ -87,6 +87,6 @@ export function createReceiptPrune(db: Db): { run(cutoff: number, limit: number)
     db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
     AND NOT EXISTS (SELECT 1 FROM entitlements e WHERE e.wallet = r.wallet
       AND e.paid_through_seq > (SELECT coalesce(max(s.seq), 0) FROM signals s WHERE s.city = e.city))
-    LIMIT ?)`);
+    LIMIT +?)`);
   return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

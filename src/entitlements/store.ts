@@ -33,14 +33,14 @@ export function createEntitlementStore(db: Db): EntitlementStore {
     'SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?',
   );
   const cities = db.prepare(
-    'SELECT city, paid_through_seq AS paidThroughSeq FROM entitlements WHERE wallet = ? ORDER BY city',
+    'SELECT city, paid_through_seq AS paidThroughSeq FROM entitlements WHERE wallet = +? ORDER BY city',
   );
   const upsert =
     db.prepare(`INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (@wallet, @city, @ceiling, @count, @nowMs)
     ON CONFLICT (wallet, city) DO UPDATE SET paid_through_seq = @ceiling, total_paid_signals = total_paid_signals + @count, updated_at = @nowMs`);
   const recent =
     db.prepare(`SELECT wallet, city, paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals,
-    updated_at AS updatedAtMs FROM entitlements ORDER BY updated_at DESC, wallet, city LIMIT ?`);
+    updated_at AS updatedAtMs FROM entitlements ORDER BY updated_at DESC, wallet, city LIMIT +?`);
   // Kept by triggers (schema.sql 0007): counting a table that only grows would cost more every day.
   const count = db.prepare(`SELECT n FROM row_counts WHERE name = 'entitlements'`).pluck();
   const entitlementOf = (wallet: string, city: string): Entitlement | null =>

@@ -149,10 +149,10 @@ export function createPaymentReads(db: Db) {
       FROM payments WHERE status = 'applied' AND created_at >= ? GROUP BY dayNumber, city ORDER BY dayNumber, city`);
   const totals = db.prepare(`SELECT micro, n FROM row_counts WHERE name = 'payments:applied'`);
   const recent = db.prepare(
-    `SELECT id, created_at, payer, city, count, amount_micro, settler, tx_hash, status, error FROM payments ORDER BY id DESC LIMIT ?`,
+    `SELECT id, created_at, payer, city, count, amount_micro, settler, tx_hash, status, error FROM payments ORDER BY id DESC LIMIT +?`,
   );
   const refunds = db.prepare(
-    `SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT ?`,
+    `SELECT id, payment_id, created_at, wallet, amount_micro, tx_hash, reason, status FROM refunds WHERE status = 'queued' ORDER BY id LIMIT +?`,
   );
   // Scans refunds (no status index): a refund row exists only when an apply failed after settlement.
   const refundTotals = db.prepare(
@@ -163,7 +163,7 @@ export function createPaymentReads(db: Db) {
   const open = db.prepare(
     `SELECT status, count(*) AS n FROM payments WHERE status IN ('claimed', 'settled', 'in_doubt') GROUP BY status`,
   );
-  const lastApplied = db.prepare(`SELECT max(id) FROM payments WHERE payer = ? AND status = 'applied'`).pluck();
+  const lastApplied = db.prepare(`SELECT max(id) FROM payments WHERE payer = +? AND status = 'applied'`).pluck();
   return {
     /** Applied payments per (UTC day number, city) created at or after `sinceMs`. */
     revenueSince: (sinceMs: number) =>
@@ -185,7 +185,7 @@ export function createPaymentReads(db: Db) {
  */
 export function createFailedPaymentPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   const prune = db.prepare(
-    `DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT ?)`,
+    `DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT +?)`,
   );
   return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

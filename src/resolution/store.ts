@@ -99,7 +99,7 @@ export function createRuleStore(db: Db): RuleStore {
     latest: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules r
       WHERE target_date = (SELECT max(target_date) FROM resolution_rules x WHERE x.city = r.city)`),
     paused: db.prepare(
-      `SELECT ${COLUMNS} FROM resolution_rules WHERE status = 'paused' AND target_date >= ? ORDER BY target_date DESC, city LIMIT ?`,
+      `SELECT ${COLUMNS} FROM resolution_rules WHERE status = 'paused' AND target_date >= ? ORDER BY target_date DESC, city LIMIT +?`,
     ),
   };
   return {

@@ -49,10 +49,10 @@ export function createSignalReader(db: Db): SignalReader {
   );
   const one = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq = ?').pluck();
   const range = db
-    .prepare('SELECT payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?')
+    .prepare('SELECT payload FROM signals WHERE city = +? AND seq > ? AND seq <= ? ORDER BY seq LIMIT +?')
     .pluck();
   const page = db.prepare(
-    'SELECT seq, payload FROM signals WHERE city = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+    'SELECT seq, payload FROM signals WHERE city = +? AND seq > ? AND seq <= ? ORDER BY seq LIMIT +?',
   );
   // Least recently used first (a Map keeps insertion order; a hit is moved to the end).
   type Head = { head: Buffer; lastSeq: number; tail: string | null; body: Buffer | null };

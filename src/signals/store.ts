@@ -81,7 +81,7 @@ export function createSignalStore(db: Db): SignalStore {
   const upsert =
     db.prepare(`INSERT INTO day_state (city, target_date, high, unit, bucket, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (city, target_date) DO UPDATE SET high = excluded.high, bucket = excluded.bucket, updated_at = excluded.updated_at`);
-  const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = ?').pluck();
+  const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = +?').pluck();
   const entered = db.prepare('SELECT 1 FROM signals WHERE city = ? AND target_date = ? AND new_bucket = ?').pluck();
   const insert = db.prepare(
     'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
