@@ -1,4 +1,5 @@
 import type { Hex } from 'viem';
+import type { GroupCommit } from '../db/group-commit.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { ApiError } from '../lib/errors.ts';
@@ -34,8 +35,10 @@ export function createLedger(deps: {
   clock: Clock;
   logger: Logger;
   pending: () => ApiError;
+  /** The fast path's commit is shared with the other purchases of the same turn (db/group-commit.ts). */
+  commits: GroupCommit;
 }) {
-  const { db, store, clock, logger, pending } = deps;
+  const { db, store, clock, logger, pending, commits } = deps;
   // The latest seq comes from the signals owner; its statements run on this same connection, so a
   // call made inside one of the transactions below reads within that transaction.
   const signals = createSignalStore(db);
@@ -81,14 +84,12 @@ export function createLedger(deps: {
   const applyTx = db.transaction(applyIn);
   // The common case in one commit: the transfer recorded and applied together. Any error rolls it
   // all back and the two-commit path below runs instead, with its known failure handling.
-  const recordApplyTx = db.transaction(
-    (id: number, hash: string | null, nowMs: number, withReceipt: boolean): Applied | 'stale' => {
-      if (!store.markSettled(id, hash, nowMs)) return 'stale';
-      const applied = applyIn(id, nowMs, withReceipt);
-      if (!applied) throw new Error('payment left settled before it could be applied');
-      return applied;
-    },
-  );
+  const recordApply = (id: number, hash: string | null, nowMs: number, withReceipt: boolean): Applied | 'stale' => {
+    if (!store.markSettled(id, hash, nowMs)) return 'stale';
+    const applied = applyIn(id, nowMs, withReceipt);
+    if (!applied) throw new Error('payment left settled before it could be applied');
+    return applied;
+  };
 
   const logApplied = (a: Applied) => {
     const { row, purchase } = a;
@@ -147,14 +148,15 @@ export function createLedger(deps: {
   /**
    * Records the transfer and applies it, in one commit when nothing goes wrong. Otherwise step by
    * step: the transfer recorded in its own commit first (a hash another payment holds leaves
-   * this one in doubt), then applied (a failure queues a refund).
+   * this one in doubt), then applied (a failure queues a refund). The one commit is a group commit:
+   * this resolves once it is in the WAL.
    */
-  function recordAndApply(id: number, txHash: Hex | null, withReceipt: boolean): Purchase {
+  async function recordAndApply(id: number, txHash: Hex | null, withReceipt: boolean): Promise<Purchase> {
     const nowMs = clock.now();
     const hash = txHash ? txHash.toLowerCase() : null;
     let fast: Applied | 'stale' | null = null;
     try {
-      fast = recordApplyTx(id, hash, nowMs, withReceipt);
+      fast = await commits.run(() => recordApply(id, hash, nowMs, withReceipt));
     } catch {
       // Rolled back whole: nothing of it was written. The two commits below redo it step by step.
     }

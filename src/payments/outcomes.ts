@@ -20,14 +20,24 @@ export function paymentOutcome(result: unknown): string {
   return (result as { idempotent: boolean }).idempotent ? 'idempotent' : 'settled';
 }
 
-/** The plane's two /metrics counters; without a registry (unit tests) both are no-ops. */
+/** The plane's /metrics counters; without a registry (unit tests) they are no-ops. */
 export function paymentCounters(metrics: Metrics | undefined) {
   const outcomes = metrics?.counter('isocast_payments_total', 'Purchase attempts with an X-Payment header, by outcome');
   const settledMicro = metrics?.counter(
     'isocast_payments_settled_micro_usdc_total',
     'Micro-USDC of payments newly settled and applied, by city',
   );
+  const commits = metrics?.counter('isocast_payment_commits_total', 'SQLite commits of payment writes (group commits)');
+  const units = metrics?.counter(
+    'isocast_payment_commit_units_total',
+    'Payment writes (claims, settlements applied) those commits carried',
+  );
   return {
+    /** One group commit of `n` payment writes (db/group-commit.ts). */
+    committed: (n: number) => {
+      commits?.inc();
+      units?.inc({}, n);
+    },
     /** One purchase attempt ended with `result` (a Purchase or what was thrown). */
     attempt: (result: unknown) => outcomes?.inc({ outcome: paymentOutcome(result) }),
     /** A payment newly applied (not an idempotent answer): its amount counts as settled revenue. */

@@ -1,4 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
+import { createGroupCommit } from '../db/group-commit.ts';
 import type { Db } from '../db/open.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
@@ -50,13 +51,15 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     mode: deps.mode,
     nowSeconds: () => Math.floor(clock.now() / 1000),
   });
-  const ledger = createLedger({ db, store, clock, logger, pending });
+  const commits = createGroupCommit(db, { onCommit: counters.committed });
+  const ledger = createLedger({ db, store, clock, logger, pending, commits });
   let accepting = true;
   const flow = createPurchaseFlow({
     ...deps,
     secret,
     store,
     ledger,
+    commits,
     challenges,
     inflight,
     pending,

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Address, Hex } from 'viem';
+import type { GroupCommit } from '../db/group-commit.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -47,6 +48,8 @@ export type PurchaseFlowDeps = PurchaseSettings & {
   secret: () => KeyObject;
   store: PaymentStore;
   ledger: Ledger;
+  /** Claims commit together with the other writes of the same turn (db/group-commit.ts). */
+  commits: GroupCommit;
   challenges: Challenges;
   inflight: Inflight<Purchase>;
   /** The in-doubt answer (503 with Retry-After). */
@@ -151,16 +154,19 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
 
   async function claimAndSettle(r: Retry, payer: Address): Promise<Purchase> {
     const a = r.p.authorization;
-    const claim = store.claim({
-      payer,
-      nonce: a.nonce,
-      city: r.city,
-      count: r.count,
-      amountMicro: bundlePrice(r.count).totalMicro,
-      settler: settler.kind,
-      nowMs: clock.now(),
-      validBefore: Number(a.validBefore),
-    });
+    // Committed (with the other claims of this turn) before the settle call starts.
+    const claim = await deps.commits.run(() =>
+      store.claim({
+        payer,
+        nonce: a.nonce,
+        city: r.city,
+        count: r.count,
+        amountMicro: bundlePrice(r.count).totalMicro,
+        settler: settler.kind,
+        nowMs: clock.now(),
+        validBefore: Number(a.validBefore),
+      }),
+    );
     if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
     const row = claim.row;
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);

@@ -38,7 +38,10 @@ function sqlLiterals(): { where: string; sql: string }[] {
 
 const PARAM = String.raw`[?@:$]`;
 const RULES: { why: string; bad: RegExp; applies?: RegExp }[] = [
-  { why: 'LIMIT/OFFSET with a bare parameter (write LIMIT +?)', bad: new RegExp(String.raw`\b(LIMIT|OFFSET)\s+${PARAM}`) },
+  {
+    why: 'LIMIT/OFFSET with a bare parameter (write LIMIT +?)',
+    bad: new RegExp(String.raw`\b(LIMIT|OFFSET)\s+${PARAM}`),
+  },
   { why: 'LIKE/GLOB with a bare parameter', bad: new RegExp(String.raw`\b(LIKE|GLOB)\s+${PARAM}`) },
   {
     why: 'an equality with a bare parameter in a statement that orders (write = +?)',

@@ -24,6 +24,8 @@ test('a scrape after purchases, crossings and deliveries shows every operations 
     ['isocast_signals_total', 'counter'],
     ['isocast_payments_total', 'counter'],
     ['isocast_payments_settled_micro_usdc_total', 'counter'],
+    ['isocast_payment_commits_total', 'counter'],
+    ['isocast_payment_commit_units_total', 'counter'],
     ['isocast_refunds_queued', 'gauge'],
     ['isocast_refunds_queued_micro_usdc', 'gauge'],
     ['isocast_payments_open', 'gauge'],
@@ -52,6 +54,10 @@ test('a scrape after purchases, crossings and deliveries shows every operations 
   // nyc: 20 x 0.005 + 2 x 0.005 + 500 x 0.004 = 2.11 USDC
   assert.equal(sample(text, 'isocast_payments_settled_micro_usdc_total{city="nyc"}'), 2_110_000);
   assert.equal(sample(text, 'isocast_payments_settled_micro_usdc_total{city="london"}'), 450_000);
+  // Claims and applications go through group commits; one at a time here, so one unit per commit.
+  const units = sample(text, 'isocast_payment_commit_units_total')!;
+  assert.ok(units >= 10, `claims and applications counted: ${units}`);
+  assert.equal(sample(text, 'isocast_payment_commits_total'), units);
 
   // Refund queue read from the database at scrape time.
   assert.equal(sample(text, 'isocast_refunds_queued'), 1);
