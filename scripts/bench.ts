@@ -176,7 +176,7 @@ try {
         : await runJson<object>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), {
             url: server.url,
             pid: server.child.pid,
-            accounts: 60,
+            accounts: 110,
             concurrency: 16,
             rounds: 6,
           });
@@ -204,9 +204,10 @@ try {
   }>(join(ROOT, 'scripts', 'bench', 'subscribe.ts'), {
     url: server.url,
     pid: server.child.pid,
-    accounts: QUICK ? 15 : 60,
+    accounts: QUICK ? 15 : 110,
     concurrency: 16,
     rounds: QUICK ? 3 : 9,
+    warmupMs: QUICK ? 300 : 1_000,
   });
   log(`subscribe ratio ${subscribe.ratio.toFixed(3)}`);
   await server.stop();
