@@ -285,7 +285,14 @@ type LatencyResult = {
   pushed: number;
   toCommitMs: Pct;
   toBotMs: Pct;
-  budget: { windowS: number; metar: number; gamma: number; clob: number; perHour: { metar: number; gamma: number } };
+  budget: {
+    windowS: number;
+    metar: number;
+    gamma: number;
+    gammaOtherCities?: number;
+    clob: number;
+    perHour: { metar: number; gamma: number; gammaOtherCities?: number };
+  };
   clobDown: { publications: number; stored: number; nullBuckets: number; heldBackMs: Pct; toCommitMs: Pct };
 };
 
@@ -638,7 +645,11 @@ function publicationRows(
     ),
     row(
       'upstream calls per hour at the live defaults (steady, measured)',
-      `METAR ${l.budget.perHour.metar.toLocaleString('en-US')}, Gamma ${l.budget.perHour.gamma}, CLOB one per crossing`,
+      `METAR ${l.budget.perHour.metar.toLocaleString('en-US')}, Gamma ${l.budget.perHour.gamma}${
+        l.budget.gammaOtherCities
+          ? ` (+${l.budget.gammaOtherCities} calls in the window for unmeasured cities whose new day began, no event faked)`
+          : ''
+      }, CLOB one per crossing`,
       'aviationweather asks <= 6,000 (100 a minute)',
       null,
       null,

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createCatalog, type CityRecord } from '../../src/cities/catalog.ts';
 import { addDays, localDate } from '../../src/cities/local-day.ts';
+import { eventSlugs } from '../../src/cities/market-slug.ts';
 import { formatLabel } from '../../src/buckets/labels.ts';
 import { convertTemp } from '../../src/buckets/rounding.ts';
 import { openDb } from '../../src/db/open.ts';
@@ -171,10 +172,21 @@ try {
   const calls = (reqs: { atMs: number }[]) =>
     reqs.filter((r) => r.atMs >= steadyFrom && r.atMs < steadyFrom + steadyMs).length;
   const perHour = (n: number) => Math.round((n * 3_600_000) / steadyMs);
+  // Gamma is asked only for a city-day whose event is not known yet: for the measured cities
+  // none, once found; the others (no station, or a day ending during the run and so left out
+  // above) are asked when their new day begins, then every 5 minutes while it has no event here.
+  const measuredSlugs = new Set(
+    cities.flatMap((c) => {
+      const today = localDate(c.timezone, t0);
+      return [today, addDays(today, 1)].flatMap((d) => Object.values(eventSlugs(c.marketToken, d)));
+    }),
+  );
+  const gammaMeasured = gamma.requests.filter((r) => measuredSlugs.has(r.query.get('slug') ?? ''));
   const budget = {
     windowS: round(steadyMs / 1000, 0),
     metar: calls(metar.requests),
-    gamma: calls(gamma.requests),
+    gamma: calls(gammaMeasured),
+    gammaOtherCities: calls(gamma.requests) - calls(gammaMeasured),
     clob: calls(clob.requests),
   };
 
@@ -231,7 +243,11 @@ try {
       toBotMs: stats(toBot),
       budget: {
         ...budget,
-        perHour: { metar: perHour(budget.metar), gamma: perHour(budget.gamma) },
+        perHour: {
+          metar: perHour(budget.metar),
+          gamma: perHour(budget.gamma),
+          gammaOtherCities: perHour(budget.gammaOtherCities),
+        },
         crossings: PUBLICATIONS,
       },
       clobDown: {
