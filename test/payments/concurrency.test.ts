@@ -6,7 +6,8 @@ import { entitlementOf } from '../../src/entitlements/store.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
-import { buyerA, over, signFor, subscribeWith } from './buy.ts';
+import { createMetrics } from '../../src/lib/metrics.ts';
+import { buyerA, buyerB, over, signFor, subscribeWith } from './buy.ts';
 
 /** The mock settler behind a gate the test opens, recording each settle call. */
 function gatedSettler(fail = false) {
@@ -114,4 +115,51 @@ test('parallel different purchases by one wallet: every count lands once and the
   assert.equal(new Set(nycCeilings).size, counts.length);
   assert.equal(nycCeilings.at(-1), 10 + sum);
   assert.equal(db.prepare('SELECT count(*) FROM payments').pluck().get(), counts.length + 2);
+});
+
+test('purchases sharing one group commit: the one whose entitlement fails is refunded alone, the rest apply', async (t) => {
+  const g = gatedSettler();
+  const metrics = createMetrics();
+  const e = testApp(t, { deps: { settler: g.settler, metrics } });
+  const f = over(await listen(t, e.app.fetch));
+  insertSignals(e.db, 'nyc', 5);
+  const b = buyerB.address.toLowerCase();
+  e.db.exec(
+    `CREATE TEMP TRIGGER only_b_fails BEFORE INSERT ON entitlements WHEN NEW.wallet = '${b}' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`,
+  );
+  const counts = [2, 3, 4, 5, 6];
+  const forA = await Promise.all(counts.map((c) => signFor(f, buyerA, 'nyc', c, e.clock.now())));
+  const forB = await signFor(f, buyerB, 'nyc', 2, e.clock.now());
+  const all = [
+    ...forA.map((p, i) => subscribeWith(f, p.xPayment, 'nyc', counts[i]!)),
+    subscribeWith(f, forB.xPayment, 'nyc', 2),
+  ];
+  // Every settle call waits at the gate, so every application is queued in the same turn.
+  while (g.calls.length < all.length) await new Promise((r) => setTimeout(r, 5));
+  g.open();
+  const results = await Promise.all(all);
+  const a = results.slice(0, counts.length);
+  assert.ok(
+    a.every((r) => r.status === 200 && !r.body.idempotent && r.body.receiptToken),
+    JSON.stringify(a.map((r) => r.status)),
+  );
+  assert.equal(results.at(-1)!.status, 502);
+  assert.deepEqual(
+    { error: results.at(-1)!.body.error, refund: results.at(-1)!.body.refund },
+    { error: PAYMENT_ERRORS.entitlement, refund: 'queued' },
+  );
+  const sum = counts.reduce((x, y) => x + y, 0);
+  assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 5 + sum, totalPaidSignals: sum });
+  assert.equal(entitlementOf(e.db, buyerB.address, 'nyc'), null);
+  assert.deepEqual(e.db.prepare('SELECT status, count(*) AS n FROM payments GROUP BY status ORDER BY status').all(), [
+    { status: 'applied', n: counts.length },
+    { status: 'refund_queued', n: 1 },
+  ]);
+  assert.equal(e.db.prepare('SELECT count(*) FROM refunds').pluck().get(), 1);
+  assert.equal(e.db.prepare('SELECT count(*) FROM receipts').pluck().get(), counts.length);
+  // The six claims shared commits, and so did the applications until one failed: then the batch
+  // was rolled back and each ran alone (five applied, one refused and then refunded on its own).
+  const text = metrics.render();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+  assert.ok(value('isocast_payment_commits_total') < value('isocast_payment_commit_units_total'), text);
 });
