@@ -53,8 +53,8 @@ export function createGroupCommit(
       q.reject(err);
       return;
     }
-    opts.onCommit?.(1);
     q.resolve(value);
+    opts.onCommit?.(1);
   }
 
   function runBatch(items: Queued[]): void {
@@ -76,8 +76,8 @@ export function createGroupCommit(
       for (const q of items) runAlone(q);
       return;
     }
-    opts.onCommit?.(items.length);
     for (let i = 0; i < items.length; i++) items[i]!.resolve(values[i]);
+    opts.onCommit?.(items.length);
   }
 
   function flush(): void {
