@@ -35,6 +35,7 @@ import { passes, table, updateReadme, type Row } from './bench/report.ts';
 import {
   freePort,
   median,
+  mockServeEnv,
   NODE,
   ROOT,
   round,
@@ -101,23 +102,13 @@ if (!ONLY && binaryIsStale()) {
 // --- the server under test, seeded and with a real purchased entitlement ---
 const dataDir = join(RUN, 'data');
 const signalsSeeded = seedSignals(join(dataDir, 'isocast.db'), { city: CITY, days: SEED_DAYS });
-const serverEnv = (port: number, dir: string, home: string): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: home,
-  XDG_CACHE_HOME: join(home, 'cache'),
-  DATA_DIR: dir,
-  HOST: '127.0.0.1',
-  PORT: String(port),
-  BASE_URL: `http://127.0.0.1:${port}`,
-  PAYMENT_MODE: 'mock',
-  FEED: 'sim',
-  // One tick at start (baselines only), then quiet: the sim feed must not change the bytes under test.
-  POLL_INTERVAL_MS: '3600000',
-  LOG_LEVEL: 'info',
-  // The subscribe pair is one client posting as fast as it can: exactly what the address limit stops.
-  RATE_LIMIT_ADDRESS_PER_MIN: '0',
-  RATE_LIMIT_WALLET_PER_MIN: '0',
-});
+const serverEnv = (port: number, dir: string, home: string): NodeJS.ProcessEnv =>
+  mockServeEnv(port, dir, home, {
+    XDG_CACHE_HOME: join(home, 'cache'),
+    // The subscribe pair is one client posting as fast as it can: exactly what the address limit stops.
+    RATE_LIMIT_ADDRESS_PER_MIN: '0',
+    RATE_LIMIT_WALLET_PER_MIN: '0',
+  });
 const port = await freePort();
 const server = await spawnServer(NODE, [join(process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src'), 'main.ts'), 'serve'], {
   env: serverEnv(port, dataDir, RUN),

@@ -20,7 +20,7 @@ import { createCatalog } from '../../src/cities/catalog.ts';
 import { openDb } from '../../src/db/open.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
 import type { SignalPublic } from '../../src/signals/schemas.ts';
-import { freePort, median, NODE, percentile, ROOT, round, spawnServer } from './util.ts';
+import { freePort, median, mockServeEnv, NODE, percentile, ROOT, round, spawnServer } from './util.ts';
 
 export type GrowthSizes = { signals: number; outbox: number; entitlements: number; registrations: number };
 export const FULL_SIZES: GrowthSizes = {
@@ -239,19 +239,7 @@ export async function runGrowth(opts: {
   const port = await freePort();
   const startT = Date.now();
   const server = await spawnServer(NODE, [join(ROOT, 'src', 'main.ts'), 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: opts.dir,
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      BASE_URL: `http://127.0.0.1:${port}`,
-      PAYMENT_MODE: 'mock',
-      FEED: 'sim',
-      POLL_INTERVAL_MS: '3600000',
-      LOG_LEVEL: 'info',
-      ADMIN_TOKEN,
-    },
+    env: mockServeEnv(port, dataDir, opts.dir, { ADMIN_TOKEN }),
     port,
     logFile: join(opts.dir, 'server.log'),
     readyPath: '/health',

@@ -40,6 +40,32 @@ export function statusOf(url: string): Promise<number> {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The environment of a benchmarked `serve` in mock mode with the sim feed: loopback only, one
+ * poller tick at start and then quiet (the feed must not change the bytes under test), logs at the
+ * production default. `extra` adds or overrides keys.
+ */
+export function mockServeEnv(
+  port: number,
+  dataDir: string,
+  home: string,
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    PAYMENT_MODE: 'mock',
+    FEED: 'sim',
+    POLL_INTERVAL_MS: '3600000',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
 export type Spawned = { child: ChildProcess; url: string; startMs: number; stop(): Promise<number | null> };
 
 /**
