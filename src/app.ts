@@ -17,7 +17,7 @@ import { adminDocs, adminRoutes } from './admin/routes.ts';
 import type { PollerHealth } from './poller/health.ts';
 import type { DayRule } from './resolution/store.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
-import { pathOf, routeTable } from './lib/route-match.ts';
+import { routeTable } from './lib/route-match.ts';
 import type { Catalog, CityRecord } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes } from './cities/routes.ts';
 import { healthDocs, healthRoutes } from './ops/health-routes.ts';
@@ -229,9 +229,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     },
   });
   // The disclaimer, the edge and the latency metric run around app.fetch (lib/fast-path.ts says why).
+  // Every decision keys on the path the router matches: Hono's getPath decodes percent-escapes
+  // (decodeURI: unreserved letters yes, `%2F` no), after @hono/node-server has resolved `.`/`..`
+  // segments. Keying on the raw path let `/v1/%73ubscribe` skip the address limit (issue 23.2).
   app.fetch = wrapFetch(app.fetch, {
     bindings: { disclaimer },
-    pathOf,
+    pathOf: (req, env) => app.getPath(req, { env: env as AppEnv['Bindings'] }),
     routeOf: routes.label,
     before: (req, path, env) => edge.before(req, path, env as NodeBindings | undefined),
     finish: (res, path, env) => edge.finish(res, path, (env as NodeBindings | undefined)?.outgoing),

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mergeHeaders } from './fast-path.ts';
-import type { RouteTable } from './route-match.ts';
+import { pathOf, type RouteTable } from './route-match.ts';
 
 /**
  * What every request passes through before and after the router, run inside the app's fetch
- * wrapper (lib/fast-path.ts), not a middleware:
+ * wrapper (lib/fast-path.ts), not a middleware. `path` is always the router's decoded path
+ * (app.ts), never the raw URL, so `/%61dmin` is the operator route here as it is for the router.
  *
  *   - a trailing slash answers 308 to the canonical path (query kept), for paths that exist;
  *   - CORS for the public API: browsers running an x402 client may call it from any origin
@@ -47,10 +48,13 @@ export function createEdge(deps: EdgeDeps) {
       if (path.length > 1 && path.endsWith('/')) {
         const canonical = path.replace(/\/+$/, '') || '/';
         if (routes.allowed(canonical).length > 0) {
+          // `path` is decoded; the Location is the request's own (encoded) spelling, trimmed, so a
+          // decoded CR/LF or space never reaches a header.
+          const location = pathOf(req.url).replace(/\/+$/, '') || '/';
           const q = req.url.indexOf('?');
           return new Response(null, {
             status: 308,
-            headers: { location: canonical + (q < 0 ? '' : req.url.slice(q)) },
+            headers: { location: location + (q < 0 ? '' : req.url.slice(q)) },
           });
         }
       }

@@ -79,7 +79,11 @@ type Fetch = (req: Request, env?: never, ctx?: never) => Response | Promise<Resp
 export type WrapFetchDeps<Env> = {
   /** Bindings every request gets (the disclaimer); the node adapter's own are kept. */
   bindings: Env;
-  pathOf(url: string): string;
+  /**
+   * The path every decision keys on (limits, CORS, operator routes, metric label, 405): the
+   * router's own `app.getPath`, so a percent-encoded spelling of a route is the route everywhere.
+   */
+  pathOf(req: Request, env: unknown): string;
   /** The route pattern for the metric label (bounded: `unmatched` for anything else). */
   routeOf(path: string): string;
   /** An answer that replaces routing (redirect, preflight, 429), or null. */
@@ -117,7 +121,7 @@ export function wrapFetch<F extends Fetch, Env extends object>(dispatch: F, deps
   };
   const wrapped = (req: Request, env?: object, ctx?: unknown): Response | Promise<Response> => {
     const started = performance.now();
-    const path = deps.pathOf(req.url);
+    const path = deps.pathOf(req, env);
     const early = deps.before(req, path, env);
     if (early) return observe(req, path, deps.finish(early, path, env), started);
     // The node adapter passes a fresh {incoming, outgoing} per request, so adding to it is safe;
