@@ -8,10 +8,52 @@ import { BlockList, isIP } from 'node:net';
  */
 export type TrustedProxies = { has(address: string): boolean; readonly empty: boolean };
 
-/** `::ffff:10.0.0.1` is the IPv4 peer as a dual-stack socket reports it. */
+/**
+ * `::ffff:10.0.0.1` is the IPv4 peer as a dual-stack socket reports it; a proxy may write it in
+ * hex (`::ffff:a00:1`). Either is the IPv4 address; everything else is returned trimmed.
+ */
 export function normalizeIp(address: string): string {
   const a = address.trim();
-  return a.toLowerCase().startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
+  const words = ipv6Words(a);
+  if (words === null || !words.slice(0, 5).every((w) => w === 0) || words[5] !== 0xffff) return a;
+  return [words[6]! >> 8, words[6]! & 255, words[7]! >> 8, words[7]! & 255].join('.');
+}
+
+/**
+ * The key a client is budgeted under (issue 23.7). IPv4: the address. IPv6: its /64, written
+ * canonically (`2001:db8:0:1::/64`), because a /64 is what one subscriber is given (RFC 6177;
+ * SLAAC and privacy addresses pick any of its 2^64 hosts), and every spelling of one address
+ * (`2001:DB8::1`, `2001:0db8:0:0::1`, a zone id) parses to the same words. An IPv4-mapped address
+ * in either form (`::ffff:1.2.3.4`, `::ffff:102:304`) is the IPv4 address. Anything that is not an
+ * IP (cannot come from a socket) is its own key.
+ */
+export function addressKey(address: string): string {
+  const a = normalizeIp(address);
+  const words = ipv6Words(a);
+  if (words === null) return a;
+  return `${words
+    .slice(0, 4)
+    .map((w) => w.toString(16))
+    .join(':')}::/64`;
+}
+
+/** The eight 16-bit words of an IPv6 address (zone id dropped), or null for anything else. */
+function ipv6Words(address: string): number[] | null {
+  const zone = address.indexOf('%');
+  let a = zone < 0 ? address : address.slice(0, zone);
+  if (isIP(a) !== 6) return null;
+  const lastColon = a.lastIndexOf(':');
+  const tail = a.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    const [b0, b1, b2, b3] = tail.split('.').map(Number) as [number, number, number, number];
+    a = `${a.slice(0, lastColon + 1)}${((b0 << 8) | b1).toString(16)}:${((b2 << 8) | b3).toString(16)}`;
+  }
+  const [head = '', rest] = a.split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => Number.parseInt(h, 16)));
+  const left = parse(head);
+  if (rest === undefined) return left;
+  const right = parse(rest);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
 /** Parses a comma list of IPs and CIDRs; throws with the first entry that is neither. */
@@ -46,6 +88,11 @@ export function parseTrustedProxies(list: string | undefined): TrustedProxies {
       return family !== 0 && blocks.check(a, family === 4 ? 'ipv4' : 'ipv6');
     },
   };
+}
+
+/** The budget key of the request's client: `addressKey` of `clientAddress`. */
+export function clientKey(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
+  return addressKey(clientAddress(peer, forwardedFor, trusted));
 }
 
 export function clientAddress(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {

@@ -1,7 +1,7 @@
 import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createRateLimiter, type BucketLimit } from '../lib/rate-limit.ts';
-import { clientAddress, type TrustedProxies } from './client-address.ts';
+import { clientKey, type TrustedProxies } from './client-address.ts';
 
 /**
  * Abuse limits (docs/decisions.md, "Rate limits"). Per client address, checked before any
@@ -72,11 +72,8 @@ export function createAbuseLimits(
      */
     checkRequest(route: string, peer: string | undefined, forwardedFor: () => string | null): Response | null {
       if (peer === undefined) return null; // in-process app.request(): no socket, no client to limit
-      const address = clientAddress(
-        peer,
-        settings.trustedProxies.empty ? null : forwardedFor(),
-        settings.trustedProxies,
-      );
+      // An IPv6 client is its /64 (client-address.ts, addressKey).
+      const address = clientKey(peer, settings.trustedProxies.empty ? null : forwardedFor(), settings.trustedProxies);
       // One budget per address across the limited routes: a flood switching routes gains nothing.
       const r = byAddress.take(address, deps.now());
       if (r.ok) return null;

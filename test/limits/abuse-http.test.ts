@@ -114,6 +114,36 @@ test('TRUSTED_PROXIES: behind a trusted proxy each forwarded client has its own 
   assert.deepEqual(statuses, [402, 402, 429], 'an untrusted peer cannot pick its own key');
 });
 
+test('IPv6 clients behind a trusted proxy: seven spellings and neighbours in one /64 share one budget (issue 23.7)', async (t) => {
+  const env = testApp(t, {
+    env: { TRUSTED_PROXIES: '127.0.0.1,::1', RATE_LIMIT_ADDRESS_PER_MIN: '1', RATE_LIMIT_ADDRESS_BURST: '3' },
+  });
+  const base = await listen(t, env.app.fetch);
+  const post = (xff: string) =>
+    fetch(`${base}/v1/subscribe?city=nyc&count=2`, { method: 'POST', headers: { 'x-forwarded-for': xff } }).then(
+      (r) => r.status,
+    );
+  const one64 = [
+    '2001:db8:5:5::1',
+    '2001:DB8:5:5::1',
+    '2001:0db8:0005:0005:0000:0000:0000:0001',
+    '2001:db8:5:5:0:0:0:1',
+    '2001:db8:5:5::2',
+    '2001:db8:5:5:dead:beef:1:1',
+    '2001:db8:5:5:ffff::9',
+  ];
+  const statuses = [];
+  for (const xff of one64) statuses.push(await post(xff));
+  assert.deepEqual(statuses, [402, 402, 402, 429, 429, 429, 429], 'one budget of 3 for the whole /64');
+  assert.equal(await post('2001:db8:5:6::1'), 402, 'the next /64 is another client');
+  // IPv4-mapped spellings are the IPv4 client.
+  const v4 = [];
+  for (const xff of ['198.51.100.9', '::ffff:198.51.100.9', '::ffff:c633:6409', '198.51.100.9'])
+    v4.push(await post(xff));
+  assert.deepEqual(v4, [402, 402, 402, 429]);
+  assert.equal(env.app.limits.sizes().address, 3, 'three keys: two /64s and one IPv4 address');
+});
+
 test('a flood of chat registrations while paid pushes are queued delays no paid push', async (t) => {
   const bot = await startFakeBotApi();
   t.after(() => bot.close());

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientAddress, parseTrustedProxies } from '../../src/limits/client-address.ts';
+import { addressKey, clientAddress, clientKey, parseTrustedProxies } from '../../src/limits/client-address.ts';
 
 test('without trusted proxies the socket peer is the client, whatever X-Forwarded-For says', () => {
   const none = parseTrustedProxies(undefined);
@@ -29,4 +29,32 @@ test('TRUSTED_PROXIES entries must be IPs or CIDRs', () => {
     assert.throws(() => parseTrustedProxies(bad), /not an IP address or CIDR/, bad);
   }
   assert.doesNotThrow(() => parseTrustedProxies('192.168.0.0/16,fd00::/8, 127.0.0.1'));
+});
+
+test('budget keys: an IPv6 client is its canonical /64; IPv4-mapped IPv6 is the IPv4 address (issue 23.7)', () => {
+  const spellings = [
+    '2001:db8:7:1::1',
+    '2001:DB8:7:1::1',
+    '2001:0db8:0007:0001:0000:0000:0000:0001',
+    '2001:db8:7:1:0:0:0:1',
+    '2001:db8:7:1::0.0.0.1',
+    '2001:db8:7:1::1%eth0',
+    ' 2001:db8:7:1::1 ',
+  ];
+  const neighbours = ['2001:db8:7:1::2', '2001:db8:7:1:ffff:ffff:ffff:ffff', '2001:db8:7:1:a:b:c:d', '2001:db8:7:1::'];
+  for (const a of [...spellings, ...neighbours]) assert.equal(addressKey(a), '2001:db8:7:1::/64', a);
+  assert.equal(addressKey('2001:db8:7:2::1'), '2001:db8:7:2::/64', 'the next /64 is another client');
+  for (const a of ['::ffff:198.51.100.7', '::FFFF:198.51.100.7', '::ffff:c633:6407', '0:0:0:0:0:ffff:c633:6407'])
+    assert.equal(addressKey(a), '198.51.100.7', a);
+  assert.equal(addressKey('198.51.100.7'), '198.51.100.7');
+  assert.equal(addressKey('198.51.100.8'), '198.51.100.8', 'IPv4 stays per address');
+});
+
+test('behind a trusted proxy, X-Forwarded-For hops are keyed the same way', () => {
+  const trusted = parseTrustedProxies('127.0.0.1, ::1, 10.0.0.0/8');
+  assert.equal(clientKey('127.0.0.1', '2001:DB8:7:1::9', trusted), '2001:db8:7:1::/64');
+  assert.equal(clientKey('::1', '::ffff:198.51.100.7', trusted), '198.51.100.7');
+  // A proxy writing a trusted hop in mapped hex form is still recognised as trusted.
+  assert.equal(clientKey('127.0.0.1', '2001:db8:7:1::9, ::ffff:a00:1', trusted), '2001:db8:7:1::/64');
+  assert.equal(clientKey('::ffff:127.0.0.1', '198.51.100.7', trusted), '198.51.100.7');
 });
