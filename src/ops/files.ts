@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -14,20 +14,38 @@ export function usePrivateUmask(): void {
 }
 
 /**
- * Creates DATA_DIR 0700, and tightens one an older version left 0755 with 0644 files. SQLite gives
- * the WAL and SHM the database file's mode, so the database is fixed before it is opened. A
- * directory that holds none of our files is left as it is: it may be a shared parent.
+ * Names that may sit in a DATA_DIR of our own: our files, Litestream's `.isocast.db-litestream`,
+ * a mount point's `lost+found`. Any other entry means DATA_DIR is a shared parent.
+ */
+const isOurs = (name: string) =>
+  DATA_FILES.includes(name) || name.startsWith('isocast') || name.startsWith('.isocast') || name === 'lost+found';
+
+/**
+ * Creates DATA_DIR 0700, and tightens an existing one that is ours (empty, or holding only our
+ * files: a directory the installer pre-created 0777 on the first run, or one an older version left
+ * 0755 with 0644 files) before the database is created. SQLite gives the WAL and SHM the database
+ * file's mode, so the database is fixed before it is opened. A directory that holds anything else
+ * is a shared parent and is left as it is (our files in it are still made 0600).
  */
 export function secureDataDir(dir: string): void {
   if (!existsSync(dir)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return;
   }
-  const ours = DATA_FILES.filter((f) => existsSync(join(dir, f)));
-  if (ours.length === 0) return;
-  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
-  for (const f of ours) {
+  const entries = readdirSync(dir);
+  if (entries.every(isOurs) && (statSync(dir).mode & 0o077) !== 0) {
+    try {
+      chmodSync(dir, 0o700);
+    } catch (err) {
+      // Owned by another user: we cannot tighten it, and must not put payments in it as it is.
+      throw new Error(
+        `DATA_DIR ${dir} is readable or writable by other users and cannot be made private ` +
+          `(${(err as NodeJS.ErrnoException).code ?? String(err)}); chown it to the service user or chmod 700 it`,
+      );
+    }
+  }
+  for (const f of DATA_FILES) {
     const path = join(dir, f);
-    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   }
 }

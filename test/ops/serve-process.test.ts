@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/app.ts';
 import { secureDataDir } from '../../src/ops/files.ts';
@@ -180,9 +180,39 @@ test('a data directory an older version left open is tightened; a shared parent 
     [mode(data), mode(join(data, 'isocast.db')), mode(join(data, 'server-secret'))],
     ['700', '600', '600'],
   );
+  // A shared parent holds other things: its mode is the operator's, our files in it are still private.
   const shared = join(dir, 'shared');
   mkdirSync(shared, { mode: 0o755 });
   chmodSync(shared, 0o755);
+  writeFileSync(join(shared, 'notes.txt'), 'x', { mode: 0o644 });
+  writeFileSync(join(shared, 'isocast.db'), '', { mode: 0o644 });
   secureDataDir(shared);
-  assert.equal(mode(shared), '755');
+  assert.deepEqual(
+    [mode(shared), mode(join(shared, 'notes.txt')), mode(join(shared, 'isocast.db'))],
+    ['755', '644', '600'],
+  );
+});
+
+test('first run: a pre-created 0777 DATA_DIR is 0700 before the database file exists (issue 23.8)', (t) => {
+  const dir = tempDir(t);
+  const data = join(dir, 'precreated');
+  mkdirSync(data);
+  chmodSync(data, 0o777);
+  mkdirSync(join(data, 'lost+found'));
+  // The real first run: `isocast migrate` creates the database (an older version left the
+  // directory 0777 until the second start, because it held none of our files yet).
+  const m = spawnSync(process.execPath, ['src/main.ts', 'migrate'], {
+    env: { ...cleanEnv(), DATA_DIR: data },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(m.status, 0, m.stderr);
+  assert.deepEqual([mode(data), mode(join(data, 'isocast.db'))], ['700', '600']);
+  // The order inside one process: secureDataDir first, then the database is opened.
+  const again = join(dir, 'again');
+  mkdirSync(again);
+  chmodSync(again, 0o777);
+  secureDataDir(again);
+  assert.equal(mode(again), '700');
+  assert.equal(existsSync(join(again, 'isocast.db')), false);
 });
