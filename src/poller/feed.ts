@@ -23,9 +23,19 @@ export type Feed = {
   oddsDeadlineMs: number;
 };
 
+/**
+ * A fresh simulated start runs its first simulated day in this much real time, so every city
+ * passes its afternoon (and crosses at least twice) within the first few minutes (sim/clock.ts).
+ */
+export const SIM_WARM_UP_MS = 150_000;
+
 export async function createFeed(config: Config, deps: { db: Db; clock: Clock; logger: Logger }): Promise<Feed> {
   if (config.FEED === 'sim') {
-    const simClock = createSimClock(deps.db, { speed: config.SIM_SPEED, real: deps.clock });
+    const simClock = createSimClock(deps.db, {
+      speed: config.SIM_SPEED,
+      real: deps.clock,
+      warmUpRealMs: SIM_WARM_UP_MS,
+    });
     const weather = createSimWeather({ seed: config.SIM_SEED, simClock });
     return {
       weather,

@@ -269,7 +269,8 @@ export function createPoller(deps: PollerDeps): Poller {
         odds: sampled.odds,
         source: feed.name,
         observedAtMs: seenAtMs,
-        reportedAtMs: high.reportedAtMs,
+        // The station's report time is never after we received it (the sim stamps it in simulated time).
+        reportedAtMs: Math.min(feed.reportedAtReal?.(high.reportedAtMs) ?? high.reportedAtMs, seenAtMs),
       },
       { inTransaction: deps.onSignalInTransaction },
     );

@@ -122,3 +122,24 @@ test('sim weather returns every requested city', async () => {
   assert.equal(out.size, 37);
   assert.equal(weather.name, 'sim');
 });
+
+test('sim clock warm-up: a fresh database runs its first simulated day in the warm-up, then SIM_SPEED; restarts keep it', (t) => {
+  const db = openDb(join(tempDir(t), 'warm.db'));
+  const start = Date.parse('2026-07-15T12:00:00Z');
+  const real = manualClock(start);
+  const c1 = createSimClock(db, { speed: 60, real, warmUpRealMs: 150_000 });
+  assert.equal(c1.now(), start);
+  real.advance(75_000);
+  assert.equal(c1.now(), start + 43_200_000, 'half the warm-up is half a simulated day');
+  // A restart in the middle of the warm-up continues it.
+  assert.equal(createSimClock(db, { speed: 60, real, warmUpRealMs: 150_000 }).now(), start + 43_200_000);
+  real.advance(75_000);
+  assert.equal(c1.now(), start + 86_400_000);
+  real.advance(1_000);
+  assert.equal(c1.now(), start + 86_400_000 + 60_000, 'then SIM_SPEED');
+  // An existing anchor never warms up again.
+  const db2 = openDb(join(tempDir(t), 'cold.db'));
+  const c2 = createSimClock(db2, { speed: 60, real });
+  real.advance(1_000);
+  assert.equal(createSimClock(db2, { speed: 60, real, warmUpRealMs: 150_000 }).now(), c2.now());
+});

@@ -17,5 +17,10 @@ export type WeatherSource = {
    * asked every tick.
    */
   readonly minIntervalMs?: number;
+  /**
+   * The real instant of a report stamped `atMs` by this source's clock; absent: `atMs` is real
+   * (the simulated feed stamps reports in simulated time).
+   */
+  reportedAtReal?(atMs: number): number;
   observe(requests: readonly DayRequest[]): Promise<Map<string, Observation[] | Error>>;
 };
