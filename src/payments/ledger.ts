@@ -22,6 +22,12 @@ export type Purchase = {
   totalPaidSignals: number;
   latestSeq: number;
   receiptToken: string | null;
+  /**
+   * True only in the answer to the request whose own settle call moved the money and applied it
+   * here (the same condition as the receipt). Everything a header alone can reach (a known
+   * payment, a coalesced copy, a doubt resolved) is false: those fields are public on chain.
+   */
+  movedHere: boolean;
 };
 
 /**
@@ -57,6 +63,7 @@ export function createLedger(deps: {
       totalPaidSignals: ent?.totalPaidSignals ?? 0,
       latestSeq: signals.latestSeq(row.city),
       receiptToken: null,
+      movedHere: false,
     };
   }
 
@@ -78,6 +85,7 @@ export function createLedger(deps: {
       totalPaidSignals: ent.totalPaidSignals,
       latestSeq: ent.latestSeq,
       receiptToken: withReceipt ? issueReceipt(db, row.payer, id, nowMs) : null,
+      movedHere: withReceipt,
     };
     return { purchase, row };
   }

@@ -28,6 +28,11 @@ const EXHAUSTED = 'paid signals exhausted; buy more to continue';
 /** An Authorization header that is not `Bearer <token>`: the caller meant to read, so say how. */
 export const RECEIPT_TOKEN_REQUIRED = 'receipt token required: Authorization: Bearer <receiptToken>';
 export const DEFAULT_CHALLENGE_COUNT = 20;
+/** A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads. */
+export const ALREADY_APPLIED =
+  'payment already applied; an X-Payment reads only in the request that settled it: read with Authorization: Bearer <receiptToken>';
+export const RECEIPT_HINT =
+  "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
 
 export function paidSignalsRoutes(deps: {
   db: Db;
@@ -56,8 +61,12 @@ export function paidSignalsRoutes(deps: {
         if (since >= nextCeiling(paidThrough, latest, count))
           throw exhausted(city, count, resource, paidThrough ?? 0, latest);
       };
-      return deps.plane.purchase(payment, city, count, resource, { beforeSettle }).then((purchase) =>
-        page(
+      return deps.plane.purchase(payment, city, count, resource, { beforeSettle }).then((purchase) => {
+        // A payment this request did not move (known, coalesced, or resolved from doubt) reads
+        // nothing: every field of its header, the signature included, is public once settled.
+        if (!purchase.movedHere)
+          throw alreadyApplied(city, count, resource, since, purchase.paidThroughSeq, purchase.latestSeq);
+        return page(
           c,
           purchase.payer,
           city,
@@ -70,8 +79,8 @@ export function paidSignalsRoutes(deps: {
           },
           // The purchase read both inside its own transaction: no second lookup of either.
           { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq },
-        ),
-      );
+        );
+      });
     }
     const authorization = c.req.header('authorization');
     if (authorization === undefined) return replyJson(c, deps.plane.challenge(city, count, resource), 402);
@@ -94,6 +103,31 @@ export function paidSignalsRoutes(deps: {
       exhaustion: { paidThrough, latest },
     });
     return new ApiError(402, error, body);
+  }
+
+  /**
+   * A known inline payment (spec 4.4 rule 4 shape): the exhaustion 402 with `paid_through` and
+   * `latest` for its wallet, `idempotent: true` (it is applied; nothing is charged again) and the
+   * way to read: the bearer token, recoverable with POST /v1/receipts.
+   */
+  function alreadyApplied(
+    city: string,
+    count: number,
+    resource: string,
+    since: number,
+    paidThrough: number,
+    latest: number,
+  ): ApiError {
+    const { error, ...body } = deps.plane.challenge(city, count, resource, {
+      error: since >= paidThrough ? EXHAUSTED : ALREADY_APPLIED,
+      exhaustion: { paidThrough, latest },
+    });
+    return new ApiError(
+      402,
+      error,
+      { ...body, idempotent: true, receipt: RECEIPT_HINT },
+      { 'cache-control': 'no-store' },
+    );
   }
 
   /** `paid`: the ceiling after the payment this request carried; such an answer is always 200 (possibly an empty page). */
@@ -159,8 +193,10 @@ export const paidSignalsDocs: RouteDoc[] = [
     description:
       'Authorization: Bearer <receipt token>, or an inline X-Payment (the subscribe flow runs first). Without either: 402 PaymentRequired. ' +
       'since >= paid_through answers 402 with paid_through and latest (exhaustion); a since at or past latest but below paid_through is a 200 empty page. ' +
-      'Inline payment: if the ceiling the purchase would produce is still <= since, the exhaustion 402 comes before anything is settled; once a payment ' +
-      'settled (or is known), the answer is always 200, possibly an empty page, with X-PAYMENT-RESPONSE. HEAD ignores X-Payment: it never moves money.',
+      'Inline payment: if the ceiling the purchase would produce is still <= since, the exhaustion 402 comes before anything is settled. Rows are read only ' +
+      'in the answer to the request whose own settlement moved the money (200, X-PAYMENT-RESPONSE, X-Receipt-Token). The same X-Payment again (or a copy ' +
+      'coalesced onto it, or one resolved after a doubt) reads nothing: 402 with paid_through, latest, idempotent: true and a receipt hint (error: the exhaustion ' +
+      'string when since >= paid_through); read with the bearer token, recovered with POST /v1/receipts. HEAD ignores X-Payment: it never moves money.',
     query: SignalsQuery,
     security: [['receipt'], ['x402']],
     responses: {
@@ -184,7 +220,7 @@ export const paidSignalsDocs: RouteDoc[] = [
       },
       402: {
         description:
-          'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion), or an inline-payment failure ({error, reason?})',
+          'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ({error, reason?})',
         schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },

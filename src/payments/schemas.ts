@@ -52,6 +52,18 @@ export const PaymentRequired = z
     terms: z.url(),
     paid_through: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
     latest: z.number().int().optional().describe('Only on /v1/signals exhaustion'),
+    idempotent: z
+      .literal(true)
+      .optional()
+      .describe(
+        'Only on /v1/signals with an X-Payment already applied: the payment stands (nothing charged again), but only the request that settled it reads rows',
+      ),
+    receipt: z
+      .string()
+      .optional()
+      .describe(
+        'With idempotent: how to read instead (the bearer token; a lost one comes back from POST /v1/receipts)',
+      ),
     disclaimer: Disclaimer,
   })
   .meta({ id: 'PaymentRequired' });

@@ -172,6 +172,9 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
       }
     } else if (res.status === 502 && res.body?.refund === 'queued') {
       e.outcome = 'refund';
+    } else if (res.status === 402 && e.via === 'signals' && res.body?.idempotent === true) {
+      // Already applied (a resend after a doubt, or a copy): it stands, but reads nothing (issue 23).
+      e.outcome = 'ok';
     } else if (res.status === 402 && e.via === 'signals' && res.body?.paid_through !== undefined) {
       // The purchase would buy nothing readable past `since`: refused before anything settled.
       if (e.outcome === 'pending') e.outcome = 'unbought';

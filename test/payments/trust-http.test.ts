@@ -62,9 +62,10 @@ test('a replay after validBefore is idempotent, and a replay never carries a rec
   await Promise.all(Array.from({ length: 50 }, () => subscribeWith(f, first.payment.xPayment, 'nyc', 20)));
   assert.equal(count(db, 'SELECT count(*) FROM receipts'), 1);
   assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 23, totalPaidSignals: 20 });
-  // An inline replay on GET /v1/signals: state, 200, no X-Receipt-Token.
+  // An inline replay on GET /v1/signals: the state as a 402 (no rows), no X-Receipt-Token.
   const inline = await f('/v1/signals?city=nyc&count=20&since=0', { headers: { 'x-payment': first.payment.xPayment } });
-  assert.equal(inline.status, 200);
+  assert.equal(inline.status, 402);
+  assert.equal(((await inline.json()) as Record<string, any>).idempotent, true);
   assert.equal(inline.headers.get('x-receipt-token'), null);
   assert.equal(count(db, 'SELECT count(*) FROM receipts'), 1);
 });
@@ -230,10 +231,15 @@ test('inline payment on GET /v1/signals: a purchase that would buy nothing reada
   const page = (await ok.json()) as Record<string, any>;
   assert.deepEqual([page.signals.length, page.paid_through, page.latest, page.more], [0, 5, 3, false]);
   assert.match(ok.headers.get('x-receipt-token') ?? '', /^isr_/);
-  // The same header again with a since past the ceiling: it is paid, so 200 (empty), never 402.
+  // The same header again with a since past the ceiling: spec 4.4 rule 4, the exhaustion 402
+  // (issue 23 item 10; it was a 200 empty page), and nothing charged again.
   const replay = await f('/v1/signals?city=nyc&count=2&since=9', { headers: { 'x-payment': p.xPayment } });
-  assert.equal(replay.status, 200);
-  assert.ok(replay.headers.get('x-payment-response'));
+  assert.equal(replay.status, 402);
+  const again = (await replay.json()) as Record<string, any>;
+  assert.deepEqual(
+    [again.error, again.paid_through, again.latest],
+    ['paid signals exhausted; buy more to continue', 5, 3],
+  );
   assert.equal(count(db, 'SELECT count(*) FROM payments'), 1);
 });
 

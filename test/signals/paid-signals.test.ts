@@ -171,9 +171,12 @@ test('inline X-Payment runs the subscribe flow, then reads; a receipt comes back
   assert.equal(decodePaymentResponse(r.res.headers.get('x-payment-response')!).payer, buyerA.address.toLowerCase());
   const token = r.res.headers.get('x-receipt-token')!;
   assert.equal((await read(f, 'city=nyc', bearer(token))).body.paid_through, 7);
-  // The same header again: idempotent, no second credit.
+  // The same header again: idempotent, no second credit, and no rows (issue 23: only the request
+  // that moved the money reads with it; afterwards the bearer token reads).
   const again = await read(f, 'city=nyc&count=3', { 'x-payment': p.xPayment });
-  assert.equal(again.body.paid_through, 7);
+  assert.equal(again.status, 402);
+  assert.equal(again.body.signals, undefined);
+  assert.deepEqual([again.body.paid_through, again.body.idempotent], [7, true]);
   assert.equal(db.prepare('SELECT count(*) FROM payments').pluck().get(), 1);
 });
 
