@@ -221,7 +221,8 @@ END;
 -- The resolution rule each city-day's market event states, parsed from its text (source, station,
 -- unit, precision, fallback), and whether the service signals that day or pauses it. The rule seen
 -- first is kept: a rule or observation feed that changes during the day pauses the day, so one
--- day's signals never mix sources. Times in epoch ms.
+-- day's signals never mix sources. Times in epoch ms. `kind` (0010): which reports count and the
+-- rounding (src/buckets/rule-kinds.ts); NULL for days recorded before 0010.
 CREATE TABLE resolution_rules (
   city          TEXT    NOT NULL,
   target_date   TEXT    NOT NULL,
@@ -237,6 +238,7 @@ CREATE TABLE resolution_rules (
   observed_with TEXT,
   first_seen_at INTEGER NOT NULL,
   updated_at    INTEGER NOT NULL,
+  kind          TEXT    CHECK (kind IN ('noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa')),
   PRIMARY KEY (city, target_date)
 ) WITHOUT ROWID;
 CREATE INDEX resolution_rules_paused ON resolution_rules (target_date) WHERE status = 'paused';

@@ -1,24 +1,33 @@
 import type { TempUnit } from '../cities/catalog.ts';
 import { localDayBounds } from '../cities/local-day.ts';
-import { convertTemp, resolveReading } from './rounding.ts';
+import { convertTemp } from './rounding.ts';
+import { DEFAULT_KIND, KIND_RULES, roundForKind, type ReportType, type RuleKind } from './rule-kinds.ts';
 
 /**
  * One observed temperature. Weather sources return plain lists of these (and a replay can build
- * them from files), so the daily-high rule lives in one place.
+ * them from files), so the daily-high rule lives in one place. `report` says whether a METAR
+ * source's row was a routine report or a SPECI; sources that do not know leave it out.
  */
-export type Observation = { atMs: number; temp: number; unit: TempUnit };
+export type Observation = { atMs: number; temp: number; unit: TempUnit; report?: ReportType };
 
 /**
  * The warmest observation inside the station's local calendar day `date` (half-open: local
- * midnight belongs to the day it starts). Providers' own rolling `max_temp` fields are never used:
- * they span 6 or 24 hours across the day boundary. Ties keep the earliest observation.
+ * midnight belongs to the day it starts) among the reports the rule kind counts
+ * (src/buckets/rule-kinds.ts). Providers' own rolling `max_temp` fields are never used: they span
+ * 6 or 24 hours across the day boundary. Ties keep the earliest observation.
  */
-export function dailyHigh(observations: readonly Observation[], timezone: string, date: string): Observation | null {
+export function dailyHigh(
+  observations: readonly Observation[],
+  timezone: string,
+  date: string,
+  kind: RuleKind = DEFAULT_KIND,
+): Observation | null {
   const { startMs, endMs } = localDayBounds(timezone, date);
+  const counts = KIND_RULES[kind].counts;
   let best: Observation | null = null;
   let bestC = Number.NEGATIVE_INFINITY;
   for (const o of observations) {
-    if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs) continue;
+    if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs || !counts(o.report)) continue;
     const c = convertTemp(o.temp, o.unit, 'C');
     if (c > bestC || (c === bestC && best !== null && o.atMs < best.atMs)) {
       best = o;
@@ -34,9 +43,10 @@ export function dailyHighReading(
   timezone: string,
   date: string,
   unit: TempUnit,
+  kind: RuleKind = DEFAULT_KIND,
 ): number | null {
-  const high = dailyHigh(observations, timezone, date);
-  return high === null ? null : resolveReading(high.temp, high.unit, unit);
+  const high = dailyHigh(observations, timezone, date, kind);
+  return high === null ? null : roundForKind(kind, high.temp, high.unit, unit);
 }
 
 /**
@@ -49,14 +59,17 @@ export function dailyHighReport(
   timezone: string,
   date: string,
   unit: TempUnit,
+  kind: RuleKind = DEFAULT_KIND,
 ): { reading: number; reportedAtMs: number } | null {
-  const reading = dailyHighReading(observations, timezone, date, unit);
+  const reading = dailyHighReading(observations, timezone, date, unit, kind);
   if (reading === null) return null;
   const { startMs, endMs } = localDayBounds(timezone, date);
+  const counts = KIND_RULES[kind].counts;
   let first = Number.POSITIVE_INFINITY;
   for (const o of observations) {
-    if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs || o.atMs >= first) continue;
-    if (resolveReading(o.temp, o.unit, unit) === reading) first = o.atMs;
+    if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs || o.atMs >= first || !counts(o.report))
+      continue;
+    if (roundForKind(kind, o.temp, o.unit, unit) === reading) first = o.atMs;
   }
   return { reading, reportedAtMs: first };
 }

@@ -16,6 +16,7 @@ export const MIGRATIONS: readonly string[] = [
   '0007_retention.sql',
   '0008_resolution_rules.sql',
   '0009_report_time.sql',
+  '0010_rule_kind.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

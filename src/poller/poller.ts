@@ -7,6 +7,7 @@ import type { Metrics } from '../lib/metrics.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { dailyHighReport } from '../buckets/daily-high.ts';
 import type { Observation } from '../buckets/daily-high.ts';
+import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import { createSignalStore } from '../signals/store.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
@@ -243,7 +244,8 @@ export function createPoller(deps: PollerDeps): Poller {
     seenAtMs: number,
     oddsDeadline: number,
   ): Promise<SignalPublic | 'baseline' | null> {
-    const high = dailyHighReport(obs, city.timezone, date, city.unit);
+    // Which reports count and the rounding are the day's rule's (src/buckets/rule-kinds.ts).
+    const high = dailyHighReport(obs, city.timezone, date, city.unit, event.rule.kind ?? DEFAULT_KIND);
     if (high === null) return null;
     const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
     const d = signals.saveReading(base);

@@ -1,6 +1,7 @@
 import type { TempUnit } from '../cities/catalog.ts';
 import type { BucketRange } from '../buckets/labels.ts';
 import { dailyHighReading, type Observation } from '../buckets/daily-high.ts';
+import type { RuleKind } from '../buckets/rule-kinds.ts';
 import { detect, type DayState, type Detection } from '../signals/detect.ts';
 
 /**
@@ -11,7 +12,7 @@ import { detect, type DayState, type Detection } from '../signals/detect.ts';
  * Nothing here re-implements a rule: observations outside the local day simply never move
  * `dailyHighReading`, so they produce no step, as live.
  */
-export type CityDay = { timezone: string; date: string; unit: TempUnit };
+export type CityDay = { timezone: string; date: string; unit: TempUnit; kind?: RuleKind };
 
 export type FoldStep = {
   /** The observation instant whose arrival produced this step. */
@@ -34,7 +35,7 @@ export function foldDay(
     const atMs = sorted[i]!.atMs;
     // Reports sharing one instant (a METAR and its SPECI) arrive together, as in one poll.
     if (i + 1 < sorted.length && sorted[i + 1]!.atMs === atMs) continue;
-    const reading = dailyHighReading(sorted.slice(0, i + 1), day.timezone, day.date, day.unit);
+    const reading = dailyHighReading(sorted.slice(0, i + 1), day.timezone, day.date, day.unit, day.kind);
     if (reading === null) continue;
     const detection = detect(state, reading, buckets);
     if (!detection.changed) continue;

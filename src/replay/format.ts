@@ -1,3 +1,4 @@
+import { KIND_RULES } from '../buckets/rule-kinds.ts';
 import type { ReplayReading, ReplayResult } from './run.ts';
 
 /**
@@ -29,6 +30,7 @@ export function formatReplay(r: ReplayResult): string {
   );
   if (r.market.slug) lines.push(`market      ${r.market.slug} (${r.market.origin})`);
   if (r.rule) lines.push(`rule        ${ruleLine(r.rule)}`);
+  lines.push(`counts      ${KIND_RULES[r.kind].describe}`);
   if (r.market.resolvedBucket !== null) lines.push(`resolved    ${r.market.resolvedBucket}  match: ${r.match}`);
   else if (r.market.origin !== 'labels') lines.push('resolved    not yet (no bucket has outcomePrices ["1","0"])');
   for (const n of r.notes) lines.push(`note        ${n}`);
@@ -39,7 +41,8 @@ export function formatReplay(r: ReplayResult): string {
 function ruleLine(rule: NonNullable<ReplayResult['rule']>): string {
   if (rule.source === 'unknown') return `unknown (${rule.reason ?? 'unrecognised wording'})`;
   const precision = rule.precision === 0.1 ? 'tenths of a degree' : 'whole degrees';
-  return `${rule.source} ${rule.station} °${rule.unit}, ${precision}${rule.fallback ? `, fallback ${rule.fallback}` : ''}${rule.url ? ` (${rule.url})` : ''}`;
+  const view = rule.kind === 'noaa-hourly' ? ', hourly view' : '';
+  return `${rule.source} ${rule.station} °${rule.unit}${view}, ${precision}${rule.fallback ? `, fallback ${rule.fallback}` : ''}${rule.url ? ` (${rule.url})` : ''}`;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

@@ -3,6 +3,7 @@ import { localDayBounds } from '../cities/local-day.ts';
 import { bucketFor } from '../buckets/assign.ts';
 import { dailyHigh, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
 import { resolveReading } from '../buckets/rounding.ts';
+import { DEFAULT_KIND, type RuleKind } from '../buckets/rule-kinds.ts';
 import { foldDay } from './fold.ts';
 import type { ReplayMarket } from './market.ts';
 
@@ -26,6 +27,11 @@ export type ReplayResult = {
   date: string;
   timezone: string;
   localDay: { start: string; end: string; hours: number };
+  /**
+   * Which reports entered the maximum and the rounding: the event rule's kind, the city's own
+   * source's kind for typed labels (src/buckets/rule-kinds.ts).
+   */
+  kind: RuleKind;
   /** Unit of the ladder, which is the unit readings resolve in (see `notes` when it is not the city's). */
   unit: TempUnit;
   buckets: string[];
@@ -37,6 +43,7 @@ export type ReplayResult = {
   /** The event's own resolution rule (null for --buckets): source, station, unit, precision, fallback. */
   rule: {
     source: string;
+    kind: RuleKind | null;
     station: string | null;
     unit: string | null;
     precision: number | null;
@@ -61,7 +68,9 @@ export type ReplayInput = {
 export function runReplay(input: ReplayInput): ReplayResult {
   const { city, date, market } = input;
   const unit = market.buckets[0]!.unit;
-  const day = { timezone: city.timezone, date, unit };
+  // The same per-rule filter and rounding as the poller, so a replayed day resolves as the market did.
+  const kind = market.rule?.kind ?? (city.resolutionSource === 'hko' ? 'hko' : DEFAULT_KIND);
+  const day = { timezone: city.timezone, date, unit, kind };
   const { startMs, endMs } = localDayBounds(city.timezone, date);
   const inDay = input.observations.filter((o) => Number.isFinite(o.temp) && o.atMs >= startMs && o.atMs < endMs).length;
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -82,8 +91,8 @@ export function runReplay(input: ReplayInput): ReplayResult {
     }
   }
 
-  const highObs = dailyHigh(input.observations, city.timezone, date);
-  const high = dailyHighReading(input.observations, city.timezone, date, unit);
+  const highObs = dailyHigh(input.observations, city.timezone, date, kind);
+  const high = dailyHighReading(input.observations, city.timezone, date, unit, kind);
   const final =
     highObs === null || high === null
       ? null
@@ -110,6 +119,7 @@ export function runReplay(input: ReplayInput): ReplayResult {
     date,
     timezone: city.timezone,
     localDay: { start: iso(startMs), end: iso(endMs), hours: (endMs - startMs) / 3_600_000 },
+    kind,
     unit,
     buckets: market.buckets.map((b) => b.label),
     observations: {

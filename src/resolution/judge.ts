@@ -24,6 +24,7 @@ const LABEL: Record<ResolutionRule['source'], string> = {
 
 export function describeRule(rule: {
   source: ResolutionRule['source'];
+  kind?: ResolutionRule['kind'];
   station: string | null;
   unit: string | null;
   precision: number | null;
@@ -31,7 +32,8 @@ export function describeRule(rule: {
   if (rule.source === 'unknown') return 'unknown rule';
   const station = rule.station && /^[A-Z0-9]{4}$/.test(rule.station) ? ` ${rule.station}` : '';
   const prec = rule.precision === 0.1 ? ', 0.1°' : '';
-  return `${rule.source}${station}${rule.unit ? ` °${rule.unit}` : ''}${prec}`;
+  const view = rule.kind === 'noaa-hourly' ? ' (hourly view)' : '';
+  return `${rule.source}${station}${rule.unit ? ` °${rule.unit}` : ''}${prec}${view}`;
 }
 
 /** `canObserve(source)`: whether the running feed has a weather source for rules of that kind. */

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
+import type { RuleKind } from '../buckets/rule-kinds.ts';
 import { perConnection } from '../lib/per-connection.ts';
 import { describeRule, type Verdict } from './judge.ts';
 
@@ -13,6 +14,8 @@ export type DayRule = {
   city: string;
   targetDate: string;
   source: ResolutionRule['source'];
+  /** Which reports count and the rounding; null for an unknown rule or a day recorded before 0010. */
+  kind: RuleKind | null;
   station: string | null;
   unit: 'C' | 'F' | null;
   precision: number | null;
@@ -28,6 +31,7 @@ type Row = {
   city: string;
   target_date: string;
   source: ResolutionRule['source'];
+  kind: RuleKind | null;
   station: string | null;
   unit: 'C' | 'F' | null;
   precision: number | null;
@@ -39,13 +43,14 @@ type Row = {
 };
 
 const COLUMNS =
-  'city, target_date, source, station, unit, precision, fallback, url, status, pause_reason, observed_with';
+  'city, target_date, source, kind, station, unit, precision, fallback, url, status, pause_reason, observed_with';
 
 function view(r: Row): DayRule {
   return {
     city: r.city,
     targetDate: r.target_date,
     source: r.source,
+    kind: r.kind,
     station: r.station,
     unit: r.unit,
     precision: r.precision,
@@ -60,6 +65,8 @@ function view(r: Row): DayRule {
 function sameRule(r: Row, rule: ResolutionRule): boolean {
   return (
     r.source === rule.source &&
+    // A day recorded before 0010 has no kind; the first read that states one does not pause it.
+    (r.kind === null || r.kind === rule.kind) &&
     r.station === rule.station &&
     r.unit === rule.unit &&
     r.precision === rule.precision &&
@@ -91,8 +98,8 @@ export function createRuleStore(db: Db): RuleStore {
   const s = {
     get: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules WHERE city = ? AND target_date = ?`),
     insert:
-      db.prepare(`INSERT INTO resolution_rules (city, target_date, source, station, unit, precision, fallback, url, parse_note,
-      status, pause_reason, observed_with, first_seen_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      db.prepare(`INSERT INTO resolution_rules (city, target_date, source, kind, station, unit, precision, fallback, url, parse_note,
+      status, pause_reason, observed_with, first_seen_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     update: db.prepare(
       'UPDATE resolution_rules SET status = ?, pause_reason = ?, observed_with = ?, updated_at = ? WHERE city = ? AND target_date = ?',
     ),
@@ -113,6 +120,7 @@ export function createRuleStore(db: Db): RuleStore {
             city: input.city,
             target_date: input.date,
             source: rule.source,
+            kind: rule.kind,
             station: rule.station,
             unit: rule.unit,
             precision: rule.precision,
@@ -126,6 +134,7 @@ export function createRuleStore(db: Db): RuleStore {
             next.city,
             next.target_date,
             next.source,
+            next.kind,
             next.station,
             next.unit,
             next.precision,

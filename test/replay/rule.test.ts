@@ -16,6 +16,7 @@ test('the event rule is shown, in --json and in text', async () => {
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.json!.rule, {
     source: 'wu',
+    kind: 'wu-table',
     station: 'KLGA',
     unit: 'F',
     precision: 1,
@@ -26,7 +27,7 @@ test('the event rule is shown, in --json and in text', async () => {
   assert.equal(noaa.code, 0, noaa.stderr);
   assert.match(
     noaa.stdout,
-    /^rule {8}noaa KLGA °F, whole degrees, fallback wu \(https:\/\/www\.weather\.gov\/wrh\/timeseries\?site=klga\)$/m,
+    /^rule {8}noaa KLGA °F, hourly view, whole degrees, fallback wu \(https:\/\/www\.weather\.gov\/wrh\/timeseries\?site=klga\)$/m,
   );
   const labels = await replay([...DAY, ...OBS, '--buckets', LABELS.join(','), '--json']);
   assert.equal(labels.json!.rule, null, 'typed labels carry no rule');

@@ -10,6 +10,8 @@ export type RuleFixture = {
   resolutionSource: string | null;
   expected: {
     source: string;
+    /** Which reports count and the rounding (src/buckets/rule-kinds.ts). */
+    kind: string | null;
     station: string | null;
     unit: 'C' | 'F' | null;
     precision: number | null;
@@ -21,7 +23,7 @@ export const RULE_FIXTURES: RuleFixture[] = [
   {
     name: '1. WU legacy, NYC 30 Dec 25 (event capture)',
     resolutionSource: 'https://www.wunderground.com/history/daily/us/ny/new-york-city/KLGA',
-    expected: { source: 'wu', station: 'KLGA', unit: 'F', precision: 1, fallback: null },
+    expected: { source: 'wu', kind: 'wu-table', station: 'KLGA', unit: 'F', precision: 1, fallback: null },
     description: [
       "This market will resolve to the temperature range that contains the highest temperature recorded at the LaGuardia Airport Station in degrees Fahrenheit on 30 Dec '25.",
       'The resolution source for this market will be information from Wunderground, specifically the highest temperature recorded for all times on this day by the Forecast for the LaGuardia Airport Station once information is finalized, available here: https://www.wunderground.com/history/daily/us/ny/new-york-city/KLGA.',
@@ -34,7 +36,7 @@ export const RULE_FIXTURES: RuleFixture[] = [
   {
     name: '2. WU generic, London 27 May 26',
     resolutionSource: null,
-    expected: { source: 'wu', station: 'EGLC', unit: 'C', precision: 1, fallback: null },
+    expected: { source: 'wu', kind: 'wu-table', station: 'EGLC', unit: 'C', precision: 1, fallback: null },
     description: [
       "This market will resolve to the temperature range that contains the highest temperature recorded at the London City Airport Station in degrees Celsius on 27 May '26.",
       'The resolution source for this market will be information from Wunderground, specifically the highest temperature recorded for all times on this day for the London City Airport Station, available here: https://www.wunderground.com/history/daily/gb/london/EGLC.',
@@ -47,7 +49,7 @@ export const RULE_FIXTURES: RuleFixture[] = [
   {
     name: '3. WU Daily Observations, Ankara 20 Aug 26 (event capture)',
     resolutionSource: 'https://www.wunderground.com/history/daily/tr/%C3%A7ubuk/LTAC',
-    expected: { source: 'wu', station: 'LTAC', unit: 'C', precision: 1, fallback: null },
+    expected: { source: 'wu', kind: 'wu-table', station: 'LTAC', unit: 'C', precision: 1, fallback: null },
     description: [
       "This market will resolve based on the highest temperature recorded in the 'Daily Observations' table on Weather Underground, not the figure displayed in the 'Day High & Low' summary section; in the event of any discrepancy between the two, the Daily Observations table shall be the primary resolution source not the Day High & Low section.",
       "This market will resolve to the temperature range that contains the highest temperature recorded at the Esenboğa Intl Airport Station in degrees Celsius on 20 Aug '26.",
@@ -61,7 +63,7 @@ export const RULE_FIXTURES: RuleFixture[] = [
   {
     name: '3b. Ankara, rule only on the bucket market',
     resolutionSource: null,
-    expected: { source: 'wu', station: 'LTAC', unit: 'C', precision: 1, fallback: null },
+    expected: { source: 'wu', kind: 'wu-table', station: 'LTAC', unit: 'C', precision: 1, fallback: null },
     description: [
       "This market will resolve based on the highest temperature recorded in the 'Daily Observations' table on Weather Underground, not the figure displayed in the 'Day High & Low' summary section; in the event of any discrepancy between the two, the Daily Observations table shall be the primary resolution source not the Day High & Low section.",
       "This market will resolve to the temperature range that contains the highest temperature recorded at the Esenboğa Intl Airport Station in degrees Celsius on 20 Aug '26.",
@@ -75,7 +77,7 @@ export const RULE_FIXTURES: RuleFixture[] = [
   {
     name: '4. NOAA + WU fallback, Sao Paulo 29 Aug 26',
     resolutionSource: null,
-    expected: { source: 'noaa', station: 'SBGR', unit: 'C', precision: 1, fallback: 'wu' },
+    expected: { source: 'noaa', kind: 'noaa-all', station: 'SBGR', unit: 'C', precision: 1, fallback: 'wu' },
     description: [
       "This market will resolve to the temperature range that contains the highest temperature recorded by NOAA at the Sao Paulo-Guarulhos International Airport Station in degrees Celsius on 29 Aug '26.",
       'The resolution source for this market will be information from NOAA, specifically the highest reading under the "Temp" column for all times on this day, available here: https://www.weather.gov/wrh/timeseries?site=sbgr',
@@ -89,7 +91,7 @@ export const RULE_FIXTURES: RuleFixture[] = [
   {
     name: '5. NOAA Hourly Data + WU fallback, Seattle 29 Aug 26',
     resolutionSource: null,
-    expected: { source: 'noaa', station: 'KSEA', unit: 'F', precision: 1, fallback: 'wu' },
+    expected: { source: 'noaa', kind: 'noaa-hourly', station: 'KSEA', unit: 'F', precision: 1, fallback: 'wu' },
     description: [
       "This market will resolve to the temperature range that contains the highest temperature recorded by NOAA at the Seattle-Tacoma International Airport Station in degrees Fahrenheit on 29 Aug '26.",
       'The resolution source for this market will be information from NOAA, specifically the highest reading under the "Temp" column for all times on this day, available here: https://www.weather.gov/wrh/timeseries?site=ksea',
@@ -106,6 +108,7 @@ export const RULE_FIXTURES: RuleFixture[] = [
     resolutionSource: null,
     expected: {
       source: 'hko',
+      kind: 'hko',
       station: 'https://www.weather.gov.hk/en/cis/climat.htm',
       unit: 'C',
       precision: 0.1,
@@ -124,6 +127,7 @@ export const RULE_FIXTURES: RuleFixture[] = [
     resolutionSource: null,
     expected: {
       source: 'cwa',
+      kind: 'cwa',
       station: 'https://www.cwa.gov.tw/V8/C/W/OBS_Station.html?ID=46692',
       unit: 'C',
       precision: 0.1,

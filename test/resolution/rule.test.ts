@@ -9,6 +9,7 @@ import { RULE_FIXTURES } from './rule-fixtures.ts';
 
 const pick = (r: ReturnType<typeof parseResolutionRule>) => ({
   source: r.source,
+  kind: r.kind,
   station: r.station,
   unit: r.unit,
   precision: r.precision,
@@ -147,7 +148,14 @@ test('the generated rule texts (simulated feed, fakes) parse back to the catalog
       const r = parseResolutionRule(t.description, t.resolutionSource);
       assert.deepEqual(
         pick(r),
-        { source: kind, station: city.station, unit: city.unit, precision: 1, fallback: kind === 'noaa' ? 'wu' : null },
+        {
+          source: kind,
+          kind: kind === 'wu' ? 'wu-table' : city.country === 'US' ? 'noaa-hourly' : 'noaa-all',
+          station: city.station,
+          unit: city.unit,
+          precision: 1,
+          fallback: kind === 'noaa' ? 'wu' : null,
+        },
         `${city.slug} ${kind}`,
       );
       assert.deepEqual(
@@ -162,6 +170,7 @@ test('match or pause: station, unit, precision, unobservable and unknown sources
   const nyc = CITY_ROWS.find((c) => c.slug === 'nyc')!;
   const rule = (over: object) => ({
     source: 'wu' as const,
+    kind: 'wu-table' as const,
     station: 'KLGA',
     unit: 'F' as const,
     precision: 1 as const,

@@ -11,6 +11,7 @@ import { tempDir } from '../helpers/app.ts';
 const nyc = CITY_ROWS.find((c) => c.slug === 'nyc')!;
 const WU: ResolutionRule = {
   source: 'wu',
+  kind: 'wu-table',
   station: 'KLGA',
   unit: 'F',
   precision: 1,
@@ -20,6 +21,7 @@ const WU: ResolutionRule = {
 const NOAA: ResolutionRule = {
   ...WU,
   source: 'noaa',
+  kind: 'noaa-all',
   fallback: 'wu',
   url: 'https://www.weather.gov/wrh/timeseries?site=klga',
 };

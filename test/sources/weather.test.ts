@@ -78,8 +78,8 @@ test('METAR: T-group tenths, signs, and rows without temperatures', () => {
     { icaoId: 'RKSI', obsTime: 1781053200, temp: 21, rawOb: 'METAR RKSI 100100Z 21/17 Q1009 NOSIG' },
     { icaoId: 'RKSI', obsTime: 1781056800, temp: null },
   ]);
-  assert.deepEqual(rows.get('KLGA'), [{ atMs: 1789429860000, temp: 21.7, unit: 'C' }]);
-  assert.deepEqual(rows.get('RKSI'), [{ atMs: 1781053200000, temp: 21, unit: 'C' }]);
+  assert.deepEqual(rows.get('KLGA'), [{ atMs: 1789429860000, temp: 21.7, unit: 'C', report: 'routine' }]);
+  assert.deepEqual(rows.get('RKSI'), [{ atMs: 1781053200000, temp: 21, unit: 'C', report: 'routine' }]);
   assert.throws(() => parseMetar({ not: 'an array' }), UpstreamError);
   assert.throws(() => parseMetar([{ icaoId: 'KLGA', obsTime: 'soon' }]), UpstreamError);
 });

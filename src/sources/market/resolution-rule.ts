@@ -9,10 +9,18 @@
  * else, or a text whose parts disagree (a URL of one provider under the name of another, two
  * different stations, no unit), is `unknown` with the reason: the service never guesses a basis.
  */
+import type { RuleKind } from '../../buckets/rule-kinds.ts';
+
 export type RuleSource = 'wu' | 'noaa' | 'hko' | 'cwa' | 'unknown';
 
 export type ResolutionRule = {
   source: RuleSource;
+  /**
+   * Which reports enter the day's maximum and how it is rounded (src/buckets/rule-kinds.ts):
+   * `noaa-hourly` when a NOAA rule says it resolves off the "Show Hourly Data" view, `noaa-all`
+   * for a NOAA rule read "for all times on this day", `wu-table`, `hko`, `cwa`; null when unknown.
+   */
+  kind: RuleKind | null;
   /** ICAO code for `wu` and `noaa`; the page URL for `hko` and `cwa`; null when unknown. */
   station: string | null;
   unit: 'C' | 'F' | null;
@@ -34,7 +42,7 @@ const PROVIDERS: { source: Exclude<RuleSource, 'unknown'>; name: RegExp }[] = [
 ];
 
 /** The provider named as "the resolution source for this market will be information from X". */
-function primaryProvider(text: string): RuleSource | null {
+function primaryProvider(text: string): Exclude<RuleSource, 'unknown'> | null {
   const m = /resolution source for this market will be information from ([^,.\n]+)/i.exec(text);
   if (!m) return null;
   const hits = PROVIDERS.filter((p) => p.name.test(m[1]!));
@@ -78,6 +86,7 @@ function unitWord(w: string): 'C' | 'F' {
 
 const unknown = (reason: string, url: string | null = null): ResolutionRule => ({
   source: 'unknown',
+  kind: null,
   station: null,
   unit: null,
   precision: null,
@@ -135,5 +144,13 @@ export function parseResolutionRule(
       return unknown('the rule names a fallback this service does not know', url);
     fallback = 'wu';
   }
-  return { source: provider, station, unit: [...units][0]!, precision, fallback, url };
+  return { source: provider, kind: kindOf(provider, text), station, unit: [...units][0]!, precision, fallback, url };
+}
+
+/** "This market will resolve off of the Hourly Data provided using the "Show Hourly Data" button." */
+const HOURLY_VIEW = /\bresolve off of the Hourly Data\b|\bShow Hourly Data\b/i;
+
+function kindOf(provider: Exclude<RuleSource, 'unknown'>, text: string): RuleKind {
+  if (provider === 'noaa') return HOURLY_VIEW.test(text) ? 'noaa-hourly' : 'noaa-all';
+  return provider === 'wu' ? 'wu-table' : provider;
 }

@@ -22,10 +22,12 @@ export type RuleTextOptions = {
   station?: string;
   unit?: 'C' | 'F';
   stationName?: string;
+  /** NOAA rules: whether the text names the "Show Hourly Data" view; default: US cities do, as the live US rules. */
+  hourly?: boolean;
 };
 
 export function ruleText(
-  city: Pick<CityRecord, 'displayName' | 'unit' | 'station' | 'stationPage'>,
+  city: Pick<CityRecord, 'displayName' | 'unit' | 'station' | 'stationPage'> & { country?: string | null },
   date: string,
   opts: RuleTextOptions,
 ): { description: string; resolutionSource: string } {
@@ -53,11 +55,16 @@ export function ruleText(
     };
   }
   const url = `https://www.weather.gov/wrh/timeseries?site=${station.toLowerCase()}`;
+  const hourly = opts.hourly ?? city.country === 'US';
   return {
     resolutionSource: url,
     description: [
       `This market will resolve to the temperature range that contains the highest temperature recorded by NOAA at the ${name} Station in degrees ${unitWord} on ${day}.`,
       `The resolution source for this market will be information from NOAA, specifically the highest reading under the "Temp" column for all times on this day, available here: ${url}`,
+      // US markets name the timeseries page's hourly view (rule kind noaa-hourly); others read all times.
+      ...(hourly
+        ? ['This market will resolve off of the Hourly Data provided using the "Show Hourly Data" button.']
+        : []),
       'If NOAA data for the observation date is unavailable by 11:59 PM ET on the day following the observation date, the Weather Underground Daily Observations table will be used as the resolution source.',
       `To toggle between Fahrenheit and Celsius, click the "${unitWord === 'Celsius' ? 'Switch to Metric Units' : 'Switch to US Units w/ kts'}" button until the relevant table displays °${unitWord[0]}.`,
       'This market can not resolve until the first data point for the following date has been published on the resolution source.',

@@ -4,6 +4,7 @@ import { UpstreamError } from '../../lib/errors.ts';
 import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
 import { localDayBounds } from '../../cities/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
+import type { ReportType } from '../../buckets/rule-kinds.ts';
 import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
 import type { WeatherSource } from './types.ts';
 
@@ -13,12 +14,15 @@ import type { WeatherSource } from './types.ts';
  * SPECI, `obsTime` in unix seconds, `temp` in °C. US rows carry tenths (from the RMK T-group);
  * when `temp` is whole but the raw report has a T-group, the T-group's tenths are used, because
  * °F cities need them (see src/buckets/rounding.ts). An empty result is HTTP 204 with no body.
+ * Each row says whether it is a routine report or a SPECI (`metarType`, else the raw report's
+ * first word): NOAA's hourly view leaves SPECIs out (src/buckets/rule-kinds.ts).
  */
 const MetarRow = z.object({
   icaoId: z.string().min(3),
   obsTime: z.number().int().positive(),
   temp: z.number().finite().nullable().optional(),
   rawOb: z.string().optional(),
+  metarType: z.string().nullish(),
 });
 
 export type MetarOptions = {
@@ -34,6 +38,12 @@ export function tGroupTemp(rawOb: string | undefined): number | null {
   const m = rawOb ? /\bRMK\b.*?\bT([01])(\d{3})[01]\d{3}\b/.exec(rawOb) : null;
   if (!m) return null;
   return ((m[1] === '1' ? -1 : 1) * Number(m[2])) / 10;
+}
+
+/** `METAR`/`SPECI` from the row's `metarType`, else from the raw report's first word; undefined when neither says. */
+export function reportType(metarType: string | null | undefined, rawOb: string | undefined): ReportType | undefined {
+  const t = (metarType ?? /^\s*(METAR|SPECI)\b/i.exec(rawOb ?? '')?.[1] ?? '').toUpperCase();
+  return t === 'SPECI' ? 'special' : t === 'METAR' ? 'routine' : undefined;
 }
 
 export function parseMetar(raw: unknown): Map<string, Observation[]> {
@@ -52,7 +62,10 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
     if (typeof temp !== 'number') continue;
     const id = r.icaoId.toUpperCase();
     const list = out.get(id) ?? [];
-    list.push({ atMs: r.obsTime * 1000, temp, unit: 'C' });
+    const report = reportType(r.metarType, r.rawOb);
+    list.push(
+      report ? { atMs: r.obsTime * 1000, temp, unit: 'C', report } : { atMs: r.obsTime * 1000, temp, unit: 'C' },
+    );
     out.set(id, list);
   }
   return out;

@@ -1,0 +1,73 @@
+import type { TempUnit } from '../cities/catalog.ts';
+import { convertTemp, resolveReading } from './rounding.ts';
+
+/**
+ * Which reports enter a day's maximum and how the maximum becomes the number a market resolves
+ * on, per kind of resolution rule (docs/resolution-rules.md, "Rule kinds", has the evidence):
+ *
+ * | kind          | rule wording                                                   | reports that count              | rounding            |
+ * |---------------|----------------------------------------------------------------|---------------------------------|---------------------|
+ * | `noaa-hourly` | NOAA timeseries + "resolve off of the Hourly Data ... 'Show Hourly Data'" (US) | routine METARs (no SPECI) | whole degree half-up |
+ * | `noaa-all`    | NOAA timeseries, "for all times on this day" (international)   | every METAR and SPECI           | whole degree half-up |
+ * | `wu-table`    | Weather Underground history / Daily Observations table         | every row (METAR and SPECI)     | whole degree half-up |
+ * | `hko`         | Hong Kong Observatory "Absolute Daily Max", 0.1 °C             | the Observatory's own readings  | floor of the 0.1 °C maximum |
+ * | `cwa`         | Taipei CWA station "Temperature" column, 0.1 °C                | the station's hourly readings   | floor of the 0.1 °C maximum |
+ *
+ * An observation whose report type is unknown (a weather.com row, a CSV line, the simulation)
+ * counts under every kind: only a report known to be a SPECI is left out of the hourly view.
+ */
+export const RULE_KINDS = ['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+/** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say. */
+export type ReportType = 'routine' | 'special';
+
+export type Rounding = 'half-up' | 'floor-tenth';
+
+export type KindRule = {
+  /** Whether a report of this type enters the day's maximum. */
+  counts(report: ReportType | undefined): boolean;
+  rounding: Rounding;
+  /** One line for logs, `replay` and docs. */
+  describe: string;
+};
+
+const everyReport = () => true;
+
+export const KIND_RULES: Readonly<Record<RuleKind, KindRule>> = {
+  'noaa-hourly': {
+    counts: (report) => report !== 'special',
+    rounding: 'half-up',
+    describe: 'routine hourly METARs only (SPECIs are not in the hourly view), whole degrees half-up',
+  },
+  'noaa-all': { counts: everyReport, rounding: 'half-up', describe: 'every METAR and SPECI, whole degrees half-up' },
+  'wu-table': {
+    counts: everyReport,
+    rounding: 'half-up',
+    describe: 'every row of the daily observations table (METAR and SPECI), whole degrees half-up',
+  },
+  hko: {
+    counts: everyReport,
+    rounding: 'floor-tenth',
+    describe: "the Observatory's 0.1 °C maximum, rounded down to a whole degree",
+  },
+  cwa: {
+    counts: everyReport,
+    rounding: 'floor-tenth',
+    describe: "the station's 0.1 °C hourly maximum, rounded down to a whole degree",
+  },
+};
+
+/** What the day's rules read when a caller has no parsed rule: every report, half-up. */
+export const DEFAULT_KIND: RuleKind = 'wu-table';
+
+/**
+ * A raw reading as the rule resolves it, in whole degrees of `to`. `floor-tenth`: the source
+ * publishes tenths, and a bucket `k°C` holds [k, k+1), so 28.96 is first cleaned to the source's
+ * own 0.1 (29.0) and then floored; float noise never moves a reading across a degree.
+ */
+export function roundForKind(kind: RuleKind, temp: number, from: TempUnit, to: TempUnit): number {
+  if (KIND_RULES[kind].rounding === 'half-up') return resolveReading(temp, from, to);
+  const tenths = Math.round(convertTemp(temp, from, to) * 10);
+  return Math.floor(tenths / 10);
+}
