@@ -27,6 +27,8 @@ import { systemClock } from '../src/lib/clock.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import type { SignalPublic } from '../src/signals/schemas.ts';
 import { startFakeBotApi, type BotMessage } from '../test/fakes/bot-api.ts';
+import { sanctionsScreen } from '../src/delivery/screen.ts';
+import { loadSanctionsList } from '../src/sanctions/list.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: number) => {
@@ -102,7 +104,7 @@ async function harness(limits: SendLimits) {
   const db = openDb(join(dir, 'isocast.db'));
   const bot = await startFakeBotApi();
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits });
-  const outbox = createOutbox(db, systemClock);
+  const outbox = createOutbox(db, systemClock, sanctionsScreen(loadSanctionsList({}), false));
   const worker = createDeliveryWorker({
     outbox,
     messenger,

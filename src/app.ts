@@ -36,6 +36,7 @@ import { disclaimerText } from './terms/terms.ts';
 import { termsDocs, termsRoutes } from './terms/routes.ts';
 import { createBotMessenger, type Messenger } from './delivery/messenger.ts';
 import { deliveryDocs, deliveryRoutes } from './delivery/routes.ts';
+import { sanctionsScreen } from './delivery/screen.ts';
 import { discoveryDocs, discoveryRoutes } from './discovery/routes.ts';
 import { API_VERSION } from './version.ts';
 import { createEdge, type NodeBindings } from './lib/edge.ts';
@@ -156,7 +157,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
   const messenger =
     deps.messenger ?? createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
-  app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL, limits }));
+  const screen = sanctionsScreen(deps.sanctions, config.OFAC_REQUIRED);
+  app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL, limits, screen }));
   // main.ts builds the plane (shared with the reconciler and the shutdown) with the same limits.
   const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics, limitPayer: limits.payer });
   app.route('/', subscribeRoutes({ plane, isCity }));

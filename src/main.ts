@@ -20,6 +20,7 @@ import { nativeSqliteAddonFile, nativeSqliteBinding } from './db/native-binding.
 import { startCheckpointer } from './db/checkpointer.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
 import { createOutbox } from './delivery/outbox.ts';
+import { sanctionsScreen } from './delivery/screen.ts';
 import { createDeliveryWorker } from './delivery/worker.ts';
 import { createPoller } from './poller/poller.ts';
 import { createFeed } from './poller/feed.ts';
@@ -136,7 +137,9 @@ async function serve(argv: string[]): Promise<void> {
   await reconcilePayments({ plane, logger });
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
-  const outbox = createOutbox(db, systemClock);
+  // Deliveries are screened against the same list object the payments use, reloaded in place.
+  const screen = sanctionsScreen(sanctions, config.OFAC_REQUIRED);
+  const outbox = createOutbox(db, systemClock, screen);
   const delivery = createDeliveryWorker({
     outbox,
     messenger,

@@ -21,6 +21,8 @@ import { openDb } from '../../src/db/open.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
 import type { SignalPublic } from '../../src/signals/schemas.ts';
 import { freePort, median, mockServeEnv, NODE, percentile, ROOT, round, spawnServer } from './util.ts';
+import { sanctionsScreen } from '../../src/delivery/screen.ts';
+import { loadSanctionsList } from '../../src/sanctions/list.ts';
 
 export type GrowthSizes = { signals: number; outbox: number; entitlements: number; registrations: number };
 export const FULL_SIZES: GrowthSizes = {
@@ -186,7 +188,7 @@ function timeEnqueue(
   const db = openDb(dbPath);
   const rollback = new Error('rollback');
   try {
-    const outbox = createOutbox(db, { now: () => Date.now() });
+    const outbox = createOutbox(db, { now: () => Date.now() }, sanctionsScreen(loadSanctionsList({}), false));
     const ms: number[] = [];
     const rows: number[] = [];
     for (let round = 0; round < 3; round++) {

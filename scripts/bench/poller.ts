@@ -39,6 +39,8 @@ import { startFakeMetar } from '../../test/fakes/metar.ts';
 import { startFakeBotApi } from '../../test/fakes/bot-api.ts';
 import { seed as seedRegistrations } from '../measure-delivery.ts';
 import { median, percentile, round } from './util.ts';
+import { sanctionsScreen } from '../../src/delivery/screen.ts';
+import { loadSanctionsList } from '../../src/sanctions/list.ts';
 
 const input = JSON.parse(process.argv[2] ?? '{}') as { changes?: number; intervalMs?: number; sizes?: number[] };
 const CHANGES = input.changes ?? 40;
@@ -130,7 +132,7 @@ async function latency(dir: string) {
     cities.map((c, i) => ({ wallet: wallet(i), chat: String(500_000 + i), city: c.slug })),
     [],
   );
-  const outbox = createOutbox(db, systemClock);
+  const outbox = createOutbox(db, systemClock, sanctionsScreen(loadSanctionsList({}), false));
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: BOT_API_LIMITS });
   const worker = createDeliveryWorker({
     outbox,

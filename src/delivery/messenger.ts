@@ -15,13 +15,22 @@ export type Messenger = {
   readonly configured: boolean;
   /** Milliseconds until a message to the chat could leave without waiting on pacing; 0 if now. */
   waitMs(chatId: string): number;
-  /** Sends plain text; waits for its pacing slot unless that is further than `maxWaitMs` away. */
-  send(chatId: string, text: string, opts?: { maxWaitMs?: number; lane?: Lane }): Promise<void>;
+  /**
+   * Sends plain text; waits for its pacing slot unless that is further than `maxWaitMs` away.
+   * `cancelIf` is asked once the slot has come, just before the request leaves: a reason it
+   * returns fails the send as `cancelled` with nothing sent (a wallet listed while it waited).
+   */
+  send(
+    chatId: string,
+    text: string,
+    opts?: { maxWaitMs?: number; lane?: Lane; cancelIf?: () => string | null },
+  ): Promise<void>;
 };
 
 export type MessengerFailure =
   | 'not_configured' // no bot token
   | 'busy' // pacing slot too far away; nothing was sent
+  | 'cancelled' // the caller withdrew it before it left (cancelIf); nothing was sent, not to be retried
   | 'unreachable' // connection never made; nothing was sent
   | 'rate_limited' // 429 with retry_after
   | 'server_error' // explicit 5xx answer
@@ -140,6 +149,8 @@ export function createBotMessenger(opts: BotMessengerOptions): Messenger {
       }
       const slot = pacer.reserve(chatId, now, lane);
       if (slot > now) await sleep(slot - now);
+      const cancelled = sendOpts.cancelIf?.() ?? null;
+      if (cancelled !== null) throw new MessengerError('cancelled', cancelled);
       let res: HttpResponse;
       try {
         res = await httpRequest({

@@ -2,6 +2,7 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import { createSignalReader } from '../signals/read-store.ts';
+import { SANCTIONED_NOT_PUSHED, type WalletScreen } from './screen.ts';
 
 /**
  * The push outbox. Rows are queued inside the transaction that stores the signal, so a signal and
@@ -26,8 +27,9 @@ export type DueRow = {
 
 export type Outbox = {
   /**
-   * Queues one row per registration entitled to the signal. Synchronous, for use as storeSignal's
-   * `inTransaction` hook; returns the number of rows queued.
+   * Writes one row per registration entitled to the signal: `queued`, or `failed` at once when the
+   * wallet is on the sanctions list. Synchronous, for use as storeSignal's `inTransaction` hook;
+   * returns the number of rows written.
    */
   enqueue(signal: SignalPublic): number;
   /** Queued rows whose next attempt is due, oldest first. */
@@ -44,21 +46,34 @@ export type Outbox = {
   /** At start-up: rows left in `sending` may have reached the chat, so they are failed, not resent. */
   failInterrupted(nowMs: number): number;
   counts(): Record<OutboxStatus, number>;
+  /** The sanctions screen the enqueue applies; the worker asks it again before each send. */
+  readonly screen: WalletScreen;
 };
 
 export const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
 
-export function createOutbox(db: Db, clock: Clock): Outbox {
+let screenFunctions = 0;
+
+export function createOutbox(db: Db, clock: Clock, screen: WalletScreen): Outbox {
+  // The sanctions list lives in memory and is swapped on reload, so the enqueue asks it through a
+  // SQL function: the screen stays inside the one statement (below). Each outbox registers its own
+  // name, so two outboxes on one connection never screen with each other's list.
+  const listed = `isocast_listed_${++screenFunctions}`;
+  db.function(listed, { deterministic: false }, (wallet) => (screen.listed(String(wallet)) ? 1 : 0));
   // Registrations without a city take every city; the entitlement ceiling is checked per city.
   // The join on entitlements stays: one INSERT ... SELECT inside the signal's transaction queues
   // every entitled registration at once; asking entitlements/store.ts per registration would be
-  // one statement per wallet on the poller's write path (docs/architecture.md, tables).
+  // one statement per wallet on the poller's write path (docs/architecture.md, tables). A listed
+  // wallet's row is written as `failed` with the reason rather than skipped: the operator sees
+  // which push was withheld and why, and the unique key keeps it from being queued later.
   const enqueue = db.prepare(`INSERT OR IGNORE INTO delivery_outbox
-      (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, created_at, updated_at)
-    SELECT r.wallet, @city, @date, @bucket, @seq, 'queued', 0, @now, @now, @now
-    FROM delivery_registrations r
-    JOIN entitlements e ON e.wallet = r.wallet AND e.city = @city
-    WHERE (r.city IS NULL OR r.city = @city) AND e.paid_through_seq >= @seq`);
+      (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, created_at, updated_at, last_error)
+    SELECT s.wallet, @city, @date, @bucket, @seq, CASE WHEN s.listed THEN 'failed' ELSE 'queued' END, 0, @now, @now, @now,
+      CASE WHEN s.listed THEN @sanctioned END
+    FROM (SELECT r.wallet AS wallet, ${listed}(r.wallet) AS listed
+      FROM delivery_registrations r
+      JOIN entitlements e ON e.wallet = r.wallet AND e.city = @city
+      WHERE (r.city IS NULL OR r.city = @city) AND e.paid_through_seq >= @seq) s`);
   const due = db.prepare(`SELECT o.id, o.wallet, o.city, o.seq, o.attempts, o.created_at AS createdAt,
       r.chat_id AS chatId, r.city AS registeredCity
     FROM delivery_outbox o
@@ -87,8 +102,14 @@ export function createOutbox(db: Db, clock: Clock): Outbox {
 
   return {
     enqueue: (s) =>
-      enqueue.run({ city: s.city, date: s.targetDate, bucket: s.new.bucket ?? '', seq: s.seq, now: clock.now() })
-        .changes,
+      enqueue.run({
+        city: s.city,
+        date: s.targetDate,
+        bucket: s.new.bucket ?? '',
+        seq: s.seq,
+        now: clock.now(),
+        sanctioned: SANCTIONED_NOT_PUSHED,
+      }).changes,
     due: (nowMs, limit) =>
       (due.all(nowMs, limit) as Omit<DueRow, 'payload'>[]).flatMap((r) => {
         const payload = signals.payload(r.city, r.seq);
@@ -107,6 +128,7 @@ export function createOutbox(db: Db, clock: Clock): Outbox {
     },
     failInterrupted: (nowMs) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
     counts,
+    screen,
   };
 }
 

@@ -8,10 +8,12 @@ import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
+import { PAYMENT_ERRORS } from '../payments/errors.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { registrationTestMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
 import { createRegistrationStore } from './registrations.ts';
+import type { WalletScreen } from './screen.ts';
 import { MessengerDeliveryRequest, MessengerDeliveryResult, parseDeliveryBody } from './schemas.ts';
 import { deliveryDigest, verifyDeliverySignature, type DeliveryMessage } from './typed-data.ts';
 
@@ -22,6 +24,8 @@ export const DELIVERY_SKEW_SEC = 600;
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
 /** The 404 reason when a delete finds no registration (the error itself is the spec's `unknown city`). */
 const NOTHING_TO_DELETE = 'no delivery registration to delete';
+/** The 403 reason beside the spec's one sanctions string (section 7). */
+const SANCTIONED_REGISTRATION = 'a sanctioned wallet cannot register a chat';
 
 export type DeliveryDeps = {
   db: Db;
@@ -30,6 +34,8 @@ export type DeliveryDeps = {
   logger: Logger;
   messenger: Messenger;
   termsUrl: string;
+  /** Sanctions: a listed wallet cannot register a chat (403); no list in force is 503. */
+  screen: WalletScreen;
   /** Abuse limits (structural, so delivery/ need not import limits/): each throws a 429 ApiError. */
   limits?: { registration(wallet: string): void; testMessage(wallet: string, chatId: string): void };
 };
@@ -58,6 +64,14 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     if (!(await verifyDeliverySignature(signed, body.signature as Hex)))
       throw new ApiError(401, 'signature verification failed');
     deps.limits?.registration(wallet);
+    // Spec 5 for the paid plane, applied to the free push channel too: a listed wallet gets no
+    // chat set (nothing is sent, not even the test message), and without a list nothing is set.
+    // A delete stays open to everyone: it only stops pushes.
+    if (body.action === 'set') {
+      if (deps.screen.listed(wallet))
+        throw new ApiError(403, PAYMENT_ERRORS.sanctioned, { reason: SANCTIONED_REGISTRATION });
+      if (!deps.screen.available()) throw new ApiError(503, PAYMENT_ERRORS.screening);
+    }
     const citySlug = signed.citySlug === '' ? null : signed.citySlug;
     if (citySlug !== null && !catalog.get(citySlug)) throw new ApiError(404, 'unknown city');
 
@@ -141,9 +155,18 @@ export const deliveryDocs: RouteDoc[] = [
           '`unknown city`: the slug is unknown, or (delete) there is no registration, with `reason: "no delivery registration to delete"`',
         schema: ErrorBody,
       },
+      403: {
+        description:
+          '`wallet is sanctioned; payment refused` (set only), with `reason: "a sanctioned wallet cannot register a chat"`; no test message is sent',
+        schema: ErrorBody,
+      },
       409: { description: 'The same signed request is being processed right now', schema: ErrorBody },
       502: {
         description: '`test message failed` (chat unreachable or bot not configured), with `reason`',
+        schema: ErrorBody,
+      },
+      503: {
+        description: '`sanctions screening unavailable` (set only): fail-closed, nothing stored',
         schema: ErrorBody,
       },
     },

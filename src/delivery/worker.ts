@@ -6,6 +6,7 @@ import type { SignalPublic } from '../signals/schemas.ts';
 import { formatSignalMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
 import type { DueRow, Outbox } from './outbox.ts';
+import { SANCTIONED_NOT_PUSHED } from './screen.ts';
 
 /**
  * Pushes queued outbox rows to their chats. Each row is claimed (committed as `sending`) before
@@ -36,6 +37,8 @@ export type DeliveryWorker = {
 };
 
 export const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
+/** How soon the worker looks again while no sanctions list is in force. */
+const UNSCREENED_RECHECK_MS = 5_000;
 
 export { backoffMs };
 
@@ -51,6 +54,8 @@ export type DeliveryWorkerDeps = {
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { outbox, messenger, clock, termsUrl } = deps;
+  // The outbox's screen: the enqueue and the send ask the same list.
+  const screen = outbox.screen;
   const logger = deps.logger.child({ component: 'delivery' });
   const o = deps.options ?? {};
   const maxInFlight = o.maxInFlight ?? 16;
@@ -67,7 +72,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const inFlight = new Set<Promise<void>>();
   const busyChats = new Set<string>();
   let idleWaiters: (() => void)[] = [];
-  const outcomes = deps.metrics?.counter('isocast_delivery_sends_total', 'Chat sends by outcome (sent, retry, failed)');
+  let unscreenedWarned = false;
+  const outcomes = deps.metrics?.counter(
+    'isocast_delivery_sends_total',
+    'Chat sends by outcome (sent, retry, failed, withheld: wallet sanctioned)',
+  );
   // From the signal's commit (the row's creation) to the platform's acknowledgement.
   const latency = deps.metrics?.histogram(
     'isocast_delivery_latency_seconds',
@@ -87,7 +96,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         : new MessengerError('ambiguous', err instanceof Error ? err.message : String(err));
     const now = clock.now();
     const attempt = row.attempts + 1;
-    const error = `${e.kind}: ${e.message}`;
+    const error = e.kind === 'cancelled' ? e.message : `${e.kind}: ${e.message}`;
     if (e.retryable && attempt < maxAttempts) {
       const wait = Math.max(backoffMs(attempt, baseBackoffMs, maxBackoffMs), e.retryAfterMs ?? 0);
       outbox.requeue(row.id, now + wait, error, now);
@@ -103,7 +112,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       });
     } else {
       outbox.markFailed(row.id, error, now);
-      outcomes?.inc({ outcome: 'failed' });
+      outcomes?.inc({ outcome: e.kind === 'cancelled' ? 'withheld' : 'failed' });
       logger.warn('delivery failed', {
         id: row.id,
         wallet: row.wallet,
@@ -116,10 +125,15 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     }
   };
 
+  // Asked again when the pacing slot comes, just before the request leaves: a reload in between
+  // (SIGHUP) withholds the message. (Availability cannot be lost once a list has loaded: a failed
+  // reload keeps the last good list.)
+  const withheld = (wallet: string) => () => (screen.listed(wallet) ? SANCTIONED_NOT_PUSHED : null);
+
   const dispatch = (row: DueRow, chatId: string, text: string) => {
     busyChats.add(chatId);
     const p: Promise<void> = messenger
-      .send(chatId, text)
+      .send(chatId, text, { cancelIf: withheld(row.wallet) })
       .then(
         () => {
           const now = clock.now();
@@ -145,11 +159,33 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       idleWaiters = [];
       return idleMs;
     }
+    if (!screen.available()) {
+      // Fail closed: with no sanctions list in force nothing is sent; the rows wait, unchanged,
+      // until a list loads (a reload does not wake the worker, so look again shortly).
+      if (!unscreenedWarned) logger.warn('sanctions screening unavailable; deliveries held until a list loads');
+      unscreenedWarned = true;
+      for (const resolve of idleWaiters) resolve();
+      idleWaiters = [];
+      return Math.min(idleMs, UNSCREENED_RECHECK_MS);
+    }
+    unscreenedWarned = false;
     const now = clock.now();
     let sleepMs = idleMs;
     const rows = inFlight.size >= maxInFlight ? [] : outbox.due(now, batch);
     for (const row of rows) {
       if (inFlight.size >= maxInFlight) break;
+      if (screen.listed(row.wallet)) {
+        // Listed after the signal was queued: withheld for good, like a push queued while listed.
+        outbox.markFailed(row.id, SANCTIONED_NOT_PUSHED, now);
+        outcomes?.inc({ outcome: 'withheld' });
+        logger.warn('delivery withheld: wallet is sanctioned', {
+          id: row.id,
+          wallet: row.wallet,
+          city: row.city,
+          seq: row.seq,
+        });
+        continue;
+      }
       if (row.chatId === null || (row.registeredCity !== null && row.registeredCity !== row.city)) {
         outbox.markFailed(row.id, REGISTRATION_GONE, now);
         continue;

@@ -18,7 +18,7 @@ import { startFakeClob } from '../fakes/clob.ts';
 import { gammaEvent, startFakeGamma, tokensOf } from '../fakes/gamma.ts';
 import { startFakeMetar } from '../fakes/metar.ts';
 import { listen, testApp, type TestEnv } from '../helpers/app.ts';
-import { registerOverHttp } from '../delivery/fixtures.ts';
+import { registerOverHttp, emptyScreen } from '../delivery/fixtures.ts';
 import { buy, over, subscribeWith, tamper, type Fetcher } from '../payments/buy.ts';
 import { NYC_LABELS } from '../poller/harness.ts';
 
@@ -132,7 +132,7 @@ export async function seededInstance(
     }),
   );
 
-  const outbox = createOutbox(env.db, env.clock);
+  const outbox = createOutbox(env.db, env.clock, emptyScreen());
   const worker = createDeliveryWorker({
     outbox,
     messenger,

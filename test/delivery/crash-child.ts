@@ -10,6 +10,7 @@ import { createOutbox } from '../../src/delivery/outbox.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { emptyScreen } from './fixtures.ts';
 
 const [dbPath, mode, apiUrl, token] = process.argv.slice(2);
 const db = openDb(dbPath!);
@@ -23,7 +24,7 @@ const stalled: Messenger = {
 };
 const messenger = mode === 'claim' ? stalled : createBotMessenger({ token, apiUrl: apiUrl!, timeoutMs: 60_000 });
 const worker = createDeliveryWorker({
-  outbox: createOutbox(db, systemClock),
+  outbox: createOutbox(db, systemClock, emptyScreen()),
   messenger,
   clock: systemClock,
   logger: createLogger({ level: 'error', write: (l) => process.stderr.write(l + '\n') }),

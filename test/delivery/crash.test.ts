@@ -11,7 +11,7 @@ import { systemClock } from '../../src/lib/clock.ts';
 import { memoryLogger } from '../../src/lib/logger.ts';
 import { tempDir } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
-import { grant, insertSignal, outboxRows, registerChat, signalFixture, WALLET_A } from './fixtures.ts';
+import { grant, insertSignal, outboxRows, registerChat, signalFixture, WALLET_A, emptyScreen } from './fixtures.ts';
 
 const CHILD = join(import.meta.dirname, 'crash-child.ts');
 
@@ -28,7 +28,7 @@ async function crashThenRestart(t: { after(fn: () => unknown): void }, mode: 'cl
   t.after(() => db.close());
   registerChat(db, WALLET_A, '100', null);
   grant(db, WALLET_A, 'nyc', 10);
-  const outbox = createOutbox(db, systemClock);
+  const outbox = createOutbox(db, systemClock, emptyScreen());
   db.transaction(() => {
     insertSignal(db, signalFixture());
     outbox.enqueue(signalFixture());

@@ -12,7 +12,7 @@ import type { MarketBucketRef } from '../../src/sources/market/types.ts';
 import { listen, testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 import { buy, over } from '../payments/buy.ts';
-import { registerOverHttp } from './fixtures.ts';
+import { registerOverHttp, emptyScreen } from './fixtures.ts';
 
 const LADDER: MarketBucketRef[] = [
   '79°F or below',
@@ -38,7 +38,7 @@ test('end to end: a wallet buys a bundle, registers a chat, crossings happen, ex
   });
   const env = testApp(t, { deps: { messenger } });
   const f = over(await listen(t, env.app.fetch));
-  const outbox = createOutbox(env.db, systemClock);
+  const outbox = createOutbox(env.db, systemClock, emptyScreen());
   const worker = createDeliveryWorker({
     outbox,
     messenger,

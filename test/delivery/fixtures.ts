@@ -2,6 +2,8 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Db } from '../../src/db/open.ts';
 import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
 import type { Fetcher } from '../payments/buy.ts';
+import { sanctionsScreen, type WalletScreen } from '../../src/delivery/screen.ts';
+import { loadSanctionsList } from '../../src/sanctions/list.ts';
 import type { SignalPublic } from '../../src/signals/schemas.ts';
 
 /** Signals, entitlements and registrations written straight to the tables the delivery side reads. */
@@ -96,4 +98,9 @@ export async function registerOverHttp(
   });
   await res.body?.cancel();
   return res.status;
+}
+
+/** A screen over an empty list that is not required: what a test without sanctions runs with. */
+export function emptyScreen(): WalletScreen {
+  return sanctionsScreen(loadSanctionsList({}), false);
 }

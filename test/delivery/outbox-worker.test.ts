@@ -18,6 +18,7 @@ import {
   WALLET_A,
   WALLET_B,
   WALLET_C,
+  emptyScreen,
 } from './fixtures.ts';
 
 const FAST = { globalPerSecond: 1000, chatIntervalMs: 1, groupIntervalMs: 1 };
@@ -38,7 +39,7 @@ async function bot(t: T): Promise<FakeBotApi> {
 }
 
 function worker(t: T, d: Db, b: FakeBotApi, options: WorkerOptions = {}, timeoutMs = 2_000) {
-  const outbox = createOutbox(d, systemClock);
+  const outbox = createOutbox(d, systemClock, emptyScreen());
   const messenger = createBotMessenger({ token: b.token, apiUrl: b.url, limits: FAST, timeoutMs });
   const logger = memoryLogger();
   const w = createDeliveryWorker({
@@ -63,7 +64,7 @@ function store(d: Db, outbox: ReturnType<typeof createOutbox>, s = signalFixture
 
 test('rows are queued only for registrations entitled to the signal, once per (wallet, city, day, bucket)', (t) => {
   const d = db(t);
-  const outbox = createOutbox(d, systemClock);
+  const outbox = createOutbox(d, systemClock, emptyScreen());
   registerChat(d, WALLET_A, '100', 'nyc'); // city registration, entitled
   registerChat(d, WALLET_B, '200', null); // all cities, entitled
   registerChat(d, WALLET_C, '300', 'london'); // other city
@@ -89,7 +90,7 @@ test('rows are queued only for registrations entitled to the signal, once per (w
 
 test('queued rows roll back with the signal when the storing transaction fails', (t) => {
   const d = db(t);
-  const outbox = createOutbox(d, systemClock);
+  const outbox = createOutbox(d, systemClock, emptyScreen());
   registerChat(d, WALLET_A, '100', null);
   grant(d, WALLET_A, 'nyc', 9);
   assert.throws(() =>
@@ -246,7 +247,7 @@ test('a changed chat receives the rows queued before the change', async (t) => {
 
 test('without a bot token the worker idles and leaves rows queued', async (t) => {
   const d = db(t);
-  const outbox = createOutbox(d, systemClock);
+  const outbox = createOutbox(d, systemClock, emptyScreen());
   const logger = memoryLogger();
   const w = createDeliveryWorker({
     outbox,

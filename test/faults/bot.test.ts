@@ -13,6 +13,7 @@ import type { MarketBucketRef } from '../../src/sources/market/types.ts';
 import { startFakeBotApi, type ChatBehaviour } from '../fakes/bot-api.ts';
 import { listen, testApp } from '../helpers/app.ts';
 import { buy, over } from '../payments/buy.ts';
+import { emptyScreen } from '../delivery/fixtures.ts';
 
 /**
  * The Bot API misbehaving, end to end through the registration route and the outbox worker:
@@ -44,7 +45,7 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
   });
   const env = testApp(t, { deps: { messenger } });
   const f = over(await listen(t, env.app.fetch));
-  const outbox = createOutbox(env.db, systemClock);
+  const outbox = createOutbox(env.db, systemClock, emptyScreen());
   const worker = createDeliveryWorker({
     outbox,
     messenger,

@@ -11,7 +11,7 @@ import { RateLimited } from '../../src/lib/schemas.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 import { listen, testApp } from '../helpers/app.ts';
 import { buy, over, signFor } from '../payments/buy.ts';
-import { grant, insertSignal, registerChat, signalFixture } from '../delivery/fixtures.ts';
+import { grant, insertSignal, registerChat, signalFixture, emptyScreen } from '../delivery/fixtures.ts';
 
 const TOKEN = 'abuse-test-admin-token-0123456789abcdef';
 const admin = { headers: { authorization: `Bearer ${TOKEN}` } };
@@ -167,7 +167,7 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
     grant(env.db, w, 'nyc', 5);
     registerChat(env.db, w, `${9_000_000 + i}`, 'nyc');
   }
-  const outbox = createOutbox(env.db, env.clock);
+  const outbox = createOutbox(env.db, env.clock, emptyScreen());
   const worker = createDeliveryWorker({
     outbox,
     messenger,

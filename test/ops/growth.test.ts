@@ -10,6 +10,7 @@ import { memoryLogger } from '../../src/lib/logger.ts';
 import { createRetention } from '../../src/ops/retention.ts';
 import { buildGrowthDb } from '../../scripts/bench/growth.ts';
 import { tempDir } from '../helpers/app.ts';
+import { emptyScreen } from '../delivery/fixtures.ts';
 
 /**
  * The growth bench's database at a twentieth of its size (the full size runs only in
@@ -43,7 +44,7 @@ test('growth database, small: counters agree with the tables; the enqueue uses t
   assert.equal(report.totals.entitlements, one('SELECT count(*) FROM entitlements'));
   assert.equal(report.totals.appliedPayments, one(`SELECT count(*) FROM payments WHERE status = 'applied'`));
   assert.equal(report.totals.revenueMicro, one(`SELECT sum(amount_micro) FROM payments WHERE status = 'applied'`));
-  const counts = createOutbox(db, manualClock(nowMs)).counts();
+  const counts = createOutbox(db, manualClock(nowMs), emptyScreen()).counts();
   assert.deepEqual(report.deliveries.counts, counts);
   assert.equal(counts.sent + counts.failed, one('SELECT count(*) FROM delivery_outbox'));
   assert.equal(counts.failed, one(`SELECT count(*) FROM delivery_outbox WHERE status = 'failed'`));
