@@ -8,7 +8,7 @@ import { createOutbox } from '../../src/delivery/outbox.ts';
 import { SANCTIONED_NOT_PUSHED, sanctionsScreen } from '../../src/delivery/screen.ts';
 import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
-import { systemClock } from '../../src/lib/clock.ts';
+import { manualClock, systemClock } from '../../src/lib/clock.ts';
 import { memoryLogger } from '../../src/lib/logger.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
 import { watchSanctionsList } from '../../src/sanctions/watch.ts';
@@ -103,10 +103,12 @@ test('a wallet listed by a reload gets nothing pushed: queued rows are withheld,
 test('a send waiting for its pacing slot is withdrawn if its wallet is listed meanwhile; nothing reaches the bot', async (t) => {
   const bot = await startFakeBotApi();
   t.after(() => bot.close());
+  // A clock that stands still: the second message's slot is 300 ms away however slow the machine.
   const messenger = createBotMessenger({
     token: bot.token,
     apiUrl: bot.url,
     limits: { globalPerSecond: 1000, chatIntervalMs: 300, groupIntervalMs: 300 },
+    clock: manualClock(Date.now()),
   });
   let listed = false;
   await messenger.send('100', 'first');
