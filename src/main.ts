@@ -36,6 +36,7 @@ import { watchSanctionsList } from './sanctions/watch.ts';
 import type { Server as HttpServer } from 'node:http';
 import { abuseLimitsFromConfig } from './limits/from-config.ts';
 import { disclaimerText } from './terms/terms.ts';
+import { addressInUse, lockDataDir, probePort, StartRefused } from './ops/exclusive.ts';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -82,6 +83,15 @@ function refuse(problems: string[]): never {
   process.exit(2);
 }
 
+/** A start refused for a reason the operator fixes (port taken, DATA_DIR in use): one line, exit 2. */
+function refuseStart(message: string): never {
+  process.stderr.write(`isocast: ${message}\n`);
+  process.exit(2);
+}
+
+/** Held for the life of `serve`: the DATA_DIR lock (ops/exclusive.ts); the OS drops it at exit. */
+let dataDirLock: { release(): void } | null = null;
+
 function configOrExit(argv: string[]): Config {
   try {
     return loadConfig(process.env, argv);
@@ -108,6 +118,14 @@ async function serve(argv: string[]): Promise<void> {
   if (exposed) {
     process.stderr.write(`\n${exposed}\n\n`);
     logger.warn('mock mode reachable from other machines', { host: config.HOST });
+  }
+  // Before anything is created: a taken port creates nothing, a DATA_DIR in use is not touched.
+  try {
+    await probePort(config.HOST, config.PORT);
+    dataDirLock = lockDataDir(config.DATA_DIR, nativeSqliteBinding());
+  } catch (err) {
+    if (err instanceof StartRefused) refuseStart(err.message);
+    throw err;
   }
   const db = open(config);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
@@ -191,6 +209,11 @@ async function serve(argv: string[]): Promise<void> {
       cities: catalog.active.length,
     });
     process.stderr.write(`${startLine(config, info.port)}\n`);
+  });
+  // Taken between the probe and now (a race): the same line, not Node's unhandled-error trace.
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') refuseStart(addressInUse(config.HOST, config.PORT));
+    refuseStart(`cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`);
   });
   // The first tick is tens of milliseconds of synchronous work; health checks and clients
   // waiting on a restart are answered first (docs/performance.md, start-up).
