@@ -93,6 +93,10 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
     meaning: 'chat registration test messages per chat and per wallet (paid pushes never wait for them)',
   },
   TEST_MESSAGES_BURST: { meaning: 'burst allowance of the test message budget' },
+  MAX_CONNECTIONS_PER_ADDRESS: {
+    meaning:
+      'open connections one client (IPv4 address, IPv6 /64) may hold; one more gets 429 and is closed. Sockets from TRUSTED_PROXIES are not capped (0: off)',
+  },
   RETAIN_OUTBOX_DAYS: { meaning: 'days sent and failed delivery rows are kept (0: forever)' },
   RETAIN_FAILED_PAYMENTS_DAYS: {
     meaning: 'days failed payment attempts are kept; applied payments are the ledger and kept forever (0: forever)',

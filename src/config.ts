@@ -66,6 +66,8 @@ const raw = {
   RATE_LIMIT_WALLET_BURST: intIn(1, 1_000_000).default(60),
   TEST_MESSAGES_PER_HOUR: intIn(0, 3_600).default(6),
   TEST_MESSAGES_BURST: intIn(1, 100).default(3),
+  // Open sockets one client may hold at once (src/limits/connections.ts); 0 turns the cap off.
+  MAX_CONNECTIONS_PER_ADDRESS: intIn(0, 100_000).default(100),
   // Retention (src/ops/retention.ts), in days; 0 keeps rows forever.
   RETAIN_OUTBOX_DAYS: intIn(0, 36_500).default(30),
   RETAIN_FAILED_PAYMENTS_DAYS: intIn(0, 36_500).default(30),

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { serve as listen } from '@hono/node-server';
 import { join } from 'node:path';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -33,10 +32,12 @@ import { configHelp } from './config-help.ts';
 import { secureDataDir, usePrivateUmask } from './ops/files.ts';
 import { exposureWarning, sanctionsProblem, startLine } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
-import type { Server as HttpServer } from 'node:http';
 import { abuseLimitsFromConfig } from './limits/from-config.ts';
 import { disclaimerText } from './terms/terms.ts';
 import { addressInUse, lockDataDir, probePort, StartRefused } from './ops/exclusive.ts';
+import { startHttpServer } from './ops/http-server.ts';
+import { createConnectionCap } from './limits/connections.ts';
+import { parseTrustedProxies } from './limits/client-address.ts';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -200,16 +201,24 @@ async function serve(argv: string[]): Promise<void> {
   const ofacWatch = watchSanctionsList(sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
-  const server = listen({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
-    logger.info('listening', {
-      host: config.HOST,
-      port: info.port,
-      mode: config.PAYMENT_MODE,
-      feed: config.FEED,
-      cities: catalog.active.length,
-    });
-    process.stderr.write(`${startLine(config, info.port)}\n`);
+  const cap = createConnectionCap({
+    max: config.MAX_CONNECTIONS_PER_ADDRESS,
+    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
   });
+  const disclaimer = disclaimerText(config.TERMS_URL);
+  const server = startHttpServer(
+    { fetch: app.fetch, hostname: config.HOST, port: config.PORT, cap, metrics, disclaimer },
+    (info) => {
+      logger.info('listening', {
+        host: config.HOST,
+        port: info.port,
+        mode: config.PAYMENT_MODE,
+        feed: config.FEED,
+        cities: catalog.active.length,
+      });
+      process.stderr.write(`${startLine(config, info.port)}\n`);
+    },
+  );
   // Taken between the probe and now (a race): the same line, not Node's unhandled-error trace.
   server.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') refuseStart(addressInUse(config.HOST, config.PORT));
@@ -250,7 +259,7 @@ async function serve(argv: string[]): Promise<void> {
   installShutdownSignals(
     createShutdown({
       logger,
-      server: server as HttpServer,
+      server,
       plane,
       workers: [backgroundStart, reconciler, retention, poller, delivery, ofacWatch, checkpointer],
       closeDb: () => db.close(),
