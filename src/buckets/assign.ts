@@ -1,3 +1,4 @@
+import type { MarketKind } from '../cities/catalog.ts';
 import type { BucketRange } from './labels.ts';
 import { wholeDegrees } from './rounding.ts';
 
@@ -12,9 +13,12 @@ export function bucketFor<T extends Pick<BucketRange, 'lo' | 'hi'>>(reading: num
 }
 
 /**
- * A bucket is dead when the day's high has passed its top: the high never goes down, so the day
- * can no longer resolve into it. The bucket holding the high, and all above, stay reachable.
+ * A bucket is dead when the day's running extreme has passed it. A high never goes down, so every
+ * bucket wholly below the high is out of reach; a low never goes up, so every bucket wholly above
+ * the low is. The bucket holding the reading, and all beyond it in the direction the day can
+ * still move, stay reachable.
  */
-export function isDead(bucket: Pick<BucketRange, 'hi'>, high: number): boolean {
-  return bucket.hi < wholeDegrees(high);
+export function isDead(bucket: Pick<BucketRange, 'lo' | 'hi'>, reading: number, kind: MarketKind = 'high'): boolean {
+  const r = wholeDegrees(reading);
+  return kind === 'high' ? bucket.hi < r : bucket.lo > r;
 }

@@ -1,4 +1,4 @@
-import type { TempUnit } from '../cities/catalog.ts';
+import type { MarketKind, TempUnit } from '../cities/catalog.ts';
 import { localDayBounds } from '../cities/local-day.ts';
 import { convertTemp } from './rounding.ts';
 import { DEFAULT_KIND, KIND_RULES, roundForKind, type ReportType, type RuleKind } from './rule-kinds.ts';
@@ -11,24 +11,28 @@ import { DEFAULT_KIND, KIND_RULES, roundForKind, type ReportType, type RuleKind 
 export type Observation = { atMs: number; temp: number; unit: TempUnit; report?: ReportType };
 
 /**
- * The warmest observation inside the station's local calendar day `date` (half-open: local
- * midnight belongs to the day it starts) among the reports the rule kind counts
- * (src/buckets/rule-kinds.ts). Providers' own rolling `max_temp` fields are never used: they span
- * 6 or 24 hours across the day boundary. Ties keep the earliest observation.
+ * The warmest (`high`) or coldest (`low`) observation inside the station's local calendar day
+ * `date` (half-open: local midnight belongs to the day it starts) among the reports the rule kind
+ * counts (src/buckets/rule-kinds.ts). A low market reads the same reports with the same rounding
+ * as a high one; only the direction differs. Providers' own rolling `max_temp`/`min_temp` fields
+ * are never used: they span 6 or 24 hours across the day boundary. Ties keep the earliest
+ * observation.
  */
-export function dailyHigh(
+export function dailyExtreme(
   observations: readonly Observation[],
   timezone: string,
   date: string,
   kind: RuleKind = DEFAULT_KIND,
+  extreme: MarketKind = 'high',
 ): Observation | null {
   const { startMs, endMs } = localDayBounds(timezone, date);
   const counts = KIND_RULES[kind].counts;
+  const sign = extreme === 'high' ? 1 : -1;
   let best: Observation | null = null;
   let bestC = Number.NEGATIVE_INFINITY;
   for (const o of observations) {
     if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs || !counts(o.report)) continue;
-    const c = convertTemp(o.temp, o.unit, 'C');
+    const c = sign * convertTemp(o.temp, o.unit, 'C');
     if (c > bestC || (c === bestC && best !== null && o.atMs < best.atMs)) {
       best = o;
       bestC = c;
@@ -37,22 +41,36 @@ export function dailyHigh(
   return best;
 }
 
-/** The day's high as the market resolves it: whole degrees of the city's unit, or null before any observation. */
+/** The day's warmest observation (`dailyExtreme` of a high market). */
+export function dailyHigh(
+  observations: readonly Observation[],
+  timezone: string,
+  date: string,
+  kind: RuleKind = DEFAULT_KIND,
+): Observation | null {
+  return dailyExtreme(observations, timezone, date, kind, 'high');
+}
+
+/**
+ * The day's high (or, with `extreme` 'low', its low) as the market resolves it: whole degrees of
+ * the city's unit, or null before any observation.
+ */
 export function dailyHighReading(
   observations: readonly Observation[],
   timezone: string,
   date: string,
   unit: TempUnit,
   kind: RuleKind = DEFAULT_KIND,
+  extreme: MarketKind = 'high',
 ): number | null {
-  const high = dailyHigh(observations, timezone, date, kind);
-  return high === null ? null : roundForKind(kind, high.temp, high.unit, unit);
+  const best = dailyExtreme(observations, timezone, date, kind, extreme);
+  return best === null ? null : roundForKind(kind, best.temp, best.unit, unit);
 }
 
 /**
- * The day's high as the market resolves it and the station's own time of the first report in the
- * day that showed it (the report that took the high to this reading; later equal reports do not
- * move it). Null before any observation.
+ * The day's high (or low) as the market resolves it and the station's own time of the first
+ * report in the day that showed it (the report that took the reading there; later equal reports
+ * do not move it). Null before any observation.
  */
 export function dailyHighReport(
   observations: readonly Observation[],
@@ -60,8 +78,9 @@ export function dailyHighReport(
   date: string,
   unit: TempUnit,
   kind: RuleKind = DEFAULT_KIND,
+  extreme: MarketKind = 'high',
 ): { reading: number; reportedAtMs: number } | null {
-  const reading = dailyHighReading(observations, timezone, date, unit, kind);
+  const reading = dailyHighReading(observations, timezone, date, unit, kind, extreme);
   if (reading === null) return null;
   const { startMs, endMs } = localDayBounds(timezone, date);
   const counts = KIND_RULES[kind].counts;

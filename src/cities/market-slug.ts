@@ -1,7 +1,11 @@
+import type { MarketKind } from './catalog.ts';
+
 /**
- * Event slugs of the daily-high markets. Two forms are live: older events have no year
+ * Event slugs of the daily-temperature markets. Two forms are live: older events have no year
  * (`highest-temperature-in-nyc-on-december-30`), newer ones end in `-YYYY`
  * (`highest-temperature-in-ankara-on-august-20-2026`). The month is spelt out, the day unpadded.
+ * Daily-low events read `lowest-temperature-in-<token>-on-...`
+ * (`lowest-temperature-in-nyc-on-june-4-2026`).
  */
 const MONTHS = [
   'january',
@@ -18,11 +22,21 @@ const MONTHS = [
   'december',
 ];
 
-export function eventSlugs(marketToken: string, date: string): { withYear: string; withoutYear: string } {
+export function eventSlugs(
+  marketToken: string,
+  date: string,
+  kind: MarketKind = 'high',
+): { withYear: string; withoutYear: string } {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const withoutYear = `highest-temperature-in-${marketToken}-on-${MONTHS[m - 1]}-${d}`;
+  const withoutYear = `${EVENT_PREFIX[kind]}-${marketToken}-on-${MONTHS[m - 1]}-${d}`;
   return { withYear: `${withoutYear}-${y}`, withoutYear };
 }
+
+/** The slug's head per kind; also how a discovered event says which kind it is. */
+export const EVENT_PREFIX: Readonly<Record<MarketKind, string>> = {
+  high: 'highest-temperature-in',
+  low: 'lowest-temperature-in',
+};
 
 export const EVENT_PAGE_BASE = 'https://polymarket.com/event/';
 

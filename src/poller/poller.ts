@@ -244,8 +244,9 @@ export function createPoller(deps: PollerDeps): Poller {
     seenAtMs: number,
     oddsDeadline: number,
   ): Promise<SignalPublic | 'baseline' | null> {
-    // Which reports count and the rounding are the day's rule's (src/buckets/rule-kinds.ts).
-    const high = dailyHighReport(obs, city.timezone, date, city.unit, event.rule.kind ?? DEFAULT_KIND);
+    // Which reports count and the rounding are the day's rule's (src/buckets/rule-kinds.ts); a
+    // low stream reads the same reports for the day's minimum.
+    const high = dailyHighReport(obs, city.timezone, date, city.unit, event.rule.kind ?? DEFAULT_KIND, city.kind);
     if (high === null) return null;
     const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
     const d = signals.saveReading(base);

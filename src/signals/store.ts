@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.ts';
 import { perConnection } from '../lib/per-connection.ts';
-import type { TempUnit } from '../cities/catalog.ts';
+import type { MarketKind, TempUnit } from '../cities/catalog.ts';
 import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
@@ -18,9 +18,10 @@ import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
  */
 
 export type ReadingInput = {
-  city: { slug: string; displayName: string; unit: TempUnit };
+  /** `kind` is the stream's: a low market's reading only falls (absent: a daily-high market). */
+  city: { slug: string; displayName: string; unit: TempUnit; kind?: MarketKind };
   targetDate: string;
-  /** The day's high so far, whole degrees of the city's unit. */
+  /** The day's extreme so far (the high, or a low stream's low), whole degrees of the city's unit. */
   reading: number;
   buckets: readonly MarketBucketRef[];
   nowMs: number;
@@ -104,13 +105,23 @@ export function createSignalStore(db: Db): SignalStore {
     latestSeq,
     saveReading: (input) =>
       db.transaction(() => {
-        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, input.buckets);
+        const d = detect(
+          readDayState(input.city.slug, input.targetDate),
+          input.reading,
+          input.buckets,
+          input.city.kind,
+        );
         if (d.changed && !d.crossing) writeState(input, d.next);
         return d;
       })(),
     storeSignal: (input, hooks = {}) =>
       db.transaction((): SignalPublic | null => {
-        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, input.buckets);
+        const d = detect(
+          readDayState(input.city.slug, input.targetDate),
+          input.reading,
+          input.buckets,
+          input.city.kind,
+        );
         if (!d.changed) return null;
         if (!d.crossing) {
           writeState(input, d.next);
@@ -194,7 +205,7 @@ export function buildSignal(input: StoreSignalInput, d: Detection, seq: number):
             yes: o.yes,
             no: o.no,
             midpoint: o.midpoint,
-            ...(isDead(b, crossing.new.reading) ? { dead: true as const } : {}),
+            ...(isDead(b, crossing.new.reading, input.city.kind) ? { dead: true as const } : {}),
             ...(o.noQuote ? { noQuote: true as const } : {}),
           };
         });

@@ -53,7 +53,7 @@ export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
       const now = opts.clock.now();
       const hit = cache.get(key);
       if (hit && now - hit.atMs < (hit.event ? foundTtl : missingTtl)) return hit.event;
-      const { withYear, withoutYear } = eventSlugs(city.marketToken, date);
+      const { withYear, withoutYear } = eventSlugs(city.marketToken, date, city.kind);
       const event = (await lookup(withYear)) ?? (await lookup(withoutYear));
       if (!event && !hit)
         opts.logger.info('no market for city-day', { city: city.slug, date, slugs: [withYear, withoutYear] });

@@ -30,9 +30,25 @@ export type ResolutionRule = {
   fallback: 'wu' | null;
   /** The resolution page the rule names. */
   url: string | null;
+  /**
+   * Which extreme the rule resolves on: `high` ("the highest temperature", "the highest reading",
+   * HKO's "Absolute Daily Max"), `low` ("the lowest ...", "Absolute Daily Min"); null when the text
+   * says neither or both. A stream whose kind disagrees is paused (resolution/judge.ts).
+   */
+  extreme?: 'high' | 'low' | null;
   /** Why the rule is `unknown`; absent otherwise. */
   reason?: string;
 };
+
+const HIGHEST = /\bhighest (?:temperature|reading)\b|\bAbsolute Daily Max\b/i;
+const LOWEST = /\blowest (?:temperature|reading)\b|\bAbsolute Daily Min\b/i;
+
+/** The extreme a rule text names, or null when it names neither or both. */
+export function extremeOf(text: string): 'high' | 'low' | null {
+  const high = HIGHEST.test(text);
+  const low = LOWEST.test(text);
+  return high === low ? null : high ? 'high' : 'low';
+}
 
 const PROVIDERS: { source: Exclude<RuleSource, 'unknown'>; name: RegExp }[] = [
   { source: 'wu', name: /\b(?:Wunderground|Weather Underground)\b/i },
@@ -144,7 +160,16 @@ export function parseResolutionRule(
       return unknown('the rule names a fallback this service does not know', url);
     fallback = 'wu';
   }
-  return { source: provider, kind: kindOf(provider, text), station, unit: [...units][0]!, precision, fallback, url };
+  return {
+    source: provider,
+    kind: kindOf(provider, text),
+    station,
+    unit: [...units][0]!,
+    precision,
+    fallback,
+    url,
+    extreme: extremeOf(text),
+  };
 }
 
 /** "This market will resolve off of the Hourly Data provided using the "Show Hourly Data" button." */

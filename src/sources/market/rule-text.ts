@@ -1,4 +1,4 @@
-import type { CityRecord } from '../../cities/catalog.ts';
+import type { CityRecord, MarketKind } from '../../cities/catalog.ts';
 
 /**
  * Rule texts in the live markets' wording, for the simulated feed's events (and the test fakes):
@@ -24,6 +24,8 @@ export type RuleTextOptions = {
   stationName?: string;
   /** NOAA rules: whether the text names the "Show Hourly Data" view; default: US cities do, as the live US rules. */
   hourly?: boolean;
+  /** A daily-low market's rule reads "lowest" where a high's reads "highest" (default high). */
+  extreme?: MarketKind;
 };
 
 export function ruleText(
@@ -36,6 +38,8 @@ export function ruleText(
   const eg = unitWord === 'Fahrenheit' ? '21°F' : '9°C';
   const name = opts.stationName ?? `${city.displayName} Airport`;
   const day = ruleDay(date);
+  // The live low rules are the high rules with "highest" -> "lowest" (docs/resolution-rules.md).
+  const est = opts.extreme === 'low' ? 'lowest' : 'highest';
   if (opts.kind === 'wu') {
     // The catalog's page for its own station; another station swaps the last path segment.
     const base = city.stationPage.includes('wunderground.com')
@@ -45,8 +49,8 @@ export function ruleText(
     return {
       resolutionSource: url,
       description: [
-        `This market will resolve to the temperature range that contains the highest temperature recorded at the ${name} Station in degrees ${unitWord} on ${day}.`,
-        `The resolution source for this market will be information from Wunderground, specifically the highest temperature recorded for all times on this day for the ${name} Station, available here: ${url}.`,
+        `This market will resolve to the temperature range that contains the ${est} temperature recorded at the ${name} Station in degrees ${unitWord} on ${day}.`,
+        `The resolution source for this market will be information from Wunderground, specifically the ${est} temperature recorded for all times on this day for the ${name} Station, available here: ${url}.`,
         'To toggle between Fahrenheit and Celsius, click the gear icon next to the search bar and switch the Temperature setting between °F and °C.',
         'This market can not resolve until the first data point for the following date has been published on the resolution source.',
         `The resolution source for this market measures temperatures to whole degrees ${unitWord} (eg, ${eg}). Thus, this is the level of precision that will be used when resolving the market.`,
@@ -59,8 +63,8 @@ export function ruleText(
   return {
     resolutionSource: url,
     description: [
-      `This market will resolve to the temperature range that contains the highest temperature recorded by NOAA at the ${name} Station in degrees ${unitWord} on ${day}.`,
-      `The resolution source for this market will be information from NOAA, specifically the highest reading under the "Temp" column for all times on this day, available here: ${url}`,
+      `This market will resolve to the temperature range that contains the ${est} temperature recorded by NOAA at the ${name} Station in degrees ${unitWord} on ${day}.`,
+      `The resolution source for this market will be information from NOAA, specifically the ${est} reading under the "Temp" column for all times on this day, available here: ${url}`,
       // US markets name the timeseries page's hourly view (rule kind noaa-hourly); others read all times.
       ...(hourly
         ? ['This market will resolve off of the Hourly Data provided using the "Show Hourly Data" button.']

@@ -11,10 +11,11 @@ import { ruleText, SIM_NOAA_CITIES } from './rule-text.ts';
 import type { MarketBucket, MarketEvent, MarketSource } from './types.ts';
 
 /**
- * FEED=sim markets: 11 buckets around the day's forecast high (nine inner buckets of the city's
- * width plus two open ends, the live ladder's shape), and odds from a normal belief about the final
- * high given the simulated high so far. Dead buckets trade near zero; the belief narrows as the
- * local afternoon peak passes. Ids are hashes, the page URL has the live slug shape.
+ * FEED=sim markets: 11 buckets around the day's forecast high, or for a low stream its forecast
+ * low (nine inner buckets of the city's width plus two open ends, the live ladder's shape), and
+ * odds from a normal belief about the final extreme given the simulated one so far. Dead buckets
+ * trade near zero; the belief narrows as the local afternoon peak (a low: dawn) passes. Ids are
+ * hashes, the page URL has the live slug shape.
  */
 export function simLadder(city: CityRecord, forecastC: number): BucketRange[] {
   const e = resolveReading(forecastC, 'C', city.unit);
@@ -41,19 +42,24 @@ export function normalCdf(x: number): number {
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 
-/** Prices for each bucket from a normal belief, cut off below the high already reached. */
+/**
+ * Prices for each bucket from a normal belief, cut off below the high already reached (`floor`)
+ * or above the low already reached (`ceiling`).
+ */
 export function priceLadder(
   buckets: readonly BucketRange[],
-  belief: { mean: number; sd: number; floor: number | null },
+  belief: { mean: number; sd: number; floor: number | null; ceiling?: number | null },
 ): Map<string, BucketOdds> {
   const cdf = (x: number) => normalCdf((x - belief.mean) / belief.sd);
-  const cut = belief.floor === null ? Number.NEGATIVE_INFINITY : belief.floor - 0.5;
-  const mass = 1 - (cut === Number.NEGATIVE_INFINITY ? 0 : cdf(cut));
+  const cdfAt = (x: number) => (x === Number.NEGATIVE_INFINITY ? 0 : x === Number.POSITIVE_INFINITY ? 1 : cdf(x));
+  const cutLo = belief.floor == null ? Number.NEGATIVE_INFINITY : belief.floor - 0.5;
+  const cutHi = belief.ceiling == null ? Number.POSITIVE_INFINITY : belief.ceiling + 0.5;
+  const mass = cdfAt(cutHi) - cdfAt(cutLo);
   const out = new Map<string, BucketOdds>();
   for (const b of buckets) {
-    const lo = Math.max(b.lo - 0.5, cut);
-    const hi = b.hi + 0.5;
-    const p = hi <= lo ? 0 : (cdf(hi) - (lo === Number.NEGATIVE_INFINITY ? 0 : cdf(lo))) / Math.max(mass, 1e-9);
+    const lo = Math.max(b.lo - 0.5, cutLo);
+    const hi = Math.min(b.hi + 0.5, cutHi);
+    const p = hi <= lo ? 0 : (cdfAt(hi) - cdfAt(lo)) / Math.max(mass, 1e-9);
     // A spread around fair value inside the CLOB's 0.001..0.999 price band; near-certain
     // outcomes (dead buckets) trade at the edge with a one-tick spread.
     const mid = clamp(round3(p), 0.001, 0.999);
@@ -71,8 +77,10 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
   return {
     name: 'sim',
     event: async (city, date): Promise<MarketEvent> => {
-      const slug = eventSlugs(city.marketToken, date).withYear;
-      const buckets: MarketBucket[] = simLadder(city, simDay(opts.seed, city, date).forecastC).map((b) => {
+      const slug = eventSlugs(city.marketToken, date, city.kind).withYear;
+      const day = simDay(opts.seed, city, date);
+      const centre = city.kind === 'low' ? day.lowForecastC : day.forecastC;
+      const buckets: MarketBucket[] = simLadder(city, centre).map((b) => {
         const id = hashHex(opts.seed, city.slug, date, b.label);
         return {
           ...b,
@@ -82,7 +90,10 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
         };
       });
       // Realistic rule text through the live parser, so the demo's cities pass match-or-pause.
-      const text = ruleText(city, date, { kind: SIM_NOAA_CITIES.has(city.slug) ? 'noaa' : 'wu' });
+      const text = ruleText(city, date, {
+        kind: SIM_NOAA_CITIES.has(city.baseSlug ?? city.slug) ? 'noaa' : 'wu',
+        extreme: city.kind,
+      });
       const rule = parseResolutionRule(text.description, text.resolutionSource);
       return {
         slug,
@@ -94,10 +105,11 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
     },
     odds: async (city, date, event) => {
       const at = opts.simClock.now();
-      const high = dailyHighReading(simObservations(opts.seed, city, date, at), city.timezone, date, city.unit);
+      const obs = simObservations(opts.seed, city, date, at);
+      const soFar = dailyHighReading(obs, city.timezone, date, city.unit, undefined, city.kind);
       return {
         asOfMs: opts.real.now(),
-        byLabel: priceLadder(event.buckets, simBelief(opts.seed, city, date, at, high, city.unit)),
+        byLabel: priceLadder(event.buckets, simBelief(opts.seed, city, date, at, soFar, city.unit)),
       };
     },
   };

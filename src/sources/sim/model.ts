@@ -35,20 +35,31 @@ function dayOfYear(date: string): number {
 }
 
 export type SimDay = {
-  /** The "forecast" the simulated market is centred on, °C. */
+  /** The "forecast" the simulated high market is centred on, °C. */
   forecastC: number;
   /** The high the day will actually reach at the peak hour, °C. */
   highC: number;
+  /** The forecast low the simulated low market is centred on, °C. */
+  lowForecastC: number;
+  /** The low the day reaches at dawn (06:00 local); the evening never cools below it. */
   lowC: number;
 };
 
+/**
+ * The weather of a stream's city: a low stream (`nyc-low`) watches the same station as its
+ * high (`nyc`), so both hash the city's own slug and see one world.
+ */
+const worldKey = (city: Pick<CityRecord, 'slug' | 'baseSlug'>): string => city.baseSlug ?? city.slug;
+
 export function simDay(seed: string, city: CityRecord, date: string): SimDay {
-  const c = CLIMATE[city.slug] ?? DEFAULT_CLIMATE;
+  const key = worldKey(city);
+  const c = CLIMATE[key] ?? DEFAULT_CLIMATE;
   const peakDoy = c.south ? 15 : 196;
   const seasonal = c.meanHighC + c.seasonalC * Math.cos((2 * Math.PI * (dayOfYear(date) - peakDoy)) / 365.25);
-  const forecastC = seasonal + 3 * wobble(seed, city.slug, date, 'anomaly');
-  const highC = forecastC + 1.5 * wobble(seed, city.slug, date, 'error');
-  return { forecastC, highC, lowC: highC - c.diurnalC * (0.8 + 0.4 * hash01(seed, city.slug, date, 'range')) };
+  const forecastC = seasonal + 3 * wobble(seed, key, date, 'anomaly');
+  const highC = forecastC + 1.5 * wobble(seed, key, date, 'error');
+  const lowC = highC - c.diurnalC * (0.8 + 0.4 * hash01(seed, key, date, 'range'));
+  return { forecastC, highC, lowForecastC: lowC - 1.5 * wobble(seed, key, date, 'low-error'), lowC };
 }
 
 /** Smooth day curve: night cooling to the trough at 06:00, cosine rise to the peak at 15:00, evening fall. */
@@ -59,6 +70,14 @@ export function curveC(day: SimDay, localHour: number): number {
   if (localHour <= PEAK_HOUR)
     return day.lowC + (range * (1 - Math.cos((Math.PI * (localHour - TROUGH_HOUR)) / (PEAK_HOUR - TROUGH_HOUR)))) / 2;
   return day.highC - (day.highC - night) * ((localHour - PEAK_HOUR) / (24 - PEAK_HOUR));
+}
+
+/**
+ * Share of the night's cooling still to come at the local hour: 1 at midnight, 0 from dawn on
+ * (the evening cools toward the night value, never below the dawn low).
+ */
+export function coolingLeft(localHour: number): number {
+  return localHour >= TROUGH_HOUR ? 0 : 1 - localHour / TROUGH_HOUR;
 }
 
 /** Share of the day's warming still to come at the local hour: 1 before dawn, 0 after the peak. */
@@ -82,29 +101,42 @@ function localHour(timezone: string, atMs: number, startMs: number): number {
 export function simObservations(seed: string, city: CityRecord, date: string, untilMs: number): Observation[] {
   const { startMs, endMs } = localDayBounds(city.timezone, date);
   const day = simDay(seed, city, date);
-  const offset = Math.floor((hash01(seed, city.slug, 'minute') * OBS_EVERY_MS) / 60_000) * 60_000;
+  const key = worldKey(city);
+  const offset = Math.floor((hash01(seed, key, 'minute') * OBS_EVERY_MS) / 60_000) * 60_000;
   const out: Observation[] = [];
   let t = Math.ceil((startMs - offset) / OBS_EVERY_MS) * OBS_EVERY_MS + offset;
   for (; t < endMs && t <= untilMs; t += OBS_EVERY_MS) {
-    const temp = curveC(day, localHour(city.timezone, t, startMs)) + 0.4 * wobble(seed, city.slug, t);
+    const temp = curveC(day, localHour(city.timezone, t, startMs)) + 0.4 * wobble(seed, key, t);
     out.push({ atMs: t, temp: Math.round(temp * 10) / 10, unit: 'C' });
   }
   return out;
 }
 
-/** The market's view at `atMs`: where the final high is expected and how unsure it is, in `unit`. */
+/**
+ * The market's view at `atMs`: where the day's final extreme is expected and how unsure it is, in
+ * `unit`. A high market's final high is at least the high so far (`floor`); a low market's final
+ * low is at most the low so far (`ceiling`), and stops moving at dawn.
+ */
 export function simBelief(
   seed: string,
   city: CityRecord,
   date: string,
   atMs: number,
-  highSoFar: number | null,
+  soFar: number | null,
   unit: TempUnit,
-): { mean: number; sd: number; floor: number | null } {
+): { mean: number; sd: number; floor: number | null; ceiling: number | null } {
   const { startMs } = localDayBounds(city.timezone, date);
-  const left = warmingLeft(localHour(city.timezone, Math.max(atMs, startMs), startMs));
-  const forecast = convertTemp(simDay(seed, city, date).forecastC, 'C', unit);
+  const hour = localHour(city.timezone, Math.max(atMs, startMs), startMs);
+  const day = simDay(seed, city, date);
   const perDegC = unit === 'F' ? 1.8 : 1;
-  const mean = highSoFar === null ? forecast : highSoFar + left * Math.max(forecast - highSoFar, 0.5 * perDegC);
-  return { mean, sd: (0.6 + 2 * left) * perDegC, floor: highSoFar };
+  if (city.kind === 'low') {
+    const left = coolingLeft(hour);
+    const forecast = convertTemp(day.lowForecastC, 'C', unit);
+    const mean = soFar === null ? forecast : soFar - left * Math.max(soFar - forecast, 0.5 * perDegC);
+    return { mean, sd: (0.4 + 2 * left) * perDegC, floor: null, ceiling: soFar };
+  }
+  const left = warmingLeft(hour);
+  const forecast = convertTemp(day.forecastC, 'C', unit);
+  const mean = soFar === null ? forecast : soFar + left * Math.max(forecast - soFar, 0.5 * perDegC);
+  return { mean, sd: (0.6 + 2 * left) * perDegC, floor: soFar, ceiling: null };
 }

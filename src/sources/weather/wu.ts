@@ -62,22 +62,33 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
     ...(opts.minIntervalMs ? { minIntervalMs: opts.minIntervalMs } : {}),
     observe: async (requests) => {
       const out = new Map<string, Observation[] | Error>();
-      await mapLimit(requests, opts.concurrency ?? 6, async ({ city, date }) => {
+      // A city's high and low streams read one station-day: one billed call serves both.
+      const calls = new Map<string, { city: (typeof requests)[number]['city']; date: string; slugs: string[] }>();
+      for (const { city, date } of requests) {
         const loc = wuLocationId(city);
         if (!loc) {
           out.set(city.slug, new UpstreamError('wu', 'city has no weather.com station'));
-          return;
+          continue;
         }
+        const key = `${loc}|${date}|${city.unit}`;
+        const call = calls.get(key);
+        if (call) call.slugs.push(city.slug);
+        else calls.set(key, { city, date, slugs: [city.slug] });
+      }
+      await mapLimit([...calls.values()], opts.concurrency ?? 6, async ({ city, date, slugs }) => {
+        const loc = wuLocationId(city)!;
         const day = date.replaceAll('-', '');
         const url =
           `${opts.baseUrl}/v1/location/${locationPath(loc)}/observations/historical.json?apiKey=${encodeURIComponent(opts.apiKey)}` +
           `&units=${city.unit === 'F' ? 'e' : 'm'}&startDate=${day}&endDate=${day}`;
+        let result: Observation[] | Error;
         try {
           await limiter.acquire();
-          out.set(city.slug, parseWu(await httpJson({ upstream: 'wu', url, timeoutMs }), city.unit));
+          result = parseWu(await httpJson({ upstream: 'wu', url, timeoutMs }), city.unit);
         } catch (err) {
-          out.set(city.slug, err instanceof Error ? err : new Error(String(err)));
+          result = err instanceof Error ? err : new Error(String(err));
         }
+        for (const slug of slugs) out.set(slug, result);
       });
       return out;
     },

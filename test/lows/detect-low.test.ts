@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { detect, type DayState } from '../../src/signals/detect.ts';
+import { isDead } from '../../src/buckets/assign.ts';
+import { dailyExtreme, dailyHighReading, dailyHighReport, type Observation } from '../../src/buckets/daily-high.ts';
+import { ladderF } from '../buckets/ladder.ts';
+
+const NYC = ladderF(28); // 27°F or below, 28-29 ... 44-45, 46°F or higher
+
+test('a low stream: the first reading is the baseline; only a lower reading moves the state', () => {
+  const base = detect(null, 41, NYC, 'low');
+  assert.deepEqual(base, { next: { high: 41, bucket: '40-41°F' }, changed: true, baseline: true, crossing: null });
+  const s: DayState = base.next;
+  assert.deepEqual(detect(s, 43, NYC, 'low'), { next: s, changed: false, baseline: false, crossing: null });
+  assert.deepEqual(detect(s, 41, NYC, 'low'), { next: s, changed: false, baseline: false, crossing: null });
+  const sameBucket = detect(s, 40, NYC, 'low');
+  assert.equal(sameBucket.crossing, null);
+  assert.deepEqual(sameBucket.next, { high: 40, bucket: '40-41°F' });
+  const down = detect(sameBucket.next, 39, NYC, 'low');
+  assert.deepEqual(down.crossing, { old: { reading: 40, bucket: '40-41°F' }, new: { reading: 39, bucket: '38-39°F' } });
+});
+
+test('a low stream falling through the open bottom bucket emits once into it', () => {
+  const d = detect({ high: 29, bucket: '28-29°F' }, 20, NYC, 'low');
+  assert.equal(d.crossing?.new.bucket, '27°F or below');
+  assert.equal(detect(d.next, 10, NYC, 'low').crossing, null);
+});
+
+test('property: a low stream enters each bucket at most once, always colder than the last', () => {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 10, max: 60 }), { minLength: 1, maxLength: 60 }), (readings) => {
+      let state: DayState | null = null;
+      const entered: string[] = [];
+      let last = Number.POSITIVE_INFINITY;
+      for (const r of readings) {
+        const d = detect(state, r, NYC, 'low');
+        if (d.crossing) {
+          assert.ok(d.crossing.new.reading < d.crossing.old.reading);
+          assert.ok(d.crossing.new.reading < last);
+          entered.push(d.crossing.new.bucket);
+        }
+        state = d.next;
+        last = Math.min(last, r);
+      }
+      assert.equal(new Set(entered).size, entered.length);
+      assert.equal(state!.high, Math.min(...readings));
+    }),
+  );
+});
+
+test('dead buckets: for a low every bucket wholly above the running minimum, for a high every one below', () => {
+  const b = (lo: number, hi: number) => ({ lo, hi });
+  // Running low 39: 40-41 can no longer win (the low only falls), 38-39 and below still can.
+  assert.equal(isDead(b(40, 41), 39, 'low'), true);
+  assert.equal(isDead(b(38, 39), 39, 'low'), false);
+  assert.equal(isDead(b(Number.NEGATIVE_INFINITY, 27), 39, 'low'), false);
+  assert.equal(isDead(b(46, Number.POSITIVE_INFINITY), 39, 'low'), true);
+  // The high's rule is unchanged.
+  assert.equal(isDead(b(36, 37), 39), true);
+  assert.equal(isDead(b(40, 41), 39), false);
+});
+
+test('the day low reads the same reports and rounding as the high, in the other direction', () => {
+  const tz = 'America/New_York';
+  const at = (h: number, m = 51) => Date.UTC(2026, 2, 24, h + 4, m); // EDT
+  const obs: Observation[] = [
+    { atMs: at(0), temp: 3.9, unit: 'C', report: 'routine' },
+    { atMs: at(4, 12), temp: 1.1, unit: 'C', report: 'special' }, // a SPECI carries the night's minimum
+    { atMs: at(4), temp: 1.7, unit: 'C', report: 'routine' },
+    { atMs: at(6), temp: 2.2, unit: 'C', report: 'routine' },
+    { atMs: at(15), temp: 9.4, unit: 'C', report: 'routine' },
+  ];
+  assert.equal(dailyExtreme(obs, tz, '2026-03-24', 'noaa-all', 'low')!.temp, 1.1);
+  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'noaa-all', 'low'), 34); // 1.1 °C = 33.98 °F
+  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'noaa-hourly', 'low'), 35); // SPECI left out: 1.7 °C = 35.06 °F
+  assert.deepEqual(dailyHighReport(obs, tz, '2026-03-24', 'F', 'noaa-all', 'low'), {
+    reading: 34,
+    reportedAtMs: at(4, 12),
+  });
+  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'noaa-all'), 49);
+});
+
+test('Hong Kong low: the floor of the 0.1 °C minimum, as the high', () => {
+  const obs: Observation[] = [
+    { atMs: Date.UTC(2026, 4, 30, 20), temp: 27.9, unit: 'C' },
+    { atMs: Date.UTC(2026, 4, 30, 22), temp: 27.4, unit: 'C' },
+    { atMs: Date.UTC(2026, 4, 31, 6), temp: 31.2, unit: 'C' },
+  ];
+  assert.equal(dailyHighReading(obs, 'Asia/Hong_Kong', '2026-05-31', 'C', 'hko', 'low'), 27);
+  assert.equal(dailyHighReading(obs, 'Asia/Hong_Kong', '2026-05-31', 'C', 'wu-table', 'low'), 27);
+  assert.equal(dailyHighReading(obs, 'Asia/Hong_Kong', '2026-05-31', 'C', 'hko'), 31);
+});
