@@ -92,10 +92,13 @@ export const CONFIG_SHAPE = raw;
 
 export class ConfigError extends Error {
   readonly problems: string[];
-  constructor(problems: string[]) {
+  /** The variables that parsed, so a caller can add its own checks to the same report. */
+  readonly partial: Partial<ShapeOutput<typeof raw>>;
+  constructor(problems: string[], partial: Partial<ShapeOutput<typeof raw>> = {}) {
     super(problems.join('\n'));
     this.name = 'ConfigError';
     this.problems = problems;
+    this.partial = partial;
   }
 }
 
@@ -120,26 +123,30 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     const v = flags.values[key] ?? files.values[key] ?? env[key];
     if (v !== undefined && v !== '') input[key] = v;
   }
+  // Every problem in one run: a bad value leaves its variable unset, the checks that need it are
+  // skipped (their problem would repeat the same variable), and the rest are still checked.
   const parsed = parseShape(raw, input);
-  const problems = [...flags.problems, ...files.problems];
-  if (!parsed.ok) throw new ConfigError([...problems, ...parsed.problems]);
   const c = parsed.value;
-  problems.push(...safetyProblems(c), ...urlCredentialProblems(c));
+  const problems = [...flags.problems, ...files.problems, ...parsed.problems];
+  const named = (p: string) => p.slice(0, p.indexOf(':'));
+  const already = new Set([...parsed.bad, ...files.problems.map((p) => named(p).replace(/_FILE$/, ''))]);
+  const derived: string[] = [...safetyProblems(c), ...urlCredentialProblems(c)];
   if (c.PAYMENT_MODE === 'live') {
     if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL)
-      problems.push('FACILITATOR_URL: required when SETTLEMENT=facilitator in live mode');
-    if (c.SETTLEMENT === 'chain' && !c.RPC_URL) problems.push('RPC_URL: required when SETTLEMENT=chain in live mode');
+      derived.push('FACILITATOR_URL: required when SETTLEMENT=facilitator in live mode');
+    if (c.SETTLEMENT === 'chain' && !c.RPC_URL) derived.push('RPC_URL: required when SETTLEMENT=chain in live mode');
     if (c.SETTLEMENT === 'chain' && !c.SETTLER_PRIVATE_KEY)
-      problems.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
+      derived.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
   }
   if (c.FEED === 'live' && c.WEATHER_SOURCE === 'wu' && !c.WU_API_KEY)
-    problems.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
+    derived.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
   try {
     parseTrustedProxies(c.TRUSTED_PROXIES);
   } catch (err) {
-    problems.push(`TRUSTED_PROXIES: ${(err as Error).message}`);
+    derived.push(`TRUSTED_PROXIES: ${(err as Error).message}`);
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  problems.push(...derived.filter((p) => !already.has(named(p))));
+  if (problems.length > 0) throw new ConfigError(problems, c);
   const baseUrl = c.BASE_URL ?? `http://localhost:${c.PORT}`;
   return {
     ...c,
@@ -154,6 +161,19 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     // (docs/signal-engine.md "Latency and upstream budget"); the sim has no upstream at all.
     POLL_INTERVAL_MS: c.POLL_INTERVAL_MS ?? 5_000,
   };
+}
+
+/**
+ * `backup` and `migrate` need only the data directory. They read DATA_DIR (flag, then environment)
+ * and nothing else, so the nightly backup, which reads the service's env file, does not fail on a
+ * serve-only secret it cannot read (a systemd credential exists only inside the service) or on a
+ * setting only `serve` checks.
+ */
+export function loadDataDir(env: Record<string, string | undefined>, argv: string[] = []): { DATA_DIR: string } {
+  const flags = flagsToEnv(argv);
+  if (flags.problems.length > 0) throw new ConfigError(flags.problems);
+  const dir = flags.values.DATA_DIR ?? env.DATA_DIR;
+  return { DATA_DIR: dir === undefined || dir === '' ? (CONFIG_SHAPE.DATA_DIR.defaultValue as string) : dir };
 }
 
 /** Mock-mode settlement wallet when PAY_TO is unset: a fixed, obviously-not-real address. */

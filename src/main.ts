@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { join } from 'node:path';
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, loadDataDir, type Config } from './config.ts';
+import { withoutUnreadableSecretFiles } from './lib/secrets.ts';
 import { openDb, openReadOnly, type Db } from './db/open.ts';
 import { loadOrCreateSecret } from './db/secret.ts';
 import { createCatalog } from './cities/catalog.ts';
@@ -27,7 +28,8 @@ import { backupDatabase } from './ops/backup.ts';
 import { createRetention } from './ops/retention.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
 import { REPLAY_HELP } from './replay/help.ts';
-import { existsSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, readFileSync } from 'node:fs';
+import { parseEnvFile } from './lib/env-file.ts';
 import { configHelp } from './config-help.ts';
 import { secureDataDir, usePrivateUmask } from './ops/files.ts';
 import { exposureWarning, sanctionsProblem, startLine } from './ops/safety.ts';
@@ -57,6 +59,7 @@ Commands:
   help [config]  show this help, or every configuration variable with its default
   version     print the version (also -v, --version; -h, --help)
 
+--env-file <path> (any command) reads variables from a file with systemd's EnvironmentFile rules.
 Every configuration variable is also a serve flag: PAY_TO=0x.. or --pay-to 0x.., except secrets
 (environment or <NAME>_FILE only). \`isocast help config\` lists them all.
 Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the sanctions list (OFAC_LIST_PATH).
@@ -75,13 +78,22 @@ const FIRST_TICK_DELAY_MS = 250;
  */
 const BACKGROUND_START_DELAY_MS = 250;
 
-export function dbPath(config: Config): string {
+export function dbPath(config: Pick<Config, 'DATA_DIR'>): string {
   return join(config.DATA_DIR, 'isocast.db');
 }
 
 function refuse(problems: string[]): never {
   for (const p of problems) process.stderr.write(`config: ${p}\n`);
   process.exit(2);
+}
+
+function canRead(path: string): boolean {
+  try {
+    accessSync(path, fsConstants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A start refused for a reason the operator fixes (port taken, DATA_DIR in use): one line, exit 2. */
@@ -93,26 +105,58 @@ function refuseStart(message: string): never {
 /** Held for the life of `serve`: the DATA_DIR lock (ops/exclusive.ts); the OS drops it at exit. */
 let dataDirLock: { release(): void } | null = null;
 
-function configOrExit(argv: string[]): Config {
+function configOrExit(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   try {
-    return loadConfig(process.env, argv);
+    return loadConfig(env, argv);
   } catch (err) {
     if (err instanceof ConfigError) refuse(err.problems);
     throw err;
   }
 }
 
-function open(config: Config): Db {
+/**
+ * `serve`'s configuration with the sanctions file checked in the same run: an operator sees every
+ * problem of an env file at once, not one per restart.
+ */
+function serveConfigOrExit(argv: string[]): { config: Config; sanctions: ReturnType<typeof loadSanctionsList> } {
+  let config: Config;
+  try {
+    config = loadConfig(process.env, argv);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const p = err.partial;
+    const listProblem =
+      p.OFAC_LIST_PATH && !err.problems.some((x) => x.startsWith('OFAC_'))
+        ? sanctionsProblem(
+            { PAYMENT_MODE: p.PAYMENT_MODE ?? 'mock', OFAC_REQUIRED: p.OFAC_REQUIRED ?? p.PAYMENT_MODE === 'live' },
+            loadSanctionsList({ path: p.OFAC_LIST_PATH, extra: p.OFAC_EXTRA }).loadError,
+          )
+        : null;
+    refuse(listProblem ? [...err.problems, listProblem] : err.problems);
+  }
+  const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
+  const unscreened = sanctionsProblem(config, sanctions.loadError);
+  if (unscreened) refuse([unscreened]);
+  return { config, sanctions };
+}
+
+function dataDirOrExit(argv: string[]): { DATA_DIR: string } {
+  try {
+    return loadDataDir(process.env, argv);
+  } catch (err) {
+    if (err instanceof ConfigError) refuse(err.problems);
+    throw err;
+  }
+}
+
+function open(config: Pick<Config, 'DATA_DIR'>): Db {
   secureDataDir(config.DATA_DIR);
   return openDb(dbPath(config), { nativeBinding: nativeSqliteBinding() });
 }
 
 async function serve(argv: string[]): Promise<void> {
-  const config = configOrExit(argv);
+  const { config, sanctions } = serveConfigOrExit(argv);
   const logger = createLogger({ level: config.LOG_LEVEL, base: { service: 'isocast' } });
-  const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
-  const unscreened = sanctionsProblem(config, sanctions.loadError);
-  if (unscreened) refuse([unscreened]);
   if (sanctions.loadError)
     logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
   const exposed = exposureWarning(config);
@@ -268,7 +312,33 @@ async function serve(argv: string[]): Promise<void> {
   );
 }
 
-async function main(argv: string[]): Promise<void> {
+/**
+ * `--env-file <path>` anywhere on the line: the file's variables, read with systemd's
+ * EnvironmentFile= rules (src/lib/env-file.ts), override the environment as they do in the unit.
+ * It lets hand-run commands and cron lines use /etc/isocast/env without a shell `source`.
+ */
+function applyEnvFile(argv: string[]): string[] {
+  const at = argv.findIndex((a) => a === '--env-file' || a.startsWith('--env-file='));
+  if (at < 0) return argv;
+  const inline = argv[at]!.startsWith('--env-file=');
+  const path = inline ? argv[at]!.slice('--env-file='.length) : argv[at + 1];
+  if (!path || path.startsWith('--')) {
+    process.stderr.write('isocast: --env-file needs a path\n');
+    process.exit(2);
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    process.stderr.write(`isocast: --env-file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}\n`);
+    process.exit(2);
+  }
+  Object.assign(process.env, parseEnvFile(text));
+  return [...argv.slice(0, at), ...argv.slice(at + (inline ? 1 : 2))];
+}
+
+async function main(rawArgv: string[]): Promise<void> {
+  const argv = applyEnvFile(rawArgv);
   const [first, ...rest] = argv;
   const command = !first || first.startsWith('-') ? 'serve' : first;
   const args = command === first ? rest : argv;
@@ -290,7 +360,7 @@ async function main(argv: string[]): Promise<void> {
     case 'serve':
       return serve(args);
     case 'migrate': {
-      const config = configOrExit(args);
+      const config = dataDirOrExit(args);
       const db = open(config);
       process.stdout.write(`schema at version ${db.pragma('user_version', { simple: true })} in ${dbPath(config)}\n`);
       db.close();
@@ -302,7 +372,7 @@ async function main(argv: string[]): Promise<void> {
         process.stderr.write('usage: isocast backup <file> [flags]\n');
         process.exit(2);
       }
-      const config = configOrExit(flags);
+      const config = dataDirOrExit(flags);
       // No migration here: the upgrade path backs up with the new binary before it first starts, and
       // the copy must hold the old schema so the old binary can be restored with it.
       if (!existsSync(dbPath(config))) {
@@ -320,7 +390,9 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'doctor': {
-      const config = configOrExit(args);
+      const readable = withoutUnreadableSecretFiles(process.env, canRead);
+      for (const note of readable.notes) process.stdout.write(`note: ${note}\n`);
+      const config = configOrExit(args, readable.env);
       // Read-only: doctor must never migrate (the upgrade path backs up the old schema first).
       const readOnly = () => openReadOnly(dbPath(config), { nativeBinding: nativeSqliteBinding() });
       const checks = await runDoctor({ config, openDb: readOnly, dbPath: dbPath(config) });

@@ -89,13 +89,18 @@ export const httpUrl = (): Field<string> =>
 type Shape = Record<string, Field<unknown, unknown>>;
 export type ShapeOutput<S extends Shape> = { [K in keyof S]: S[K] extends Field<unknown, infer Out> ? Out : never };
 
-/** Every field of `shape` from `input`, in the shape's order; problems read `NAME: problem`. */
+/**
+ * Every field of `shape` from `input`, in the shape's order; problems read `NAME: problem`. A field
+ * with a problem is left unset in `value`, so the caller can go on checking the rest and report
+ * every problem in one run (an operator fixing an env file should not need one restart per line).
+ */
 export function parseShape<S extends Shape>(
   shape: S,
   input: Record<string, string>,
-): { ok: true; value: ShapeOutput<S> } | { ok: false; problems: string[] } {
+): { value: ShapeOutput<S>; problems: string[]; bad: Set<string> } {
   const value: Record<string, unknown> = {};
   const problems: string[] = [];
+  const bad = new Set<string>();
   for (const [key, f] of Object.entries(shape)) {
     const raw = input[key];
     if (raw === undefined) {
@@ -104,7 +109,11 @@ export function parseShape<S extends Shape>(
     }
     const r = f.parse(raw);
     if (r.ok) value[key] = r.value;
-    else problems.push(`${key}: ${r.problem}`);
+    else {
+      value[key] = f.unset();
+      problems.push(`${key}: ${r.problem}`);
+      bad.add(key);
+    }
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: value as ShapeOutput<S> };
+  return { value: value as ShapeOutput<S>, problems, bad };
 }

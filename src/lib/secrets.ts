@@ -68,3 +68,24 @@ export function secretsFromFiles(
 
 /** The secret-file variables, for the flag parser (a path is not a secret) and `help config`. */
 export const SECRET_FILE_NAMES = SECRET_NAMES.map((n) => `${n}_FILE`);
+
+/**
+ * For commands that check but do not serve (`doctor`): a `<NAME>_FILE` this user cannot read is
+ * left out rather than failing the run, with a note. A systemd credential
+ * (`/run/credentials/<unit>/...`) exists only inside the running service, so a hand-run command
+ * cannot read it; the service itself still refuses to start without it.
+ */
+export function withoutUnreadableSecretFiles(
+  env: Record<string, string | undefined>,
+  canRead: (path: string) => boolean,
+): { env: Record<string, string | undefined>; notes: string[] } {
+  const out = { ...env };
+  const notes: string[] = [];
+  for (const name of SECRET_NAMES) {
+    const path = env[`${name}_FILE`];
+    if (!path || canRead(path)) continue;
+    delete out[`${name}_FILE`];
+    notes.push(`${name}_FILE: ${path} is not readable here (a service credential?); ${name} not checked`);
+  }
+  return { env: out, notes };
+}

@@ -38,9 +38,15 @@ test('a shape: defaults and unset optionals, every problem reported in the shape
   const shape = { PORT: intIn(0, 9).default(8), HOST: text().optional(), MODE: oneOf(['a', 'b']).default('a') };
   assert.equal(shape.PORT.defaultValue, 8);
   assert.equal(shape.HOST.defaultValue, undefined);
-  assert.deepEqual(parseShape(shape, {}), { ok: true, value: { PORT: 8, HOST: undefined, MODE: 'a' } });
+  assert.deepEqual(parseShape(shape, {}), {
+    value: { PORT: 8, HOST: undefined, MODE: 'a' },
+    problems: [],
+    bad: new Set(),
+  });
+  // The good fields still come back, so the caller can check them too (all problems in one run).
   assert.deepEqual(parseShape(shape, { MODE: 'c', PORT: '10', HOST: 'h' }), {
-    ok: false,
+    value: { PORT: 8, HOST: 'h', MODE: 'a' },
     problems: ['PORT: must be at most 9', 'MODE: must be one of a, b'],
+    bad: new Set(['PORT', 'MODE']),
   });
 });
