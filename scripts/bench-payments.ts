@@ -26,6 +26,7 @@ import { systemClock } from '../src/lib/clock.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { loadSanctionsList } from '../src/sanctions/list.ts';
 import { createMockSettler } from '../src/payments/settlers/mock.ts';
+import { FIRST_STEP, currentSalt } from '../src/payments/binding.ts';
 import { paymentRequired } from '../src/payments/envelope.ts';
 import { authorizationTypedData } from '../src/payments/eip3009.ts';
 import { payFor402 } from '../src/buyer/pay.ts';
@@ -68,8 +69,8 @@ for (let i = 0; i < 2 * N; i++) {
     resource: `${config.BASE_URL}/v1/subscribe`,
     payTo: MOCK_PAY_TO as Address,
     usdc: config.USDC_ADDRESS as Address,
-    secret,
-    nowSeconds: Math.floor(nowMs / 1000),
+    // Each (city, count) is bought once here, so every bundle is still at its first step.
+    salt: currentSalt(secret, city, count, FIRST_STEP, nowMs),
     termsUrl: config.TERMS_URL,
     mode: 'mock',
   });

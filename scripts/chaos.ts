@@ -43,7 +43,7 @@ for (const faults of [false, true]) {
     `\nseed ${report.seed}; ${report.kills.length} stops at ${report.kills.map((k) => `${k.afterMs}${k.exit === '0' ? 'T' : ''}`).join(', ')} ms (T: SIGTERM)\n`,
   );
   process.stdout.write(
-    `load: ${s.requests} requests (${s.cutOff} cut off), ${s.payments} distinct authorizations (+${s.sameNonceRebuys} same-window rebuys), ${s.duplicateCopies} duplicate/concurrent copies, ` +
+    `load: ${s.requests} requests (${s.cutOff} cut off), ${s.payments} distinct authorizations (+${s.sameNonceRebuys} same-salt rebuys), ${s.duplicateCopies} duplicate/concurrent copies, ` +
       `${s.reads} receipt reads, ${s.raises} temperature raises, ${s.registrations} chat registrations\n`,
   );
   if (report.settlement) {

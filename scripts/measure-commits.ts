@@ -62,6 +62,7 @@ async function variant(name: string, thread: boolean, group = 1): Promise<Varian
         settler: 'mock',
         nowMs: clock.now(),
         validBefore: 2_000_000_000,
+        bindingK: null,
       }),
     );
     if (!claim.claimed) throw new Error('claim refused');

@@ -11,7 +11,7 @@ import { startServer } from '../test/chaos/server.ts';
  * 20 signals) N times back to back against a real `isocast serve` process (mock settlement),
  * each purchase end to end: POST for the 402, sign the EIP-3009 authorization, POST with
  * X-Payment, 200. Prints one JSON line with the per-purchase times and the ceiling steps, which
- * must be N distinct purchases (issue 12: per-challenge salts).
+ * must be N distinct purchases (issue 24: each settled purchase moves the bundle's salt).
  */
 const { values } = parseArgs({ options: { n: { type: 'string', default: '20' } } });
 const n = Number(values.n);

@@ -17,6 +17,7 @@ export const MIGRATIONS: readonly string[] = [
   '0008_resolution_rules.sql',
   '0009_report_time.sql',
   '0010_rule_kind.sql',
+  '0011_salt_steps.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -102,7 +102,7 @@ export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
         mode: d.paymentMode,
         binding: {
           formula: BINDING_FORMULA,
-          salt: 'fresh in every 402 challenge (accepts[].extra.binding.salt); clients cannot compute it; echo it back as payload.salt (extra.binding.saltEcho)',
+          salt: 'served in every 402 challenge (accepts[].extra.binding.salt); clients cannot compute it; it moves after each settled purchase of the bundle and every minute',
         },
       },
     };
@@ -114,12 +114,12 @@ export function paymentSteps(d: DiscoveryDeps): string[] {
   return [
     `Pick a city slug from ${url(d, '/v1/cities')} and a bundle size count (integer, at least ${MIN_COUNT}; total at least ${formatUsdPrice(MIN_SPEND_MICRO)}).`,
     `POST ${url(d, '/v1/subscribe')}?city=<slug>&count=<count> with no X-Payment header. The answer is HTTP 402 with a PaymentRequired body.`,
-    'From accepts[0] read payTo, asset (the USDC contract), maxAmountRequired (atomic USDC, 6 decimals), maxTimeoutSeconds and extra.binding.salt (fresh in every challenge: 16 random bytes and a server tag).',
+    "From accepts[0] read payTo, asset (the USDC contract), maxAmountRequired (atomic USDC, 6 decimals), maxTimeoutSeconds and extra.binding.salt (server-derived from the city, the count, the bundle's purchase step and the minute).",
     `Compute the binding nonce: ${BINDING_FORMULA}, where payer is your wallet address (20 bytes), citySlug the slug as UTF-8 bytes, count a uint256 and salt the bytes32 from the challenge. Stock x402 clients use a random nonce and are refused; the nonce must bind (payer, city, count).`,
     `Sign an EIP-712 TransferWithAuthorization (EIP-3009) with domain {name: "${USDC_NAME}", version: "${USDC_VERSION}", chainId: 8453, verifyingContract: asset} and message {from: payer, to: payTo, value: maxAmountRequired, validAfter: 0, validBefore: now + maxTimeoutSeconds, nonce}.`,
-    'Build X-Payment: base64 of the JSON {"x402Version":1,"scheme":"exact","network":"eip155:8453","payload":{"signature":"0x<65 bytes>","authorization":{"from":"0x<payer>","to":"0x<payTo>","value":"<maxAmountRequired>","validAfter":"0","validBefore":"<unix seconds>","nonce":"0x<binding nonce>"},"salt":"0x<extra.binding.salt>"}}; numbers are decimal strings. payload.salt echoes the challenge salt (extra.binding.saltEcho says where); a client that cannot echo binds to extra.binding.windowSalt instead, valid for about a minute.',
+    'Build X-Payment: base64 of the JSON {"x402Version":1,"scheme":"exact","network":"eip155:8453","payload":{"signature":"0x<65 bytes>","authorization":{"from":"0x<payer>","to":"0x<payTo>","value":"<maxAmountRequired>","validAfter":"0","validBefore":"<unix seconds>","nonce":"0x<binding nonce>"},"salt":"0x<extra.binding.salt>"}}; numbers are decimal strings. payload.salt (echoing the challenge salt, where extra.binding.saltEcho says) is optional: without it the server finds the salt it served.',
     'Repeat the same POST with the X-Payment header. 200 returns a SubscribeResult; keep its receiptToken secret: it reads your signals without paying again. It is issued once, to this answer only: sending the same header again returns the state (idempotent: true) without a token. Lost it? POST /v1/receipts with a wallet signature.',
-    'Buying the same bundle again: ask for a new 402 and sign a new authorization (each challenge has its own salt, so each purchase its own nonce). 503 "settlement pending": the outcome is not known yet; send the same X-Payment again after retryAfterSeconds, you will not be charged twice. "you were not charged" is final for that authorization: pay again with a new one.',
+    'Buying the same bundle again: ask for a new 402 and sign a new authorization (the salt moves after every settled purchase of the bundle, so each purchase has its own nonce). 503 "settlement pending": the outcome is not known yet; send the same X-Payment again after retryAfterSeconds, you will not be charged twice. "you were not charged" is final for that nonce: pay again with a new authorization bound to a later 402\'s salt (a refusal does not move the salt; the minute does).',
   ];
 }
 

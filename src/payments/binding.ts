@@ -1,30 +1,36 @@
-import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import { keccak256Hex } from '../lib/keccak.ts';
 
 /**
  * Nonce binding (spec 5): the EIP-3009 nonce must equal
- * keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)), so a signed
- * authorization cannot be re-pointed at another city or count.
+ * keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt a 402
+ * served, so a signed authorization cannot be re-pointed at another city or count.
  *
- * The salt is HMAC(server secret, city | count | window) over short time windows. Clients cannot
- * compute it, and because it changes every window a payer can buy the same bundle again later
- * with a fresh on-chain nonce. (A salt fixed forever per city and count would make the second
- * identical purchase reuse a nonce the token contract has already burned.)
+ * The salt (issue 24) is HMAC(server secret, city | count | k | minute). `k` is the bundle's
+ * purchase step: it moves when a purchase bound to the current k settles (the salt_steps trigger,
+ * schema.sql), so after any wallet's purchase the next 402 serves a salt that wallet has not
+ * used, and buying the same bundle again right away gets a fresh nonce and a second ceiling step.
+ * The minute moves it too, so a payment refused for good (not charged) does not pin its nonce
+ * for longer than a minute on a bundle nobody else buys.
  *
- * Per-challenge salts (issue 12): every 402 serves a fresh salt, 16 random bytes followed by a
- * 16-byte HMAC tag over them, and the client echoes it back as `payload.salt`. The server checks
- * the tag (it issued this salt) and then the nonce, so the same wallet can buy the same bundle
- * twice in one second, each purchase its own on-chain nonce. Window salts still bind a nonce
- * when no salt is echoed, so clients that do not echo keep working.
+ * Nothing per challenge is stored or echoed: the server recomputes the salts it can have served
+ * from (city, count), its own step history and the clock, so a client that knows only the spec
+ * (bind to `extra.binding.salt`, send a plain x402 payload) pays. k is per bundle, not per
+ * payer, because a 402 is served before anyone says who will pay. Concurrent buyers of the same
+ * bundle all bind to the same k; the first to settle moves it and the others still match the k
+ * they were served (below). Work per payment is bounded: at most SALT_STEPS_CHECKED steps of k
+ * times the minutes they cover, and every step of k is a settled, paid purchase.
  */
 export const BINDING_FORMULA = 'keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt))';
-export const BINDING_WINDOW_S = 60;
+export const SALT_EPOCH_S = 60;
 /**
  * Longest accepted authorization lifetime, measured from the moment the challenge was served to
- * `validBefore`. It bounds which salt windows a still-valid authorization can come from.
+ * `validBefore`. It bounds which served salts a still-valid authorization can carry.
  */
 export const MAX_AUTH_LIFETIME_S = 900;
+/** Steps of a bundle's k tried for one payment, newest first; salt_steps keeps as many per bundle. */
+export const SALT_STEPS_CHECKED = 64;
 
 /**
  * The server secret: raw bytes, or (on the paid path) a KeyObject made once with
@@ -32,12 +38,25 @@ export const MAX_AUTH_LIFETIME_S = 900;
  */
 export type BindingSecret = Buffer | KeyObject;
 
-export function windowAt(unixSeconds: number): number {
-  return Math.floor(unixSeconds / BINDING_WINDOW_S);
+/** k became the bundle's served step at `sinceMs` (server clock). */
+export type SaltStep = { k: number; sinceMs: number };
+/** What a served salt was derived from. */
+export type SaltPoint = { k: number; epoch: number };
+
+/** The step of a bundle nobody has bought yet. */
+export const FIRST_STEP: SaltStep = { k: 0, sinceMs: 0 };
+
+export function epochAt(ms: number): number {
+  return Math.floor(ms / (SALT_EPOCH_S * 1000));
 }
 
-export function bindingSalt(secret: BindingSecret, city: string, count: number, window: number): Hex {
-  return `0x${createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${window}`).digest('hex')}`;
+export function servedSalt(secret: BindingSecret, city: string, count: number, point: SaltPoint): Hex {
+  return `0x${createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${point.k}|${point.epoch}`).digest('hex')}`;
+}
+
+/** The salt a 402 serves now: the bundle's current step, this minute. */
+export function currentSalt(secret: BindingSecret, city: string, count: number, current: SaltStep, nowMs: number): Hex {
+  return servedSalt(secret, city, count, { k: current.k, epoch: epochAt(nowMs) });
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -47,7 +66,7 @@ const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
  * abi.encodePacked(address, string, uint256, bytes32) is plain concatenation: 20 address bytes,
  * the UTF-8 slug, the count as a 32-byte big-endian word, the 32 salt bytes. Written out rather
  * than through viem's `encodePacked` (a hex string round trip per field) because the paid path
- * computes it on every purchase, and once per salt window for a client that echoes no salt.
+ * computes it on every purchase, and once per candidate salt for a client that echoes none.
  * Throws on what viem would refuse to pack: a malformed address or salt, a count outside uint.
  */
 export function bindingNonce(payer: Address, city: string, count: number, salt: Hex): Hex {
@@ -66,51 +85,58 @@ export function bindingNonce(payer: Address, city: string, count: number, salt: 
 }
 
 /**
- * Windows a still-valid authorization can have taken its salt from: the challenge was served at
- * some t <= now, and the authorization lives at most MAX_AUTH_LIFETIME_S from t, so
- * t >= validBefore - MAX_AUTH_LIFETIME_S. Every window touching [validBefore - max, now].
+ * Every (k, minute) a challenge behind a still-valid authorization can have served, newest first.
+ * The challenge was served at some t <= now, and the authorization lives at most
+ * MAX_AUTH_LIFETIME_S from t, so t >= validBefore - MAX_AUTH_LIFETIME_S. Step i was served
+ * during [steps[i].sinceMs, steps[i-1].sinceMs] (closed: a challenge read in the millisecond k
+ * moved may carry either), the newest until now. `steps` is newest first, as the bundle's
+ * history holds them; only the first SALT_STEPS_CHECKED are looked at.
  */
-export function acceptedWindows(nowSeconds: number, validBefore: number): number[] {
-  const first = windowAt(Math.max(0, validBefore - MAX_AUTH_LIFETIME_S));
-  const last = windowAt(nowSeconds);
-  const out: number[] = [];
-  for (let w = last; w >= first; w--) out.push(w);
+export function servedPoints(steps: readonly SaltStep[], nowMs: number, validBefore: number): SaltPoint[] {
+  // A still-valid authorization has validBefore > now, so the floor is never below now - max.
+  const lo = Math.max(0, (validBefore - MAX_AUTH_LIFETIME_S) * 1000, nowMs - MAX_AUTH_LIFETIME_S * 1000);
+  const out: SaltPoint[] = [];
+  let until = nowMs;
+  const history = steps.length > 0 ? steps : [FIRST_STEP];
+  for (const step of history.slice(0, SALT_STEPS_CHECKED)) {
+    if (until < lo) break;
+    // A step stamped after `until` (another process's clock ahead of ours) still counts from here.
+    const since = Math.min(step.sinceMs, until);
+    for (let e = epochAt(until); e >= epochAt(Math.max(since, lo)); e--) out.push({ k: step.k, epoch: e });
+    until = since;
+  }
   return out;
 }
 
-/** The window whose salt the nonce binds to (payer, city, count), or null when none does. */
-export function matchBinding(
-  secret: BindingSecret,
-  p: { payer: Address; city: string; count: number; nonce: Hex; nowSeconds: number; validBefore: number },
-): number | null {
-  const nonce = p.nonce.toLowerCase();
-  for (const w of acceptedWindows(p.nowSeconds, p.validBefore)) {
-    if (bindingNonce(p.payer, p.city, p.count, bindingSalt(secret, p.city, p.count, w)) === nonce) return w;
+export type BindingCheck = {
+  city: string;
+  count: number;
+  steps: readonly SaltStep[];
+  nowMs: number;
+  /** The authorization's validBefore, unix seconds. */
+  validBefore: number;
+};
+
+/** The point an echoed salt was served from, or null when this server cannot have served it. */
+export function echoedPoint(secret: BindingSecret, salt: Hex, c: BindingCheck): SaltPoint | null {
+  const wanted = salt.toLowerCase();
+  for (const point of servedPoints(c.steps, c.nowMs, c.validBefore)) {
+    if (servedSalt(secret, c.city, c.count, point) === wanted) return point;
   }
   return null;
 }
 
-/** Where the client returns the challenge salt in its PaymentPayload (x402 `exact` payload). */
-export const SALT_ECHO = 'payload.salt';
-
-function saltTag(secret: BindingSecret, city: string, count: number, randomHex: string): Buffer {
-  return createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${randomHex}`).digest().subarray(0, 16);
-}
-
-/** A fresh challenge salt: 0x + 16 random bytes + the first 16 bytes of their HMAC tag. */
-export function challengeSalt(
+/** The point whose salt binds `nonce` to (payer, city, count), or null when none does. */
+export function matchBinding(
   secret: BindingSecret,
-  city: string,
-  count: number,
-  random: Buffer = randomBytes(16),
-): Hex {
-  const randomHex = random.toString('hex');
-  return `0x${randomHex}${saltTag(secret, city, count, randomHex).toString('hex')}`;
+  c: BindingCheck & { payer: Address; nonce: Hex },
+): SaltPoint | null {
+  const nonce = c.nonce.toLowerCase();
+  for (const point of servedPoints(c.steps, c.nowMs, c.validBefore)) {
+    if (bindingNonce(c.payer, c.city, c.count, servedSalt(secret, c.city, c.count, point)) === nonce) return point;
+  }
+  return null;
 }
 
-/** True when `salt` is a challenge salt this server issued for (city, count). No clock involved. */
-export function isIssuedSalt(secret: BindingSecret, city: string, count: number, salt: string): boolean {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(salt)) return false;
-  const randomHex = salt.slice(2, 34).toLowerCase();
-  return timingSafeEqual(saltTag(secret, city, count, randomHex), Buffer.from(salt.slice(34), 'hex'));
-}
+/** Where a client may return the challenge salt in its x402 v1 PaymentPayload (optional). */
+export const SALT_ECHO = 'payload.salt';

@@ -1,13 +1,14 @@
 import type { KeyObject } from 'node:crypto';
 import type { Address } from 'viem';
+import { currentSalt, type SaltStep } from './binding.ts';
 import { USDC_NAME, USDC_VERSION } from './eip3009.ts';
 import { paymentRequired, standardAccept, type ChallengeInput } from './envelope.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import type { PaymentRequirementsV1 } from './settlers/settler.ts';
 
 /**
- * What the plane offers a buyer: the 402 challenge (fresh salt per answer) and the standard x402
- * requirements sent to a facilitator with a settle call.
+ * What the plane offers a buyer: the 402 challenge (the bundle's current salt, binding.ts) and the
+ * standard x402 requirements sent to a facilitator with a settle call.
  */
 export type ChallengeDeps = {
   /** The HMAC key as a KeyObject, made once (on first use): salts and tags are computed on every paid request. */
@@ -17,7 +18,9 @@ export type ChallengeDeps = {
   baseUrl: string;
   termsUrl: string;
   mode: 'mock' | 'live';
-  nowSeconds: () => number;
+  nowMs: () => number;
+  /** The bundle's current purchase step (salt-steps.ts). */
+  currentStep: (city: string, count: number) => SaltStep;
 };
 
 export function createChallenges(deps: ChallengeDeps) {
@@ -38,8 +41,7 @@ export function createChallenges(deps: ChallengeDeps) {
         resource: `${deps.baseUrl}${resourcePath}`,
         payTo: deps.payTo,
         usdc: deps.usdc,
-        secret: deps.secret(),
-        nowSeconds: deps.nowSeconds(),
+        salt: currentSalt(deps.secret(), city, count, deps.currentStep(city, count), deps.nowMs()),
         termsUrl: deps.termsUrl,
         mode: deps.mode,
         ...opts,
@@ -47,8 +49,8 @@ export function createChallenges(deps: ChallengeDeps) {
 
     /**
      * Standard x402 v1 requirements: our binding and `mode` stay out of what a facilitator is
-     * sent. Built once per (city, count, resource, network), with no salt: the challenge's fresh
-     * salt and window salt would be two HMACs and random bytes per settle only to be stripped.
+     * sent. Built once per (city, count, resource, network), with no salt: the challenge's salt
+     * would be a step lookup and an HMAC per settle only to be stripped.
      */
     requirements(city: string, count: number, resourcePath: string, network: string): PaymentRequirementsV1 {
       const cacheKey = `${network}|${count}|${city}|${resourcePath}`;

@@ -1,7 +1,8 @@
 import type { Address } from 'viem';
 import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import { BINDING_FORMULA, SALT_ECHO, bindingSalt, challengeSalt, windowAt, type BindingSecret } from './binding.ts';
+import type { Hex } from 'viem';
+import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from './eip3009.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 
@@ -19,8 +20,8 @@ export type ChallengeInput = {
   resource: string;
   payTo: Address;
   usdc: Address;
-  secret: BindingSecret;
-  nowSeconds: number;
+  /** The binding salt served now (binding.ts currentSalt). */
+  salt: Hex;
   termsUrl: string;
   /** Said in every challenge so a wallet can tell a demo (settlement simulated) from a seller. */
   mode: 'mock' | 'live';
@@ -56,11 +57,10 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
     formula: BINDING_FORMULA as typeof BINDING_FORMULA,
     citySlug: i.city,
     count: i.count,
-    // Fresh per challenge, echoed back as payload.salt: a repeat purchase gets its own nonce.
-    salt: challengeSalt(i.secret, i.city, i.count),
+    // Recomputed by the server from (city, count, the bundle's purchase step, the minute), so
+    // a client may bind to it and send nothing else; echoing it as payload.salt is optional.
+    salt: i.salt,
     saltEcho: SALT_ECHO as typeof SALT_ECHO,
-    // For clients that cannot echo: binds without payload.salt while its 60 s window is accepted.
-    windowSalt: bindingSalt(i.secret, i.city, i.count, windowAt(i.nowSeconds)),
   };
   const body: PaymentRequiredBody = {
     x402Version: 1,

@@ -9,6 +9,7 @@ import { createInflight, paymentKey } from './inflight.ts';
 import { createLedger, type Purchase } from './ledger.ts';
 import { paymentCounters } from './outcomes.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
+import { createSaltSteps } from './salt-steps.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
 
 /**
@@ -34,6 +35,7 @@ export type PaymentPlane = ReturnType<typeof createPaymentPlane>;
 export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const { db, clock, logger } = deps;
   const store = createPaymentStore(db);
+  const saltSteps = createSaltSteps(db);
   // Made on first use, not at start: it is the start's only use of node:crypto, which the
   // binary then loads at the first paid request (scripts/sea/lazy-builtins.ts).
   let key: KeyObject | undefined;
@@ -49,7 +51,8 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     baseUrl: deps.baseUrl,
     termsUrl: deps.termsUrl,
     mode: deps.mode,
-    nowSeconds: () => Math.floor(clock.now() / 1000),
+    nowMs: () => clock.now(),
+    currentStep: saltSteps.current,
   });
   const commits = createGroupCommit(db, { onCommit: counters.committed });
   const ledger = createLedger({ db, store, clock, logger, pending, commits });
@@ -58,6 +61,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     ...deps,
     secret,
     store,
+    saltSteps,
     ledger,
     commits,
     challenges,

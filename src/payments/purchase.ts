@@ -6,11 +6,12 @@ import { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { MAX_AUTH_LIFETIME_S, bindingNonce, isIssuedSalt, matchBinding } from './binding.ts';
+import { MAX_AUTH_LIFETIME_S, bindingNonce, echoedPoint, matchBinding, type BindingCheck } from './binding.ts';
 import type { Challenges } from './challenge.ts';
 import { bindingMismatch, sanctioned, screeningUnavailable, settleFailed, verifyFailed } from './errors.ts';
 import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, Purchase } from './ledger.ts';
+import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, type TypedDataVerifier } from './verify.ts';
@@ -44,9 +45,11 @@ export type PurchaseSettings = {
 };
 
 export type PurchaseFlowDeps = PurchaseSettings & {
-  /** The server secret as an HMAC key (salt tags, window salts), made on first use. */
+  /** The server secret as an HMAC key (binding salts), made on first use. */
   secret: () => KeyObject;
   store: PaymentStore;
+  /** Each bundle's purchase steps, from which the served binding salts are recomputed. */
+  saltSteps: SaltSteps;
   ledger: Ledger;
   /** Claims commit together with the other writes of the same turn (db/group-commit.ts). */
   commits: GroupCommit;
@@ -59,7 +62,15 @@ export type PurchaseFlowDeps = PurchaseSettings & {
 };
 
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
-type Retry = { p: DecodedPayment; city: string; count: number; resourcePath: string; recovered?: boolean };
+type Retry = {
+  p: DecodedPayment;
+  city: string;
+  count: number;
+  resourcePath: string;
+  recovered?: boolean;
+  /** The purchase step of the salt the nonce is bound to. */
+  bindingK?: number;
+};
 
 export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   const { settler, logger, clock, store, ledger, inflight, pending } = deps;
@@ -165,6 +176,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         settler: settler.kind,
         nowMs: clock.now(),
         validBefore: Number(a.validBefore),
+        bindingK: r.bindingK ?? null,
       }),
     );
     if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
@@ -194,7 +206,6 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const a = p.authorization;
     const payee = checkPayee(a, { payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro });
     if (payee && !payee.ok) throw verifyFailed(payee.reason);
-    if (p.salt && !isIssuedSalt(deps.secret(), city, count, p.salt)) throw bindingMismatch();
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
     if (inflight.has(key)) return afterRunning(key, from, a.nonce);
@@ -214,6 +225,17 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
 
     const window = checkWindow(a, nowS());
     if (window && !window.ok) throw verifyFailed(window.reason);
+    // The salts this server can have served for a still-valid authorization (binding.ts). An
+    // echoed salt that is not one of them is refused before any signature recovery.
+    const check: BindingCheck = {
+      city,
+      count,
+      steps: deps.saltSteps.recent(city, count),
+      nowMs: clock.now(),
+      validBefore: Number(a.validBefore),
+    };
+    const echoed = p.salt ? echoedPoint(deps.secret(), p.salt, check) : null;
+    if (p.salt && !echoed) throw bindingMismatch();
     const verified = await verifyPayment(p, terms(count));
     if (!verified.ok) throw verifyFailed(verified.reason);
     const payer = verified.payer;
@@ -224,21 +246,17 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       throw sanctioned();
     }
     if (!deps.sanctions.available(deps.ofacRequired)) throw screeningUnavailable();
-    // Spec order: verify, sanctions, binding. An echoed salt (its tag already checked) binds
-    // exactly; without one, the nonce must come from an accepted window's salt.
-    const bound = p.salt
-      ? bindingNonce(payer, city, count, p.salt) === a.nonce
-      : matchBinding(deps.secret(), {
-          payer,
-          city,
-          count,
-          nonce: a.nonce,
-          nowSeconds: nowS(),
-          validBefore: Number(a.validBefore),
-        }) !== null;
+    // Spec order: verify, sanctions, binding. An echoed salt (already known to be served) binds
+    // exactly; without one, the nonce must come from one of the salts served (binding.ts).
+    const bound = echoed
+      ? bindingNonce(payer, city, count, p.salt!) === a.nonce
+        ? echoed
+        : null
+      : matchBinding(deps.secret(), { ...check, payer, nonce: a.nonce });
     if (!bound) throw bindingMismatch();
     opts.beforeSettle?.(payer);
     retry.recovered = verified.recovered;
+    retry.bindingK = bound.k;
     return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(key, from, a.nonce);
   }
 

@@ -66,7 +66,7 @@ export const subscribeDocs: RouteDoc[] = [
     tags: ['payments'],
     summary: 'Buy a bundle of signals for one city over x402',
     description:
-      'Without X-Payment: 402 PaymentRequired, with a fresh extra.binding.salt to bind the nonce to and echo back as payload.salt. ' +
+      'Without X-Payment: 402 PaymentRequired, with extra.binding.salt to bind the nonce to (it moves after every settled purchase of the bundle and every minute; echoing it as payload.salt is optional). ' +
       'With it: cheap checks (decode, payee, amount, salt tag), then a known (payer, nonce) answers its state (idempotent: true, no receiptToken) whatever the clock says; ' +
       'a new one is verified, screened, bound, settled, recorded once and applied atomically. receiptToken is issued once, to the request whose settlement moved the money; ' +
       'a lost token is recovered with POST /v1/receipts. A settlement whose outcome is unknown answers 503 settlement pending: retry the same X-Payment.',

@@ -9,14 +9,13 @@ export const Binding = z
     citySlug: z.string(),
     count: z.number().int(),
     salt: Hex32.describe(
-      'Fresh for this challenge: 16 random bytes and a 16-byte server HMAC tag over them. Bind the nonce to it and echo it back as payload.salt',
+      "Server-derived: HMAC of (city, count, the bundle's purchase step, the current minute). Bind the nonce to it; it moves after every settled purchase of this bundle and every minute, so buying the same bundle again takes a new 402",
     ),
     saltEcho: z
       .literal(SALT_ECHO)
-      .describe('Where the client returns `salt`: beside signature and authorization in the X-Payment PaymentPayload'),
-    windowSalt: Hex32.describe(
-      'For clients that cannot echo payload.salt: HMAC of (city, count, the current 60 s window); one purchase per bundle per window',
-    ).optional(),
+      .describe(
+        'Optional: a client may return `salt` beside signature and authorization in the X-Payment PaymentPayload; without it the server finds the salt itself',
+      ),
   })
   .meta({ id: 'Binding' });
 

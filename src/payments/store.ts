@@ -27,6 +27,8 @@ export type PaymentRow = {
   created_at: number;
   updated_at: number;
   valid_before: number | null;
+  /** The purchase step k of the salt the nonce is bound to (binding.ts); settling it moves the bundle's k. */
+  binding_k: number | null;
 };
 
 export type NewPayment = {
@@ -38,6 +40,7 @@ export type NewPayment = {
   settler: string;
   nowMs: number;
   validBefore: number;
+  bindingK: number | null;
 };
 
 export type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow };
@@ -51,8 +54,8 @@ export function validBeforeOf(row: PaymentRow, maxLifetimeS: number): number {
 
 export function createPaymentStore(db: Db) {
   const insert =
-    db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at, valid_before)
-    VALUES (@payer, @nonce, @city, @count, @amountMicro, @settler, 'claimed', @nowMs, @nowMs, @validBefore)
+    db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at, valid_before, binding_k)
+    VALUES (@payer, @nonce, @city, @count, @amountMicro, @settler, 'claimed', @nowMs, @nowMs, @validBefore, @bindingK)
     ON CONFLICT (payer, nonce) DO NOTHING`);
   const byKey = db.prepare('SELECT * FROM payments WHERE payer = ? AND nonce = ?');
   const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
@@ -105,7 +108,10 @@ export function createPaymentStore(db: Db) {
     reclaim: (id: number, settler: string, nowMs: number): boolean => reclaim.run(settler, nowMs, id).changes === 1,
     get: (id: number) => (byId.get(id) as PaymentRow | undefined) ?? null,
     byTxHash: (txHash: string) => (byTx.get(txHash) as PaymentRow | undefined) ?? null,
-    /** Throws a SQLite unique-constraint error when another payment already holds txHash. */
+    /**
+     * Throws a SQLite unique-constraint error when another payment already holds txHash. The
+     * salt_step trigger (schema.sql) moves the bundle's salt step in the same statement.
+     */
     markSettled: (id: number, txHash: string | null, nowMs: number): boolean =>
       settled.run(txHash, nowMs, id).changes === 1,
     markFailed: (id: number, reason: string, nowMs: number): boolean => failed.run(reason, nowMs, id).changes === 1,

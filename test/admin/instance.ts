@@ -102,6 +102,7 @@ export async function seededInstance(
     settler: 'mock',
     nowMs: env.clock.now(),
     validBefore: Math.floor(env.clock.now() / 1000) + 300,
+    bindingK: null,
   });
   assert.ok(claim.claimed);
   store.markSettled(claim.id, '0x' + 'ef'.repeat(32), env.clock.now());

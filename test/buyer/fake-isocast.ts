@@ -1,7 +1,7 @@
 import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { BASE_USDC } from '../../src/config.ts';
 import { paymentRequired } from '../../src/payments/envelope.ts';
-import { bindingNonce } from '../../src/payments/binding.ts';
+import { FIRST_STEP, bindingNonce, currentSalt } from '../../src/payments/binding.ts';
 import { authorizationTypedData } from '../../src/payments/eip3009.ts';
 import { tiersPublic } from '../../src/pricing/routes.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
@@ -76,17 +76,16 @@ export async function startFakeIsocast(
           resource: `${fake.url}${resource}`,
           payTo: FAKE_PAY_TO as Address,
           usdc: BASE_USDC as Address,
-          secret: Buffer.alloc(32, 7),
-          nowSeconds: Math.floor(now() / 1000),
+          salt: currentSalt(Buffer.alloc(32, 7), city, count, FIRST_STEP, now()),
           termsUrl: `${fake.url}/terms.txt`,
           mode: 'live',
         }),
       ),
     );
     if (!o.saltEcho) {
-      // An older server: one window salt per (city, count, minute) and no echo asked for.
-      const { saltEcho: _echo, windowSalt, ...old } = body.extra.binding;
-      body.extra.binding = { ...old, salt: windowSalt };
+      // A server that asks for no echo: the salt binds on its own.
+      const { saltEcho: _echo, ...old } = body.extra.binding;
+      body.extra.binding = old;
       body.accepts[0].extra.binding = body.extra.binding;
     }
     if (o.saltEcho) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { recoverTypedDataAddress, type Address } from 'viem';
 import { payFor402, decodeXPayment } from '../../src/buyer/pay.ts';
 import { paymentRequired } from '../../src/payments/envelope.ts';
-import { bindingNonce } from '../../src/payments/binding.ts';
+import { FIRST_STEP, bindingNonce, currentSalt } from '../../src/payments/binding.ts';
 import { authorizationTypedData } from '../../src/payments/eip3009.ts';
 import { BASE_USDC } from '../../src/config.ts';
 import { buyerA } from '../payments/buy.ts';
@@ -18,8 +18,7 @@ const body = () =>
         resource: 'http://x/v1/subscribe?city=nyc&count=20',
         payTo: '0x00000000000000000000000000000000000000aa',
         usdc: BASE_USDC as Address,
-        secret: Buffer.alloc(32, 3),
-        nowSeconds: nowMs / 1000,
+        salt: currentSalt(Buffer.alloc(32, 3), 'nyc', 20, FIRST_STEP, nowMs),
         termsUrl: 'http://x/terms.txt',
         mode: 'mock',
       }),

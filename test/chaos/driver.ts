@@ -221,8 +221,9 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
     // The settlement-fault runs use a fake chain with its own USDC deployment: named explicitly,
     // as a buyer would, so the client's asset check still runs.
     const p = await payFor402(ask.body, w.account, { expect: { city, count, usdc: ask.body?.accepts?.[0]?.asset } });
-    // Same payer, city and count within one salt window give the same nonce: one authorization
-    // as far as the chain (and the server) is concerned, so one ledger entry.
+    // Same payer, city and count bound to one served salt (two 402s read before either purchase
+    // settled, or a refusal within the minute) give the same nonce: one authorization as far as
+    // the chain (and the server) is concerned, so one ledger entry.
     const key = `${p.payer.toLowerCase()}|${p.nonce}`;
     let e = byKey.get(key);
     if (e) {

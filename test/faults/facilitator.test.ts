@@ -55,6 +55,8 @@ test('facilitator rate-limited: 402 not charged, nothing credited; a new authori
   fac.mode = 'ok';
   // The refused authorization stays refused ("not charged" must stay true); the buyer pays anew.
   assert.equal((await subscribeWith(f, r.payment.xPayment, 'nyc', 2)).status, 402);
+  // A refusal moves no salt step; the next minute's 402 binds a new nonce (docs/payments.md).
+  clock.advance(60_000);
   const again = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(again.status, 200);
   assert.equal(again.body.idempotent, false);

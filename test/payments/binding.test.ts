@@ -2,21 +2,28 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodePacked, keccak256 } from 'viem';
 import {
-  acceptedWindows,
-  BINDING_WINDOW_S,
   bindingNonce,
-  bindingSalt,
+  currentSalt,
+  echoedPoint,
+  epochAt,
+  FIRST_STEP,
   matchBinding,
   MAX_AUTH_LIFETIME_S,
-  windowAt,
+  SALT_EPOCH_S,
+  SALT_STEPS_CHECKED,
+  servedPoints,
+  servedSalt,
+  type SaltStep,
 } from '../../src/payments/binding.ts';
 import { buyerA, buyerB } from './buy.ts';
 
 const secret = Buffer.alloc(32, 1);
-const now = 1_784_000_000;
+const nowMs = 1_784_000_000_000;
+const nowS = nowMs / 1000;
+const MIN = SALT_EPOCH_S * 1000;
 
 test('the nonce is keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt))', () => {
-  const salt = bindingSalt(secret, 'nyc', 20, windowAt(now));
+  const salt = currentSalt(secret, 'nyc', 20, FIRST_STEP, nowMs);
   const manual = keccak256(
     `0x${buyerA.address.slice(2).toLowerCase()}${Buffer.from('nyc').toString('hex')}${(20).toString(16).padStart(64, '0')}${salt.slice(2)}`,
   );
@@ -27,80 +34,112 @@ test('the nonce is keccak256(abi.encodePacked(payer, citySlug, uint256 count, by
   );
 });
 
-test('salts depend on secret, city, count and window, and are 32 bytes', () => {
-  const base = bindingSalt(secret, 'nyc', 20, 7);
+test('salts depend on secret, city, count, purchase step and minute, and are 32 bytes', () => {
+  const base = servedSalt(secret, 'nyc', 20, { k: 3, epoch: 7 });
   assert.match(base, /^0x[0-9a-f]{64}$/);
-  assert.equal(bindingSalt(secret, 'nyc', 20, 7), base);
+  assert.equal(servedSalt(secret, 'nyc', 20, { k: 3, epoch: 7 }), base);
   for (const other of [
-    bindingSalt(Buffer.alloc(32, 2), 'nyc', 20, 7),
-    bindingSalt(secret, 'miami', 20, 7),
-    bindingSalt(secret, 'nyc', 21, 7),
-    bindingSalt(secret, 'nyc', 20, 8),
+    servedSalt(Buffer.alloc(32, 2), 'nyc', 20, { k: 3, epoch: 7 }),
+    servedSalt(secret, 'miami', 20, { k: 3, epoch: 7 }),
+    servedSalt(secret, 'nyc', 21, { k: 3, epoch: 7 }),
+    servedSalt(secret, 'nyc', 20, { k: 4, epoch: 7 }),
+    servedSalt(secret, 'nyc', 20, { k: 3, epoch: 8 }),
   ]) {
     assert.notEqual(other, base);
   }
+  // What a 402 serves: the current step, this minute.
+  assert.equal(
+    currentSalt(secret, 'nyc', 20, { k: 3, sinceMs: 0 }, nowMs),
+    servedSalt(secret, 'nyc', 20, { k: 3, epoch: epochAt(nowMs) }),
+  );
 });
 
-test('accepted windows are exactly those touching [validBefore - max lifetime, now]', () => {
-  const vb = now + 300;
-  const ws = acceptedWindows(now, vb);
-  assert.equal(ws[0], windowAt(now));
-  assert.equal(ws.at(-1), windowAt(vb - MAX_AUTH_LIFETIME_S));
-  assert.equal(ws.length, windowAt(now) - windowAt(vb - MAX_AUTH_LIFETIME_S) + 1);
-  // An authorization about to expire can only come from windows within the lifetime before it.
+test('served points: every minute since validBefore - max lifetime, for the step that was current then', () => {
+  // Never bought: k = 0 for every minute a still-valid authorization can come from.
+  const vb = nowS + 300;
+  const first = servedPoints([], nowMs, vb);
+  const lo = (vb - MAX_AUTH_LIFETIME_S) * 1000;
   assert.deepEqual(
-    acceptedWindows(now, now + 1),
-    Array.from({ length: windowAt(now) - windowAt(now + 1 - MAX_AUTH_LIFETIME_S) + 1 }, (_, i) => windowAt(now) - i),
+    first,
+    Array.from({ length: epochAt(nowMs) - epochAt(lo) + 1 }, (_, i) => ({ k: 0, epoch: epochAt(nowMs) - i })),
   );
+  assert.deepEqual(servedPoints([FIRST_STEP], nowMs, vb), first);
+
+  // Two purchases stepped k: 2 since 30 s ago, 1 since 3 min ago. Newest first, each step only
+  // for the minutes it was served in (the minute of a step change carries both).
+  const steps: SaltStep[] = [{ k: 2, sinceMs: nowMs - 30_000 }, { k: 1, sinceMs: nowMs - 3 * MIN }, FIRST_STEP];
+  const pts = servedPoints(steps, nowMs, nowS + 60);
+  assert.deepEqual(pts.slice(0, 2), [
+    { k: 2, epoch: epochAt(nowMs) },
+    ...(epochAt(nowMs - 30_000) < epochAt(nowMs)
+      ? [{ k: 2, epoch: epochAt(nowMs - 30_000) }]
+      : [{ k: 1, epoch: epochAt(nowMs) }]),
+  ]);
+  assert.ok(pts.some((p) => p.k === 1 && p.epoch === epochAt(nowMs - 2 * MIN)));
+  assert.ok(!pts.some((p) => p.k === 2 && p.epoch === epochAt(nowMs - 2 * MIN)), 'k=2 was not served then');
+  assert.ok(!pts.some((p) => p.k === 0 && p.epoch > epochAt(nowMs - 3 * MIN)), 'k=0 stopped being served');
+  // The floor: nothing served before validBefore - max lifetime.
+  const floor = epochAt((nowS + 60 - MAX_AUTH_LIFETIME_S) * 1000);
+  assert.equal(Math.min(...pts.map((p) => p.epoch)), floor);
 });
 
-test('matchBinding finds the serving window and refuses other payers, cities, counts and stale salts', () => {
-  const served = now - 5 * BINDING_WINDOW_S;
-  const salt = bindingSalt(secret, 'nyc', 20, windowAt(served));
+test('served points are bounded: at most the minutes of one lifetime plus SALT_STEPS_CHECKED steps', () => {
+  // 500 purchases stepped k within the last 500 ms (someone paying a lot to move it).
+  const steps: SaltStep[] = Array.from({ length: 500 }, (_, i) => ({ k: 500 - i, sinceMs: nowMs - i }));
+  const pts = servedPoints(steps, nowMs, nowS + 1);
+  const minutes = MAX_AUTH_LIFETIME_S / SALT_EPOCH_S + 1;
+  assert.ok(pts.length <= minutes + SALT_STEPS_CHECKED, `${pts.length} points`);
+  assert.equal(new Set(pts.map((p) => p.k)).size, SALT_STEPS_CHECKED);
+  // Even a validBefore far in the past or future cannot widen it past one lifetime before now.
+  assert.ok(servedPoints([], nowMs, 0).length <= minutes);
+  assert.deepEqual(servedPoints([], nowMs, nowS + 10 * MAX_AUTH_LIFETIME_S), []);
+});
+
+test('a step stamped after now (another clock ahead) still counts from now', () => {
+  const steps: SaltStep[] = [
+    { k: 5, sinceMs: nowMs + 2 * MIN },
+    { k: 4, sinceMs: nowMs - MIN },
+  ];
+  const pts = servedPoints(steps, nowMs, nowS + 300);
+  assert.deepEqual(pts[0], { k: 5, epoch: epochAt(nowMs) });
+  assert.ok(pts.some((p) => p.k === 4 && p.epoch === epochAt(nowMs)));
+});
+
+test('matchBinding and echoedPoint find the serving point; other payers, cities, counts and stale salts are refused', () => {
+  const steps: SaltStep[] = [{ k: 2, sinceMs: nowMs - 10_000 }, { k: 1, sinceMs: nowMs - 20 * MIN }, FIRST_STEP];
+  // Served 5 minutes ago, when k was 1; two purchases later the buyer pays.
+  const servedAt = nowMs - 5 * MIN;
+  const salt = currentSalt(secret, 'nyc', 20, steps[1]!, servedAt);
   const nonce = bindingNonce(buyerA.address, 'nyc', 20, salt);
-  const vb = served + 300;
+  const vb = servedAt / 1000 + 300;
+  const check = { city: 'nyc', count: 20, steps, nowMs, validBefore: vb };
+  const want = { k: 1, epoch: epochAt(servedAt) };
+  assert.deepEqual(matchBinding(secret, { ...check, payer: buyerA.address, nonce }), want);
+  assert.deepEqual(echoedPoint(secret, salt, check), want);
+  assert.equal(matchBinding(secret, { ...check, payer: buyerB.address, nonce }), null);
+  assert.equal(matchBinding(secret, { ...check, city: 'miami', payer: buyerA.address, nonce }), null);
+  assert.equal(matchBinding(secret, { ...check, count: 21, payer: buyerA.address, nonce }), null);
+  assert.equal(echoedPoint(secret, salt, { ...check, count: 21 }), null);
+  assert.equal(echoedPoint(secret, `0x${'11'.repeat(32)}`, check), null);
+  // Uppercase hex is the same nonce and salt.
+  const upper = (h: string) => `0x${h.slice(2).toUpperCase()}` as `0x${string}`;
+  assert.deepEqual(matchBinding(secret, { ...check, payer: buyerA.address, nonce: upper(nonce) }), want);
+  assert.deepEqual(echoedPoint(secret, upper(salt), check), want);
+  // A salt served longer than one lifetime before validBefore cannot back a still-valid authorization.
+  const oldAt = nowMs - MAX_AUTH_LIFETIME_S * 1000 - 2 * MIN;
+  const oldNonce = bindingNonce(buyerA.address, 'nyc', 20, currentSalt(secret, 'nyc', 20, steps[1]!, oldAt));
   assert.equal(
-    matchBinding(secret, { payer: buyerA.address, city: 'nyc', count: 20, nonce, nowSeconds: now, validBefore: vb }),
-    windowAt(served),
-  );
-  assert.equal(
-    matchBinding(secret, { payer: buyerB.address, city: 'nyc', count: 20, nonce, nowSeconds: now, validBefore: vb }),
+    matchBinding(secret, { ...check, validBefore: nowS + 10, payer: buyerA.address, nonce: oldNonce }),
     null,
   );
-  assert.equal(
-    matchBinding(secret, { payer: buyerA.address, city: 'miami', count: 20, nonce, nowSeconds: now, validBefore: vb }),
-    null,
+  // A salt for a step never served (k = 3 does not exist yet) is refused.
+  const future = bindingNonce(
+    buyerA.address,
+    'nyc',
+    20,
+    servedSalt(secret, 'nyc', 20, { k: 3, epoch: epochAt(nowMs) }),
   );
-  assert.equal(
-    matchBinding(secret, { payer: buyerA.address, city: 'nyc', count: 21, nonce, nowSeconds: now, validBefore: vb }),
-    null,
-  );
-  // A salt from a window older than any still-valid authorization could use is refused.
-  const old = now - MAX_AUTH_LIFETIME_S - 2 * BINDING_WINDOW_S;
-  const oldNonce = bindingNonce(buyerA.address, 'nyc', 20, bindingSalt(secret, 'nyc', 20, windowAt(old)));
-  assert.equal(
-    matchBinding(secret, {
-      payer: buyerA.address,
-      city: 'nyc',
-      count: 20,
-      nonce: oldNonce,
-      nowSeconds: now,
-      validBefore: now + 10,
-    }),
-    null,
-  );
-  // Uppercase hex nonces are the same nonce.
-  assert.equal(
-    matchBinding(secret, {
-      payer: buyerA.address,
-      city: 'nyc',
-      count: 20,
-      nonce: nonce.toUpperCase().replace('0X', '0x') as `0x${string}`,
-      nowSeconds: now,
-      validBefore: vb,
-    }),
-    windowAt(served),
-  );
+  assert.equal(matchBinding(secret, { ...check, payer: buyerA.address, nonce: future }), null);
 });
 
 test('bindingNonce and mockTxHash pack exactly as viem encodePacked, for any payer, slug, count and salt', async () => {

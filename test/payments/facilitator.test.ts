@@ -263,6 +263,9 @@ test('after a definite facilitator failure the same authorization is never settl
   assert.equal(again.status, 402);
   assert.equal(again.body.error, PAYMENT_ERRORS.settle);
   assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 1);
+  // The bundle's salt moves with a settled purchase or the minute (binding.ts): a refusal moves
+  // nothing, so the new authorization is bound to the next minute's salt.
+  clock.advance(60_000);
   const fresh = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(fresh.status, 200);
   assert.equal(fresh.body.idempotent, false);

@@ -6,7 +6,7 @@ import { insertSignals } from '../helpers/signals.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
 import { walletForReceipt } from '../../src/entitlements/receipts.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
-import { bindingNonce, isIssuedSalt } from '../../src/payments/binding.ts';
+import { bindingNonce } from '../../src/payments/binding.ts';
 import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../src/payments/receipt-request.ts';
 import { payFor402 } from '../../src/buyer/pay.ts';
 import { buy, buyerA, buyerB, challenge, over, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
@@ -169,38 +169,51 @@ test('the same bundle bought twice in one second: two nonces, two settlements, t
   );
 });
 
-test('salts: each challenge is fresh and tagged; a salt the server did not issue is a binding mismatch; a client that cannot echo binds to the window salt', async (t) => {
+test("salts: a 402 serves the bundle's salt until a purchase bound to it settles; an echo is optional but must be a served salt", async (t) => {
   const { f, db, clock } = await setup(t);
-  const [c1, c2] = [await challenge(f, 'nyc', 2), await challenge(f, 'nyc', 2)] as any[];
+  const [c1, c2, c3] = [
+    await challenge(f, 'nyc', 2),
+    await challenge(f, 'nyc', 2),
+    await challenge(f, 'nyc', 3),
+  ] as any[];
   const b1 = c1.accepts[0].extra.binding;
-  assert.notEqual(b1.salt, c2.accepts[0].extra.binding.salt);
+  assert.equal(b1.salt, c2.accepts[0].extra.binding.salt, 'nothing bought yet: the same salt');
+  assert.notEqual(b1.salt, c3.accepts[0].extra.binding.salt, 'another bundle, another salt');
   assert.equal(b1.saltEcho, 'payload.salt');
   assert.deepEqual(c1.extra.binding, b1);
-  assert.ok(isIssuedSalt(Buffer.alloc(32, 0x5e), 'nyc', 2, b1.salt));
-  assert.ok(!isIssuedSalt(Buffer.alloc(32, 0x5e), 'nyc', 3, b1.salt), 'a tag binds city and count');
+  assert.deepEqual(Object.keys(b1).sort(), ['citySlug', 'count', 'formula', 'salt', 'saltEcho']);
 
-  // A forged salt, echoed and bound correctly by the client: not issued, refused before settling.
+  // A forged salt, echoed and bound correctly by the client: never served, refused before settling.
   const forgedBody = structuredClone(c1);
   forgedBody.accepts[0].extra.binding.salt = `0x${'11'.repeat(32)}`;
   const forged = await payFor402(forgedBody, buyerA, { nowMs: clock.now() });
   const r = await subscribeWith(f, forged.xPayment, 'nyc', 2);
   assert.deepEqual([r.status, r.body.error], [402, PAYMENT_ERRORS.binding]);
-  // A salt echoed that the nonce was not bound to.
-  const other = await payFor402(c2, buyerA, { nowMs: clock.now() });
-  const swapped = tamper(other.xPayment, (j) => {
+  // Another bundle's salt echoed back: not served for nyc x 2.
+  const swappedBundle = tamper((await payFor402(c1, buyerA, { nowMs: clock.now() })).xPayment, (j) => {
+    j.payload.salt = c3.accepts[0].extra.binding.salt;
+  });
+  assert.equal((await subscribeWith(f, swappedBundle, 'nyc', 2)).body.error, PAYMENT_ERRORS.binding);
+
+  // Buyer B settles: the step moves, and the next 402 serves a new salt.
+  assert.equal((await buy(f, buyerB, 'nyc', 2, clock.now())).status, 200);
+  const c4 = (await challenge(f, 'nyc', 2)) as any;
+  assert.notEqual(c4.extra.binding.salt, b1.salt);
+  // A served salt echoed that the nonce is not bound to (bound to c4's, echoing c1's).
+  const swapped = tamper((await payFor402(c4, buyerA, { nowMs: clock.now() })).xPayment, (j) => {
     j.payload.salt = b1.salt;
   });
   assert.equal((await subscribeWith(f, swapped, 'nyc', 2)).body.error, PAYMENT_ERRORS.binding);
 
-  // An older client: binds to windowSalt and sends no payload.salt. It still pays, once per window.
-  const legacyBody = structuredClone(c1);
-  legacyBody.accepts[0].extra.binding.salt = b1.windowSalt;
-  delete legacyBody.accepts[0].extra.binding.saltEcho;
-  const legacy = await payFor402(legacyBody, buyerA, { nowMs: clock.now() });
-  assert.equal(legacy.nonce, bindingNonce(buyerA.address, 'nyc', 2, b1.windowSalt));
-  assert.equal(JSON.parse(Buffer.from(legacy.xPayment, 'base64').toString()).payload.salt, undefined);
-  assert.equal((await subscribeWith(f, legacy.xPayment, 'nyc', 2)).status, 200);
-  assert.equal(count(db, 'SELECT count(*) FROM payments'), 1);
+  // A client that does not echo: the plain x402 v1 payload binds to the salt on its own.
+  const plainBody = structuredClone(c1);
+  delete plainBody.accepts[0].extra.binding.saltEcho;
+  delete plainBody.extra.binding.saltEcho;
+  const plain = await payFor402(plainBody, buyerA, { nowMs: clock.now() });
+  assert.equal(plain.nonce, bindingNonce(buyerA.address, 'nyc', 2, b1.salt));
+  assert.equal(JSON.parse(Buffer.from(plain.xPayment, 'base64').toString()).payload.salt, undefined);
+  assert.equal((await subscribeWith(f, plain.xPayment, 'nyc', 2)).status, 200);
+  assert.equal(count(db, `SELECT count(*) FROM payments WHERE status = 'applied'`), 2);
 });
 
 test('inline payment with a cursor below count always buys something readable: settled without the exhaustion lookup', async (t) => {

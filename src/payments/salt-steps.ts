@@ -1,0 +1,29 @@
+import type { Db } from '../db/open.ts';
+import { FIRST_STEP, SALT_STEPS_CHECKED, type SaltStep } from './binding.ts';
+
+/**
+ * The read side of `salt_steps`, each bundle's history of purchase steps (binding.ts). Rows are
+ * written only by the salt_step trigger (schema.sql), in the same statement that marks a payment
+ * settled, so a step and the payment that paid for it commit together or not at all.
+ */
+export function createSaltSteps(db: Db) {
+  const current = db.prepare(
+    'SELECT k, since AS sinceMs FROM salt_steps WHERE city = +? AND count = +? ORDER BY k DESC LIMIT 1',
+  );
+  const recent = db.prepare(
+    'SELECT k, since AS sinceMs FROM salt_steps WHERE city = +? AND count = +? ORDER BY k DESC LIMIT +?',
+  );
+  return {
+    /** The step a 402 for (city, count) serves now. */
+    current: (city: string, count: number): SaltStep =>
+      (current.get(city, count) as SaltStep | undefined) ?? FIRST_STEP,
+    /** The newest steps, newest first, ending with k = 0 when the history still reaches it. */
+    recent(city: string, count: number): SaltStep[] {
+      const rows = recent.all(city, count, SALT_STEPS_CHECKED) as SaltStep[];
+      if (rows.length < SALT_STEPS_CHECKED && (rows.at(-1)?.k ?? 1) === 1) rows.push(FIRST_STEP);
+      return rows;
+    },
+  };
+}
+
+export type SaltSteps = ReturnType<typeof createSaltSteps>;
