@@ -79,6 +79,7 @@ CREATE TABLE refunds (
 -- 0003 delivery
 -- Chat registrations for pushed signals: one per wallet (lowercase 0x address). city NULL means
 -- every city the wallet is entitled to.
+-- chat_id is the chat's canonical spelling (src/delivery/chat-id.ts; 0012 folded older rows).
 CREATE TABLE delivery_registrations (
   wallet     TEXT    NOT NULL PRIMARY KEY,
   chat_id    TEXT    NOT NULL,

@@ -90,7 +90,8 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   RATE_LIMIT_WALLET_PER_MIN: { meaning: 'per payer wallet on the same routes, once a signature names it (0: off)' },
   RATE_LIMIT_WALLET_BURST: { meaning: 'burst allowance of the per-wallet limit' },
   TEST_MESSAGES_PER_HOUR: {
-    meaning: 'chat registration test messages per chat and per wallet (paid pushes never wait for them)',
+    meaning:
+      'chat registration test messages per chat and per wallet, twice that per client address (paid pushes never wait for them)',
   },
   TEST_MESSAGES_BURST: { meaning: 'burst allowance of the test message budget' },
   MAX_CONNECTIONS_PER_ADDRESS: {

@@ -18,6 +18,7 @@ export const MIGRATIONS: readonly string[] = [
   '0009_report_time.sql',
   '0010_rule_kind.sql',
   '0011_salt_steps.sql',
+  '0012_chat_ids.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import { systemClock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { httpRequest, retryAfterMs, type HttpResponse } from '../lib/http-client.ts';
+import { isNumericChatId } from './chat-id.ts';
 import { BOT_API_LIMITS, createPacer, type Lane, type SendLimits } from './pacer.ts';
 
 /**
@@ -159,7 +160,7 @@ export function createBotMessenger(opts: BotMessengerOptions): Messenger {
           method: 'POST',
           // Numeric ids go as numbers, as the Bot API documents them; @channel names stay strings.
           body: {
-            chat_id: /^-?\d{1,15}$/.test(chatId) ? Number(chatId) : chatId,
+            chat_id: isNumericChatId(chatId) ? Number(chatId) : chatId,
             text,
             link_preview_options: { is_disabled: true },
           },

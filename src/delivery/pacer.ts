@@ -19,7 +19,7 @@ export type SendLimits = {
   globalPerSecond: number;
   /** Minimum ms between two messages to one private chat. */
   chatIntervalMs: number;
-  /** Minimum ms between two messages to one group or channel (chat ids starting with '-'). */
+  /** Minimum ms between two messages to one group or channel (chat ids starting with '-' or '@'). */
   groupIntervalMs: number;
   /** Test messages per second across all chats, on top of globalPerSecond. */
   testPerSecond?: number;
@@ -42,8 +42,13 @@ export type Pacer = {
   pauseUntil(untilMs: number): void;
 };
 
+/**
+ * Groups and channels (negative ids) and public channels named by `@username` take the slower
+ * group spacing. Callers pass the canonical id (chat-id.ts), so every spelling of one chat shares
+ * one pacing slot.
+ */
 export function isGroupChat(chatId: string): boolean {
-  return chatId.startsWith('-');
+  return chatId.startsWith('-') || chatId.startsWith('@');
 }
 
 export function createPacer(limits: SendLimits = BOT_API_LIMITS): Pacer {

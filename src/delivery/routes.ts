@@ -4,6 +4,7 @@ import type { Catalog } from '../cities/catalog.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
+import type { NodeBindings } from '../lib/edge.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -37,7 +38,15 @@ export type DeliveryDeps = {
   /** Sanctions: a listed wallet cannot register a chat (403); no list in force is 503. */
   screen: WalletScreen;
   /** Abuse limits (structural, so delivery/ need not import limits/): each throws a 429 ApiError. */
-  limits?: { registration(wallet: string): void; testMessage(wallet: string, chatId: string): void };
+  limits?: {
+    registration(wallet: string): void;
+    /** `client` is the request's socket peer and forwarded-for header: the budget per client address. */
+    testMessage(
+      wallet: string,
+      chatId: string,
+      client: { peer: string | undefined; forwardedFor: () => string | null },
+    ): void;
+  };
 };
 
 export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
@@ -79,7 +88,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     const expiresAtSec = body.timestamp + DELIVERY_SKEW_SEC;
     const done = (chatId: string | null, city: string | null, idempotent: boolean) =>
       replyJson(c as Ctx, { ok: true, wallet, chatId, citySlug: city, action: body.action, idempotent });
-    const replayed = () => done(signed.chatId || null, citySlug, true);
+    const replayed = () => done(body.chat, citySlug, true);
     if (store.digestUsed(digest)) return replayed();
     if (inFlight.has(digest)) throw new ApiError(409, 'the same signed request is already being processed');
     inFlight.add(digest);
@@ -93,11 +102,16 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         return done(removed.chatId, removed.city, false);
       }
       const city = citySlug === null ? null : catalog.get(citySlug)!;
-      deps.limits?.testMessage(wallet, signed.chatId);
+      // Budgets, pacing and the store see only the canonical spelling (chat-id.ts).
+      const chatId = body.chat!;
+      deps.limits?.testMessage(wallet, chatId, {
+        peer: (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress,
+        forwardedFor: () => c.req.header('x-forwarded-for') ?? null,
+      });
       try {
         // Test messages ride the messenger's low lane: they never take a slot a paid push needs.
         await messenger.send(
-          signed.chatId,
+          chatId,
           registrationTestMessage({ wallet, city: city?.displayName ?? null, termsUrl: deps.termsUrl }),
           { maxWaitMs: TEST_MESSAGE_MAX_WAIT_MS, lane: 'test' },
         );
@@ -110,10 +124,9 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         });
         throw new ApiError(502, 'test message failed', { reason });
       }
-      if (!store.set({ wallet, chatId: signed.chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec }))
-        return replayed();
+      if (!store.set({ wallet, chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec })) return replayed();
       logger.info('delivery registration set', { wallet, city: citySlug });
-      return done(signed.chatId, citySlug, false);
+      return done(chatId, citySlug, false);
     } finally {
       inFlight.delete(digest);
     }

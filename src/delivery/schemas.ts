@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { ApiError } from '../lib/errors.ts';
 import { Disclaimer } from '../lib/schemas.ts';
+import { CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
+
+/** The spellings canonicalChatId accepts (an empty chatId is absent: `delete` signs it as ""). */
+const CHAT_ID_PATTERN = /^(|-?[1-9][0-9]{0,15}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
 
 /** Body of POST /v1/delivery/messenger (spec 4.2). */
 export const MessengerDeliveryRequest = z
@@ -8,10 +12,11 @@ export const MessengerDeliveryRequest = z
     wallet: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
     chatId: z
       .string()
-      .max(128)
-      .regex(/^\S*$/)
+      .regex(CHAT_ID_PATTERN)
       .optional()
-      .describe('Chat id: a number such as 123456789 or -1001234567890, or @channelname. Required when action is set.'),
+      .describe(
+        `Chat id, required when action is set: ${CHAT_ID_RULE}. A username is stored lower-cased; the signature covers the chatId as sent.`,
+      ),
     citySlug: z
       .string()
       .max(64)
@@ -49,14 +54,18 @@ export const MessengerDeliveryResult = z
 const MESSAGES: Record<string, string> = {
   wallet: 'invalid wallet: must be a 0x-prefixed 20-byte hex address',
   action: 'invalid action: must be "set" or "delete"',
-  chatId: 'invalid chatId: must be a string without spaces, at most 128 characters',
+  chatId: `invalid chatId: must be ${CHAT_ID_RULE}`,
   citySlug: 'invalid citySlug: must be a string',
   signature: 'invalid signature: must be a 0x-prefixed hex string',
   timestamp: 'invalid timestamp: must be an integer number of unix seconds',
 };
 
-/** Validates the body, naming the first problem in the spec's terms (400). */
-export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody {
+/**
+ * Validates the body, naming the first problem in the spec's terms (400). `chat` is the chat's one
+ * canonical spelling (chat-id.ts), what every budget, the pacing and the store key on; null when
+ * the body names none.
+ */
+export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody & { chat: string | null } {
   for (const field of ['wallet', 'action', 'signature', 'timestamp'] as const) {
     if (body[field] === undefined || body[field] === null) throw new ApiError(400, `${field} is required`);
   }
@@ -69,5 +78,8 @@ export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliv
   }
   if (result.data.action === 'set' && !result.data.chatId)
     throw new ApiError(400, 'chatId is required when action is set');
-  return result.data;
+  if (!result.data.chatId) return { ...result.data, chat: null };
+  const chat = canonicalChatId(result.data.chatId);
+  if (!chat.ok) throw new ApiError(400, chat.error);
+  return { ...result.data, chat: chat.chatId };
 }

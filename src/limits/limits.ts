@@ -17,11 +17,13 @@ export type AbuseSettings = {
   wallet: BucketLimit;
   /** Registration test messages, per chat and per wallet. */
   testMessages: BucketLimit;
+  /** Registration test messages per client address (from-config.ts: twice the per-wallet budget). */
+  testMessagesPerAddress: BucketLimit;
   trustedProxies: TrustedProxies;
   maxKeys?: number;
 };
 
-export type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet';
+export type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet' | 'test_message_address';
 
 /** The route label a request is limited under, or null for every other request. */
 export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
@@ -44,6 +46,10 @@ export function createAbuseLimits(
   const byWallet = createRateLimiter(settings.wallet, opts);
   const testByChat = createRateLimiter(settings.testMessages, opts);
   const testByWallet = createRateLimiter(settings.testMessages, opts);
+  // Per client address too: fresh wallets cost nothing to make, so without it one client could
+  // fill the shared test lane (2 a second) and make everyone else's test message wait past its
+  // 5 s limit (a 502). With this budget a client holds at most `burst` slots of the lane.
+  const testByAddress = createRateLimiter(settings.testMessagesPerAddress, opts);
   const refused = deps.metrics?.counter(
     'isocast_rate_limited_total',
     'Requests refused with 429 by the abuse limits, by limit and route',
@@ -90,14 +96,35 @@ export function createAbuseLimits(
     receiptRecovery: (wallet: string) => walletCheck('/v1/receipts', wallet),
     /** Per wallet on any chat registration request; throws a 429 ApiError. */
     registration: (wallet: string) => walletCheck('/v1/delivery/messenger', wallet),
-    /** The test message budget: both the chat's and the wallet's must allow one; throws a 429 ApiError. */
-    testMessage(wallet: string, chatId: string): void {
+    /**
+     * The test message budget: the chat's (its canonical id), the wallet's and the client
+     * address's must all allow one, and only then is one taken from each; throws a 429 ApiError.
+     */
+    testMessage(
+      wallet: string,
+      chatId: string,
+      client: { peer: string | undefined; forwardedFor: () => string | null },
+    ): void {
       const now = deps.now();
       const w = wallet.toLowerCase();
+      // In-process app.request() has no socket: no client address to budget, as in checkRequest.
+      const address =
+        client.peer === undefined
+          ? null
+          : clientKey(
+              client.peer,
+              settings.trustedProxies.empty ? null : client.forwardedFor(),
+              settings.trustedProxies,
+            );
       const chat = testByChat.peek(chatId, now);
       if (!chat.ok) throw refuse('test_message_chat', '/v1/delivery/messenger', chat.retryAfterMs);
       const mine = testByWallet.peek(w, now);
       if (!mine.ok) throw refuse('test_message_wallet', '/v1/delivery/messenger', mine.retryAfterMs);
+      if (address !== null) {
+        const from = testByAddress.peek(address, now);
+        if (!from.ok) throw refuse('test_message_address', '/v1/delivery/messenger', from.retryAfterMs);
+        testByAddress.take(address, now);
+      }
       testByChat.take(chatId, now);
       testByWallet.take(w, now);
     },
@@ -107,6 +134,7 @@ export function createAbuseLimits(
       wallet: byWallet.size(),
       testChat: testByChat.size(),
       testWallet: testByWallet.size(),
+      testAddress: testByAddress.size(),
     }),
   };
 }

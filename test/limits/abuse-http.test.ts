@@ -155,7 +155,14 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits });
   const metrics = createMetrics();
   const env = testApp(t, {
-    env: { ADMIN_TOKEN: TOKEN, RATE_LIMIT_ADDRESS_PER_MIN: '60', RATE_LIMIT_ADDRESS_BURST: '40' },
+    // The flood comes from 8 addresses (behind a trusted proxy), 5 requests each before the
+    // address limit: one address alone would now get only its own 6 test messages (issue 23.4).
+    env: {
+      ADMIN_TOKEN: TOKEN,
+      TRUSTED_PROXIES: '127.0.0.1',
+      RATE_LIMIT_ADDRESS_PER_MIN: '6',
+      RATE_LIMIT_ADDRESS_BURST: '5',
+    },
     deps: { messenger, metrics },
   });
   const base = await listen(t, env.app.fetch);
@@ -210,14 +217,14 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
     }),
   );
   let statuses: number[] = [];
-  // At 50 requests/s across the paid batch: an attacker's steady flood.
+  // At 50 requests/s across the paid batch: an attacker's steady flood, from 8 addresses.
   const flood = async () => {
     statuses = await Promise.all(
       bodies.map(async (body, i) => {
         await new Promise((r) => setTimeout(r, i * 20));
         const r = await fetch(`${base}/v1/delivery/messenger`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${i % 8}` },
           body,
         });
         await r.arrayBuffer();
