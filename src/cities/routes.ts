@@ -5,7 +5,7 @@ import { ApiError } from '../lib/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
-import type { Catalog, CityRecord } from './catalog.ts';
+import { kindOf, type Catalog, type CityRecord } from './catalog.ts';
 import { localDate } from './local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
 import type { DayRule } from '../resolution/store.ts';
@@ -45,6 +45,7 @@ export function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | 
     resolutionSource: rule?.source ?? city.resolutionSource,
     station,
     latestSeq,
+    kind: kindOf(city),
   };
 }
 
@@ -78,11 +79,12 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
 
   app.get('/v1/cities', (c) => {
     const now = deps.clock.now();
-    const sort = c.req.url.includes('?') ? parseQuery(c, CityListQuery).sort : undefined;
-    let cached = caches.get(sort ?? 'catalog');
+    const { sort, kind } = c.req.url.includes('?') ? parseQuery(c, CityListQuery) : {};
+    const key = `${sort ?? 'catalog'}|${kind ?? 'all'}`;
+    let cached = caches.get(key);
     if (!cached || now - cached.at >= CITY_CACHE_MS || now < cached.at) {
       const seqs = deps.latestSeqAll();
-      let active = deps.catalog.active;
+      let active = kind ? deps.catalog.active.filter((city) => kindOf(city) === kind) : deps.catalog.active;
       if (sort === 'recent') {
         const at = deps.latestAtAll?.() ?? new Map<string, number>();
         // Stable sort: cities without a signal keep catalog order at the end.
@@ -93,7 +95,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
         at: now,
         bytes: Buffer.from(closeWithDisclaimer(c, JSON.stringify({ cities, count: cities.length }))),
       };
-      caches.set(sort ?? 'catalog', cached);
+      caches.set(key, cached);
     }
     const age = Math.floor((now - cached.at) / 1000);
     return replyJsonBytes(cached.bytes, 200, { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` });
@@ -104,7 +106,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
     if (!city) throw unknownCity();
     const targetDate = localDate(city.timezone, (deps.dayClock ?? deps.clock).now());
     const marketUrl =
-      deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate).withYear);
+      deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate, city.kind).withYear);
     const rule = deps.ruleFor?.(city) ?? null;
     return replyJson(c, {
       city: cityPublic(city, deps.latestSeq(city.slug), rule),
@@ -124,8 +126,10 @@ export const citiesDocs: RouteDoc[] = [
     tags: ['cities'],
     summary: 'List the active cities',
     description:
-      'The 37 active cities with their latest signal seq. Cached on the server for 30 seconds. ' +
-      'With `sort=recent` the cities whose latest signal is newest come first: a quick way to find where signals are flowing now.',
+      "The served market streams with their latest signal seq: every daily-high city (kind high; the spec's 37 by default) and its " +
+      'daily-low stream (kind low, slug <city>-low). Cached on the server for 30 seconds. ' +
+      'With `sort=recent` the streams whose latest signal is newest come first: a quick way to find where signals are flowing now. ' +
+      '`kind=high` or `kind=low` lists one kind.',
     query: CityListQuery,
     responses: { 200: { description: 'Active cities', schema: CityList } },
   },

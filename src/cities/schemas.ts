@@ -20,6 +20,13 @@ export const CityPublic = z
       .nullable()
       .describe("ICAO code of the station the current day's rule names (null when the rule names no station)"),
     latestSeq: z.number().int().describe('Highest published signal seq for the city'),
+    kind: z
+      .enum(['high', 'low'])
+      .describe(
+        "Which extreme the stream's markets resolve on: high (the spec's daily-high markets; slug = the city) or low " +
+          '(daily-low markets, "Lowest temperature in <city> on <date>"; slug = <city>-low, e.g. nyc-low). Each is its own stream: ' +
+          'own seq from 1, entitlements, prices and receipts',
+      ),
   })
   .meta({ id: 'City' });
 
@@ -30,6 +37,10 @@ export const CityListQuery = z.object({
     .describe(
       'recent: cities whose latest signal is newest come first (cities without a signal last): where signals are flowing right now',
     ),
+  kind: z
+    .enum(['high', 'low'])
+    .optional()
+    .describe('Only the streams of this kind: high (daily-high markets) or low (daily-low markets); absent lists both'),
 });
 
 export const CityList = z

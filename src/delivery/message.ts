@@ -26,6 +26,11 @@ function utcTime(iso: string | null): string | null {
   return Number.isFinite(t) ? `${new Date(t).toISOString().slice(11, 19)} UTC` : null;
 }
 
+/** A low stream's crossing is always colder than where it came from; a high's always warmer. */
+function isLow(s: SignalPublic): boolean {
+  return s.new.reading < s.old.reading;
+}
+
 function oddsLines(s: SignalPublic): string[] {
   if (!s.buckets || s.buckets.length === 0) return ['Odds: not available for this signal'];
   const asOf = utcTime(s.bucketsAsOf);
@@ -39,7 +44,7 @@ function oddsLines(s: SignalPublic): string[] {
   }
   if (dead.length > 0) {
     lines.push(
-      `  ${dead.length} dead bucket${dead.length === 1 ? '' : 's'} (below the high, no longer reachable): ${dead.map((b) => b.label).join(', ')}`,
+      `  ${dead.length} dead bucket${dead.length === 1 ? '' : 's'} (${isLow(s) ? 'above the low' : 'below the high'}, no longer reachable): ${dead.map((b) => b.label).join(', ')}`,
     );
   }
   return lines;
@@ -48,7 +53,7 @@ function oddsLines(s: SignalPublic): string[] {
 export function formatSignalMessage(s: SignalPublic, opts: { termsUrl: string }): string {
   const head = [
     `isocast signal #${s.seq}: ${s.displayName}, market day ${s.targetDate} (city-local)`,
-    `Daily high ${reading(s.old)} -> ${reading(s.new)}`,
+    `Daily ${isLow(s) ? 'low' : 'high'} ${reading(s.old)} -> ${reading(s.new)}`,
     `Bucket ${s.old.bucket ?? 'none'} -> ${s.new.bucket ?? 'none'}`,
     `Observed ${utcTime(s.observedAt) ?? s.observedAt} (source ${s.source}${s.reportedAt ? `, station report ${utcTime(s.reportedAt)}` : ''})`,
   ];

@@ -1,4 +1,4 @@
-import type { CityRecord } from '../cities/catalog.ts';
+import { kindOf, type CityRecord } from '../cities/catalog.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 
 /**
@@ -39,11 +39,17 @@ export function describeRule(rule: {
 /** `canObserve(source)`: whether the running feed has a weather source for rules of that kind. */
 export function judgeRule(
   rule: ResolutionRule,
-  city: Pick<CityRecord, 'station' | 'unit'>,
+  city: Pick<CityRecord, 'station' | 'unit' | 'kind'>,
   canObserve: (s: ObservableSource) => boolean,
 ): Verdict {
   if (rule.source === 'unknown')
     return { status: 'paused', reason: `rule not understood: ${rule.reason ?? 'unrecognised wording'}` };
+  // A low stream must never signal off a high market's rule, nor the reverse.
+  if (rule.extreme && rule.extreme !== kindOf(city))
+    return {
+      status: 'paused',
+      reason: `rule resolves on the day's ${rule.extreme === 'low' ? 'lowest' : 'highest'} temperature, this stream watches the daily ${kindOf(city)}`,
+    };
   if (rule.source === 'hko' || rule.source === 'cwa') {
     return {
       status: 'paused',

@@ -42,23 +42,27 @@ export function gammaEvent(opts: {
   cityName?: string;
   negRisk?: boolean;
   rule?: RuleTextOptions | { description: string; resolutionSource: string | null };
+  /** A daily-low event ("Lowest temperature in ..."; slug lowest-temperature-in-...); default high. */
+  kind?: 'high' | 'low';
 }): GammaEventJson {
-  const slugs = eventSlugs(opts.token, opts.date);
+  const kind = opts.kind ?? 'high';
+  const est = kind === 'low' ? 'lowest' : 'highest';
+  const slugs = eventSlugs(opts.token, opts.date, kind);
   const slug = opts.withYear === false ? slugs.withoutYear : slugs.withYear;
   const name = opts.cityName ?? opts.token;
   const negRiskMarketID = opts.negRisk === false ? undefined : '0x' + hex('negrisk', slug);
   return {
     id: String(parseInt(hex(slug).slice(0, 6), 16)),
-    title: `Highest temperature in ${name} on ${opts.date}?`,
+    title: `${kind === 'low' ? 'Lowest' : 'Highest'} temperature in ${name} on ${opts.date}?`,
     slug,
-    ...eventRule(opts.token, opts.date, opts.rule),
+    ...eventRule(opts.token, opts.date, opts.rule, kind),
     startDate: `${opts.date}T00:00:00Z`,
     endDate: `${opts.date}T12:00:00Z`,
     closed: false,
     ...(negRiskMarketID ? { negRiskMarketID } : {}),
     markets: opts.labels.map((label, i) => ({
       id: String(1_000_000 + i),
-      question: `Will the highest temperature in ${name} be ${label} on ${opts.date}?`,
+      question: `Will the ${est} temperature in ${name} be ${label} on ${opts.date}?`,
       conditionId: '0x' + hex('condition', slug, label),
       slug: `${slug}-${i}`,
       groupItemTitle: label,
@@ -76,6 +80,7 @@ function eventRule(
   token: string,
   date: string,
   rule: RuleTextOptions | { description: string; resolutionSource: string | null } | undefined,
+  kind: 'high' | 'low',
 ) {
   if (rule && 'description' in rule) return rule;
   const city = CITY_ROWS.find((c) => c.marketToken === token);
@@ -84,7 +89,7 @@ function eventRule(
       description: `This market will resolve to the temperature range that contains the highest temperature recorded at the station on ${date}.`,
       resolutionSource: '',
     };
-  return ruleText(city, date, rule ?? { kind: 'wu' });
+  return ruleText(city, date, { extreme: kind, ...(rule ?? { kind: 'wu' }) });
 }
 
 /** The YES and NO token ids of one bucket of a built event. */
