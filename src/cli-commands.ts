@@ -19,6 +19,11 @@ import { ReplayInputError } from './replay/errors.ts';
 
 /** Buyer commands: the environment they see (ISOCAST_KEY, the XDG state dir) comes from `env`. */
 export async function buyerCommand(command: CliCommand, argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  // `isocast cities | head`: a closed pipe ends the output quietly, not with Node's EPIPE trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);

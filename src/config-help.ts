@@ -60,6 +60,10 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   ODDS_DEADLINE_MS: {
     meaning: 'odds budget of a crossing (at most 10000); past it the signal is stored with buckets: null',
   },
+  LOG_FORMAT: {
+    meaning: 'json (one object per line) or pretty (one readable line per event); secrets are redacted in both',
+    default: 'pretty when stdout is a terminal, else json',
+  },
   SIM_SPEED: { meaning: 'simulated time runs this many times faster than real time (FEED=sim)' },
   SIM_SEED: { meaning: 'seed of the simulated feed' },
   WEATHER_SOURCE: {

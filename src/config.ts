@@ -57,6 +57,8 @@ const raw = {
   MESSENGER_API_URL: url().default('https://api.telegram.org'),
   ADMIN_TOKEN: text().optional(),
   LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error']).default('info'),
+  // Unset: pretty when stdout is a terminal, JSON otherwise (src/lib/logger.ts).
+  LOG_FORMAT: oneOf(['json', 'pretty']).optional(),
   RECONCILE_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
   // Abuse limits (src/limits/limits.ts); a per-minute rate of 0 turns that limit off.
   TRUSTED_PROXIES: text().optional(),

@@ -7,7 +7,7 @@ import { openDb, openReadOnly, type Db } from './db/open.ts';
 import { loadOrCreateSecret } from './db/secret.ts';
 import { createCatalog } from './cities/catalog.ts';
 import { systemClock } from './lib/clock.ts';
-import { createLogger } from './lib/logger.ts';
+import { createLogger, defaultLogFormat } from './lib/logger.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { loadSanctionsList } from './sanctions/list.ts';
 import { paymentPlaneFor } from './payments/from-config.ts';
@@ -15,7 +15,7 @@ import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
 import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
 import { paymentBackends } from './payments/backends.ts';
 import { VERSION } from './version.ts';
-import { CLI_HELP, isCliCommand } from './buyer/cli/help.ts';
+import { CLI_HELP, COMMAND_USAGE, isCliCommand } from './buyer/cli/help.ts';
 import { nativeSqliteAddonFile, nativeSqliteBinding } from './db/native-binding.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
@@ -156,7 +156,11 @@ function open(config: Pick<Config, 'DATA_DIR'>): Db {
 
 async function serve(argv: string[]): Promise<void> {
   const { config, sanctions } = serveConfigOrExit(argv);
-  const logger = createLogger({ level: config.LOG_LEVEL, base: { service: 'isocast' } });
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    base: { service: 'isocast' },
+    format: config.LOG_FORMAT ?? defaultLogFormat(),
+  });
   if (sanctions.loadError)
     logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
   const exposed = exposureWarning(config);
@@ -344,6 +348,15 @@ async function main(rawArgv: string[]): Promise<void> {
   const args = command === first ? rest : argv;
   if (command === 'help' && args[0] === 'config') {
     process.stdout.write(configHelp());
+    return;
+  }
+  // `isocast buy --help`: that command's own usage; `isocast help` and `serve --help`: all of it.
+  if ((args.includes('--help') || args.includes('-h')) && isCliCommand(command)) {
+    process.stdout.write(`${COMMAND_USAGE[command]}\n`);
+    return;
+  }
+  if ((args.includes('--help') || args.includes('-h')) && command === 'replay') {
+    process.stdout.write(REPLAY_HELP);
     return;
   }
   if (args.includes('--help') || args.includes('-h') || command === 'help') {

@@ -53,23 +53,52 @@ export function redactText(s: string): string {
   return out;
 }
 
+/**
+ * `json`: one JSON object per line, for the journal and log shippers. `pretty`: one readable line
+ * per event for a person at a terminal, `14:02:31 WARN  poll failed  city=nyc error="..."`, built
+ * from the same redacted record, so secrets are masked in both. LOG_FORMAT picks one; unset, a
+ * terminal on stdout gets pretty and anything else (systemd, a pipe) JSON.
+ */
+export type LogFormat = 'json' | 'pretty';
+
+export function defaultLogFormat(isTty: boolean = process.stdout.isTTY === true): LogFormat {
+  return isTty ? 'pretty' : 'json';
+}
+
+const LEVEL_LABEL: Record<Level, string> = { debug: 'DEBUG', info: 'INFO ', warn: 'WARN ', error: 'ERROR' };
+
+function prettyValue(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
+  return JSON.stringify(v);
+}
+
+export function formatPretty(rec: Record<string, unknown>): string {
+  const { ts, level, msg, service: _service, ...fields } = rec;
+  const time = typeof ts === 'string' ? ts.slice(11, 19) : '';
+  const rest = Object.entries(fields)
+    .map(([k, v]) => `${k}=${prettyValue(v)}`)
+    .join(' ');
+  return `${time} ${LEVEL_LABEL[level as Level] ?? String(level)} ${String(msg)}${rest ? `  ${rest}` : ''}`;
+}
+
 export function createLogger(
-  opts: { level?: Level; write?: (line: string) => void; base?: Record<string, unknown> } = {},
+  opts: { level?: Level; write?: (line: string) => void; base?: Record<string, unknown>; format?: LogFormat } = {},
 ): Logger {
   const min = ORDER[opts.level ?? 'info'];
   const write = opts.write ?? ((line: string) => process.stdout.write(line + '\n'));
   const base = opts.base ?? {};
+  const format = opts.format ?? 'json';
   const emit = (level: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < min) return;
     const rec = redact({ ts: new Date().toISOString(), level, msg, ...base, ...fields }) as Record<string, unknown>;
-    write(JSON.stringify(rec));
+    write(format === 'pretty' ? formatPretty(rec) : JSON.stringify(rec));
   };
   return {
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    child: (fields) => createLogger({ level: opts.level, write, base: { ...base, ...fields } }),
+    child: (fields) => createLogger({ level: opts.level, write, base: { ...base, ...fields }, format }),
   };
 }
 

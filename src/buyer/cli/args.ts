@@ -14,20 +14,30 @@ export function isLoopback(hostname: string): boolean {
 }
 
 /**
+ * The one message for a --server that is not an http(s) URL, with the likely fix: `localhost:8402`
+ * (which URL parsing reads as the scheme `localhost:`) becomes `http://localhost:8402`, another host
+ * `https://...`.
+ */
+export function serverUrlProblem(raw: string): string {
+  const bare = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const host = bare.split(/[/:]/)[0] ?? '';
+  const guess = `${isLoopback(host) ? 'http' : 'https'}://${bare}`;
+  return `--server must be an absolute http(s) URL, got ${raw}; did you mean ${guess}?`;
+}
+
+/**
  * `http(s)://host:port` without a trailing slash; anything else is a usage error. Plain http to
  * another machine would send payment headers and bearer receipts in the clear, so it needs
  * `--insecure` (the flag must be in the command's booleans).
  */
 export function serverUrl(flags: Flags, fallback: string): string {
   const raw = flags.values.server ?? fallback;
-  let u: URL;
+  let u: URL | null = null;
   try {
     u = new URL(raw);
-  } catch {
-    throw new UsageError(`--server must be an absolute http(s) URL, got ${raw}`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:')
-    throw new UsageError(`--server must be http or https, got ${raw}`);
+  } catch {}
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname)
+    throw new UsageError(serverUrlProblem(raw));
   if (u.protocol === 'http:' && !isLoopback(u.hostname) && !flags.on.has('insecure')) {
     throw new UsageError(
       `refusing plain http to ${u.host}: payments and receipt tokens would cross the network unencrypted. ` +

@@ -6,12 +6,46 @@ import { readCommand } from './read.ts';
 import { receiptCommand } from './receipt.ts';
 import { stripControls } from '../sanitize.ts';
 import { registerChatCommand } from './register-chat.ts';
-import { CLI_HELP, type CliCommand } from './help.ts';
+import { COMMAND_USAGE, type CliCommand } from './help.ts';
+import { citiesCommand, fetchCities, nearestSlug } from './cities.ts';
+import { keygenCommand } from './keygen.ts';
+import { DEFAULT_SERVER } from './buy.ts';
 
 export type { CliCommand } from './help.ts';
 
 /** The buyer's commands, dispatched from main.ts. Returns the process exit code; never exits. */
-export async function runCli(command: CliCommand, argv: readonly string[], rawIo: CliIo): Promise<number> {
+/** City slugs are lower case; `--city NYC` means nyc. */
+function lowerCity(argv: readonly string[]): string[] {
+  return argv.map((a, i) =>
+    argv[i - 1] === '--city' ? a.toLowerCase() : a.startsWith('--city=') ? a.toLowerCase() : a,
+  );
+}
+
+/** `unknown city: nyk` gains `; did you mean nyc?` when the server lists a close slug. */
+async function withSuggestion(message: string, argv: readonly string[]): Promise<string> {
+  const m = /^unknown city: (\S+)/.exec(message);
+  if (!m) return message;
+  const at = argv.indexOf('--server');
+  const inline = argv.find((a) => a.startsWith('--server='));
+  const server = (inline?.slice('--server='.length) ?? (at >= 0 ? argv[at + 1] : undefined) ?? DEFAULT_SERVER).replace(
+    /\/+$/,
+    '',
+  );
+  try {
+    const near = nearestSlug(
+      m[1]!,
+      (await fetchCities(server, 5_000)).map((c) => c.slug),
+    );
+    return near
+      ? `${message}; did you mean ${near}? (isocast cities lists them)`
+      : `${message}; isocast cities lists them`;
+  } catch {
+    return message;
+  }
+}
+
+export async function runCli(command: CliCommand, rawArgv: readonly string[], rawIo: CliIo): Promise<number> {
+  const argv = lowerCity(rawArgv);
   // Belt and braces: whatever reaches the terminal has no control characters but line breaks.
   const clean = (line: string) => line.split('\n').map(stripControls).join('\n');
   const io: CliIo = { ...rawIo, stdout: (l) => rawIo.stdout(clean(l)), stderr: (l) => rawIo.stderr(clean(l)) };
@@ -25,14 +59,19 @@ export async function runCli(command: CliCommand, argv: readonly string[], rawIo
         return await receiptCommand(argv, io);
       case 'register-chat':
         return await registerChatCommand(argv, io);
+      case 'cities':
+        return await citiesCommand(argv, io);
+      case 'keygen':
+        return await keygenCommand(argv, io);
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`isocast ${command}: ${err.message}\n\n${CLI_HELP}`);
+      // One line saying what is wrong, then this command's usage (not the whole help).
+      io.stderr(`isocast ${command}: ${err.message}\n${COMMAND_USAGE[command]}`);
       return EXIT.usage;
     }
     if (err instanceof CliError || err instanceof NetworkError) {
-      io.stderr(`isocast ${command}: ${err.message}`);
+      io.stderr(`isocast ${command}: ${await withSuggestion(err.message, argv)}`);
       return err instanceof CliError ? err.exitCode : EXIT.failure;
     }
     io.stderr(`isocast ${command}: ${err instanceof Error ? err.message : String(err)}`);

@@ -62,7 +62,13 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
           `${serverError(a)}${/stale/.test(serverError(a)) ? ": check this machine's clock (600 s tolerance)" : ''}`,
         );
       case 404:
-        throw new CliError(action === 'delete' ? `nothing to delete: ${serverError(a)}` : `unknown city: ${citySlug}`);
+        if (action === 'delete')
+          throw new CliError(
+            citySlug
+              ? `nothing to delete: ${serverError(a)}`
+              : `nothing to delete: wallet ${account.address} has no chat registered at ${server}`,
+          );
+        throw new CliError(`unknown city: ${citySlug}`);
       case 502:
         throw new CliError(`the test message to chat ${chatId} failed, nothing was stored: ${serverError(a)}`);
       default:

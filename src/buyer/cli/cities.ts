@@ -1,0 +1,73 @@
+import { intFlag, parseFlags, serverUrl } from './args.ts';
+import { DEFAULT_SERVER } from './buy.ts';
+import { createClient, serverError } from './client.ts';
+import { CliError, EXIT, type CliIo } from './output.ts';
+
+/**
+ * `isocast cities`: the slugs to pass as --city, each city's local time and its latest signal
+ * seq. A newcomer's first question is which city to try; one with latestSeq >= 2 has a real free
+ * sample (`/v1/sample` shows the first signal once a second exists).
+ */
+export const CITIES_FLAGS = { strings: ['server', 'timeout'], booleans: ['json', 'insecure'] } as const;
+
+type City = { slug: string; displayName: string; timezone: string; unit: string; latestSeq: number };
+
+export async function fetchCities(server: string, timeoutMs: number): Promise<City[]> {
+  const a = await createClient(server, timeoutMs).request('GET', '/v1/cities');
+  if (a.status !== 200 || !Array.isArray(a.body.cities))
+    throw new CliError(`cannot list the cities: HTTP ${a.status}: ${serverError(a)}`);
+  return a.body.cities as City[];
+}
+
+export function localTime(timezone: string, nowMs: number): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: timezone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+  }).format(nowMs);
+}
+
+export async function citiesCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const flags = parseFlags(argv, CITIES_FLAGS);
+  const server = serverUrl(flags, DEFAULT_SERVER);
+  const cities = await fetchCities(server, intFlag(flags, 'timeout', 15, 1) * 1000);
+  const now = io.nowMs?.() ?? Date.now();
+  if (flags.on.has('json')) {
+    for (const c of cities)
+      io.stdout(JSON.stringify({ slug: c.slug, localTime: localTime(c.timezone, now), latestSeq: c.latestSeq }));
+    return EXIT.ok;
+  }
+  const width = Math.max(...cities.map((c) => c.slug.length), 4);
+  io.stdout(`${'slug'.padEnd(width)}  local  latest seq  name`);
+  for (const c of cities)
+    io.stdout(
+      `${c.slug.padEnd(width)}  ${localTime(c.timezone, now)}  ${String(c.latestSeq).padStart(10)}  ${c.displayName}`,
+    );
+  io.stderr(
+    `${cities.length} cities; a city with latest seq 2 or more has a real free sample (/v1/sample?city=<slug>)`,
+  );
+  return EXIT.ok;
+}
+
+/** Edit distance, for "did you mean": small slugs, so the plain table is fine. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** The nearest slug to a typo, when one is close enough to be a plausible intent. */
+export function nearestSlug(typo: string, slugs: readonly string[]): string | null {
+  let best: { slug: string; d: number } | null = null;
+  for (const s of slugs) {
+    const d = s.startsWith(typo) || typo.startsWith(s) ? 1 : distance(typo, s);
+    if (!best || d < best.d) best = { slug: s, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(typo.length / 3)) ? best.slug : null;
+}

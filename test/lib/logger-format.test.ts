@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createLogger, defaultLogFormat, formatPretty } from '../../src/lib/logger.ts';
+import { tempDir } from '../helpers/app.ts';
+
+/** LOG_FORMAT=json|pretty (issue 27.9): a readable line per event at a terminal, secrets masked in both. */
+test('pretty: one readable line per event, secrets redacted as in JSON', () => {
+  const lines: string[] = [];
+  const log = createLogger({ format: 'pretty', write: (l) => lines.push(l), base: { service: 'isocast' } });
+  log.warn('poll failed', {
+    city: 'nyc',
+    error: 'upstream said Bearer abc.def',
+    authorization: 'Bearer secret-value',
+    n: 3,
+  });
+  log.child({ component: 'poller' }).info('signal', { seq: 2, to: '44-45°F' });
+  assert.equal(lines.length, 2);
+  assert.match(
+    lines[0]!,
+    /^\d\d:\d\d:\d\d WARN {2}poll failed {2}city=nyc error="upstream said \[redacted\]" authorization=\[redacted\] n=3$/,
+  );
+  assert.match(lines[1]!, /^\d\d:\d\d:\d\d INFO {2}signal {2}component=poller seq=2 to=44-45°F$/);
+  assert.ok(!lines.join('\n').includes('secret-value') && !lines.join('\n').includes('abc.def'));
+  assert.ok(!lines[0]!.includes('service='), 'the constant service field is left out');
+  assert.equal(formatPretty({ ts: '2026-01-01T10:11:12.000Z', level: 'error', msg: 'x' }), '10:11:12 ERROR x');
+});
+
+test('the default follows the terminal: pretty on a TTY, JSON for systemd and pipes', () => {
+  assert.equal(defaultLogFormat(true), 'pretty');
+  assert.equal(defaultLogFormat(false), 'json');
+});
+
+test('serve honours LOG_FORMAT=pretty (and stays JSON on a pipe without it)', async (t) => {
+  for (const format of ['pretty', undefined] as const) {
+    const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        DATA_DIR: join(tempDir(t), 'data'),
+        POLL_INTERVAL_MS: '3600000',
+        ...(format ? { LOG_FORMAT: format } : {}),
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    t.after(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    const first = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const line = out.split('\n').find((l) => l.includes('listening'));
+        if (line) resolve(line);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+    });
+    child.kill('SIGTERM');
+    if (format === 'pretty')
+      assert.match(first, /^\d\d:\d\d:\d\d INFO {2}listening {2}host=127\.0\.0\.1 port=\d+ mode=mock/);
+    else assert.equal(JSON.parse(first).msg, 'listening');
+  }
+});
