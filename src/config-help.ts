@@ -29,9 +29,18 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   },
   SETTLEMENT: { meaning: 'live settler: facilitator (x402 /verify + /settle) or chain (self-submitted)' },
   FACILITATOR_URL: {
-    meaning: 'facilitator base URL (required for SETTLEMENT=facilitator in live); user:pass@ becomes Basic auth',
+    default: 'https://api.cdp.coinbase.com/platform/v2/x402 with CDP_API_KEY_ID',
+    meaning:
+      'facilitator base URL (SETTLEMENT=facilitator in live); its GET /supported picks x402 v2 or v1; user:pass@ becomes Basic auth',
   },
   FACILITATOR_AUTH: { meaning: 'Authorization header value sent to the facilitator (secret)' },
+  CDP_API_KEY_ID: {
+    meaning:
+      "Coinbase CDP API key id: each facilitator request then carries a fresh CDP JWT; FACILITATOR_URL defaults to CDP's",
+  },
+  CDP_API_KEY_SECRET: {
+    meaning: 'the CDP API key secret (Ed25519 base64, or EC P-256 PEM) signing those JWTs (secret)',
+  },
   RPC_URL: {
     default: 'https://mainnet.base.org in live mode',
     meaning:

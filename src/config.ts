@@ -4,6 +4,7 @@ import { flagOf, isSecretName, SECRET_FILE_NAMES, secretFlagProblem, secretsFrom
 import { urlCredentialProblems } from './lib/url-credentials.ts';
 import { safetyProblems } from './ops/safety.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
+import { CDP_FACILITATOR_URL, cdpSigningKey } from './payments/settlers/cdp-key.ts';
 
 /**
  * The server's configuration contract (README "Configuration"; `isocast help config` prints every
@@ -32,6 +33,8 @@ const raw = {
   SETTLEMENT: oneOf(['facilitator', 'chain']).default('facilitator'),
   FACILITATOR_URL: url().optional(),
   FACILITATOR_AUTH: text().optional(),
+  CDP_API_KEY_ID: text().optional(),
+  CDP_API_KEY_SECRET: text().optional(),
   RPC_URL: url().optional(),
   SETTLER_PRIVATE_KEY: matching(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   USDC_ADDRESS: address().default(BASE_USDC),
@@ -134,12 +137,15 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   const already = new Set([...parsed.bad, ...files.problems.map((p) => named(p).replace(/_FILE$/, ''))]);
   const derived: string[] = [...safetyProblems(c), ...urlCredentialProblems(c)];
   if (c.PAYMENT_MODE === 'live') {
-    if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL)
-      derived.push('FACILITATOR_URL: required when SETTLEMENT=facilitator in live mode');
+    if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL && !c.CDP_API_KEY_ID)
+      derived.push(
+        "FACILITATOR_URL: required when SETTLEMENT=facilitator in live mode (or set CDP_API_KEY_ID and CDP_API_KEY_SECRET for CDP's)",
+      );
     if (c.SETTLEMENT === 'chain' && !c.RPC_URL) derived.push('RPC_URL: required when SETTLEMENT=chain in live mode');
     if (c.SETTLEMENT === 'chain' && !c.SETTLER_PRIVATE_KEY)
       derived.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
   }
+  derived.push(...cdpProblems(c));
   if (c.FEED === 'live' && c.WEATHER_SOURCE === 'wu' && !c.WU_API_KEY)
     derived.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
   try {
@@ -159,6 +165,8 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     OFAC_REQUIRED: c.OFAC_REQUIRED ?? c.PAYMENT_MODE === 'live',
     // Live mode always has a chain to ask: an in-doubt settlement is resolved only by the token.
     RPC_URL: c.RPC_URL ?? (c.PAYMENT_MODE === 'live' ? BASE_RPC_URL : undefined),
+    // A CDP API key without a URL means CDP's own facilitator.
+    FACILITATOR_URL: c.FACILITATOR_URL ?? (c.CDP_API_KEY_ID ? CDP_FACILITATOR_URL : undefined),
     // Live: one batched METAR call per tick, 720 an hour, far inside aviationweather's 100 a minute
     // (docs/signal-engine.md "Latency and upstream budget"); the sim has no upstream at all.
     POLL_INTERVAL_MS: c.POLL_INTERVAL_MS ?? 5_000,
@@ -176,6 +184,24 @@ export function loadDataDir(env: Record<string, string | undefined>, argv: strin
   if (flags.problems.length > 0) throw new ConfigError(flags.problems);
   const dir = flags.values.DATA_DIR ?? env.DATA_DIR;
   return { DATA_DIR: dir === undefined || dir === '' ? (CONFIG_SHAPE.DATA_DIR.defaultValue as string) : dir };
+}
+
+/** CDP's key comes as a pair, and replaces FACILITATOR_AUTH (each request carries its own JWT). */
+function cdpProblems(c: { CDP_API_KEY_ID?: string; CDP_API_KEY_SECRET?: string; FACILITATOR_AUTH?: string }): string[] {
+  const problems: string[] = [];
+  if (c.CDP_API_KEY_ID && !c.CDP_API_KEY_SECRET)
+    problems.push('CDP_API_KEY_SECRET: required with CDP_API_KEY_ID (or CDP_API_KEY_SECRET_FILE)');
+  if (c.CDP_API_KEY_SECRET && !c.CDP_API_KEY_ID) problems.push('CDP_API_KEY_ID: required with CDP_API_KEY_SECRET');
+  if (c.CDP_API_KEY_ID && c.FACILITATOR_AUTH)
+    problems.push('FACILITATOR_AUTH: not used with a CDP API key (each request carries its own JWT); set one of them');
+  if (c.CDP_API_KEY_ID && c.CDP_API_KEY_SECRET) {
+    try {
+      cdpSigningKey(c.CDP_API_KEY_SECRET);
+    } catch (err) {
+      problems.push(`CDP_API_KEY_SECRET: ${(err as Error).message}`);
+    }
+  }
+  return problems;
 }
 
 /** Mock-mode settlement wallet when PAY_TO is unset: a fixed, obviously-not-real address. */

@@ -14,6 +14,7 @@ import { paymentPlaneFor } from './payments/from-config.ts';
 import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
 import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
 import { paymentBackends } from './payments/backends.ts';
+import { describeKind } from './payments/settlers/negotiate.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, COMMAND_USAGE, isCliCommand } from './buyer/cli/help.ts';
 import { nativeSqliteAddonFile, nativeSqliteBinding } from './db/native-binding.ts';
@@ -180,7 +181,14 @@ async function serve(argv: string[]): Promise<void> {
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
   const catalog = createCatalog();
   const metrics = createMetrics();
-  const { settler, chainVerifier } = await paymentBackends(config);
+  const { settler, chainVerifier, supported } = await paymentBackends(config).catch((err) =>
+    err instanceof ConfigError ? refuse(err.problems) : Promise.reject(err),
+  );
+  if (supported)
+    logger[supported.ok ? 'info' : 'warn']('facilitator /supported', {
+      ...(supported.ok ? { sending: describeKind(supported.kind), listed: supported.listed } : {}),
+      ...(supported.ok ? {} : { problem: supported.detail }),
+    });
   // One plane for the routes, the reconciler and the shutdown: they share its in-flight work.
   // Monotonic, not the app clock: a limit is about real request rates, and wall time can jump.
   const limits = abuseLimitsFromConfig(config, {

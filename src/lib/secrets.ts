@@ -10,6 +10,7 @@ export const SECRET_NAMES = [
   'ADMIN_TOKEN',
   'SERVER_SECRET',
   'FACILITATOR_AUTH',
+  'CDP_API_KEY_SECRET',
   'WU_API_KEY',
   'MESSENGER_BOT_TOKEN',
 ] as const;

@@ -8,6 +8,7 @@ import { loadSanctionsList } from '../sanctions/list.ts';
 import { resolutionCheck } from '../resolution/doctor-check.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
 import { SECRET_NAMES } from '../lib/secrets.ts';
+import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
 
 /**
  * `isocast doctor`: one line per check, so an operator sees at a glance what is wrong. Upstream
@@ -26,6 +27,8 @@ export type DoctorDeps = {
   dbPath: string;
   timeoutMs?: number;
   probe?: (url: string, timeoutMs: number) => Promise<number>;
+  /** The facilitator's GET /supported and the kind chosen from it (a read; moves nothing). */
+  facilitatorSupported?: (config: Config) => Promise<SupportedResult>;
   /** eth_chainId of RPC_URL (a read; moves nothing). */
   rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
 };
@@ -42,6 +45,16 @@ async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number
   if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
     throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
   return Number.parseInt(result.slice(2), 16);
+}
+
+async function defaultFacilitatorSupported(config: Config): Promise<SupportedResult> {
+  const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
+  const settler = settlerFromConfig(config);
+  try {
+    return await settler.supported!();
+  } finally {
+    settler.close?.();
+  }
 }
 
 async function defaultProbe(url: string, timeoutMs: number): Promise<number> {
@@ -127,7 +140,8 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     ['odds (clob)', config.CLOB_URL, config.FEED === 'live'],
     ['weather (metar)', config.METAR_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'metar'],
     ['weather (weather.com)', config.WEATHER_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'wu'],
-    ['facilitator', config.FACILITATOR_URL, config.PAYMENT_MODE === 'live' && config.SETTLEMENT === 'facilitator'],
+    // In use, the facilitator is checked through its /supported below.
+    ['facilitator', facilitatorInUse(config) ? undefined : config.FACILITATOR_URL, false],
     ['messenger', config.MESSENGER_BOT_TOKEN ? config.MESSENGER_API_URL : undefined, true],
   ];
   await Promise.all(
@@ -148,6 +162,8 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
       }
     }),
   );
+  if (facilitatorInUse(config))
+    add('facilitator', ...(await facilitatorCheck(config, deps.facilitatorSupported ?? defaultFacilitatorSupported)));
   // Every settler resolves an in-doubt settlement through the token contract on RPC_URL: it must
   // answer JSON-RPC for Base (8453), not merely HTTP.
   if (config.PAYMENT_MODE === 'live') {
@@ -167,6 +183,34 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     }
   } else if (config.RPC_URL) add('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`);
   return checks.map((c) => ({ ...c, detail: redact(c.detail, config) }));
+}
+
+const facilitatorInUse = (c: Config) =>
+  c.PAYMENT_MODE === 'live' && c.SETTLEMENT === 'facilitator' && !!c.FACILITATOR_URL;
+
+/**
+ * What the facilitator's /supported lists decides what it is sent: v2 `eip155:8453` or v1 `base`.
+ * Listing neither fails (serve refuses to start); no list at all (an old facilitator without
+ * /supported) warns, since v1 `base` is then sent on trust.
+ */
+async function facilitatorCheck(
+  config: Config,
+  supported: (config: Config) => Promise<SupportedResult>,
+): Promise<[Check['status'], string]> {
+  const url = config.FACILITATOR_URL!;
+  const auth = config.CDP_API_KEY_ID ? ' (CDP JWT auth)' : '';
+  try {
+    const r = await supported(config);
+    if (r.ok) return ['ok', `${url}${auth} sends ${describeKind(r.kind)} (lists ${r.listed.join(', ')})`];
+    if (r.problem === 'none') return ['fail', `${url}${auth} ${r.detail}; serve refuses to start`];
+    const down = / failed: /.test(r.detail);
+    return [
+      down ? 'fail' : 'warn',
+      `${url}${auth} ${r.detail}${down ? '' : `; ${describeKind(FALLBACK_KIND)} will be sent until it lists kinds`}`,
+    ];
+  } catch (err) {
+    return ['fail', `${url}${auth} unusable: ${(err as Error).message}`];
+  }
 }
 
 /** URLs lose credentials and key-like parts; any configured secret value that still appears becomes ***. */

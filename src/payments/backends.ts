@@ -1,9 +1,11 @@
-import type { Config } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
 import { createMockSettler } from './settlers/mock.ts';
+import type { SupportedResult } from './settlers/negotiate.ts';
 import type { Settler } from './settlers/settler.ts';
+import { redactUrl } from '../lib/url-credentials.ts';
 import type { TypedDataVerifier } from './verify.ts';
 
-export type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerifier };
+export type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerifier; supported?: SupportedResult };
 
 /**
  * The settler and the on-chain signature verifier the configuration asks for. Mock mode (the
@@ -13,5 +15,13 @@ export type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerif
 export async function paymentBackends(config: Config): Promise<PaymentBackends> {
   if (config.PAYMENT_MODE === 'mock') return { settler: createMockSettler() };
   const live = await import('./settlers/from-config.ts');
-  return { settler: live.settlerFromConfig(config), chainVerifier: live.chainVerifierFromConfig(config) };
+  const settler = live.settlerFromConfig(config);
+  // The facilitator's /supported picks what it is sent; one that can take no Base payment at all
+  // is a configuration error. One that does not answer yet is retried on the first payment.
+  const supported = await settler.supported?.();
+  if (supported && !supported.ok && supported.problem === 'none') {
+    settler.close?.();
+    throw new ConfigError([`FACILITATOR_URL: ${redactUrl(config.FACILITATOR_URL ?? '')} ${supported.detail}`]);
+  }
+  return { settler, chainVerifier: live.chainVerifierFromConfig(config), supported };
 }

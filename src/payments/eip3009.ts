@@ -1,14 +1,15 @@
 import type { Address, Hex } from 'viem';
+import { BASE_ALIASES, BASE_CAIP2, BASE_CHAIN_ID } from './networks.ts';
 
 /**
  * The EIP-3009 `TransferWithAuthorization` typed data USDC uses. The domain is USDC's own
  * (`USD Coin`, version `2`) on Base; the verifying contract is the configured USDC address, so a
  * test token deployed elsewhere verifies under its own address.
  */
-export const CHAIN_ID = 8453;
-export const NETWORK = 'eip155:8453';
-/** x402 v1 tooling names Base `base`; both spellings mean chain 8453. */
-export const NETWORK_ALIASES: readonly string[] = [NETWORK, 'base'];
+export const CHAIN_ID = BASE_CHAIN_ID;
+export const NETWORK = BASE_CAIP2;
+/** x402 v1 tooling names Base `base`; both spellings mean chain 8453 (networks.ts maps them). */
+export const NETWORK_ALIASES = BASE_ALIASES;
 export const USDC_NAME = 'USD Coin';
 export const USDC_VERSION = '2';
 

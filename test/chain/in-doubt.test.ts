@@ -142,6 +142,10 @@ async function quietFacilitator(t: Parameters<typeof testApp>[0], onSettle: (xPa
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const ch of req) chunks.push(ch as Buffer);
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ kinds: [{ x402Version: 1, scheme: 'exact', network: 'base' }] }));
+    }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     if (req.url === '/verify') {
       res.writeHead(200, { 'content-type': 'application/json' });

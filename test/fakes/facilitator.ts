@@ -1,12 +1,17 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keccak256, toHex } from 'viem';
-import { PaymentPayloadV1Schema, PaymentRequirementsV1Schema } from '@x402/core/schemas';
+import {
+  PaymentPayloadV1Schema,
+  PaymentPayloadV2Schema,
+  PaymentRequirementsV1Schema,
+  PaymentRequirementsV2Schema,
+} from '@x402/core/schemas';
 import type { AuthorizationStatus } from '../../src/payments/settlers/settler.ts';
 import type { FakeChain } from './chain-rpc.ts';
 
 /**
- * A local x402 v1 facilitator: `POST /verify` and `POST /settle` with
+ * A local x402 v1 facilitator: `GET /supported`, and `POST /verify` and `POST /settle` with
  * `{x402Version, paymentPayload, paymentRequirements}`, both parsed with the published
  * @x402/core v1 schemas so a request our client sends that real facilitators would reject fails
  * here too. `mode` picks its behaviour; every request is recorded.
@@ -38,7 +43,11 @@ export type FacilitatorMode =
   /** Transfers at once, answers success after `slowMs` (a kill can land in between). */
   | 'slow-ok'
   /** Waits `slowMs`, then transfers and answers: the transfer can land after the server died. */
-  | 'slow-then-transfer';
+  | 'slow-then-transfer'
+  /** /settle answers 400 with a non-x402 error body (the legacy reference example's refusal). */
+  | 'settle-400'
+  /** Transfers, then answers 400 with an error message that names the transaction. */
+  | 'settle-then-400-naming-tx';
 
 export type FakeFacilitator = {
   url: string;
@@ -59,6 +68,12 @@ export type FakeFacilitator = {
   slowMs: () => number;
   /** Every /settle answer given, by the behaviour picked. */
   settleOutcomes: Map<string, number>;
+  /** The body of GET /supported (a v1 facilitator listing Base by its legacy name by default). */
+  supported: unknown;
+  /** GET /supported calls answered (they are not in `requests`). */
+  supportedCalls: number;
+  /** The errorReason of `settle-fails`. */
+  failReason: string;
   /** authorizationState as an RPC would answer it, for the settler's `status` option. */
   status(payer: string, nonce: string, validBefore: number): Promise<AuthorizationStatus>;
   close(): Promise<void>;
@@ -83,6 +98,9 @@ export async function startFakeFacilitator(
     delayMs: 0,
     chain: new Map(),
     settleOutcomes: new Map(),
+    supported: { kinds: [{ x402Version: 1, scheme: 'exact', network: 'base' }] },
+    supportedCalls: 0,
+    failReason: 'insufficient_funds',
     slowMs: () => 1_000,
     chainTime: () => Math.floor(Date.now() / 1000),
     close: async () => {},
@@ -93,6 +111,11 @@ export async function startFakeFacilitator(
   };
   const server: Server = createServer(async (req, res) => {
     const text = await body(req);
+    if (req.method === 'GET' && req.url === '/supported') {
+      fake.supportedCalls++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify(fake.supported));
+    }
     let json: any;
     try {
       json = JSON.parse(text);
@@ -105,9 +128,11 @@ export async function startFakeFacilitator(
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
     };
-    const payload = PaymentPayloadV1Schema.safeParse(json?.paymentPayload);
-    const reqs = PaymentRequirementsV1Schema.safeParse(json?.paymentRequirements);
-    if (json?.x402Version !== 1 || !payload.success || !reqs.success)
+    // Each version's request parsed with its published schema (v2: `accepted`, `amount`, `resource`).
+    const v2 = json?.x402Version === 2;
+    const payload = (v2 ? PaymentPayloadV2Schema : PaymentPayloadV1Schema).safeParse(json?.paymentPayload);
+    const reqs = (v2 ? PaymentRequirementsV2Schema : PaymentRequirementsV1Schema).safeParse(json?.paymentRequirements);
+    if ((json?.x402Version !== 1 && !v2) || !payload.success || !reqs.success)
       return send(400, { isValid: false, invalidReason: 'invalid_payload' });
     const auth = (payload.data.payload as any).authorization;
     if (req.method === 'POST' && req.url === '/verify') {
@@ -175,6 +200,12 @@ export async function startFakeFacilitator(
           payer: auth.from,
         });
       }
+      if (mode === 'settle-400')
+        return send(400, { error: 'Invalid request: ZodError: [{"code":"invalid_enum_value","path":["network"]}]' });
+      if (mode === 'settle-then-400-naming-tx') {
+        transfer();
+        return send(400, { error: `Invalid request: Error: timed out waiting for ${fake.chain.get(key)}` });
+      }
       if (mode === 'settle-then-502') {
         transfer();
         return send(502, { error: 'bad gateway' });
@@ -203,7 +234,7 @@ export async function startFakeFacilitator(
       if (mode === 'settle-fails')
         return send(200, {
           success: false,
-          errorReason: 'insufficient_funds',
+          errorReason: fake.failReason,
           transaction: '',
           network: reqs.data.network,
           payer: auth.from,

@@ -35,8 +35,16 @@ test('posts JSON with the headers, reads any status with its JSON, and reuses on
   });
   const client = createJsonPost('facilitator', `${srv.url.replace('http://', 'http://user:pa%3Ass@')}/base/`, {});
   t.after(() => client.close());
-  assert.deepEqual(await client.post('/verify', { a: 1 }, 2_000), { status: 200, json: { ok: '/base/verify' } });
-  assert.deepEqual(await client.post('/settle', { b: 2 }, 2_000), { status: 400, json: { ok: '/base/settle' } });
+  assert.deepEqual(await client.post('/verify', { a: 1 }, 2_000), {
+    status: 200,
+    json: { ok: '/base/verify' },
+    text: '{"ok":"/base/verify"}',
+  });
+  assert.deepEqual(await client.post('/settle', { b: 2 }, 2_000), {
+    status: 400,
+    json: { ok: '/base/settle' },
+    text: '{"ok":"/base/settle"}',
+  });
   assert.equal(srv.connections(), 1, 'keep-alive: the second call reused the socket');
   assert.deepEqual(
     seen.map((s) => s.body),
@@ -53,7 +61,11 @@ test('a non-JSON answer is json undefined, not an error (the caller decides)', a
   });
   const client = createJsonPost('facilitator', srv.url, {});
   t.after(() => client.close());
-  assert.deepEqual(await client.post('/settle', {}, 2_000), { status: 502, json: undefined });
+  assert.deepEqual(await client.post('/settle', {}, 2_000), {
+    status: 502,
+    json: undefined,
+    text: '<html>bad gateway</html>',
+  });
 });
 
 test('the deadline covers the whole exchange: headers sent, body stalled -> timed out', async (t) => {

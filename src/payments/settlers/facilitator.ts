@@ -1,47 +1,37 @@
-import { z } from 'zod';
 import type { Address, Hex } from 'viem';
-import { UpstreamError } from '../../lib/errors.ts';
-import { createJsonPost } from './json-post.ts';
+import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from './json-post.ts';
+import { classifySettle, classifyVerify } from './facilitator-answer.ts';
+import { NAMES_KIND, createKindCache, type SupportedResult } from './negotiate.ts';
 import type { AuthorizationStatus, SettleOutcome, SettleRequest, Settler } from './settler.ts';
+import { facilitatorBody } from './wire.ts';
 
 /**
- * An x402 v1 facilitator: `POST /settle` (after `POST /verify` unless our own recovery already
- * proved the signature, below), each with `{x402Version: 1, paymentPayload, paymentRequirements}`.
- * Answers are parsed with zod; a refusal, an HTTP error, garbage or a timeout is a failed (or, for
- * /settle, in-doubt) settlement with a reason, never a crash. Payment payloads go only to the
- * facilitator, never to a log. Calls go over one keep-alive connection pool (json-post.ts).
+ * An x402 facilitator (CDP, PayAI, the self-hosted reference ones): `POST /settle` (after
+ * `POST /verify` unless our own recovery already proved the signature, below) in the
+ * (x402Version, scheme, network) its `GET /supported` lists (negotiate.ts, wire.ts). What each
+ * answer means for money is facilitator-answer.ts: a refusal is answered "not charged" at once;
+ * only an unclear answer waits for the chain. Payment payloads go only to the facilitator, never
+ * to a log. Calls go over one keep-alive connection pool (json-post.ts).
  */
-const VerifyResponse = z
-  .object({
-    isValid: z.boolean(),
-    invalidReason: z.string().nullish(),
-    invalidMessage: z.string().nullish(),
-    payer: z.string().nullish(),
-  })
-  .loose();
-
-const SettleResponse = z
-  .object({
-    success: z.boolean(),
-    errorReason: z.string().nullish(),
-    errorMessage: z.string().nullish(),
-    transaction: z.string().nullish(),
-    network: z.string().nullish(),
-    payer: z.string().nullish(),
-  })
-  .loose();
-
 export type FacilitatorOptions = {
   url: string;
   /** Sent verbatim as the Authorization header when set (FACILITATOR_AUTH). */
   auth?: string;
+  /** Headers made for each request instead (CDP's per-request JWT, cdp-auth.ts). */
+  perRequest?: PerRequestHeaders;
   verifyTimeoutMs?: number;
   settleTimeoutMs?: number;
+  supportedTimeoutMs?: number;
   /**
    * The token's own answer about (payer, nonce) over RPC_URL (live mode always has one). Without
    * it a `/settle` that went quiet stays in doubt: nothing else can say whether money moved.
    */
   status?: (payer: Address, nonce: Hex, validBefore: number) => Promise<AuthorizationStatus>;
+  /**
+   * authorizationState(payer, nonce) alone, one RPC call (throws when the RPC does not answer):
+   * what a refusal costs. Without it a refusal asks `status`.
+   */
+  used?: (payer: Address, nonce: Hex) => Promise<boolean>;
   /**
    * `unless-recovered` (the default): no `/verify` when the signature recovered locally to
    * `authorization.from` (`SettleRequest.signatureRecovered`); the facilitator's `/settle` runs
@@ -49,58 +39,41 @@ export type FacilitatorOptions = {
    * `always`: `/verify` first for every payment.
    */
   verify?: 'always' | 'unless-recovered';
+  now?: () => number;
+  /** Each `/supported` reading (for the log). */
+  onSupported?: (r: SupportedResult) => void;
 };
 
 export const VERIFY_TIMEOUT_MS = 10_000;
 export const SETTLE_TIMEOUT_MS = 30_000;
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+export const SUPPORTED_TIMEOUT_MS = 5_000;
 
 export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const headers: Record<string, string> = opts.auth ? { authorization: opts.auth } : {};
   const verifyTimeoutMs = opts.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS;
   const settleTimeoutMs = opts.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
+  const supportedTimeoutMs = opts.supportedTimeoutMs ?? SUPPORTED_TIMEOUT_MS;
   const status = async (payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus> =>
     opts.status
       ? opts.status(payer, nonce, validBefore)
       : { state: 'unknown', reason: 'no RPC_URL to ask the token contract' };
 
-  const client = createJsonPost('facilitator', opts.url, headers);
+  const client = createJsonPost('facilitator', opts.url, headers, opts.perRequest);
+  const kinds = createKindCache({
+    fetch: () => client.get('/supported', supportedTimeoutMs),
+    now: opts.now ?? Date.now,
+    onResult: opts.onSupported,
+  });
   const verifyAlways = opts.verify === 'always';
 
-  async function call<T>(
-    path: '/verify' | '/settle',
-    req: SettleRequest,
-    schema: z.ZodType<T>,
-    timeoutMs: number,
-  ): Promise<T> {
-    const body = { x402Version: 1, paymentPayload: req.payload, paymentRequirements: req.requirements };
-    const res = await client.post(path, body, timeoutMs);
-    const parsed = schema.safeParse(res.json);
-    // Facilitators answer refusals with 400 and a normal body, so the body decides, not the status.
-    if (parsed.success) return parsed.data;
-    throw new UpstreamError('facilitator', `${path} answered HTTP ${res.status} without a valid x402 body`, {
-      httpStatus: res.status,
-    });
+  async function post(path: '/verify' | '/settle', req: SettleRequest, timeoutMs: number): Promise<JsonAnswer> {
+    return client.post(path, facilitatorBody(await kinds.current(), req), timeoutMs);
   }
 
-  /**
-   * After /settle was called and did not clearly succeed, the token contract decides. `refused`:
-   * the facilitator answered success: false; with no transaction submitted and the chain agreeing
-   * (or no chain to ask) that is its definite word that nothing moved. A transaction it submitted
-   * that reverted is public calldata that can still land before validBefore: in doubt.
-   */
-  async function decide(
-    req: SettleRequest,
-    reason: string,
-    submitted: Hex | null,
-    refused: boolean,
-  ): Promise<SettleOutcome> {
+  /** An answer that left the outcome unknown: the token contract decides. */
+  async function decide(req: SettleRequest, reason: string, submitted: Hex | null): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
-    // Used, yet /settle refused it with no transaction: by its own word this call moved nothing,
-    // so the transfer was someone else's (an authorization read from the chain): no receipt token.
-    if (st.state === 'used')
-      return { ok: true, txHash: st.txHash, ...(refused && !submitted ? { alreadySettled: true } : {}) };
-    if (refused && !submitted && (st.state === 'unused' || !opts.status)) return { ok: false, inDoubt: false, reason };
+    if (st.state === 'used') return { ok: true, txHash: st.txHash };
     return {
       ok: false,
       inDoubt: true,
@@ -109,13 +82,47 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
     };
   }
 
+  /**
+   * The facilitator refused and named no transaction: by its word nothing was submitted. One
+   * read of authorizationState covers the one way money can still have moved: the authorization
+   * was used before it reached us (the buyer, or anyone holding the header, submitted it). Then
+   * it is credited, without a receipt token (the transfer was not ours).
+   */
+  async function refused(req: SettleRequest, reason: string): Promise<SettleOutcome> {
+    if (NAMES_KIND.test(reason)) kinds.invalidate();
+    if (!opts.used && !opts.status) return { ok: false, inDoubt: false, reason };
+    const a = req.authorization;
+    const validBefore = Number(a.validBefore);
+    let used: boolean;
+    let txHash: Hex | null = null;
+    try {
+      if (opts.used) used = await opts.used(req.payer, a.nonce);
+      else {
+        const st = await status(req.payer, a.nonce, validBefore);
+        if (st.state === 'unknown') throw new Error(st.reason);
+        used = st.state === 'used';
+        txHash = st.state === 'used' ? st.txHash : null;
+      }
+    } catch (err) {
+      // The chain did not answer: a prior use cannot be ruled out, so "not charged" is not known.
+      return { ok: false, inDoubt: true, reason: `${reason}; rpc: ${(err as Error).message}` };
+    }
+    if (!used) return { ok: false, inDoubt: false, reason };
+    // Money moved after all (rare): only now is the transaction looked up.
+    if (opts.used) {
+      const st = await status(req.payer, a.nonce, validBefore);
+      txHash = st.state === 'used' ? st.txHash : null;
+    }
+    return { ok: true, txHash, alreadySettled: true };
+  }
+
   return {
     kind: 'facilitator',
-    maxSettleMs: verifyTimeoutMs + settleTimeoutMs + 15_000,
+    maxSettleMs: supportedTimeoutMs + verifyTimeoutMs + settleTimeoutMs + 15_000,
     async settle(req) {
       // A retry of a payment whose earlier /settle went quiet: the chain knows if it landed. A
       // fresh claim had nothing sent before, and asking would cost two RPC calls per purchase; an
-      // authorization someone else already used is refused by /settle and found by decide().
+      // authorization someone else already used is refused by /settle and found by refused().
       if (!req.fresh) {
         const earlier = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
         if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
@@ -126,48 +133,41 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       // own recovery already proved the signature (docs/decisions.md).
       if (verifyAlways || !req.signatureRecovered) {
         try {
-          const v = await call('/verify', req, VerifyResponse, verifyTimeoutMs);
-          if (!v.isValid)
-            return {
-              ok: false,
-              inDoubt: false,
-              reason: `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}`,
-            };
+          const v = classifyVerify(await post('/verify', req, verifyTimeoutMs));
+          if (v.kind === 'refused') {
+            if (NAMES_KIND.test(v.reason)) kinds.invalidate();
+            return { ok: false, inDoubt: false, reason: v.reason };
+          }
         } catch (err) {
           // /verify moves no money: a failed verify charged nobody.
           return { ok: false, inDoubt: false, reason: `facilitator: ${(err as Error).message}` };
         }
       }
-      let s: z.infer<typeof SettleResponse>;
+      let answer: JsonAnswer;
       try {
-        s = await call('/settle', req, SettleResponse, settleTimeoutMs);
+        answer = await post('/settle', req, settleTimeoutMs);
       } catch (err) {
         // No connection was ever made (refused, or the name did not resolve): not one byte of the
         // request left, so nothing can have been submitted. A definite failure, truly not charged.
         if (neverConnected(err))
           return { ok: false, inDoubt: false, reason: `facilitator unreachable: ${(err as Error).message}` };
-        // The request reached /settle and no clear answer came back: the transfer may have been
+        // The request reached /settle and no answer came back: the transfer may have been
         // submitted. In doubt until the token contract says otherwise.
-        return decide(req, `facilitator /settle gave no clear answer (${(err as Error).message})`, null, false);
+        return decide(req, `facilitator /settle gave no clear answer (${(err as Error).message})`, null);
       }
-      const tx = s.transaction && TX_HASH.test(s.transaction) ? (s.transaction.toLowerCase() as Hex) : null;
-      if (!s.success)
-        return decide(
-          req,
-          `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}`,
-          tx,
-          true,
-        );
-      if (!tx) return decide(req, 'facilitator reported success without a transaction hash', null, false);
-      return { ok: true, txHash: tx };
+      const c = classifySettle(answer, req.authorization.nonce);
+      if (c.kind === 'settled') return { ok: true, txHash: c.txHash };
+      if (c.kind === 'refused') return refused(req, c.reason);
+      return decide(req, c.reason, c.txHash);
     },
     status,
+    supported: () => kinds.refresh(),
     close: client.close,
   };
 }
 
 /** Errors raised before a connection existed: the request cannot have been delivered. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', NOT_SENT]);
 function neverConnected(err: unknown): boolean {
   const code = (err as { cause?: { code?: unknown } }).cause?.code;
   return typeof code === 'string' && NOT_CONNECTED.has(code);

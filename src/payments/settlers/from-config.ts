@@ -1,7 +1,8 @@
 import { createPublicClient, http, type Address, type Hex } from 'viem';
 import type { Config } from '../../config.ts';
 import type { TypedDataVerifier } from '../verify.ts';
-import { chainFor, createAuthorizationLookup, createChainSettler } from './chain.ts';
+import { EIP3009_ABI, chainFor, createAuthorizationLookup, createChainSettler } from './chain.ts';
+import { cdpJwtHeaders } from './cdp-auth.ts';
 import { createFacilitatorSettler } from './facilitator.ts';
 import { createMockSettler } from './mock.ts';
 import type { Settler } from './settler.ts';
@@ -18,10 +19,31 @@ export function settlerFromConfig(config: Config): Settler {
   }
   // Live mode always has RPC_URL (config.ts defaults it): the only definite answer to a /settle
   // that went quiet is the token's authorizationState.
-  const status = config.RPC_URL
-    ? createAuthorizationLookup({ rpcUrl: config.RPC_URL, usdc: config.USDC_ADDRESS as Address }).status
-    : undefined;
-  return createFacilitatorSettler({ url: config.FACILITATOR_URL!, auth: config.FACILITATOR_AUTH, status });
+  const usdc = config.USDC_ADDRESS as Address;
+  const status = config.RPC_URL ? createAuthorizationLookup({ rpcUrl: config.RPC_URL, usdc }).status : undefined;
+  return createFacilitatorSettler({
+    url: config.FACILITATOR_URL!,
+    auth: config.FACILITATOR_AUTH,
+    perRequest:
+      config.CDP_API_KEY_ID && config.CDP_API_KEY_SECRET
+        ? cdpJwtHeaders({ keyId: config.CDP_API_KEY_ID, secret: config.CDP_API_KEY_SECRET })
+        : undefined,
+    status,
+    used: config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined,
+  });
+}
+
+/**
+ * authorizationState(payer, nonce) at the latest block, as one eth_call with no retry: what a
+ * facilitator's refusal costs (settlers/facilitator.ts). Throws when the RPC does not answer.
+ */
+function authorizationUsed(rpcUrl: string, usdc: Address) {
+  const client = createPublicClient({
+    chain: chainFor(rpcUrl),
+    transport: http(rpcUrl, { timeout: 10_000, retryCount: 0 }),
+  });
+  return (payer: Address, nonce: Hex): Promise<boolean> =>
+    client.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'authorizationState', args: [payer, nonce] });
 }
 
 /** Live mode with RPC_URL: smart-wallet signatures (ERC-1271, ERC-6492) verify through the chain. */

@@ -4,15 +4,25 @@ import { UpstreamError } from '../../lib/errors.ts';
 import { splitCredentials } from '../../lib/url-credentials.ts';
 
 /**
- * A JSON POST client for one base URL (the facilitator), on node:http(s) with its own keep-alive
+ * A JSON client for one base URL (the facilitator), on node:http(s) with its own keep-alive
  * agent: no fetch Request, Response, Headers or AbortSignal per call, which were a measurable
  * part of a paid request's CPU (docs/performance.md). Every call has a deadline covering the
  * whole exchange, connect to last body byte, as AbortSignal.timeout did with fetch; errors are
  * UpstreamErrors with the messages the fetch client used. What an error means for money is the
  * caller's to decide: a POST whose answer did not arrive may have been acted on.
  */
-export type JsonAnswer = { status: number; json: unknown };
+/** `text`: the raw body (a refusal's reason or a transaction hash may be in a body that is not JSON). */
+export type JsonAnswer = { status: number; json: unknown; text: string };
 export type JsonPost = (path: string, body: unknown, timeoutMs: number) => Promise<JsonAnswer>;
+export type JsonGet = (path: string, timeoutMs: number) => Promise<JsonAnswer>;
+/**
+ * Headers made for each request (a per-request JWT, settlers/cdp-auth.ts), from the method, the
+ * host (with a port when the URL has one) and the full path the request goes to.
+ */
+export type PerRequestHeaders = (method: 'GET' | 'POST', host: string, path: string) => Promise<Record<string, string>>;
+
+/** The cause code of an error raised before the request was sent (its headers could not be made). */
+export const NOT_SENT = 'ERR_REQUEST_NOT_SENT';
 
 /** Larger than any x402 answer; a facilitator sending more is broken, not slow. */
 const MAX_BODY_BYTES = 1 << 20;
@@ -23,7 +33,8 @@ export function createJsonPost(
   upstream: string,
   baseUrl: string,
   extraHeaders: Record<string, string>,
-): { post: JsonPost; close(): void } {
+  perRequest?: PerRequestHeaders,
+): { post: JsonPost; get: JsonGet; close(): void } {
   const { url: plain, authorization } = splitCredentials(baseUrl.replace(/\/+$/, ''));
   const base = new URL(plain);
   const tls = base.protocol === 'https:';
@@ -43,9 +54,28 @@ export function createJsonPost(
   // URL keeps IPv6 literals bracketed; the socket layer wants them bare.
   const hostname = base.hostname.replace(/^\[(.*)\]$/, '$1');
 
-  const post: JsonPost = (path, body, timeoutMs) =>
+  const call = async (method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number) => {
+    let signed: Record<string, string> = {};
+    try {
+      if (perRequest) signed = await perRequest(method, base.host, `${prefix}${path}`);
+    } catch (err) {
+      // Nothing left this process: the caller may treat it like a refused connection.
+      throw new UpstreamError(upstream, `request not sent: ${(err as Error).message}`, {
+        cause: Object.assign(new Error('request not sent'), { code: NOT_SENT }),
+      });
+    }
+    return exchange(method, path, body, timeoutMs, signed);
+  };
+
+  const exchange = (
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+    signed: Record<string, string>,
+  ) =>
     new Promise<JsonAnswer>((resolve, reject) => {
-      const payload = JSON.stringify(body);
+      const payload = method === 'POST' ? JSON.stringify(body) : '';
       let settled = false;
       const fail = (err: UpstreamError) => {
         if (settled) return;
@@ -58,9 +88,12 @@ export function createJsonPost(
         agent,
         hostname,
         port,
-        method: 'POST',
+        method,
         path: `${prefix}${path}`,
-        headers: { ...headers, 'content-length': Buffer.byteLength(payload) },
+        headers:
+          method === 'POST'
+            ? { ...headers, ...signed, 'content-length': Buffer.byteLength(payload) }
+            : { ...withoutContentType(headers), ...signed },
       });
       const timer = setTimeout(() => fail(new UpstreamError(upstream, `timed out after ${timeoutMs} ms`)), timeoutMs);
       req.on('error', (err) => fail(new UpstreamError(upstream, `request failed: ${err.message}`, { cause: err })));
@@ -98,11 +131,20 @@ export function createJsonPost(
               json = undefined;
             }
           }
-          resolve({ status, json });
+          resolve({ status, json, text });
         });
       });
       req.end(payload);
     });
 
-  return { post, close: () => agent.destroy() };
+  return {
+    post: (path, body, timeoutMs) => call('POST', path, body, timeoutMs),
+    get: (path, timeoutMs) => call('GET', path, undefined, timeoutMs),
+    close: () => agent.destroy(),
+  };
+}
+
+function withoutContentType(headers: Record<string, string>): Record<string, string> {
+  const { 'content-type': _, ...rest } = headers;
+  return rest;
 }

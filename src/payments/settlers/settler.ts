@@ -1,10 +1,11 @@
 import type { Address, Hex } from 'viem';
 import type { Authorization } from '../eip3009.ts';
 import type { PaymentPayloadV1 } from '../x-payment.ts';
+import type { SupportedResult } from './negotiate.ts';
 
 /**
  * One interface for the three ways a verified authorization becomes money moved: `mock`
- * (nothing moves), `facilitator` (an x402 v1 facilitator submits it) and `chain` (we submit
+ * (nothing moves), `facilitator` (an x402 facilitator submits it) and `chain` (we submit
  * transferWithAuthorization ourselves).
  */
 export type SettleRequest = {
@@ -67,6 +68,8 @@ export type Settler = {
   status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus>;
   /** The longest one settle() can take (its own timeouts summed): the shutdown deadline exceeds it. */
   readonly maxSettleMs: number;
+  /** A facilitator's `GET /supported`, read now, and the kind chosen from it (negotiate.ts). */
+  supported?(): Promise<SupportedResult>;
   /** Releases pooled connections (the facilitator's keep-alive sockets), where there are any. */
   close?(): void;
 };

@@ -1,0 +1,35 @@
+/**
+ * Network names, in one place. The spec, x402 v2 and our 402 challenge name Base by its CAIP-2 id
+ * `eip155:8453`; x402 v1 tooling (the legacy `x402` package, v1 facilitators, `x402-fetch` 1.x)
+ * knows only its legacy name `base`. A buyer may send either; a facilitator is sent the one it
+ * lists in `/supported` (settlers/negotiate.ts).
+ */
+export const BASE_CHAIN_ID = 8453;
+export const BASE_CAIP2 = 'eip155:8453';
+export const BASE_V1_NAME = 'base';
+
+/** Both spellings of Base a buyer's payment may carry. */
+export const BASE_ALIASES: readonly string[] = [BASE_CAIP2, BASE_V1_NAME];
+
+/** x402 v1 legacy names of the EVM chains the v1 packages list beside Base (for reports only). */
+const V1_NAMES: ReadonlyMap<string, string> = new Map([
+  [BASE_CAIP2, BASE_V1_NAME],
+  ['eip155:84532', 'base-sepolia'],
+]);
+
+/** The x402 v1 legacy name of a CAIP-2 network, when v1 tooling has one. */
+export function v1NameOf(caip2: string): string | undefined {
+  return V1_NAMES.get(caip2);
+}
+
+/** The CAIP-2 id of a network named either way (`base` -> `eip155:8453`). */
+export function caip2Of(name: string): string | undefined {
+  if (/^eip155:[0-9]+$/.test(name)) return name;
+  for (const [caip2, v1] of V1_NAMES) if (v1 === name) return caip2;
+  return undefined;
+}
+
+/** True for any spelling of Base mainnet. */
+export function isBase(name: string): boolean {
+  return caip2Of(name) === BASE_CAIP2;
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { BASE_CAIP2, BASE_V1_NAME } from '../networks.ts';
+import type { JsonAnswer } from './json-post.ts';
+import type { WireKind } from './wire.ts';
+
+/**
+ * Which (x402Version, scheme, network) a facilitator is sent, from its `GET /supported`
+ * (`{kinds: [{x402Version, scheme, network}]}`, the same shape in x402 v1 and v2). A v2
+ * facilitator that lists Base by its CAIP-2 id is spoken to in v2; otherwise v1 with the legacy
+ * name `base`, which v1 facilitators require (they refuse `eip155:8453`). The answer is cached;
+ * a refusal that names the network, version or scheme marks it stale (the facilitator may have
+ * changed what it runs), and so does its age.
+ */
+const Supported = z
+  .object({
+    kinds: z.array(z.object({ x402Version: z.number(), scheme: z.string(), network: z.string() }).loose()),
+  })
+  .loose();
+
+/** Most preferred first. The last covers a v1 facilitator that names Base by CAIP-2. */
+export const PREFERRED_KINDS: readonly WireKind[] = [
+  { x402Version: 2, scheme: 'exact', network: BASE_CAIP2 },
+  { x402Version: 1, scheme: 'exact', network: BASE_V1_NAME },
+  { x402Version: 1, scheme: 'exact', network: BASE_CAIP2 },
+];
+
+/** Sent while `/supported` has never answered: the name every v1 facilitator and v2's registerV1 accept. */
+export const FALLBACK_KIND: WireKind = PREFERRED_KINDS[1]!;
+
+/**
+ * `none`: a readable list without any kind we can pay with (a configuration error: serve refuses
+ * to start). `unanswered`: no usable list (down, 404, 401, not JSON): nothing is known yet.
+ */
+export type SupportedResult =
+  | { ok: true; kind: WireKind; listed: string[] }
+  | { ok: false; problem: 'none'; detail: string; listed: string[] }
+  | { ok: false; problem: 'unanswered'; detail: string };
+
+export const describeKind = (k: { x402Version: number; scheme: string; network: string }) =>
+  `v${k.x402Version} ${k.scheme} ${k.network}`;
+
+export function chooseKind(answer: JsonAnswer): SupportedResult {
+  const parsed = Supported.safeParse(answer.json);
+  if (answer.status < 200 || answer.status > 299 || !parsed.success)
+    return {
+      ok: false,
+      problem: 'unanswered',
+      detail: `GET /supported answered HTTP ${answer.status}${parsed.success ? '' : ' without a kinds list'}`,
+    };
+  const listed = parsed.data.kinds.map(describeKind);
+  const kind = PREFERRED_KINDS.find((want) =>
+    parsed.data.kinds.some(
+      (k) => k.x402Version === want.x402Version && k.scheme === want.scheme && k.network === want.network,
+    ),
+  );
+  if (!kind)
+    return {
+      ok: false,
+      problem: 'none',
+      detail: `lists neither v2 exact ${BASE_CAIP2} nor v1 exact ${BASE_V1_NAME} (it lists: ${listed.join(', ') || 'nothing'})`,
+      listed,
+    };
+  return { ok: true, kind, listed };
+}
+
+export type KindCache = {
+  /** The kind to send now: cached, fetched first when stale after a refusal or never fetched. */
+  current(): Promise<WireKind>;
+  /** Reads `/supported` now (doctor, serve start). */
+  refresh(): Promise<SupportedResult>;
+  /** A refusal named the network, version or scheme: read `/supported` again before the next call. */
+  invalidate(): void;
+};
+
+/** A refusal whose reason says the facilitator did not take the kind we sent. */
+export const NAMES_KIND = /network|version|scheme/i;
+
+export function createKindCache(opts: {
+  fetch: () => Promise<JsonAnswer>;
+  now: () => number;
+  /** A good answer is read again (without holding any payment) after this. */
+  ttlMs?: number;
+  /** While it has never answered, at most one read per this interval (each may hold a payment). */
+  retryMs?: number;
+  onResult?: (r: SupportedResult) => void;
+}): KindCache {
+  const ttlMs = opts.ttlMs ?? 3_600_000;
+  const retryMs = opts.retryMs ?? 10_000;
+  let kind: WireKind | null = null;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let stale = true;
+  let running: Promise<SupportedResult> | null = null;
+
+  async function read(): Promise<SupportedResult> {
+    let result: SupportedResult;
+    try {
+      result = chooseKind(await opts.fetch());
+    } catch (err) {
+      result = { ok: false, problem: 'unanswered', detail: `GET /supported failed: ${(err as Error).message}` };
+    }
+    checkedAt = opts.now();
+    stale = false;
+    // A list without Base keeps what was sent before: payments then fail as refusals, visibly.
+    if (result.ok) kind = result.kind;
+    opts.onResult?.(result);
+    return result;
+  }
+
+  function refresh(): Promise<SupportedResult> {
+    running ??= read().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  return {
+    refresh,
+    invalidate: () => {
+      stale = true;
+    },
+    async current() {
+      const age = opts.now() - checkedAt;
+      // Stale after a refusal: read again first. That costs at most one GET per refused payment,
+      // never more than the facilitator calls themselves.
+      if (kind === null ? age >= retryMs : stale) await refresh();
+      else if (age >= ttlMs) void refresh();
+      return kind ?? FALLBACK_KIND;
+    },
+  };
+}

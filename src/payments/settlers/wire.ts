@@ -1,0 +1,58 @@
+import type { SettleRequest } from './settler.ts';
+
+/**
+ * What a facilitator is sent for `/verify` and `/settle`, in the (x402Version, scheme, network)
+ * it listed (negotiate.ts). Built from the verified authorization and our standard requirements,
+ * never from the buyer's header as received: the wire format a facilitator reads does not depend
+ * on which x402 version or network spelling the buyer paid with, and nothing of isocast's own
+ * (the echoed salt, the binding) can reach it.
+ *
+ * v1 (x402 1.x, `@x402/core`'s `registerV1`): `{x402Version: 1, paymentPayload: {x402Version,
+ * scheme, network, payload}, paymentRequirements: {…, maxAmountRequired, resource, description,
+ * mimeType}}`. v2 (`@x402/core` 2.x): `{x402Version: 2, paymentPayload: {x402Version, resource:
+ * {url, description, mimeType}, accepted, payload}, paymentRequirements}`, where the requirements
+ * carry `amount` and `accepted` is the same requirements object the payload answers.
+ */
+export type WireKind = { x402Version: 1 | 2; scheme: 'exact'; network: string };
+
+export function facilitatorBody(kind: WireKind, req: SettleRequest): Record<string, unknown> {
+  const a = req.authorization;
+  const payload = {
+    signature: req.signature,
+    authorization: {
+      from: a.from,
+      to: a.to,
+      value: a.value.toString(),
+      validAfter: a.validAfter.toString(),
+      validBefore: a.validBefore.toString(),
+      nonce: a.nonce,
+    },
+  };
+  const r = req.requirements;
+  if (kind.x402Version === 1) {
+    return {
+      x402Version: 1,
+      paymentPayload: { x402Version: 1, scheme: kind.scheme, network: kind.network, payload },
+      paymentRequirements: { ...r, network: kind.network },
+    };
+  }
+  const accepted = {
+    scheme: kind.scheme,
+    network: kind.network,
+    amount: r.maxAmountRequired,
+    asset: r.asset,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    extra: r.extra,
+  };
+  return {
+    x402Version: 2,
+    paymentPayload: {
+      x402Version: 2,
+      resource: { url: r.resource, description: r.description, mimeType: r.mimeType },
+      accepted,
+      payload,
+    },
+    paymentRequirements: accepted,
+  };
+}
