@@ -12,7 +12,7 @@ import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
 import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
-import { buyerA, over, signFor, subscribeWith } from '../payments/buy.ts';
+import { buyerA, buyerB, over, signFor, subscribeWith } from '../payments/buy.ts';
 
 /**
  * Issue 24 item 3: live mode settling through the two reference facilitators nobody here wrote
@@ -41,14 +41,11 @@ test('reference facilitators (@x402/core 2.27 + @x402/evm, legacy x402 1.2) sett
   const { abi, bytecode } = compileTestUsdc();
   const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
     .contractAddress!;
-  await pub.waitForTransactionReceipt({
-    hash: await deployer.writeContract({
-      address: usdc,
-      abi,
-      functionName: 'mint',
-      args: [buyerA.address, 5_000_000n],
-    }),
-  });
+  // One buyer per facilitator: a nonce binds (payer, city, count), so two buyers never share one.
+  for (const who of [buyerA, buyerB])
+    await pub.waitForTransactionReceipt({
+      hash: await deployer.writeContract({ address: usdc, abi, functionName: 'mint', args: [who.address, 5_000_000n] }),
+    });
   // The domain the buyer signs under and the facilitators verify against (ERC-5267).
   const domain = await pub.readContract({
     address: usdc,
@@ -78,6 +75,7 @@ test('reference facilitators (@x402/core 2.27 + @x402/evm, legacy x402 1.2) sett
       const front: ReferenceFront = await startReferenceFront(name, chain.rpcUrl);
       t.after(() => front.close());
       const payee = PAYEES[name];
+      const buyer = name === 'v2' ? buyerA : buyerB;
       const e = testApp(t, {
         nowMs: Date.now(),
         env: {
@@ -118,7 +116,7 @@ test('reference facilitators (@x402/core 2.27 + @x402/evm, legacy x402 1.2) sett
       };
 
       // 1. Subscribe: one transfer of the bundle price, a receipt token.
-      const first = await signFor(f, buyerA, 'nyc', 20, now(), expect);
+      const first = await signFor(f, buyer, 'nyc', 20, now(), expect);
       const dFirst = await step('subscribe', first.xPayment, async () => {
         const r = await subscribeWith(f, first.xPayment, 'nyc', 20);
         assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -130,7 +128,7 @@ test('reference facilitators (@x402/core 2.27 + @x402/evm, legacy x402 1.2) sett
       assert.equal(await used(first.xPayment), true);
 
       // 2. Inline read: /v1/signals with X-Payment settles and reads in one request.
-      const inline = await signFor(f, buyerA, 'london', 5, now(), expect);
+      const inline = await signFor(f, buyer, 'london', 5, now(), expect);
       const dInline = await step('inline read', inline.xPayment, async () => {
         const res = await f('/v1/signals?city=london&count=5&since=0', { headers: { 'x-payment': inline.xPayment } });
         assert.equal(res.status, 200, await res.clone().text());
@@ -172,7 +170,7 @@ test('reference facilitators (@x402/core 2.27 + @x402/evm, legacy x402 1.2) sett
 
       // 5. The facilitator dies right after broadcasting: 503 pending, then the reconciler credits
       //    the transfer once, from the chain, when its block is mined.
-      const killed = await signFor(f, buyerA, 'miami', 2, now(), expect);
+      const killed = await signFor(f, buyer, 'miami', 2, now(), expect);
       await chain.request('evm_setAutomine', [false]);
       front.killAfterBroadcast = true;
       const before5 = await balance(payee);

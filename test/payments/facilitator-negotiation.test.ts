@@ -104,7 +104,8 @@ test('a refusal that names the network re-reads /supported; the next payment goe
   assert.equal(refused.body.reason, 'facilitator settlement failed: invalid_exact_evm_network_mismatch');
   fac.supported = V2_AND_V1;
   fac.mode = 'ok';
-  const r = await purchase('nyc', 2);
+  // Another bundle: the same one within the minute would carry the same nonce (binding.ts).
+  const r = await purchase('london', 2);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(fac.supportedCalls, 2);
   assert.deepEqual(
