@@ -14,6 +14,13 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// Route texts are written in Markdown-ish prose: `x` spans become <code>, never literal backticks.
+function richText(text) {
+  const parts = String(text || '').split('`');
+  if (parts.length % 2 === 0) return [String(text || '').replace(/`/g, '')];
+  return parts.map((part, i) => (i % 2 ? el('code', { text: part }) : part));
+}
+
 function refName(ref) {
   return typeof ref === 'string' ? ref.split('/').pop() : '';
 }
@@ -52,7 +59,7 @@ function propertyTable(schema) {
             required.has(name) ? '' : el('span', { class: 'optional', text: ' optional' }),
           ),
           el('td', {}, schemaLabel(p)),
-          el('td', { text: p.description || '' }),
+          el('td', {}, richText(p.description)),
         ),
       ),
     ),
@@ -83,8 +90,8 @@ function operationCard(path, method, op) {
       ' ',
       securityText(op),
     ),
-    el('p', { class: 'op-summary', text: op.summary || '' }),
-    op.description ? el('p', { class: 'op-description', text: op.description }) : null,
+    el('p', { class: 'op-summary' }, richText(op.summary)),
+    op.description ? el('p', { class: 'op-description' }, richText(op.description)) : null,
     params.length
       ? el(
           'table',
@@ -116,7 +123,7 @@ function operationCard(path, method, op) {
                 ),
                 el('td', { text: p.in }),
                 el('td', {}, schemaLabel(p.schema)),
-                el('td', { text: p.description || '' }),
+                el('td', {}, richText(p.description)),
               ),
             ),
           ),
@@ -133,7 +140,7 @@ function operationCard(path, method, op) {
           {},
           el('span', { class: 'status s' + status[0], text: status }),
           ' ',
-          r.description || '',
+          richText(r.description),
           type
             ? el('span', { class: 'media' }, ' — ', type, media?.schema ? [' ', schemaLabel(media.schema)] : [])
             : null,
@@ -170,22 +177,31 @@ function renderEndpoints(doc) {
   const list = document.getElementById('endpoint-list');
   const byTag = new Map();
   const index = el('tbody');
-  for (const [path, item] of Object.entries(doc.paths || {})) {
-    for (const [method, op] of Object.entries(item)) {
-      const tag = op.tags?.[0] || 'other';
-      if (!byTag.has(tag)) byTag.set(tag, []);
-      byTag.get(tag).push(operationCard(path, method, op));
-      index.append(
-        el(
-          'tr',
-          {},
-          el('td', {}, el('span', { class: 'method ' + method, text: method.toUpperCase() })),
-          el('td', {}, el('a', { href: '#op-' + (op.operationId || method + path) }, el('code', { text: path }))),
-          el('td', {}, securityText(op)),
-          el('td', { text: op.summary || '' }),
-        ),
-      );
-    }
+  // The buyer's routes first, in the document's tag order; the operator's (admin token) last.
+  const tagOrder = (doc.tags || []).map((t) => t.name);
+  const rank = (op) => {
+    const tag = op.tags?.[0] || 'other';
+    if (tag === 'operations') return 1000;
+    const i = tagOrder.indexOf(tag);
+    return i < 0 ? 999 : i;
+  };
+  const operations = Object.entries(doc.paths || {})
+    .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [path, method, op]))
+    .sort((a, b) => rank(a[2]) - rank(b[2]));
+  for (const [path, method, op] of operations) {
+    const tag = op.tags?.[0] || 'other';
+    if (!byTag.has(tag)) byTag.set(tag, []);
+    byTag.get(tag).push(operationCard(path, method, op));
+    index.append(
+      el(
+        'tr',
+        {},
+        el('td', {}, el('span', { class: 'method ' + method, text: method.toUpperCase() })),
+        el('td', {}, el('a', { href: '#op-' + (op.operationId || method + path) }, el('code', { text: path }))),
+        el('td', {}, securityText(op)),
+        el('td', {}, richText(op.summary)),
+      ),
+    );
   }
   const tagInfo = new Map((doc.tags || []).map((t) => [t.name, t.description]));
   list.append(
@@ -210,7 +226,7 @@ function renderEndpoints(doc) {
         'section',
         { class: 'tag', id: 'tag-' + tag },
         el('h3', { class: 'tag-name', text: tag }),
-        tagInfo.get(tag) ? el('p', { class: 'tag-description', text: tagInfo.get(tag) }) : null,
+        tagInfo.get(tag) ? el('p', { class: 'tag-description' }, richText(tagInfo.get(tag))) : null,
         cards,
       ),
     );

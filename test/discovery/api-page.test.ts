@@ -39,6 +39,33 @@ test('the /api page renders offline in headless Chromium and lists every endpoin
   assert.ok(await page.isVisible('#pay-steps li'), 'payment steps shown');
   assert.match((await page.textContent('footer')) ?? '', /not financial/);
 
+  // Issue 27.10: the "receipt or x402" pill is one line, no literal backticks in the texts, and
+  // the paid routes come before the operator's.
+  const pills = await page.$$eval('.badge', (nodes) =>
+    nodes.map((n) => ({
+      text: n.textContent,
+      lines: n.getClientRects().length,
+      height: n.getBoundingClientRect().height,
+    })),
+  );
+  const either = pills.filter((p) => p.text === 'receipt or x402');
+  assert.ok(either.length > 0, 'the GET /v1/signals pill is shown');
+  const oneLine = Math.max(...pills.filter((p) => p.text === 'free').map((p) => p.height));
+  for (const p of pills)
+    assert.ok(p.lines === 1 && p.height <= oneLine + 1, `pill "${p.text}" breaks: ${JSON.stringify(p)}`);
+  const text = (await page.textContent('#endpoints')) ?? '';
+  assert.ok(
+    !text.includes('`'),
+    `literal backticks on /api: ${text.slice(text.indexOf('`') - 60, text.indexOf('`') + 60)}`,
+  );
+  const order = await page.$$eval('#endpoint-list table.index tbody tr', (rows) =>
+    rows.map((r) => r.querySelectorAll('td')[1]?.textContent ?? ''),
+  );
+  assert.ok(order.indexOf('/v1/subscribe') < order.indexOf('/metrics'), order.join(' '));
+  assert.ok(order.indexOf('/v1/signals') < order.indexOf('/admin'), order.join(' '));
+  const sections = await page.$$eval('#endpoint-list section.tag', (s) => s.map((x) => x.id));
+  assert.equal(sections.at(-1), 'tag-operations', sections.join(' '));
+
   mkdirSync(join(repoRoot(), 'test-artifacts'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT });
   await page.screenshot({ path: SCREENSHOT.replace('.png', '-full.png'), fullPage: true });
