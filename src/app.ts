@@ -24,6 +24,7 @@ import { healthDocs, healthRoutes } from './ops/health-routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
 import { createSignalReader } from './signals/read-store.ts';
+import { signalNotifierFor } from './signals/notifier.ts';
 import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
 import { paidSignalsDocs, paidSignalsRoutes } from './payments/paid-routes.ts';
 import { paymentPlaneFor } from './payments/from-config.ts';
@@ -163,7 +164,18 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics, limitPayer: limits.payer });
   app.route('/', subscribeRoutes({ plane, isCity }));
   app.route('/', receiptRoutes({ db, clock, logger, sanctions: deps.sanctions, limitWallet: limits.receiptRecovery }));
-  app.route('/', paidSignalsRoutes({ db, plane, reader: signals, sanctions: deps.sanctions, isCity }));
+  app.route(
+    '/',
+    paidSignalsRoutes({
+      db,
+      plane,
+      reader: signals,
+      sanctions: deps.sanctions,
+      isCity,
+      notifier: signalNotifierFor(db),
+      maxWaiters: config.MAX_SIGNAL_WAITERS,
+    }),
+  );
   app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));
   app.route(
     '/',

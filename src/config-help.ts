@@ -107,6 +107,10 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
       'chat registration test messages per chat and per wallet, twice that per client address (paid pushes never wait for them)',
   },
   TEST_MESSAGES_BURST: { meaning: 'burst allowance of the test message budget' },
+  MAX_SIGNAL_WAITERS: {
+    meaning:
+      'GET /v1/signals?wait=N reads held at once; one more answers 503 with Retry-After (0: wait is ignored, reads answer at once)',
+  },
   MAX_CONNECTIONS_PER_ADDRESS: {
     meaning:
       'open connections one client (IPv4 address, IPv6 /64) may hold; one more gets 429 and is closed. Sockets from TRUSTED_PROXIES are not capped (0: off)',

@@ -39,6 +39,7 @@ import { abuseLimitsFromConfig } from './limits/from-config.ts';
 import { disclaimerText } from './terms/terms.ts';
 import { addressInUse, lockDataDir, probePort, StartRefused } from './ops/exclusive.ts';
 import { startHttpServer } from './ops/http-server.ts';
+import { signalNotifierFor } from './signals/notifier.ts';
 import { createConnectionCap } from './limits/connections.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 
@@ -319,6 +320,7 @@ async function serve(argv: string[]): Promise<void> {
       plane,
       workers: [backgroundStart, reconciler, retention, poller, delivery, ofacWatch, checkpointer],
       closeDb: () => db.close(),
+      releaseWaiters: () => signalNotifierFor(db).releaseAll(),
       maxSettleMs: settler.maxSettleMs,
     }),
   );

@@ -9,6 +9,8 @@ export type HttpRequest = {
   headers?: Record<string, string>;
   body?: unknown;
   timeoutMs: number;
+  /** Cancels the call early (a buyer's Ctrl-C during a long-poll); the timeout still applies. */
+  signal?: AbortSignal;
 };
 
 export type HttpResponse = { status: number; headers: Headers; json: unknown; text: string };
@@ -26,9 +28,12 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   }
   let res: Response;
   try {
-    res = await fetch(url, { method: req.method ?? 'GET', headers, body, signal: AbortSignal.timeout(req.timeoutMs) });
+    const timeout = AbortSignal.timeout(req.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+    res = await fetch(url, { method: req.method ?? 'GET', headers, body, signal });
   } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+    const timedOut =
+      err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError') && !req.signal?.aborted;
     throw new UpstreamError(
       req.upstream,
       timedOut ? `timed out after ${req.timeoutMs} ms` : `request failed: ${(err as Error).message}`,

@@ -21,6 +21,8 @@ export type ShutdownDeps = {
   /** Stopped in this order once requests are done (reconciler, poller, worker). */
   workers: Stoppable[];
   closeDb(): void;
+  /** Answers held long-poll reads now instead of after up to 25 s (signals/notifier.ts). */
+  releaseWaiters?: () => void;
   /** The settler's longest settle (Settler.maxSettleMs). */
   maxSettleMs: number;
   exit?: (code: number) => void;
@@ -63,6 +65,7 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
       // so the listener can finish once the in-flight requests have been answered.
       // A kept-alive connection can still carry a request: the plane refuses new purchases too.
       deps.plane.stopAccepting();
+      deps.releaseWaiters?.();
       const closed = new Promise<void>((resolve) => deps.server.close(() => resolve()));
       deps.server.closeIdleConnections?.();
       // 2. In-flight purchases finish (settle, record, apply) and their answers are written.

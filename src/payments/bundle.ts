@@ -34,3 +34,14 @@ export function requireCity(raw: string | undefined, isCity: (slug: string) => b
   if (!isCity(raw)) throw new ApiError(404, 'unknown city');
   return raw;
 }
+
+/** The longest a read may be held (`wait`, issue 25.4): under every proxy's usual 30 s+ timeout. */
+export const MAX_WAIT_S = 25;
+
+/** `wait`: whole seconds from 0 to MAX_WAIT_S; absent (null) keeps the read immediate. */
+export function parseWait(raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  if (!/^\d{1,2}$/.test(raw) || Number(raw) > MAX_WAIT_S)
+    throw new ApiError(400, `wait must be an integer from 0 to ${MAX_WAIT_S} (seconds)`);
+  return Number(raw);
+}

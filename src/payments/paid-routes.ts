@@ -10,12 +10,13 @@ import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
 import { walletForReceipt } from '../entitlements/receipts.ts';
-import { parseCount, parseSince, requireCity } from './bundle.ts';
+import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bundle.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
 import type { PaymentPlane } from './plane.ts';
 import { paymentResponseHeaders } from './routes.ts';
 import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SettlementPending } from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
+import type { SignalNotifier } from '../signals/notifier.ts';
 import { IsocastSignalPublic } from '../signals/schemas.ts';
 
 /**
@@ -28,6 +29,8 @@ const EXHAUSTED = 'paid signals exhausted; buy more to continue';
 /** An Authorization header that is not `Bearer <token>`: the caller meant to read, so say how. */
 export const RECEIPT_TOKEN_REQUIRED = 'receipt token required: Authorization: Bearer <receiptToken>';
 export const DEFAULT_CHALLENGE_COUNT = 20;
+export const TOO_MANY_WAITING = 'too many reads waiting for signals; retry after Retry-After seconds';
+const WAITERS_RETRY_S = 2;
 /** A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads. */
 export const ALREADY_APPLIED =
   'payment already applied; an X-Payment reads only in the request that settled it: read with Authorization: Bearer <receiptToken>';
@@ -40,6 +43,10 @@ export function paidSignalsRoutes(deps: {
   reader: SignalReader;
   sanctions: SanctionsList;
   isCity(slug: string): boolean;
+  /** Wakes held `wait` reads when a signal commits (signals/notifier.ts). */
+  notifier: SignalNotifier;
+  /** Reads held at once at most (MAX_SIGNAL_WAITERS); past it a `wait` read answers 503. */
+  maxWaiters: number;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts, item 5).
@@ -47,6 +54,7 @@ export function paidSignalsRoutes(deps: {
     const since = parseSince(c.req.query('since'));
     const count = parseCount(c.req.query('count'), DEFAULT_CHALLENGE_COUNT);
     const city = requireCity(c.req.query('city'), deps.isCity);
+    const wait = parseWait(c.req.query('wait'));
     const resource = `/v1/signals?city=${encodeURIComponent(city)}&count=${count}`;
     // HEAD never moves money: its X-Payment is ignored (nothing verified, nothing settled).
     const payment = c.req.method === 'HEAD' ? undefined : c.req.header('x-payment');
@@ -94,8 +102,29 @@ export function paidSignalsRoutes(deps: {
         402,
       );
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
-    return page(c, wallet, city, since, count, resource, { 'cache-control': 'no-store' }, null);
+    const headers = { 'cache-control': 'no-store' };
+    if (wait && deps.maxWaiters > 0 && c.req.method !== 'HEAD' && nothingYet(wallet, city, since)) {
+      if (deps.notifier.waiting() >= deps.maxWaiters)
+        throw new ApiError(
+          503,
+          TOO_MANY_WAITING,
+          { retryAfterSeconds: WAITERS_RETRY_S },
+          { 'retry-after': String(WAITERS_RETRY_S) },
+        );
+      // Held until a signal past `since` commits for the city, `wait` elapses, the client leaves
+      // (its waiter is freed at once) or the server stops; then answered exactly as without wait.
+      return deps.notifier
+        .wait(city, since, wait * 1000, c.req.raw.signal)
+        .then(() => page(c, wallet, city, since, count, resource, headers, null));
+    }
+    return page(c, wallet, city, since, count, resource, headers, null);
   });
+
+  /** Inside the bundle but past the latest signal: the only state a `wait` holds (exhaustion answers at once). */
+  function nothingYet(wallet: string, city: string, since: number): boolean {
+    const paidThrough = entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0;
+    return since < paidThrough && deps.reader.latestSeq(city) <= since;
+  }
 
   function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
     const { error, ...body } = deps.plane.challenge(city, count, resource, {
@@ -171,6 +200,12 @@ export const SignalsQuery = z.object({
   city: z.string().describe('City slug'),
   since: z.string().optional().describe('Cursor (integer >= 0, default 0): signals with seq strictly greater'),
   count: z.string().optional().describe('Bundle size (integer >= 2, default 20) proposed in a 402 challenge'),
+  wait: z
+    .string()
+    .optional()
+    .describe(
+      `Long-poll (extension; integer 0..${MAX_WAIT_S} seconds): with a receipt bearer, hold the request until an entitled signal past since exists or wait elapses, then answer as without it. Absent: answer at once`,
+    ),
 });
 
 export const SignalsPage = z
@@ -196,7 +231,9 @@ export const paidSignalsDocs: RouteDoc[] = [
       'Inline payment: if the ceiling the purchase would produce is still <= since, the exhaustion 402 comes before anything is settled. Rows are read only ' +
       'in the answer to the request whose own settlement moved the money (200, X-PAYMENT-RESPONSE, X-Receipt-Token). The same X-Payment again (or a copy ' +
       'coalesced onto it, or one resolved after a doubt) reads nothing: 402 with paid_through, latest, idempotent: true and a receipt hint (error: the exhaustion ' +
-      'string when since >= paid_through); read with the bearer token, recovered with POST /v1/receipts. HEAD ignores X-Payment: it never moves money.',
+      'string when since >= paid_through); read with the bearer token, recovered with POST /v1/receipts. HEAD ignores X-Payment: it never moves money. ' +
+      `wait=N (0..${MAX_WAIT_S}, an extension): a bearer read inside the bundle with nothing past since is held until an entitled signal commits or N seconds pass, ` +
+      'then answered as without wait (exhaustion answers at once; an inline payment answers at once); 503 with Retry-After when too many reads are held.',
     query: SignalsQuery,
     security: [['receipt'], ['x402']],
     responses: {
@@ -208,7 +245,7 @@ export const paidSignalsDocs: RouteDoc[] = [
           'X-Receipt-Token': 'on the inline payment whose settlement moved the money (issued once)',
         },
       },
-      400: { description: 'since or count invalid', schema: MinSpendError },
+      400: { description: 'since, count or wait invalid', schema: z.union([MinSpendError, ErrorBody]) },
       401: {
         description:
           '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token)',
@@ -228,7 +265,7 @@ export const paidSignalsDocs: RouteDoc[] = [
       502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
       503: {
         description:
-          'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)',
+          'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, `server shutting down; send the same request again shortly` (Retry-After), or too many `wait` reads held (Retry-After)',
         schema: z.union([SettlementPending, ErrorBody]),
       },
     },

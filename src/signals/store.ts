@@ -5,6 +5,7 @@ import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
 import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
+import { signalNotifierFor } from './notifier.ts';
 
 /**
  * Owner of the `signals` and `day_state` tables with read-store.ts: this file writes both (and
@@ -99,6 +100,7 @@ export function createSignalStore(db: Db): SignalStore {
     upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
   };
   const latestSeq = (city: string): number => latest.get(city) as number;
+  const notifier = signalNotifierFor(db);
 
   return {
     readDayState,
@@ -114,8 +116,8 @@ export function createSignalStore(db: Db): SignalStore {
         if (d.changed && !d.crossing) writeState(input, d.next);
         return d;
       })(),
-    storeSignal: (input, hooks = {}) =>
-      db.transaction((): SignalPublic | null => {
+    storeSignal: (input, hooks = {}) => {
+      const stored = db.transaction((): SignalPublic | null => {
         const d = detect(
           readDayState(input.city.slug, input.targetDate),
           input.reading,
@@ -147,7 +149,11 @@ export function createSignalStore(db: Db): SignalStore {
         writeState(input, d.next);
         hooks.inTransaction?.(signal);
         return signal;
-      })(),
+      })();
+      // Committed: held long-poll reads for this city answer now (notifier.ts).
+      if (stored) notifier.committed(input.city.slug, stored.seq);
+      return stored;
+    },
     latestReadings: () => {
       const rows = readings.all() as {
         city: string;

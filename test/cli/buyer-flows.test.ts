@@ -158,7 +158,7 @@ test('read --follow says once that it waits and when it polls next, then nothing
     if (polls === 4) fake.latest.set('nyc', 1);
     if (polls === 8) stop.abort();
   };
-  const r = await run('read', ['--city', 'nyc', '--follow', '--interval', '10'], {
+  const r = await run('read', ['--city', 'nyc', '--follow', '--interval', '10', '--wait', '0'], {
     sleep,
     signal: stop.signal,
     nowMs: () => Date.parse('2026-07-15T15:00:00Z'),

@@ -6,6 +6,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { privateKeyToAccount } from 'viem/accounts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
+import { crossings } from '../helpers/crossings.ts';
+import { signalNotifierFor } from '../../src/signals/notifier.ts';
 import { runCli, type CliCommand } from '../../src/buyer/cli/index.ts';
 import type { CliIo } from '../../src/buyer/cli/output.ts';
 
@@ -114,7 +116,7 @@ test('read pages through every entitled signal, then reports exhaustion with exi
   );
 });
 
-test('read --follow polls politely, prints new signals as they come, and stops at the ceiling', async (t) => {
+test('read --follow --wait 0 polls politely, prints new signals as they come, and stops at the ceiling', async (t) => {
   const { app, run } = await setup(t);
   assert.equal((await run('buy', ['--city', 'nyc', '--count', '3'])).code, 0);
   insertSignals(app.db, 'nyc', 1);
@@ -124,7 +126,7 @@ test('read --follow polls politely, prints new signals as they come, and stops a
     waits.push(ms);
     insertSignals(app.db, 'nyc', 1);
   };
-  const r = await run('read', ['--city', 'nyc', '--follow', '--interval', '45'], { sleep });
+  const r = await run('read', ['--city', 'nyc', '--follow', '--interval', '45', '--wait', '0'], { sleep });
   assert.equal(r.code, 3, r.err.join('\n'));
   assert.deepEqual(
     r.out.map((l) => l.split(' ')[0]),
@@ -134,11 +136,46 @@ test('read --follow polls politely, prints new signals as they come, and stops a
   assert.match(r.err.at(-1)!, /bundle used up: entitled through seq 3/);
 });
 
-test('read --follow stops cleanly when interrupted', async (t) => {
+test('read --follow long-polls: each signal is printed as soon as it is stored, no sleeping between reads (issue 25.4)', async (t) => {
+  const { app, run } = await setup(t);
+  assert.equal((await run('buy', ['--city', 'nyc', '--count', '3'])).code, 0);
+  const feed = crossings(app.db, app.deps.catalog.get('nyc')!, app.clock.now());
+  const notifier = signalNotifierFor(app.db);
+  const printedAt: number[] = [];
+  const committedAt: number[] = [];
+  const lines: string[] = [];
+  // The market moves three times while the follower is held by the server; it never sleeps.
+  const market = (async () => {
+    for (let i = 0; i < 3; i++) {
+      for (let n = 0; n < 400 && notifier.waiting() === 0; n++) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(notifier.waiting(), 1, `the follower is held by the server (${i})`);
+      committedAt.push(performance.now());
+      feed.next();
+    }
+  })();
+  const r = await run('read', ['--city', 'nyc', '--follow'], {
+    sleep: async () => assert.fail('a long-polling follower does not sleep'),
+    stdout: (line) => {
+      printedAt.push(performance.now());
+      lines.push(line);
+    },
+  });
+  await market;
+  assert.equal(r.code, 3, r.err.join('\n'));
+  assert.match(
+    r.err[0]!,
+    /waiting for new nyc signals \(3 left in the bundle, latest seq 0\); the server answers as soon as one is stored/,
+  );
+  assert.match(r.err.at(-1)!, /bundle used up: entitled through seq 3/);
+  assert.equal(printedAt.length, 3);
+  t.diagnostic(`commit -> printed: ${printedAt.map((p, i) => (p - committedAt[i]!).toFixed(1)).join(', ')} ms`);
+});
+
+test('read --follow --wait 0 stops cleanly when interrupted', async (t) => {
   const { run } = await setup(t);
   assert.equal((await run('buy', ['--city', 'nyc', '--count', '5'])).code, 0);
   const stop = new AbortController();
-  const r = await run('read', ['--city', 'nyc', '--follow'], {
+  const r = await run('read', ['--city', 'nyc', '--follow', '--wait', '0'], {
     signal: stop.signal,
     sleep: async (ms) => {
       assert.equal(ms, 30_000);

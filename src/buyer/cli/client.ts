@@ -29,7 +29,7 @@ export type Client = {
   request(
     method: 'GET' | 'POST',
     path: string,
-    opts?: { headers?: Record<string, string>; body?: unknown },
+    opts?: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number; signal?: AbortSignal },
   ): Promise<ApiAnswer>;
 };
 
@@ -58,12 +58,13 @@ export function createClient(server: string, timeoutMs = 15_000): Client {
           method,
           headers: opts.headers,
           body: opts.body,
-          timeoutMs,
+          timeoutMs: opts.timeoutMs ?? timeoutMs,
+          signal: opts.signal,
         });
       } catch (err) {
         if (err instanceof UpstreamError) {
           const why = /timed out/.test(err.message)
-            ? `no answer within ${timeoutMs / 1000} s`
+            ? `no answer within ${(opts.timeoutMs ?? timeoutMs) / 1000} s`
             : rootCause(err.cause ?? err);
           throw new NetworkError(`cannot reach ${server} (${why}); is the server running? Set it with --server <url>`);
         }

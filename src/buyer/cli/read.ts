@@ -25,16 +25,19 @@ import { recoverReceipts } from './recover.ts';
 /**
  * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with
  * the saved receipt token (recovering it with a wallet signature when it is missing). `--follow`
- * then keeps polling politely (every --interval seconds, 30 by default, longer when the server
- * asks with Retry-After or the network fails), says once that it is waiting and when it polls
- * next, and prints nothing more until a signal arrives; it ends when the bundle is used up or on
- * Ctrl-C.
+ * then long-polls (`wait=--wait`, 25 s by default: the server answers as soon as a signal is
+ * stored, issue 25.4); against a server that answers at once anyway (an older one, or one holding
+ * too many reads) it polls politely every --interval seconds (30 by default, longer when the
+ * server asks with Retry-After or the network fails). It says once that it is waiting, prints
+ * nothing more until a signal arrives, and ends when the bundle is used up or on Ctrl-C.
  */
 export const READ_FLAGS = {
-  strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout'],
+  strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout', 'wait'],
   booleans: ['follow', 'json', 'insecure'],
 } as const;
 export const DEFAULT_INTERVAL_S = 30;
+/** The server's longest hold (payments/bundle.ts MAX_WAIT_S). */
+export const DEFAULT_WAIT_S = 25;
 const MIN_INTERVAL_S = 1;
 const MAX_BACKOFF_S = 300;
 
@@ -75,8 +78,11 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
   const follow = flags.on.has('follow');
   const json = flags.on.has('json');
   const intervalMs = intFlag(flags, 'interval', DEFAULT_INTERVAL_S, MIN_INTERVAL_S) * 1000;
+  const waitS = intFlag(flags, 'wait', DEFAULT_WAIT_S, 0);
+  if (waitS > DEFAULT_WAIT_S) throw new CliError(`--wait must be at most ${DEFAULT_WAIT_S} seconds`, EXIT.usage);
+  const timeoutMs = intFlag(flags, 'timeout', 15, 1) * 1000;
   const receiptsFile = receiptsFileFor(flags, io);
-  const client = createClient(server, intFlag(flags, 'timeout', 15, 1) * 1000);
+  const client = createClient(server, timeoutMs);
   const now = () => io.nowMs?.() ?? Date.now();
   // With a key at hand, read with that wallet's receipt; without one, the newest receipt will do.
   const keyed = flags.values['key-file'] !== undefined || io.envKey !== undefined;
@@ -114,12 +120,24 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
   let backoffMs = intervalMs;
   let waitingSaid = false;
   let offlineSaid = false;
+  // Caught up on the previous answer: the next request long-polls.
+  let caughtUp = false;
+  // Until a long-poll comes back early with nothing new.
+  let serverHolds = true;
 
   while (!io.signal?.aborted) {
     let a: ApiAnswer;
+    const held = follow && caughtUp && waitS > 0 && serverHolds;
+    const askedAt = performance.now();
     try {
-      a = await client.request('GET', `/v1/signals?city=${encodeURIComponent(city)}&since=${since}`, { headers });
+      const path = `/v1/signals?city=${encodeURIComponent(city)}&since=${since}${held ? `&wait=${waitS}` : ''}`;
+      a = await client.request('GET', path, {
+        headers,
+        signal: io.signal,
+        ...(held ? { timeoutMs: waitS * 1000 + timeoutMs } : {}),
+      });
     } catch (err) {
+      if (io.signal?.aborted) break;
       if (!(follow && err instanceof NetworkError)) throw err;
       // A follower outlives server restarts: wait longer each time, never hammer, say it once.
       if (!offlineSaid) io.stderr(`warning: ${err.message}; retrying with growing waits (up to ${MAX_BACKOFF_S} s)`);
@@ -175,15 +193,25 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
       return EXIT.ok;
     }
     if (since >= paidThrough) throw exhausted(paidThrough, latest, city, server);
+    // A long-poll that came back early with nothing means this server does not hold reads (an
+    // older one): from then on poll politely instead of asking again at once.
+    if (held && signals.length === 0 && performance.now() - askedAt < waitS * 1000 - 1_000 && serverHolds) {
+      serverHolds = false;
+      waitingSaid = false;
+    }
+    caughtUp = true;
+    const longPolling = waitS > 0 && serverHolds;
     if (!waitingSaid) {
       const left = paidThrough - since;
+      const how = longPolling
+        ? `the server answers as soon as one is stored (long-poll, up to ${waitS} s per request)`
+        : `polling every ${intervalMs / 1000} s, next at ${clock(now() + intervalMs)}`;
       io.stderr(
-        `waiting for new ${city} signals (${left} left in the bundle, latest seq ${latest}); polling every ${intervalMs / 1000} s, ` +
-          `next at ${clock(now() + intervalMs)}. Ctrl-C stops`,
+        `waiting for new ${city} signals (${left} left in the bundle, latest seq ${latest}); ${how}. Ctrl-C stops`,
       );
       waitingSaid = true;
     }
-    await sleep(intervalMs, io.signal);
+    if (!longPolling) await sleep(intervalMs, io.signal);
   }
   io.stderr(`stopped after ${printed} signal(s); resume with --since ${since}`);
   return EXIT.ok;
