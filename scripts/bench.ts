@@ -13,6 +13,8 @@
  *   latency    from publication at the DEFAULT live cadence: a real server in FEED=live against the
  *              fakes, publication -> committed -> bot, the odds hold-back with the CLOB down, and
  *              the upstream calls per hour (scripts/bench/latency.ts; `--only latency` alone);
+ *   longpoll   commit -> HTTP buyer received with 1,000 held `wait` reads, and memory per held read
+ *              (scripts/bench/longpoll.ts; `--only longpoll` alone);
  *   binary     spawn-to-first-200 and RSS idle and under the read load, next to the ceiling process;
  *              start-up against a Node 24 hello-world SEA built the same way (scripts/bench/startup.ts).
  *
@@ -63,6 +65,14 @@ const LATENCY = join(ROOT, 'scripts', 'bench', 'latency.ts');
 const latencyInput = { publications: QUICK ? 12 : 30, down: QUICK ? 3 : 5, gapMs: 1_500 };
 if (ONLY === 'latency') {
   process.stdout.write(JSON.stringify(await runJson<object>(LATENCY, latencyInput)) + '\n');
+  process.exit(0);
+}
+// `--only longpoll`: commit -> HTTP buyer received with 1,000 held `wait` reads, and the memory
+// each holds (scripts/bench/longpoll.ts), printed, nothing written.
+if (ONLY === 'longpoll') {
+  const longpoll = join(ROOT, 'scripts', 'bench', 'longpoll.ts');
+  const out = await runJson<object>(longpoll, { n: 1000, rounds: QUICK ? 3 : 10 });
+  process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
   process.exit(0);
 }
 const started = Date.now();

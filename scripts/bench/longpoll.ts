@@ -1,0 +1,140 @@
+/**
+ * Long-poll reads (issue 25.4): commit -> HTTP buyer received, with `n` buyers waiting at once on
+ * `GET /v1/signals?...&wait=25`, and the memory each waiting request holds on the server.
+ *
+ * This process is the server: the real app (createApp, a real SQLite file, mock payments) behind
+ * the real listener (src/ops/http-server.ts), one bundle bought over HTTP, signals committed
+ * through the poller's write path (signals/store.ts storeSignal, which wakes the waiters). The
+ * buyers are another process (longpoll-buyers.ts). Each round: wait until all `n` are held,
+ * commit one signal, and take (arrival - commit returned) for every buyer. Memory: heap and RSS
+ * after a full GC with `n` held, minus the same before the buyers connected, over `n` (sockets,
+ * request and response objects and the waiter together: what a held read costs).
+ *
+ * node scripts/bench/longpoll.ts '{"n":1000,"rounds":10}'   (or: npm run bench -- --only longpoll)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createApp } from '../../src/app.ts';
+import { createCatalog } from '../../src/cities/catalog.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openDb } from '../../src/db/open.ts';
+import { createConnectionCap } from '../../src/limits/connections.ts';
+import { parseTrustedProxies } from '../../src/limits/client-address.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { memoryLogger } from '../../src/lib/logger.ts';
+import { startHttpServer } from '../../src/ops/http-server.ts';
+import { createMockSettler } from '../../src/payments/settlers/mock.ts';
+import { loadSanctionsList } from '../../src/sanctions/list.ts';
+import { signalNotifierFor } from '../../src/signals/notifier.ts';
+import { crossings } from '../../test/helpers/crossings.ts';
+import { buy, over } from '../../test/payments/buy.ts';
+import { NODE, ROOT } from './util.ts';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const input = JSON.parse(process.argv[2] ?? '{}') as { n?: number; rounds?: number };
+const N = input.n ?? 1000;
+const ROUNDS = input.rounds ?? 10;
+const CITY = 'nyc';
+
+const dir = mkdtempSync(join(tmpdir(), 'isocast-longpoll-'));
+const config = loadConfig({
+  DATA_DIR: dir,
+  BASE_URL: 'http://127.0.0.1:8402',
+  // One buyer process opens every socket from 127.0.0.1: no per-address cap, no request limits.
+  RATE_LIMIT_ADDRESS_PER_MIN: '0',
+  RATE_LIMIT_WALLET_PER_MIN: '0',
+  MAX_SIGNAL_WAITERS: String(N),
+});
+const db = openDb(join(dir, 'isocast.db'));
+const catalog = createCatalog();
+const app = createApp({
+  config,
+  db,
+  catalog,
+  clock: systemClock,
+  logger: memoryLogger(),
+  sanctions: loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA }),
+  secret: Buffer.alloc(32, 0x5e),
+  settler: createMockSettler(),
+});
+const server = startHttpServer({
+  fetch: app.fetch,
+  hostname: '127.0.0.1',
+  port: 0,
+  cap: createConnectionCap({ max: 0, trustedProxies: parseTrustedProxies('') }),
+  disclaimer: 'bench',
+});
+await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+const feed = crossings(db, catalog.get(CITY)!, Date.now());
+feed.next(); // latest 1
+const bought = await buy(over(base), privateKeyToAccount(generatePrivateKey()), CITY, ROUNDS + 5, Date.now());
+if (bought.status !== 200) throw new Error(`purchase failed: ${JSON.stringify(bought.body)}`);
+const notifier = signalNotifierFor(db);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const memory = () => {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, rss: m.rss };
+};
+const before = memory();
+
+const buyers = spawn(
+  NODE,
+  [
+    join(ROOT, 'scripts', 'bench', 'longpoll-buyers.ts'),
+    JSON.stringify({ base, token: bought.body.receiptToken, city: CITY, n: N, rounds: ROUNDS, since: 1 }),
+  ],
+  { stdio: ['pipe', 'pipe', 'inherit'] },
+);
+const answers = createInterface({ input: buyers.stdout! })[Symbol.asyncIterator]();
+const latencies: number[] = [];
+let held: { heap: number; rss: number } | null = null;
+let bad = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  for (let i = 0; notifier.waiting() < N; i++) {
+    if (i > 6_000) throw new Error(`only ${notifier.waiting()} of ${N} reads held after 60 s`);
+    await sleep(10);
+  }
+  await sleep(200); // every held request settled (no half-parsed request left in flight)
+  if (round === 0) held = memory();
+  feed.next();
+  const committed = performance.timeOrigin + performance.now();
+  const line = await answers.next();
+  const r = JSON.parse(line.value as string) as { at: number[]; bad: number };
+  bad += r.bad;
+  for (const at of r.at) latencies.push(at - committed);
+  buyers.stdin!.write('next\n');
+}
+await new Promise((r) => buyers.once('exit', r));
+server.closeAllConnections();
+server.close();
+db.close();
+rmSync(dir, { recursive: true, force: true });
+
+latencies.sort((a, b) => a - b);
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
+const round1 = (x: number) => Math.round(x * 10) / 10;
+process.stdout.write(
+  `${JSON.stringify({
+    waiters: N,
+    rounds: ROUNDS,
+    samples: latencies.length,
+    badAnswers: bad,
+    commitToReceivedMs: { p50: round1(pct(50)), p99: round1(pct(99)), max: round1(latencies.at(-1)!) },
+    targetP99Ms: 100,
+    memoryPerWaiterBytes: {
+      heap: Math.round((held!.heap - before.heap) / N),
+      rss: Math.round((held!.rss - before.rss) / N),
+    },
+  })}\n`,
+);
