@@ -1,5 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
 import type { PaymentPlane } from './plane.ts';
+import type { PaymentRow } from './store.ts';
 
 /**
  * Repair of open payments: at start (before the server listens) and on a timer while serving.
@@ -12,10 +13,40 @@ import type { PaymentPlane } from './plane.ts';
  */
 export type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
 
-export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Logger }): Promise<ReconcileReport> {
+/**
+ * The start of an in-doubt reason a settler gives when it sent nothing (it could not read the
+ * chain before sending): no transfer of ours can land, so such a row waits only for a competitor
+ * the buyer may have given the same authorization, or for validBefore. Junk that reaches doubt at
+ * all (an RPC outage while it was tried) carries it, and the reconciler takes these rows last.
+ */
+export const NOTHING_SENT = 'nothing sent: ';
+
+/** Chain lookups running at once in one pass: a slow RPC answer holds up only its own row. */
+export const RECONCILE_CONCURRENCY = 4;
+
+/**
+ * The order of one pass (issue 23 item 6): `settled` rows first (no chain call, money already
+ * moved), then rows where money may have moved (a transaction or a facilitator call went out, or a
+ * claim was cut off), then rows where nothing was sent; oldest first within each. However many
+ * junk rows are in doubt, a real one is looked at before any of them.
+ */
+export function reconcileOrder(rows: PaymentRow[]): PaymentRow[] {
+  const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : r.error?.startsWith(NOTHING_SENT) ? 2 : 1);
+  return rows
+    .map((r, i) => ({ r, i, k: rank(r) }))
+    .sort((a, b) => a.k - b.k || a.i - b.i)
+    .map((x) => x.r);
+}
+
+export async function reconcilePayments(deps: {
+  plane: PaymentPlane;
+  logger: Logger;
+  concurrency?: number;
+}): Promise<ReconcileReport> {
   const { plane, logger } = deps;
   const report: ReconcileReport = { applied: 0, refunded: 0, failed: 0, pending: 0 };
-  for (const row of plane.store.open()) {
+  const queue = reconcileOrder(plane.store.open());
+  const step = async (row: PaymentRow) => {
     let result: Awaited<ReturnType<PaymentPlane['reconcile']>>;
     try {
       result = await plane.reconcile(row);
@@ -29,15 +60,22 @@ export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Log
         err,
       });
       report.pending++;
-      continue;
+      return;
     }
-    if (result === 'busy') continue;
+    if (result === 'busy') return;
     report[result]++;
     if (result === 'applied')
       logger.info('reconciled: payment applied', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
     if (result === 'refunded')
       logger.warn('reconciled: refund queued', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
-  }
+  };
+  // A few workers take rows off the ordered queue: the order decides who is asked first, the
+  // bound keeps a pass from opening one RPC request per open row at once.
+  let next = 0;
+  const worker = async () => {
+    while (next < queue.length) await step(queue[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, deps.concurrency ?? RECONCILE_CONCURRENCY) }, worker));
   if (report.applied + report.refunded + report.failed + report.pending > 0)
     logger.info('payment reconciliation done', report);
   return report;

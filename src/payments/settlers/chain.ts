@@ -1,4 +1,6 @@
 import {
+  BaseError,
+  ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
   defineChain,
@@ -12,6 +14,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CHAIN_ID } from '../eip3009.ts';
+import { NOTHING_SENT } from '../reconcile.ts';
 import type { AuthorizationStatus, SettleOutcome, SettleRequest, Settler } from './settler.ts';
 
 /**
@@ -65,6 +68,8 @@ export function createAuthorizationLookup(opts: {
 }): {
   pub: PublicClient;
   status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus>;
+  /** status() with the block it was read at, for checks that must see the same state. */
+  statusAt(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus & { block?: bigint }>;
 } {
   const transport = http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 });
   const pub = createPublicClient({
@@ -74,7 +79,11 @@ export function createAuthorizationLookup(opts: {
   }) as PublicClient;
   const lookback = opts.lookbackBlocks ?? 50_000n;
 
-  async function status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus> {
+  async function statusAt(
+    payer: Address,
+    nonce: Hex,
+    validBefore: number,
+  ): Promise<AuthorizationStatus & { block?: bigint }> {
     try {
       // One block for both answers: "unused at a block whose time is past validBefore" is final.
       const block = await pub.getBlock({ blockTag: 'latest' });
@@ -85,7 +94,7 @@ export function createAuthorizationLookup(opts: {
         args: [payer, nonce],
         blockNumber: block.number,
       });
-      if (!used) return { state: 'unused', expired: Number(block.timestamp) >= validBefore };
+      if (!used) return { state: 'unused', expired: Number(block.timestamp) >= validBefore, block: block.number };
       const logs = await pub.getContractEvents({
         address: opts.usdc,
         abi: EIP3009_ABI,
@@ -99,16 +108,21 @@ export function createAuthorizationLookup(opts: {
       return { state: 'unknown', reason: `rpc: ${shortError(err)}` };
     }
   }
-  return { pub, status };
+  const status = async (payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus> => {
+    const { block: _, ...st } = await statusAt(payer, nonce, validBefore);
+    return st;
+  };
+  return { pub, status, statusAt };
 }
 
 export function createChainSettler(opts: ChainSettlerOptions): Settler {
   const chain = chainFor(opts.rpcUrl);
-  const { pub, status } = createAuthorizationLookup(opts);
+  const { pub, status, statusAt } = createAuthorizationLookup(opts);
+  const account = privateKeyToAccount(opts.privateKey);
   const wallet = createWalletClient({
     chain,
     transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
-    account: privateKeyToAccount(opts.privateKey),
+    account,
   });
   const receiptTimeoutMs = opts.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS;
   /**
@@ -121,6 +135,43 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
     return { ok: false, inDoubt: true, reason, ...(txHash ? { txHash } : {}) };
   }
 
+  /**
+   * The reason the transfer cannot succeed, or null. Only a definite answer refuses: a balance
+   * below the amount, or the simulated call reverting; an RPC failure here decides nothing and
+   * the send goes ahead, where the chain has the last word as before.
+   */
+  async function preflight(req: SettleRequest, call: TransferCall, block?: bigint): Promise<string | null> {
+    const at = block === undefined ? {} : { blockNumber: block };
+    try {
+      const balance = await pub.readContract({
+        address: opts.usdc,
+        abi: EIP3009_ABI,
+        functionName: 'balanceOf',
+        args: [req.payer],
+        ...at,
+      });
+      if (balance < req.authorization.value)
+        return `payer balance ${formatUsdc(balance)} USDC is below the ${formatUsdc(req.authorization.value)} USDC authorized`;
+    } catch {
+      return null;
+    }
+    try {
+      // The ABI's two overloads defeat viem's argument inference; transferCall builds either form.
+      await pub.simulateContract({
+        address: opts.usdc,
+        abi: EIP3009_ABI,
+        account: account.address,
+        ...call,
+        ...at,
+      } as never);
+      return null;
+    } catch (err) {
+      const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : null;
+      if (!(reverted instanceof ContractFunctionRevertedError)) return null;
+      return `transferWithAuthorization would revert: ${reverted.reason ?? reverted.shortMessage}`;
+    }
+  }
+
   return {
     kind: 'chain',
     // The receipt wait plus one RPC timeout on each side of it (the check and send before, the
@@ -128,31 +179,21 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
     maxSettleMs: receiptTimeoutMs + 2 * RPC_TIMEOUT_MS,
     async settle(req) {
       const a = req.authorization;
-      const earlier = await status(req.payer, a.nonce, Number(a.validBefore));
+      const earlier = await statusAt(req.payer, a.nonce, Number(a.validBefore));
       if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
       // Without a definite answer nothing is sent: a competitor may already have used the nonce.
-      if (earlier.state === 'unknown') return { ok: false, inDoubt: true, reason: earlier.reason };
+      if (earlier.state === 'unknown') return { ok: false, inDoubt: true, reason: `${NOTHING_SENT}${earlier.reason}` };
       if (earlier.expired)
         return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
-      const base = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
+      const call = transferCall(req);
+      // Before anything is sent, at the block that said "unused": the payer's balance, then the
+      // call itself. A refusal here is definite (nothing of ours can land: nothing was sent), so
+      // an unfunded or otherwise failing authorization is "not charged" at once, never in doubt.
+      const refused = await preflight(req, call, earlier.block);
+      if (refused) return { ok: false, inDoubt: false, reason: refused };
       let hash: Hex;
       try {
-        if (size(req.signature) === 65) {
-          const { r, s, v, yParity } = parseSignature(req.signature);
-          hash = await wallet.writeContract({
-            address: opts.usdc,
-            abi: EIP3009_ABI,
-            functionName: 'transferWithAuthorization',
-            args: [...base, Number(v ?? BigInt(yParity + 27)), r, s],
-          });
-        } else {
-          hash = await wallet.writeContract({
-            address: opts.usdc,
-            abi: EIP3009_ABI,
-            functionName: 'transferWithAuthorization',
-            args: [...base, req.signature],
-          });
-        }
+        hash = await wallet.writeContract({ address: opts.usdc, abi: EIP3009_ABI, ...call } as never);
       } catch (err) {
         // A send that errored may still have reached the mempool, and a competitor may have used
         // the nonce between our check and our send: only the chain can say.
@@ -170,6 +211,29 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
     },
     status,
   };
+}
+
+type TransferCall = ReturnType<typeof transferCall>;
+
+/** The transferWithAuthorization call for a request: (v, r, s) for a 65-byte signature, else bytes. */
+function transferCall(req: SettleRequest) {
+  const a = req.authorization;
+  const base = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
+  if (size(req.signature) === 65) {
+    const { r, s, v, yParity } = parseSignature(req.signature);
+    return {
+      functionName: 'transferWithAuthorization' as const,
+      args: [...base, Number(v ?? BigInt(yParity + 27)), r, s] as const,
+    };
+  }
+  return { functionName: 'transferWithAuthorization' as const, args: [...base, req.signature] as const };
+}
+
+/** Micro-USDC (6 decimals) as a decimal string, for messages only. */
+function formatUsdc(micro: bigint): string {
+  const whole = micro / 1_000_000n;
+  const frac = (micro % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : String(whole);
 }
 
 function shortError(err: unknown): string {
