@@ -250,6 +250,16 @@ function renderRevenue(data) {
   );
 }
 
+// One line: where the database is replicated, how far behind, the last upload; red when it stalls.
+function renderReplication(r) {
+  const line = $('replication');
+  line.hidden = r === null || r === undefined;
+  if (line.hidden) return;
+  const last = r.lastSyncAt ? `last upload ${r.lastSyncAt}` : 'no upload yet';
+  line.textContent = `replica ${r.replica}: ${r.up ? 'litestream running' : 'litestream DOWN'}, lag ${(r.lagMs / 1000).toFixed(1)} s, ${last}, ${r.failures} failure(s)${r.lastError ? ` (last: ${r.lastError})` : ''}`;
+  line.classList.toggle('bad', !r.up || r.lagMs >= 10000);
+}
+
 function renderPoller(data, nowMs) {
   const p = data.poller;
   $('poller-tick').textContent = !p.running
@@ -402,6 +412,7 @@ function renderDeliveries(data, nowMs) {
 function render(data) {
   const nowMs = Date.parse(data.generatedAt);
   $('meta').textContent = `payments ${data.paymentMode}, feed ${data.feed}, data as of ${data.generatedAt}`;
+  renderReplication(data.replication);
   $('disclaimer').textContent = data.disclaimer || '';
   renderTotals(data);
   renderRevenue(data);

@@ -14,6 +14,7 @@ import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { metricsDocs, metricsRoutes } from './ops/metrics-routes.ts';
 import { registerDbGauges } from './ops/db-gauges.ts';
 import { adminDocs, adminRoutes } from './admin/routes.ts';
+import type { ReportDeps } from './admin/report.ts';
 import type { PollerHealth } from './poller/health.ts';
 import type { DayRule } from './resolution/store.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
@@ -68,6 +69,8 @@ export type AppDeps = {
   metrics?: Metrics;
   /** The poller's in-memory per-city state for the operator page (main.ts passes poller.health). */
   pollerHealth?: () => PollerHealth;
+  /** The replica's state for /admin (main.ts, when REPLICA_URL is set). */
+  replication?: ReportDeps['replication'];
   /** The real event page once the poller has seen the city-day's event (main.ts passes poller.marketUrlFor). */
   marketUrlFor?: (city: CityRecord, date: string) => string | null;
   /** The current market day's parsed resolution rule (main.ts passes poller.ruleFor). */
@@ -187,6 +190,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       paymentMode: config.PAYMENT_MODE,
       feed: config.FEED,
       pollerHealth: deps.pollerHealth,
+      replication: deps.replication,
     }),
   );
   app.route(

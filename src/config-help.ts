@@ -123,6 +123,21 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
     meaning: 'days a receipt token is kept once its wallet is owed no further signal (0: forever)',
   },
   LOG_LEVEL: { meaning: 'debug, info, warn or error; logs are JSON lines on stdout' },
+  REPLICA_URL: {
+    default: 'unset: no replication',
+    meaning:
+      'Litestream replica of the database: s3://bucket/path, sftp://user@host/path or a directory on another disk; serve supervises litestream (docs/operations.md, Durability)',
+  },
+  REPLICA_SYNC_INTERVAL_MS: { meaning: 'longest a commit waits before its upload to the replica starts' },
+  REPLICA_ENDPOINT: { meaning: 'S3-compatible endpoint for s3:// replicas (MinIO, R2, B2, Spaces); unset: AWS' },
+  REPLICA_REGION: { meaning: 's3:// replica region' },
+  REPLICA_ACCESS_KEY_ID: { meaning: 's3:// replica access key id; unset: AWS_* variables or the instance role' },
+  REPLICA_SECRET_ACCESS_KEY: { meaning: 's3:// replica secret access key (secret)' },
+  REPLICA_SFTP_KEY_PATH: { meaning: 'private key file for sftp:// replicas (required for them)' },
+  LITESTREAM_BIN: {
+    default: 'litestream next to isocast, then on PATH',
+    meaning: 'the litestream executable (v0.3.x) used when REPLICA_URL is set',
+  },
 };
 
 /** The field's own default, if it has a literal one. */

@@ -1,10 +1,22 @@
-import { flag, httpUrl, intIn, matching, number, oneOf, parseShape, text, type ShapeOutput } from './lib/env-fields.ts';
+import {
+  flag,
+  httpUrl,
+  intIn,
+  matching,
+  number,
+  oneOf,
+  parseShape,
+  replicaUrl,
+  text,
+  type ShapeOutput,
+} from './lib/env-fields.ts';
 import { readFlags } from './lib/flags.ts';
 import { flagOf, isSecretName, SECRET_FILE_NAMES, secretFlagProblem, secretsFromFiles } from './lib/secrets.ts';
 import { urlCredentialProblems } from './lib/url-credentials.ts';
 import { safetyProblems } from './ops/safety.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 import { CDP_FACILITATOR_URL, cdpSigningKey } from './payments/settlers/cdp-key.ts';
+import { replicationProblems } from './replication/settings.ts';
 
 /**
  * The server's configuration contract (README "Configuration"; `isocast help config` prints every
@@ -79,6 +91,15 @@ const raw = {
   RETAIN_OUTBOX_DAYS: intIn(0, 36_500).default(30),
   RETAIN_FAILED_PAYMENTS_DAYS: intIn(0, 36_500).default(30),
   RETAIN_RECEIPTS_DAYS: intIn(0, 36_500).default(365),
+  // Replication with Litestream (src/replication/, docs/operations.md "Durability"); off when unset.
+  REPLICA_URL: replicaUrl().optional(),
+  REPLICA_SYNC_INTERVAL_MS: intIn(200, 60_000).default(1_000),
+  REPLICA_ENDPOINT: url().optional(),
+  REPLICA_REGION: text().optional(),
+  REPLICA_ACCESS_KEY_ID: text().optional(),
+  REPLICA_SECRET_ACCESS_KEY: text().optional(),
+  REPLICA_SFTP_KEY_PATH: text().optional(),
+  LITESTREAM_BIN: text().optional(),
 };
 
 export type Config = Omit<
@@ -137,7 +158,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   const problems = [...flags.problems, ...files.problems, ...parsed.problems];
   const named = (p: string) => p.slice(0, p.indexOf(':'));
   const already = new Set([...parsed.bad, ...files.problems.map((p) => named(p).replace(/_FILE$/, ''))]);
-  const derived: string[] = [...safetyProblems(c), ...urlCredentialProblems(c)];
+  const derived: string[] = [...safetyProblems(c), ...urlCredentialProblems(c), ...replicationProblems(c)];
   if (c.PAYMENT_MODE === 'live') {
     if (c.SETTLEMENT === 'facilitator' && !c.FACILITATOR_URL && !c.CDP_API_KEY_ID)
       derived.push(

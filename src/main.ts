@@ -42,6 +42,9 @@ import { startHttpServer } from './ops/http-server.ts';
 import { signalNotifierFor } from './signals/notifier.ts';
 import { createConnectionCap } from './limits/connections.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
+import { litestreamBinary, replicaName, replicationSettings } from './replication/from-config.ts';
+import { startReplication } from './replication/supervisor.ts';
+import { RESTORE_USAGE, restoreArgs, restoreDatabase } from './replication/restore.ts';
 
 /**
  * The only place that reads the environment, opens the database, listens and starts timers.
@@ -55,6 +58,7 @@ Commands:
   serve       run the API, the poller and the delivery worker (default)
   migrate     bring the database in DATA_DIR to the current schema and exit
   backup <file>  write a consistent copy of the live database to <file> (safe while serving)
+  restore [--timestamp T]  restore the database from REPLICA_URL into an empty DATA_DIR
   doctor      check configuration, database, sanctions list and upstreams; exit 1 on failure
   replay      replay a past city-day: the signals that would have fired and the final bucket (below)
   buy, read, receipt, register-chat   the buyer's client (below)
@@ -170,6 +174,10 @@ async function serve(argv: string[]): Promise<void> {
     process.stderr.write(`\n${exposed}\n\n`);
     logger.warn('mock mode reachable from other machines', { host: config.HOST });
   }
+  // REPLICA_URL asks for durability: no litestream, no start (exit 2, like any bad setting).
+  const replicaSettings = replicationSettings(config);
+  const litestream = replicaSettings ? litestreamBinary(config) : null;
+  if (litestream && 'problem' in litestream) refuse([litestream.problem]);
   // Before anything is created: a taken port creates nothing, a DATA_DIR in use is not touched.
   try {
     await probePort(config.HOST, config.PORT);
@@ -182,6 +190,19 @@ async function serve(argv: string[]): Promise<void> {
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
   const catalog = createCatalog();
   const metrics = createMetrics();
+  // Started once the database is open, stopped after it is closed (src/replication/supervisor.ts).
+  const replication =
+    replicaSettings && litestream && 'path' in litestream
+      ? startReplication({
+          bin: litestream.path,
+          dataDir: config.DATA_DIR,
+          dbPath: dbPath(config),
+          settings: replicaSettings,
+          db,
+          logger,
+          metrics,
+        })
+      : null;
   const { settler, chainVerifier, supported } = await paymentBackends(config).catch((err) =>
     err instanceof ConfigError ? refuse(err.problems) : Promise.reject(err),
   );
@@ -254,6 +275,7 @@ async function serve(argv: string[]): Promise<void> {
     pollerHealth: poller.health,
     marketUrlFor: poller.marketUrlFor,
     ruleFor: poller.ruleFor,
+    replication: replication ? () => ({ ...replication.status(), replica: replicaName(config) }) : undefined,
   });
   const ofacWatch = watchSanctionsList(sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
@@ -305,14 +327,17 @@ async function serve(argv: string[]): Promise<void> {
   const backgroundStart = { stop: () => clearTimeout(background) };
   const reconciler = startReconciler({ plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
   // WAL checkpoints (and their fsyncs) on a background thread, not inside a purchase's commit.
-  const checkpointer = startCheckpointer({
-    db,
-    path: dbPath(config),
-    addonFile: nativeSqliteAddonFile(),
-    logger,
-    metrics,
-    startDelayMs: CHECKPOINTER_START_DELAY_MS,
-  });
+  // With a replica Litestream is the only checkpointer instead (docs/operations.md, Durability).
+  const checkpointer = replication
+    ? { stop: () => replication.detach() }
+    : startCheckpointer({
+        db,
+        path: dbPath(config),
+        addonFile: nativeSqliteAddonFile(),
+        logger,
+        metrics,
+        startDelayMs: CHECKPOINTER_START_DELAY_MS,
+      });
   installShutdownSignals(
     createShutdown({
       logger,
@@ -321,6 +346,7 @@ async function serve(argv: string[]): Promise<void> {
       workers: [backgroundStart, reconciler, retention, poller, delivery, ofacWatch, checkpointer],
       closeDb: () => db.close(),
       releaseWaiters: () => signalNotifierFor(db).releaseAll(),
+      afterDb: replication ? [replication] : [],
       maxSettleMs: settler.maxSettleMs,
     }),
   );
@@ -378,7 +404,7 @@ async function main(rawArgv: string[]): Promise<void> {
     return;
   }
   // Every file the process creates (database, WAL, secret, backups) is private to its user.
-  if (['serve', 'migrate', 'backup', 'doctor'].includes(command)) usePrivateUmask();
+  if (['serve', 'migrate', 'backup', 'doctor', 'restore'].includes(command)) usePrivateUmask();
   switch (command) {
     case 'serve':
       return serve(args);
@@ -410,6 +436,20 @@ async function main(rawArgv: string[]): Promise<void> {
       } finally {
         db.close();
       }
+      return;
+    }
+    case 'restore': {
+      const parsed = restoreArgs(args);
+      if (parsed.problem) {
+        process.stderr.write(`${parsed.problem}\n${RESTORE_USAGE}\n`);
+        process.exit(2);
+      }
+      const config = configOrExit(parsed.rest);
+      process.exitCode = await restoreDatabase(config, dbPath(config), parsed.timestamp, {
+        stdout: (l) => process.stdout.write(`${l}\n`),
+        stderr: (l) => process.stderr.write(`${l}\n`),
+        nativeBinding: nativeSqliteBinding(),
+      });
       return;
     }
     case 'doctor': {

@@ -9,6 +9,7 @@ import { createSignalStore } from '../signals/store.ts';
 import { createEntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
 import { createPaymentReads } from '../payments/store.ts';
+import type { ReplicaStatus } from '../replication/tracker.ts';
 
 /**
  * Builds the operator page's data from the database and the poller's in-memory state, read-only.
@@ -28,6 +29,8 @@ export type ReportDeps = {
   paymentMode: 'mock' | 'live';
   feed: 'sim' | 'live';
   pollerHealth?: () => PollerHealth;
+  /** The replica's state (src/replication/), when REPLICA_URL is set. */
+  replication?: () => ReplicaStatus & { replica: string };
 };
 
 const DAY_MS = 86_400_000;
@@ -62,6 +65,12 @@ type RefundRow = Pick<RefundOut, 'id' | 'wallet' | 'reason' | 'status'> & {
 };
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+function replicationOf(r: (ReplicaStatus & { replica: string }) | undefined): AdminDataBody['replication'] {
+  if (!r) return null;
+  const { replica, up, lagMs, lastSyncAt, failures, lastError } = r;
+  return { replica, up, lagMs: Math.round(lagMs), lastSyncAt: isoOrNull(lastSyncAt), failures, lastError };
+}
 
 export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
   const { db } = deps;
@@ -166,6 +175,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
             updatedAt: iso(r.updated_at),
           })),
         },
+        replication: replicationOf(deps.replication?.()),
         poller: {
           running: health !== undefined,
           lastTick: health?.lastTick

@@ -144,6 +144,17 @@ function buildAdminData() {
             'cities whose newest market day is paused: its rule does not match the catalog or cannot be observed',
           ),
       }),
+      replication: z
+        .object({
+          replica: z.string().describe('where the database is replicated, without credentials'),
+          up: z.boolean().describe('the litestream process is running'),
+          lagMs: z.number().int().describe('age of the oldest commit not yet on the replica'),
+          lastSyncAt: IsoOrNull.describe('last upload Litestream finished'),
+          failures: z.number().int().describe('Litestream errors and exits since this process started'),
+          lastError: z.string().nullable(),
+        })
+        .nullable()
+        .describe('null when REPLICA_URL is unset (docs/operations.md, Durability)'),
       disclaimer: Disclaimer,
     })
     .meta({ id: 'AdminData' });

@@ -86,6 +86,26 @@ export const httpUrl = (): Field<string> =>
     return ok(raw.replace(/\/+$/, ''));
   });
 
+/**
+ * Where Litestream streams the database (src/replication/): `s3://bucket[/path]`,
+ * `sftp://[user@]host[:port]/path`, or a directory for a second disk (`/abs/path` or
+ * `file:///abs/path`). Those three are what Litestream 0.3.13 does and what we test or document.
+ */
+export const replicaUrl = (): Field<string> =>
+  field((raw) => {
+    if (raw.startsWith('/')) return ok(raw.replace(/\/+$/, '') || '/');
+    if (!URL.canParse(raw))
+      return bad('must be s3://bucket/path, sftp://user@host/path, or an absolute directory path');
+    const u = new URL(raw);
+    if (u.username !== '' && u.protocol !== 'sftp:') return bad('must not carry credentials');
+    if (u.password !== '') return bad('must not carry a password (use REPLICA_SFTP_KEY_PATH)');
+    if (u.search !== '' || u.hash !== '') return bad('must not have a query or fragment');
+    if (u.protocol === 's3:' && u.hostname !== '') return ok(raw.replace(/\/+$/, ''));
+    if (u.protocol === 'sftp:' && u.hostname !== '' && u.pathname.length > 1) return ok(raw.replace(/\/+$/, ''));
+    if (u.protocol === 'file:' && u.hostname === '' && u.pathname.length > 1) return ok(raw.replace(/\/+$/, ''));
+    return bad('must be s3://bucket/path, sftp://user@host/path, or an absolute directory path');
+  });
+
 type Shape = Record<string, Field<unknown, unknown>>;
 export type ShapeOutput<S extends Shape> = { [K in keyof S]: S[K] extends Field<unknown, infer Out> ? Out : never };
 

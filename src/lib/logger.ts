@@ -15,7 +15,7 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
 
 /** Keys whose values never reach a log line. */
 export const REDACT_KEY =
-  /^(x-payment|authorization|cookie|signature|receipt.?token|token|bot.?token|messenger.?bot.?token|secret|server.?secret|private.?key|settler.?private.?key|facilitator.?auth|api.?key|wu.?api.?key|key|password)$/i;
+  /^(x-payment|authorization|cookie|signature|receipt.?token|token|bot.?token|messenger.?bot.?token|secret|server.?secret|private.?key|settler.?private.?key|facilitator.?auth|api.?key|wu.?api.?key|key|password|secret.?access.?key|replica.?secret.?access.?key)$/i;
 
 /** Token-shaped substrings that must not appear in free text either (bot tokens, bearer values). */
 const REDACT_TEXT: RegExp[] = [

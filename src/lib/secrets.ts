@@ -13,6 +13,7 @@ export const SECRET_NAMES = [
   'CDP_API_KEY_SECRET',
   'WU_API_KEY',
   'MESSENGER_BOT_TOKEN',
+  'REPLICA_SECRET_ACCESS_KEY',
 ] as const;
 
 const SECRETS = new Set<string>(SECRET_NAMES);

@@ -9,6 +9,7 @@ import { resolutionCheck } from '../resolution/doctor-check.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
 import { SECRET_NAMES } from '../lib/secrets.ts';
 import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
+import { replicaCheck, type ReplicaCheck } from '../replication/doctor-check.ts';
 
 /**
  * `isocast doctor`: one line per check, so an operator sees at a glance what is wrong. Upstream
@@ -31,6 +32,8 @@ export type DoctorDeps = {
   facilitatorSupported?: (config: Config) => Promise<SupportedResult>;
   /** eth_chainId of RPC_URL (a read; moves nothing). */
   rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
+  /** The replica line (src/replication/doctor-check.ts); tests pass their own. */
+  replica?: () => Promise<ReplicaCheck>;
 };
 
 async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number> {
@@ -109,6 +112,9 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
   } catch (err) {
     add('database', 'fail', `${deps.dbPath}: ${(err as Error).message}`);
   }
+
+  const replica = await (deps.replica ?? (() => replicaCheck(config, deps.dbPath)))();
+  add('replica', replica.status, replica.detail);
 
   const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   const st = list.status();

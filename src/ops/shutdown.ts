@@ -3,7 +3,7 @@ import type { Logger } from '../lib/logger.ts';
 /**
  * Shutdown for money (issue 12 item 9), in this order: stop accepting connections; let in-flight
  * requests (purchases mid-settle above all) finish, for longer than the settler's own timeouts;
- * then the reconciler, the poller and the delivery worker; the database last. A settle still
+ * then the reconciler, the poller and the delivery worker; the database; Litestream last. A settle still
  * running at the deadline is marked in doubt before the exit, and the next start's reconciler
  * asks the token contract about it (a SIGKILL leaves a `claimed` row, resolved the same way).
  */
@@ -23,6 +23,8 @@ export type ShutdownDeps = {
   closeDb(): void;
   /** Answers held long-poll reads now instead of after up to 25 s (signals/notifier.ts). */
   releaseWaiters?: () => void;
+  /** Stopped after the database closed: Litestream (src/replication/), whose final sync sees every commit. */
+  afterDb?: Stoppable[];
   /** The settler's longest settle (Settler.maxSettleMs). */
   maxSettleMs: number;
   exit?: (code: number) => void;
@@ -73,9 +75,10 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
       deps.server.closeIdleConnections?.();
       await Promise.race([closed, new Promise((r) => setTimeout(r, ANSWER_GRACE_MS).unref())]);
       deps.server.closeAllConnections?.();
-      // 3. Background work, 4. the database.
+      // 3. Background work, 4. the database, 5. what must outlive it (the replication).
       for (const w of deps.workers) await w.stop();
       deps.closeDb();
+      for (const w of deps.afterDb ?? []) await w.stop();
       finished = true;
       clearTimeout(force);
       logger.info('stopped');

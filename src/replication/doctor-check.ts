@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+import { litestreamBinary, replicaName, replicationSettings } from './from-config.ts';
+import { litestreamYaml } from './settings.ts';
+import { childEnv } from './supervisor.ts';
+
+/**
+ * `doctor`'s replica line: where the replica is, its newest generation's last upload and its lag
+ * behind the local database, as `litestream generations` reports them from the replica itself (so
+ * it works from a separate process, while serve runs or not). Reads only: the configuration goes
+ * to a private temporary file, removed afterwards.
+ */
+export type ReplicaCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
+
+/** A replica behind the database by more than this is a warning. */
+const LAG_WARN_S = 60;
+
+/** Go's time.Duration text (1h2m3.5s, 250ms, 0s) in seconds. */
+export function goDurationSeconds(text: string): number | null {
+  const re = /(-?\d+(?:\.\d+)?)(h|ms|µs|us|ns|m|s)/g;
+  const unit: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, µs: 1e-6, us: 1e-6, ns: 1e-9 };
+  let total = 0;
+  let matched = '';
+  for (const m of text.matchAll(re)) {
+    total += Number(m[1]) * unit[m[2]!]!;
+    matched += m[0];
+  }
+  return matched === text && text !== '' ? total : null;
+}
+
+/** The newest generation from `litestream generations` output, or null when it lists none. */
+export function newestGeneration(
+  output: string,
+): { generation: string; lagSeconds: number | null; start: string; end: string } | null {
+  const rows = output
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length === 5);
+  if (rows.length === 0) return null;
+  rows.sort((a, b) => Date.parse(a[4]!) - Date.parse(b[4]!));
+  const [, generation, lag, start, end] = rows[rows.length - 1]!;
+  return { generation: generation!, lagSeconds: goDurationSeconds(lag!), start: start!, end: end! };
+}
+
+export function interpretGenerations(output: string, nowMs: number): ReplicaCheck {
+  const g = newestGeneration(output);
+  if (!g) return { status: 'fail', detail: 'the replica holds no backup of this database yet' };
+  const ago = Math.max(0, Math.round((nowMs - Date.parse(g.end)) / 1000));
+  const lag = g.lagSeconds === null ? 'unknown' : `${g.lagSeconds.toFixed(1)} s`;
+  const detail = `generation ${g.generation}, last sync ${g.end} (${ago} s ago), lag ${lag}`;
+  return { status: g.lagSeconds !== null && g.lagSeconds <= LAG_WARN_S ? 'ok' : 'warn', detail };
+}
+
+export async function replicaCheck(config: Config, dbPath: string, timeoutMs = 15_000): Promise<ReplicaCheck> {
+  const settings = replicationSettings(config);
+  if (!settings)
+    return {
+      status: 'warn',
+      detail: 'off (REPLICA_URL unset): the ledger lives on this disk and in the last `isocast backup` only',
+    };
+  const where = replicaName(config);
+  const bin = litestreamBinary(config);
+  if ('problem' in bin) return { status: 'fail', detail: `${where}: ${bin.problem}` };
+  const dir = mkdtempSync(join(tmpdir(), 'isocast-doctor-'));
+  try {
+    const configPath = join(dir, 'litestream.yml');
+    writeFileSync(configPath, litestreamYaml(dbPath, settings), { mode: 0o600 });
+    const out = await new Promise<{ stdout: string; error?: string }>((resolve) => {
+      execFile(
+        bin.path,
+        ['generations', '-config', configPath, '-no-expand-env', dbPath],
+        { timeout: timeoutMs, env: childEnv(process.env) },
+        (err, stdout, stderr) =>
+          resolve({ stdout, error: err ? (stderr.trim().split('\n').pop() ?? err.message) : undefined }),
+      );
+    });
+    if (out.error) return { status: 'fail', detail: `${where}: litestream generations failed: ${out.error}` };
+    const r = interpretGenerations(out.stdout, Date.now());
+    return { status: r.status, detail: `${where}: ${r.detail}` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

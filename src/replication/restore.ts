@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Config } from '../config.ts';
+import { openReadOnly } from '../db/open.ts';
+import { schemaVersion } from '../db/migrate.ts';
+import { lockDataDir, StartRefused } from '../ops/exclusive.ts';
+import { secureDataDir } from '../ops/files.ts';
+import { litestreamBinary, replicaName, replicationSettings } from './from-config.ts';
+import { childEnv, writeLitestreamConfig } from './supervisor.ts';
+
+/**
+ * `isocast restore [--timestamp <ISO 8601>]`: the database from REPLICA_URL into an empty
+ * DATA_DIR, with `litestream restore`. It refuses a DATA_DIR that holds a database (or its WAL),
+ * refuses while a server holds the directory (its lock, ops/exclusive.ts), and refuses without the
+ * server secret: the secret is not in the database, and a restored ledger under a new secret
+ * would reject every receipt buyers hold. Exit codes as main.ts: 0 done, 1 refused or failed,
+ * 2 usage or configuration.
+ */
+export type RestoreIo = {
+  stdout(line: string): void;
+  stderr(line: string): void;
+  nativeBinding?: string | object;
+};
+
+export const RESTORE_USAGE = 'usage: isocast restore [--timestamp 2026-11-26T12:00:00Z] [flags]';
+
+/** --timestamp's value as Litestream takes it (RFC 3339, UTC), or null when it is not a time. */
+export function parseTimestamp(raw: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)) return null;
+  const ms = Date.parse(raw);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+/** Splits --timestamp off the configuration flags. */
+export function restoreArgs(argv: string[]): { timestamp?: string; rest: string[]; problem?: string } {
+  const rest: string[] = [];
+  let timestamp: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const inline = a.startsWith('--timestamp=') ? a.slice('--timestamp='.length) : undefined;
+    if (a !== '--timestamp' && inline === undefined) {
+      rest.push(a);
+      continue;
+    }
+    const raw = inline ?? argv[++i];
+    const t = raw === undefined ? null : parseTimestamp(raw);
+    if (t === null) return { rest, problem: `--timestamp: ${raw ?? '(missing)'} is not an ISO 8601 time with a zone` };
+    timestamp = t;
+  }
+  return { timestamp, rest };
+}
+
+export async function restoreDatabase(config: Config, dbPath: string, timestamp: string | undefined, io: RestoreIo) {
+  const settings = replicationSettings(config);
+  if (!settings) {
+    io.stderr('isocast restore: REPLICA_URL is not set: there is no replica to restore from');
+    return 2;
+  }
+  const bin = litestreamBinary(config);
+  if ('problem' in bin) {
+    io.stderr(`isocast restore: ${bin.problem}`);
+    return 2;
+  }
+  const dir = config.DATA_DIR;
+  secureDataDir(dir);
+  // The server's own lock (ops/exclusive.ts): refused while a server holds DATA_DIR, and held
+  // here so no server starts on a half-restored directory.
+  let hold: { release(): void };
+  try {
+    hold = lockDataDir(dir, io.nativeBinding);
+  } catch (err) {
+    if (!(err instanceof StartRefused)) throw err;
+    io.stderr(`isocast restore: refused: ${err.message}`);
+    return 1;
+  }
+  try {
+    const present = ['', '-wal', '-shm'].map((s) => dbPath + s).filter((p) => existsSync(p));
+    if (present.length > 0) {
+      io.stderr(
+        `isocast restore: refused: ${present.join(', ')} exists; restore only writes into an empty DATA_DIR (move the old files away first)`,
+      );
+      return 1;
+    }
+    if (!config.SERVER_SECRET && !existsSync(join(dir, 'server-secret'))) {
+      io.stderr(
+        `isocast restore: refused: no server secret. The secret is not in the replica; copy your saved server-secret into ${dir} (or set SERVER_SECRET / SERVER_SECRET_FILE) first, or every receipt buyers hold stops working`,
+      );
+      return 1;
+    }
+    const configPath = writeLitestreamConfig(dir, dbPath, settings);
+    const args = ['restore', '-config', configPath, '-no-expand-env'];
+    if (timestamp) args.push('-timestamp', timestamp);
+    args.push(dbPath);
+    const started = performance.now();
+    // Litestream's local state for a database that is gone would confuse its next start.
+    rmSync(join(dir, `.${basename(dbPath)}-litestream`), { recursive: true, force: true });
+    const { code, output } = await run(bin.path, args, io);
+    // Litestream restores into <db>.tmp and renames it; SQLite leaves the temporary's -wal/-shm.
+    for (const s of ['-wal', '-shm']) rmSync(`${dbPath}.tmp${s}`, { force: true });
+    if (code !== 0) {
+      rmSync(`${dbPath}.tmp`, { force: true });
+      const none = output.some((l) => /no matching backups|no generations|no snapshots available/i.test(l));
+      io.stderr(
+        none
+          ? `isocast restore: the replica (${replicaName(config)}) holds no backup of this database${timestamp ? ` at or before ${timestamp}` : ''}`
+          : `isocast restore: litestream restore failed (exit ${code})`,
+      );
+      return 1;
+    }
+    const db = openReadOnly(dbPath, { nativeBinding: io.nativeBinding });
+    try {
+      const check = db.pragma('quick_check', { simple: true });
+      const payments = (db.prepare("SELECT count(*) FROM payments WHERE status = 'applied'").pluck().get() ??
+        0) as number;
+      const signals = (db.prepare('SELECT count(*) FROM signals').pluck().get() ?? 0) as number;
+      io.stdout(
+        `restored ${dbPath} from ${replicaName(config)}${timestamp ? ` as of ${timestamp}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s: quick_check ${String(check)}, schema v${schemaVersion(db)}, ${payments} applied payments, ${signals} signals`,
+      );
+      return check === 'ok' ? 0 : 1;
+    } finally {
+      db.close();
+    }
+  } finally {
+    hold.release();
+  }
+}
+
+/** Litestream's JSON lines go to stderr as they are; they are kept to recognise its refusals. */
+function run(bin: string, args: string[], io: RestoreIo): Promise<{ code: number; output: string[] }> {
+  return new Promise((resolve) => {
+    const output: string[] = [];
+    const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(process.env) });
+    for (const s of [proc.stdout, proc.stderr]) {
+      createInterface({ input: s }).on('line', (line) => {
+        output.push(line);
+        io.stderr(line);
+      });
+    }
+    proc.on('error', (err) => {
+      output.push(err.message);
+      resolve({ code: 127, output });
+    });
+    proc.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}

@@ -1,0 +1,135 @@
+/**
+ * What REPLICA_URL and its companions mean for Litestream 0.3.13 (the version the npm package
+ * `@flydotio/litestream` ships and our tests run): the replica target, the problems loadConfig
+ * refuses, and the litestream.yml the supervisor and `isocast restore` write. Pure: no file, no
+ * process. Secrets go into the YAML file only (mode 0600, never logged, never on a command line).
+ */
+export type ReplicaTarget =
+  | { type: 'file'; path: string }
+  | { type: 's3'; bucket: string; path: string }
+  | { type: 'sftp'; host: string; user: string; path: string };
+
+export type ReplicationInput = {
+  REPLICA_URL?: string;
+  REPLICA_SYNC_INTERVAL_MS: number;
+  REPLICA_ENDPOINT?: string;
+  REPLICA_REGION?: string;
+  REPLICA_ACCESS_KEY_ID?: string;
+  REPLICA_SECRET_ACCESS_KEY?: string;
+  REPLICA_SFTP_KEY_PATH?: string;
+};
+
+/**
+ * How often Litestream copies new WAL frames into its shadow WAL. The replica's sync interval is
+ * REPLICA_SYNC_INTERVAL_MS minus this, so a commit's upload starts at most REPLICA_SYNC_INTERVAL_MS
+ * after it (the monitor finds it within 100 ms, the next sync tick takes it).
+ */
+export const MONITOR_INTERVAL_MS = 100;
+/** Full snapshots this often bound a restore to replaying at most this much WAL. */
+export const SNAPSHOT_INTERVAL = '6h';
+/** How far back `isocast restore --timestamp` can go. */
+export const RETENTION = '72h';
+/**
+ * Litestream's own checkpoints (it is the only checkpointer while it runs, db/checkpointer.ts):
+ * PASSIVE from 1,000 pages (4 MiB), RESTART from 10,000, and PASSIVE after a minute of quiet.
+ */
+export const MIN_CHECKPOINT_PAGES = 1_000;
+export const MAX_CHECKPOINT_PAGES = 10_000;
+export const CHECKPOINT_INTERVAL = '1m';
+
+export function replicaTarget(url: string): ReplicaTarget {
+  if (url.startsWith('/')) return { type: 'file', path: url };
+  const u = new URL(url);
+  const path = decodeURIComponent(u.pathname);
+  if (u.protocol === 'file:') return { type: 'file', path };
+  if (u.protocol === 's3:') return { type: 's3', bucket: u.hostname, path: path.replace(/^\/+/, '') };
+  return {
+    type: 'sftp',
+    host: u.port ? `${u.hostname}:${u.port}` : u.hostname,
+    user: decodeURIComponent(u.username),
+    path,
+  };
+}
+
+/** Settings that only make sense together; loadConfig adds these to its problems. */
+export function replicationProblems(c: ReplicationInput): string[] {
+  const out: string[] = [];
+  const s3Only = ['REPLICA_ENDPOINT', 'REPLICA_REGION', 'REPLICA_ACCESS_KEY_ID', 'REPLICA_SECRET_ACCESS_KEY'] as const;
+  if (!c.REPLICA_URL) {
+    for (const k of [...s3Only, 'REPLICA_SFTP_KEY_PATH'] as const)
+      if (c[k] !== undefined) out.push(`${k}: set without REPLICA_URL`);
+    return out;
+  }
+  const t = replicaTarget(c.REPLICA_URL);
+  if (t.type !== 's3') for (const k of s3Only) if (c[k] !== undefined) out.push(`${k}: only for s3:// replicas`);
+  if (t.type !== 'sftp' && c.REPLICA_SFTP_KEY_PATH !== undefined)
+    out.push('REPLICA_SFTP_KEY_PATH: only for sftp:// replicas');
+  if (t.type === 'sftp' && !c.REPLICA_SFTP_KEY_PATH)
+    out.push('REPLICA_SFTP_KEY_PATH: required for sftp:// replicas (key authentication)');
+  if (t.type === 'sftp' && !t.user) out.push('REPLICA_URL: an sftp:// replica names its user: sftp://user@host/path');
+  if ((c.REPLICA_ACCESS_KEY_ID === undefined) !== (c.REPLICA_SECRET_ACCESS_KEY === undefined))
+    out.push('REPLICA_ACCESS_KEY_ID and REPLICA_SECRET_ACCESS_KEY: set both or neither');
+  return out;
+}
+
+/** The replica as it may be printed: where it is, never a credential. */
+export function describeReplica(c: ReplicationInput): string {
+  if (!c.REPLICA_URL) return 'off';
+  const t = replicaTarget(c.REPLICA_URL);
+  if (t.type === 'file') return `file ${t.path}`;
+  if (t.type === 'sftp') return `sftp ${t.user}@${t.host}:${t.path}`;
+  const where = c.REPLICA_ENDPOINT ? ` via ${new URL(c.REPLICA_ENDPOINT).host}` : '';
+  return `s3 ${t.bucket}/${t.path}${where}`;
+}
+
+/** A YAML string: JSON's double-quoted form is valid YAML and escapes everything that matters. */
+const q = (s: string) => JSON.stringify(s);
+
+function durationMs(ms: number): string {
+  return `${ms}ms`;
+}
+
+/**
+ * litestream.yml for one database. Litestream runs with -no-expand-env, so a `$` in a secret
+ * stays a `$`. Logs are JSON on stdout: the supervisor folds them into ours.
+ */
+export function litestreamYaml(dbPath: string, c: ReplicationInput): string {
+  if (!c.REPLICA_URL) throw new Error('REPLICA_URL is not set');
+  const t = replicaTarget(c.REPLICA_URL);
+  const syncMs = Math.max(MONITOR_INTERVAL_MS, c.REPLICA_SYNC_INTERVAL_MS - MONITOR_INTERVAL_MS);
+  const replica: string[] = [`        name: "replica"`, `        type: ${t.type}`];
+  if (t.type === 'file') replica.push(`        path: ${q(t.path)}`);
+  if (t.type === 's3') {
+    replica.push(`        bucket: ${q(t.bucket)}`, `        path: ${q(t.path)}`);
+    if (c.REPLICA_ENDPOINT)
+      replica.push(`        endpoint: ${q(c.REPLICA_ENDPOINT)}`, '        force-path-style: true');
+    if (c.REPLICA_REGION) replica.push(`        region: ${q(c.REPLICA_REGION)}`);
+    if (c.REPLICA_ACCESS_KEY_ID) replica.push(`        access-key-id: ${q(c.REPLICA_ACCESS_KEY_ID)}`);
+    if (c.REPLICA_SECRET_ACCESS_KEY) replica.push(`        secret-access-key: ${q(c.REPLICA_SECRET_ACCESS_KEY)}`);
+  }
+  if (t.type === 'sftp') {
+    replica.push(`        host: ${q(t.host)}`, `        user: ${q(t.user)}`, `        path: ${q(t.path)}`);
+    replica.push(`        key-path: ${q(c.REPLICA_SFTP_KEY_PATH ?? '')}`);
+  }
+  replica.push(
+    `        sync-interval: ${durationMs(syncMs)}`,
+    `        snapshot-interval: ${SNAPSHOT_INTERVAL}`,
+    `        retention: ${RETENTION}`,
+  );
+  return [
+    '# Written by isocast (src/replication/settings.ts) at every start; edits are overwritten.',
+    'logging:',
+    '  level: info',
+    '  type: json',
+    'dbs:',
+    `  - path: ${q(dbPath)}`,
+    `    monitor-interval: ${durationMs(MONITOR_INTERVAL_MS)}`,
+    `    checkpoint-interval: ${CHECKPOINT_INTERVAL}`,
+    `    min-checkpoint-page-count: ${MIN_CHECKPOINT_PAGES}`,
+    `    max-checkpoint-page-count: ${MAX_CHECKPOINT_PAGES}`,
+    '    replicas:',
+    `      - ${replica[0]!.trim()}`,
+    ...replica.slice(1),
+    '',
+  ].join('\n');
+}

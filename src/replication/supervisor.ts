@@ -1,0 +1,240 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Db } from '../db/open.ts';
+import { backoffMs } from '../lib/backoff.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
+import { litestreamYaml, type ReplicationInput } from './settings.ts';
+import { createReplicaTracker, type ReplicaStatus } from './tracker.ts';
+
+/**
+ * `isocast serve` runs Litestream as its child (docs/decisions.md says why a child and not a
+ * sidecar unit). Litestream is started after the database is open and stopped after it is closed,
+ * so its final sync sees every commit; it is restarted with backoff when it dies; its JSON log
+ * lines are folded into ours; its errors reach our log at most once a minute.
+ *
+ * A kill -9 of serve must not leave Litestream running on (an orphan would keep replicating a
+ * file a restore may replace). Node cannot ask the kernel for a parent-death signal, so Litestream
+ * runs under a four-line `sh` guard that holds our end of a pipe: when serve exits in any way,
+ * the pipe closes and the guard sends Litestream SIGTERM (its final sync, then exit). The same
+ * close is how a normal stop asks it to finish. Its own process group keeps a terminal's Ctrl-C
+ * from stopping it before we have closed the database.
+ */
+export const LITESTREAM_CONFIG_FILE = 'litestream.yml';
+const GUARD =
+  'exec 3<&0; "$0" "$@" </dev/null 3<&- & ls=$!; (read -r _ <&3; kill -TERM "$ls" 2>/dev/null) & w=$!; exec 3<&-; wait "$ls"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
+/** Restart delays: 1 s doubling to 1 min; a run of a minute or more starts the count again. */
+const RESTART_BASE_MS = 1_000;
+const RESTART_MAX_MS = 60_000;
+const HEALTHY_RUN_MS = 60_000;
+/** Litestream's final sync at a stop: an upload in flight plus the last one. */
+const STOP_TIMEOUT_MS = 15_000;
+const POLL_MS = 100;
+
+export type Replication = {
+  status(now?: number): ReplicaStatus;
+  /** Stops watching the database (before it closes). */
+  detach(): void;
+  /** Stops Litestream after its final sync (after the database closed). */
+  stop(): Promise<void>;
+};
+
+const LEVELS: Record<string, 'debug' | 'info' | 'warn' | 'error'> = {
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/** The child's environment: what Litestream needs, none of our secrets. */
+export function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue;
+    if (['PATH', 'HOME', 'TZ', 'SSL_CERT_FILE', 'SSL_CERT_DIR'].includes(k) || k.startsWith('AWS_')) out[k] = v;
+  }
+  return out;
+}
+
+export function writeLitestreamConfig(dataDir: string, dbPath: string, settings: ReplicationInput): string {
+  const path = join(dataDir, LITESTREAM_CONFIG_FILE);
+  writeFileSync(path, litestreamYaml(dbPath, settings), { mode: 0o600 });
+  // An older file keeps its mode through writeFileSync.
+  chmodSync(path, 0o600);
+  return path;
+}
+
+export function startReplication(deps: {
+  bin: string;
+  dataDir: string;
+  dbPath: string;
+  settings: ReplicationInput;
+  db: Db;
+  logger: Logger;
+  metrics?: Metrics;
+  now?: () => number;
+  env?: NodeJS.ProcessEnv;
+}): Replication {
+  const now = deps.now ?? Date.now;
+  const log = deps.logger.child({ component: 'litestream' });
+  const tracker = createReplicaTracker();
+  const configPath = writeLitestreamConfig(deps.dataDir, deps.dbPath, deps.settings);
+  const lag = deps.metrics?.gauge('isocast_replication_lag_seconds', 'Age of the oldest commit not yet on the replica');
+  const lastSync = deps.metrics?.gauge(
+    'isocast_replication_last_sync_timestamp_seconds',
+    'Unix time of the last upload Litestream finished',
+  );
+  const upGauge = deps.metrics?.gauge('isocast_replication_up', '1 while the litestream process runs');
+  const failures = deps.metrics?.counter(
+    'isocast_replication_failures_total',
+    'Litestream errors and exits while replication should be running',
+  );
+  let child: ChildProcess | null = null;
+  let stopping = false;
+  let attempt = 0;
+  let restartTimer: NodeJS.Timeout | null = null;
+  let lastErrorLogAt = Number.NEGATIVE_INFINITY;
+  let attached = true;
+
+  const fail = (message: string) => {
+    tracker.failed(now(), message);
+    failures?.inc();
+  };
+
+  // Litestream is the only checkpointer while it runs (its guidance for applications that
+  // checkpoint); while it is down SQLite's default comes back so the WAL cannot grow unbounded,
+  // and Litestream's next start sees the restarted WAL and takes a new snapshot.
+  const autocheckpoint = (pages: number) => {
+    if (attached) deps.db.pragma(`wal_autocheckpoint = ${pages}`);
+  };
+
+  const fold = (line: string) => {
+    let rec: Record<string, unknown>;
+    try {
+      rec = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      if (line.trim()) log.info('litestream output', { line });
+      return;
+    }
+    const { time: _time, level, msg, ...fields } = rec;
+    const text = String(msg ?? '');
+    const t = now();
+    if (text === 'write wal segment') tracker.uploadStarted(t);
+    if (text === 'wal segment written') {
+      tracker.uploadWritten(t);
+      attempt = 0;
+    }
+    const lvl = LEVELS[String(level)] ?? 'info';
+    if (lvl === 'error') {
+      fail(`${text}${fields.error ? `: ${String(fields.error)}` : ''}`);
+      // A failing replica fails every second; the first one now, the rest in the minute's warning.
+      if (t - lastErrorLogAt < 60_000) return;
+      lastErrorLogAt = t;
+      log.warn(`litestream: ${text}`, fields);
+      return;
+    }
+    // An upload a second under load: kept for debugging, not the journal.
+    const quiet = text === 'write wal segment' || text === 'wal segment written';
+    log[quiet ? 'debug' : lvl](`litestream: ${text}`, fields);
+  };
+
+  const start = () => {
+    restartTimer = null;
+    if (stopping) return;
+    const startedAt = now();
+    const proc = spawn('/bin/sh', ['-c', GUARD, deps.bin, 'replicate', '-config', configPath, '-no-expand-env'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: childEnv(deps.env ?? process.env),
+      detached: true,
+    });
+    child = proc;
+    autocheckpoint(0);
+    tracker.setUp(true);
+    upGauge?.set(1);
+    createInterface({ input: proc.stdout! }).on('line', fold);
+    createInterface({ input: proc.stderr! }).on('line', fold);
+    proc.on('error', (err) => log.error('litestream could not start', { err }));
+    // The pipe is the guard's lifeline; an EPIPE at our exit is expected.
+    proc.stdin!.on('error', () => {});
+    proc.on('exit', (code, signal) => {
+      child = null;
+      tracker.setUp(false);
+      upGauge?.set(0);
+      autocheckpoint(1000);
+      if (stopping) return;
+      fail(`litestream exited (${signal ?? code})`);
+      if (now() - startedAt >= HEALTHY_RUN_MS) attempt = 0;
+      attempt++;
+      const delay = backoffMs(attempt, RESTART_BASE_MS, RESTART_MAX_MS);
+      log.warn('litestream exited; restarting', { code, signal, restartInMs: delay, attempt });
+      restartTimer = setTimeout(start, delay);
+      restartTimer.unref();
+    });
+    // Never holds the process open by itself: the shutdown stops it.
+    proc.unref();
+    for (const s of [proc.stdin, proc.stdout, proc.stderr]) (s as unknown as { unref?: () => void })?.unref?.();
+    log.info('litestream started', { pid: proc.pid, config: configPath });
+  };
+
+  // Our commits, for the lag: total_changes() moves with every row this connection writes.
+  const changes = deps.db.prepare('SELECT total_changes() AS n').pluck();
+  let lastChanges = changes.get() as number;
+  const poll = setInterval(() => {
+    const t = now();
+    if (attached) {
+      const n = changes.get() as number;
+      if (n !== lastChanges) tracker.changed(t);
+      lastChanges = n;
+    }
+    const s = tracker.status(t);
+    lag?.set(s.lagMs / 1000);
+    if (s.lastSyncAt !== null) lastSync?.set(Math.floor(s.lastSyncAt / 1000));
+    const w = tracker.warning(t);
+    if (w)
+      log.warn('replica not syncing', {
+        lagMs: w.lagMs,
+        litestreamUp: w.up,
+        lastSyncAt: w.lastSyncAt === null ? null : new Date(w.lastSyncAt).toISOString(),
+        failuresSinceLastWarning: w.failuresSinceLastWarning,
+        lastError: w.lastError,
+      });
+  }, POLL_MS);
+  poll.unref();
+  start();
+
+  return {
+    status: (t = now()) => tracker.status(t),
+    detach() {
+      attached = false;
+    },
+    async stop() {
+      stopping = true;
+      attached = false;
+      clearInterval(poll);
+      if (restartTimer) clearTimeout(restartTimer);
+      const proc = child;
+      if (!proc) return;
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      proc.ref();
+      // Closing the guard's pipe is the stop: SIGTERM to Litestream, which syncs and exits.
+      proc.stdin!.end();
+      let late: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'late'>((resolve) => {
+        late = setTimeout(resolve, STOP_TIMEOUT_MS, 'late');
+      });
+      if ((await Promise.race([exited, deadline])) === 'late') {
+        log.warn('litestream did not stop in time; killed', { timeoutMs: STOP_TIMEOUT_MS });
+        try {
+          process.kill(-proc.pid!, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+        await exited;
+      }
+      clearTimeout(late);
+      log.info('litestream stopped');
+    },
+  };
+}

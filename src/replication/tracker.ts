@@ -1,0 +1,103 @@
+/**
+ * The replica's state as this process sees it, from two sources: our own commits (the supervisor
+ * polls the connection's total_changes()) and Litestream's log lines (an upload begins, an upload
+ * is written, an error). Pure: every call takes the time.
+ *
+ * Lag is the age of the oldest commit not yet covered by a finished upload, where an upload
+ * covers the commits seen before it began. Litestream copies the WAL into its shadow WAL every
+ * MONITOR_INTERVAL_MS, and commits are seen within the supervisor's poll (100 ms): the figure is
+ * good to about a tenth of a second. 0 when everything seen is uploaded.
+ */
+export type ReplicaStatus = {
+  /** The litestream process is running. */
+  up: boolean;
+  lagMs: number;
+  lastSyncAt: number | null;
+  failures: number;
+  lastError: string | null;
+};
+
+export type Warning = {
+  lagMs: number;
+  up: boolean;
+  lastSyncAt: number | null;
+  failuresSinceLastWarning: number;
+  lastError: string | null;
+};
+
+/** A replica is "not syncing" once a commit has waited this long (or Litestream is down with work). */
+export const STALL_MS = 10_000;
+/** At most one warning a minute, whatever the rate of failures underneath. */
+export const WARN_EVERY_MS = 60_000;
+
+export type ReplicaTracker = {
+  changed(now: number): void;
+  uploadStarted(now: number): void;
+  uploadWritten(now: number): void;
+  failed(now: number, message: string): void;
+  setUp(up: boolean): void;
+  status(now: number): ReplicaStatus;
+  /** A warning to log now, or null: when the replica is stalled and none was given this minute. */
+  warning(now: number, stallMs?: number): Warning | null;
+};
+
+export function createReplicaTracker(): ReplicaTracker {
+  // Times commits were seen, oldest first; `head` skips the ones already uploaded.
+  let pending: number[] = [];
+  let head = 0;
+  let uploadBegan: number | null = null;
+  let lastSyncAt: number | null = null;
+  let failures = 0;
+  let failuresAtWarning = 0;
+  let lastError: string | null = null;
+  let lastWarnAt = Number.NEGATIVE_INFINITY;
+  let up = false;
+
+  const oldest = () => (head < pending.length ? pending[head]! : null);
+  const lagAt = (now: number) => {
+    const o = oldest();
+    return o === null ? 0 : Math.max(0, now - o);
+  };
+
+  return {
+    changed(now) {
+      // One entry per poll is enough: the oldest of a poll's commits decides the lag.
+      if (pending.length > head && pending[pending.length - 1] === now) return;
+      pending.push(now);
+    },
+    uploadStarted(now) {
+      uploadBegan = now;
+    },
+    uploadWritten(now) {
+      lastSyncAt = now;
+      if (uploadBegan === null) return;
+      while (head < pending.length && pending[head]! <= uploadBegan) head++;
+      uploadBegan = null;
+      if (head > 1024 && head * 2 > pending.length) {
+        pending = pending.slice(head);
+        head = 0;
+      }
+    },
+    failed(_now, message) {
+      failures++;
+      lastError = message;
+    },
+    setUp(value) {
+      up = value;
+      uploadBegan = null;
+    },
+    status(now) {
+      return { up, lagMs: lagAt(now), lastSyncAt, failures, lastError };
+    },
+    warning(now, stallMs = STALL_MS) {
+      const lagMs = lagAt(now);
+      const stalled = lagMs >= stallMs || (!up && oldest() !== null) || failures > failuresAtWarning;
+      if (!stalled || now - lastWarnAt < WARN_EVERY_MS) return null;
+      // Errors alone, with nothing waiting, are still worth the once-a-minute line.
+      lastWarnAt = now;
+      const w = { lagMs, up, lastSyncAt, failuresSinceLastWarning: failures - failuresAtWarning, lastError };
+      failuresAtWarning = failures;
+      return w;
+    },
+  };
+}

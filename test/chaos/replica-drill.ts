@@ -1,0 +1,286 @@
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { keccak256, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { payFor402 } from '../../src/buyer/pay.ts';
+import { startServer, type ServerProcess } from './server.ts';
+
+/**
+ * The restore drill (issue 26): purchases run against a real `serve` that replicates to a local
+ * directory with the real Litestream; the whole process tree is SIGKILLed at once (a machine
+ * dying: Litestream gets no final sync either); the data directory is deleted; `isocast restore`
+ * brings the database back from the replica; `serve` starts on it. Checked: every payment
+ * answered more than the sync interval before the kill is in the restored ledger and applied
+ * exactly once (its X-Payment sent again answers `idempotent: true`), entitlements equal the sum
+ * of the applied payments, signals are identical up to the window. Shared by
+ * test/replication/drill.test.ts and `npm run chaos`.
+ */
+const ROOT = join(import.meta.dirname, '..', '..');
+export const LITESTREAM = join(ROOT, 'node_modules', '@flydotio', 'litestream-linux-x64', 'litestream');
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const MAIN = join(ROOT, 'src', 'main.ts');
+export const SYNC_INTERVAL_MS = 1_000;
+const SECRET = 'ab'.repeat(32);
+
+export type DrillReport = {
+  /** Purchases answered 200 (applied now) before the kill. */
+  committed: number;
+  /** Of those, answered more than the sync interval before the kill. */
+  committedBeforeWindow: number;
+  /** Applied payments in the restored database. */
+  restored: number;
+  /** Payments answered before the window that the restore lacks: must be 0. */
+  lostBeforeWindow: number;
+  /** Payments answered within the last sync interval that the restore lacks (allowed). */
+  lostWithinWindow: number;
+  /** Re-sent payments applied a second time, or entitlements above their payments: must be 0. */
+  doubled: number;
+  entitlementsEqual: boolean;
+  signalsEqual: boolean;
+  signals: number;
+  /** WAL restarts seen while the load ran: Litestream's checkpoints did run. */
+  walRestarts: number;
+  restoreMs: number;
+  problems: string[];
+};
+
+type Bought = { xPayment: string; payer: string; nonce: string; city: string; count: number; answeredAt: number };
+
+/** serve's descendants (the sh guard, Litestream), from /proc. */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [c, pp] of parent) {
+      if (pp !== p) continue;
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** Everything at once, children first: nobody gets to run a shutdown path. */
+async function killTree(server: ServerProcess): Promise<void> {
+  const kids = descendants(server.pid);
+  for (const k of kids.reverse()) {
+    try {
+      process.kill(k, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  await server.kill('SIGKILL');
+}
+
+function walSalt(path: string): string | null {
+  try {
+    return readFileSync(path).subarray(16, 24).toString('hex');
+  } catch {
+    return null;
+  }
+}
+
+export function drillEnv(replicaDir: string): Record<string, string> {
+  return {
+    PAYMENT_MODE: 'mock',
+    FEED: 'sim',
+    SIM_SPEED: '600',
+    POLL_INTERVAL_MS: '1000',
+    SERVER_SECRET: SECRET,
+    REPLICA_URL: replicaDir,
+    REPLICA_SYNC_INTERVAL_MS: String(SYNC_INTERVAL_MS),
+    LITESTREAM_BIN: LITESTREAM,
+    RATE_LIMIT_ADDRESS_PER_MIN: '0',
+    RATE_LIMIT_WALLET_PER_MIN: '0',
+  };
+}
+
+export async function runReplicaDrill(opts: {
+  root: string;
+  loadMs: number;
+  /** The load goes on past loadMs until this many purchases were answered (at most maxLoadMs). */
+  minPurchases?: number;
+  maxLoadMs?: number;
+  buyers?: number;
+  log?: (line: string) => void;
+}): Promise<DrillReport> {
+  const log = opts.log ?? (() => {});
+  const dataDir = join(opts.root, 'data');
+  const replicaDir = join(opts.root, 'replica');
+  mkdirSync(dataDir, { recursive: true });
+  const env = drillEnv(replicaDir);
+  const problems: string[] = [];
+  let server = await startServer({ dataDir, env });
+  const citiesBody = (await (await fetch(`${server.baseUrl}/v1/cities`)).json()) as { cities: { slug: string }[] };
+  const cities = citiesBody.cities.map((c) => c.slug).slice(0, 6);
+
+  const bought: Bought[] = [];
+  const stop = new AbortController();
+  let killed = false;
+  const base = server.baseUrl;
+  const buyer = async (b: number) => {
+    const account = privateKeyToAccount(keccak256(toHex(`isocast-drill-${opts.root}-${b}`)));
+    for (let i = 0; !stop.signal.aborted; i++) {
+      const city = cities[i % cities.length]!;
+      // A count of its own per purchase: every purchase is a distinct authorization.
+      const count = 2 + i;
+      try {
+        const ask = await fetch(`${base}/v1/subscribe?city=${city}&count=${count}`, {
+          method: 'POST',
+          signal: stop.signal,
+        });
+        const challenge = await ask.json();
+        if (ask.status !== 402) {
+          log(`challenge answered ${ask.status}: ${JSON.stringify(challenge).slice(0, 160)}`);
+          continue;
+        }
+        const p = await payFor402(challenge, account, { expect: { city, count } });
+        const res = await fetch(`${base}/v1/subscribe?city=${city}&count=${count}`, {
+          method: 'POST',
+          headers: { 'x-payment': p.xPayment },
+          signal: stop.signal,
+        });
+        const body = (await res.json()) as { idempotent?: boolean };
+        if (res.status === 200 && body.idempotent === false)
+          bought.push({
+            xPayment: p.xPayment,
+            payer: p.payer.toLowerCase(),
+            nonce: p.nonce,
+            city,
+            count,
+            answeredAt: Date.now(),
+          });
+      } catch (err) {
+        if (!killed) log(`buyer ${b}: ${(err as Error).message}`);
+        return; // the kill
+      }
+    }
+  };
+
+  // Litestream's checkpoints restart the WAL under the load: its header's salt changes each time.
+  let walRestarts = 0;
+  let salt = walSalt(join(dataDir, 'isocast.db-wal'));
+  const watch = setInterval(() => {
+    const s = walSalt(join(dataDir, 'isocast.db-wal'));
+    if (s && salt && s !== salt) walRestarts++;
+    salt = s ?? salt;
+  }, 20);
+  const load = Array.from({ length: opts.buyers ?? 4 }, (_, b) => buyer(b));
+  // A shared 2-core machine can be slow: the load runs until enough purchases are answered.
+  const loadStart = Date.now();
+  while (Date.now() - loadStart < opts.loadMs || bought.length < (opts.minPurchases ?? 0)) {
+    if (Date.now() - loadStart > (opts.maxLoadMs ?? opts.loadMs * 4)) break;
+    await sleep(100);
+  }
+  const loadMs = Date.now() - loadStart;
+  const killAt = Date.now();
+  killed = true;
+  await killTree(server);
+  stop.abort();
+  clearInterval(watch);
+  await Promise.all(load);
+  log(`killed after ${loadMs} ms of load: ${bought.length} purchases answered`);
+
+  // The dead machine's database, read before it is deleted: what had been committed.
+  const before = new Database(join(dataDir, 'isocast.db'), { readonly: true });
+  const sigQuery = 'SELECT city, seq, new_bucket, created_at FROM signals ORDER BY city, seq';
+  const origSignals = before.prepare(sigQuery).all() as { city: string; seq: number; created_at: number }[];
+  before.close();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const started = performance.now();
+  const restore = spawnSync(NODE, [MAIN, 'restore'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ...env },
+    encoding: 'utf8',
+  });
+  const restoreMs = performance.now() - started;
+  if (restore.status !== 0) problems.push(`restore exited ${restore.status}: ${restore.stderr.slice(-400)}`);
+  log(restore.stdout.trim());
+
+  const db = new Database(join(dataDir, 'isocast.db'), { readonly: true });
+  const applied = new Set(
+    (
+      db.prepare("SELECT payer, nonce FROM payments WHERE status = 'applied'").all() as {
+        payer: string;
+        nonce: string;
+      }[]
+    ).map((r) => `${r.payer.toLowerCase()}|${r.nonce}`),
+  );
+  const windowStart = killAt - SYNC_INTERVAL_MS;
+  const early = bought.filter((b) => b.answeredAt < windowStart);
+  const lostBeforeWindow = early.filter((b) => !applied.has(`${b.payer}|${b.nonce}`)).length;
+  const lostWithinWindow = bought.filter(
+    (b) => b.answeredAt >= windowStart && !applied.has(`${b.payer}|${b.nonce}`),
+  ).length;
+  // Applied exactly once: each wallet-city's entitlement is the sum of its applied payments' counts.
+  const mismatched = db
+    .prepare(
+      `SELECT e.wallet, e.city, e.total_paid_signals AS total, coalesce(sum(p.count), 0) AS paid
+         FROM entitlements e LEFT JOIN payments p
+           ON lower(p.payer) = e.wallet AND p.city = e.city AND p.status = 'applied'
+        GROUP BY e.wallet, e.city HAVING total != paid`,
+    )
+    .all();
+  const restoredSignals = db.prepare(sigQuery).all() as { city: string; seq: number; created_at: number }[];
+  db.close();
+  const key = (s: object) => JSON.stringify(s);
+  const settled = (rows: { created_at: number }[]) => rows.filter((r) => r.created_at < windowStart).map(key);
+  const signalsEqual = key(settled(origSignals)) === key(settled(restoredSignals));
+  let doubled = mismatched.length;
+
+  // Back in service on the restored database: every payment the restore holds, sent again,
+  // must answer "already applied", never apply twice.
+  server = await startServer({ dataDir, env });
+  for (const b of early) {
+    const res = await fetch(`${server.baseUrl}/v1/subscribe?city=${b.city}&count=${b.count}`, {
+      method: 'POST',
+      headers: { 'x-payment': b.xPayment },
+    });
+    const body = (await res.json()) as { idempotent?: boolean };
+    if (res.status !== 200 || body.idempotent !== true) {
+      doubled++;
+      if (problems.length < 5) problems.push(`re-sent payment answered ${res.status} idempotent=${body.idempotent}`);
+    }
+  }
+  await server.kill('SIGTERM');
+  return {
+    committed: bought.length,
+    committedBeforeWindow: early.length,
+    restored: applied.size,
+    lostBeforeWindow,
+    lostWithinWindow,
+    doubled,
+    entitlementsEqual: mismatched.length === 0,
+    signalsEqual,
+    signals: restoredSignals.length,
+    walRestarts,
+    restoreMs,
+    problems,
+  };
+}
+
+export function drillLine(r: DrillReport): string {
+  return (
+    `restore drill: ${r.committed} payments committed (${r.committedBeforeWindow} more than ${SYNC_INTERVAL_MS} ms before the kill), ` +
+    `${r.restored} restored, lost before the window ${r.lostBeforeWindow}, lost within it ${r.lostWithinWindow}, doubled ${r.doubled}, ` +
+    `entitlements ${r.entitlementsEqual ? 'equal' : 'DIFFER'}, signals ${r.signalsEqual ? 'equal' : 'DIFFER'} (${r.signals}), ` +
+    `${r.walRestarts} WAL restarts under load, restore ${Math.round(r.restoreMs)} ms`
+  );
+}
+
+export const hasLitestream = () => existsSync(LITESTREAM);

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { openDb, type Db } from '../../src/db/open.ts';
+import { memoryLogger } from '../../src/lib/logger.ts';
+import { createMetrics } from '../../src/lib/metrics.ts';
+import { startReplication } from '../../src/replication/supervisor.ts';
+import { LITESTREAM } from '../chaos/replica-drill.ts';
+import { processesUnder, until, walSalt } from './helpers.ts';
+
+const autocheckpoint = (db: Db) => db.pragma('wal_autocheckpoint', { simple: true }) as number;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function scratch(t: { after(fn: () => void): void }) {
+  const dir = mkdtempSync(join(tmpdir(), 'isocast-repl-'));
+  const path = join(dir, 'data', 'isocast.db');
+  const db = openDb(path, { migrate: false });
+  db.exec('CREATE TABLE ledger (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+  t.after(() => {
+    if (db.open) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, dataDir: join(dir, 'data'), path, db, replica: join(dir, 'replica') };
+}
+
+test('Litestream is the only checkpointer under load, restarts the WAL, and its replica restores every commit older than the sync interval', async (t) => {
+  const s = scratch(t);
+  const logger = memoryLogger('info');
+  const rep = startReplication({
+    bin: LITESTREAM,
+    dataDir: s.dataDir,
+    dbPath: s.path,
+    settings: { REPLICA_URL: s.replica, REPLICA_SYNC_INTERVAL_MS: 1000 },
+    db: s.db,
+    logger,
+  });
+  // Its guidance for applications that checkpoint: leave the checkpoints to it.
+  assert.equal(autocheckpoint(s.db), 0);
+  assert.equal(statSync(join(s.dataDir, 'litestream.yml')).mode & 0o777, 0o600);
+  await until('the first upload', () => rep.status().lastSyncAt !== null);
+
+  const insert = s.db.prepare('INSERT INTO ledger (id, body) VALUES (?, ?)');
+  const committedAt: number[] = [];
+  let restarts = 0;
+  let salt = walSalt(`${s.path}-wal`);
+  const end = Date.now() + 6_000;
+  // Tens of pages a commit: Litestream's 1,000-page PASSIVE checkpoints run many times.
+  for (let id = 1; Date.now() < end; id++) {
+    insert.run(id, randomBytes(100_000));
+    committedAt[id] = Date.now();
+    const now = walSalt(`${s.path}-wal`);
+    if (now && salt && now !== salt) restarts++;
+    salt = now ?? salt;
+    await sleep(5);
+  }
+  // The machine dies: Litestream too, with no final sync.
+  const killAt = Date.now();
+  for (const pid of processesUnder(process.pid, 'litestream')) process.kill(pid, 'SIGKILL');
+  await rep.stop();
+  s.db.close();
+
+  const out = join(s.dir, 'restored.db');
+  execFileSync(LITESTREAM, ['restore', '-config', join(s.dataDir, 'litestream.yml'), '-o', out, s.path], {
+    stdio: 'ignore',
+  });
+  const restored = new Database(out, { readonly: true });
+  const ids = new Set(restored.prepare('SELECT id FROM ledger').pluck().all() as number[]);
+  restored.close();
+  const required = committedAt.flatMap((at, id) => (at !== undefined && at < killAt - 1000 ? [id] : []));
+  const missing = required.filter((id) => !ids.has(id));
+  process.stdout.write(
+    `# ${committedAt.length - 1} commits, ${restarts} WAL restarts by Litestream's checkpoints, ${ids.size} restored, ${missing.length} of the ${required.length} older than 1 s missing\n`,
+  );
+  assert.ok(restarts >= 2, `Litestream restarted the WAL only ${restarts} times`);
+  assert.deepEqual(missing, []);
+});
+
+test('a Litestream that dies is restarted with backoff; stop leaves no process behind', async (t) => {
+  const s = scratch(t);
+  const logger = memoryLogger('info');
+  const metrics = createMetrics();
+  const rep = startReplication({
+    bin: LITESTREAM,
+    dataDir: s.dataDir,
+    dbPath: s.path,
+    settings: { REPLICA_URL: s.replica, REPLICA_SYNC_INTERVAL_MS: 1000 },
+    db: s.db,
+    logger,
+    metrics,
+  });
+  t.after(() => rep.stop());
+  await until('the first upload', () => rep.status().lastSyncAt !== null);
+  const [first] = processesUnder(process.pid, 'litestream replicate');
+  assert.ok(first);
+  process.kill(first, 'SIGKILL');
+  await until('the exit to be seen', () => !rep.status().up);
+  // While it is down SQLite's own checkpoints come back, so the WAL stays bounded.
+  assert.equal(autocheckpoint(s.db), 1000);
+  await until(
+    'a new litestream',
+    () => rep.status().up && processesUnder(process.pid, 'litestream replicate').length === 1,
+  );
+  assert.equal(autocheckpoint(s.db), 0);
+  assert.ok(logger.lines.some((l) => l.includes('litestream exited; restarting') && l.includes('"restartInMs":1000')));
+  assert.match(metrics.render(), /^isocast_replication_failures_total 1$/m);
+  s.db.prepare("INSERT INTO ledger (id, body) VALUES (1, x'00')").run();
+  await rep.stop();
+  assert.deepEqual(processesUnder(process.pid, 'litestream'), []);
+  assert.ok(logger.lines.some((l) => l.includes('litestream: litestream shut down')));
+});
+
+test('a failing replica warns once a minute, not once a sync', async (t) => {
+  const s = scratch(t);
+  const logger = memoryLogger('debug');
+  const metrics = createMetrics();
+  // The replica's parent is a regular file: every upload fails at once.
+  writeFileSync(join(s.dir, 'not-a-dir'), '');
+  const rep = startReplication({
+    bin: LITESTREAM,
+    dataDir: s.dataDir,
+    dbPath: s.path,
+    settings: { REPLICA_URL: join(s.dir, 'not-a-dir', 'replica'), REPLICA_SYNC_INTERVAL_MS: 200 },
+    db: s.db,
+    logger,
+    metrics,
+  });
+  t.after(() => rep.stop());
+  const insert = s.db.prepare('INSERT INTO ledger (body) VALUES (?)');
+  for (let i = 0; rep.status().failures < 5; i++) {
+    if (i > 300) assert.fail(`only ${rep.status().failures} failures seen`);
+    insert.run(randomBytes(100));
+    await sleep(100);
+  }
+  const folded = logger.lines.filter((l) => l.includes('"component":"litestream"') && l.includes('"level":"warn"'));
+  // One folded Litestream error and one "not syncing" line, whatever the failure rate.
+  assert.equal(folded.filter((l) => l.includes('replica not syncing')).length, 1, folded.join('\n'));
+  assert.equal(folded.filter((l) => !l.includes('replica not syncing')).length, 1, folded.join('\n'));
+  assert.match(metrics.render(), /^isocast_replication_failures_total ([5-9]|\d\d+)$/m);
+  assert.ok(rep.status().lastError);
+});
+
+test('an s3 replica: the yml holds the secret (0600), no log line does', async (t) => {
+  const s = scratch(t);
+  const logger = memoryLogger('debug');
+  const secret = `S3CR3T-${randomBytes(8).toString('hex')}`;
+  const rep = startReplication({
+    bin: LITESTREAM,
+    dataDir: s.dataDir,
+    dbPath: s.path,
+    settings: {
+      REPLICA_URL: 's3://bucket/isocast',
+      REPLICA_SYNC_INTERVAL_MS: 1000,
+      REPLICA_ENDPOINT: 'http://127.0.0.1:9',
+      REPLICA_REGION: 'us-east-1',
+      REPLICA_ACCESS_KEY_ID: 'AKIDTEST',
+      REPLICA_SECRET_ACCESS_KEY: secret,
+    },
+    db: s.db,
+    logger,
+  });
+  t.after(() => rep.stop());
+  await until('Litestream to name its replica', () => logger.lines.some((l) => l.includes('replicating to')));
+  const yml = join(s.dataDir, 'litestream.yml');
+  assert.equal(statSync(yml).mode & 0o777, 0o600);
+  assert.match(readFileSync(yml, 'utf8'), new RegExp(secret));
+  assert.ok(!logger.lines.some((l) => l.includes(secret)));
+  assert.ok(
+    !readFileSync(`/proc/${processesUnder(process.pid, 'litestream replicate')[0]}/environ`, 'utf8').includes(secret),
+  );
+});
