@@ -50,7 +50,7 @@ export function interpretGenerations(output: string, nowMs: number): ReplicaChec
   const g = newestGeneration(output);
   if (!g) return { status: 'fail', detail: 'the replica holds no backup of this database yet' };
   const ago = Math.max(0, Math.round((nowMs - Date.parse(g.end)) / 1000));
-  const lag = g.lagSeconds === null ? 'unknown' : `${g.lagSeconds.toFixed(1)} s`;
+  const lag = g.lagSeconds === null ? 'unknown' : `${Math.max(0, g.lagSeconds).toFixed(1)} s`;
   const detail = `generation ${g.generation}, last sync ${g.end} (${ago} s ago), lag ${lag}`;
   return { status: g.lagSeconds !== null && g.lagSeconds <= LAG_WARN_S ? 'ok' : 'warn', detail };
 }

@@ -47,7 +47,61 @@ export type DrillReport = {
   problems: string[];
 };
 
-type Bought = { xPayment: string; payer: string; nonce: string; city: string; count: number; answeredAt: number };
+export type Bought = {
+  xPayment: string;
+  payer: string;
+  nonce: string;
+  city: string;
+  count: number;
+  answeredAt: number;
+};
+
+/**
+ * Buyers purchasing in a loop until `stop`: each purchase a distinct authorization (a count of its
+ * own), recorded when the server answers that it applied it now.
+ */
+export function purchaseLoad(o: {
+  baseUrl: string;
+  cities: string[];
+  buyers: number;
+  seed: string;
+  stop: AbortSignal;
+  onBought(b: Bought): void;
+  onError(message: string): void;
+}): Promise<void> {
+  const buyer = async (b: number) => {
+    const account = privateKeyToAccount(keccak256(toHex(`isocast-drill-${o.seed}-${b}`)));
+    for (let i = 0; !o.stop.aborted; i++) {
+      const city = o.cities[i % o.cities.length]!;
+      const count = 2 + i;
+      const url = `${o.baseUrl}/v1/subscribe?city=${city}&count=${count}`;
+      try {
+        const ask = await fetch(url, { method: 'POST', signal: o.stop });
+        const challenge = await ask.json();
+        if (ask.status !== 402) {
+          o.onError(`challenge answered ${ask.status}: ${JSON.stringify(challenge).slice(0, 160)}`);
+          continue;
+        }
+        const p = await payFor402(challenge, account, { expect: { city, count } });
+        const res = await fetch(url, { method: 'POST', headers: { 'x-payment': p.xPayment }, signal: o.stop });
+        const body = (await res.json()) as { idempotent?: boolean };
+        if (res.status === 200 && body.idempotent === false)
+          o.onBought({
+            xPayment: p.xPayment,
+            payer: p.payer.toLowerCase(),
+            nonce: p.nonce,
+            city,
+            count,
+            answeredAt: Date.now(),
+          });
+      } catch (err) {
+        o.onError(`buyer ${b}: ${(err as Error).message}`);
+        return;
+      }
+    }
+  };
+  return Promise.all(Array.from({ length: o.buyers }, (_, b) => buyer(b))).then(() => {});
+}
 
 /** serve's descendants (the sh guard, Litestream), from /proc. */
 function descendants(pid: number): number[] {
@@ -131,45 +185,17 @@ export async function runReplicaDrill(opts: {
   const bought: Bought[] = [];
   const stop = new AbortController();
   let killed = false;
-  const base = server.baseUrl;
-  const buyer = async (b: number) => {
-    const account = privateKeyToAccount(keccak256(toHex(`isocast-drill-${opts.root}-${b}`)));
-    for (let i = 0; !stop.signal.aborted; i++) {
-      const city = cities[i % cities.length]!;
-      // A count of its own per purchase: every purchase is a distinct authorization.
-      const count = 2 + i;
-      try {
-        const ask = await fetch(`${base}/v1/subscribe?city=${city}&count=${count}`, {
-          method: 'POST',
-          signal: stop.signal,
-        });
-        const challenge = await ask.json();
-        if (ask.status !== 402) {
-          log(`challenge answered ${ask.status}: ${JSON.stringify(challenge).slice(0, 160)}`);
-          continue;
-        }
-        const p = await payFor402(challenge, account, { expect: { city, count } });
-        const res = await fetch(`${base}/v1/subscribe?city=${city}&count=${count}`, {
-          method: 'POST',
-          headers: { 'x-payment': p.xPayment },
-          signal: stop.signal,
-        });
-        const body = (await res.json()) as { idempotent?: boolean };
-        if (res.status === 200 && body.idempotent === false)
-          bought.push({
-            xPayment: p.xPayment,
-            payer: p.payer.toLowerCase(),
-            nonce: p.nonce,
-            city,
-            count,
-            answeredAt: Date.now(),
-          });
-      } catch (err) {
-        if (!killed) log(`buyer ${b}: ${(err as Error).message}`);
-        return; // the kill
-      }
-    }
-  };
+  const load = purchaseLoad({
+    baseUrl: server.baseUrl,
+    cities,
+    buyers: opts.buyers ?? 4,
+    seed: opts.root,
+    stop: stop.signal,
+    onBought: (b) => bought.push(b),
+    onError: (m) => {
+      if (!killed) log(m);
+    },
+  });
 
   // Litestream's checkpoints restart the WAL under the load: its header's salt changes each time.
   let walRestarts = 0;
@@ -179,7 +205,6 @@ export async function runReplicaDrill(opts: {
     if (s && salt && s !== salt) walRestarts++;
     salt = s ?? salt;
   }, 20);
-  const load = Array.from({ length: opts.buyers ?? 4 }, (_, b) => buyer(b));
   // A shared 2-core machine can be slow: the load runs until enough purchases are answered.
   const loadStart = Date.now();
   while (Date.now() - loadStart < opts.loadMs || bought.length < (opts.minPurchases ?? 0)) {
@@ -192,7 +217,7 @@ export async function runReplicaDrill(opts: {
   await killTree(server);
   stop.abort();
   clearInterval(watch);
-  await Promise.all(load);
+  await load;
   log(`killed after ${loadMs} ms of load: ${bought.length} purchases answered`);
 
   // The dead machine's database, read before it is deleted: what had been committed.

