@@ -216,7 +216,8 @@ export function startReplication(deps: {
       if (restartTimer) clearTimeout(restartTimer);
       const proc = child;
       if (!proc) return;
-      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      // 'close': exited and its last log lines read, so they are folded before ours.
+      const exited = new Promise<void>((resolve) => proc.once('close', () => resolve()));
       proc.ref();
       // Closing the guard's pipe is the stop: SIGTERM to Litestream, which syncs and exits.
       proc.stdin!.end();

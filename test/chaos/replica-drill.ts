@@ -178,7 +178,7 @@ export async function runReplicaDrill(opts: {
   mkdirSync(dataDir, { recursive: true });
   const env = drillEnv(replicaDir);
   const problems: string[] = [];
-  let server = await startServer({ dataDir, env });
+  let server = await startServer({ dataDir, env, readyTimeoutMs: 60_000 });
   const citiesBody = (await (await fetch(`${server.baseUrl}/v1/cities`)).json()) as { cities: { slug: string }[] };
   const cities = citiesBody.cities.map((c) => c.slug).slice(0, 6);
 
@@ -270,7 +270,7 @@ export async function runReplicaDrill(opts: {
 
   // Back in service on the restored database: every payment the restore holds, sent again,
   // must answer "already applied", never apply twice.
-  server = await startServer({ dataDir, env });
+  server = await startServer({ dataDir, env, readyTimeoutMs: 60_000 });
   for (const b of early) {
     const res = await fetch(`${server.baseUrl}/v1/subscribe?city=${b.city}&count=${b.count}`, {
       method: 'POST',

@@ -5,7 +5,7 @@ import { memoryLogger } from '../../src/lib/logger.ts';
 import { startReplication } from '../../src/replication/supervisor.ts';
 import { LITESTREAM } from '../chaos/replica-drill.ts';
 
-/** Live processes under `pid` whose command line mentions `name`, from /proc. */
+/** Live processes under `pid` whose executable is `name` (/proc/<pid>/comm), from /proc. */
 export function processesUnder(pid: number, name: string): number[] {
   const parent = new Map<number, number>();
   for (const d of readdirSync('/proc')) {
@@ -23,7 +23,7 @@ export function processesUnder(pid: number, name: string): number[] {
     for (const [c, pp] of parent) {
       if (pp !== p) continue;
       try {
-        if (readFileSync(`/proc/${c}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(name)) out.push(c);
+        if (readFileSync(`/proc/${c}/comm`, 'utf8').trim() === name) out.push(c);
       } catch {
         /* gone */
       }
