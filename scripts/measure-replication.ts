@@ -27,7 +27,7 @@ const dataDir = join(root, 'data');
 mkdirSync(dataDir);
 const token = 'm'.repeat(40);
 const env = { ...drillEnv(join(root, 'replica')), ADMIN_TOKEN: token };
-const server = await startServer({ dataDir, env });
+const server = await startServer({ dataDir, env, readyTimeoutMs: 120_000 });
 const cities = ((await (await fetch(`${server.baseUrl}/v1/cities`)).json()) as { cities: { slug: string }[] }).cities
   .map((c) => c.slug)
   .slice(0, 6);
