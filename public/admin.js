@@ -267,6 +267,21 @@ function renderPoller(data, nowMs) {
     : p.lastTick
       ? `Last tick ${new Date(p.lastTick.startedAt).toISOString()} took ${p.lastTick.durationMs} ms: ${p.lastTick.signals} signal(s), ${p.lastTick.errors} error(s).`
       : 'The poller has not finished a tick yet.';
+  // Discovery: what the market lists, what is served (CITIES), and why the rest is not.
+  const d = data.discovery;
+  $('discovery-summary').textContent = !d.at
+    ? `CITIES=${d.selection}: ${d.served.length} cities served; no discovery run recorded yet.`
+    : `CITIES=${d.selection}: ${d.served.length} cities served; ${d.events} daily-high events found at ${d.at}, ${d.notServed.length} not served.`;
+  $('discovery-not-served').replaceChildren(
+    ...d.notServed.map((x) =>
+      el(
+        'p',
+        { class: 'notice' },
+        el('strong', { text: `${x.city} ${x.targetDate}: ` }),
+        el('span', { text: x.reason }),
+      ),
+    ),
+  );
   // One line per paused city: its market's rule does not match the catalog, so it gets no signals that day.
   $('poller-paused').replaceChildren(
     ...(p.paused || []).map((x) =>

@@ -59,6 +59,7 @@ export async function replay(argv: string[], env: NodeJS.ProcessEnv): Promise<nu
           weatherUrl: c.WEATHER_URL,
           wuApiKey: c.WU_API_KEY,
           metarUrl: c.METAR_URL,
+          hkoUrl: c.HKO_URL,
           gammaUrl: c.GAMMA_URL,
         };
       } catch (err) {

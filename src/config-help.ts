@@ -82,7 +82,16 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   CLOB_URL: { meaning: 'Polymarket CLOB API (odds)' },
   WEATHER_URL: { meaning: 'weather.com API (WEATHER_SOURCE=wu)' },
   WU_API_KEY: { meaning: 'weather.com API key (secret)' },
-  METAR_URL: { meaning: 'aviationweather.gov API (WEATHER_SOURCE=metar)' },
+  METAR_URL: { meaning: 'aviationweather.gov API (WEATHER_SOURCE=metar, and every NOAA-rule day)' },
+  HKO_URL: { meaning: "Hong Kong Observatory open data (no key): Hong Kong's running 0.1 °C maximum" },
+  CITIES: {
+    meaning:
+      'cities served: spec (the 37 of the spec), all (also every city whose discovered rule a supported source observes), or slugs: nyc,hong-kong',
+  },
+  DISCOVERY_INTERVAL_MS: {
+    meaning:
+      "how often Gamma is asked for the daily-high events (tag_slug=highest-temperature) and each one's rule is read",
+  },
   MESSENGER_BOT_TOKEN: {
     meaning: 'chat delivery bot token, Telegram Bot API wire format; unset: no chat delivery (secret)',
   },

@@ -17,6 +17,7 @@ import { safetyProblems } from './ops/safety.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 import { CDP_FACILITATOR_URL, cdpSigningKey } from './payments/settlers/cdp-key.ts';
 import { replicationProblems } from './replication/settings.ts';
+import { citiesProblem } from './cities/catalog.ts';
 
 /**
  * The server's configuration contract (README "Configuration"; `isocast help config` prints every
@@ -68,6 +69,12 @@ const raw = {
   WEATHER_URL: url().default('https://api.weather.com'),
   WU_API_KEY: text().optional(),
   METAR_URL: url().default('https://aviationweather.gov'),
+  HKO_URL: url().default('https://data.weather.gov.hk'),
+  // Which cities are served (src/cities/catalog.ts): spec (the spec's 37), all, or a slug list.
+  CITIES: text()
+    .check((v) => citiesProblem(v))
+    .default('spec'),
+  DISCOVERY_INTERVAL_MS: intIn(60_000, 86_400_000).default(3_600_000),
   MESSENGER_BOT_TOKEN: text().optional(),
   MESSENGER_API_URL: url().default('https://api.telegram.org'),
   ADMIN_TOKEN: text().optional(),

@@ -5,7 +5,8 @@ import { ConfigError, loadConfig, loadDataDir, type Config } from './config.ts';
 import { withoutUnreadableSecretFiles } from './lib/secrets.ts';
 import { openDb, openReadOnly, type Db } from './db/open.ts';
 import { loadOrCreateSecret } from './db/secret.ts';
-import { createCatalog } from './cities/catalog.ts';
+import { citySelection, createCatalog } from './cities/catalog.ts';
+import { CITY_ROWS } from './cities/catalog-data.ts';
 import { systemClock } from './lib/clock.ts';
 import { createLogger, defaultLogFormat } from './lib/logger.ts';
 import { createMetrics } from './lib/metrics.ts';
@@ -188,7 +189,7 @@ async function serve(argv: string[]): Promise<void> {
   }
   const db = open(config);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
-  const catalog = createCatalog();
+  const catalog = createCatalog(CITY_ROWS, citySelection(config.CITIES));
   const metrics = createMetrics();
   // Started once the database is open, stopped after it is closed (src/replication/supervisor.ts).
   const replication =

@@ -2,6 +2,7 @@ import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
 import { createRuleStore, type DayRule } from '../resolution/store.ts';
+import { createDiscoveryStore, type DiscoveredRow } from '../resolution/discovery-store.ts';
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import { createSignalReader } from '../signals/read-store.ts';
@@ -34,6 +35,21 @@ export type ReportDeps = {
 };
 
 const DAY_MS = 86_400_000;
+
+function discoveryOf(rows: DiscoveredRow[], catalog: Catalog): AdminDataBody['discovery'] {
+  const served = catalog.active.map((c) => c.slug);
+  const isServed = new Set(served);
+  const sel = catalog.selection;
+  return {
+    at: rows.length > 0 ? new Date(Math.max(...rows.map((r) => r.seenAtMs))).toISOString() : null,
+    selection: sel.mode === 'list' ? sel.slugs.join(',') : sel.mode,
+    events: rows.length,
+    served,
+    notServed: rows
+      .filter((r) => !r.served && !isServed.has(r.city))
+      .map((r) => ({ city: r.city, targetDate: r.targetDate, slug: r.slug, reason: r.reason ?? 'not served' })),
+  };
+}
 
 function ruleOf(r: DayRule | undefined) {
   if (!r) return null;
@@ -79,6 +95,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
   const signalStore = createSignalStore(db);
   const entitlements = createEntitlementStore(db);
   const dayRules = createRuleStore(db);
+  const discovered = createDiscoveryStore(db);
   const outboxCounts = createOutboxCounts(db);
   const outboxRecent = createOutboxRecent(db);
 
@@ -210,6 +227,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
               : [];
           }),
         },
+        discovery: discoveryOf(discovered.all(), deps.catalog),
       };
     })();
   };

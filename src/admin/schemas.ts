@@ -155,6 +155,17 @@ function buildAdminData() {
         })
         .nullable()
         .describe('null when REPLICA_URL is unset (docs/operations.md, Durability)'),
+      discovery: z
+        .object({
+          at: Iso.nullable().describe('when the last discovery run was recorded; null before the first'),
+          selection: z.string().describe('CITIES: spec, all, or the slug list'),
+          events: z.number().int().describe('daily-high events Gamma listed (tag_slug=highest-temperature)'),
+          served: z.array(z.string()).describe('the cities served now: exactly what /v1/cities lists'),
+          notServed: z
+            .array(z.object({ city: z.string(), targetDate: z.string(), slug: z.string(), reason: z.string() }))
+            .describe('discovered events whose city is not served, with the reason'),
+        })
+        .describe('what discovery found on the market and what of it is served'),
       disclaimer: Disclaimer,
     })
     .meta({ id: 'AdminData' });

@@ -52,17 +52,90 @@ export function lowStreamOf(high: CityRecord): CityRecord {
   };
 }
 
+/**
+ * Which cities are served (`CITIES`): `spec`, the spec's 37 (the rows marked `active`); `all`,
+ * those plus every city discovery finds with a rule a supported source observes; or a list of
+ * slugs, each served once its rule is discovered (a spec city in the list is served at once).
+ */
+export type CitySelection = { mode: 'spec' } | { mode: 'all' } | { mode: 'list'; slugs: readonly string[] };
+
 export type Catalog = {
-  all: readonly CityRecord[];
-  active: readonly CityRecord[];
-  /** Active city by slug; inactive and unknown slugs are both undefined. */
+  /** Every known row: the catalog's and any city discovery added. */
+  readonly all: readonly CityRecord[];
+  /** The served cities, in the order they were first served: what /v1/cities lists. */
+  readonly active: readonly CityRecord[];
+  readonly selection: CitySelection;
+  /** Served city by slug; unserved and unknown slugs are both undefined. */
   get(slug: string): CityRecord | undefined;
+  /** Whether the selection lets this slug be served once its rule is discovered. */
+  wants(slug: string): boolean;
+  /** Serves a discovered city (a no-op for one already served); true when it is new. */
+  serve(city: CityRecord): boolean;
 };
 
-export function createCatalog(rows: readonly CityRecord[] = CITY_ROWS): Catalog {
-  const active = rows.filter((r) => r.active);
+export function createCatalog(
+  rows: readonly CityRecord[] = CITY_ROWS,
+  selection: CitySelection = { mode: 'spec' },
+): Catalog {
+  const listed = selection.mode === 'list' ? new Set(selection.slugs) : null;
+  // The spec's cities start served (their records and slugs are the spec's); a listed one only if listed.
+  let active: CityRecord[] = rows.filter((r) => r.active && (listed === null || listed.has(r.slug)));
+  let all: CityRecord[] = [...rows];
   const bySlug = new Map(active.map((r) => [r.slug, r]));
-  return { all: rows, active, get: (slug) => bySlug.get(slug) };
+  return {
+    get all() {
+      return all;
+    },
+    get active() {
+      return active;
+    },
+    selection,
+    get: (slug) => bySlug.get(slug),
+    wants: (slug) => selection.mode === 'all' || (listed?.has(slug) ?? bySlug.has(slug)),
+    serve: (city) => {
+      if (bySlug.has(city.slug)) return false;
+      const served = { ...city, active: true };
+      bySlug.set(city.slug, served);
+      // New arrays: a reader holding the previous list keeps a consistent snapshot.
+      active = [...active, served];
+      all = all.some((r) => r.slug === city.slug)
+        ? all.map((r) => (r.slug === city.slug ? served : r))
+        : [...all, served];
+      return true;
+    },
+  };
+}
+
+/** `spec`, `all` or a comma list of slugs (already validated by config.ts). */
+export function citySelection(raw: string): CitySelection {
+  const v = raw.trim().toLowerCase();
+  if (v === 'spec' || v === 'all') return { mode: v };
+  return {
+    mode: 'list',
+    slugs: [
+      ...new Set(
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ],
+  };
+}
+
+/** A problem with a CITIES value, or null: every listed slug must be a known city row. */
+export function citiesProblem(raw: string, rows: readonly CityRecord[] = CITY_ROWS): string | null {
+  const sel = citySelection(raw);
+  if (sel.mode !== 'list') return null;
+  if (sel.slugs.length === 0) return 'must be spec, all, or a comma-separated list of city slugs';
+  const known = new Set(rows.map((r) => r.slug));
+  const unknown = sel.slugs.filter((s) => !known.has(s));
+  return unknown.length === 0
+    ? null
+    : `unknown city ${unknown.join(', ')} (known: spec, all, or slugs such as ${rows
+        .slice(0, 3)
+        .map((r) => r.slug)
+        .join(', ')}; \`isocast help config\`)`;
 }
 
 /** weather.com location id: `KLGA:9:US`. */

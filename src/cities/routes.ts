@@ -75,14 +75,15 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // The list is the same for every caller, so it is built and encoded at most once per 30 s (spec 8).
   // One entry per order (catalog, recent).
-  const caches = new Map<string, { at: number; bytes: Buffer }>();
+  // A newly served city (discovery) rebuilds it at once: the entry remembers which list it encoded.
+  const caches = new Map<string, { at: number; bytes: Buffer; served: readonly unknown[] }>();
 
   app.get('/v1/cities', (c) => {
     const now = deps.clock.now();
     const { sort, kind } = c.req.url.includes('?') ? parseQuery(c, CityListQuery) : {};
     const key = `${sort ?? 'catalog'}|${kind ?? 'all'}`;
     let cached = caches.get(key);
-    if (!cached || now - cached.at >= CITY_CACHE_MS || now < cached.at) {
+    if (!cached || now - cached.at >= CITY_CACHE_MS || now < cached.at || cached.served !== deps.catalog.active) {
       const seqs = deps.latestSeqAll();
       let active = kind ? deps.catalog.active.filter((city) => kindOf(city) === kind) : deps.catalog.active;
       if (sort === 'recent') {
@@ -93,6 +94,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
       const cities = active.map((city) => cityPublic(city, seqs.get(city.slug) ?? 0, deps.ruleFor?.(city) ?? null));
       cached = {
         at: now,
+        served: deps.catalog.active,
         bytes: Buffer.from(closeWithDisclaimer(c, JSON.stringify({ cities, count: cities.length }))),
       };
       caches.set(key, cached);
@@ -126,8 +128,9 @@ export const citiesDocs: RouteDoc[] = [
     tags: ['cities'],
     summary: 'List the active cities',
     description:
-      "The served market streams with their latest signal seq: every daily-high city (kind high; the spec's 37 by default) and its " +
-      'daily-low stream (kind low, slug <city>-low). Cached on the server for 30 seconds. ' +
+      "The served market streams with their latest signal seq: every daily-high city (kind high; the spec's 37 by default, more " +
+      'when the operator serves discovered cities with CITIES) and its daily-low stream (kind low, slug <city>-low). ' +
+      'Cached on the server for 30 seconds, rebuilt at once when a city starts being served. ' +
       'With `sort=recent` the streams whose latest signal is newest come first: a quick way to find where signals are flowing now. ' +
       '`kind=high` or `kind=low` lists one kind.',
     query: CityListQuery,

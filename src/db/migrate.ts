@@ -19,6 +19,7 @@ export const MIGRATIONS: readonly string[] = [
   '0010_rule_kind.sql',
   '0011_salt_steps.sql',
   '0012_chat_ids.sql',
+  '0013_discovered_events.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

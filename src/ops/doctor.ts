@@ -6,6 +6,7 @@ import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
 import { httpRequest } from '../lib/http-client.ts';
 import { loadSanctionsList } from '../sanctions/list.ts';
 import { resolutionCheck } from '../resolution/doctor-check.ts';
+import { discoveryCheck } from '../resolution/discovery-store.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
 import { SECRET_NAMES } from '../lib/secrets.ts';
 import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
@@ -104,6 +105,8 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
           add('database', 'ok', detail);
           const r = resolutionCheck(db, Date.now());
           add('resolution rules', r.status, r.detail);
+          const d = discoveryCheck(db);
+          add('discovered events', d.status, d.detail);
         }
       } finally {
         db.close();

@@ -7,6 +7,28 @@ import { createSimWeather } from '../sources/weather/sim.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
 import type { MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
+import { CITY_ROWS } from '../cities/catalog-data.ts';
+import { localDate } from '../cities/local-day.ts';
+import type { DiscoverySource } from './discovery.ts';
+
+/**
+ * FEED=sim discovery: every catalog city's simulated event for its current local day, read as
+ * Gamma's would be (the same rule parser), so CITIES=all works in the demo as live.
+ */
+function simDiscovery(market: MarketSource, simClock: Clock): DiscoverySource {
+  return {
+    list: async () => {
+      const now = simClock.now();
+      const out = [];
+      for (const city of CITY_ROWS) {
+        const date = localDate(city.timezone, now);
+        const ev = await market.event(city, date);
+        if (ev) out.push({ slug: ev.slug, token: city.marketToken, date, name: city.displayName, rule: ev.rule });
+      }
+      return out;
+    },
+  };
+}
 
 /**
  * The weather and market sources FEED selects, and the clock whose local dates are market days.
@@ -17,6 +39,11 @@ import type { WeatherSource } from '../sources/weather/types.ts';
 export type Feed = {
   weather: WeatherSource;
   noaaWeather: WeatherSource;
+  /** Observes Hong Kong Observatory-rule days: the Observatory's open data (live), the simulation (sim). */
+  hkoWeather: WeatherSource;
+  /** The daily-high events on offer: Gamma by tag slug (live), the simulated market's (sim). */
+  discovery: DiscoverySource;
+  discoveryIntervalMs: number;
   market: MarketSource;
   dayClock: Clock;
   /** Real-time budget for a crossing's odds before it is stored with `buckets: null` (ODDS_DEADLINE_MS). */
@@ -37,10 +64,14 @@ export async function createFeed(config: Config, deps: { db: Db; clock: Clock; l
       warmUpRealMs: SIM_WARM_UP_MS,
     });
     const weather = createSimWeather({ seed: config.SIM_SEED, simClock });
+    const market = createSimMarket({ seed: config.SIM_SEED, simClock, real: deps.clock });
     return {
       weather,
       noaaWeather: weather,
-      market: createSimMarket({ seed: config.SIM_SEED, simClock, real: deps.clock }),
+      hkoWeather: weather,
+      discovery: simDiscovery(market, simClock),
+      discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
+      market,
       dayClock: simClock,
       oddsDeadlineMs: config.ODDS_DEADLINE_MS,
     };
@@ -50,6 +81,7 @@ export async function createFeed(config: Config, deps: { db: Db; clock: Clock; l
   const { liveSources } = await import('./live-sources.ts');
   return {
     ...liveSources(config, deps.clock, deps.logger),
+    discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
     dayClock: deps.clock,
     oddsDeadlineMs: config.ODDS_DEADLINE_MS,
   };

@@ -6,13 +6,25 @@ import type { MarketSource } from '../sources/market/types.ts';
 import { createMetarWeather } from '../sources/weather/metar.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { createWuWeather } from '../sources/weather/wu.ts';
+import { createHkoWeather } from '../sources/weather/hko.ts';
+import { fetchDailyHighEvents } from '../sources/market/discovery.ts';
+import type { DiscoverySource } from './discovery.ts';
+
+/** Per page of the tag listing; a run is at most a few pages. */
+const DISCOVERY_TIMEOUT_MS = 10_000;
 
 /** FEED=live: Polymarket's Gamma and CLOB, and the weather source WEATHER_SOURCE names (src/poller/feed.ts). */
 export function liveSources(
   config: Config,
   clock: Clock,
   logger: Logger,
-): { weather: WeatherSource; noaaWeather: WeatherSource; market: MarketSource } {
+): {
+  weather: WeatherSource;
+  noaaWeather: WeatherSource;
+  hkoWeather: WeatherSource;
+  discovery: DiscoverySource;
+  market: MarketSource;
+} {
   const market = createPolymarketSource({
     gammaUrl: config.GAMMA_URL,
     clobUrl: config.CLOB_URL,
@@ -30,5 +42,9 @@ export function liveSources(
           minIntervalMs: config.WU_POLL_INTERVAL_MS,
         })
       : metar;
-  return { weather, noaaWeather: metar, market };
+  const hkoWeather = createHkoWeather({ baseUrl: config.HKO_URL });
+  const discovery: DiscoverySource = {
+    list: () => fetchDailyHighEvents({ baseUrl: config.GAMMA_URL, timeoutMs: DISCOVERY_TIMEOUT_MS }),
+  };
+  return { weather, noaaWeather: metar, hkoWeather, discovery, market };
 }

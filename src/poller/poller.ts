@@ -22,6 +22,7 @@ import { createMarketUrls } from './market-urls.ts';
 import { createDayJudge } from './day-judge.ts';
 import { createFeedBatches } from './feed-batches.ts';
 import { createPollerMetrics } from './metrics.ts';
+import { createDiscoveryRun, type DiscoverySource } from './discovery.ts';
 
 export type { CityPollHealth, PollerHealth } from './health.ts';
 
@@ -49,6 +50,14 @@ export type PollerDeps = {
    * when that is itself METAR or the simulation, otherwise NOAA-rule days are paused.
    */
   noaaWeather?: WeatherSource;
+  /** Observes days whose rule resolves on the Hong Kong Observatory; absent: those days are paused. */
+  hkoWeather?: WeatherSource;
+  /**
+   * Daily-high events to discover (src/poller/discovery.ts), asked every `discoveryIntervalMs` at
+   * the start of a tick; absent: the catalog's selection is served as it is.
+   */
+  discovery?: DiscoverySource;
+  discoveryIntervalMs?: number;
   market: MarketSource;
   intervalMs: number;
   /** Instant whose city-local date is the market day; the simulated feed passes its own clock. */
@@ -110,7 +119,18 @@ export function createPoller(deps: PollerDeps): Poller {
   const memoOf = health.of;
   const { ticks, tickSeconds, upstreamErrors, signalsEmitted, pauses, pausedNow } = createPollerMetrics(deps.metrics);
   const noaaWeather = deps.noaaWeather ?? (weather.name === 'metar' || weather.name === 'sim' ? weather : undefined);
-  const feedFor = (s: ObservableSource): WeatherSource | undefined => (s === 'noaa' ? noaaWeather : weather);
+  const feedFor = (s: ObservableSource): WeatherSource | undefined =>
+    s === 'noaa' ? noaaWeather : s === 'hko' ? deps.hkoWeather : weather;
+  const discover = deps.discovery
+    ? createDiscoveryRun({
+        db,
+        catalog,
+        logger,
+        source: deps.discovery,
+        intervalMs: deps.discoveryIntervalMs ?? 3_600_000,
+        canObserve: (s) => feedFor(s) !== undefined,
+      })
+    : null;
   const judgeDay = createDayJudge({
     rules,
     clock,
@@ -152,6 +172,8 @@ export function createPoller(deps: PollerDeps): Poller {
       logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
     };
 
+    // New cities join before the tick's list is taken, so they are polled in this tick.
+    await discover?.(startedAtMs);
     const due = catalog.active.filter((c) => {
       if (backoff.due(c.slug, startedAtMs)) return true;
       report.backingOff.push(c.slug);

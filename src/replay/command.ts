@@ -32,9 +32,9 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     });
     const slug = requireValue(flags, 'city');
     const date = requireValue(flags, 'date');
-    const city = io.catalog.get(slug);
-    if (!city)
-      throw new UsageError(`unknown or inactive city ${JSON.stringify(slug)} (GET /v1/cities lists the active ones)`);
+    // Any catalog city can be replayed (Hong Kong and the other cities CITIES=all may serve), not only the served ones.
+    const city = io.catalog.get(slug) ?? io.catalog.all.find((c) => c.slug === slug);
+    if (!city) throw new UsageError(`unknown city ${JSON.stringify(slug)} (GET /v1/cities lists the served ones)`);
     if (!isValidDate(date))
       throw new UsageError(`--date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(date)}`);
     const format = flags.values.format;
@@ -70,6 +70,10 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     const obs = fromFile
       ? { source: `${fromFile.format} file ${fromFile.path}`, observations: fromFile.observations }
       : await fetchObservations(upstreams!, city, date, io.clock, market.rule?.source === 'noaa' ? 'metar' : undefined);
+    if (!fromFile && city.resolutionSource === 'hko' && obs.observations.length === 0)
+      throw new ReplayInputError(
+        "the Hong Kong Observatory's open data has only today's running maximum; pass --observations <file> (time,temp,unit)",
+      );
 
     const notes = [check.note, check.refuse ? `forced: ${check.refuse}` : null].filter((n) => n !== null);
     const result = runReplay({ city, date, observations: obs.observations, source: obs.source, market, notes });

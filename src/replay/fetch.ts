@@ -4,6 +4,7 @@ import type { Observation } from '../buckets/daily-high.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createMetarWeather } from '../sources/weather/metar.ts';
 import { createWuWeather } from '../sources/weather/wu.ts';
+import { createHkoWeather } from '../sources/weather/hko.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { ReplayInputError } from './errors.ts';
 import { fetchMarket, type ReplayMarket } from './market.ts';
@@ -18,6 +19,8 @@ export type ReplayUpstreams = {
   weatherUrl: string;
   wuApiKey?: string;
   metarUrl: string;
+  /** The Hong Kong Observatory's open data (config HKO_URL). */
+  hkoUrl?: string;
   gammaUrl: string;
   timeoutMs?: number;
 };
@@ -39,6 +42,13 @@ export async function fetchObservations(
   const { startMs } = localDayBounds(city.timezone, date);
   const now = clock.now();
   if (startMs > now) throw new ReplayInputError(`${date} has not begun yet in ${city.timezone}; nothing to fetch`);
+  if (city.resolutionSource === 'hko') {
+    // Past days: the Observatory's since-midnight file only holds today's running maximum.
+    const hko = createHkoWeather({ baseUrl: up.hkoUrl ?? 'https://data.weather.gov.hk', timeoutMs: up.timeoutMs });
+    const got = (await hko.observe([{ city, date }])).get(city.slug);
+    if (got instanceof Error) throw got;
+    return { source: 'hko', observations: got ?? [] };
+  }
   let weather: WeatherSource;
   const useWu = up.weatherSource === 'wu' && !(prefer === 'metar' && now - startMs <= METAR_REACH_MS);
   if (useWu) {

@@ -125,7 +125,7 @@ export async function fetchMarket(opts: GammaOptions, city: CityRecord, date: st
 
 /**
  * Whether the observations (the catalog station's) are what the event's rule resolves on. A rule
- * naming another station, or a source with no station this service observes (HKO, CWA), is refused
+ * naming another station, the Observatory for a city that is not Hong Kong, or CWA, is refused
  * unless forced; an unreadable rule cannot be checked and only gets a note.
  */
 export function stationCheck(
@@ -138,6 +138,8 @@ export function stationCheck(
       refuse: null,
       note: `the event's rule could not be read (${rule.reason ?? 'unknown wording'}); the station was not checked`,
     };
+  // The Hong Kong row watches the Observatory itself: its readings are what the rule resolves on.
+  if (rule.source === 'hko' && city.resolutionSource === 'hko') return { refuse: null, note: null };
   if (rule.source === 'hko' || rule.source === 'cwa') {
     return {
       refuse: `the event resolves on ${rule.source} (${rule.station}), not on ${city.slug}'s station ${city.station ?? '(none)'}`,

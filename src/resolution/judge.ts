@@ -7,10 +7,11 @@ import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
  * - `noaa`: NOAA's timeseries shows the station's METAR reports (T-group tenths), so METAR observes it;
  * - `wu`: weather.com's historical observations are the rows of Weather Underground's table; METAR
  *   is accepted as an approximation when the operator configured it (WEATHER_SOURCE=metar);
- * - `hko`, `cwa`: national services' own extracts, which no configured feed carries;
+ * - `hko`: the Observatory's open data (src/sources/weather/hko.ts) observes the Hong Kong row;
+ * - `cwa`: Taipei's service needs an API key for its open data, so no configured feed carries it;
  * - `unknown`: never guessed.
  */
-export type ObservableSource = 'wu' | 'noaa';
+export type ObservableSource = 'wu' | 'noaa' | 'hko';
 
 export type Verdict = { status: 'ok'; observe: ObservableSource } | { status: 'paused'; reason: string };
 
@@ -39,7 +40,7 @@ export function describeRule(rule: {
 /** `canObserve(source)`: whether the running feed has a weather source for rules of that kind. */
 export function judgeRule(
   rule: ResolutionRule,
-  city: Pick<CityRecord, 'station' | 'unit' | 'kind'>,
+  city: Pick<CityRecord, 'station' | 'unit' | 'kind'> & Partial<Pick<CityRecord, 'resolutionSource'>>,
   canObserve: (s: ObservableSource) => boolean,
 ): Verdict {
   if (rule.source === 'unknown')
@@ -50,10 +51,22 @@ export function judgeRule(
       status: 'paused',
       reason: `rule resolves on the day's ${rule.extreme === 'low' ? 'lowest' : 'highest'} temperature, this stream watches the daily ${kindOf(city)}`,
     };
-  if (rule.source === 'hko' || rule.source === 'cwa') {
+  if (rule.source === 'hko') {
+    // The Observatory's own 0.1 °C readings at its headquarters: only the city that watches it.
+    if (city.resolutionSource !== 'hko')
+      return {
+        status: 'paused',
+        reason: `rule resolves on ${LABEL.hko}, the catalog watches ${city.station ?? 'no station'}`,
+      };
+    if (rule.unit !== 'C')
+      return { status: 'paused', reason: `rule resolves in °${rule.unit}, the Observatory reports °C` };
+    if (!canObserve('hko')) return { status: 'paused', reason: `no weather feed configured for ${LABEL.hko} rules` };
+    return { status: 'ok', observe: 'hko' };
+  }
+  if (rule.source === 'cwa') {
     return {
       status: 'paused',
-      reason: `resolves on ${LABEL[rule.source]} (${rule.station}), which this service cannot observe`,
+      reason: `resolves on ${LABEL.cwa} (${rule.station}), whose open data needs an API key: no feed observes it`,
     };
   }
   if (!city.station || rule.station !== city.station.toUpperCase()) {

@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 /**
  * Gamma `/events?slug=` with the live wire shape: an array of events, each market carrying
  * `groupItemTitle`, a 0x condition id, and `outcomes` / `outcomePrices` / `clobTokenIds` as
- * JSON-encoded strings.
+ * JSON-encoded strings. `/events?tag_slug=highest-temperature` lists every daily-high event put
+ * (`closed`, `limit`, `offset` as Gamma reads them); `tag=...`, a filter Gamma does not apply to
+ * these events, answers an empty list, as the live API does.
  */
 export type FakeGamma = FakeServer & {
   put(event: GammaEventJson): void;
@@ -105,8 +107,21 @@ export async function startFakeGamma(): Promise<FakeGamma> {
   const server = await startFakeServer('gamma', (req) => {
     if (req.method !== 'GET' || req.path !== '/events') return { status: 404, body: { error: 'not found' } };
     const slug = req.query.get('slug');
-    const ev = slug ? events.get(slug) : undefined;
-    return { status: 200, body: ev ? [ev] : [] };
+    if (slug !== null) {
+      const ev = events.get(slug);
+      return { status: 200, body: ev ? [ev] : [] };
+    }
+    if (req.query.get('tag_slug') === 'highest-temperature') {
+      const closed = req.query.get('closed');
+      const limit = Number(req.query.get('limit') ?? 20);
+      const offset = Number(req.query.get('offset') ?? 0);
+      const list = [...events.values()].filter(
+        (e) =>
+          e.slug.startsWith('highest-temperature-in-') && (closed === null || String(e.closed ?? false) === closed),
+      );
+      return { status: 200, body: list.slice(offset, offset + limit) };
+    }
+    return { status: 200, body: [] };
   });
   return Object.assign(server, {
     put: (event: GammaEventJson) => {

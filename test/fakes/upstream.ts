@@ -16,7 +16,8 @@ export type Fault =
   | { kind: 'delay'; ms: number; times?: number };
 
 export type FakeRequest = { method: string; path: string; query: URLSearchParams; body: unknown; atMs: number };
-export type FakeAnswer = { status: number; body?: unknown; headers?: Record<string, string> };
+/** `raw`: the body is sent as the text it is (a CSV), not as JSON. */
+export type FakeAnswer = { status: number; body?: unknown; headers?: Record<string, string>; raw?: boolean };
 
 export type FakeServer = {
   url: string;
@@ -32,7 +33,7 @@ export async function startFakeServer(name: string, handle: (req: FakeRequest) =
 
   const send = (res: ServerResponse, a: FakeAnswer) => {
     res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
-    res.end(a.body === undefined ? '' : JSON.stringify(a.body));
+    res.end(a.body === undefined ? '' : a.raw && typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

@@ -190,7 +190,7 @@ test('match or pause: station, unit, precision, unobservable and unknown sources
   assert.match(reason(judgeRule(rule({ precision: 0.1 }), nyc, all)), /0\.1°/);
   assert.match(
     reason(judgeRule(rule({ source: 'hko', station: 'https://www.weather.gov.hk/en/cis/climat.htm' }), nyc, all)),
-    /cannot observe/,
+    /resolves on the Hong Kong Observatory, the catalog watches KLGA/,
   );
   assert.match(
     reason(judgeRule(rule({ source: 'unknown', station: null, reason: 'the rule states no unit' }), nyc, all)),

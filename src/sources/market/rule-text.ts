@@ -6,7 +6,7 @@ import type { CityRecord, MarketKind } from '../../cities/catalog.ts';
  * Underground fallback that several markets moved to in August 2026. The simulated events go
  * through the same parser as live ones, so the demo exercises the real match-or-pause path.
  */
-export type RuleKind = 'wu' | 'noaa';
+export type RuleKind = 'wu' | 'noaa' | 'hko';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -58,6 +58,7 @@ export function ruleText(
       ].join('\n\n'),
     };
   }
+  if (opts.kind === 'hko') return hkoRuleText(day);
   const url = `https://www.weather.gov/wrh/timeseries?site=${station.toLowerCase()}`;
   const hourly = opts.hourly ?? city.country === 'US';
   return {
@@ -74,6 +75,21 @@ export function ruleText(
       'This market can not resolve until the first data point for the following date has been published on the resolution source.',
       `The resolution source for this market measures temperatures to whole degrees ${unitWord} (eg, ${eg}). Thus, this is the level of precision that will be used when resolving the market.`,
       "Revisions to temperatures recorded within this market's timeframe will be considered until the first datapoint for the following date has been published, after which any alterations will not be considered.",
+    ].join('\n\n'),
+  };
+}
+
+/** The Hong Kong Observatory wording (the 16 Mar '26 market's text). */
+function hkoRuleText(day: string): { description: string; resolutionSource: string } {
+  const url = 'https://www.weather.gov.hk/en/cis/climat.htm';
+  return {
+    resolutionSource: url,
+    description: [
+      `This market will resolve to the temperature range that contains the highest temperature recorded by the Hong Kong Observatory in degrees Celsius on ${day}.`,
+      `The resolution source for this market will be information from the Hong Kong Observatory, specifically the "Absolute Daily Max (deg. C)" the specified date once information is finalized in the relevant "Daily Extract", available here: ${url}`,
+      'This market can not resolve to "Yes" until data for this date has been finalized.',
+      'The resolution source for this market measures temperatures in Celsius to one decimal place (eg, 9.1°C). Thus, this is the level of precision that will be used when resolving the market.',
+      "Any revisions to temperatures recorded after data is finalized for this market's timeframe will not be considered for this market's resolution.",
     ].join('\n\n'),
   };
 }

@@ -91,7 +91,7 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
       });
       // Realistic rule text through the live parser, so the demo's cities pass match-or-pause.
       const text = ruleText(city, date, {
-        kind: SIM_NOAA_CITIES.has(city.baseSlug ?? city.slug) ? 'noaa' : 'wu',
+        kind: city.resolutionSource === 'hko' ? 'hko' : SIM_NOAA_CITIES.has(city.baseSlug ?? city.slug) ? 'noaa' : 'wu',
         extreme: city.kind,
       });
       const rule = parseResolutionRule(text.description, text.resolutionSource);

@@ -1,0 +1,95 @@
+import type { Catalog, CityRecord } from '../cities/catalog.ts';
+import type { DiscoveredEvent } from '../sources/market/discovery.ts';
+import type { ObservableSource } from './judge.ts';
+
+/**
+ * What to serve of the daily-high events discovery found (pure). A city is served when its rule
+ * names a station (or the Observatory) that a configured feed observes and `CITIES` selects it:
+ * - a catalog row is matched by the slug's city token; the spec's 37 keep their records (a rule
+ *   naming another station pauses that day, as before: src/resolution/judge.ts);
+ * - another catalog row takes the rule's station, unit and page (its inferred station is what the
+ *   catalog could not confirm; the live rule is the confirmation);
+ * - a token no row knows becomes a new city when its station's timezone is known from a row;
+ *   otherwise its local day cannot be computed and it is not served.
+ * Every event not served carries the reason, for doctor and /admin.
+ */
+export type DiscoveryVerdict = {
+  slug: string;
+  /** The city's slug: the catalog's, or the token for a city the catalog does not know. */
+  city: string;
+  date: string;
+  rule: DiscoveredEvent['rule'];
+  served: boolean;
+  /** Why the event is not served; null when it is. */
+  reason: string | null;
+  /** The record to serve (present when served). */
+  record?: CityRecord;
+};
+
+const CWA_REASON =
+  "resolves on Taipei's Central Weather Administration station page (0.1 °C); CWA's open data API needs an authorization key, so no configured feed observes it";
+
+export function decideDiscovered(
+  events: readonly DiscoveredEvent[],
+  catalog: Pick<Catalog, 'all' | 'get' | 'wants' | 'selection'>,
+  canObserve: (source: ObservableSource) => boolean,
+): DiscoveryVerdict[] {
+  const byToken = new Map(catalog.all.map((r) => [r.marketToken, r]));
+  const stationTz = new Map(catalog.all.filter((r) => r.station).map((r) => [r.station!, r]));
+  return events.map((ev) => {
+    const row = byToken.get(ev.token);
+    const city = row?.slug ?? ev.token;
+    const no = (reason: string): DiscoveryVerdict => ({
+      slug: ev.slug,
+      city,
+      date: ev.date,
+      rule: ev.rule,
+      served: false,
+      reason,
+    });
+    const { rule } = ev;
+    if (rule.source === 'unknown') return no(`rule not understood: ${rule.reason ?? 'unrecognised wording'}`);
+    if (rule.source === 'cwa') return no(CWA_REASON);
+    if (!canObserve(rule.source)) return no(`no configured feed observes ${rule.source} rules`);
+    let record: CityRecord;
+    if (rule.source === 'hko') {
+      if (!row || row.resolutionSource !== 'hko')
+        return no('resolves on the Hong Kong Observatory, but the city is not the catalog row watching it');
+      record = row;
+    } else {
+      if (!rule.station || rule.unit === null) return no('rule names no station');
+      if (rule.precision !== 1) return no(`rule resolves to ${rule.precision}°, signals are whole degrees`);
+      const timezoneFrom = row ?? stationTz.get(rule.station);
+      if (!timezoneFrom)
+        return no(`no timezone known for station ${rule.station}, so its local day cannot be computed`);
+      const fromRule = {
+        station: rule.station,
+        unit: rule.unit,
+        bucketWidth: rule.unit === 'F' ? 2 : 1,
+        resolutionSource: rule.source,
+        stationPage: rule.url ?? timezoneFrom.stationPage,
+      };
+      record =
+        row?.active === true
+          ? row
+          : row
+            ? { ...row, ...fromRule }
+            : {
+                slug: ev.token,
+                displayName: ev.name,
+                country: timezoneFrom.country,
+                timezone: timezoneFrom.timezone,
+                marketToken: ev.token,
+                active: false,
+                ...fromRule,
+              };
+    }
+    if (!catalog.wants(record.slug))
+      return no(
+        catalog.selection.mode === 'spec'
+          ? 'observable, but CITIES=spec serves only the spec cities (CITIES=all serves it)'
+          : 'observable, but not in the CITIES list',
+      );
+    return { slug: ev.slug, city: record.slug, date: ev.date, rule, served: true, reason: null, record };
+  });
+}

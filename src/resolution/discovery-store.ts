@@ -1,0 +1,99 @@
+import type { Db } from '../db/open.ts';
+import { perConnection } from '../lib/per-connection.ts';
+import type { DiscoveryVerdict } from './discover.ts';
+
+/** The last discovery run's events and verdicts (`discovered_events`, replaced whole per run). */
+export type DiscoveredRow = {
+  slug: string;
+  city: string;
+  targetDate: string;
+  source: string;
+  kind: string | null;
+  station: string | null;
+  served: boolean;
+  reason: string | null;
+  seenAtMs: number;
+};
+
+type Row = {
+  slug: string;
+  city: string;
+  target_date: string;
+  source: string;
+  kind: string | null;
+  station: string | null;
+  served: number;
+  reason: string | null;
+  seen_at: number;
+};
+
+export function createDiscoveryStore(db: Db) {
+  const s = {
+    clear: db.prepare('DELETE FROM discovered_events'),
+    insert: db.prepare(
+      'INSERT OR REPLACE INTO discovered_events (slug, city, target_date, source, kind, station, served, reason, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    all: db.prepare(
+      'SELECT slug, city, target_date, source, kind, station, served, reason, seen_at FROM discovered_events ORDER BY served, city, target_date',
+    ),
+  };
+  return {
+    /** Replaces the recorded run with this one, in one transaction. */
+    replace(verdicts: readonly DiscoveryVerdict[], nowMs: number): void {
+      db.transaction(() => {
+        s.clear.run();
+        for (const v of verdicts) {
+          s.insert.run(
+            v.slug,
+            v.city,
+            v.date,
+            v.rule.source,
+            v.rule.kind,
+            v.rule.station && /^[A-Z0-9]{4}$/.test(v.rule.station) ? v.rule.station : null,
+            v.served ? 1 : 0,
+            v.reason,
+            nowMs,
+          );
+        }
+      })();
+    },
+    /** Not served first, then by city and day. */
+    all(): DiscoveredRow[] {
+      return (s.all.all() as Row[]).map((r) => ({
+        slug: r.slug,
+        city: r.city,
+        targetDate: r.target_date,
+        source: r.source,
+        kind: r.kind,
+        station: r.station,
+        served: r.served === 1,
+        reason: r.reason,
+        seenAtMs: r.seen_at,
+      }));
+    },
+  };
+}
+
+export const discoveredEvents = perConnection((db: Db) => createDiscoveryStore(db));
+
+/**
+ * The `doctor` line: discovered events whose city is not served, grouped by city with the reason.
+ * Not served is a warning only when the city is wanted; CITIES=spec leaving a city out is `ok`.
+ */
+export function discoveryCheck(db: Db): { status: 'ok' | 'warn'; detail: string } {
+  const rows = discoveredEvents(db).all();
+  if (rows.length === 0) return { status: 'ok', detail: 'no discovery run recorded yet' };
+  const served = new Set(rows.filter((r) => r.served).map((r) => r.city));
+  const notServed = new Map<string, { dates: string[]; reason: string }>();
+  for (const r of rows) {
+    if (r.served || served.has(r.city)) continue;
+    const e = notServed.get(r.city) ?? { dates: [], reason: r.reason ?? 'not served' };
+    e.dates.push(r.targetDate);
+    notServed.set(r.city, e);
+  }
+  const head = `${rows.length} daily-high events, ${served.size} cities served`;
+  if (notServed.size === 0) return { status: 'ok', detail: `${head}; every discovered city is served` };
+  const list = [...notServed].map(([city, e]) => `${city} (${e.dates.join(', ')}): ${e.reason}`).join('; ');
+  const wanted = [...notServed.values()].some((e) => !e.reason.startsWith('observable, but'));
+  return { status: wanted ? 'warn' : 'ok', detail: `${head}; not served: ${list}` };
+}

@@ -1,0 +1,89 @@
+import { UpstreamError } from '../../lib/errors.ts';
+import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
+import type { Observation } from '../../buckets/daily-high.ts';
+import type { WeatherSource } from './types.ts';
+
+/**
+ * The Hong Kong Observatory's open data (no key): the running maximum at its headquarters.
+ * `GET /weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv` answers a CSV,
+ * updated every 10 minutes, one row per automatic weather station:
+ *
+ *   Date time,Automatic Weather Station,Maximum Air Temperature Since Midnight(degree Celsius),Minimum Air Temperature Since Midnight(degree Celsius)
+ *   202606021130,HK Observatory,30.0,27.6
+ *
+ * `Date time` is Hong Kong time (UTC+8, no daylight saving), values are 0.1 °C, a missing value is
+ * `N/A`. The row `HK Observatory` is the station whose "Absolute Daily Max" the markets resolve on,
+ * so its since-midnight maximum is the day's running maximum as the Daily Extract will state it
+ * (rounded down by the rule: src/buckets/rule-kinds.ts). Rows stamped before 01:00 are left out:
+ * right after midnight the file has been seen carrying the previous day's maximum until the reset,
+ * and a maximum set in that first hour is still in every later row.
+ * (The `rhrread` JSON's "Hong Kong Observatory" temperature is whole degrees, and the CLMMAXT
+ * dataset is published after the day: neither gives the running 0.1 °C maximum.)
+ */
+export const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv';
+export const HKO_STATION = 'HK Observatory';
+const HKT_OFFSET_MS = 8 * 3_600_000;
+
+export type HkoReading = { atMs: number; localDate: string; localMinutes: number; maxC: number };
+
+/** The Observatory's row of the CSV, or null when it is absent or has no maximum yet. */
+export function parseHkoMaxMin(csv: string): HkoReading | null {
+  const lines = csv.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const header = lines[0]?.split(',').map((c) => c.trim()) ?? [];
+  const maxCol = header.findIndex((h) => /^Maximum Air Temperature/i.test(h));
+  const stationCol = header.findIndex((h) => /^Automatic Weather Station$/i.test(h));
+  const timeCol = header.findIndex((h) => /^Date time$/i.test(h));
+  if (maxCol < 0 || stationCol < 0 || timeCol < 0)
+    throw new UpstreamError('hko', 'since-midnight CSV has no Date time / station / maximum columns');
+  for (const line of lines.slice(1)) {
+    const cells = line.split(',').map((c) => c.trim());
+    if (cells[stationCol] !== HKO_STATION) continue;
+    const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(cells[timeCol] ?? '');
+    if (!m) throw new UpstreamError('hko', `unreadable Date time ${JSON.stringify(cells[timeCol] ?? '')}`);
+    const raw = cells[maxCol] ?? '';
+    if (raw === '' || /^N\/?A$/i.test(raw)) return null;
+    if (!/^-?\d+(\.\d+)?$/.test(raw)) throw new UpstreamError('hko', `unreadable maximum ${JSON.stringify(raw)}`);
+    const [, y, mo, d, h, mi] = m as unknown as [string, string, string, string, string, string];
+    const atMs = Date.UTC(+y, +mo - 1, +d, +h, +mi) - HKT_OFFSET_MS;
+    return { atMs, localDate: `${y}-${mo}-${d}`, localMinutes: +h * 60 + +mi, maxC: Math.round(Number(raw) * 10) / 10 };
+  }
+  return null;
+}
+
+export function createHkoWeather(opts: { baseUrl: string; timeoutMs?: number }): WeatherSource {
+  const timeoutMs = opts.timeoutMs ?? 8_000;
+  return {
+    name: 'hko',
+    observe: async (requests) => {
+      const out = new Map<string, Observation[] | Error>();
+      if (requests.length === 0) return out;
+      let reading: HkoReading | null;
+      try {
+        const res = await httpRequest({
+          upstream: 'hko',
+          url: `${opts.baseUrl}${HKO_MAXMIN_PATH}`,
+          headers: { accept: 'text/csv, text/plain, */*' },
+          timeoutMs,
+        });
+        if (res.status < 200 || res.status > 299)
+          throw new UpstreamError('hko', `HTTP ${res.status}`, {
+            httpStatus: res.status,
+            retryAfterMs: retryAfterMs(res.headers),
+          });
+        reading = parseHkoMaxMin(res.text);
+      } catch (err) {
+        for (const r of requests) out.set(r.city.slug, err instanceof Error ? err : new Error(String(err)));
+        return out;
+      }
+      for (const r of requests) {
+        if (r.city.resolutionSource !== 'hko') {
+          out.set(r.city.slug, new UpstreamError('hko', 'only the Hong Kong Observatory row is observed here'));
+          continue;
+        }
+        const usable = reading !== null && reading.localDate === r.date && reading.localMinutes >= 60;
+        out.set(r.city.slug, usable ? [{ atMs: reading!.atMs, temp: reading!.maxC, unit: 'C' }] : []);
+      }
+      return out;
+    },
+  };
+}
