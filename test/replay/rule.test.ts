@@ -22,6 +22,7 @@ test('the event rule is shown, in --json and in text', async () => {
     precision: 1,
     fallback: null,
     url: 'https://www.wunderground.com/history/daily/us/ny/new-york-city/KLGA',
+    extreme: 'high',
   });
   const noaa = await replay([...DAY, ...OBS, '--market', 'ev.json'], { files: { 'ev.json': event({ kind: 'noaa' }) } });
   assert.equal(noaa.code, 0, noaa.stderr);
