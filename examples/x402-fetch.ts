@@ -1,6 +1,6 @@
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ISOCAST_NETWORKS, IsocastExactScheme } from '../src/buyer/x402-scheme.ts';
+import { IsocastExactScheme, registerIsocast } from '../src/buyer/x402-scheme.ts';
 
 const base = process.env.ISOCAST_SERVER ?? 'http://localhost:8402';
 const city = process.env.CITY ?? 'nyc';
@@ -8,7 +8,7 @@ const account = privateKeyToAccount(process.env.ISOCAST_KEY as `0x${string}`); /
 const { payTo } = await (await fetch(`${base}/v1/signals/meta?city=${city}`)).json(); // the published wallet
 
 const client = new x402Client(); // default spend controls: USDC only, $1 per payment
-for (const n of ISOCAST_NETWORKS) client.registerV1(n, new IsocastExactScheme(account, { payTo }));
+registerIsocast(client, new IsocastExactScheme(account, { payTo })); // x402 v1 and v2
 const payFetch = wrapFetchWithPayment(fetch, client);
 const bought = await (await payFetch(`${base}/v1/subscribe?city=${city}&count=20`, { method: 'POST' })).json();
 console.log(`bought ${bought.count} ${city} signals, entitled through seq ${bought.paidThroughSeq}`);

@@ -100,6 +100,8 @@ export async function signExact(
   accept: AcceptEntry,
   binding: Binding,
   opts: PayOptions,
+  /** Return the salt as payload.salt (x402 v1 when the binding asks); a v2 payload's `accepted` echoes it already. */
+  echoSalt = binding.saltEcho === 'payload.salt',
 ): Promise<{ authorization: Authorization; signature: Hex; payload: Record<string, unknown>; amount: bigint }> {
   if (!account.signTypedData) throw new Error('account cannot sign typed data');
   const amount = checkChallenge(body, accept, binding, opts.expect ?? {});
@@ -146,7 +148,7 @@ export async function signExact(
       validBefore: a.validBefore.toString(),
       nonce: a.nonce,
     },
-    ...(binding.saltEcho === 'payload.salt' ? { salt: binding.salt } : {}),
+    ...(echoSalt ? { salt: binding.salt } : {}),
   };
   return { authorization, signature, payload, amount };
 }

@@ -7,23 +7,41 @@ import type {
 } from '@x402/core/types';
 import type { Address } from 'viem';
 import { BASE_USDC } from '../config.ts';
-import { NETWORK_ALIASES } from '../payments/eip3009.ts';
+import { NETWORK, NETWORK_ALIASES } from '../payments/eip3009.ts';
 import { type Accept, ChallengeRefused, type Expectations } from './guard.ts';
 import { bindingOf, signExact, type SignableAccount } from './pay.ts';
 
 /**
  * isocast's `exact` payment on Base as an `@x402/core` scheme client, so a stock x402 client
- * (`x402Client`, `@x402/fetch`, `@x402/axios`) can pay isocast: register it for x402 v1 on
- * `base` and `eip155:8453`. Stock EVM clients draw a random nonce, which isocast refuses; this one
- * reads `extra.binding`, computes the bound nonce, echoes the salt when asked, and signs the
- * EIP-3009 authorization with any viem account. Before signing it runs the same checks as the
- * CLI (src/buyer/guard.ts): exact tier price for the bound count, USDC on Base, USDC's domain.
+ * (`x402Client`, `@x402/fetch`, `@x402/axios`) can pay isocast, over x402 v1 (`X-Payment`, on
+ * `base` and `eip155:8453`) and v2 (`PAYMENT-REQUIRED` / `PAYMENT-SIGNATURE`, on `eip155:8453`).
+ * Stock EVM clients draw a random nonce, which isocast refuses; this one reads `extra.binding`,
+ * computes the bound nonce and signs the EIP-3009 authorization with any viem account (v1 echoes
+ * the salt as payload.salt when asked; v2's `accepted` echoes it by itself). Before signing it
+ * runs the same checks as the CLI (src/buyer/guard.ts): exact tier price for the bound count,
+ * USDC on Base, USDC's domain.
  *
  *   const client = new x402Client();
- *   for (const n of ISOCAST_NETWORKS) client.registerV1(n, new IsocastExactScheme(account));
+ *   registerIsocast(client, new IsocastExactScheme(account, { payTo }));
  *   const payFetch = wrapFetchWithPayment(fetch, client);
+ *
+ * Register both versions: `@x402/fetch` reads the v2 header first whenever a 402 carries one, so
+ * a client with only v1 schemes fails with "No client registered for x402 version: 2".
  */
 export const ISOCAST_NETWORKS = NETWORK_ALIASES;
+/** The x402 v2 network (CAIP-2) isocast's challenges name. */
+export const ISOCAST_NETWORK_V2 = NETWORK;
+
+/** Registers the scheme on an `x402Client` for x402 v1 (`base`, `eip155:8453`) and v2 (`eip155:8453`). */
+export function registerIsocast<
+  C extends {
+    registerV1(n: string, s: SchemeNetworkClient): C;
+    register(n: `${string}:${string}`, s: SchemeNetworkClient): C;
+  },
+>(client: C, scheme: IsocastExactScheme): C {
+  for (const network of ISOCAST_NETWORKS) client.registerV1(network, scheme);
+  return client.register(ISOCAST_NETWORK_V2, scheme);
+}
 
 export type IsocastSchemeOptions = {
   /** The settlement wallet you expect to pay (GET /v1/signals/meta `payTo`); recommended. */
@@ -58,9 +76,12 @@ export class IsocastExactScheme implements SchemeNetworkClient {
     requirements: PaymentRequirements,
     context?: PaymentPayloadContext,
   ): Promise<PaymentPayloadResult> {
-    if (x402Version !== 1) throw new ChallengeRefused(`isocast pays x402 v1 challenges, not v${x402Version}`);
-    // x402 v1 requirements carry maxAmountRequired (the v2 type names it amount).
-    const accept = requirements as unknown as Accept;
+    if (x402Version !== 1 && x402Version !== 2)
+      throw new ChallengeRefused(`isocast pays x402 v1 and v2 challenges, not v${x402Version}`);
+    // x402 v1 requirements carry maxAmountRequired; v2 names it amount. The checks read v1's name.
+    const accept = (x402Version === 1
+      ? requirements
+      : { ...requirements, maxAmountRequired: requirements.amount }) as unknown as Accept;
     const binding = bindingOf(accept);
     if (!binding) throw new ChallengeRefused('the challenge carries no extra.binding; cannot bind the nonce');
     const cap = context?.maxAmountPerPayment;
@@ -69,12 +90,18 @@ export class IsocastExactScheme implements SchemeNetworkClient {
       ...(this.#opts.usdc ? { usdc: this.#opts.usdc } : {}),
       ...(cap !== undefined && /^\d+$/.test(cap) ? { maxAtomic: BigInt(cap), capName: 'spend-control cap' } : {}),
     };
-    const signed = await signExact(this.#account, requirements, accept, binding, {
-      expect,
-      nowMs: this.#opts.now?.(),
-      validForSeconds: this.#opts.validForSeconds,
-    });
-    const result = { x402Version: 1, scheme: this.scheme, network: accept.network as string, payload: signed.payload };
-    return result;
+    const signed = await signExact(
+      this.#account,
+      requirements,
+      accept,
+      binding,
+      { expect, nowMs: this.#opts.now?.(), validForSeconds: this.#opts.validForSeconds },
+      x402Version === 1 && binding.saltEcho === 'payload.salt',
+    );
+    // v2: the client wraps this with `accepted` (these requirements, extra.binding included).
+    if (x402Version === 2) return { x402Version: 2, payload: signed.payload };
+    // v1: the client sends this object as the PaymentPayload, so it carries scheme and network.
+    const v1 = { x402Version: 1, scheme: this.scheme, network: accept.network as string, payload: signed.payload };
+    return v1;
   }
 }

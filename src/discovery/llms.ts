@@ -40,13 +40,12 @@ function terms(d: DiscoveryDeps): string {
 /** Paying from a stock x402 client: isocast's scheme registered on @x402/core's x402Client. */
 const STOCK_CLIENT = `## Paying with a stock x402 client
 
-Any x402 client built on @x402/core (for example @x402/fetch) can pay once isocast's scheme is registered for x402 v1. The scheme is src/buyer/x402-scheme.ts in the isocast source (IsocastExactScheme): it reads extra.binding, computes the bound nonce, sends the salt back as payload.salt when the binding says saltEcho, and signs the EIP-3009 authorization with any viem account. Before signing it checks that the amount is the tier price for the bound count, the token is Base USDC and, given payTo, that the recipient is the published wallet; the client's own spend controls stay on.
+Any x402 client built on @x402/core (for example @x402/fetch) can pay once isocast's scheme is registered for x402 v1 and v2. Every 402 carries the x402 v2 PAYMENT-REQUIRED header (base64 JSON: x402Version 2, resource {url, description, mimeType}, accepts [{scheme, network eip155:8453, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding}}]) beside the v1 body; a v2 payment comes as PAYMENT-SIGNATURE (its accepted echoes the requirements, the binding salt with them) and a settlement answers PAYMENT-RESPONSE beside X-PAYMENT-RESPONSE. @x402/fetch reads the header first, so register the scheme for both versions (a client with only v1 schemes stops at "No client registered for x402 version: 2"). The scheme is src/buyer/x402-scheme.ts in the isocast source (IsocastExactScheme): it reads extra.binding, computes the bound nonce and signs the EIP-3009 authorization with any viem account. Before signing it checks that the amount is the tier price for the bound count, the token is Base USDC and, given payTo, that the recipient is the published wallet; the client's own spend controls stay on. The legacy x402-fetch 1.x cannot pay isocast: it accepts only legacy network names (base, not eip155:8453) and always signs a random nonce.
 
 \`\`\`ts
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { IsocastExactScheme, ISOCAST_NETWORKS } from './x402-scheme.ts'; // from the isocast source
-const client = new x402Client();
-for (const n of ISOCAST_NETWORKS) client.registerV1(n, new IsocastExactScheme(account, { payTo: '<payTo from /v1/signals/meta>' }));
+import { IsocastExactScheme, registerIsocast } from './x402-scheme.ts'; // from the isocast source
+const client = registerIsocast(new x402Client(), new IsocastExactScheme(account, { payTo: '<payTo from /v1/signals/meta>' }));
 const payFetch = wrapFetchWithPayment(fetch, client);
 const bought = await (await payFetch('<base>/v1/subscribe?city=nyc&count=20', { method: 'POST' })).json();
 \`\`\`

@@ -113,7 +113,7 @@ export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
 export function paymentSteps(d: DiscoveryDeps): string[] {
   return [
     `Pick a city slug from ${url(d, '/v1/cities')} and a bundle size count (integer, at least ${MIN_COUNT}; total at least ${formatUsdPrice(MIN_SPEND_MICRO)}).`,
-    `POST ${url(d, '/v1/subscribe')}?city=<slug>&count=<count> with no X-Payment header. The answer is HTTP 402 with a PaymentRequired body.`,
+    `POST ${url(d, '/v1/subscribe')}?city=<slug>&count=<count> with no X-Payment header. The answer is HTTP 402 with a PaymentRequired body (the same offer is in the x402 v2 PAYMENT-REQUIRED header; a v2 client pays it with PAYMENT-SIGNATURE).`,
     "From accepts[0] read payTo, asset (the USDC contract), maxAmountRequired (atomic USDC, 6 decimals), maxTimeoutSeconds and extra.binding.salt (server-derived from the city, the count, the bundle's purchase step and the minute).",
     `Compute the binding nonce: ${BINDING_FORMULA}, where payer is your wallet address (20 bytes), citySlug the slug as UTF-8 bytes, count a uint256 and salt the bytes32 from the challenge. Stock x402 clients use a random nonce and are refused; the nonce must bind (payer, city, count).`,
     `Sign an EIP-712 TransferWithAuthorization (EIP-3009) with domain {name: "${USDC_NAME}", version: "${USDC_VERSION}", chainId: 8453, verifyingContract: asset} and message {from: payer, to: payTo, value: maxAmountRequired, validAfter: 0, validBefore: now + maxTimeoutSeconds, nonce}.`,

@@ -30,6 +30,15 @@ export const SECURITY_SCHEMES = {
       'TransferWithAuthorization for USDC). The authorization nonce must be keccak256(abi.encodePacked(payer, citySlug, ' +
       'uint256 count, bytes32 salt)) with the salt served in the 402 challenge (`accepts[].extra.binding.salt`).',
   },
+  x402v2: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'PAYMENT-SIGNATURE',
+    description:
+      'x402 v2 payment: base64 of the v2 PaymentPayload JSON ({x402Version: 2, accepted, payload}) answering the ' +
+      'PAYMENT-REQUIRED header of the 402; `accepted` echoes the requirements, `extra.binding` included, and `payload` ' +
+      'is the same signed EIP-3009 authorization with the bound nonce as for X-Payment. X-Payment wins if both are sent.',
+  },
   receipt: {
     type: 'http',
     scheme: 'bearer',

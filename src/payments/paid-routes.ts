@@ -13,8 +13,16 @@ import { walletForReceipt } from '../entitlements/receipts.ts';
 import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bundle.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
 import type { PaymentPlane } from './plane.ts';
-import { paymentResponseHeaders } from './routes.ts';
-import { MinSpendError, PaymentRequired, RefundQueued, SettlementFailed, SettlementPending } from './schemas.ts';
+import { PAYMENT_REQUIRED_DOC, paymentResponseHeaders } from './routes.ts';
+import { challengeHeaders, paymentHeaderOf } from './x402-v2.ts';
+import {
+  MinSpendError,
+  PaymentRequired,
+  RefundQueued,
+  SettlementFailed,
+  SettlementPending,
+  type PaymentRequiredBody,
+} from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
 import { IsocastSignalPublic } from '../signals/schemas.ts';
@@ -56,8 +64,8 @@ export function paidSignalsRoutes(deps: {
     const city = requireCity(c.req.query('city'), deps.isCity);
     const wait = parseWait(c.req.query('wait'));
     const resource = `/v1/signals?city=${encodeURIComponent(city)}&count=${count}`;
-    // HEAD never moves money: its X-Payment is ignored (nothing verified, nothing settled).
-    const payment = c.req.method === 'HEAD' ? undefined : c.req.header('x-payment');
+    // HEAD never moves money: its payment header is ignored (nothing verified, nothing settled).
+    const payment = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
     if (payment) {
       // A purchase whose new ceiling would still be at or below `since` buys nothing readable:
       // refused with the exhaustion 402 before anything is verified further or settled.
@@ -91,15 +99,14 @@ export function paidSignalsRoutes(deps: {
       });
     }
     const authorization = c.req.header('authorization');
-    if (authorization === undefined) return replyJson(c, deps.plane.challenge(city, count, resource), 402);
+    if (authorization === undefined) return challengeReply(c, deps.plane.challenge(city, count, resource));
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     if (!bearer) throw new ApiError(401, RECEIPT_TOKEN_REQUIRED, {}, { 'www-authenticate': 'Bearer' });
     const wallet = walletForReceipt(deps.db, bearer);
     if (!wallet)
-      return replyJson(
+      return challengeReply(
         c,
         deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }),
-        402,
       );
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
     const headers = { 'cache-control': 'no-store' };
@@ -126,12 +133,16 @@ export function paidSignalsRoutes(deps: {
     return since < paidThrough && deps.reader.latestSeq(city) <= since;
   }
 
+  function challengeReply(c: Ctx, body: PaymentRequiredBody): Response {
+    return replyJson(c, body, 402, challengeHeaders(body));
+  }
+
   function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
     const { error, ...body } = deps.plane.challenge(city, count, resource, {
       error: EXHAUSTED,
       exhaustion: { paidThrough, latest },
     });
-    return new ApiError(402, error, body);
+    return new ApiError(402, error, body, challengeHeaders({ error, ...body }));
   }
 
   /**
@@ -155,7 +166,7 @@ export function paidSignalsRoutes(deps: {
       402,
       error,
       { ...body, idempotent: true, receipt: RECEIPT_HINT },
-      { 'cache-control': 'no-store' },
+      challengeHeaders({ error, ...body }),
     );
   }
 
@@ -179,7 +190,7 @@ export function paidSignalsRoutes(deps: {
         error: EXHAUSTED,
         exhaustion: { paidThrough, latest },
       });
-      return replyJson(c, body, 402, headers);
+      return replyJson(c, body, 402, { ...headers, ...challengeHeaders(body) });
     }
     // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
     // says a readable row exists past it; the page bytes for that range are cached (immutable).
@@ -233,15 +244,17 @@ export const paidSignalsDocs: RouteDoc[] = [
       'coalesced onto it, or one resolved after a doubt) reads nothing: 402 with paid_through, latest, idempotent: true and a receipt hint (error: the exhaustion ' +
       'string when since >= paid_through); read with the bearer token, recovered with POST /v1/receipts. HEAD ignores X-Payment: it never moves money. ' +
       `wait=N (0..${MAX_WAIT_S}, an extension): a bearer read inside the bundle with nothing past since is held until an entitled signal commits or N seconds pass, ` +
-      'then answered as without wait (exhaustion answers at once; an inline payment answers at once); 503 with Retry-After when too many reads are held.',
+      'then answered as without wait (exhaustion answers at once; an inline payment answers at once); 503 with Retry-After when too many reads are held. ' +
+      'x402 v2 clients: every 402 challenge also carries PAYMENT-REQUIRED, PAYMENT-SIGNATURE pays like X-Payment, and a settlement answers PAYMENT-RESPONSE too.',
     query: SignalsQuery,
-    security: [['receipt'], ['x402']],
+    security: [['receipt'], ['x402'], ['x402v2']],
     responses: {
       200: {
         description: 'A page of signals',
         schema: SignalsPage,
         headers: {
           'X-PAYMENT-RESPONSE': 'on inline payment',
+          'PAYMENT-RESPONSE': 'on inline payment: the same settle response, for x402 v2 clients',
           'X-Receipt-Token': 'on the inline payment whose settlement moved the money (issued once)',
         },
       },
@@ -257,8 +270,9 @@ export const paidSignalsDocs: RouteDoc[] = [
       },
       402: {
         description:
-          'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ({error, reason?})',
+          'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ({error, reason?}). Every challenge also carries the PAYMENT-REQUIRED header',
         schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
+        headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC },
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
       404: { description: 'unknown city', schema: ErrorBody },

@@ -10,6 +10,7 @@ import { createLedger, type Purchase } from './ledger.ts';
 import { paymentCounters } from './outcomes.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
 import { createSaltSteps } from './salt-steps.ts';
+import type { PaymentHeader } from './x402-v2.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
 
 /**
@@ -76,9 +77,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     apply: ledger.apply,
     recordAndApply: ledger.recordAndApply,
 
-    /** The whole paid flow for one X-Payment header and an already validated (city, count). */
+    /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
     async purchase(
-      header: string,
+      header: PaymentHeader,
       city: string,
       count: number,
       resourcePath: string,

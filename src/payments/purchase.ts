@@ -15,7 +15,8 @@ import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, type TypedDataVerifier } from './verify.ts';
-import { decodeXPayment, type DecodedPayment } from './x-payment.ts';
+import type { DecodedPayment } from './x-payment.ts';
+import { decodePaymentHeader, type PaymentHeader } from './x402-v2.ts';
 
 /**
  * The purchase flow (spec 4.3 and issue 12). Cheap checks first (decode, payee, amount, salt tag),
@@ -185,9 +186,9 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     return ledger.answer(row);
   }
 
-  /** The whole paid flow for one X-Payment header and an already validated (city, count). */
+  /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
   async function purchase(
-    header: string,
+    header: PaymentHeader,
     city: string,
     count: number,
     resourcePath: string,
@@ -200,7 +201,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         { retryAfterSeconds: 5 },
         { 'retry-after': '5' },
       );
-    const decoded = decodeXPayment(header);
+    const decoded = decodePaymentHeader(header);
     if (!decoded.ok) throw verifyFailed(decoded.reason);
     const p = decoded.value;
     const a = p.authorization;

@@ -19,7 +19,7 @@ import {
   SubscribeResult,
   type SubscribeResultBody,
 } from './schemas.ts';
-import { encodePaymentResponse } from './x-payment.ts';
+import { challengeHeaders, PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from './x402-v2.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
 export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string): boolean }): Hono<AppEnv> {
@@ -28,8 +28,11 @@ export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string
     const count = parseCount(c.req.query('count'));
     const city = requireCity(c.req.query('city'), deps.isCity);
     const resource = `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}`;
-    const header = c.req.header('x-payment');
-    if (!header) return replyJson(c, deps.plane.challenge(city, count, resource), 402);
+    const header = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
+    if (!header) {
+      const challenge = deps.plane.challenge(city, count, resource);
+      return replyJson(c, challenge, 402, challengeHeaders(challenge));
+    }
     const purchase = await deps.plane.purchase(header, city, count, resource);
     return replyJson(c, subscribeResult(purchase), 200, paymentResponseHeaders(purchase));
   });
@@ -52,12 +55,17 @@ export function subscribeResult(p: Purchase): SubscribeResultBody {
   };
 }
 
+/** The settlement, for x402 v1 and v2 clients alike, whichever header paid. */
 export function paymentResponseHeaders(p: Purchase): Record<string, string> {
-  return {
-    'x-payment-response': encodePaymentResponse({ transaction: p.txHash, payer: p.payer }),
-    'cache-control': 'no-store',
-  };
+  const settled = settleResponse({ transaction: p.txHash, payer: p.payer });
+  return { 'x-payment-response': settled, [PAYMENT_RESPONSE]: settled, 'cache-control': 'no-store' };
 }
+
+/** What the PAYMENT-REQUIRED header holds, for the OpenAPI document. */
+export const PAYMENT_REQUIRED_DOC =
+  'On a challenge: base64 JSON x402 v2 PaymentRequired {x402Version: 2, error, resource {url, description, mimeType}, ' +
+  'accepts [{scheme, network, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding, mode}}]}: the same ' +
+  'offer as the body. Pay it with PAYMENT-SIGNATURE, whose accepted echoes these requirements (the binding salt with them).';
 
 export const subscribeDocs: RouteDoc[] = [
   {
@@ -67,16 +75,20 @@ export const subscribeDocs: RouteDoc[] = [
     summary: 'Buy a bundle of signals for one city over x402',
     description:
       'Without X-Payment: 402 PaymentRequired, with extra.binding.salt to bind the nonce to (it moves after every settled purchase of the bundle and every minute; echoing it as payload.salt is optional). ' +
-      'With it: cheap checks (decode, payee, amount, salt tag), then a known (payer, nonce) answers its state (idempotent: true, no receiptToken) whatever the clock says; ' +
+      'The 402 also carries PAYMENT-REQUIRED (x402 v2); PAYMENT-SIGNATURE pays like X-Payment (its accepted echoes the salt) and a settlement answers both X-PAYMENT-RESPONSE and PAYMENT-RESPONSE. ' +
+      'With a payment: cheap checks (decode, payee, amount), then a known (payer, nonce) answers its state (idempotent: true, no receiptToken) whatever the clock says; ' +
       'a new one is verified, screened, bound, settled, recorded once and applied atomically. receiptToken is issued once, to the request whose settlement moved the money; ' +
       'a lost token is recovered with POST /v1/receipts. A settlement whose outcome is unknown answers 503 settlement pending: retry the same X-Payment.',
     query: SubscribeQuery,
-    security: [['x402']],
+    security: [['x402'], ['x402v2']],
     responses: {
       200: {
         description: 'Purchase applied (or an idempotent replay)',
         schema: SubscribeResult,
-        headers: { 'X-PAYMENT-RESPONSE': 'base64 JSON x402 settle response' },
+        headers: {
+          'X-PAYMENT-RESPONSE': 'base64 JSON x402 settle response {success, transaction, network, payer}',
+          'PAYMENT-RESPONSE': 'the same settle response, for x402 v2 clients',
+        },
       },
       400: {
         description: 'count below 2, not an integer, above the maximum, or total below the minimum spend',
@@ -84,8 +96,9 @@ export const subscribeDocs: RouteDoc[] = [
       },
       402: {
         description:
-          'Payment required (PaymentRequired challenge), or a verification, binding or settlement failure ({error, reason?})',
+          'Payment required (PaymentRequired challenge, with the PAYMENT-REQUIRED header), or a verification, binding or settlement failure ({error, reason?})',
         schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
+        headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC },
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
       404: { description: 'unknown city', schema: ErrorBody },

@@ -54,6 +54,11 @@ export function decodeXPayment(header: string): DecodeResult {
   } catch {
     return { ok: false, reason: 'not base64-encoded JSON' };
   }
+  return decodePayloadJson(json);
+}
+
+/** A parsed x402 v1 PaymentPayload object (from X-Payment, or a PAYMENT-SIGNATURE made v1 by x402-v2.ts). */
+export function decodePayloadJson(json: unknown): DecodeResult {
   const parsed = PaymentPayloadV1.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -98,14 +103,6 @@ export function encodeXPayment(signature: Hex, auth: Authorization, network: str
     },
   };
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64');
-}
-
-/** `X-PAYMENT-RESPONSE`: base64 JSON of the x402 settle response the client may read. */
-export function encodePaymentResponse(r: { transaction: string | null; payer: string }): string {
-  return Buffer.from(
-    JSON.stringify({ success: true, transaction: r.transaction ?? '', network: NETWORK, payer: r.payer }),
-    'utf8',
-  ).toString('base64');
 }
 
 export function decodePaymentResponse(header: string): {

@@ -120,6 +120,20 @@ test('security schemes, the named signal schema and parameters', async (t) => {
     in: 'header',
     name: 'X-Payment',
   });
+  assert.deepEqual(doc.components.securitySchemes.x402v2, {
+    ...doc.components.securitySchemes.x402v2,
+    type: 'apiKey',
+    in: 'header',
+    name: 'PAYMENT-SIGNATURE',
+  });
+  for (const [path, method] of [
+    ['/v1/subscribe', 'post'],
+    ['/v1/signals', 'get'],
+  ] as const) {
+    const r = doc.paths[path]![method].responses;
+    assert.ok(r['402'].headers['PAYMENT-REQUIRED'], `${path} 402 names PAYMENT-REQUIRED`);
+    assert.ok(r['200'].headers['PAYMENT-RESPONSE'], `${path} 200 names PAYMENT-RESPONSE`);
+  }
   assert.equal(doc.components.securitySchemes.receipt.type, 'http');
   assert.equal(doc.components.securitySchemes.receipt.scheme, 'bearer');
   assert.equal(doc.components.securitySchemes.receipt.bearerFormat, 'isocast-receipt');
@@ -149,7 +163,7 @@ test('security schemes, the named signal schema and parameters', async (t) => {
   assert.deepEqual(doc.paths['/health']!.get.security, []);
   if (doc.paths['/v1/signals']) {
     const sig = doc.paths['/v1/signals'].get;
-    assert.deepEqual(sig.security.map((s: object) => Object.keys(s)[0]).sort(), ['receipt', 'x402']);
+    assert.deepEqual(sig.security.map((s: object) => Object.keys(s)[0]).sort(), ['receipt', 'x402', 'x402v2']);
     assert.ok(
       JSON.stringify(sig.responses['200']).includes('SignalsPage') ||
         JSON.stringify(doc.components.schemas).includes('IsocastSignalPublic'),

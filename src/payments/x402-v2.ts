@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { NETWORK, NETWORK_ALIASES } from './eip3009.ts';
+import type { PaymentRequiredBody } from './schemas.ts';
+import {
+  ExactEvmPayload,
+  MAX_HEADER_CHARS,
+  decodePayloadJson,
+  decodeXPayment,
+  type DecodeResult,
+  type PaymentPayloadV1,
+} from './x-payment.ts';
+
+/**
+ * x402 v2 beside v1 (issue 24): every 402 also carries `PAYMENT-REQUIRED` (base64 of the v2
+ * PaymentRequired JSON), a payment may come as `PAYMENT-SIGNATURE` (base64 of the v2
+ * PaymentPayload, whose `accepted` echoes the requirements, `extra.binding` included) and a
+ * settled purchase answers `PAYMENT-RESPONSE` beside `X-PAYMENT-RESPONSE`. Shapes as
+ * `@x402/core` 2.27 types them (PaymentRequired, PaymentRequirements, PaymentPayload,
+ * SettleResponse); the v1 body stays exactly the spec's.
+ */
+export const PAYMENT_REQUIRED = 'payment-required';
+export const PAYMENT_SIGNATURE = 'payment-signature';
+export const PAYMENT_RESPONSE = 'payment-response';
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+
+/** The v2 PaymentRequired for a challenge body: the same offer, `amount` for `maxAmountRequired`. */
+export function paymentRequiredV2(body: PaymentRequiredBody) {
+  return {
+    x402Version: 2 as const,
+    error: body.error,
+    resource: {
+      url: body.accepts[0]!.resource,
+      description: body.accepts[0]!.description,
+      mimeType: body.accepts[0]!.mimeType,
+    },
+    accepts: body.accepts.map((a) => ({
+      scheme: a.scheme,
+      network: a.network,
+      amount: a.maxAmountRequired,
+      asset: a.asset,
+      payTo: a.payTo,
+      maxTimeoutSeconds: a.maxTimeoutSeconds,
+      // The binding (and USDC's EIP-712 name and version) ride in `extra`, which a v2 client
+      // echoes in `accepted`: the served salt comes back without a field of our own.
+      extra: a.extra,
+    })),
+  };
+}
+
+/** The headers every 402 challenge carries beside its v1 body. */
+export function challengeHeaders(body: PaymentRequiredBody): Record<string, string> {
+  // A challenge's salt moves with purchases and the minute: no cache may keep it.
+  return { [PAYMENT_REQUIRED]: b64(paymentRequiredV2(body)), 'cache-control': 'no-store' };
+}
+
+/** `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`: the same x402 SettleResponse, once per version. */
+export function settleResponse(r: { transaction: string | null; payer: string }): string {
+  return b64({ success: true, transaction: r.transaction ?? '', network: NETWORK, payer: r.payer });
+}
+
+const Accepted = z
+  .object({
+    scheme: z.literal('exact'),
+    network: z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`),
+    extra: z
+      .object({ binding: z.object({ salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }).loose() })
+      .loose()
+      .optional(),
+  })
+  .loose();
+
+const PaymentPayloadV2 = z.object({
+  x402Version: z.literal(2),
+  accepted: Accepted,
+  payload: ExactEvmPayload,
+});
+
+/** A payment credential and the header it came in: `X-Payment` (x402 v1) or `PAYMENT-SIGNATURE` (v2). */
+export type PaymentHeader = { version: 1 | 2; value: string };
+
+/**
+ * The payment header of a request. `X-Payment`, the spec's, wins when a client sends both; HEAD
+ * ignores both (it never moves money).
+ */
+export function paymentHeaderOf(req: {
+  method: string;
+  header(name: string): string | undefined;
+}): PaymentHeader | null {
+  if (req.method === 'HEAD') return null;
+  const v1 = req.header('x-payment');
+  if (v1) return { version: 1, value: v1 };
+  const v2 = req.header(PAYMENT_SIGNATURE);
+  return v2 ? { version: 2, value: v2 } : null;
+}
+
+/**
+ * Either header as the decoded payment the flow reads. A `PAYMENT-SIGNATURE` becomes the v1
+ * PaymentPayload with the salt `accepted.extra.binding` echoes (a `payload.salt` wins if the
+ * client sent one). The amount, recipient and token are checked on the authorization itself, as
+ * for v1: what `accepted` says about them is the client's echo, not a term.
+ */
+export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
+  if (h.version === 1) return decodeXPayment(h.value);
+  if (h.value.length > MAX_HEADER_CHARS) return { ok: false, reason: 'header too long' };
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(h.value.trim(), 'base64').toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'not base64-encoded JSON' };
+  }
+  const parsed = PaymentPayloadV2.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };
+  }
+  const { accepted, payload } = parsed.data;
+  const salt = payload.salt ?? (accepted.extra?.binding.salt as string | undefined);
+  const v1: PaymentPayloadV1 = {
+    x402Version: 1,
+    scheme: 'exact',
+    network: accepted.network,
+    payload: { ...payload, ...(salt ? { salt } : {}) },
+  };
+  return decodePayloadJson(v1);
+}
