@@ -166,7 +166,19 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   // main.ts builds the plane (shared with the reconciler and the shutdown) with the same limits.
   const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics, limitPayer: limits.payer });
   app.route('/', subscribeRoutes({ plane, isCity }));
-  app.route('/', receiptRoutes({ db, clock, logger, sanctions: deps.sanctions, limitWallet: limits.receiptRecovery }));
+  const receiptTtlMs = config.RECEIPT_TTL_DAYS * 86_400_000;
+  app.route(
+    '/',
+    receiptRoutes({
+      db,
+      clock,
+      logger,
+      sanctions: deps.sanctions,
+      baseUrl: config.BASE_URL,
+      receiptTtlMs,
+      limitWallet: limits.receiptRecovery,
+    }),
+  );
   app.route(
     '/',
     paidSignalsRoutes({
@@ -177,6 +189,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       isCity,
       notifier: signalNotifierFor(db),
       maxWaiters: config.MAX_SIGNAL_WAITERS,
+      clock,
+      receiptTtlMs,
     }),
   );
   app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));

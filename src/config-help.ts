@@ -131,6 +131,10 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   RETAIN_RECEIPTS_DAYS: {
     meaning: 'days a receipt token is kept once its wallet is owed no further signal (0: forever)',
   },
+  RECEIPT_TTL_DAYS: {
+    meaning:
+      'days a receipt bearer token reads after it was issued (0: forever); an expired token answers 401 and one wallet signature (POST /v1/receipts) gets a new one',
+  },
   LOG_LEVEL: { meaning: 'debug, info, warn or error; logs are JSON lines on stdout' },
   REPLICA_URL: {
     default: 'unset: no replication',

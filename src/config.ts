@@ -107,6 +107,8 @@ const raw = {
   REPLICA_SECRET_ACCESS_KEY: text().optional(),
   REPLICA_SFTP_KEY_PATH: text().optional(),
   LITESTREAM_BIN: text().optional(),
+  // Receipt bearer tokens stop reading this many days after they were issued (0: never).
+  RECEIPT_TTL_DAYS: intIn(0, 36_500).default(90),
 };
 
 export type Config = Omit<

@@ -1,16 +1,15 @@
 /**
- * The typed data a buyer signs to recover its receipt token (`POST /v1/receipts`): EIP-712 domain
- * Isocast/1 on chain 8453, primary type ReceiptRequest(wallet, timestamp). The server side
- * defines the same constants in src/payments/receipt-request.ts; this copy lets the client build
- * without it; once that server module exists, this file can re-export it.
+ * The typed data a buyer signs about its receipt tokens (`POST /v1/receipts`,
+ * `POST /v1/receipts/revoke`): the server's own definitions, so the two cannot drift. Every
+ * signature names the origin of the server it is sent to (issue 23 item 5).
  */
-export const RECEIPT_REQUEST_DOMAIN = { name: 'Isocast', version: '1', chainId: 8453 } as const;
-
-export const RECEIPT_REQUEST_TYPES = {
-  ReceiptRequest: [
-    { name: 'wallet', type: 'address' },
-    { name: 'timestamp', type: 'uint256' },
-  ],
-} as const;
-
-export const RECEIPT_REQUEST_PRIMARY_TYPE = 'ReceiptRequest' as const;
+export {
+  RECEIPT_REQUEST_DOMAIN,
+  RECEIPT_REQUEST_PRIMARY_TYPE,
+  RECEIPT_REQUEST_TYPES,
+  RECEIPT_REVOCATION_PRIMARY_TYPE,
+  RECEIPT_REVOCATION_TYPES,
+  originOf,
+  receiptTypedData,
+  receiptRequestTypedData,
+} from '../payments/receipt-request.ts';

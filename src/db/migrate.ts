@@ -20,6 +20,7 @@ export const MIGRATIONS: readonly string[] = [
   '0011_salt_steps.sql',
   '0012_chat_ids.sql',
   '0013_discovered_events.sql',
+  '0014_receipt_revocation.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

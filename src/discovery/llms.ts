@@ -96,7 +96,7 @@ ${link(d, 'Cities', '/v1/cities', "the active cities with unit, bucket width, ti
 ${link(d, 'Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
 ${link(d, 'Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
 ${link(d, 'Health', '/health', 'liveness and payment mode')}
-${link(d, 'Receipt recovery', '/v1/receipts', 'POST {wallet, timestamp, signature} (EIP-712 ReceiptRequest) for a new receipt token')}
+${link(d, 'Receipt recovery', '/v1/receipts', 'POST {wallet, origin, timestamp, signature} (EIP-712 ReceiptRequest naming this origin) for a new receipt token')}
 
 ## Terms
 
@@ -242,10 +242,10 @@ const page = await (await fetch(\`\${base}/v1/signals?city=nyc&since=0\`, { head
 // A lost token: a new one from a wallet signature (each signed timestamp works once).
 const timestamp = Math.floor(Date.now() / 1000);
 const receiptSig = await account.signTypedData({ domain: { name: 'Isocast', version: '1', chainId: 8453 },
-  types: { ReceiptRequest: [{ name: 'wallet', type: 'address' }, { name: 'timestamp', type: 'uint256' }] },
-  primaryType: 'ReceiptRequest', message: { wallet: account.address, timestamp: BigInt(timestamp) } });
+  types: { ReceiptRequest: [{ name: 'wallet', type: 'address' }, { name: 'origin', type: 'string' }, { name: 'timestamp', type: 'uint256' }] },
+  primaryType: 'ReceiptRequest', message: { wallet: account.address, origin: new URL(base).origin, timestamp: BigInt(timestamp) } });
 const recovered = await (await fetch(\`\${base}/v1/receipts\`, { method: 'POST', headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ wallet: account.address, timestamp, signature: receiptSig }) })).json();
+  body: JSON.stringify({ wallet: account.address, origin: new URL(base).origin, timestamp, signature: receiptSig }) })).json();
 \`\`\`
 
 The \`isocast\` binary does the same: \`isocast buy --city nyc --count 20 --key-file key.txt --server ${d.baseUrl}\`, then \`isocast read --city nyc --follow --server ${d.baseUrl}\`.

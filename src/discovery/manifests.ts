@@ -2,7 +2,7 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { SECURITY_SCHEMES } from './openapi.ts';
 import { NETWORK } from '../payments/eip3009.ts';
 import { SALT_ECHO } from '../payments/binding.ts';
-import { RECEIPT_REQUEST_TYPED_DATA_DOC } from '../payments/receipt-request.ts';
+import { originOf, receiptTypedDataDoc } from '../payments/receipt-request.ts';
 import {
   acceptsFor,
   DEFAULT_BUNDLE,
@@ -138,9 +138,15 @@ function receiptRecovery(d: DiscoveryDeps) {
   return {
     method: 'POST',
     url: url(d, '/v1/receipts'),
-    body: '{wallet, timestamp, signature}',
-    typedData: RECEIPT_REQUEST_TYPED_DATA_DOC,
-    note: 'A receipt token is issued once, with the purchase that moved the money; an idempotent replay answers without one. Each signed (wallet, timestamp) works once, within 600 s of server time.',
+    body: '{wallet, origin, timestamp, signature}',
+    typedData: receiptTypedDataDoc(originOf(d.baseUrl)),
+    revoke: {
+      method: 'POST',
+      url: url(d, '/v1/receipts/revoke'),
+      body: '{wallet, origin, timestamp, signature}',
+      typedData: receiptTypedDataDoc(originOf(d.baseUrl), 'ReceiptRevocation'),
+    },
+    note: `A receipt token is issued once, with the purchase that moved the money; an idempotent replay answers without one. Tokens expire (RECEIPT_TTL_DAYS); a wallet revokes all of its tokens with one ReceiptRevocation signature. Every signature names this server's origin (${originOf(d.baseUrl)}); each signed (wallet, timestamp) works once, within 600 s of server time.`,
   };
 }
 
@@ -215,7 +221,7 @@ export function agentCard(d: DiscoveryDeps) {
         path: '/v1/receipts',
         id: 'recover-receipt',
         name: 'Recover a receipt token',
-        description: `POST ${url(d, '/v1/receipts')} with an EIP-712 ReceiptRequest signature {wallet, timestamp} gets a new receipt token for every city the wallet bought. Free.`,
+        description: `POST ${url(d, '/v1/receipts')} with an EIP-712 ReceiptRequest signature {wallet, origin, timestamp} gets a new receipt token for every city the wallet bought. Free.`,
         tags: ['payments', 'free'],
         examples: ['I lost my receipt token for wallet 0x...'],
       },

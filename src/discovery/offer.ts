@@ -128,7 +128,7 @@ export function readingSteps(d: DiscoveryDeps): string[] {
     `GET ${url(d, '/v1/signals')}?city=<slug>&since=0 with header "Authorization: Bearer <receiptToken>".`,
     'The page holds signals with since < seq <= paid_through in ascending seq order, at most 100. Pass next_cursor as the next since; more=true means another page is ready now.',
     'When since >= paid_through your bundle is used up: the answer is 402 with paid_through and latest. Buy another bundle to go on (buying while behind starts from latest, so you never pay for a skipped backlog). A since at or past latest but below paid_through is a 200 empty page: your paid signals are still to come.',
-    `Lost the receipt token: sign the EIP-712 ReceiptRequest {wallet: address, timestamp: uint256} (domain {name: "Isocast", version: "1", chainId: 8453}; timestamp in unix seconds, within 600 s) and POST {wallet, timestamp, signature} to ${url(d, '/v1/receipts')}; each signature works once.`,
+    `Lost or expired receipt token: sign the EIP-712 ReceiptRequest {wallet: address, origin: string, timestamp: uint256} (domain {name: "Isocast", version: "1", chainId: 8453}; origin exactly "${new URL(d.baseUrl).origin}", this server; timestamp in unix seconds, within 600 s) and POST {wallet, origin, timestamp, signature} to ${url(d, '/v1/receipts')}; each signature works once. The same fields signed as ReceiptRevocation and POSTed to ${url(d, '/v1/receipts/revoke')} revoke every token of the wallet.`,
     "Signals never expire: since=0 replays everything you are entitled to. Poll politely (every 30 s or more); a new signal appears only when a city's daily high crosses into another bucket.",
   ];
 }

@@ -34,8 +34,12 @@ function tokenBytes(): Buffer {
 export type ReceiptStore = {
   /** Creates and stores a token for the wallet; the plain token exists only in the return value. */
   issue(wallet: string, paymentId: number, nowMs: number): string;
-  /** The wallet a token reads for, or null for anything that is not a live token. */
+  /** The wallet a token reads for, or null for anything that is not a stored token (expiry is the caller's). */
   walletFor(token: string): string | null;
+  /** The stored token's wallet and issue time (ms), or null. */
+  lookup(token: string): { wallet: string; createdAt: number } | null;
+  /** Deletes every token of the wallet (a signed revocation); returns how many there were. */
+  revokeAll(wallet: string): number;
 };
 
 /** The owner of the `receipts` table. */
@@ -43,7 +47,19 @@ export function createReceiptStore(db: Db): ReceiptStore {
   const insert = db.prepare(
     'INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)',
   );
-  const find = db.prepare('SELECT verifier_hash AS hash, wallet FROM receipts WHERE selector = ?');
+  const find = db.prepare(
+    'SELECT verifier_hash AS hash, wallet, created_at AS createdAt FROM receipts WHERE selector = ?',
+  );
+  const revoke = db.prepare('DELETE FROM receipts WHERE wallet = ?');
+  function lookup(token: string): { wallet: string; createdAt: number } | null {
+    const m = TOKEN.exec(token);
+    if (!m) return null;
+    const row = find.get(m[1]) as { hash: Buffer; wallet: string; createdAt: number } | undefined;
+    const presented = sha256(m[2]!);
+    // Compare even when the selector is unknown, so a miss costs the same as a wrong verifier.
+    const stored = row?.hash ?? Buffer.alloc(32);
+    return timingSafeEqual(stored, presented) && row ? { wallet: row.wallet, createdAt: row.createdAt } : null;
+  }
   return {
     issue(wallet, paymentId, nowMs) {
       const random = tokenBytes();
@@ -52,15 +68,9 @@ export function createReceiptStore(db: Db): ReceiptStore {
       insert.run(selector, sha256(verifier), wallet.toLowerCase(), paymentId, nowMs);
       return `isr_${selector}_${verifier}`;
     },
-    walletFor(token) {
-      const m = TOKEN.exec(token);
-      if (!m) return null;
-      const row = find.get(m[1]) as { hash: Buffer; wallet: string } | undefined;
-      const presented = sha256(m[2]!);
-      // Compare even when the selector is unknown, so a miss costs the same as a wrong verifier.
-      const stored = row?.hash ?? Buffer.alloc(32);
-      return timingSafeEqual(stored, presented) && row ? row.wallet : null;
-    },
+    walletFor: (token) => lookup(token)?.wallet ?? null,
+    lookup,
+    revokeAll: (wallet) => revoke.run(wallet.toLowerCase()).changes,
   };
 }
 
@@ -74,6 +84,16 @@ export function issueReceipt(db: Db, wallet: string, paymentId: number, nowMs: n
 /** Function form of `ReceiptStore.walletFor`. */
 export function walletForReceipt(db: Db, token: string): string | null {
   return receiptsOf(db).walletFor(token);
+}
+
+/** Function form of `ReceiptStore.lookup`. */
+export function receiptOf(db: Db, token: string): { wallet: string; createdAt: number } | null {
+  return receiptsOf(db).lookup(token);
+}
+
+/** Function form of `ReceiptStore.revokeAll`. */
+export function revokeReceipts(db: Db, wallet: string): number {
+  return receiptsOf(db).revokeAll(wallet);
 }
 
 /**

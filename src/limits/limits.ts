@@ -28,7 +28,13 @@ export type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_messa
 /** The route label a request is limited under, or null for every other request. */
 export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
   if (method === 'POST') {
-    if (path === '/v1/subscribe' || path === '/v1/receipts' || path === '/v1/delivery/messenger') return path;
+    if (
+      path === '/v1/subscribe' ||
+      path === '/v1/receipts' ||
+      path === '/v1/receipts/revoke' ||
+      path === '/v1/delivery/messenger'
+    )
+      return path;
     return null;
   }
   if (method === 'GET' && path === '/v1/signals' && hasPayment()) return '/v1/signals';

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Db } from '../db/open.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
 import { ApiError } from '../lib/errors.ts';
@@ -9,7 +10,7 @@ import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
-import { walletForReceipt } from '../entitlements/receipts.ts';
+import { receiptOf } from '../entitlements/receipts.ts';
 import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bundle.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
 import type { PaymentPlane } from './plane.ts';
@@ -42,6 +43,9 @@ const WAITERS_RETRY_S = 2;
 /** A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads. */
 export const ALREADY_APPLIED =
   'payment already applied; an X-Payment reads only in the request that settled it: read with Authorization: Bearer <receiptToken>';
+/** An expired bearer token (RECEIPT_TTL_DAYS): one wallet signature gets a new one, no payment. */
+export const RECEIPT_EXPIRED =
+  'receipt token expired; sign a ReceiptRequest and POST /v1/receipts for a new one (free, no payment)';
 export const RECEIPT_HINT =
   "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
 
@@ -55,6 +59,9 @@ export function paidSignalsRoutes(deps: {
   notifier: SignalNotifier;
   /** Reads held at once at most (MAX_SIGNAL_WAITERS); past it a `wait` read answers 503. */
   maxWaiters: number;
+  clock: Clock;
+  /** Receipt token lifetime (RECEIPT_TTL_DAYS); 0: tokens never expire. */
+  receiptTtlMs: number;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts, item 5).
@@ -102,7 +109,10 @@ export function paidSignalsRoutes(deps: {
     if (authorization === undefined) return challengeReply(c, deps.plane.challenge(city, count, resource));
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     if (!bearer) throw new ApiError(401, RECEIPT_TOKEN_REQUIRED, {}, { 'www-authenticate': 'Bearer' });
-    const wallet = walletForReceipt(deps.db, bearer);
+    const receipt = receiptOf(deps.db, bearer);
+    if (receipt && deps.receiptTtlMs > 0 && deps.clock.now() >= receipt.createdAt + deps.receiptTtlMs)
+      throw new ApiError(401, RECEIPT_EXPIRED, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    const wallet = receipt?.wallet;
     if (!wallet)
       return challengeReply(
         c,
@@ -261,7 +271,7 @@ export const paidSignalsDocs: RouteDoc[] = [
       400: { description: 'since, count or wait invalid', schema: z.union([MinSpendError, ErrorBody]) },
       401: {
         description:
-          '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token)',
+          '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token), or `receipt token expired; sign a ReceiptRequest and POST /v1/receipts for a new one (free, no payment)` (a token older than RECEIPT_TTL_DAYS)',
         schema: ErrorBody,
       },
       429: {

@@ -1,51 +1,80 @@
 import { recoverTypedDataAddress, type Hex } from 'viem';
 
 /**
- * The EIP-712 message a wallet signs to get a new receipt token (`POST /v1/receipts`), for a
- * buyer who lost theirs: a replayed payment header never mints one. The buyer client imports
- * these constants, and the discovery documents publish them, so all three agree.
+ * The EIP-712 messages a wallet signs about its receipt tokens: `ReceiptRequest` for a new token
+ * (`POST /v1/receipts`, for a buyer who lost theirs: a replayed payment header never mints one)
+ * and `ReceiptRevocation` to revoke every token it has (`POST /v1/receipts/revoke`). Both name the
+ * deployment: `origin` is the server's own origin (its BASE_URL's scheme://host[:port]), so a
+ * signature given to one server (a lookalike a client was pointed at) is worth nothing on
+ * another (issue 23 item 5). The buyer client and the discovery documents use these constants.
  */
 export const RECEIPT_REQUEST_DOMAIN = { name: 'Isocast', version: '1', chainId: 8453 } as const;
 
 export const RECEIPT_REQUEST_PRIMARY_TYPE = 'ReceiptRequest' as const;
+export const RECEIPT_REVOCATION_PRIMARY_TYPE = 'ReceiptRevocation' as const;
+export type ReceiptSignedKind = typeof RECEIPT_REQUEST_PRIMARY_TYPE | typeof RECEIPT_REVOCATION_PRIMARY_TYPE;
 
-export const RECEIPT_REQUEST_TYPES = {
-  ReceiptRequest: [
-    { name: 'wallet', type: 'address' },
-    { name: 'timestamp', type: 'uint256' },
-  ],
-} as const;
+const FIELDS = [
+  { name: 'wallet', type: 'address' },
+  { name: 'origin', type: 'string' },
+  { name: 'timestamp', type: 'uint256' },
+] as const;
+
+export const RECEIPT_REQUEST_TYPES = { ReceiptRequest: FIELDS } as const;
+export const RECEIPT_REVOCATION_TYPES = { ReceiptRevocation: FIELDS } as const;
+
+const TYPES = { ReceiptRequest: RECEIPT_REQUEST_TYPES, ReceiptRevocation: RECEIPT_REVOCATION_TYPES } as const;
+// Both in one types object for signing: EIP-712 encodes only the primary type and what it references.
+const SIGNING_TYPES = { ReceiptRequest: FIELDS, ReceiptRevocation: FIELDS } as const;
+
+/** The origin a signature names: `new URL(url).origin` (lower-case host, no default port, no path). */
+export function originOf(url: string): string {
+  return new URL(url).origin;
+}
 
 /** The same, with the EIP712Domain type spelled out, for clients calling eth_signTypedData_v4. */
-export const RECEIPT_REQUEST_TYPED_DATA_DOC = {
-  domain: RECEIPT_REQUEST_DOMAIN,
-  primaryType: RECEIPT_REQUEST_PRIMARY_TYPE,
-  types: {
-    EIP712Domain: [
-      { name: 'name', type: 'string' },
-      { name: 'version', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-    ],
-    ...RECEIPT_REQUEST_TYPES,
-  },
-  notes: 'timestamp is unix seconds, within 600 s of server time; each (wallet, timestamp) is honoured once.',
-} as const;
-
-/** Typed data for viem's signTypedData / verifyTypedData. */
-export function receiptRequestTypedData(wallet: string, timestamp: number | bigint) {
+export function receiptTypedDataDoc(origin: string, kind: ReceiptSignedKind = RECEIPT_REQUEST_PRIMARY_TYPE) {
   return {
     domain: RECEIPT_REQUEST_DOMAIN,
-    types: RECEIPT_REQUEST_TYPES,
-    primaryType: RECEIPT_REQUEST_PRIMARY_TYPE,
+    primaryType: kind,
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+      ],
+      ...TYPES[kind],
+    },
+    message: { wallet: '0x<your wallet>', origin, timestamp: '<unix seconds>' },
+    notes: `origin is exactly "${origin}" (this server; a signature naming another origin is refused); timestamp is unix seconds, within 600 s of server time; each (wallet, timestamp) is honoured once.`,
+  } as const;
+}
+
+/** Typed data for viem's signTypedData / verifyTypedData. */
+export function receiptTypedData(kind: ReceiptSignedKind, wallet: string, origin: string, timestamp: number | bigint) {
+  return {
+    domain: RECEIPT_REQUEST_DOMAIN,
+    types: SIGNING_TYPES,
+    primaryType: kind,
     // Address case does not change the encoded bytes; lowercase skips viem's checksum check.
-    message: { wallet: wallet.toLowerCase() as Hex, timestamp: BigInt(timestamp) },
+    message: { wallet: wallet.toLowerCase() as Hex, origin, timestamp: BigInt(timestamp) },
   };
 }
 
-/** True when the signature recovers to `wallet`; malformed signatures are simply false. */
-export async function verifyReceiptRequest(wallet: string, timestamp: number, signature: Hex): Promise<boolean> {
+/** Typed data of a ReceiptRequest (kept as its own name: the buyer and tests sign it). */
+export const receiptRequestTypedData = (wallet: string, origin: string, timestamp: number | bigint) =>
+  receiptTypedData(RECEIPT_REQUEST_PRIMARY_TYPE, wallet, origin, timestamp);
+
+/** True when the signature over (kind, wallet, origin, timestamp) recovers to `wallet`; malformed signatures are false. */
+export async function verifyReceiptSigned(
+  kind: ReceiptSignedKind,
+  wallet: string,
+  origin: string,
+  timestamp: number,
+  signature: Hex,
+): Promise<boolean> {
   try {
-    const signer = await recoverTypedDataAddress({ ...receiptRequestTypedData(wallet, timestamp), signature });
+    const signer = await recoverTypedDataAddress({ ...receiptTypedData(kind, wallet, origin, timestamp), signature });
     return signer.toLowerCase() === wallet.toLowerCase();
   } catch {
     return false;

@@ -10,32 +10,49 @@ import type { Logger } from '../lib/logger.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { issueReceipt } from '../entitlements/receipts.ts';
+import { issueReceipt, revokeReceipts } from '../entitlements/receipts.ts';
 import { createEntitlementStore } from '../entitlements/store.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
-import { verifyReceiptRequest } from './receipt-request.ts';
+import {
+  originOf,
+  RECEIPT_REQUEST_PRIMARY_TYPE,
+  RECEIPT_REVOCATION_PRIMARY_TYPE,
+  type ReceiptSignedKind,
+  verifyReceiptSigned,
+} from './receipt-request.ts';
 import { createPaymentReads } from './store.ts';
 
 /**
  * `POST /v1/receipts`: a new receipt token for a wallet that proves itself with an EIP-712
  * ReceiptRequest signature, the only way to a token besides the purchase that moved the money.
- * Same skew rule and error strings as the delivery endpoint; each (wallet, timestamp) once.
+ * `POST /v1/receipts/revoke`: every token of the wallet deleted, on a ReceiptRevocation signature.
+ * Both signatures name this server's origin (BASE_URL), so one given to another deployment (a
+ * lookalike) is refused here; same skew rule and error strings as the delivery endpoint; each
+ * (wallet, timestamp) once per kind.
  */
 export const RECEIPT_SKEW_SEC = 600;
 
-export const ReceiptRequestBody = z
-  .object({
-    wallet: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/)
-      .describe('The paying wallet'),
-    timestamp: z.number().int().nonnegative().describe('Unix seconds; within 600 s of server time'),
-    signature: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]+$/)
-      .describe('EIP-712 signature over ReceiptRequest {wallet, timestamp}; must recover to wallet'),
-  })
-  .meta({ id: 'ReceiptRequest' });
+const signedFields = (what: string) => ({
+  wallet: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .describe('The paying wallet'),
+  timestamp: z.number().int().nonnegative().describe('Unix seconds; within 600 s of server time'),
+  origin: z
+    .string()
+    .optional()
+    .describe(
+      "The origin the client signed (optional: the server always verifies against its own BASE_URL origin; when given and different, the 401 names this server's origin)",
+    ),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]+$/)
+    .describe(`EIP-712 signature over ${what} {wallet, origin, timestamp}; must recover to wallet`),
+});
+
+export const ReceiptRequestBody = z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' });
+export const ReceiptRevocationBody = z.object(signedFields('ReceiptRevocation')).meta({ id: 'ReceiptRevocation' });
+type SignedBody = z.infer<typeof ReceiptRequestBody>;
 
 export const ReceiptResult = z
   .object({
@@ -43,7 +60,13 @@ export const ReceiptResult = z
     wallet: z.string().describe('Lowercase wallet address'),
     receiptToken: z
       .string()
-      .describe('A new opaque bearer token (isocast-receipt) for GET /v1/signals; earlier tokens keep working'),
+      .describe(
+        'A new opaque bearer token (isocast-receipt) for GET /v1/signals; earlier tokens keep working until they expire or are revoked',
+      ),
+    expiresAt: z
+      .string()
+      .nullable()
+      .describe('When the token stops reading (RECEIPT_TTL_DAYS after issue); null when tokens never expire'),
     cities: z
       .array(z.object({ city: z.string(), paidThroughSeq: z.number().int() }))
       .describe('Every city this wallet has bought, with its ceiling'),
@@ -51,13 +74,23 @@ export const ReceiptResult = z
   })
   .meta({ id: 'ReceiptResult' });
 
+export const RevocationResult = z
+  .object({
+    ok: z.literal(true),
+    wallet: z.string().describe('Lowercase wallet address'),
+    revoked: z.number().int().describe('How many receipt tokens of this wallet stopped working'),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'RevocationResult' });
+
 const MESSAGES: Record<string, string> = {
   wallet: 'invalid wallet: must be a 0x-prefixed 20-byte hex address',
   timestamp: 'invalid timestamp: must be an integer number of unix seconds',
+  origin: 'invalid origin: must be a string',
   signature: 'invalid signature: must be a 0x-prefixed hex string',
 };
 
-function parseBody(body: Record<string, unknown>): z.infer<typeof ReceiptRequestBody> {
+function parseBody(body: Record<string, unknown>): SignedBody {
   for (const field of ['wallet', 'timestamp', 'signature'] as const) {
     if (body[field] === undefined || body[field] === null) throw new ApiError(400, `${field} is required`);
   }
@@ -72,15 +105,24 @@ export function receiptRoutes(deps: {
   clock: Clock;
   logger: Logger;
   sanctions: SanctionsList;
+  /** This deployment's BASE_URL: its origin is what every receipt signature must name. */
+  baseUrl: string;
+  /** Token lifetime in ms (RECEIPT_TTL_DAYS); 0: tokens never expire. */
+  receiptTtlMs: number;
   limitWallet?: (wallet: string) => void;
 }): Hono<AppEnv> {
   const { db, clock } = deps;
+  const origin = originOf(deps.baseUrl);
   const entitlements = createEntitlementStore(db);
   const payments = createPaymentReads(db);
   const consume = db.prepare(
     'INSERT INTO receipt_requests (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
   );
   const prune = db.prepare('DELETE FROM receipt_requests WHERE timestamp < ?');
+  const consumeRevocation = db.prepare(
+    'INSERT INTO receipt_revocations (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const pruneRevocations = db.prepare('DELETE FROM receipt_revocations WHERE timestamp < ?');
   // Consuming the signature and storing the new token commit together: a crash between them
   // cannot burn a signature without a token, nor issue a token twice for one signature.
   const issue = db.transaction((wallet: string, timestamp: number, paymentId: number, nowMs: number): string | null => {
@@ -88,25 +130,58 @@ export function receiptRoutes(deps: {
     prune.run(Math.floor(nowMs / 1000) - 2 * RECEIPT_SKEW_SEC);
     return issueReceipt(db, wallet, paymentId, nowMs);
   });
+  // Likewise the revocation: consumed and applied in one commit.
+  const revoke = db.transaction((wallet: string, timestamp: number, nowMs: number): number | null => {
+    if (consumeRevocation.run(wallet, timestamp, nowMs).changes !== 1) return null;
+    pruneRevocations.run(Math.floor(nowMs / 1000) - 2 * RECEIPT_SKEW_SEC);
+    return revokeReceipts(db, wallet);
+  });
+
+  /** The checks both endpoints share: skew, then the signature over this server's origin. */
+  async function verified(body: SignedBody, kind: ReceiptSignedKind): Promise<string> {
+    if (Math.abs(Math.floor(clock.now() / 1000) - body.timestamp) > RECEIPT_SKEW_SEC)
+      throw new ApiError(401, 'stale timestamp');
+    const wallet = body.wallet.toLowerCase();
+    if (!(await verifyReceiptSigned(kind, wallet, origin, body.timestamp, body.signature as Hex))) {
+      // The spec's string; a client that says which origin it signed learns which one this is.
+      const named = body.origin !== undefined && body.origin !== origin;
+      throw new ApiError(
+        401,
+        'signature verification failed',
+        named ? { reason: `signed for origin ${body.origin}; this server is ${origin}` } : {},
+      );
+    }
+    return wallet;
+  }
 
   const app = new Hono<AppEnv>();
   app.post('/v1/receipts', async (c) => {
     const body = parseBody(await readJsonObject(c));
-    const nowMs = clock.now();
-    if (Math.abs(Math.floor(nowMs / 1000) - body.timestamp) > RECEIPT_SKEW_SEC)
-      throw new ApiError(401, 'stale timestamp');
-    const wallet = body.wallet.toLowerCase();
-    if (!(await verifyReceiptRequest(wallet, body.timestamp, body.signature as Hex)))
-      throw new ApiError(401, 'signature verification failed');
+    const wallet = await verified(body, RECEIPT_REQUEST_PRIMARY_TYPE);
     deps.limitWallet?.(wallet);
     if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
     const owned = entitlements.citiesOf(wallet);
     const paymentId = payments.lastAppliedId(wallet);
     if (owned.length === 0 || paymentId === null) throw new ApiError(404, 'no purchases for this wallet');
-    const receiptToken = issue(wallet, body.timestamp, paymentId, clock.now());
+    const nowMs = clock.now();
+    const receiptToken = issue(wallet, body.timestamp, paymentId, nowMs);
     if (!receiptToken) throw new ApiError(401, 'signature already used');
     deps.logger.info('receipt token issued on a signed request', { wallet, cities: owned.length });
-    return replyJson(c as Ctx, { ok: true, wallet, receiptToken, cities: owned }, 200, { 'cache-control': 'no-store' });
+    const expiresAt = deps.receiptTtlMs > 0 ? new Date(nowMs + deps.receiptTtlMs).toISOString() : null;
+    return replyJson(c as Ctx, { ok: true, wallet, receiptToken, expiresAt, cities: owned }, 200, {
+      'cache-control': 'no-store',
+    });
+  });
+
+  app.post('/v1/receipts/revoke', async (c) => {
+    const body = parseBody(await readJsonObject(c));
+    const wallet = await verified(body, RECEIPT_REVOCATION_PRIMARY_TYPE);
+    deps.limitWallet?.(wallet);
+    // A sanctioned wallet may still revoke: it only removes access.
+    const revoked = revoke(wallet, body.timestamp, clock.now());
+    if (revoked === null) throw new ApiError(401, 'signature already used');
+    deps.logger.info('receipt tokens revoked on a signed request', { wallet, revoked });
+    return replyJson(c as Ctx, { ok: true, wallet, revoked }, 200, { 'cache-control': 'no-store' });
   });
   return app;
 }
@@ -118,23 +193,49 @@ export const receiptDocs: RouteDoc[] = [
     tags: ['payments'],
     summary: 'Recover a receipt token with a wallet signature',
     description:
-      'Free. A replayed X-Payment never returns a receipt token; a buyer who lost theirs signs an EIP-712 ReceiptRequest ' +
-      '(domain {name: "Isocast", version: "1", chainId: 8453}, primaryType ReceiptRequest, fields wallet: address, timestamp: uint256) ' +
-      'and gets a new token reading every city the wallet bought. The timestamp must be within 600 s of server time; each signed ' +
-      '(wallet, timestamp) works once.',
+      'Free. A replayed X-Payment never returns a receipt token; a buyer who lost theirs (or whose token expired) signs an EIP-712 ReceiptRequest ' +
+      '(domain {name: "Isocast", version: "1", chainId: 8453}, primaryType ReceiptRequest, fields wallet: address, origin: string, timestamp: uint256; ' +
+      "origin is this server's origin, the scheme://host[:port] of its BASE_URL) and gets a new token reading every city the wallet bought. " +
+      'A signature naming another origin is refused (401 signature verification failed). The timestamp must be within 600 s of server time; ' +
+      'each signed (wallet, timestamp) works once: after "signature already used", sign a new timestamp only if you sent the first yourself.',
     body: ReceiptRequestBody,
     responses: {
-      200: { description: "A new receipt token and the wallet's ceilings", schema: ReceiptResult },
+      200: { description: "A new receipt token, its expiry and the wallet's ceilings", schema: ReceiptResult },
       400: {
         description: 'Missing or malformed wallet, timestamp or signature, or a body that is not a JSON object',
         schema: ErrorBody,
       },
       401: {
-        description: '`stale timestamp`, `signature verification failed`, or `signature already used`',
+        description:
+          '`stale timestamp`, `signature verification failed` (also a signature for another origin; `reason` names this one when the body says which origin was signed), or `signature already used`',
         schema: ErrorBody,
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
       404: { description: '`no purchases for this wallet`', schema: ErrorBody },
+      429: RATE_LIMITED_DOC,
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/receipts/revoke',
+    tags: ['payments'],
+    summary: 'Revoke every receipt token of a wallet with one signature',
+    description:
+      'Free. The wallet signs an EIP-712 ReceiptRevocation (same domain and fields as ReceiptRequest: wallet, origin, timestamp) and every ' +
+      'receipt token issued to it so far stops reading at once (a bearer then gets the 402 "receipt token not recognised"). Entitlements are ' +
+      'untouched: a new token comes from POST /v1/receipts or the next purchase. Same origin, skew and once-only rules as POST /v1/receipts.',
+    body: ReceiptRevocationBody,
+    responses: {
+      200: { description: 'How many tokens were revoked', schema: RevocationResult },
+      400: {
+        description: 'Missing or malformed wallet, timestamp or signature, or a body that is not a JSON object',
+        schema: ErrorBody,
+      },
+      401: {
+        description:
+          '`stale timestamp`, `signature verification failed` (also another origin), or `signature already used`',
+        schema: ErrorBody,
+      },
       429: RATE_LIMITED_DOC,
     },
   },

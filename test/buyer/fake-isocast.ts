@@ -169,7 +169,8 @@ export async function startFakeIsocast(
       domain: RECEIPT_REQUEST_DOMAIN,
       types: RECEIPT_REQUEST_TYPES,
       primaryType: 'ReceiptRequest',
-      message: { wallet: b.wallet, timestamp: BigInt(b.timestamp) },
+      // The fake is the deployment the request reached: its own origin is what must be signed.
+      message: { wallet: b.wallet, origin: new URL(req.url).origin, timestamp: BigInt(b.timestamp) },
       signature: b.signature,
     }).catch(() => null);
     if (!signer || signer.toLowerCase() !== b.wallet.toLowerCase())

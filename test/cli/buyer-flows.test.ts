@@ -119,7 +119,8 @@ test('a missing receipt is recovered with a signature; isocast receipt does it e
   assert.deepEqual([saved[0].city, saved[0].paidThroughSeq, saved[0].source], ['nyc', 20, 'recovered']);
   assert.ok(!r.text.includes(saved[0].receiptToken), 'the token is never printed');
 
-  const explicit = await run('receipt', ['--json']);
+  // A second later: a new timestamp, a new signature (the CLI never re-signs on its own).
+  const explicit = await run('receipt', ['--json'], { nowMs: () => Date.now() + 1_000 });
   assert.equal(explicit.code, 0, explicit.text);
   assert.deepEqual(JSON.parse(explicit.out[0]!).cities, [{ city: 'nyc', paidThroughSeq: 20 }]);
   const nothing = await setup(t, { receipts: true });

@@ -27,8 +27,12 @@ async function closedPort(): Promise<number> {
 type Run = { code: number; out: string[]; err: string[] };
 
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
-  const app = testApp(t, { env });
-  const server = await listen(t, app.app.fetch);
+  // Listening first: the app's BASE_URL is the address the CLI talks to, the origin its receipt
+  // signatures name (issue 23 item 5).
+  let handler: (req: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
+  const server = await listen(t, (req) => handler(req));
+  const app = testApp(t, { env: { BASE_URL: server, ...env } });
+  handler = app.app.fetch;
   const dir = tempDir(t, 'isocast-cli-');
   const receipts = join(dir, 'wallet', 'receipts.json');
   const run = async (command: CliCommand, args: string[], io: Partial<CliIo> = {}): Promise<Run> => {
@@ -278,4 +282,37 @@ test('against a real instance: the same bundle bought twice in one second moves 
   );
   // One signed request consumed (it can never be used again).
   assert.equal(app.db.prepare('SELECT count(*) FROM receipt_requests').pluck().get(), 1);
+});
+
+test('isocast receipt signs for the server it talks to, never re-signs after "signature already used", and --revoke revokes every token', async (t) => {
+  const { app, receipts, run } = await setup(t);
+  insertSignals(app.db, 'nyc', 3);
+  assert.equal((await run('buy', ['--city', 'nyc', '--count', '20', '--yes'])).code, 0);
+  const first = await run('receipt', []);
+  assert.equal(first.code, 0, first.err.join('\n'));
+  // Same second (the clock stands still): the same signature, refused; the CLI stops and says why.
+  const again = await run('receipt', []);
+  assert.equal(again.code, 1);
+  assert.match(again.err.join('\n'), /signature already used.*isocast receipt --revoke/s);
+  assert.equal(app.db.prepare('SELECT count(*) FROM receipt_requests').pluck().get(), 1, 'one request, not re-signed');
+
+  const tokens = JSON.parse(readFileSync(receipts, 'utf8')).receipts.map(
+    (r: { receiptToken: string }) => r.receiptToken,
+  );
+  const revoked = await run('receipt', ['--revoke', '--json']);
+  assert.equal(revoked.code, 0, revoked.err.join('\n'));
+  assert.deepEqual(JSON.parse(revoked.out[0]!).revoked, 2, 'the purchase token and the recovered one');
+  assert.equal(JSON.parse(readFileSync(receipts, 'utf8')).receipts.length, 0, 'saved records for the wallet dropped');
+  assert.equal(app.db.prepare('SELECT count(*) FROM receipts').pluck().get(), 0);
+  for (const token of new Set(tokens)) {
+    const res = await app.app.fetch(
+      new Request('http://x/v1/signals?city=nyc', { headers: { authorization: `Bearer ${token}` } }),
+    );
+    assert.equal(res.status, 402);
+  }
+  // A read a second later recovers a new token with one signature.
+  app.clock.advance(1_000);
+  const read = await run('read', ['--city', 'nyc']);
+  assert.equal(read.code, 0, read.err.join('\n'));
+  assert.equal(read.out.length, 3);
 });

@@ -37,7 +37,7 @@ const signReceipt = (account: typeof buyerA, wallet: string, timestamp: number) 
     domain: RECEIPT_REQUEST_DOMAIN,
     types: RECEIPT_REQUEST_TYPES,
     primaryType: 'ReceiptRequest',
-    message: { wallet: wallet as Hex, timestamp: BigInt(timestamp) },
+    message: { wallet: wallet as Hex, origin: 'http://127.0.0.1:8402', timestamp: BigInt(timestamp) },
   });
 
 test('a replay after validBefore is idempotent, and a replay never carries a receipt token', async (t) => {

@@ -38,7 +38,8 @@ plain http is refused for any host but this machine unless --insecure; \`isocast
                                            payTo; --max-usd caps it) and asks before paying when run in a terminal
   read --city <slug> [--since N] [--follow] [--interval S]
                                            print entitled signals; --follow keeps polling every S seconds [30]
-  receipt                                  recover this wallet's receipt token with a signature (free)
+  receipt [--revoke]                       recover this wallet's receipt token with a signature (free);
+                                           --revoke: one signature revokes every token of the wallet there
   register-chat --chat <id> [--city <slug>] | --delete
                                            have entitled signals pushed to a chat (wallet-signed, free)
   cities                                   list slugs, local time and latest signal seq

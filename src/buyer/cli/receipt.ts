@@ -1,10 +1,12 @@
 import { intFlag, parseFlags, serverUrl } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
-import { createClient } from './client.ts';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { createClient, serverError, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { receiptsFileFor } from './paths.ts';
-import { recoverReceipts } from './recover.ts';
+import { forgetReceipts } from './receipts.ts';
+import { recoverReceipts, signedPost, signedRefusal } from './recover.ts';
 
 /**
  * `isocast receipt`: recover this wallet's receipt token from the server with a signature (free,
@@ -13,8 +15,39 @@ import { recoverReceipts } from './recover.ts';
  */
 export const RECEIPT_FLAGS = {
   strings: ['server', 'key-file', 'receipts', 'timeout'],
-  booleans: ['json', 'insecure'],
+  booleans: ['json', 'insecure', 'revoke'],
 } as const;
+
+/**
+ * `isocast receipt --revoke`: one ReceiptRevocation signature for this server's origin; every
+ * token of the wallet stops reading there, and the saved records for it are dropped.
+ */
+async function revoke(
+  client: Client,
+  account: PrivateKeyAccount,
+  file: string,
+  nowMs: number,
+  json: boolean,
+  io: CliIo,
+) {
+  const a = await signedPost(client, account, 'ReceiptRevocation', '/v1/receipts/revoke', Math.floor(nowMs / 1000));
+  if (a.status === 404 || a.status === 405)
+    throw new CliError(
+      `${client.server} does not offer token revocation (POST /v1/receipts/revoke); it is an older isocast`,
+    );
+  if (a.status === 401) throw signedRefusal('revocation', a);
+  if (a.status !== 200 || typeof a.body.revoked !== 'number')
+    throw new CliError(`revocation failed with HTTP ${a.status}: ${serverError(a)}`);
+  const forgotten = forgetReceipts(file, client.server, account.address);
+  if (json)
+    io.stdout(JSON.stringify({ wallet: account.address, server: client.server, revoked: a.body.revoked, forgotten }));
+  else
+    io.stdout(
+      `revoked ${a.body.revoked} receipt token(s) of ${account.address} at ${client.server}; removed ${forgotten} saved record(s) from ${file}. ` +
+        'Your entitlements are unchanged: isocast receipt gets a new token.',
+    );
+  return EXIT.ok;
+}
 
 export async function receiptCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, RECEIPT_FLAGS);
@@ -23,6 +56,8 @@ export async function receiptCommand(argv: readonly string[], io: CliIo): Promis
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);
   const client = createClient(server, intFlag(flags, 'timeout', 15, 1) * 1000);
+  if (flags.on.has('revoke'))
+    return revoke(client, account, receiptsFile, io.nowMs?.() ?? Date.now(), flags.on.has('json'), io);
   const r = await recoverReceipts(client, account, receiptsFile, io.nowMs?.() ?? Date.now());
   if (!r) throw new CliError(`${server} does not offer receipt recovery (POST /v1/receipts); it is an older isocast`);
   if (flags.on.has('json')) {

@@ -70,7 +70,18 @@ const sameKey = (a: Receipt, b: Receipt) =>
 
 /** One record per (server, wallet, city): a newer record replaces the older one. */
 export function saveReceipts(file: string, records: readonly Receipt[]): void {
-  const receipts = [...loadReceipts(file).filter((x) => !records.some((r) => sameKey(x, r))), ...records];
+  writeReceipts(file, [...loadReceipts(file).filter((x) => !records.some((r) => sameKey(x, r))), ...records]);
+}
+
+/** Drops every saved record of `wallet` at `server` (its tokens were revoked); returns how many. */
+export function forgetReceipts(file: string, server: string, wallet: string): number {
+  const all = loadReceipts(file);
+  const kept = all.filter((r) => !(r.server === server && r.wallet.toLowerCase() === wallet.toLowerCase()));
+  if (kept.length !== all.length) writeReceipts(file, kept);
+  return all.length - kept.length;
+}
+
+function writeReceipts(file: string, receipts: readonly Receipt[]): void {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
