@@ -4,6 +4,7 @@ import type { CliCommand } from './buyer/cli/help.ts';
 import { terminalConfirm } from './buyer/cli/prompt.ts';
 import { stateHome } from './buyer/cli/receipts.ts';
 import { createCatalog } from './cities/catalog.ts';
+import { CITY_ROWS } from './cities/catalog-data.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './lib/clock.ts';
 import { replayCommand } from './replay/command.ts';
@@ -50,7 +51,8 @@ export async function replay(argv: string[], env: NodeJS.ProcessEnv): Promise<nu
     stderr: (text) => process.stderr.write(text),
     readFile: (path) => readFileSync(path, 'utf8'),
     clock: systemClock,
-    catalog: createCatalog(),
+    // Every stream replays, whatever MARKET_KINDS the server runs with (`nyc-low` as `nyc`).
+    catalog: createCatalog(CITY_ROWS, { mode: 'spec' }, 'high,low'),
     upstreams: () => {
       try {
         const c = loadConfig(env);

@@ -61,6 +61,10 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
     meaning: 'live refuses to start without a loadable list unless this is false',
   },
   FEED: { meaning: 'sim: deterministic simulated weather + markets; live: real upstreams (live payments need it)' },
+  MARKET_KINDS: {
+    meaning:
+      'which markets of each served city are streams: high,low (each city also gets a <city>-low daily-low stream), high (only the daily-high markets), or low',
+  },
   POLL_INTERVAL_MS: {
     default: '5000',
     meaning: 'poller cadence (sim and live; live: one batched METAR call per tick, 720 an hour)',

@@ -55,6 +55,7 @@ const raw = {
   OFAC_EXTRA: text().optional(),
   OFAC_REQUIRED: flag().optional(),
   FEED: oneOf(['sim', 'live']).default('sim'),
+  MARKET_KINDS: oneOf(['high,low', 'high', 'low']).default('high,low'),
   POLL_INTERVAL_MS: intIn(250, 3_600_000).optional(),
   WU_POLL_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
   ODDS_DEADLINE_MS: intIn(250, 10_000).default(10_000),

@@ -189,7 +189,7 @@ async function serve(argv: string[]): Promise<void> {
   }
   const db = open(config);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
-  const catalog = createCatalog(CITY_ROWS, citySelection(config.CITIES));
+  const catalog = createCatalog(CITY_ROWS, citySelection(config.CITIES), config.MARKET_KINDS);
   const metrics = createMetrics();
   // Started once the database is open, stopped after it is closed (src/replication/supervisor.ts).
   const replication =

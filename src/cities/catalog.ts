@@ -35,6 +35,15 @@ export function kindOf(city: Pick<CityRecord, 'kind'>): MarketKind {
   return city.kind ?? 'high';
 }
 
+/**
+ * The stream rows for MARKET_KINDS: the cities' daily-high rows, their daily-low twins, or both
+ * (every high first, so the spec's cities keep their order, positions and slugs).
+ */
+export function streamRows(rows: readonly CityRecord[], kinds: string): CityRecord[] {
+  const wanted = new Set(kinds.split(','));
+  return [...(wanted.has('high') ? rows : []), ...(wanted.has('low') ? rows.map(lowStreamOf) : [])];
+}
+
 /** Suffix of a low stream's slug: `nyc` -> `nyc-low`. */
 export const LOW_SUFFIX = '-low';
 
@@ -73,15 +82,34 @@ export type Catalog = {
   serve(city: CityRecord): boolean;
 };
 
+/**
+ * `rows` are the cities' daily-high rows (and any stream rows a caller builds itself); `kinds`
+ * (MARKET_KINDS) says which streams each city gets: `high`, `low` (its `<city>-low` twin), or both.
+ * A low stream follows its city: served when the city is (CITIES names cities, not streams).
+ */
 export function createCatalog(
   rows: readonly CityRecord[] = CITY_ROWS,
   selection: CitySelection = { mode: 'spec' },
+  kinds = 'high',
 ): Catalog {
   const listed = selection.mode === 'list' ? new Set(selection.slugs) : null;
+  const cityOf = (r: CityRecord) => r.baseSlug ?? r.slug;
+  const streams = streamRows(rows, kinds);
   // The spec's cities start served (their records and slugs are the spec's); a listed one only if listed.
-  let active: CityRecord[] = rows.filter((r) => r.active && (listed === null || listed.has(r.slug)));
-  let all: CityRecord[] = [...rows];
+  let active: CityRecord[] = streams.filter((r) => r.active && (listed === null || listed.has(cityOf(r))));
+  let all: CityRecord[] = [...streams];
   const bySlug = new Map(active.map((r) => [r.slug, r]));
+  const serveOne = (city: CityRecord): boolean => {
+    if (bySlug.has(city.slug)) return false;
+    const served = { ...city, active: true };
+    bySlug.set(city.slug, served);
+    // New arrays: a reader holding the previous list keeps a consistent snapshot.
+    active = [...active, served];
+    all = all.some((r) => r.slug === city.slug)
+      ? all.map((r) => (r.slug === city.slug ? served : r))
+      : [...all, served];
+    return true;
+  };
   return {
     get all() {
       return all;
@@ -92,17 +120,8 @@ export function createCatalog(
     selection,
     get: (slug) => bySlug.get(slug),
     wants: (slug) => selection.mode === 'all' || (listed?.has(slug) ?? bySlug.has(slug)),
-    serve: (city) => {
-      if (bySlug.has(city.slug)) return false;
-      const served = { ...city, active: true };
-      bySlug.set(city.slug, served);
-      // New arrays: a reader holding the previous list keeps a consistent snapshot.
-      active = [...active, served];
-      all = all.some((r) => r.slug === city.slug)
-        ? all.map((r) => (r.slug === city.slug ? served : r))
-        : [...all, served];
-      return true;
-    },
+    // A discovered city brings the streams MARKET_KINDS asks for.
+    serve: (city) => streamRows([city], kinds).map(serveOne).some(Boolean),
   };
 }
 
