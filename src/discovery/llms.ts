@@ -62,7 +62,7 @@ export function llmsTxt(d: DiscoveryDeps): string {
 
 > ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.
 
-${d.cities.length} cities are covered; each has one market per city-local day. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). The authorization nonce must bind payer, city and count with a salt the 402 challenge serves, so a stock x402 client's random nonce is refused; the steps below, the \`isocast buy\` command, or isocast's scheme for stock x402 clients (below) do it. This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
+${d.cities.length} market streams are covered (kind high: a city's daily-high market, slug = the city; kind low: its daily-low market, slug = <city>-low, e.g. nyc-low); each has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). The authorization nonce must bind payer, city and count with a salt the 402 challenge serves, so a stock x402 client's random nonce is refused; the steps below, the \`isocast buy\` command, or isocast's scheme for stock x402 clients (below) do it. This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
 
 ## Prices
 
@@ -92,7 +92,7 @@ ${link(d, 'Discovery index', DOCUMENT_PATHS.discovery, 'JSON index of every reso
 
 ## Free endpoints
 
-${link(d, 'Cities', '/v1/cities', "the active cities with unit, bucket width, timezone, the day's resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first")}
+${link(d, 'Cities', '/v1/cities', "the served streams with kind (high or low), unit, bucket width, timezone, the day's resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first; ?kind=low lists the daily-low streams")}
 ${link(d, 'Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
 ${link(d, 'Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
 ${link(d, 'Health', '/health', 'liveness and payment mode')}
@@ -148,7 +148,7 @@ const SIGNAL_FIELDS = `| Field | Type | Notes |
 | targetDate | string | city-local market day, YYYY-MM-DD |
 | marketUrl | string (URI) | the market event page |
 | conditionId | string | market condition id, 0x-prefixed |
-| old, new | Reading | {reading, unit, bucket}: the daily high and its bucket before and after the crossing |
+| old, new | Reading | {reading, unit, bucket}: the daily high (a low stream: the daily low) and its bucket before and after the crossing |
 | buckets | array of Bucket or null | {label, conditionId, yes, no, midpoint, dead?, noQuote?}: odds for every bucket at bucketsAsOf; dead: true when the day's high can no longer land there; noQuote: true when that bucket's order books were empty and it never traded (its yes 1, no 1, midpoint 0.5 are the widest possible market, not a quote; the other buckets keep their prices). null when the ladder could not be priced within 10 s: a signal is never held back for odds |
 | bucketsAsOf | date-time or null | when the odds were sampled; at most 10 s after observedAt; null with buckets null |
 | source | string | observation source (e.g. wu): the feed the day's own resolution rule calls for. wu = weather.com (the Weather Underground table a wu rule names); metar = the station's METAR reports (what NOAA's timeseries shows, for a noaa rule; an approximation for a wu rule where configured); sim = simulated. A day never mixes feeds; a day whose rule names another station, unit or an unobservable source gets no signals (GET /v1/cities/{slug} shows the day's rule as resolution) |
@@ -163,7 +163,7 @@ export function llmsWeatherSignals(d: DiscoveryDeps): string {
 
 > One signal per bucket crossing of a city's observed daily-high temperature, on the daily-high temperature markets of a prediction market. Delivered at most once per (city, day, bucket), with the odds of every bucket at the moment of the crossing.
 
-Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. Fetch ${url(d, '/v1/sample')}?city=<slug> for a free example.
+Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. A low stream (\`<city>-low\`, kind low in /v1/cities) is the same in the other direction: the running minimum only falls, a signal fires when it enters a colder bucket, and every bucket wholly above it is dead. Fetch ${url(d, '/v1/sample')}?city=<slug> for a free example.
 
 ## Signal fields (IsocastSignalPublic)
 
