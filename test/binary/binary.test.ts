@@ -73,9 +73,15 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
 
     const cities = await fetch(`${base}/v1/cities`);
     assert.equal(cities.status, 200);
-    const c = (await cities.json()) as { count: number; cities: { slug: string }[] };
-    assert.equal(c.count, 37);
-    assert.equal(c.cities.length, 37);
+    const c = (await cities.json()) as { count: number; cities: { slug: string; kind: string }[] };
+    // The spec's 37 daily-high cities first, then their daily-low streams (MARKET_KINDS=high,low).
+    assert.equal(c.count, 74);
+    assert.deepEqual(
+      [c.cities.filter((x) => x.kind === 'high').length, c.cities.filter((x) => x.kind === 'low').length],
+      [37, 37],
+    );
+    assert.equal(c.cities[0]!.slug, 'nyc');
+    assert.equal(c.cities[37]!.slug, 'nyc-low');
 
     // public/ files are SEA assets too, and the OpenAPI document exercises the bundled zod.
     const page = await fetch(`${base}/api`);
