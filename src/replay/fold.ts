@@ -1,4 +1,4 @@
-import type { TempUnit } from '../cities/catalog.ts';
+import type { MarketKind, TempUnit } from '../cities/catalog.ts';
 import type { BucketRange } from '../buckets/labels.ts';
 import { dailyHighReading, type Observation } from '../buckets/daily-high.ts';
 import type { RuleKind } from '../buckets/rule-kinds.ts';
@@ -12,7 +12,8 @@ import { detect, type DayState, type Detection } from '../signals/detect.ts';
  * Nothing here re-implements a rule: observations outside the local day simply never move
  * `dailyHighReading`, so they produce no step, as live.
  */
-export type CityDay = { timezone: string; date: string; unit: TempUnit; kind?: RuleKind };
+/** `extreme`: a low stream's day folds its running minimum (absent: the daily high). */
+export type CityDay = { timezone: string; date: string; unit: TempUnit; kind?: RuleKind; extreme?: MarketKind };
 
 export type FoldStep = {
   /** The observation instant whose arrival produced this step. */
@@ -35,9 +36,9 @@ export function foldDay(
     const atMs = sorted[i]!.atMs;
     // Reports sharing one instant (a METAR and its SPECI) arrive together, as in one poll.
     if (i + 1 < sorted.length && sorted[i + 1]!.atMs === atMs) continue;
-    const reading = dailyHighReading(sorted.slice(0, i + 1), day.timezone, day.date, day.unit, day.kind);
+    const reading = dailyHighReading(sorted.slice(0, i + 1), day.timezone, day.date, day.unit, day.kind, day.extreme);
     if (reading === null) continue;
-    const detection = detect(state, reading, buckets);
+    const detection = detect(state, reading, buckets, day.extreme);
     if (!detection.changed) continue;
     steps.push({ atMs, reading, detection });
     state = detection.next;

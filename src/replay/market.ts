@@ -113,7 +113,7 @@ export function resolvedBucket(raw: unknown): string | null {
  * Gamma has not always returned closed events to an unfiltered query.
  */
 export async function fetchMarket(opts: GammaOptions, city: CityRecord, date: string): Promise<ReplayMarket | null> {
-  const { withYear, withoutYear } = eventSlugs(city.marketToken, date);
+  const { withYear, withoutYear } = eventSlugs(city.marketToken, date, city.kind);
   for (const filters of ['', 'closed=true']) {
     for (const slug of [withYear, withoutYear]) {
       const raw = await fetchGammaEventJson(opts, slug, filters);

@@ -1,7 +1,7 @@
 import type { CityRecord, TempUnit } from '../cities/catalog.ts';
 import { localDayBounds } from '../cities/local-day.ts';
 import { bucketFor } from '../buckets/assign.ts';
-import { dailyHigh, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
+import { dailyExtreme, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
 import { resolveReading } from '../buckets/rounding.ts';
 import { DEFAULT_KIND, type RuleKind } from '../buckets/rule-kinds.ts';
 import { foldDay } from './fold.ts';
@@ -70,7 +70,7 @@ export function runReplay(input: ReplayInput): ReplayResult {
   const unit = market.buckets[0]!.unit;
   // The same per-rule filter and rounding as the poller, so a replayed day resolves as the market did.
   const kind = market.rule?.kind ?? (city.resolutionSource === 'hko' ? 'hko' : DEFAULT_KIND);
-  const day = { timezone: city.timezone, date, unit, kind };
+  const day = { timezone: city.timezone, date, unit, kind, extreme: city.kind };
   const { startMs, endMs } = localDayBounds(city.timezone, date);
   const inDay = input.observations.filter((o) => Number.isFinite(o.temp) && o.atMs >= startMs && o.atMs < endMs).length;
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -91,8 +91,9 @@ export function runReplay(input: ReplayInput): ReplayResult {
     }
   }
 
-  const highObs = dailyHigh(input.observations, city.timezone, date, kind);
-  const high = dailyHighReading(input.observations, city.timezone, date, unit, kind);
+  // The day's final extreme: its high, or a low stream's low.
+  const highObs = dailyExtreme(input.observations, city.timezone, date, kind, city.kind);
+  const high = dailyHighReading(input.observations, city.timezone, date, unit, kind, city.kind);
   const final =
     highObs === null || high === null
       ? null

@@ -91,3 +91,30 @@ test('Hong Kong low: the floor of the 0.1 °C minimum, as the high', () => {
   assert.equal(dailyHighReading(obs, 'Asia/Hong_Kong', '2026-05-31', 'C', 'wu-table', 'low'), 27);
   assert.equal(dailyHighReading(obs, 'Asia/Hong_Kong', '2026-05-31', 'C', 'hko'), 31);
 });
+
+test('replay folds a low day with the poller path: colder buckets only, the final low', async () => {
+  const { runReplay } = await import('../../src/replay/run.ts');
+  const { marketFromLabels } = await import('../../src/replay/market.ts');
+  const { lowStreamOf } = await import('../../src/cities/catalog.ts');
+  const { CITY_ROWS } = await import('../../src/cities/catalog-data.ts');
+  const nycLow = lowStreamOf(CITY_ROWS.find((c) => c.slug === 'nyc')!);
+  const at = (h: number) => Date.parse('2026-06-04T04:51:00Z') + h * 3_600_000;
+  const observations: Observation[] = [20.0, 19.4, 18.9, 16.7, 18.0, 26.1].map((temp, h) => ({
+    atMs: at(h),
+    temp,
+    unit: 'C' as const,
+  }));
+  const market = marketFromLabels(
+    '55°F or below,56-57°F,58-59°F,60-61°F,62-63°F,64-65°F,66-67°F,68-69°F,70-71°F,72-73°F,74°F or higher',
+  );
+  const r = runReplay({ city: nycLow, date: '2026-06-04', observations, source: 'file', market });
+  assert.deepEqual(r.baseline?.bucket, '68-69°F');
+  assert.deepEqual(
+    r.signals.map((s) => [s.seq, s.old.bucket, s.new.bucket]),
+    [
+      [1, '68-69°F', '66-67°F'],
+      [2, '66-67°F', '62-63°F'],
+    ],
+  );
+  assert.deepEqual([r.final?.reading, r.final?.bucket], [62, '62-63°F']);
+});
