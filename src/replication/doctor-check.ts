@@ -20,8 +20,9 @@ const LAG_WARN_S = 60;
 
 /** Go's time.Duration text (1h2m3.5s, 250ms, 0s) in seconds. */
 export function goDurationSeconds(text: string): number | null {
-  const re = /(-?\d+(?:\.\d+)?)(h|ms|µs|us|ns|m|s)/g;
-  const unit: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, µs: 1e-6, us: 1e-6, ns: 1e-9 };
+  // Go writes microseconds as U+00B5; escaped, because the binary's bundle must stay ASCII.
+  const re = /(-?\d+(?:\.\d+)?)(h|ms|\u00b5s|us|ns|m|s)/g;
+  const unit: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, '\u00b5s': 1e-6, us: 1e-6, ns: 1e-9 };
   let total = 0;
   let matched = '';
   for (const m of text.matchAll(re)) {
