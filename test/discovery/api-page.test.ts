@@ -48,7 +48,8 @@ test('the /api page renders offline in headless Chromium and lists every endpoin
       height: n.getBoundingClientRect().height,
     })),
   );
-  const either = pills.filter((p) => p.text === 'receipt or x402');
+  // The paid read takes a receipt, an x402 v1 X-Payment or a v2 PAYMENT-SIGNATURE: the longest pill.
+  const either = pills.filter((p) => p.text?.startsWith('receipt or x402'));
   assert.ok(either.length > 0, 'the GET /v1/signals pill is shown');
   const oneLine = Math.max(...pills.filter((p) => p.text === 'free').map((p) => p.height));
   for (const p of pills)
