@@ -41,7 +41,9 @@ export function kindOf(city: Pick<CityRecord, 'kind'>): MarketKind {
  */
 export function streamRows(rows: readonly CityRecord[], kinds: string): CityRecord[] {
   const wanted = new Set(kinds.split(','));
-  return [...(wanted.has('high') ? rows : []), ...(wanted.has('low') ? rows.map(lowStreamOf) : [])];
+  // Only a daily-high row has a low twin: a low row handed back (discovery re-serving a stream) is itself.
+  const lows = wanted.has('low') ? rows.filter((r) => kindOf(r) === 'high').map(lowStreamOf) : [];
+  return [...(wanted.has('high') ? rows : rows.filter((r) => kindOf(r) === 'low')), ...lows];
 }
 
 /** Suffix of a low stream's slug: `nyc` -> `nyc-low`. */

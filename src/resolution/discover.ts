@@ -1,4 +1,4 @@
-import type { Catalog, CityRecord } from '../cities/catalog.ts';
+import { kindOf, type Catalog, type CityRecord } from '../cities/catalog.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import type { ObservableSource } from './judge.ts';
 
@@ -34,8 +34,10 @@ export function decideDiscovered(
   catalog: Pick<Catalog, 'all' | 'get' | 'wants' | 'selection'>,
   canObserve: (source: ObservableSource) => boolean,
 ): DiscoveryVerdict[] {
-  const byToken = new Map(catalog.all.map((r) => [r.marketToken, r]));
-  const stationTz = new Map(catalog.all.filter((r) => r.station).map((r) => [r.station!, r]));
+  // Discovery reads daily-high events: a city's low stream shares its token and station, not its record.
+  const highs = catalog.all.filter((r) => kindOf(r) === 'high');
+  const byToken = new Map(highs.map((r) => [r.marketToken, r]));
+  const stationTz = new Map(highs.filter((r) => r.station).map((r) => [r.station!, r]));
   return events.map((ev) => {
     const row = byToken.get(ev.token);
     const city = row?.slug ?? ev.token;

@@ -118,3 +118,18 @@ test('replay folds a low day with the poller path: colder buckets only, the fina
   );
   assert.deepEqual([r.final?.reading, r.final?.bucket], [62, '62-63°F']);
 });
+
+test('a catalog with lows: every high gets one twin, and re-serving a low stream adds nothing', async () => {
+  const { createCatalog } = await import('../../src/cities/catalog.ts');
+  const { CITY_ROWS } = await import('../../src/cities/catalog-data.ts');
+  const c = createCatalog(CITY_ROWS, { mode: 'spec' }, 'high,low');
+  assert.equal(c.active.length, 74);
+  for (const s of c.active) assert.equal(c.serve(s), false, s.slug);
+  assert.equal(c.active.length, 74);
+  assert.equal(c.get('nyc-low-low'), undefined);
+  const onlyLow = createCatalog(CITY_ROWS, { mode: 'list', slugs: ['nyc'] }, 'low');
+  assert.deepEqual(
+    onlyLow.active.map((r) => r.slug),
+    ['nyc-low'],
+  );
+});
