@@ -7,7 +7,8 @@ import type { MarketKind } from './catalog.ts';
  * Daily-low events read `lowest-temperature-in-<token>-on-...`
  * (`lowest-temperature-in-nyc-on-june-4-2026`).
  */
-const MONTHS = [
+/** Month names as event slugs spell them. */
+export const MONTHS: readonly string[] = [
   'january',
   'february',
   'march',

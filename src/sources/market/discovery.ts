@@ -1,3 +1,4 @@
+import { EVENT_PREFIX, MONTHS } from '../../cities/market-slug.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import { parseResolutionRule, type ResolutionRule } from './resolution-rule.ts';
@@ -25,21 +26,7 @@ export type DiscoveredEvent = {
   rule: ResolutionRule;
 };
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-const SLUG = new RegExp(`^highest-temperature-in-([a-z0-9-]+?)-on-(${MONTHS.join('|')})-(\\d{1,2})(?:-(\\d{4}))?$`);
+const SLUG = new RegExp(`^${EVENT_PREFIX.high}-([a-z0-9-]+?)-on-(${MONTHS.join('|')})-(\\d{1,2})(?:-(\\d{4}))?$`);
 
 type RawEvent = {
   slug?: unknown;
