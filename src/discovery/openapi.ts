@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { toOpenApiSchema, type Components, type JsonSchema } from './json-schema.ts';
+import { toOpenApiSchema, type Components, type JsonSchema } from '../lib/json-schema.ts';
 
 /**
  * The OpenAPI 3.1 document, built from the routers' own RouteDoc lists (the zod schemas that

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Address } from 'viem';
+import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
 import { USDC_NAME, USDC_VERSION } from './eip3009.ts';
 import { paymentRequired, standardAccept, type ChallengeInput } from './envelope.ts';
@@ -46,6 +47,9 @@ export function createChallenges(deps: ChallengeDeps) {
         mode: deps.mode,
         ...opts,
       }),
+
+    /** The paid route's Bazaar listing, for a v2 settle call (settlers/wire.ts). */
+    listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
     /**
      * Standard x402 v1 requirements: our binding and `mode` stay out of what a facilitator is

@@ -94,6 +94,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         signature: r.p.signature,
         payload: r.p.payload,
         requirements: deps.challenges.requirements(r.city, r.count, r.resourcePath, r.p.payload.network),
+        listing: deps.challenges.listing(r.resourcePath),
         signatureRecovered: r.recovered === true,
         fresh,
       });

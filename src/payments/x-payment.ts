@@ -35,6 +35,12 @@ export type PaymentPayloadV1 = z.infer<typeof PaymentPayloadV1>;
 
 /** A header longer than this is not a payment we could have asked for. */
 export const MAX_HEADER_CHARS = 8_192;
+/**
+ * PAYMENT-SIGNATURE: a stock v2 client echoes every extension the 402 declared (the Bazaar
+ * listing, the payment identifier, sign-in-with-x) into it, so it is longer; Node refuses a
+ * request whose headers pass 16 KiB (431) before this is read.
+ */
+export const MAX_V2_HEADER_CHARS = 14_336;
 
 export type DecodedPayment = {
   /** The payload as a facilitator expects it: without isocast's `salt`. */
@@ -42,6 +48,8 @@ export type DecodedPayment = {
   salt: Hex | null;
   authorization: Authorization;
   signature: Hex;
+  /** A v2 payment's `payment-identifier` id (payment-identifier.ts): its idempotency key. */
+  identifier?: string;
 };
 
 export type DecodeResult = { ok: true; value: DecodedPayment } | { ok: false; reason: string };

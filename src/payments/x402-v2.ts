@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { listingFor } from './bazaar.ts';
 import { NETWORK, NETWORK_ALIASES } from './eip3009.ts';
+import { paymentIdOf } from './payment-identifier.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import {
   ExactEvmPayload,
-  MAX_HEADER_CHARS,
+  MAX_V2_HEADER_CHARS,
   decodePayloadJson,
   decodeXPayment,
   type DecodeResult,
@@ -24,15 +26,32 @@ export const PAYMENT_RESPONSE = 'payment-response';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
 
-/** The v2 PaymentRequired for a challenge body: the same offer, `amount` for `maxAmountRequired`. */
-export function paymentRequiredV2(body: PaymentRequiredBody) {
+/** The v2 `extensions` of a challenge: one declaration per extension, keyed by its name. */
+export type V2Extensions = Record<string, unknown>;
+
+/**
+ * What every 402 of a paid route declares: the route's Bazaar listing (bazaar.ts). A route adds
+ * its own (sign-in-with-x) through `challengeHeaders`' second argument.
+ */
+export function standardExtensions(body: PaymentRequiredBody): V2Extensions {
+  const listing = listingFor(body.accepts[0]!.resource, body.terms);
+  return { ...listing?.extensions };
+}
+
+/**
+ * The v2 PaymentRequired for a challenge body: the same offer, `amount` for `maxAmountRequired`.
+ * `resource.description` is the route's listing description (what a catalogue shows, the same
+ * for every bundle); the v1 body keeps the bundle's own line.
+ */
+export function paymentRequiredV2(body: PaymentRequiredBody, extensions: V2Extensions = standardExtensions(body)) {
+  const a = body.accepts[0]!;
   return {
     x402Version: 2 as const,
     error: body.error,
     resource: {
-      url: body.accepts[0]!.resource,
-      description: body.accepts[0]!.description,
-      mimeType: body.accepts[0]!.mimeType,
+      url: a.resource,
+      description: listingFor(a.resource, body.terms)?.description ?? a.description,
+      mimeType: a.mimeType,
     },
     accepts: body.accepts.map((a) => ({
       scheme: a.scheme,
@@ -45,13 +64,15 @@ export function paymentRequiredV2(body: PaymentRequiredBody) {
       // echoes in `accepted`: the served salt comes back without a field of our own.
       extra: a.extra,
     })),
+    extensions,
   };
 }
 
-/** The headers every 402 challenge carries beside its v1 body. */
-export function challengeHeaders(body: PaymentRequiredBody): Record<string, string> {
+/** The headers every 402 challenge carries beside its v1 body; `more` adds a route's own extensions. */
+export function challengeHeaders(body: PaymentRequiredBody, more: V2Extensions = {}): Record<string, string> {
+  const extensions = { ...standardExtensions(body), ...more };
   // A challenge's salt moves with purchases and the minute: no cache may keep it.
-  return { [PAYMENT_REQUIRED]: b64(paymentRequiredV2(body)), 'cache-control': 'no-store' };
+  return { [PAYMENT_REQUIRED]: b64(paymentRequiredV2(body, extensions)), 'cache-control': 'no-store' };
 }
 
 /** `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`: the same x402 SettleResponse, once per version. */
@@ -74,6 +95,7 @@ const PaymentPayloadV2 = z.object({
   x402Version: z.literal(2),
   accepted: Accepted,
   payload: ExactEvmPayload,
+  extensions: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** A payment credential and the header it came in: `X-Payment` (x402 v1) or `PAYMENT-SIGNATURE` (v2). */
@@ -102,7 +124,7 @@ export function paymentHeaderOf(req: {
  */
 export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   if (h.version === 1) return decodeXPayment(h.value);
-  if (h.value.length > MAX_HEADER_CHARS) return { ok: false, reason: 'header too long' };
+  if (h.value.length > MAX_V2_HEADER_CHARS) return { ok: false, reason: 'header too long' };
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(h.value.trim(), 'base64').toString('utf8'));
@@ -114,7 +136,9 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
     const issue = parsed.error.issues[0]!;
     return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };
   }
-  const { accepted, payload } = parsed.data;
+  const { accepted, payload, extensions } = parsed.data;
+  const id = paymentIdOf(extensions);
+  if (!id.ok) return { ok: false, reason: id.reason };
   const salt = payload.salt ?? (accepted.extra?.binding.salt as string | undefined);
   const v1: PaymentPayloadV1 = {
     x402Version: 1,
@@ -122,5 +146,7 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
     network: accepted.network,
     payload: { ...payload, ...(salt ? { salt } : {}) },
   };
-  return decodePayloadJson(v1);
+  const decoded = decodePayloadJson(v1);
+  if (decoded.ok && id.id) decoded.value.identifier = id.id;
+  return decoded;
 }

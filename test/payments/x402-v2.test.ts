@@ -7,6 +7,7 @@ import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
 import { payFor402 } from '../../src/buyer/pay.ts';
+import { listingFor } from '../../src/payments/bazaar.ts';
 import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
 
 /**
@@ -54,10 +55,18 @@ test('every 402 carries PAYMENT-REQUIRED (x402 v2) beside the unchanged v1 body'
   const a = body.accepts[0]!;
   assert.deepEqual(Object.keys(body).sort(), ['accepts', 'disclaimer', 'error', 'extra', 'terms', 'x402Version']);
   assert.equal(body.x402Version, 1);
-  assert.deepEqual(v2, {
+  // Issue 28: the route's listing description (the v1 body keeps the bundle's line) and the
+  // extensions (bazaar.test.ts and payment-identifier.test.ts check them).
+  assert.deepEqual(Object.keys(v2.extensions).sort(), ['bazaar']);
+  const { extensions: _ext, ...rest } = v2;
+  assert.deepEqual(rest, {
     x402Version: 2,
     error: body.error,
-    resource: { url: a.resource, description: a.description, mimeType: 'application/json' },
+    resource: {
+      url: a.resource,
+      description: listingFor(a.resource, body.terms)!.description,
+      mimeType: 'application/json',
+    },
     accepts: [
       {
         scheme: 'exact',

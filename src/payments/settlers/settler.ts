@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem';
 import type { Authorization } from '../eip3009.ts';
+import type { Listing } from '../bazaar.ts';
 import type { PaymentPayloadV1 } from '../x-payment.ts';
 import type { SupportedResult } from './negotiate.ts';
 
@@ -24,6 +25,12 @@ export type SettleRequest = {
   signatureRecovered?: boolean;
   /** A new claim: no settle call for this authorization was ever made, so nothing can have landed from us. */
   fresh?: boolean;
+  /**
+   * The paid route's Bazaar listing (bazaar.ts): a v2 settle carries its description as
+   * `resource.description` and its declaration as `paymentPayload.extensions`, which is what a
+   * cataloguing facilitator lists. Ours, not the buyer's echo.
+   */
+  listing?: Listing | null;
 };
 
 export type PaymentRequirementsV1 = {

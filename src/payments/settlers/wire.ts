@@ -11,7 +11,9 @@ import type { SettleRequest } from './settler.ts';
  * scheme, network, payload}, paymentRequirements: {…, maxAmountRequired, resource, description,
  * mimeType}}`. v2 (`@x402/core` 2.x): `{x402Version: 2, paymentPayload: {x402Version, resource:
  * {url, description, mimeType}, accepted, payload}, paymentRequirements}`, where the requirements
- * carry `amount` and `accepted` is the same requirements object the payload answers.
+ * carry `amount` and `accepted` is the same requirements object the payload answers. A v2 settle
+ * also carries the route's Bazaar listing (`resource.description`, `extensions.bazaar`,
+ * bazaar.ts): a cataloguing facilitator lists a resource from exactly these fields.
  */
 export type WireKind = { x402Version: 1 | 2; scheme: 'exact'; network: string };
 
@@ -45,13 +47,15 @@ export function facilitatorBody(kind: WireKind, req: SettleRequest): Record<stri
     maxTimeoutSeconds: r.maxTimeoutSeconds,
     extra: r.extra,
   };
+  const listing = req.listing;
   return {
     x402Version: 2,
     paymentPayload: {
       x402Version: 2,
-      resource: { url: r.resource, description: r.description, mimeType: r.mimeType },
+      resource: { url: r.resource, description: listing?.description ?? r.description, mimeType: r.mimeType },
       accepted,
       payload,
+      ...(listing ? { extensions: listing.extensions } : {}),
     },
     paymentRequirements: accepted,
   };

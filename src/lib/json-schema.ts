@@ -60,3 +60,25 @@ function walk(node: unknown, renames: Map<string, string>): unknown {
   }
   return out;
 }
+
+/**
+ * The same conversion with every named shape written in place instead of referenced: for a
+ * schema that travels alone (the x402 Bazaar declaration, whose validators reject a `$ref` they
+ * cannot resolve inside it). The shapes here are not recursive, so inlining terminates.
+ */
+export function inlineSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const components: Components = new Map();
+  const root = toOpenApiSchema(schema, io, components);
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline);
+    if (!node || typeof node !== 'object') return node;
+    const { $ref: ref, ...siblings } = node as Record<string, unknown>;
+    if (typeof ref === 'string' && ref.startsWith(COMPONENTS_PREFIX))
+      return {
+        ...(inline(components.get(ref.slice(COMPONENTS_PREFIX.length))) as object),
+        ...(inline(siblings) as object),
+      };
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]));
+  };
+  return inline(root) as JsonSchema;
+}

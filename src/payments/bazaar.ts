@@ -1,0 +1,184 @@
+import type { z } from 'zod';
+import { inlineSchema, type JsonSchema } from '../lib/json-schema.ts';
+import { microToUsd } from '../lib/money.ts';
+import { once } from '../lib/once.ts';
+import { bundlePrice } from '../pricing/tiers.ts';
+import { SYNTHETIC_SAMPLE } from '../signals/synthetic-sample.ts';
+import { disclaimerText } from '../terms/terms.ts';
+import { SignalsPage, SignalsQuery } from './paid-routes.ts';
+import { SubscribeQuery, SubscribeResult } from './schemas.ts';
+
+/**
+ * The x402 Bazaar declaration (`extensions.bazaar`, @x402/extensions 2.27) of each paid route,
+ * and the description a catalogue shows for it. A facilitator that catalogues (Coinbase CDP's)
+ * lists a resource from the v2 payment it settles: `paymentPayload.resource` (url, description)
+ * and `paymentPayload.extensions.bazaar`, so the same listing rides in the 402 (PAYMENT-REQUIRED)
+ * and in our own v2 settle call (settlers/wire.ts). docs/discovery.md, "Bazaar".
+ *
+ * Built here as plain data, in exactly the shape `declareDiscoveryExtension` and
+ * `bazaarResourceServerExtension.enrichDeclaration` give (test/payments/bazaar.test.ts compares
+ * them and runs the library's validators): importing @x402/extensions costs a start some 400 ms
+ * of zod 3 and ajv for two constant objects. The schemas come from the same zod objects as the
+ * OpenAPI document, through the same conversion (lib/json-schema.ts), inlined: a declaration
+ * travels alone, so it cannot point at `components`.
+ */
+export const BAZAAR = 'bazaar';
+
+/** Longer descriptions are refused or silently dropped by the CDP catalogue (docs/discovery.md). */
+export const MAX_LISTING_DESCRIPTION = 450;
+
+export type Listing = { description: string; extensions: { bazaar: BazaarDeclaration } };
+
+export type BazaarDeclaration = { info: Record<string, unknown>; schema: JsonSchema };
+
+type RouteListing = {
+  method: 'GET' | 'POST';
+  description: string;
+  query: z.ZodObject;
+  queryExample: Record<string, string>;
+  output: z.ZodType;
+  outputExample: (disclaimer: string) => unknown;
+};
+
+const EXAMPLE_CITY = 'nyc';
+const EXAMPLE_COUNT = 20;
+const WHAT =
+  "isocast: one signal when a city's observed daily high temperature crosses into a new bucket of its " +
+  "prediction market, with the reading and every bucket's odds at that moment.";
+const PAY = `x402, USDC on Base, from ${microToUsd(bundlePrice(EXAMPLE_COUNT).unitMicro)} USDC a signal; informational only, not advice.`;
+
+// Made on first use: paid-routes.ts reaches this module through x402-v2.ts, so its schemas are
+// not yet defined while this module loads.
+const routes = once(
+  (): Record<string, RouteListing> => ({
+    '/v1/signals': {
+      method: 'GET',
+      description: `${WHAT} GET /v1/signals?city=<slug>&count=<n> buys a bundle of n signals for one city and reads them, ascending, with a cursor (since). ${PAY}`,
+      query: SignalsQuery,
+      queryExample: { city: EXAMPLE_CITY, count: String(EXAMPLE_COUNT), since: '0' },
+      output: SignalsPage,
+      outputExample: (disclaimer) => ({
+        // The crossing's own buckets: the whole ladder would double the declaration's size.
+        signals: [{ ...SYNTHETIC_SAMPLE, buckets: SYNTHETIC_SAMPLE.buckets!.slice(4, 6) }],
+        next_cursor: 1,
+        paid_through: EXAMPLE_COUNT,
+        latest: 1,
+        more: false,
+        disclaimer,
+      }),
+    },
+    '/v1/subscribe': {
+      method: 'POST',
+      description: `${WHAT} POST /v1/subscribe?city=<slug>&count=<n> buys a bundle of n signals for one city and answers a receipt token that reads them at GET /v1/signals. ${PAY}`,
+      query: SubscribeQuery,
+      queryExample: { city: EXAMPLE_CITY, count: String(EXAMPLE_COUNT) },
+      output: SubscribeResult,
+      outputExample: (disclaimer) => {
+        const price = bundlePrice(EXAMPLE_COUNT);
+        return {
+          ok: true,
+          city: EXAMPLE_CITY,
+          count: EXAMPLE_COUNT,
+          unitPriceUsd: microToUsd(price.unitMicro),
+          amountUsd: microToUsd(price.totalMicro),
+          latestSeq: 1,
+          paidThroughSeq: EXAMPLE_COUNT,
+          receiptToken: `isr_${'A'.repeat(16)}_${'B'.repeat(43)}`,
+          txHash: `0x${'ab'.repeat(32)}`,
+          idempotent: false,
+          disclaimer,
+        };
+      },
+    },
+  }),
+);
+
+const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * A schema without its prose: the declaration rides in PAYMENT-REQUIRED, and a stock v2 client
+ * echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound (x402-v2.ts). The
+ * descriptions stay in the OpenAPI document.
+ */
+function terse(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(terse);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => !(k === 'description' && typeof v === 'string'))
+      .map(([k, v]) => [
+        k,
+        k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, terse(s)])) : terse(v),
+      ]),
+  );
+}
+
+/** A zod schema as a declaration carries it: inlined, without prose. */
+/** A zod schema as a declaration carries it: inlined, without prose. */
+export const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => terse(inlineSchema(schema, io)) as JsonSchema;
+
+function declare(r: RouteListing, disclaimer: string): BazaarDeclaration {
+  const query = { type: 'object', ...schemaOf(r.query, 'input') };
+  const input: Record<string, unknown> =
+    r.method === 'GET'
+      ? { type: 'http', queryParams: r.queryExample, method: r.method }
+      : // A POST is a body method to the Bazaar; ours takes no body, so the body is an empty object.
+        { type: 'http', bodyType: 'json', body: {}, queryParams: r.queryExample, method: r.method };
+  const inputProps: Record<string, unknown> = {
+    type: { type: 'string', const: 'http' },
+    method: { type: 'string', enum: [r.method] },
+    ...(r.method === 'POST'
+      ? {
+          bodyType: { type: 'string', enum: ['json', 'form-data', 'text'] },
+          body: { type: 'object', properties: {}, additionalProperties: false },
+        }
+      : {}),
+    queryParams: query,
+  };
+  return {
+    info: { input, output: { type: 'json', example: r.outputExample(disclaimer) } },
+    schema: {
+      $schema: SCHEMA_DIALECT,
+      type: 'object',
+      properties: {
+        input: {
+          type: 'object',
+          properties: inputProps,
+          required: r.method === 'GET' ? ['type', 'method'] : ['type', 'method', 'bodyType', 'body'],
+          additionalProperties: false,
+        },
+        output: {
+          type: 'object',
+          properties: {
+            type: { type: 'string' },
+            example: { type: 'object', ...schemaOf(r.output, 'output') },
+          },
+          required: ['type'],
+        },
+      },
+      required: ['input'],
+    },
+  };
+}
+
+const built = new Map<string, Listing>();
+
+/**
+ * The listing of the paid route a resource path (or URL) names, or null for any other path. The
+ * example answers carry the disclaimer of the terms at `termsUrl`. Built on first use and kept.
+ */
+export function listingFor(resource: string, termsUrl: string): Listing | null {
+  const path = resource.startsWith('/') ? resource.split('?')[0]! : new URL(resource).pathname;
+  const route = routes()[path];
+  if (!route) return null;
+  const key = `${path}\n${termsUrl}`;
+  let l = built.get(key);
+  if (!l) {
+    l = { description: route.description, extensions: { bazaar: declare(route, disclaimerText(termsUrl)) } };
+    built.set(key, l);
+  }
+  return l;
+}
+
+/** The paid routes a listing exists for (the tests walk them). */
+export const LISTED_PATHS = ['/v1/signals', '/v1/subscribe'] as const;
