@@ -10,9 +10,9 @@ import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
-import { receiptOf } from '../entitlements/receipts.ts';
 import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bundle.ts';
 import { PAYMENT_ERRORS } from './errors.ts';
+import { createWakeLookups, directLookups, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from './plane.ts';
 import { PAYMENT_REQUIRED_DOC, paymentResponseHeaders } from './routes.ts';
 import { challengeHeaders, paymentHeaderOf } from './x402-v2.ts';
@@ -64,6 +64,8 @@ export function paidSignalsRoutes(deps: {
   receiptTtlMs: number;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const direct = directLookups(deps.db);
+  const shared = createWakeLookups(deps.db, deps.notifier);
   // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts, item 5).
   app.get('/v1/signals', (c): Response | Promise<Response> => {
     const since = parseSince(c.req.query('since'));
@@ -109,16 +111,8 @@ export function paidSignalsRoutes(deps: {
     if (authorization === undefined) return challengeReply(c, deps.plane.challenge(city, count, resource));
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     if (!bearer) throw new ApiError(401, RECEIPT_TOKEN_REQUIRED, {}, { 'www-authenticate': 'Bearer' });
-    const receipt = receiptOf(deps.db, bearer);
-    if (receipt && deps.receiptTtlMs > 0 && deps.clock.now() >= receipt.createdAt + deps.receiptTtlMs)
-      throw new ApiError(401, RECEIPT_EXPIRED, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    const wallet = receipt?.wallet;
-    if (!wallet)
-      return challengeReply(
-        c,
-        deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }),
-      );
-    if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
+    const wallet = bearerWallet(c, bearer, city, count, resource, direct);
+    if (typeof wallet !== 'string') return wallet;
     const headers = { 'cache-control': 'no-store' };
     if (wait && deps.maxWaiters > 0 && c.req.method !== 'HEAD' && nothingYet(wallet, city, since)) {
       if (deps.notifier.waiting() >= deps.maxWaiters)
@@ -130,12 +124,41 @@ export function paidSignalsRoutes(deps: {
         );
       // Held until a signal past `since` commits for the city, `wait` elapses, the client leaves
       // (its waiter is freed at once) or the server stops; then answered exactly as without wait.
-      return deps.notifier
-        .wait(city, since, wait * 1000, c.req.raw.signal)
-        .then(() => page(c, wallet, city, since, count, resource, headers, null));
+      // The token is checked again at wake (revoked or expired while held answers as it would now);
+      // reads woken by one commit share those lookups (held-read.ts).
+      return deps.notifier.wait(city, since, wait * 1000, c.req.raw.signal).then((reason) => {
+        const lookups = reason === 'signal' ? shared.current() : direct;
+        const now = bearerWallet(c, bearer, city, count, resource, lookups);
+        if (typeof now !== 'string') return now;
+        return page(c, now, city, since, count, resource, headers, null, lookups);
+      });
     }
-    return page(c, wallet, city, since, count, resource, headers, null);
+    return page(c, wallet, city, since, count, resource, headers, null, direct);
   });
+
+  /**
+   * The wallet a bearer token reads for, or the answer when it reads for none: expired (401),
+   * unknown or revoked (the 402 challenge), sanctioned (403, thrown).
+   */
+  function bearerWallet(
+    c: Ctx,
+    bearer: string,
+    city: string,
+    count: number,
+    resource: string,
+    lookups: WakeLookups,
+  ): string | Response {
+    const receipt = lookups.receipt(bearer);
+    if (receipt && deps.receiptTtlMs > 0 && deps.clock.now() >= receipt.createdAt + deps.receiptTtlMs)
+      throw new ApiError(401, RECEIPT_EXPIRED, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    if (!receipt)
+      return challengeReply(
+        c,
+        deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }),
+      );
+    if (deps.sanctions.has(receipt.wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
+    return receipt.wallet;
+  }
 
   /** Inside the bundle but past the latest signal: the only state a `wait` holds (exhaustion answers at once). */
   function nothingYet(wallet: string, city: string, since: number): boolean {
@@ -190,8 +213,9 @@ export function paidSignalsRoutes(deps: {
     resource: string,
     headers: Record<string, string>,
     paid: { paidThrough: number; latest: number } | null,
+    lookups: WakeLookups = direct,
   ): Response {
-    const paidThrough = paid ? paid.paidThrough : (entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0);
+    const paidThrough = paid ? paid.paidThrough : lookups.paidThrough(wallet, city);
     const latest = paid ? paid.latest : deps.reader.latestSeq(city);
     // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
     // `latest` but below `paid_through` is an empty page (the paid signals are still to come).

@@ -6,6 +6,12 @@ import { perConnection } from '../lib/per-connection.ts';
  * store calls `committed` right after its transaction (store.ts), so a held read is answered in
  * the same tick the row becomes visible: no timer per request polls the database. One notifier
  * per database connection (`signalNotifierFor(db)`), shared by the poller's store and the routes.
+ *
+ * Waiters are kept per city, so a commit touches only the reads of its own stream. Timeouts share
+ * one timer: waits of the same length end in the order they began (the clock only moves forward),
+ * so each length keeps an insertion-ordered set whose first entry ends soonest, and one timer is
+ * armed for the earliest of those few heads (wait is whole seconds, at most 26 lengths). A timer
+ * per read cost about 150 bytes and a clearTimeout on every wake (scripts/bench/longpoll.ts).
  */
 export type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
 
@@ -19,21 +25,56 @@ export type SignalNotifier = {
   wait(city: string, since: number, ms: number, abort?: AbortSignal): Promise<WakeReason>;
   /** Requests held right now, across cities. */
   waiting(): number;
+  /**
+   * Counts commits that woke at least one read. Reads woken by one commit see the same value, so
+   * the route can answer them from one lookup per wallet and one body per page (payments/held-read.ts).
+   */
+  wakes(): number;
   /** Shutdown: answers every held read now, and every later wait at once. */
   releaseAll(): void;
 };
 
-type Waiter = { since: number; done(reason: WakeReason): void };
+type Waiter = { since: number; deadline: number; done(reason: WakeReason): void };
 
-export function createSignalNotifier(): SignalNotifier {
+export function createSignalNotifier(now: () => number = () => performance.now()): SignalNotifier {
   const byCity = new Map<string, Set<Waiter>>();
+  /** Per wait length (ms): the held reads in the order they began, so in deadline order. */
+  const byLength = new Map<number, Set<Waiter>>();
+  let timer: NodeJS.Timeout | null = null;
+  let armedFor = Number.POSITIVE_INFINITY;
   let count = 0;
+  let wakes = 0;
   let stopped = false;
+
+  const arm = () => {
+    let first = Number.POSITIVE_INFINITY;
+    for (const set of byLength.values()) {
+      const head = set.values().next().value;
+      if (head && head.deadline < first) first = head.deadline;
+    }
+    if (first === armedFor) return;
+    if (timer) clearTimeout(timer);
+    timer = null;
+    armedFor = first;
+    if (first !== Number.POSITIVE_INFINITY) timer = setTimeout(sweep, Math.max(0, Math.ceil(first - now())));
+  };
+  function sweep() {
+    timer = null;
+    armedFor = Number.POSITIVE_INFINITY;
+    const t = now();
+    for (const set of [...byLength.values()])
+      for (const w of set) {
+        if (w.deadline > t) break;
+        w.done('timeout');
+      }
+    arm();
+  }
 
   return {
     committed(city, seq) {
       const set = byCity.get(city);
       if (!set) return;
+      wakes++;
       for (const w of set) if (w.since < seq) w.done('signal');
     },
     wait(city, since, ms, abort) {
@@ -45,29 +86,46 @@ export function createSignalNotifier(): SignalNotifier {
           set = new Set();
           byCity.set(city, set);
         }
+        let queue = byLength.get(ms);
+        if (!queue) {
+          queue = new Set();
+          byLength.set(ms, queue);
+        }
         const waiters = set;
+        const inOrder = queue;
         const onAbort = () => waiter.done('aborted');
-        const timer = setTimeout(() => waiter.done('timeout'), ms);
         const waiter: Waiter = {
           since,
+          deadline: now() + ms,
           done(reason) {
             if (!waiters.delete(waiter)) return;
+            inOrder.delete(waiter);
             count--;
             if (waiters.size === 0) byCity.delete(city);
-            clearTimeout(timer);
+            if (inOrder.size === 0) byLength.delete(ms);
+            // Nothing held: no timer left behind to keep the process up (a later wait re-arms).
+            if (count === 0 && timer) {
+              clearTimeout(timer);
+              timer = null;
+              armedFor = Number.POSITIVE_INFINITY;
+            }
             abort?.removeEventListener('abort', onAbort);
             resolve(reason);
           },
         };
         waiters.add(waiter);
+        inOrder.add(waiter);
         count++;
         abort?.addEventListener('abort', onAbort, { once: true });
+        if (waiter.deadline < armedFor) arm();
       });
     },
     waiting: () => count,
+    wakes: () => wakes,
     releaseAll() {
       stopped = true;
       for (const set of [...byCity.values()]) for (const w of [...set]) w.done('stopped');
+      arm();
     },
   };
 }
