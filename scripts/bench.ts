@@ -13,8 +13,9 @@
  *   latency    from publication at the DEFAULT live cadence: a real server in FEED=live against the
  *              fakes, publication -> committed -> bot, the odds hold-back with the CLOB down, and
  *              the upstream calls per hour (scripts/bench/latency.ts; `--only latency` alone);
- *   longpoll   commit -> HTTP buyer received with 1,000 held `wait` reads, and memory per held read
- *              (scripts/bench/longpoll.ts; `--only longpoll` alone);
+ *   longpoll   commit -> HTTP buyer received with 1,000 held `wait` reads beside the server's own
+ *              write times, and memory per held read (scripts/bench/longpoll.ts, hand-framed and
+ *              node:http buyers; `--only longpoll` alone);
  *   binary     spawn-to-first-200 and RSS idle and under the read load, next to the ceiling process;
  *              start-up against a Node 24 hello-world SEA built the same way (scripts/bench/startup.ts).
  *
@@ -71,8 +72,12 @@ if (ONLY === 'latency') {
 // each holds (scripts/bench/longpoll.ts), printed, nothing written.
 if (ONLY === 'longpoll') {
   const longpoll = join(ROOT, 'scripts', 'bench', 'longpoll.ts');
-  const out = await runJson<object>(longpoll, { n: 1000, rounds: QUICK ? 3 : 10 });
-  process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
+  // Both buyer sides back to back (scripts/bench/longpoll.ts says why): hand-framed sockets, then
+  // node:http's client, each with the load average it ran under.
+  for (const client of ['raw', 'http']) {
+    const out = await runJson<object>(longpoll, { n: 1000, rounds: QUICK ? 3 : 10, client });
+    process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
+  }
   process.exit(0);
 }
 const started = Date.now();

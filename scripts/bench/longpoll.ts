@@ -5,15 +5,23 @@
  * This process is the server: the real app (createApp, a real SQLite file, mock payments) behind
  * the real listener (src/ops/http-server.ts), one bundle bought over HTTP, signals committed
  * through the poller's write path (signals/store.ts storeSignal, which wakes the waiters). The
- * buyers are another process (longpoll-buyers.ts). Each round: wait until all `n` are held,
- * commit one signal, and take (arrival - commit returned) for every buyer. Memory: heap and RSS
- * after a full GC with `n` held, minus the same before the buyers connected, over `n` (sockets,
- * request and response objects and the waiter together: what a held read costs).
+ * buyers are `procs` other processes. Each round: wait until all `n` are held, commit one signal,
+ * and take (arrival - commit returned) for every buyer. Memory: heap and RSS after a full GC with
+ * `n` held, minus the same before the buyers connected, over `n` (sockets, request and response
+ * objects and the waiter together: what a held read costs).
  *
- * node scripts/bench/longpoll.ts '{"n":1000,"rounds":10}'   (or: npm run bench -- --only longpoll)
+ * Both sides in one run: `serverWrittenMs` is commit -> the server's `res.end()` returned for each
+ * answer (its bytes handed to the socket), beside the buyers' `commitToReceivedMs`. `client`
+ * picks the buyers: `raw` (longpoll-raw-buyers.ts, sockets framed by hand, a few µs per answer)
+ * or `http` (longpoll-buyers.ts, node:http's client, a few hundred µs per answer: on a 2-core
+ * machine 1,000 of those in one process take longer than the server does to write them).
+ *
+ * node scripts/bench/longpoll.ts '{"n":1000,"rounds":10,"client":"raw","procs":1}'
+ * (or: npm run bench -- --only longpoll, which runs both clients)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -38,9 +46,16 @@ import { NODE, ROOT } from './util.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-const input = JSON.parse(process.argv[2] ?? '{}') as { n?: number; rounds?: number };
+const input = JSON.parse(process.argv[2] ?? '{}') as {
+  n?: number;
+  rounds?: number;
+  client?: 'raw' | 'http';
+  procs?: number;
+};
 const N = input.n ?? 1000;
 const ROUNDS = input.rounds ?? 10;
+const CLIENT = input.client ?? 'raw';
+const PROCS = Math.max(1, Math.min(input.procs ?? 1, N));
 const CITY = 'nyc';
 
 const dir = mkdtempSync(join(tmpdir(), 'isocast-longpoll-'));
@@ -72,6 +87,15 @@ const server = startHttpServer({
   disclaimer: 'bench',
 });
 await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+// When each answer left the server: res.end() returned (headers and body handed to the socket).
+// Patched on the prototype, so no held request carries an extra closure into the memory figure.
+const written: number[] = [];
+const end = ServerResponse.prototype.end as (this: ServerResponse, ...a: unknown[]) => ServerResponse;
+ServerResponse.prototype.end = function (this: ServerResponse, ...a: unknown[]) {
+  const r = end.apply(this, a);
+  written.push(performance.timeOrigin + performance.now());
+  return r;
+} as typeof ServerResponse.prototype.end;
 const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 const feed = crossings(db, catalog.get(CITY)!, Date.now());
 feed.next(); // latest 1
@@ -88,16 +112,15 @@ const memory = () => {
 };
 const before = memory();
 
-const buyers = spawn(
-  NODE,
-  [
-    join(ROOT, 'scripts', 'bench', 'longpoll-buyers.ts'),
-    JSON.stringify({ base, token: bought.body.receiptToken, city: CITY, n: N, rounds: ROUNDS, since: 1 }),
-  ],
-  { stdio: ['pipe', 'pipe', 'inherit'] },
-);
-const answers = createInterface({ input: buyers.stdout! })[Symbol.asyncIterator]();
+const script = join(ROOT, 'scripts', 'bench', CLIENT === 'raw' ? 'longpoll-raw-buyers.ts' : 'longpoll-buyers.ts');
+const buyers = Array.from({ length: PROCS }, (_, i) => {
+  const n = Math.floor(N / PROCS) + (i < N % PROCS ? 1 : 0);
+  const args = { base, token: bought.body.receiptToken, city: CITY, n, rounds: ROUNDS, since: 1 };
+  const child = spawn(NODE, [script, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return { child, answers: createInterface({ input: child.stdout! })[Symbol.asyncIterator]() };
+});
 const latencies: number[] = [];
+const serverSide: number[] = [];
 let held: { heap: number; rss: number } | null = null;
 let bad = 0;
 for (let round = 0; round < ROUNDS; round++) {
@@ -107,30 +130,40 @@ for (let round = 0; round < ROUNDS; round++) {
   }
   await sleep(200); // every held request settled (no half-parsed request left in flight)
   if (round === 0) held = memory();
+  written.length = 0;
   feed.next();
   const committed = performance.timeOrigin + performance.now();
-  const line = await answers.next();
-  const r = JSON.parse(line.value as string) as { at: number[]; bad: number };
-  bad += r.bad;
-  for (const at of r.at) latencies.push(at - committed);
-  buyers.stdin!.write('next\n');
+  for (const b of buyers) {
+    const line = await b.answers.next();
+    const r = JSON.parse(line.value as string) as { at: number[]; bad: number };
+    bad += r.bad;
+    for (const at of r.at) latencies.push(at - committed);
+  }
+  for (const at of written) serverSide.push(at - committed);
+  for (const b of buyers) b.child.stdin!.write('next\n');
 }
-await new Promise((r) => buyers.once('exit', r));
+await Promise.all(buyers.map((b) => new Promise((r) => b.child.once('exit', r))));
 server.closeAllConnections();
 server.close();
 db.close();
 rmSync(dir, { recursive: true, force: true });
 
-latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
 const round1 = (x: number) => Math.round(x * 10) / 10;
+const spread = (xs: number[]) => {
+  xs.sort((a, b) => a - b);
+  const pct = (p: number) => round1(xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
+  return { p50: pct(50), p99: pct(99), max: round1(xs.at(-1)!) };
+};
 process.stdout.write(
   `${JSON.stringify({
     waiters: N,
     rounds: ROUNDS,
+    client: CLIENT,
+    buyerProcesses: PROCS,
     samples: latencies.length,
     badAnswers: bad,
-    commitToReceivedMs: { p50: round1(pct(50)), p99: round1(pct(99)), max: round1(latencies.at(-1)!) },
+    commitToReceivedMs: spread(latencies),
+    serverWrittenMs: spread(serverSide),
     targetP99Ms: 100,
     memoryPerWaiterBytes: {
       heap: Math.round((held!.heap - before.heap) / N),
