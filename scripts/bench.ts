@@ -15,7 +15,7 @@
  *              the upstream calls per hour (scripts/bench/latency.ts; `--only latency` alone);
  *   longpoll   commit -> HTTP buyer received with 1,000 held `wait` reads beside the server's own
  *              write times, and memory per held read (scripts/bench/longpoll.ts, hand-framed and
- *              node:http buyers; `--only longpoll` alone);
+ *              node:http buyers; the bare node:http floor, longpoll-floor.ts; `--only longpoll` alone);
  *   binary     spawn-to-first-200 and RSS idle and under the read load, next to the ceiling process;
  *              start-up against a Node 24 hello-world SEA built the same way (scripts/bench/startup.ts).
  *
@@ -72,10 +72,18 @@ if (ONLY === 'latency') {
 // each holds (scripts/bench/longpoll.ts), printed, nothing written.
 if (ONLY === 'longpoll') {
   const longpoll = join(ROOT, 'scripts', 'bench', 'longpoll.ts');
-  // Both buyer sides back to back (scripts/bench/longpoll.ts says why): hand-framed sockets, then
-  // node:http's client, each with the load average it ran under.
-  for (const client of ['raw', 'http']) {
-    const out = await runJson<object>(longpoll, { n: 1000, rounds: QUICK ? 3 : 10, client });
+  // Both buyer sides back to back (scripts/bench/longpoll.ts says why), each with the load average
+  // it ran under: the app with hand-framed sockets, the bare node:http floor with the same, then
+  // the app with node:http's client.
+  // Then the floor: the same buyers against a bare node:http server (scripts/bench/longpoll-floor.ts).
+  const floor = join(ROOT, 'scripts', 'bench', 'longpoll-floor.ts');
+  const runs: [string, string][] = [
+    [longpoll, 'raw'],
+    [floor, 'raw'],
+    [longpoll, 'http'],
+  ];
+  for (const [script, client] of runs) {
+    const out = await runJson<object>(script, { n: 1000, rounds: QUICK ? 3 : 10, client });
     process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
   }
   process.exit(0);
