@@ -1,6 +1,6 @@
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
-import { IsocastExactScheme, registerIsocast } from '../src/buyer/x402-scheme.ts';
+import { IsocastExactScheme, registerIsocast } from '@isocast/client';
 
 const base = process.env.ISOCAST_SERVER ?? 'http://localhost:8402';
 const city = process.env.CITY ?? 'nyc';

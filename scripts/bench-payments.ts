@@ -29,7 +29,7 @@ import { createMockSettler } from '../src/payments/settlers/mock.ts';
 import { FIRST_STEP, currentSalt } from '../src/payments/binding.ts';
 import { paymentRequired } from '../src/payments/envelope.ts';
 import { authorizationTypedData } from '../src/payments/eip3009.ts';
-import { payFor402 } from '../src/buyer/pay.ts';
+import { payFor402 } from '../packages/isocast-client/src/index.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -27,7 +27,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { payFor402 } from '../src/buyer/pay.ts';
+import { payFor402 } from '../packages/isocast-client/src/index.ts';
 import { BINARY, binaryIsStale, buildBinary } from './build-binary.ts';
 import { seedSignals } from './bench/seed.ts';
 import { runPeer, type PeerResult } from './bench/peer.ts';

@@ -51,6 +51,8 @@ export const ASSET_PATTERNS: readonly string[] = ['schema.sql', 'migrations/*.sq
 /** Whatever a change in makes the current binary out of date. */
 const INPUT_PATTERNS: readonly string[] = [
   'src/**',
+  // The buyer package's sources: the service imports its shared definitions (chain, tiers, typed data).
+  'packages/isocast-client/src/**',
   'package-lock.json',
   'scripts/build-binary.ts',
   'scripts/sea/**',

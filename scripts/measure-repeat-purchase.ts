@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
-import { payFor402 } from '../src/buyer/pay.ts';
+import { payFor402 } from '../packages/isocast-client/src/index.ts';
 import { startServer } from '../test/chaos/server.ts';
 
 /**

@@ -18,6 +18,7 @@ import { parseTrustedProxies } from './limits/client-address.ts';
 import { CDP_FACILITATOR_URL, cdpSigningKey } from './payments/settlers/cdp-key.ts';
 import { replicationProblems } from './replication/settings.ts';
 import { citiesProblem } from './cities/catalog.ts';
+import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
 
 /**
  * The server's configuration contract (README "Configuration"; `isocast help config` prints every
@@ -28,7 +29,8 @@ import { citiesProblem } from './cities/catalog.ts';
  * also a `--kebab-case` flag of `serve`, and a flag wins over the variable, except secrets
  * (src/lib/secrets.ts): environment or `<NAME>_FILE` only.
  */
-export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+/** Base's USDC: the buyer package's constant, so the service and its buyers name one token. */
+export { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
 export const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');

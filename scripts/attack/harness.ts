@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { keccak256, stringToHex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { payFor402 } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { openDb } from '../../src/db/open.ts';
 import { startServer as spawnServe } from '../../test/chaos/server.ts';
 import { insertSignals } from '../../test/helpers/signals.ts';

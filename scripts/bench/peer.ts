@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { payFor402 } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { PEER_PATH } from './peer-path.ts';
 import { freePort, NODE, ROOT, runJson, spawnServer, type Spawned } from './util.ts';
 

@@ -26,7 +26,8 @@
  */
 import { keccak256, recoverTypedDataAddress, toHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { payFor402, decodeXPayment } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
+import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { authorizationTypedData } from '../../src/payments/eip3009.ts';
 import { recoverAuthorizationSigner } from '../../src/payments/eip3009-recover.ts';
 import { LiteConnection, requestBytes } from './http-lite.ts';

@@ -1,6 +1,7 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import { keccak256Hex } from '../lib/keccak.ts';
+import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.ts';
 
 /**
  * Nonce binding (spec 5): the EIP-3009 nonce must equal
@@ -22,13 +23,17 @@ import { keccak256Hex } from '../lib/keccak.ts';
  * they were served (below). Work per payment is bounded: at most SALT_STEPS_CHECKED steps of k
  * times the minutes they cover, and every step of k is a settled, paid purchase.
  */
-export const BINDING_FORMULA = 'keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt))';
 export const SALT_EPOCH_S = 60;
 /**
- * Longest accepted authorization lifetime, measured from the moment the challenge was served to
- * `validBefore`. It bounds which served salts a still-valid authorization can carry.
+ * The formula, the longest accepted authorization lifetime (from the moment the challenge was
+ * served to `validBefore`; it bounds which served salts a still-valid authorization can carry) and
+ * the salt echo's place are the buyer package's, whose signer caps its lifetime at the same value.
  */
-export const MAX_AUTH_LIFETIME_S = 900;
+export {
+  BINDING_FORMULA,
+  MAX_AUTH_LIFETIME_S,
+  SALT_ECHO,
+} from '../../packages/isocast-client/src/binding.ts';
 /** Steps of a bundle's k tried for one payment, newest first; salt_steps keeps as many per bundle. */
 export const SALT_STEPS_CHECKED = 64;
 
@@ -137,6 +142,3 @@ export function matchBinding(
   }
   return null;
 }
-
-/** Where a client may return the challenge salt in its x402 v1 PaymentPayload (optional). */
-export const SALT_ECHO = 'payload.salt';

@@ -4,12 +4,10 @@
  * knows only its legacy name `base`. A buyer may send either; a facilitator is sent the one it
  * lists in `/supported` (settlers/negotiate.ts).
  */
-export const BASE_CHAIN_ID = 8453;
-export const BASE_CAIP2 = 'eip155:8453';
-export const BASE_V1_NAME = 'base';
+import { BASE_CAIP2, BASE_V1_NAME } from '../../packages/isocast-client/src/chain.ts';
 
-/** Both spellings of Base a buyer's payment may carry. */
-export const BASE_ALIASES: readonly string[] = [BASE_CAIP2, BASE_V1_NAME];
+// The names themselves live in the buyer package (chain.ts), which the buyers' checks read too.
+export { BASE_ALIASES, BASE_CAIP2, BASE_CHAIN_ID, BASE_V1_NAME } from '../../packages/isocast-client/src/chain.ts';
 
 /** x402 v1 legacy names of the EVM chains the v1 packages list beside Base (for reports only). */
 const V1_NAMES: ReadonlyMap<string, string> = new Map([

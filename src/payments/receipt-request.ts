@@ -1,4 +1,12 @@
 import { recoverTypedDataAddress, type Hex } from 'viem';
+import {
+  RECEIPT_REQUEST_DOMAIN,
+  RECEIPT_REQUEST_PRIMARY_TYPE,
+  RECEIPT_REQUEST_TYPES,
+  RECEIPT_REVOCATION_TYPES,
+  type ReceiptSignedKind,
+  receiptTypedData,
+} from '../../packages/isocast-client/src/receipt-typed-data.ts';
 
 /**
  * The EIP-712 messages a wallet signs about its receipt tokens: `ReceiptRequest` for a new token
@@ -6,33 +14,24 @@ import { recoverTypedDataAddress, type Hex } from 'viem';
  * and `ReceiptRevocation` to revoke every token it has (`POST /v1/receipts/revoke`). Both name the
  * deployment: `origin` is the server's own origin (its BASE_URL's scheme://host[:port]), so a
  * signature given to one server (a lookalike a client was pointed at) is worth nothing on
- * another (issue 23 item 5). The buyer client and the discovery documents use these constants.
+ * another (issue 23 item 5). The definitions are the buyer package's
+ * (packages/isocast-client/src/receipt-typed-data.ts), so what a buyer signs is what this verifies.
  */
-export const RECEIPT_REQUEST_DOMAIN = { name: 'Isocast', version: '1', chainId: 8453 } as const;
-
-export const RECEIPT_REQUEST_PRIMARY_TYPE = 'ReceiptRequest' as const;
-export const RECEIPT_REVOCATION_PRIMARY_TYPE = 'ReceiptRevocation' as const;
-export type ReceiptSignedKind = typeof RECEIPT_REQUEST_PRIMARY_TYPE | typeof RECEIPT_REVOCATION_PRIMARY_TYPE;
-
-const FIELDS = [
-  { name: 'wallet', type: 'address' },
-  { name: 'origin', type: 'string' },
-  { name: 'timestamp', type: 'uint256' },
-] as const;
-
-export const RECEIPT_REQUEST_TYPES = { ReceiptRequest: FIELDS } as const;
-export const RECEIPT_REVOCATION_TYPES = { ReceiptRevocation: FIELDS } as const;
+export {
+  originOf,
+  RECEIPT_REQUEST_DOMAIN,
+  RECEIPT_REQUEST_PRIMARY_TYPE,
+  RECEIPT_REQUEST_TYPES,
+  RECEIPT_REVOCATION_PRIMARY_TYPE,
+  RECEIPT_REVOCATION_TYPES,
+  type ReceiptSignedKind,
+  receiptRequestTypedData,
+  receiptTypedData,
+} from '../../packages/isocast-client/src/receipt-typed-data.ts';
 
 const TYPES = { ReceiptRequest: RECEIPT_REQUEST_TYPES, ReceiptRevocation: RECEIPT_REVOCATION_TYPES } as const;
-// Both in one types object for signing: EIP-712 encodes only the primary type and what it references.
-const SIGNING_TYPES = { ReceiptRequest: FIELDS, ReceiptRevocation: FIELDS } as const;
 
-/** The origin a signature names: `new URL(url).origin` (lower-case host, no default port, no path). */
-export function originOf(url: string): string {
-  return new URL(url).origin;
-}
-
-/** The same, with the EIP712Domain type spelled out, for clients calling eth_signTypedData_v4. */
+/** The typed data with the EIP712Domain type spelled out, for clients calling eth_signTypedData_v4. */
 export function receiptTypedDataDoc(origin: string, kind: ReceiptSignedKind = RECEIPT_REQUEST_PRIMARY_TYPE) {
   return {
     domain: RECEIPT_REQUEST_DOMAIN,
@@ -49,21 +48,6 @@ export function receiptTypedDataDoc(origin: string, kind: ReceiptSignedKind = RE
     notes: `origin is exactly "${origin}" (this server; a signature naming another origin is refused); timestamp is unix seconds, within 600 s of server time; each (wallet, timestamp) is honoured once.`,
   } as const;
 }
-
-/** Typed data for viem's signTypedData / verifyTypedData. */
-export function receiptTypedData(kind: ReceiptSignedKind, wallet: string, origin: string, timestamp: number | bigint) {
-  return {
-    domain: RECEIPT_REQUEST_DOMAIN,
-    types: SIGNING_TYPES,
-    primaryType: kind,
-    // Address case does not change the encoded bytes; lowercase skips viem's checksum check.
-    message: { wallet: wallet.toLowerCase() as Hex, origin, timestamp: BigInt(timestamp) },
-  };
-}
-
-/** Typed data of a ReceiptRequest (kept as its own name: the buyer and tests sign it). */
-export const receiptRequestTypedData = (wallet: string, origin: string, timestamp: number | bigint) =>
-  receiptTypedData(RECEIPT_REQUEST_PRIMARY_TYPE, wallet, origin, timestamp);
 
 /** True when the signature over (kind, wallet, origin, timestamp) recovers to `wallet`; malformed signatures are false. */
 export async function verifyReceiptSigned(

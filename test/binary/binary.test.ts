@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { payFor402 } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { tempDir } from '../helpers/app.ts';
 import { addonPath, BINARY, ROOT } from '../../scripts/build-binary.ts';
 import { addonHash } from '../../src/db/native-binding.ts';

@@ -6,7 +6,7 @@ import { authorizationTypedData } from '../../src/payments/eip3009.ts';
 import { tiersPublic } from '../../src/pricing/routes.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
 import { microToUsd } from '../../src/lib/money.ts';
-import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../src/buyer/receipt-request.ts';
+import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../packages/isocast-client/src/index.ts';
 import { listen } from '../helpers/app.ts';
 
 /**

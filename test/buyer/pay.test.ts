@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recoverTypedDataAddress, type Address } from 'viem';
-import { payFor402, decodeXPayment } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
+import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { paymentRequired } from '../../src/payments/envelope.ts';
 import { FIRST_STEP, bindingNonce, currentSalt } from '../../src/payments/binding.ts';
 import { authorizationTypedData } from '../../src/payments/eip3009.ts';

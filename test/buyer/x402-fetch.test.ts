@@ -5,7 +5,7 @@ import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from '@
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { MOCK_PAY_TO } from '../../src/config.ts';
-import { IsocastExactScheme, ISOCAST_NETWORKS, registerIsocast } from '../../src/buyer/x402-scheme.ts';
+import { IsocastExactScheme, ISOCAST_NETWORKS, registerIsocast } from '../../packages/isocast-client/src/index.ts';
 import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 
 /**

@@ -1,6 +1,6 @@
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { keccak256, toHex, type Hex } from 'viem';
-import { payFor402 } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
 import type { Upstreams } from './upstreams.ts';
 

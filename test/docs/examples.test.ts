@@ -1,15 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
 import { tempDir } from '../helpers/app.ts';
+import { installClientPackage } from '../helpers/client-package.ts';
 
 /**
  * The README's code cannot rot (issue 27.5): each snippet is a file under examples/, the README
  * shows that file byte for byte (after an `<!-- example: <path> -->` marker), and each file runs
- * against a real mock-mode server on 127.0.0.1 with a throwaway key.
+ * against a real mock-mode server on 127.0.0.1 with a throwaway key. x402-fetch.ts imports
+ * `@isocast/client` by name, so it runs as a buyer runs it: in a project where the packed
+ * package is installed (test/helpers/client-package.ts).
  */
 function readmeExamples(): Map<string, string> {
   const text = readFileSync('README.md', 'utf8');
@@ -47,7 +50,9 @@ test('every example runs against a local mock-mode instance', async (t) => {
   const env = { PATH: process.env.PATH ?? '', ISOCAST_SERVER: base, ISOCAST_KEY: generatePrivateKey(), CITY: 'nyc' };
   const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { env, encoding: 'utf8', timeout: 60_000 });
 
-  const fetchRun = run(process.execPath, ['examples/x402-fetch.ts']);
+  const { project } = installClientPackage(t);
+  copyFileSync('examples/x402-fetch.ts', join(project, 'x402-fetch.ts'));
+  const fetchRun = run(process.execPath, [join(project, 'x402-fetch.ts')]);
   assert.equal(fetchRun.status, 0, fetchRun.stderr);
   assert.match(
     fetchRun.stdout,

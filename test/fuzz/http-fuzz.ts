@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import { privateKeyToAccount } from 'viem/accounts';
 import { keccak256, toHex } from 'viem';
 import { ROUTE_DOCS, MAX_BODY_BYTES } from '../../src/app.ts';
-import { payFor402 } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { rng, type Rng } from '../chaos/driver.ts';
 
 /**

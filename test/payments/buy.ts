@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Account, Hex } from 'viem';
-import { payFor402, type PayOptions, type Payment } from '../../src/buyer/pay.ts';
+import { payFor402, type PayOptions, type Payment } from '../../packages/isocast-client/src/index.ts';
 
 /** Shared buyer steps for payment tests: ask for the 402, sign it, send X-Payment. */
 export const buyerA = privateKeyToAccount(`0x${'a1'.repeat(32)}` as Hex);

@@ -276,7 +276,7 @@ test('binding mismatch: an authorization for one bundle cannot buy another, nor 
   // A body whose salt was forged by the client.
   const body = (await challenge(f, 'nyc', 2)) as any;
   body.accepts[0].extra.binding.salt = `0x${'00'.repeat(32)}`;
-  const { payFor402 } = await import('../../src/buyer/pay.ts');
+  const { payFor402 } = await import('../../packages/isocast-client/src/index.ts');
   const forged = await payFor402(body, buyerA, { nowMs: now() });
   const r2 = await subscribeWith(f, forged.xPayment, 'nyc', 2);
   assert.equal(r2.status, 402);

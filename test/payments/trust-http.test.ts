@@ -8,7 +8,7 @@ import { walletForReceipt } from '../../src/entitlements/receipts.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
 import { bindingNonce } from '../../src/payments/binding.ts';
 import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../src/payments/receipt-request.ts';
-import { payFor402 } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { buy, buyerA, buyerB, challenge, over, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
 
 /**

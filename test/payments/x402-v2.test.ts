@@ -6,7 +6,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
-import { payFor402 } from '../../src/buyer/pay.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { listingFor } from '../../src/payments/bazaar.ts';
 import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
 

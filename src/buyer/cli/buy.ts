@@ -1,5 +1,12 @@
-import { ChallengeRefused, formatAtomic, tierProblem, usdToAtomic } from '../guard.ts';
-import { PaymentDeclined, payFor402, type Payment } from '../pay.ts';
+import {
+  ChallengeRefused,
+  formatAtomic,
+  PaymentDeclined,
+  type Payment,
+  payFor402,
+  tierProblem,
+  usdToAtomic,
+} from '../../../packages/isocast-client/src/index.ts';
 import { intFlag, parseFlags, requireValue, serverUrl, UsageError } from './args.ts';
 import { createClient, serverError, type ApiAnswer, type Client } from './client.ts';
 import { loadAccount } from './key.ts';

@@ -1,6 +1,6 @@
 import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
 import { UpstreamError } from '../../lib/errors.ts';
-import { stripControlsDeep, stripControls } from '../sanitize.ts';
+import { serverErrorText, stripControls, stripControlsDeep } from '../../../packages/isocast-client/src/index.ts';
 
 /**
  * The HTTP side of the buyer commands. Every call has a timeout (lib/http-client.ts); answers
@@ -81,7 +81,5 @@ export function createClient(server: string, timeoutMs = 15_000): Client {
 
 /** `error` plus `reason` when the server gave one, for messages. */
 export function serverError(a: ApiAnswer): string {
-  const cap = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}...` : s);
-  const error = typeof a.body.error === 'string' ? cap(a.body.error) : `HTTP ${a.status}`;
-  return typeof a.body.reason === 'string' ? `${error} (${cap(a.body.reason)})` : error;
+  return serverErrorText(a.status, a.body);
 }

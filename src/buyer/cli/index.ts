@@ -4,7 +4,7 @@ import { NetworkError } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { readCommand } from './read.ts';
 import { receiptCommand } from './receipt.ts';
-import { stripControls } from '../sanitize.ts';
+import { stripControls } from '../../../packages/isocast-client/src/index.ts';
 import { registerChatCommand } from './register-chat.ts';
 import { COMMAND_USAGE, type CliCommand } from './help.ts';
 import { citiesCommand, fetchCities, nearestSlug } from './cities.ts';

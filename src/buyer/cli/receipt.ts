@@ -1,7 +1,8 @@
 import { intFlag, parseFlags, serverUrl } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { createClient, serverError, type Client } from './client.ts';
+import { readRevocationAnswer } from '../../../packages/isocast-client/src/index.ts';
+import { createClient, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { receiptsFileFor } from './paths.ts';
@@ -31,19 +32,18 @@ async function revoke(
   io: CliIo,
 ) {
   const a = await signedPost(client, account, 'ReceiptRevocation', '/v1/receipts/revoke', Math.floor(nowMs / 1000));
-  if (a.status === 404 || a.status === 405)
+  const answer = readRevocationAnswer(a.status, a.body);
+  if (!answer.ok && answer.reason === 'unsupported')
     throw new CliError(
       `${client.server} does not offer token revocation (POST /v1/receipts/revoke); it is an older isocast`,
     );
-  if (a.status === 401) throw signedRefusal('revocation', a);
-  if (a.status !== 200 || typeof a.body.revoked !== 'number')
-    throw new CliError(`revocation failed with HTTP ${a.status}: ${serverError(a)}`);
+  if (!answer.ok) throw signedRefusal('revocation', answer);
+  const { revoked } = answer.value;
   const forgotten = forgetReceipts(file, client.server, account.address);
-  if (json)
-    io.stdout(JSON.stringify({ wallet: account.address, server: client.server, revoked: a.body.revoked, forgotten }));
+  if (json) io.stdout(JSON.stringify({ wallet: account.address, server: client.server, revoked, forgotten }));
   else
     io.stdout(
-      `revoked ${a.body.revoked} receipt token(s) of ${account.address} at ${client.server}; removed ${forgotten} saved record(s) from ${file}. ` +
+      `revoked ${revoked} receipt token(s) of ${account.address} at ${client.server}; removed ${forgotten} saved record(s) from ${file}. ` +
         'Your entitlements are unchanged: isocast receipt gets a new token.',
     );
   return EXIT.ok;

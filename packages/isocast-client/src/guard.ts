@@ -1,8 +1,6 @@
 import { isAddress, isAddressEqual, type Address, type Hex } from 'viem';
-import { BASE_USDC } from '../config.ts';
-import { CHAIN_ID, NETWORK, NETWORK_ALIASES, USDC_NAME, USDC_VERSION } from '../payments/eip3009.ts';
-import { formatUsdPrice } from '../lib/money.ts';
-import { bundlePrice, MAX_COUNT, MIN_COUNT, TIERS } from '../pricing/tiers.ts';
+import { BASE_ALIASES, BASE_CAIP2, BASE_CHAIN_ID, BASE_USDC, USDC_NAME, USDC_VERSION } from './chain.ts';
+import { bundlePrice, MAX_COUNT, MIN_COUNT, TIERS } from './pricing.ts';
 import { findControls } from './sanitize.ts';
 
 /**
@@ -52,6 +50,12 @@ export function formatAtomic(atomic: bigint): string {
   return frac ? `${whole}.${frac}` : whole.toString();
 }
 
+/** `$0.0045`, `$0.10`: a price as the server's `price` field writes it (at least two decimals). */
+export function formatUsd(atomic: bigint): string {
+  const [whole, frac = ''] = formatAtomic(atomic).split('.');
+  return `$${whole}.${frac.padEnd(2, '0')}`;
+}
+
 /** Compares the server's published tiers with the built-in table; returns a problem or null. */
 export function tierProblem(published: unknown): string | null {
   if (!Array.isArray(published)) return 'the server publishes no tier table';
@@ -84,9 +88,9 @@ export function checkChallenge(body: unknown, accept: Accept, binding: Binding, 
     );
   if (accept.scheme !== 'exact')
     throw new ChallengeRefused(`the challenge asks for scheme ${String(accept.scheme)}, not exact`);
-  if (!NETWORK_ALIASES.includes(accept.network)) {
+  if (!BASE_ALIASES.includes(accept.network)) {
     throw new ChallengeRefused(
-      `the challenge asks for payment on ${String(accept.network)}, not Base (${NETWORK}, chain ${CHAIN_ID})`,
+      `the challenge asks for payment on ${String(accept.network)}, not Base (${BASE_CAIP2}, chain ${BASE_CHAIN_ID})`,
     );
   }
   const { count, citySlug } = binding;
@@ -110,7 +114,7 @@ export function checkChallenge(body: unknown, accept: Accept, binding: Binding, 
   }
   if (accept.price !== undefined && usdToAtomic(String(accept.price)) !== expected) {
     throw new ChallengeRefused(
-      `the challenge's price ${String(accept.price)} differs from the ${formatUsdPrice(price.totalMicro)} that ${count} signals cost`,
+      `the challenge's price ${String(accept.price)} differs from the ${formatUsd(expected)} that ${count} signals cost`,
     );
   }
   const cap = exp.maxAtomic ?? expected;

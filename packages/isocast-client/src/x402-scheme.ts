@@ -6,8 +6,7 @@ import type {
   SchemeNetworkClient,
 } from '@x402/core/types';
 import type { Address } from 'viem';
-import { BASE_USDC } from '../config.ts';
-import { NETWORK, NETWORK_ALIASES } from '../payments/eip3009.ts';
+import { BASE_ALIASES, BASE_CAIP2, BASE_USDC } from './chain.ts';
 import { type Accept, ChallengeRefused, type Expectations } from './guard.ts';
 import { bindingOf, signExact, type SignableAccount } from './pay.ts';
 
@@ -18,7 +17,7 @@ import { bindingOf, signExact, type SignableAccount } from './pay.ts';
  * Stock EVM clients draw a random nonce, which isocast refuses; this one reads `extra.binding`,
  * computes the bound nonce and signs the EIP-3009 authorization with any viem account (v1 echoes
  * the salt as payload.salt when asked; v2's `accepted` echoes it by itself). Before signing it
- * runs the same checks as the CLI (src/buyer/guard.ts): exact tier price for the bound count,
+ * runs the same checks as `payFor402` and the isocast CLI (guard.ts): exact tier price for the bound count,
  * USDC on Base, USDC's domain.
  *
  *   const client = new x402Client();
@@ -28,9 +27,9 @@ import { bindingOf, signExact, type SignableAccount } from './pay.ts';
  * Register both versions: `@x402/fetch` reads the v2 header first whenever a 402 carries one, so
  * a client with only v1 schemes fails with "No client registered for x402 version: 2".
  */
-export const ISOCAST_NETWORKS = NETWORK_ALIASES;
+export const ISOCAST_NETWORKS = BASE_ALIASES;
 /** The x402 v2 network (CAIP-2) isocast's challenges name. */
-export const ISOCAST_NETWORK_V2 = NETWORK;
+export const ISOCAST_NETWORK_V2 = BASE_CAIP2;
 
 /** Registers the scheme on an `x402Client` for x402 v1 (`base`, `eip155:8453`) and v2 (`eip155:8453`). */
 export function registerIsocast<
@@ -66,7 +65,7 @@ export class IsocastExactScheme implements SchemeNetworkClient {
   /** Lets the stock client's spend controls price USDC on Base in dollars (6 decimals). */
   findDefaultAsset: FindDefaultAsset = (asset, network) => {
     const usdc = (this.#opts.usdc ?? BASE_USDC).toLowerCase();
-    return NETWORK_ALIASES.includes(network) && asset.toLowerCase() === usdc
+    return BASE_ALIASES.includes(network) && asset.toLowerCase() === usdc
       ? { asset, decimals: 6, symbol: 'USDC' }
       : undefined;
   };

@@ -1,61 +1,75 @@
-import { z } from 'zod';
 import type { Account, Address, Hex } from 'viem';
-import { bindingNonce, MAX_AUTH_LIFETIME_S } from '../payments/binding.ts';
+import { base64Json } from './base64.ts';
+import { bindingNonce, MAX_AUTH_LIFETIME_S } from './binding.ts';
 import {
-  CHAIN_ID,
-  NETWORK_ALIASES,
+  BASE_ALIASES,
+  BASE_CHAIN_ID,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
   USDC_NAME,
   USDC_VERSION,
   type Authorization,
-} from '../payments/eip3009.ts';
+} from './chain.ts';
 import {
-  ChallengeRefused,
-  checkChallenge,
   type Accept as AcceptEntry,
   type Binding,
+  ChallengeRefused,
+  checkChallenge,
   type Expectations,
 } from './guard.ts';
 
 /**
- * The buyer side of the x402 flow, for the CLI, tests and any program: read a 402 body, check it
- * (guard.ts: exact bundle price, USDC on Base, the expected recipient; nothing is signed
- * otherwise), bind the nonce to (payer, city, count) with the served salt, sign the EIP-3009
- * authorization and encode the X-Payment header. When the challenge says `saltEcho:
- * "payload.salt"` the salt goes back in the payload beside the signature; older servers that do
- * not ask for it get the plain x402 v1 payload.
+ * The buyer side of the x402 flow: read a 402 body, check it (guard.ts: exact bundle price, USDC
+ * on Base, the expected recipient; nothing is signed otherwise), bind the nonce to (payer, city,
+ * count) with the served salt, sign the EIP-3009 authorization and encode the X-Payment header.
+ * When the challenge says `saltEcho: "payload.salt"` the salt goes back in the payload beside the
+ * signature; older servers that do not ask for it get the plain x402 v1 payload.
+ *
+ * The challenge is a server's JSON: every field read is checked here at run time, by hand rather
+ * than with a schema library, so the package has no dependency beyond its viem peer.
  */
-const BindingShape = z
-  .object({
-    citySlug: z.string(),
-    count: z.number().int(),
-    salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-    saltEcho: z.string().optional(),
-  })
-  .loose();
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const SALT = /^0x[0-9a-fA-F]{64}$/;
 
-const Accept = z
-  .object({
-    scheme: z.string(),
-    network: z.string(),
-    maxAmountRequired: z.string(),
-    payTo: z.string(),
-    asset: z.string(),
-    maxTimeoutSeconds: z.number().int().positive(),
-    extra: z
-      .object({ name: z.string().optional(), version: z.string().optional(), binding: BindingShape.optional() })
-      .loose()
-      .nullish(),
-  })
-  .loose();
+/** The first problem of a binding object, as `field: problem`, or null. */
+function bindingProblem(b: unknown): string | null {
+  if (!isObj(b)) return 'expected an object';
+  if (typeof b.citySlug !== 'string') return 'citySlug: expected a string';
+  if (!Number.isInteger(b.count)) return 'count: expected an integer';
+  if (typeof b.salt !== 'string' || !SALT.test(b.salt)) return 'salt: expected 32 bytes of hex';
+  if (b.saltEcho !== undefined && typeof b.saltEcho !== 'string') return 'saltEcho: expected a string';
+  return null;
+}
 
-const Challenge = z
-  .object({
-    x402Version: z.literal(1),
-    accepts: z.array(Accept).min(1),
-    extra: z.object({ binding: BindingShape.optional() }).loose().optional(),
-  })
-  .loose();
+/** The first problem of one `accepts` entry, as `field: problem`, or null. */
+function acceptProblem(a: unknown): string | null {
+  if (!isObj(a)) return 'expected an object';
+  for (const k of ['scheme', 'network', 'maxAmountRequired', 'payTo', 'asset'])
+    if (typeof a[k] !== 'string') return `${k}: expected a string`;
+  const t = a.maxTimeoutSeconds;
+  if (!Number.isInteger(t) || (t as number) <= 0) return 'maxTimeoutSeconds: expected a positive integer';
+  if (a.extra === undefined || a.extra === null) return null;
+  if (!isObj(a.extra)) return 'extra: expected an object';
+  for (const k of ['name', 'version'])
+    if (a.extra[k] !== undefined && typeof a.extra[k] !== 'string') return `extra.${k}: expected a string`;
+  const b = a.extra.binding === undefined ? null : bindingProblem(a.extra.binding);
+  return b && `extra.binding.${b}`;
+}
+
+/** Why a body is not an x402 v1 challenge this client can read, or null when it is one. */
+function challengeProblem(body: unknown): string | null {
+  if (!isObj(body)) return 'body: expected an object';
+  if (body.x402Version !== 1) return `x402Version: expected 1, got ${JSON.stringify(body.x402Version) ?? 'nothing'}`;
+  if (!Array.isArray(body.accepts) || body.accepts.length === 0) return 'accepts: expected a non-empty array';
+  for (let i = 0; i < body.accepts.length; i++) {
+    const p = acceptProblem(body.accepts[i]);
+    if (p) return `accepts.${i}.${p}`;
+  }
+  if (body.extra === undefined) return null;
+  if (!isObj(body.extra)) return 'extra: expected an object';
+  const b = body.extra.binding === undefined ? null : bindingProblem(body.extra.binding);
+  return b && `extra.binding.${b}`;
+}
 
 export type PayOptions = {
   /** The buyer's clock; defaults to Date.now(). */
@@ -132,7 +146,12 @@ export async function signExact(
     nonce: bindingNonce(account.address, binding.citySlug, binding.count, binding.salt),
   };
   const signature = await account.signTypedData({
-    domain: { name: USDC_NAME, version: USDC_VERSION, chainId: CHAIN_ID, verifyingContract: accept.asset as Address },
+    domain: {
+      name: USDC_NAME,
+      version: USDC_VERSION,
+      chainId: BASE_CHAIN_ID,
+      verifyingContract: accept.asset as Address,
+    },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: authorization,
@@ -158,8 +177,8 @@ export function bindingOf(
   accept: { extra?: { binding?: unknown } | null },
   body?: { extra?: { binding?: unknown } },
 ): Binding | null {
-  const parsed = BindingShape.safeParse(accept.extra?.binding ?? body?.extra?.binding);
-  return parsed.success ? (parsed.data as Binding) : null;
+  const b = accept.extra?.binding ?? body?.extra?.binding;
+  return bindingProblem(b) === null ? (b as Binding) : null;
 }
 
 export async function payFor402(
@@ -167,13 +186,10 @@ export async function payFor402(
   account: SignableAccount,
   opts: PayOptions = {},
 ): Promise<Payment> {
-  const parsed = Challenge.safeParse(challengeBody);
-  if (!parsed.success)
-    throw new ChallengeRefused(
-      `not an x402 v1 payment challenge (${parsed.error.issues[0]!.path.join('.') || 'body'}: ${parsed.error.issues[0]!.message})`,
-    );
-  const body = parsed.data;
-  const accept = body.accepts.find((a) => a.scheme === 'exact' && NETWORK_ALIASES.includes(a.network));
+  const problem = challengeProblem(challengeBody);
+  if (problem) throw new ChallengeRefused(`not an x402 v1 payment challenge (${problem})`);
+  const body = challengeBody as { accepts: AcceptEntry[]; extra?: { binding?: unknown } };
+  const accept = body.accepts.find((a) => a.scheme === 'exact' && BASE_ALIASES.includes(a.network));
   if (!accept) {
     const offered = body.accepts.map((a) => `${a.scheme} on ${a.network}`).join(', ');
     throw new ChallengeRefused(`the challenge offers ${offered}, not an exact-scheme payment on Base (eip155:8453)`);
@@ -183,7 +199,7 @@ export async function payFor402(
   const signed = await signExact(account, challengeBody, accept, binding, opts);
   const header = { x402Version: 1, scheme: 'exact', network: accept.network, payload: signed.payload };
   return {
-    xPayment: Buffer.from(JSON.stringify(header), 'utf8').toString('base64'),
+    xPayment: base64Json(header),
     nonce: signed.authorization.nonce,
     payer: account.address,
     authorization: signed.authorization,
@@ -195,6 +211,3 @@ export async function payFor402(
     ...(signed.payload.salt ? { salt: binding.salt } : {}),
   };
 }
-
-export { ChallengeRefused } from './guard.ts';
-export { decodeXPayment, decodePaymentResponse } from '../payments/x-payment.ts';

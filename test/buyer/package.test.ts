@@ -1,0 +1,155 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generatePrivateKey } from 'viem/accounts';
+import { listen, testApp } from '../helpers/app.ts';
+import { insertSignals } from '../helpers/signals.ts';
+import { installClientPackage, PACKAGE_DIR, ROOT } from '../helpers/client-package.ts';
+
+/**
+ * The buyer package as another program gets it (issue 28 item 4): `npm pack`, the tarball
+ * installed into an empty project, then a plain-JavaScript script there that imports only
+ * `@isocast/client` and viem buys a bundle from a running isocast (mock payments, 127.0.0.1),
+ * reads the signals with the receipt, recovers a receipt with one signature and revokes it; and
+ * a TypeScript file there type-checks against the shipped declarations.
+ */
+const BUYER = `
+import { ChallengeRefused, decodePaymentResponse, payFor402, recoverReceipt, revokeReceipts } from '@isocast/client';
+import { privateKeyToAccount } from 'viem/accounts';
+
+const server = process.env.ISOCAST_SERVER;
+const account = privateKeyToAccount(process.env.ISOCAST_KEY);
+const { payTo } = await (await fetch(server + '/v1/signals/meta?city=nyc')).json();
+const url = server + '/v1/subscribe?city=nyc&count=20';
+const challenge = await (await fetch(url, { method: 'POST' })).json();
+
+const inflated = structuredClone(challenge);
+inflated.accepts[0].maxAmountRequired = '1000000';
+const refused = await payFor402(inflated, account).then(() => 'signed', (e) => e instanceof ChallengeRefused && e.message);
+
+const payment = await payFor402(challenge, account, { expect: { city: 'nyc', count: 20, payTo } });
+const paid = await fetch(url, { method: 'POST', headers: { 'X-Payment': payment.xPayment } });
+const bought = await paid.json();
+const settled = decodePaymentResponse(paid.headers.get('x-payment-response'));
+const read = (token) => fetch(server + '/v1/signals?city=nyc&since=0', { headers: { Authorization: 'Bearer ' + token } });
+const page = await (await read(bought.receiptToken)).json();
+
+const recovered = await recoverReceipt({ server, account });
+const reread = (await read(recovered.receiptToken)).status;
+const { revoked } = await revokeReceipts({ server, account });
+const afterRevoke = (await read(recovered.receiptToken)).status;
+console.log(JSON.stringify({ refused, status: paid.status, bought, settled, payer: payment.payer,
+  seqs: page.signals.map((s) => s.seq), recovered: recovered.cities, reread, revoked, afterRevoke }));
+`;
+
+const CONSUMER = `
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { checkChallenge, payFor402, type Payment, recoverReceipt, type RecoveredReceipt } from '@isocast/client';
+
+const account = privateKeyToAccount(generatePrivateKey());
+export const paying: Promise<Payment> = payFor402({}, account, { expect: { city: 'nyc', count: 20 } });
+export const recovering: Promise<RecoveredReceipt> = recoverReceipt({ server: 'http://127.0.0.1:8402', account });
+// @ts-expect-error: a count is a number, and the declarations say so
+checkChallenge({}, {}, { citySlug: 'nyc', count: '20', salt: '0x00' }, {});
+`;
+
+/** Runs a child process without blocking this one (the server under test lives in it). */
+function run(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('npm pack -> install into an empty project -> a plain Node script buys, reads, recovers and revokes', async (t) => {
+  const started = Date.now();
+  const { project, tarball, npmLog } = installClientPackage(t);
+  const installedMs = Date.now() - started;
+
+  // The tarball holds the built package and nothing else: no sources, no tests, no dependencies.
+  const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
+  assert.deepEqual(listing, [
+    'package/README.md',
+    'package/dist/index.d.ts',
+    'package/dist/index.js',
+    'package/package.json',
+  ]);
+  const manifest = JSON.parse(readFileSync(join(project, 'node_modules/@isocast/client/package.json'), 'utf8'));
+  assert.equal(manifest.name, JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')).name);
+  assert.equal(manifest.dependencies, undefined, 'a buyer installs viem, nothing else');
+
+  // A real server: the app is built after listen() so BASE_URL is the address the buyer signs for.
+  let fetchApp: (req: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
+  const base = await listen(t, (req) => fetchApp(req));
+  const env = testApp(t, { env: { BASE_URL: base }, nowMs: Date.now() });
+  insertSignals(env.db, 'nyc', 3);
+  fetchApp = env.app.fetch;
+
+  writeFileSync(join(project, 'buyer.mjs'), BUYER);
+  writeFileSync(join(project, 'consumer.ts'), CONSUMER);
+  const tsconfig = {
+    // As a buyer's project would: strict, its own types only (skipLibCheck: viem's are not ours to check).
+    compilerOptions: {
+      module: 'nodenext',
+      target: 'es2022',
+      lib: ['es2022', 'dom'],
+      types: [],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    files: ['consumer.ts'],
+  };
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
+  const key = generatePrivateKey();
+  const [buyer, tsc] = await Promise.all([
+    run(process.execPath, ['buyer.mjs'], {
+      cwd: project,
+      env: { PATH: process.env.PATH, ISOCAST_SERVER: base, ISOCAST_KEY: key },
+    }),
+    run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: project }),
+  ]);
+  assert.equal(buyer.code, 0, buyer.stderr);
+  assert.equal(tsc.code, 0, `the shipped declarations type-check in a consumer:\n${tsc.stdout}${tsc.stderr}`);
+
+  const out = JSON.parse(buyer.stdout);
+  assert.match(
+    out.refused,
+    /maxAmountRequired.*but 20 signals cost 0\.1 USDC/,
+    'an inflated challenge is refused unsigned',
+  );
+  assert.equal(out.status, 200, JSON.stringify(out.bought));
+  assert.deepEqual(
+    [out.bought.city, out.bought.count, out.bought.paidThroughSeq],
+    ['nyc', 20, 23],
+    'entitled through the 3 stored signals plus 20',
+  );
+  assert.equal(out.settled.success, true);
+  assert.equal(out.settled.payer.toLowerCase(), out.payer.toLowerCase());
+  assert.deepEqual(out.seqs, [1, 2, 3]);
+  assert.deepEqual(out.recovered, [{ city: 'nyc', paidThroughSeq: 23 }]);
+  assert.equal(out.reread, 200);
+  assert.ok(out.revoked >= 1);
+  assert.equal(out.afterRevoke, 402, 'a revoked token reads nothing: the answer is a fresh 402');
+  t.diagnostic(
+    `${npmLog
+      .trim()
+      .split('\n')
+      .filter((l) => /tgz|added|reused/.test(l))
+      .join('; ')} (${installedMs} ms)`,
+  );
+  t.diagnostic(
+    `buyer.mjs (Node ${process.version}, imports @isocast/client and viem only): HTTP ${out.status}, bought ${out.bought.count} ${out.bought.city} through seq ${out.bought.paidThroughSeq}, tx ${out.settled.transaction}; read seqs ${out.seqs.join(',')}; recovered ${JSON.stringify(out.recovered)}; revoked ${out.revoked}, then ${out.afterRevoke}; consumer.ts type-checks`,
+  );
+});
