@@ -5,7 +5,7 @@
  * paid GET, all settling through the same fake facilitator.
  *
  * Every request carries a fresh, valid EIP-3009 authorization signed before timing: isocast's
- * through src/buyer/pay.ts from its real 402 challenges (distinct payers, cities and counts give
+ * through payFor402 (@isocast/client) from its real 402 challenges (distinct payers, cities and counts give
  * distinct bound nonces), the peer's through `@x402/core`'s client with `@x402/evm`'s exact
  * scheme from its real 402 (a random nonce each). Timed: rounds that visit the three targets in
  * a rotating order, a fixed batch each, reading each server's CPU time from /proc around its

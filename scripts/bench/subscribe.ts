@@ -7,7 +7,7 @@
  * the server used before) is timed beside it for context.
  *
  * Before timing: one real 402 challenge per city (the binding salt comes from the server), then
- * `accounts x cities` distinct authorizations signed with src/buyer/pay.ts (distinct payers give
+ * `accounts x cities` distinct authorizations signed with payFor402 (@isocast/client) (distinct payers give
  * distinct nonces). Timed: rounds that alternate a burst of recoveries with a batch of concurrent
  * POST /v1/subscribe, so outside load lands on both alike. Every POST must answer 200, fresh.
  *

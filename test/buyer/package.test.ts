@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generatePrivateKey } from 'viem/accounts';
+import { randomBytes } from 'node:crypto';
+import type { Address, Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { bindingNonce as packageNonce } from '../../packages/isocast-client/src/index.ts';
+import { bindingNonce as serverNonce } from '../../src/payments/binding.ts';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { installClientPackage, PACKAGE_DIR, ROOT } from '../helpers/client-package.ts';
@@ -152,4 +156,16 @@ test('npm pack -> install into an empty project -> a plain Node script buys, rea
   t.diagnostic(
     `buyer.mjs (Node ${process.version}, imports @isocast/client and viem only): HTTP ${out.status}, bought ${out.bought.count} ${out.bought.city} through seq ${out.bought.paidThroughSeq}, tx ${out.settled.transaction}; read seqs ${out.seqs.join(',')}; recovered ${JSON.stringify(out.recovered)}; revoked ${out.revoked}, then ${out.afterRevoke}; consumer.ts type-checks`,
   );
+});
+
+test("the package's bindingNonce (viem's encodePacked) is the server's written-out one", () => {
+  const payers = Array.from({ length: 4 }, () => privateKeyToAccount(generatePrivateKey()).address);
+  for (let i = 0; i < 200; i++) {
+    const payer = payers[i % 4]!;
+    const caseOf = [payer, payer.toLowerCase() as Address][i % 2]!;
+    const city = ['nyc', 'sao-paulo', 'zürich', 'a'.repeat(i % 40)][i % 4]!;
+    const count = [2, 20, 9_999, 10_000, 2 ** 40, i][i % 6]!;
+    const salt = `0x${randomBytes(32).toString('hex')}` as Hex;
+    assert.equal(packageNonce(caseOf, city, count, salt), serverNonce(caseOf, city, count, salt));
+  }
 });
