@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { bindingNonce as packageNonce } from '../../packages/isocast-client/src/index.ts';
+import { bindingNonce as packageNonce, ChallengeRefused, payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { bindingNonce as serverNonce } from '../../src/payments/binding.ts';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
@@ -168,4 +168,53 @@ test("the package's bindingNonce (viem's encodePacked) is the server's written-o
     const salt = `0x${randomBytes(32).toString('hex')}` as Hex;
     assert.equal(packageNonce(caseOf, city, count, salt), serverNonce(caseOf, city, count, salt));
   }
+});
+
+test('payFor402 reads a challenge field by field (no schema library) and names the first bad one', async () => {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const salt = `0x${'11'.repeat(32)}`;
+  const good = {
+    scheme: 'exact',
+    network: 'eip155:8453',
+    maxAmountRequired: '100000',
+    payTo: '0x000000000000000000000000000000000000dEaD',
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    maxTimeoutSeconds: 300,
+    extra: { name: 'USD Coin', version: '2', binding: { citySlug: 'nyc', count: 20, salt } },
+  };
+  const cases: [unknown, string][] = [
+    [null, 'body: expected an object'],
+    [{ x402Version: 2, accepts: [good] }, 'x402Version: expected 1, got 2'],
+    [{ x402Version: 1, accepts: [] }, 'accepts: expected a non-empty array'],
+    [
+      { x402Version: 1, accepts: [{ ...good, maxAmountRequired: 100000 }] },
+      'accepts.0.maxAmountRequired: expected a string',
+    ],
+    [
+      { x402Version: 1, accepts: [{ ...good, maxTimeoutSeconds: 0 }] },
+      'accepts.0.maxTimeoutSeconds: expected a positive integer',
+    ],
+    [
+      {
+        x402Version: 1,
+        accepts: [{ ...good, extra: { ...good.extra, binding: { ...good.extra.binding, salt: '0x12' } } }],
+      },
+      'accepts.0.extra.binding.salt: expected 32 bytes of hex',
+    ],
+    [
+      { x402Version: 1, accepts: [good], extra: { binding: { citySlug: 'nyc' } } },
+      'extra.binding.count: expected an integer',
+    ],
+  ];
+  for (const [body, problem] of cases) {
+    await assert.rejects(payFor402(body, account), (e: unknown) => {
+      assert.ok(e instanceof ChallengeRefused);
+      assert.equal(e.message, `not an x402 v1 payment challenge (${problem})`);
+      return true;
+    });
+  }
+  const paid = await payFor402({ x402Version: 1, accepts: [good] }, account);
+  assert.equal(paid.nonce, packageNonce(account.address, 'nyc', 20, salt as Hex));
+  const header = JSON.parse(atob(paid.xPayment));
+  assert.deepEqual([header.x402Version, header.scheme, header.network], [1, 'exact', 'eip155:8453']);
 });

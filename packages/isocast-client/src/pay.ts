@@ -86,7 +86,12 @@ export type PayOptions = {
 };
 
 /** The user said no at the confirmation question; nothing was signed. */
-export class PaymentDeclined extends Error {}
+export class PaymentDeclined extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PaymentDeclined';
+  }
+}
 
 export type Payment = {
   xPayment: string;
