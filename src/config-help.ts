@@ -148,7 +148,9 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   REPLICA_SYNC_INTERVAL_MS: { meaning: 'longest a commit waits before its upload to the replica starts' },
   REPLICA_ENDPOINT: { meaning: 'S3-compatible endpoint for s3:// replicas (MinIO, R2, B2, Spaces); unset: AWS' },
   REPLICA_REGION: { meaning: 's3:// replica region' },
-  REPLICA_ACCESS_KEY_ID: { meaning: 's3:// replica access key id; unset: AWS_* variables or the instance role' },
+  REPLICA_ACCESS_KEY_ID: {
+    meaning: 's3:// replica access key id; unset: AWS_* variables or the instance role (secret)',
+  },
   REPLICA_SECRET_ACCESS_KEY: { meaning: 's3:// replica secret access key (secret)' },
   REPLICA_SFTP_KEY_PATH: { meaning: 'private key file for sftp:// replicas (required for them)' },
   LITESTREAM_BIN: {

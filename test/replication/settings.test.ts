@@ -46,12 +46,19 @@ test('replica settings that contradict each other are refused at start', () => {
   const dir = mkdtempSync(join(tmpdir(), 'isocast-rs-'));
   try {
     writeFileSync(join(dir, 'key'), 'wJalr$XUtnFEMI\n');
+    writeFileSync(join(dir, 'key-id'), 'AKIDFROMFILE\n');
     const c = loadConfig({
       REPLICA_URL: 's3://b/p',
-      REPLICA_ACCESS_KEY_ID: 'AK',
+      REPLICA_ACCESS_KEY_ID_FILE: join(dir, 'key-id'),
       REPLICA_SECRET_ACCESS_KEY_FILE: join(dir, 'key'),
     });
     assert.equal(c.REPLICA_SECRET_ACCESS_KEY, 'wJalr$XUtnFEMI');
+    // The key id is half of the credential: a _FILE too (a systemd credential holds the pair), never a flag.
+    assert.equal(c.REPLICA_ACCESS_KEY_ID, 'AKIDFROMFILE');
+    assert.throws(
+      () => loadConfig({ REPLICA_URL: 's3://b/p' }, ['--replica-access-key-id', 'AK']),
+      (err: ConfigError) => err.problems.some((p) => /not accepted as command-line flags/.test(p)),
+    );
     assert.equal(describeReplica(c), 's3 b/p');
     assert.doesNotMatch(describeReplica({ ...c, REPLICA_ENDPOINT: 'https://u:pw@minio.local:9000' }), /pw/);
   } finally {
