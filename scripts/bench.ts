@@ -16,6 +16,8 @@
  *   longpoll   commit -> HTTP buyer received with 1,000 held `wait` reads beside the server's own
  *              write times, and memory per held read (scripts/bench/longpoll.ts, hand-framed and
  *              node:http buyers; the bare node:http floor, longpoll-floor.ts; `--only longpoll` alone);
+ *   replication  lag per payment, commit -> on the Litestream replica, under a purchase load
+ *              (scripts/bench/replication.ts; `--only replication` alone, not in the full run);
  *   binary     spawn-to-first-200 and RSS idle and under the read load, next to the ceiling process;
  *              start-up against a Node 24 hello-world SEA built the same way (scripts/bench/startup.ts).
  *
@@ -86,6 +88,13 @@ if (ONLY === 'longpoll') {
     const out = await runJson<object>(script, { n: 1000, rounds: QUICK ? 3 : 10, client });
     process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
   }
+  process.exit(0);
+}
+// `--only replication`: replication lag per payment under a purchase load with the real
+// Litestream (scripts/bench/replication.ts), printed, nothing written.
+if (ONLY === 'replication') {
+  const out = await runJson<object>(join(ROOT, 'scripts', 'bench', 'replication.ts'), { seconds: QUICK ? 10 : 20 });
+  process.stdout.write(JSON.stringify(out) + '\n');
   process.exit(0);
 }
 const started = Date.now();
