@@ -39,6 +39,8 @@ CREATE TABLE payments (
   updated_at   INTEGER NOT NULL,
   valid_before INTEGER,
   binding_k    INTEGER,
+  payment_identifier TEXT,
+  result       TEXT,
   UNIQUE (payer, nonce)
 );
 CREATE INDEX payments_open ON payments (status) WHERE status IN ('claimed', 'settled', 'in_doubt');
@@ -295,3 +297,10 @@ CREATE TABLE receipt_revocations (
 ) WITHOUT ROWID;
 CREATE INDEX receipt_revocations_time ON receipt_revocations (timestamp);
 CREATE INDEX receipts_wallet ON receipts (wallet);
+
+-- 0015 payment_identifier (issue 28 item 3)
+-- payments.payment_identifier: the x402 `payment-identifier` id a v2 payment came with (its
+-- idempotency key, src/payments/payment-identifier.ts), one payment per id. payments.result: the
+-- answer of the request whose settlement moved the money, written in the apply's transaction and
+-- sealed with the server secret (it holds the receipt token). Both are deleted with their row.
+CREATE UNIQUE INDEX payments_identifier ON payments (payment_identifier) WHERE payment_identifier IS NOT NULL;

@@ -21,6 +21,7 @@ export const MIGRATIONS: readonly string[] = [
   '0012_chat_ids.sql',
   '0013_discovered_events.sql',
   '0014_receipt_revocation.sql',
+  '0015_payment_identifier.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

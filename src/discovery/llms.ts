@@ -1,5 +1,6 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { PAYMENT_ERRORS } from '../payments/errors.ts';
+import { PAYMENT_ID_ERRORS } from '../payments/payment-identifier.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
 import {
   isOperator,
@@ -210,6 +211,7 @@ ${endpointReference(d)}
 ## Error strings
 
 ${errors}
+- \`${PAYMENT_ID_ERRORS.conflict}\` (409, an x402 v2 payment-identifier id already used with another payment)
 - \`unknown city\` (404)
 
 ## TypeScript (viem)

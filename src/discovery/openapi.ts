@@ -73,6 +73,7 @@ const STATUS_TEXT: Record<number, string> = {
   402: 'Payment required',
   403: 'Forbidden',
   404: 'Not found',
+  409: 'Conflict',
   405: 'Method not allowed',
   502: 'Bad gateway',
   503: 'Service unavailable',

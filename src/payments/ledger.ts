@@ -8,6 +8,7 @@ import { applyPurchase, entitlementOf } from '../entitlements/store.ts';
 import { issueReceipt } from '../entitlements/receipts.ts';
 import { createSignalStore } from '../signals/store.ts';
 import { refundQueued, settleFailed } from './errors.ts';
+import type { Sealer } from './sealed.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 
 /** What a purchase answers: the entitlement after it, and the receipt token when this request moved the money. */
@@ -28,7 +29,26 @@ export type Purchase = {
    * payment, a coalesced copy, a doubt resolved) is false: those fields are public on chain.
    */
   movedHere: boolean;
+  /**
+   * Set on the answer to a payment identifier sent again with its own payment: the fields above
+   * are the stored answer of the request that moved the money (receipt token included), and
+   * `since` the cursor that request read from (GET /v1/signals). Nothing moved or was applied now.
+   */
+  replay?: { since: number | null };
 };
+
+/** What a route keeps of its answer, for the same payment identifier sent again (payment-identifier.ts). */
+export type ResultMemo = { route: string; since?: number };
+
+type StoredResult = ResultMemo & {
+  paidThroughSeq: number;
+  totalPaidSignals: number;
+  latestSeq: number;
+  receiptToken: string | null;
+};
+
+const sealContext = (row: Pick<PaymentRow, 'id' | 'payment_identifier'>) =>
+  `payment ${row.id} ${row.payment_identifier}`;
 
 /**
  * The recording side of the plane: a settlement's transaction is written, the payment applied
@@ -43,8 +63,10 @@ export function createLedger(deps: {
   pending: () => ApiError;
   /** The fast path's commit is shared with the other purchases of the same turn (db/group-commit.ts). */
   commits: GroupCommit;
+  /** Seals a payment identifier's stored answer; without it none is stored (nor replayed). */
+  sealer?: Sealer;
 }) {
-  const { db, store, clock, logger, pending, commits } = deps;
+  const { db, store, clock, logger, pending, commits, sealer } = deps;
   // The latest seq comes from the signals owner; its statements run on this same connection, so a
   // call made inside one of the transactions below reads within that transaction.
   const signals = createSignalStore(db);
@@ -69,8 +91,9 @@ export function createLedger(deps: {
 
   type Applied = { purchase: Purchase; row: PaymentRow };
 
-  // The payment leaves `settled`, the ceiling moves, the receipt is stored: one transaction.
-  function applyIn(id: number, nowMs: number, withReceipt: boolean): Applied | null {
+  // The payment leaves `settled`, the ceiling moves, the receipt is stored (and, for a payment
+  // identifier, the answer): one transaction.
+  function applyIn(id: number, nowMs: number, withReceipt: boolean, memo?: ResultMemo): Applied | null {
     if (!store.markAppliedStmt(id, nowMs)) return null;
     const row = store.get(id)!;
     const ent = applyPurchase(db, { wallet: row.payer, city: row.city, count: row.count, nowMs });
@@ -87,14 +110,30 @@ export function createLedger(deps: {
       receiptToken: withReceipt ? issueReceipt(db, row.payer, id, nowMs) : null,
       movedHere: withReceipt,
     };
+    if (withReceipt && memo && sealer && row.payment_identifier) {
+      const stored: StoredResult = {
+        ...memo,
+        paidThroughSeq: purchase.paidThroughSeq,
+        totalPaidSignals: purchase.totalPaidSignals,
+        latestSeq: purchase.latestSeq,
+        receiptToken: purchase.receiptToken,
+      };
+      store.saveResult(id, sealer.seal(JSON.stringify(stored), sealContext(row)));
+    }
     return { purchase, row };
   }
   const applyTx = db.transaction(applyIn);
   // The common case in one commit: the transfer recorded and applied together. Any error rolls it
   // all back and the two-commit path below runs instead, with its known failure handling.
-  const recordApply = (id: number, hash: string | null, nowMs: number, withReceipt: boolean): Applied | 'stale' => {
+  const recordApply = (
+    id: number,
+    hash: string | null,
+    nowMs: number,
+    withReceipt: boolean,
+    memo?: ResultMemo,
+  ): Applied | 'stale' => {
     if (!store.markSettled(id, hash, nowMs)) return 'stale';
-    const applied = applyIn(id, nowMs, withReceipt);
+    const applied = applyIn(id, nowMs, withReceipt, memo);
     if (!applied) throw new Error('payment left settled before it could be applied');
     return applied;
   };
@@ -114,11 +153,11 @@ export function createLedger(deps: {
   };
 
   /** Applies a settled payment exactly once; a failure queues a refund and answers 502. */
-  function apply(id: number, withReceipt: boolean): Purchase {
+  function apply(id: number, withReceipt: boolean, memo?: ResultMemo): Purchase {
     const nowMs = clock.now();
     let applied: Applied | null;
     try {
-      applied = applyTx(id, nowMs, withReceipt);
+      applied = applyTx(id, nowMs, withReceipt, memo);
     } catch (err) {
       store.queueRefund(id, `entitlement update failed: ${(err as Error).message}`, nowMs);
       const row = store.get(id);
@@ -159,12 +198,17 @@ export function createLedger(deps: {
    * this one in doubt), then applied (a failure queues a refund). The one commit is a group commit:
    * this resolves once it is in the WAL.
    */
-  async function recordAndApply(id: number, txHash: Hex | null, withReceipt: boolean): Promise<Purchase> {
+  async function recordAndApply(
+    id: number,
+    txHash: Hex | null,
+    withReceipt: boolean,
+    memo?: ResultMemo,
+  ): Promise<Purchase> {
     const nowMs = clock.now();
     const hash = txHash ? txHash.toLowerCase() : null;
     let fast: Applied | 'stale' | null = null;
     try {
-      fast = await commits.run(() => recordApply(id, hash, nowMs, withReceipt));
+      fast = await commits.run(() => recordApply(id, hash, nowMs, withReceipt, memo));
     } catch {
       // Rolled back whole: nothing of it was written. The two commits below redo it step by step.
     }
@@ -189,10 +233,37 @@ export function createLedger(deps: {
       });
       throw pending();
     }
-    return apply(id, withReceipt);
+    return apply(id, withReceipt, memo);
   }
 
-  return { apply, answer, recordAndApply };
+  /**
+   * The stored answer of an applied payment, for its own payment identifier sent again on the
+   * same route: null when none was stored (no identifier then, or the money moved in a doubt's
+   * resolution rather than in a request) or it was stored by the other route.
+   */
+  function replay(row: PaymentRow, route: string): Purchase | null {
+    if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer) return null;
+    const plain = sealer.open(row.result, sealContext(row));
+    if (!plain) return null;
+    const r = JSON.parse(plain) as StoredResult;
+    if (r.route !== route) return null;
+    return {
+      payer: row.payer,
+      city: row.city,
+      count: row.count,
+      paymentId: row.id,
+      txHash: row.tx_hash,
+      idempotent: false,
+      paidThroughSeq: r.paidThroughSeq,
+      totalPaidSignals: r.totalPaidSignals,
+      latestSeq: r.latestSeq,
+      receiptToken: r.receiptToken,
+      movedHere: false,
+      replay: { since: r.since ?? null },
+    };
+  }
+
+  return { apply, answer, recordAndApply, replay };
 }
 
 export type Ledger = ReturnType<typeof createLedger>;

@@ -17,7 +17,9 @@ const OUTCOME_BY_ERROR: Record<string, string> = {
 export function paymentOutcome(result: unknown): string {
   if (result instanceof ApiError) return OUTCOME_BY_ERROR[result.message] ?? 'rejected';
   if (result instanceof Error) return 'error';
-  return (result as { idempotent: boolean }).idempotent ? 'idempotent' : 'settled';
+  const p = result as { idempotent: boolean; replay?: unknown };
+  // A payment identifier's stored answer repeats `idempotent: false`, but nothing moved now.
+  return p.idempotent || p.replay ? 'idempotent' : 'settled';
 }
 
 /** The plane's /metrics counters; without a registry (unit tests) they are no-ops. */
@@ -41,8 +43,8 @@ export function paymentCounters(metrics: Metrics | undefined) {
     /** One purchase attempt ended with `result` (a Purchase or what was thrown). */
     attempt: (result: unknown) => outcomes?.inc({ outcome: paymentOutcome(result) }),
     /** A payment newly applied (not an idempotent answer): its amount counts as settled revenue. */
-    applied: (p: { idempotent: boolean; city: string; count: number }) => {
-      if (!p.idempotent) settledMicro?.inc({ city: p.city }, bundlePrice(p.count).totalMicro);
+    applied: (p: { idempotent: boolean; replay?: unknown; city: string; count: number }) => {
+      if (!p.idempotent && !p.replay) settledMicro?.inc({ city: p.city }, bundlePrice(p.count).totalMicro);
     },
   };
 }

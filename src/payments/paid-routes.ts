@@ -14,7 +14,7 @@ import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bu
 import { PAYMENT_ERRORS } from './errors.ts';
 import { createWakeLookups, directLookups, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from './plane.ts';
-import { PAYMENT_REQUIRED_DOC, paymentResponseHeaders } from './routes.ts';
+import { PAYMENT_ID_CONFLICT_DOC, PAYMENT_REQUIRED_DOC, paymentResponseHeaders } from './routes.ts';
 import { challengeHeaders, paymentHeaderOf } from './x402-v2.ts';
 import {
   MinSpendError,
@@ -86,16 +86,18 @@ export function paidSignalsRoutes(deps: {
         if (since >= nextCeiling(paidThrough, latest, count))
           throw exhausted(city, count, resource, paidThrough ?? 0, latest);
       };
-      return deps.plane.purchase(payment, city, count, resource, { beforeSettle }).then((purchase) => {
+      const memo = { route: 'signals', since };
+      return deps.plane.purchase(payment, city, count, resource, { beforeSettle, memo }).then((purchase) => {
         // A payment this request did not move (known, coalesced, or resolved from doubt) reads
         // nothing: every field of its header, the signature included, is public once settled.
-        if (!purchase.movedHere)
+        // Its own payment identifier is not public: with it, the stored answer comes back whole.
+        if (!purchase.movedHere && !purchase.replay)
           throw alreadyApplied(city, count, resource, since, purchase.paidThroughSeq, purchase.latestSeq);
         return page(
           c,
           purchase.payer,
           city,
-          since,
+          purchase.replay?.since ?? since,
           count,
           resource,
           {
@@ -310,6 +312,7 @@ export const paidSignalsDocs: RouteDoc[] = [
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
       404: { description: 'unknown city', schema: ErrorBody },
+      409: PAYMENT_ID_CONFLICT_DOC,
       502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
       503: {
         description:

@@ -10,6 +10,7 @@ import { createLedger, type Purchase } from './ledger.ts';
 import { paymentCounters } from './outcomes.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
 import { createSaltSteps } from './salt-steps.ts';
+import { createSealer } from './sealed.ts';
 import type { PaymentHeader } from './x402-v2.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
 
@@ -56,7 +57,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     currentStep: saltSteps.current,
   });
   const commits = createGroupCommit(db, { onCommit: counters.committed });
-  const ledger = createLedger({ db, store, clock, logger, pending, commits });
+  const ledger = createLedger({ db, store, clock, logger, pending, commits, sealer: createSealer(secret) });
   let accepting = true;
   const flow = createPurchaseFlow({
     ...deps,

@@ -10,7 +10,8 @@ import { MAX_AUTH_LIFETIME_S, bindingNonce, echoedPoint, matchBinding, type Bind
 import type { Challenges } from './challenge.ts';
 import { bindingMismatch, sanctioned, screeningUnavailable, settleFailed, verifyFailed } from './errors.ts';
 import { paymentKey, type Inflight } from './inflight.ts';
-import type { Ledger, Purchase } from './ledger.ts';
+import type { Ledger, Purchase, ResultMemo } from './ledger.ts';
+import { identifierConflict } from './payment-identifier.ts';
 import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
@@ -28,6 +29,11 @@ import { decodePaymentHeader, type PaymentHeader } from './x402-v2.ts';
 export type PurchaseOptions = {
   /** Runs for a payment about to be settled, before its claim: throw to refuse with nothing moved. */
   beforeSettle?: (payer: string) => void;
+  /**
+   * What the route keeps of its answer for a payment identifier (ledger.ts): the same id with
+   * the same payment on the same route answers it again (`Purchase.replay`).
+   */
+  memo?: ResultMemo;
 };
 
 /** What the purchase flow takes from the plane's configuration (plane.ts PaymentPlaneDeps has the rest). */
@@ -62,6 +68,9 @@ export type PurchaseFlowDeps = PurchaseSettings & {
   accepting: () => boolean;
 };
 
+/** A request's payment identifier and what its route keeps of the answer. */
+type Again = { identifier?: string; memo?: ResultMemo };
+
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
 type Retry = {
   p: DecodedPayment;
@@ -71,6 +80,7 @@ type Retry = {
   recovered?: boolean;
   /** The purchase step of the salt the nonce is bound to. */
   bindingK?: number;
+  memo?: ResultMemo;
 };
 
 export function createPurchaseFlow(deps: PurchaseFlowDeps) {
@@ -108,7 +118,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       });
       outcome = { ok: false, inDoubt: true, reason: `settler error: ${(err as Error).message}` };
     }
-    if (outcome.ok) return ledger.recordAndApply(id, outcome.txHash, fresh && !outcome.alreadySettled);
+    if (outcome.ok) return ledger.recordAndApply(id, outcome.txHash, fresh && !outcome.alreadySettled, r.memo);
     const fields = {
       paymentId: id,
       payer,
@@ -158,11 +168,20 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   }
 
   /** Another request's work on this key ended: answer the state it left. */
-  async function afterRunning(key: string, payer: string, nonce: string): Promise<Purchase> {
+  async function afterRunning(key: string, payer: string, nonce: string, again: Again): Promise<Purchase> {
     await inflight.ended(key);
     const row = store.byKey(payer, nonce);
     if (!row) throw pending();
-    return ledger.answer(row);
+    return answerKnown(row, again);
+  }
+
+  /**
+   * A stored payment's answer; its own payment identifier sent again on the same route gets the
+   * stored answer of the request that moved the money (ledger.replay), anything else its state.
+   */
+  function answerKnown(row: PaymentRow, again: Again): Purchase {
+    const replayed = again.identifier && row.payment_identifier === again.identifier && again.memo;
+    return (replayed && ledger.replay(row, again.memo!.route)) || ledger.answer(row);
   }
 
   async function claimAndSettle(r: Retry, payer: Address): Promise<Purchase> {
@@ -179,12 +198,15 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         nowMs: clock.now(),
         validBefore: Number(a.validBefore),
         bindingK: r.bindingK ?? null,
+        identifier: r.p.identifier ?? null,
       }),
     );
     if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
     const row = claim.row;
+    // Another payment took the identifier since the check in purchase(): nothing of this one moved.
+    if (!row) throw identifierConflict();
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
-    return ledger.answer(row);
+    return answerKnown(row, { identifier: r.p.identifier, memo: r.memo });
   }
 
   /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
@@ -210,19 +232,26 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     if (payee && !payee.ok) throw verifyFailed(payee.reason);
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
-    if (inflight.has(key)) return afterRunning(key, from, a.nonce);
+    const again: Again = { identifier: p.identifier, memo: opts.memo };
+    // An identifier is one payment's: with any other authorization (or payer) it is refused before
+    // anything is verified or claimed. The unique index decides a race (claimAndSettle).
+    if (p.identifier) {
+      const holder = store.byIdentifier(p.identifier);
+      if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce)) throw identifierConflict();
+    }
+    if (inflight.has(key)) return afterRunning(key, from, a.nonce, again);
 
     // A known payment answers its state whatever the clock says: one lookup, no recovery.
     const known = store.byKey(from, a.nonce);
-    const retry: Retry = { p, city, count, resourcePath };
+    const retry: Retry = { p, city, count, resourcePath, memo: opts.memo };
     if (known) {
       if (known.city !== city || known.count !== count) throw bindingMismatch();
       if (deps.sanctions.has(from)) throw sanctioned();
       if (known.status === 'claimed' || known.status === 'in_doubt')
-        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce);
+        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce, again);
       // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
       // a new authorization, so this one is never settled later (that would charge twice).
-      return ledger.answer(known);
+      return answerKnown(known, again);
     }
 
     const window = checkWindow(a, nowS());
@@ -259,7 +288,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     opts.beforeSettle?.(payer);
     retry.recovered = verified.recovered;
     retry.bindingK = bound.k;
-    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(key, from, a.nonce);
+    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(key, from, a.nonce, again);
   }
 
   return { purchase, resolve };

@@ -8,6 +8,7 @@ import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from './bundle.ts';
 import type { Purchase } from './ledger.ts';
+import { PAYMENT_ID_ERRORS, PAYMENT_ID_RULE } from './payment-identifier.ts';
 import type { PaymentPlane } from './plane.ts';
 import {
   MinSpendError,
@@ -33,7 +34,7 @@ export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string
       const challenge = deps.plane.challenge(city, count, resource);
       return replyJson(c, challenge, 402, challengeHeaders(challenge));
     }
-    const purchase = await deps.plane.purchase(header, city, count, resource);
+    const purchase = await deps.plane.purchase(header, city, count, resource, { memo: { route: 'subscribe' } });
     return replyJson(c, subscribeResult(purchase), 200, paymentResponseHeaders(purchase));
   });
   return app;
@@ -66,6 +67,14 @@ export const PAYMENT_REQUIRED_DOC =
   'On a challenge: base64 JSON x402 v2 PaymentRequired {x402Version: 2, error, resource {url, description, mimeType}, ' +
   'accepts [{scheme, network, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding, mode}}]}: the same ' +
   'offer as the body. Pay it with PAYMENT-SIGNATURE, whose accepted echoes these requirements (the binding salt with them).';
+
+/** The 409 of both paid routes (payment-identifier.ts). */
+export const PAYMENT_ID_CONFLICT_DOC = {
+  description:
+    `\`${PAYMENT_ID_ERRORS.conflict}\`: an x402 v2 payment-identifier id (extensions["payment-identifier"].info.id, ${PAYMENT_ID_RULE}) ` +
+    'already belongs to another payment; nothing was verified, settled or charged. The same id with the same payment answers the stored result (the same status, body and PAYMENT-RESPONSE; the receipt token included)',
+  schema: ErrorBody,
+};
 
 export const subscribeDocs: RouteDoc[] = [
   {
@@ -102,6 +111,7 @@ export const subscribeDocs: RouteDoc[] = [
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
       404: { description: 'unknown city', schema: ErrorBody },
+      409: PAYMENT_ID_CONFLICT_DOC,
       502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
       429: RATE_LIMITED_DOC,
       503: {

@@ -29,6 +29,10 @@ export type PaymentRow = {
   valid_before: number | null;
   /** The purchase step k of the salt the nonce is bound to (binding.ts); settling it moves the bundle's k. */
   binding_k: number | null;
+  /** The v2 buyer's `payment-identifier` id (payment-identifier.ts), unique; null without one. */
+  payment_identifier: string | null;
+  /** The sealed answer of the request that moved the money (ledger.ts), for the same id sent again. */
+  result: string | null;
 };
 
 export type NewPayment = {
@@ -41,9 +45,12 @@ export type NewPayment = {
   nowMs: number;
   validBefore: number;
   bindingK: number | null;
+  /** The buyer's payment identifier: a second payment with it is refused by the unique index. */
+  identifier?: string | null;
 };
 
-export type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow };
+/** `row: null`: nothing holds (payer, nonce), but another payment holds the identifier. */
+export type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow | null };
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
@@ -54,10 +61,12 @@ export function validBeforeOf(row: PaymentRow, maxLifetimeS: number): number {
 
 export function createPaymentStore(db: Db) {
   const insert =
-    db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at, valid_before, binding_k)
-    VALUES (@payer, @nonce, @city, @count, @amountMicro, @settler, 'claimed', @nowMs, @nowMs, @validBefore, @bindingK)
-    ON CONFLICT (payer, nonce) DO NOTHING`);
+    db.prepare(`INSERT INTO payments (payer, nonce, city, count, amount_micro, settler, status, created_at, updated_at, valid_before, binding_k, payment_identifier)
+    VALUES (@payer, @nonce, @city, @count, @amountMicro, @settler, 'claimed', @nowMs, @nowMs, @validBefore, @bindingK, @identifier)
+    ON CONFLICT DO NOTHING`);
   const byKey = db.prepare('SELECT * FROM payments WHERE payer = ? AND nonce = ?');
+  const byIdentifier = db.prepare('SELECT * FROM payments WHERE payment_identifier = ?');
+  const saveResult = db.prepare('UPDATE payments SET result = ? WHERE id = ? AND payment_identifier IS NOT NULL');
   const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = db.prepare('SELECT * FROM payments WHERE tx_hash = ?');
   const reclaim = db.prepare(
@@ -94,13 +103,19 @@ export function createPaymentStore(db: Db) {
   });
 
   return {
-    /** Inserts a claimed row, or returns the row that already holds (payer, nonce). */
+    /**
+     * Inserts a claimed row, or returns the row that already holds (payer, nonce), or null when
+     * none does but another payment holds the identifier (the unique index refused the insert).
+     */
     claim(p: NewPayment): ClaimResult {
-      const r = insert.run(p);
+      const r = insert.run({ ...p, identifier: p.identifier ?? null });
       if (r.changes === 1) return { claimed: true, id: Number(r.lastInsertRowid) };
-      return { claimed: false, row: byKey.get(p.payer, p.nonce) as PaymentRow };
+      return { claimed: false, row: (byKey.get(p.payer, p.nonce) as PaymentRow | undefined) ?? null };
     },
     byKey: (payer: string, nonce: string) => (byKey.get(payer, nonce) as PaymentRow | undefined) ?? null,
+    byIdentifier: (identifier: string) => (byIdentifier.get(identifier) as PaymentRow | undefined) ?? null,
+    /** Statement for the apply transaction: the sealed answer of a payment that has an identifier. */
+    saveResult: (id: number, sealed: string): boolean => saveResult.run(sealed, id).changes === 1,
     /**
      * Takes an in-doubt row the chain says is unused and still valid for another attempt. A
      * failed row is never taken back: its buyer was told "not charged" and may have paid anew.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listingFor } from './bazaar.ts';
 import { NETWORK, NETWORK_ALIASES } from './eip3009.ts';
-import { paymentIdOf } from './payment-identifier.ts';
+import { PAYMENT_IDENTIFIER, paymentIdOf, paymentIdentifierDeclaration } from './payment-identifier.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import {
   ExactEvmPayload,
@@ -30,12 +30,13 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toStr
 export type V2Extensions = Record<string, unknown>;
 
 /**
- * What every 402 of a paid route declares: the route's Bazaar listing (bazaar.ts). A route adds
- * its own (sign-in-with-x) through `challengeHeaders`' second argument.
+ * What every 402 of a paid route declares: the route's Bazaar listing (bazaar.ts) and the
+ * payment identifier (payment-identifier.ts). A route adds its own (sign-in-with-x) through
+ * `challengeHeaders`' second argument.
  */
 export function standardExtensions(body: PaymentRequiredBody): V2Extensions {
   const listing = listingFor(body.accepts[0]!.resource, body.terms);
-  return { ...listing?.extensions };
+  return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
 }
 
 /**

@@ -51,7 +51,7 @@ test('both paid routes declare a valid Bazaar listing in PAYMENT-REQUIRED, descr
     assert.ok(required.resource.description.length < MAX_LISTING_DESCRIPTION, required.resource.description);
     assert.equal(required.resource.description, listingFor(path.trim(), TERMS)!.description);
     // Beside the payment identifier; the v1 body keeps the bundle's own line.
-    assert.deepEqual(Object.keys(required.extensions).sort(), ['bazaar']);
+    assert.deepEqual(Object.keys(required.extensions).sort(), ['bazaar', 'payment-identifier']);
     const body = (await res.json()) as any;
     assert.match(body.accepts[0].description, /^20 isocast signals for nyc/);
     // Small enough for a proxy's response-header buffer, and for a stock client's echo of it.

@@ -57,7 +57,7 @@ test('every 402 carries PAYMENT-REQUIRED (x402 v2) beside the unchanged v1 body'
   assert.equal(body.x402Version, 1);
   // Issue 28: the route's listing description (the v1 body keeps the bundle's line) and the
   // extensions (bazaar.test.ts and payment-identifier.test.ts check them).
-  assert.deepEqual(Object.keys(v2.extensions).sort(), ['bazaar']);
+  assert.deepEqual(Object.keys(v2.extensions).sort(), ['bazaar', 'payment-identifier']);
   const { extensions: _ext, ...rest } = v2;
   assert.deepEqual(rest, {
     x402Version: 2,

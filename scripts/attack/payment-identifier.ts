@@ -1,0 +1,80 @@
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
+import type { AttackCase, AttackContext, HttpAnswer } from './types.ts';
+
+/**
+ * x402 `payment-identifier` attacks (issue 28 item 3): an id is one payment's idempotency key.
+ * Reusing it with another payment must not settle or read anything, and the public fields of a
+ * settled authorization with a guessed (or no) id must not bring back the stored answer, which
+ * holds the receipt token.
+ */
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64');
+
+/** A PAYMENT-SIGNATURE for a fresh 402 of `path`, with the server's extensions echoed and `id` added. */
+async function v2Header(ctx: AttackContext, path: string, account: PrivateKeyAccount, id: string | null) {
+  const challenge = await ctx.http(path);
+  if (challenge.status !== 402) throw new Error(`challenge answered ${challenge.status}`);
+  const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString());
+  const p = await payFor402(challenge.json, account, { nowMs: Date.now() });
+  const { salt: _echo, ...payload } = JSON.parse(Buffer.from(p.xPayment, 'base64').toString()).payload;
+  const extensions = structuredClone(required.extensions);
+  if (id) extensions['payment-identifier'].info.id = id;
+  return { x402Version: 2, resource: required.resource, accepted: required.accepts[0], payload, extensions };
+}
+
+const rows = (a: HttpAnswer) => (Array.isArray(a.json?.signals) ? a.json.signals.length : 0);
+const token = (a: HttpAnswer) => a.headers.get('x-receipt-token') !== null || typeof a.json?.receiptToken === 'string';
+const describe = (a: HttpAnswer) =>
+  `${a.status}${a.json?.error ? ` "${String(a.json.error).slice(0, 48)}"` : ''}, ${rows(a)} rows${token(a) ? ', a receipt token' : ''}`;
+
+const idFor = (label: string) => `atk_${label}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`;
+
+export const cases: AttackCase[] = [
+  {
+    name: "the victim's payment identifier reused with the attacker's own payment is refused",
+    expected: '409 payment identifier already used, 0 rows, no receipt token; the victim keeps its answer',
+    fast: true,
+    async run(ctx) {
+      const victim = ctx.account('pid-victim');
+      const path = `/v1/signals?city=${ctx.city}&since=0&count=20`;
+      const id = idFor('reuse');
+      const mine = await v2Header(ctx, path, victim, id);
+      const bought = await ctx.http(path, { headers: { 'payment-signature': b64(mine) } });
+      if (bought.status !== 200) throw new Error(`the victim's own purchase answered ${bought.status}`);
+      const theirs = await v2Header(ctx, path, ctx.account('pid-attacker'), id);
+      const a = await ctx.http(path, { headers: { 'payment-signature': b64(theirs) } });
+      const victimAgain = await ctx.http(path, { headers: { 'payment-signature': b64(mine) } });
+      const ok = a.status === 409 && rows(a) === 0 && !token(a) && victimAgain.status === 200 && rows(victimAgain) > 0;
+      return { observed: `${describe(a)}; victim's retry ${describe(victimAgain)}`, ok };
+    },
+  },
+  {
+    name: 'the public fields of a settled payment with a guessed or no identifier do not bring back its stored answer',
+    expected:
+      '402 idempotent (0 rows, no token) on GET /v1/signals, 200 idempotent without receiptToken on POST /v1/subscribe',
+    fast: true,
+    async run(ctx) {
+      const victim = ctx.account('pid-guess');
+      const path = `/v1/signals?city=${ctx.city}&since=0&count=20`;
+      const mine = await v2Header(ctx, path, victim, idFor('secret'));
+      const bought = await ctx.http(path, { headers: { 'payment-signature': b64(mine) } });
+      if (bought.status !== 200) throw new Error(`the victim's own purchase answered ${bought.status}`);
+      const out: string[] = [];
+      let ok = true;
+      for (const guess of [null, idFor('guess'), '0000000000000000']) {
+        // Everything but the id is on chain once the transfer is mined.
+        const copy = structuredClone(mine);
+        if (guess) copy.extensions['payment-identifier'].info.id = guess;
+        else delete copy.extensions['payment-identifier'].info.id;
+        const read = await ctx.http(path, { headers: { 'payment-signature': b64(copy) } });
+        const sub = await ctx.http(`/v1/subscribe?city=${ctx.city}&count=20`, {
+          method: 'POST',
+          headers: { 'payment-signature': b64(copy) },
+        });
+        out.push(`${guess ? 'guessed id' : 'no id'}: read ${describe(read)}, subscribe ${describe(sub)}`);
+        ok &&= read.status === 402 && rows(read) === 0 && !token(read) && sub.status === 200 && !token(sub);
+      }
+      return { observed: out.join('; '), ok };
+    },
+  },
+];

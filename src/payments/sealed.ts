@@ -1,0 +1,43 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, type KeyObject } from 'node:crypto';
+
+/**
+ * AES-256-GCM under a key derived from the server secret, for what the database keeps but must
+ * not give away when read on its own: the stored answer of a payment with a payment identifier
+ * holds its receipt token (receipts themselves keep only a hash). `context` is authenticated, not
+ * stored: a sealed value moved to another row (another context) does not open.
+ */
+export type Sealer = {
+  seal(plain: string, context: string): string;
+  /** The plain text, or null for a value that does not open under this secret and context. */
+  open(sealed: string, context: string): string | null;
+};
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export function createSealer(secret: () => KeyObject): Sealer {
+  let key: Buffer | undefined;
+  // Derived once, on first use: a purpose-bound key, never the secret itself.
+  const keyOf = () => (key ??= createHmac('sha256', secret()).update('isocast sealed payment result v1').digest());
+  return {
+    seal(plain, context) {
+      const iv = randomBytes(IV_BYTES);
+      const c = createCipheriv('aes-256-gcm', keyOf(), iv);
+      c.setAAD(Buffer.from(context, 'utf8'));
+      const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+      return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64');
+    },
+    open(sealed, context) {
+      try {
+        const raw = Buffer.from(sealed, 'base64');
+        if (raw.length < IV_BYTES + TAG_BYTES) return null;
+        const d = createDecipheriv('aes-256-gcm', keyOf(), raw.subarray(0, IV_BYTES));
+        d.setAAD(Buffer.from(context, 'utf8'));
+        d.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+        return Buffer.concat([d.update(raw.subarray(IV_BYTES + TAG_BYTES)), d.final()]).toString('utf8');
+      } catch {
+        return null;
+      }
+    },
+  };
+}
