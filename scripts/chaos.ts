@@ -50,7 +50,7 @@ for (const faults of [false, true]) {
   );
   process.stdout.write(
     `load: ${s.requests} requests (${s.cutOff} cut off), ${s.payments} distinct authorizations (+${s.sameNonceRebuys} same-salt rebuys), ${s.duplicateCopies} duplicate/concurrent copies, ` +
-      `${s.reads} receipt reads, ${s.raises} temperature raises, ${s.registrations} chat registrations\n`,
+      `${s.reads} receipt reads, ${s.moves} temperature moves (highs up, lows down), ${s.registrations} chat registrations\n`,
   );
   if (report.settlement) {
     const m = report.settlement;
@@ -64,6 +64,7 @@ for (const faults of [false, true]) {
         .join(', ')}\n`,
     );
   }
+  process.stdout.write(`signals: ${report.signals.high} on high streams, ${report.signals.low} on low streams\n`);
   process.stdout.write(`\n${formatTable(report.checks)}\n\n`);
   process.stdout.write(
     `${report.ok ? 'ALL INVARIANTS HOLD' : 'INVARIANT VIOLATED'} after ${(report.elapsedMs / 1000).toFixed(1)} s${values.keep ? `; data kept in ${report.dataDir}` : ''}\n`,

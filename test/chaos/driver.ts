@@ -51,7 +51,8 @@ export type DriverStats = {
   sameNonceRebuys: number;
   duplicateCopies: number;
   reads: number;
-  raises: number;
+  /** Temperature moves published: a high stream's reading up, a low stream's down. */
+  moves: number;
   registrations: number;
   anomalies: string[];
 };
@@ -98,7 +99,7 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
     sameNonceRebuys: 0,
     duplicateCopies: 0,
     reads: 0,
-    raises: 0,
+    moves: 0,
     registrations: 0,
     anomalies: [],
   };
@@ -377,8 +378,8 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
           stop,
           () => 150 + r() * 250,
           async () => {
-            u.raise(pick(r, cities), 1 + Math.floor(r() * 2), Date.now());
-            stats.raises++;
+            u.move(pick(r, cities), 1 + Math.floor(r() * 2), Date.now());
+            stats.moves++;
           },
         ),
       ]);

@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
 import type { Address, Hex } from 'viem';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { bucketFor } from '../../src/buckets/assign.ts';
+import { bucketFor, isDead } from '../../src/buckets/assign.ts';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
 import type { BotMessage } from '../fakes/bot-api.ts';
 import type { LedgerEntry, Wallet } from './driver.ts';
+import { LOW_SUFFIX } from '../../src/cities/catalog.ts';
 import type { CityWorld } from './upstreams.ts';
 
 /**
@@ -149,7 +150,7 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
       if (s !== i + 1) p4.push(`${city}: seq ${s} at position ${i + 1}`);
     });
   add(
-    'per-city seq gapless from 1, unique',
+    'per-stream seq gapless from 1, unique',
     p4,
     [...perCity].map(([c, s]) => `${c} 1..${s.length}`).join(', ') || 'no signals',
   );
@@ -162,30 +163,58 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
     seen.add(k);
   }
   const lastByDay = new Map<string, { reading: number; bucket: string | null }>();
+  let deadFlags = 0;
   for (const r of rows) {
     const s = JSON.parse(r.payload) as {
       new: { reading: number; bucket: string };
       old: { reading: number; bucket: string | null };
+      buckets: { label: string; dead?: true }[] | null;
     };
     const w = input.cities.get(r.city);
+    // A stream the world does not know is taken by its slug: `-low` streams only fall.
+    const kind = w?.kind ?? (r.city.endsWith(LOW_SUFFIX) ? 'low' : 'high');
     const prev = lastByDay.get(`${r.city}|${r.date}`);
     if (prev && (s.old.bucket !== prev.bucket || s.old.reading !== prev.reading))
       p5.push(`${r.city} #${r.seq}: old ${s.old.bucket} does not continue from ${prev.bucket}`);
-    if (prev && s.new.reading <= prev.reading) p5.push(`${r.city} #${r.seq}: reading did not rise`);
+    if (prev && (kind === 'high' ? s.new.reading <= prev.reading : s.new.reading >= prev.reading))
+      p5.push(`${r.city} #${r.seq}: reading did not ${kind === 'high' ? 'rise' : 'fall'}`);
+    if (
+      !prev &&
+      s.old.reading !== undefined &&
+      (kind === 'high' ? s.new.reading <= s.old.reading : s.new.reading >= s.old.reading)
+    )
+      p5.push(`${r.city} #${r.seq}: reading did not ${kind === 'high' ? 'rise' : 'fall'} from the baseline`);
     if (w && !w.published.get(r.date)?.has(s.new.reading))
       p5.push(`${r.city} #${r.seq}: reading ${s.new.reading} was never published`);
     if (w && bucketFor(s.new.reading, w.ranges)?.label !== s.new.bucket)
       p5.push(`${r.city} #${r.seq}: ${s.new.reading} is not in ${s.new.bucket}`);
+    // Dead means "can no longer win" for the stream's direction: wholly below a high, wholly above a low.
+    for (const b of (w && s.buckets) || []) {
+      const range = w!.ranges.find((x) => x.label === b.label);
+      if (!range) {
+        p5.push(`${r.city} #${r.seq}: bucket ${b.label} is not on the ladder`);
+        continue;
+      }
+      if (b.dead) deadFlags++;
+      if ((b.dead === true) !== isDead(range, s.new.reading, kind))
+        p5.push(`${r.city} #${r.seq}: ${b.label} dead=${b.dead === true} at a ${kind} of ${s.new.reading}`);
+    }
     lastByDay.set(`${r.city}|${r.date}`, { reading: s.new.reading, bucket: s.new.bucket });
   }
+  const byKind = { high: 0, low: 0 };
+  for (const r of rows) byKind[r.city.endsWith(LOW_SUFFIX) ? 'low' : 'high']++;
   add(
-    'one signal per (city, day, bucket); every crossing real',
+    'one signal per (stream, day, bucket); every crossing real, in its direction; dead buckets match it',
     p5,
-    `${rows.length} signals, each a published reading entering a new bucket`,
+    `${rows.length} signals (${byKind.high} high, ${byKind.low} low), each a published reading entering a new bucket; ${deadFlags} dead flags, each wholly below a high or above a low`,
   );
 
   // Delivery: no (chat, signal) twice, nothing pushed beyond the entitlement.
-  const byName = new Map(CITY_ROWS.map((c) => [c.displayName, c.slug]));
+  // Messages name the stream by display name: "New York City" is nyc, "New York City (low)" nyc-low.
+  const byName = new Map([
+    ...CITY_ROWS.map((c) => [c.displayName, c.slug] as const),
+    ...[...input.cities.values()].map((w) => [w.city.displayName, w.city.slug] as const),
+  ]);
   const pts = new Map(ents.map((e) => [`${e.wallet}|${e.city}`, e.pts]));
   const walletOfChat = new Map(input.wallets.map((w) => [w.chatId, w.account.address.toLowerCase()]));
   const p6: string[] = [];
@@ -222,6 +251,22 @@ function run(db: Database.Database, input: Parameters<typeof checkInvariants>[0]
   );
 
   return checks;
+}
+
+/** Signals stored per kind (a `-low` slug is a daily-low stream), for the report. */
+export function signalsByKind(dbPath: string): { high: number; low: number } {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT city, count(*) AS n FROM signals GROUP BY city').all() as {
+      city: string;
+      n: number;
+    }[];
+    const out = { high: 0, low: 0 };
+    for (const r of rows) out[r.city.endsWith(LOW_SUFFIX) ? 'low' : 'high'] += r.n;
+    return out;
+  } finally {
+    db.close();
+  }
 }
 
 /** Figures of the settlement-fault run, for the report. */

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { createDriver, makeWallets, rng, type DriverStats } from './driver.ts';
-import { checkInvariants, settlementFigures, type Check, type SettlementFigures } from './invariants.ts';
+import { checkInvariants, settlementFigures, signalsByKind, type Check, type SettlementFigures } from './invariants.ts';
 import { startFakeChain, type FakeChain } from '../fakes/chain-rpc.ts';
 import { startFakeFacilitator, type FacilitatorMode, type FakeFacilitator } from '../fakes/facilitator.ts';
 import { startServer, type ServerProcess } from './server.ts';
-import { publishBaselines, startUpstreams, CHAOS_CITIES } from './upstreams.ts';
+import { publishBaselines, startUpstreams, CHAOS_STREAMS } from './upstreams.ts';
 
 /**
  * A chaos run: one DATA_DIR, a real server process per round, a mixed load, SIGKILL at a random
@@ -54,6 +54,8 @@ export type ChaosReport = {
   elapsedMs: number;
   finalExit: string;
   ok: boolean;
+  /** Signals stored per kind over the run. */
+  signals: { high: number; low: number };
   /** The settlement-fault run's figures. */
   settlement?: SettlementFigures & { settleCalls: Record<string, number> };
 };
@@ -65,7 +67,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const r = rng(seed);
   const dataDir = mkdtempSync(join(tmpdir(), 'isocast-chaos-'));
   const u = await startUpstreams();
-  const wallets = makeWallets(seed, opts.wallets ?? 4, CHAOS_CITIES);
+  const wallets = makeWallets(seed, opts.wallets ?? 4, CHAOS_STREAMS);
   const faults = opts.settlementFaults === true;
   // A definite "not charged" is legitimate in both runs (mock: a claim cut off by the kill was
   // never settled); the ledger and, with faults, the chain checks prove each one true.
@@ -77,6 +79,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     PAYMENT_MODE: 'mock',
     FEED: 'live',
     WEATHER_SOURCE: 'metar',
+    // Both kinds, whatever the default: the invariants are checked for highs and lows alike.
+    MARKET_KINDS: 'high,low',
     POLL_INTERVAL_MS: '250',
     GAMMA_URL: u.gamma.url,
     CLOB_URL: u.clob.url,
@@ -192,6 +196,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       elapsedMs: Date.now() - started,
       finalExit,
       ok: checks.every((c) => c.ok),
+      signals: signalsByKind(join(dataDir, 'isocast.db')),
       settlement,
     };
   } finally {
@@ -203,7 +208,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-/** Waits until every city's stored day high equals the last reading the driver published. */
+/**
+ * Waits until every stream's stored day extreme equals the last reading the driver published (a
+ * high's running maximum, a low's running minimum: `day_state.high` holds either).
+ */
 async function catchUp(
   dbPath: string,
   cities: Awaited<ReturnType<typeof startUpstreams>>['cities'],
@@ -212,9 +220,10 @@ async function catchUp(
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
     const high = db.prepare('SELECT max(high) FROM day_state WHERE city = ?').pluck();
+    const low = db.prepare('SELECT min(high) FROM day_state WHERE city = ?').pluck();
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if ([...cities.values()].every((w) => high.get(w.city.slug) === w.reading)) return;
+      if ([...cities.values()].every((w) => (w.kind === 'high' ? high : low).get(w.city.slug) === w.reading)) return;
       await sleep(100);
     }
   } finally {
