@@ -270,14 +270,14 @@ function renderPoller(data, nowMs) {
   // Discovery: what the market lists, what is served (CITIES), and why the rest is not.
   const d = data.discovery;
   $('discovery-summary').textContent = !d.at
-    ? `CITIES=${d.selection}: ${d.served.length} cities served; no discovery run recorded yet.`
-    : `CITIES=${d.selection}: ${d.served.length} cities served; ${d.events} daily-high events found at ${d.at}, ${d.notServed.length} not served.`;
+    ? `CITIES=${d.selection}: ${d.served.length} streams served; no discovery run recorded yet.`
+    : `CITIES=${d.selection}: ${d.served.length} streams served; ${d.events} daily-high and daily-low events found at ${d.at}, ${d.notServed.length} not served.`;
   $('discovery-not-served').replaceChildren(
     ...d.notServed.map((x) =>
       el(
         'p',
         { class: 'notice' },
-        el('strong', { text: `${x.city} ${x.targetDate}: ` }),
+        el('strong', { text: `${x.city} ${x.targetDate} (daily ${x.kind}): ` }),
         el('span', { text: x.reason }),
       ),
     ),

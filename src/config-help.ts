@@ -94,7 +94,7 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   },
   DISCOVERY_INTERVAL_MS: {
     meaning:
-      "how often Gamma is asked for the daily-high events (tag_slug=highest-temperature) and each one's rule is read",
+      "how often Gamma is asked for the daily-high and daily-low events (tag_slug=highest-temperature, tag_slug=lowest-temperature) and each one's rule is read",
   },
   MESSENGER_BOT_TOKEN: {
     meaning: 'chat delivery bot token, Telegram Bot API wire format; unset: no chat delivery (secret)',

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
+import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import { microToUsd } from '../lib/money.ts';
 import { createRuleStore, type DayRule } from '../resolution/store.ts';
 import { createDiscoveryStore, type DiscoveredRow } from '../resolution/discovery-store.ts';
@@ -47,7 +48,13 @@ function discoveryOf(rows: DiscoveredRow[], catalog: Catalog): AdminDataBody['di
     served,
     notServed: rows
       .filter((r) => !r.served && !isServed.has(r.city))
-      .map((r) => ({ city: r.city, targetDate: r.targetDate, slug: r.slug, reason: r.reason ?? 'not served' })),
+      .map((r) => ({
+        city: r.city,
+        kind: r.slug.startsWith(`${EVENT_PREFIX.low}-`) ? ('low' as const) : ('high' as const),
+        targetDate: r.targetDate,
+        slug: r.slug,
+        reason: r.reason ?? 'not served',
+      })),
   };
 }
 

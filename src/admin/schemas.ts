@@ -159,11 +159,26 @@ function buildAdminData() {
         .object({
           at: Iso.nullable().describe('when the last discovery run was recorded; null before the first'),
           selection: z.string().describe('CITIES: spec, all, or the slug list'),
-          events: z.number().int().describe('daily-high events Gamma listed (tag_slug=highest-temperature)'),
-          served: z.array(z.string()).describe('the cities served now: exactly what /v1/cities lists'),
+          events: z
+            .number()
+            .int()
+            .describe(
+              'daily-high and daily-low events Gamma listed (tag_slug=highest-temperature and tag_slug=lowest-temperature)',
+            ),
+          served: z.array(z.string()).describe('the streams served now: exactly what /v1/cities lists'),
           notServed: z
-            .array(z.object({ city: z.string(), targetDate: z.string(), slug: z.string(), reason: z.string() }))
-            .describe('discovered events whose city is not served, with the reason'),
+            .array(
+              z.object({
+                city: z
+                  .string()
+                  .describe('the stream the event would feed: `nyc` for a daily high, `nyc-low` for a low'),
+                kind: z.enum(['high', 'low']).describe("the event's extreme, from its slug"),
+                targetDate: z.string(),
+                slug: z.string(),
+                reason: z.string(),
+              }),
+            )
+            .describe('discovered events whose stream is not served, with the reason'),
         })
         .describe('what discovery found on the market and what of it is served'),
       disclaimer: Disclaimer,

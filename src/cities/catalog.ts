@@ -76,11 +76,17 @@ export type Catalog = {
   /** The served cities, in the order they were first served: what /v1/cities lists. */
   readonly active: readonly CityRecord[];
   readonly selection: CitySelection;
+  /** The stream kinds served (MARKET_KINDS). */
+  readonly kinds: readonly MarketKind[];
   /** Served city by slug; unserved and unknown slugs are both undefined. */
   get(slug: string): CityRecord | undefined;
-  /** Whether the selection lets this slug be served once its rule is discovered. */
+  /** Whether the selection lets this city (a city's slug, not a `-low` stream's) be served once its rule is discovered. */
   wants(slug: string): boolean;
-  /** Serves a discovered city (a no-op for one already served); true when it is new. */
+  /**
+   * Serves a discovered stream (a no-op for one already served, or of a kind MARKET_KINDS leaves
+   * out); true when it is new. A discovered high brings no low twin: a city's low stream is served
+   * when its own daily-low event is discovered (not every city with a high market runs a low one).
+   */
   serve(city: CityRecord): boolean;
 };
 
@@ -95,6 +101,7 @@ export function createCatalog(
   kinds = 'high',
 ): Catalog {
   const listed = selection.mode === 'list' ? new Set(selection.slugs) : null;
+  const wantedKinds = new Set(kinds.split(',') as MarketKind[]);
   const cityOf = (r: CityRecord) => r.baseSlug ?? r.slug;
   const streams = streamRows(rows, kinds);
   // The spec's cities start served (their records and slugs are the spec's); a listed one only if listed.
@@ -120,10 +127,10 @@ export function createCatalog(
       return active;
     },
     selection,
+    kinds: [...wantedKinds],
     get: (slug) => bySlug.get(slug),
     wants: (slug) => selection.mode === 'all' || (listed?.has(slug) ?? bySlug.has(slug)),
-    // A discovered city brings the streams MARKET_KINDS asks for.
-    serve: (city) => streamRows([city], kinds).map(serveOne).some(Boolean),
+    serve: (city) => wantedKinds.has(kindOf(city)) && serveOne(city),
   };
 }
 

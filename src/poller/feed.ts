@@ -8,22 +8,35 @@ import { createSimMarket } from '../sources/market/sim.ts';
 import type { MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { CITY_ROWS } from '../cities/catalog-data.ts';
+import { kindOf, lowStreamOf } from '../cities/catalog.ts';
+import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import { localDate } from '../cities/local-day.ts';
 import type { DiscoverySource } from './discovery.ts';
 
 /**
- * FEED=sim discovery: every catalog city's simulated event for its current local day, read as
- * Gamma's would be (the same rule parser), so CITIES=all works in the demo as live.
+ * FEED=sim discovery: every catalog city's simulated daily-high and daily-low events for its
+ * current local day, read as Gamma's would be (the same rule parser), so CITIES=all works in the
+ * demo as live.
  */
 function simDiscovery(market: MarketSource, simClock: Clock): DiscoverySource {
   return {
     list: async () => {
       const now = simClock.now();
-      const out = [];
+      const out: DiscoveredEvent[] = [];
       for (const city of CITY_ROWS) {
         const date = localDate(city.timezone, now);
-        const ev = await market.event(city, date);
-        if (ev) out.push({ slug: ev.slug, token: city.marketToken, date, name: city.displayName, rule: ev.rule });
+        for (const stream of [city, lowStreamOf(city)]) {
+          const ev = await market.event(stream, date);
+          if (ev)
+            out.push({
+              slug: ev.slug,
+              extreme: kindOf(stream),
+              token: city.marketToken,
+              date,
+              name: city.displayName,
+              rule: ev.rule,
+            });
+        }
       }
       return out;
     },
@@ -41,7 +54,7 @@ export type Feed = {
   noaaWeather: WeatherSource;
   /** Observes Hong Kong Observatory-rule days: the Observatory's open data (live), the simulation (sim). */
   hkoWeather: WeatherSource;
-  /** The daily-high events on offer: Gamma by tag slug (live), the simulated market's (sim). */
+  /** The daily-high and daily-low events on offer: Gamma by tag slug (live), the simulated market's (sim). */
   discovery: DiscoverySource;
   discoveryIntervalMs: number;
   market: MarketSource;

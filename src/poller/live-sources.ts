@@ -7,7 +7,7 @@ import { createMetarWeather } from '../sources/weather/metar.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { createWuWeather } from '../sources/weather/wu.ts';
 import { createHkoWeather } from '../sources/weather/hko.ts';
-import { fetchDailyHighEvents } from '../sources/market/discovery.ts';
+import { fetchDailyTemperatureEvents } from '../sources/market/discovery.ts';
 import type { DiscoverySource } from './discovery.ts';
 
 /** Per page of the tag listing; a run is at most a few pages. */
@@ -44,7 +44,7 @@ export function liveSources(
       : metar;
   const hkoWeather = createHkoWeather({ baseUrl: config.HKO_URL });
   const discovery: DiscoverySource = {
-    list: () => fetchDailyHighEvents({ baseUrl: config.GAMMA_URL, timeoutMs: DISCOVERY_TIMEOUT_MS }),
+    list: () => fetchDailyTemperatureEvents({ baseUrl: config.GAMMA_URL, timeoutMs: DISCOVERY_TIMEOUT_MS }),
   };
   return { weather, noaaWeather: metar, hkoWeather, discovery, market };
 }

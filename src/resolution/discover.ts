@@ -1,10 +1,13 @@
-import { kindOf, type Catalog, type CityRecord } from '../cities/catalog.ts';
+import { kindOf, LOW_SUFFIX, lowStreamOf, type Catalog, type CityRecord } from '../cities/catalog.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import type { ObservableSource } from './judge.ts';
 
 /**
- * What to serve of the daily-high events discovery found (pure). A city is served when its rule
- * names a station (or the Observatory) that a configured feed observes and `CITIES` selects it:
+ * What to serve of the daily-high and daily-low events discovery found (pure). Each event is
+ * matched by its own slug: `highest-temperature-in-<token>-...` to the city's stream,
+ * `lowest-temperature-in-<token>-...` to its `<city>-low` stream (same token, same station). A
+ * stream is served when its event's rule names a station (or the Observatory) that a configured
+ * feed observes, its kind is in MARKET_KINDS and `CITIES` selects its city:
  * - a catalog row is matched by the slug's city token; the spec's 37 keep their records (a rule
  *   naming another station pauses that day, as before: src/resolution/judge.ts);
  * - another catalog row takes the rule's station, unit and page (its inferred station is what the
@@ -15,7 +18,10 @@ import type { ObservableSource } from './judge.ts';
  */
 export type DiscoveryVerdict = {
   slug: string;
-  /** The city's slug: the catalog's, or the token for a city the catalog does not know. */
+  /**
+   * The stream's slug: the catalog's city slug (or the token for a city the catalog does not know),
+   * with `-low` for a daily-low event.
+   */
   city: string;
   date: string;
   rule: DiscoveredEvent['rule'];
@@ -31,16 +37,17 @@ const CWA_REASON =
 
 export function decideDiscovered(
   events: readonly DiscoveredEvent[],
-  catalog: Pick<Catalog, 'all' | 'get' | 'wants' | 'selection'>,
+  catalog: Pick<Catalog, 'all' | 'get' | 'wants' | 'selection' | 'kinds'>,
   canObserve: (source: ObservableSource) => boolean,
 ): DiscoveryVerdict[] {
-  // Discovery reads daily-high events: a city's low stream shares its token and station, not its record.
+  // Tokens and stations are the cities' (their daily-high rows); a low stream is derived from its city's record.
   const highs = catalog.all.filter((r) => kindOf(r) === 'high');
   const byToken = new Map(highs.map((r) => [r.marketToken, r]));
   const stationTz = new Map(highs.filter((r) => r.station).map((r) => [r.station!, r]));
   return events.map((ev) => {
     const row = byToken.get(ev.token);
-    const city = row?.slug ?? ev.token;
+    const base = row?.slug ?? ev.token;
+    const city = ev.extreme === 'low' ? base + LOW_SUFFIX : base;
     const no = (reason: string): DiscoveryVerdict => ({
       slug: ev.slug,
       city,
@@ -50,7 +57,13 @@ export function decideDiscovered(
       reason,
     });
     const { rule } = ev;
+    if (!catalog.kinds.includes(ev.extreme))
+      return no(`a daily-${ev.extreme} market, and MARKET_KINDS=${catalog.kinds.join(',')} serves none`);
     if (rule.source === 'unknown') return no(`rule not understood: ${rule.reason ?? 'unrecognised wording'}`);
+    if (rule.extreme && rule.extreme !== ev.extreme)
+      return no(
+        `the event is a daily-${ev.extreme} market but its rule resolves on the day's ${rule.extreme === 'low' ? 'lowest' : 'highest'} temperature`,
+      );
     if (rule.source === 'cwa') return no(CWA_REASON);
     if (!canObserve(rule.source)) return no(`no configured feed observes ${rule.source} rules`);
     let record: CityRecord;
@@ -92,6 +105,7 @@ export function decideDiscovered(
           ? 'observable, but CITIES=spec serves only the spec cities (CITIES=all serves it)'
           : 'observable, but not in the CITIES list',
       );
-    return { slug: ev.slug, city: record.slug, date: ev.date, rule, served: true, reason: null, record };
+    const stream = ev.extreme === 'low' ? lowStreamOf(record) : record;
+    return { slug: ev.slug, city: stream.slug, date: ev.date, rule, served: true, reason: null, record: stream };
   });
 }

@@ -1,3 +1,4 @@
+import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import type { Db } from '../db/open.ts';
 import { perConnection } from '../lib/per-connection.ts';
 import type { DiscoveryVerdict } from './discover.ts';
@@ -74,11 +75,15 @@ export function createDiscoveryStore(db: Db) {
   };
 }
 
+/** Reasons that are the operator's choice (CITIES, MARKET_KINDS), not a problem to fix. */
+const isChoice = (reason: string) => reason.startsWith('observable, but') || reason.includes('MARKET_KINDS=');
+
 export const discoveredEvents = perConnection((db: Db) => createDiscoveryStore(db));
 
 /**
- * The `doctor` line: discovered events whose city is not served, grouped by city with the reason.
- * Not served is a warning only when the city is wanted; CITIES=spec leaving a city out is `ok`.
+ * The `doctor` line: discovered events whose stream is not served, grouped by stream (`nyc`,
+ * `nyc-low`) with the reason. Not served is a warning only when the stream is wanted; CITIES=spec
+ * or MARKET_KINDS leaving one out is `ok`.
  */
 export function discoveryCheck(db: Db): { status: 'ok' | 'warn'; detail: string } {
   const rows = discoveredEvents(db).all();
@@ -91,9 +96,10 @@ export function discoveryCheck(db: Db): { status: 'ok' | 'warn'; detail: string 
     e.dates.push(r.targetDate);
     notServed.set(r.city, e);
   }
-  const head = `${rows.length} daily-high events, ${served.size} cities served`;
-  if (notServed.size === 0) return { status: 'ok', detail: `${head}; every discovered city is served` };
+  const lows = rows.filter((r) => r.slug.startsWith(`${EVENT_PREFIX.low}-`)).length;
+  const head = `${rows.length} daily-temperature events (${rows.length - lows} high, ${lows} low), ${served.size} stream${served.size === 1 ? '' : 's'} served`;
+  if (notServed.size === 0) return { status: 'ok', detail: `${head}; every discovered stream is served` };
   const list = [...notServed].map(([city, e]) => `${city} (${e.dates.join(', ')}): ${e.reason}`).join('; ');
-  const wanted = [...notServed.values()].some((e) => !e.reason.startsWith('observable, but'));
+  const wanted = [...notServed.values()].some((e) => !isChoice(e.reason));
   return { status: wanted ? 'warn' : 'ok', detail: `${head}; not served: ${list}` };
 }

@@ -7,9 +7,10 @@ import { createHash } from 'node:crypto';
 /**
  * Gamma `/events?slug=` with the live wire shape: an array of events, each market carrying
  * `groupItemTitle`, a 0x condition id, and `outcomes` / `outcomePrices` / `clobTokenIds` as
- * JSON-encoded strings. `/events?tag_slug=highest-temperature` lists every daily-high event put
- * (`closed`, `limit`, `offset` as Gamma reads them); `tag=...`, a filter Gamma does not apply to
- * these events, answers an empty list, as the live API does.
+ * JSON-encoded strings. `/events?tag_slug=highest-temperature` lists every daily-high event put and
+ * `tag_slug=lowest-temperature` every daily-low one, `daily-temperature` both (`closed`, `limit`,
+ * `offset` as Gamma reads them); each event carries those tags as Gamma's do. `tag=...`, a filter
+ * Gamma does not apply to these events, answers an empty list, as the live API does.
  */
 export type FakeGamma = FakeServer & {
   put(event: GammaEventJson): void;
@@ -61,6 +62,7 @@ export function gammaEvent(opts: {
     startDate: `${opts.date}T00:00:00Z`,
     endDate: `${opts.date}T12:00:00Z`,
     closed: false,
+    tags: eventTags(kind),
     ...(negRiskMarketID ? { negRiskMarketID } : {}),
     markets: opts.labels.map((label, i) => ({
       id: String(1_000_000 + i),
@@ -102,6 +104,24 @@ export function tokensOf(event: GammaEventJson, label: string): { yes: string; n
   return { yes, no };
 }
 
+/** Which event slugs each tag lists. */
+const TAG_PREFIXES: Record<string, string[]> = {
+  'highest-temperature': ['highest-temperature-in-'],
+  'lowest-temperature': ['lowest-temperature-in-'],
+  'daily-temperature': ['highest-temperature-in-', 'lowest-temperature-in-'],
+};
+
+/** The tags a daily-temperature event carries (label and slug; the live ids are not all known here). */
+function eventTags(kind: 'high' | 'low') {
+  return [
+    kind === 'low'
+      ? { label: 'Lowest temperature', slug: 'lowest-temperature' }
+      : { label: 'Highest temperature', slug: 'highest-temperature' },
+    { label: 'Daily Temperature', slug: 'daily-temperature' },
+    { label: 'Weather', slug: 'weather' },
+  ];
+}
+
 export async function startFakeGamma(): Promise<FakeGamma> {
   const events = new Map<string, GammaEventJson>();
   const server = await startFakeServer('gamma', (req) => {
@@ -111,13 +131,13 @@ export async function startFakeGamma(): Promise<FakeGamma> {
       const ev = events.get(slug);
       return { status: 200, body: ev ? [ev] : [] };
     }
-    if (req.query.get('tag_slug') === 'highest-temperature') {
+    const prefixes = TAG_PREFIXES[req.query.get('tag_slug') ?? ''];
+    if (prefixes) {
       const closed = req.query.get('closed');
       const limit = Number(req.query.get('limit') ?? 20);
       const offset = Number(req.query.get('offset') ?? 0);
       const list = [...events.values()].filter(
-        (e) =>
-          e.slug.startsWith('highest-temperature-in-') && (closed === null || String(e.closed ?? false) === closed),
+        (e) => prefixes.some((p) => e.slug.startsWith(p)) && (closed === null || String(e.closed ?? false) === closed),
       );
       return { status: 200, body: list.slice(offset, offset + limit) };
     }

@@ -175,3 +175,43 @@ test('a low stream whose event carries a high rule is paused, not signalled', as
     /highest temperature, this stream watches the daily low/,
   );
 });
+
+test('a low event whose rule names another station pauses the low stream, as for a high', async (t) => {
+  const nyc = CITY_ROWS.find((c) => c.slug === 'nyc')!;
+  const catalog = createCatalog([nyc, lowStreamOf(nyc)]);
+  const env = testApp(t, { nowMs: MIDNIGHT_NY + 30 * 60_000, deps: { catalog } });
+  const [gamma, clob, metar] = await Promise.all([
+    startFakeGamma(),
+    startFakeClob(),
+    startFakeMetar({ now: env.clock.now }),
+  ]);
+  t.after(() => Promise.all([gamma.close(), clob.close(), metar.close()]).then(() => undefined));
+  const date = localDate('America/New_York', env.clock.now());
+  gamma.put(gammaEvent({ token: 'nyc', date, labels: HIGH_LABELS, cityName: 'NYC' }));
+  // The low market resolves at JFK, not at the catalog's LaGuardia.
+  gamma.put(
+    gammaEvent({
+      token: 'nyc',
+      date,
+      labels: LOW_LABELS,
+      cityName: 'NYC',
+      kind: 'low',
+      rule: { kind: 'wu', station: 'KJFK' },
+    }),
+  );
+  const poller = createPoller({
+    db: env.db,
+    catalog,
+    clock: env.clock,
+    logger: env.logger,
+    intervalMs: 1_000,
+    weather: createMetarWeather({ baseUrl: metar.url, clock: env.clock, timeoutMs: 1_500 }),
+    market: createPolymarketSource({ gammaUrl: gamma.url, clobUrl: clob.url, clock: env.clock, logger: env.logger }),
+  });
+  t.after(() => poller.stop());
+  metar.addReport('KLGA', { atMs: env.clock.now() - 60_000, tempC: 20 });
+  const r = await poller.tick();
+  assert.deepEqual(r.paused, ['nyc-low']);
+  assert.equal(r.baselines, 1, 'the high stream, on its own matching rule, takes its baseline');
+  assert.equal(poller.ruleFor(catalog.get('nyc-low')!)?.reason, 'rule names station KJFK, the catalog watches KLGA');
+});

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createCatalog, citiesProblem, citySelection } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { decideDiscovered } from '../../src/resolution/discover.ts';
-import { fetchDailyHighEvents, readDiscoveredEvent } from '../../src/sources/market/discovery.ts';
+import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/discovery.ts';
 import { httpJson } from '../../src/lib/http-client.ts';
 import { startFakeGamma, type GammaEventJson } from '../fakes/gamma.ts';
 
@@ -21,11 +21,15 @@ async function gammaWithCapture(t: { after(fn: () => Promise<void>): void }) {
   return gamma;
 }
 
-test('discovery lists every daily-high event by tag slug; tag=Weather finds nothing', async (t) => {
+test("discovery lists every daily-high event by tag slug (and asks the lows' tag too); tag=Weather finds nothing", async (t) => {
   const gamma = await gammaWithCapture(t);
-  const events = await fetchDailyHighEvents({ baseUrl: gamma.url, timeoutMs: 2_000 });
+  const events = await fetchDailyTemperatureEvents({ baseUrl: gamma.url, timeoutMs: 2_000 });
   assert.equal(events.length, 53);
-  assert.ok(gamma.requests.every((r) => r.query.get('tag_slug') === 'highest-temperature'));
+  assert.ok(events.every((e) => e.extreme === 'high'));
+  assert.deepEqual(
+    gamma.requests.map((r) => r.query.get('tag_slug')),
+    ['highest-temperature', 'lowest-temperature'],
+  );
   // The filter that silently returns nothing for these events.
   const byTag = await httpJson({
     upstream: 'gamma',
@@ -42,7 +46,7 @@ test('discovery lists every daily-high event by tag slug; tag=Weather finds noth
 
 test('CITIES=all against the capture: 52 of 53 cities served, Jinan not (its rule names no station)', async (t) => {
   const gamma = await gammaWithCapture(t);
-  const events = await fetchDailyHighEvents({ baseUrl: gamma.url, timeoutMs: 2_000 });
+  const events = await fetchDailyTemperatureEvents({ baseUrl: gamma.url, timeoutMs: 2_000 });
   const catalog = createCatalog(CITY_ROWS, citySelection('all'));
   const verdicts = decideDiscovered(events, catalog, everyFeed);
   for (const v of verdicts) if (v.served) catalog.serve(v.record!);
@@ -64,7 +68,7 @@ test('CITIES=all against the capture: 52 of 53 cities served, Jinan not (its rul
 
 test('CITIES=spec serves the 37 and explains the rest; a list serves what it names', async (t) => {
   const gamma = await gammaWithCapture(t);
-  const events = await fetchDailyHighEvents({ baseUrl: gamma.url, timeoutMs: 2_000 });
+  const events = await fetchDailyTemperatureEvents({ baseUrl: gamma.url, timeoutMs: 2_000 });
   const spec = createCatalog(CITY_ROWS, citySelection('spec'));
   const v = decideDiscovered(events, spec, everyFeed);
   assert.equal(v.filter((x) => x.served).length, 37);

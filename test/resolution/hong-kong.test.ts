@@ -4,7 +4,7 @@ import { createCatalog, citySelection } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
-import { fetchDailyHighEvents } from '../../src/sources/market/discovery.ts';
+import { fetchDailyTemperatureEvents } from '../../src/sources/market/discovery.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { createHkoWeather, parseHkoMaxMin } from '../../src/sources/weather/hko.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
@@ -69,7 +69,7 @@ test('Hong Kong served by name: discovered, observed from the Observatory, floor
     intervalMs: 1_000,
     weather: createMetarWeather({ baseUrl: metar.url, clock: env.clock, timeoutMs: 1_500 }),
     hkoWeather: createHkoWeather({ baseUrl: hko.url, timeoutMs: 1_500 }),
-    discovery: { list: () => fetchDailyHighEvents({ baseUrl: gamma.url, timeoutMs: 1_500 }) },
+    discovery: { list: () => fetchDailyTemperatureEvents({ baseUrl: gamma.url, timeoutMs: 1_500 }) },
     market: createPolymarketSource({
       gammaUrl: gamma.url,
       clobUrl: clob.url,

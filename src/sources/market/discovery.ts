@@ -1,32 +1,43 @@
+import type { MarketKind } from '../../cities/catalog.ts';
 import { EVENT_PREFIX, MONTHS } from '../../cities/market-slug.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import { parseResolutionRule, type ResolutionRule } from './resolution-rule.ts';
 
 /**
- * The daily-high events Gamma lists, found by tag slug: `GET /events?tag_slug=highest-temperature
- * &closed=false&limit=100&offset=N`. (`tag=Weather` is not a filter Gamma applies: it answers 200
- * with an empty list, so a discovery built on it silently finds nothing.) Each event is read into
- * its city token, market day and parsed rule; what to serve is decided by
+ * The daily-temperature events Gamma lists, found by tag slug, one tag per kind:
+ * `GET /events?tag_slug=highest-temperature&closed=false&limit=100&offset=N` for the daily highs
+ * ("Highest temperature in <city> on <date>?") and `tag_slug=lowest-temperature` for the daily
+ * lows ("Lowest temperature in <city> on <date>?"). Every such event carries `daily-temperature`
+ * plus one of the two. (`tag=Weather` is not a filter Gamma applies: it answers 200 with an empty
+ * list, so a discovery built on it silently finds nothing.) Each event is read into its kind (from
+ * its own slug), city token, market day and parsed rule; what to serve is decided by
  * src/resolution/discover.ts.
  */
-export const DAILY_HIGH_TAG_SLUG = 'highest-temperature';
+export const DISCOVERY_TAG_SLUGS: Readonly<Record<MarketKind, string>> = {
+  high: 'highest-temperature',
+  low: 'lowest-temperature',
+};
 const PAGE = 100;
-/** Three days of ~60 cities fit in two pages; the cap only bounds a misbehaving upstream. */
+/** Three days of ~60 cities fit in two pages per tag; the cap only bounds a misbehaving upstream. */
 const MAX_PAGES = 10;
 
 export type DiscoveredEvent = {
   slug: string;
-  /** City token of the slug (`highest-temperature-in-<token>-on-...`). */
+  /** The market's extreme, from the slug's head: `highest-temperature-in-` or `lowest-temperature-in-`. */
+  extreme: MarketKind;
+  /** City token of the slug (`<highest|lowest>-temperature-in-<token>-on-...`). */
   token: string;
   /** Market day, YYYY-MM-DD. */
   date: string;
-  /** The city's name as the title writes it ("Highest temperature in Hong Kong on ...?"). */
+  /** The city's name as the title writes it ("Lowest temperature in Hong Kong on ...?"). */
   name: string;
   rule: ResolutionRule;
 };
 
-const SLUG = new RegExp(`^${EVENT_PREFIX.high}-([a-z0-9-]+?)-on-(${MONTHS.join('|')})-(\\d{1,2})(?:-(\\d{4}))?$`);
+const SLUG = new RegExp(
+  `^(${EVENT_PREFIX.high}|${EVENT_PREFIX.low})-([a-z0-9-]+?)-on-(${MONTHS.join('|')})-(\\d{1,2})(?:-(\\d{4}))?$`,
+);
 
 type RawEvent = {
   slug?: unknown;
@@ -40,8 +51,9 @@ type RawEvent = {
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /**
- * One raw Gamma event read for discovery, or null when it is not a daily-high event (another
- * slug shape). The year comes from the slug, else from `endDate` (noon UTC of the market day).
+ * One raw Gamma event read for discovery, or null when it is not a daily-high or daily-low event
+ * (another slug shape). The year comes from the slug, else from `endDate` (noon UTC of the market
+ * day).
  */
 export function readDiscoveredEvent(raw: unknown): DiscoveredEvent | null {
   if (typeof raw !== 'object' || raw === null) return null;
@@ -49,36 +61,46 @@ export function readDiscoveredEvent(raw: unknown): DiscoveredEvent | null {
   const slug = str(ev.slug);
   const m = slug ? SLUG.exec(slug) : null;
   if (!slug || !m) return null;
-  const month = MONTHS.indexOf(m[2]!) + 1;
+  const extreme: MarketKind = m[1] === EVENT_PREFIX.low ? 'low' : 'high';
+  const month = MONTHS.indexOf(m[3]!) + 1;
   const endYear = /^(\d{4})-/.exec(str(ev.endDate) ?? '')?.[1];
-  const year = m[4] ?? endYear;
+  const year = m[5] ?? endYear;
   if (!year) return null;
-  const date = `${year}-${String(month).padStart(2, '0')}-${m[3]!.padStart(2, '0')}`;
+  const date = `${year}-${String(month).padStart(2, '0')}-${m[4]!.padStart(2, '0')}`;
   const title = str(ev.title) ?? '';
-  const name = /^Highest temperature in (.+?) on /i.exec(title)?.[1] ?? m[1]!;
+  const name = /^(?:Highest|Lowest) temperature in (.+?) on /i.exec(title)?.[1] ?? m[2]!;
   const first = Array.isArray(ev.markets) ? ev.markets[0] : undefined;
   const rule = parseResolutionRule(
     str(ev.description) ?? str(first?.description),
     str(ev.resolutionSource) ?? str(first?.resolutionSource),
   );
-  return { slug, token: m[1]!, date, name, rule };
+  return { slug, extreme, token: m[2]!, date, name, rule };
 }
 
-/** Every open daily-high event Gamma lists now, read; other events under the tag are skipped. */
-export async function fetchDailyHighEvents(opts: { baseUrl: string; timeoutMs: number }): Promise<DiscoveredEvent[]> {
-  const out: DiscoveredEvent[] = [];
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const body = await httpJson({
-      upstream: 'gamma',
-      url: `${opts.baseUrl}/events?tag_slug=${DAILY_HIGH_TAG_SLUG}&closed=false&limit=${PAGE}&offset=${page * PAGE}`,
-      timeoutMs: opts.timeoutMs,
-    });
-    if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
-    for (const raw of body) {
-      const ev = readDiscoveredEvent(raw);
-      if (ev) out.push(ev);
+/**
+ * Every open daily-high and daily-low event Gamma lists now, read: the highs' tag, then the lows'
+ * (an event listed under both is read once); other events under the tags are skipped. Either tag
+ * failing fails the run, so a run never records half the market as gone.
+ */
+export async function fetchDailyTemperatureEvents(opts: {
+  baseUrl: string;
+  timeoutMs: number;
+}): Promise<DiscoveredEvent[]> {
+  const out = new Map<string, DiscoveredEvent>();
+  for (const tag of Object.values(DISCOVERY_TAG_SLUGS)) {
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const body = await httpJson({
+        upstream: 'gamma',
+        url: `${opts.baseUrl}/events?tag_slug=${tag}&closed=false&limit=${PAGE}&offset=${page * PAGE}`,
+        timeoutMs: opts.timeoutMs,
+      });
+      if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
+      for (const raw of body) {
+        const ev = readDiscoveredEvent(raw);
+        if (ev && !out.has(ev.slug)) out.set(ev.slug, ev);
+      }
+      if (body.length < PAGE) break;
     }
-    if (body.length < PAGE) break;
   }
-  return out;
+  return [...out.values()];
 }
