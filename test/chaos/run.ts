@@ -152,6 +152,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await driver.resolvePending(server.baseUrl);
     await driver.register(server.baseUrl);
     await catchUp(join(dataDir, 'isocast.db'), u.cities, 15_000);
+    // One more bucket on every stream once the poller holds each day's state: every stream, high
+    // and low, then has at least one crossing to check, however little the kills let through.
+    for (const slug of u.cities.keys()) u.move(slug, 1, Date.now());
+    await catchUp(join(dataDir, 'isocast.db'), u.cities, 30_000);
     finalExit = await server.kill('SIGTERM');
     server = null;
     log(`final start: pending resolved, poller caught up, SIGTERM exit ${finalExit}`);
