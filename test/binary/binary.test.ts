@@ -131,9 +131,12 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
         env: { ...env, ISOCAST_KEY: keccak256(toHex('isocast-binary-cli')), XDG_STATE_HOME: join(dir, 'state') },
       });
     const cliBought = await cli(['buy', '--city', 'chicago', '--count', '2', '--server', base, '--json']);
-    assert.equal(JSON.parse(cliBought.stdout).paidThroughSeq, 2, cliBought.stderr);
+    // The ceiling is max(P, latest) + 2: the simulated feed may have stored chicago's first signal
+    // before the purchase, so the figure is 2 or more, and the read names the same one.
+    const through = JSON.parse(cliBought.stdout).paidThroughSeq as number;
+    assert.ok(Number.isInteger(through) && through >= 2, cliBought.stdout + cliBought.stderr);
     const cliRead = await cli(['read', '--city', 'chicago', '--server', base]);
-    assert.match(cliRead.stderr, /entitled through seq 2/);
+    assert.match(cliRead.stderr, new RegExp(`entitled through seq ${through}\\b`));
     const day = join(dir, 'day.csv');
     writeFileSync(day, 'time,temp,unit\n2026-07-01T14:00:00Z,80,F\n2026-07-01T18:00:00Z,84,F\n');
     const replayed = await cli([
