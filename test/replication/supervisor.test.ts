@@ -155,6 +155,53 @@ test('a failing replica warns once a minute, not once a sync', async (t) => {
   assert.ok(rep.status().lastError);
 });
 
+test('a replica that keeps failing warns once each minute, for minutes on end, whatever its failure rate', async (t) => {
+  const s = scratch(t);
+  const logger = memoryLogger('debug');
+  const metrics = createMetrics();
+  writeFileSync(join(s.dir, 'not-a-dir'), '');
+  // The supervisor's clock runs 60 times faster than the real one: a minute a second, while
+  // Litestream fails for real every 200 ms (five failures to each simulated minute).
+  const realStart = Date.now();
+  const now = () => realStart + (Date.now() - realStart) * 60;
+  const rep = startReplication({
+    bin: LITESTREAM,
+    dataDir: s.dataDir,
+    dbPath: s.path,
+    settings: { REPLICA_URL: join(s.dir, 'not-a-dir', 'replica'), REPLICA_SYNC_INTERVAL_MS: 200 },
+    db: s.db,
+    logger,
+    metrics,
+    now,
+  });
+  t.after(() => rep.stop());
+  const insert = s.db.prepare('INSERT INTO ledger (body) VALUES (?)');
+  await until('the first failure', () => rep.status().failures > 0);
+  const from = now();
+  while (now() - from < 4 * 60_000) {
+    insert.run(randomBytes(100));
+    await sleep(100);
+  }
+  const minutes = (now() - from) / 60_000;
+  const failures = rep.status().failures;
+  await rep.stop();
+  const warn = logger.lines.filter((l) => l.includes('"component":"litestream"') && l.includes('"level":"warn"'));
+  const stalls = warn.filter((l) => l.includes('replica not syncing'));
+  const folded = warn.filter((l) => l.includes('"msg":"litestream: '));
+  const detail = `${failures} failures in ${minutes.toFixed(1)} simulated minutes\n${warn.join('\n')}`;
+  assert.ok(failures >= 2 * minutes, detail);
+  // One of each a minute (the first at once), never one a failure.
+  for (const lines of [stalls, folded]) {
+    assert.ok(lines.length >= Math.floor(minutes), detail);
+    assert.ok(lines.length <= Math.ceil(minutes) + 1, detail);
+  }
+  const summed = stalls.reduce(
+    (n, l) => n + (JSON.parse(l) as { failuresSinceLastWarning: number }).failuresSinceLastWarning,
+    0,
+  );
+  assert.ok(summed > stalls.length, `the warnings sum the failures between them: ${summed}`);
+});
+
 test('an s3 replica: the yml holds the secret (0600), no log line does', async (t) => {
   const s = scratch(t);
   const logger = memoryLogger('debug');
