@@ -19,7 +19,13 @@ import { entitlementOf } from '../../src/entitlements/store.ts';
 import { PAYMENT_ID_ERRORS, isValidPaymentId } from '../../src/payments/payment-identifier.ts';
 import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
 import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
-import { IsocastExactScheme, payFor402, registerIsocast } from '../../packages/isocast-client/src/index.ts';
+import {
+  IsocastExactScheme,
+  isValidPaymentId as clientIsValid,
+  newPaymentId,
+  payFor402,
+  registerIsocast,
+} from '../../packages/isocast-client/src/index.ts';
 import { MOCK_PAY_TO } from '../../src/config.ts';
 
 /**
@@ -289,4 +295,49 @@ test('a stock @x402/fetch client sends the id (appendPaymentIdentifierToExtensio
   assert.equal(second.status, 409);
   assert.equal(((await second.json()) as any).error, PAYMENT_ID_ERRORS.conflict);
   assert.equal(settler.calls, 1);
+});
+
+test('@isocast/client: IsocastExactScheme({ paymentId }) sends a new id with each v2 payment', async (t) => {
+  const { f, clock, settler } = await setup(t);
+  const sent: string[] = [];
+  const spy: typeof fetch = async (input, init) => {
+    const req = new Request(input, init);
+    const v = req.headers.get('payment-signature');
+    if (v) sent.push(v);
+    const url = new URL(req.url);
+    return f(url.pathname + url.search, { method: req.method, headers: req.headers });
+  };
+  const ids: string[] = [];
+  const client = new x402Client();
+  registerIsocast(
+    client,
+    new IsocastExactScheme(buyerA, {
+      payTo: MOCK_PAY_TO,
+      now: () => clock.now(),
+      paymentId: () => {
+        ids.push(newPaymentId('iso_'));
+        return ids.at(-1)!;
+      },
+    }),
+  );
+  const payFetch = wrapFetchWithPayment(spy, client);
+  for (const _ of [1, 2]) {
+    const res = await payFetch('http://isocast.test/v1/subscribe?city=nyc&count=20', { method: 'POST' });
+    assert.equal(res.status, 200, await res.text());
+  }
+  assert.equal(ids.length, 2);
+  assert.notEqual(ids[0], ids[1]);
+  const payloads = sent.map((h) => JSON.parse(Buffer.from(h, 'base64').toString()));
+  assert.deepEqual(
+    payloads.map((p) => p.extensions['payment-identifier'].info.id),
+    ids,
+  );
+  // The server's declaration is kept beside the id (the stock client merges them).
+  assert.equal(payloads[0].extensions['payment-identifier'].info.required, false);
+  assert.ok(clientIsValid(ids[0]) && isValidPaymentId(ids[0]) && libraryIsValid(ids[0]!));
+  // The first payment's exact header again: its stored answer, nothing settled again.
+  const again = await f(SUB, post(sent[0]!));
+  assert.equal(again.status, 200);
+  assert.match(((await again.json()) as any).receiptToken, /^isr_/);
+  assert.equal(settler.calls, 2);
 });

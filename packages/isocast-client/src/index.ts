@@ -42,6 +42,7 @@ export {
   type SignableAccount,
   signExact,
 } from './pay.ts';
+export { isValidPaymentId, newPaymentId, PAYMENT_IDENTIFIER } from './payment-id.ts';
 export { bundlePrice, MAX_COUNT, MIN_COUNT, type Tier, TIERS, tierFor } from './pricing.ts';
 export {
   originOf,

@@ -9,6 +9,7 @@ import type { Address } from 'viem';
 import { BASE_ALIASES, BASE_CAIP2, BASE_USDC } from './chain.ts';
 import { type Accept, ChallengeRefused, type Expectations } from './guard.ts';
 import { bindingOf, signExact, type SignableAccount } from './pay.ts';
+import { PAYMENT_IDENTIFIER, isValidPaymentId } from './payment-id.ts';
 
 /**
  * isocast's `exact` payment on Base as an `@x402/core` scheme client, so a stock x402 client
@@ -50,6 +51,12 @@ export type IsocastSchemeOptions = {
   /** Authorization lifetime in seconds (capped by the challenge). */
   validForSeconds?: number;
   now?: () => number;
+  /**
+   * An x402 `payment-identifier` id for each v2 payment (payment-id.ts), sent when the 402
+   * declares the extension: e.g. `() => newPaymentId()`. Called once per payment; a new
+   * authorization needs a new id (the same id with another payment answers 409).
+   */
+  paymentId?: () => string;
 };
 
 export class IsocastExactScheme implements SchemeNetworkClient {
@@ -97,8 +104,15 @@ export class IsocastExactScheme implements SchemeNetworkClient {
       { expect, nowMs: this.#opts.now?.(), validForSeconds: this.#opts.validForSeconds },
       x402Version === 1 && binding.saltEcho === 'payload.salt',
     );
-    // v2: the client wraps this with `accepted` (these requirements, extra.binding included).
-    if (x402Version === 2) return { x402Version: 2, payload: signed.payload };
+    // v2: the client wraps this with `accepted` (these requirements, extra.binding included) and
+    // merges these extensions into the server's declarations (the id joins its `info`).
+    if (x402Version === 2) {
+      const id = context?.extensions?.[PAYMENT_IDENTIFIER] && this.#opts.paymentId?.();
+      if (id === undefined || id === '') return { x402Version: 2, payload: signed.payload };
+      if (!isValidPaymentId(id))
+        throw new ChallengeRefused('paymentId must be 16-128 characters of A-Z, a-z, 0-9, - and _');
+      return { x402Version: 2, payload: signed.payload, extensions: { [PAYMENT_IDENTIFIER]: { info: { id } } } };
+    }
     // v1: the client sends this object as the PaymentPayload, so it carries scheme and network.
     const v1 = { x402Version: 1, scheme: this.scheme, network: accept.network as string, payload: signed.payload };
     return v1;
