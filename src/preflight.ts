@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDb, type Db } from './db/open.ts';
+import { nativeSqliteBinding } from './db/native-binding.ts';
+import { createLogger, defaultLogFormat } from './lib/logger.ts';
+import { loadSanctionsList } from './sanctions/list.ts';
+import { secureDataDir } from './ops/files.ts';
+import { exposureWarning, sanctionsProblem } from './ops/safety.ts';
+import { lockDataDir, probePort, StartRefused } from './ops/exclusive.ts';
+import { litestreamBinary, replicationSettings } from './replication/from-config.ts';
+
+/**
+ * What the commands share to refuse or open, and `serve`'s first start-up phase: every reason to
+ * refuse a start, checked before anything is created (src/serve.ts runs the rest).
+ */
+
+export function dbPath(config: Pick<Config, 'DATA_DIR'>): string {
+  return join(config.DATA_DIR, 'isocast.db');
+}
+
+export function refuse(problems: string[]): never {
+  for (const p of problems) process.stderr.write(`config: ${p}\n`);
+  process.exit(2);
+}
+
+/** A start refused for a reason the operator fixes (port taken, DATA_DIR in use): one line, exit 2. */
+export function refuseStart(message: string): never {
+  process.stderr.write(`isocast: ${message}\n`);
+  process.exit(2);
+}
+
+export function open(config: Pick<Config, 'DATA_DIR'>): Db {
+  secureDataDir(config.DATA_DIR);
+  return openDb(dbPath(config), { nativeBinding: nativeSqliteBinding() });
+}
+
+/** Held for the life of `serve`: the DATA_DIR lock (ops/exclusive.ts); the OS drops it at exit. */
+const held: { dataDirLock?: { release(): void } } = {};
+
+type Sanctions = ReturnType<typeof loadSanctionsList>;
+
+/**
+ * `serve`'s configuration with the sanctions file checked in the same run: an operator sees every
+ * problem of an env file at once, not one per restart.
+ */
+function serveConfigOrExit(argv: string[]): { config: Config; sanctions: Sanctions } {
+  let config: Config;
+  try {
+    config = loadConfig(process.env, argv);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const p = err.partial;
+    const listProblem =
+      p.OFAC_LIST_PATH && !err.problems.some((x) => x.startsWith('OFAC_'))
+        ? sanctionsProblem(
+            { PAYMENT_MODE: p.PAYMENT_MODE ?? 'mock', OFAC_REQUIRED: p.OFAC_REQUIRED ?? p.PAYMENT_MODE === 'live' },
+            loadSanctionsList({ path: p.OFAC_LIST_PATH, extra: p.OFAC_EXTRA }).loadError,
+          )
+        : null;
+    refuse(listProblem ? [...err.problems, listProblem] : err.problems);
+  }
+  const sanctions = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
+  const unscreened = sanctionsProblem(config, sanctions.loadError);
+  if (unscreened) refuse([unscreened]);
+  return { config, sanctions };
+}
+
+/** Phase 1: every reason to refuse the start, checked before anything is created. */
+export async function preflight(argv: string[]) {
+  const { config, sanctions } = serveConfigOrExit(argv);
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    base: { service: 'isocast' },
+    format: config.LOG_FORMAT ?? defaultLogFormat(),
+  });
+  if (sanctions.loadError)
+    logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
+  const exposed = exposureWarning(config);
+  if (exposed) {
+    process.stderr.write(`\n${exposed}\n\n`);
+    logger.warn('mock mode reachable from other machines', { host: config.HOST });
+  }
+  // REPLICA_URL asks for durability: no litestream, no start (exit 2, like any bad setting).
+  const replicaSettings = replicationSettings(config);
+  const litestream = replicaSettings ? litestreamBinary(config) : null;
+  if (litestream && 'problem' in litestream) refuse([litestream.problem]);
+  // Before anything is created: a taken port creates nothing, a DATA_DIR in use is not touched.
+  try {
+    await probePort(config.HOST, config.PORT);
+    held.dataDirLock = lockDataDir(config.DATA_DIR, nativeSqliteBinding());
+  } catch (err) {
+    if (err instanceof StartRefused) refuseStart(err.message);
+    throw err;
+  }
+  const replica =
+    replicaSettings && litestream && 'path' in litestream ? { bin: litestream.path, settings: replicaSettings } : null;
+  return { config, sanctions, logger, replica };
+}
+
+export type Preflight = Awaited<ReturnType<typeof preflight>>;

@@ -1,0 +1,249 @@
+import { createApp } from './app.ts';
+import { ConfigError } from './config.ts';
+import { loadOrCreateSecret } from './db/secret.ts';
+import { citySelection, createCatalog } from './cities/catalog.ts';
+import { CITY_ROWS } from './cities/catalog-data.ts';
+import { systemClock } from './lib/clock.ts';
+import { createMetrics } from './lib/metrics.ts';
+import { paymentPlaneFor } from './payments/from-config.ts';
+import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
+import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
+import { paymentBackends } from './payments/backends.ts';
+import { describeKind } from './payments/settlers/negotiate.ts';
+import { nativeSqliteAddonFile } from './db/native-binding.ts';
+import { startCheckpointer } from './db/checkpointer.ts';
+import { createBotMessenger } from './delivery/messenger.ts';
+import { createOutbox } from './delivery/outbox.ts';
+import { sanctionsScreen } from './delivery/screen.ts';
+import { createDeliveryWorker } from './delivery/worker.ts';
+import { createPoller } from './poller/poller.ts';
+import { createFeed } from './poller/feed.ts';
+import { createRetention } from './ops/retention.ts';
+import { startLine } from './ops/safety.ts';
+import { watchSanctionsList } from './sanctions/watch.ts';
+import { abuseLimitsFromConfig } from './limits/from-config.ts';
+import { disclaimerText } from './terms/terms.ts';
+import { addressInUse } from './ops/exclusive.ts';
+import { startHttpServer } from './ops/http-server.ts';
+import { signalNotifierFor } from './signals/notifier.ts';
+import { createConnectionCap } from './limits/connections.ts';
+import { parseTrustedProxies } from './limits/client-address.ts';
+import { replicaName } from './replication/from-config.ts';
+import { startReplication } from './replication/supervisor.ts';
+import { dbPath, open, preflight, refuse, refuseStart, type Preflight } from './preflight.ts';
+
+/**
+ * `isocast serve`, in its start-up phases: checks that refuse a start before anything is created,
+ * storage, payments, the workers, the listener, then the timers and the shutdown. Each phase
+ * takes what the earlier ones built; the order is the order things must exist in.
+ */
+
+/** How long after start the checkpoint thread starts (db/checkpointer.ts). */
+const CHECKPOINTER_START_DELAY_MS = 1_000;
+/** How long after start the poller's first tick waits, so the listener answers first. */
+const FIRST_TICK_DELAY_MS = 250;
+/**
+ * How long after start the maintenance no request waits for begins: the delivery worker (it
+ * fails deliveries a stop interrupted), the retention prune and the sanctions file watch. Their
+ * first passes and log lines were about 3 ms before the first answer (docs/performance.md).
+ */
+const BACKGROUND_START_DELAY_MS = 250;
+
+/** Phase 2: the database, the secret, the catalog, the metrics and the replica beside them. */
+function openStorage({ config, logger, replica }: Preflight) {
+  const db = open(config);
+  const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
+  const catalog = createCatalog(CITY_ROWS, citySelection(config.CITIES), config.MARKET_KINDS);
+  const metrics = createMetrics();
+  // Started once the database is open, stopped after it is closed (src/replication/supervisor.ts).
+  const replication = replica
+    ? startReplication({ ...replica, dataDir: config.DATA_DIR, dbPath: dbPath(config), db, logger, metrics })
+    : null;
+  return { db, secret, catalog, metrics, replication };
+}
+
+type Started = Preflight & ReturnType<typeof openStorage>;
+
+/** Phase 3: settlement backends, abuse limits and the payment plane, with a crash's leftovers finished. */
+async function startPayments(s: Started) {
+  const { config, logger, metrics } = s;
+  const { settler, chainVerifier, supported } = await paymentBackends(config).catch((err) =>
+    err instanceof ConfigError ? refuse(err.problems) : Promise.reject(err),
+  );
+  if (supported)
+    logger[supported.ok ? 'info' : 'warn']('facilitator /supported', {
+      ...(supported.ok ? { sending: describeKind(supported.kind), listed: supported.listed } : {}),
+      ...(supported.ok ? {} : { problem: supported.detail }),
+    });
+  // One plane for the routes, the reconciler and the shutdown: they share its in-flight work.
+  // Monotonic, not the app clock: a limit is about real request rates, and wall time can jump.
+  const limits = abuseLimitsFromConfig(config, {
+    now: () => performance.now(),
+    disclaimer: disclaimerText(config.TERMS_URL),
+    metrics,
+  });
+  const plane = paymentPlaneFor({
+    config,
+    db: s.db,
+    secret: s.secret,
+    settler,
+    sanctions: s.sanctions,
+    clock: systemClock,
+    logger,
+    chainVerifier,
+    metrics,
+    limitPayer: limits.payer,
+  });
+  // Payments a crash left between settle and apply are finished before anyone can pay again.
+  await reconcilePayments({ plane, logger });
+  return { settler, chainVerifier, limits, plane };
+}
+
+/** Phase 4: the delivery worker and the poller that feeds it, not started yet. */
+async function createWorkers({ config, db, catalog, logger, metrics, sanctions }: Started) {
+  // One messenger for the registration route and the worker, so both share one pacing state.
+  const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
+  // Deliveries are screened against the same list object the payments use, reloaded in place.
+  const screen = sanctionsScreen(sanctions, config.OFAC_REQUIRED);
+  const outbox = createOutbox(db, systemClock, screen);
+  const delivery = createDeliveryWorker({
+    outbox,
+    messenger,
+    clock: systemClock,
+    logger,
+    termsUrl: config.TERMS_URL,
+    metrics,
+  });
+  const feed = await createFeed(config, { db, clock: systemClock, logger });
+  const poller = createPoller({
+    db,
+    catalog,
+    clock: systemClock,
+    logger: logger.child({ component: 'poller' }),
+    intervalMs: config.POLL_INTERVAL_MS,
+    metrics,
+    onSignalInTransaction: outbox.enqueue,
+    onSignalCommitted: () => delivery.wake(),
+    ...feed,
+  });
+  return { messenger, delivery, dayClock: feed.dayClock, poller };
+}
+
+type Payments = Awaited<ReturnType<typeof startPayments>>;
+type Workers = Awaited<ReturnType<typeof createWorkers>>;
+
+/** Phase 5: the app and its listener; a port lost to a race since the probe refuses the start. */
+function listen(s: Started, payments: Payments, workers: Workers) {
+  const { config, logger, metrics, catalog, replication } = s;
+  const app = createApp({
+    messenger: workers.messenger,
+    config,
+    db: s.db,
+    catalog,
+    clock: systemClock,
+    dayClock: workers.dayClock,
+    logger,
+    sanctions: s.sanctions,
+    metrics,
+    secret: s.secret,
+    ...payments,
+    pollerHealth: workers.poller.health,
+    marketUrlFor: workers.poller.marketUrlFor,
+    ruleFor: workers.poller.ruleFor,
+    replication: replication ? () => ({ ...replication.status(), replica: replicaName(config) }) : undefined,
+  });
+  const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
+  process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
+
+  const cap = createConnectionCap({
+    max: config.MAX_CONNECTIONS_PER_ADDRESS,
+    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+  });
+  const disclaimer = disclaimerText(config.TERMS_URL);
+  const server = startHttpServer(
+    { fetch: app.fetch, hostname: config.HOST, port: config.PORT, cap, metrics, disclaimer },
+    (info) => {
+      logger.info('listening', {
+        host: config.HOST,
+        port: info.port,
+        mode: config.PAYMENT_MODE,
+        feed: config.FEED,
+        cities: catalog.active.length,
+      });
+      process.stderr.write(`${startLine(config, info.port)}\n`);
+    },
+  );
+  // Taken between the probe and now (a race): the same line, not Node's unhandled-error trace.
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') refuseStart(addressInUse(config.HOST, config.PORT));
+    refuseStart(`cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`);
+  });
+  return { server, ofacWatch };
+}
+
+/** Phase 6: the timers, each delayed so the listener answers first, in the order a stop stops them. */
+function startTimers(
+  s: Started,
+  payments: Payments,
+  workers: Workers,
+  ofacWatch: ReturnType<typeof watchSanctionsList>,
+) {
+  const { config, db, logger, metrics, replication } = s;
+  // The first tick is tens of milliseconds of synchronous work; health checks and clients
+  // waiting on a restart are answered first (docs/performance.md, start-up).
+  workers.poller.start(FIRST_TICK_DELAY_MS);
+  // Prunes and PRAGMA optimize now (in batches that yield to requests) and then daily.
+  const retention = createRetention({
+    db,
+    clock: systemClock,
+    logger: logger.child({ component: 'retention' }),
+    metrics,
+    settings: {
+      outboxDays: config.RETAIN_OUTBOX_DAYS,
+      failedPaymentDays: config.RETAIN_FAILED_PAYMENTS_DAYS,
+      receiptDays: config.RETAIN_RECEIPTS_DAYS,
+    },
+  });
+  const background = setTimeout(() => {
+    workers.delivery.start();
+    retention.start();
+    ofacWatch.start();
+  }, BACKGROUND_START_DELAY_MS);
+  // Cancelled first at a stop; started during the stop's drain they are still stopped below.
+  const backgroundStart = { stop: () => clearTimeout(background) };
+  const reconciler = startReconciler({ plane: payments.plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
+  // WAL checkpoints (and their fsyncs) on a background thread, not inside a purchase's commit.
+  // With a replica Litestream is the only checkpointer instead (docs/operations.md, Durability).
+  const checkpointer = replication
+    ? { stop: () => replication.detach() }
+    : startCheckpointer({
+        db,
+        path: dbPath(config),
+        addonFile: nativeSqliteAddonFile(),
+        logger,
+        metrics,
+        startDelayMs: CHECKPOINTER_START_DELAY_MS,
+      });
+  return [backgroundStart, reconciler, retention, workers.poller, workers.delivery, ofacWatch, checkpointer];
+}
+
+export async function serve(argv: string[]): Promise<void> {
+  const checked = await preflight(argv);
+  const s: Started = { ...checked, ...openStorage(checked) };
+  const payments = await startPayments(s);
+  const workers = await createWorkers(s);
+  const { server, ofacWatch } = listen(s, payments, workers);
+  const stoppable = startTimers(s, payments, workers, ofacWatch);
+  installShutdownSignals(
+    createShutdown({
+      logger: s.logger,
+      server,
+      plane: payments.plane,
+      workers: stoppable,
+      closeDb: () => s.db.close(),
+      releaseWaiters: () => signalNotifierFor(s.db).releaseAll(),
+      afterDb: s.replication ? [s.replication] : [],
+      maxSettleMs: payments.settler.maxSettleMs,
+    }),
+  );
+}
