@@ -8,6 +8,7 @@ import type { NodeBindings } from '../lib/edge.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
+import { isStaleTimestamp, SIGNED_REQUEST_SKEW_SEC, STALE_TIMESTAMP } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { PAYMENT_ERRORS } from '../payments/errors.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
@@ -18,8 +19,8 @@ import type { WalletScreen } from './screen.ts';
 import { MessengerDeliveryRequest, MessengerDeliveryResult, parseDeliveryBody } from './schemas.ts';
 import { deliveryDigest, verifyDeliverySignature, type DeliveryMessage } from './typed-data.ts';
 
-/** Spec 8: the signed timestamp may be at most this far from server time, either way. */
-export const DELIVERY_SKEW_SEC = 600;
+/** Spec 8: the signed timestamp may be at most this far from server time, either way (lib/signed-request.ts). */
+export const DELIVERY_SKEW_SEC = SIGNED_REQUEST_SKEW_SEC;
 
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
@@ -60,8 +61,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
   app.post('/v1/delivery/messenger', async (c) => {
     const body = parseDeliveryBody(await readJsonObject(c));
     const nowMs = clock.now();
-    if (Math.abs(Math.floor(nowMs / 1000) - body.timestamp) > DELIVERY_SKEW_SEC)
-      throw new ApiError(401, 'stale timestamp');
+    if (isStaleTimestamp(nowMs, body.timestamp)) throw new ApiError(401, STALE_TIMESTAMP);
     const wallet = body.wallet.toLowerCase();
     const signed: DeliveryMessage = {
       wallet,

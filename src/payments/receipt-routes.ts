@@ -7,6 +7,7 @@ import { ApiError } from '../lib/errors.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
+import { isStaleTimestamp, SIGNED_REQUEST_SKEW_SEC, STALE_TIMESTAMP } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
@@ -30,7 +31,7 @@ import { createPaymentReads } from './store.ts';
  * lookalike) is refused here; same skew rule and error strings as the delivery endpoint; each
  * (wallet, timestamp) once per kind.
  */
-export const RECEIPT_SKEW_SEC = 600;
+export const RECEIPT_SKEW_SEC = SIGNED_REQUEST_SKEW_SEC;
 
 const signedFields = (what: string) => ({
   wallet: z
@@ -139,8 +140,7 @@ export function receiptRoutes(deps: {
 
   /** The checks both endpoints share: skew, then the signature over this server's origin. */
   async function verified(body: SignedBody, kind: ReceiptSignedKind): Promise<string> {
-    if (Math.abs(Math.floor(clock.now() / 1000) - body.timestamp) > RECEIPT_SKEW_SEC)
-      throw new ApiError(401, 'stale timestamp');
+    if (isStaleTimestamp(clock.now(), body.timestamp)) throw new ApiError(401, STALE_TIMESTAMP);
     const wallet = body.wallet.toLowerCase();
     if (!(await verifyReceiptSigned(kind, wallet, origin, body.timestamp, body.signature as Hex))) {
       // The spec's string; a client that says which origin it signed learns which one this is.
