@@ -34,6 +34,9 @@ import { subscribeDocs, subscribeRoutes } from './payments/routes.ts';
 import { receiptDocs, receiptRoutes } from './payments/receipt-routes.ts';
 import type { Settler } from './payments/settlers/settler.ts';
 import type { TypedDataVerifier } from './payments/verify.ts';
+import { SIWX_HEADER } from './payments/siwx.ts';
+import { createSiwxSignIn } from './payments/siwx-signin.ts';
+import { PAYMENT_SIGNATURE } from './payments/x402-v2.ts';
 import { disclaimerText } from './terms/terms.ts';
 import { termsDocs, termsRoutes } from './terms/routes.ts';
 import { createBotMessenger, type Messenger } from './delivery/messenger.ts';
@@ -61,7 +64,7 @@ export type AppDeps = {
   /** Server secret (src/db/secret.ts): keys binding salts. */
   secret: Buffer;
   settler: Settler;
-  /** Live mode with RPC_URL: verifies smart-wallet (ERC-1271/6492) payment signatures on chain. */
+  /** Live mode with RPC_URL: verifies smart-wallet (ERC-1271/6492) payment and sign-in signatures on chain. */
   chainVerifier?: TypedDataVerifier;
   /** main.ts shares one plane with the reconciler and the shutdown; built here if absent. */
   plane?: PaymentPlane;
@@ -78,6 +81,9 @@ export type AppDeps = {
   /** Abuse limits (src/limits/limits.ts); built from config if absent. Exposed on the app as `limits`. */
   limits?: AbuseLimits;
 };
+
+/** A read whose credential costs a signature recovery: either payment header, or a wallet sign-in. */
+const signedRead = (h: Headers) => h.has('x-payment') || h.has(PAYMENT_SIGNATURE) || h.has(SIWX_HEADER);
 
 /** Request bodies are small JSON objects; anything larger is refused before it is read. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -191,6 +197,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       maxWaiters: config.MAX_SIGNAL_WAITERS,
       clock,
       receiptTtlMs,
+      baseUrl: config.BASE_URL,
+      signIn: createSiwxSignIn({
+        db,
+        clock,
+        baseUrl: config.BASE_URL,
+        sanctions: deps.sanctions,
+        limitWallet: limits.signIn,
+        verifyMessage: deps.chainVerifier?.verifyMessage?.bind(deps.chainVerifier),
+      }),
     }),
   );
   app.route('/', metricsRoutes({ metrics, adminToken: config.ADMIN_TOKEN }));
@@ -256,7 +271,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   const edge = createEdge({
     routes,
     limit: (method, path, req, peer) => {
-      const route = limitedRoute(method, path, () => req.headers.get('x-payment') !== null);
+      const route = limitedRoute(method, path, () => signedRead(req.headers));
       return route === null ? null : limits.checkRequest(route, peer, () => req.headers.get('x-forwarded-for'));
     },
   });

@@ -22,6 +22,7 @@ export const MIGRATIONS: readonly string[] = [
   '0013_discovered_events.sql',
   '0014_receipt_revocation.sql',
   '0015_payment_identifier.sql',
+  '0016_siwx_nonces.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

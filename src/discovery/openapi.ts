@@ -39,6 +39,15 @@ export const SECURITY_SCHEMES = {
       'PAYMENT-REQUIRED header of the 402; `accepted` echoes the requirements, `extra.binding` included, and `payload` ' +
       'is the same signed EIP-3009 authorization with the bound nonce as for X-Payment. X-Payment wins if both are sent.',
   },
+  siwx: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'SIGN-IN-WITH-X',
+    description:
+      "x402 v2 sign-in-with-x (GET /v1/signals): base64 JSON of the SIWE payload answering the 402's PAYMENT-REQUIRED " +
+      "extensions['sign-in-with-x'], signed (EIP-191; ERC-1271/ERC-6492 smart wallets in live mode) by the wallet that paid. Reads its " +
+      "entitled signals without a token or a payment; domain and uri name this server's BASE_URL; each (wallet, nonce) once.",
+  },
   receipt: {
     type: 'http',
     scheme: 'bearer',

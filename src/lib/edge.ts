@@ -16,10 +16,10 @@ import { pathOf, type RouteTable } from './route-match.ts';
  *
  * How the headers are added without costing the cached reads their speed: lib/fast-path.ts.
  */
-// x402 v2 (issue 24): PAYMENT-SIGNATURE pays, PAYMENT-REQUIRED and PAYMENT-RESPONSE answer;
+// x402 v2 (issue 24): PAYMENT-SIGNATURE pays, PAYMENT-REQUIRED and PAYMENT-RESPONSE answer; SIGN-IN-WITH-X reads (issue 28);
 // @x402/fetch also sends an Access-Control-Expose-Headers request header, so a browser asks for it.
 export const CORS_ALLOW_HEADERS =
-  'X-Payment, PAYMENT-SIGNATURE, Access-Control-Expose-Headers, Authorization, Content-Type';
+  'X-Payment, PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Access-Control-Expose-Headers, Authorization, Content-Type';
 export const CORS_EXPOSE_HEADERS =
   'X-PAYMENT-RESPONSE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
 const PREFLIGHT_MAX_AGE_S = '86400';

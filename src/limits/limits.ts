@@ -25,7 +25,10 @@ export type AbuseSettings = {
 
 export type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet' | 'test_message_address';
 
-/** The route label a request is limited under, or null for every other request. */
+/**
+ * The route label a request is limited under, or null for every other request. `hasPayment`: a
+ * read carrying a payment header or a wallet sign-in (each costs a signature recovery).
+ */
 export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
   if (method === 'POST') {
     if (
@@ -98,6 +101,8 @@ export function createAbuseLimits(
     },
     /** Per payer wallet on a purchase (subscribe, inline-paid read); throws a 429 ApiError. */
     payer: (wallet: string) => walletCheck('payment', wallet),
+    /** Per wallet on a sign-in-with-x read (GET /v1/signals); throws a 429 ApiError. */
+    signIn: (wallet: string) => walletCheck('/v1/signals sign-in', wallet),
     /** Per wallet on a receipt recovery (POST /v1/receipts); throws a 429 ApiError. */
     receiptRecovery: (wallet: string) => walletCheck('/v1/receipts', wallet),
     /** Per wallet on any chat registration request; throws a 429 ApiError. */

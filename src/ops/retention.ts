@@ -6,13 +6,15 @@ import type { Metrics } from '../lib/metrics.ts';
 import { createOutboxPrune } from '../delivery/outbox.ts';
 import { createReceiptPrune } from '../entitlements/receipts.ts';
 import { createFailedPaymentPrune } from '../payments/store.ts';
+import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
 
 /**
  * Keeps the tables that grow with use bounded, and the query planner's statistics current.
  *
  * Pruned: outbox rows that are finished (sent or failed), failed payment attempts (nothing was
  * charged; the same authorization may be presented again), and receipt tokens that are old and
- * whose wallet is owed no further signal (a buyer can recover a fresh token by signing).
+ * whose wallet is owed no further signal (a buyer can recover a fresh token by signing), and
+ * used sign-in-with-x nonces whose sign-in has expired (always: such a header is refused anyway).
  * Never pruned: signals, entitlements, and every payment that is not `failed`: applied and
  * refunded payments are the ledger, and claimed/settled/in-doubt ones are money in flight.
  *
@@ -35,6 +37,7 @@ export type RetentionReport = {
   outbox: number;
   failedPayments: number;
   receipts: number;
+  siwxNonces: number;
   batches: number;
   maxBatchMs: number;
   ms: number;
@@ -62,6 +65,7 @@ export function createRetention(deps: {
     // Only 'failed': any other status is the ledger or a payment whose outcome is not final.
     payments: createFailedPaymentPrune(db),
     receipts: createReceiptPrune(db),
+    siwxNonces: createSiwxNoncePrune(db),
   };
   const pruned = deps.metrics?.counter(
     'isocast_retention_pruned_rows_total',
@@ -101,13 +105,16 @@ export function createRetention(deps: {
     const failedPayments =
       settings.failedPaymentDays > 0 ? await drain(q.payments, cutoff(settings.failedPaymentDays), count) : 0;
     const receipts = settings.receiptDays > 0 ? await drain(q.receipts, cutoff(settings.receiptDays), count) : 0;
+    const siwxNonces = await drain(q.siwxNonces, now, count);
     pruned?.inc({ table: 'delivery_outbox' }, outbox);
     pruned?.inc({ table: 'payments' }, failedPayments);
     pruned?.inc({ table: 'receipts' }, receipts);
+    pruned?.inc({ table: 'siwx_nonces' }, siwxNonces);
     const report = {
       outbox,
       failedPayments,
       receipts,
+      siwxNonces,
       batches: count.batches,
       maxBatchMs: Math.round(count.maxBatchMs * 10) / 10,
       ms: Math.round(performance.now() - started),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Db } from '../db/open.ts';
@@ -16,6 +17,8 @@ import { createWakeLookups, directLookups, type WakeLookups } from './held-read.
 import type { PaymentPlane } from './plane.ts';
 import { PAYMENT_ID_CONFLICT_DOC, PAYMENT_REQUIRED_DOC, paymentResponseHeaders } from './routes.ts';
 import { challengeHeaders, paymentHeaderOf } from './x402-v2.ts';
+import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC, siwxExtension } from './siwx.ts';
+import type { SiwxSignIn } from './siwx-signin.ts';
 import {
   MinSpendError,
   PaymentRequired,
@@ -62,7 +65,19 @@ export function paidSignalsRoutes(deps: {
   clock: Clock;
   /** Receipt token lifetime (RECEIPT_TTL_DAYS); 0: tokens never expire. */
   receiptTtlMs: number;
+  /** BASE_URL: the domain and uri the declared sign-in names. */
+  baseUrl: string;
+  /** A `SIGN-IN-WITH-X` header to its wallet (siwx-signin.ts). */
+  signIn: SiwxSignIn;
 }): Hono<AppEnv> {
+  /** This route's own x402 v2 extension: every 402 offers a fresh sign-in (a new nonce each). */
+  const extensions = (resource: string) =>
+    siwxExtension({
+      baseUrl: deps.baseUrl,
+      resourcePath: resource,
+      nowMs: deps.clock.now(),
+      nonce: randomBytes(16).toString('hex'),
+    });
   const app = new Hono<AppEnv>();
   const direct = directLookups(deps.db);
   const shared = createWakeLookups(deps.db, deps.notifier);
@@ -109,12 +124,42 @@ export function paidSignalsRoutes(deps: {
         );
       });
     }
+    // The wallet that paid signs in (x402 v2 sign-in-with-x): the same read as a bearer's.
+    const siwx = c.req.header(SIWX_HEADER);
+    if (siwx !== undefined)
+      return deps.signIn(siwx).then((wallet) =>
+        // Screened again at a `wait` wake, as a bearer's token is checked again.
+        read(c, wallet, () => screened(wallet), city, since, count, resource, wait),
+      );
     const authorization = c.req.header('authorization');
-    if (authorization === undefined) return challengeReply(c, deps.plane.challenge(city, count, resource));
+    if (authorization === undefined) return challengeReply(c, deps.plane.challenge(city, count, resource), resource);
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     if (!bearer) throw new ApiError(401, RECEIPT_TOKEN_REQUIRED, {}, { 'www-authenticate': 'Bearer' });
     const wallet = bearerWallet(c, bearer, city, count, resource, direct);
     if (typeof wallet !== 'string') return wallet;
+    const again = (lookups: WakeLookups) => bearerWallet(c, bearer, city, count, resource, lookups);
+    return read(c, wallet, again, city, since, count, resource, wait);
+  });
+
+  const screened = (wallet: string): string => {
+    if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
+    return wallet;
+  };
+
+  /**
+   * A credential's read (bearer or sign-in): the page, held first for `wait` when nothing is
+   * there yet. `again`: the credential checked again at wake, with the wake's shared lookups.
+   */
+  function read(
+    c: Ctx,
+    wallet: string,
+    again: (lookups: WakeLookups) => string | Response,
+    city: string,
+    since: number,
+    count: number,
+    resource: string,
+    wait: number | null,
+  ): Response | Promise<Response> {
     const headers = { 'cache-control': 'no-store' };
     if (wait && deps.maxWaiters > 0 && c.req.method !== 'HEAD' && nothingYet(wallet, city, since)) {
       if (deps.notifier.waiting() >= deps.maxWaiters)
@@ -130,13 +175,13 @@ export function paidSignalsRoutes(deps: {
       // reads woken by one commit share those lookups (held-read.ts).
       return deps.notifier.wait(city, since, wait * 1000, c.req.raw.signal).then((reason) => {
         const lookups = reason === 'signal' ? shared.current() : direct;
-        const now = bearerWallet(c, bearer, city, count, resource, lookups);
+        const now = again(lookups);
         if (typeof now !== 'string') return now;
         return page(c, now, city, since, count, resource, headers, null, lookups);
       });
     }
     return page(c, wallet, city, since, count, resource, headers, null, direct);
-  });
+  }
 
   /**
    * The wallet a bearer token reads for, or the answer when it reads for none: expired (401),
@@ -157,9 +202,9 @@ export function paidSignalsRoutes(deps: {
       return challengeReply(
         c,
         deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }),
+        resource,
       );
-    if (deps.sanctions.has(receipt.wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
-    return receipt.wallet;
+    return screened(receipt.wallet);
   }
 
   /** Inside the bundle but past the latest signal: the only state a `wait` holds (exhaustion answers at once). */
@@ -168,8 +213,8 @@ export function paidSignalsRoutes(deps: {
     return since < paidThrough && deps.reader.latestSeq(city) <= since;
   }
 
-  function challengeReply(c: Ctx, body: PaymentRequiredBody): Response {
-    return replyJson(c, body, 402, challengeHeaders(body));
+  function challengeReply(c: Ctx, body: PaymentRequiredBody, resource: string): Response {
+    return replyJson(c, body, 402, challengeHeaders(body, extensions(resource)));
   }
 
   function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
@@ -177,7 +222,7 @@ export function paidSignalsRoutes(deps: {
       error: EXHAUSTED,
       exhaustion: { paidThrough, latest },
     });
-    return new ApiError(402, error, body, challengeHeaders({ error, ...body }));
+    return new ApiError(402, error, body, challengeHeaders({ error, ...body }, extensions(resource)));
   }
 
   /**
@@ -201,7 +246,7 @@ export function paidSignalsRoutes(deps: {
       402,
       error,
       { ...body, idempotent: true, receipt: RECEIPT_HINT },
-      challengeHeaders({ error, ...body }),
+      challengeHeaders({ error, ...body }, extensions(resource)),
     );
   }
 
@@ -226,7 +271,7 @@ export function paidSignalsRoutes(deps: {
         error: EXHAUSTED,
         exhaustion: { paidThrough, latest },
       });
-      return replyJson(c, body, 402, { ...headers, ...challengeHeaders(body) });
+      return replyJson(c, body, 402, { ...headers, ...challengeHeaders(body, extensions(resource)) });
     }
     // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
     // says a readable row exists past it; the page bytes for that range are cached (immutable).
@@ -251,7 +296,7 @@ export const SignalsQuery = z.object({
     .string()
     .optional()
     .describe(
-      `Long-poll (extension; integer 0..${MAX_WAIT_S} seconds): with a receipt bearer, hold the request until an entitled signal past since exists or wait elapses, then answer as without it. Absent: answer at once`,
+      `Long-poll (extension; integer 0..${MAX_WAIT_S} seconds): with a receipt bearer or a sign-in, hold the request until an entitled signal past since exists or wait elapses, then answer as without it. Absent: answer at once`,
     ),
 });
 
@@ -281,9 +326,12 @@ export const paidSignalsDocs: RouteDoc[] = [
       'string when since >= paid_through); read with the bearer token, recovered with POST /v1/receipts. HEAD ignores X-Payment: it never moves money. ' +
       `wait=N (0..${MAX_WAIT_S}, an extension): a bearer read inside the bundle with nothing past since is held until an entitled signal commits or N seconds pass, ` +
       'then answered as without wait (exhaustion answers at once; an inline payment answers at once); 503 with Retry-After when too many reads are held. ' +
-      'x402 v2 clients: every 402 challenge also carries PAYMENT-REQUIRED, PAYMENT-SIGNATURE pays like X-Payment, and a settlement answers PAYMENT-RESPONSE too.',
+      'x402 v2 clients: every 402 challenge also carries PAYMENT-REQUIRED, PAYMENT-SIGNATURE pays like X-Payment, and a settlement answers PAYMENT-RESPONSE too. ' +
+      "Sign in with the wallet that paid: PAYMENT-REQUIRED declares extensions['sign-in-with-x'] (SIWE, eip155:8453); a SIGN-IN-WITH-X header answering it " +
+      "reads that wallet's entitled signals exactly as its bearer token would, with no token and no payment. Each (wallet, nonce) signs in once; domain and uri " +
+      `must be this server's BASE_URL; expirationTime is required, at most ${SIWX_MAX_LIFETIME_SEC} s ahead. A payment header wins over it; it wins over Authorization.`,
     query: SignalsQuery,
-    security: [['receipt'], ['x402'], ['x402v2']],
+    security: [['receipt'], ['x402'], ['x402v2'], ['siwx']],
     responses: {
       200: {
         description: 'A page of signals',
@@ -297,18 +345,23 @@ export const paidSignalsDocs: RouteDoc[] = [
       400: { description: 'since, count or wait invalid', schema: z.union([MinSpendError, ErrorBody]) },
       401: {
         description:
-          '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token), or `receipt token expired; sign a ReceiptRequest and POST /v1/receipts for a new one (free, no payment)` (a token older than RECEIPT_TTL_DAYS)',
+          '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token), `receipt token expired; sign a ReceiptRequest and POST /v1/receipts for a new one (free, no payment)` (a token older than RECEIPT_TTL_DAYS), ' +
+          'or a refused SIGN-IN-WITH-X (`code` names the check: `sign-in-with-x is for another server`, `sign-in-with-x expired; sign the one in a fresh 402`, ' +
+          '`sign-in-with-x nonce already used; sign the one in a fresh 402`, `sign-in-with-x signature verification failed`, `stale timestamp`, ...)',
         schema: ErrorBody,
       },
       429: {
         ...RATE_LIMITED_DOC,
-        description: 'inline payment only: too many from this address or wallet; retry after Retry-After seconds',
+        description:
+          'inline payment or sign-in only: too many from this address or wallet; retry after Retry-After seconds',
       },
       402: {
         description:
           'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ({error, reason?}). Every challenge also carries the PAYMENT-REQUIRED header',
         schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
-        headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC },
+        headers: {
+          'PAYMENT-REQUIRED': `${PAYMENT_REQUIRED_DOC} Here it also has extensions {"sign-in-with-x": {info, supportedChains, schema}}: a fresh sign-in to sign (SIWE) and send as SIGN-IN-WITH-X.`,
+        },
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
       404: { description: 'unknown city', schema: ErrorBody },

@@ -105,7 +105,7 @@ test('prune removes only old finished outbox rows, old failed payments and old r
   // A second run finds nothing; 0 days keeps everything.
   assert.deepEqual(
     { ...(await r.prune()), ms: 0, batches: 0, maxBatchMs: 0 },
-    { outbox: 0, failedPayments: 0, receipts: 0, batches: 0, maxBatchMs: 0, ms: 0 },
+    { outbox: 0, failedPayments: 0, receipts: 0, siwxNonces: 0, batches: 0, maxBatchMs: 0, ms: 0 },
   );
   const keep = createRetention({
     db,

@@ -53,5 +53,8 @@ export function chainVerifierFromConfig(config: Config): TypedDataVerifier | und
     chain: chainFor(config.RPC_URL),
     transport: http(config.RPC_URL, { timeout: 10_000, retryCount: 1 }),
   });
-  return { verifyTypedData: (args) => client.verifyTypedData(args) };
+  return {
+    verifyTypedData: (args) => client.verifyTypedData(args),
+    verifyMessage: (args) => client.verifyMessage(args),
+  };
 }

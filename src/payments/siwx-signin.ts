@@ -1,0 +1,95 @@
+import {
+  parseSIWxHeader,
+  verifySIWxSignature,
+  type EVMMessageVerifier,
+  type SIWxPayload,
+} from '@x402/extensions/sign-in-with-x';
+import type { Db } from '../db/open.ts';
+import type { Clock } from '../lib/clock.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { SanctionsList } from '../sanctions/list.ts';
+import { sanctioned } from './errors.ts';
+import { checkSiwxMessage, SIWX_ERRORS, type SiwxRefusal } from './siwx.ts';
+import { MAX_HEADER_CHARS } from './x-payment.ts';
+
+/**
+ * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError: parsed and its signature
+ * verified by `@x402/extensions`, its fields checked (siwx.ts), the per-wallet limit taken, the
+ * wallet screened, and its (wallet, nonce) consumed in SQLite, so each header reads once.
+ */
+export type SiwxSignInDeps = {
+  db: Db;
+  clock: Clock;
+  /** BASE_URL: the domain and uri every sign-in must name. */
+  baseUrl: string;
+  sanctions: SanctionsList;
+  /**
+   * Live mode with RPC_URL: viem's public client `verifyMessage`, so smart wallets (ERC-1271,
+   * deployed; ERC-6492, not yet deployed) sign in. Without it only EOA signatures verify.
+   */
+  verifyMessage?: EVMMessageVerifier;
+  /** The per-wallet abuse limit; throws a 429 ApiError. */
+  limitWallet?: (wallet: string) => void;
+};
+
+const refuse = (r: SiwxRefusal) =>
+  new ApiError(401, r.error, { code: r.code, ...(r.reason ? { reason: r.reason } : {}) });
+
+export function createSiwxSignIn(deps: SiwxSignInDeps) {
+  const consume = deps.db.prepare(
+    'INSERT INTO siwx_nonces (wallet, nonce, expires_at, used_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+
+  /** ECDSA first (no RPC); only a signature that does not recover goes to the chain client. */
+  async function signer(p: SIWxPayload): Promise<string> {
+    try {
+      const local = await verifySIWxSignature(p);
+      if (local.isValid) return local.payer;
+      if (deps.verifyMessage) {
+        const onChain = await verifySIWxSignature(p, { evmVerifier: deps.verifyMessage });
+        if (onChain.isValid) return onChain.payer;
+        if (onChain.invalidReason === 'invalid_siwx_verifier_error')
+          throw new ApiError(503, 'sign-in-with-x could not be verified on chain; retry shortly', {
+            code: onChain.invalidReason,
+          });
+      }
+      throw refuse({ error: SIWX_ERRORS.signature, code: 'invalid_siwx_signature' });
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      // The SIWE formatter refuses fields EIP-4361 forbids (a domain with spaces, say).
+      throw refuse({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_message', reason: (err as Error).message });
+    }
+  }
+
+  return async function signIn(header: string): Promise<string> {
+    if (header.length > MAX_HEADER_CHARS)
+      throw refuse({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: 'header too long' });
+    let payload: SIWxPayload;
+    try {
+      payload = parseSIWxHeader(header.trim());
+    } catch (err) {
+      throw refuse({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: (err as Error).message });
+    }
+    const refusal = checkSiwxMessage(payload, { baseUrl: deps.baseUrl, nowMs: deps.clock.now() });
+    if (refusal) throw refuse(refusal);
+    const wallet = (await signer(payload)).toLowerCase();
+    deps.limitWallet?.(wallet);
+    if (deps.sanctions.has(wallet)) throw sanctioned();
+    // checkSiwxMessage made expirationTime required and parseable.
+    const expiresAt = Date.parse(payload.expirationTime!);
+    if (consume.run(wallet, payload.nonce, expiresAt, deps.clock.now()).changes !== 1)
+      throw refuse({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
+    return wallet;
+  };
+}
+
+export type SiwxSignIn = ReturnType<typeof createSiwxSignIn>;
+
+/** Nonces whose sign-in has expired, for the retention job: the header is refused as expired anyway. */
+export function createSiwxNoncePrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
+  const prune = db.prepare(
+    `DELETE FROM siwx_nonces WHERE (wallet, nonce) IN
+      (SELECT wallet, nonce FROM siwx_nonces WHERE expires_at < ? LIMIT +?)`,
+  );
+  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
+}

@@ -1,0 +1,176 @@
+import {
+  declareSIWxExtension,
+  SIGN_IN_WITH_X,
+  type SIWxExtension,
+  type SIWxPayload,
+} from '@x402/extensions/sign-in-with-x';
+import { SIGNED_REQUEST_SKEW_SEC, STALE_TIMESTAMP } from '../lib/signed-request.ts';
+import { NETWORK } from './eip3009.ts';
+
+/**
+ * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`, issue 28 item 1): what the
+ * `GET /v1/signals` 402 declares, and the checks of a signed-in message that need no signature
+ * and no database, with the clock passed in. Signature verification (EIP-191 and, with a chain
+ * client, ERC-1271/ERC-6492) is `@x402/extensions`' own (siwx-signin.ts).
+ *
+ * The library's `validateSIWxMessage` is not used for the fields: it reads `Date.now()`, allows
+ * no clock skew on `issuedAt`, and lets a message without `expirationTime` live for ever.
+ */
+export const SIWX_HEADER = SIGN_IN_WITH_X;
+/** How long the sign-in a 402 proposes stays valid. */
+export const SIWX_DECLARED_LIFETIME_SEC = 300;
+/** The longest a sign-in may live, from its issuedAt and from now: a copied header is worth at most this. */
+export const SIWX_MAX_LIFETIME_SEC = 600;
+export const SIWX_STATEMENT = 'Sign in to read the isocast signals this wallet paid for';
+/** EIP-4361: a nonce is at least 8 alphanumeric characters; the cap bounds what is stored. */
+const NONCE = /^[A-Za-z0-9]{8,128}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+export const SIWX_ERRORS = {
+  malformed: 'SIGN-IN-WITH-X header malformed',
+  otherServer: 'sign-in-with-x is for another server',
+  chain: `sign-in-with-x must be signed for chain ${NETWORK} (eip191)`,
+  expired: 'sign-in-with-x expired; sign the one in a fresh 402',
+  lifetime: `sign-in-with-x must carry an expirationTime at most ${SIWX_MAX_LIFETIME_SEC} s ahead`,
+  notYetValid: 'sign-in-with-x not yet valid (notBefore)',
+  stale: STALE_TIMESTAMP,
+  signature: 'sign-in-with-x signature verification failed',
+  nonceUsed: 'sign-in-with-x nonce already used; sign the one in a fresh 402',
+} as const;
+
+/** `code`: the library's invalidReason names where one fits, so a stock client can match them. */
+export type SiwxRefusal = { error: string; code: string; reason?: string };
+
+// Built once: the library's declaration (version, statement, chain, JSON schema) without its
+// internal `_options`, which only its own resource-server extension reads.
+const DECLARED: SIWxExtension = (() => {
+  const { _options, ...declaration } = declareSIWxExtension({
+    network: NETWORK,
+    statement: SIWX_STATEMENT,
+    expirationSeconds: SIWX_DECLARED_LIFETIME_SEC,
+  })[SIGN_IN_WITH_X]!;
+  return declaration;
+})();
+
+/**
+ * The `extensions` entry of a `GET /v1/signals` 402: the library's declaration with the fields its
+ * server extension fills per response (domain and uri from BASE_URL, a fresh nonce, issuedAt and
+ * expirationTime from the server clock), so a stock client signs it as it is.
+ */
+export function siwxExtension(i: {
+  baseUrl: string;
+  resourcePath: string;
+  nowMs: number;
+  nonce: string;
+}): Record<string, SIWxExtension> {
+  const uri = `${i.baseUrl}${i.resourcePath}`;
+  return {
+    [SIGN_IN_WITH_X]: {
+      ...DECLARED,
+      info: {
+        ...DECLARED.info,
+        domain: new URL(i.baseUrl).host,
+        uri,
+        nonce: i.nonce,
+        issuedAt: new Date(i.nowMs).toISOString(),
+        expirationTime: new Date(i.nowMs + SIWX_DECLARED_LIFETIME_SEC * 1000).toISOString(),
+        resources: [uri],
+      },
+    },
+  };
+}
+
+const instant = (s: string | undefined): number | null => {
+  if (s === undefined) return null;
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? ms : null;
+};
+
+/**
+ * Everything about a parsed sign-in but its signature and its nonce's use: bound to this server
+ * (`domain` is BASE_URL's host, `uri` under BASE_URL), Base, an expirationTime that has not passed
+ * and is at most SIWX_MAX_LIFETIME_SEC after both now and issuedAt, an issuedAt no further ahead
+ * than the signed-request skew, and a notBefore (if any) that has passed. Null when it passes.
+ */
+export function checkSiwxMessage(p: SIWxPayload, expect: { baseUrl: string; nowMs: number }): SiwxRefusal | null {
+  const base = new URL(expect.baseUrl);
+  let uri: URL | null = null;
+  try {
+    uri = new URL(p.uri);
+  } catch {
+    uri = null;
+  }
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const uriUnderBase =
+    uri !== null &&
+    uri.origin === base.origin &&
+    (basePath === '' || uri.pathname === basePath || uri.pathname.startsWith(`${basePath}/`));
+  if (p.domain !== base.host || !uriUnderBase) {
+    const code = p.domain !== base.host ? 'invalid_siwx_domain_mismatch' : 'invalid_siwx_uri_mismatch';
+    return {
+      error: SIWX_ERRORS.otherServer,
+      code,
+      reason: `signed for domain ${JSON.stringify(p.domain)} and uri ${JSON.stringify(p.uri)}; this server is ${base.origin}${basePath}`,
+    };
+  }
+  if (p.chainId !== NETWORK || p.type !== 'eip191')
+    return { error: SIWX_ERRORS.chain, code: 'invalid_siwx_chain_id', reason: `signed for ${p.chainId} (${p.type})` };
+  if (p.version !== '1')
+    return { error: SIWX_ERRORS.malformed, code: 'invalid_siwx_version', reason: 'version must be "1"' };
+  if (!ADDRESS.test(p.address))
+    return {
+      error: SIWX_ERRORS.malformed,
+      code: 'invalid_siwx_address',
+      reason: 'address must be a 0x-prefixed 20-byte hex address',
+    };
+  if (!NONCE.test(p.nonce))
+    return {
+      error: SIWX_ERRORS.malformed,
+      code: 'invalid_siwx_nonce',
+      reason: 'nonce must be 8 to 128 letters or digits',
+    };
+
+  const issuedAt = instant(p.issuedAt);
+  if (issuedAt === null)
+    return {
+      error: SIWX_ERRORS.malformed,
+      code: 'invalid_siwx_issued_at',
+      reason: 'issuedAt is not an ISO 8601 instant',
+    };
+  if (issuedAt > expect.nowMs + SIGNED_REQUEST_SKEW_SEC * 1000)
+    return {
+      error: SIWX_ERRORS.stale,
+      code: 'invalid_siwx_issued_at_in_future',
+      reason: `issuedAt is more than ${SIGNED_REQUEST_SKEW_SEC} s ahead of server time`,
+    };
+  if (p.expirationTime === undefined)
+    return { error: SIWX_ERRORS.lifetime, code: 'invalid_siwx_expiration_time', reason: 'expirationTime is required' };
+  const expires = instant(p.expirationTime);
+  if (expires === null)
+    return {
+      error: SIWX_ERRORS.lifetime,
+      code: 'invalid_siwx_expiration_time',
+      reason: 'expirationTime is not an ISO 8601 instant',
+    };
+  if (expires <= expect.nowMs) return { error: SIWX_ERRORS.expired, code: 'invalid_siwx_expired' };
+  const maxMs = SIWX_MAX_LIFETIME_SEC * 1000;
+  // Both bounds: without the one from issuedAt, a sign-in made to last a day would be refused
+  // until its last ten minutes and then work.
+  if (expires - expect.nowMs > maxMs || expires - issuedAt > maxMs)
+    return {
+      error: SIWX_ERRORS.lifetime,
+      code: 'invalid_siwx_expiration_time',
+      reason: `expirationTime is more than ${SIWX_MAX_LIFETIME_SEC} s after now or after issuedAt`,
+    };
+  if (p.notBefore !== undefined) {
+    const notBefore = instant(p.notBefore);
+    if (notBefore === null)
+      return {
+        error: SIWX_ERRORS.malformed,
+        code: 'invalid_siwx_not_before',
+        reason: 'notBefore is not an ISO 8601 instant',
+      };
+    if (expect.nowMs < notBefore) return { error: SIWX_ERRORS.notYetValid, code: 'invalid_siwx_not_yet_valid' };
+  }
+  return null;
+}
