@@ -126,6 +126,16 @@ test('security schemes, the named signal schema and parameters', async (t) => {
     in: 'header',
     name: 'PAYMENT-SIGNATURE',
   });
+  assert.deepEqual(doc.components.securitySchemes.siwx, {
+    ...doc.components.securitySchemes.siwx,
+    type: 'apiKey',
+    in: 'header',
+    name: 'SIGN-IN-WITH-X',
+  });
+  assert.match(
+    doc.paths['/v1/signals']!.get.responses['402'].headers['PAYMENT-REQUIRED'].description,
+    /sign-in-with-x/,
+  );
   for (const [path, method] of [
     ['/v1/subscribe', 'post'],
     ['/v1/signals', 'get'],
@@ -163,7 +173,7 @@ test('security schemes, the named signal schema and parameters', async (t) => {
   assert.deepEqual(doc.paths['/health']!.get.security, []);
   if (doc.paths['/v1/signals']) {
     const sig = doc.paths['/v1/signals'].get;
-    assert.deepEqual(sig.security.map((s: object) => Object.keys(s)[0]).sort(), ['receipt', 'x402', 'x402v2']);
+    assert.deepEqual(sig.security.map((s: object) => Object.keys(s)[0]).sort(), ['receipt', 'siwx', 'x402', 'x402v2']);
     assert.ok(
       JSON.stringify(sig.responses['200']).includes('SignalsPage') ||
         JSON.stringify(doc.components.schemas).includes('IsocastSignalPublic'),
