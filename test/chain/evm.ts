@@ -72,11 +72,17 @@ export async function startLocalChain(
 }
 
 export function compileTestUsdc(): { abi: Abi; bytecode: Hex } {
+  return compileContract('TestUSDC');
+}
+
+/** `name`.sol from this folder (contract `name`), compiled with solc-js against @openzeppelin/contracts. */
+export function compileContract(name: string): { abi: Abi; bytecode: Hex } {
   const solc = require('solc');
   const ozRoot = dirname(require.resolve('@openzeppelin/contracts/package.json'));
+  const file = `${name}.sol`;
   const input = {
     language: 'Solidity',
-    sources: { 'TestUSDC.sol': { content: readFileSync(join(here, 'TestUSDC.sol'), 'utf8') } },
+    sources: { [file]: { content: readFileSync(join(here, file), 'utf8') } },
     settings: {
       evmVersion: 'cancun',
       optimizer: { enabled: false },
@@ -92,6 +98,6 @@ export function compileTestUsdc(): { abi: Abi; bytecode: Hex } {
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
   if (errors.length > 0)
     throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
-  const c = out.contracts['TestUSDC.sol'].TestUSDC;
+  const c = out.contracts[file][name];
   return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
 }
