@@ -50,8 +50,13 @@ test('both paid routes declare a valid Bazaar listing in PAYMENT-REQUIRED, descr
     assert.equal(bazaar.info.input.method, path.startsWith('/v1/subscribe') ? 'POST' : 'GET');
     assert.ok(required.resource.description.length < MAX_LISTING_DESCRIPTION, required.resource.description);
     assert.equal(required.resource.description, listingFor(path.trim(), TERMS)!.description);
-    // Beside the payment identifier; the v1 body keeps the bundle's own line.
-    assert.deepEqual(Object.keys(required.extensions).sort(), ['bazaar', 'payment-identifier']);
+    // Beside the payment identifier (and, on the paid read, sign-in-with-x); the v1 body keeps the bundle's own line.
+    assert.deepEqual(
+      Object.keys(required.extensions).sort(),
+      path.startsWith('/v1/signals')
+        ? ['bazaar', 'payment-identifier', 'sign-in-with-x']
+        : ['bazaar', 'payment-identifier'],
+    );
     const body = (await res.json()) as any;
     assert.match(body.accepts[0].description, /^20 isocast signals for nyc/);
     // Small enough for a proxy's response-header buffer, and for a stock client's echo of it.
