@@ -6,6 +6,8 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { createSIWxPayload, encodeSIWxHeader, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
 import { listen, testApp, type TestEnv } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
+import { crossings } from '../helpers/crossings.ts';
+import { signalNotifierFor } from '../../src/signals/notifier.ts';
 import { MOCK_PAY_TO } from '../../src/config.ts';
 import { IsocastExactScheme, registerIsocast } from '../../src/buyer/x402-scheme.ts';
 import { isocastSignIn, signInHeader } from '../../src/buyer/siwx.ts';
@@ -211,5 +213,30 @@ test('a wallet with no entitlement signs in and gets the 402 with a fresh sign-i
   await assert.rejects(
     signInHeader(res2.headers.get('payment-required')!, buyer, 'https://lookalike.example/v1/signals'),
     /does not match response origin/,
+  );
+});
+
+test('a signed-in read with wait is held until an entitled signal commits, as a bearer read is', async (t) => {
+  const env = await served(t);
+  const feed = crossings(env.db, env.deps.catalog.get('nyc')!, env.clock.now());
+  feed.next(); // latest 1
+  env.db
+    .prepare(
+      'INSERT INTO entitlements (wallet, city, paid_through_seq, total_paid_signals, updated_at) VALUES (?, ?, ?, ?, ?)',
+    )
+    .run(buyer.address.toLowerCase(), 'nyc', 4, 4, env.clock.now());
+  const url = `${env.base}/v1/signals?city=nyc&since=1&wait=20`;
+  const header = (await signInHeader((await fetch(url)).headers.get('payment-required')!, buyer, url))!;
+  const notifier = signalNotifierFor(env.db);
+  const held = fetch(url, { headers: { 'sign-in-with-x': header } });
+  for (let i = 0; i < 500 && notifier.waiting() === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(notifier.waiting(), 1, 'held');
+  feed.next(); // seq 2
+  const res = await held;
+  const page = (await res.json()) as Record<string, any>;
+  assert.equal(res.status, 200, JSON.stringify(page));
+  assert.deepEqual(
+    page.signals.map((s: { seq: number }) => s.seq),
+    [2],
   );
 });
