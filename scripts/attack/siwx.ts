@@ -1,8 +1,8 @@
 import { createSIWxPayload, encodeSIWxHeader, type SIWxExtensionInfo } from '@x402/extensions/sign-in-with-x';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import { payFor402 } from '../../src/buyer/pay.ts';
-import { signInHeader } from '../../src/buyer/siwx.ts';
+import { payFor402 } from '../../packages/isocast-client/src/index.ts';
+import { signInHeader } from '../../packages/isocast-client/src/siwx.ts';
 import type { AttackCase, AttackContext, HttpAnswer } from './types.ts';
 
 /**

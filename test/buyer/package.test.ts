@@ -21,6 +21,7 @@ import { installClientPackage, PACKAGE_DIR, ROOT } from '../helpers/client-packa
  */
 const BUYER = `
 import { ChallengeRefused, decodePaymentResponse, payFor402, recoverReceipt, revokeReceipts } from '@isocast/client';
+import { signInHeader } from '@isocast/client/siwx';
 import { privateKeyToAccount } from 'viem/accounts';
 
 const server = process.env.ISOCAST_SERVER;
@@ -44,8 +45,13 @@ const recovered = await recoverReceipt({ server, account });
 const reread = (await read(recovered.receiptToken)).status;
 const { revoked } = await revokeReceipts({ server, account });
 const afterRevoke = (await read(recovered.receiptToken)).status;
+// No token at all: the wallet signs in (sign-in-with-x) on the 402's PAYMENT-REQUIRED.
+const readUrl = server + '/v1/signals?city=nyc&since=0';
+const declared = (await fetch(readUrl)).headers.get('payment-required');
+const signedIn = await fetch(readUrl, { headers: { 'SIGN-IN-WITH-X': await signInHeader(declared, account, readUrl) } });
+const signedInSeqs = (await signedIn.json()).signals?.map((s) => s.seq);
 console.log(JSON.stringify({ refused, status: paid.status, bought, settled, payer: payment.payer,
-  seqs: page.signals.map((s) => s.seq), recovered: recovered.cities, reread, revoked, afterRevoke }));
+  seqs: page.signals.map((s) => s.seq), recovered: recovered.cities, reread, revoked, afterRevoke, signedIn: signedIn.status, signedInSeqs }));
 `;
 
 const CONSUMER = `
@@ -87,6 +93,8 @@ test('npm pack -> install into an empty project -> a plain Node script buys, rea
     'package/README.md',
     'package/dist/index.d.ts',
     'package/dist/index.js',
+    'package/dist/siwx.d.ts',
+    'package/dist/siwx.js',
     'package/package.json',
   ]);
   const manifest = JSON.parse(readFileSync(join(project, 'node_modules/@isocast/client/package.json'), 'utf8'));
@@ -146,6 +154,7 @@ test('npm pack -> install into an empty project -> a plain Node script buys, rea
   assert.equal(out.reread, 200);
   assert.ok(out.revoked >= 1);
   assert.equal(out.afterRevoke, 402, 'a revoked token reads nothing: the answer is a fresh 402');
+  assert.deepEqual([out.signedIn, out.signedInSeqs], [200, [1, 2, 3]], 'signed in with @isocast/client/siwx, no token');
   t.diagnostic(
     `${npmLog
       .trim()

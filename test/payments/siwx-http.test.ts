@@ -9,8 +9,8 @@ import { insertSignals } from '../helpers/signals.ts';
 import { crossings } from '../helpers/crossings.ts';
 import { signalNotifierFor } from '../../src/signals/notifier.ts';
 import { MOCK_PAY_TO } from '../../src/config.ts';
-import { IsocastExactScheme, registerIsocast } from '../../src/buyer/x402-scheme.ts';
-import { isocastSignIn, signInHeader } from '../../src/buyer/siwx.ts';
+import { IsocastExactScheme, registerIsocast } from '../../packages/isocast-client/src/index.ts';
+import { isocastSignIn, signInHeader } from '../../packages/isocast-client/src/siwx.ts';
 
 /**
  * Sign in with the wallet that paid, end to end on 127.0.0.1 (issue 28 item 1): stock

@@ -8,13 +8,14 @@ import {
   type EVMSigner,
   type SIWxExtension,
 } from '@x402/extensions/sign-in-with-x';
-import { NETWORK } from '../payments/eip3009.ts';
+import { BASE_CAIP2 } from './chain.ts';
 
 /**
  * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`): a returning buyer reads its
  * signals with one message signature instead of a receipt token or a new payment.
  *
- * With a stock client, register the library's extension beside the scheme; it answers every 402
+ * `@isocast/client/siwx` (a subpath: it needs the optional peer `@x402/extensions`, the main
+ * entry does not). With a stock client, register the library's extension beside the scheme; it answers every 402
  * that declares the extension with a signed SIGN-IN-WITH-X retry, and pays only if that retry
  * still answers 402 (nothing bought yet, or the bundle is exhausted):
  *
@@ -44,7 +45,7 @@ export async function signInHeader(
 ): Promise<string | null> {
   const required = decodePaymentRequiredHeader(paymentRequiredHeader);
   const declared = required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension | undefined;
-  const chain = declared?.supportedChains?.find((c) => c.chainId === NETWORK && c.type === 'eip191');
+  const chain = declared?.supportedChains?.find((c) => c.chainId === BASE_CAIP2 && c.type === 'eip191');
   if (!declared || !chain) return null;
   const payload = await createSIWxPayload(
     { ...declared.info, chainId: chain.chainId, type: chain.type },
