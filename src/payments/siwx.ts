@@ -46,7 +46,6 @@ export type SiwxRefusal = { error: string; code: string; reason?: string };
 const DECLARED: SIWxExtension = (() => {
   const { _options, ...declaration } = declareSIWxExtension({
     network: NETWORK,
-    statement: SIWX_STATEMENT,
     expirationSeconds: SIWX_DECLARED_LIFETIME_SEC,
   })[SIGN_IN_WITH_X]!;
   return declaration;
@@ -73,8 +72,9 @@ export function siwxExtension(i: {
         uri,
         nonce: i.nonce,
         issuedAt: new Date(i.nowMs).toISOString(),
+        // No statement and no `resources` (the uri again): the whole PAYMENT-REQUIRED header,
+        // Bazaar listing included, stays under 8 KiB for proxies' header buffers.
         expirationTime: new Date(i.nowMs + SIWX_DECLARED_LIFETIME_SEC * 1000).toISOString(),
-        resources: [uri],
       },
     },
   };

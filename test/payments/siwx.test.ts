@@ -106,13 +106,11 @@ test('the declaration is the library one with this server, a fresh nonce and a 3
   const d = ext['sign-in-with-x']!;
   assert.deepEqual(d.info, {
     version: '1',
-    statement: 'Sign in to read the isocast signals this wallet paid for',
     domain: 'isocast.example',
     uri: `${BASE}/v1/signals?city=nyc&count=20`,
     nonce: 'abcdef0123456789',
     issuedAt: iso(NOW),
     expirationTime: iso(NOW + 300_000),
-    resources: [`${BASE}/v1/signals?city=nyc&count=20`],
   });
   assert.deepEqual(d.supportedChains, [{ chainId: 'eip155:8453', type: 'eip191' }]);
   assert.equal('_options' in d, false);
