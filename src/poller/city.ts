@@ -1,0 +1,87 @@
+import type { CityRecord } from '../cities/catalog.ts';
+import { UpstreamError } from '../lib/errors.ts';
+import { dailyHighReport, type Observation } from '../buckets/daily-high.ts';
+import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
+import type { SignalPublic } from '../signals/schemas.ts';
+import type { MarketEvent } from '../sources/market/types.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+import type { PollerParts } from './parts.ts';
+
+/** One due city's work in a tick, once its observations are in. */
+export type CityWork = {
+  city: CityRecord;
+  date: string;
+  event: MarketEvent;
+  feed: WeatherSource;
+  obs: Observation[];
+  /** When the observations arrived: the reading's stamp and the signal's `observedAt`. */
+  seenAtMs: number;
+  /** performance.now() past which the odds of a crossing are not waited for. */
+  oddsDeadline: number;
+};
+
+export function describe(err: unknown): string {
+  if (err instanceof UpstreamError) return `${err.upstream}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The day's high (or low) from the observations, saved against the committed day state; on a
+ * crossing the signal is stored in its own transaction. 'baseline' is the day's first reading.
+ */
+export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPublic | 'baseline' | null> {
+  const { city, date, event, obs, seenAtMs } = w;
+  // Which reports count and the rounding are the day's rule's (src/buckets/rule-kinds.ts); a
+  // low stream reads the same reports for the day's minimum.
+  const high = dailyHighReport(obs, city.timezone, date, city.unit, event.rule.kind ?? DEFAULT_KIND, city.kind);
+  if (high === null) return null;
+  const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
+  const d = p.signals.saveReading(base);
+  if (!d.crossing) return d.baseline ? 'baseline' : null;
+
+  // The crossing is a fact: odds get until the deadline, then the signal goes out without them.
+  const sampled = await p.odds.sample(city, date, event, w.oddsDeadline);
+  if (sampled.error !== null) {
+    const err = sampled.error;
+    p.metrics.upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
+    p.deps.logger.warn('storing signal without odds', {
+      city: city.slug,
+      bucket: d.crossing.new.bucket,
+      error: describe(err),
+    });
+  }
+  const signal = p.signals.storeSignal(
+    {
+      ...base,
+      nowMs: p.deps.clock.now(),
+      marketUrl: event.url,
+      conditionId: event.conditionId,
+      odds: sampled.odds,
+      source: w.feed.name,
+      observedAtMs: seenAtMs,
+      // The station's report time is never after we received it (the sim stamps it in simulated time).
+      reportedAtMs: Math.min(w.feed.reportedAtReal?.(high.reportedAtMs) ?? high.reportedAtMs, seenAtMs),
+    },
+    { inTransaction: p.deps.onSignalInTransaction },
+  );
+  if (signal) announce(p, { slug: city.slug, date, signal });
+  return signal;
+}
+
+/** A stored signal: counted, logged, and handed on (the delivery worker's wake-up). */
+function announce(p: PollerParts, { slug, date, signal }: { slug: string; date: string; signal: SignalPublic }): void {
+  const { logger } = p.deps;
+  p.metrics.signalsEmitted?.inc({ city: slug });
+  logger.info('signal', {
+    city: slug,
+    seq: signal.seq,
+    targetDate: date,
+    from: signal.old.bucket,
+    to: signal.new.bucket,
+  });
+  try {
+    p.deps.onSignalCommitted?.(signal);
+  } catch (err) {
+    logger.error('onSignalCommitted failed', { city: slug, err });
+  }
+}

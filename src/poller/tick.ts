@@ -1,0 +1,155 @@
+import type { CityRecord } from '../cities/catalog.ts';
+import { localDate } from '../cities/local-day.ts';
+import { UpstreamError } from '../lib/errors.ts';
+import type { Observation } from '../buckets/daily-high.ts';
+import type { MarketEvent } from '../sources/market/types.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+import { mapLimit } from '../sources/rate-limit.ts';
+import { describe, processCity } from './city.ts';
+import type { PollerParts } from './parts.ts';
+import type { TickReport } from './types.ts';
+
+type CityDay = { city: CityRecord; date: string };
+type WithEvent = CityDay & { event: MarketEvent; feed: WeatherSource };
+
+/**
+ * One tick over every due city: discovery, each city's event and rule verdict, one batch of
+ * observations per due feed, then each city's detection (city.ts). One city's failure is recorded
+ * and backed off; it never stops the others.
+ */
+export async function runTick(p: PollerParts): Promise<TickReport> {
+  const startedAtMs = p.deps.clock.now();
+  const startedPerf = performance.now();
+  const dayNow = p.dayClock.now();
+  const report = emptyReport(startedAtMs);
+
+  // New cities join before the tick's list is taken, so they are polled in this tick.
+  await p.discover?.(startedAtMs);
+  const days = dueDays(p, report, dayNow);
+  const withEvents = (await mapLimit(days, p.concurrency, (d) => eventOf(p, report, d))).filter((x) => x !== null);
+  p.metrics.pausedNow?.set(report.paused.length);
+
+  // One batch per feed, each feed only when its own cadence says it is due (feed-batches.ts).
+  const { asked, observations } = await p.observeDue(withEvents, startedAtMs);
+  report.waitingForFeed = withEvents.length - asked.length;
+  const seenAtMs = p.deps.clock.now();
+  const oddsDeadline = p.odds.deadlineFrom(performance.now());
+
+  await mapLimit(asked, p.concurrency, (d) =>
+    detect(p, report, { ...d, obs: observations.get(d.city.slug), seenAtMs, oddsDeadline }),
+  );
+  finish(p, report, startedPerf);
+  return report;
+}
+
+function emptyReport(startedAtMs: number): TickReport {
+  return {
+    startedAtMs,
+    durationMs: 0,
+    cities: 0,
+    signals: [],
+    baselines: 0,
+    noMarket: [],
+    paused: [],
+    backingOff: [],
+    waitingForFeed: 0,
+    errors: [],
+  };
+}
+
+/** The active cities not backing off, each with its city-local market day. */
+function dueDays(p: PollerParts, report: TickReport, dayNow: number): CityDay[] {
+  const { startedAtMs } = report;
+  const due = p.deps.catalog.active.filter((c) => {
+    if (p.backoff.due(c.slug, startedAtMs)) return true;
+    report.backingOff.push(c.slug);
+    return false;
+  });
+  report.cities = due.length;
+  for (const c of due) p.health.of(c.slug).lastAttemptAtMs = startedAtMs;
+  return due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
+}
+
+/** A city's market event and the feed its rule resolves on; null when there is none or the day is paused. */
+async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<WithEvent | null> {
+  const { market } = p.deps;
+  const memo = p.health.of(d.city.slug);
+  try {
+    const event = await market.event(d.city, d.date);
+    memo.noMarket = !event;
+    if (!event) memo.paused = null;
+    if (!event) {
+      report.noMarket.push(d.city.slug);
+      succeeded(p, d.city);
+      return null;
+    }
+    if (event.buckets.some((b) => b.unit !== d.city.unit))
+      throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
+    p.urls.remember(d.city.slug, d.date, event.url);
+    const feed = p.judgeDay(d.city, d.date, event);
+    if (!feed) {
+      report.paused.push(d.city.slug);
+      succeeded(p, d.city);
+      return null;
+    }
+    return { ...d, event, feed };
+  } catch (err) {
+    fail(p, report, d.city, err);
+    return null;
+  }
+}
+
+type Observed = WithEvent & { obs: Observation[] | Error | undefined; seenAtMs: number; oddsDeadline: number };
+
+async function detect(p: PollerParts, report: TickReport, d: Observed): Promise<void> {
+  try {
+    if (d.obs === undefined) throw new UpstreamError(d.feed.name, 'no observations returned for the station');
+    if (d.obs instanceof Error) throw d.obs;
+    const signal = await processCity(p, { ...d, obs: d.obs });
+    succeeded(p, d.city);
+    if (signal === 'baseline') report.baselines++;
+    else if (signal) report.signals.push(signal);
+  } catch (err) {
+    fail(p, report, d.city, err);
+  }
+}
+
+function succeeded(p: PollerParts, city: CityRecord): void {
+  p.backoff.ok(city.slug);
+  p.health.of(city.slug).lastOkAtMs = p.deps.clock.now();
+}
+
+function fail(p: PollerParts, report: TickReport, city: CityRecord, err: unknown): void {
+  const { clock, logger } = p.deps;
+  const { failures, retryAtMs } = p.backoff.fail(city.slug, clock.now(), err);
+  const error = describe(err);
+  report.errors.push({ city: city.slug, error });
+  const m = p.health.of(city.slug);
+  m.lastError = error;
+  m.lastErrorAtMs = clock.now();
+  p.metrics.upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
+  logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
+}
+
+/** The tick's duration into health, /metrics and, when anything happened, one log line. */
+function finish(p: PollerParts, report: TickReport, startedPerf: number): void {
+  report.durationMs = p.deps.clock.now() - report.startedAtMs;
+  p.health.tickDone({
+    startedAtMs: report.startedAtMs,
+    durationMs: report.durationMs,
+    signals: report.signals.length,
+    errors: report.errors.length,
+  });
+  p.metrics.ticks?.inc();
+  // Real elapsed time: the injected clock may be simulated or hand-moved.
+  p.metrics.tickSeconds?.observe((performance.now() - startedPerf) / 1000);
+  if (report.signals.length > 0 || report.errors.length > 0) {
+    p.deps.logger.info('tick', {
+      durationMs: report.durationMs,
+      cities: report.cities,
+      signals: report.signals.length,
+      errors: report.errors.length,
+      noMarket: report.noMarket.length,
+    });
+  }
+}

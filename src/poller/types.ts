@@ -1,0 +1,78 @@
+import type { Db } from '../db/open.ts';
+import type { Catalog, CityRecord } from '../cities/catalog.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
+import type { SignalPublic } from '../signals/schemas.ts';
+import type { MarketSource } from '../sources/market/types.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+import type { DayRule } from '../resolution/store.ts';
+import type { PollerHealth } from './health.ts';
+import type { DiscoverySource } from './discovery.ts';
+
+/** What the poller is built from (src/poller/poller.ts). */
+export type PollerDeps = {
+  db: Db;
+  catalog: Catalog;
+  /** Real time: signal stamps, backoff. */
+  clock: Clock;
+  logger: Logger;
+  /** Observes days whose rule resolves on Weather Underground (weather.com, or METAR as an approximation). */
+  weather: WeatherSource;
+  /**
+   * Observes days whose rule resolves on NOAA's station timeseries (METAR reports). Absent: `weather`
+   * when that is itself METAR or the simulation, otherwise NOAA-rule days are paused.
+   */
+  noaaWeather?: WeatherSource;
+  /** Observes days whose rule resolves on the Hong Kong Observatory; absent: those days are paused. */
+  hkoWeather?: WeatherSource;
+  /**
+   * Daily-high events to discover (src/poller/discovery.ts), asked every `discoveryIntervalMs` at
+   * the start of a tick; absent: the catalog's selection is served as it is.
+   */
+  discovery?: DiscoverySource;
+  discoveryIntervalMs?: number;
+  market: MarketSource;
+  intervalMs: number;
+  /** Instant whose city-local date is the market day; the simulated feed passes its own clock. */
+  dayClock?: Clock;
+  /** Cities worked on at once (upstream rate limits are enforced by the sources). */
+  concurrency?: number;
+  /**
+   * Real-time budget for the odds of a crossing, counted from when the observations arrived; past
+   * it the signal is stored with `buckets: null` (default ODDS_DEADLINE_MS, 10 s).
+   */
+  oddsDeadlineMs?: number;
+  onSignalInTransaction?: (signal: SignalPublic) => void;
+  onSignalCommitted?: (signal: SignalPublic) => void;
+  /** Ticks, tick durations, upstream errors and signals go here for /metrics. */
+  metrics?: Metrics;
+};
+
+export type TickReport = {
+  startedAtMs: number;
+  durationMs: number;
+  cities: number;
+  signals: SignalPublic[];
+  baselines: number;
+  noMarket: string[];
+  /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
+  paused: string[];
+  backingOff: string[];
+  /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
+  waitingForFeed: number;
+  errors: { city: string; error: string }[];
+};
+
+export type Poller = {
+  /** Begins ticking; the first tick after `firstTickDelayMs` (default at once). */
+  start(firstTickDelayMs?: number): void;
+  stop(): Promise<void>;
+  tick(): Promise<TickReport>;
+  /** Event page of the city's market for a date once the poller has seen that event. */
+  marketUrlFor(city: CityRecord, date: string): string | null;
+  /** In-memory state since start: last tick, and per active city its last attempt, success, error and backoff. */
+  health(): PollerHealth;
+  /** The parsed rule and verdict of the city's current market day, once the poller has read its event. */
+  ruleFor(city: CityRecord): DayRule | null;
+};
