@@ -1,9 +1,8 @@
 import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
-import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import { microToUsd } from '../lib/money.ts';
-import { createRuleStore, type DayRule } from '../resolution/store.ts';
-import { createDiscoveryStore, type DiscoveredRow } from '../resolution/discovery-store.ts';
+import { createRuleStore } from '../resolution/store.ts';
+import { createDiscoveryStore } from '../resolution/discovery-store.ts';
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import { createSignalReader } from '../signals/read-store.ts';
@@ -12,9 +11,11 @@ import { createEntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
 import { createPaymentReads } from '../payments/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
+import { discoveryOf, iso, pollerOf, replicationOf } from './poller-section.ts';
 
 /**
- * Builds the operator page's data from the database and the poller's in-memory state, read-only.
+ * Builds the operator page's data from the database and the poller's in-memory state, read-only,
+ * one section at a time (the money sections here, the poller's and discovery's in poller-section.ts).
  * Signals, day state, entitlements, resolution rules, the outbox, payments and refunds come from
  * their owners (payments/store.ts createPaymentReads for the last two). What a
  * request costs: the lists are LIMITed on an index and the totals come from trigger-kept
@@ -37,41 +38,6 @@ export type ReportDeps = {
 
 const DAY_MS = 86_400_000;
 
-function discoveryOf(rows: DiscoveredRow[], catalog: Catalog): AdminDataBody['discovery'] {
-  const served = catalog.active.map((c) => c.slug);
-  const isServed = new Set(served);
-  const sel = catalog.selection;
-  return {
-    at: rows.length > 0 ? new Date(Math.max(...rows.map((r) => r.seenAtMs))).toISOString() : null,
-    selection: sel.mode === 'list' ? sel.slugs.join(',') : sel.mode,
-    events: rows.length,
-    served,
-    notServed: rows
-      .filter((r) => !r.served && !isServed.has(r.city))
-      .map((r) => ({
-        city: r.city,
-        kind: r.slug.startsWith(`${EVENT_PREFIX.low}-`) ? ('low' as const) : ('high' as const),
-        targetDate: r.targetDate,
-        slug: r.slug,
-        reason: r.reason ?? 'not served',
-      })),
-  };
-}
-
-function ruleOf(r: DayRule | undefined) {
-  if (!r) return null;
-  return {
-    targetDate: r.targetDate,
-    source: r.source,
-    station: r.station,
-    unit: r.unit,
-    precision: r.precision,
-    fallback: r.fallback,
-    status: r.status,
-    reason: r.reason,
-    observedWith: r.observedWith,
-  };
-}
 type PaymentOut = AdminDataBody['recentPayments'][number];
 type PaymentRow = Pick<PaymentOut, 'id' | 'city' | 'count' | 'settler' | 'status' | 'error'> & {
   created_at: number;
@@ -86,156 +52,136 @@ type RefundRow = Pick<RefundOut, 'id' | 'wallet' | 'reason' | 'status'> & {
   amount_micro: number;
   tx_hash: RefundOut['txHash'];
 };
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
-function replicationOf(r: (ReplicaStatus & { replica: string }) | undefined): AdminDataBody['replication'] {
-  if (!r) return null;
-  const { replica, up, lagMs, lastSyncAt, failures, lastError } = r;
-  return { replica, up, lagMs: Math.round(lagMs), lastSyncAt: isoOrNull(lastSyncAt), failures, lastError };
+function openReads(db: Db) {
+  return {
+    payments: createPaymentReads(db),
+    signals: createSignalReader(db),
+    signalStore: createSignalStore(db),
+    entitlements: createEntitlementStore(db),
+    dayRules: createRuleStore(db),
+    discovered: createDiscoveryStore(db),
+    outboxCounts: createOutboxCounts(db),
+    outboxRecent: createOutboxRecent(db),
+  };
 }
+
+type Reads = ReturnType<typeof openReads>;
 
 export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
   const { db } = deps;
-  const payments = createPaymentReads(db);
-  const signals = createSignalReader(db);
-  const signalStore = createSignalStore(db);
-  const entitlements = createEntitlementStore(db);
-  const dayRules = createRuleStore(db);
-  const discovered = createDiscoveryStore(db);
-  const outboxCounts = createOutboxCounts(db);
-  const outboxRecent = createOutboxRecent(db);
+  const reads = openReads(db);
 
   return (nowMs) => {
     // One read transaction: every section describes the same committed state.
     return db.transaction(() => {
-      const latest = signals.latestSeqAll();
-      const readings = new Map(
-        [...signalStore.latestReadings()].map(([city, r]) => [
-          city,
-          { targetDate: r.targetDate, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updatedAtMs) },
-        ]),
-      );
-      const totals = payments.appliedTotals();
-      const refundTotals = payments.queuedRefundTotals();
-      const doubt = payments.inDoubt();
-      const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
-
-      const counts = outboxCounts();
-
-      const health = deps.pollerHealth?.();
-      const byCity = new Map(health?.cities.map((c) => [c.city, c]));
-      const slugs = health ? health.cities.map((c) => c.city) : deps.catalog.active.map((c) => c.slug);
-      const rules = dayRules.latest();
-      const name = (slug: string) => deps.catalog.get(slug)?.displayName ?? slug;
-
+      const latest = reads.signals.latestSeqAll();
       return {
         generatedAt: iso(nowMs),
         paymentMode: deps.paymentMode,
         feed: deps.feed,
-        totals: {
-          revenueMicro: totals.micro,
-          revenueUsd: microToUsd(totals.micro),
-          appliedPayments: totals.n,
-          refundsQueued: refundTotals.n,
-          refundsQueuedMicro: refundTotals.micro,
-          inDoubtPayments: doubt.n,
-          oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
-          // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
-          signals: [...latest.values()].reduce((a, b) => a + b, 0),
-          entitlements: entitlements.count(),
-        },
-        revenueByDay: payments.revenueSince(since).map((r) => ({
-          day: iso(r.dayNumber * DAY_MS).slice(0, 10),
-          city: r.city,
-          payments: r.payments,
-          micro: r.micro,
-          usd: microToUsd(r.micro),
-        })),
-        recentPayments: (payments.recent(LIMITS.payments) as PaymentRow[]).map((r) => ({
-          id: r.id,
-          createdAt: iso(r.created_at),
-          wallet: r.payer,
-          city: r.city,
-          count: r.count,
-          amountMicro: r.amount_micro,
-          amountUsd: microToUsd(r.amount_micro),
-          settler: r.settler,
-          txHash: r.tx_hash,
-          status: r.status,
-          error: r.error,
-        })),
-        refunds: (payments.queuedRefunds(LIMITS.refunds) as RefundRow[]).map((r) => ({
-          id: r.id,
-          paymentId: r.payment_id,
-          createdAt: iso(r.created_at),
-          wallet: r.wallet,
-          amountMicro: r.amount_micro,
-          amountUsd: microToUsd(r.amount_micro),
-          txHash: r.tx_hash,
-          reason: r.reason,
-          status: r.status,
-        })),
-        entitlements: entitlements.recent(LIMITS.entitlements).map((r) => ({
-          wallet: r.wallet,
-          city: r.city,
-          paidThroughSeq: r.paidThroughSeq,
-          totalPaidSignals: r.totalPaidSignals,
-          latestSeq: latest.get(r.city) ?? 0,
-          updatedAt: iso(r.updatedAtMs),
-        })),
-        deliveries: {
-          counts,
-          recent: outboxRecent(LIMITS.deliveries).map((r) => ({
-            id: r.id,
-            wallet: r.wallet,
-            city: r.city,
-            targetDate: r.target_date,
-            bucket: r.bucket,
-            seq: r.seq,
-            status: r.status,
-            attempts: r.attempts,
-            lastError: r.last_error,
-            updatedAt: iso(r.updated_at),
-          })),
-        },
+        totals: totalsOf(reads, latest, nowMs),
+        revenueByDay: revenueByDayOf(reads, nowMs),
+        recentPayments: recentPaymentsOf(reads),
+        refunds: refundsOf(reads),
+        entitlements: entitlementsOf(reads, latest),
+        deliveries: deliveriesOf(reads),
         replication: replicationOf(deps.replication?.()),
-        poller: {
-          running: health !== undefined,
-          lastTick: health?.lastTick
-            ? {
-                startedAt: iso(health.lastTick.startedAtMs),
-                durationMs: health.lastTick.durationMs,
-                signals: health.lastTick.signals,
-                errors: health.lastTick.errors,
-              }
-            : null,
-          cities: slugs.map((slug) => {
-            const h = byCity.get(slug);
-            return {
-              city: slug,
-              displayName: deps.catalog.get(slug)?.displayName ?? slug,
-              latestSeq: latest.get(slug) ?? 0,
-              lastReading: readings.get(slug) ?? null,
-              lastAttemptAt: isoOrNull(h?.lastAttemptAtMs ?? null),
-              lastOkAt: isoOrNull(h?.lastOkAtMs ?? null),
-              lastError: h?.lastError ?? null,
-              lastErrorAt: isoOrNull(h?.lastErrorAtMs ?? null),
-              failures: h?.failures ?? 0,
-              retryAt: isoOrNull(h?.retryAtMs ?? null),
-              noMarket: h?.noMarket ?? false,
-              rule: ruleOf(rules.get(slug)),
-            };
-          }),
-          paused: slugs.flatMap((slug) => {
-            const r = rules.get(slug);
-            return r?.status === 'paused'
-              ? [{ city: slug, displayName: name(slug), targetDate: r.targetDate, reason: r.reason ?? 'paused' }]
-              : [];
-          }),
-        },
-        discovery: discoveryOf(discovered.all(), deps.catalog),
+        poller: pollerOf(deps.catalog, deps.pollerHealth?.(), {
+          latest,
+          readings: reads.signalStore.latestReadings(),
+          rules: reads.dayRules.latest(),
+        }),
+        discovery: discoveryOf(reads.discovered.all(), deps.catalog),
       };
     })();
+  };
+}
+
+function totalsOf({ payments, entitlements }: Reads, latest: Map<string, number>, nowMs: number) {
+  const totals = payments.appliedTotals();
+  const refundTotals = payments.queuedRefundTotals();
+  const doubt = payments.inDoubt();
+  return {
+    revenueMicro: totals.micro,
+    revenueUsd: microToUsd(totals.micro),
+    appliedPayments: totals.n,
+    refundsQueued: refundTotals.n,
+    refundsQueuedMicro: refundTotals.micro,
+    inDoubtPayments: doubt.n,
+    oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
+    // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
+    signals: [...latest.values()].reduce((a, b) => a + b, 0),
+    entitlements: entitlements.count(),
+  };
+}
+
+function revenueByDayOf({ payments }: Reads, nowMs: number): AdminDataBody['revenueByDay'] {
+  const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
+  return payments.revenueSince(since).map((r) => ({
+    day: iso(r.dayNumber * DAY_MS).slice(0, 10),
+    city: r.city,
+    payments: r.payments,
+    micro: r.micro,
+    usd: microToUsd(r.micro),
+  }));
+}
+
+function recentPaymentsOf({ payments }: Reads): AdminDataBody['recentPayments'] {
+  return (payments.recent(LIMITS.payments) as PaymentRow[]).map((r) => ({
+    id: r.id,
+    createdAt: iso(r.created_at),
+    wallet: r.payer,
+    city: r.city,
+    count: r.count,
+    amountMicro: r.amount_micro,
+    amountUsd: microToUsd(r.amount_micro),
+    settler: r.settler,
+    txHash: r.tx_hash,
+    status: r.status,
+    error: r.error,
+  }));
+}
+
+function refundsOf({ payments }: Reads): AdminDataBody['refunds'] {
+  return (payments.queuedRefunds(LIMITS.refunds) as RefundRow[]).map((r) => ({
+    id: r.id,
+    paymentId: r.payment_id,
+    createdAt: iso(r.created_at),
+    wallet: r.wallet,
+    amountMicro: r.amount_micro,
+    amountUsd: microToUsd(r.amount_micro),
+    txHash: r.tx_hash,
+    reason: r.reason,
+    status: r.status,
+  }));
+}
+
+function entitlementsOf({ entitlements }: Reads, latest: Map<string, number>): AdminDataBody['entitlements'] {
+  return entitlements.recent(LIMITS.entitlements).map((r) => ({
+    wallet: r.wallet,
+    city: r.city,
+    paidThroughSeq: r.paidThroughSeq,
+    totalPaidSignals: r.totalPaidSignals,
+    latestSeq: latest.get(r.city) ?? 0,
+    updatedAt: iso(r.updatedAtMs),
+  }));
+}
+
+function deliveriesOf({ outboxCounts, outboxRecent }: Reads): AdminDataBody['deliveries'] {
+  return {
+    counts: outboxCounts(),
+    recent: outboxRecent(LIMITS.deliveries).map((r) => ({
+      id: r.id,
+      wallet: r.wallet,
+      city: r.city,
+      targetDate: r.target_date,
+      bucket: r.bucket,
+      seq: r.seq,
+      status: r.status,
+      attempts: r.attempts,
+      lastError: r.last_error,
+      updatedAt: iso(r.updated_at),
+    })),
   };
 }
