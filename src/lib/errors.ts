@@ -1,23 +1,28 @@
 /**
- * The one error type routes throw. `app.onError` turns it into `{error, ...extra, disclaimer}`
- * with `status`; anything else becomes a 500 that never leaks a stack.
+ * The one error type routes throw, built only by the catalog in api-errors.ts. `app.onError`
+ * turns it into `{error, ...extra, disclaimer}` with `status`; anything else becomes a 500 that
+ * never leaks a stack. `code` is the stable machine name (docs/errors.md) that metrics and logs
+ * key on; it stays off the body because spec section 7 lists each body's fields.
  */
 export class ApiError extends Error {
+  readonly code: string;
   readonly status: number;
   readonly extra: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(
-    status: number,
-    message: string,
-    extra: Record<string, unknown> = {},
-    headers: Record<string, string> = {},
-  ) {
-    super(message);
+  constructor(opts: {
+    code: string;
+    status: number;
+    message: string;
+    extra?: Record<string, unknown>;
+    headers?: Record<string, string>;
+  }) {
+    super(opts.message);
     this.name = 'ApiError';
-    this.status = status;
-    this.extra = extra;
-    this.headers = headers;
+    this.code = opts.code;
+    this.status = opts.status;
+    this.extra = opts.extra ?? {};
+    this.headers = opts.headers ?? {};
   }
 }
 
