@@ -1,6 +1,5 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { PAYMENT_ERRORS } from '../payments/errors.ts';
-import { PAYMENT_ID_ERRORS } from '../payments/payment-identifier.ts';
+import { ERRORS, PAYMENT_ERRORS } from '../lib/api-errors.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
 import {
   isOperator,
@@ -211,8 +210,8 @@ ${endpointReference(d)}
 ## Error strings
 
 ${errors}
-- \`${PAYMENT_ID_ERRORS.conflict}\` (409, an x402 v2 payment-identifier id already used with another payment)
-- \`unknown city\` (404)
+- \`${ERRORS.payment_identifier_conflict.message}\` (409, an x402 v2 payment-identifier id already used with another payment)
+- \`${ERRORS.unknown_city.message}\` (404)
 
 ## TypeScript (viem)
 

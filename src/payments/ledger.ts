@@ -2,12 +2,12 @@ import type { Hex } from 'viem';
 import type { GroupCommit } from '../db/group-commit.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
+import { entitlementFailed, settlementFailed } from '../lib/api-errors.ts';
 import type { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { applyPurchase, entitlementOf } from '../entitlements/store.ts';
 import { issueReceipt } from '../entitlements/receipts.ts';
 import { createSignalStore } from '../signals/store.ts';
-import { refundQueued, settleFailed } from './errors.ts';
 import type { Sealer } from './sealed.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 
@@ -170,7 +170,7 @@ export function createLedger(deps: {
         txHash: row?.tx_hash,
         err,
       });
-      throw refundQueued();
+      throw entitlementFailed();
     }
     if (!applied) return answer(store.get(id)!);
     return logApplied(applied);
@@ -184,9 +184,9 @@ export function createLedger(deps: {
       case 'settled':
         return apply(row.id, false);
       case 'refund_queued':
-        throw refundQueued();
+        throw entitlementFailed();
       case 'failed':
-        throw settleFailed(row.error ?? 'not settled');
+        throw settlementFailed(row.error ?? 'not settled');
       default:
         throw pending();
     }

@@ -1,21 +1,21 @@
 import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import { PAYMENT_ERRORS } from './errors.ts';
+import type { ErrorCode } from '../lib/api-errors.ts';
 
 /** The `outcome` label of isocast_payments_total for each way a purchase can end. */
-const OUTCOME_BY_ERROR: Record<string, string> = {
-  [PAYMENT_ERRORS.verify]: 'verification_failed',
-  [PAYMENT_ERRORS.binding]: 'binding_mismatch',
-  [PAYMENT_ERRORS.settle]: 'settlement_failed',
-  [PAYMENT_ERRORS.pending]: 'in_doubt',
-  [PAYMENT_ERRORS.sanctioned]: 'sanctioned',
-  [PAYMENT_ERRORS.screening]: 'screening_unavailable',
-  [PAYMENT_ERRORS.entitlement]: 'entitlement_failed',
+const OUTCOME_BY_CODE: Partial<Record<ErrorCode, string>> = {
+  payment_verification_failed: 'verification_failed',
+  binding_mismatch: 'binding_mismatch',
+  settlement_failed: 'settlement_failed',
+  settlement_pending: 'in_doubt',
+  sanctioned: 'sanctioned',
+  screening_unavailable: 'screening_unavailable',
+  entitlement_failed: 'entitlement_failed',
 };
 
 export function paymentOutcome(result: unknown): string {
-  if (result instanceof ApiError) return OUTCOME_BY_ERROR[result.message] ?? 'rejected';
+  if (result instanceof ApiError) return OUTCOME_BY_CODE[result.code as ErrorCode] ?? 'rejected';
   if (result instanceof Error) return 'error';
   const p = result as { idempotent: boolean; replay?: unknown };
   // A payment identifier's stored answer repeats `idempotent: false`, but nothing moved now.

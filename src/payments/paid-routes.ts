@@ -5,14 +5,21 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
-import { ApiError } from '../lib/errors.ts';
+import {
+  ERRORS,
+  paymentRequired,
+  receiptExpired,
+  receiptTokenRequired,
+  sanctioned,
+  tooManyWaiting,
+} from '../lib/api-errors.ts';
+import type { ApiError } from '../lib/errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
 import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bundle.ts';
-import { PAYMENT_ERRORS } from './errors.ts';
 import { createWakeLookups, directLookups, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from './plane.ts';
 import { PAYMENT_ID_CONFLICT_DOC, PAYMENT_REQUIRED_DOC, paymentResponseHeaders } from './routes.ts';
@@ -37,18 +44,8 @@ import { IsocastSignalPublic } from '../signals/schemas.ts';
  * most 100, built by joining the stored JSON without re-serialising it (and cached as bytes).
  */
 export const PAGE_SIZE = 100;
-const EXHAUSTED = 'paid signals exhausted; buy more to continue';
-/** An Authorization header that is not `Bearer <token>`: the caller meant to read, so say how. */
-export const RECEIPT_TOKEN_REQUIRED = 'receipt token required: Authorization: Bearer <receiptToken>';
 export const DEFAULT_CHALLENGE_COUNT = 20;
-export const TOO_MANY_WAITING = 'too many reads waiting for signals; retry after Retry-After seconds';
 const WAITERS_RETRY_S = 2;
-/** A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads. */
-export const ALREADY_APPLIED =
-  'payment already applied; an X-Payment reads only in the request that settled it: read with Authorization: Bearer <receiptToken>';
-/** An expired bearer token (RECEIPT_TTL_DAYS): one wallet signature gets a new one, no payment. */
-export const RECEIPT_EXPIRED =
-  'receipt token expired; sign a ReceiptRequest and POST /v1/receipts for a new one (free, no payment)';
 export const RECEIPT_HINT =
   "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
 
@@ -134,7 +131,8 @@ export function paidSignalsRoutes(deps: {
     const authorization = c.req.header('authorization');
     if (authorization === undefined) return challengeReply(c, deps.plane.challenge(city, count, resource), resource);
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-    if (!bearer) throw new ApiError(401, RECEIPT_TOKEN_REQUIRED, {}, { 'www-authenticate': 'Bearer' });
+    // An Authorization header that is not `Bearer <token>`: the caller meant to read, so say how.
+    if (!bearer) throw receiptTokenRequired();
     const wallet = bearerWallet(c, bearer, city, count, resource, direct);
     if (typeof wallet !== 'string') return wallet;
     const again = (lookups: WakeLookups) => bearerWallet(c, bearer, city, count, resource, lookups);
@@ -142,7 +140,7 @@ export function paidSignalsRoutes(deps: {
   });
 
   const screened = (wallet: string): string => {
-    if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
+    if (deps.sanctions.has(wallet)) throw sanctioned();
     return wallet;
   };
 
@@ -162,13 +160,7 @@ export function paidSignalsRoutes(deps: {
   ): Response | Promise<Response> {
     const headers = { 'cache-control': 'no-store' };
     if (wait && deps.maxWaiters > 0 && c.req.method !== 'HEAD' && nothingYet(wallet, city, since)) {
-      if (deps.notifier.waiting() >= deps.maxWaiters)
-        throw new ApiError(
-          503,
-          TOO_MANY_WAITING,
-          { retryAfterSeconds: WAITERS_RETRY_S },
-          { 'retry-after': String(WAITERS_RETRY_S) },
-        );
+      if (deps.notifier.waiting() >= deps.maxWaiters) throw tooManyWaiting(WAITERS_RETRY_S);
       // Held until a signal past `since` commits for the city, `wait` elapses, the client leaves
       // (its waiter is freed at once) or the server stops; then answered exactly as without wait.
       // The token is checked again at wake (revoked or expired while held answers as it would now);
@@ -197,7 +189,7 @@ export function paidSignalsRoutes(deps: {
   ): string | Response {
     const receipt = lookups.receipt(bearer);
     if (receipt && deps.receiptTtlMs > 0 && deps.clock.now() >= receipt.createdAt + deps.receiptTtlMs)
-      throw new ApiError(401, RECEIPT_EXPIRED, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+      throw receiptExpired();
     if (!receipt)
       return challengeReply(
         c,
@@ -218,11 +210,11 @@ export function paidSignalsRoutes(deps: {
   }
 
   function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
-    const { error, ...body } = deps.plane.challenge(city, count, resource, {
-      error: EXHAUSTED,
+    const challenge = deps.plane.challenge(city, count, resource, {
+      error: ERRORS.exhausted.message,
       exhaustion: { paidThrough, latest },
     });
-    return new ApiError(402, error, body, challengeHeaders({ error, ...body }, extensions(resource)));
+    return paymentRequired('exhausted', challenge, challengeHeaders(challenge, extensions(resource)));
   }
 
   /**
@@ -238,16 +230,14 @@ export function paidSignalsRoutes(deps: {
     paidThrough: number,
     latest: number,
   ): ApiError {
-    const { error, ...body } = deps.plane.challenge(city, count, resource, {
-      error: since >= paidThrough ? EXHAUSTED : ALREADY_APPLIED,
+    // A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads.
+    const code = since >= paidThrough ? 'exhausted' : 'already_applied';
+    const challenge = deps.plane.challenge(city, count, resource, {
+      error: ERRORS[code].message,
       exhaustion: { paidThrough, latest },
     });
-    return new ApiError(
-      402,
-      error,
-      { ...body, idempotent: true, receipt: RECEIPT_HINT },
-      challengeHeaders({ error, ...body }, extensions(resource)),
-    );
+    const headers = challengeHeaders(challenge, extensions(resource));
+    return paymentRequired(code, { ...challenge, idempotent: true, receipt: RECEIPT_HINT }, headers);
   }
 
   /** `paid`: the ceiling after the payment this request carried; such an answer is always 200 (possibly an empty page). */
@@ -268,7 +258,7 @@ export function paidSignalsRoutes(deps: {
     // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
     if (since >= paidThrough && !paid) {
       const body = deps.plane.challenge(city, count, resource, {
-        error: EXHAUSTED,
+        error: ERRORS.exhausted.message,
         exhaustion: { paidThrough, latest },
       });
       return replyJson(c, body, 402, { ...headers, ...challengeHeaders(body, extensions(resource)) });

@@ -1,5 +1,3 @@
-import { ApiError } from '../lib/errors.ts';
-
 /**
  * The x402 `payment-identifier` extension (@x402/extensions 2.27): a v2 buyer may send an `id`
  * (`extensions["payment-identifier"].info.id` of its PaymentPayload) as an idempotency key. The
@@ -15,14 +13,6 @@ export const PAYMENT_IDENTIFIER = 'payment-identifier';
 export const PAYMENT_ID_MIN_LENGTH = 16;
 export const PAYMENT_ID_MAX_LENGTH = 128;
 const PAYMENT_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
-
-export const PAYMENT_ID_ERRORS = {
-  /** 409: the id is bound to another payment (another authorization, or another payer). */
-  conflict:
-    'payment identifier already used with a different payment; use a new id for a new payment, or resend the same payment',
-} as const;
-
-export const identifierConflict = () => new ApiError(409, PAYMENT_ID_ERRORS.conflict);
 
 export const PAYMENT_ID_RULE = `${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters of A-Z, a-z, 0-9, "-" and "_"`;
 

@@ -1,10 +1,10 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createGroupCommit } from '../db/group-commit.ts';
 import type { Db } from '../db/open.ts';
+import { settlementPending } from '../lib/api-errors.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createChallenges } from './challenge.ts';
-import { PAYMENT_ERRORS, settlementPending } from './errors.ts';
 import { createInflight, paymentKey } from './inflight.ts';
 import { createLedger, type Purchase } from './ledger.ts';
 import { paymentCounters } from './outcomes.ts';
@@ -112,9 +112,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
         counters.applied(await work);
         return 'applied';
       } catch (err) {
-        if (err instanceof ApiError && err.message === PAYMENT_ERRORS.entitlement) return 'refunded';
-        if (err instanceof ApiError && err.message === PAYMENT_ERRORS.settle) return 'failed';
-        if (err instanceof ApiError && err.message === PAYMENT_ERRORS.pending) return 'pending';
+        if (err instanceof ApiError && err.code === 'entitlement_failed') return 'refunded';
+        if (err instanceof ApiError && err.code === 'settlement_failed') return 'failed';
+        if (err instanceof ApiError && err.code === 'settlement_pending') return 'pending';
         throw err;
       }
     },

@@ -2,16 +2,23 @@ import type { KeyObject } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import type { GroupCommit } from '../db/group-commit.ts';
 import type { Clock } from '../lib/clock.ts';
-import { ApiError } from '../lib/errors.ts';
+import {
+  bindingMismatch,
+  paymentVerificationFailed,
+  paymentIdentifierConflict,
+  sanctioned,
+  screeningUnavailable,
+  settlementFailed,
+  shuttingDown,
+} from '../lib/api-errors.ts';
+import type { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { MAX_AUTH_LIFETIME_S, bindingNonce, echoedPoint, matchBinding, type BindingCheck } from './binding.ts';
 import type { Challenges } from './challenge.ts';
-import { bindingMismatch, sanctioned, screeningUnavailable, settleFailed, verifyFailed } from './errors.ts';
 import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, Purchase, ResultMemo } from './ledger.ts';
-import { identifierConflict } from './payment-identifier.ts';
 import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
@@ -136,7 +143,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     }
     store.markFailed(id, outcome.reason, clock.now());
     logger.warn('settlement failed; not charged', fields);
-    throw settleFailed(outcome.reason);
+    throw settlementFailed(outcome.reason);
   }
 
   /**
@@ -156,7 +163,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     if (st.state === 'unused' && st.expired) {
       store.markFailed(row.id, 'authorization expired unused on chain; not charged', clock.now());
       logger.info('in-doubt payment resolved: expired unused on chain, not charged', fields);
-      throw settleFailed('authorization expired unused on chain');
+      throw settlementFailed('authorization expired unused on chain');
     }
     if (st.state === 'unknown') logger.warn('in-doubt payment still unresolved', { ...fields, reason: st.reason });
     if (st.state !== 'unused' || !retry) throw pending();
@@ -204,7 +211,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
     const row = claim.row;
     // Another payment took the identifier since the check in purchase(): nothing of this one moved.
-    if (!row) throw identifierConflict();
+    if (!row) throw paymentIdentifierConflict();
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
     return answerKnown(row, { identifier: r.p.identifier, memo: r.memo });
   }
@@ -217,19 +224,13 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     resourcePath: string,
     opts: PurchaseOptions,
   ): Promise<Purchase> {
-    if (!deps.accepting())
-      throw new ApiError(
-        503,
-        'server shutting down; send the same request again shortly',
-        { retryAfterSeconds: 5 },
-        { 'retry-after': '5' },
-      );
+    if (!deps.accepting()) throw shuttingDown(5);
     const decoded = decodePaymentHeader(header);
-    if (!decoded.ok) throw verifyFailed(decoded.reason);
+    if (!decoded.ok) throw paymentVerificationFailed(decoded.reason);
     const p = decoded.value;
     const a = p.authorization;
     const payee = checkPayee(a, { payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro });
-    if (payee && !payee.ok) throw verifyFailed(payee.reason);
+    if (payee && !payee.ok) throw paymentVerificationFailed(payee.reason);
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
     const again: Again = { identifier: p.identifier, memo: opts.memo };
@@ -237,7 +238,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     // anything is verified or claimed. The unique index decides a race (claimAndSettle).
     if (p.identifier) {
       const holder = store.byIdentifier(p.identifier);
-      if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce)) throw identifierConflict();
+      if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
+        throw paymentIdentifierConflict();
     }
     if (inflight.has(key)) return afterRunning(key, from, a.nonce, again);
 
@@ -255,7 +257,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     }
 
     const window = checkWindow(a, nowS());
-    if (window && !window.ok) throw verifyFailed(window.reason);
+    if (window && !window.ok) throw paymentVerificationFailed(window.reason);
     // The salts this server can have served for a still-valid authorization (binding.ts). An
     // echoed salt that is not one of them is refused before any signature recovery.
     const check: BindingCheck = {
@@ -268,7 +270,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const echoed = p.salt ? echoedPoint(deps.secret(), p.salt, check) : null;
     if (p.salt && !echoed) throw bindingMismatch();
     const verified = await verifyPayment(p, terms(count));
-    if (!verified.ok) throw verifyFailed(verified.reason);
+    if (!verified.ok) throw paymentVerificationFailed(verified.reason);
     const payer = verified.payer;
     // Per-wallet abuse limit: only now does a signature name the wallet (a 429 settles nothing).
     deps.limitPayer?.(payer);

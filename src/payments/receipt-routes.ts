@@ -3,17 +3,24 @@ import { z } from 'zod';
 import type { Hex } from 'viem';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
-import { ApiError } from '../lib/errors.ts';
+import {
+  fieldRequired,
+  invalidField,
+  noPurchases,
+  sanctioned,
+  signatureAlreadyUsed,
+  signatureVerificationFailed,
+  staleTimestamp,
+} from '../lib/api-errors.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
-import { isStaleTimestamp, SIGNED_REQUEST_SKEW_SEC, STALE_TIMESTAMP } from '../lib/signed-request.ts';
+import { isStaleTimestamp, SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { issueReceipt, revokeReceipts } from '../entitlements/receipts.ts';
 import { createEntitlementStore } from '../entitlements/store.ts';
-import { PAYMENT_ERRORS } from './errors.ts';
 import {
   originOf,
   RECEIPT_REQUEST_PRIMARY_TYPE,
@@ -93,11 +100,10 @@ const MESSAGES: Record<string, string> = {
 
 function parseBody(body: Record<string, unknown>): SignedBody {
   for (const field of ['wallet', 'timestamp', 'signature'] as const) {
-    if (body[field] === undefined || body[field] === null) throw new ApiError(400, `${field} is required`);
+    if (body[field] === undefined || body[field] === null) throw fieldRequired(field);
   }
   const parsed = ReceiptRequestBody.safeParse(body);
-  if (!parsed.success)
-    throw new ApiError(400, MESSAGES[String(parsed.error.issues[0]!.path[0])] ?? 'invalid request body');
+  if (!parsed.success) throw invalidField(MESSAGES[String(parsed.error.issues[0]!.path[0])] ?? 'invalid request body');
   return parsed.data;
 }
 
@@ -140,15 +146,13 @@ export function receiptRoutes(deps: {
 
   /** The checks both endpoints share: skew, then the signature over this server's origin. */
   async function verified(body: SignedBody, kind: ReceiptSignedKind): Promise<string> {
-    if (isStaleTimestamp(clock.now(), body.timestamp)) throw new ApiError(401, STALE_TIMESTAMP);
+    if (isStaleTimestamp(clock.now(), body.timestamp)) throw staleTimestamp();
     const wallet = body.wallet.toLowerCase();
     if (!(await verifyReceiptSigned(kind, wallet, origin, body.timestamp, body.signature as Hex))) {
       // The spec's string; a client that says which origin it signed learns which one this is.
       const named = body.origin !== undefined && body.origin !== origin;
-      throw new ApiError(
-        401,
-        'signature verification failed',
-        named ? { reason: `signed for origin ${body.origin}; this server is ${origin}` } : {},
+      throw signatureVerificationFailed(
+        named ? `signed for origin ${body.origin}; this server is ${origin}` : undefined,
       );
     }
     return wallet;
@@ -159,13 +163,13 @@ export function receiptRoutes(deps: {
     const body = parseBody(await readJsonObject(c));
     const wallet = await verified(body, RECEIPT_REQUEST_PRIMARY_TYPE);
     deps.limitWallet?.(wallet);
-    if (deps.sanctions.has(wallet)) throw new ApiError(403, PAYMENT_ERRORS.sanctioned);
+    if (deps.sanctions.has(wallet)) throw sanctioned();
     const owned = entitlements.citiesOf(wallet);
     const paymentId = payments.lastAppliedId(wallet);
-    if (owned.length === 0 || paymentId === null) throw new ApiError(404, 'no purchases for this wallet');
+    if (owned.length === 0 || paymentId === null) throw noPurchases();
     const nowMs = clock.now();
     const receiptToken = issue(wallet, body.timestamp, paymentId, nowMs);
-    if (!receiptToken) throw new ApiError(401, 'signature already used');
+    if (!receiptToken) throw signatureAlreadyUsed();
     deps.logger.info('receipt token issued on a signed request', { wallet, cities: owned.length });
     const expiresAt = deps.receiptTtlMs > 0 ? new Date(nowMs + deps.receiptTtlMs).toISOString() : null;
     return replyJson(c as Ctx, { ok: true, wallet, receiptToken, expiresAt, cities: owned }, 200, {
@@ -179,7 +183,7 @@ export function receiptRoutes(deps: {
     deps.limitWallet?.(wallet);
     // A sanctioned wallet may still revoke: it only removes access.
     const revoked = revoke(wallet, body.timestamp, clock.now());
-    if (revoked === null) throw new ApiError(401, 'signature already used');
+    if (revoked === null) throw signatureAlreadyUsed();
     deps.logger.info('receipt tokens revoked on a signed request', { wallet, revoked });
     return replyJson(c as Ctx, { ok: true, wallet, revoked }, 200, { 'cache-control': 'no-store' });
   });

@@ -8,7 +8,8 @@ import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from './bundle.ts';
 import type { Purchase } from './ledger.ts';
-import { PAYMENT_ID_ERRORS, PAYMENT_ID_RULE } from './payment-identifier.ts';
+import { ERRORS } from '../lib/api-errors.ts';
+import { PAYMENT_ID_RULE } from './payment-identifier.ts';
 import type { PaymentPlane } from './plane.ts';
 import {
   MinSpendError,
@@ -71,7 +72,7 @@ export const PAYMENT_REQUIRED_DOC =
 /** The 409 of both paid routes (payment-identifier.ts). */
 export const PAYMENT_ID_CONFLICT_DOC = {
   description:
-    `\`${PAYMENT_ID_ERRORS.conflict}\`: an x402 v2 payment-identifier id (extensions["payment-identifier"].info.id, ${PAYMENT_ID_RULE}) ` +
+    `\`${ERRORS.payment_identifier_conflict.message}\`: an x402 v2 payment-identifier id (extensions["payment-identifier"].info.id, ${PAYMENT_ID_RULE}) ` +
     'already belongs to another payment; nothing was verified, settled or charged. The same id with the same payment answers the stored result (the same status, body and PAYMENT-RESPONSE; the receipt token included)',
   schema: ErrorBody,
 };

@@ -9,7 +9,7 @@ import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
 import { buyerA, buyerB, over, signFor, subscribeWith } from '../payments/buy.ts';

@@ -12,7 +12,7 @@ import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
 import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { buy, buyerA, over, subscribeWith } from '../payments/buy.ts';

@@ -8,7 +8,7 @@ import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
 import { buy, buyerA, over } from '../payments/buy.ts';
 

@@ -5,7 +5,7 @@ import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
 import { walletForReceipt } from '../../src/entitlements/receipts.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, buyerB, over, subscribeWith } from '../payments/buy.ts';
 
 /**

@@ -11,7 +11,7 @@ import { FAKE_USDC, startFakeChain } from '../fakes/chain-rpc.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { CDP_FACILITATOR_URL } from '../../src/payments/settlers/cdp-key.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, over } from './buy.ts';
 
 /**

@@ -5,7 +5,7 @@ import { insertSignals } from '../helpers/signals.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { buyerA, buyerB, over, signFor, subscribeWith } from './buy.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 
 // The spec's section 7 strings, copied by hand: a change to the constants must fail here.
 test('payment error strings are exactly the spec section 7 texts', () => {

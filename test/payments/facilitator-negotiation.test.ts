@@ -10,7 +10,7 @@ import { paymentBackends } from '../../src/payments/backends.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { runDoctor } from '../../src/ops/doctor.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, challenge, over } from './buy.ts';
 
 /**

@@ -4,7 +4,7 @@ import { listen, testApp } from '../helpers/app.ts';
 import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, over, signFor, subscribeWith } from './buy.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';

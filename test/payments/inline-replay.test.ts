@@ -4,7 +4,10 @@ import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createMockSettler, mockTxHash } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
-import { ALREADY_APPLIED, RECEIPT_HINT } from '../../src/payments/paid-routes.ts';
+import { ERRORS } from '../../src/lib/api-errors.ts';
+import { RECEIPT_HINT } from '../../src/payments/paid-routes.ts';
+
+const ALREADY_APPLIED = ERRORS.already_applied.message;
 import { buyerA, over, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
 
 /**

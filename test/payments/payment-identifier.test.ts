@@ -16,8 +16,9 @@ import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createFailedPaymentPrune } from '../../src/payments/store.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
-import { PAYMENT_ID_ERRORS, isValidPaymentId } from '../../src/payments/payment-identifier.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { ERRORS } from '../../src/lib/api-errors.ts';
+import { isValidPaymentId } from '../../src/payments/payment-identifier.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
 import {
   IsocastExactScheme,
@@ -152,7 +153,7 @@ test('same id, another payment: 409 with the error and disclaimer; nothing settl
     const other = await f(SUB, post(await signed(f, SUB, { method: 'POST' }, account, id, clock.now())));
     const body = (await other.json()) as any;
     assert.equal(other.status, 409);
-    assert.equal(body.error, PAYMENT_ID_ERRORS.conflict);
+    assert.equal(body.error, ERRORS.payment_identifier_conflict.message);
     assert.match(body.disclaimer, /Informational only/);
     assert.equal(other.headers.get('payment-response'), null);
   }
@@ -293,7 +294,7 @@ test('a stock @x402/fetch client sends the id (appendPaymentIdentifierToExtensio
   // payment with the same id, which the extension's table answers with 409.
   const second = await payFetch('http://isocast.test/v1/subscribe?city=nyc&count=20', { method: 'POST' });
   assert.equal(second.status, 409);
-  assert.equal(((await second.json()) as any).error, PAYMENT_ID_ERRORS.conflict);
+  assert.equal(((await second.json()) as any).error, ERRORS.payment_identifier_conflict.message);
   assert.equal(settler.calls, 1);
 });
 

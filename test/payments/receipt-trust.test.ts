@@ -4,7 +4,9 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { loadConfig } from '../../src/config.ts';
-import { RECEIPT_EXPIRED } from '../../src/payments/paid-routes.ts';
+import { ERRORS } from '../../src/lib/api-errors.ts';
+
+const RECEIPT_EXPIRED = ERRORS.receipt_expired.message;
 import { receiptTypedData, type ReceiptSignedKind } from '../../src/payments/receipt-request.ts';
 import { buy, buyerA, buyerB, over, type Fetcher } from './buy.ts';
 

@@ -8,7 +8,7 @@ import { SubscribeResult, PaymentRequired } from '../../src/payments/schemas.ts'
 import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
 import { BASE_USDC, MOCK_PAY_TO } from '../../src/config.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, buyerB, challenge, over, signFor, subscribeWith, tamper } from './buy.ts';
 
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {

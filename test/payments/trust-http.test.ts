@@ -5,7 +5,7 @@ import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { entitlementOf } from '../../src/entitlements/store.ts';
 import { walletForReceipt } from '../../src/entitlements/receipts.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { bindingNonce } from '../../src/payments/binding.ts';
 import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../src/payments/receipt-request.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';

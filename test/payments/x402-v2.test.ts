@@ -5,7 +5,7 @@ import { PaymentPayloadV2Schema, PaymentRequiredV2Schema } from '@x402/core/sche
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { PAYMENT_ERRORS } from '../../src/payments/errors.ts';
+import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { listingFor } from '../../src/payments/bazaar.ts';
 import { buyerA, buyerB, over, type Fetcher } from './buy.ts';

@@ -5,7 +5,9 @@ import { listen, testApp } from '../helpers/app.ts';
 import { crossings } from '../helpers/crossings.ts';
 import { buy, over } from '../payments/buy.ts';
 import { signalNotifierFor } from '../../src/signals/notifier.ts';
-import { RECEIPT_EXPIRED } from '../../src/payments/paid-routes.ts';
+import { ERRORS } from '../../src/lib/api-errors.ts';
+
+const RECEIPT_EXPIRED = ERRORS.receipt_expired.message;
 import { receiptTypedData } from '../../src/payments/receipt-request.ts';
 
 /**

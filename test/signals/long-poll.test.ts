@@ -6,7 +6,9 @@ import { listen, testApp } from '../helpers/app.ts';
 import { crossings } from '../helpers/crossings.ts';
 import { buy, over } from '../payments/buy.ts';
 import { signalNotifierFor } from '../../src/signals/notifier.ts';
-import { TOO_MANY_WAITING } from '../../src/payments/paid-routes.ts';
+import { ERRORS } from '../../src/lib/api-errors.ts';
+
+const TOO_MANY_WAITING = ERRORS.too_many_waiting.message;
 
 /** Issue 25.4: `GET /v1/signals?...&wait=N` holds a bearer read until an entitled signal commits. */
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
