@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
-import { ApiError } from '../lib/errors.ts';
+import { adminTokenRequired } from '../lib/api-errors.ts';
 import type { AppEnv } from '../lib/http.ts';
 import { replyJson } from '../lib/http.ts';
 import { readAssetText } from '../lib/assets.ts';
@@ -60,8 +60,7 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
     return new Response(asset.body, { headers: { 'content-type': asset.type, ...PRIVATE } });
   });
   app.get('/admin/data.json', (c) => {
-    if (!bearerMatches(c.req.header('authorization'), token!))
-      throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
+    if (!bearerMatches(c.req.header('authorization'), token!)) throw adminTokenRequired();
     return replyJson(c, report(deps.clock.now()), 200, PRIVATE);
   });
   return app;

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
 import { parseQuery, replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
-import { ApiError } from '../lib/errors.ts';
+import { unknownCity } from '../lib/api-errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
@@ -65,10 +65,6 @@ function resolutionPublic(rule: DayRule | null) {
     pausedReason: rule.reason,
     observedWith: rule.observedWith,
   };
-}
-
-export function unknownCity(): ApiError {
-  return new ApiError(404, 'unknown city');
 }
 
 export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {

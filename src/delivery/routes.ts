@@ -3,14 +3,21 @@ import type { Hex } from 'viem';
 import type { Catalog } from '../cities/catalog.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
-import { ApiError } from '../lib/errors.ts';
+import {
+  sanctioned,
+  screeningUnavailable,
+  signatureVerificationFailed,
+  staleTimestamp,
+  requestInProgress,
+  testMessageFailed,
+  unknownCity,
+} from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
-import { isStaleTimestamp, SIGNED_REQUEST_SKEW_SEC, STALE_TIMESTAMP } from '../lib/signed-request.ts';
+import { isStaleTimestamp, SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { PAYMENT_ERRORS } from '../payments/errors.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { registrationTestMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
@@ -61,7 +68,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
   app.post('/v1/delivery/messenger', async (c) => {
     const body = parseDeliveryBody(await readJsonObject(c));
     const nowMs = clock.now();
-    if (isStaleTimestamp(nowMs, body.timestamp)) throw new ApiError(401, STALE_TIMESTAMP);
+    if (isStaleTimestamp(nowMs, body.timestamp)) throw staleTimestamp();
     const wallet = body.wallet.toLowerCase();
     const signed: DeliveryMessage = {
       wallet,
@@ -70,19 +77,17 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       action: body.action,
       timestamp: body.timestamp,
     };
-    if (!(await verifyDeliverySignature(signed, body.signature as Hex)))
-      throw new ApiError(401, 'signature verification failed');
+    if (!(await verifyDeliverySignature(signed, body.signature as Hex))) throw signatureVerificationFailed();
     deps.limits?.registration(wallet);
     // Spec 5 for the paid plane, applied to the free push channel too: a listed wallet gets no
     // chat set (nothing is sent, not even the test message), and without a list nothing is set.
     // A delete stays open to everyone: it only stops pushes.
     if (body.action === 'set') {
-      if (deps.screen.listed(wallet))
-        throw new ApiError(403, PAYMENT_ERRORS.sanctioned, { reason: SANCTIONED_REGISTRATION });
-      if (!deps.screen.available()) throw new ApiError(503, PAYMENT_ERRORS.screening);
+      if (deps.screen.listed(wallet)) throw sanctioned(SANCTIONED_REGISTRATION);
+      if (!deps.screen.available()) throw screeningUnavailable();
     }
     const citySlug = signed.citySlug === '' ? null : signed.citySlug;
-    if (citySlug !== null && !catalog.get(citySlug)) throw new ApiError(404, 'unknown city');
+    if (citySlug !== null && !catalog.get(citySlug)) throw unknownCity();
 
     const digest = deliveryDigest(signed);
     const expiresAtSec = body.timestamp + DELIVERY_SKEW_SEC;
@@ -90,13 +95,13 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       replyJson(c as Ctx, { ok: true, wallet, chatId, citySlug: city, action: body.action, idempotent });
     const replayed = () => done(body.chat, citySlug, true);
     if (store.digestUsed(digest)) return replayed();
-    if (inFlight.has(digest)) throw new ApiError(409, 'the same signed request is already being processed');
+    if (inFlight.has(digest)) throw requestInProgress();
     inFlight.add(digest);
     try {
       if (body.action === 'delete') {
         const removed = store.remove({ wallet, digest, nowMs, expiresAtSec });
         // The spec's one 404 string (section 7: `unknown city`, also for nothing to delete); `reason` says which.
-        if (removed === 'none') throw new ApiError(404, 'unknown city', { reason: NOTHING_TO_DELETE });
+        if (removed === 'none') throw unknownCity(NOTHING_TO_DELETE);
         if (removed === 'replayed') return replayed();
         logger.info('delivery registration deleted', { wallet, city: removed.city });
         return done(removed.chatId, removed.city, false);
@@ -122,7 +127,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
           kind: err instanceof MessengerError ? err.kind : 'unknown',
           reason,
         });
-        throw new ApiError(502, 'test message failed', { reason });
+        throw testMessageFailed(reason);
       }
       if (!store.set({ wallet, chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec })) return replayed();
       logger.info('delivery registration set', { wallet, city: citySlug });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from '../lib/errors.ts';
+import { chatIdRequired, fieldRequired, invalidField } from '../lib/api-errors.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
 
@@ -67,19 +67,18 @@ const MESSAGES: Record<string, string> = {
  */
 export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody & { chat: string | null } {
   for (const field of ['wallet', 'action', 'signature', 'timestamp'] as const) {
-    if (body[field] === undefined || body[field] === null) throw new ApiError(400, `${field} is required`);
+    if (body[field] === undefined || body[field] === null) throw fieldRequired(field);
   }
   const result = MessengerDeliveryRequest.safeParse(body);
   if (!result.success) {
     const order = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'];
     const fields = result.error.issues.map((i) => String(i.path[0] ?? ''));
     const first = order.find((f) => fields.includes(f));
-    throw new ApiError(400, first ? MESSAGES[first]! : 'request body is invalid');
+    throw invalidField(first ? MESSAGES[first]! : 'request body is invalid');
   }
-  if (result.data.action === 'set' && !result.data.chatId)
-    throw new ApiError(400, 'chatId is required when action is set');
+  if (result.data.action === 'set' && !result.data.chatId) throw chatIdRequired();
   if (!result.data.chatId) return { ...result.data, chat: null };
   const chat = canonicalChatId(result.data.chatId);
-  if (!chat.ok) throw new ApiError(400, chat.error);
+  if (!chat.ok) throw invalidField(chat.error);
   return { ...result.data, chat: chat.chatId };
 }

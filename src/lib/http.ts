@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { ApiError } from './errors.ts';
+import { invalidJsonBody, invalidQuery } from './api-errors.ts';
+import type { ApiError } from './errors.ts';
 
 /**
  * Hono glue shared by every router: the disclaimer, the JSON answers, and query parameters read
@@ -60,7 +61,7 @@ export function parseQuery<S extends z.ZodType>(
   if (result.success) return result.data;
   if (onError) throw onError(result.error.issues);
   const issue = result.error.issues[0]!;
-  throw new ApiError(400, `invalid query parameter ${issue.path.join('.') || ''}: ${issue.message}`.replace(' :', ':'));
+  throw invalidQuery(issue.path.join('.'), issue.message);
 }
 
 /** Reads a JSON body, answering 400 for anything that is not a JSON object. */
@@ -69,9 +70,8 @@ export async function readJsonObject(c: Ctx): Promise<Record<string, unknown>> {
   try {
     body = await c.req.json();
   } catch {
-    throw new ApiError(400, 'request body must be a JSON object');
+    throw invalidJsonBody();
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new ApiError(400, 'request body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidJsonBody();
   return body as Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
-import { ApiError } from '../lib/errors.ts';
+import { rateLimited } from '../lib/api-errors.ts';
+import type { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createRateLimiter, type BucketLimit } from '../lib/rate-limit.ts';
 import { clientKey, type TrustedProxies } from './client-address.ts';
@@ -68,12 +69,7 @@ export function createAbuseLimits(
   const refuse = (kind: LimitKind, route: string, retryAfterMs: number): ApiError => {
     refused?.inc({ limit: kind, route });
     const retryAfterSeconds = seconds(retryAfterMs);
-    return new ApiError(
-      429,
-      'rate limit exceeded; retry later',
-      { retryAfterSeconds },
-      { 'retry-after': String(retryAfterSeconds) },
-    );
+    return rateLimited(retryAfterSeconds);
   };
   const walletCheck = (route: string, wallet: string) => {
     const r = byWallet.take(`${route} ${wallet.toLowerCase()}`, deps.now());

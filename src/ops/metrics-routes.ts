@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { replyJson, type AppEnv } from '../lib/http.ts';
-import { ApiError } from '../lib/errors.ts';
+import { adminTokenRequired } from '../lib/api-errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
@@ -16,8 +16,7 @@ export function metricsRoutes(deps: { metrics: Metrics; adminToken?: string }): 
   const app = new Hono<AppEnv>();
   app.get('/metrics', (c) => {
     if (!deps.adminToken) return replyJson(c, { error: 'not found' }, 404);
-    if (!bearerMatches(c.req.header('authorization'), deps.adminToken))
-      throw new ApiError(401, 'admin token required', {}, { 'www-authenticate': 'Bearer' });
+    if (!bearerMatches(c.req.header('authorization'), deps.adminToken)) throw adminTokenRequired();
     return new Response(deps.metrics.render(), {
       headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
     });

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../lib/http.ts';
 import { parseQuery, replyJson } from '../lib/http.ts';
-import { ApiError } from '../lib/errors.ts';
+import { unknownCity } from '../lib/api-errors.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
@@ -62,7 +62,7 @@ export function pricingRoutes(deps: {
   app.get('/v1/signals/meta', (c) => {
     const { city } = parseQuery(c, MetaQuery);
     if (city === undefined) return replyJson(c, base);
-    if (!deps.isCity(city)) throw new ApiError(404, 'unknown city');
+    if (!deps.isCity(city)) throw unknownCity();
     return replyJson(c, { city, latestSeq: deps.latestSeq(city), ...base });
   });
   return app;
