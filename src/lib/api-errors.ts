@@ -68,6 +68,12 @@ export const ERRORS = {
       'payment identifier already used with a different payment; use a new id for a new payment, or resend the same payment',
     spec: false,
   },
+  siwx_refused: { status: 401, message: '<sign-in-with-x refusal>', spec: false },
+  siwx_unverifiable: {
+    status: 503,
+    message: 'sign-in-with-x could not be verified on chain; retry shortly',
+    spec: false,
+  },
   rate_limited: { status: 429, message: 'rate limit exceeded; retry later', spec: false },
   test_message_failed: { status: 502, message: 'test message failed', spec: false },
   settlement_pending: {
@@ -159,6 +165,14 @@ export function paymentRequired(
 export const noPurchases = () => build('no_purchases');
 export const requestInProgress = () => build('request_in_progress');
 export const paymentIdentifierConflict = () => build('payment_identifier_conflict');
+/**
+ * A refused SIGN-IN-WITH-X header: `error` is its message (payments/siwx.ts), and the body's own
+ * `code` field is the x402 library's invalidReason (`invalid_siwx_*`), so a stock client matches it.
+ */
+export const siwxRefused = (r: { error: string; code: string; reason?: string }) =>
+  build('siwx_refused', { code: r.code, ...(r.reason ? { reason: r.reason } : {}) }, { message: r.error });
+/** The chain client failed (not a bad signature): a retry may pass. */
+export const siwxUnverifiable = (invalidReason: string) => build('siwx_unverifiable', { code: invalidReason });
 export const rateLimited = (retryAfterSeconds: number) => retryLater('rate_limited', retryAfterSeconds);
 export const testMessageFailed = (reason: string) => build('test_message_failed', { reason });
 /** Outcome unknown (in doubt): the buyer retries the same header; the chain decides. */

@@ -5,7 +5,6 @@
  * (sign-in-with-x) all use it, so a buyer's clock that one of them accepts, every one accepts.
  */
 export const SIGNED_REQUEST_SKEW_SEC = 600;
-export const STALE_TIMESTAMP = 'stale timestamp';
 
 /** True when `timestampSec` (unix seconds) is outside the skew window around `nowMs`. */
 export function isStaleTimestamp(nowMs: number, timestampSec: number): boolean {

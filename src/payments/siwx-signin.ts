@@ -6,10 +6,10 @@ import {
 } from '@x402/extensions/sign-in-with-x';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
+import { sanctioned, siwxRefused, siwxUnverifiable } from '../lib/api-errors.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { sanctioned } from './errors.ts';
-import { checkSiwxMessage, SIWX_ERRORS, type SiwxRefusal } from './siwx.ts';
+import { checkSiwxMessage, SIWX_ERRORS } from './siwx.ts';
 import { MAX_HEADER_CHARS } from './x-payment.ts';
 
 /**
@@ -32,9 +32,6 @@ export type SiwxSignInDeps = {
   limitWallet?: (wallet: string) => void;
 };
 
-const refuse = (r: SiwxRefusal) =>
-  new ApiError(401, r.error, { code: r.code, ...(r.reason ? { reason: r.reason } : {}) });
-
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
   const consume = deps.db.prepare(
     'INSERT INTO siwx_nonces (wallet, nonce, expires_at, used_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
@@ -48,37 +45,34 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
       if (deps.verifyMessage) {
         const onChain = await verifySIWxSignature(p, { evmVerifier: deps.verifyMessage });
         if (onChain.isValid) return onChain.payer;
-        if (onChain.invalidReason === 'invalid_siwx_verifier_error')
-          throw new ApiError(503, 'sign-in-with-x could not be verified on chain; retry shortly', {
-            code: onChain.invalidReason,
-          });
+        if (onChain.invalidReason === 'invalid_siwx_verifier_error') throw siwxUnverifiable(onChain.invalidReason);
       }
-      throw refuse({ error: SIWX_ERRORS.signature, code: 'invalid_siwx_signature' });
+      throw siwxRefused({ error: SIWX_ERRORS.signature, code: 'invalid_siwx_signature' });
     } catch (err) {
       if (err instanceof ApiError) throw err;
       // The SIWE formatter refuses fields EIP-4361 forbids (a domain with spaces, say).
-      throw refuse({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_message', reason: (err as Error).message });
+      throw siwxRefused({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_message', reason: (err as Error).message });
     }
   }
 
   return async function signIn(header: string): Promise<string> {
     if (header.length > MAX_HEADER_CHARS)
-      throw refuse({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: 'header too long' });
+      throw siwxRefused({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: 'header too long' });
     let payload: SIWxPayload;
     try {
       payload = parseSIWxHeader(header.trim());
     } catch (err) {
-      throw refuse({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: (err as Error).message });
+      throw siwxRefused({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: (err as Error).message });
     }
     const refusal = checkSiwxMessage(payload, { baseUrl: deps.baseUrl, nowMs: deps.clock.now() });
-    if (refusal) throw refuse(refusal);
+    if (refusal) throw siwxRefused(refusal);
     const wallet = (await signer(payload)).toLowerCase();
     deps.limitWallet?.(wallet);
     if (deps.sanctions.has(wallet)) throw sanctioned();
     // checkSiwxMessage made expirationTime required and parseable.
     const expiresAt = Date.parse(payload.expirationTime!);
     if (consume.run(wallet, payload.nonce, expiresAt, deps.clock.now()).changes !== 1)
-      throw refuse({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
+      throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
     return wallet;
   };
 }

@@ -4,7 +4,8 @@ import {
   type SIWxExtension,
   type SIWxPayload,
 } from '@x402/extensions/sign-in-with-x';
-import { SIGNED_REQUEST_SKEW_SEC, STALE_TIMESTAMP } from '../lib/signed-request.ts';
+import { ERRORS } from '../lib/api-errors.ts';
+import { SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import { NETWORK } from './eip3009.ts';
 
 /**
@@ -33,7 +34,7 @@ export const SIWX_ERRORS = {
   expired: 'sign-in-with-x expired; sign the one in a fresh 402',
   lifetime: `sign-in-with-x must carry an expirationTime at most ${SIWX_MAX_LIFETIME_SEC} s ahead`,
   notYetValid: 'sign-in-with-x not yet valid (notBefore)',
-  stale: STALE_TIMESTAMP,
+  stale: ERRORS.stale_timestamp.message,
   signature: 'sign-in-with-x signature verification failed',
   nonceUsed: 'sign-in-with-x nonce already used; sign the one in a fresh 402',
 } as const;
