@@ -1,0 +1,268 @@
+import { existsSync } from 'node:fs';
+import type { Config } from '../config.ts';
+import { payTo } from '../config.ts';
+import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
+import { httpRequest } from '../lib/http-client.ts';
+import { loadSanctionsList } from '../sanctions/list.ts';
+import { resolutionCheck } from '../resolution/doctor-check.ts';
+import { discoveryCheck } from '../resolution/discovery-store.ts';
+import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
+import { replicaCheck, type ReplicaCheck } from '../replication/doctor-check.ts';
+import type { Db } from '../db/open.ts';
+
+/**
+ * `isocast doctor`'s checks, in the order their lines print; each returns its lines (doctor.ts
+ * runs them in turn and redacts what they say).
+ */
+export type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string };
+
+export type DoctorDeps = {
+  config: Config;
+  /** Opens the existing database read-only; called only when the file exists. */
+  openDb(): Db;
+  dbPath: string;
+  timeoutMs?: number;
+  probe?: (url: string, timeoutMs: number) => Promise<number>;
+  /** The facilitator's GET /supported and the kind chosen from it (a read; moves nothing). */
+  facilitatorSupported?: (config: Config) => Promise<SupportedResult>;
+  /** eth_chainId of RPC_URL (a read; moves nothing). */
+  rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
+  /** The replica line (src/replication/doctor-check.ts); tests pass their own. */
+  replica?: () => Promise<ReplicaCheck>;
+};
+
+/** One check: its lines, in the order they print. */
+export type DoctorCheck = (deps: DoctorDeps) => Check[] | Promise<Check[]>;
+
+const line = (name: string, status: Check['status'], detail: string): Check => ({ name, status, detail });
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+export const DOCTOR_CHECKS: DoctorCheck[] = [
+  configChecks,
+  databaseChecks,
+  replicaChecks,
+  sanctionsChecks,
+  upstreamChecks,
+  facilitatorChecks,
+  rpcChecks,
+];
+
+function configChecks({ config }: DoctorDeps): Check[] {
+  const wallet = payTo(config);
+  const live = config.PAYMENT_MODE === 'live';
+  return [
+    line(
+      'config',
+      'ok',
+      `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, listening on ${config.HOST}:${config.PORT}`,
+    ),
+    line(
+      'settlement wallet',
+      live ? 'ok' : 'warn',
+      live ? `${wallet}` : `mock mode: payments are simulated (payTo ${wallet})`,
+    ),
+  ];
+}
+
+function databaseChecks(deps: DoctorDeps): Check[] {
+  const lines: Check[] = [];
+  try {
+    if (!existsSync(deps.dbPath))
+      return [line('database', 'warn', `${deps.dbPath} does not exist yet; serve or migrate creates it`)];
+    const db = deps.openDb();
+    try {
+      const integrity = db.pragma('quick_check', { simple: true });
+      const version = schemaVersion(db);
+      const mode = db.pragma('journal_mode', { simple: true });
+      const detail = `${deps.dbPath}: quick_check ${String(integrity)}, schema v${version}/${SCHEMA_VERSION}, journal ${String(mode)}`;
+      if (integrity !== 'ok' || mode !== 'wal' || version > SCHEMA_VERSION)
+        lines.push(line('database', 'fail', `${detail}${version > SCHEMA_VERSION ? ' (newer than this binary)' : ''}`));
+      else if (version < SCHEMA_VERSION)
+        lines.push(
+          line(
+            'database',
+            'warn',
+            `${detail}: older than this binary, not migrated; back it up (isocast backup <file>), then run isocast migrate`,
+          ),
+        );
+      else {
+        lines.push(line('database', 'ok', detail));
+        const r = resolutionCheck(db, Date.now());
+        lines.push(line('resolution rules', r.status, r.detail));
+        const d = discoveryCheck(db);
+        lines.push(line('discovered events', d.status, d.detail));
+      }
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    lines.push(line('database', 'fail', `${deps.dbPath}: ${(err as Error).message}`));
+  }
+  return lines;
+}
+
+async function replicaChecks(deps: DoctorDeps): Promise<Check[]> {
+  const replica = await (deps.replica ?? (() => replicaCheck(deps.config, deps.dbPath)))();
+  return [line('replica', replica.status, replica.detail)];
+}
+
+function sanctionsChecks({ config }: DoctorDeps): Check[] {
+  const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
+  const st = list.status();
+  const missing = config.OFAC_REQUIRED ? 'fail' : 'warn';
+  if (list.loadError && /holds no addresses/.test(list.loadError))
+    return [line('sanctions list', 'fail', `${list.loadError}; nothing would be screened`)];
+  if (list.loadError)
+    return [
+      line(
+        'sanctions list',
+        missing,
+        `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`,
+      ),
+    ];
+  if (!st.listLoaded)
+    return [
+      line(
+        'sanctions list',
+        missing,
+        `no OFAC_LIST_PATH; ${config.OFAC_REQUIRED ? 'paid routes will answer 503' : 'screening uses OFAC_EXTRA only'} (${st.count} addresses)`,
+      ),
+    ];
+  return [
+    line(
+      'sanctions list',
+      'ok',
+      `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}, file modified ${st.ageSeconds} s ago`,
+    ),
+  ];
+}
+
+/** Each upstream probed at once; lines in the order the answers come. */
+async function upstreamChecks(deps: DoctorDeps): Promise<Check[]> {
+  const { config } = deps;
+  const probe = deps.probe ?? defaultProbe;
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const upstreams: [string, string | undefined, boolean][] = [
+    ['market (gamma)', config.GAMMA_URL, config.FEED === 'live'],
+    ['odds (clob)', config.CLOB_URL, config.FEED === 'live'],
+    ['weather (metar)', config.METAR_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'metar'],
+    ['weather (weather.com)', config.WEATHER_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'wu'],
+    // In use, the facilitator is checked through its /supported below.
+    ['facilitator', facilitatorInUse(config) ? undefined : config.FACILITATOR_URL, false],
+    ['messenger', config.MESSENGER_BOT_TOKEN ? config.MESSENGER_API_URL : undefined, true],
+  ];
+  const lines: Check[] = [];
+  await Promise.all(
+    upstreams.map(async ([name, url, needed]) => {
+      if (!url) {
+        if (name === 'messenger') lines.push(line(name, 'warn', 'MESSENGER_BOT_TOKEN unset: chat delivery is off'));
+        return;
+      }
+      if (!needed) {
+        lines.push(line(name, 'ok', `${url} (not used in this mode; not probed)`));
+        return;
+      }
+      try {
+        const status = await probe(url, timeoutMs);
+        lines.push(line(name, status < 500 ? 'ok' : 'warn', `${url} answered HTTP ${status}`));
+      } catch (err) {
+        lines.push(line(name, 'fail', `${url} unreachable: ${(err as Error).message}`));
+      }
+    }),
+  );
+  return lines;
+}
+
+async function facilitatorChecks({ config, facilitatorSupported }: DoctorDeps): Promise<Check[]> {
+  if (!facilitatorInUse(config)) return [];
+  return [
+    line('facilitator', ...(await facilitatorCheck(config, facilitatorSupported ?? defaultFacilitatorSupported))),
+  ];
+}
+
+/**
+ * Every settler resolves an in-doubt settlement through the token contract on RPC_URL: it must
+ * answer JSON-RPC for Base (8453), not merely HTTP.
+ */
+async function rpcChecks(deps: DoctorDeps): Promise<Check[]> {
+  const { config } = deps;
+  if (config.PAYMENT_MODE !== 'live')
+    return config.RPC_URL ? [line('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`)] : [];
+  try {
+    const id = await (deps.rpcChainId ?? defaultRpcChainId)(config.RPC_URL!, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const base = id === 8453;
+    return [
+      line(
+        'rpc',
+        base ? 'ok' : 'fail',
+        `${config.RPC_URL} eth_chainId ${id}${base ? ' (Base)' : '; expected 8453 (Base)'}`,
+      ),
+    ];
+  } catch (err) {
+    return [
+      line(
+        'rpc',
+        'fail',
+        `${config.RPC_URL} unusable: ${(err as Error).message}; in-doubt settlements cannot be resolved`,
+      ),
+    ];
+  }
+}
+
+const facilitatorInUse = (c: Config) =>
+  c.PAYMENT_MODE === 'live' && c.SETTLEMENT === 'facilitator' && !!c.FACILITATOR_URL;
+
+/**
+ * What the facilitator's /supported lists decides what it is sent: v2 `eip155:8453` or v1 `base`.
+ * Listing neither fails (serve refuses to start); no list at all (an old facilitator without
+ * /supported) warns, since v1 `base` is then sent on trust.
+ */
+async function facilitatorCheck(
+  config: Config,
+  supported: (config: Config) => Promise<SupportedResult>,
+): Promise<[Check['status'], string]> {
+  const url = config.FACILITATOR_URL!;
+  const auth = config.CDP_API_KEY_ID ? ' (CDP JWT auth)' : '';
+  try {
+    const r = await supported(config);
+    if (r.ok) return ['ok', `${url}${auth} sends ${describeKind(r.kind)} (lists ${r.listed.join(', ')})`];
+    if (r.problem === 'none') return ['fail', `${url}${auth} ${r.detail}; serve refuses to start`];
+    const down = / failed: /.test(r.detail);
+    return [
+      down ? 'fail' : 'warn',
+      `${url}${auth} ${r.detail}${down ? '' : `; ${describeKind(FALLBACK_KIND)} will be sent until it lists kinds`}`,
+    ];
+  } catch (err) {
+    return ['fail', `${url}${auth} unusable: ${(err as Error).message}`];
+  }
+}
+
+async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number> {
+  const res = await httpRequest({
+    upstream: 'rpc',
+    url,
+    method: 'POST',
+    body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+    timeoutMs,
+  });
+  const result = (res.json as { result?: unknown } | undefined)?.result;
+  if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
+    throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
+  return Number.parseInt(result.slice(2), 16);
+}
+
+async function defaultFacilitatorSupported(config: Config): Promise<SupportedResult> {
+  const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
+  const settler = settlerFromConfig(config);
+  try {
+    return await settler.supported!();
+  } finally {
+    settler.close?.();
+  }
+}
+
+async function defaultProbe(url: string, timeoutMs: number): Promise<number> {
+  const res = await httpRequest({ upstream: 'doctor', url, timeoutMs });
+  return res.status;
+}
