@@ -1,4 +1,3 @@
-import type { Config } from '../config.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
 import { SECRET_NAMES } from '../lib/secrets.ts';
 import { type Check, type DoctorDeps, DOCTOR_CHECKS } from './doctor-checks.ts';
