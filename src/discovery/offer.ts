@@ -1,9 +1,10 @@
+import type { Address } from 'viem';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
+import { formatUsdPrice, microToUsd } from '../lib/money.ts';
 import { BASE_UNIT_MICRO, MAX_COUNT, MIN_COUNT, MIN_SPEND_MICRO, TIERS } from '../pricing/tiers.ts';
 import { BINDING_FORMULA } from '../payments/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../payments/eip3009.ts';
-import { MAX_TIMEOUT_SECONDS } from '../payments/envelope.ts';
+import { offeredAccept } from '../payments/envelope.ts';
 
 /**
  * What the service offers, in one place, for every discovery document: the routes (from the
@@ -81,22 +82,16 @@ export function paidRoutes(d: DiscoveryDeps): RouteDoc[] {
  */
 export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
   if (!d.payTo) return [];
-  return TIERS.map((t) => {
-    const total = t.unitMicro * t.minCount;
-    return {
-      scheme: 'exact' as const,
-      network: NETWORK,
-      price: formatUsdPrice(total),
-      payTo: d.payTo!,
-      description: `${t.name}: ${t.minCount} isocast signals for one city at ${microToUsd(t.unitMicro)} USDC each (any count from ${t.minCount} gets this unit price)`,
-      mimeType: 'application/json' as const,
-      maxAmountRequired: microToAtomic(total),
-      asset: d.usdc,
-      resource: url(d, doc.path),
-      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-      extra: {
-        name: USDC_NAME,
-        version: USDC_VERSION,
+  return TIERS.map((t) =>
+    offeredAccept(
+      {
+        count: t.minCount,
+        resource: url(d, doc.path),
+        payTo: d.payTo as Address,
+        usdc: d.usdc as Address,
+        description: `${t.name}: ${t.minCount} isocast signals for one city at ${microToUsd(t.unitMicro)} USDC each (any count from ${t.minCount} gets this unit price)`,
+      },
+      {
         tier: t.name,
         count: t.minCount,
         mode: d.paymentMode,
@@ -105,8 +100,8 @@ export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
           salt: 'served in every 402 challenge (accepts[].extra.binding.salt); clients cannot compute it; it moves after each settled purchase of the bundle and every minute',
         },
       },
-    };
-  });
+    ),
+  );
 }
 
 /** The payment recipe every text document repeats; numbered so agents can follow it literally. */

@@ -142,3 +142,33 @@ export function matchBinding(
   }
   return null;
 }
+
+/**
+ * The binding decision for one payment, in the two steps the spec's order needs (spec 5 and 4.3:
+ * verify, sanctions, binding). `echoRefused`: the payload echoes a salt this server cannot have
+ * served, refused before any signature recovery. `bound(payer, nonce)`: once the signature names
+ * the payer, the point whose salt binds the nonce to (payer, city, count), or null (refused). An
+ * echoed salt (already known to be served) binds exactly; without one, the nonce must come from
+ * one of the salts served.
+ */
+export type BindingDecision = {
+  readonly echoRefused: boolean;
+  bound(payer: Address, nonce: Hex): SaltPoint | null;
+};
+
+export function decideBinding(secret: BindingSecret, c: BindingCheck, echo: Hex | null): BindingDecision {
+  const echoed = echo ? echoedPoint(secret, echo, c) : null;
+  return {
+    echoRefused: Boolean(echo) && echoed === null,
+    bound(payer, nonce) {
+      if (!echo) return matchBinding(secret, { ...c, payer, nonce });
+      if (!echoed) return null;
+      return bindingNonce(payer, c.city, c.count, echo) === nonce ? echoed : null;
+    },
+  };
+}
+
+/** A known (payer, nonce) stays bound to the bundle it was bought for: another city or count is refused. */
+export function boundToBundle(known: { city: string; count: number }, city: string, count: number): boolean {
+  return known.city === city && known.count === count;
+}

@@ -2,8 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Address } from 'viem';
 import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
-import { USDC_NAME, USDC_VERSION } from './eip3009.ts';
-import { paymentRequired, standardAccept, type ChallengeInput } from './envelope.ts';
+import { bundleDescription, paymentRequired, standardAccept, usdcDomain, type ChallengeInput } from './envelope.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import type { PaymentRequirementsV1 } from './settlers/settler.ts';
 
@@ -61,10 +60,16 @@ export function createChallenges(deps: ChallengeDeps) {
       let r = requirementsCache.get(cacheKey);
       if (!r) {
         const accept = standardAccept(
-          { city, count, resource: `${deps.baseUrl}${resourcePath}`, payTo: deps.payTo, usdc: deps.usdc },
+          {
+            count,
+            resource: `${deps.baseUrl}${resourcePath}`,
+            payTo: deps.payTo,
+            usdc: deps.usdc,
+            description: bundleDescription(city, count),
+          },
           network,
         );
-        r = { ...accept, extra: { name: USDC_NAME, version: USDC_VERSION } };
+        r = { ...accept, extra: usdcDomain() };
         if (requirementsCache.size < REQUIREMENTS_CACHE_MAX) requirementsCache.set(cacheKey, r);
       }
       return r;

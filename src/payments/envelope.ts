@@ -29,30 +29,59 @@ export type ChallengeInput = {
   exhaustion?: { paidThrough: number; latest: number };
 };
 
+/** What one `accepts` entry is about: a bundle of `count` signals, paid to `payTo` for `resource`. */
+export type AcceptTerms = {
+  count: number;
+  resource: string;
+  payTo: Address;
+  usdc: Address;
+  description: string;
+};
+
+/** The description of one city's bundle in a challenge and in a facilitator's requirements. */
+export function bundleDescription(city: string, count: number): string {
+  const price = bundlePrice(count);
+  return `${count} isocast signals for ${city} (${price.tier.name} tier, ${microToUsd(price.unitMicro)} USDC each)`;
+}
+
 /**
- * The standard x402 v1 fields of a bundle's requirements (no binding, no salt): what a
- * facilitator is sent, and the base of every challenge's `accepts[0]`.
+ * The standard x402 v1 fields of a bundle's requirements (no binding, no salt, no extra): what a
+ * facilitator is sent (with usdcDomain() as its extra), and the base of every `accepts` entry.
  */
-export function standardAccept<N extends string>(
-  i: Pick<ChallengeInput, 'city' | 'count' | 'resource' | 'payTo' | 'usdc'>,
-  network: N,
-) {
-  const price = bundlePrice(i.count);
+export function standardAccept<N extends string>(t: AcceptTerms, network: N) {
   return {
     scheme: 'exact' as const,
     network,
-    payTo: i.payTo,
-    description: `${i.count} isocast signals for ${i.city} (${price.tier.name} tier, ${microToUsd(price.unitMicro)} USDC each)`,
+    payTo: t.payTo,
+    description: t.description,
     mimeType: 'application/json' as const,
-    maxAmountRequired: microToAtomic(price.totalMicro),
-    asset: i.usdc,
-    resource: i.resource,
+    maxAmountRequired: microToAtomic(bundlePrice(t.count).totalMicro),
+    asset: t.usdc,
+    resource: t.resource,
     maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
   };
 }
 
+/** USDC's EIP-712 domain as x402 `exact` clients read it from `extra`. */
+export function usdcDomain() {
+  return { name: USDC_NAME as typeof USDC_NAME, version: USDC_VERSION as typeof USDC_VERSION };
+}
+
+/**
+ * One `accepts` entry as buyers read it, in the 402 challenge and in every discovery document:
+ * the standard fields, the spec's `price`, and `extra` with USDC's domain before the caller's own
+ * fields (the binding, the mode, a tier). The one builder, so the documents cannot drift from the
+ * challenge.
+ */
+export function offeredAccept<E extends object>(t: AcceptTerms, extra: E) {
+  return {
+    ...standardAccept(t, NETWORK),
+    price: formatUsdPrice(bundlePrice(t.count).totalMicro),
+    extra: { ...usdcDomain(), ...extra },
+  };
+}
+
 export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
-  const price = bundlePrice(i.count);
   const binding = {
     formula: BINDING_FORMULA as typeof BINDING_FORMULA,
     citySlug: i.city,
@@ -66,11 +95,16 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
     x402Version: 1,
     error: i.error ?? DEFAULT_CHALLENGE_ERROR,
     accepts: [
-      {
-        ...standardAccept(i, NETWORK),
-        price: formatUsdPrice(price.totalMicro),
-        extra: { name: USDC_NAME, version: USDC_VERSION, binding, mode: i.mode },
-      },
+      offeredAccept(
+        {
+          count: i.count,
+          resource: i.resource,
+          payTo: i.payTo,
+          usdc: i.usdc,
+          description: bundleDescription(i.city, i.count),
+        },
+        { binding, mode: i.mode },
+      ),
     ],
     extra: { binding, mode: i.mode },
     terms: i.termsUrl,

@@ -15,14 +15,14 @@ import type { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { MAX_AUTH_LIFETIME_S, bindingNonce, echoedPoint, matchBinding, type BindingCheck } from './binding.ts';
+import { MAX_AUTH_LIFETIME_S, boundToBundle, decideBinding } from './binding.ts';
 import type { Challenges } from './challenge.ts';
 import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, Purchase, ResultMemo } from './ledger.ts';
 import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
-import { checkPayee, checkWindow, verifyPayment, type TypedDataVerifier } from './verify.ts';
+import { checkPayee, checkWindow, verifyPayment, verifySignature, type TypedDataVerifier } from './verify.ts';
 import type { DecodedPayment } from './x-payment.ts';
 import { decodePaymentHeader, type PaymentHeader } from './x402-v2.ts';
 
@@ -247,7 +247,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const known = store.byKey(from, a.nonce);
     const retry: Retry = { p, city, count, resourcePath, memo: opts.memo };
     if (known) {
-      if (known.city !== city || known.count !== count) throw bindingMismatch();
+      if (!boundToBundle(known, city, count)) throw bindingMismatch();
       if (deps.sanctions.has(from)) throw sanctioned();
       if (known.status === 'claimed' || known.status === 'in_doubt')
         return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce, again);
@@ -258,18 +258,22 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
 
     const window = checkWindow(a, nowS());
     if (window && !window.ok) throw paymentVerificationFailed(window.reason);
-    // The salts this server can have served for a still-valid authorization (binding.ts). An
+    // The salts this server can have served for a still-valid authorization (binding.ts): an
     // echoed salt that is not one of them is refused before any signature recovery.
-    const check: BindingCheck = {
-      city,
-      count,
-      steps: deps.saltSteps.recent(city, count),
-      nowMs: clock.now(),
-      validBefore: Number(a.validBefore),
-    };
-    const echoed = p.salt ? echoedPoint(deps.secret(), p.salt, check) : null;
-    if (p.salt && !echoed) throw bindingMismatch();
-    const verified = await verifyPayment(p, terms(count));
+    const binding = decideBinding(
+      deps.secret(),
+      {
+        city,
+        count,
+        steps: deps.saltSteps.recent(city, count),
+        nowMs: clock.now(),
+        validBefore: Number(a.validBefore),
+      },
+      p.salt,
+    );
+    if (binding.echoRefused) throw bindingMismatch();
+    // Payee, amount and window were checked above: only the signature is left to verify.
+    const verified = await verifySignature(p, { usdc: deps.usdc, chainVerifier: deps.chainVerifier });
     if (!verified.ok) throw paymentVerificationFailed(verified.reason);
     const payer = verified.payer;
     // Per-wallet abuse limit: only now does a signature name the wallet (a 429 settles nothing).
@@ -279,13 +283,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       throw sanctioned();
     }
     if (!deps.sanctions.available(deps.ofacRequired)) throw screeningUnavailable();
-    // Spec order: verify, sanctions, binding. An echoed salt (already known to be served) binds
-    // exactly; without one, the nonce must come from one of the salts served (binding.ts).
-    const bound = echoed
-      ? bindingNonce(payer, city, count, p.salt!) === a.nonce
-        ? echoed
-        : null
-      : matchBinding(deps.secret(), { ...check, payer, nonce: a.nonce });
+    // Spec order: verify, sanctions, binding.
+    const bound = binding.bound(payer, a.nonce);
     if (!bound) throw bindingMismatch();
     opts.beforeSettle?.(payer);
     retry.recovered = verified.recovered;

@@ -5,9 +5,10 @@ import { MAX_AUTH_LIFETIME_S } from './binding.ts';
 import type { DecodedPayment } from './x-payment.ts';
 
 /**
- * Verification of an `exact` payment before anything is settled: the payer is whoever the
- * signature recovers to (never a client-claimed field), and the authorization must pay exactly
- * the bundle price to our wallet inside its validity window.
+ * Verification of an `exact` payment before anything is settled: the authorization must pay
+ * exactly the bundle price to our wallet inside its validity window (checkPayee, checkWindow),
+ * and the payer is whoever the signature recovers to (verifySignature). The nonce binding is
+ * binding.ts's, checked after sanctions (spec order: verify, sanctions, binding).
  */
 export type TypedDataVerifier = {
   /** ERC-1271 / ERC-6492 aware check through a chain client (viem public client). */
@@ -49,11 +50,16 @@ export function checkWindow(a: Authorization, nowSeconds: number): Refusal | nul
   return null;
 }
 
-export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Promise<VerifyResult> {
+/**
+ * The signature, which only this module checks: the payer is whoever it recovers to (or, with a
+ * chain verifier, the contract wallet that vouches for it), never a client-claimed field. The
+ * terms (checkPayee, checkWindow) are the caller's to have run first: they cost no recovery.
+ */
+export async function verifySignature(
+  p: DecodedPayment,
+  terms: Pick<VerifyTerms, 'usdc' | 'chainVerifier'>,
+): Promise<VerifyResult> {
   const a = p.authorization;
-  // Cheap checks first: a wrong payee, amount or window costs no signature recovery.
-  const cheap = checkPayee(a, terms) ?? checkWindow(a, terms.nowSeconds);
-  if (cheap) return cheap;
   const payer = a.from.toLowerCase() as Address;
   if (size(p.signature) === 65) {
     // A malformed 65-byte signature (null) can still be a contract wallet's; fall through.
@@ -64,6 +70,16 @@ export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Prom
   if (terms.chainVerifier && (await contractWalletSigned(a, p.signature, terms.chainVerifier, terms.usdc)))
     return { ok: true, payer, recovered: false };
   return { ok: false, reason: 'signature does not match authorization.from' };
+}
+
+/**
+ * A header checked against nothing yet (an in-doubt payment's resent header, purchase.ts resolve):
+ * the terms first, cheap, then the signature.
+ */
+export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Promise<VerifyResult> {
+  return (
+    checkPayee(p.authorization, terms) ?? checkWindow(p.authorization, terms.nowSeconds) ?? verifySignature(p, terms)
+  );
 }
 
 async function contractWalletSigned(

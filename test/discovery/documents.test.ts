@@ -4,6 +4,7 @@ import { testApp } from '../helpers/app.ts';
 import { ROUTE_DOCS } from '../../src/app.ts';
 import { documentSchemas } from '../../src/discovery/schemas.ts';
 import { BINDING_FORMULA } from '../../src/payments/binding.ts';
+import { offeredAccept } from '../../src/payments/envelope.ts';
 
 const { AgentCard, DiscoveryIndex, X402Manifest } = documentSchemas();
 
@@ -249,4 +250,18 @@ test('documents follow the configured addresses and settlement wallet', async (t
   assert.ok(llms.includes('https://signals.example/terms.txt'));
   const doc = (await (await env.app.request('/openapi.json')).json()) as any;
   assert.deepEqual(doc.servers, [{ url: 'https://signals.example' }]);
+});
+
+test("the manifest's accepts entries are the 402 envelope's own builder output (payments/envelope.ts offeredAccept)", async (t) => {
+  const env = testApp(t);
+  const manifest = (await (await env.app.request('/.well-known/x402')).json()) as any;
+  const sub = manifest.items.find((i: any) => i.method === 'POST');
+  for (const a of sub.accepts) {
+    const built = offeredAccept(
+      { count: a.extra.count, resource: a.resource, payTo: a.payTo, usdc: a.asset, description: a.description },
+      { tier: a.extra.tier, count: a.extra.count, mode: a.extra.mode, binding: a.extra.binding },
+    );
+    // Same keys in the same order, same values: the document is the builder's, not a re-listing.
+    assert.equal(JSON.stringify(a), JSON.stringify(built), a.extra.tier);
+  }
 });

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { encodePacked, keccak256 } from 'viem';
 import {
   bindingNonce,
+  boundToBundle,
   currentSalt,
+  decideBinding,
   echoedPoint,
   epochAt,
   FIRST_STEP,
@@ -165,4 +167,35 @@ test('bindingNonce and mockTxHash pack exactly as viem encodePacked, for any pay
   assert.throws(() => bindingNonce(buyerA.address, 'nyc', 20, hex(31)));
   assert.throws(() => bindingNonce(buyerA.address, 'nyc', -1, hex(32)));
   assert.throws(() => mockTxHash(buyerA.address, hex(31)));
+});
+
+test('decideBinding is the whole decision: an unserved echo is refused before recovery; an echo binds only its own salt; no echo searches the served salts', () => {
+  const steps: SaltStep[] = [{ k: 1, sinceMs: nowMs - 10 * MIN }, FIRST_STEP];
+  const check = { city: 'nyc', count: 20, steps, nowMs, validBefore: nowS + 300 };
+  const salt = currentSalt(secret, 'nyc', 20, steps[0]!, nowMs);
+  const older = currentSalt(secret, 'nyc', 20, steps[0]!, nowMs - 2 * MIN);
+  const nonce = bindingNonce(buyerA.address, 'nyc', 20, salt);
+  const want = { k: 1, epoch: epochAt(nowMs) };
+
+  const plain = decideBinding(secret, check, null);
+  assert.equal(plain.echoRefused, false);
+  assert.deepEqual(plain.bound(buyerA.address, nonce), want);
+  assert.equal(plain.bound(buyerB.address, nonce), null);
+
+  const echoed = decideBinding(secret, check, salt);
+  assert.equal(echoed.echoRefused, false);
+  assert.deepEqual(echoed.bound(buyerA.address, nonce), want);
+  assert.equal(echoed.bound(buyerB.address, nonce), null);
+  // Echoing another served salt than the one the nonce is bound to is a mismatch, not a search.
+  assert.equal(decideBinding(secret, check, older).bound(buyerA.address, nonce), null);
+
+  const forged = decideBinding(secret, check, `0x${'11'.repeat(32)}`);
+  assert.equal(forged.echoRefused, true);
+  assert.equal(forged.bound(buyerA.address, nonce), null);
+});
+
+test('a known payment stays bound to the bundle it was bought for', () => {
+  assert.equal(boundToBundle({ city: 'nyc', count: 20 }, 'nyc', 20), true);
+  assert.equal(boundToBundle({ city: 'nyc', count: 20 }, 'nyc', 21), false);
+  assert.equal(boundToBundle({ city: 'nyc', count: 20 }, 'miami', 20), false);
 });
