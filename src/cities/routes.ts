@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
 import { parseQuery, replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
-import { unknownCity } from '../lib/api-errors.ts';
+import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
@@ -140,7 +140,7 @@ export const citiesDocs: RouteDoc[] = [
     params: CityParams,
     responses: {
       200: { description: 'The city', schema: CityDetail },
-      404: { description: 'unknown city', schema: ErrorBody },
+      404: { description: ERRORS.unknown_city.message, schema: ErrorBody },
     },
   },
 ];

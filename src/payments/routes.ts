@@ -111,7 +111,7 @@ export const subscribeDocs: RouteDoc[] = [
         headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC },
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
-      404: { description: 'unknown city', schema: ErrorBody },
+      404: { description: ERRORS.unknown_city.message, schema: ErrorBody },
       409: PAYMENT_ID_CONFLICT_DOC,
       502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
       429: RATE_LIMITED_DOC,

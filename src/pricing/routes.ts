@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../lib/http.ts';
 import { parseQuery, replyJson } from '../lib/http.ts';
-import { unknownCity } from '../lib/api-errors.ts';
+import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
@@ -77,7 +77,7 @@ export const pricingDocs: RouteDoc[] = [
     query: MetaQuery,
     responses: {
       200: { description: 'Pricing metadata', schema: SignalsMeta },
-      404: { description: 'unknown city', schema: ErrorBody },
+      404: { description: ERRORS.unknown_city.message, schema: ErrorBody },
     },
   },
 ];
