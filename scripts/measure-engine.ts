@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCatalog, wuLocationId, type CityRecord } from '../src/cities/catalog.ts';
-import { addDays, localDate } from '../src/cities/local-day.ts';
+import { addDays, localDate } from '../src/lib/local-day.ts';
 import { openDb } from '../src/db/open.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createLogger } from '../src/lib/logger.ts';

@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
 import { METHODS } from 'node:http';
 import type { Config } from './config.ts';
-import { payTo } from './config.ts';
+import { payTo } from './payments/networks.ts';
 import type { Db } from './db/open.ts';
 import type { Clock } from './lib/clock.ts';
 import { ApiError } from './lib/errors.ts';

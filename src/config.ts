@@ -19,6 +19,7 @@ import { CDP_FACILITATOR_URL, cdpSigningKey } from './payments/settlers/cdp-key.
 import { replicationProblems } from './replication/settings.ts';
 import { citiesProblem } from './cities/catalog.ts';
 import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
+import { ConfigError } from './lib/config-error.ts';
 
 /**
  * The server's configuration contract (README "Configuration"; `isocast help config` prints every
@@ -29,8 +30,6 @@ import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
  * also a `--kebab-case` flag of `serve`, and a flag wins over the variable, except secrets
  * (src/lib/secrets.ts): environment or `<NAME>_FILE` only.
  */
-/** Base's USDC: the buyer package's constant, so the service and its buyers name one token. */
-export { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
 export const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
@@ -130,17 +129,7 @@ export type ConfigKey = (typeof CONFIG_KEYS)[number];
 /** The fields, so `help config` reads the defaults from the one place they are set. */
 export const CONFIG_SHAPE = raw;
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  /** The variables that parsed, so a caller can add its own checks to the same report. */
-  readonly partial: Partial<ShapeOutput<typeof raw>>;
-  constructor(problems: string[], partial: Partial<ShapeOutput<typeof raw>> = {}) {
-    super(problems.join('\n'));
-    this.name = 'ConfigError';
-    this.problems = problems;
-    this.partial = partial;
-  }
-}
+export { ConfigError };
 
 /** `--poll-interval-ms 1000` or `--poll-interval-ms=1000` -> POLL_INTERVAL_MS (src/lib/flags.ts reads them). */
 export function flagsToEnv(argv: string[]): { values: Record<string, string>; problems: string[] } {
@@ -189,7 +178,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     derived.push(`TRUSTED_PROXIES: ${(err as Error).message}`);
   }
   problems.push(...derived.filter((p) => !already.has(named(p))));
-  if (problems.length > 0) throw new ConfigError(problems, c);
+  if (problems.length > 0) throw new ConfigError<ShapeOutput<typeof raw>>(problems, c);
   const baseUrl = c.BASE_URL ?? `http://localhost:${c.PORT}`;
   return {
     ...c,
@@ -237,11 +226,4 @@ function cdpProblems(c: { CDP_API_KEY_ID?: string; CDP_API_KEY_SECRET?: string; 
     }
   }
   return problems;
-}
-
-/** Mock-mode settlement wallet when PAY_TO is unset: a fixed, obviously-not-real address. */
-export const MOCK_PAY_TO = '0x000000000000000000000000000000000000dEaD';
-
-export function payTo(config: Config): string | null {
-  return config.PAY_TO ?? (config.PAYMENT_MODE === 'mock' ? MOCK_PAY_TO : null);
 }

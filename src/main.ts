@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig, loadDataDir, type Config } from './config.ts';
 import { withoutUnreadableSecretFiles } from './lib/secrets.ts';
 import { openDb, openReadOnly } from './db/open.ts';
-import { usePrivateUmask, secureDataDir } from './ops/files.ts';
+import { usePrivateUmask, secureDataDir } from './db/files.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, COMMAND_USAGE, isCliCommand } from './buyer/cli/help.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';

@@ -23,7 +23,7 @@ import { startLine } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
 import { abuseLimitsFromConfig } from './limits/from-config.ts';
 import { disclaimerText } from './terms/terms.ts';
-import { addressInUse } from './ops/exclusive.ts';
+import { addressInUse } from './db/exclusive.ts';
 import { startHttpServer } from './ops/http-server.ts';
 import { signalNotifierFor } from './signals/notifier.ts';
 import { createConnectionCap } from './limits/connections.ts';

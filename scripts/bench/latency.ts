@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createCatalog, type CityRecord } from '../../src/cities/catalog.ts';
-import { addDays, localDate } from '../../src/cities/local-day.ts';
+import { addDays, localDate } from '../../src/lib/local-day.ts';
 import { eventSlugs } from '../../src/cities/market-slug.ts';
 import { formatLabel } from '../../src/buckets/labels.ts';
 import { convertTemp } from '../../src/buckets/rounding.ts';

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCatalog, type Catalog, type CityRecord } from '../../src/cities/catalog.ts';
-import { addDays, localDate } from '../../src/cities/local-day.ts';
+import { addDays, localDate } from '../../src/lib/local-day.ts';
 import { openDb } from '../../src/db/open.ts';
 import { formatLabel } from '../../src/buckets/labels.ts';
 import { convertTemp } from '../../src/buckets/rounding.ts';

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createCatalog } from '../../src/cities/catalog.ts';
-import { addDays } from '../../src/cities/local-day.ts';
+import { addDays } from '../../src/lib/local-day.ts';
 import { eventSlugs, eventUrl } from '../../src/cities/market-slug.ts';
 import { openDb } from '../../src/db/open.ts';
 import { simLadder } from '../../src/sources/market/sim.ts';

@@ -6,7 +6,7 @@ import { replyJson } from '../lib/http.ts';
 import { readAssetText } from '../lib/assets.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
-import { bearerMatches } from '../ops/metrics-routes.ts';
+import { bearerMatches } from '../lib/bearer.ts';
 import { createAdminReport, type ReportDeps } from './report.ts';
 import { AdminAssetParams, adminData } from './schemas.ts';
 

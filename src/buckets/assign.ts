@@ -1,4 +1,4 @@
-import type { MarketKind } from '../cities/catalog.ts';
+import type { MarketKind } from '../lib/temperature.ts';
 import type { BucketRange } from './labels.ts';
 import { wholeDegrees } from './rounding.ts';
 

@@ -1,5 +1,5 @@
-import type { MarketKind, TempUnit } from '../cities/catalog.ts';
-import { localDayBounds } from '../cities/local-day.ts';
+import type { MarketKind, TempUnit } from '../lib/temperature.ts';
+import { localDayBounds } from '../lib/local-day.ts';
 import { convertTemp } from './rounding.ts';
 import { DEFAULT_KIND, KIND_RULES, roundForKind, type ReportType, type RuleKind } from './rule-kinds.ts';
 

@@ -1,4 +1,4 @@
-import type { TempUnit } from '../cities/catalog.ts';
+import type { TempUnit } from '../lib/temperature.ts';
 
 /**
  * Market bucket labels (Gamma `groupItemTitle`). Shapes seen on the live markets:

@@ -1,4 +1,4 @@
-import type { TempUnit } from '../cities/catalog.ts';
+import type { TempUnit } from '../lib/temperature.ts';
 
 /**
  * How a raw observation becomes the number a market resolves on. Every active city's rules say the

@@ -1,4 +1,4 @@
-import type { TempUnit } from '../cities/catalog.ts';
+import type { TempUnit } from '../lib/temperature.ts';
 import { convertTemp, resolveReading } from './rounding.ts';
 
 /**

@@ -1,11 +1,5 @@
+import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import { CITY_ROWS } from './catalog-data.ts';
-
-export type TempUnit = 'C' | 'F';
-/**
- * Which extreme of the city-local day a market resolves on: the daily high (the spec's markets)
- * or the daily low ("Lowest temperature in <city> on <date>"). Each (city, kind) is its own stream.
- */
-export type MarketKind = 'high' | 'low';
 
 export type CityRecord = {
   slug: string;

@@ -1,4 +1,4 @@
-import type { MarketKind } from './catalog.ts';
+import type { MarketKind } from '../lib/temperature.ts';
 
 /**
  * Event slugs of the daily-temperature markets. Two forms are live: older events have no year

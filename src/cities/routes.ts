@@ -6,7 +6,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
 import { kindOf, type Catalog, type CityRecord } from './catalog.ts';
-import { localDate } from './local-day.ts';
+import { localDate } from '../lib/local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
 import type { DayRule } from '../resolution/store.ts';
 import { CityDetail, CityList, CityListQuery, CityParams } from './schemas.ts';

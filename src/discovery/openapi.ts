@@ -18,8 +18,6 @@ export type OpenApiInfo = {
   namedSchemas?: z.ZodType[];
 };
 
-export const RECEIPT_BEARER_FORMAT = 'isocast-receipt';
-
 export const SECURITY_SCHEMES = {
   x402: {
     type: 'apiKey',
@@ -51,7 +49,7 @@ export const SECURITY_SCHEMES = {
   receipt: {
     type: 'http',
     scheme: 'bearer',
-    bearerFormat: RECEIPT_BEARER_FORMAT,
+    bearerFormat: 'isocast-receipt',
     description:
       'The opaque `receiptToken` a successful subscribe returned; reads for the paying wallet without paying again.',
   },

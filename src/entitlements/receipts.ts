@@ -8,7 +8,6 @@ import { perConnection } from '../lib/per-connection.ts';
  * row and the hashes are compared in constant time, so neither a database read nor response
  * timing gives a usable token. A token reads for its wallet across all of that wallet's cities.
  */
-export const RECEIPT_FORMAT = 'isocast-receipt';
 const TOKEN = /^isr_([A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
 
 // One-shot hash: no Hash object per token issued or checked.

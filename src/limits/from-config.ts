@@ -1,13 +1,23 @@
-import type { Config } from '../config.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { parseTrustedProxies } from './client-address.ts';
 import { createAbuseLimits, type AbuseLimits } from './limits.ts';
 
 export type { AbuseLimits };
 
+/** The settings the limits read; the server's Config carries them (config.ts). */
+export interface LimitSettings {
+  RATE_LIMIT_ADDRESS_PER_MIN: number;
+  RATE_LIMIT_ADDRESS_BURST: number;
+  RATE_LIMIT_WALLET_PER_MIN: number;
+  RATE_LIMIT_WALLET_BURST: number;
+  TEST_MESSAGES_PER_HOUR: number;
+  TEST_MESSAGES_BURST: number;
+  TRUSTED_PROXIES?: string | undefined;
+}
+
 /** The abuse limits as configured (README, Configuration: abuse limits). */
 export function abuseLimitsFromConfig(
-  config: Config,
+  config: LimitSettings,
   deps: { now: () => number; disclaimer: string; metrics?: Metrics },
 ): AbuseLimits {
   return createAbuseLimits(

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { bearerMatches } from '../lib/bearer.ts';
 import { replyJson, type AppEnv } from '../lib/http.ts';
 import { adminTokenRequired } from '../lib/api-errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
@@ -22,14 +22,6 @@ export function metricsRoutes(deps: { metrics: Metrics; adminToken?: string }): 
     });
   });
   return app;
-}
-
-export function bearerMatches(header: string | undefined, token: string): boolean {
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  if (!m) return false;
-  const a = createHash('sha256').update(m[1]!.trim()).digest();
-  const b = createHash('sha256').update(token).digest();
-  return timingSafeEqual(a, b);
 }
 
 export const metricsDocs: RouteDoc[] = [

@@ -1,4 +1,5 @@
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError } from '../lib/config-error.ts';
+import type { SettlerSettings } from './settlers/from-config.ts';
 import { createMockSettler } from './settlers/mock.ts';
 import type { SupportedResult } from './settlers/negotiate.ts';
 import type { Settler } from './settlers/settler.ts';
@@ -12,7 +13,7 @@ export type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerif
  * quick start) never loads the live ones: they bring viem's RPC client, whose module evaluation
  * was about a tenth of the binary's start (docs/performance.md, start-up).
  */
-export async function paymentBackends(config: Config): Promise<PaymentBackends> {
+export async function paymentBackends(config: SettlerSettings): Promise<PaymentBackends> {
   if (config.PAYMENT_MODE === 'mock') return { settler: createMockSettler() };
   const live = await import('./settlers/from-config.ts');
   const settler = live.settlerFromConfig(config);

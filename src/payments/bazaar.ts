@@ -5,8 +5,7 @@ import { once } from '../lib/once.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { SYNTHETIC_SAMPLE } from '../signals/synthetic-sample.ts';
 import { disclaimerText } from '../terms/terms.ts';
-import { SignalsPage, SignalsQuery } from './paid-routes.ts';
-import { SubscribeQuery, SubscribeResult } from './schemas.ts';
+import { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } from './schemas.ts';
 
 /**
  * The x402 Bazaar declaration (`extensions.bazaar`, @x402/extensions 2.27) of each paid route,

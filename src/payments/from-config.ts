@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import { MOCK_PAY_TO, payTo, type Config } from '../config.ts';
+import { MOCK_PAY_TO, payTo } from './networks.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -9,9 +9,20 @@ import { createPaymentPlane, type PaymentPlane } from './plane.ts';
 import type { Settler } from './settlers/settler.ts';
 import type { TypedDataVerifier } from './verify.ts';
 
+/** The settings the plane reads; the server's Config carries them (config.ts). */
+export interface PaymentSettings {
+  PAYMENT_MODE: 'mock' | 'live';
+  PAY_TO?: string | undefined;
+  USDC_ADDRESS: string;
+  OFAC_REQUIRED: boolean;
+  BASE_URL: string;
+  TERMS_URL: string;
+  RECONCILE_INTERVAL_MS: number;
+}
+
 /** The plane as configured: effective settlement wallet, USDC address, public addresses. */
 export function paymentPlaneFor(d: {
-  config: Config;
+  config: PaymentSettings;
   db: Db;
   secret: Buffer;
   settler: Settler;

@@ -9,6 +9,14 @@ import { BASE_CAIP2, BASE_V1_NAME } from '../../packages/isocast-client/src/chai
 // The names themselves live in the buyer package (chain.ts), which the buyers' checks read too.
 export { BASE_ALIASES, BASE_CAIP2, BASE_CHAIN_ID, BASE_V1_NAME } from '../../packages/isocast-client/src/chain.ts';
 
+/** Mock-mode settlement wallet when PAY_TO is unset: a fixed, obviously-not-real address. */
+export const MOCK_PAY_TO = '0x000000000000000000000000000000000000dEaD';
+
+/** The wallet payments settle to: PAY_TO, or the mock wallet in mock mode (live mode requires PAY_TO). */
+export function payTo(settings: { PAY_TO?: string | undefined; PAYMENT_MODE: 'mock' | 'live' }): string | null {
+  return settings.PAY_TO ?? (settings.PAYMENT_MODE === 'mock' ? MOCK_PAY_TO : null);
+}
+
 /** x402 v1 legacy names of the EVM chains the v1 packages list beside Base (for reports only). */
 const V1_NAMES: ReadonlyMap<string, string> = new Map([
   [BASE_CAIP2, BASE_V1_NAME],

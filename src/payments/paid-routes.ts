@@ -15,7 +15,7 @@ import {
 } from '../lib/api-errors.ts';
 import type { ApiError } from '../lib/errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
-import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
+import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { entitlementOf } from '../entitlements/store.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
@@ -36,7 +36,7 @@ import {
 } from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
-import { IsocastSignalPublic } from '../signals/schemas.ts';
+import { SignalsPage, SignalsQuery } from './schemas.ts';
 
 /**
  * `GET /v1/signals`: the paid read. A receipt bearer or an inline X-Payment (the whole subscribe
@@ -277,29 +277,6 @@ export function paidSignalsRoutes(deps: {
   }
   return app;
 }
-
-export const SignalsQuery = z.object({
-  city: z.string().describe('City slug'),
-  since: z.string().optional().describe('Cursor (integer >= 0, default 0): signals with seq strictly greater'),
-  count: z.string().optional().describe('Bundle size (integer >= 2, default 20) proposed in a 402 challenge'),
-  wait: z
-    .string()
-    .optional()
-    .describe(
-      `Long-poll (extension; integer 0..${MAX_WAIT_S} seconds): with a receipt bearer or a sign-in, hold the request until an entitled signal past since exists or wait elapses, then answer as without it. Absent: answer at once`,
-    ),
-});
-
-export const SignalsPage = z
-  .object({
-    signals: z.array(IsocastSignalPublic),
-    next_cursor: z.number().int(),
-    paid_through: z.number().int(),
-    latest: z.number().int(),
-    more: z.boolean(),
-    disclaimer: Disclaimer,
-  })
-  .meta({ id: 'SignalsPage' });
 
 export const paidSignalsDocs: RouteDoc[] = [
   {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Address, Disclaimer, Hex32 } from '../lib/schemas.ts';
+import { IsocastSignalPublic } from '../signals/schemas.ts';
 import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
+import { MAX_WAIT_S } from './bundle.ts';
 import { NETWORK } from './eip3009.ts';
 
 export const Binding = z
@@ -116,3 +118,27 @@ export const SettlementPending = z
     disclaimer: Disclaimer,
   })
   .meta({ id: 'SettlementPending' });
+
+/** GET /v1/signals (payments/paid-routes.ts): the query and the page, which the Bazaar declaration (bazaar.ts) repeats. */
+export const SignalsQuery = z.object({
+  city: z.string().describe('City slug'),
+  since: z.string().optional().describe('Cursor (integer >= 0, default 0): signals with seq strictly greater'),
+  count: z.string().optional().describe('Bundle size (integer >= 2, default 20) proposed in a 402 challenge'),
+  wait: z
+    .string()
+    .optional()
+    .describe(
+      `Long-poll (extension; integer 0..${MAX_WAIT_S} seconds): with a receipt bearer or a sign-in, hold the request until an entitled signal past since exists or wait elapses, then answer as without it. Absent: answer at once`,
+    ),
+});
+
+export const SignalsPage = z
+  .object({
+    signals: z.array(IsocastSignalPublic),
+    next_cursor: z.number().int(),
+    paid_through: z.number().int(),
+    latest: z.number().int(),
+    more: z.boolean(),
+    disclaimer: Disclaimer,
+  })
+  .meta({ id: 'SignalsPage' });

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { LiveSourceSettings } from './live-sources.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -10,7 +10,7 @@ import type { WeatherSource } from '../sources/weather/types.ts';
 import { CITY_ROWS } from '../cities/catalog-data.ts';
 import { kindOf, lowStreamOf } from '../cities/catalog.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
-import { localDate } from '../cities/local-day.ts';
+import { localDate } from '../lib/local-day.ts';
 import type { DiscoverySource } from './discovery.ts';
 
 /**
@@ -69,7 +69,16 @@ export type Feed = {
  */
 export const SIM_WARM_UP_MS = 150_000;
 
-export async function createFeed(config: Config, deps: { db: Db; clock: Clock; logger: Logger }): Promise<Feed> {
+/** The settings the poller's sources read; the server's Config carries them (config.ts). */
+export interface FeedSettings extends LiveSourceSettings {
+  FEED: 'sim' | 'live';
+  SIM_SPEED: number;
+  SIM_SEED: string;
+  DISCOVERY_INTERVAL_MS: number;
+  ODDS_DEADLINE_MS: number;
+}
+
+export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Clock; logger: Logger }): Promise<Feed> {
   if (config.FEED === 'sim') {
     const simClock = createSimClock(deps.db, {
       speed: config.SIM_SPEED,

@@ -1,4 +1,3 @@
-import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createPolymarketSource } from '../sources/market/polymarket.ts';
@@ -13,9 +12,21 @@ import type { DiscoverySource } from './discovery.ts';
 /** Per page of the tag listing; a run is at most a few pages. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
 
+/** The settings the live sources read; the server's Config carries them (config.ts). */
+export interface LiveSourceSettings {
+  GAMMA_URL: string;
+  CLOB_URL: string;
+  METAR_URL: string;
+  HKO_URL: string;
+  WEATHER_SOURCE: 'wu' | 'metar';
+  WEATHER_URL: string;
+  WU_API_KEY?: string | undefined;
+  WU_POLL_INTERVAL_MS: number;
+}
+
 /** FEED=live: Polymarket's Gamma and CLOB, and the weather source WEATHER_SOURCE names (src/poller/feed.ts). */
 export function liveSources(
-  config: Config,
+  config: LiveSourceSettings,
   clock: Clock,
   logger: Logger,
 ): {

@@ -1,4 +1,4 @@
-import { localDate } from '../cities/local-day.ts';
+import { localDate } from '../lib/local-day.ts';
 import { ODDS_DEADLINE_MS } from './odds.ts';
 import { createPollerParts } from './parts.ts';
 import { runTick } from './tick.ts';

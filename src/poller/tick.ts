@@ -1,5 +1,5 @@
 import type { CityRecord } from '../cities/catalog.ts';
-import { localDate } from '../cities/local-day.ts';
+import { localDate } from '../lib/local-day.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import type { Observation } from '../buckets/daily-high.ts';
 import type { MarketEvent } from '../sources/market/types.ts';

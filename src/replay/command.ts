@@ -1,5 +1,5 @@
 import type { Catalog } from '../cities/catalog.ts';
-import { isValidDate } from '../cities/local-day.ts';
+import { isValidDate } from '../lib/local-day.ts';
 import type { Clock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { parseFlags, requireValue, UsageError } from '../lib/flags.ts';

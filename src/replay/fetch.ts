@@ -1,5 +1,5 @@
 import type { CityRecord } from '../cities/catalog.ts';
-import { localDayBounds } from '../cities/local-day.ts';
+import { localDayBounds } from '../lib/local-day.ts';
 import type { Observation } from '../buckets/daily-high.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createMetarWeather } from '../sources/weather/metar.ts';

@@ -1,4 +1,4 @@
-import type { MarketKind, TempUnit } from '../cities/catalog.ts';
+import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import type { BucketRange } from '../buckets/labels.ts';
 import { dailyHighReading, type Observation } from '../buckets/daily-high.ts';
 import type { RuleKind } from '../buckets/rule-kinds.ts';

@@ -1,4 +1,5 @@
-import type { CityRecord, TempUnit } from '../cities/catalog.ts';
+import type { CityRecord } from '../cities/catalog.ts';
+import type { TempUnit } from '../lib/temperature.ts';
 import type { Observation } from '../buckets/daily-high.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { parseWu } from '../sources/weather/wu.ts';

@@ -1,5 +1,6 @@
-import type { CityRecord, TempUnit } from '../cities/catalog.ts';
-import { localDayBounds } from '../cities/local-day.ts';
+import type { CityRecord } from '../cities/catalog.ts';
+import type { TempUnit } from '../lib/temperature.ts';
+import { localDayBounds } from '../lib/local-day.ts';
 import { bucketFor } from '../buckets/assign.ts';
 import { dailyExtreme, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
 import { resolveReading } from '../buckets/rounding.ts';

@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
-import { litestreamBinary, replicaName, replicationSettings } from './from-config.ts';
+import { litestreamBinary, replicaName, replicationSettings, type ReplicaSettings } from './from-config.ts';
 import { litestreamYaml } from './settings.ts';
 import { childEnv } from './supervisor.ts';
 
@@ -56,7 +55,7 @@ export function interpretGenerations(output: string, nowMs: number): ReplicaChec
   return { status: g.lagSeconds !== null && g.lagSeconds <= LAG_WARN_S ? 'ok' : 'warn', detail };
 }
 
-export async function replicaCheck(config: Config, dbPath: string, timeoutMs = 15_000): Promise<ReplicaCheck> {
+export async function replicaCheck(config: ReplicaSettings, dbPath: string, timeoutMs = 15_000): Promise<ReplicaCheck> {
   const settings = replicationSettings(config);
   if (!settings)
     return {

@@ -1,9 +1,11 @@
-import type { Config } from '../config.ts';
 import { findLitestream, type BinaryLookup } from './binary.ts';
 import { describeReplica, type ReplicationInput } from './settings.ts';
 
+/** The settings replication reads; the server's Config carries them (config.ts). */
+export type ReplicaSettings = ReplicationInput & { LITESTREAM_BIN?: string | undefined };
+
 /** The replication settings of a configuration, or null when REPLICA_URL is unset (off). */
-export function replicationSettings(config: Config): ReplicationInput | null {
+export function replicationSettings(config: ReplicaSettings): ReplicationInput | null {
   if (!config.REPLICA_URL) return null;
   return {
     REPLICA_URL: config.REPLICA_URL,
@@ -16,10 +18,10 @@ export function replicationSettings(config: Config): ReplicationInput | null {
   };
 }
 
-export function litestreamBinary(config: Config): BinaryLookup {
+export function litestreamBinary(config: ReplicaSettings): BinaryLookup {
   return findLitestream({ configured: config.LITESTREAM_BIN });
 }
 
-export function replicaName(config: Config): string {
+export function replicaName(config: ReplicaSettings): string {
   return describeReplica(config);
 }

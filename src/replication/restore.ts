@@ -2,18 +2,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Config } from '../config.ts';
 import { openReadOnly } from '../db/open.ts';
 import { schemaVersion } from '../db/migrate.ts';
-import { lockDataDir, StartRefused } from '../ops/exclusive.ts';
-import { secureDataDir } from '../ops/files.ts';
-import { litestreamBinary, replicaName, replicationSettings } from './from-config.ts';
+import { lockDataDir, StartRefused } from '../db/exclusive.ts';
+import { secureDataDir } from '../db/files.ts';
+import { litestreamBinary, replicaName, replicationSettings, type ReplicaSettings } from './from-config.ts';
 import { childEnv, writeLitestreamConfig } from './supervisor.ts';
 
 /**
  * `isocast restore [--timestamp <ISO 8601>]`: the database from REPLICA_URL into an empty
  * DATA_DIR, with `litestream restore`. It refuses a DATA_DIR that holds a database (or its WAL),
- * refuses while a server holds the directory (its lock, ops/exclusive.ts), and refuses without the
+ * refuses while a server holds the directory (its lock, db/exclusive.ts), and refuses without the
  * server secret: the secret is not in the database, and a restored ledger under a new secret
  * would reject every receipt buyers hold. Exit codes as main.ts: 0 done, 1 refused or failed,
  * 2 usage or configuration.
@@ -52,7 +51,12 @@ export function restoreArgs(argv: string[]): { timestamp?: string; rest: string[
   return { timestamp, rest };
 }
 
-export async function restoreDatabase(config: Config, dbPath: string, timestamp: string | undefined, io: RestoreIo) {
+export async function restoreDatabase(
+  config: ReplicaSettings & { DATA_DIR: string; SERVER_SECRET?: string | undefined },
+  dbPath: string,
+  timestamp: string | undefined,
+  io: RestoreIo,
+) {
   const settings = replicationSettings(config);
   if (!settings) {
     io.stderr('isocast restore: REPLICA_URL is not set: there is no replica to restore from');
@@ -65,7 +69,7 @@ export async function restoreDatabase(config: Config, dbPath: string, timestamp:
   }
   const dir = config.DATA_DIR;
   secureDataDir(dir);
-  // The server's own lock (ops/exclusive.ts): refused while a server holds DATA_DIR, and held
+  // The server's own lock (db/exclusive.ts): refused while a server holds DATA_DIR, and held
   // here so no server starts on a half-restored directory.
   let hold: { release(): void };
   try {

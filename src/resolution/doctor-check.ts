@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.ts';
-import { addDays } from '../cities/local-day.ts';
+import { addDays } from '../lib/local-day.ts';
 import { pausedDays } from './store.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { bucketFor } from '../buckets/assign.ts';
 import type { BucketRange } from '../buckets/labels.ts';
-import type { MarketKind } from '../cities/catalog.ts';
+import type { MarketKind } from '../lib/temperature.ts';
 
 /**
  * Crossing detection, pure. A day's state is the running extreme seen so far (the highest

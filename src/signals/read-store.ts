@@ -13,10 +13,6 @@ export type SignalReader = {
   latestAtAll(): Map<string, number>;
   /** Stored public JSON of one signal, or null. */
   payload(city: string, seq: number): string | null;
-  /** Stored public JSON of signals with since < seq <= ceiling, ascending, at most `limit`. */
-  range(city: string, since: number, ceiling: number, limit: number): string[];
-  /** Like range, with each row's seq (for cursors) beside its stored JSON. */
-  page(city: string, since: number, ceiling: number, limit: number): { seq: number; payload: string }[];
   /**
    * The UTF-8 bytes of a page: `{"signals":[...]` for the stored signals with since < seq <= end
    * (end <= latestSeq), then `tail(lastSeq)` (lastSeq is `since` when the page is empty). Stored
@@ -48,9 +44,6 @@ export function createSignalReader(db: Db): SignalReader {
     `SELECT c.city, s.seq AS n, s.created_at AS at FROM (${LATEST_SEQ_PER_CITY}) c JOIN signals s ON s.city = c.city AND s.seq = c.n`,
   );
   const one = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq = ?').pluck();
-  const range = db
-    .prepare('SELECT payload FROM signals WHERE city = +? AND seq > ? AND seq <= ? ORDER BY seq LIMIT +?')
-    .pluck();
   const page = db.prepare(
     'SELECT seq, payload FROM signals WHERE city = +? AND seq > ? AND seq <= ? ORDER BY seq LIMIT +?',
   );
@@ -119,8 +112,6 @@ export function createSignalReader(db: Db): SignalReader {
     latestSeqAll: () => new Map((latestAll.all() as { city: string; n: number }[]).map((r) => [r.city, r.n])),
     latestAtAll: () => new Map((latestAt.all() as { city: string; at: number }[]).map((r) => [r.city, r.at])),
     payload: (city, seq) => (one.get(city, seq) as string | undefined) ?? null,
-    range: (city, since, ceiling, limit) => range.all(city, since, ceiling, limit) as string[],
-    page: (city, since, ceiling, limit) => page.all(city, since, ceiling, limit) as { seq: number; payload: string }[],
     pageBytes,
   };
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.ts';
 import { perConnection } from '../lib/per-connection.ts';
-import type { MarketKind, TempUnit } from '../cities/catalog.ts';
+import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';

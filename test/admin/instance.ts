@@ -3,7 +3,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { localDate } from '../../src/cities/local-day.ts';
+import { localDate } from '../../src/lib/local-day.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/delivery/worker.ts';

@@ -1,5 +1,5 @@
 import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
-import { BASE_USDC } from '../../src/config.ts';
+import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { paymentRequired } from '../../src/payments/envelope.ts';
 import { FIRST_STEP, bindingNonce, currentSalt } from '../../src/payments/binding.ts';
 import { authorizationTypedData } from '../../src/payments/eip3009.ts';

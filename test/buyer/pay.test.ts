@@ -6,7 +6,7 @@ import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { paymentRequired } from '../../src/payments/envelope.ts';
 import { FIRST_STEP, bindingNonce, currentSalt } from '../../src/payments/binding.ts';
 import { authorizationTypedData } from '../../src/payments/eip3009.ts';
-import { BASE_USDC } from '../../src/config.ts';
+import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { buyerA } from '../payments/buy.ts';
 
 const nowMs = Date.parse('2026-07-15T15:00:00Z');

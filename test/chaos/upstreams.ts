@@ -1,6 +1,7 @@
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { kindOf, LOW_SUFFIX, lowStreamOf, type CityRecord, type MarketKind } from '../../src/cities/catalog.ts';
-import { localDate } from '../../src/cities/local-day.ts';
+import { kindOf, LOW_SUFFIX, lowStreamOf, type CityRecord } from '../../src/cities/catalog.ts';
+import type { MarketKind } from '../../src/lib/temperature.ts';
+import { localDate } from '../../src/lib/local-day.ts';
 import { parseLabel, type BucketRange } from '../../src/buckets/labels.ts';
 import { bucketFor } from '../../src/buckets/assign.ts';
 import { gammaEvent, startFakeGamma, tokensOf, type FakeGamma } from '../fakes/gamma.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCatalog, wuLocationId } from '../../src/cities/catalog.ts';
-import { isValidTimeZone } from '../../src/cities/local-day.ts';
+import { isValidTimeZone } from '../../src/lib/local-day.ts';
 import { eventSlugs, eventUrl } from '../../src/cities/market-slug.ts';
 
 test('exactly 37 active cities out of the full catalog, all with a station and a valid zone', () => {

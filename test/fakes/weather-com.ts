@@ -1,4 +1,4 @@
-import { localDate } from '../../src/cities/local-day.ts';
+import { localDate } from '../../src/lib/local-day.ts';
 import { startFakeServer, type FakeServer } from './upstream.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { localDate } from '../../src/cities/local-day.ts';
+import { localDate } from '../../src/lib/local-day.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
 import { IsocastSignalPublic } from '../../src/signals/schemas.ts';

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { ConfigError, loadConfig, payTo, MOCK_PAY_TO } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { MOCK_PAY_TO, payTo } from '../../src/payments/networks.ts';
 
 const problems = (env: Record<string, string>, argv: string[] = []) => {
   try {

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/app.ts';
-import { secureDataDir } from '../../src/ops/files.ts';
+import { secureDataDir } from '../../src/db/files.ts';
 
 /**
  * The real process under the umask a login shell or cron gives (022): the start line, mock mode's

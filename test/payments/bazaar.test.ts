@@ -14,7 +14,7 @@ import { startFakeFacilitator } from '../fakes/facilitator.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { LISTED_PATHS, MAX_LISTING_DESCRIPTION, listingFor, schemaOf } from '../../src/payments/bazaar.ts';
-import { SignalsPage, SignalsQuery } from '../../src/payments/paid-routes.ts';
+import { SignalsPage, SignalsQuery } from '../../src/payments/schemas.ts';
 import { SubscribeQuery, SubscribeResult } from '../../src/payments/schemas.ts';
 import { buy, buyerA, over, signFor } from './buy.ts';
 

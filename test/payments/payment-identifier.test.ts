@@ -27,7 +27,7 @@ import {
   payFor402,
   registerIsocast,
 } from '../../packages/isocast-client/src/index.ts';
-import { MOCK_PAY_TO } from '../../src/config.ts';
+import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
 
 /**
  * Issue 28 item 3: the x402 `payment-identifier` extension. The same id with the same payment

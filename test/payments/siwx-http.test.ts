@@ -8,7 +8,7 @@ import { listen, testApp, type TestEnv } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { crossings } from '../helpers/crossings.ts';
 import { signalNotifierFor } from '../../src/signals/notifier.ts';
-import { MOCK_PAY_TO } from '../../src/config.ts';
+import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
 import { IsocastExactScheme, registerIsocast } from '../../packages/isocast-client/src/index.ts';
 import { isocastSignIn, signInHeader } from '../../packages/isocast-client/src/siwx.ts';
 

@@ -7,7 +7,8 @@ import { entitlementOf } from '../../src/entitlements/store.ts';
 import { SubscribeResult, PaymentRequired } from '../../src/payments/schemas.ts';
 import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
-import { BASE_USDC, MOCK_PAY_TO } from '../../src/config.ts';
+import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
+import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, buyerB, challenge, over, signFor, subscribeWith, tamper } from './buy.ts';
 

@@ -4,7 +4,7 @@ import type { Address, Hex } from 'viem';
 import { verifyPayment } from '../../src/payments/verify.ts';
 import { decodeXPayment, encodeXPayment } from '../../src/payments/x-payment.ts';
 import { authorizationTypedData, type Authorization } from '../../src/payments/eip3009.ts';
-import { BASE_USDC } from '../../src/config.ts';
+import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { buyerA, buyerB } from './buy.ts';
 
 const usdc = BASE_USDC as Address;

@@ -1,6 +1,6 @@
 import { createCatalog, type Catalog } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { localDate } from '../../src/cities/local-day.ts';
+import { localDate } from '../../src/lib/local-day.ts';
 import { createPoller, type Poller, type PollerDeps } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';

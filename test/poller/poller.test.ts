@@ -76,10 +76,7 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
   ]);
   const reader = createSignalReader(h.env.db);
   assert.equal(reader.latestSeq('nyc'), 2);
-  assert.deepEqual(
-    reader.range('nyc', 0, 100, 100).map((p) => JSON.parse(p)),
-    [s1, s2],
-  );
+  assert.deepEqual(JSON.parse(reader.pageBytes('nyc', 0, 2, () => '}').toString()).signals, [s1, s2]);
 
   const city = (await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json()) as { city: { latestSeq: number } };
   assert.equal(city.city.latestSeq, 2);

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openDb } from '../../src/db/open.ts';
 import { manualClock } from '../../src/lib/clock.ts';
 import { memoryLogger } from '../../src/lib/logger.ts';
-import { isValidDate, localDate } from '../../src/cities/local-day.ts';
+import { isValidDate, localDate } from '../../src/lib/local-day.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import { createFeed } from '../../src/poller/feed.ts';
 import { IsocastSignalPublic } from '../../src/signals/schemas.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import { lockDataDir } from '../../src/ops/exclusive.ts';
+import { lockDataDir } from '../../src/db/exclusive.ts';
 import { restoreArgs, restoreDatabase } from '../../src/replication/restore.ts';
 import { LITESTREAM } from '../chaos/replica-drill.ts';
 import { replicaWithData } from './helpers.ts';

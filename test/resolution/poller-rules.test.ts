@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { localDate } from '../../src/cities/local-day.ts';
+import { localDate } from '../../src/lib/local-day.ts';
 import { repoRoot } from '../../src/lib/assets.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { createPoller, type Poller } from '../../src/poller/poller.ts';

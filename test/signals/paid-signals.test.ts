@@ -5,7 +5,7 @@ import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals, signalPayload } from '../helpers/signals.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { SignalsPage } from '../../src/payments/paid-routes.ts';
+import { SignalsPage } from '../../src/payments/schemas.ts';
 import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
 import { buy, buyerA, buyerB, over, type Fetcher } from '../payments/buy.ts';
 

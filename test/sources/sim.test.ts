@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { manualClock } from '../../src/lib/clock.ts';
 import { openDb } from '../../src/db/open.ts';
-import { localDayBounds } from '../../src/cities/local-day.ts';
+import { localDayBounds } from '../../src/lib/local-day.ts';
 import { dailyHighReading } from '../../src/buckets/daily-high.ts';
 import { bucketFor, isDead } from '../../src/buckets/assign.ts';
 import { curveC, simDay, simObservations } from '../../src/sources/sim/model.ts';

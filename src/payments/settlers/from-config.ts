@@ -1,5 +1,4 @@
 import { createPublicClient, http, type Address, type Hex } from 'viem';
-import type { Config } from '../../config.ts';
 import type { TypedDataVerifier } from '../verify.ts';
 import { EIP3009_ABI, chainFor, createAuthorizationLookup, createChainSettler } from './chain.ts';
 import { cdpJwtHeaders } from './cdp-auth.ts';
@@ -7,8 +6,21 @@ import { createFacilitatorSettler } from './facilitator.ts';
 import { createMockSettler } from './mock.ts';
 import type { Settler } from './settler.ts';
 
+/** The settings a settler reads; the server's Config carries them (config.ts). */
+export interface SettlerSettings {
+  PAYMENT_MODE: 'mock' | 'live';
+  SETTLEMENT: 'facilitator' | 'chain';
+  RPC_URL?: string | undefined;
+  SETTLER_PRIVATE_KEY?: string | undefined;
+  USDC_ADDRESS: string;
+  FACILITATOR_URL?: string | undefined;
+  FACILITATOR_AUTH?: string | undefined;
+  CDP_API_KEY_ID?: string | undefined;
+  CDP_API_KEY_SECRET?: string | undefined;
+}
+
 /** The settler the configuration asks for; config.ts has already required what each one needs. */
-export function settlerFromConfig(config: Config): Settler {
+export function settlerFromConfig(config: SettlerSettings): Settler {
   if (config.PAYMENT_MODE === 'mock') return createMockSettler();
   if (config.SETTLEMENT === 'chain') {
     return createChainSettler({
@@ -47,7 +59,7 @@ function authorizationUsed(rpcUrl: string, usdc: Address) {
 }
 
 /** Live mode with RPC_URL: smart-wallet signatures (ERC-1271, ERC-6492) verify through the chain. */
-export function chainVerifierFromConfig(config: Config): TypedDataVerifier | undefined {
+export function chainVerifierFromConfig(config: SettlerSettings): TypedDataVerifier | undefined {
   if (config.PAYMENT_MODE !== 'live' || !config.RPC_URL) return undefined;
   const client = createPublicClient({
     chain: chainFor(config.RPC_URL),

@@ -1,4 +1,4 @@
-import type { MarketKind } from '../../cities/catalog.ts';
+import type { MarketKind } from '../../lib/temperature.ts';
 import { EVENT_PREFIX, MONTHS } from '../../cities/market-slug.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';

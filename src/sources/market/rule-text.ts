@@ -1,4 +1,5 @@
-import type { CityRecord, MarketKind } from '../../cities/catalog.ts';
+import type { CityRecord } from '../../cities/catalog.ts';
+import type { MarketKind } from '../../lib/temperature.ts';
 
 /**
  * Rule texts in the live markets' wording, for the simulated feed's events (and the test fakes):

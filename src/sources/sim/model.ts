@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { CityRecord, TempUnit } from '../../cities/catalog.ts';
-import { localDayBounds, zoneOffsetMs } from '../../cities/local-day.ts';
+import type { CityRecord } from '../../cities/catalog.ts';
+import type { TempUnit } from '../../lib/temperature.ts';
+import { localDayBounds, zoneOffsetMs } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import { convertTemp } from '../../buckets/rounding.ts';
 import { CLIMATE, DEFAULT_CLIMATE } from './climate.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
-import { localDayBounds } from '../../cities/local-day.ts';
+import { localDayBounds } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import type { ReportType } from '../../buckets/rule-kinds.ts';
 import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addDays, isValidDate, localDate, localDayBounds, startOfLocalDay } from '../../src/cities/local-day.ts';
+import { addDays, isValidDate, localDate, localDayBounds, startOfLocalDay } from '../../src/lib/local-day.ts';
 
 const H = 3600_000;
 const utc = (s: string) => Date.parse(s);
