@@ -2,8 +2,12 @@ import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 
 /**
- * Every request-path performance measure lives in this module; the rest of the code is written
- * the plain way and points here.
+ * Every request-path measure that bends the HTTP stack (Hono's handler composition, the node
+ * adapter's internals) lives in this module; the routes are written the plain way and point here.
+ * The data-side measures live beside their data (docs/performance.md has each one's figures): the
+ * page cache and the latest-seq memo (signals/read-store.ts), the 30 s city list
+ * (cities/routes.ts), the group commit (db/group-commit.ts), Keccak (lib/keccak.ts) and signature
+ * recovery off the event loop (lib/secp256k1-pool.ts).
  *
  * Why. Hono answers synchronously only when the route has exactly one handler. One `app.use('*')`
  * middleware makes it compose a chain and answer with a Promise, and `@hono/node-server` then

@@ -23,7 +23,8 @@ export function replyJson(c: Ctx, body: object, status = 200, headers?: Record<s
 
 /**
  * Appends the disclaimer to an already-serialised JSON object (`{...}`) without re-parsing it:
- * the paid read path serves stored signal JSON this way.
+ * `/v1/sample` serves a stored signal's JSON this way (the paid read assembles its page with
+ * closeWithDisclaimer and replyJsonBytes).
  */
 export function replyJsonText(c: Ctx, objectJson: string, status = 200, headers?: Record<string, string>): Response {
   const text =
