@@ -6,8 +6,6 @@ import type { Clock } from '../lib/clock.ts';
 import {
   sanctioned,
   screeningUnavailable,
-  signatureVerificationFailed,
-  staleTimestamp,
   requestInProgress,
   testMessageFailed,
   unknownCity,
@@ -16,7 +14,7 @@ import type { NodeBindings } from '../lib/edge.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
-import { isStaleTimestamp, SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
+import { checkSignedRequest, SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { registrationTestMessage } from './message.ts';
@@ -68,7 +66,6 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
   app.post('/v1/delivery/messenger', async (c) => {
     const body = parseDeliveryBody(await readJsonObject(c));
     const nowMs = clock.now();
-    if (isStaleTimestamp(nowMs, body.timestamp)) throw staleTimestamp();
     const wallet = body.wallet.toLowerCase();
     const signed: DeliveryMessage = {
       wallet,
@@ -77,7 +74,11 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       action: body.action,
       timestamp: body.timestamp,
     };
-    if (!(await verifyDeliverySignature(signed, body.signature as Hex))) throw signatureVerificationFailed();
+    await checkSignedRequest({
+      nowMs,
+      timestamp: body.timestamp,
+      verify: () => verifyDeliverySignature(signed, body.signature as Hex),
+    });
     deps.limits?.registration(wallet);
     // Spec 5 for the paid plane, applied to the free push channel too: a listed wallet gets no
     // chat set (nothing is sent, not even the test message), and without a list nothing is set.

@@ -3,19 +3,11 @@ import { z } from 'zod';
 import type { Hex } from 'viem';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
-import {
-  fieldRequired,
-  invalidField,
-  noPurchases,
-  sanctioned,
-  signatureAlreadyUsed,
-  signatureVerificationFailed,
-  staleTimestamp,
-} from '../lib/api-errors.ts';
+import { fieldRequired, invalidField, noPurchases, sanctioned, signatureAlreadyUsed } from '../lib/api-errors.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
-import { isStaleTimestamp, SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
+import { checkSignedRequest } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
@@ -28,6 +20,7 @@ import {
   type ReceiptSignedKind,
   verifyReceiptSigned,
 } from './receipt-request.ts';
+import { createReceiptRequestStore } from './receipt-request-store.ts';
 import { createPaymentReads } from './store.ts';
 
 /**
@@ -35,10 +28,10 @@ import { createPaymentReads } from './store.ts';
  * ReceiptRequest signature, the only way to a token besides the purchase that moved the money.
  * `POST /v1/receipts/revoke`: every token of the wallet deleted, on a ReceiptRevocation signature.
  * Both signatures name this server's origin (BASE_URL), so one given to another deployment (a
- * lookalike) is refused here; same skew rule and error strings as the delivery endpoint; each
- * (wallet, timestamp) once per kind.
+ * lookalike) is refused here; the skew rule and its error strings are lib/signed-request.ts's,
+ * shared with the delivery endpoint; each (wallet, timestamp) once per kind
+ * (receipt-request-store.ts).
  */
-export const RECEIPT_SKEW_SEC = SIGNED_REQUEST_SKEW_SEC;
 
 const signedFields = (what: string) => ({
   wallet: z
@@ -122,39 +115,32 @@ export function receiptRoutes(deps: {
   const origin = originOf(deps.baseUrl);
   const entitlements = createEntitlementStore(db);
   const payments = createPaymentReads(db);
-  const consume = db.prepare(
-    'INSERT INTO receipt_requests (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-  );
-  const prune = db.prepare('DELETE FROM receipt_requests WHERE timestamp < ?');
-  const consumeRevocation = db.prepare(
-    'INSERT INTO receipt_revocations (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-  );
-  const pruneRevocations = db.prepare('DELETE FROM receipt_revocations WHERE timestamp < ?');
+  const used = createReceiptRequestStore(db);
   // Consuming the signature and storing the new token commit together: a crash between them
   // cannot burn a signature without a token, nor issue a token twice for one signature.
   const issue = db.transaction((wallet: string, timestamp: number, paymentId: number, nowMs: number): string | null => {
-    if (consume.run(wallet, timestamp, nowMs).changes !== 1) return null;
-    prune.run(Math.floor(nowMs / 1000) - 2 * RECEIPT_SKEW_SEC);
+    if (!used.consume('request', wallet, timestamp, nowMs)) return null;
     return issueReceipt(db, wallet, paymentId, nowMs);
   });
   // Likewise the revocation: consumed and applied in one commit.
   const revoke = db.transaction((wallet: string, timestamp: number, nowMs: number): number | null => {
-    if (consumeRevocation.run(wallet, timestamp, nowMs).changes !== 1) return null;
-    pruneRevocations.run(Math.floor(nowMs / 1000) - 2 * RECEIPT_SKEW_SEC);
+    if (!used.consume('revocation', wallet, timestamp, nowMs)) return null;
     return revokeReceipts(db, wallet);
   });
 
   /** The checks both endpoints share: skew, then the signature over this server's origin. */
   async function verified(body: SignedBody, kind: ReceiptSignedKind): Promise<string> {
-    if (isStaleTimestamp(clock.now(), body.timestamp)) throw staleTimestamp();
     const wallet = body.wallet.toLowerCase();
-    if (!(await verifyReceiptSigned(kind, wallet, origin, body.timestamp, body.signature as Hex))) {
+    await checkSignedRequest({
+      nowMs: clock.now(),
+      timestamp: body.timestamp,
+      verify: () => verifyReceiptSigned(kind, wallet, origin, body.timestamp, body.signature as Hex),
       // The spec's string; a client that says which origin it signed learns which one this is.
-      const named = body.origin !== undefined && body.origin !== origin;
-      throw signatureVerificationFailed(
-        named ? `signed for origin ${body.origin}; this server is ${origin}` : undefined,
-      );
-    }
+      refusedFor: () =>
+        body.origin !== undefined && body.origin !== origin
+          ? `signed for origin ${body.origin}; this server is ${origin}`
+          : undefined,
+    });
     return wallet;
   }
 
