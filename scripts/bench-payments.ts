@@ -31,6 +31,7 @@ import { FIRST_STEP, currentSalt } from '../src/payments/binding.ts';
 import { paymentRequired } from '../src/payments/envelope.ts';
 import { authorizationTypedData } from '../src/payments/eip3009.ts';
 import { payFor402 } from '../packages/isocast-client/src/index.ts';
+import { createStores } from '../src/stores.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -47,6 +48,7 @@ const catalog = createCatalog();
 const app = createApp({
   config,
   db,
+  stores: createStores(db),
   catalog,
   clock: systemClock,
   logger: createLogger({ level: 'error' }),

@@ -21,6 +21,7 @@ import { openDb } from '../src/db/open.ts';
 import { memoryLogger } from '../src/lib/logger.ts';
 import { createLedger } from '../src/payments/ledger.ts';
 import { createPaymentStore } from '../src/payments/store.ts';
+import { createStores } from '../src/stores.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,7 +46,15 @@ async function variant(name: string, thread: boolean, group = 1): Promise<Varian
   const store = createPaymentStore(db);
   const clock = { now: () => Date.now() };
   const commits = createGroupCommit(db);
-  const ledger = createLedger({ db, store, clock, logger, pending: () => new Error('pending') as never, commits });
+  const ledger = createLedger({
+    db,
+    stores: createStores(db),
+    store,
+    clock,
+    logger,
+    pending: () => new Error('pending') as never,
+    commits,
+  });
   let ckpt: Checkpointer | null = null;
   if (thread) {
     ckpt = startCheckpointer({ db, path, logger });

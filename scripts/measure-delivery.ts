@@ -29,6 +29,7 @@ import type { SignalPublic } from '../src/signals/schemas.ts';
 import { startFakeBotApi, type BotMessage } from '../test/fakes/bot-api.ts';
 import { sanctionsScreen } from '../src/delivery/screen.ts';
 import { loadSanctionsList } from '../src/sanctions/list.ts';
+import { createStores } from '../src/stores.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: number) => {
@@ -104,7 +105,11 @@ async function harness(limits: SendLimits) {
   const db = openDb(join(dir, 'isocast.db'));
   const bot = await startFakeBotApi();
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits });
-  const outbox = createOutbox(db, systemClock, sanctionsScreen(loadSanctionsList({}), false));
+  const outbox = createOutbox(db, {
+    clock: systemClock,
+    screen: sanctionsScreen(loadSanctionsList({}), false),
+    reader: createStores(db).reader,
+  });
   const worker = createDeliveryWorker({
     outbox,
     messenger,

@@ -28,6 +28,7 @@ import { gammaEvent, startFakeGamma, tokensOf } from '../test/fakes/gamma.ts';
 import { startFakeClob } from '../test/fakes/clob.ts';
 import { startFakeMetar } from '../test/fakes/metar.ts';
 import { startFakeWeatherCom } from '../test/fakes/weather-com.ts';
+import { createStores } from '../src/stores.ts';
 
 const args = process.argv.slice(2);
 const CHANGES = Number(args[args.indexOf('--changes') + 1] ?? 120) || 120;
@@ -99,7 +100,16 @@ function poller(
   const market = createPolymarketSource({ gammaUrl: env.gamma.url, clobUrl: env.clob.url, clock: systemClock, logger });
   return {
     db,
-    poller: createPoller({ db, catalog, clock: systemClock, logger, weather, market, intervalMs: 1_000, ...extra }),
+    poller: createPoller({
+      stores: createStores(db),
+      catalog,
+      clock: systemClock,
+      logger,
+      weather,
+      market,
+      intervalMs: 1_000,
+      ...extra,
+    }),
   };
 }
 

@@ -5,6 +5,7 @@ import { METHODS } from 'node:http';
 import type { Config } from './config.ts';
 import { payTo } from './payments/networks.ts';
 import type { Db } from './db/open.ts';
+import type { Stores } from './stores.ts';
 import type { Clock } from './lib/clock.ts';
 import { ApiError } from './lib/errors.ts';
 import type { AppEnv, Ctx } from './lib/http.ts';
@@ -24,8 +25,6 @@ import { citiesDocs, citiesRoutes } from './cities/routes.ts';
 import { healthDocs, healthRoutes } from './ops/health-routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
-import { createSignalReader } from './signals/read-store.ts';
-import { signalNotifierFor } from './signals/notifier.ts';
 import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
 import { paidSignalsDocs, paidSignalsRoutes } from './payments/paid-routes.ts';
 import { paymentPlaneFor } from './payments/from-config.ts';
@@ -53,6 +52,8 @@ import { bodyLimitIfDeclared, wrapFetch } from './lib/fast-path.ts';
 export type AppDeps = {
   config: Config;
   db: Db;
+  /** The stores built once for `db` (src/stores.ts); the poller and the delivery worker share them. */
+  stores: Stores;
   catalog: Catalog;
   clock: Clock;
   /** The clock whose local dates are market days: the simulated feed's fast clock (FEED=sim), else `clock`. */
@@ -111,7 +112,8 @@ export const ROUTE_DOCS: RouteDoc[] = [
 export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits } {
   const { config, db, catalog, clock, logger } = deps;
   const disclaimer = disclaimerText(config.TERMS_URL);
-  const signals = createSignalReader(db);
+  const { stores } = deps;
+  const signals = stores.reader;
   const isCity = (slug: string) => catalog.get(slug) !== undefined;
   const dbPing = db.prepare('SELECT 1');
 
@@ -177,6 +179,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     '/',
     receiptRoutes({
       db,
+      entitlements: stores.entitlements,
+      receipts: stores.receipts,
       clock,
       logger,
       sanctions: deps.sanctions,
@@ -191,9 +195,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       db,
       plane,
       reader: signals,
+      entitlements: stores.entitlements,
+      receipts: stores.receipts,
       sanctions: deps.sanctions,
       isCity,
-      notifier: signalNotifierFor(db),
+      notifier: stores.notifier,
       maxWaiters: config.MAX_SIGNAL_WAITERS,
       clock,
       receiptTtlMs,
@@ -213,6 +219,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     '/',
     adminRoutes({
       db,
+      stores,
       catalog,
       clock,
       adminToken: config.ADMIN_TOKEN,

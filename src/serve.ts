@@ -1,4 +1,5 @@
 import { createApp } from './app.ts';
+import { createStores } from './stores.ts';
 import { ConfigError } from './config.ts';
 import { loadOrCreateSecret } from './db/secret.ts';
 import { citySelection, createCatalog } from './cities/catalog.ts';
@@ -25,7 +26,6 @@ import { abuseLimitsFromConfig } from './limits/from-config.ts';
 import { disclaimerText } from './terms/terms.ts';
 import { addressInUse } from './db/exclusive.ts';
 import { startHttpServer } from './ops/http-server.ts';
-import { signalNotifierFor } from './signals/notifier.ts';
 import { createConnectionCap } from './limits/connections.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 import { replicaName } from './replication/from-config.ts';
@@ -49,9 +49,11 @@ const FIRST_TICK_DELAY_MS = 250;
  */
 const BACKGROUND_START_DELAY_MS = 250;
 
-/** Phase 2: the database, the secret, the catalog, the metrics and the replica beside them. */
+/** Phase 2: the database and its stores, the secret, the catalog, the metrics and the replica beside them. */
 function openStorage({ config, logger, replica }: Preflight) {
   const db = open(config);
+  // One store per table for the whole process: the routes, poller, worker and plane share them.
+  const stores = createStores(db);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
   const catalog = createCatalog(CITY_ROWS, citySelection(config.CITIES), config.MARKET_KINDS);
   const metrics = createMetrics();
@@ -59,7 +61,7 @@ function openStorage({ config, logger, replica }: Preflight) {
   const replication = replica
     ? startReplication({ ...replica, dataDir: config.DATA_DIR, dbPath: dbPath(config), db, logger, metrics })
     : null;
-  return { db, secret, catalog, metrics, replication };
+  return { db, stores, secret, catalog, metrics, replication };
 }
 
 type Started = Preflight & ReturnType<typeof openStorage>;
@@ -85,6 +87,7 @@ async function startPayments(s: Started) {
   const plane = paymentPlaneFor({
     config,
     db: s.db,
+    stores: s.stores,
     secret: s.secret,
     settler,
     sanctions: s.sanctions,
@@ -100,12 +103,12 @@ async function startPayments(s: Started) {
 }
 
 /** Phase 4: the delivery worker and the poller that feeds it, not started yet. */
-async function createWorkers({ config, db, catalog, logger, metrics, sanctions }: Started) {
+async function createWorkers({ config, db, stores, catalog, logger, metrics, sanctions }: Started) {
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   // Deliveries are screened against the same list object the payments use, reloaded in place.
   const screen = sanctionsScreen(sanctions, config.OFAC_REQUIRED);
-  const outbox = createOutbox(db, systemClock, screen);
+  const outbox = createOutbox(db, { clock: systemClock, screen, reader: stores.reader });
   const delivery = createDeliveryWorker({
     outbox,
     messenger,
@@ -116,7 +119,7 @@ async function createWorkers({ config, db, catalog, logger, metrics, sanctions }
   });
   const feed = await createFeed(config, { db, clock: systemClock, logger });
   const poller = createPoller({
-    db,
+    stores,
     catalog,
     clock: systemClock,
     logger: logger.child({ component: 'poller' }),
@@ -139,6 +142,7 @@ function listen(s: Started, payments: Payments, workers: Workers) {
     messenger: workers.messenger,
     config,
     db: s.db,
+    stores: s.stores,
     catalog,
     clock: systemClock,
     dayClock: workers.dayClock,
@@ -241,7 +245,7 @@ export async function serve(argv: string[]): Promise<void> {
       plane: payments.plane,
       workers: stoppable,
       closeDb: () => s.db.close(),
-      releaseWaiters: () => signalNotifierFor(s.db).releaseAll(),
+      releaseWaiters: () => s.stores.notifier.releaseAll(),
       afterDb: s.replication ? [s.replication] : [],
       maxSettleMs: payments.settler.maxSettleMs,
     }),

@@ -23,6 +23,7 @@ import type { SignalPublic } from '../../src/signals/schemas.ts';
 import { freePort, median, mockServeEnv, NODE, percentile, ROOT, round, spawnServer } from './util.ts';
 import { sanctionsScreen } from '../../src/delivery/screen.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
+import { createStores } from '../../src/stores.ts';
 
 export type GrowthSizes = { signals: number; outbox: number; entitlements: number; registrations: number };
 export const FULL_SIZES: GrowthSizes = {
@@ -188,7 +189,11 @@ function timeEnqueue(
   const db = openDb(dbPath);
   const rollback = new Error('rollback');
   try {
-    const outbox = createOutbox(db, { now: () => Date.now() }, sanctionsScreen(loadSanctionsList({}), false));
+    const outbox = createOutbox(db, {
+      clock: { now: () => Date.now() },
+      screen: sanctionsScreen(loadSanctionsList({}), false),
+      reader: createStores(db).reader,
+    });
     const ms: number[] = [];
     const rows: number[] = [];
     for (let round = 0; round < 3; round++) {

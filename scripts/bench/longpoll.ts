@@ -39,7 +39,7 @@ import { memoryLogger } from '../../src/lib/logger.ts';
 import { startHttpServer } from '../../src/ops/http-server.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
-import { signalNotifierFor } from '../../src/signals/notifier.ts';
+import { createStores } from '../../src/stores.ts';
 import { crossings } from '../../test/helpers/crossings.ts';
 import { buy, over } from '../../test/payments/buy.ts';
 import { NODE, ROOT } from './util.ts';
@@ -69,9 +69,11 @@ const config = loadConfig({
 });
 const db = openDb(join(dir, 'isocast.db'));
 const catalog = createCatalog();
+const stores = createStores(db);
 const app = createApp({
   config,
   db,
+  stores,
   catalog,
   clock: systemClock,
   logger: memoryLogger(),
@@ -97,11 +99,11 @@ ServerResponse.prototype.end = function (this: ServerResponse, ...a: unknown[]) 
   return r;
 } as typeof ServerResponse.prototype.end;
 const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-const feed = crossings(db, catalog.get(CITY)!, Date.now());
+const feed = crossings(stores.signals, catalog.get(CITY)!, Date.now());
 feed.next(); // latest 1
 const bought = await buy(over(base), privateKeyToAccount(generatePrivateKey()), CITY, ROUNDS + 5, Date.now());
 if (bought.status !== 200) throw new Error(`purchase failed: ${JSON.stringify(bought.body)}`);
-const notifier = signalNotifierFor(db);
+const notifier = stores.notifier;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const memory = () => {

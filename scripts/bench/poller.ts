@@ -41,6 +41,7 @@ import { seed as seedRegistrations } from '../measure-delivery.ts';
 import { median, percentile, round } from './util.ts';
 import { sanctionsScreen } from '../../src/delivery/screen.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
+import { createStores } from '../../src/stores.ts';
 
 const input = JSON.parse(process.argv[2] ?? '{}') as { changes?: number; intervalMs?: number; sizes?: number[] };
 const CHANGES = input.changes ?? 40;
@@ -132,7 +133,11 @@ async function latency(dir: string) {
     cities.map((c, i) => ({ wallet: wallet(i), chat: String(500_000 + i), city: c.slug })),
     [],
   );
-  const outbox = createOutbox(db, systemClock, sanctionsScreen(loadSanctionsList({}), false));
+  const outbox = createOutbox(db, {
+    clock: systemClock,
+    screen: sanctionsScreen(loadSanctionsList({}), false),
+    reader: createStores(db).reader,
+  });
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: BOT_API_LIMITS });
   const worker = createDeliveryWorker({
     outbox,
@@ -148,7 +153,7 @@ async function latency(dir: string) {
   const byMessage = new Map<string, number>(); // "<displayName>#<seq>" -> upstream change time
   const toCommit: number[] = [];
   const poller = createPoller({
-    db,
+    stores: createStores(db),
     catalog,
     clock: systemClock,
     logger,
@@ -211,7 +216,14 @@ async function tickRig(dir: string, n: number) {
   const catalog = syntheticCatalog(n);
   const u = await upstreams(catalog);
   const db = openDb(join(dir, `ticks-${n}.db`));
-  const poller = createPoller({ db, catalog, clock: systemClock, logger, intervalMs: INTERVAL_MS, ...sources(u) });
+  const poller = createPoller({
+    stores: createStores(db),
+    catalog,
+    clock: systemClock,
+    logger,
+    intervalMs: INTERVAL_MS,
+    ...sources(u),
+  });
   const datesNow = () => new Map(catalog.active.map((c) => [c.slug, localDate(c.timezone, Date.now())]));
   let lastDates = datesNow();
   const run = async () => {

@@ -10,8 +10,8 @@ import { addDays } from '../../src/lib/local-day.ts';
 import { eventSlugs, eventUrl } from '../../src/cities/market-slug.ts';
 import { openDb } from '../../src/db/open.ts';
 import { simLadder } from '../../src/sources/market/sim.ts';
-import { saveReading, storeSignal } from '../../src/signals/store.ts';
 import type { BucketOdds } from '../../src/sources/market/types.ts';
+import { createStores } from '../../src/stores.ts';
 
 const id = (...parts: string[]) => '0x' + createHash('sha256').update(parts.join('|')).digest('hex');
 
@@ -30,7 +30,7 @@ export function seedSignals(dbPath: string, opts: { city: string; days: number }
       const first = ladder[1]!.lo;
       const nowMs = t0 + d * 86_400_000;
       const base = { city, targetDate: date, buckets, nowMs };
-      saveReading(db, { ...base, reading: first });
+      createStores(db).signals.saveReading({ ...base, reading: first });
       for (let k = 1; k <= 8; k++) {
         const reading = first + k * w;
         const byLabel = new Map<string, BucketOdds>(
@@ -39,7 +39,7 @@ export function seedSignals(dbPath: string, opts: { city: string; days: number }
             return [b.label, { yes, no: Math.round((1 - yes) * 1000) / 1000, midpoint: yes }];
           }),
         );
-        storeSignal(db, {
+        createStores(db).signals.storeSignal({
           ...base,
           reading,
           nowMs: nowMs + k * 600_000,

@@ -1,13 +1,13 @@
 import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
-import { createRuleStore } from '../resolution/store.ts';
-import { createDiscoveryStore } from '../resolution/discovery-store.ts';
+import type { DayRule, RuleStore } from '../resolution/store.ts';
+import type { DiscoveredRow, DiscoveryStore } from '../resolution/discovery-store.ts';
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
-import { createSignalReader } from '../signals/read-store.ts';
-import { createSignalStore } from '../signals/store.ts';
-import { createEntitlementStore } from '../entitlements/store.ts';
+import type { SignalReader } from '../signals/read-store.ts';
+import type { SignalStore } from '../signals/store.ts';
+import type { EntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
 import { createPaymentReads } from '../payments/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
@@ -28,6 +28,14 @@ export const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlement
 
 export type ReportDeps = {
   db: Db;
+  /** The process's stores (src/stores.ts), read here inside one read transaction. */
+  stores: {
+    reader: Pick<SignalReader, 'latestSeqAll'>;
+    signals: Pick<SignalStore, 'latestReadings'>;
+    entitlements: Pick<EntitlementStore, 'recent' | 'count'>;
+    rules: Pick<RuleStore, 'latest'>;
+    discovery: Pick<DiscoveryStore, 'all'>;
+  };
   catalog: Catalog;
   paymentMode: 'mock' | 'live';
   feed: 'sim' | 'live';
@@ -53,14 +61,14 @@ type RefundRow = Pick<RefundOut, 'id' | 'wallet' | 'reason' | 'status'> & {
   tx_hash: RefundOut['txHash'];
 };
 
-function openReads(db: Db) {
+function openReads(db: Db, stores: ReportDeps['stores']) {
   return {
     payments: createPaymentReads(db),
-    signals: createSignalReader(db),
-    signalStore: createSignalStore(db),
-    entitlements: createEntitlementStore(db),
-    dayRules: createRuleStore(db),
-    discovered: createDiscoveryStore(db),
+    signals: stores.reader,
+    signalStore: stores.signals,
+    entitlements: stores.entitlements,
+    dayRules: stores.rules,
+    discovered: stores.discovery,
     outboxCounts: createOutboxCounts(db),
     outboxRecent: createOutboxRecent(db),
   };
@@ -70,7 +78,7 @@ type Reads = ReturnType<typeof openReads>;
 
 export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
   const { db } = deps;
-  const reads = openReads(db);
+  const reads = openReads(db, deps.stores);
 
   return (nowMs) => {
     // One read transaction: every section describes the same committed state.

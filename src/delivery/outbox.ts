@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
-import { createSignalReader } from '../signals/read-store.ts';
+import type { SignalReader } from '../signals/read-store.ts';
 import { SANCTIONED_NOT_PUSHED, type WalletScreen } from './screen.ts';
 
 /**
@@ -54,7 +54,12 @@ export const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, no
 
 let screenFunctions = 0;
 
-export function createOutbox(db: Db, clock: Clock, screen: WalletScreen): Outbox {
+/** `reader` is the process's one signal reader (src/stores.ts). */
+export function createOutbox(
+  db: Db,
+  deps: { clock: Clock; screen: WalletScreen; reader: Pick<SignalReader, 'payload'> },
+): Outbox {
+  const { clock, screen, reader: signals } = deps;
   // The sanctions list lives in memory and is swapped on reload, so the enqueue asks it through a
   // SQL function: the screen stays inside the one statement (below). Each outbox registers its own
   // name, so two outboxes on one connection never screen with each other's list.
@@ -95,9 +100,8 @@ export function createOutbox(db: Db, clock: Clock, screen: WalletScreen): Outbox
   const failSending = db.prepare(
     `UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ? WHERE status = 'sending'`,
   );
-  // The signal's stored JSON comes from its owner: one primary-key read per due row (a batch is
-  // at most `limit` rows, and the worker is off the request path).
-  const signals = createSignalReader(db);
+  // The signal's stored JSON comes from its owner (`signals`): one primary-key read per due row (a
+  // batch is at most `limit` rows, and the worker is off the request path).
   const counts = createOutboxCounts(db);
 
   return {

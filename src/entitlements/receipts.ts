@@ -1,6 +1,5 @@
 import { hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/open.ts';
-import { perConnection } from '../lib/per-connection.ts';
 
 /**
  * Receipt bearer tokens (format label `isocast-receipt`): `isr_<selector>_<verifier>`, 96 random
@@ -71,28 +70,6 @@ export function createReceiptStore(db: Db): ReceiptStore {
     lookup,
     revokeAll: (wallet) => revoke.run(wallet.toLowerCase()).changes,
   };
-}
-
-const receiptsOf = perConnection(createReceiptStore);
-
-/** Function form of `ReceiptStore.issue` (payments/ledger.ts and receipt-routes.ts call it). */
-export function issueReceipt(db: Db, wallet: string, paymentId: number, nowMs: number): string {
-  return receiptsOf(db).issue(wallet, paymentId, nowMs);
-}
-
-/** Function form of `ReceiptStore.walletFor`. */
-export function walletForReceipt(db: Db, token: string): string | null {
-  return receiptsOf(db).walletFor(token);
-}
-
-/** Function form of `ReceiptStore.lookup`. */
-export function receiptOf(db: Db, token: string): { wallet: string; createdAt: number } | null {
-  return receiptsOf(db).lookup(token);
-}
-
-/** Function form of `ReceiptStore.revokeAll`. */
-export function revokeReceipts(db: Db, wallet: string): number {
-  return receiptsOf(db).revokeAll(wallet);
 }
 
 /**

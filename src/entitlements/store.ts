@@ -1,6 +1,5 @@
 import type { Db } from '../db/open.ts';
-import { perConnection } from '../lib/per-connection.ts';
-import { latestSeq } from '../signals/store.ts';
+import type { SignalStore } from '../signals/store.ts';
 import { nextCeiling } from './ceiling.ts';
 
 /**
@@ -28,7 +27,8 @@ export type EntitlementStore = {
   count(): number;
 };
 
-export function createEntitlementStore(db: Db): EntitlementStore {
+/** `signals` gives the latest seq the ceiling starts from (read inside the caller's transaction). */
+export function createEntitlementStore(db: Db, signals: Pick<SignalStore, 'latestSeq'>): EntitlementStore {
   const get = db.prepare(
     'SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?',
   );
@@ -50,7 +50,7 @@ export function createEntitlementStore(db: Db): EntitlementStore {
     citiesOf: (wallet) => cities.all(wallet) as { city: string; paidThroughSeq: number }[],
     applyPurchase(p) {
       const wallet = p.wallet.toLowerCase();
-      const latest = latestSeq(db, p.city);
+      const latest = signals.latestSeq(p.city);
       const before = entitlementOf(wallet, p.city);
       const ceiling = nextCeiling(before?.paidThroughSeq ?? null, latest, p.count);
       upsert.run({ wallet, city: p.city, ceiling, count: p.count, nowMs: p.nowMs });
@@ -63,19 +63,4 @@ export function createEntitlementStore(db: Db): EntitlementStore {
     recent: (limit) => recent.all(limit) as EntitlementRow[],
     count: () => count.get() as number,
   };
-}
-
-const entitlementsOf = perConnection(createEntitlementStore);
-
-/** Function form of `EntitlementStore.get` (payments/ledger.ts, the paid read and tests call it). */
-export function entitlementOf(db: Db, wallet: string, city: string): Entitlement | null {
-  return entitlementsOf(db).get(wallet, city);
-}
-
-/** Function form of `EntitlementStore.applyPurchase` (payments/ledger.ts calls it in its transaction). */
-export function applyPurchase(
-  db: Db,
-  p: { wallet: string; city: string; count: number; nowMs: number },
-): Entitlement & { latestSeq: number } {
-  return entitlementsOf(db).applyPurchase(p);
 }

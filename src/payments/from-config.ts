@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import { MOCK_PAY_TO, payTo } from './networks.ts';
 import type { Db } from '../db/open.ts';
+import type { LedgerStores } from './ledger.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
@@ -24,6 +25,7 @@ export interface PaymentSettings {
 export function paymentPlaneFor(d: {
   config: PaymentSettings;
   db: Db;
+  stores: LedgerStores;
   secret: Buffer;
   settler: Settler;
   sanctions: SanctionsList;
@@ -35,6 +37,7 @@ export function paymentPlaneFor(d: {
 }): PaymentPlane {
   return createPaymentPlane({
     db: d.db,
+    stores: d.stores,
     secret: d.secret,
     settler: d.settler,
     sanctions: d.sanctions,

@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.ts';
-import { entitlementOf } from '../entitlements/store.ts';
-import { receiptOf } from '../entitlements/receipts.ts';
+import type { EntitlementStore } from '../entitlements/store.ts';
+import type { ReceiptStore } from '../entitlements/receipts.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
 
 export type Receipt = { wallet: string; createdAt: number } | null;
@@ -22,7 +22,11 @@ export type WakeLookups = {
  * lookup each; the page body for equal (since, end, paid_through, latest) is shared already
  * (signals/read-store.ts pageBytes).
  */
-export function createWakeLookups(db: Db, notifier: SignalNotifier): { current(): WakeLookups } {
+/** The stores the lookups ask (built once in the wiring, src/stores.ts). */
+export type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
+
+export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: LookupStores): { current(): WakeLookups } {
+  const direct = directLookups(stores);
   const changes = db.prepare('SELECT total_changes()').pluck();
   const receipts = new Map<string, Receipt>();
   const ceilings = new Map<string, number>();
@@ -32,7 +36,7 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier): { current()
     receipt(token) {
       let r = receipts.get(token);
       if (r === undefined) {
-        r = receiptOf(db, token);
+        r = direct.receipt(token);
         receipts.set(token, r);
       }
       return r;
@@ -41,7 +45,7 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier): { current()
       const key = `${wallet}\n${city}`;
       let n = ceilings.get(key);
       if (n === undefined) {
-        n = entitlementOf(db, wallet, city)?.paidThroughSeq ?? 0;
+        n = direct.paidThrough(wallet, city);
         ceilings.set(key, n);
       }
       return n;
@@ -63,9 +67,9 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier): { current()
 }
 
 /** The same questions asked of the database each time (a read that is not woken by a commit). */
-export function directLookups(db: Db): WakeLookups {
+export function directLookups(stores: LookupStores): WakeLookups {
   return {
-    receipt: (token) => receiptOf(db, token),
-    paidThrough: (wallet, city) => entitlementOf(db, wallet, city)?.paidThroughSeq ?? 0,
+    receipt: (token) => stores.receipts.lookup(token),
+    paidThrough: (wallet, city) => stores.entitlements.get(wallet, city)?.paidThroughSeq ?? 0,
   };
 }

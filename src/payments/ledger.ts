@@ -5,9 +5,9 @@ import type { Clock } from '../lib/clock.ts';
 import { entitlementFailed, settlementFailed } from '../lib/api-errors.ts';
 import type { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
-import { applyPurchase, entitlementOf } from '../entitlements/store.ts';
-import { issueReceipt } from '../entitlements/receipts.ts';
-import { createSignalStore } from '../signals/store.ts';
+import type { EntitlementStore } from '../entitlements/store.ts';
+import type { ReceiptStore } from '../entitlements/receipts.ts';
+import type { SignalStore } from '../signals/store.ts';
 import type { Sealer } from './sealed.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 
@@ -55,8 +55,20 @@ const sealContext = (row: Pick<PaymentRow, 'id' | 'payment_identifier'>) =>
  * exactly once (entitlement and, for the request that moved the money, the receipt, in one
  * transaction), and a stored payment answered by its state. Nothing here calls a settler.
  */
+/**
+ * The stores a purchase writes through (built once in the wiring, src/stores.ts). Their statements
+ * run on the ledger's connection, so a call made inside one of the transactions below reads and
+ * writes within that transaction.
+ */
+export type LedgerStores = {
+  signals: Pick<SignalStore, 'latestSeq'>;
+  entitlements: Pick<EntitlementStore, 'get' | 'applyPurchase'>;
+  receipts: Pick<ReceiptStore, 'issue'>;
+};
+
 export function createLedger(deps: {
   db: Db;
+  stores: LedgerStores;
   store: PaymentStore;
   clock: Clock;
   logger: Logger;
@@ -67,13 +79,11 @@ export function createLedger(deps: {
   sealer?: Sealer;
 }) {
   const { db, store, clock, logger, pending, commits, sealer } = deps;
-  // The latest seq comes from the signals owner; its statements run on this same connection, so a
-  // call made inside one of the transactions below reads within that transaction.
-  const signals = createSignalStore(db);
+  const { signals, entitlements, receipts } = deps.stores;
 
   /** An applied payment as it stands now: reads only (no receipt is issued for a repeat). */
   function appliedState(row: PaymentRow): Purchase {
-    const ent = entitlementOf(db, row.payer, row.city);
+    const ent = entitlements.get(row.payer, row.city);
     return {
       payer: row.payer,
       city: row.city,
@@ -96,7 +106,7 @@ export function createLedger(deps: {
   function applyIn(id: number, nowMs: number, withReceipt: boolean, memo?: ResultMemo): Applied | null {
     if (!store.markAppliedStmt(id, nowMs)) return null;
     const row = store.get(id)!;
-    const ent = applyPurchase(db, { wallet: row.payer, city: row.city, count: row.count, nowMs });
+    const ent = entitlements.applyPurchase({ wallet: row.payer, city: row.city, count: row.count, nowMs });
     const purchase: Purchase = {
       payer: row.payer,
       city: row.city,
@@ -107,7 +117,7 @@ export function createLedger(deps: {
       paidThroughSeq: ent.paidThroughSeq,
       totalPaidSignals: ent.totalPaidSignals,
       latestSeq: ent.latestSeq,
-      receiptToken: withReceipt ? issueReceipt(db, row.payer, id, nowMs) : null,
+      receiptToken: withReceipt ? receipts.issue(row.payer, id, nowMs) : null,
       movedHere: withReceipt,
     };
     if (withReceipt && memo && sealer && row.payment_identifier) {

@@ -17,7 +17,8 @@ import type { ApiError } from '../lib/errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { entitlementOf } from '../entitlements/store.ts';
+import type { EntitlementStore } from '../entitlements/store.ts';
+import type { ReceiptStore } from '../entitlements/receipts.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
 import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bundle.ts';
 import { createWakeLookups, directLookups, type WakeLookups } from './held-read.ts';
@@ -53,6 +54,8 @@ export function paidSignalsRoutes(deps: {
   db: Db;
   plane: PaymentPlane;
   reader: SignalReader;
+  entitlements: EntitlementStore;
+  receipts: ReceiptStore;
   sanctions: SanctionsList;
   isCity(slug: string): boolean;
   /** Wakes held `wait` reads when a signal commits (signals/notifier.ts). */
@@ -76,8 +79,8 @@ export function paidSignalsRoutes(deps: {
       nonce: randomBytes(16).toString('hex'),
     });
   const app = new Hono<AppEnv>();
-  const direct = directLookups(deps.db);
-  const shared = createWakeLookups(deps.db, deps.notifier);
+  const direct = directLookups(deps);
+  const shared = createWakeLookups(deps.db, deps.notifier, deps);
   // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts, item 5).
   app.get('/v1/signals', (c): Response | Promise<Response> => {
     const since = parseSince(c.req.query('since'));
@@ -93,7 +96,7 @@ export function paidSignalsRoutes(deps: {
       const beforeSettle = (payer: string) => {
         // Any new ceiling is at least `count` (nextCeiling), so a cursor below it needs no lookup.
         if (since < count) return;
-        const paidThrough = entitlementOf(deps.db, payer, city)?.paidThroughSeq ?? null;
+        const paidThrough = deps.entitlements.get(payer, city)?.paidThroughSeq ?? null;
         const latest = deps.reader.latestSeq(city);
         if (since >= nextCeiling(paidThrough, latest, count))
           throw exhausted(city, count, resource, paidThrough ?? 0, latest);
@@ -201,7 +204,7 @@ export function paidSignalsRoutes(deps: {
 
   /** Inside the bundle but past the latest signal: the only state a `wait` holds (exhaustion answers at once). */
   function nothingYet(wallet: string, city: string, since: number): boolean {
-    const paidThrough = entitlementOf(deps.db, wallet, city)?.paidThroughSeq ?? 0;
+    const paidThrough = deps.entitlements.get(wallet, city)?.paidThroughSeq ?? 0;
     return since < paidThrough && deps.reader.latestSeq(city) <= since;
   }
 

@@ -6,7 +6,7 @@ import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createChallenges } from './challenge.ts';
 import { createInflight, paymentKey } from './inflight.ts';
-import { createLedger, type Purchase } from './ledger.ts';
+import { createLedger, type LedgerStores, type Purchase } from './ledger.ts';
 import { paymentCounters } from './outcomes.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
 import { createSaltSteps } from './salt-steps.ts';
@@ -22,6 +22,8 @@ import { createPaymentStore, type PaymentRow } from './store.ts';
  */
 export type PaymentPlaneDeps = PurchaseSettings & {
   db: Db;
+  /** The signal, entitlement and receipt stores built once in the wiring (src/stores.ts). */
+  stores: LedgerStores;
   secret: Buffer;
   baseUrl: string;
   termsUrl: string;
@@ -57,7 +59,16 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     currentStep: saltSteps.current,
   });
   const commits = createGroupCommit(db, { onCommit: counters.committed });
-  const ledger = createLedger({ db, store, clock, logger, pending, commits, sealer: createSealer(secret) });
+  const ledger = createLedger({
+    db,
+    stores: deps.stores,
+    store,
+    clock,
+    logger,
+    pending,
+    commits,
+    sealer: createSealer(secret),
+  });
   let accepting = true;
   const flow = createPurchaseFlow({
     ...deps,

@@ -11,8 +11,8 @@ import { checkSignedRequest } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { issueReceipt, revokeReceipts } from '../entitlements/receipts.ts';
-import { createEntitlementStore } from '../entitlements/store.ts';
+import type { ReceiptStore } from '../entitlements/receipts.ts';
+import type { EntitlementStore } from '../entitlements/store.ts';
 import {
   originOf,
   RECEIPT_REQUEST_PRIMARY_TYPE,
@@ -102,6 +102,8 @@ function parseBody(body: Record<string, unknown>): SignedBody {
 
 export function receiptRoutes(deps: {
   db: Db;
+  entitlements: Pick<EntitlementStore, 'citiesOf'>;
+  receipts: Pick<ReceiptStore, 'issue' | 'revokeAll'>;
   clock: Clock;
   logger: Logger;
   sanctions: SanctionsList;
@@ -113,19 +115,19 @@ export function receiptRoutes(deps: {
 }): Hono<AppEnv> {
   const { db, clock } = deps;
   const origin = originOf(deps.baseUrl);
-  const entitlements = createEntitlementStore(db);
+  const { entitlements, receipts } = deps;
   const payments = createPaymentReads(db);
   const used = createReceiptRequestStore(db);
   // Consuming the signature and storing the new token commit together: a crash between them
   // cannot burn a signature without a token, nor issue a token twice for one signature.
   const issue = db.transaction((wallet: string, timestamp: number, paymentId: number, nowMs: number): string | null => {
     if (!used.consume('request', wallet, timestamp, nowMs)) return null;
-    return issueReceipt(db, wallet, paymentId, nowMs);
+    return receipts.issue(wallet, paymentId, nowMs);
   });
   // Likewise the revocation: consumed and applied in one commit.
   const revoke = db.transaction((wallet: string, timestamp: number, nowMs: number): number | null => {
     if (!used.consume('revocation', wallet, timestamp, nowMs)) return null;
-    return revokeReceipts(db, wallet);
+    return receipts.revokeAll(wallet);
   });
 
   /** The checks both endpoints share: skew, then the signature over this server's origin. */

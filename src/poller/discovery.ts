@@ -1,8 +1,7 @@
 import type { Catalog } from '../cities/catalog.ts';
-import type { Db } from '../db/open.ts';
 import type { Logger } from '../lib/logger.ts';
 import { decideDiscovered } from '../resolution/discover.ts';
-import { createDiscoveryStore } from '../resolution/discovery-store.ts';
+import type { DiscoveryStore } from '../resolution/discovery-store.ts';
 import type { ObservableSource } from '../resolution/judge.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 
@@ -19,14 +18,14 @@ const RETRY_MS = 5 * 60_000;
  * nothing served: cities once served stay served for the life of the process.
  */
 export function createDiscoveryRun(deps: {
-  db: Db;
+  store: DiscoveryStore;
   catalog: Catalog;
   logger: Logger;
   source: DiscoverySource;
   intervalMs: number;
   canObserve(source: ObservableSource): boolean;
 }) {
-  const store = createDiscoveryStore(deps.db);
+  const { store } = deps;
   let nextAtMs = 0;
   return async function maybeRun(nowMs: number): Promise<void> {
     if (nowMs < nextAtMs) return;

@@ -1,6 +1,4 @@
-import { createSignalStore } from '../signals/store.ts';
 import type { ObservableSource } from '../resolution/judge.ts';
-import { createRuleStore } from '../resolution/store.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { createBackoff } from './backoff.ts';
 import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
@@ -18,12 +16,11 @@ import type { PollerDeps } from './types.ts';
  * and each city's work (city.ts) read and update it; nothing else does.
  */
 export function createPollerParts(deps: PollerDeps) {
-  const { db, catalog, clock, logger, weather } = deps;
+  const { catalog, clock, logger, weather } = deps;
   const backoff = createBackoff(deps.intervalMs);
   const odds = createOddsFetcher({ market: deps.market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS });
   const observeDue = createFeedBatches(deps.intervalMs);
-  const signals = createSignalStore(db);
-  const rules = createRuleStore(db);
+  const { signals, rules } = deps.stores;
   const urls = createMarketUrls(4 * catalog.active.length + 16);
   const health = createPollHealth(catalog, backoff);
   const metrics = createPollerMetrics(deps.metrics);
@@ -32,7 +29,7 @@ export function createPollerParts(deps: PollerDeps) {
     s === 'noaa' ? noaaWeather : s === 'hko' ? deps.hkoWeather : weather;
   const discover = deps.discovery
     ? createDiscoveryRun({
-        db,
+        store: deps.stores.discovery,
         catalog,
         logger,
         source: deps.discovery,

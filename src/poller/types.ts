@@ -1,4 +1,3 @@
-import type { Db } from '../db/open.ts';
 import type { Catalog, CityRecord } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -6,13 +5,16 @@ import type { Metrics } from '../lib/metrics.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import type { MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
-import type { DayRule } from '../resolution/store.ts';
+import type { DayRule, RuleStore } from '../resolution/store.ts';
+import type { DiscoveryStore } from '../resolution/discovery-store.ts';
+import type { SignalStore } from '../signals/store.ts';
 import type { PollerHealth } from './health.ts';
 import type { DiscoverySource } from './discovery.ts';
 
 /** What the poller is built from (src/poller/poller.ts). */
 export type PollerDeps = {
-  db: Db;
+  /** The process's stores (src/stores.ts): signals and day state, day rules, discovered events. */
+  stores: { signals: SignalStore; rules: RuleStore; discovery: DiscoveryStore };
   catalog: Catalog;
   /** Real time: signal stamps, backoff. */
   clock: Clock;

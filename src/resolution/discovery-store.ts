@@ -1,6 +1,5 @@
 import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import type { Db } from '../db/open.ts';
-import { perConnection } from '../lib/per-connection.ts';
 import type { DiscoveryVerdict } from './discover.ts';
 
 /** The last discovery run's events and verdicts (`discovered_events`, replaced whole per run). */
@@ -78,15 +77,13 @@ export function createDiscoveryStore(db: Db) {
 /** Reasons that are the operator's choice (CITIES, MARKET_KINDS), not a problem to fix. */
 const isChoice = (reason: string) => reason.startsWith('observable, but') || reason.includes('MARKET_KINDS=');
 
-export const discoveredEvents = perConnection((db: Db) => createDiscoveryStore(db));
-
 /**
- * The `doctor` line: discovered events whose stream is not served, grouped by stream (`nyc`,
+ * The `doctor` line (its own read-only connection, one store for the run): discovered events whose stream is not served, grouped by stream (`nyc`,
  * `nyc-low`) with the reason. Not served is a warning only when the stream is wanted; CITIES=spec
  * or MARKET_KINDS leaving one out is `ok`.
  */
 export function discoveryCheck(db: Db): { status: 'ok' | 'warn'; detail: string } {
-  const rows = discoveredEvents(db).all();
+  const rows = createDiscoveryStore(db).all();
   if (rows.length === 0) return { status: 'ok', detail: 'no discovery run recorded yet' };
   const served = new Set(rows.filter((r) => r.served).map((r) => r.city));
   const notServed = new Map<string, { dates: string[]; reason: string }>();
@@ -103,3 +100,4 @@ export function discoveryCheck(db: Db): { status: 'ok' | 'warn'; detail: string 
   const wanted = [...notServed.values()].some((e) => !isChoice(e.reason));
   return { status: wanted ? 'warn' : 'ok', detail: `${head}; not served: ${list}` };
 }
+export type DiscoveryStore = ReturnType<typeof createDiscoveryStore>;

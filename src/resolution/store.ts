@@ -1,7 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 import type { RuleKind } from '../buckets/rule-kinds.ts';
-import { perConnection } from '../lib/per-connection.ts';
 import { describeRule, type Verdict } from './judge.ts';
 
 /**
@@ -179,23 +178,4 @@ export function createRuleStore(db: Db): RuleStore {
     latest: () => new Map((s.latest.all() as Row[]).map((r) => [r.city, view(r)])),
     paused: (sinceDate, limit = 200) => (s.paused.all(sinceDate, limit) as Row[]).map(view),
   };
-}
-
-const rulesOf = perConnection(createRuleStore);
-
-/** Function forms of the store's methods, for callers (tests) that hold only the db. */
-export function settleDayRule(db: Db, input: SettleInput): DayRule & { newlyPaused: boolean } {
-  return rulesOf(db).settle(input);
-}
-
-export function readDayRule(db: Db, city: string, date: string): DayRule | null {
-  return rulesOf(db).read(city, date);
-}
-
-export function latestDayRules(db: Db): Map<string, DayRule> {
-  return rulesOf(db).latest();
-}
-
-export function pausedDays(db: Db, sinceDate: string, limit = 200): DayRule[] {
-  return rulesOf(db).paused(sinceDate, limit);
 }

@@ -1,11 +1,8 @@
-import type { Db } from '../db/open.ts';
-import { perConnection } from '../lib/per-connection.ts';
-
 /**
  * Wakes long-poll reads (`GET /v1/signals?wait=N`, issue 25.4) when a signal commits. The signal
  * store calls `committed` right after its transaction (store.ts), so a held read is answered in
  * the same tick the row becomes visible: no timer per request polls the database. One notifier
- * per database connection (`signalNotifierFor(db)`), shared by the poller's store and the routes.
+ * per process, built in the wiring (src/stores.ts) and shared by the signal store and the routes.
  *
  * Waiters are kept per city, so a commit touches only the reads of its own stream. Timeouts share
  * one timer: waits of the same length end in the order they began (the clock only moves forward),
@@ -129,6 +126,3 @@ export function createSignalNotifier(now: () => number = () => performance.now()
     },
   };
 }
-
-/** The notifier of one database connection: the store that writes and the routes that wait share it. */
-export const signalNotifierFor = perConnection((_db: Db) => createSignalNotifier());

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.ts';
-import { latestSeq as readLatestSeq } from './store.ts';
+import type { SignalStore } from './store.ts';
 
 /**
  * Read side of the signals table shared by the free and paid routes, the operator page and the
@@ -37,7 +37,8 @@ const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
     UNION ALL SELECT (SELECT min(city) FROM signals WHERE city > c.city) FROM c WHERE c.city IS NOT NULL)
   SELECT city, (SELECT max(seq) FROM signals s WHERE s.city = c.city) AS n FROM c WHERE city IS NOT NULL`;
 
-export function createSignalReader(db: Db): SignalReader {
+/** One reader per process (src/stores.ts): its page cache and latest-seq memo are shared by every reader of signals. */
+export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>): SignalReader {
   const latestAll = db.prepare(LATEST_SEQ_PER_CITY);
   // The latest signal's time per city, by the same skip-scan (no scan of every signal).
   const latestAt = db.prepare(
@@ -102,7 +103,7 @@ export function createSignalReader(db: Db): SignalReader {
     }
     let seq = memo.get(city);
     if (seq === undefined) {
-      seq = readLatestSeq(db, city);
+      seq = store.latestSeq(city);
       memo.set(city, seq);
     }
     return seq;

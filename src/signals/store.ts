@@ -1,11 +1,10 @@
 import type { Db } from '../db/open.ts';
-import { perConnection } from '../lib/per-connection.ts';
 import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
 import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
-import { signalNotifierFor } from './notifier.ts';
+import type { SignalNotifier } from './notifier.ts';
 
 /**
  * Owner of the `signals` and `day_state` tables with read-store.ts: this file writes both (and
@@ -78,7 +77,8 @@ export type SignalStore = {
   latestReadings(): Map<string, LatestReading>;
 };
 
-export function createSignalStore(db: Db): SignalStore {
+/** `notifier` is told of each committed signal (held long-poll reads wake on it; notifier.ts). */
+export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'committed'>): SignalStore {
   const state = db.prepare('SELECT high, bucket FROM day_state WHERE city = ? AND target_date = ?');
   const upsert =
     db.prepare(`INSERT INTO day_state (city, target_date, high, unit, bucket, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -100,7 +100,6 @@ export function createSignalStore(db: Db): SignalStore {
     upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
   };
   const latestSeq = (city: string): number => latest.get(city) as number;
-  const notifier = signalNotifierFor(db);
 
   return {
     readDayState,
@@ -171,26 +170,6 @@ export function createSignalStore(db: Db): SignalStore {
       );
     },
   };
-}
-
-const storeOf = perConnection(createSignalStore);
-
-/** Function form of `SignalStore.latestSeq` (the read side and the entitlement ceiling call it). */
-export function latestSeq(db: Db, city: string): number {
-  return storeOf(db).latestSeq(city);
-}
-
-/** Function forms of the store's methods, for callers (tests, scripts) that hold only the db. */
-export function readDayState(db: Db, city: string, targetDate: string): DayState | null {
-  return storeOf(db).readDayState(city, targetDate);
-}
-
-export function saveReading(db: Db, input: ReadingInput): Detection {
-  return storeOf(db).saveReading(input);
-}
-
-export function storeSignal(db: Db, input: StoreSignalInput, hooks: StoreHooks = {}): SignalPublic | null {
-  return storeOf(db).storeSignal(input, hooks);
 }
 
 /** The canonical public signal (spec 2.2) for a crossing; validated so a malformed one never lands. */

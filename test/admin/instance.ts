@@ -133,7 +133,7 @@ export async function seededInstance(
     }),
   );
 
-  const outbox = createOutbox(env.db, env.clock, emptyScreen());
+  const outbox = createOutbox(env.db, { clock: env.clock, screen: emptyScreen(), reader: env.stores.reader });
   const worker = createDeliveryWorker({
     outbox,
     messenger,
@@ -145,7 +145,7 @@ export async function seededInstance(
   worker.start();
   t.after(() => worker.stop());
   const p = createPoller({
-    db: env.db,
+    stores: env.stores,
     catalog: createCatalog(CITY_ROWS.filter((c) => ['nyc', 'chicago', 'london'].includes(c.slug))),
     clock: env.clock,
     logger: env.logger,

@@ -8,7 +8,6 @@ import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { buy, buyerA, over, signFor, subscribeWith } from '../payments/buy.ts';
 
@@ -136,7 +135,7 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
   // Balances prove exactly one transfer per authorization, and the ceiling one credit each.
   assert.equal(await balance(PAY_TO), 115_000n);
   assert.equal(await balance(buyerA.address), 4_885_000n);
-  assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 23, totalPaidSignals: 23 });
+  assert.deepEqual(e.stores.entitlements.get(buyerA.address, 'nyc'), { paidThroughSeq: 23, totalPaidSignals: 23 });
   assert.equal(e.db.prepare(`SELECT count(*) FROM payments WHERE status = 'applied'`).pluck().get(), 2);
   t.diagnostic(
     `chain test took ${Math.round(performance.now() - started)} ms (EVM start, solc compile, deploy, 2 settlements)`,

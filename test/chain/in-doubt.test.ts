@@ -13,7 +13,6 @@ import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { decodeXPayment } from '../../src/payments/x-payment.ts';
 import { buy, buyerA, over, subscribeWith } from '../payments/buy.ts';
 
@@ -129,11 +128,11 @@ test('a competitor uses the same authorization first: our submission reverts, th
   assert.equal((await c.pub.getTransactionReceipt({ hash: ours.hash })).status, 'reverted');
   // One transfer, one credit; the replay is idempotent and carries no token.
   assert.equal(await c.balance(PAY_TO), 100_000n);
-  assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+  assert.deepEqual(e.stores.entitlements.get(buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
   const replay = await subscribeWith(f, p.xPayment, 'nyc', 20);
   assert.equal(replay.body.idempotent, true);
   assert.equal(replay.body.receiptToken, undefined);
-  assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+  assert.deepEqual(e.stores.entitlements.get(buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
 });
 
 /** A facilitator whose /settle submits the transfer (or not) and then never answers. */
@@ -194,13 +193,13 @@ test('a facilitator that submits on chain and then times out: in doubt (503), th
     tx_hash: (submitted as string).toLowerCase(),
   });
   assert.equal(await c.balance(PAY_TO), 100_000n);
-  assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+  assert.deepEqual(e.stores.entitlements.get(buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
   // The buyer's retry now reads the final state: credited once, no second settle, no token.
   const retry = await subscribeWith(f, r.payment.xPayment, 'nyc', 20);
   assert.equal(retry.status, 200);
   assert.equal(retry.body.idempotent, true);
   assert.equal(retry.body.receiptToken, undefined);
-  assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+  assert.deepEqual(e.stores.entitlements.get(buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
 });
 
 test('an authorization that never landed: in doubt while it could still land, failed (not charged) once the chain is past validBefore', async (t) => {
@@ -225,7 +224,7 @@ test('an authorization that never landed: in doubt while it could still land, fa
   const retry = await subscribeWith(f, r.payment.xPayment, 'nyc', 20);
   assert.equal(retry.status, 402);
   assert.equal(retry.body.error, PAYMENT_ERRORS.settle);
-  assert.equal(entitlementOf(e.db, buyerA.address, 'nyc'), null);
+  assert.equal(e.stores.entitlements.get(buyerA.address, 'nyc'), null);
 });
 
 const MAX_LIFETIME = 1_000;

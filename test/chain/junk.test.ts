@@ -9,7 +9,6 @@ import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { buy, buyerA, over } from '../payments/buy.ts';
 
 /**
@@ -100,5 +99,5 @@ test('junk from unfunded wallets is refused "not charged" before anything is sen
     await pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [PAY_TO] }),
     100_000n,
   );
-  assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+  assert.deepEqual(e.stores.entitlements.get(buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
 });

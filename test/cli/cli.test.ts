@@ -7,7 +7,6 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { crossings } from '../helpers/crossings.ts';
-import { signalNotifierFor } from '../../src/signals/notifier.ts';
 import { runCli, type CliCommand } from '../../src/buyer/cli/index.ts';
 import type { CliIo } from '../../src/buyer/cli/output.ts';
 
@@ -143,8 +142,8 @@ test('read --follow --wait 0 polls politely, prints new signals as they come, an
 test('read --follow long-polls: each signal is printed as soon as it is stored, no sleeping between reads (issue 25.4)', async (t) => {
   const { app, run } = await setup(t);
   assert.equal((await run('buy', ['--city', 'nyc', '--count', '3'])).code, 0);
-  const feed = crossings(app.db, app.deps.catalog.get('nyc')!, app.clock.now());
-  const notifier = signalNotifierFor(app.db);
+  const feed = crossings(app.stores.signals, app.deps.catalog.get('nyc')!, app.clock.now());
+  const notifier = app.stores.notifier;
   const printedAt: number[] = [];
   const committedAt: number[] = [];
   const lines: string[] = [];

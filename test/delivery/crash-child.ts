@@ -11,6 +11,7 @@ import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { emptyScreen } from './fixtures.ts';
+import { createStores } from '../../src/stores.ts';
 
 const [dbPath, mode, apiUrl, token] = process.argv.slice(2);
 const db = openDb(dbPath!);
@@ -24,7 +25,7 @@ const stalled: Messenger = {
 };
 const messenger = mode === 'claim' ? stalled : createBotMessenger({ token, apiUrl: apiUrl!, timeoutMs: 60_000 });
 const worker = createDeliveryWorker({
-  outbox: createOutbox(db, systemClock, emptyScreen()),
+  outbox: createOutbox(db, { clock: systemClock, screen: emptyScreen(), reader: createStores(db).reader }),
   messenger,
   clock: systemClock,
   logger: createLogger({ level: 'error', write: (l) => process.stderr.write(l + '\n') }),

@@ -12,6 +12,7 @@ import { memoryLogger } from '../../src/lib/logger.ts';
 import { tempDir } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 import { grant, insertSignal, outboxRows, registerChat, signalFixture, WALLET_A, emptyScreen } from './fixtures.ts';
+import { createStores } from '../../src/stores.ts';
 
 const CHILD = join(import.meta.dirname, 'crash-child.ts');
 
@@ -28,7 +29,7 @@ async function crashThenRestart(t: { after(fn: () => unknown): void }, mode: 'cl
   t.after(() => db.close());
   registerChat(db, WALLET_A, '100', null);
   grant(db, WALLET_A, 'nyc', 10);
-  const outbox = createOutbox(db, systemClock, emptyScreen());
+  const outbox = createOutbox(db, { clock: systemClock, screen: emptyScreen(), reader: createStores(db).reader });
   db.transaction(() => {
     insertSignal(db, signalFixture());
     outbox.enqueue(signalFixture());

@@ -5,9 +5,8 @@ import { parseLabel } from '../../src/buckets/labels.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { storeSignal, type StoreSignalInput } from '../../src/signals/store.ts';
+import type { StoreSignalInput } from '../../src/signals/store.ts';
 import type { MarketBucketRef } from '../../src/sources/market/types.ts';
 import { listen, testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
@@ -38,7 +37,7 @@ test('end to end: a wallet buys a bundle, registers a chat, crossings happen, ex
   });
   const env = testApp(t, { deps: { messenger } });
   const f = over(await listen(t, env.app.fetch));
-  const outbox = createOutbox(env.db, systemClock, emptyScreen());
+  const outbox = createOutbox(env.db, { clock: systemClock, screen: emptyScreen(), reader: env.stores.reader });
   const worker = createDeliveryWorker({
     outbox,
     messenger,
@@ -62,7 +61,7 @@ test('end to end: a wallet buys a bundle, registers a chat, crossings happen, ex
   assert.equal(await registerOverHttp(f, allCities, '-1002', '', env.clock.now()), 200);
   assert.equal(await registerOverHttp(f, freeloader, '1003', 'nyc', env.clock.now()), 200);
   assert.equal(bot.messages.length, 3, 'one test message per registration');
-  const entitlementBefore = entitlementOf(env.db, buyer.address.toLowerCase(), 'nyc');
+  const entitlementBefore = env.stores.entitlements.get(buyer.address.toLowerCase(), 'nyc');
 
   let nowMs = env.clock.now();
   const reading = (r: number): StoreSignalInput => {
@@ -84,7 +83,7 @@ test('end to end: a wallet buys a bundle, registers a chat, crossings happen, ex
     };
   };
   const observe = (r: number) => {
-    const signal = storeSignal(env.db, reading(r), { inTransaction: outbox.enqueue });
+    const signal = env.stores.signals.storeSignal(reading(r), { inTransaction: outbox.enqueue });
     if (signal) worker.wake();
     return signal;
   };
@@ -109,7 +108,7 @@ test('end to end: a wallet buys a bundle, registers a chat, crossings happen, ex
   assert.equal(pushed.length, 4);
   assert.match(pushed.find((m) => m.chatId === '1001' && seqOf(m.text) === 2)!.text, /Bucket 82-83°F -> 84-85°F/);
   assert.deepEqual(
-    entitlementOf(env.db, buyer.address.toLowerCase(), 'nyc'),
+    env.stores.entitlements.get(buyer.address.toLowerCase(), 'nyc'),
     entitlementBefore,
     'delivery never touches entitlements',
   );

@@ -20,6 +20,7 @@ import {
   WALLET_C,
   emptyScreen,
 } from './fixtures.ts';
+import { createStores } from '../../src/stores.ts';
 
 const FAST = { globalPerSecond: 1000, chatIntervalMs: 1, groupIntervalMs: 1 };
 const TERMS = 'https://isocast.example/terms.txt';
@@ -39,7 +40,7 @@ async function bot(t: T): Promise<FakeBotApi> {
 }
 
 function worker(t: T, d: Db, b: FakeBotApi, options: WorkerOptions = {}, timeoutMs = 2_000) {
-  const outbox = createOutbox(d, systemClock, emptyScreen());
+  const outbox = createOutbox(d, { clock: systemClock, screen: emptyScreen(), reader: createStores(d).reader });
   const messenger = createBotMessenger({ token: b.token, apiUrl: b.url, limits: FAST, timeoutMs });
   const logger = memoryLogger();
   const w = createDeliveryWorker({
@@ -64,7 +65,7 @@ function store(d: Db, outbox: ReturnType<typeof createOutbox>, s = signalFixture
 
 test('rows are queued only for registrations entitled to the signal, once per (wallet, city, day, bucket)', (t) => {
   const d = db(t);
-  const outbox = createOutbox(d, systemClock, emptyScreen());
+  const outbox = createOutbox(d, { clock: systemClock, screen: emptyScreen(), reader: createStores(d).reader });
   registerChat(d, WALLET_A, '100', 'nyc'); // city registration, entitled
   registerChat(d, WALLET_B, '200', null); // all cities, entitled
   registerChat(d, WALLET_C, '300', 'london'); // other city
@@ -90,7 +91,7 @@ test('rows are queued only for registrations entitled to the signal, once per (w
 
 test('queued rows roll back with the signal when the storing transaction fails', (t) => {
   const d = db(t);
-  const outbox = createOutbox(d, systemClock, emptyScreen());
+  const outbox = createOutbox(d, { clock: systemClock, screen: emptyScreen(), reader: createStores(d).reader });
   registerChat(d, WALLET_A, '100', null);
   grant(d, WALLET_A, 'nyc', 9);
   assert.throws(() =>
@@ -247,7 +248,7 @@ test('a changed chat receives the rows queued before the change', async (t) => {
 
 test('without a bot token the worker idles and leaves rows queued', async (t) => {
   const d = db(t);
-  const outbox = createOutbox(d, systemClock, emptyScreen());
+  const outbox = createOutbox(d, { clock: systemClock, screen: emptyScreen(), reader: createStores(d).reader });
   const logger = memoryLogger();
   const w = createDeliveryWorker({
     outbox,

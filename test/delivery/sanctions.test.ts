@@ -16,6 +16,7 @@ import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 import { over } from '../payments/buy.ts';
 import { grant, insertSignal, outboxRows, registerChat, registerOverHttp, signalFixture } from './fixtures.ts';
+import { createStores } from '../../src/stores.ts';
 
 /**
  * Issue 23 item 3: a wallet put on the sanctions list while the service runs (the file rewritten,
@@ -42,7 +43,11 @@ test('a wallet listed by a reload gets nothing pushed: queued rows are withheld,
   const logger = memoryLogger();
   const watcher = watchSanctionsList(list, { logger, clock: systemClock });
   const { db } = testApp(t, { deps: { sanctions: list } });
-  const outbox = createOutbox(db, systemClock, sanctionsScreen(list, true));
+  const outbox = createOutbox(db, {
+    clock: systemClock,
+    screen: sanctionsScreen(list, true),
+    reader: createStores(db).reader,
+  });
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: FAST });
   const worker = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: 'https://t.example' });
   t.after(() => worker.stop());
@@ -132,7 +137,11 @@ test('with screening required and no list loaded, the worker holds every row (no
   t.after(() => bot.close());
   const list = loadSanctionsList({ path: join(tempDir(t), 'missing.txt') });
   const { db } = testApp(t, { deps: { sanctions: list } });
-  const outbox = createOutbox(db, systemClock, sanctionsScreen(list, true));
+  const outbox = createOutbox(db, {
+    clock: systemClock,
+    screen: sanctionsScreen(list, true),
+    reader: createStores(db).reader,
+  });
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: FAST });
   const logger = memoryLogger();
   const worker = createDeliveryWorker({ outbox, messenger, clock: systemClock, logger, termsUrl: 'https://t.example' });

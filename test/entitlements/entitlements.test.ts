@@ -3,11 +3,10 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
-import { applyPurchase, entitlementOf } from '../../src/entitlements/store.ts';
 import { isEntitled, nextCeiling } from '../../src/entitlements/ceiling.ts';
-import { issueReceipt, walletForReceipt } from '../../src/entitlements/receipts.ts';
 import { tempDir } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
+import { createStores } from '../../src/stores.ts';
 
 function db(t: Parameters<typeof tempDir>[0]) {
   const d = openDb(join(tempDir(t), 'e.db'));
@@ -47,12 +46,17 @@ test('applyPurchase upserts per (wallet, city), lowercases the wallet, and accum
   const d = db(t);
   insertSignals(d, 'nyc', 3);
   const W = '0xAbCdEf0000000000000000000000000000000001';
-  d.transaction(() => applyPurchase(d, { wallet: W, city: 'nyc', count: 2, nowMs: 1 }))();
-  assert.deepEqual(entitlementOf(d, W.toLowerCase(), 'nyc'), { paidThroughSeq: 5, totalPaidSignals: 2 });
-  assert.deepEqual(entitlementOf(d, W, 'nyc'), { paidThroughSeq: 5, totalPaidSignals: 2 });
-  const r = d.transaction(() => applyPurchase(d, { wallet: W, city: 'nyc', count: 20, nowMs: 2 }))();
+  d.transaction(() => createStores(d).entitlements.applyPurchase({ wallet: W, city: 'nyc', count: 2, nowMs: 1 }))();
+  assert.deepEqual(createStores(d).entitlements.get(W.toLowerCase(), 'nyc'), {
+    paidThroughSeq: 5,
+    totalPaidSignals: 2,
+  });
+  assert.deepEqual(createStores(d).entitlements.get(W, 'nyc'), { paidThroughSeq: 5, totalPaidSignals: 2 });
+  const r = d.transaction(() =>
+    createStores(d).entitlements.applyPurchase({ wallet: W, city: 'nyc', count: 20, nowMs: 2 }),
+  )();
   assert.deepEqual(r, { paidThroughSeq: 25, totalPaidSignals: 22, latestSeq: 3 });
-  assert.equal(entitlementOf(d, W, 'miami'), null);
+  assert.equal(createStores(d).entitlements.get(W, 'miami'), null);
   assert.deepEqual(
     d.prepare('SELECT wallet, city, paid_through_seq, total_paid_signals, updated_at FROM entitlements').all(),
     [{ wallet: W.toLowerCase(), city: 'nyc', paid_through_seq: 25, total_paid_signals: 22, updated_at: 2 }],
@@ -61,14 +65,14 @@ test('applyPurchase upserts per (wallet, city), lowercases the wallet, and accum
 
 test('receipt tokens: 256-bit verifier, stored hashed, resolve to the wallet, anything else is null', (t) => {
   const d = db(t);
-  const token = issueReceipt(d, '0xAA', 1, 5);
+  const token = createStores(d).receipts.issue('0xAA', 1, 5);
   assert.match(token, /^isr_[A-Za-z0-9_-]{16}_[A-Za-z0-9_-]{43}$/);
-  assert.equal(walletForReceipt(d, token), '0xaa');
+  assert.equal(createStores(d).receipts.walletFor(token), '0xaa');
   const row = d.prepare('SELECT * FROM receipts').get() as Record<string, unknown>;
   assert.ok(!JSON.stringify(row).includes(token.slice(21)));
   assert.equal((row.verifier_hash as Buffer).length, 32);
   const flipped = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
   for (const bad of [flipped, token + 'x', token.toUpperCase(), '', 'isr_', `isr_${'-'.repeat(16)}_${'-'.repeat(43)}`])
-    assert.equal(walletForReceipt(d, bad), null, bad);
-  assert.notEqual(issueReceipt(d, '0xaa', 1, 6), token);
+    assert.equal(createStores(d).receipts.walletFor(bad), null, bad);
+  assert.notEqual(createStores(d).receipts.issue('0xaa', 1, 6), token);
 });

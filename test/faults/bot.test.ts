@@ -8,7 +8,6 @@ import { createOutbox } from '../../src/delivery/outbox.ts';
 import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { storeSignal } from '../../src/signals/store.ts';
 import type { MarketBucketRef } from '../../src/sources/market/types.ts';
 import { startFakeBotApi, type ChatBehaviour } from '../fakes/bot-api.ts';
 import { listen, testApp } from '../helpers/app.ts';
@@ -45,7 +44,7 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
   });
   const env = testApp(t, { deps: { messenger } });
   const f = over(await listen(t, env.app.fetch));
-  const outbox = createOutbox(env.db, systemClock, emptyScreen());
+  const outbox = createOutbox(env.db, { clock: systemClock, screen: emptyScreen(), reader: env.stores.reader });
   const worker = createDeliveryWorker({
     outbox,
     messenger,
@@ -101,8 +100,7 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
   const crossing = () => {
     reading += 2;
     const nowMs = Date.now();
-    const s = storeSignal(
-      env.db,
+    const s = env.stores.signals.storeSignal(
       {
         city: { slug: nyc.slug, displayName: nyc.displayName, unit: nyc.unit },
         targetDate: '2026-07-15',
@@ -127,7 +125,7 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
       await sleep(20);
     }
   };
-  storeSignal(env.db, {
+  env.stores.signals.storeSignal({
     city: { slug: nyc.slug, displayName: nyc.displayName, unit: nyc.unit },
     targetDate: '2026-07-15',
     reading,

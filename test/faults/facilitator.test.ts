@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
 import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
-import { walletForReceipt } from '../../src/entitlements/receipts.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, buyerB, over, subscribeWith } from '../payments/buy.ts';
+import { createStores } from '../../src/stores.ts';
 
 /**
  * The facilitator misbehaving: rate limiting, slowness, and lies (success without a transaction
@@ -49,7 +48,7 @@ test('facilitator rate-limited: 402 not charged, nothing credited; a new authori
   assert.equal(r.status, 402);
   assert.equal(r.body.error, PAYMENT_ERRORS.settle);
   assert.equal(r.body.reason, 'facilitator: /verify answered HTTP 429: Too Many Requests');
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
   assert.deepEqual(statuses(db), ['failed']);
 
   fac.mode = 'ok';
@@ -62,7 +61,10 @@ test('facilitator rate-limited: 402 not charged, nothing credited; a new authori
   assert.equal(again.body.idempotent, false);
   const replay = await subscribeWith(f, again.payment.xPayment, 'nyc', 2);
   assert.equal(replay.body.idempotent, true);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 2,
+    totalPaidSignals: 2,
+  });
   assert.deepEqual(statuses(db), ['failed', 'applied']);
 });
 
@@ -77,7 +79,7 @@ test('facilitator success without a transaction hash: in doubt (503) without a c
       /^facilitator reported success without a transaction hash/,
     );
     assert.deepEqual(statuses(db), ['in_doubt']);
-    assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+    assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
   });
   await t.test('RPC', async (t) => {
     const { f, fac, db, clock } = await setup(t, 'no-tx-hash', true);
@@ -85,7 +87,10 @@ test('facilitator success without a transaction hash: in doubt (503) without a c
     assert.equal(r.status, 200);
     assert.equal(r.body.txHash, fac.chain.get(`${buyerA.address.toLowerCase()}:${r.payment.nonce}`));
     assert.deepEqual(statuses(db), ['applied']);
-    assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+    assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+      paidThroughSeq: 2,
+      totalPaidSignals: 2,
+    });
   });
 });
 
@@ -106,7 +111,10 @@ test('a slow facilitator: five concurrent copies of one payment reach /settle on
   );
   assert.equal(racing.filter((c) => c.body.idempotent === false).length, 0, 'the first copy (inside buy) applied it');
   assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 2);
-  assert.deepEqual(entitlementOf(db, buyerB.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerB.address, 'nyc'), {
+    paidThroughSeq: 20,
+    totalPaidSignals: 20,
+  });
 });
 
 test('a facilitator that reports one transaction hash for two different payers credits neither with the other', async (t) => {
@@ -120,11 +128,14 @@ test('a facilitator that reports one transaction hash for two different payers c
   assert.equal(b.status, 503, JSON.stringify(b.body));
   assert.equal(b.body.error, PAYMENT_ERRORS.pending);
   assert.equal(b.body.receiptToken, undefined);
-  assert.equal(entitlementOf(db, buyerB.address, 'london'), null);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  assert.equal(createStores(db).entitlements.get(buyerB.address, 'london'), null);
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 2,
+    totalPaidSignals: 2,
+  });
   const wallets = (db.prepare('SELECT selector FROM receipts').pluck().all() as string[]).length;
   assert.equal(wallets, 1, 'only A holds a receipt');
-  assert.equal(walletForReceipt(db, a.body.receiptToken), buyerA.address.toLowerCase());
+  assert.equal(createStores(db).receipts.walletFor(a.body.receiptToken), buyerA.address.toLowerCase());
   assert.deepEqual(statuses(db), ['applied', 'in_doubt']);
 });
 
@@ -143,5 +154,5 @@ test('facilitator down (connection refused): no byte of /settle left, so 402 not
   assert.equal(r.body.error, PAYMENT_ERRORS.settle);
   assert.match(r.body.reason, /^facilitator unreachable: request failed: .*ECONNREFUSED/);
   assert.deepEqual(statuses(e.db), ['failed']);
-  assert.equal(entitlementOf(e.db, buyerA.address, 'nyc'), null);
+  assert.equal(e.stores.entitlements.get(buyerA.address, 'nyc'), null);
 });

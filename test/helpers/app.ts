@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from '../../src/app.ts';
+import { createStores, type Stores } from '../../src/stores.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/db/open.ts';
 import { createCatalog } from '../../src/cities/catalog.ts';
@@ -25,6 +26,8 @@ export function tempDir(t: { after(fn: () => void): void }, prefix = 'isocast-te
 export type TestEnv = {
   config: Config;
   db: Db;
+  /** The stores the app was built with (src/stores.ts), as main.ts shares them. */
+  stores: Stores;
   clock: ReturnType<typeof manualClock>;
   logger: ReturnType<typeof memoryLogger>;
   deps: AppDeps;
@@ -46,9 +49,11 @@ export function testApp(
   t.after(() => db.close());
   const clock = manualClock(opts.nowMs ?? Date.parse('2026-07-15T15:00:00Z'));
   const logger = memoryLogger();
+  const stores = opts.deps?.stores ?? createStores(db);
   const deps: AppDeps = {
     config,
     db,
+    stores,
     clock,
     logger,
     catalog: createCatalog(),
@@ -57,7 +62,7 @@ export function testApp(
     settler: createMockSettler(),
     ...opts.deps,
   };
-  return { config, db, clock, logger, deps, app: createApp(deps), dir };
+  return { config, db, stores, clock, logger, deps, app: createApp(deps), dir };
 }
 
 /** Serves a Hono app on 127.0.0.1 on a free port; closed when the test ends. */

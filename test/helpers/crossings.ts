@@ -1,7 +1,6 @@
 import { parseLabel } from '../../src/buckets/labels.ts';
-import type { Db } from '../../src/db/open.ts';
 import type { CityRecord } from '../../src/cities/catalog.ts';
-import { storeSignal, type StoreSignalInput } from '../../src/signals/store.ts';
+import type { SignalStore, StoreSignalInput } from '../../src/signals/store.ts';
 import type { SignalPublic } from '../../src/signals/schemas.ts';
 import type { MarketBucketRef } from '../../src/sources/market/types.ts';
 
@@ -17,7 +16,11 @@ const LADDER: MarketBucketRef[] = [
  * whatever the store does after a commit (the long-poll notifier) runs as in `serve`. The first
  * call stores the day's baseline reading; every `next()` then crosses into the next bucket.
  */
-export function crossings(db: Db, city: Pick<CityRecord, 'slug' | 'displayName' | 'unit'>, startMs: number) {
+export function crossings(
+  signals: Pick<SignalStore, 'storeSignal'>,
+  city: Pick<CityRecord, 'slug' | 'displayName' | 'unit'>,
+  startMs: number,
+) {
   let reading = 40;
   let nowMs = startMs;
   const input = (r: number): StoreSignalInput => {
@@ -35,11 +38,11 @@ export function crossings(db: Db, city: Pick<CityRecord, 'slug' | 'displayName' 
       observedAtMs: nowMs,
     };
   };
-  storeSignal(db, input(reading));
+  signals.storeSignal(input(reading));
   return {
     next(): SignalPublic {
       reading += 2;
-      const s = storeSignal(db, input(reading));
+      const s = signals.storeSignal(input(reading));
       if (!s) throw new Error(`reading ${reading} stored no signal`);
       return s;
     },

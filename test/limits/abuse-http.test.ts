@@ -177,7 +177,7 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
     grant(env.db, w, 'nyc', 5);
     registerChat(env.db, w, `${9_000_000 + i}`, 'nyc');
   }
-  const outbox = createOutbox(env.db, env.clock, emptyScreen());
+  const outbox = createOutbox(env.db, { clock: env.clock, screen: emptyScreen(), reader: env.stores.reader });
   const worker = createDeliveryWorker({
     outbox,
     messenger,

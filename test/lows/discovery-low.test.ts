@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { createCatalog, citySelection } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { decideDiscovered } from '../../src/resolution/discover.ts';
-import { createDiscoveryStore, discoveryCheck } from '../../src/resolution/discovery-store.ts';
+import { discoveryCheck } from '../../src/resolution/discovery-store.ts';
+import { createStores } from '../../src/stores.ts';
 import { createAdminReport } from '../../src/admin/report.ts';
 import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/discovery.ts';
 import { openDb } from '../../src/db/open.ts';
@@ -128,7 +129,8 @@ test('doctor and /admin list the low events not served with the stream, kind and
   const nycLow = events.find((e) => e.token === 'nyc')!;
   nycLow.rule = { ...nycLow.rule, source: 'unknown', reason: 'the rule names no resolution source this service knows' };
   const verdicts = decideDiscovered(events, catalog, everyFeed);
-  createDiscoveryStore(db).replace(verdicts, Date.parse('2026-06-05T01:00:00Z'));
+  const stores = createStores(db);
+  stores.discovery.replace(verdicts, Date.parse('2026-06-05T01:00:00Z'));
 
   const check = discoveryCheck(db);
   assert.equal(check.status, 'warn');
@@ -136,7 +138,7 @@ test('doctor and /admin list the low events not served with the stream, kind and
   assert.match(check.detail, /nyc-low \(2026-06-05\): rule not understood: the rule names no resolution source/);
   assert.match(check.detail, /shanghai-low \(2026-06-05\): observable, but not in the CITIES list/);
 
-  const report = createAdminReport({ db, catalog, paymentMode: 'mock', feed: 'live' })(
+  const report = createAdminReport({ db, stores, catalog, paymentMode: 'mock', feed: 'live' })(
     Date.parse('2026-06-05T01:00:00Z'),
   );
   assert.equal(report.discovery.events, 4);

@@ -67,7 +67,7 @@ test('nyc-low signals each colder bucket once, seq from 1, beside nyc; both list
     for (const label of labels) clob.quote(tokensOf(ev, label).yes, tokensOf(ev, label).no, 0.3);
   }
   const poller = createPoller({
-    db: env.db,
+    stores: env.stores,
     catalog,
     clock: env.clock,
     logger: env.logger,
@@ -158,7 +158,7 @@ test('a low stream whose event carries a high rule is paused, not signalled', as
   });
   gamma.put(wrong);
   const poller = createPoller({
-    db: env.db,
+    stores: env.stores,
     catalog,
     clock: env.clock,
     logger: env.logger,
@@ -200,7 +200,7 @@ test('a low event whose rule names another station pauses the low stream, as for
     }),
   );
   const poller = createPoller({
-    db: env.db,
+    stores: env.stores,
     catalog,
     clock: env.clock,
     logger: env.logger,

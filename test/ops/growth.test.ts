@@ -11,6 +11,7 @@ import { createRetention } from '../../src/ops/retention.ts';
 import { buildGrowthDb } from '../../scripts/bench/growth.ts';
 import { tempDir } from '../helpers/app.ts';
 import { emptyScreen } from '../delivery/fixtures.ts';
+import { createStores } from '../../src/stores.ts';
 
 /**
  * The growth bench's database at a twentieth of its size (the full size runs only in
@@ -38,13 +39,23 @@ test('growth database, small: counters agree with the tables; the enqueue uses t
   const pruned = await retention.runOnce();
   assert.ok(pruned.failedPayments > 0 && pruned.outbox === 0 && pruned.receipts === 0, JSON.stringify(pruned));
 
-  const report = createAdminReport({ db, catalog: createCatalog(), paymentMode: 'mock', feed: 'sim' })(nowMs);
+  const report = createAdminReport({
+    db,
+    stores: createStores(db),
+    catalog: createCatalog(),
+    paymentMode: 'mock',
+    feed: 'sim',
+  })(nowMs);
   const one = (sql: string) => db.prepare(sql).pluck().get() as number;
   assert.equal(report.totals.signals, one('SELECT count(*) FROM signals'));
   assert.equal(report.totals.entitlements, one('SELECT count(*) FROM entitlements'));
   assert.equal(report.totals.appliedPayments, one(`SELECT count(*) FROM payments WHERE status = 'applied'`));
   assert.equal(report.totals.revenueMicro, one(`SELECT sum(amount_micro) FROM payments WHERE status = 'applied'`));
-  const counts = createOutbox(db, manualClock(nowMs), emptyScreen()).counts();
+  const counts = createOutbox(db, {
+    clock: manualClock(nowMs),
+    screen: emptyScreen(),
+    reader: createStores(db).reader,
+  }).counts();
   assert.deepEqual(report.deliveries.counts, counts);
   assert.equal(counts.sent + counts.failed, one('SELECT count(*) FROM delivery_outbox'));
   assert.equal(counts.failed, one(`SELECT count(*) FROM delivery_outbox WHERE status = 'failed'`));

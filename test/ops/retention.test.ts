@@ -9,6 +9,7 @@ import { createMetrics } from '../../src/lib/metrics.ts';
 import { createRetention } from '../../src/ops/retention.ts';
 import { tempDir } from '../helpers/app.ts';
 import { emptyScreen } from '../delivery/fixtures.ts';
+import { createStores } from '../../src/stores.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-07-15T12:00:00Z');
@@ -89,12 +90,15 @@ test('prune removes only old finished outbox rows, old failed payments and old r
     'owed-old',
   ]);
   // The trigger-kept counters follow the deletes.
-  assert.deepEqual(createOutbox(db, manualClock(NOW), emptyScreen()).counts(), {
-    queued: 20,
-    sending: 20,
-    sent: 10,
-    failed: 10,
-  });
+  assert.deepEqual(
+    createOutbox(db, { clock: manualClock(NOW), screen: emptyScreen(), reader: createStores(db).reader }).counts(),
+    {
+      queued: 20,
+      sending: 20,
+      sent: 10,
+      failed: 10,
+    },
+  );
   assert.equal(counts(db)['payments:applied'], 3);
 
   const done = logger.lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'retention prune done');

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { buyerA, buyerB, over, signFor, subscribeWith } from './buy.ts';
+import { createStores } from '../../src/stores.ts';
 
 /** The mock settler behind a gate the test opens, recording each settle call. */
 function gatedSettler(fail = false) {
@@ -62,7 +62,10 @@ test('50 identical requests at once settle once and credit once; the rest answer
   assert.equal(g.calls.length, 1);
   assert.equal(g.stats.maxActive, 1);
   assert.equal(db.prepare('SELECT count(*) FROM payments').pluck().get(), 1);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 24, totalPaidSignals: 20 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 24,
+    totalPaidSignals: 20,
+  });
 });
 
 test('identical requests against a failing settlement all fail, never settle concurrently, and "not charged" stays true', async (t) => {
@@ -88,7 +91,7 @@ test('identical requests against a failing settlement all fail, never settle con
   const again = await subscribeWith(f, p.xPayment, 'nyc', 2);
   assert.equal(again.status, 402);
   assert.equal(g.calls.length, 1);
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
 });
 
 test('parallel different purchases by one wallet: every count lands once and the ceiling adds up', async (t) => {
@@ -105,8 +108,14 @@ test('parallel different purchases by one wallet: every count lands once and the
   ]);
   assert.ok(results.every((r) => r.status === 200 && r.body.idempotent === false));
   const sum = counts.reduce((a, b) => a + b, 0);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 10 + sum, totalPaidSignals: sum });
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'miami'), { paidThroughSeq: 3 + 6, totalPaidSignals: 6 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 10 + sum,
+    totalPaidSignals: sum,
+  });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'miami'), {
+    paidThroughSeq: 3 + 6,
+    totalPaidSignals: 6,
+  });
   // Each response saw a distinct step of the same running ceiling.
   const nycCeilings = results
     .slice(0, counts.length)
@@ -149,8 +158,11 @@ test('purchases sharing one group commit: the one whose entitlement fails is ref
     { error: PAYMENT_ERRORS.entitlement, refund: 'queued' },
   );
   const sum = counts.reduce((x, y) => x + y, 0);
-  assert.deepEqual(entitlementOf(e.db, buyerA.address, 'nyc'), { paidThroughSeq: 5 + sum, totalPaidSignals: sum });
-  assert.equal(entitlementOf(e.db, buyerB.address, 'nyc'), null);
+  assert.deepEqual(e.stores.entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 5 + sum,
+    totalPaidSignals: sum,
+  });
+  assert.equal(e.stores.entitlements.get(buyerB.address, 'nyc'), null);
   assert.deepEqual(e.db.prepare('SELECT status, count(*) AS n FROM payments GROUP BY status ORDER BY status').all(), [
     { status: 'applied', n: counts.length },
     { status: 'refund_queued', n: 1 },

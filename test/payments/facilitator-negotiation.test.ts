@@ -9,9 +9,9 @@ import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentBackends } from '../../src/payments/backends.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { runDoctor } from '../../src/ops/doctor.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, challenge, over } from './buy.ts';
+import { createStores } from '../../src/stores.ts';
 
 /**
  * Issue 24, items 1 and 2: the facilitator is sent the (x402Version, scheme, network) its
@@ -131,7 +131,7 @@ test('a 4xx from /settle naming no transaction is a refusal: 402 not charged at 
   );
   assert.ok(performance.now() - started < 2_000, 'answered at once, not after a timeout');
   assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['failed']);
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
   assert.deepEqual(Object.fromEntries(chain.calls), { eth_call: 1 }, 'authorizationState once, nothing else');
   assert.equal(fac.chain.size, 0);
 });
@@ -142,7 +142,10 @@ test('a 4xx that names a transaction is not a refusal: the chain decides (here: 
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.txHash, fac.chain.get(`${buyerA.address.toLowerCase()}:${r.payment.nonce}`));
   assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['applied']);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 2,
+    totalPaidSignals: 2,
+  });
 });
 
 test('a refusal while the RPC is down: in doubt (503), since a prior use of the authorization cannot be ruled out', async (t) => {

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
 import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, over, signFor, subscribeWith } from './buy.ts';
+import { createStores } from '../../src/stores.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 
@@ -87,7 +87,10 @@ test('facilitator success with verify: always: /verify then /settle in the x402 
     assert.deepEqual(q.body.paymentRequirements.extra, { name: 'USD Coin', version: '2' });
   }
   assert.match(r.body.txHash, /^0x[0-9a-f]{64}$/);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 20,
+    totalPaidSignals: 20,
+  });
   // A replay never reaches the facilitator again.
   const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 20);
   assert.equal(again.body.idempotent, true);
@@ -113,7 +116,7 @@ test('facilitator refusals and errors become 402 settlement failed with a reason
       assert.equal(r.status, 402);
       assert.equal(r.body.error, PAYMENT_ERRORS.settle);
       assert.match(r.body.reason, reason);
-      assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+      assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
       assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['failed']);
     });
   }
@@ -132,7 +135,7 @@ test('without /verify, a payment /settle refuses before any transfer is a defini
         ['/settle'],
       );
       assert.equal(fac.chain.size, 0);
-      assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+      assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
       assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['failed']);
     });
   }
@@ -160,7 +163,10 @@ test('a fresh claim asks the chain nothing before /settle; an authorization alre
   assert.equal(other.body.txHash, usedTx);
   assert.equal(other.body.receiptToken, undefined, 'a transfer read from the chain mints no token');
   assert.equal(asked, 1, 'asked once, after /settle refused');
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 4,
+    totalPaidSignals: 4,
+  });
 });
 
 test('a hanging facilitator: a quiet /verify is not charged (402); a quiet /settle is in doubt (503), never "not charged"', async (t) => {
@@ -168,7 +174,7 @@ test('a hanging facilitator: a quiet /verify is not charged (402); a quiet /sett
     await t.test(mode, async (t) => {
       const { f, db, clock } = await setup(t, mode, { verifyTimeoutMs: 150, settleTimeoutMs: 150, verify: 'always' });
       const r = await buy(f, buyerA, 'nyc', 2, clock.now());
-      assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+      assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
       if (mode === 'hang-verify') {
         assert.equal(r.status, 402);
         assert.equal(r.body.error, PAYMENT_ERRORS.settle);
@@ -197,13 +203,19 @@ test('a /settle that transferred and then timed out, failed or answered 502: the
       // The chain says used right after the call: credited in the same request.
       assert.equal(r.status, 200, JSON.stringify(r.body));
       assert.equal(r.body.txHash, fac.chain.get(`${buyerA.address.toLowerCase()}:${r.payment.nonce}`));
-      assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+      assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+        paidThroughSeq: 2,
+        totalPaidSignals: 2,
+      });
       fac.mode = 'settle-fails';
       const replay = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
       assert.equal(replay.body.idempotent, true);
       assert.equal(replay.body.receiptToken, undefined);
       assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 1);
-      assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+      assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+        paidThroughSeq: 2,
+        totalPaidSignals: 2,
+      });
     });
   }
 });
@@ -226,7 +238,10 @@ test('in doubt, then the transfer lands: the retry of the same header is credite
   assert.equal(fac.requests.filter((q) => q.path === '/settle').length, 1);
   const replay = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
   assert.equal(replay.body.idempotent, true);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 2,
+    totalPaidSignals: 2,
+  });
 });
 
 test('in doubt and still unused on chain: the same authorization is settled again on retry; expired unused: not charged', async (t) => {
@@ -241,7 +256,10 @@ test('in doubt and still unused on chain: the same authorization is settled agai
   const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
   assert.equal(again.status, 200);
   assert.equal(again.body.idempotent, false);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 2,
+    totalPaidSignals: 2,
+  });
 
   fac.mode = 'hang-settle';
   const other = await buy(f, buyerA, 'miami', 2, clock.now());
@@ -251,7 +269,7 @@ test('in doubt and still unused on chain: the same authorization is settled agai
   assert.equal(late.status, 402);
   assert.equal(late.body.error, PAYMENT_ERRORS.settle);
   assert.match(late.body.reason, /expired unused on chain/);
-  assert.equal(entitlementOf(db, buyerA.address, 'miami'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'miami'), null);
 });
 
 test('after a definite facilitator failure the same authorization is never settled again ("not charged" stays true); a new one buys', async (t) => {
@@ -269,5 +287,8 @@ test('after a definite facilitator failure the same authorization is never settl
   const fresh = await buy(f, buyerA, 'nyc', 2, clock.now());
   assert.equal(fresh.status, 200);
   assert.equal(fresh.body.idempotent, false);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 2, totalPaidSignals: 2 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 2,
+    totalPaidSignals: 2,
+  });
 });

@@ -4,8 +4,6 @@ import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { buy, buyerA, over } from './buy.ts';
 import { createWakeLookups } from '../../src/payments/held-read.ts';
-import { revokeReceipts } from '../../src/entitlements/receipts.ts';
-import { signalNotifierFor } from '../../src/signals/notifier.ts';
 
 /** The lookups shared by the reads one commit wakes (issue 25.4): remembered for one wake, and only until a write. */
 test('wake lookups answer from memory within one wake, and ask again after a write or the next wake', async (t) => {
@@ -13,8 +11,8 @@ test('wake lookups answer from memory within one wake, and ask again after a wri
   insertSignals(e.db, 'nyc', 1);
   const f = over(await listen(t, e.app.fetch));
   const token = (await buy(f, buyerA, 'nyc', 3, e.clock.now())).body.receiptToken as string;
-  const notifier = signalNotifierFor(e.db);
-  const shared = createWakeLookups(e.db, notifier);
+  const notifier = e.stores.notifier;
+  const shared = createWakeLookups(e.db, notifier, e.stores);
   const wallet = buyerA.address.toLowerCase();
 
   const first = shared.current();
@@ -25,7 +23,7 @@ test('wake lookups answer from memory within one wake, and ask again after a wri
   assert.equal(shared.current().receipt(token), first.receipt(token));
 
   // A write on the connection (here a revocation) makes the next read look again.
-  assert.ok(revokeReceipts(e.db, buyerA.address) > 0);
+  assert.ok(e.stores.receipts.revokeAll(buyerA.address) > 0);
   assert.equal(shared.current().receipt(token), null);
 
   // A purchase is a write too, and a new wake starts empty even without one.

@@ -15,7 +15,6 @@ import { insertSignals } from '../helpers/signals.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createFailedPaymentPrune } from '../../src/payments/store.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
 import { isValidPaymentId } from '../../src/payments/payment-identifier.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
@@ -28,6 +27,7 @@ import {
   registerIsocast,
 } from '../../packages/isocast-client/src/index.ts';
 import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
+import { createStores } from '../../src/stores.ts';
 
 /**
  * Issue 28 item 3: the x402 `payment-identifier` extension. The same id with the same payment
@@ -121,7 +121,7 @@ test('same id, same payment: the stored answer again (body, status, PAYMENT-RESP
   const again = await answer(await f(SUB, post(header)));
   assert.deepEqual(again, first);
   assert.equal(settler.calls, 1);
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc')!.paidThroughSeq, 23);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc')!.paidThroughSeq, 23);
   const row = db.prepare('SELECT payment_identifier, result FROM payments').get() as any;
   assert.equal(row.payment_identifier, id);
   // Sealed: the stored answer does not show the receipt token to a database read.
@@ -163,8 +163,8 @@ test('same id, another payment: 409 with the error and disclaimer; nothing settl
   });
   assert.equal(read.status, 409);
   assert.equal(settler.calls, 1);
-  assert.equal(entitlementOf(db, buyerB.address, 'nyc'), null);
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc')!.paidThroughSeq, 23);
+  assert.equal(createStores(db).entitlements.get(buyerB.address, 'nyc'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc')!.paidThroughSeq, 23);
   assert.equal((db.prepare('SELECT count(*) AS n FROM payments').get() as any).n, 1);
 });
 
@@ -199,7 +199,7 @@ test('the inline read: the same id and payment again reads the same page and the
   assert.deepEqual(again, first);
   assert.match(first.token ?? '', /^isr_/);
   assert.equal(settler.calls, 1);
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc')!.paidThroughSeq, 23);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc')!.paidThroughSeq, 23);
   // The same payment on the other route is not that route's stored answer: the plain state.
   const sub = await f(SUB, post(header));
   assert.deepEqual([((await sub.json()) as any).idempotent, sub.status], [true, 200]);

@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
 import { testApp } from '../helpers/app.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { NOTHING_SENT, reconcilePayments } from '../../src/payments/reconcile.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
@@ -58,6 +57,6 @@ test('the reconciler asks about a real in-doubt payment before any junk row, how
   assert.deepEqual(report, { applied: 1, refunded: 0, failed: 0, pending: JUNK });
   assert.equal(asked[0], nonce(999), 'the real payment is the first row asked about');
   assert.equal(junkAnsweredWhenRealApplied, 0, 'no junk lookup finished before it');
-  assert.deepEqual(entitlementOf(e.db, REAL, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
+  assert.deepEqual(e.stores.entitlements.get(REAL, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
   assert.equal(asked.length, JUNK + 1, 'every junk row is still looked at, after it');
 });

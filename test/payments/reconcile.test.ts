@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import type { Address, Hex } from 'viem';
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments, startReconciler } from '../../src/payments/reconcile.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
@@ -65,10 +64,10 @@ test('a payment settled before a crash is applied exactly once at start', async 
   row(e.db, 1, 'settled', 'nyc', 5, tx(1));
   row(e.db, 2, 'applied', 'nyc', 2, tx(2));
   assert.deepEqual(await run(e), { applied: 1, refunded: 0, failed: 0, pending: 0 });
-  assert.deepEqual(entitlementOf(e.db, W, 'nyc'), { paidThroughSeq: 8, totalPaidSignals: 5 });
+  assert.deepEqual(e.stores.entitlements.get(W, 'nyc'), { paidThroughSeq: 8, totalPaidSignals: 5 });
   assert.deepEqual(e.db.prepare('SELECT status FROM payments ORDER BY id').pluck().all(), ['applied', 'applied']);
   assert.deepEqual(await run(e), { applied: 0, refunded: 0, failed: 0, pending: 0 });
-  assert.deepEqual(entitlementOf(e.db, W, 'nyc'), { paidThroughSeq: 8, totalPaidSignals: 5 });
+  assert.deepEqual(e.stores.entitlements.get(W, 'nyc'), { paidThroughSeq: 8, totalPaidSignals: 5 });
   assert.ok(e.logger.lines.some((l) => l.includes('reconciled: payment applied')));
   // Reconciliation issues no receipt: nobody is there to receive it.
   assert.equal(e.db.prepare('SELECT count(*) FROM receipts').pluck().get(), 0);
@@ -107,14 +106,14 @@ test('cut-off claims and in-doubt payments: only the chain decides, and "failed"
     { id: 5, status: 'failed', tx_hash: null, error: 'authorization expired unused on chain; not charged' },
   ]);
   assert.equal(calls.find((c) => c.nonce === tx(1005))!.validBefore, 900, 'created_at 0 + the longest lifetime');
-  assert.deepEqual(entitlementOf(e.db, W, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
-  assert.equal(entitlementOf(e.db, W, 'miami'), null);
+  assert.deepEqual(e.stores.entitlements.get(W, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
+  assert.equal(e.stores.entitlements.get(W, 'miami'), null);
   assert.ok(
     e.logger.lines.some((l) => l.includes('in-doubt payment still unresolved') && l.includes('connection refused')),
   );
   // Applied once: a second pass changes nothing and credits nothing twice.
   assert.deepEqual(await run(e, settler), { applied: 0, refunded: 0, failed: 0, pending: 2 });
-  assert.deepEqual(entitlementOf(e.db, W, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
+  assert.deepEqual(e.stores.entitlements.get(W, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
 });
 
 test('the reconciler runs on a timer while serving and credits an in-doubt payment once the chain shows it', async (t) => {
@@ -134,6 +133,6 @@ test('the reconciler runs on a timer while serving and credits an in-doubt payme
     await new Promise((res) => setTimeout(res, 10));
   assert.equal(e.db.prepare('SELECT status FROM payments').pluck().get(), 'applied');
   await new Promise((res) => setTimeout(res, 60));
-  assert.deepEqual(entitlementOf(e.db, W, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
+  assert.deepEqual(e.stores.entitlements.get(W, 'nyc'), { paidThroughSeq: 4, totalPaidSignals: 4 });
   await r.stop();
 });

@@ -7,7 +7,6 @@ import { createSIWxPayload, encodeSIWxHeader, type SIWxExtension } from '@x402/e
 import { listen, testApp, type TestEnv } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { crossings } from '../helpers/crossings.ts';
-import { signalNotifierFor } from '../../src/signals/notifier.ts';
 import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
 import { IsocastExactScheme, registerIsocast } from '../../packages/isocast-client/src/index.ts';
 import { isocastSignIn, signInHeader } from '../../packages/isocast-client/src/siwx.ts';
@@ -218,7 +217,7 @@ test('a wallet with no entitlement signs in and gets the 402 with a fresh sign-i
 
 test('a signed-in read with wait is held until an entitled signal commits, as a bearer read is', async (t) => {
   const env = await served(t);
-  const feed = crossings(env.db, env.deps.catalog.get('nyc')!, env.clock.now());
+  const feed = crossings(env.stores.signals, env.deps.catalog.get('nyc')!, env.clock.now());
   feed.next(); // latest 1
   env.db
     .prepare(
@@ -227,7 +226,7 @@ test('a signed-in read with wait is held until an entitled signal commits, as a 
     .run(buyer.address.toLowerCase(), 'nyc', 4, 4, env.clock.now());
   const url = `${env.base}/v1/signals?city=nyc&since=1&wait=20`;
   const header = (await signInHeader((await fetch(url)).headers.get('payment-required')!, buyer, url))!;
-  const notifier = signalNotifierFor(env.db);
+  const notifier = env.stores.notifier;
   const held = fetch(url, { headers: { 'sign-in-with-x': header } });
   for (let i = 0; i < 500 && notifier.waiting() === 0; i++) await new Promise((r) => setTimeout(r, 5));
   assert.equal(notifier.waiting(), 1, 'held');

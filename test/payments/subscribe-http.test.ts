@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { PaymentRequiredV1Schema, PaymentPayloadV1Schema } from '@x402/core/schemas';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
 import { SubscribeResult, PaymentRequired } from '../../src/payments/schemas.ts';
 import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
@@ -11,6 +10,7 @@ import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, buyerB, challenge, over, signFor, subscribeWith, tamper } from './buy.ts';
+import { createStores } from '../../src/stores.ts';
 
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
   const e = testApp(t, { env });
@@ -133,7 +133,10 @@ test('a paid subscribe returns SubscribeResult, X-PAYMENT-RESPONSE, a receipt, a
     network: 'eip155:8453',
     payer: buyerA.address.toLowerCase(),
   });
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 27, totalPaidSignals: 20 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 27,
+    totalPaidSignals: 20,
+  });
   const rows = db.prepare('SELECT status, payer, amount_micro FROM payments').all();
   assert.deepEqual(rows, [{ status: 'applied', payer: buyerA.address.toLowerCase(), amount_micro: 100_000 }]);
   // The token is stored hashed: its text is nowhere in the database.
@@ -158,7 +161,10 @@ test('a replayed X-Payment settles once and answers idempotent with the current 
   assert.equal(again.body.paidThroughSeq, 8);
   assert.equal(again.body.latestSeq, 5);
   assert.notEqual(again.body.receiptToken, first.body.receiptToken);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 8, totalPaidSignals: 5 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 8,
+    totalPaidSignals: 5,
+  });
   assert.equal(db.prepare('SELECT count(*) FROM payments').pluck().get(), 1);
 });
 
@@ -175,9 +181,12 @@ test('ceiling rule: caught-up purchases extend, a buyer who fell behind starts a
   clock.advance(61_000);
   const behind = await buy(f, buyerA, 'chicago', 2, clock.now());
   assert.equal(behind.body.paidThroughSeq, 32);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'chicago'), { paidThroughSeq: 32, totalPaidSignals: 9 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'chicago'), {
+    paidThroughSeq: 32,
+    totalPaidSignals: 9,
+  });
   // Entitlements are per city.
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
 });
 
 test('the same bundle bought again in a later window gets a fresh nonce and is charged again', async (t) => {
@@ -333,7 +342,7 @@ test('entitlement failure after settlement: 502 refund queued, a refund row, the
     { error: r.body.error, refund: r.body.refund },
     { error: PAYMENT_ERRORS.entitlement, refund: 'queued' },
   );
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
   assert.deepEqual(db.prepare('SELECT status FROM payments').pluck().all(), ['refund_queued']);
   const refunds = db.prepare('SELECT wallet, amount_micro, status, tx_hash FROM refunds').all() as any[];
   assert.deepEqual(refunds, [
@@ -351,5 +360,5 @@ test('entitlement failure after settlement: 502 refund queued, a refund row, the
   const again = await subscribeWith(f, r.payment.xPayment, 'nyc', 2);
   assert.equal(again.status, 502);
   assert.equal(db.prepare('SELECT count(*) FROM refunds').pluck().get(), 1);
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
 });

@@ -3,13 +3,12 @@ import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { entitlementOf } from '../../src/entitlements/store.ts';
-import { walletForReceipt } from '../../src/entitlements/receipts.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { bindingNonce } from '../../src/payments/binding.ts';
 import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../src/payments/receipt-request.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { buy, buyerA, buyerB, challenge, over, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
+import { createStores } from '../../src/stores.ts';
 
 /**
  * Issue 12 over HTTP: replays answer state and never mint tokens, a lost token comes back through
@@ -61,7 +60,10 @@ test('a replay after validBefore is idempotent, and a replay never carries a rec
   // Many replays: no receipt rows, no ceiling change.
   await Promise.all(Array.from({ length: 50 }, () => subscribeWith(f, first.payment.xPayment, 'nyc', 20)));
   assert.equal(count(db, 'SELECT count(*) FROM receipts'), 1);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 23, totalPaidSignals: 20 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 23,
+    totalPaidSignals: 20,
+  });
   // An inline replay on GET /v1/signals: the state as a 402 (no rows), no X-Receipt-Token.
   const inline = await f('/v1/signals?city=nyc&count=20&since=0', { headers: { 'x-payment': first.payment.xPayment } });
   assert.equal(inline.status, 402);
@@ -88,7 +90,7 @@ test('POST /v1/receipts: one token per signature; refuses its own replay, a stal
     { city: 'nyc', paidThroughSeq: 23 },
   ]);
   assert.equal(typeof ok.body.disclaimer, 'string');
-  assert.equal(walletForReceipt(db, ok.body.receiptToken), wallet.toLowerCase());
+  assert.equal(createStores(db).receipts.walletFor(ok.body.receiptToken), wallet.toLowerCase());
   const read = await f('/v1/signals?city=nyc&since=0', {
     headers: { authorization: `Bearer ${ok.body.receiptToken}` },
   });
@@ -144,7 +146,7 @@ test('POST /v1/receipts: one token per signature; refuses its own replay, a stal
   });
   assert.equal(again.status, 200);
   assert.notEqual(again.body.receiptToken, ok.body.receiptToken);
-  assert.equal(walletForReceipt(db, ok.body.receiptToken), wallet.toLowerCase());
+  assert.equal(createStores(db).receipts.walletFor(ok.body.receiptToken), wallet.toLowerCase());
 });
 
 test('the same bundle bought twice in one second: two nonces, two settlements, the ceiling moves twice', async (t) => {
@@ -162,7 +164,10 @@ test('the same bundle bought twice in one second: two nonces, two settlements, t
   assert.equal(two.body.idempotent, false);
   assert.equal(one.body.paidThroughSeq, 25);
   assert.equal(two.body.paidThroughSeq, 45);
-  assert.deepEqual(entitlementOf(db, buyerA.address, 'nyc'), { paidThroughSeq: 45, totalPaidSignals: 40 });
+  assert.deepEqual(createStores(db).entitlements.get(buyerA.address, 'nyc'), {
+    paidThroughSeq: 45,
+    totalPaidSignals: 40,
+  });
   assert.equal(count(db, `SELECT count(*) FROM payments WHERE status = 'applied'`), 2);
   t.diagnostic(
     `repeat purchase of the same bundle end to end (402, sign, pay, 200): first ${firstMs.toFixed(1)} ms, repeat ${repeatMs.toFixed(1)} ms`,
@@ -263,7 +268,7 @@ test('HEAD /v1/signals never moves money: its X-Payment is ignored', async (t) =
   const res = await f('/v1/signals?city=nyc&count=20', { method: 'HEAD', headers: { 'x-payment': p.xPayment } });
   assert.equal(res.status, 402);
   assert.equal(count(db, 'SELECT count(*) FROM payments'), 0);
-  assert.equal(entitlementOf(db, buyerA.address, 'nyc'), null);
+  assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc'), null);
   // The same header on GET still buys (nothing was consumed by the HEAD).
   assert.equal((await f('/v1/signals?city=nyc&count=20', { headers: { 'x-payment': p.xPayment } })).status, 200);
 });

@@ -78,7 +78,7 @@ export async function harness(
   const pollers: Poller[] = [];
   const makePoller = (over: Partial<PollerDeps> = {}) => {
     const p = createPoller({
-      db: env.db,
+      stores: env.stores,
       catalog,
       clock: env.clock,
       logger: env.logger,

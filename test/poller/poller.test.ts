@@ -1,8 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { IsocastSignalPublic, type SignalPublic } from '../../src/signals/schemas.ts';
-import { createSignalReader } from '../../src/signals/read-store.ts';
-import { readDayState } from '../../src/signals/store.ts';
 import { tokensOf } from '../fakes/gamma.ts';
 import { harness, NYC_LABELS } from './harness.ts';
 
@@ -18,7 +16,7 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
   h.report(20.0, 30); // 68 °F: baseline
   const first = await poller.tick();
   assert.deepEqual([first.baselines, first.signals.length, first.errors], [1, 0, []]);
-  assert.deepEqual(readDayState(h.env.db, 'nyc', '2026-07-15'), { high: 68, bucket: '68-69°F' });
+  assert.deepEqual(h.env.stores.signals.readDayState('nyc', '2026-07-15'), { high: 68, bucket: '68-69°F' });
 
   h.env.clock.advance(1_000);
   h.report(20.6); // 69.08 -> 69 °F: same bucket
@@ -74,7 +72,7 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
     { seq: 1, inTransaction: true },
     { seq: 2, inTransaction: true },
   ]);
-  const reader = createSignalReader(h.env.db);
+  const reader = h.env.stores.reader;
   assert.equal(reader.latestSeq('nyc'), 2);
   assert.deepEqual(JSON.parse(reader.pageBytes('nyc', 0, 2, () => '}').toString()).signals, [s1, s2]);
 

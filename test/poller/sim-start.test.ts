@@ -11,6 +11,7 @@ import { createPoller } from '../../src/poller/poller.ts';
 import { createFeed } from '../../src/poller/feed.ts';
 import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
 import { tempDir } from '../helpers/app.ts';
+import { createStores } from '../../src/stores.ts';
 
 /**
  * With the default configuration (FEED=sim, SIM_SPEED, POLL_INTERVAL_MS), a fresh start shows
@@ -31,7 +32,7 @@ test('default sim feed: a fresh start signals within two minutes at any start ho
     const clock = manualClock(Date.parse(startIso));
     const feed = await createFeed(config, { db, clock, logger: memoryLogger() });
     const poller = createPoller({
-      db,
+      stores: createStores(db),
       catalog,
       clock,
       logger: memoryLogger(),
@@ -81,7 +82,7 @@ test('default sim feed: every city reaches seq 2 within three minutes of a fresh
     const clock = manualClock(Date.parse(startIso));
     const feed = await createFeed(config, { db, clock, logger: memoryLogger() });
     const poller = createPoller({
-      db,
+      stores: createStores(db),
       catalog,
       clock,
       logger: memoryLogger(),

@@ -8,7 +8,6 @@ import { manualClock } from '../../src/lib/clock.ts';
 import { memoryLogger } from '../../src/lib/logger.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import type { SignalPublic } from '../../src/signals/schemas.ts';
-import { readDayState } from '../../src/signals/store.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
 import { startFakeClob } from '../fakes/clob.ts';
@@ -17,6 +16,7 @@ import { startFakeMetar } from '../fakes/metar.ts';
 import { tempDir } from '../helpers/app.ts';
 import { NYC_LABELS, START } from '../poller/harness.ts';
 import { crossing, replay } from './helpers.ts';
+import { createStores } from '../../src/stores.ts';
 
 /**
  * The live poller (real SQLite store, fake Gamma/CLOB/METAR over HTTP, a hand-moved clock) ticks
@@ -49,7 +49,7 @@ async function livePoller(t: T) {
   }
   const logger = memoryLogger();
   const poller = createPoller({
-    db,
+    stores: createStores(db),
     clock,
     logger,
     intervalMs: 1_000,
@@ -94,7 +94,10 @@ async function compare(t: T, temps: number[], stepMs: number) {
     j.signals.map((s) => Date.parse(s.observedAt) + TICK_LAG_MS),
     emitted.map((s) => Date.parse(s.observedAt)),
   );
-  assert.deepEqual(readDayState(h.db, 'nyc', '2026-07-15'), { high: j.final!.reading, bucket: j.final!.bucket });
+  assert.deepEqual(createStores(h.db).signals.readDayState('nyc', '2026-07-15'), {
+    high: j.final!.reading,
+    bucket: j.final!.bucket,
+  });
   return { emitted, result: j };
 }
 

@@ -62,7 +62,7 @@ test('Hong Kong served by name: discovered, observed from the Observatory, floor
   );
 
   const poller = createPoller({
-    db: env.db,
+    stores: env.stores,
     catalog,
     clock: env.clock,
     logger: env.logger,

@@ -73,7 +73,7 @@ async function setup(
     });
   }
   poller = createPoller({
-    db: env.db,
+    stores: env.stores,
     catalog,
     clock: env.clock,
     logger: env.logger,

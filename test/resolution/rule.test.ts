@@ -6,6 +6,7 @@ import { parseGammaEvent } from '../../src/sources/market/gamma.ts';
 import { judgeRule } from '../../src/resolution/judge.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { RULE_FIXTURES } from './rule-fixtures.ts';
+import { createStores } from '../../src/stores.ts';
 
 const pick = (r: ReturnType<typeof parseResolutionRule>) => ({
   source: r.source,
@@ -219,7 +220,7 @@ test('the simulated feed: every active city matches its rule (NOAA for three, WU
   const catalog = createCatalog();
   const feed = await createFeed(config, { db, clock, logger: memoryLogger() });
   const poller = createPoller({
-    db,
+    stores: createStores(db),
     catalog,
     clock,
     logger: memoryLogger(),

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { judgeRule } from '../../src/resolution/judge.ts';
-import { latestDayRules, pausedDays, readDayRule, settleDayRule } from '../../src/resolution/store.ts';
 import type { ResolutionRule } from '../../src/sources/market/resolution-rule.ts';
 import { tempDir } from '../helpers/app.ts';
+import { createStores } from '../../src/stores.ts';
 
 const nyc = CITY_ROWS.find((c) => c.slug === 'nyc')!;
 const WU: ResolutionRule = {
@@ -30,7 +30,14 @@ test('within a day the first rule and the first feed hold: a change of either pa
   const db = openDb(join(tempDir(t), 'r.db'));
   t.after(() => db.close());
   const settle = (rule: ResolutionRule, feed: string | null, canObserve = true, date = '2026-07-15') =>
-    settleDayRule(db, { city: 'nyc', date, rule, verdict: judgeRule(rule, nyc, () => canObserve), feed, nowMs: 1 });
+    createStores(db).rules.settle({
+      city: 'nyc',
+      date,
+      rule,
+      verdict: judgeRule(rule, nyc, () => canObserve),
+      feed,
+      nowMs: 1,
+    });
 
   const a = settle(WU, 'wu');
   assert.deepEqual([a.status, a.observedWith, a.newlyPaused], ['ok', 'wu', false]);
@@ -40,7 +47,7 @@ test('within a day the first rule and the first feed hold: a change of either pa
   assert.deepEqual([changed.status, changed.newlyPaused], ['paused', true]);
   assert.equal(changed.reason, 'rule changed during the day: wu KLGA °F first, now noaa KLGA °F');
   assert.equal(settle(NOAA, 'metar').newlyPaused, false, 'counted once');
-  assert.equal(readDayRule(db, 'nyc', '2026-07-15')!.source, 'wu', 'the first rule is kept');
+  assert.equal(createStores(db).rules.read('nyc', '2026-07-15')!.source, 'wu', 'the first rule is kept');
 
   // Back to the first rule but another feed: still paused, now for the feed.
   const feed = settle(WU, 'metar');
@@ -55,13 +62,15 @@ test('within a day the first rule and the first feed hold: a change of either pa
   assert.deepEqual([blind.status, blind.observedWith], ['paused', null]);
   assert.match(blind.reason!, /no weather feed configured for NOAA rules/);
   assert.deepEqual(
-    pausedDays(db, '2026-07-16').map((d) => d.targetDate),
+    createStores(db)
+      .rules.paused('2026-07-16')
+      .map((d) => d.targetDate),
     ['2026-07-16'],
   );
   const resumed = settle(NOAA, 'metar', true, '2026-07-16');
   assert.deepEqual([resumed.status, resumed.observedWith], ['ok', 'metar']);
-  assert.deepEqual(pausedDays(db, '2026-07-15'), []);
-  assert.equal(latestDayRules(db).get('nyc')!.targetDate, '2026-07-16');
+  assert.deepEqual(createStores(db).rules.paused('2026-07-15'), []);
+  assert.equal(createStores(db).rules.latest().get('nyc')!.targetDate, '2026-07-16');
 });
 
 test('doctor lists the paused city-days', async (t) => {
@@ -72,7 +81,7 @@ test('doctor lists the paused city-days', async (t) => {
   const db = openDb(path);
   const today = new Date().toISOString().slice(0, 10);
   const rule = { ...WU, station: 'KNYC' };
-  settleDayRule(db, {
+  createStores(db).rules.settle({
     city: 'nyc',
     date: today,
     rule,

@@ -4,7 +4,6 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
 import { crossings } from '../helpers/crossings.ts';
 import { buy, over } from '../payments/buy.ts';
-import { signalNotifierFor } from '../../src/signals/notifier.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
 
 const RECEIPT_EXPIRED = ERRORS.receipt_expired.message;
@@ -22,7 +21,7 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
   const e = testApp(t, { env });
   const base = await listen(t, e.app.fetch);
   const f = over(base);
-  const feed = crossings(e.db, e.deps.catalog.get('nyc')!, e.clock.now());
+  const feed = crossings(e.stores.signals, e.deps.catalog.get('nyc')!, e.clock.now());
   feed.next(); // latest 1
   const buyer = async (count: number) => {
     const account = privateKeyToAccount(generatePrivateKey());
@@ -35,7 +34,7 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
     };
     return { account, paidThrough: bought.body.paidThroughSeq as number, read };
   };
-  return { ...e, f, feed, buyer, notifier: signalNotifierFor(e.db) };
+  return { ...e, f, feed, buyer, notifier: e.stores.notifier };
 }
 
 const until = async (cond: () => boolean) => {

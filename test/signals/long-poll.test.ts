@@ -5,7 +5,6 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
 import { crossings } from '../helpers/crossings.ts';
 import { buy, over } from '../payments/buy.ts';
-import { signalNotifierFor } from '../../src/signals/notifier.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
 
 const TOO_MANY_WAITING = ERRORS.too_many_waiting.message;
@@ -16,7 +15,7 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
   const base = await listen(t, e.app.fetch);
   const f = over(base);
   const nyc = e.deps.catalog.get('nyc')!;
-  const feed = crossings(e.db, nyc, e.clock.now());
+  const feed = crossings(e.stores.signals, nyc, e.clock.now());
   feed.next(); // latest 1
   const bought = await buy(f, privateKeyToAccount(generatePrivateKey()), 'nyc', 3, e.clock.now());
   assert.equal(bought.status, 200);
@@ -32,7 +31,7 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
       res,
     };
   };
-  return { ...e, base, feed, read, auth, notifier: signalNotifierFor(e.db) };
+  return { ...e, base, feed, read, auth, notifier: e.stores.notifier };
 }
 
 const until = async (cond: () => boolean) => {
@@ -95,8 +94,8 @@ test('a read with something to return, or an exhausted bundle, answers at once; 
 });
 
 test('a signal for another city, or at or below since, does not wake the read', async (t) => {
-  const { read, feed, notifier, db, deps, clock } = await setup(t);
-  const london = crossings(db, deps.catalog.get('london')!, clock.now());
+  const { read, feed, notifier, stores, deps, clock } = await setup(t);
+  const london = crossings(stores.signals, deps.catalog.get('london')!, clock.now());
   const held = read('since=2&wait=20');
   await until(() => notifier.waiting() === 1);
   london.next();

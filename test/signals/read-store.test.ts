@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
-import { createSignalReader } from '../../src/signals/read-store.ts';
 import { tempDir } from '../helpers/app.ts';
+import { createStores } from '../../src/stores.ts';
 
 function setup(t: { after(fn: () => void): void }) {
   const db = openDb(join(tempDir(t), 'isocast.db'));
@@ -13,7 +13,7 @@ function setup(t: { after(fn: () => void): void }) {
   );
   const add = (city: string, seq: number) =>
     insert.run(city, seq, '2026-07-15', `b${seq}`, '2026-07-15T15:00:00.000Z', JSON.stringify({ city, seq }));
-  return { db, add, reader: createSignalReader(db) };
+  return { db, add, reader: createStores(db).reader };
 }
 
 test('the remembered latest seq follows every write on the connection, per city', (t) => {

@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { openDb, type Db } from '../../src/db/open.ts';
-import { readDayState, saveReading, storeSignal, type StoreSignalInput } from '../../src/signals/store.ts';
+import type { StoreSignalInput } from '../../src/signals/store.ts';
 import type { MarketBucketRef, OddsSample } from '../../src/sources/market/types.ts';
 import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
 import { bucketFor } from '../../src/buckets/assign.ts';
 import { tempDir } from '../helpers/app.ts';
 import { ladderF } from '../buckets/ladder.ts';
+import { createStores } from '../../src/stores.ts';
 
 const T0 = Date.parse('2026-07-15T15:00:00Z');
 const BUCKETS: MarketBucketRef[] = ladderF(70).map((b, i) => ({
@@ -48,14 +49,14 @@ function db(t: { after(fn: () => void): void }): { db: Db; path: string } {
 
 /** What the poller does with one reading: record it, and store a signal when it crosses. */
 function feed(d: Db, reading: number, over: Partial<StoreSignalInput> = {}) {
-  const det = saveReading(d, input(reading, over));
-  return det.crossing ? storeSignal(d, input(reading, over)) : null;
+  const det = createStores(d).signals.saveReading(input(reading, over));
+  return det.crossing ? createStores(d).signals.storeSignal(input(reading, over)) : null;
 }
 
 test('baseline is stored without a signal; a crossing stores the canonical signal with seq 1', (t) => {
   const { db: d } = db(t);
   assert.equal(feed(d, 73), null);
-  assert.deepEqual(readDayState(d, 'nyc', '2026-07-15'), { high: 73, bucket: '72-73°F' });
+  assert.deepEqual(createStores(d).signals.readDayState('nyc', '2026-07-15'), { high: 73, bucket: '72-73°F' });
   const s = feed(d, 75)!;
   assert.deepEqual(IsocastSignalPublic.parse(s), s);
   assert.equal(s.seq, 1);
@@ -82,7 +83,7 @@ test('repeated storeSignal, duplicate observations and a restart never re-emit',
   const { db: d, path } = db(t);
   feed(d, 71);
   assert.equal(feed(d, 72)!.seq, 1);
-  assert.equal(storeSignal(d, input(72)), null);
+  assert.equal(createStores(d).signals.storeSignal(input(72)), null);
   assert.equal(feed(d, 72), null);
   assert.equal(feed(d, 71), null);
   d.close();
@@ -91,7 +92,7 @@ test('repeated storeSignal, duplicate observations and a restart never re-emit',
     if (again.open) again.close();
   });
   assert.equal(feed(again, 72), null);
-  assert.equal(storeSignal(again, input(72)), null);
+  assert.equal(createStores(again).signals.storeSignal(input(72)), null);
   assert.equal(feed(again, 74)!.seq, 2);
   assert.equal(again.prepare('SELECT count(*) FROM signals').pluck().get(), 2);
 });
@@ -115,7 +116,7 @@ test('the inTransaction hook runs inside the transaction, and a throwing hook st
   feed(d, 71);
   assert.throws(
     () =>
-      storeSignal(d, input(72), {
+      createStores(d).signals.storeSignal(input(72), {
         inTransaction: () => {
           throw new Error('outbox full');
         },
@@ -123,9 +124,9 @@ test('the inTransaction hook runs inside the transaction, and a throwing hook st
     /outbox full/,
   );
   assert.equal(d.prepare('SELECT count(*) FROM signals').pluck().get(), 0);
-  assert.deepEqual(readDayState(d, 'nyc', '2026-07-15'), { high: 71, bucket: '70-71°F' });
+  assert.deepEqual(createStores(d).signals.readDayState('nyc', '2026-07-15'), { high: 71, bucket: '70-71°F' });
   let seen: { seq: number; inTx: boolean } | null = null;
-  const s = storeSignal(d, input(72), {
+  const s = createStores(d).signals.storeSignal(input(72), {
     inTransaction: (sig) => {
       seen = { seq: sig.seq, inTx: d.inTransaction };
     },
@@ -148,8 +149,8 @@ test('a lost day state cannot re-emit a bucket already entered that day (unique 
   feed(d, 71);
   feed(d, 72);
   d.prepare("UPDATE day_state SET high = 71, bucket = '70-71°F'").run();
-  assert.equal(storeSignal(d, input(72)), null);
-  assert.deepEqual(readDayState(d, 'nyc', '2026-07-15'), { high: 72, bucket: '72-73°F' });
+  assert.equal(createStores(d).signals.storeSignal(input(72)), null);
+  assert.deepEqual(createStores(d).signals.readDayState('nyc', '2026-07-15'), { high: 72, bucket: '72-73°F' });
 });
 
 test('property: any reading sequence, with a restart anywhere and replayed readings, gives exactly the bucket entries after the baseline, seq gapless from 1', (t) => {
