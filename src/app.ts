@@ -130,7 +130,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   const app = new Hono<AppEnv>();
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
-    onError: (c) => replyJson(c as Ctx, { error: `request body larger than ${MAX_BODY_BYTES} bytes` }, 413),
+    onError: (c) => replyJson(c as Ctx, { error: `request body larger than ${MAX_BODY_BYTES} bytes` }, { status: 413 }),
   });
   // Every method but GET and HEAD: the node adapter never gives those a body, so GET routes keep one handler.
   app.on(BODY_METHODS, '*', bodyLimitIfDeclared(limitBody));
@@ -249,14 +249,18 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     const allowed = routes.allowed(c.req.path);
     if (allowed.length > 0) {
       const allow = allowed.join(', ');
-      return replyJson(c as Ctx, { error: `method ${c.req.method} not allowed; use ${allow}` }, 405, { allow });
+      return replyJson(
+        c as Ctx,
+        { error: `method ${c.req.method} not allowed; use ${allow}` },
+        { status: 405, headers: { allow } },
+      );
     }
-    return replyJson(c as Ctx, { error: 'not found' }, 404);
+    return replyJson(c as Ctx, { error: 'not found' }, { status: 404 });
   });
 
   app.onError((err, c) => {
     if (err instanceof ApiError)
-      return replyJson(c as Ctx, { error: err.message, ...err.extra }, err.status, err.headers);
+      return replyJson(c as Ctx, { error: err.message, ...err.extra }, { status: err.status, headers: err.headers });
     // A body the client broke off or framed badly is the client's problem, not an outage.
     if (isClientAbort(err)) {
       logger.debug('request body unreadable', {
@@ -264,15 +268,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
         path: c.req.path,
         reason: err instanceof Error ? err.message : String(err),
       });
-      return replyJson(c as Ctx, { error: 'request body could not be read' }, 400);
+      return replyJson(c as Ctx, { error: 'request body could not be read' }, { status: 400 });
     }
     if (err instanceof HTTPException) {
       const status = err.status;
       if (status >= 500) logger.error('request failed', { path: c.req.path, err });
-      return replyJson(c as Ctx, { error: err.message || 'request rejected' }, status);
+      return replyJson(c as Ctx, { error: err.message || 'request rejected' }, { status });
     }
     logger.error('unhandled error', { method: c.req.method, path: c.req.path, err });
-    return replyJson(c as Ctx, { error: 'internal error' }, 500);
+    return replyJson(c as Ctx, { error: 'internal error' }, { status: 500 });
   });
 
   const edge = createEdge({

@@ -38,11 +38,11 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const report = createAdminReport(deps);
 
   app.use('/admin', async (c, next) => {
-    if (!token) return replyJson(c, { error: 'not found' }, 404);
+    if (!token) return replyJson(c, { error: 'not found' }, { status: 404 });
     await next();
   });
   app.use('/admin/*', async (c, next) => {
-    if (!token) return replyJson(c, { error: 'not found' }, 404);
+    if (!token) return replyJson(c, { error: 'not found' }, { status: 404 });
     await next();
   });
 
@@ -56,12 +56,12 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   app.get('/admin/assets/:file', (c) => {
     const file = c.req.param('file');
     const asset = assets.get(file);
-    if (asset === undefined) return replyJson(c, { error: 'not found' }, 404);
+    if (asset === undefined) return replyJson(c, { error: 'not found' }, { status: 404 });
     return new Response(asset.body, { headers: { 'content-type': asset.type, ...PRIVATE } });
   });
   app.get('/admin/data.json', (c) => {
     if (!bearerMatches(c.req.header('authorization'), token!)) throw adminTokenRequired();
-    return replyJson(c, report(deps.clock.now()), 200, PRIVATE);
+    return replyJson(c, report(deps.clock.now()), { headers: PRIVATE });
   });
   return app;
 }

@@ -96,7 +96,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
       caches.set(key, cached);
     }
     const age = Math.floor((now - cached.at) / 1000);
-    return replyJsonBytes(cached.bytes, 200, { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` });
+    return replyJsonBytes(cached.bytes, { headers: { 'cache-control': `public, max-age=${Math.max(0, 30 - age)}` } });
   });
 
   app.get('/v1/cities/:slug', (c) => {

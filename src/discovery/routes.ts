@@ -77,16 +77,16 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   app.get('/api/assets/:file', (c) => {
     const file = c.req.param('file');
     const asset = assets.get(file);
-    if (asset === undefined) return replyJson(c, { error: 'not found' }, 404);
+    if (asset === undefined) return replyJson(c, { error: 'not found' }, { status: 404 });
     return new Response(asset.body, { headers: { 'content-type': asset.type, ...CACHE } });
   });
   app.get('/llms.txt', () => text(texts.llms(), TEXT));
   app.get('/llms-full.txt', () => text(texts.full(), TEXT));
   app.get('/llms/weather-signals', () => text(texts.weather(), MARKDOWN));
-  app.get('/discovery', (c) => replyJson(c, index(), 200, CACHE));
-  app.get('/.well-known/x402', (c) => replyJson(c, manifest(), 200, CACHE));
-  app.get('/.well-known/x402.json', (c) => replyJson(c, manifest(), 200, CACHE));
-  app.get('/.well-known/agent-card.json', (c) => replyJson(c, card(), 200, CACHE));
+  app.get('/discovery', (c) => replyJson(c, index(), { headers: CACHE }));
+  app.get('/.well-known/x402', (c) => replyJson(c, manifest(), { headers: CACHE }));
+  app.get('/.well-known/x402.json', (c) => replyJson(c, manifest(), { headers: CACHE }));
+  app.get('/.well-known/agent-card.json', (c) => replyJson(c, card(), { headers: CACHE }));
   app.get('/robots.txt', () => text(texts.robots(), TEXT));
   app.get('/sitemap.xml', () => text(texts.sitemap(), 'application/xml; charset=utf-8'));
   return app;

@@ -15,10 +15,19 @@ import type { ApiError } from './errors.ts';
 export type AppEnv = { Bindings: { disclaimer: string } };
 export type Ctx = Context<AppEnv>;
 
+/** Status (default 200) and extra headers of a JSON answer. */
+export interface ReplyInit {
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+function jsonResponse(body: string | Uint8Array, { status = 200, headers }: ReplyInit): Response {
+  return new Response(body, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
 /** A JSON object response with the disclaimer appended. */
-export function replyJson(c: Ctx, body: object, status = 200, headers?: Record<string, string>): Response {
-  const text = JSON.stringify({ ...body, disclaimer: c.env.disclaimer });
-  return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+export function replyJson(c: Ctx, body: object, init: ReplyInit = {}): Response {
+  return jsonResponse(JSON.stringify({ ...body, disclaimer: c.env.disclaimer }), init);
 }
 
 /**
@@ -26,14 +35,14 @@ export function replyJson(c: Ctx, body: object, status = 200, headers?: Record<s
  * `/v1/sample` serves a stored signal's JSON this way (the paid read assembles its page with
  * closeWithDisclaimer and replyJsonBytes).
  */
-export function replyJsonText(c: Ctx, objectJson: string, status = 200, headers?: Record<string, string>): Response {
+export function replyJsonText(c: Ctx, objectJson: string, init: ReplyInit = {}): Response {
   const text =
     objectJson.slice(0, -1) +
     (objectJson.length > 2 ? ',' : '') +
     '"disclaimer":' +
     JSON.stringify(c.env.disclaimer) +
     '}';
-  return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  return jsonResponse(text, init);
 }
 
 /**
@@ -45,8 +54,8 @@ export function closeWithDisclaimer(c: Ctx, closingJson: string): string {
 }
 
 /** A JSON response already encoded to UTF-8, whose object was closed with closeWithDisclaimer. */
-export function replyJsonBytes(bytes: Uint8Array, status = 200, headers?: Record<string, string>): Response {
-  return new Response(bytes, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+export function replyJsonBytes(bytes: Uint8Array, init: ReplyInit = {}): Response {
+  return jsonResponse(bytes, init);
 }
 
 /**

@@ -47,7 +47,7 @@ export function healthRoutes(deps: {
         ofac: deps.sanctions(),
         ts: new Date(deps.clock.now()).toISOString(),
       },
-      ok ? 200 : 503,
+      { status: ok ? 200 : 503 },
     );
   });
   return app;

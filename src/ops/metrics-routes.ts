@@ -15,7 +15,7 @@ import { ErrorBody } from '../lib/schemas.ts';
 export function metricsRoutes(deps: { metrics: Metrics; adminToken?: string }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/metrics', (c) => {
-    if (!deps.adminToken) return replyJson(c, { error: 'not found' }, 404);
+    if (!deps.adminToken) return replyJson(c, { error: 'not found' }, { status: 404 });
     if (!bearerMatches(c.req.header('authorization'), deps.adminToken)) throw adminTokenRequired();
     return new Response(deps.metrics.render(), {
       headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },

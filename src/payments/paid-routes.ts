@@ -209,7 +209,7 @@ export function paidSignalsRoutes(deps: {
   }
 
   function challengeReply(c: Ctx, body: PaymentRequiredBody, resource: string): Response {
-    return replyJson(c, body, 402, challengeHeaders(body, extensions(resource)));
+    return replyJson(c, body, { status: 402, headers: challengeHeaders(body, extensions(resource)) });
   }
 
   function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
@@ -264,7 +264,10 @@ export function paidSignalsRoutes(deps: {
         error: ERRORS.exhausted.message,
         exhaustion: { paidThrough, latest },
       });
-      return replyJson(c, body, 402, { ...headers, ...challengeHeaders(body, extensions(resource)) });
+      return replyJson(c, body, {
+        status: 402,
+        headers: { ...headers, ...challengeHeaders(body, extensions(resource)) },
+      });
     }
     // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
     // says a readable row exists past it; the page bytes for that range are cached (immutable).
@@ -276,7 +279,7 @@ export function paidSignalsRoutes(deps: {
         `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`,
       ),
     );
-    return replyJsonBytes(body, 200, headers);
+    return replyJsonBytes(body, { headers });
   }
   return app;
 }

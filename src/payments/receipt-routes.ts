@@ -160,9 +160,15 @@ export function receiptRoutes(deps: {
     if (!receiptToken) throw signatureAlreadyUsed();
     deps.logger.info('receipt token issued on a signed request', { wallet, cities: owned.length });
     const expiresAt = deps.receiptTtlMs > 0 ? new Date(nowMs + deps.receiptTtlMs).toISOString() : null;
-    return replyJson(c as Ctx, { ok: true, wallet, receiptToken, expiresAt, cities: owned }, 200, {
-      'cache-control': 'no-store',
-    });
+    return replyJson(
+      c as Ctx,
+      { ok: true, wallet, receiptToken, expiresAt, cities: owned },
+      {
+        headers: {
+          'cache-control': 'no-store',
+        },
+      },
+    );
   });
 
   app.post('/v1/receipts/revoke', async (c) => {
@@ -173,7 +179,7 @@ export function receiptRoutes(deps: {
     const revoked = revoke(wallet, body.timestamp, clock.now());
     if (revoked === null) throw signatureAlreadyUsed();
     deps.logger.info('receipt tokens revoked on a signed request', { wallet, revoked });
-    return replyJson(c as Ctx, { ok: true, wallet, revoked }, 200, { 'cache-control': 'no-store' });
+    return replyJson(c as Ctx, { ok: true, wallet, revoked }, { headers: { 'cache-control': 'no-store' } });
   });
   return app;
 }

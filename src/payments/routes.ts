@@ -33,10 +33,10 @@ export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string
     const header = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
     if (!header) {
       const challenge = deps.plane.challenge(city, count, resource);
-      return replyJson(c, challenge, 402, challengeHeaders(challenge));
+      return replyJson(c, challenge, { status: 402, headers: challengeHeaders(challenge) });
     }
     const purchase = await deps.plane.purchase(header, city, count, resource, { memo: { route: 'subscribe' } });
-    return replyJson(c, subscribeResult(purchase), 200, paymentResponseHeaders(purchase));
+    return replyJson(c, subscribeResult(purchase), { headers: paymentResponseHeaders(purchase) });
   });
   return app;
 }

@@ -25,7 +25,7 @@ export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
     '/terms.txt',
     () => new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }),
   );
-  app.get('/terms.json', (c) => replyJson(c, json, 200, headers));
+  app.get('/terms.json', (c) => replyJson(c, json, { headers: headers }));
   return app;
 }
 
