@@ -40,7 +40,7 @@ export type Outbox = {
   claim(id: number, chatId: string, nowMs: number): boolean;
   markSent(id: number, nowMs: number): void;
   /** sending -> queued, for failures known to precede the platform accepting the message. */
-  requeue(id: number, nextAttemptAt: number, error: string, nowMs: number): void;
+  requeue(id: number, r: { nextAttemptAt: number; error: string; nowMs: number }): void;
   /** Any open state -> failed; never sent again. */
   markFailed(id: number, error: string, nowMs: number): void;
   /** At start-up: rows left in `sending` may have reached the chat, so they are failed, not resent. */
@@ -124,8 +124,8 @@ export function createOutbox(
     markSent: (id, nowMs) => {
       sent.run(nowMs, id);
     },
-    requeue: (id, nextAttemptAt, error, nowMs) => {
-      requeue.run(nextAttemptAt, error, nowMs, id);
+    requeue: (id, r) => {
+      requeue.run(r.nextAttemptAt, r.error, r.nowMs, id);
     },
     markFailed: (id, error, nowMs) => {
       failed.run(error, nowMs, id);

@@ -1,9 +1,11 @@
 import type { Db } from '../db/open.ts';
+import { createSingleUse } from '../db/single-use.ts';
 
 /**
  * Chat registrations (one per wallet) and the single-use record of accepted signed requests.
- * Every change records the request's digest in the same transaction, so a signed body can change
- * state at most once even when two copies race.
+ * Every change records the request's digest in the same transaction (the shared single-use
+ * mechanism, db/single-use.ts), so a signed body can change state at most once even when two
+ * copies race.
  */
 export type Registration = {
   wallet: string;
@@ -49,24 +51,27 @@ export function createRegistrationStore(db: Db): RegistrationStore {
   const getRow = db.prepare(
     'SELECT wallet, chat_id, city, created_at, updated_at FROM delivery_registrations WHERE wallet = ?',
   );
-  const used = db.prepare('SELECT 1 FROM delivery_signatures WHERE digest = ?').pluck();
-  const consume = db.prepare(
-    'INSERT OR IGNORE INTO delivery_signatures (digest, wallet, used_at, expires_at) VALUES (?, ?, ?, ?)',
-  );
-  const prune = db.prepare('DELETE FROM delivery_signatures WHERE expires_at < ?');
+  // expires_at is the signed timestamp plus the skew (unix seconds): its index ages the rows.
+  const digests = createSingleUse<{ digest: string; wallet: string; used_at: number; expires_at: number }>(db, {
+    table: 'delivery_signatures',
+    key: ['digest'],
+    columns: ['digest', 'wallet', 'used_at', 'expires_at'],
+    agedBy: { column: 'expires_at', unit: 's' },
+  });
   const upsert =
     db.prepare(`INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (@wallet, @chatId, @city, @now, @now)
     ON CONFLICT (wallet) DO UPDATE SET chat_id = excluded.chat_id, city = excluded.city, updated_at = excluded.updated_at`);
   const del = db.prepare('DELETE FROM delivery_registrations WHERE wallet = ?');
 
   // Consuming first makes the digest check and the change one atomic step.
-  const consumeDigest = (digest: string, wallet: string, nowMs: number, expiresAtSec: number): boolean => {
-    prune.run(Math.floor(nowMs / 1000));
-    return consume.run(digest, wallet, Math.floor(nowMs / 1000), expiresAtSec).changes === 1;
-  };
+  const consumeDigest = (i: { digest: string; wallet: string; nowMs: number; expiresAtSec: number }): boolean =>
+    digests.consume(
+      { digest: i.digest, wallet: i.wallet, used_at: Math.floor(i.nowMs / 1000), expires_at: i.expiresAtSec },
+      i.nowMs,
+    );
 
   const setTx = db.transaction((i: Parameters<RegistrationStore['set']>[0]): boolean => {
-    if (!consumeDigest(i.digest, i.wallet, i.nowMs, i.expiresAtSec)) return false;
+    if (!consumeDigest(i)) return false;
     upsert.run({ wallet: i.wallet, chatId: i.chatId, city: i.city, now: i.nowMs });
     return true;
   });
@@ -76,7 +81,7 @@ export function createRegistrationStore(db: Db): RegistrationStore {
       const row = getRow.get(i.wallet) as Row | undefined;
       // Nothing to delete consumes nothing: the 404 changed no state.
       if (!row) return 'none';
-      if (!consumeDigest(i.digest, i.wallet, i.nowMs, i.expiresAtSec)) return 'replayed';
+      if (!consumeDigest(i)) return 'replayed';
       del.run(i.wallet);
       return toRegistration(row);
     },
@@ -87,7 +92,7 @@ export function createRegistrationStore(db: Db): RegistrationStore {
       const row = getRow.get(wallet) as Row | undefined;
       return row ? toRegistration(row) : null;
     },
-    digestUsed: (digest) => used.get(digest) !== undefined,
+    digestUsed: (digest) => digests.has({ digest }),
     set: (i) => setTx.immediate(i),
     remove: (i) => removeTx.immediate(i),
   };

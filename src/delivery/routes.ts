@@ -24,9 +24,6 @@ import type { WalletScreen } from './screen.ts';
 import { MessengerDeliveryRequest, MessengerDeliveryResult, parseDeliveryBody } from './schemas.ts';
 import { deliveryDigest, verifyDeliverySignature, type DeliveryMessage } from './typed-data.ts';
 
-/** Spec 8: the signed timestamp may be at most this far from server time, either way (lib/signed-request.ts). */
-export const DELIVERY_SKEW_SEC = SIGNED_REQUEST_SKEW_SEC;
-
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
 /** The 404 reason when a delete finds no registration (the error itself is the spec's `unknown city`). */
@@ -91,7 +88,8 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     if (citySlug !== null && !catalog.get(citySlug)) throw unknownCity();
 
     const digest = deliveryDigest(signed);
-    const expiresAtSec = body.timestamp + DELIVERY_SKEW_SEC;
+    // The last second this signed body passes the clock rule (lib/signed-request.ts).
+    const expiresAtSec = body.timestamp + SIGNED_REQUEST_SKEW_SEC;
     const done = (chatId: string | null, city: string | null, idempotent: boolean) =>
       replyJson(c as Ctx, { ok: true, wallet, chatId, citySlug: city, action: body.action, idempotent });
     const replayed = () => done(body.chat, citySlug, true);

@@ -1,6 +1,13 @@
 import { z } from 'zod';
-import { chatIdRequired, fieldRequired, invalidField } from '../lib/api-errors.ts';
+import { chatIdRequired, invalidField } from '../lib/api-errors.ts';
 import { Disclaimer } from '../lib/schemas.ts';
+import {
+  invalidSignedBody,
+  requireFields,
+  signedSignature,
+  signedTimestamp,
+  signedWallet,
+} from '../lib/signed-fields.ts';
 import { CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
 
 /** The spellings canonicalChatId accepts (an empty chatId is absent: `delete` signs it as ""). */
@@ -9,7 +16,7 @@ const CHAT_ID_PATTERN = /^(|-?[1-9][0-9]{0,15}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
 /** Body of POST /v1/delivery/messenger (spec 4.2). */
 export const MessengerDeliveryRequest = z
   .object({
-    wallet: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+    wallet: signedWallet(),
     chatId: z
       .string()
       .regex(CHAT_ID_PATTERN)
@@ -24,11 +31,8 @@ export const MessengerDeliveryRequest = z
       .optional()
       .describe('City slug; empty or absent means all cities (stored as null)'),
     action: z.enum(['set', 'delete']),
-    signature: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]+$/)
-      .describe('EIP-712 signature over MessengerDelivery; must recover to wallet'),
-    timestamp: z.number().int().nonnegative().describe('Unix seconds; within 600 s of server time'),
+    signature: signedSignature().describe('EIP-712 signature over MessengerDelivery; must recover to wallet'),
+    timestamp: signedTimestamp(),
   })
   .meta({ id: 'MessengerDeliveryRequest' });
 
@@ -51,14 +55,14 @@ export const MessengerDeliveryResult = z
   })
   .meta({ id: 'MessengerDeliveryResult' });
 
+/** The registration's own fields; wallet, signature and timestamp are every signed body's (lib/signed-fields.ts). */
 const MESSAGES: Record<string, string> = {
-  wallet: 'invalid wallet: must be a 0x-prefixed 20-byte hex address',
   action: 'invalid action: must be "set" or "delete"',
   chatId: `invalid chatId: must be ${CHAT_ID_RULE}`,
   citySlug: 'invalid citySlug: must be a string',
-  signature: 'invalid signature: must be a 0x-prefixed hex string',
-  timestamp: 'invalid timestamp: must be an integer number of unix seconds',
 };
+/** The first problem named, in the body's reading order. */
+const ORDER = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'];
 
 /**
  * Validates the body, naming the first problem in the spec's terms (400). `chat` is the chat's one
@@ -66,16 +70,10 @@ const MESSAGES: Record<string, string> = {
  * the body names none.
  */
 export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody & { chat: string | null } {
-  for (const field of ['wallet', 'action', 'signature', 'timestamp'] as const) {
-    if (body[field] === undefined || body[field] === null) throw fieldRequired(field);
-  }
+  requireFields(body, ['wallet', 'action', 'signature', 'timestamp']);
   const result = MessengerDeliveryRequest.safeParse(body);
-  if (!result.success) {
-    const order = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'];
-    const fields = result.error.issues.map((i) => String(i.path[0] ?? ''));
-    const first = order.find((f) => fields.includes(f));
-    throw invalidField(first ? MESSAGES[first]! : 'request body is invalid');
-  }
+  if (!result.success)
+    throw invalidSignedBody(result.error, { order: ORDER, messages: MESSAGES, fallback: 'request body is invalid' });
   if (result.data.action === 'set' && !result.data.chatId) throw chatIdRequired();
   if (!result.data.chatId) return { ...result.data, chat: null };
   const chat = canonicalChatId(result.data.chatId);

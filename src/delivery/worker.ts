@@ -99,7 +99,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     const error = e.kind === 'cancelled' ? e.message : `${e.kind}: ${e.message}`;
     if (e.retryable && attempt < maxAttempts) {
       const wait = Math.max(backoffMs(attempt, baseBackoffMs, maxBackoffMs), e.retryAfterMs ?? 0);
-      outbox.requeue(row.id, now + wait, error, now);
+      outbox.requeue(row.id, { nextAttemptAt: now + wait, error, nowMs: now });
       outcomes?.inc({ outcome: 'retry' });
       logger.warn('delivery will be retried', {
         id: row.id,

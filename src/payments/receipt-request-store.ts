@@ -1,32 +1,29 @@
+import { createSingleUse } from '../db/single-use.ts';
 import type { Db } from '../db/open.ts';
-import { SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 
 /**
  * The single-use bookkeeping of signed receipt requests and revocations (spec 8): each signed
- * (wallet, timestamp) is consumed once per kind. A row older than twice the skew window can be
- * dropped: its timestamp is refused as stale before this store is asked.
+ * (wallet, timestamp) is consumed once per kind, through the shared single-use mechanism
+ * (db/single-use.ts), which forgets a row once its timestamp is twice the skew old: it is refused
+ * as stale before this store is asked.
  */
 export type ReceiptSignedUse = 'request' | 'revocation';
 
+type Use = { wallet: string; timestamp: number; used_at: number };
+
 export function createReceiptRequestStore(db: Db) {
-  const consume = {
-    request: db.prepare(
-      'INSERT INTO receipt_requests (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-    ),
-    revocation: db.prepare(
-      'INSERT INTO receipt_revocations (wallet, timestamp, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-    ),
-  };
-  const prune = {
-    request: db.prepare('DELETE FROM receipt_requests WHERE timestamp < ?'),
-    revocation: db.prepare('DELETE FROM receipt_revocations WHERE timestamp < ?'),
-  };
+  const table = (name: string) =>
+    createSingleUse<Use>(db, {
+      table: name,
+      key: ['wallet', 'timestamp'],
+      columns: ['wallet', 'timestamp', 'used_at'],
+      agedBy: { column: 'timestamp', unit: 's' },
+    });
+  const uses = { request: table('receipt_requests'), revocation: table('receipt_revocations') };
   return {
     /** True the first time (wallet, timestamp) is used for `kind`; run inside the caller's transaction. */
-    consume(kind: ReceiptSignedUse, wallet: string, timestamp: number, nowMs: number): boolean {
-      if (consume[kind].run(wallet, timestamp, nowMs).changes !== 1) return false;
-      prune[kind].run(Math.floor(nowMs / 1000) - 2 * SIGNED_REQUEST_SKEW_SEC);
-      return true;
+    consume(u: { kind: ReceiptSignedUse; wallet: string; timestamp: number; nowMs: number }): boolean {
+      return uses[u.kind].consume({ wallet: u.wallet, timestamp: u.timestamp, used_at: u.nowMs }, u.nowMs);
     },
   };
 }

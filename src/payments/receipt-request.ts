@@ -7,6 +7,7 @@ import {
   type ReceiptSignedKind,
   receiptTypedData,
 } from '../../packages/isocast-client/src/receipt-typed-data.ts';
+import { SKEW_RULE } from '../lib/signed-request.ts';
 
 /**
  * The EIP-712 messages a wallet signs about its receipt tokens: `ReceiptRequest` for a new token
@@ -45,21 +46,24 @@ export function receiptTypedDataDoc(origin: string, kind: ReceiptSignedKind = RE
       ...TYPES[kind],
     },
     message: { wallet: '0x<your wallet>', origin, timestamp: '<unix seconds>' },
-    notes: `origin is exactly "${origin}" (this server; a signature naming another origin is refused); timestamp is unix seconds, within 600 s of server time; each (wallet, timestamp) is honoured once.`,
+    notes: `origin is exactly "${origin}" (this server; a signature naming another origin is refused); timestamp is unix seconds, ${SKEW_RULE}; each (wallet, timestamp) is honoured once.`,
   } as const;
 }
 
 /** True when the signature over (kind, wallet, origin, timestamp) recovers to `wallet`; malformed signatures are false. */
-export async function verifyReceiptSigned(
-  kind: ReceiptSignedKind,
-  wallet: string,
-  origin: string,
-  timestamp: number,
-  signature: Hex,
-): Promise<boolean> {
+export async function verifyReceiptSigned(s: {
+  kind: ReceiptSignedKind;
+  wallet: string;
+  origin: string;
+  timestamp: number;
+  signature: Hex;
+}): Promise<boolean> {
   try {
-    const signer = await recoverTypedDataAddress({ ...receiptTypedData(kind, wallet, origin, timestamp), signature });
-    return signer.toLowerCase() === wallet.toLowerCase();
+    const signer = await recoverTypedDataAddress({
+      ...receiptTypedData(s.kind, s.wallet, s.origin, s.timestamp),
+      signature: s.signature,
+    });
+    return signer.toLowerCase() === s.wallet.toLowerCase();
   } catch {
     return false;
   }

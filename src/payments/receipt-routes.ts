@@ -3,11 +3,18 @@ import { z } from 'zod';
 import type { Hex } from 'viem';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
-import { fieldRequired, invalidField, noPurchases, sanctioned, signatureAlreadyUsed } from '../lib/api-errors.ts';
+import { noPurchases, sanctioned, signatureAlreadyUsed } from '../lib/api-errors.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
-import { checkSignedRequest } from '../lib/signed-request.ts';
+import {
+  invalidSignedBody,
+  requireFields,
+  signedSignature,
+  signedTimestamp,
+  signedWallet,
+} from '../lib/signed-fields.ts';
+import { checkSignedRequest, SKEW_RULE } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
@@ -34,21 +41,17 @@ import { createPaymentReads } from './store.ts';
  */
 
 const signedFields = (what: string) => ({
-  wallet: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{40}$/)
-    .describe('The paying wallet'),
-  timestamp: z.number().int().nonnegative().describe('Unix seconds; within 600 s of server time'),
+  wallet: signedWallet().describe('The paying wallet'),
+  timestamp: signedTimestamp(),
   origin: z
     .string()
     .optional()
     .describe(
       "The origin the client signed (optional: the server always verifies against its own BASE_URL origin; when given and different, the 401 names this server's origin)",
     ),
-  signature: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]+$/)
-    .describe(`EIP-712 signature over ${what} {wallet, origin, timestamp}; must recover to wallet`),
+  signature: signedSignature().describe(
+    `EIP-712 signature over ${what} {wallet, origin, timestamp}; must recover to wallet`,
+  ),
 });
 
 export const ReceiptRequestBody = z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' });
@@ -84,19 +87,15 @@ export const RevocationResult = z
   })
   .meta({ id: 'RevocationResult' });
 
-const MESSAGES: Record<string, string> = {
-  wallet: 'invalid wallet: must be a 0x-prefixed 20-byte hex address',
-  timestamp: 'invalid timestamp: must be an integer number of unix seconds',
-  origin: 'invalid origin: must be a string',
-  signature: 'invalid signature: must be a 0x-prefixed hex string',
-};
+/** The receipt bodies' own field; wallet, timestamp and signature are every signed body's (lib/signed-fields.ts). */
+const MESSAGES = { origin: 'invalid origin: must be a string' };
+const ORDER = ['wallet', 'timestamp', 'origin', 'signature'];
 
 function parseBody(body: Record<string, unknown>): SignedBody {
-  for (const field of ['wallet', 'timestamp', 'signature'] as const) {
-    if (body[field] === undefined || body[field] === null) throw fieldRequired(field);
-  }
+  requireFields(body, ['wallet', 'timestamp', 'signature']);
   const parsed = ReceiptRequestBody.safeParse(body);
-  if (!parsed.success) throw invalidField(MESSAGES[String(parsed.error.issues[0]!.path[0])] ?? 'invalid request body');
+  if (!parsed.success)
+    throw invalidSignedBody(parsed.error, { order: ORDER, messages: MESSAGES, fallback: 'invalid request body' });
   return parsed.data;
 }
 
@@ -120,13 +119,15 @@ export function receiptRoutes(deps: {
   const used = createReceiptRequestStore(db);
   // Consuming the signature and storing the new token commit together: a crash between them
   // cannot burn a signature without a token, nor issue a token twice for one signature.
-  const issue = db.transaction((wallet: string, timestamp: number, paymentId: number, nowMs: number): string | null => {
-    if (!used.consume('request', wallet, timestamp, nowMs)) return null;
-    return receipts.issue(wallet, paymentId, nowMs);
-  });
+  const issue = db.transaction(
+    (i: { wallet: string; timestamp: number; paymentId: number; nowMs: number }): string | null => {
+      if (!used.consume({ kind: 'request', wallet: i.wallet, timestamp: i.timestamp, nowMs: i.nowMs })) return null;
+      return receipts.issue(i.wallet, i.paymentId, i.nowMs);
+    },
+  );
   // Likewise the revocation: consumed and applied in one commit.
   const revoke = db.transaction((wallet: string, timestamp: number, nowMs: number): number | null => {
-    if (!used.consume('revocation', wallet, timestamp, nowMs)) return null;
+    if (!used.consume({ kind: 'revocation', wallet, timestamp, nowMs })) return null;
     return receipts.revokeAll(wallet);
   });
 
@@ -136,7 +137,8 @@ export function receiptRoutes(deps: {
     await checkSignedRequest({
       nowMs: clock.now(),
       timestamp: body.timestamp,
-      verify: () => verifyReceiptSigned(kind, wallet, origin, body.timestamp, body.signature as Hex),
+      verify: () =>
+        verifyReceiptSigned({ kind, wallet, origin, timestamp: body.timestamp, signature: body.signature as Hex }),
       // The spec's string; a client that says which origin it signed learns which one this is.
       refusedFor: () =>
         body.origin !== undefined && body.origin !== origin
@@ -156,7 +158,7 @@ export function receiptRoutes(deps: {
     const paymentId = payments.lastAppliedId(wallet);
     if (owned.length === 0 || paymentId === null) throw noPurchases();
     const nowMs = clock.now();
-    const receiptToken = issue(wallet, body.timestamp, paymentId, nowMs);
+    const receiptToken = issue({ wallet, timestamp: body.timestamp, paymentId, nowMs });
     if (!receiptToken) throw signatureAlreadyUsed();
     deps.logger.info('receipt token issued on a signed request', { wallet, cities: owned.length });
     const expiresAt = deps.receiptTtlMs > 0 ? new Date(nowMs + deps.receiptTtlMs).toISOString() : null;
@@ -194,7 +196,7 @@ export const receiptDocs: RouteDoc[] = [
       'Free. A replayed X-Payment never returns a receipt token; a buyer who lost theirs (or whose token expired) signs an EIP-712 ReceiptRequest ' +
       '(domain {name: "Isocast", version: "1", chainId: 8453}, primaryType ReceiptRequest, fields wallet: address, origin: string, timestamp: uint256; ' +
       "origin is this server's origin, the scheme://host[:port] of its BASE_URL) and gets a new token reading every city the wallet bought. " +
-      'A signature naming another origin is refused (401 signature verification failed). The timestamp must be within 600 s of server time; ' +
+      `A signature naming another origin is refused (401 signature verification failed). The timestamp must be ${SKEW_RULE}; ` +
       'each signed (wallet, timestamp) works once: after "signature already used", sign a new timestamp only if you sent the first yourself.',
     body: ReceiptRequestBody,
     responses: {

@@ -5,6 +5,7 @@ import {
   type SIWxPayload,
 } from '@x402/extensions/sign-in-with-x';
 import type { Db } from '../db/open.ts';
+import { createSingleUse } from '../db/single-use.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sanctioned, siwxRefused, siwxUnverifiable } from '../lib/api-errors.ts';
 import { ApiError } from '../lib/errors.ts';
@@ -33,9 +34,13 @@ export type SiwxSignInDeps = {
 };
 
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
-  const consume = deps.db.prepare(
-    'INSERT INTO siwx_nonces (wallet, nonce, expires_at, used_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-  );
+  // The shared single-use mechanism; a row ages by the sign-in's expirationTime (unix ms).
+  const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(deps.db, {
+    table: 'siwx_nonces',
+    key: ['wallet', 'nonce'],
+    columns: ['wallet', 'nonce', 'expires_at', 'used_at'],
+    agedBy: { column: 'expires_at', unit: 'ms' },
+  });
 
   /** ECDSA first (no RPC); only a signature that does not recover goes to the chain client. */
   async function signer(p: SIWxPayload): Promise<string> {
@@ -70,16 +75,20 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
     deps.limitWallet?.(wallet);
     if (deps.sanctions.has(wallet)) throw sanctioned();
     // checkSiwxMessage made expirationTime required and parseable.
-    const expiresAt = Date.parse(payload.expirationTime!);
-    if (consume.run(wallet, payload.nonce, expiresAt, deps.clock.now()).changes !== 1)
-      throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
+    const nowMs = deps.clock.now();
+    const use = { wallet, nonce: payload.nonce, expires_at: Date.parse(payload.expirationTime!), used_at: nowMs };
+    if (!nonces.consume(use, nowMs)) throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
     return wallet;
   };
 }
 
 export type SiwxSignIn = ReturnType<typeof createSiwxSignIn>;
 
-/** Nonces whose sign-in has expired, for the retention job: the header is refused as expired anyway. */
+/**
+ * Nonces whose sign-in has expired, for the retention job: the header is refused as expired
+ * anyway. Each sign-in also drops the ones two skew windows past (db/single-use.ts); this batch
+ * delete catches the rest on a server that sees few sign-ins.
+ */
 export function createSiwxNoncePrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   const prune = db.prepare(
     `DELETE FROM siwx_nonces WHERE (wallet, nonce) IN

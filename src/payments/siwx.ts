@@ -5,7 +5,7 @@ import {
   type SIWxPayload,
 } from '@x402/extensions/sign-in-with-x';
 import { ERRORS } from '../lib/api-errors.ts';
-import { SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
+import { SIGNED_REQUEST_SKEW_SEC, signedLifetime, skewOf } from '../lib/signed-request.ts';
 import { NETWORK } from './eip3009.ts';
 
 /**
@@ -20,8 +20,12 @@ import { NETWORK } from './eip3009.ts';
 export const SIWX_HEADER = SIGN_IN_WITH_X;
 /** How long the sign-in a 402 proposes stays valid. */
 export const SIWX_DECLARED_LIFETIME_SEC = 300;
-/** The longest a sign-in may live, from its issuedAt and from now: a copied header is worth at most this. */
-export const SIWX_MAX_LIFETIME_SEC = 600;
+/**
+ * The longest a sign-in may live, from its issuedAt and from now: a copied header is worth at most
+ * this. It is the signed-request window (lib/signed-request.ts signedLifetime), so a sign-in is
+ * worth no more than a signed timestamp, and its used nonce can be forgotten as theirs are.
+ */
+export const SIWX_MAX_LIFETIME_SEC = SIGNED_REQUEST_SKEW_SEC;
 export const SIWX_STATEMENT = 'Sign in to read the isocast signals this wallet paid for';
 /** EIP-4361: a nonce is at least 8 alphanumeric characters; the cap bounds what is stored. */
 const NONCE = /^[A-Za-z0-9]{8,128}$/;
@@ -138,7 +142,7 @@ export function checkSiwxMessage(p: SIWxPayload, expect: { baseUrl: string; nowM
       code: 'invalid_siwx_issued_at',
       reason: 'issuedAt is not an ISO 8601 instant',
     };
-  if (issuedAt > expect.nowMs + SIGNED_REQUEST_SKEW_SEC * 1000)
+  if (skewOf(expect.nowMs, issuedAt) === 'ahead')
     return {
       error: SIWX_ERRORS.stale,
       code: 'invalid_siwx_issued_at_in_future',
@@ -153,11 +157,9 @@ export function checkSiwxMessage(p: SIWxPayload, expect: { baseUrl: string; nowM
       code: 'invalid_siwx_expiration_time',
       reason: 'expirationTime is not an ISO 8601 instant',
     };
-  if (expires <= expect.nowMs) return { error: SIWX_ERRORS.expired, code: 'invalid_siwx_expired' };
-  const maxMs = SIWX_MAX_LIFETIME_SEC * 1000;
-  // Both bounds: without the one from issuedAt, a sign-in made to last a day would be refused
-  // until its last ten minutes and then work.
-  if (expires - expect.nowMs > maxMs || expires - issuedAt > maxMs)
+  const lifetime = signedLifetime({ nowMs: expect.nowMs, issuedAtMs: issuedAt, expiresAtMs: expires });
+  if (lifetime === 'expired') return { error: SIWX_ERRORS.expired, code: 'invalid_siwx_expired' };
+  if (lifetime === 'tooLong')
     return {
       error: SIWX_ERRORS.lifetime,
       code: 'invalid_siwx_expiration_time',

@@ -37,13 +37,13 @@ test('the receipt request store consumes each (wallet, timestamp) once per kind 
   });
   const used = createReceiptRequestStore(db);
   const wallet = `0x${'ab'.repeat(20)}`;
-  assert.equal(used.consume('request', wallet, nowS, nowMs), true);
-  assert.equal(used.consume('request', wallet, nowS, nowMs), false);
+  assert.equal(used.consume({ kind: 'request', wallet, timestamp: nowS, nowMs }), true);
+  assert.equal(used.consume({ kind: 'request', wallet, timestamp: nowS, nowMs }), false);
   // A revocation signed at the same instant is another kind of use.
-  assert.equal(used.consume('revocation', wallet, nowS, nowMs), true);
-  assert.equal(used.consume('revocation', wallet, nowS, nowMs), false);
+  assert.equal(used.consume({ kind: 'revocation', wallet, timestamp: nowS, nowMs }), true);
+  assert.equal(used.consume({ kind: 'revocation', wallet, timestamp: nowS, nowMs }), false);
   const later = nowMs + (2 * SIGNED_REQUEST_SKEW_SEC + 1) * 1000;
-  assert.equal(used.consume('request', wallet, later / 1000, later), true);
+  assert.equal(used.consume({ kind: 'request', wallet, timestamp: later / 1000, nowMs: later }), true);
   const left = db.prepare('SELECT count(*) AS n FROM receipt_requests').get() as { n: number };
   assert.equal(left.n, 1);
 });

@@ -1,0 +1,48 @@
+import { singleUseCutoff } from '../lib/signed-request.ts';
+import type { Db } from './open.ts';
+
+/**
+ * The one single-use mechanism of signed requests (spec 8): a chat registration's digest
+ * (delivery/registrations.ts), a receipt request's or revocation's (wallet, timestamp)
+ * (payments/receipt-request-store.ts) and a sign-in's (wallet, nonce) (payments/siwx-signin.ts)
+ * are each consumed once here, in their own table, and each caller words its own answer to a
+ * second use. A use is forgotten once its request would be refused by the clock rule anyway
+ * (lib/signed-request.ts singleUseCutoff): each consume drops the table's rows past that, through
+ * the index on the column rows age by, so the table stays the size of one window.
+ */
+export type SingleUseTable<Use> = {
+  table: string;
+  /** The table's primary key: what makes two uses the same. */
+  key: readonly (keyof Use & string)[];
+  /** Every column a use writes, the key's among them. */
+  columns: readonly (keyof Use & string)[];
+  /** The indexed column a use ages by (a signed timestamp or a signed expiry) and its unit. */
+  agedBy: { column: keyof Use & string; unit: 's' | 'ms' };
+};
+
+export type SingleUse<Use> = {
+  /** True the first time this use's key is seen (and then recorded); run it inside the caller's transaction. */
+  consume(use: Use, nowMs: number): boolean;
+  /** Whether this key is already recorded (and not yet forgotten). */
+  has(key: Partial<Use>): boolean;
+};
+
+export function createSingleUse<Use extends Record<string, string | number>>(
+  db: Db,
+  t: SingleUseTable<Use>,
+): SingleUse<Use> {
+  const insert = db.prepare(
+    `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${t.columns.map((c) => `@${c}`).join(', ')})
+      ON CONFLICT DO NOTHING`,
+  );
+  const prune = db.prepare(`DELETE FROM ${t.table} WHERE ${t.agedBy.column} < ?`);
+  const found = db.prepare(`SELECT 1 FROM ${t.table} WHERE ${t.key.map((c) => `${c} = @${c}`).join(' AND ')}`).pluck();
+  return {
+    consume(use, nowMs) {
+      if (insert.run(use).changes !== 1) return false;
+      prune.run(singleUseCutoff(nowMs, t.agedBy.unit));
+      return true;
+    },
+    has: (key) => found.get(key) !== undefined,
+  };
+}
