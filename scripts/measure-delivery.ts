@@ -107,7 +107,7 @@ async function harness(limits: SendLimits) {
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits });
   const outbox = createOutbox(db, {
     clock: systemClock,
-    screen: sanctionsScreen(loadSanctionsList({}), false),
+    screen: sanctionsScreen(loadSanctionsList({}), { required: false }),
     reader: createStores(db).reader,
   });
   const worker = createDeliveryWorker({

@@ -169,7 +169,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
   const messenger =
     deps.messenger ?? createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
-  const screen = sanctionsScreen(deps.sanctions, config.OFAC_REQUIRED);
+  const screen = sanctionsScreen(deps.sanctions, { required: config.OFAC_REQUIRED });
   app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL, limits, screen }));
   // main.ts builds the plane (shared with the reconciler and the shutdown) with the same limits.
   const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics, limitPayer: limits.payer });

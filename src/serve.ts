@@ -107,7 +107,7 @@ async function createWorkers({ config, db, stores, catalog, logger, metrics, san
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   // Deliveries are screened against the same list object the payments use, reloaded in place.
-  const screen = sanctionsScreen(sanctions, config.OFAC_REQUIRED);
+  const screen = sanctionsScreen(sanctions, { required: config.OFAC_REQUIRED });
   const outbox = createOutbox(db, { clock: systemClock, screen, reader: stores.reader });
   const delivery = createDeliveryWorker({
     outbox,

@@ -191,7 +191,7 @@ function timeEnqueue(
   try {
     const outbox = createOutbox(db, {
       clock: { now: () => Date.now() },
-      screen: sanctionsScreen(loadSanctionsList({}), false),
+      screen: sanctionsScreen(loadSanctionsList({}), { required: false }),
       reader: createStores(db).reader,
     });
     const ms: number[] = [];

@@ -135,7 +135,7 @@ async function latency(dir: string) {
   );
   const outbox = createOutbox(db, {
     clock: systemClock,
-    screen: sanctionsScreen(loadSanctionsList({}), false),
+    screen: sanctionsScreen(loadSanctionsList({}), { required: false }),
     reader: createStores(db).reader,
   });
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: BOT_API_LIMITS });

@@ -90,9 +90,16 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     const digest = deliveryDigest(signed);
     // The last second this signed body passes the clock rule (lib/signed-request.ts).
     const expiresAtSec = body.timestamp + SIGNED_REQUEST_SKEW_SEC;
-    const done = (chatId: string | null, city: string | null, idempotent: boolean) =>
-      replyJson(c as Ctx, { ok: true, wallet, chatId, citySlug: city, action: body.action, idempotent });
-    const replayed = () => done(body.chat, citySlug, true);
+    const done = (a: { chatId: string | null; city: string | null; idempotent: boolean }) =>
+      replyJson(c as Ctx, {
+        ok: true,
+        wallet,
+        chatId: a.chatId,
+        citySlug: a.city,
+        action: body.action,
+        idempotent: a.idempotent,
+      });
+    const replayed = () => done({ chatId: body.chat, city: citySlug, idempotent: true });
     if (store.digestUsed(digest)) return replayed();
     if (inFlight.has(digest)) throw requestInProgress();
     inFlight.add(digest);
@@ -103,7 +110,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         if (removed === 'none') throw unknownCity(NOTHING_TO_DELETE);
         if (removed === 'replayed') return replayed();
         logger.info('delivery registration deleted', { wallet, city: removed.city });
-        return done(removed.chatId, removed.city, false);
+        return done({ chatId: removed.chatId, city: removed.city, idempotent: false });
       }
       const city = citySlug === null ? null : catalog.get(citySlug)!;
       // Budgets, pacing and the store see only the canonical spelling (chat-id.ts).
@@ -130,7 +137,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       }
       if (!store.set({ wallet, chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec })) return replayed();
       logger.info('delivery registration set', { wallet, city: citySlug });
-      return done(chatId, citySlug, false);
+      return done({ chatId, city: citySlug, idempotent: false });
     } finally {
       inFlight.delete(digest);
     }

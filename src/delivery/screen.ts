@@ -12,8 +12,8 @@ export type WalletScreen = {
   available(): boolean;
 };
 
-export function sanctionsScreen(list: SanctionsList, required: boolean): WalletScreen {
-  return { listed: (wallet) => list.has(wallet), available: () => list.available(required) };
+export function sanctionsScreen(list: SanctionsList, o: { required: boolean }): WalletScreen {
+  return { listed: (wallet) => list.has(wallet), available: () => list.available(o.required) };
 }
 
 /** The reason an outbox row carries when its wallet was listed when the signal came or at send time. */

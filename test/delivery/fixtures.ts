@@ -102,5 +102,5 @@ export async function registerOverHttp(
 
 /** A screen over an empty list that is not required: what a test without sanctions runs with. */
 export function emptyScreen(): WalletScreen {
-  return sanctionsScreen(loadSanctionsList({}), false);
+  return sanctionsScreen(loadSanctionsList({}), { required: false });
 }

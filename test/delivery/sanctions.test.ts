@@ -45,7 +45,7 @@ test('a wallet listed by a reload gets nothing pushed: queued rows are withheld,
   const { db } = testApp(t, { deps: { sanctions: list } });
   const outbox = createOutbox(db, {
     clock: systemClock,
-    screen: sanctionsScreen(list, true),
+    screen: sanctionsScreen(list, { required: true }),
     reader: createStores(db).reader,
   });
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: FAST });
@@ -139,7 +139,7 @@ test('with screening required and no list loaded, the worker holds every row (no
   const { db } = testApp(t, { deps: { sanctions: list } });
   const outbox = createOutbox(db, {
     clock: systemClock,
-    screen: sanctionsScreen(list, true),
+    screen: sanctionsScreen(list, { required: true }),
     reader: createStores(db).reader,
   });
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: FAST });
