@@ -281,8 +281,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
 
   const edge = createEdge({
     routes,
-    limit: (method, path, req, peer) => {
-      const route = limitedRoute(method, path, () => signedRead(req.headers));
+    limit: (req, path, peer) => {
+      const route = limitedRoute(req.method, path, () => signedRead(req.headers));
       return route === null ? null : limits.checkRequest(route, peer, () => req.headers.get('x-forwarded-for'));
     },
   });

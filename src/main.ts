@@ -108,10 +108,14 @@ async function restore(args: string[]): Promise<void> {
     process.exit(2);
   }
   const config = configOrExit(parsed.rest);
-  process.exitCode = await restoreDatabase(config, dbPath(config), parsed.timestamp, {
-    stdout: (l) => process.stdout.write(`${l}\n`),
-    stderr: (l) => process.stderr.write(`${l}\n`),
-    nativeBinding: nativeSqliteBinding(),
+  process.exitCode = await restoreDatabase(config, {
+    dbPath: dbPath(config),
+    timestamp: parsed.timestamp,
+    io: {
+      stdout: (l) => process.stdout.write(`${l}\n`),
+      stderr: (l) => process.stderr.write(`${l}\n`),
+      nativeBinding: nativeSqliteBinding(),
+    },
   });
 }
 

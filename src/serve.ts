@@ -188,9 +188,11 @@ function listen(s: Started, payments: Payments, workers: Workers) {
 /** Phase 6: the timers, each delayed so the listener answers first, in the order a stop stops them. */
 function startTimers(
   s: Started,
-  payments: Payments,
-  workers: Workers,
-  ofacWatch: ReturnType<typeof watchSanctionsList>,
+  {
+    payments,
+    workers,
+    ofacWatch,
+  }: { payments: Payments; workers: Workers; ofacWatch: ReturnType<typeof watchSanctionsList> },
 ) {
   const { config, db, logger, metrics, replication } = s;
   // The first tick is tens of milliseconds of synchronous work; health checks and clients
@@ -237,7 +239,7 @@ export async function serve(argv: string[]): Promise<void> {
   const payments = await startPayments(s);
   const workers = await createWorkers(s);
   const { server, ofacWatch } = listen(s, payments, workers);
-  const stoppable = startTimers(s, payments, workers, ofacWatch);
+  const stoppable = startTimers(s, { payments, workers, ofacWatch });
   installShutdownSignals(
     createShutdown({
       logger: s.logger,

@@ -153,9 +153,10 @@ async function lookalike(answer: { status: number; body: Record<string, unknown>
 async function buyerRecovers(server: string, victim: PrivateKeyAccount): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'isocast-attack-buyer-'));
   try {
-    await recoverReceipts(createClient(server, 5_000), victim, join(dir, 'receipts.json'), Date.now()).catch(
-      () => null,
-    );
+    await recoverReceipts(createClient(server, 5_000), victim, {
+      file: join(dir, 'receipts.json'),
+      nowMs: Date.now(),
+    }).catch(() => null);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

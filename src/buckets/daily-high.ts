@@ -11,6 +11,14 @@ import { DEFAULT_KIND, KIND_RULES, roundForKind, type ReportType, type RuleKind 
 export type Observation = { atMs: number; temp: number; unit: TempUnit; report?: ReportType };
 
 /**
+ * Which day the rules read: the station's local calendar day `date` in `timezone`, the rule kind
+ * whose reports count (default: every report, half-up) and the direction (`extreme`, default
+ * 'high'). A resolved reading also names the city's `unit`.
+ */
+export type LocalDay = { timezone: string; date: string; kind?: RuleKind; extreme?: MarketKind };
+export type ReadingDay = LocalDay & { unit: TempUnit };
+
+/**
  * The warmest (`high`) or coldest (`low`) observation inside the station's local calendar day
  * `date` (half-open: local midnight belongs to the day it starts) among the reports the rule kind
  * counts (src/buckets/rule-kinds.ts). A low market reads the same reports with the same rounding
@@ -18,16 +26,10 @@ export type Observation = { atMs: number; temp: number; unit: TempUnit; report?:
  * are never used: they span 6 or 24 hours across the day boundary. Ties keep the earliest
  * observation.
  */
-export function dailyExtreme(
-  observations: readonly Observation[],
-  timezone: string,
-  date: string,
-  kind: RuleKind = DEFAULT_KIND,
-  extreme: MarketKind = 'high',
-): Observation | null {
-  const { startMs, endMs } = localDayBounds(timezone, date);
-  const counts = KIND_RULES[kind].counts;
-  const sign = extreme === 'high' ? 1 : -1;
+export function dailyExtreme(observations: readonly Observation[], day: LocalDay): Observation | null {
+  const { startMs, endMs } = localDayBounds(day.timezone, day.date);
+  const counts = KIND_RULES[day.kind ?? DEFAULT_KIND].counts;
+  const sign = (day.extreme ?? 'high') === 'high' ? 1 : -1;
   let best: Observation | null = null;
   let bestC = Number.NEGATIVE_INFINITY;
   for (const o of observations) {
@@ -42,29 +44,17 @@ export function dailyExtreme(
 }
 
 /** The day's warmest observation (`dailyExtreme` of a high market). */
-export function dailyHigh(
-  observations: readonly Observation[],
-  timezone: string,
-  date: string,
-  kind: RuleKind = DEFAULT_KIND,
-): Observation | null {
-  return dailyExtreme(observations, timezone, date, kind, 'high');
+export function dailyHigh(observations: readonly Observation[], day: Omit<LocalDay, 'extreme'>): Observation | null {
+  return dailyExtreme(observations, { ...day, extreme: 'high' });
 }
 
 /**
  * The day's high (or, with `extreme` 'low', its low) as the market resolves it: whole degrees of
  * the city's unit, or null before any observation.
  */
-export function dailyHighReading(
-  observations: readonly Observation[],
-  timezone: string,
-  date: string,
-  unit: TempUnit,
-  kind: RuleKind = DEFAULT_KIND,
-  extreme: MarketKind = 'high',
-): number | null {
-  const best = dailyExtreme(observations, timezone, date, kind, extreme);
-  return best === null ? null : roundForKind(kind, best.temp, best.unit, unit);
+export function dailyHighReading(observations: readonly Observation[], day: ReadingDay): number | null {
+  const best = dailyExtreme(observations, day);
+  return best === null ? null : roundForKind(day.kind ?? DEFAULT_KIND, best, day.unit);
 }
 
 /**
@@ -74,21 +64,18 @@ export function dailyHighReading(
  */
 export function dailyHighReport(
   observations: readonly Observation[],
-  timezone: string,
-  date: string,
-  unit: TempUnit,
-  kind: RuleKind = DEFAULT_KIND,
-  extreme: MarketKind = 'high',
+  day: ReadingDay,
 ): { reading: number; reportedAtMs: number } | null {
-  const reading = dailyHighReading(observations, timezone, date, unit, kind, extreme);
+  const reading = dailyHighReading(observations, day);
   if (reading === null) return null;
-  const { startMs, endMs } = localDayBounds(timezone, date);
+  const { startMs, endMs } = localDayBounds(day.timezone, day.date);
+  const kind = day.kind ?? DEFAULT_KIND;
   const counts = KIND_RULES[kind].counts;
   let first = Number.POSITIVE_INFINITY;
   for (const o of observations) {
     if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs || o.atMs >= first || !counts(o.report))
       continue;
-    if (roundForKind(kind, o.temp, o.unit, unit) === reading) first = o.atMs;
+    if (roundForKind(kind, o, day.unit) === reading) first = o.atMs;
   }
   return { reading, reportedAtMs: first };
 }

@@ -62,12 +62,12 @@ export const KIND_RULES: Readonly<Record<RuleKind, KindRule>> = {
 export const DEFAULT_KIND: RuleKind = 'wu-table';
 
 /**
- * A raw reading as the rule resolves it, in whole degrees of `to`. `floor-tenth`: the source
- * publishes tenths, and a bucket `k°C` holds [k, k+1), so 28.96 is first cleaned to the source's
+ * A raw reading (`temp` in `unit`, e.g. an Observation) as the rule resolves it, in whole
+ * degrees of `to`. `floor-tenth`: the source publishes tenths, and a bucket `k°C` holds [k, k+1), so 28.96 is first cleaned to the source's
  * own 0.1 (29.0) and then floored; float noise never moves a reading across a degree.
  */
-export function roundForKind(kind: RuleKind, temp: number, from: TempUnit, to: TempUnit): number {
-  if (KIND_RULES[kind].rounding === 'half-up') return resolveReading(temp, from, to);
-  const tenths = Math.round(convertTemp(temp, from, to) * 10);
+export function roundForKind(kind: RuleKind, raw: { temp: number; unit: TempUnit }, to: TempUnit): number {
+  if (KIND_RULES[kind].rounding === 'half-up') return resolveReading(raw.temp, raw.unit, to);
+  const tenths = Math.round(convertTemp(raw.temp, raw.unit, to) * 10);
   return Math.floor(tenths / 10);
 }

@@ -52,12 +52,14 @@ const bought = await (await payFetch('<base>/v1/subscribe?city=nyc&count=20', { 
 
 Whatever client you use: never sign a challenge whose maxAmountRequired differs from the tier price of its count, whose asset is not Base USDC, or whose payTo is not the settlement wallet this document names.`;
 
-function link(d: DiscoveryDeps, title: string, path: string, note: string): string {
-  return `- [${title}](${url(d, path)}): ${note}`;
+/** A Markdown list item linking `path` on this deployment (`linkOn(d)(title, path, note)`). */
+function linkOn(d: DiscoveryDeps): (title: string, path: string, note: string) => string {
+  return (title, path, note) => `- [${title}](${url(d, path)}): ${note}`;
 }
 
 export function llmsTxt(d: DiscoveryDeps): string {
   const p = pricing(d);
+  const link = linkOn(d);
   return `# ${SERVICE_NAME}
 
 > ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.
@@ -82,21 +84,21 @@ ${numbered(readingSteps(d))}
 
 ## Docs
 
-${link(d, 'Full manual', DOCUMENT_PATHS.llmsFull, 'everything in one Markdown file: endpoints, fields, errors, code')}
-${link(d, 'Weather signals', DOCUMENT_PATHS.llmsWeatherSignals, 'the product: what a signal contains, the cities, prices')}
-${link(d, 'OpenAPI 3.1', DOCUMENT_PATHS.openapi, 'machine description of every route; the signal schema is IsocastSignalPublic')}
-${link(d, 'API reference', DOCUMENT_PATHS.api, 'the same, for people')}
-${link(d, 'x402 manifest', DOCUMENT_PATHS.x402, 'paid resources with their x402 accepts')}
-${link(d, 'Agent card', DOCUMENT_PATHS.agentCard, 'A2A agent card with skills and the x402 requirement')}
-${link(d, 'Discovery index', DOCUMENT_PATHS.discovery, 'JSON index of every resource and price')}
+${link('Full manual', DOCUMENT_PATHS.llmsFull, 'everything in one Markdown file: endpoints, fields, errors, code')}
+${link('Weather signals', DOCUMENT_PATHS.llmsWeatherSignals, 'the product: what a signal contains, the cities, prices')}
+${link('OpenAPI 3.1', DOCUMENT_PATHS.openapi, 'machine description of every route; the signal schema is IsocastSignalPublic')}
+${link('API reference', DOCUMENT_PATHS.api, 'the same, for people')}
+${link('x402 manifest', DOCUMENT_PATHS.x402, 'paid resources with their x402 accepts')}
+${link('Agent card', DOCUMENT_PATHS.agentCard, 'A2A agent card with skills and the x402 requirement')}
+${link('Discovery index', DOCUMENT_PATHS.discovery, 'JSON index of every resource and price')}
 
 ## Free endpoints
 
-${link(d, 'Cities', '/v1/cities', "the served streams with kind (high or low), unit, bucket width, timezone, the day's resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first; ?kind=low lists the daily-low streams")}
-${link(d, 'Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
-${link(d, 'Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
-${link(d, 'Health', '/health', 'liveness and payment mode')}
-${link(d, 'Receipt recovery', '/v1/receipts', 'POST {wallet, origin, timestamp, signature} (EIP-712 ReceiptRequest naming this origin) for a new receipt token')}
+${link('Cities', '/v1/cities', "the served streams with kind (high or low), unit, bucket width, timezone, the day's resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first; ?kind=low lists the daily-low streams")}
+${link('Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
+${link('Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
+${link('Health', '/health', 'liveness and payment mode')}
+${link('Receipt recovery', '/v1/receipts', 'POST {wallet, origin, timestamp, signature} (EIP-712 ReceiptRequest naming this origin) for a new receipt token')}
 
 ## Terms
 
@@ -104,8 +106,8 @@ ${terms(d)}
 
 ## Optional
 
-${link(d, 'Terms (JSON)', '/terms.json', 'version, effective date and summary')}
-${link(d, 'Sitemap', DOCUMENT_PATHS.sitemap, 'every public document')}
+${link('Terms (JSON)', '/terms.json', 'version, effective date and summary')}
+${link('Sitemap', DOCUMENT_PATHS.sitemap, 'every public document')}
 `;
 }
 

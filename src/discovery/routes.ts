@@ -92,18 +92,12 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   return app;
 }
 
-const doc = (
-  path: string,
-  summary: string,
-  responses: RouteDoc['responses'],
-  extra: Partial<RouteDoc> = {},
-): RouteDoc => ({
+const doc = (path: string, summary: string, responses: RouteDoc['responses']): RouteDoc => ({
   method: 'get',
   path,
   summary,
   tags: ['discovery'],
   responses,
-  ...extra,
 });
 const textDoc = (contentType: string, description: string) => ({ 200: { description, contentType } });
 
@@ -112,15 +106,13 @@ export const discoveryDocs: RouteDoc[] = [
     200: { description: 'OpenAPI 3.1 document', schema: () => documentSchemas().OpenApiDocument },
   }),
   doc('/api', 'API reference page for people (renders offline)', textDoc('text/html', 'HTML page')),
-  doc(
-    '/api/assets/{file}',
-    'Stylesheet and script of the API page',
-    {
+  {
+    ...doc('/api/assets/{file}', 'Stylesheet and script of the API page', {
       200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' },
       404: { description: 'not found', schema: ErrorBody },
-    },
-    { params: AssetParams },
-  ),
+    }),
+    params: AssetParams,
+  },
   doc('/llms.txt', 'Guide for language models and agents (llmstxt.org)', textDoc('text/plain', 'Markdown')),
   doc('/llms-full.txt', 'The whole manual in one Markdown file', textDoc('text/plain', 'Markdown')),
   doc(

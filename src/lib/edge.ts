@@ -33,7 +33,7 @@ export function isOperatorPath(path: string): boolean {
 export type EdgeDeps = {
   routes: RouteTable;
   /** A ready 429 when the client is over its address budget on a limited route, else null. */
-  limit?: (method: string, path: string, req: Request, peer: string | undefined) => Response | null;
+  limit?: (req: Request, path: string, peer: string | undefined) => Response | null;
 };
 
 export function createEdge(deps: EdgeDeps) {
@@ -79,7 +79,7 @@ export function createEdge(deps: EdgeDeps) {
           });
         }
       }
-      return deps.limit?.(method, path, req, env?.incoming?.socket?.remoteAddress) ?? null;
+      return deps.limit?.(req, path, env?.incoming?.socket?.remoteAddress) ?? null;
     },
     /** Adds the headers to an answer; `out` is the node response when there is one. */
     finish: (res: Response, path: string, out: ServerResponse | undefined): Response =>

@@ -110,8 +110,8 @@ export function requireValue(flags: Flags, name: string): string {
   return v;
 }
 
-/** A non-negative integer flag; `min` bounds it from below. */
-export function intFlag(flags: Flags, name: string, fallback: number, min = 0): number {
+/** A non-negative integer flag; `fallback` when it is absent, and `min` bounds it from below. */
+export function intFlag(flags: Flags, name: string, { fallback, min = 0 }: { fallback: number; min?: number }): number {
   const raw = flags.values[name];
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) {

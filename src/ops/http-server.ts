@@ -1,5 +1,5 @@
 import { serve } from '@hono/node-server';
-import type { Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ConnectionCap } from '../limits/connections.ts';
 import type { Metrics } from '../lib/metrics.ts';
@@ -36,10 +36,11 @@ export type HttpServerOptions = {
   timeouts?: typeof HTTP_TIMEOUTS;
 };
 
-const jsonAnswer = (status: number, reason: string, body: object, extra = ''): string => {
+/** A whole HTTP/1.1 answer with Node's reason phrase for `status`; `extra` is more header lines. */
+const jsonAnswer = (status: number, body: object, extra = ''): string => {
   const text = JSON.stringify(body);
   return (
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
     `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n${extra}\r\n${text}`
   );
 };
@@ -47,10 +48,9 @@ const jsonAnswer = (status: number, reason: string, body: object, extra = ''): s
 /** Node's own answers to requests it cut or could not parse, as the API's JSON errors. */
 function clientErrorAnswer(code: string | undefined, disclaimer: string): string {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return jsonAnswer(408, 'Request Timeout', { error: 'request not received in time', disclaimer });
-  if (code === 'HPE_HEADER_OVERFLOW')
-    return jsonAnswer(431, 'Request Header Fields Too Large', { error: 'request headers too large', disclaimer });
-  return jsonAnswer(400, 'Bad Request', { error: 'malformed HTTP request', disclaimer });
+    return jsonAnswer(408, { error: 'request not received in time', disclaimer });
+  if (code === 'HPE_HEADER_OVERFLOW') return jsonAnswer(431, { error: 'request headers too large', disclaimer });
+  return jsonAnswer(400, { error: 'malformed HTTP request', disclaimer });
 }
 
 export function startHttpServer(opts: HttpServerOptions, onListening?: (info: AddressInfo) => void): Server {
@@ -75,7 +75,6 @@ export function startHttpServer(opts: HttpServerOptions, onListening?: (info: Ad
   );
   const tooMany = jsonAnswer(
     429,
-    'Too Many Requests',
     { error: 'too many open connections from this address', disclaimer: opts.disclaimer },
     'retry-after: 1\r\n',
   );

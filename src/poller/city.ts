@@ -33,14 +33,20 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
   const { city, date, event, obs, seenAtMs } = w;
   // Which reports count and the rounding are the day's rule's (src/buckets/rule-kinds.ts); a
   // low stream reads the same reports for the day's minimum.
-  const high = dailyHighReport(obs, city.timezone, date, city.unit, event.rule.kind ?? DEFAULT_KIND, city.kind);
+  const high = dailyHighReport(obs, {
+    timezone: city.timezone,
+    date,
+    unit: city.unit,
+    kind: event.rule.kind ?? DEFAULT_KIND,
+    extreme: city.kind,
+  });
   if (high === null) return null;
   const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
   const d = p.signals.saveReading(base);
   if (!d.crossing) return d.baseline ? 'baseline' : null;
 
   // The crossing is a fact: odds get until the deadline, then the signal goes out without them.
-  const sampled = await p.odds.sample(city, date, event, w.oddsDeadline);
+  const sampled = await p.odds.sample(city, date, { event, deadline: w.oddsDeadline });
   if (sampled.error !== null) {
     const err = sampled.error;
     p.metrics.upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });

@@ -2,7 +2,7 @@ import type { CityRecord } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import type { OddsSample } from '../sources/market/types.ts';
-import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
+import type { MarketEvent, MarketSource, OddsRequest } from '../sources/market/types.ts';
 
 /**
  * Odds for a crossing under a hard real-time budget (issue 15, spec: `bucketsAsOf` trails
@@ -24,7 +24,7 @@ export type OddsResult = { odds: OddsSample; error: null } | { odds: null; error
 export type OddsFetcher = {
   /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
   deadlineFrom(perfNow: number): number;
-  sample(city: CityRecord, date: string, event: MarketEvent, deadline: number): Promise<OddsResult>;
+  sample(city: CityRecord, date: string, crossing: { event: MarketEvent; deadline: number }): Promise<OddsResult>;
 };
 
 export function createOddsFetcher(opts: {
@@ -36,9 +36,10 @@ export function createOddsFetcher(opts: {
   const pause0 = opts.retryPauseMs ?? ODDS_RETRY_PAUSE_MS;
   let blockedUntilMs = 0;
 
-  async function attempt(city: CityRecord, date: string, event: MarketEvent, leftMs: number): Promise<OddsSample> {
+  async function attempt(city: CityRecord, date: string, request: Required<OddsRequest>): Promise<OddsSample> {
+    const leftMs = request.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
-    const call = opts.market.odds(city, date, event, { timeoutMs: leftMs });
+    const call = opts.market.odds(city, date, request);
     call.catch(() => undefined); // settled later than the race below: its error is already reported
     const cut = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -55,7 +56,7 @@ export function createOddsFetcher(opts: {
 
   return {
     deadlineFrom: (perfNow) => perfNow + opts.deadlineMs,
-    sample: async (city, date, event, deadline) => {
+    sample: async (city, date, { event, deadline }) => {
       let error: unknown = null;
       for (let n = 0; ; n++) {
         if (opts.clock.now() < blockedUntilMs) {
@@ -68,7 +69,7 @@ export function createOddsFetcher(opts: {
             error: error ?? new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`),
           };
         try {
-          return { odds: await attempt(city, date, event, left), error: null };
+          return { odds: await attempt(city, date, { event, timeoutMs: left }), error: null };
         } catch (err) {
           error = err;
           if (err instanceof UpstreamError && err.retryAfterMs)

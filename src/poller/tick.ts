@@ -94,7 +94,7 @@ async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<
     }
     return { ...d, event, feed };
   } catch (err) {
-    fail(p, report, d.city, err);
+    fail(p, report, { city: d.city, err });
     return null;
   }
 }
@@ -110,7 +110,7 @@ async function detect(p: PollerParts, report: TickReport, d: Observed): Promise<
     if (signal === 'baseline') report.baselines++;
     else if (signal) report.signals.push(signal);
   } catch (err) {
-    fail(p, report, d.city, err);
+    fail(p, report, { city: d.city, err });
   }
 }
 
@@ -119,7 +119,7 @@ function succeeded(p: PollerParts, city: CityRecord): void {
   p.health.of(city.slug).lastOkAtMs = p.deps.clock.now();
 }
 
-function fail(p: PollerParts, report: TickReport, city: CityRecord, err: unknown): void {
+function fail(p: PollerParts, report: TickReport, { city, err }: { city: CityRecord; err: unknown }): void {
   const { clock, logger } = p.deps;
   const { failures, retryAtMs } = p.backoff.fail(city.slug, clock.now(), err);
   const error = describe(err);

@@ -69,7 +69,12 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     if (check.refuse && !force) throw new ReplayInputError(`${check.refuse}; pass --force to replay anyway`);
     const obs = fromFile
       ? { source: `${fromFile.format} file ${fromFile.path}`, observations: fromFile.observations }
-      : await fetchObservations(upstreams!, city, date, io.clock, market.rule?.source === 'noaa' ? 'metar' : undefined);
+      : await fetchObservations(upstreams!, {
+          city,
+          date,
+          clock: io.clock,
+          prefer: market.rule?.source === 'noaa' ? 'metar' : undefined,
+        });
     if (!fromFile && city.resolutionSource === 'hko' && obs.observations.length === 0)
       throw new ReplayInputError(
         "the Hong Kong Observatory's open data has only today's running maximum; pass --observations <file> (time,temp,unit)",

@@ -34,10 +34,7 @@ export const METAR_REACH_MS = 47 * 3_600_000;
  */
 export async function fetchObservations(
   up: ReplayUpstreams,
-  city: CityRecord,
-  date: string,
-  clock: Clock,
-  prefer?: 'metar',
+  { city, date, clock, prefer }: { city: CityRecord; date: string; clock: Clock; prefer?: 'metar' | undefined },
 ): Promise<{ source: string; observations: Observation[] }> {
   const { startMs } = localDayBounds(city.timezone, date);
   const now = clock.now();

@@ -1,7 +1,5 @@
-import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import type { BucketRange } from '../buckets/labels.ts';
-import { dailyHighReading, type Observation } from '../buckets/daily-high.ts';
-import type { RuleKind } from '../buckets/rule-kinds.ts';
+import { dailyHighReading, type Observation, type ReadingDay } from '../buckets/daily-high.ts';
 import { detect, type DayState, type Detection } from '../signals/detect.ts';
 
 /**
@@ -13,7 +11,7 @@ import { detect, type DayState, type Detection } from '../signals/detect.ts';
  * `dailyHighReading`, so they produce no step, as live.
  */
 /** `extreme`: a low stream's day folds its running minimum (absent: the daily high). */
-export type CityDay = { timezone: string; date: string; unit: TempUnit; kind?: RuleKind; extreme?: MarketKind };
+export type CityDay = ReadingDay;
 
 export type FoldStep = {
   /** The observation instant whose arrival produced this step. */
@@ -26,8 +24,7 @@ export type FoldStep = {
 export function foldDay(
   observations: readonly Observation[],
   day: CityDay,
-  buckets: readonly BucketRange[],
-  initial: DayState | null = null,
+  { buckets, initial = null }: { buckets: readonly BucketRange[]; initial?: DayState | null },
 ): { steps: FoldStep[]; state: DayState | null } {
   const sorted = [...observations].sort((a, b) => a.atMs - b.atMs);
   const steps: FoldStep[] = [];
@@ -36,9 +33,9 @@ export function foldDay(
     const atMs = sorted[i]!.atMs;
     // Reports sharing one instant (a METAR and its SPECI) arrive together, as in one poll.
     if (i + 1 < sorted.length && sorted[i + 1]!.atMs === atMs) continue;
-    const reading = dailyHighReading(sorted.slice(0, i + 1), day.timezone, day.date, day.unit, day.kind, day.extreme);
+    const reading = dailyHighReading(sorted.slice(0, i + 1), day);
     if (reading === null) continue;
-    const detection = detect(state, reading, buckets, day.extreme);
+    const detection = detect(state, reading, { buckets, kind: day.extreme });
     if (!detection.changed) continue;
     steps.push({ atMs, reading, detection });
     state = detection.next;

@@ -76,7 +76,7 @@ export function runReplay(input: ReplayInput): ReplayResult {
   const inDay = input.observations.filter((o) => Number.isFinite(o.temp) && o.atMs >= startMs && o.atMs < endMs).length;
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  const { steps } = foldDay(input.observations, day, market.buckets);
+  const { steps } = foldDay(input.observations, day, { buckets: market.buckets });
   let baseline: ReplayResult['baseline'] = null;
   const signals: ReplaySignal[] = [];
   for (const s of steps) {
@@ -93,8 +93,8 @@ export function runReplay(input: ReplayInput): ReplayResult {
   }
 
   // The day's final extreme: its high, or a low stream's low.
-  const highObs = dailyExtreme(input.observations, city.timezone, date, kind, city.kind);
-  const high = dailyHighReading(input.observations, city.timezone, date, unit, kind, city.kind);
+  const highObs = dailyExtreme(input.observations, day);
+  const high = dailyHighReading(input.observations, day);
   const final =
     highObs === null || high === null
       ? null

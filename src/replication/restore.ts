@@ -53,9 +53,7 @@ export function restoreArgs(argv: string[]): { timestamp?: string; rest: string[
 
 export async function restoreDatabase(
   config: ReplicaSettings & { DATA_DIR: string; SERVER_SECRET?: string | undefined },
-  dbPath: string,
-  timestamp: string | undefined,
-  io: RestoreIo,
+  { dbPath, timestamp, io }: { dbPath: string; timestamp: string | undefined; io: RestoreIo },
 ) {
   const settings = replicationSettings(config);
   if (!settings) {

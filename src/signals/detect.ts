@@ -26,18 +26,16 @@ export type Detection = {
   crossing: Crossing | null;
 };
 
+/** The day's bucket ladder and the market's direction (default 'high'). */
+export type Ladder = { buckets: readonly BucketRange[]; kind?: MarketKind };
+
 /**
  * `reading` is the day's extreme so far in whole degrees of the buckets' unit. A reading outside
  * the ladder (a gap) moves the extreme but keeps the last bucket, and emits nothing; entering a
  * bucket later still emits from the last known one. For a low market (`kind` 'low') only a lower
  * reading moves anything.
  */
-export function detect(
-  state: DayState | null,
-  reading: number,
-  buckets: readonly BucketRange[],
-  kind: MarketKind = 'high',
-): Detection {
+export function detect(state: DayState | null, reading: number, { buckets, kind = 'high' }: Ladder): Detection {
   if (state === null) {
     const next = { high: reading, bucket: bucketFor(reading, buckets)?.label ?? null };
     return { next, changed: true, baseline: true, crossing: null };

@@ -106,23 +106,19 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
     latestSeq,
     saveReading: (input) =>
       db.transaction(() => {
-        const d = detect(
-          readDayState(input.city.slug, input.targetDate),
-          input.reading,
-          input.buckets,
-          input.city.kind,
-        );
+        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, {
+          buckets: input.buckets,
+          kind: input.city.kind,
+        });
         if (d.changed && !d.crossing) writeState(input, d.next);
         return d;
       })(),
     storeSignal: (input, hooks = {}) => {
       const stored = db.transaction((): SignalPublic | null => {
-        const d = detect(
-          readDayState(input.city.slug, input.targetDate),
-          input.reading,
-          input.buckets,
-          input.city.kind,
-        );
+        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, {
+          buckets: input.buckets,
+          kind: input.city.kind,
+        });
         if (!d.changed) return null;
         if (!d.crossing) {
           writeState(input, d.next);

@@ -39,14 +39,14 @@ test('the day is the station-local calendar day, not the UTC day (Wellington, UT
     at('2026-01-15T02:00:00Z', 24), // 15:00 local
     at('2026-01-15T11:00:00Z', 29), // 00:00 local on the 16th: next day
   ];
-  assert.equal(dailyHighReading(obs, 'Pacific/Auckland', '2026-01-15', 'C'), 24);
-  assert.equal(dailyHighReading(obs, 'Pacific/Auckland', '2026-01-14', 'C'), 30);
+  assert.equal(dailyHighReading(obs, { timezone: 'Pacific/Auckland', date: '2026-01-15', unit: 'C' }), 24);
+  assert.equal(dailyHighReading(obs, { timezone: 'Pacific/Auckland', date: '2026-01-14', unit: 'C' }), 30);
 });
 
 test('far west of UTC: a late-evening reading belongs to the local day even on the next UTC date (Los Angeles)', () => {
   const obs = [at('2026-07-16T06:30:00Z', 90, 'F'), at('2026-07-15T22:00:00Z', 85, 'F')]; // 23:30 and 15:00 PDT on the 15th
-  assert.equal(dailyHighReading(obs, 'America/Los_Angeles', '2026-07-15', 'F'), 90);
-  assert.equal(dailyHighReading(obs, 'America/Los_Angeles', '2026-07-16', 'F'), null);
+  assert.equal(dailyHighReading(obs, { timezone: 'America/Los_Angeles', date: '2026-07-15', unit: 'F' }), 90);
+  assert.equal(dailyHighReading(obs, { timezone: 'America/Los_Angeles', date: '2026-07-16', unit: 'F' }), null);
 });
 
 test('DST days: 23-hour spring day and 25-hour autumn day keep exactly their own hours (New York)', () => {
@@ -57,7 +57,7 @@ test('DST days: 23-hour spring day and 25-hour autumn day keep exactly their own
     at('2026-03-09T03:59:00Z', 45, 'F'),
     at('2026-03-09T04:00:00Z', 60, 'F'),
   ];
-  assert.equal(dailyHighReading(spring, 'America/New_York', '2026-03-08', 'F'), 45);
+  assert.equal(dailyHighReading(spring, { timezone: 'America/New_York', date: '2026-03-08', unit: 'F' }), 45);
   // 2026-11-01: 02:00 EDT -> 01:00 EST; the day is 04:00Z..05:00Z next day (25 h).
   const autumn = [
     at('2026-11-01T03:59:00Z', 70, 'F'),
@@ -65,7 +65,7 @@ test('DST days: 23-hour spring day and 25-hour autumn day keep exactly their own
     at('2026-11-02T04:30:00Z', 55, 'F'),
     at('2026-11-02T05:00:00Z', 65, 'F'),
   ];
-  assert.equal(dailyHighReading(autumn, 'America/New_York', '2026-11-01', 'F'), 55);
+  assert.equal(dailyHighReading(autumn, { timezone: 'America/New_York', date: '2026-11-01', unit: 'F' }), 55);
 });
 
 test('max over mixed units, ties keep the earliest, non-finite temps ignored, empty day is null', () => {
@@ -75,6 +75,6 @@ test('max over mixed units, ties keep the earliest, non-finite temps ignored, em
     at('2026-07-15T14:00:00Z', Number.NaN),
     at('2026-07-15T15:00:00Z', 20),
   ];
-  assert.equal(dailyHigh(obs, 'Europe/London', '2026-07-15'), obs[0]);
-  assert.equal(dailyHighReading([], 'Europe/London', '2026-07-15', 'C'), null);
+  assert.equal(dailyHigh(obs, { timezone: 'Europe/London', date: '2026-07-15' }), obs[0]);
+  assert.equal(dailyHighReading([], { timezone: 'Europe/London', date: '2026-07-15', unit: 'C' }), null);
 });

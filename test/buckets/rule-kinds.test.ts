@@ -78,15 +78,15 @@ test('US rule (Show Hourly Data): a SPECI carrying the afternoon maximum is not 
   assert.equal(seattle.kind, 'noaa-hourly');
   const tz = 'America/Los_Angeles';
   // Hourly view: 6.1 °C = 42.98 °F -> 43 °F; with the SPECI, 44 °F (a different 2 °F bucket).
-  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'noaa-hourly'), 43);
-  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'noaa-all'), 44);
-  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'wu-table'), 44);
+  assert.equal(dailyHighReading(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-hourly' }), 43);
+  assert.equal(dailyHighReading(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-all' }), 44);
+  assert.equal(dailyHighReading(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'wu-table' }), 44);
   // The report time is the first routine report that showed 43 °F, not the SPECI.
-  assert.deepEqual(dailyHighReport(obs, tz, '2026-03-24', 'F', 'noaa-hourly'), {
+  assert.deepEqual(dailyHighReport(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-hourly' }), {
     reading: 43,
     reportedAtMs: Date.parse('2026-03-24T16:53:00Z'),
   });
-  assert.equal(dailyHigh(obs, tz, '2026-03-24', 'noaa-hourly')!.report, 'routine');
+  assert.equal(dailyHigh(obs, { timezone: tz, date: '2026-03-24', kind: 'noaa-hourly' })!.report, 'routine');
 });
 
 test('international rule (all times): a SPECI carrying the maximum counts', () => {
@@ -100,8 +100,11 @@ test('international rule (all times): a SPECI carrying the maximum counts', () =
   const obs = parseMetar(rows.map((r) => ({ ...r, temp: tGroupless(r.rawOb) }))).get('RKSI')!;
   const saoPaulo = parseResolutionRule(RULE_FIXTURES.find((f) => f.name.startsWith('4.'))!.description);
   assert.equal(saoPaulo.kind, 'noaa-all');
-  assert.equal(dailyHighReading(obs, 'Asia/Seoul', '2026-06-10', 'C', 'noaa-all'), 25);
-  assert.equal(dailyHighReading(obs, 'Asia/Seoul', '2026-06-10', 'C', 'noaa-hourly'), 24);
+  assert.equal(dailyHighReading(obs, { timezone: 'Asia/Seoul', date: '2026-06-10', unit: 'C', kind: 'noaa-all' }), 25);
+  assert.equal(
+    dailyHighReading(obs, { timezone: 'Asia/Seoul', date: '2026-06-10', unit: 'C', kind: 'noaa-hourly' }),
+    24,
+  );
 });
 
 test('the report type comes from metarType, else the raw report; unknown counts everywhere', () => {
@@ -122,17 +125,20 @@ test('the report type comes from metarType, else the raw report; unknown counts 
 });
 
 test('HKO and CWA: the 0.1 °C maximum is rounded down; the others round half-up', () => {
-  assert.equal(roundForKind('hko', 30.9, 'C', 'C'), 30);
-  assert.equal(roundForKind('hko', 31.0, 'C', 'C'), 31);
-  assert.equal(roundForKind('hko', 30.99999999, 'C', 'C'), 31); // float noise is the source's 31.0
-  assert.equal(roundForKind('hko', -0.1, 'C', 'C'), -1);
-  assert.equal(roundForKind('cwa', 28.5, 'C', 'C'), 28);
-  assert.equal(roundForKind('noaa-all', 28.5, 'C', 'C'), 29);
-  assert.equal(roundForKind('wu-table', 21.7, 'C', 'F'), 71);
+  assert.equal(roundForKind('hko', { temp: 30.9, unit: 'C' }, 'C'), 30);
+  assert.equal(roundForKind('hko', { temp: 31.0, unit: 'C' }, 'C'), 31);
+  assert.equal(roundForKind('hko', { temp: 30.99999999, unit: 'C' }, 'C'), 31); // float noise is the source's 31.0
+  assert.equal(roundForKind('hko', { temp: -0.1, unit: 'C' }, 'C'), -1);
+  assert.equal(roundForKind('cwa', { temp: 28.5, unit: 'C' }, 'C'), 28);
+  assert.equal(roundForKind('noaa-all', { temp: 28.5, unit: 'C' }, 'C'), 29);
+  assert.equal(roundForKind('wu-table', { temp: 21.7, unit: 'C' }, 'F'), 71);
   const day = [
     { atMs: Date.parse('2026-03-16T03:00:00Z'), temp: 24.6, unit: 'C' as const },
     { atMs: Date.parse('2026-03-16T06:00:00Z'), temp: 25.8, unit: 'C' as const },
   ];
-  assert.equal(dailyHighReading(day, 'Asia/Hong_Kong', '2026-03-16', 'C', 'hko'), 25);
-  assert.equal(dailyHighReading(day, 'Asia/Hong_Kong', '2026-03-16', 'C', 'wu-table'), 26);
+  assert.equal(dailyHighReading(day, { timezone: 'Asia/Hong_Kong', date: '2026-03-16', unit: 'C', kind: 'hko' }), 25);
+  assert.equal(
+    dailyHighReading(day, { timezone: 'Asia/Hong_Kong', date: '2026-03-16', unit: 'C', kind: 'wu-table' }),
+    26,
+  );
 });

@@ -9,22 +9,32 @@ import { ladderF } from '../buckets/ladder.ts';
 const NYC = ladderF(28); // 27°F or below, 28-29 ... 44-45, 46°F or higher
 
 test('a low stream: the first reading is the baseline; only a lower reading moves the state', () => {
-  const base = detect(null, 41, NYC, 'low');
+  const base = detect(null, 41, { buckets: NYC, kind: 'low' });
   assert.deepEqual(base, { next: { high: 41, bucket: '40-41°F' }, changed: true, baseline: true, crossing: null });
   const s: DayState = base.next;
-  assert.deepEqual(detect(s, 43, NYC, 'low'), { next: s, changed: false, baseline: false, crossing: null });
-  assert.deepEqual(detect(s, 41, NYC, 'low'), { next: s, changed: false, baseline: false, crossing: null });
-  const sameBucket = detect(s, 40, NYC, 'low');
+  assert.deepEqual(detect(s, 43, { buckets: NYC, kind: 'low' }), {
+    next: s,
+    changed: false,
+    baseline: false,
+    crossing: null,
+  });
+  assert.deepEqual(detect(s, 41, { buckets: NYC, kind: 'low' }), {
+    next: s,
+    changed: false,
+    baseline: false,
+    crossing: null,
+  });
+  const sameBucket = detect(s, 40, { buckets: NYC, kind: 'low' });
   assert.equal(sameBucket.crossing, null);
   assert.deepEqual(sameBucket.next, { high: 40, bucket: '40-41°F' });
-  const down = detect(sameBucket.next, 39, NYC, 'low');
+  const down = detect(sameBucket.next, 39, { buckets: NYC, kind: 'low' });
   assert.deepEqual(down.crossing, { old: { reading: 40, bucket: '40-41°F' }, new: { reading: 39, bucket: '38-39°F' } });
 });
 
 test('a low stream falling through the open bottom bucket emits once into it', () => {
-  const d = detect({ high: 29, bucket: '28-29°F' }, 20, NYC, 'low');
+  const d = detect({ high: 29, bucket: '28-29°F' }, 20, { buckets: NYC, kind: 'low' });
   assert.equal(d.crossing?.new.bucket, '27°F or below');
-  assert.equal(detect(d.next, 10, NYC, 'low').crossing, null);
+  assert.equal(detect(d.next, 10, { buckets: NYC, kind: 'low' }).crossing, null);
 });
 
 test('property: a low stream enters each bucket at most once, always colder than the last', () => {
@@ -34,7 +44,7 @@ test('property: a low stream enters each bucket at most once, always colder than
       const entered: string[] = [];
       let last = Number.POSITIVE_INFINITY;
       for (const r of readings) {
-        const d = detect(state, r, NYC, 'low');
+        const d = detect(state, r, { buckets: NYC, kind: 'low' });
         if (d.crossing) {
           assert.ok(d.crossing.new.reading < d.crossing.old.reading);
           assert.ok(d.crossing.new.reading < last);
@@ -71,14 +81,23 @@ test('the day low reads the same reports and rounding as the high, in the other 
     { atMs: at(6), temp: 2.2, unit: 'C', report: 'routine' },
     { atMs: at(15), temp: 9.4, unit: 'C', report: 'routine' },
   ];
-  assert.equal(dailyExtreme(obs, tz, '2026-03-24', 'noaa-all', 'low')!.temp, 1.1);
-  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'noaa-all', 'low'), 34); // 1.1 °C = 33.98 °F
-  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'noaa-hourly', 'low'), 35); // SPECI left out: 1.7 °C = 35.06 °F
-  assert.deepEqual(dailyHighReport(obs, tz, '2026-03-24', 'F', 'noaa-all', 'low'), {
-    reading: 34,
-    reportedAtMs: at(4, 12),
-  });
-  assert.equal(dailyHighReading(obs, tz, '2026-03-24', 'F', 'noaa-all'), 49);
+  assert.equal(dailyExtreme(obs, { timezone: tz, date: '2026-03-24', kind: 'noaa-all', extreme: 'low' })!.temp, 1.1);
+  assert.equal(
+    dailyHighReading(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-all', extreme: 'low' }),
+    34,
+  ); // 1.1 °C = 33.98 °F
+  assert.equal(
+    dailyHighReading(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-hourly', extreme: 'low' }),
+    35,
+  ); // SPECI left out: 1.7 °C = 35.06 °F
+  assert.deepEqual(
+    dailyHighReport(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-all', extreme: 'low' }),
+    {
+      reading: 34,
+      reportedAtMs: at(4, 12),
+    },
+  );
+  assert.equal(dailyHighReading(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-all' }), 49);
 });
 
 test('Hong Kong low: the floor of the 0.1 °C minimum, as the high', () => {
@@ -87,9 +106,21 @@ test('Hong Kong low: the floor of the 0.1 °C minimum, as the high', () => {
     { atMs: Date.UTC(2026, 4, 30, 22), temp: 27.4, unit: 'C' },
     { atMs: Date.UTC(2026, 4, 31, 6), temp: 31.2, unit: 'C' },
   ];
-  assert.equal(dailyHighReading(obs, 'Asia/Hong_Kong', '2026-05-31', 'C', 'hko', 'low'), 27);
-  assert.equal(dailyHighReading(obs, 'Asia/Hong_Kong', '2026-05-31', 'C', 'wu-table', 'low'), 27);
-  assert.equal(dailyHighReading(obs, 'Asia/Hong_Kong', '2026-05-31', 'C', 'hko'), 31);
+  assert.equal(
+    dailyHighReading(obs, { timezone: 'Asia/Hong_Kong', date: '2026-05-31', unit: 'C', kind: 'hko', extreme: 'low' }),
+    27,
+  );
+  assert.equal(
+    dailyHighReading(obs, {
+      timezone: 'Asia/Hong_Kong',
+      date: '2026-05-31',
+      unit: 'C',
+      kind: 'wu-table',
+      extreme: 'low',
+    }),
+    27,
+  );
+  assert.equal(dailyHighReading(obs, { timezone: 'Asia/Hong_Kong', date: '2026-05-31', unit: 'C', kind: 'hko' }), 31);
 });
 
 test('replay folds a low day with the poller path: colder buckets only, the final low', async () => {

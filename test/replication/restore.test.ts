@@ -34,7 +34,11 @@ test('restore refuses: no replica, a database present, no server secret, a serve
   const env = { REPLICA_URL: replica, LITESTREAM_BIN: LITESTREAM, SERVER_SECRET: SECRET };
   const run = async (dir: string, e: Record<string, string>, timestamp?: string) => {
     const x = io();
-    const code = await restoreDatabase(loadConfig({ DATA_DIR: dir, ...e }), join(dir, 'isocast.db'), timestamp, x.io);
+    const code = await restoreDatabase(loadConfig({ DATA_DIR: dir, ...e }), {
+      dbPath: join(dir, 'isocast.db'),
+      timestamp,
+      io: x.io,
+    });
     return { code, out: x.out.join('\n'), err: x.err.join('\n') };
   };
 

@@ -10,44 +10,44 @@ import { dailyHighReading, type Observation } from '../../src/buckets/daily-high
 const NYC = ladderF(28); // 27°F or below, 28-29 ... 44-45, 46°F or higher
 
 test('the first reading of a day is the baseline and emits nothing', () => {
-  const d = detect(null, 33, NYC);
+  const d = detect(null, 33, { buckets: NYC });
   assert.deepEqual(d, { next: { high: 33, bucket: '32-33°F' }, changed: true, baseline: true, crossing: null });
 });
 
 test('a move into a new bucket emits one crossing with old and new readings', () => {
-  const d = detect({ high: 33, bucket: '32-33°F' }, 34, NYC);
+  const d = detect({ high: 33, bucket: '32-33°F' }, 34, { buckets: NYC });
   assert.deepEqual(d.crossing, { old: { reading: 33, bucket: '32-33°F' }, new: { reading: 34, bucket: '34-35°F' } });
   assert.deepEqual(d.next, { high: 34, bucket: '34-35°F' });
 });
 
 test('the daily high never decreases: lower and equal readings change nothing', () => {
   const s: DayState = { high: 35, bucket: '34-35°F' };
-  assert.deepEqual(detect(s, 30, NYC), { next: s, changed: false, baseline: false, crossing: null });
-  assert.deepEqual(detect(s, 35, NYC), { next: s, changed: false, baseline: false, crossing: null });
+  assert.deepEqual(detect(s, 30, { buckets: NYC }), { next: s, changed: false, baseline: false, crossing: null });
+  assert.deepEqual(detect(s, 35, { buckets: NYC }), { next: s, changed: false, baseline: false, crossing: null });
 });
 
 test('a higher high inside the same bucket updates the state without a crossing', () => {
-  const d = detect({ high: 34, bucket: '34-35°F' }, 35, NYC);
+  const d = detect({ high: 34, bucket: '34-35°F' }, 35, { buckets: NYC });
   assert.equal(d.crossing, null);
   assert.equal(d.changed, true);
   assert.deepEqual(d.next, { high: 35, bucket: '34-35°F' });
 });
 
 test('a jump over several buckets is one transition to the bucket reached', () => {
-  const d = detect({ high: 29, bucket: '28-29°F' }, 40, NYC);
+  const d = detect({ high: 29, bucket: '28-29°F' }, 40, { buckets: NYC });
   assert.deepEqual(d.crossing, { old: { reading: 29, bucket: '28-29°F' }, new: { reading: 40, bucket: '40-41°F' } });
 });
 
 test('open-ended buckets are entered like any other', () => {
-  assert.equal(detect({ high: 20, bucket: '27°F or below' }, 28, NYC).crossing?.new.bucket, '28-29°F');
-  assert.equal(detect({ high: 45, bucket: '44-45°F' }, 60, NYC).crossing?.new.bucket, '46°F or higher');
+  assert.equal(detect({ high: 20, bucket: '27°F or below' }, 28, { buckets: NYC }).crossing?.new.bucket, '28-29°F');
+  assert.equal(detect({ high: 45, bucket: '44-45°F' }, 60, { buckets: NYC }).crossing?.new.bucket, '46°F or higher');
 });
 
 test('a reading in a ladder gap raises the high but emits nothing until a bucket is entered', () => {
   const gappy = [parseLabel('32-33°F')!, parseLabel('36-37°F')!];
-  const a = detect({ high: 33, bucket: '32-33°F' }, 34, gappy);
+  const a = detect({ high: 33, bucket: '32-33°F' }, 34, { buckets: gappy });
   assert.deepEqual(a, { next: { high: 34, bucket: '32-33°F' }, changed: true, baseline: false, crossing: null });
-  assert.deepEqual(detect(a.next, 36, gappy).crossing, {
+  assert.deepEqual(detect(a.next, 36, { buckets: gappy }).crossing, {
     old: { reading: 34, bucket: '32-33°F' },
     new: { reading: 36, bucket: '36-37°F' },
   });
@@ -59,11 +59,11 @@ test('local-day detection across DST: the evening of the spring-forward day in N
     { atMs: Date.parse('2026-03-08T14:00:00Z'), temp: 3.3, unit: 'C' }, // 38 °F
     { atMs: Date.parse('2026-03-09T03:30:00Z'), temp: 5.6, unit: 'C' }, // 42 °F at 23:30 local on the 8th
   ];
-  const early = dailyHighReading(obs.slice(0, 1), 'America/New_York', '2026-03-08', 'F')!;
-  const late = dailyHighReading(obs, 'America/New_York', '2026-03-08', 'F')!;
-  const base = detect(null, early, NYC);
-  assert.equal(detect(base.next, late, NYC).crossing?.new.bucket, '42-43°F');
-  assert.equal(dailyHighReading(obs, 'America/New_York', '2026-03-09', 'F'), null);
+  const early = dailyHighReading(obs.slice(0, 1), { timezone: 'America/New_York', date: '2026-03-08', unit: 'F' })!;
+  const late = dailyHighReading(obs, { timezone: 'America/New_York', date: '2026-03-08', unit: 'F' })!;
+  const base = detect(null, early, { buckets: NYC });
+  assert.equal(detect(base.next, late, { buckets: NYC }).crossing?.new.bucket, '42-43°F');
+  assert.equal(dailyHighReading(obs, { timezone: 'America/New_York', date: '2026-03-09', unit: 'F' }), null);
 });
 
 test('property: the crossings are exactly the bucket entries of the running max after the baseline', () => {
@@ -72,7 +72,7 @@ test('property: the crossings are exactly the bucket entries of the running max 
       let state: DayState | null = null;
       const emitted: string[] = [];
       for (const r of readings) {
-        const d = detect(state, r, NYC);
+        const d = detect(state, r, { buckets: NYC });
         if (d.crossing) emitted.push(d.crossing.new.bucket);
         state = d.next;
       }

@@ -169,7 +169,7 @@ test('event lookup tries the -YYYY slug then the yearless one, caches hits and m
     const tk = tokensOf(raw, label);
     clob.quote(tk.yes, tk.no, 0.05 + i * 0.1);
   });
-  const odds = await source.odds(nyc, '2025-12-30', ev);
+  const odds = await source.odds(nyc, '2025-12-30', { event: ev });
   assert.equal(clob.requests.length, 1);
   assert.equal((clob.requests[0]!.body as unknown[]).length, F_LABELS.length * 2);
   assert.deepEqual(odds.byLabel.get('32-33°F'), { yes: 0.36, no: 0.66, midpoint: 0.35 });
@@ -191,7 +191,7 @@ test('CLOB garbage, missing books, 500s and timeouts are UpstreamErrors', async 
   });
   const ev = (await source.event(nyc, '2026-07-15'))!;
   const isClob = (err: unknown) => err instanceof UpstreamError && err.upstream === 'clob';
-  await assert.rejects(source.odds(nyc, '2026-07-15', ev), isClob, 'no books at all');
+  await assert.rejects(source.odds(nyc, '2026-07-15', { event: ev }), isClob, 'no books at all');
   F_LABELS.forEach((label) => {
     const tk = tokensOf(raw, label);
     clob.quote(tk.yes, tk.no, 0.2);
@@ -203,7 +203,7 @@ test('CLOB garbage, missing books, 500s and timeouts are UpstreamErrors', async 
     { kind: 'wrong-shape' },
   ] as const) {
     clob.fault({ ...fault, times: 1 });
-    await assert.rejects(source.odds(nyc, '2026-07-15', ev), isClob, fault.kind);
+    await assert.rejects(source.odds(nyc, '2026-07-15', { event: ev }), isClob, fault.kind);
   }
-  assert.equal((await source.odds(nyc, '2026-07-15', ev)).byLabel.size, F_LABELS.length);
+  assert.equal((await source.odds(nyc, '2026-07-15', { event: ev })).byLabel.size, F_LABELS.length);
 });

@@ -20,8 +20,14 @@ const singapore = catalog.get('singapore')!;
 
 test('the simulated world is deterministic from the seed and differs between seeds', () => {
   const until = Date.parse('2026-07-16T04:00:00Z');
-  assert.deepEqual(simObservations('s1', nyc, '2026-07-15', until), simObservations('s1', nyc, '2026-07-15', until));
-  assert.notDeepEqual(simObservations('s1', nyc, '2026-07-15', until), simObservations('s2', nyc, '2026-07-15', until));
+  assert.deepEqual(
+    simObservations('s1', { city: nyc, date: '2026-07-15', untilMs: until }),
+    simObservations('s1', { city: nyc, date: '2026-07-15', untilMs: until }),
+  );
+  assert.notDeepEqual(
+    simObservations('s1', { city: nyc, date: '2026-07-15', untilMs: until }),
+    simObservations('s2', { city: nyc, date: '2026-07-15', untilMs: until }),
+  );
 });
 
 test('diurnal curve: coolest near dawn, warmest at 15:00 local, observations only inside the local day and up to now', () => {
@@ -30,7 +36,7 @@ test('diurnal curve: coolest near dawn, warmest at 15:00 local, observations onl
   assert.ok(Math.abs(curveC(day, 6) - day.lowC) < 1e-9);
   for (let h = 0; h < 24; h += 0.5) assert.ok(curveC(day, h) <= day.highC + 1e-9 && curveC(day, h) >= day.lowC - 1e-9);
   const { startMs, endMs } = localDayBounds(nyc.timezone, '2026-07-15');
-  const obs = simObservations('seed', nyc, '2026-07-15', endMs + 3_600_000);
+  const obs = simObservations('seed', { city: nyc, date: '2026-07-15', untilMs: endMs + 3_600_000 });
   assert.equal(obs.length, 72);
   assert.ok(
     obs.every((o) => o.atMs >= startMs && o.atMs < endMs && o.unit === 'C' && Math.round(o.temp * 10) === o.temp * 10),
@@ -38,7 +44,7 @@ test('diurnal curve: coolest near dawn, warmest at 15:00 local, observations onl
   const warmest = obs.reduce((a, b) => (b.temp > a.temp ? b : a));
   const localHour = (warmest.atMs - startMs) / 3_600_000;
   assert.ok(localHour > 12 && localHour < 18, `peak at ${localHour}`);
-  assert.equal(simObservations('seed', nyc, '2026-07-15', startMs + 3_600_000).length, 3);
+  assert.equal(simObservations('seed', { city: nyc, date: '2026-07-15', untilMs: startMs + 3_600_000 }).length, 3);
 });
 
 test('seasons follow the hemisphere: NYC is warmer in July, Wellington in January; Singapore barely changes', () => {
@@ -65,16 +71,15 @@ test('sim market: 11 buckets around the forecast, odds that respond to the readi
   const forecastF = simDay('seed', nyc, '2026-07-15').forecastC * 1.8 + 32;
   assert.equal(bucketFor(forecastF, ev.buckets), ev.buckets[5], 'the forecast sits in the middle bucket');
 
-  const morning = await market.odds(nyc, '2026-07-15', ev);
+  const morning = await market.odds(nyc, '2026-07-15', { event: ev });
   assert.equal(morning.asOfMs, real.now(), 'odds are stamped with real time');
   sim.set(Date.parse('2026-07-15T23:00:00Z')); // 19:00, after the peak
-  const evening = await market.odds(nyc, '2026-07-15', ev);
-  const high = dailyHighReading(
-    simObservations('seed', nyc, '2026-07-15', sim.now()),
-    nyc.timezone,
-    '2026-07-15',
-    'F',
-  )!;
+  const evening = await market.odds(nyc, '2026-07-15', { event: ev });
+  const high = dailyHighReading(simObservations('seed', { city: nyc, date: '2026-07-15', untilMs: sim.now() }), {
+    timezone: nyc.timezone,
+    date: '2026-07-15',
+    unit: 'F',
+  })!;
   const holding = bucketFor(high, ev.buckets)!;
   for (const b of ev.buckets) {
     const o = evening.byLabel.get(b.label)!;

@@ -39,7 +39,7 @@ test('weather.com: one request per station in its unit for its local day; max_te
       [81, 'F'],
     ],
   );
-  assert.equal(dailyHighReading(nycObs, nyc.timezone, '2026-07-15', 'F'), 81);
+  assert.equal(dailyHighReading(nycObs, { timezone: nyc.timezone, date: '2026-07-15', unit: 'F' }), 81);
   assert.deepEqual(
     (out.get('tokyo') as { temp: number }[]).map((o) => o.temp),
     [31],
@@ -105,7 +105,10 @@ test('METAR: one request for many stations, hours reach back to the earliest loc
   assert.deepEqual(q.get('ids')!.split(',').sort(), ['KLGA', 'RJTT', 'RKSI']);
   // Tokyo's 2026-07-15 began at 15:00Z on the 14th: 27 hours before now, plus one.
   assert.equal(q.get('hours'), '28');
-  assert.equal(dailyHighReading(out.get('nyc') as never, nyc.timezone, '2026-07-15', 'F'), 80); // 26.7 °C = 80.06 °F
+  assert.equal(
+    dailyHighReading(out.get('nyc') as never, { timezone: nyc.timezone, date: '2026-07-15', unit: 'F' }),
+    80,
+  ); // 26.7 °C = 80.06 °F
   assert.deepEqual(out.get('seoul'), []);
   metar.setReports('KLGA', []);
   metar.setReports('RJTT', []);

@@ -83,9 +83,7 @@ async function publishedTerms(client: Client, city: string): Promise<{ payTo: st
 async function pay(
   client: Client,
   path: string,
-  xPayment: string,
-  io: CliIo,
-  json: boolean,
+  { xPayment, io, json }: { xPayment: string; io: CliIo; json: boolean },
 ): Promise<{ answer: ApiAnswer; retried: boolean }> {
   const sleep = io.sleep ?? defaultSleep;
   let retried = false;
@@ -116,7 +114,7 @@ async function pay(
 export async function buyCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, BUY_FLAGS);
   const city = requireValue(flags, 'city');
-  const count = intFlag(flags, 'count', Number.NaN, 2);
+  const count = intFlag(flags, 'count', { fallback: Number.NaN, min: 2 });
   if (Number.isNaN(count)) throw new UsageError('--count is required (an integer of at least 2)');
   const server = serverUrl(flags, DEFAULT_SERVER);
   const maxUsd = flags.values['max-usd'];
@@ -127,7 +125,7 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const json = flags.on.has('json');
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);
-  const client = createClient(server, intFlag(flags, 'timeout', 15, 1) * 1000);
+  const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
   const path = `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}`;
 
   const { payTo } = await publishedTerms(client, city);
@@ -156,7 +154,7 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   }
   if (!ask && !json) io.stderr(`paying ${describe(payment.amountAtomic, payment.payTo)}`);
 
-  const { answer: paid, retried } = await pay(client, path, payment.xPayment, io, json);
+  const { answer: paid, retried } = await pay(client, path, { xPayment: payment.xPayment, io, json });
   if (paid.status !== 200) throw paymentProblem(paid, account.address);
   const r = paid.body;
   if (typeof r.receiptToken === 'string' && r.receiptToken !== '') {

@@ -15,7 +15,10 @@ const MAX_BACKOFF_S = 300;
 export const buyMore = (city: string, server: string) =>
   `isocast buy --city ${city} --count 20${server === DEFAULT_SERVER ? '' : ` --server ${server}`}`;
 
-export function exhausted(paidThrough: number, latest: number, city: string, server: string): CliError {
+export function exhausted(
+  { paidThrough, latest }: { paidThrough: number; latest: number },
+  { city, server }: { city: string; server: string },
+): CliError {
   if (paidThrough === 0)
     return new CliError(
       `this wallet has no bundle for ${city} yet. Buy one with: ${buyMore(city, server)}`,
@@ -29,7 +32,7 @@ export function exhausted(paidThrough: number, latest: number, city: string, ser
 
 export function readProblem(a: ApiAnswer, city: string, server: string): CliError {
   if (a.status === 402 && typeof a.body.paid_through === 'number')
-    return exhausted(a.body.paid_through, a.body.latest, city, server);
+    return exhausted({ paidThrough: a.body.paid_through, latest: a.body.latest }, { city, server });
   if (a.status === 402)
     return new CliError(`the server did not accept the receipt: ${serverError(a)}`, EXIT.paymentNeeded);
   if (a.status === 401)
@@ -105,8 +108,8 @@ export async function followPages(r: ReadSetup): Promise<number> {
     if (page.signals.length > 0) p.waitingSaid = false;
     if (a.status === 200) p.since = a.body.next_cursor;
     if (a.status === 200 && a.body.more) continue;
-    if (!r.follow) return summary(r, p, a, page);
-    if (p.since >= page.paidThrough) throw exhausted(page.paidThrough, page.latest, r.city, r.server);
+    if (!r.follow) return summary(r, p, { answer: a, page });
+    if (p.since >= page.paidThrough) throw exhausted(page, r);
     // A long-poll that came back early with nothing means this server does not hold reads (an
     // older one): from then on poll politely instead of asking again at once.
     if (held && page.signals.length === 0 && performance.now() - askedAt < r.waitS * 1000 - 1_000 && p.serverHolds) {
@@ -175,7 +178,8 @@ function pageOf(r: ReadSetup, p: Progress, a: ApiAnswer): Page {
 }
 
 /** Without --follow: one closing line on stderr (JSON with --json). */
-function summary(r: ReadSetup, p: Progress, a: ApiAnswer, { paidThrough, latest }: Page): number {
+function summary(r: ReadSetup, p: Progress, { answer: a, page }: { answer: ApiAnswer; page: Page }): number {
+  const { paidThrough, latest } = page;
   const none = p.printed === 0 && p.since >= latest;
   const note = none
     ? `no new signals yet: latest is seq ${latest}, entitled through seq ${paidThrough}; run again later or add --follow`

@@ -38,13 +38,13 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
   const flags = parseFlags(argv, READ_FLAGS);
   const city = requireValue(flags, 'city');
   const server = serverUrl(flags, DEFAULT_SERVER);
-  const since = intFlag(flags, 'since', 0, 0);
+  const since = intFlag(flags, 'since', { fallback: 0 });
   const follow = flags.on.has('follow');
   const json = flags.on.has('json');
-  const intervalMs = intFlag(flags, 'interval', DEFAULT_INTERVAL_S, MIN_INTERVAL_S) * 1000;
-  const waitS = intFlag(flags, 'wait', DEFAULT_WAIT_S, 0);
+  const intervalMs = intFlag(flags, 'interval', { fallback: DEFAULT_INTERVAL_S, min: MIN_INTERVAL_S }) * 1000;
+  const waitS = intFlag(flags, 'wait', { fallback: DEFAULT_WAIT_S });
   if (waitS > DEFAULT_WAIT_S) throw new CliError(`--wait must be at most ${DEFAULT_WAIT_S} seconds`, EXIT.usage);
-  const timeoutMs = intFlag(flags, 'timeout', 15, 1) * 1000;
+  const timeoutMs = intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000;
   const receiptsFile = receiptsFileFor(flags, io);
   const client = createClient(server, timeoutMs);
   const now = () => io.nowMs?.() ?? Date.now();
@@ -56,15 +56,15 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
   // A lost, never-made or no longer recognised receipt: one signature recovers the token (no payment).
   const recover = async (): Promise<Receipt | null> => {
     recoveredOnce = true;
-    const recovered = account ? await recoverReceipts(client, account, receiptsFile, now()) : null;
+    const recovered = account ? await recoverReceipts(client, account, { file: receiptsFile, nowMs: now() }) : null;
     if (!recovered || !account) return null;
     if (!json)
       io.stderr(
         `recovered the receipt for ${account.address} from ${server} (${recovered.cities.map((c) => c.city).join(', ')}); saved to ${receiptsFile}`,
       );
-    return findReceipt(recovered.receipts, server, city, account.address);
+    return findReceipt(recovered.receipts, { server, city, wallet: account.address });
   };
-  let receipt = findReceipt(all, server, city, account?.address);
+  let receipt = findReceipt(all, { server, city, wallet: account?.address });
   if (!receipt && account) receipt = await recover();
   if (!receipt) throw noReceipt({ all, server, city, account, receiptsFile });
   const sleep = io.sleep ?? defaultSleep;

@@ -26,12 +26,13 @@ export const RECEIPT_FLAGS = {
 async function revoke(
   client: Client,
   account: PrivateKeyAccount,
-  file: string,
-  nowMs: number,
-  json: boolean,
-  io: CliIo,
+  { file, nowMs, json, io }: { file: string; nowMs: number; json: boolean; io: CliIo },
 ) {
-  const a = await signedPost(client, account, 'ReceiptRevocation', '/v1/receipts/revoke', Math.floor(nowMs / 1000));
+  const a = await signedPost(client, account, {
+    kind: 'ReceiptRevocation',
+    path: '/v1/receipts/revoke',
+    timestamp: Math.floor(nowMs / 1000),
+  });
   const answer = readRevocationAnswer(a.status, a.body);
   if (!answer.ok && answer.reason === 'unsupported')
     throw new CliError(
@@ -55,10 +56,15 @@ export async function receiptCommand(argv: readonly string[], io: CliIo): Promis
   const receiptsFile = receiptsFileFor(flags, io);
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);
-  const client = createClient(server, intFlag(flags, 'timeout', 15, 1) * 1000);
+  const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
   if (flags.on.has('revoke'))
-    return revoke(client, account, receiptsFile, io.nowMs?.() ?? Date.now(), flags.on.has('json'), io);
-  const r = await recoverReceipts(client, account, receiptsFile, io.nowMs?.() ?? Date.now());
+    return revoke(client, account, {
+      file: receiptsFile,
+      nowMs: io.nowMs?.() ?? Date.now(),
+      json: flags.on.has('json'),
+      io,
+    });
+  const r = await recoverReceipts(client, account, { file: receiptsFile, nowMs: io.nowMs?.() ?? Date.now() });
   if (!r) throw new CliError(`${server} does not offer receipt recovery (POST /v1/receipts); it is an older isocast`);
   if (flags.on.has('json')) {
     io.stdout(JSON.stringify({ wallet: account.address, server, cities: r.cities, receiptsFile }));

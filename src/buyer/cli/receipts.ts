@@ -101,9 +101,7 @@ export function saveReceipt(file: string, r: Receipt): void {
  */
 export function findReceipt(
   receipts: readonly Receipt[],
-  server: string,
-  city: string,
-  wallet?: string,
+  { server, city, wallet }: { server: string; city: string; wallet?: string | undefined },
 ): Receipt | null {
   const mine = receipts
     .filter((r) => r.server === server && (!wallet || r.wallet.toLowerCase() === wallet.toLowerCase()))

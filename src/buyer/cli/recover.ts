@@ -24,9 +24,7 @@ export type Recovered = { receipts: Receipt[]; cities: { city: string; paidThrou
 export async function signedPost(
   client: Client,
   account: PrivateKeyAccount,
-  kind: ReceiptSignedKind,
-  path: string,
-  timestamp: number,
+  { kind, path, timestamp }: { kind: ReceiptSignedKind; path: string; timestamp: number },
 ) {
   const body = await signReceiptBody(account, client.server, kind, timestamp);
   return client.request('POST', path, { body });
@@ -48,10 +46,13 @@ export function signedRefusal(what: string, f: { reason: ReceiptFailure; status:
 export async function recoverReceipts(
   client: Client,
   account: PrivateKeyAccount,
-  file: string,
-  nowMs: number,
+  { file, nowMs }: { file: string; nowMs: number },
 ): Promise<Recovered | null> {
-  const a = await signedPost(client, account, 'ReceiptRequest', '/v1/receipts', Math.floor(nowMs / 1000));
+  const a = await signedPost(client, account, {
+    kind: 'ReceiptRequest',
+    path: '/v1/receipts',
+    timestamp: Math.floor(nowMs / 1000),
+  });
   const answer = readReceiptAnswer(a.status, a.body);
   if (!answer.ok) {
     if (answer.reason === 'no-purchases')

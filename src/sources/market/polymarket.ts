@@ -64,11 +64,11 @@ export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
       if (cache.size > MAX_CACHED_EVENTS) cache.delete(cache.keys().next().value!);
       return event;
     },
-    odds: async (_city, _date, event, o) => {
+    odds: async (_city, _date, o) => {
       await clobLimit.acquire();
       const byLabel = await fetchOdds(
-        { ...clob, timeoutMs: Math.max(1, Math.min(clob.timeoutMs, o?.timeoutMs ?? Infinity)) },
-        event.buckets,
+        { ...clob, timeoutMs: Math.max(1, Math.min(clob.timeoutMs, o.timeoutMs ?? Infinity)) },
+        o.event.buckets,
       );
       return { asOfMs: opts.clock.now(), byLabel };
     },

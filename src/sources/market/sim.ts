@@ -103,13 +103,18 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
         rule,
       };
     },
-    odds: async (city, date, event) => {
+    odds: async (city, date, { event }) => {
       const at = opts.simClock.now();
-      const obs = simObservations(opts.seed, city, date, at);
-      const soFar = dailyHighReading(obs, city.timezone, date, city.unit, undefined, city.kind);
+      const obs = simObservations(opts.seed, { city, date, untilMs: at });
+      const soFar = dailyHighReading(obs, {
+        timezone: city.timezone,
+        date,
+        unit: city.unit,
+        extreme: city.kind,
+      });
       return {
         asOfMs: opts.real.now(),
-        byLabel: priceLadder(event.buckets, simBelief(opts.seed, city, date, at, soFar, city.unit)),
+        byLabel: priceLadder(event.buckets, simBelief(opts.seed, { city, date, atMs: at, soFar, unit: city.unit })),
       };
     },
   };

@@ -5,11 +5,16 @@
  */
 export type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south: boolean };
 
-const C = (meanHighC: number, seasonalC: number, diurnalC: number, south = false): Climate => ({
+/** A northern-hemisphere city's climate; `S` is a southern one's (seasons shifted half a year). */
+const C = (meanHighC: number, seasonalC: number, diurnalC: number): Climate => ({
   meanHighC,
   seasonalC,
   diurnalC,
-  south,
+  south: false,
+});
+const S = (meanHighC: number, seasonalC: number, diurnalC: number): Climate => ({
+  ...C(meanHighC, seasonalC, diurnalC),
+  south: true,
 });
 
 export const CLIMATE: Readonly<Record<string, Climate>> = {
@@ -26,8 +31,8 @@ export const CLIMATE: Readonly<Record<string, Climate>> = {
   denver: C(18, 12, 14),
   toronto: C(13, 14, 9),
   'mexico-city': C(24, 3, 13),
-  'buenos-aires': C(23, 7, 9, true),
-  'sao-paulo': C(26, 3.5, 9, true),
+  'buenos-aires': S(23, 7, 9),
+  'sao-paulo': S(26, 3.5, 9),
   london: C(15, 7, 7),
   paris: C(16, 8, 8),
   munich: C(14, 10, 9),
@@ -39,7 +44,7 @@ export const CLIMATE: Readonly<Record<string, Climate>> = {
   ankara: C(18, 13, 13),
   'tel-aviv': C(25, 6, 8),
   jeddah: C(35, 4, 9),
-  'cape-town': C(22, 4.5, 9, true),
+  'cape-town': S(22, 4.5, 9),
   lucknow: C(32, 7, 11),
   karachi: C(32, 4, 9),
   seoul: C(17, 13, 8),
@@ -49,7 +54,7 @@ export const CLIMATE: Readonly<Record<string, Climate>> = {
   singapore: C(31, 1, 7),
   'kuala-lumpur': C(32, 1, 8),
   manila: C(31, 1.5, 7),
-  wellington: C(16, 3.5, 6, true),
+  wellington: S(16, 3.5, 6),
 };
 
 /** Fallback for a city without a row (inactive cities, test catalogs). */

@@ -99,7 +99,10 @@ function localHour(timezone: string, atMs: number, startMs: number): number {
  * Observations of the city's station on its local day `date`, up to and including `untilMs`
  * (simulated time): every 20 minutes, at a per-station minute offset, with sensor noise.
  */
-export function simObservations(seed: string, city: CityRecord, date: string, untilMs: number): Observation[] {
+export function simObservations(
+  seed: string,
+  { city, date, untilMs }: { city: CityRecord; date: string; untilMs: number },
+): Observation[] {
   const { startMs, endMs } = localDayBounds(city.timezone, date);
   const day = simDay(seed, city, date);
   const key = worldKey(city);
@@ -120,11 +123,13 @@ export function simObservations(seed: string, city: CityRecord, date: string, un
  */
 export function simBelief(
   seed: string,
-  city: CityRecord,
-  date: string,
-  atMs: number,
-  soFar: number | null,
-  unit: TempUnit,
+  {
+    city,
+    date,
+    atMs,
+    soFar,
+    unit,
+  }: { city: CityRecord; date: string; atMs: number; soFar: number | null; unit: TempUnit },
 ): { mean: number; sd: number; floor: number | null; ceiling: number | null } {
   const { startMs } = localDayBounds(city.timezone, date);
   const hour = localHour(city.timezone, Math.max(atMs, startMs), startMs);

@@ -14,7 +14,8 @@ export function createSimWeather(opts: {
     observe: async (requests) => {
       const now = opts.simClock.now();
       const out = new Map<string, Observation[] | Error>();
-      for (const { city, date } of requests) out.set(city.slug, simObservations(opts.seed, city, date, now));
+      for (const { city, date } of requests)
+        out.set(city.slug, simObservations(opts.seed, { city, date, untilMs: now }));
       return out;
     },
   };
