@@ -60,7 +60,7 @@ export async function verifyReceiptSigned(s: {
 }): Promise<boolean> {
   try {
     const signer = await recoverTypedDataAddress({
-      ...receiptTypedData(s.kind, s.wallet, s.origin, s.timestamp),
+      ...receiptTypedData(s.kind, { wallet: s.wallet, origin: s.origin, timestamp: s.timestamp }),
       signature: s.signature,
     });
     return signer.toLowerCase() === s.wallet.toLowerCase();

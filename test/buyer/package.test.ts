@@ -62,7 +62,7 @@ const account = privateKeyToAccount(generatePrivateKey());
 export const paying: Promise<Payment> = payFor402({}, account, { expect: { city: 'nyc', count: 20 } });
 export const recovering: Promise<RecoveredReceipt> = recoverReceipt({ server: 'http://127.0.0.1:8402', account });
 // @ts-expect-error: a count is a number, and the declarations say so
-checkChallenge({}, {}, { citySlug: 'nyc', count: '20', salt: '0x00' }, {});
+checkChallenge({ body: {}, accept: {}, binding: { citySlug: 'nyc', count: '20', salt: '0x00' } }, {});
 `;
 
 /** Runs a child process without blocking this one (the server under test lives in it). */
@@ -175,7 +175,7 @@ test("the package's bindingNonce (viem's encodePacked) is the server's written-o
     const city = ['nyc', 'sao-paulo', 'zürich', 'a'.repeat(i % 40)][i % 4]!;
     const count = [2, 20, 9_999, 10_000, 2 ** 40, i][i % 6]!;
     const salt = `0x${randomBytes(32).toString('hex')}` as Hex;
-    assert.equal(packageNonce(caseOf, city, count, salt), serverNonce(caseOf, city, count, salt));
+    assert.equal(packageNonce({ payer: caseOf, city, count, salt }), serverNonce(caseOf, city, count, salt));
   }
 });
 
@@ -223,7 +223,7 @@ test('payFor402 reads a challenge field by field (no schema library) and names t
     });
   }
   const paid = await payFor402({ x402Version: 1, accepts: [good] }, account);
-  assert.equal(paid.nonce, packageNonce(account.address, 'nyc', 20, salt as Hex));
+  assert.equal(paid.nonce, packageNonce({ payer: account.address, city: 'nyc', count: 20, salt: salt as Hex }));
   const header = JSON.parse(atob(paid.xPayment));
   assert.deepEqual([header.x402Version, header.scheme, header.network], [1, 'exact', 'eip155:8453']);
 });

@@ -25,7 +25,7 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
 }
 
 const sign = (account: PrivateKeyAccount, kind: ReceiptSignedKind, origin: string, timestamp: number) =>
-  account.signTypedData(receiptTypedData(kind, account.address, origin, timestamp));
+  account.signTypedData(receiptTypedData(kind, { wallet: account.address, origin, timestamp }));
 
 async function post(f: Fetcher, path: string, body: unknown) {
   const res = await f(path, {

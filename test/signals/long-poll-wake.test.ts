@@ -91,7 +91,7 @@ test('a token revoked while its read is held answers as revoked when the signal 
   await until(() => notifier.waiting() === 2);
   const timestamp = Math.floor(clock.now() / 1000);
   const signature = await gone.account.signTypedData(
-    receiptTypedData('ReceiptRevocation', gone.account.address, ORIGIN, timestamp),
+    receiptTypedData('ReceiptRevocation', { wallet: gone.account.address, origin: ORIGIN, timestamp }),
   );
   const revoked = await f('/v1/receipts/revoke', {
     method: 'POST',

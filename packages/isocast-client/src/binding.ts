@@ -15,7 +15,10 @@ export const MAX_AUTH_LIFETIME_S = 900;
 /** Where an x402 v1 payment returns the challenge salt when the binding asks (`saltEcho`). */
 export const SALT_ECHO = 'payload.salt';
 
-export function bindingNonce(payer: Address, city: string, count: number, salt: Hex): Hex {
+/** What a nonce binds: the paying wallet, the city slug, the bundle's count and the challenge's salt. */
+export type BindingNonceInput = { payer: Address; city: string; count: number; salt: Hex };
+
+export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): Hex {
   if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`not a uint256 count: ${count}`);
   // Lower case: the packed bytes are the same, and viem's checksum check has nothing to refuse.
   const packed = encodePacked(

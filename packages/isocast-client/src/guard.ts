@@ -76,11 +76,14 @@ export function tierProblem(published: unknown): string | null {
 // biome-ignore lint/suspicious/noExplicitAny: a server's JSON, read field by field with run-time checks
 export type Accept = Record<string, any>;
 
+/** A 402 to check: its whole `body`, the `accepts` entry to pay and that entry's binding. */
+export type Challenge = { body: unknown; accept: Accept; binding: Binding };
+
 /**
  * Checks one `accepts` entry of a 402 (with its binding) against the buyer's expectations.
  * Returns the amount to sign; throws ChallengeRefused naming the first problem.
  */
-export function checkChallenge(body: unknown, accept: Accept, binding: Binding, exp: Expectations): bigint {
+export function checkChallenge({ body, accept, binding }: Challenge, exp: Expectations): bigint {
   const dirty = findControls(body);
   if (dirty)
     throw new ChallengeRefused(

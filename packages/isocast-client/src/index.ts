@@ -8,7 +8,7 @@
  * - `recoverReceipt` / `revokeReceipts`: a lost receipt token back for one signature, or revoked.
  */
 export { base64Json, decodePaymentResponse } from './base64.ts';
-export { BINDING_FORMULA, bindingNonce, MAX_AUTH_LIFETIME_S, SALT_ECHO } from './binding.ts';
+export { BINDING_FORMULA, type BindingNonceInput, bindingNonce, MAX_AUTH_LIFETIME_S, SALT_ECHO } from './binding.ts';
 export {
   type Authorization,
   BASE_ALIASES,
@@ -25,6 +25,7 @@ export {
   type Accept,
   type Binding,
   builtInTiers,
+  type Challenge,
   ChallengeRefused,
   checkChallenge,
   type Expectations,
@@ -35,6 +36,7 @@ export {
 } from './guard.ts';
 export {
   bindingOf,
+  type ExactChallenge,
   type PayOptions,
   type Payment,
   PaymentDeclined,
@@ -51,12 +53,14 @@ export {
   RECEIPT_REQUEST_TYPES,
   RECEIPT_REVOCATION_PRIMARY_TYPE,
   RECEIPT_REVOCATION_TYPES,
+  type ReceiptMessage,
   type ReceiptSignedKind,
   receiptRequestTypedData,
   receiptTypedData,
 } from './receipt-typed-data.ts';
 export {
   type ReceiptAnswer,
+  type ReceiptBodyRequest,
   type ReceiptCallOptions,
   ReceiptError,
   type ReceiptFailure,

@@ -12,6 +12,7 @@ import {
 import {
   type Accept as AcceptEntry,
   type Binding,
+  type Challenge,
   ChallengeRefused,
   checkChallenge,
   type Expectations,
@@ -112,18 +113,22 @@ const VALID_AFTER_SKEW_S = 60;
 
 export type SignableAccount = Pick<Account, 'address'> & { signTypedData?: Account['signTypedData'] };
 
+/**
+ * The challenge `signExact` signs. `echoSalt`: return the salt as payload.salt (x402 v1 when the
+ * binding asks, the default); a v2 payload's `accepted` echoes it already.
+ */
+export type ExactChallenge = Challenge & { echoSalt?: boolean };
+
 /** The bound, checked, signed `exact` payload for one accepts entry; shared with the x402 scheme. */
 export async function signExact(
   account: SignableAccount,
-  body: unknown,
-  accept: AcceptEntry,
-  binding: Binding,
+  challenge: ExactChallenge,
   opts: PayOptions,
-  /** Return the salt as payload.salt (x402 v1 when the binding asks); a v2 payload's `accepted` echoes it already. */
-  echoSalt = binding.saltEcho === 'payload.salt',
 ): Promise<{ authorization: Authorization; signature: Hex; payload: Record<string, unknown>; amount: bigint }> {
   if (!account.signTypedData) throw new Error('account cannot sign typed data');
-  const amount = checkChallenge(body, accept, binding, opts.expect ?? {});
+  const { accept, binding } = challenge;
+  const echoSalt = challenge.echoSalt ?? binding.saltEcho === 'payload.salt';
+  const amount = checkChallenge(challenge, opts.expect ?? {});
   if (
     opts.confirm &&
     !(await opts.confirm({
@@ -148,7 +153,7 @@ export async function signExact(
     value: amount,
     validAfter: BigInt(Math.max(0, nowS - VALID_AFTER_SKEW_S)),
     validBefore: BigInt(nowS + validFor),
-    nonce: bindingNonce(account.address, binding.citySlug, binding.count, binding.salt),
+    nonce: bindingNonce({ payer: account.address, city: binding.citySlug, count: binding.count, salt: binding.salt }),
   };
   const signature = await account.signTypedData({
     domain: {
@@ -201,7 +206,7 @@ export async function payFor402(
   }
   const binding = bindingOf(accept, body);
   if (!binding) throw new ChallengeRefused('402 carries no extra.binding; cannot bind the nonce');
-  const signed = await signExact(account, challengeBody, accept, binding, opts);
+  const signed = await signExact(account, { body: challengeBody, accept, binding }, opts);
   const header = { x402Version: 1, scheme: 'exact', network: accept.network, payload: signed.payload };
   return {
     xPayment: base64Json(header),

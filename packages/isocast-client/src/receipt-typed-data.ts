@@ -29,8 +29,11 @@ export function originOf(url: string): string {
   return new URL(url).origin;
 }
 
+/** The fields a receipt request or revocation signs: the wallet, the server's origin, unix seconds. */
+export type ReceiptMessage = { wallet: string; origin: string; timestamp: number | bigint };
+
 /** Typed data for viem's signTypedData / verifyTypedData. */
-export function receiptTypedData(kind: ReceiptSignedKind, wallet: string, origin: string, timestamp: number | bigint) {
+export function receiptTypedData(kind: ReceiptSignedKind, { wallet, origin, timestamp }: ReceiptMessage) {
   return {
     domain: RECEIPT_REQUEST_DOMAIN,
     types: SIGNING_TYPES,
@@ -41,5 +44,5 @@ export function receiptTypedData(kind: ReceiptSignedKind, wallet: string, origin
 }
 
 /** Typed data of a ReceiptRequest. */
-export const receiptRequestTypedData = (wallet: string, origin: string, timestamp: number | bigint) =>
-  receiptTypedData(RECEIPT_REQUEST_PRIMARY_TYPE, wallet, origin, timestamp);
+export const receiptRequestTypedData = (message: ReceiptMessage) =>
+  receiptTypedData(RECEIPT_REQUEST_PRIMARY_TYPE, message);

@@ -16,16 +16,19 @@ export type ReceiptSigner = Pick<Account, 'address'> & { signTypedData?: Account
 
 export type SignedReceiptBody = { wallet: Address; origin: string; timestamp: number; signature: Hex };
 
+/** What `signReceiptBody` signs: `kind` for `server`'s origin at `timestampS` (unix seconds). */
+export type ReceiptBodyRequest = { server: string; kind: ReceiptSignedKind; timestampS: number };
+
 /** The JSON body of `POST /v1/receipts` (or `/revoke`), signed for `server`'s origin. */
 export async function signReceiptBody(
   account: ReceiptSigner,
-  server: string,
-  kind: ReceiptSignedKind,
-  timestampS: number,
+  { server, kind, timestampS }: ReceiptBodyRequest,
 ): Promise<SignedReceiptBody> {
   if (!account.signTypedData) throw new Error('account cannot sign typed data');
   const origin = originOf(server);
-  const signature = await account.signTypedData(receiptTypedData(kind, account.address, origin, timestampS));
+  const signature = await account.signTypedData(
+    receiptTypedData(kind, { wallet: account.address, origin, timestamp: timestampS }),
+  );
   return { wallet: account.address, origin, timestamp: timestampS, signature };
 }
 
@@ -124,7 +127,11 @@ export type ReceiptCallOptions = {
 };
 
 async function post(o: ReceiptCallOptions, kind: ReceiptSignedKind, path: string) {
-  const body = await signReceiptBody(o.account, o.server, kind, Math.floor((o.nowMs ?? Date.now()) / 1000));
+  const body = await signReceiptBody(o.account, {
+    server: o.server,
+    kind,
+    timestampS: Math.floor((o.nowMs ?? Date.now()) / 1000),
+  });
   const res = await (o.fetch ?? fetch)(new URL(path, o.server), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -98,11 +98,8 @@ export class IsocastExactScheme implements SchemeNetworkClient {
     };
     const signed = await signExact(
       this.#account,
-      requirements,
-      accept,
-      binding,
+      { body: requirements, accept, binding, echoSalt: x402Version === 1 && binding.saltEcho === 'payload.salt' },
       { expect, nowMs: this.#opts.now?.(), validForSeconds: this.#opts.validForSeconds },
-      x402Version === 1 && binding.saltEcho === 'payload.salt',
     );
     // v2: the client wraps this with `accepted` (these requirements, extra.binding included) and
     // merges these extensions into the server's declarations (the id joins its `info`).

@@ -26,7 +26,7 @@ export async function signedPost(
   account: PrivateKeyAccount,
   { kind, path, timestamp }: { kind: ReceiptSignedKind; path: string; timestamp: number },
 ) {
-  const body = await signReceiptBody(account, client.server, kind, timestamp);
+  const body = await signReceiptBody(account, { server: client.server, kind, timestampS: timestamp });
   return client.request('POST', path, { body });
 }
 
