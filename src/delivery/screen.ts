@@ -13,7 +13,7 @@ export type WalletScreen = {
 };
 
 export function sanctionsScreen(list: SanctionsList, o: { required: boolean }): WalletScreen {
-  return { listed: (wallet) => list.has(wallet), available: () => list.available(o.required) };
+  return { listed: (wallet) => list.has(wallet), available: () => list.available({ required: o.required }) };
 }
 
 /** The reason an outbox row carries when its wallet was listed when the signal came or at send time. */

@@ -77,6 +77,8 @@ export function mergeHeaders(res: Response, extra: Record<string, string>, out: 
 }
 
 type Series = { observe(v: number): void };
+/** One request as the latency metric sees it: built once per request, read when it is answered. */
+type Timing = { req: Request; path: string; started: number };
 /** Hono's `app.fetch`, whatever its bindings type. */
 type Fetch = (req: Request, env?: never, ctx?: never) => Response | Promise<Response>;
 
@@ -103,7 +105,7 @@ export function wrapFetch<F extends Fetch, Env extends object>(dispatch: F, deps
   // One series per (route, status, method), found through nested maps of values the request
   // already holds. Methods come from Node's fixed list, routes from ROUTE_DOCS: the maps stay small.
   const byRoute = new Map<string, Map<number, Map<string, Series>>>();
-  const observe = (req: Request, path: string, res: Response, started: number): Response => {
+  const observe = (res: Response, { req, path, started }: Timing): Response => {
     const route = deps.routeOf(path);
     let byStatus = byRoute.get(route);
     if (!byStatus) {
@@ -126,15 +128,16 @@ export function wrapFetch<F extends Fetch, Env extends object>(dispatch: F, deps
   const wrapped = (req: Request, env?: object, ctx?: unknown): Response | Promise<Response> => {
     const started = performance.now();
     const path = deps.pathOf(req, env);
+    const at: Timing = { req, path, started };
     const early = deps.before(req, path, env);
-    if (early) return observe(req, path, deps.finish(early, path, env), started);
+    if (early) return observe(deps.finish(early, path, env), at);
     // The node adapter passes a fresh {incoming, outgoing} per request, so adding to it is safe;
     // app.request() in tests passes none.
     const bindings = env ? Object.assign(env, deps.bindings) : deps.bindings;
     const res = dispatch(req, bindings as never, ctx as never);
     return res instanceof Promise
-      ? res.then((r) => observe(req, path, deps.finish(r, path, env), started))
-      : observe(req, path, deps.finish(res, path, env), started);
+      ? res.then((r) => observe(deps.finish(r, path, env), at))
+      : observe(deps.finish(res, path, env), at);
   };
   return wrapped as unknown as F;
 }

@@ -23,6 +23,9 @@ export type RateLimiter = {
 };
 
 type Bucket = { tokens: number; atMs: number };
+// One object each, not one per request: the address limit runs on every limited request.
+const TAKE = { consume: true } as const;
+const PEEK = { consume: false } as const;
 
 export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number } = {}): RateLimiter {
   const maxKeys = opts.maxKeys ?? 100_000;
@@ -42,7 +45,7 @@ export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number }
     for (const [k, b] of buckets) if (nowMs - b.atMs >= fullAfterMs) buckets.delete(k);
   };
 
-  const check = (key: string, nowMs: number, consume: boolean): TakeResult => {
+  const check = (key: string, nowMs: number, { consume }: { consume: boolean }): TakeResult => {
     if (perMs <= 0) return { ok: true };
     const b = buckets.get(key);
     const tokens = level(b, nowMs);
@@ -57,8 +60,8 @@ export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number }
   };
 
   return {
-    take: (key, nowMs) => check(key, nowMs, true),
-    peek: (key, nowMs) => check(key, nowMs, false),
+    take: (key, nowMs) => check(key, nowMs, TAKE),
+    peek: (key, nowMs) => check(key, nowMs, PEEK),
     size: () => buckets.size,
   };
 }

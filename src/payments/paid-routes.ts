@@ -168,7 +168,7 @@ export function paidSignalsRoutes(deps: {
       // (its waiter is freed at once) or the server stops; then answered exactly as without wait.
       // The token is checked again at wake (revoked or expired while held answers as it would now);
       // reads woken by one commit share those lookups (held-read.ts).
-      return deps.notifier.wait(city, since, wait * 1000, c.req.raw.signal).then((reason) => {
+      return deps.notifier.wait(city, since, { ms: wait * 1000, abort: c.req.raw.signal }).then((reason) => {
         const lookups = reason === 'signal' ? shared.current() : direct;
         const now = again(lookups);
         if (typeof now !== 'string') return now;
@@ -273,12 +273,15 @@ export function paidSignalsRoutes(deps: {
     // says a readable row exists past it; the page bytes for that range are cached (immutable).
     const readable = Math.min(paidThrough, latest);
     const end = Math.max(since, Math.min(readable, since + PAGE_SIZE));
-    const body = deps.reader.pageBytes(city, since, end, (lastSeq) =>
-      closeWithDisclaimer(
-        c,
-        `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`,
-      ),
-    );
+    const body = deps.reader.pageBytes(city, {
+      since,
+      end,
+      tail: (lastSeq) =>
+        closeWithDisclaimer(
+          c,
+          `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`,
+        ),
+    });
     return replyJsonBytes(body, { headers });
   }
   return app;

@@ -282,7 +282,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       logger.warn('sanctioned payer refused', { payer, city, count });
       throw sanctioned();
     }
-    if (!deps.sanctions.available(deps.ofacRequired)) throw screeningUnavailable();
+    if (!deps.sanctions.available({ required: deps.ofacRequired })) throw screeningUnavailable();
     // Spec order: verify, sanctions, binding.
     const bound = binding.bound(payer, a.nonce);
     if (!bound) throw bindingMismatch();

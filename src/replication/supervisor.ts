@@ -151,7 +151,7 @@ export function startReplication(deps: {
     });
     child = proc;
     autocheckpoint(0);
-    tracker.setUp(true);
+    tracker.setUp({ up: true });
     upGauge?.set(1);
     createInterface({ input: proc.stdout! }).on('line', fold);
     createInterface({ input: proc.stderr! }).on('line', fold);
@@ -160,7 +160,7 @@ export function startReplication(deps: {
     proc.stdin!.on('error', () => {});
     proc.on('exit', (code, signal) => {
       child = null;
-      tracker.setUp(false);
+      tracker.setUp({ up: false });
       upGauge?.set(0);
       autocheckpoint(1000);
       if (stopping) return;

@@ -35,7 +35,8 @@ export type ReplicaTracker = {
   uploadStarted(now: number): void;
   uploadWritten(now: number): void;
   failed(now: number, message: string): void;
-  setUp(up: boolean): void;
+  /** The Litestream process started (`up`) or exited; either way no upload is in flight. */
+  setUp(state: { up: boolean }): void;
   status(now: number): ReplicaStatus;
   /** A warning to log now, or null: when the replica is stalled and none was given this minute. */
   warning(now: number, stallMs?: number): Warning | null;
@@ -82,8 +83,8 @@ export function createReplicaTracker(): ReplicaTracker {
       failures++;
       lastError = message;
     },
-    setUp(value) {
-      up = value;
+    setUp(state) {
+      up = state.up;
       uploadBegan = null;
     },
     status(now) {

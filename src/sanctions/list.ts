@@ -18,7 +18,7 @@ export type SanctionsList = {
   has(address: string): boolean;
   status(nowMs?: number): SanctionsStatus;
   /** Whether screening can run: a list is loaded, or it is not required. */
-  available(required: boolean): boolean;
+  available(screening: { required: boolean }): boolean;
   /** Why the file did not load, if no version of it ever did. */
   readonly loadError: string | null;
   /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
@@ -126,7 +126,7 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
       count: count(),
       ageSeconds: mtimeMs === null ? null : Math.max(0, Math.floor((nowMs - mtimeMs) / 1000)),
     }),
-    available: (required) => listLoaded || !required,
+    available: ({ required }) => listLoaded || !required,
     get loadError() {
       return loadError;
     },

@@ -19,7 +19,7 @@ export type SignalNotifier = {
    * Resolves when a signal with seq > since commits for the city, after `ms`, when `abort` fires
    * (the client went away: the waiter is freed at once) or at shutdown (`releaseAll`).
    */
-  wait(city: string, since: number, ms: number, abort?: AbortSignal): Promise<WakeReason>;
+  wait(city: string, since: number, hold: { ms: number; abort?: AbortSignal | undefined }): Promise<WakeReason>;
   /** Requests held right now, across cities. */
   waiting(): number;
   /**
@@ -74,7 +74,7 @@ export function createSignalNotifier(now: () => number = () => performance.now()
       wakes++;
       for (const w of set) if (w.since < seq) w.done('signal');
     },
-    wait(city, since, ms, abort) {
+    wait(city, since, { ms, abort }) {
       if (stopped) return Promise.resolve('stopped');
       if (abort?.aborted) return Promise.resolve('aborted');
       return new Promise<WakeReason>((resolve) => {

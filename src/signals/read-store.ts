@@ -19,8 +19,11 @@ export type SignalReader = {
    * signals never change, so the head for (city, since, end) is built once and cached; the last
    * complete body is kept beside it, so a reader polling the same page allocates nothing.
    */
-  pageBytes(city: string, since: number, end: number, tail: (lastSeq: number) => string): Buffer;
+  pageBytes(city: string, page: PageRange): Buffer;
 };
+
+/** Which page `pageBytes` answers: seqs in (since, end], closed by `tail`. */
+export type PageRange = { since: number; end: number; tail: (lastSeq: number) => string };
 
 /** Longest a remembered latest seq is trusted without a write on this connection. */
 export const LATEST_MEMO_MS = 1_000;
@@ -71,7 +74,7 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     cachedBytes += entry.head.length;
     return entry;
   };
-  const pageBytes = (city: string, since: number, end: number, tail: (lastSeq: number) => string): Buffer => {
+  const pageBytes = (city: string, { since, end, tail }: PageRange): Buffer => {
     const entry = headFor(city, since, end);
     const t = tail(entry.lastSeq);
     if (entry.body && entry.tail === t) return entry.body;

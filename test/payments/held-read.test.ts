@@ -29,7 +29,7 @@ test('wake lookups answer from memory within one wake, and ask again after a wri
   // A purchase is a write too, and a new wake starts empty even without one.
   await buy(f, buyerA, 'nyc', 2, e.clock.now());
   assert.equal(shared.current().paidThrough(wallet, 'nyc'), 6);
-  const held = notifier.wait('nyc', 0, 10_000);
+  const held = notifier.wait('nyc', 0, { ms: 10_000 });
   notifier.committed('nyc', 2);
   await held;
   assert.equal(shared.current().paidThrough(wallet, 'nyc'), 6);

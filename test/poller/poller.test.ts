@@ -74,7 +74,10 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
   ]);
   const reader = h.env.stores.reader;
   assert.equal(reader.latestSeq('nyc'), 2);
-  assert.deepEqual(JSON.parse(reader.pageBytes('nyc', 0, 2, () => '}').toString()).signals, [s1, s2]);
+  assert.deepEqual(JSON.parse(reader.pageBytes('nyc', { since: 0, end: 2, tail: () => '}' }).toString()).signals, [
+    s1,
+    s2,
+  ]);
 
   const city = (await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json()) as { city: { latestSeq: number } };
   assert.equal(city.city.latestSeq, 2);

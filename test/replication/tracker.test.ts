@@ -11,7 +11,7 @@ import { replicaWithData } from './helpers.ts';
 
 test('lag is the age of the oldest commit no finished upload covers', () => {
   const t = createReplicaTracker();
-  t.setUp(true);
+  t.setUp({ up: true });
   assert.equal(t.status(1000).lagMs, 0);
   t.changed(1000);
   t.changed(1100);
@@ -28,7 +28,7 @@ test('lag is the age of the oldest commit no finished upload covers', () => {
 
 test('a stalled replica warns once a minute however often it fails, and says what happened since', () => {
   const t = createReplicaTracker();
-  t.setUp(true);
+  t.setUp({ up: true });
   t.changed(0);
   assert.equal(t.warning(5_000), null);
   for (let s = 1; s <= 120; s++) t.failed(s * 1000, 'monitor error: connection refused');

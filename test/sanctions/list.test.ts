@@ -42,13 +42,13 @@ test('loader reports status for /health and screens case-insensitively', (t) => 
   assert.ok(list.has(A.toUpperCase().replace('0X', '0x')));
   assert.ok(list.has(C));
   assert.ok(!list.has('0x' + '00'.repeat(20)));
-  assert.ok(list.available(true));
+  assert.ok(list.available({ required: true }));
 });
 
 test('a missing list file is reported, and screening is unavailable only when required', () => {
   const list = loadSanctionsList({ path: '/nonexistent/ofac.txt' });
   assert.deepEqual(list.status(), { listLoaded: false, extraConfigured: false, count: 0, ageSeconds: null });
   assert.match(list.loadError ?? '', /cannot read sanctions list/);
-  assert.equal(list.available(true), false);
-  assert.equal(list.available(false), true);
+  assert.equal(list.available({ required: true }), false);
+  assert.equal(list.available({ required: false }), true);
 });

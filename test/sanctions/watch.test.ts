@@ -72,5 +72,5 @@ test('an empty file at start is not a loaded list', (t) => {
   const list = loadSanctionsList({ path });
   assert.equal(list.status().listLoaded, false);
   assert.match(list.loadError ?? '', /holds no addresses/);
-  assert.equal(list.available(true), false);
+  assert.equal(list.available({ required: true }), false);
 });

@@ -16,9 +16,9 @@ test('waits of different lengths each time out on their own deadline, from one t
       ends.push([name, performance.now() - started]);
     });
   const all = [
-    track('long', n.wait('nyc', 0, 120)),
-    track('short', n.wait('nyc', 0, 30)),
-    track('mid', n.wait('miami', 0, 60)),
+    track('long', n.wait('nyc', 0, { ms: 120 })),
+    track('short', n.wait('nyc', 0, { ms: 30 })),
+    track('mid', n.wait('miami', 0, { ms: 60 })),
   ];
   assert.equal(timers() - base, 1, 'one timer for three waits');
   await Promise.all(all);
@@ -37,9 +37,9 @@ test('waits of different lengths each time out on their own deadline, from one t
 test('a commit wakes only its city past since; the rest still time out; nothing held leaves no timer', async () => {
   const n = createSignalNotifier();
   const base = timers();
-  const woken = n.wait('nyc', 1, 10_000);
-  const atSeq = n.wait('nyc', 2, 10_000);
-  const other = n.wait('miami', 0, 40);
+  const woken = n.wait('nyc', 1, { ms: 10_000 });
+  const atSeq = n.wait('nyc', 2, { ms: 10_000 });
+  const other = n.wait('miami', 0, { ms: 40 });
   assert.equal(n.wakes(), 0);
   n.committed('nyc', 2);
   assert.equal(n.wakes(), 1);
@@ -52,19 +52,19 @@ test('a commit wakes only its city past since; the rest still time out; nothing 
   n.committed('nyc', 4); // nobody held: not a wake
   assert.equal(n.wakes(), 2);
   // A wait after everything was cleared arms the timer again.
-  assert.equal(await n.wait('nyc', 9, 20), 'timeout');
+  assert.equal(await n.wait('nyc', 9, { ms: 20 }), 'timeout');
 });
 
 test('an aborted wait is freed at once; releaseAll answers the rest and every later wait', async () => {
   const n = createSignalNotifier();
   const abort = new AbortController();
-  const gone = n.wait('nyc', 0, 10_000, abort.signal);
-  const kept = n.wait('nyc', 0, 10_000);
+  const gone = n.wait('nyc', 0, { ms: 10_000, abort: abort.signal });
+  const kept = n.wait('nyc', 0, { ms: 10_000 });
   abort.abort();
   assert.equal(await gone, 'aborted');
   assert.equal(n.waiting(), 1);
   n.releaseAll();
   assert.equal(await kept, 'stopped');
-  assert.equal(await n.wait('nyc', 0, 10_000), 'stopped');
+  assert.equal(await n.wait('nyc', 0, { ms: 10_000 }), 'stopped');
   assert.equal(n.waiting(), 0);
 });

@@ -32,19 +32,19 @@ test('page bytes are the stored JSON of (since, end] followed by the tail, built
   const { add, reader } = setup(t);
   for (let s = 1; s <= 5; s++) add('nyc', s);
   const tail = (last: number) => `,"next_cursor":${last}}`;
-  const body = reader.pageBytes('nyc', 1, 4, tail);
+  const body = reader.pageBytes('nyc', { since: 1, end: 4, tail });
   assert.deepEqual(JSON.parse(body.toString()), {
     signals: [2, 3, 4].map((seq) => ({ city: 'nyc', seq })),
     next_cursor: 4,
   });
-  assert.equal(reader.pageBytes('nyc', 1, 4, tail), body, 'the same tail reuses the same bytes');
-  const other = reader.pageBytes('nyc', 1, 4, (last) => `,"next_cursor":${last},"more":true}`);
+  assert.equal(reader.pageBytes('nyc', { since: 1, end: 4, tail }), body, 'the same tail reuses the same bytes');
+  const other = reader.pageBytes('nyc', { since: 1, end: 4, tail: (last) => `,"next_cursor":${last},"more":true}` });
   assert.deepEqual(
     JSON.parse(other.toString()).signals.map((s: { seq: number }) => s.seq),
     [2, 3, 4],
   );
   assert.deepEqual(
-    JSON.parse(reader.pageBytes('nyc', 5, 5, tail).toString()),
+    JSON.parse(reader.pageBytes('nyc', { since: 5, end: 5, tail }).toString()),
     { signals: [], next_cursor: 5 },
     'an empty page keeps the cursor',
   );

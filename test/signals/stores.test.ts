@@ -40,7 +40,7 @@ test('one set of stores: a commit through the signal store reaches the reader me
   const feed = crossings(stores.signals, nyc, Date.parse('2026-07-15T15:00:00Z'));
   // Remembered (LATEST_MEMO_MS is 1 s), then a commit on the same connection must show at once.
   assert.equal(stores.reader.latestSeq('nyc'), 0);
-  const woken = stores.notifier.wait('nyc', 0, 5_000);
+  const woken = stores.notifier.wait('nyc', 0, { ms: 5_000 });
   feed.next();
   assert.equal(stores.reader.latestSeq('nyc'), 1);
   assert.equal(await woken, 'signal');

@@ -97,7 +97,7 @@ export async function followPages(r: ReadSetup): Promise<number> {
   while (!io.signal?.aborted) {
     const held = r.follow && p.caughtUp && r.waitS > 0 && p.serverHolds;
     const askedAt = performance.now();
-    const a = await ask(r, p, held);
+    const a = await ask(r, p, { held });
     if (a === 'stopped') break;
     if (a === 'again' || (await askAgain(r, p, a))) continue;
     const page = pageOf(r, p, a);
@@ -124,7 +124,7 @@ export async function followPages(r: ReadSetup): Promise<number> {
 }
 
 /** One request; 'again' after a network failure a follower waits out, 'stopped' when aborted. */
-async function ask(r: ReadSetup, p: Progress, held: boolean): Promise<ApiAnswer | 'again' | 'stopped'> {
+async function ask(r: ReadSetup, p: Progress, { held }: { held: boolean }): Promise<ApiAnswer | 'again' | 'stopped'> {
   const { io } = r;
   let a: ApiAnswer;
   try {
