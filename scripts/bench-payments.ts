@@ -73,7 +73,7 @@ for (let i = 0; i < 2 * N; i++) {
     payTo: MOCK_PAY_TO as Address,
     usdc: config.USDC_ADDRESS as Address,
     // Each (city, count) is bought once here, so every bundle is still at its first step.
-    salt: currentSalt(secret, city, count, FIRST_STEP, nowMs),
+    salt: currentSalt(secret, { city, count, step: FIRST_STEP, nowMs }),
     termsUrl: config.TERMS_URL,
     mode: 'mock',
   });

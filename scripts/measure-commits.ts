@@ -75,7 +75,7 @@ async function variant(name: string, thread: boolean, group = 1): Promise<Varian
       }),
     );
     if (!claim.claimed) throw new Error('claim refused');
-    await ledger.recordAndApply(claim.id, hex(32) as `0x${string}`, true);
+    await ledger.recordAndApply(claim.id, hex(32) as `0x${string}`, { withReceipt: true });
   };
   return {
     group,

@@ -55,13 +55,16 @@ export function epochAt(ms: number): number {
   return Math.floor(ms / (SALT_EPOCH_S * 1000));
 }
 
-export function servedSalt(secret: BindingSecret, city: string, count: number, point: SaltPoint): Hex {
-  return `0x${createHmac('sha256', secret).update(`isocast-binding|${city}|${count}|${point.k}|${point.epoch}`).digest('hex')}`;
+/** The bundle a salt and a nonce are bound to. */
+export type SaltBundle = { city: string; count: number };
+
+export function servedSalt(secret: BindingSecret, bundle: SaltBundle, point: SaltPoint): Hex {
+  return `0x${createHmac('sha256', secret).update(`isocast-binding|${bundle.city}|${bundle.count}|${point.k}|${point.epoch}`).digest('hex')}`;
 }
 
-/** The salt a 402 serves now: the bundle's current step, this minute. */
-export function currentSalt(secret: BindingSecret, city: string, count: number, current: SaltStep, nowMs: number): Hex {
-  return servedSalt(secret, city, count, { k: current.k, epoch: epochAt(nowMs) });
+/** The salt a 402 serves now: the bundle's current `step`, this minute. */
+export function currentSalt(secret: BindingSecret, c: SaltBundle & { step: SaltStep; nowMs: number }): Hex {
+  return servedSalt(secret, c, { k: c.step.k, epoch: epochAt(c.nowMs) });
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -74,7 +77,9 @@ const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
  * computes it on every purchase, and once per candidate salt for a client that echoes none.
  * Throws on what viem would refuse to pack: a malformed address or salt, a count outside uint.
  */
-export function bindingNonce(payer: Address, city: string, count: number, salt: Hex): Hex {
+export type NonceBinding = SaltBundle & { payer: Address; salt: Hex };
+
+export function bindingNonce({ payer, city, count, salt }: NonceBinding): Hex {
   if (!ADDRESS.test(payer)) throw new TypeError(`not an address: ${payer}`);
   if (!BYTES32.test(salt)) throw new TypeError('salt must be 32 bytes');
   if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`not a uint256 count: ${count}`);
@@ -126,7 +131,7 @@ export type BindingCheck = {
 export function echoedPoint(secret: BindingSecret, salt: Hex, c: BindingCheck): SaltPoint | null {
   const wanted = salt.toLowerCase();
   for (const point of servedPoints(c.steps, c.nowMs, c.validBefore)) {
-    if (servedSalt(secret, c.city, c.count, point) === wanted) return point;
+    if (servedSalt(secret, c, point) === wanted) return point;
   }
   return null;
 }
@@ -138,7 +143,8 @@ export function matchBinding(
 ): SaltPoint | null {
   const nonce = c.nonce.toLowerCase();
   for (const point of servedPoints(c.steps, c.nowMs, c.validBefore)) {
-    if (bindingNonce(c.payer, c.city, c.count, servedSalt(secret, c.city, c.count, point)) === nonce) return point;
+    const salt = servedSalt(secret, c, point);
+    if (bindingNonce({ payer: c.payer, city: c.city, count: c.count, salt }) === nonce) return point;
   }
   return null;
 }
@@ -163,7 +169,7 @@ export function decideBinding(secret: BindingSecret, c: BindingCheck, echo: Hex 
     bound(payer, nonce) {
       if (!echo) return matchBinding(secret, { ...c, payer, nonce });
       if (!echoed) return null;
-      return bindingNonce(payer, c.city, c.count, echo) === nonce ? echoed : null;
+      return bindingNonce({ payer, city: c.city, count: c.count, salt: echo }) === nonce ? echoed : null;
     },
   };
 }

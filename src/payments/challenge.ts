@@ -23,28 +23,29 @@ export type ChallengeDeps = {
   currentStep: (city: string, count: number) => SaltStep;
 };
 
+/** What a 402 offers: a bundle of `count` signals for `city`, on the route path the challenge names. */
+export type BundleOffer = { city: string; count: number; resourcePath: string };
+
+/** A challenge's own words: the reason (`error`) and, on exhaustion, where the wallet stands. */
+export type ChallengeNote = Pick<ChallengeInput, 'error' | 'exhaustion'>;
+
 export function createChallenges(deps: ChallengeDeps) {
   // Bounded: cities x counts x the two resource shapes; a flood of odd `since` values is not kept.
   const requirementsCache = new Map<string, PaymentRequirementsV1>();
   const REQUIREMENTS_CACHE_MAX = 4096;
 
   return {
-    challenge: (
-      city: string,
-      count: number,
-      resourcePath: string,
-      opts: Pick<ChallengeInput, 'error' | 'exhaustion'> = {},
-    ): PaymentRequiredBody =>
+    challenge: ({ city, count, resourcePath }: BundleOffer, note: ChallengeNote = {}): PaymentRequiredBody =>
       paymentRequired({
         city,
         count,
         resource: `${deps.baseUrl}${resourcePath}`,
         payTo: deps.payTo,
         usdc: deps.usdc,
-        salt: currentSalt(deps.secret(), city, count, deps.currentStep(city, count), deps.nowMs()),
+        salt: currentSalt(deps.secret(), { city, count, step: deps.currentStep(city, count), nowMs: deps.nowMs() }),
         termsUrl: deps.termsUrl,
         mode: deps.mode,
-        ...opts,
+        ...note,
       }),
 
     /** The paid route's Bazaar listing, for a v2 settle call (settlers/wire.ts). */
@@ -55,7 +56,7 @@ export function createChallenges(deps: ChallengeDeps) {
      * sent. Built once per (city, count, resource, network), with no salt: the challenge's salt
      * would be a step lookup and an HMAC per settle only to be stripped.
      */
-    requirements(city: string, count: number, resourcePath: string, network: string): PaymentRequirementsV1 {
+    requirements({ city, count, resourcePath }: BundleOffer, network: string): PaymentRequirementsV1 {
       const cacheKey = `${network}|${count}|${city}|${resourcePath}`;
       let r = requirementsCache.get(cacheKey);
       if (!r) {

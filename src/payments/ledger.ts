@@ -40,6 +40,13 @@ export type Purchase = {
 /** What a route keeps of its answer, for the same payment identifier sent again (payment-identifier.ts). */
 export type ResultMemo = { route: string; since?: number };
 
+/**
+ * How a payment is applied. `withReceipt`: this request's own settle call moved the money, so it
+ * gets the receipt token (and `movedHere`); `memo`: what its route keeps for its payment identifier.
+ */
+export type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
+type ApplyAt = ApplyOptions & { nowMs: number };
+
 type StoredResult = ResultMemo & {
   paidThroughSeq: number;
   totalPaidSignals: number;
@@ -103,7 +110,7 @@ export function createLedger(deps: {
 
   // The payment leaves `settled`, the ceiling moves, the receipt is stored (and, for a payment
   // identifier, the answer): one transaction.
-  function applyIn(id: number, nowMs: number, withReceipt: boolean, memo?: ResultMemo): Applied | null {
+  function applyIn(id: number, { nowMs, withReceipt, memo }: ApplyAt): Applied | null {
     if (!store.markAppliedStmt(id, nowMs)) return null;
     const row = store.get(id)!;
     const ent = entitlements.applyPurchase({ wallet: row.payer, city: row.city, count: row.count, nowMs });
@@ -135,15 +142,9 @@ export function createLedger(deps: {
   const applyTx = db.transaction(applyIn);
   // The common case in one commit: the transfer recorded and applied together. Any error rolls it
   // all back and the two-commit path below runs instead, with its known failure handling.
-  const recordApply = (
-    id: number,
-    hash: string | null,
-    nowMs: number,
-    withReceipt: boolean,
-    memo?: ResultMemo,
-  ): Applied | 'stale' => {
-    if (!store.markSettled(id, hash, nowMs)) return 'stale';
-    const applied = applyIn(id, nowMs, withReceipt, memo);
+  const recordApply = (id: number, hash: string | null, at: ApplyAt): Applied | 'stale' => {
+    if (!store.markSettled(id, hash, at.nowMs)) return 'stale';
+    const applied = applyIn(id, at);
     if (!applied) throw new Error('payment left settled before it could be applied');
     return applied;
   };
@@ -163,11 +164,11 @@ export function createLedger(deps: {
   };
 
   /** Applies a settled payment exactly once; a failure queues a refund and answers 502. */
-  function apply(id: number, withReceipt: boolean, memo?: ResultMemo): Purchase {
+  function apply(id: number, opts: ApplyOptions): Purchase {
     const nowMs = clock.now();
     let applied: Applied | null;
     try {
-      applied = applyTx(id, nowMs, withReceipt, memo);
+      applied = applyTx(id, { ...opts, nowMs });
     } catch (err) {
       store.queueRefund(id, `entitlement update failed: ${(err as Error).message}`, nowMs);
       const row = store.get(id);
@@ -192,7 +193,7 @@ export function createLedger(deps: {
       case 'applied':
         return appliedState(row);
       case 'settled':
-        return apply(row.id, false);
+        return apply(row.id, { withReceipt: false });
       case 'refund_queued':
         throw entitlementFailed();
       case 'failed':
@@ -208,17 +209,12 @@ export function createLedger(deps: {
    * this one in doubt), then applied (a failure queues a refund). The one commit is a group commit:
    * this resolves once it is in the WAL.
    */
-  async function recordAndApply(
-    id: number,
-    txHash: Hex | null,
-    withReceipt: boolean,
-    memo?: ResultMemo,
-  ): Promise<Purchase> {
+  async function recordAndApply(id: number, txHash: Hex | null, opts: ApplyOptions): Promise<Purchase> {
     const nowMs = clock.now();
     const hash = txHash ? txHash.toLowerCase() : null;
     let fast: Applied | 'stale' | null = null;
     try {
-      fast = await commits.run(() => recordApply(id, hash, nowMs, withReceipt, memo));
+      fast = await commits.run(() => recordApply(id, hash, { ...opts, nowMs }));
     } catch {
       // Rolled back whole: nothing of it was written. The two commits below redo it step by step.
     }
@@ -243,7 +239,7 @@ export function createLedger(deps: {
       });
       throw pending();
     }
-    return apply(id, withReceipt, memo);
+    return apply(id, opts);
   }
 
   /**

@@ -102,27 +102,29 @@ export function paidSignalsRoutes(deps: {
           throw exhausted(city, count, resource, paidThrough ?? 0, latest);
       };
       const memo = { route: 'signals', since };
-      return deps.plane.purchase(payment, city, count, resource, { beforeSettle, memo }).then((purchase) => {
-        // A payment this request did not move (known, coalesced, or resolved from doubt) reads
-        // nothing: every field of its header, the signature included, is public once settled.
-        // Its own payment identifier is not public: with it, the stored answer comes back whole.
-        if (!purchase.movedHere && !purchase.replay)
-          throw alreadyApplied(city, count, resource, since, purchase.paidThroughSeq, purchase.latestSeq);
-        return page(
-          c,
-          purchase.payer,
-          city,
-          purchase.replay?.since ?? since,
-          count,
-          resource,
-          {
-            ...paymentResponseHeaders(purchase),
-            ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
-          },
-          // The purchase read both inside its own transaction: no second lookup of either.
-          { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq },
-        );
-      });
+      return deps.plane
+        .purchase(payment, { city, count, resourcePath: resource }, { beforeSettle, memo })
+        .then((purchase) => {
+          // A payment this request did not move (known, coalesced, or resolved from doubt) reads
+          // nothing: every field of its header, the signature included, is public once settled.
+          // Its own payment identifier is not public: with it, the stored answer comes back whole.
+          if (!purchase.movedHere && !purchase.replay)
+            throw alreadyApplied(city, count, resource, since, purchase.paidThroughSeq, purchase.latestSeq);
+          return page(
+            c,
+            purchase.payer,
+            city,
+            purchase.replay?.since ?? since,
+            count,
+            resource,
+            {
+              ...paymentResponseHeaders(purchase),
+              ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
+            },
+            // The purchase read both inside its own transaction: no second lookup of either.
+            { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq },
+          );
+        });
     }
     // The wallet that paid signs in (x402 v2 sign-in-with-x): the same read as a bearer's.
     const siwx = c.req.header(SIWX_HEADER);
@@ -132,7 +134,8 @@ export function paidSignalsRoutes(deps: {
         read(c, wallet, () => screened(wallet), city, since, count, resource, wait),
       );
     const authorization = c.req.header('authorization');
-    if (authorization === undefined) return challengeReply(c, deps.plane.challenge(city, count, resource), resource);
+    if (authorization === undefined)
+      return challengeReply(c, deps.plane.challenge({ city, count, resourcePath: resource }), resource);
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     // An Authorization header that is not `Bearer <token>`: the caller meant to read, so say how.
     if (!bearer) throw receiptTokenRequired();
@@ -196,7 +199,10 @@ export function paidSignalsRoutes(deps: {
     if (!receipt)
       return challengeReply(
         c,
-        deps.plane.challenge(city, count, resource, { error: 'receipt token not recognised; pay to continue' }),
+        deps.plane.challenge(
+          { city, count, resourcePath: resource },
+          { error: 'receipt token not recognised; pay to continue' },
+        ),
         resource,
       );
     return screened(receipt.wallet);
@@ -213,10 +219,13 @@ export function paidSignalsRoutes(deps: {
   }
 
   function exhausted(city: string, count: number, resource: string, paidThrough: number, latest: number): ApiError {
-    const challenge = deps.plane.challenge(city, count, resource, {
-      error: ERRORS.exhausted.message,
-      exhaustion: { paidThrough, latest },
-    });
+    const challenge = deps.plane.challenge(
+      { city, count, resourcePath: resource },
+      {
+        error: ERRORS.exhausted.message,
+        exhaustion: { paidThrough, latest },
+      },
+    );
     return paymentRequired('exhausted', challenge, challengeHeaders(challenge, extensions(resource)));
   }
 
@@ -235,10 +244,13 @@ export function paidSignalsRoutes(deps: {
   ): ApiError {
     // A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads.
     const code = since >= paidThrough ? 'exhausted' : 'already_applied';
-    const challenge = deps.plane.challenge(city, count, resource, {
-      error: ERRORS[code].message,
-      exhaustion: { paidThrough, latest },
-    });
+    const challenge = deps.plane.challenge(
+      { city, count, resourcePath: resource },
+      {
+        error: ERRORS[code].message,
+        exhaustion: { paidThrough, latest },
+      },
+    );
     const headers = challengeHeaders(challenge, extensions(resource));
     return paymentRequired(code, { ...challenge, idempotent: true, receipt: RECEIPT_HINT }, headers);
   }
@@ -260,10 +272,13 @@ export function paidSignalsRoutes(deps: {
     // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
     // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
     if (since >= paidThrough && !paid) {
-      const body = deps.plane.challenge(city, count, resource, {
-        error: ERRORS.exhausted.message,
-        exhaustion: { paidThrough, latest },
-      });
+      const body = deps.plane.challenge(
+        { city, count, resourcePath: resource },
+        {
+          error: ERRORS.exhausted.message,
+          exhaustion: { paidThrough, latest },
+        },
+      );
       return replyJson(c, body, {
         status: 402,
         headers: { ...headers, ...challengeHeaders(body, extensions(resource)) },

@@ -4,7 +4,7 @@ import type { Db } from '../db/open.ts';
 import { settlementPending } from '../lib/api-errors.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import { createChallenges } from './challenge.ts';
+import { createChallenges, type BundleOffer } from './challenge.ts';
 import { createInflight, paymentKey } from './inflight.ts';
 import { createLedger, type LedgerStores, type Purchase } from './ledger.ts';
 import { paymentCounters } from './outcomes.ts';
@@ -90,15 +90,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     recordAndApply: ledger.recordAndApply,
 
     /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
-    async purchase(
-      header: PaymentHeader,
-      city: string,
-      count: number,
-      resourcePath: string,
-      opts: PurchaseOptions = {},
-    ): Promise<Purchase> {
+    async purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions = {}): Promise<Purchase> {
       try {
-        const p = await flow.purchase(header, city, count, resourcePath, opts);
+        const p = await flow.purchase(header, offer, opts);
         counters.attempt(p);
         counters.applied(p);
         return p;

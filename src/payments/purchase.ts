@@ -16,7 +16,7 @@ import type { Logger } from '../lib/logger.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { MAX_AUTH_LIFETIME_S, boundToBundle, decideBinding } from './binding.ts';
-import type { Challenges } from './challenge.ts';
+import type { BundleOffer, Challenges } from './challenge.ts';
 import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, Purchase, ResultMemo } from './ledger.ts';
 import type { SaltSteps } from './salt-steps.ts';
@@ -79,11 +79,8 @@ export type PurchaseFlowDeps = PurchaseSettings & {
 type Again = { identifier?: string; memo?: ResultMemo };
 
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
-type Retry = {
+type Retry = BundleOffer & {
   p: DecodedPayment;
-  city: string;
-  count: number;
-  resourcePath: string;
   recovered?: boolean;
   /** The purchase step of the salt the nonce is bound to. */
   bindingK?: number;
@@ -102,7 +99,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   });
 
   /** One settle call for a claimed row. `fresh`: nothing of this authorization was public before. */
-  async function settleClaimed(id: number, r: Retry, payer: Address, fresh: boolean): Promise<Purchase> {
+  async function settleClaimed(r: Retry, claimed: { id: number; payer: Address; fresh: boolean }): Promise<Purchase> {
+    const { id, payer, fresh } = claimed;
     let outcome: SettleOutcome;
     try {
       outcome = await settler.settle({
@@ -110,7 +108,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         authorization: r.p.authorization,
         signature: r.p.signature,
         payload: r.p.payload,
-        requirements: deps.challenges.requirements(r.city, r.count, r.resourcePath, r.p.payload.network),
+        requirements: deps.challenges.requirements(r, r.p.payload.network),
         listing: deps.challenges.listing(r.resourcePath),
         signatureRecovered: r.recovered === true,
         fresh,
@@ -125,7 +123,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       });
       outcome = { ok: false, inDoubt: true, reason: `settler error: ${(err as Error).message}` };
     }
-    if (outcome.ok) return ledger.recordAndApply(id, outcome.txHash, fresh && !outcome.alreadySettled, r.memo);
+    if (outcome.ok)
+      return ledger.recordAndApply(id, outcome.txHash, { withReceipt: fresh && !outcome.alreadySettled, memo: r.memo });
     const fields = {
       paymentId: id,
       payer,
@@ -158,7 +157,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler };
     if (st.state === 'used') {
       logger.info('in-doubt payment resolved: authorization used on chain', { ...fields, txHash: st.txHash });
-      return ledger.recordAndApply(row.id, st.txHash, false);
+      return ledger.recordAndApply(row.id, st.txHash, { withReceipt: false });
     }
     if (st.state === 'unused' && st.expired) {
       store.markFailed(row.id, 'authorization expired unused on chain; not charged', clock.now());
@@ -171,13 +170,13 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const v = await verifyPayment(retry.p, terms(retry.count));
     if (!v.ok || v.payer !== row.payer) throw pending();
     if (!store.reclaim(row.id, settler.kind, clock.now())) return ledger.answer(store.get(row.id)!);
-    return settleClaimed(row.id, { ...retry, recovered: v.recovered }, v.payer, false);
+    return settleClaimed({ ...retry, recovered: v.recovered }, { id: row.id, payer: v.payer, fresh: false });
   }
 
-  /** Another request's work on this key ended: answer the state it left. */
-  async function afterRunning(key: string, payer: string, nonce: string, again: Again): Promise<Purchase> {
-    await inflight.ended(key);
-    const row = store.byKey(payer, nonce);
+  /** Another request's work on this key (payer and nonce, `paymentKey`) ended: answer the state it left. */
+  async function afterRunning(running: { key: string; payer: string; nonce: string }, again: Again): Promise<Purchase> {
+    await inflight.ended(running.key);
+    const row = store.byKey(running.payer, running.nonce);
     if (!row) throw pending();
     return answerKnown(row, again);
   }
@@ -208,7 +207,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         identifier: r.p.identifier ?? null,
       }),
     );
-    if (claim.claimed) return settleClaimed(claim.id, r, payer, true);
+    if (claim.claimed) return settleClaimed(r, { id: claim.id, payer, fresh: true });
     const row = claim.row;
     // Another payment took the identifier since the check in purchase(): nothing of this one moved.
     if (!row) throw paymentIdentifierConflict();
@@ -217,13 +216,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   }
 
   /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
-  async function purchase(
-    header: PaymentHeader,
-    city: string,
-    count: number,
-    resourcePath: string,
-    opts: PurchaseOptions,
-  ): Promise<Purchase> {
+  async function purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions): Promise<Purchase> {
+    const { city, count } = offer;
     if (!deps.accepting()) throw shuttingDown(5);
     const decoded = decodePaymentHeader(header);
     if (!decoded.ok) throw paymentVerificationFailed(decoded.reason);
@@ -233,6 +227,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     if (payee && !payee.ok) throw paymentVerificationFailed(payee.reason);
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
+    const running = { key, payer: from, nonce: a.nonce };
     const again: Again = { identifier: p.identifier, memo: opts.memo };
     // An identifier is one payment's: with any other authorization (or payer) it is refused before
     // anything is verified or claimed. The unique index decides a race (claimAndSettle).
@@ -241,16 +236,16 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
         throw paymentIdentifierConflict();
     }
-    if (inflight.has(key)) return afterRunning(key, from, a.nonce, again);
+    if (inflight.has(key)) return afterRunning(running, again);
 
     // A known payment answers its state whatever the clock says: one lookup, no recovery.
     const known = store.byKey(from, a.nonce);
-    const retry: Retry = { p, city, count, resourcePath, memo: opts.memo };
+    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo: opts.memo };
     if (known) {
       if (!boundToBundle(known, city, count)) throw bindingMismatch();
       if (deps.sanctions.has(from)) throw sanctioned();
       if (known.status === 'claimed' || known.status === 'in_doubt')
-        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(key, from, a.nonce, again);
+        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(running, again);
       // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
       // a new authorization, so this one is never settled later (that would charge twice).
       return answerKnown(known, again);
@@ -289,7 +284,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     opts.beforeSettle?.(payer);
     retry.recovered = verified.recovered;
     retry.bindingK = bound.k;
-    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(key, from, a.nonce, again);
+    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(running, again);
   }
 
   return { purchase, resolve };

@@ -29,13 +29,13 @@ export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string
   app.post('/v1/subscribe', async (c) => {
     const count = parseCount(c.req.query('count'));
     const city = requireCity(c.req.query('city'), deps.isCity);
-    const resource = `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}`;
+    const offer = { city, count, resourcePath: `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}` };
     const header = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
     if (!header) {
-      const challenge = deps.plane.challenge(city, count, resource);
+      const challenge = deps.plane.challenge(offer);
       return replyJson(c, challenge, { status: 402, headers: challengeHeaders(challenge) });
     }
-    const purchase = await deps.plane.purchase(header, city, count, resource, { memo: { route: 'subscribe' } });
+    const purchase = await deps.plane.purchase(header, offer, { memo: { route: 'subscribe' } });
     return replyJson(c, subscribeResult(purchase), { headers: paymentResponseHeaders(purchase) });
   });
   return app;

@@ -67,7 +67,7 @@ export async function verifySignature(
     // Both lowercase: the recovery answers lowercase, and `from` passed the address format check.
     if (recovered && recovered === payer) return { ok: true, payer, recovered: true };
   }
-  if (terms.chainVerifier && (await contractWalletSigned(a, p.signature, terms.chainVerifier, terms.usdc)))
+  if (terms.chainVerifier && (await contractWalletSigned(p, { verifier: terms.chainVerifier, usdc: terms.usdc })))
     return { ok: true, payer, recovered: false };
   return { ok: false, reason: 'signature does not match authorization.from' };
 }
@@ -82,14 +82,18 @@ export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Prom
   );
 }
 
+/** Whether the contract wallet at `from` vouches for the signature (ERC-1271/6492, on chain). */
 async function contractWalletSigned(
-  a: Authorization,
-  signature: Hex,
-  verifier: TypedDataVerifier,
-  usdc: Address,
+  p: DecodedPayment,
+  on: { verifier: TypedDataVerifier; usdc: Address },
 ): Promise<boolean> {
+  const a = p.authorization;
   try {
-    return await verifier.verifyTypedData({ address: a.from, signature, ...authorizationTypedData(usdc, a) });
+    return await on.verifier.verifyTypedData({
+      address: a.from,
+      signature: p.signature,
+      ...authorizationTypedData(on.usdc, a),
+    });
   } catch {
     return false;
   }

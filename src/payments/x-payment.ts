@@ -92,7 +92,12 @@ export function decodePayloadJson(json: unknown): DecodeResult {
   };
 }
 
-export function encodeXPayment(signature: Hex, auth: Authorization, network: string = NETWORK, salt?: Hex): string {
+/** An X-Payment header for a signed authorization; `network` defaults to Base's v1 name, `salt` is the echo (binding.ts SALT_ECHO). */
+export function encodeXPayment(
+  signature: Hex,
+  auth: Authorization,
+  { network = NETWORK, salt }: { network?: string; salt?: Hex } = {},
+): string {
   const payload: PaymentPayloadV1 = {
     x402Version: 1,
     scheme: 'exact',

@@ -76,7 +76,7 @@ export async function startFakeIsocast(
           resource: `${fake.url}${resource}`,
           payTo: FAKE_PAY_TO as Address,
           usdc: BASE_USDC as Address,
-          salt: currentSalt(Buffer.alloc(32, 7), city, count, FIRST_STEP, now()),
+          salt: currentSalt(Buffer.alloc(32, 7), { city, count, step: FIRST_STEP, nowMs: now() }),
           termsUrl: `${fake.url}/terms.txt`,
           mode: 'live',
         }),
@@ -121,7 +121,7 @@ export async function startFakeIsocast(
       return json(402, { error: 'payment verification failed', reason: 'amount', disclaimer: DISCLAIMER });
     if (o.saltEcho) {
       const salt = p.payload.salt as Hex | undefined;
-      if (!salt || !salts.has(salt) || bindingNonce(a.from, city, count, salt) !== a.nonce) {
+      if (!salt || !salts.has(salt) || bindingNonce({ payer: a.from, city, count, salt }) !== a.nonce) {
         return json(402, { error: 'nonce does not bind this payer, city and count', disclaimer: DISCLAIMER });
       }
     }

@@ -175,7 +175,7 @@ test("the package's bindingNonce (viem's encodePacked) is the server's written-o
     const city = ['nyc', 'sao-paulo', 'zürich', 'a'.repeat(i % 40)][i % 4]!;
     const count = [2, 20, 9_999, 10_000, 2 ** 40, i][i % 6]!;
     const salt = `0x${randomBytes(32).toString('hex')}` as Hex;
-    assert.equal(packageNonce({ payer: caseOf, city, count, salt }), serverNonce(caseOf, city, count, salt));
+    assert.equal(packageNonce({ payer: caseOf, city, count, salt }), serverNonce({ payer: caseOf, city, count, salt }));
   }
 });
 

@@ -19,7 +19,7 @@ const body = () =>
         resource: 'http://x/v1/subscribe?city=nyc&count=20',
         payTo: '0x00000000000000000000000000000000000000aa',
         usdc: BASE_USDC as Address,
-        salt: currentSalt(Buffer.alloc(32, 3), 'nyc', 20, FIRST_STEP, nowMs),
+        salt: currentSalt(Buffer.alloc(32, 3), { city: 'nyc', count: 20, step: FIRST_STEP, nowMs }),
         termsUrl: 'http://x/terms.txt',
         mode: 'mock',
       }),
@@ -29,7 +29,7 @@ const body = () =>
 test('payFor402 binds the nonce, signs exactly the asked amount to payTo, and encodes a decodable X-Payment', async () => {
   const b = body();
   const p = await payFor402(b, buyerA, { nowMs });
-  assert.equal(p.nonce, bindingNonce(buyerA.address, 'nyc', 20, b.extra.binding.salt));
+  assert.equal(p.nonce, bindingNonce({ payer: buyerA.address, city: 'nyc', count: 20, salt: b.extra.binding.salt }));
   const d = decodeXPayment(p.xPayment);
   assert.ok(d.ok);
   const a = d.value.authorization;
@@ -82,7 +82,10 @@ test('saltEcho: the served salt goes back as payload.salt; without it the payloa
   const p = await payFor402(echo, buyerA, { nowMs });
   const sent = JSON.parse(Buffer.from(p.xPayment, 'base64').toString());
   assert.equal(sent.payload.salt, salt);
-  assert.equal(sent.payload.authorization.nonce, bindingNonce(buyerA.address, 'nyc', 20, salt as `0x${string}`));
+  assert.equal(
+    sent.payload.authorization.nonce,
+    bindingNonce({ payer: buyerA.address, city: 'nyc', count: 20, salt: salt as `0x${string}` }),
+  );
   assert.ok(decodeXPayment(p.xPayment).ok, 'the current server decoder still accepts it');
   // An older server asks for no echo: the payload stays the plain x402 v1 shape.
   const old = body();

@@ -25,34 +25,34 @@ const nowS = nowMs / 1000;
 const MIN = SALT_EPOCH_S * 1000;
 
 test('the nonce is keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt))', () => {
-  const salt = currentSalt(secret, 'nyc', 20, FIRST_STEP, nowMs);
+  const salt = currentSalt(secret, { city: 'nyc', count: 20, step: FIRST_STEP, nowMs });
   const manual = keccak256(
     `0x${buyerA.address.slice(2).toLowerCase()}${Buffer.from('nyc').toString('hex')}${(20).toString(16).padStart(64, '0')}${salt.slice(2)}`,
   );
-  assert.equal(bindingNonce(buyerA.address, 'nyc', 20, salt), manual);
+  assert.equal(bindingNonce({ payer: buyerA.address, city: 'nyc', count: 20, salt }), manual);
   assert.equal(
-    bindingNonce(buyerA.address, 'nyc', 20, salt),
+    bindingNonce({ payer: buyerA.address, city: 'nyc', count: 20, salt }),
     keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'], [buyerA.address, 'nyc', 20n, salt])),
   );
 });
 
 test('salts depend on secret, city, count, purchase step and minute, and are 32 bytes', () => {
-  const base = servedSalt(secret, 'nyc', 20, { k: 3, epoch: 7 });
+  const base = servedSalt(secret, { city: 'nyc', count: 20 }, { k: 3, epoch: 7 });
   assert.match(base, /^0x[0-9a-f]{64}$/);
-  assert.equal(servedSalt(secret, 'nyc', 20, { k: 3, epoch: 7 }), base);
+  assert.equal(servedSalt(secret, { city: 'nyc', count: 20 }, { k: 3, epoch: 7 }), base);
   for (const other of [
-    servedSalt(Buffer.alloc(32, 2), 'nyc', 20, { k: 3, epoch: 7 }),
-    servedSalt(secret, 'miami', 20, { k: 3, epoch: 7 }),
-    servedSalt(secret, 'nyc', 21, { k: 3, epoch: 7 }),
-    servedSalt(secret, 'nyc', 20, { k: 4, epoch: 7 }),
-    servedSalt(secret, 'nyc', 20, { k: 3, epoch: 8 }),
+    servedSalt(Buffer.alloc(32, 2), { city: 'nyc', count: 20 }, { k: 3, epoch: 7 }),
+    servedSalt(secret, { city: 'miami', count: 20 }, { k: 3, epoch: 7 }),
+    servedSalt(secret, { city: 'nyc', count: 21 }, { k: 3, epoch: 7 }),
+    servedSalt(secret, { city: 'nyc', count: 20 }, { k: 4, epoch: 7 }),
+    servedSalt(secret, { city: 'nyc', count: 20 }, { k: 3, epoch: 8 }),
   ]) {
     assert.notEqual(other, base);
   }
   // What a 402 serves: the current step, this minute.
   assert.equal(
-    currentSalt(secret, 'nyc', 20, { k: 3, sinceMs: 0 }, nowMs),
-    servedSalt(secret, 'nyc', 20, { k: 3, epoch: epochAt(nowMs) }),
+    currentSalt(secret, { city: 'nyc', count: 20, step: { k: 3, sinceMs: 0 }, nowMs }),
+    servedSalt(secret, { city: 'nyc', count: 20 }, { k: 3, epoch: epochAt(nowMs) }),
   );
 });
 
@@ -111,8 +111,8 @@ test('matchBinding and echoedPoint find the serving point; other payers, cities,
   const steps: SaltStep[] = [{ k: 2, sinceMs: nowMs - 10_000 }, { k: 1, sinceMs: nowMs - 20 * MIN }, FIRST_STEP];
   // Served 5 minutes ago, when k was 1; two purchases later the buyer pays.
   const servedAt = nowMs - 5 * MIN;
-  const salt = currentSalt(secret, 'nyc', 20, steps[1]!, servedAt);
-  const nonce = bindingNonce(buyerA.address, 'nyc', 20, salt);
+  const salt = currentSalt(secret, { city: 'nyc', count: 20, step: steps[1]!, nowMs: servedAt });
+  const nonce = bindingNonce({ payer: buyerA.address, city: 'nyc', count: 20, salt });
   const vb = servedAt / 1000 + 300;
   const check = { city: 'nyc', count: 20, steps, nowMs, validBefore: vb };
   const want = { k: 1, epoch: epochAt(servedAt) };
@@ -129,18 +129,23 @@ test('matchBinding and echoedPoint find the serving point; other payers, cities,
   assert.deepEqual(echoedPoint(secret, upper(salt), check), want);
   // A salt served longer than one lifetime before validBefore cannot back a still-valid authorization.
   const oldAt = nowMs - MAX_AUTH_LIFETIME_S * 1000 - 2 * MIN;
-  const oldNonce = bindingNonce(buyerA.address, 'nyc', 20, currentSalt(secret, 'nyc', 20, steps[1]!, oldAt));
+  const oldNonce = bindingNonce({
+    payer: buyerA.address,
+    city: 'nyc',
+    count: 20,
+    salt: currentSalt(secret, { city: 'nyc', count: 20, step: steps[1]!, nowMs: oldAt }),
+  });
   assert.equal(
     matchBinding(secret, { ...check, validBefore: nowS + 10, payer: buyerA.address, nonce: oldNonce }),
     null,
   );
   // A salt for a step never served (k = 3 does not exist yet) is refused.
-  const future = bindingNonce(
-    buyerA.address,
-    'nyc',
-    20,
-    servedSalt(secret, 'nyc', 20, { k: 3, epoch: epochAt(nowMs) }),
-  );
+  const future = bindingNonce({
+    payer: buyerA.address,
+    city: 'nyc',
+    count: 20,
+    salt: servedSalt(secret, { city: 'nyc', count: 20 }, { k: 3, epoch: epochAt(nowMs) }),
+  });
   assert.equal(matchBinding(secret, { ...check, payer: buyerA.address, nonce: future }), null);
 });
 
@@ -156,25 +161,25 @@ test('bindingNonce and mockTxHash pack exactly as viem encodePacked, for any pay
     const count = counts[i % counts.length]!;
     const salt = hex(32);
     assert.equal(
-      bindingNonce(payer, city, count, salt),
+      bindingNonce({ payer, city, count, salt }),
       keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'], [payer, city, BigInt(count), salt])),
     );
     const nonce = hex(32);
     assert.equal(mockTxHash(payer, nonce), keccak256(encodePacked(['address', 'bytes32'], [payer, nonce])));
   }
   // What encodePacked refuses, these refuse too.
-  assert.throws(() => bindingNonce('0x1234' as `0x${string}`, 'nyc', 20, hex(32)));
-  assert.throws(() => bindingNonce(buyerA.address, 'nyc', 20, hex(31)));
-  assert.throws(() => bindingNonce(buyerA.address, 'nyc', -1, hex(32)));
+  assert.throws(() => bindingNonce({ payer: '0x1234' as `0x${string}`, city: 'nyc', count: 20, salt: hex(32) }));
+  assert.throws(() => bindingNonce({ payer: buyerA.address, city: 'nyc', count: 20, salt: hex(31) }));
+  assert.throws(() => bindingNonce({ payer: buyerA.address, city: 'nyc', count: -1, salt: hex(32) }));
   assert.throws(() => mockTxHash(buyerA.address, hex(31)));
 });
 
 test('decideBinding is the whole decision: an unserved echo is refused before recovery; an echo binds only its own salt; no echo searches the served salts', () => {
   const steps: SaltStep[] = [{ k: 1, sinceMs: nowMs - 10 * MIN }, FIRST_STEP];
   const check = { city: 'nyc', count: 20, steps, nowMs, validBefore: nowS + 300 };
-  const salt = currentSalt(secret, 'nyc', 20, steps[0]!, nowMs);
-  const older = currentSalt(secret, 'nyc', 20, steps[0]!, nowMs - 2 * MIN);
-  const nonce = bindingNonce(buyerA.address, 'nyc', 20, salt);
+  const salt = currentSalt(secret, { city: 'nyc', count: 20, step: steps[0]!, nowMs });
+  const older = currentSalt(secret, { city: 'nyc', count: 20, step: steps[0]!, nowMs: nowMs - 2 * MIN });
+  const nonce = bindingNonce({ payer: buyerA.address, city: 'nyc', count: 20, salt });
   const want = { k: 1, epoch: epochAt(nowMs) };
 
   const plain = decideBinding(secret, check, null);

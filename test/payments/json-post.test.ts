@@ -33,7 +33,9 @@ test('posts JSON with the headers, reads any status with its JSON, and reuses on
     res.writeHead(req.url === '/base/settle' ? 400 : 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ ok: req.url }));
   });
-  const client = createJsonPost('facilitator', `${srv.url.replace('http://', 'http://user:pa%3Ass@')}/base/`, {});
+  const client = createJsonPost('facilitator', {
+    baseUrl: `${srv.url.replace('http://', 'http://user:pa%3Ass@')}/base/`,
+  });
   t.after(() => client.close());
   assert.deepEqual(await client.post('/verify', { a: 1 }, 2_000), {
     status: 200,
@@ -59,7 +61,7 @@ test('a non-JSON answer is json undefined, not an error (the caller decides)', a
     res.writeHead(502);
     res.end('<html>bad gateway</html>');
   });
-  const client = createJsonPost('facilitator', srv.url, {});
+  const client = createJsonPost('facilitator', { baseUrl: srv.url });
   t.after(() => client.close());
   assert.deepEqual(await client.post('/settle', {}, 2_000), {
     status: 502,
@@ -73,7 +75,7 @@ test('the deadline covers the whole exchange: headers sent, body stalled -> time
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"succ');
   });
-  const client = createJsonPost('facilitator', srv.url, {});
+  const client = createJsonPost('facilitator', { baseUrl: srv.url });
   t.after(() => client.close());
   const started = Date.now();
   await assert.rejects(client.post('/settle', {}, 150), {
@@ -97,7 +99,7 @@ test('a reset before or during the answer, and an oversized answer, are errors',
     res.writeHead(200);
     res.end(Buffer.alloc((1 << 20) + 10, 0x20));
   });
-  const client = createJsonPost('facilitator', srv.url, {});
+  const client = createJsonPost('facilitator', { baseUrl: srv.url });
   t.after(() => client.close());
   await assert.rejects(client.post('/settle', {}, 2_000), (err: Error) => err.message.startsWith('request failed: '));
   mode = 'mid';

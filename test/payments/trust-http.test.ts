@@ -215,7 +215,7 @@ test("salts: a 402 serves the bundle's salt until a purchase bound to it settles
   delete plainBody.accepts[0].extra.binding.saltEcho;
   delete plainBody.extra.binding.saltEcho;
   const plain = await payFor402(plainBody, buyerA, { nowMs: clock.now() });
-  assert.equal(plain.nonce, bindingNonce(buyerA.address, 'nyc', 2, b1.salt));
+  assert.equal(plain.nonce, bindingNonce({ payer: buyerA.address, city: 'nyc', count: 2, salt: b1.salt }));
   assert.equal(JSON.parse(Buffer.from(plain.xPayment, 'base64').toString()).payload.salt, undefined);
   assert.equal((await subscribeWith(f, plain.xPayment, 'nyc', 2)).status, 200);
   assert.equal(count(db, `SELECT count(*) FROM payments WHERE status = 'applied'`), 2);

@@ -22,8 +22,8 @@ test('encode/decode round-trips and lowercases the nonce', () => {
 });
 
 test('network eip155:8453 and base are both accepted; anything else is not', () => {
-  assert.ok(decodeXPayment(encodeXPayment(sig, auth, 'base')).ok);
-  assert.deepEqual(decodeXPayment(encodeXPayment(sig, auth, 'base-sepolia')), {
+  assert.ok(decodeXPayment(encodeXPayment(sig, auth, { network: 'base' })).ok);
+  assert.deepEqual(decodeXPayment(encodeXPayment(sig, auth, { network: 'base-sepolia' })), {
     ok: false,
     reason: 'network: network must be eip155:8453',
   });

@@ -58,7 +58,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       ? opts.status(payer, nonce, validBefore)
       : { state: 'unknown', reason: 'no RPC_URL to ask the token contract' };
 
-  const client = createJsonPost('facilitator', opts.url, headers, opts.perRequest);
+  const client = createJsonPost('facilitator', { baseUrl: opts.url, headers, perRequest: opts.perRequest });
   const kinds = createKindCache({
     fetch: () => client.get('/supported', supportedTimeoutMs),
     now: opts.now ?? Date.now,

@@ -29,13 +29,22 @@ const MAX_BODY_BYTES = 1 << 20;
 /** Idle sockets close before common servers' 5 s keep-alive (undici's default is the same 4 s). */
 const IDLE_SOCKET_MS = 4_000;
 
+/** Where the client sends: the base URL (credentials in it become Basic auth), headers on every request, and those made per request. */
+export type JsonPostTarget = {
+  baseUrl: string;
+  headers?: Record<string, string>;
+  perRequest?: PerRequestHeaders;
+};
+
+/** One request: the path under the base URL, the JSON body (POST) and the deadline of the whole exchange. */
+type Call = { method: 'GET' | 'POST'; path: string; body: unknown; timeoutMs: number };
+
 export function createJsonPost(
   upstream: string,
-  baseUrl: string,
-  extraHeaders: Record<string, string>,
-  perRequest?: PerRequestHeaders,
+  target: JsonPostTarget,
 ): { post: JsonPost; get: JsonGet; close(): void } {
-  const { url: plain, authorization } = splitCredentials(baseUrl.replace(/\/+$/, ''));
+  const { perRequest } = target;
+  const { url: plain, authorization } = splitCredentials(target.baseUrl.replace(/\/+$/, ''));
   const base = new URL(plain);
   const tls = base.protocol === 'https:';
   const agent = tls
@@ -45,7 +54,7 @@ export function createJsonPost(
   const headers: Record<string, string> = {
     accept: 'application/json',
     'content-type': 'application/json',
-    ...extraHeaders,
+    ...target.headers,
   };
   if (authorization && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
     headers.authorization = authorization;
@@ -54,26 +63,20 @@ export function createJsonPost(
   // URL keeps IPv6 literals bracketed; the socket layer wants them bare.
   const hostname = base.hostname.replace(/^\[(.*)\]$/, '$1');
 
-  const call = async (method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number) => {
+  const call = async (r: Call) => {
     let signed: Record<string, string> = {};
     try {
-      if (perRequest) signed = await perRequest(method, base.host, `${prefix}${path}`);
+      if (perRequest) signed = await perRequest(r.method, base.host, `${prefix}${r.path}`);
     } catch (err) {
       // Nothing left this process: the caller may treat it like a refused connection.
       throw new UpstreamError(upstream, `request not sent: ${(err as Error).message}`, {
         cause: Object.assign(new Error('request not sent'), { code: NOT_SENT }),
       });
     }
-    return exchange(method, path, body, timeoutMs, signed);
+    return exchange(r, signed);
   };
 
-  const exchange = (
-    method: 'GET' | 'POST',
-    path: string,
-    body: unknown,
-    timeoutMs: number,
-    signed: Record<string, string>,
-  ) =>
+  const exchange = ({ method, path, body, timeoutMs }: Call, signed: Record<string, string>) =>
     new Promise<JsonAnswer>((resolve, reject) => {
       const payload = method === 'POST' ? JSON.stringify(body) : '';
       let settled = false;
@@ -138,8 +141,8 @@ export function createJsonPost(
     });
 
   return {
-    post: (path, body, timeoutMs) => call('POST', path, body, timeoutMs),
-    get: (path, timeoutMs) => call('GET', path, undefined, timeoutMs),
+    post: (path, body, timeoutMs) => call({ method: 'POST', path, body, timeoutMs }),
+    get: (path, timeoutMs) => call({ method: 'GET', path, body: undefined, timeoutMs }),
     close: () => agent.destroy(),
   };
 }
