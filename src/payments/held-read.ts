@@ -1,7 +1,19 @@
 import type { Db } from '../db/open.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
+import { tooManyWaiting } from '../lib/api-errors.ts';
+import type { Ctx } from '../lib/http.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
+import type { SignalReader } from '../signals/read-store.ts';
+
+/**
+ * The held read (`GET /v1/signals?wait=N`, issue 25.4): a credential's read inside the bundle with
+ * nothing past `since` yet is held until a signal for its city commits, `wait` elapses, the client
+ * leaves or the server stops, then answered exactly as without `wait`. Apart from the router
+ * (paid-routes.ts) because holding has its own limits (MAX_SIGNAL_WAITERS, a 503 past it) and its
+ * own lookups: the reads one commit wakes share them (below).
+ */
+const WAITERS_RETRY_S = 2;
 
 export type Receipt = { wallet: string; createdAt: number } | null;
 
@@ -62,6 +74,49 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: Look
         written = n;
       }
       return lookups;
+    },
+  };
+}
+
+/** What decides a hold: the city and cursor read, and `wait` (seconds; null: answer now). */
+export type HoldQuery = { city: string; since: number; wait: number | null };
+
+export function createHeldReads(deps: {
+  db: Db;
+  notifier: SignalNotifier;
+  /** Reads held at once at most (MAX_SIGNAL_WAITERS); past it a `wait` read answers 503. */
+  maxWaiters: number;
+  entitlements: Pick<EntitlementStore, 'get'>;
+  receipts: Pick<ReceiptStore, 'lookup'>;
+  reader: Pick<SignalReader, 'latestSeq'>;
+}) {
+  const direct = directLookups(deps);
+  const shared = createWakeLookups(deps.db, deps.notifier, deps);
+  return {
+    /** The lookups of a read answered now. */
+    direct,
+
+    /**
+     * Whether this read is held: `wait` asked, holding enabled, not HEAD, and the wallet is inside
+     * its bundle but past the latest signal (exhaustion answers at once).
+     */
+    holds(c: Ctx, q: HoldQuery, wallet: string): boolean {
+      if (!q.wait || deps.maxWaiters <= 0 || c.req.method === 'HEAD') return false;
+      const paidThrough = deps.entitlements.get(wallet, q.city)?.paidThroughSeq ?? 0;
+      return q.since < paidThrough && deps.reader.latestSeq(q.city) <= q.since;
+    },
+
+    /**
+     * Holds the read, then `answer`s it with the wake's lookups: shared by the reads one commit
+     * woke, the database's own otherwise. `answer` checks the credential again (a token revoked or
+     * expired while held answers as it would now). Too many held already: 503 with Retry-After.
+     */
+    hold(c: Ctx, q: HoldQuery, answer: (lookups: WakeLookups) => Response): Promise<Response> {
+      if (deps.notifier.waiting() >= deps.maxWaiters) throw tooManyWaiting(WAITERS_RETRY_S);
+      // A client that leaves frees its waiter at once (the request's abort signal).
+      return deps.notifier
+        .wait(q.city, q.since, { ms: (q.wait ?? 0) * 1000, abort: c.req.raw.signal })
+        .then((reason) => answer(reason === 'signal' ? shared.current() : direct));
     },
   };
 }

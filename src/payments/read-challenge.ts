@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { ERRORS, paymentRequired } from '../lib/api-errors.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { ApiError } from '../lib/errors.ts';
+import { replyJson, type Ctx } from '../lib/http.ts';
+import type { BundleOffer, ChallengeNote } from './challenge.ts';
+import type { PaymentPlane } from './plane.ts';
+import type { PaymentRequiredBody } from './schemas.ts';
+import { siwxExtension } from './siwx.ts';
+import { challengeHeaders } from './x402-v2.ts';
+
+/**
+ * The paid read's 402s (`GET /v1/signals`, spec 4.4), built in one place because every one of
+ * them must offer the same things: the bundle's challenge (plane.ts), the x402 v2
+ * PAYMENT-REQUIRED header, and this route's own extension, a fresh sign-in with the wallet that
+ * paid (a new nonce each, siwx.ts). Three forms: the challenge (no credential, or a token not
+ * recognised), the exhaustion 402 (`since` at or past the wallet's ceiling, with `paid_through`
+ * and `latest`), and the answer to an inline payment already applied (the exhaustion shape,
+ * `idempotent: true` and the way to read: the bearer token).
+ */
+export const RECEIPT_HINT =
+  "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
+
+/** Where a wallet stands on a city: its ceiling (`paid_through`) and the latest seq. */
+export type Standing = { paidThrough: number; latest: number };
+
+export type ReadChallenges = ReturnType<typeof createReadChallenges>;
+
+export function createReadChallenges(deps: {
+  plane: Pick<PaymentPlane, 'challenge'>;
+  clock: Clock;
+  /** BASE_URL: the domain and uri the declared sign-in names. */
+  baseUrl: string;
+}) {
+  const headersOf = (body: PaymentRequiredBody, offer: BundleOffer) =>
+    challengeHeaders(
+      body,
+      siwxExtension({
+        baseUrl: deps.baseUrl,
+        resourcePath: offer.resourcePath,
+        nowMs: deps.clock.now(),
+        nonce: randomBytes(16).toString('hex'),
+      }),
+    );
+  const exhaustedNote = (code: 'exhausted' | 'already_applied', standing: Standing): ChallengeNote => ({
+    error: ERRORS[code].message,
+    exhaustion: { paidThrough: standing.paidThrough, latest: standing.latest },
+  });
+
+  return {
+    /**
+     * The 402 answered as a reply: the challenge for `offer`, with `note`'s words (a token not
+     * recognised, an exhaustion) and `headers` beside the challenge's own.
+     */
+    reply(c: Ctx, offer: BundleOffer, init: { note?: ChallengeNote; headers?: Record<string, string> } = {}): Response {
+      const body = deps.plane.challenge(offer, init.note);
+      return replyJson(c, body, { status: 402, headers: { ...init.headers, ...headersOf(body, offer) } });
+    },
+
+    /** The exhaustion 402 as an error to throw: a cursor the ceiling leaves nothing after. */
+    exhausted(offer: BundleOffer, standing: Standing): ApiError {
+      const body = deps.plane.challenge(offer, exhaustedNote('exhausted', standing));
+      return paymentRequired('exhausted', body, headersOf(body, offer));
+    },
+
+    /**
+     * A known inline payment (spec 4.4 rule 4 shape): the exhaustion 402 with `paid_through` and
+     * `latest` for its wallet, `idempotent: true` (it is applied; nothing is charged again) and the
+     * way to read: the bearer token, recoverable with POST /v1/receipts.
+     */
+    alreadyApplied(offer: BundleOffer & { since: number }, standing: Standing): ApiError {
+      // A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads.
+      const code = offer.since >= standing.paidThrough ? 'exhausted' : 'already_applied';
+      const body = deps.plane.challenge(offer, exhaustedNote(code, standing));
+      return paymentRequired(code, { ...body, idempotent: true, receipt: RECEIPT_HINT }, headersOf(body, offer));
+    },
+  };
+}
