@@ -1,7 +1,7 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import { keccak256Hex } from '../lib/keccak.ts';
-import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.ts';
+import { MAX_AUTH_LIFETIME_S, type BindingNonceInput } from '../../packages/isocast-client/src/binding.ts';
 
 /**
  * Nonce binding (spec 5): the EIP-3009 nonce must equal
@@ -77,9 +77,7 @@ const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
  * computes it on every purchase, and once per candidate salt for a client that echoes none.
  * Throws on what viem would refuse to pack: a malformed address or salt, a count outside uint.
  */
-export type NonceBinding = SaltBundle & { payer: Address; salt: Hex };
-
-export function bindingNonce({ payer, city, count, salt }: NonceBinding): Hex {
+export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): Hex {
   if (!ADDRESS.test(payer)) throw new TypeError(`not an address: ${payer}`);
   if (!BYTES32.test(salt)) throw new TypeError('salt must be 32 bytes');
   if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`not a uint256 count: ${count}`);
