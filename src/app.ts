@@ -249,11 +249,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     const allowed = routes.allowed(c.req.path);
     if (allowed.length > 0) {
       const allow = allowed.join(', ');
-      return replyJson(
-        c as Ctx,
-        { error: `method ${c.req.method} not allowed; use ${allow}` },
-        { status: 405, headers: { allow } },
-      );
+      const error = `method ${c.req.method} not allowed; use ${allow}`;
+      return replyJson(c as Ctx, { error }, { status: 405, headers: { allow } });
     }
     return replyJson(c as Ctx, { error: 'not found' }, { status: 404 });
   });
