@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
+import { tsFilesUnder } from '../helpers/source-files.ts';
 
 // The layer table of docs/architecture.md is the rule; this test reads it from the page, so the
 // page and the check cannot drift. Every import under src/ (static, `export ... from`, dynamic
@@ -56,15 +57,7 @@ function knownCrossings(): Set<string> {
   return new Set(pairs.map((p) => `${p[1]} -> ${p[2]}`));
 }
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...filesUnder(rel));
-    else if (e.name.endsWith('.ts')) out.push(rel);
-  }
-  return out;
-}
+const filesUnder = (dir: string): string[] => tsFilesUnder(root, dir);
 
 /** Every module specifier a file names: imports, re-exports and `import()` with a literal. */
 function specifiers(file: string, text = readFileSync(join(root, file), 'utf8')): string[] {

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
+import { tsFilesUnder } from '../helpers/source-files.ts';
 
 // The call-shape rule of docs/architecture.md ("Call shapes"): a function takes at most three
 // positional parameters, past that one options object; and a bare `true`/`false` never rides
@@ -13,15 +14,7 @@ const root = join(import.meta.dirname, '..', '..');
 const TREES = ['src', 'packages/isocast-client/src'];
 const MAX_POSITIONAL = 3;
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) out.push(...filesUnder(rel));
-    else if (e.name.endsWith('.ts')) out.push(rel);
-  }
-  return out;
-}
+const filesUnder = (dir: string): string[] => tsFilesUnder(root, dir);
 
 const sources = TREES.flatMap(filesUnder).map((file) =>
   ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, true),
