@@ -14,6 +14,12 @@ CREATE TABLE signals (
   payload     TEXT    NOT NULL,
   created_at  INTEGER NOT NULL,
   reported_at TEXT,
+  channel     TEXT,
+  raw_report  TEXT,
+  reported_value REAL,
+  reported_unit  TEXT,
+  reported_precision REAL,
+  available_at TEXT,
   PRIMARY KEY (city, seq),
   UNIQUE (city, target_date, new_bucket)
 ) WITHOUT ROWID;
@@ -318,3 +324,8 @@ CREATE TABLE siwx_nonces (
   PRIMARY KEY (wallet, nonce)
 ) WITHOUT ROWID;
 CREATE INDEX siwx_nonces_expiry ON siwx_nonces (expires_at);
+
+-- 0019 signal_provenance (issue 41 item 1)
+-- The signals table's provenance columns are in its CREATE TABLE above (channel .. available_at);
+-- GET /v1/stats/latency reads the last 7 days of signals by commit time.
+CREATE INDEX signals_created_at ON signals (created_at);

@@ -68,6 +68,13 @@ function signal(city: string, seq: number): SignalPublic {
     source: 'wu',
     observedAt: '2026-07-15T15:00:00.000Z',
     reportedAt: '2026-07-15T14:51:00.000Z',
+    channel: 'wu',
+    rawReport: null,
+    reportedValue: lo,
+    reportedUnit: 'F',
+    reportedPrecision: 1,
+    availableAt: null,
+    storedAt: '2026-07-15T15:00:02.500Z',
   };
 }
 

@@ -6,9 +6,21 @@ import { DEFAULT_KIND, KIND_RULES, roundForKind, type ReportType, type RuleKind 
 /**
  * One observed temperature. Weather sources return plain lists of these (and a replay can build
  * them from files), so the daily-high rule lives in one place. `report` says whether a METAR
- * source's row was a routine report or a SPECI; sources that do not know leave it out.
+ * source's row was a routine report or a SPECI; sources that do not know leave it out. The rest is
+ * provenance, carried onto the signal and never read by the rules: `raw` the report text where
+ * the source has one (the METAR), `precision` the step of `temp` as the source gave it (0.1 for
+ * tenths such as the METAR T group, 1 for whole degrees), `availableAtMs` when the source itself
+ * received the report (aviationweather.gov `receiptTime`).
  */
-export type Observation = { atMs: number; temp: number; unit: TempUnit; report?: ReportType };
+export type Observation = {
+  atMs: number;
+  temp: number;
+  unit: TempUnit;
+  report?: ReportType;
+  raw?: string;
+  precision?: number;
+  availableAtMs?: number;
+};
 
 /**
  * Which day the rules read: the station's local calendar day `date` in `timezone`, the rule kind
@@ -65,17 +77,18 @@ export function dailyHighReading(observations: readonly Observation[], day: Read
 export function dailyHighReport(
   observations: readonly Observation[],
   day: ReadingDay,
-): { reading: number; reportedAtMs: number } | null {
+): { reading: number; reportedAtMs: number; report: Observation } | null {
   const reading = dailyHighReading(observations, day);
   if (reading === null) return null;
   const { startMs, endMs } = localDayBounds(day.timezone, day.date);
   const kind = day.kind ?? DEFAULT_KIND;
   const counts = KIND_RULES[kind].counts;
-  let first = Number.POSITIVE_INFINITY;
+  let first: Observation | null = null;
   for (const o of observations) {
-    if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs || o.atMs >= first || !counts(o.report))
-      continue;
-    if (roundForKind(kind, o, day.unit) === reading) first = o.atMs;
+    if (!Number.isFinite(o.temp) || o.atMs < startMs || o.atMs >= endMs || !counts(o.report)) continue;
+    if (first !== null && o.atMs >= first.atMs) continue;
+    if (roundForKind(kind, o, day.unit) === reading) first = o;
   }
-  return { reading, reportedAtMs: first };
+  // dailyHighReading found a report with this reading, so `first` is set.
+  return { reading, reportedAtMs: first!.atMs, report: first! };
 }

@@ -67,6 +67,15 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
       observedAtMs: seenAtMs,
       // The station's report time is never after we received it (the sim stamps it in simulated time).
       reportedAtMs: Math.min(w.feed.reportedAtReal?.(high.reportedAtMs) ?? high.reportedAtMs, seenAtMs),
+      provenance: {
+        channel: w.feed.channel ?? w.feed.name,
+        rawReport: high.report.raw ?? null,
+        value: high.report.temp,
+        unit: high.report.unit,
+        precision: high.report.precision ?? null,
+        // As the source stamped it, never adjusted: a dispute compares it with the source's own record.
+        availableAtMs: high.report.availableAtMs ?? null,
+      },
     },
     { inTransaction: p.deps.onSignalInTransaction },
   );

@@ -41,6 +41,19 @@ export type StoreSignalInput = ReadingInput & {
    * weather.com valid_time_gmt); absent or null when unknown.
    */
   reportedAtMs?: number | null;
+  /** Where the reading came from (schemas.ts SignalProvenance); absent: every provenance field null. */
+  provenance?: ProvenanceInput;
+};
+
+/** The report that first showed `new.reading`, as the feed gave it (src/buckets/daily-high.ts Observation). */
+export type ProvenanceInput = {
+  channel: string;
+  rawReport: string | null;
+  value: number;
+  unit: TempUnit;
+  precision: number | null;
+  /** The source's own receipt time of that report; null when it publishes none. */
+  availableAtMs: number | null;
 };
 
 export type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
@@ -86,7 +99,9 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
   const latest = db.prepare('SELECT coalesce(max(seq), 0) FROM signals WHERE city = +?').pluck();
   const entered = db.prepare('SELECT 1 FROM signals WHERE city = ? AND target_date = ? AND new_bucket = ?').pluck();
   const insert = db.prepare(
-    'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at,
+      channel, raw_report, reported_value, reported_unit, reported_precision, available_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // The newest day row per city: the reading the poller last committed.
   const readings = db.prepare(`SELECT d.city, d.target_date, d.high, d.unit, d.bucket, d.updated_at FROM day_state d
@@ -140,6 +155,12 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
           signal.reportedAt,
           JSON.stringify(signal),
           input.nowMs,
+          signal.channel,
+          signal.rawReport,
+          signal.reportedValue,
+          signal.reportedUnit,
+          signal.reportedPrecision,
+          signal.availableAt,
         );
         writeState(input, d.next);
         hooks.inTransaction?.(signal);
@@ -204,5 +225,19 @@ export function buildSignal(input: StoreSignalInput, d: Detection, seq: number):
     source: input.source,
     observedAt: new Date(input.observedAtMs).toISOString(),
     reportedAt: input.reportedAtMs == null ? null : new Date(input.reportedAtMs).toISOString(),
+    ...provenanceFields(input.provenance),
+    // created_at holds the same instant: the transaction that inserts the row runs at nowMs.
+    storedAt: new Date(input.nowMs).toISOString(),
   });
+}
+
+function provenanceFields(p: ProvenanceInput | undefined) {
+  return {
+    channel: p?.channel ?? null,
+    rawReport: p?.rawReport ?? null,
+    reportedValue: p?.value ?? null,
+    reportedUnit: p?.unit ?? null,
+    reportedPrecision: p?.precision ?? null,
+    availableAt: p?.availableAtMs == null ? null : new Date(p.availableAtMs).toISOString(),
+  };
 }

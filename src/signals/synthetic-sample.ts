@@ -40,4 +40,11 @@ export const SYNTHETIC_SAMPLE: SignalPublic = {
   source: 'wu',
   observedAt: '2026-01-15T17:52:01.000Z',
   reportedAt: '2026-01-15T17:51:00.000Z',
+  channel: 'wu',
+  rawReport: null,
+  reportedValue: 44,
+  reportedUnit: 'F',
+  reportedPrecision: 1,
+  availableAt: null,
+  storedAt: '2026-01-15T17:52:03.400Z',
 };

@@ -82,10 +82,12 @@ test('US rule (Show Hourly Data): a SPECI carrying the afternoon maximum is not 
   assert.equal(dailyHighReading(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-all' }), 44);
   assert.equal(dailyHighReading(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'wu-table' }), 44);
   // The report time is the first routine report that showed 43 °F, not the SPECI.
-  assert.deepEqual(dailyHighReport(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-hourly' }), {
-    reading: 43,
-    reportedAtMs: Date.parse('2026-03-24T16:53:00Z'),
-  });
+  const hourly = dailyHighReport(obs, { timezone: tz, date: '2026-03-24', unit: 'F', kind: 'noaa-hourly' });
+  assert.deepEqual([hourly?.reading, hourly?.reportedAtMs], [43, Date.parse('2026-03-24T16:53:00Z')]);
+  // The report itself rides along for the signal's provenance: its T-group tenths and raw text.
+  assert.equal(hourly?.report.atMs, Date.parse('2026-03-24T16:53:00Z'));
+  assert.equal(hourly?.report.precision, 0.1);
+  assert.match(hourly?.report.raw ?? '', /^METAR KSEA 241653Z/);
   assert.equal(dailyHigh(obs, { timezone: tz, date: '2026-03-24', kind: 'noaa-hourly' })!.report, 'routine');
 });
 

@@ -145,6 +145,13 @@ function lowSignal(seq: number, from: number, to: number, dead: (lo: number) => 
     source: 'metar',
     observedAt: '2026-07-15T15:00:00.000Z',
     reportedAt: null,
+    channel: 'metar-api',
+    rawReport: null,
+    reportedValue: null,
+    reportedUnit: null,
+    reportedPrecision: null,
+    availableAt: null,
+    storedAt: '2026-07-15T15:00:02.100Z',
   });
 }
 

@@ -12,11 +12,22 @@ test('0009: signals stored before it get reported_at NULL and "reportedAt": null
   const before = MIGRATIONS.indexOf('0009_report_time.sql');
   assert.ok(before > 0);
   migrate(db, { target: before, fromSchemaFile: false });
-  const { reportedAt: _, ...old } = signalPayload('nyc', 1);
+  // The payload as it was then: no reportedAt, and none of 0019's provenance fields (provenance.test.ts).
+  const {
+    reportedAt: _,
+    channel,
+    rawReport,
+    reportedValue,
+    reportedUnit,
+    reportedPrecision,
+    availableAt,
+    storedAt,
+    ...old
+  } = signalPayload('nyc', 1);
   db.prepare(
     'INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   ).run('nyc', 1, old.targetDate, old.new.bucket, old.observedAt, JSON.stringify(old), 1);
-  migrate(db);
+  migrate(db, { target: MIGRATIONS.indexOf('0019_signal_provenance.sql'), fromSchemaFile: false });
   const row = db.prepare('SELECT reported_at, payload FROM signals').get() as {
     reported_at: string | null;
     payload: string;
@@ -24,6 +35,8 @@ test('0009: signals stored before it get reported_at NULL and "reportedAt": null
   assert.equal(row.reported_at, null);
   const payload = JSON.parse(row.payload);
   assert.deepEqual(payload, { ...old, reportedAt: null });
-  assert.deepEqual(IsocastSignalPublic.parse(payload), payload);
+  migrate(db);
+  const now = JSON.parse(db.prepare('SELECT payload FROM signals').pluck().get() as string);
+  assert.deepEqual(IsocastSignalPublic.parse(now), now);
   db.close();
 });

@@ -28,6 +28,13 @@ export function signalFixture(over: Partial<SignalPublic> = {}): SignalPublic {
     source: 'wu',
     observedAt: '2026-07-15T15:02:00.000Z',
     reportedAt: '2026-07-15T14:51:00.000Z',
+    channel: 'wu',
+    rawReport: null,
+    reportedValue: 84,
+    reportedUnit: 'F',
+    reportedPrecision: 1,
+    availableAt: null,
+    storedAt: '2026-07-15T15:02:07.300Z',
     ...over,
   };
 }

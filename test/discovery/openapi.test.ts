@@ -163,6 +163,13 @@ test('security schemes, the named signal schema and parameters', async (t) => {
     'source',
     'observedAt',
     'reportedAt',
+    'channel',
+    'rawReport',
+    'reportedValue',
+    'reportedUnit',
+    'reportedPrecision',
+    'availableAt',
+    'storedAt',
   ]);
   assert.equal(signal.properties.old.$ref, '#/components/schemas/Reading');
   const city = doc.paths['/v1/cities/{slug}']!.get;

@@ -4,11 +4,14 @@ import { startFakeServer, type FakeServer } from './upstream.ts';
  * aviationweather.gov `GET /api/data/metar?ids=A,B&format=json&hours=N`: a JSON array with one row
  * per report in the last N hours (relative to the fake's `now`), newest first; HTTP 204 with an
  * empty body when nothing matches, as the real API does. US rows carry tenths of °C and a raw
- * report with the RMK T-group; others whole °C.
+ * report with the RMK T-group; others whole °C. A report is served from its `availableAtMs` on
+ * (default: its own time), and that instant is its `receiptTime`, as aviationweather.gov stamps
+ * the moment it received the report.
  */
+export type FakeReport = { atMs: number; tempC: number; availableAtMs?: number };
 export type FakeMetar = FakeServer & {
-  setReports(icao: string, reports: { atMs: number; tempC: number }[]): void;
-  addReport(icao: string, report: { atMs: number; tempC: number }): void;
+  setReports(icao: string, reports: FakeReport[]): void;
+  addReport(icao: string, report: FakeReport): void;
 };
 
 function tGroup(c: number): string {
@@ -18,7 +21,7 @@ function tGroup(c: number): string {
 
 export async function startFakeMetar(opts: { now?: () => number } = {}): Promise<FakeMetar> {
   const now = opts.now ?? Date.now;
-  const reports = new Map<string, { atMs: number; tempC: number }[]>();
+  const reports = new Map<string, FakeReport[]>();
   const server = await startFakeServer('metar', (req) => {
     if (req.method !== 'GET' || req.path !== '/api/data/metar') return { status: 404, body: { error: 'not found' } };
     if (req.query.get('format') !== 'json') return { status: 400, body: { error: 'format' } };
@@ -29,7 +32,7 @@ export async function startFakeMetar(opts: { now?: () => number } = {}): Promise
       .filter(Boolean)
       .flatMap((icao) =>
         (reports.get(icao.toUpperCase()) ?? [])
-          .filter((r) => r.atMs >= since && r.atMs <= now())
+          .filter((r) => r.atMs >= since && (r.availableAtMs ?? r.atMs) <= now())
           .map((r) => {
             const us = icao.startsWith('K');
             const d = new Date(r.atMs);
@@ -37,7 +40,7 @@ export async function startFakeMetar(opts: { now?: () => number } = {}): Promise
             const whole = Math.round(r.tempC);
             return {
               icaoId: icao.toUpperCase(),
-              receiptTime: new Date(r.atMs + 180_000).toISOString(),
+              receiptTime: new Date(r.availableAtMs ?? r.atMs).toISOString(),
               obsTime: Math.floor(r.atMs / 1000),
               reportTime: new Date(Math.ceil(r.atMs / 3_600_000) * 3_600_000).toISOString(),
               temp: us ? Math.round(r.tempC * 10) / 10 : whole,
@@ -51,10 +54,10 @@ export async function startFakeMetar(opts: { now?: () => number } = {}): Promise
     return rows.length === 0 ? { status: 204 } : { status: 200, body: rows };
   });
   return Object.assign(server, {
-    setReports: (icao: string, list: { atMs: number; tempC: number }[]) => {
+    setReports: (icao: string, list: FakeReport[]) => {
       reports.set(icao.toUpperCase(), [...list]);
     },
-    addReport: (icao: string, r: { atMs: number; tempC: number }) => {
+    addReport: (icao: string, r: FakeReport) => {
       reports.set(icao.toUpperCase(), [...(reports.get(icao.toUpperCase()) ?? []), r]);
     },
   });

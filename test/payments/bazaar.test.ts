@@ -13,7 +13,14 @@ import { listen, testApp } from '../helpers/app.ts';
 import { startFakeFacilitator } from '../fakes/facilitator.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
-import { LISTED_PATHS, MAX_LISTING_DESCRIPTION, listingFor, schemaOf } from '../../src/payments/bazaar.ts';
+import {
+  LISTED_PATHS,
+  MAX_LISTING_DESCRIPTION,
+  listedSignalsPage,
+  listingFor,
+  schemaOf,
+} from '../../src/payments/bazaar.ts';
+import { SYNTHETIC_SAMPLE } from '../../src/signals/synthetic-sample.ts';
 import { SignalsPage, SignalsQuery } from '../../src/payments/schemas.ts';
 import { SubscribeQuery, SubscribeResult } from '../../src/payments/schemas.ts';
 import { buy, buyerA, over, signFor } from './buy.ts';
@@ -77,7 +84,7 @@ test('the declaration is what the library declares and enriches, with the OpenAP
     declareDiscoveryExtension({
       input: { city: 'nyc', count: '20', since: '0' },
       inputSchema: schemaOf(SignalsQuery, 'input'),
-      output: { example: (signals.info as any).output.example, schema: schemaOf(SignalsPage, 'output') },
+      output: { example: (signals.info as any).output.example, schema: schemaOf(listedSignalsPage(), 'output') },
     }).bazaar,
     { method: 'GET', adapter: { getPath: () => '/v1/signals' }, routePattern: '/v1/signals' },
   );
@@ -99,7 +106,11 @@ test('the declaration is what the library declares and enriches, with the OpenAP
   assert.deepEqual(subscribe, lib);
 
   // The examples are answers the routes could give (their own zod schemas parse them).
-  SignalsPage.parse((signals.info as any).output.example);
+  listedSignalsPage().parse((signals.info as any).output.example);
+  // A real answer, provenance fields and all, is one the listing's schema admits.
+  const answer = { ...(signals.info as any).output.example, signals: [SYNTHETIC_SAMPLE] };
+  assert.deepEqual(listedSignalsPage().parse(answer).signals[0], SYNTHETIC_SAMPLE);
+  SignalsPage.parse(answer);
   SubscribeResult.parse((subscribe.info as any).output.example);
   // Self-contained: no reference a catalogue could not resolve.
   assert.doesNotMatch(JSON.stringify([signals, subscribe]), /\$ref/);

@@ -149,3 +149,33 @@ test('weather.com: reportedAt is valid_time_gmt; a feed with its own cadence is 
   assert.equal(asked(), 2);
   assert.deepEqual([s!.source, s!.new.reading, s!.reportedAt], ['wu', 70, new Date(reportAt).toISOString()]);
 });
+
+test('provenance: the METAR that crossed, its T-group value and tenths, receiptTime and the commit, in the payload and the columns', async (t) => {
+  const h = await harness(t);
+  h.report(20.0, 30);
+  await h.poller.tick();
+  const obsAt = h.env.clock.now() - 6 * 60_000;
+  // 21.2 °C = 70.16 °F -> 70: published by the source three minutes after the station's time.
+  h.metar.addReport('KLGA', { atMs: obsAt, tempC: 21.2, availableAtMs: obsAt + 180_000 });
+  h.env.clock.advance(2_000);
+  const [s] = (await h.poller.tick()).signals;
+  assert.ok(s);
+  assert.equal(s.channel, 'metar-api');
+  assert.match(s.rawReport ?? '', /^METAR KLGA \d{6}Z .* RMK AO2 SLP209 T02120\d{3}$/);
+  assert.deepEqual([s.reportedValue, s.reportedUnit, s.reportedPrecision], [21.2, 'C', 0.1]);
+  assert.equal(s.reportedAt, new Date(Math.floor(obsAt / 1000) * 1000).toISOString());
+  assert.equal(s.availableAt, new Date(obsAt + 180_000).toISOString());
+  assert.equal(s.observedAt, new Date(h.env.clock.now()).toISOString());
+  assert.equal(s.storedAt, new Date(h.env.clock.now()).toISOString());
+  const row = h.env.db
+    .prepare(
+      'SELECT channel, raw_report, reported_value, reported_unit, reported_precision, available_at, created_at, payload FROM signals WHERE seq = 1',
+    )
+    .get() as Record<string, unknown>;
+  assert.deepEqual(
+    [row.channel, row.raw_report, row.reported_value, row.reported_unit, row.reported_precision, row.available_at],
+    [s.channel, s.rawReport, s.reportedValue, s.reportedUnit, s.reportedPrecision, s.availableAt],
+  );
+  assert.equal(new Date(row.created_at as number).toISOString(), s.storedAt);
+  assert.deepEqual(JSON.parse(row.payload as string), s);
+});

@@ -50,6 +50,6 @@ test('weather.com location ids go into the path with literal colons; the fake re
   assert.equal((await fetch(`${wu.url}/v1/location/KLGA%3A9%3AUS/observations/historical.json?${q}`)).status, 404);
   const source = createWuWeather({ baseUrl: wu.url, apiKey: wu.apiKey, timeoutMs: UPSTREAM_TIMEOUT_MS });
   const got = await source.observe([{ city: CITY_ROWS.find((c) => c.slug === 'nyc')!, date: '2026-07-15' }]);
-  assert.deepEqual(got.get('nyc'), [{ atMs: Date.parse('2026-07-15T16:00:00Z'), temp: 68, unit: 'F' }]);
+  assert.deepEqual(got.get('nyc'), [{ atMs: Date.parse('2026-07-15T16:00:00Z'), temp: 68, unit: 'F', precision: 1 }]);
   assert.equal(wu.requests.at(-1)!.path, '/v1/location/KLGA:9:US/observations/historical.json');
 });

@@ -78,10 +78,63 @@ test('METAR: T-group tenths, signs, and rows without temperatures', () => {
     { icaoId: 'RKSI', obsTime: 1781053200, temp: 21, rawOb: 'METAR RKSI 100100Z 21/17 Q1009 NOSIG' },
     { icaoId: 'RKSI', obsTime: 1781056800, temp: null },
   ]);
-  assert.deepEqual(rows.get('KLGA'), [{ atMs: 1789429860000, temp: 21.7, unit: 'C', report: 'routine' }]);
-  assert.deepEqual(rows.get('RKSI'), [{ atMs: 1781053200000, temp: 21, unit: 'C', report: 'routine' }]);
+  assert.deepEqual(rows.get('KLGA'), [
+    {
+      atMs: 1789429860000,
+      temp: 21.7,
+      unit: 'C',
+      report: 'routine',
+      raw: 'METAR KLGA 142351Z 22/08 A3015 RMK AO2 T02170078',
+      precision: 0.1,
+    },
+  ]);
+  assert.deepEqual(rows.get('RKSI'), [
+    {
+      atMs: 1781053200000,
+      temp: 21,
+      unit: 'C',
+      report: 'routine',
+      raw: 'METAR RKSI 100100Z 21/17 Q1009 NOSIG',
+      precision: 1,
+    },
+  ]);
   assert.throws(() => parseMetar({ not: 'an array' }), UpstreamError);
   assert.throws(() => parseMetar([{ icaoId: 'KLGA', obsTime: 'soon' }]), UpstreamError);
+});
+
+test('METAR provenance: the T group value and its tenths, receiptTime, the raw report cleaned', () => {
+  const rows = parseMetar([
+    {
+      icaoId: 'KJFK',
+      obsTime: 1789429860,
+      receiptTime: '2026-09-14T23:54:08.569Z',
+      temp: 23,
+      metarType: 'METAR',
+      rawOb: 'METAR KJFK 142351Z 23/12 A3015 RMK AO2 T02330117\u0007\n',
+    },
+    // An unreadable receiptTime is left out, never guessed.
+    { icaoId: 'EGLL', obsTime: 1789429800, receiptTime: 'soon', temp: 18, rawOb: 'METAR EGLL 142350Z 18/11 Q1012' },
+    { icaoId: 'KORD', obsTime: 1789429860, temp: 20.6 },
+  ]);
+  assert.deepEqual(rows.get('KJFK'), [
+    {
+      atMs: 1789429860000,
+      temp: 23.3,
+      unit: 'C',
+      report: 'routine',
+      raw: 'METAR KJFK 142351Z 23/12 A3015 RMK AO2 T02330117',
+      precision: 0.1,
+      availableAtMs: Date.parse('2026-09-14T23:54:08.569Z'),
+    },
+  ]);
+  assert.deepEqual(rows.get('EGLL')?.[0]?.precision, 1);
+  assert.equal(rows.get('EGLL')?.[0]?.availableAtMs, undefined);
+  // tenths in `temp` without a raw report are still tenths.
+  assert.deepEqual(rows.get('KORD'), [{ atMs: 1789429860000, temp: 20.6, unit: 'C', precision: 0.1 }]);
+  assert.equal(
+    parseMetar([{ icaoId: 'KJFK', obsTime: 1, temp: 1, rawOb: 'x'.repeat(2000) }]).get('KJFK')?.[0]?.raw?.length,
+    512,
+  );
 });
 
 test('METAR: one request for many stations, hours reach back to the earliest local midnight, 204 is no data', async (t) => {

@@ -111,7 +111,7 @@ export function simObservations(
   let t = Math.ceil((startMs - offset) / OBS_EVERY_MS) * OBS_EVERY_MS + offset;
   for (; t < endMs && t <= untilMs; t += OBS_EVERY_MS) {
     const temp = curveC(day, localHour(city.timezone, t, startMs)) + 0.4 * wobble(seed, key, t);
-    out.push({ atMs: t, temp: Math.round(temp * 10) / 10, unit: 'C' });
+    out.push({ atMs: t, temp: Math.round(temp * 10) / 10, unit: 'C', precision: 0.1 });
   }
   return out;
 }

@@ -54,6 +54,7 @@ export function createHkoWeather(opts: { baseUrl: string; timeoutMs?: number }):
   const timeoutMs = opts.timeoutMs ?? 8_000;
   return {
     name: 'hko',
+    channel: 'hko',
     observe: async (requests) => {
       const out = new Map<string, Observation[] | Error>();
       if (requests.length === 0) return out;
@@ -81,7 +82,7 @@ export function createHkoWeather(opts: { baseUrl: string; timeoutMs?: number }):
           continue;
         }
         const usable = reading !== null && reading.localDate === r.date && reading.localMinutes >= 60;
-        out.set(r.city.slug, usable ? [{ atMs: reading!.atMs, temp: reading!.maxC, unit: 'C' }] : []);
+        out.set(r.city.slug, usable ? [{ atMs: reading!.atMs, temp: reading!.maxC, unit: 'C', precision: 0.1 }] : []);
       }
       return out;
     },

@@ -16,6 +16,10 @@ import type { WeatherSource } from './types.ts';
  * °F cities need them (see src/buckets/rounding.ts). An empty result is HTTP 204 with no body.
  * Each row says whether it is a routine report or a SPECI (`metarType`, else the raw report's
  * first word): NOAA's hourly view leaves SPECIs out (src/buckets/rule-kinds.ts).
+ * Each observation keeps its provenance for the signal: the raw report, the precision of the value
+ * used (0.1 from a T group or a `temp` with tenths, 1 for a whole-degree body value) and
+ * `receiptTime`, when aviationweather.gov itself received the report (ISO 8601; an unreadable one
+ * is left out, never guessed).
  */
 const MetarRow = z.object({
   icaoId: z.string().min(3),
@@ -23,7 +27,16 @@ const MetarRow = z.object({
   temp: z.number().finite().nullable().optional(),
   rawOb: z.string().optional(),
   metarType: z.string().nullish(),
+  receiptTime: z.string().nullish(),
 });
+
+/** A raw report is a line of text: bounded, and stripped of control characters before it is stored. */
+const MAX_RAW_REPORT = 512;
+const cleanRaw = (raw: string) =>
+  raw
+    .replace(/\p{Cc}+/gu, ' ')
+    .trim()
+    .slice(0, MAX_RAW_REPORT);
 
 export type MetarOptions = {
   baseUrl: string;
@@ -63,9 +76,13 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
     const id = r.icaoId.toUpperCase();
     const list = out.get(id) ?? [];
     const report = reportType(r.metarType, r.rawOb);
-    list.push(
-      report ? { atMs: r.obsTime * 1000, temp, unit: 'C', report } : { atMs: r.obsTime * 1000, temp, unit: 'C' },
-    );
+    const o: Observation = { atMs: r.obsTime * 1000, temp, unit: 'C' };
+    if (report) o.report = report;
+    if (r.rawOb) o.raw = cleanRaw(r.rawOb);
+    o.precision = temp === tenths || !Number.isInteger(temp) ? 0.1 : 1;
+    const receipt = r.receiptTime ? Date.parse(r.receiptTime) : Number.NaN;
+    if (Number.isFinite(receipt)) o.availableAtMs = receipt;
+    list.push(o);
     out.set(id, list);
   }
   return out;
@@ -78,6 +95,7 @@ export function createMetarWeather(opts: MetarOptions): WeatherSource {
   const limiter = opts.limiter ?? createRateLimiter({ limit: 60, windowMs: 60_000 });
   return {
     name: 'metar',
+    channel: 'metar-api',
     observe: async (requests) => {
       const out = new Map<string, Observation[] | Error>();
       const byStation = new Map<string, (typeof requests)[number][]>();

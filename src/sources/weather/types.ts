@@ -13,6 +13,11 @@ export type WeatherSource = {
   /** Written into each signal's `source`. */
   readonly name: string;
   /**
+   * The wire the readings came over, written into each signal's `channel` (provenance):
+   * `metar-api` (aviationweather.gov's data API), `wu` (weather.com), `hko`, `sim`. Absent: `name`.
+   */
+  readonly channel?: string;
+  /**
    * Least time between two asks of this feed (a feed billed per station, weather.com); absent:
    * asked every tick.
    */

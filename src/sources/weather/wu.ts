@@ -40,8 +40,9 @@ export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
     throw new UpstreamError('wu', `malformed observations: ${issue.path.join('.')}: ${issue.message}`);
   }
   const out: Observation[] = [];
+  // weather.com answers whole degrees of the unit asked for; there is no raw report and no receipt time.
   for (const o of parsed.data.observations)
-    if (typeof o.temp === 'number') out.push({ atMs: o.valid_time_gmt * 1000, temp: o.temp, unit });
+    if (typeof o.temp === 'number') out.push({ atMs: o.valid_time_gmt * 1000, temp: o.temp, unit, precision: 1 });
   return out;
 }
 
@@ -59,6 +60,7 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
   const limiter = opts.limiter ?? createRateLimiter({ limit: 20, windowMs: 1_000 });
   return {
     name: 'wu',
+    channel: 'wu',
     ...(opts.minIntervalMs ? { minIntervalMs: opts.minIntervalMs } : {}),
     observe: async (requests) => {
       const out = new Map<string, Observation[] | Error>();
