@@ -424,6 +424,87 @@ function renderDeliveries(data, nowMs) {
   );
 }
 
+const STAGES = [
+  ['reportToAvailable', 'report → available', '#b3541e'],
+  ['availableToObserved', 'available → observed', '#1f5fbf'],
+  ['observedToStored', 'observed → stored', '#1c7c54'],
+  ['reportToStored', 'report → stored', '#5b6475'],
+];
+
+function seconds(ms) {
+  if (ms === null || ms === undefined) return '–';
+  const s = ms / 1000;
+  return (Math.abs(s) < 10 ? s.toFixed(1) : String(Math.round(s))) + ' s';
+}
+
+// One row per source and step: the p99 bar, the p90 and p50 bars over it, darker as they shorten.
+function latencyChart(target, caption, sources) {
+  const rows = sources.flatMap((src) =>
+    STAGES.filter(([key]) => src.stages[key].count > 0).map(([key, label, color]) => ({
+      label: `${src.channel} ${label}`,
+      p: src.stages[key],
+      color,
+    })),
+  );
+  const fig = $(target);
+  const max = niceMax(Math.max(0, ...rows.map((r) => r.p.p99Ms)));
+  const W = 1100,
+    rowH = 24,
+    L = 230,
+    R = 220;
+  const H = Math.max(rowH, rows.length * rowH) + 6;
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': caption });
+  const x = (ms) => (Math.max(0, ms) / max) * (W - L - R);
+  rows.forEach((r, i) => {
+    root.append(svg('text', { x: L - 6, y: i * rowH + 16, 'text-anchor': 'end' }, r.label));
+    [
+      ['p99Ms', 0.35],
+      ['p90Ms', 0.65],
+      ['p50Ms', 1],
+    ].forEach(([k, opacity]) => {
+      const rect = svg('rect', {
+        x: L,
+        y: i * rowH + 5,
+        width: Math.max(2, x(r.p[k])),
+        height: rowH - 10,
+        fill: r.color,
+        'fill-opacity': opacity,
+        rx: 2,
+        class: 'latency-bar',
+      });
+      rect.append(svg('title', {}, `${r.label} ${k.slice(0, 3)}: ${seconds(r.p[k])} (${r.p.count} signals)`));
+      root.append(rect);
+    });
+    const text = `p50 ${seconds(r.p.p50Ms)} · p99 ${seconds(r.p.p99Ms)}`;
+    root.append(svg('text', { x: L + x(r.p.p99Ms) + 6, y: i * rowH + 16 }, text));
+  });
+  fig.replaceChildren(
+    el('figcaption', { text: caption }),
+    rows.length ? root : el('p', { class: 'empty', text: 'no signals in the last 24 hours' }),
+  );
+}
+
+function renderLatency(data) {
+  const day = (data.latency || []).find((w) => w.window === '24h');
+  if (!day) return;
+  latencyChart('latency-chart', `${day.signals} signals; bars: p50 (dark), p90, p99 (light)`, day.bySource);
+  $('latency-table').replaceChildren(
+    table(
+      [
+        { label: 'City', value: (r) => r.city },
+        { label: 'Signals', value: (r) => r.signals, num: true },
+        ...STAGES.map(([key, label]) => ({
+          label: `${label} p50 / p99`,
+          value: (r) => `${seconds(r.stages[key].p50Ms)} / ${seconds(r.stages[key].p99Ms)}`,
+          num: true,
+        })),
+      ],
+      day.byCity,
+      'No signals in the last 24 hours.',
+    ),
+  );
+}
+
 function render(data) {
   const nowMs = Date.parse(data.generatedAt);
   $('meta').textContent = `payments ${data.paymentMode}, feed ${data.feed}, data as of ${data.generatedAt}`;
@@ -432,6 +513,7 @@ function render(data) {
   renderTotals(data);
   renderRevenue(data);
   renderPoller(data, nowMs);
+  renderLatency(data);
   renderPayments(data, nowMs);
   renderDeliveries(data, nowMs);
   $('dashboard').hidden = false;

@@ -26,6 +26,7 @@ import { healthDocs, healthRoutes } from './ops/health-routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
 import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
+import { latencyDocs, latencyRoutes } from './signals/latency-routes.ts';
 import { paidSignalsDocs, paidSignalsRoutes } from './payments/paid-routes.ts';
 import { paymentPlaneFor } from './payments/from-config.ts';
 import type { PaymentPlane } from './payments/plane.ts';
@@ -97,6 +98,7 @@ export const ROUTE_DOCS: RouteDoc[] = [
   ...healthDocs,
   ...citiesDocs,
   ...sampleDocs,
+  ...latencyDocs,
   ...pricingDocs,
   ...termsDocs,
   ...deliveryDocs,
@@ -165,6 +167,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     }),
   );
   app.route('/', sampleRoutes({ isCity, payload: signals.payload, latestSeq: signals.latestSeq }));
+  app.route('/', latencyRoutes({ reader: signals, clock }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
   const messenger =

@@ -7,6 +7,7 @@ import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import type { SignalStore } from '../signals/store.ts';
+import { LATENCY_MAX_ROWS, LATENCY_SPAN_MS, latencyWindows } from '../signals/latency.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
 import { createPaymentReads } from '../payments/store.ts';
@@ -30,7 +31,7 @@ export type ReportDeps = {
   db: Db;
   /** The process's stores (src/stores.ts), read here inside one read transaction. */
   stores: {
-    reader: Pick<SignalReader, 'latestSeqAll'>;
+    reader: Pick<SignalReader, 'latestSeqAll' | 'latencyRows'>;
     signals: Pick<SignalStore, 'latestReadings'>;
     entitlements: Pick<EntitlementStore, 'recent' | 'count'>;
     rules: Pick<RuleStore, 'latest'>;
@@ -101,6 +102,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
           rules: reads.dayRules.latest(),
         }),
         discovery: discoveryOf(reads.discovered.all(), deps.catalog),
+        latency: latencyWindows(reads.signals.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
       };
     })();
   };

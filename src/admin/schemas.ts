@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
+import { LatencyWindowSchema } from '../signals/latency-schemas.ts';
 
 /**
  * The operator page's data document (`GET /admin/data.json`). Money is integer micro-USDC with a
@@ -181,6 +182,9 @@ function buildAdminData() {
             .describe('discovered events whose stream is not served, with the reason'),
         })
         .describe('what discovery found on the market and what of it is served'),
+      latency: z
+        .array(LatencyWindowSchema)
+        .describe('the figures of GET /v1/stats/latency (24 h and 7 days), computed for this request'),
       disclaimer: Disclaimer,
     })
     .meta({ id: 'AdminData' });

@@ -3,6 +3,7 @@ import { UpstreamError } from '../lib/errors.ts';
 import { dailyHighReport, type Observation } from '../buckets/daily-high.ts';
 import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
+import { LATENCY_STAGES, latencyRowOf, stageDurations, type LatencyStage } from '../signals/latency.ts';
 import type { MarketEvent } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './parts.ts';
@@ -87,6 +88,7 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
 function announce(p: PollerParts, { slug, date, signal }: { slug: string; date: string; signal: SignalPublic }): void {
   const { logger } = p.deps;
   p.metrics.signalsEmitted?.inc({ city: slug });
+  observeStages(p, signal);
   logger.info('signal', {
     city: slug,
     seq: signal.seq,
@@ -98,5 +100,23 @@ function announce(p: PollerParts, { slug, date, signal }: { slug: string; date: 
     p.deps.onSignalCommitted?.(signal);
   } catch (err) {
     logger.error('onSignalCommitted failed', { city: slug, err });
+  }
+}
+
+const STAGE_LABELS: Record<LatencyStage, string> = {
+  reportToAvailable: 'report_to_available',
+  availableToObserved: 'available_to_observed',
+  observedToStored: 'observed_to_stored',
+  reportToStored: 'report_to_stored',
+};
+
+/** The signal's steps into /metrics, the same figures GET /v1/stats/latency reads from the rows. */
+function observeStages(p: PollerParts, signal: SignalPublic): void {
+  const h = p.metrics.stageSeconds;
+  if (!h) return;
+  const d = stageDurations(latencyRowOf(signal));
+  for (const stage of LATENCY_STAGES) {
+    const v = d[stage];
+    if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: STAGE_LABELS[stage] });
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import type { LatencyRow } from './latency.ts';
 import type { SignalStore } from './store.ts';
 
 /**
@@ -20,6 +21,12 @@ export type SignalReader = {
    * complete body is kept beside it, so a reader polling the same page allocates nothing.
    */
   pageBytes(city: string, page: PageRange): Buffer;
+  /**
+   * The timestamps of the signals committed after `sinceMs`, newest first, at most `limit` of them
+   * (an index range on created_at: the cost is the window's signals, never the table's);
+   * `truncated` when the window held more.
+   */
+  latencyRows(sinceMs: number, limit: number): { rows: LatencyRow[]; truncated: boolean };
 };
 
 /** Which page `pageBytes` answers: seqs in (since, end], closed by `tail`. */
@@ -48,6 +55,10 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     `SELECT c.city, s.seq AS n, s.created_at AS at FROM (${LATEST_SEQ_PER_CITY}) c JOIN signals s ON s.city = c.city AND s.seq = c.n`,
   );
   const one = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq = ?').pluck();
+  const timings = db.prepare(
+    `SELECT city, channel, reported_at, available_at, observed_at, created_at FROM signals
+      WHERE created_at > +? ORDER BY created_at DESC LIMIT +?`,
+  );
   const page = db.prepare(
     'SELECT seq, payload FROM signals WHERE city = +? AND seq > ? AND seq <= ? ORDER BY seq LIMIT +?',
   );
@@ -117,5 +128,26 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     latestAtAll: () => new Map((latestAt.all() as { city: string; at: number }[]).map((r) => [r.city, r.at])),
     payload: (city, seq) => (one.get(city, seq) as string | undefined) ?? null,
     pageBytes,
+    latencyRows: (sinceMs, limit) => {
+      const raw = timings.all(sinceMs, limit + 1) as TimingRow[];
+      const rows = raw.slice(0, limit).map((r) => ({
+        city: r.city,
+        channel: r.channel,
+        reportedAtMs: r.reported_at === null ? null : Date.parse(r.reported_at),
+        availableAtMs: r.available_at === null ? null : Date.parse(r.available_at),
+        observedAtMs: Date.parse(r.observed_at),
+        storedAtMs: r.created_at,
+      }));
+      return { rows, truncated: raw.length > limit };
+    },
   };
 }
+
+type TimingRow = {
+  city: string;
+  channel: string | null;
+  reported_at: string | null;
+  available_at: string | null;
+  observed_at: string;
+  created_at: number;
+};

@@ -70,6 +70,11 @@ test('the operator page asks for the token, then renders every section with char
   assert.match(poller, /London.*no market/);
   assert.match((await page.textContent('#poller-tick')) ?? '', /1 signal\(s\), 0 error\(s\)/);
 
+  // Latency: each step of the seeded METAR signals as p50/p90/p99 bars, and the per-city table.
+  assert.match((await page.textContent('#latency-chart')) ?? '', /metar-api report → stored/);
+  assert.ok((await page.locator('#latency-chart svg rect.latency-bar').count()) >= 9, 'three bars per step');
+  assert.match((await page.textContent('#latency-table')) ?? '', /nyc\s*2/);
+
   // Payments: shortened wallets with the full address on hover, tx hashes, outcomes.
   assert.equal(await page.locator('#payments-table tbody tr').count(), 6);
   const b = BUYERS.b.address.toLowerCase();

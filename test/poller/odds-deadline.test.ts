@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config.ts';
 import { ODDS_DEADLINE_MS } from '../../src/poller/poller.ts';
+import { createMetrics } from '../../src/lib/metrics.ts';
 import { createWuWeather } from '../../src/sources/weather/wu.ts';
 import { tokensOf } from '../fakes/gamma.ts';
 import { startFakeWeatherCom } from '../fakes/weather-com.ts';
@@ -152,13 +153,15 @@ test('weather.com: reportedAt is valid_time_gmt; a feed with its own cadence is 
 
 test('provenance: the METAR that crossed, its T-group value and tenths, receiptTime and the commit, in the payload and the columns', async (t) => {
   const h = await harness(t);
+  const metrics = createMetrics();
+  const poller = h.makePoller({ metrics });
   h.report(20.0, 30);
-  await h.poller.tick();
+  await poller.tick();
   const obsAt = h.env.clock.now() - 6 * 60_000;
   // 21.2 °C = 70.16 °F -> 70: published by the source three minutes after the station's time.
   h.metar.addReport('KLGA', { atMs: obsAt, tempC: 21.2, availableAtMs: obsAt + 180_000 });
   h.env.clock.advance(2_000);
-  const [s] = (await h.poller.tick()).signals;
+  const [s] = (await poller.tick()).signals;
   assert.ok(s);
   assert.equal(s.channel, 'metar-api');
   assert.match(s.rawReport ?? '', /^METAR KLGA \d{6}Z .* RMK AO2 SLP209 T02120\d{3}$/);
@@ -178,4 +181,14 @@ test('provenance: the METAR that crossed, its T-group value and tenths, receiptT
   );
   assert.equal(new Date(row.created_at as number).toISOString(), s.storedAt);
   assert.deepEqual(JSON.parse(row.payload as string), s);
+  // The same steps as /metrics histograms, by channel and stage.
+  const text = metrics.render();
+  const sum = (stage: string) =>
+    Number(
+      new RegExp(`isocast_signal_stage_seconds_sum\\{channel="metar-api",stage="${stage}"\\} (\\S+)`).exec(text)?.[1],
+    );
+  assert.equal(sum('report_to_available'), 180);
+  assert.equal(sum('available_to_observed'), (Date.parse(s.observedAt) - obsAt - 180_000) / 1000);
+  assert.equal(sum('observed_to_stored'), 0);
+  assert.equal(sum('report_to_stored'), (Date.parse(s.storedAt!) - Date.parse(s.reportedAt!)) / 1000);
 });

@@ -1,0 +1,126 @@
+import type { SignalPublic } from './schemas.ts';
+
+/**
+ * The path of a reading, step by step, from the stored timestamps of each signal (pure: rows and
+ * the clock in, figures out). reportedAt is the station's, availableAt the source's receipt
+ * (aviationweather.gov receiptTime), observedAt our poll that saw it, storedAt our commit:
+ *
+ *   reportToAvailable    the source's own lag            availableAt - reportedAt
+ *   availableToObserved  our polling                     observedAt - availableAt
+ *   observedToStored     our work, odds included         storedAt - observedAt
+ *   reportToStored       the whole path                  storedAt - reportedAt
+ *
+ * A step is left out of a signal that lacks one of its instants (no receipt time outside METAR,
+ * signals stored before the field). Differences are kept as measured, negative ones included:
+ * two clocks are involved and hiding their skew would misstate the figures.
+ */
+export const LATENCY_STAGES = [
+  'reportToAvailable',
+  'availableToObserved',
+  'observedToStored',
+  'reportToStored',
+] as const;
+export type LatencyStage = (typeof LATENCY_STAGES)[number];
+
+export const LATENCY_WINDOWS = [
+  { window: '24h', ms: 86_400_000 },
+  { window: '7d', ms: 7 * 86_400_000 },
+] as const;
+
+/** Signals read back at most: far above a week of every city's crossings, and a bound on the work. */
+export const LATENCY_MAX_ROWS = 200_000;
+
+/** The longest window: what the query reads back. */
+export const LATENCY_SPAN_MS = LATENCY_WINDOWS[LATENCY_WINDOWS.length - 1]!.ms;
+
+export type LatencyRow = {
+  city: string;
+  channel: string | null;
+  reportedAtMs: number | null;
+  availableAtMs: number | null;
+  observedAtMs: number;
+  storedAtMs: number;
+};
+
+export type Percentiles = { count: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null };
+export type StageFigures = Record<LatencyStage, Percentiles>;
+export type LatencyGroup = { signals: number; stages: StageFigures };
+export type LatencyWindow = {
+  window: (typeof LATENCY_WINDOWS)[number]['window'];
+  from: string;
+  to: string;
+  signals: number;
+  bySource: (LatencyGroup & { channel: string })[];
+  byCity: (LatencyGroup & { city: string })[];
+};
+
+const diff = (to: number | null, from: number | null) => (to === null || from === null ? null : to - from);
+
+export function stageDurations(r: LatencyRow): Record<LatencyStage, number | null> {
+  return {
+    reportToAvailable: diff(r.availableAtMs, r.reportedAtMs),
+    availableToObserved: diff(r.observedAtMs, r.availableAtMs),
+    observedToStored: r.storedAtMs - r.observedAtMs,
+    reportToStored: diff(r.storedAtMs, r.reportedAtMs),
+  };
+}
+
+/** Nearest rank on the sorted values: a figure that some signal actually had, never an interpolation. */
+export function percentiles(values: readonly number[]): Percentiles {
+  const n = values.length;
+  if (n === 0) return { count: 0, p50Ms: null, p90Ms: null, p99Ms: null };
+  const sorted = Float64Array.from(values).sort();
+  const at = (p: number) => Math.round(sorted[Math.max(0, Math.ceil((p / 100) * n) - 1)]!);
+  return { count: n, p50Ms: at(50), p90Ms: at(90), p99Ms: at(99) };
+}
+
+function group(rows: readonly LatencyRow[]): LatencyGroup {
+  const values = Object.fromEntries(LATENCY_STAGES.map((s) => [s, [] as number[]])) as Record<LatencyStage, number[]>;
+  for (const r of rows) {
+    const d = stageDurations(r);
+    for (const s of LATENCY_STAGES) if (d[s] !== null) values[s].push(d[s]);
+  }
+  const stages = Object.fromEntries(LATENCY_STAGES.map((s) => [s, percentiles(values[s])])) as StageFigures;
+  return { signals: rows.length, stages };
+}
+
+function groupBy(rows: readonly LatencyRow[], key: (r: LatencyRow) => string): Map<string, LatencyRow[]> {
+  const out = new Map<string, LatencyRow[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = out.get(k);
+    if (list) list.push(r);
+    else out.set(k, [r]);
+  }
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Each window's figures per source (the channel; `unknown` for a row without one) and per city. */
+export function latencyWindows(rows: readonly LatencyRow[], nowMs: number): LatencyWindow[] {
+  return LATENCY_WINDOWS.map(({ window, ms }) => {
+    const from = nowMs - ms;
+    const inside = rows.filter((r) => r.storedAtMs > from && r.storedAtMs <= nowMs);
+    return {
+      window,
+      from: new Date(from).toISOString(),
+      to: new Date(nowMs).toISOString(),
+      signals: inside.length,
+      bySource: [...groupBy(inside, (r) => r.channel ?? 'unknown')].map(([channel, rs]) => ({ channel, ...group(rs) })),
+      byCity: [...groupBy(inside, (r) => r.city)].map(([city, rs]) => ({ city, ...group(rs) })),
+    };
+  });
+}
+
+const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+
+/** A committed signal as a row of the figures (the poller's /metrics histograms observe it). */
+export function latencyRowOf(s: SignalPublic): LatencyRow {
+  return {
+    city: s.city,
+    channel: s.channel,
+    reportedAtMs: ms(s.reportedAt),
+    availableAtMs: ms(s.availableAt),
+    observedAtMs: Date.parse(s.observedAt),
+    storedAtMs: s.storedAt === null ? Date.parse(s.observedAt) : Date.parse(s.storedAt),
+  };
+}
