@@ -8,6 +8,7 @@ import { CLI_HELP, COMMAND_USAGE, isCliCommand } from './buyer/cli/help.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
 import { backupDatabase } from './ops/backup.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
+import { EXPLAIN_USAGE, explainArgs, formatExplain, readDay } from './ops/explain.ts';
 import { REPLAY_HELP } from './replay/help.ts';
 import { accessSync, constants as fsConstants, existsSync, readFileSync } from 'node:fs';
 import { parseEnvFile } from './lib/env-file.ts';
@@ -31,6 +32,7 @@ Commands:
   backup <file>  write a consistent copy of the live database to <file> (safe while serving)
   restore [--timestamp T]  restore the database from REPLICA_URL into an empty DATA_DIR
   doctor      check configuration, database, sanctions list and upstreams; exit 1 on failure
+  explain <city> <date> [--json]  a city-day's stored signals: raw report, reading, bucket, odds, timestamps
   replay      replay a past city-day: the signals that would have fired and the final bucket (below)
   buy, read, receipt, register-chat   the buyer's client (below)
   help [config]  show this help, or every configuration variable with its default
@@ -130,6 +132,28 @@ async function doctor(args: string[]): Promise<void> {
   if (checks.some((c) => c.status === 'fail')) process.exit(1);
 }
 
+/** `isocast explain`: read-only, never migrates; exit 2 for usage, 1 without a database. */
+function explain(args: string[]): void {
+  const parsed = explainArgs(args);
+  if ('problem' in parsed) {
+    process.stderr.write(`${parsed.problem}\n${parsed.problem === EXPLAIN_USAGE ? '' : `${EXPLAIN_USAGE}\n`}`);
+    process.exit(2);
+  }
+  const config = dataDirOrExit(parsed.rest);
+  if (!existsSync(dbPath(config))) {
+    process.stderr.write(`isocast explain: no database at ${dbPath(config)}\n`);
+    process.exit(1);
+  }
+  const db = openReadOnly(dbPath(config), { nativeBinding: nativeSqliteBinding() });
+  try {
+    const rows = readDay(db, parsed);
+    if (parsed.json) process.stdout.write(`${JSON.stringify(rows.map((r) => r.signal))}\n`);
+    else process.stdout.write(formatExplain(rows, parsed));
+  } finally {
+    db.close();
+  }
+}
+
 /** Help and version answers, which need no configuration; false when the command runs. */
 function answeredHelp(command: string, args: string[]): boolean {
   const asksHelp = args.includes('--help') || args.includes('-h');
@@ -186,6 +210,8 @@ async function main(rawArgv: string[]): Promise<void> {
       return backup(args);
     case 'restore':
       return restore(args);
+    case 'explain':
+      return explain(args);
     case 'doctor':
       return doctor(args);
     case 'replay': {

@@ -151,3 +151,18 @@ type TimingRow = {
   observed_at: string;
   created_at: number;
 };
+
+/** One stored signal of a city-day as `isocast explain` prints it: the payload and its commit time. */
+export type DaySignalRow = { seq: number; payload: string; createdAt: number };
+
+/**
+ * The stored signals of one city's market day, in seq order (the (city, target_date, new_bucket)
+ * key's prefix finds them). For `isocast explain` on its own read-only connection: no store, no
+ * write statement, nothing cached.
+ */
+export function createDaySignals(db: Db): (city: string, targetDate: string) => DaySignalRow[] {
+  const day = db.prepare(
+    'SELECT seq, payload, created_at AS createdAt FROM signals WHERE city = +? AND target_date = +? ORDER BY seq',
+  );
+  return (city, targetDate) => day.all(city, targetDate) as DaySignalRow[];
+}
