@@ -13,6 +13,9 @@
  *   latency    from publication at the DEFAULT live cadence: a real server in FEED=live against the
  *              fakes, publication -> committed -> bot, the odds hold-back with the CLOB down, and
  *              the upstream calls per hour (scripts/bench/latency.ts; `--only latency` alone);
+ *   availability  available -> observed at the default cadence against a fake METAR publishing on
+ *              the capture's receiptTime - obsTime, requests per hour against the source's limit
+ *              (scripts/bench/availability.ts; `--only availability` alone, not in the full run);
  *   longpoll   commit -> HTTP buyer received with 1,000 held `wait` reads beside the server's own
  *              write times, and memory per held read (scripts/bench/longpoll.ts, hand-framed and
  *              node:http buyers; the bare node:http floor, longpoll-floor.ts; `--only longpoll` alone);
@@ -68,6 +71,16 @@ const LATENCY = join(ROOT, 'scripts', 'bench', 'latency.ts');
 const latencyInput = { publications: QUICK ? 12 : 30, down: QUICK ? 3 : 5, gapMs: 1_500 };
 if (ONLY === 'latency') {
   process.stdout.write(JSON.stringify(await runJson<object>(LATENCY, latencyInput)) + '\n');
+  process.exit(0);
+}
+// `--only availability`: our part of the latency (available -> observed) against a fake METAR that
+// publishes each report after the capture's receiptTime - obsTime, and METAR requests per hour
+// against aviationweather.gov's limit (scripts/bench/availability.ts), printed, nothing written.
+if (ONLY === 'availability') {
+  const script = join(ROOT, 'scripts', 'bench', 'availability.ts');
+  process.stdout.write(
+    JSON.stringify(await runJson<object>(script, { publications: QUICK ? 12 : 30, gapMs: 1_500 })) + '\n',
+  );
   process.exit(0);
 }
 // `--only longpoll`: commit -> HTTP buyer received with 1,000 held `wait` reads, and the memory
