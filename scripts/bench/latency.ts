@@ -159,7 +159,7 @@ try {
       if (!c) continue;
       level.set(c.slug, level.get(c.slug)! + c.bucketWidth);
       const reportAtMs = Math.floor((Date.now() - REPORT_LAG_MS) / 1000) * 1000;
-      metar.addReport(c.station!, { atMs: reportAtMs, tempC: toC(c, level.get(c.slug)!) });
+      metar.addReport(c.station!, { atMs: reportAtMs, tempC: toC(c, level.get(c.slug)!), availableAtMs: Date.now() });
       pubs.push({ city: c, atMs: Date.now(), reportAtMs, phase });
       pending.add(c.slug);
       i++;
