@@ -49,9 +49,11 @@ function step(fromIso: string | null | undefined, toIso: string | null | undefin
   const ms = Date.parse(toIso) - Date.parse(fromIso);
   const abs = Math.abs(ms);
   const text =
-    abs < 60_000
-      ? `${(abs / 1000).toFixed(1)} s`
-      : `${Math.floor(abs / 60_000)} min ${Math.round((abs % 60_000) / 1000)} s`;
+    abs < 1_000
+      ? `${abs} ms`
+      : abs < 60_000
+        ? `${(abs / 1000).toFixed(1)} s`
+        : `${Math.floor(abs / 60_000)} min ${Math.round((abs % 60_000) / 1000)} s`;
   return `${ms < 0 ? '-' : '+'}${text}`;
 }
 
@@ -64,7 +66,8 @@ function valueLine(s: DayRows[number]['signal']): string {
     unit && unit !== s.reportedUnit && (unit === 'C' || unit === 'F')
       ? ` = ${Math.round(convertTemp(s.reportedValue, s.reportedUnit, unit) * 100) / 100} °${unit}`
       : '';
-  return `${s.reportedValue} °${s.reportedUnit} (${precision})${converted} -> reading ${s.new?.reading ?? '?'} °${unit ?? '?'}`;
+  const value = s.reportedPrecision === 0.1 ? s.reportedValue.toFixed(1) : String(s.reportedValue);
+  return `${value} °${s.reportedUnit} (${precision})${converted} -> reading ${s.new?.reading ?? '?'} °${unit ?? '?'}`;
 }
 
 function oddsLines(s: DayRows[number]['signal']): string[] {
