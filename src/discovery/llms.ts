@@ -97,6 +97,7 @@ ${link('Discovery index', DOCUMENT_PATHS.discovery, 'JSON index of every resourc
 ${link('Cities', '/v1/cities', "the served streams with kind (high or low), unit, bucket width, timezone, the day's resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first; ?kind=low lists the daily-low streams")}
 ${link('Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
 ${link('Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
+${link('Latency', '/v1/stats/latency', "p50/p90/p99 of each step from a station's report to a stored signal (the source's lag, polling, our work), per source and city over 24 h and 7 days (cached 30 s)")}
 ${link('Health', '/health', 'liveness and payment mode')}
 ${link('Receipt recovery', '/v1/receipts', 'POST {wallet, origin, timestamp, signature} (EIP-712 ReceiptRequest naming this origin) for a new receipt token')}
 
