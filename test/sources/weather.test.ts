@@ -115,7 +115,14 @@ test('METAR provenance: the T group value and its tenths, receiptTime, the raw r
     // An unreadable receiptTime is left out, never guessed.
     { icaoId: 'EGLL', obsTime: 1789429800, receiptTime: 'soon', temp: 18, rawOb: 'METAR EGLL 142350Z 18/11 Q1012' },
     { icaoId: 'KORD', obsTime: 1789429860, temp: 20.6 },
+    // A receipt stamped far from the report is a broken row: left out, never a stopped signal.
+    { icaoId: 'KBOS', obsTime: 1789429860, receiptTime: '+275760-09-13T00:00:00.000Z', temp: 19 },
+    { icaoId: 'KBOS', obsTime: 1789429920, receiptTime: '2026-09-14T21:00:00.000Z', temp: 19 },
   ]);
+  assert.deepEqual(
+    rows.get('KBOS')?.map((o) => o.availableAtMs),
+    [undefined, undefined],
+  );
   assert.deepEqual(rows.get('KJFK'), [
     {
       atMs: 1789429860000,

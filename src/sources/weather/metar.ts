@@ -30,6 +30,14 @@ const MetarRow = z.object({
   receiptTime: z.string().nullish(),
 });
 
+/**
+ * A receiptTime is kept only near its report's own time: a clock a little behind, or a report
+ * received days late, are facts; a year 275760 is a broken row, and kept it would stop the signal
+ * (the schema's date-time refuses it). Outside the range the signal says `availableAt: null`.
+ */
+const RECEIPT_BEFORE_MS = 3_600_000;
+const RECEIPT_AFTER_MS = 7 * 86_400_000;
+
 /** A raw report is a line of text: bounded, and stripped of control characters before it is stored. */
 const MAX_RAW_REPORT = 512;
 const cleanRaw = (raw: string) =>
@@ -81,7 +89,8 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
     if (r.rawOb) o.raw = cleanRaw(r.rawOb);
     o.precision = temp === tenths || !Number.isInteger(temp) ? 0.1 : 1;
     const receipt = r.receiptTime ? Date.parse(r.receiptTime) : Number.NaN;
-    if (Number.isFinite(receipt)) o.availableAtMs = receipt;
+    if (Number.isFinite(receipt) && receipt - o.atMs >= -RECEIPT_BEFORE_MS && receipt - o.atMs <= RECEIPT_AFTER_MS)
+      o.availableAtMs = receipt;
     list.push(o);
     out.set(id, list);
   }
