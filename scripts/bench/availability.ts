@@ -187,6 +187,8 @@ try {
         shareOfLimit: round(perHour / SOURCE_LIMIT_PER_HOUR, 3),
       },
       statsLatency24h: published24h?.bySource,
+      // One stored signal with its provenance, odds left out for length.
+      exampleSignal: rows[0] ? { ...JSON.parse(rows[0]), buckets: '(11 buckets)' } : null,
     }) + '\n',
   );
 } finally {
