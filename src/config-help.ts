@@ -60,6 +60,10 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
     default: 'true in live, false in mock',
     meaning: 'live refuses to start without a loadable list unless this is false',
   },
+  V2_NONCE: {
+    meaning:
+      "x402 v2 PAYMENT-SIGNATURE nonces: any (the standard exact scheme: any 32-byte nonce, bound to the bundle the first time it is seen) or bound (the seed's nonce binding on v2 too); X-Payment (v1) is always bound",
+  },
   FEED: { meaning: 'sim: deterministic simulated weather + markets; live: real upstreams (live payments need it)' },
   MARKET_KINDS: {
     meaning:

@@ -55,6 +55,8 @@ const raw = {
   OFAC_LIST_PATH: text().optional(),
   OFAC_EXTRA: text().optional(),
   OFAC_REQUIRED: flag().optional(),
+  // x402 v2 PAYMENT-SIGNATURE nonces (payments/purchase.ts): any 32 bytes, or the seed's binding.
+  V2_NONCE: oneOf(['any', 'bound']).default('any'),
   FEED: oneOf(['sim', 'live']).default('sim'),
   MARKET_KINDS: oneOf(['high,low', 'high', 'low']).default('high,low'),
   POLL_INTERVAL_MS: intIn(250, 3_600_000).optional(),
