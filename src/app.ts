@@ -238,6 +238,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       apiVersion: API_VERSION,
       disclaimer,
       paymentMode: config.PAYMENT_MODE,
+      v2Nonce: config.V2_NONCE,
       payTo: payTo(config),
       usdc: config.USDC_ADDRESS,
       cities: catalog.active,
