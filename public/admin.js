@@ -260,6 +260,23 @@ function renderReplication(r) {
   line.classList.toggle('bad', !r.up || r.lagMs >= 10000);
 }
 
+// One line per facilitator (FACILITATOR_URL's list): up or skipped, and why; red while one is down.
+function renderFacilitators(list) {
+  const line = $('facilitators');
+  line.hidden = !list || list.length === 0;
+  if (line.hidden) return;
+  line.textContent = list
+    .map(
+      (f) =>
+        `facilitator ${f.name}: ${f.up ? 'up' : `DOWN since ${f.downSince} (${f.reason})`}, ${f.answered} answered, ${f.skipped} skipped`,
+    )
+    .join(' · ');
+  line.classList.toggle(
+    'bad',
+    list.some((f) => !f.up),
+  );
+}
+
 function renderPoller(data, nowMs) {
   const p = data.poller;
   $('poller-tick').textContent = !p.running
@@ -509,6 +526,7 @@ function render(data) {
   const nowMs = Date.parse(data.generatedAt);
   $('meta').textContent = `payments ${data.paymentMode}, feed ${data.feed}, data as of ${data.generatedAt}`;
   renderReplication(data.replication);
+  renderFacilitators(data.facilitators);
   $('disclaimer').textContent = data.disclaimer || '';
   renderTotals(data);
   renderRevenue(data);

@@ -33,6 +33,7 @@ import type { PaymentPlane } from './payments/plane.ts';
 import { subscribeDocs, subscribeRoutes } from './payments/routes.ts';
 import { receiptDocs, receiptRoutes } from './payments/receipt-routes.ts';
 import type { Settler } from './payments/settlers/settler.ts';
+import { facilitatorHealthOf } from './payments/settlers/failover.ts';
 import type { TypedDataVerifier } from './payments/verify.ts';
 import { SIWX_HEADER } from './payments/siwx.ts';
 import { createSiwxSignIn } from './payments/siwx-signin.ts';
@@ -230,6 +231,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       feed: config.FEED,
       pollerHealth: deps.pollerHealth,
       replication: deps.replication,
+      facilitators: facilitatorHealthOf(deps.settler),
     }),
   );
   app.route(
@@ -241,6 +243,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       apiVersion: API_VERSION,
       disclaimer,
       paymentMode: config.PAYMENT_MODE,
+      v2Nonce: config.V2_NONCE,
       payTo: payTo(config),
       usdc: config.USDC_ADDRESS,
       cities: catalog.active,

@@ -31,9 +31,12 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   FACILITATOR_URL: {
     default: 'https://api.cdp.coinbase.com/platform/v2/x402 with CDP_API_KEY_ID',
     meaning:
-      'facilitator base URL (SETTLEMENT=facilitator in live); its GET /supported picks x402 v2 or v1; user:pass@ becomes Basic auth',
+      'facilitator base URL (SETTLEMENT=facilitator in live); its GET /supported picks x402 v2 or v1; user:pass@ becomes Basic auth; a comma-separated list fails over in order (one unreachable, 5xx on /verify, or listing nothing we need is skipped for the next)',
   },
-  FACILITATOR_AUTH: { meaning: 'Authorization header value sent to the facilitator (secret)' },
+  FACILITATOR_AUTH: {
+    meaning:
+      'Authorization header value sent to the facilitator (secret); with several FACILITATOR_URLs, one per URL in the same order, comma separated (empty for none)',
+  },
   CDP_API_KEY_ID: {
     meaning:
       "Coinbase CDP API key id: each facilitator request then carries a fresh CDP JWT; FACILITATOR_URL defaults to CDP's",
@@ -59,6 +62,10 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   OFAC_REQUIRED: {
     default: 'true in live, false in mock',
     meaning: 'live refuses to start without a loadable list unless this is false',
+  },
+  V2_NONCE: {
+    meaning:
+      "x402 v2 PAYMENT-SIGNATURE nonces: any (the standard exact scheme: any 32-byte nonce, bound to the bundle the first time it is seen) or bound (the seed's nonce binding on v2 too); X-Payment (v1) is always bound",
   },
   FEED: { meaning: 'sim: deterministic simulated weather + markets; live: real upstreams (live payments need it)' },
   MARKET_KINDS: {

@@ -16,6 +16,7 @@ import { urlCredentialProblems } from './lib/url-credentials.ts';
 import { safetyProblems } from './ops/safety.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 import { CDP_FACILITATOR_URL, cdpSigningKey } from './payments/settlers/cdp-key.ts';
+import { splitList } from './lib/url-credentials.ts';
 import { replicationProblems } from './replication/settings.ts';
 import { citiesProblem } from './cities/catalog.ts';
 import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
@@ -45,7 +46,10 @@ const raw = {
   PAY_TO: address().optional(),
   SERVER_SECRET: matching(/^(0x)?[0-9a-fA-F]{64,}$/, 'must be at least 32 bytes of hex').optional(),
   SETTLEMENT: oneOf(['facilitator', 'chain']).default('facilitator'),
-  FACILITATOR_URL: url().optional(),
+  // An ordered list, comma separated: the next is asked when one cannot take a payment (settlers/failover.ts).
+  FACILITATOR_URL: text()
+    .check((v) => facilitatorUrlsProblem(v))
+    .optional(),
   FACILITATOR_AUTH: text().optional(),
   CDP_API_KEY_ID: text().optional(),
   CDP_API_KEY_SECRET: text().optional(),
@@ -55,6 +59,8 @@ const raw = {
   OFAC_LIST_PATH: text().optional(),
   OFAC_EXTRA: text().optional(),
   OFAC_REQUIRED: flag().optional(),
+  // x402 v2 PAYMENT-SIGNATURE nonces (payments/purchase.ts): any 32 bytes, or the seed's binding.
+  V2_NONCE: oneOf(['any', 'bound']).default('any'),
   FEED: oneOf(['sim', 'live']).default('sim'),
   MARKET_KINDS: oneOf(['high,low', 'high', 'low']).default('high,low'),
   POLL_INTERVAL_MS: intIn(250, 3_600_000).optional(),
@@ -208,6 +214,15 @@ export function loadDataDir(env: Record<string, string | undefined>, argv: strin
   if (flags.problems.length > 0) throw new ConfigError(flags.problems);
   const dir = flags.values.DATA_DIR ?? env.DATA_DIR;
   return { DATA_DIR: dir === undefined || dir === '' ? (CONFIG_SHAPE.DATA_DIR.defaultValue as string) : dir };
+}
+
+/** Each FACILITATOR_URL entry an absolute http(s) URL; at most 8 (each may cost a timeout in one request). */
+function facilitatorUrlsProblem(v: string): string | null {
+  const urls = splitList(v);
+  if (urls.length === 0) return 'must list at least one URL';
+  if (urls.length > 8) return 'at most 8 facilitators';
+  const bad = urls.find((u) => !URL.canParse(u) || !/^https?:\/\//.test(u));
+  return bad === undefined ? null : 'each comma-separated entry must be an absolute http(s) URL';
 }
 
 /** CDP's key comes as a pair, and replaces FACILITATOR_AUTH (each request carries its own JWT). */

@@ -69,7 +69,7 @@ type Started = Preflight & ReturnType<typeof openStorage>;
 /** Phase 3: settlement backends, abuse limits and the payment plane, with a crash's leftovers finished. */
 async function startPayments(s: Started) {
   const { config, logger, metrics } = s;
-  const { settler, chainVerifier, supported } = await paymentBackends(config).catch((err) =>
+  const { settler, chainVerifier, supported } = await paymentBackends(config, { logger, metrics }).catch((err) =>
     err instanceof ConfigError ? refuse(err.problems) : Promise.reject(err),
   );
   if (supported)

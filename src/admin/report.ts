@@ -12,6 +12,7 @@ import type { EntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
 import { createPaymentReads } from '../payments/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
+import type { FacilitatorHealth } from '../payments/settlers/failover.ts';
 import { discoveryOf, iso, pollerOf, replicationOf } from './poller-section.ts';
 
 /**
@@ -43,6 +44,8 @@ export type ReportDeps = {
   pollerHealth?: () => PollerHealth;
   /** The replica's state (src/replication/), when REPLICA_URL is set. */
   replication?: () => ReplicaStatus & { replica: string };
+  /** Each facilitator's health (payments/settlers/failover.ts), when payments settle through them. */
+  facilitators?: () => FacilitatorHealth[];
 };
 
 const DAY_MS = 86_400_000;
@@ -96,6 +99,10 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         entitlements: entitlementsOf(reads, latest),
         deliveries: deliveriesOf(reads),
         replication: replicationOf(deps.replication?.()),
+        facilitators: (deps.facilitators?.() ?? []).map(({ downSinceMs, ...f }) => ({
+          ...f,
+          downSince: downSinceMs === null ? null : iso(downSinceMs),
+        })),
         poller: pollerOf(deps.catalog, deps.pollerHealth?.(), {
           latest,
           readings: reads.signalStore.latestReadings(),

@@ -156,6 +156,20 @@ function buildAdminData() {
         })
         .nullable()
         .describe('null when REPLICA_URL is unset (docs/operations.md, Durability)'),
+      facilitators: z
+        .array(
+          z.object({
+            name: z.string().describe('the facilitator URL, credentials and keys redacted'),
+            up: z
+              .boolean()
+              .describe('false once a payment skipped it (unreachable, 5xx on /verify, nothing we need in /supported)'),
+            reason: z.string().nullable().describe('why it was last skipped'),
+            downSince: IsoOrNull,
+            answered: z.number().int().describe('payments it answered since this process started'),
+            skipped: z.number().int().describe('payments that skipped it for the next facilitator'),
+          }),
+        )
+        .describe('each FACILITATOR_URL entry in order (live mode, SETTLEMENT=facilitator); empty otherwise'),
       discovery: z
         .object({
           at: Iso.nullable().describe('when the last discovery run was recorded; null before the first'),

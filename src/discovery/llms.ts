@@ -37,20 +37,30 @@ function terms(d: DiscoveryDeps): string {
 - Full terms: ${d.termsUrl}`;
 }
 
-/** Paying from a stock x402 client: isocast's scheme registered on @x402/core's x402Client. */
-const STOCK_CLIENT = `## Paying with a stock x402 client
+/**
+ * Paying from a stock x402 client: with V2_NONCE=any (the default) any x402 v2 client pays as is;
+ * isocast's own scheme binds the nonce (v1, or V2_NONCE=bound).
+ */
+function stockClient(d: DiscoveryDeps): string {
+  const any = (d.v2Nonce ?? 'any') === 'any';
+  const stock = any
+    ? `Any x402 v2 client pays this server as is, with the standard exact scheme and its random 32-byte nonce: for example @x402/fetch or @x402/axios with ExactEvmScheme from @x402/evm, @faremeter/fetch with @faremeter/payment-evm, or @dexterai/x402. Every 402 carries the x402 v2 PAYMENT-REQUIRED header (base64 JSON: x402Version 2, resource {url, description, mimeType}, accepts [{scheme, network eip155:8453, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding}}]) beside the v1 body; the client pays with PAYMENT-SIGNATURE and reads PAYMENT-RESPONSE. The authorization is bound to the bundle (city, count) of the request it first arrives on: sent again on the same bundle it answers its state, on another it is refused. A refused payment answers 402 with a fresh PAYMENT-REQUIRED and PAYMENT-RESPONSE {success: false, errorReason}. The v1 X-Payment flow still needs the bound nonce (the steps below).`
+    : "This server keeps the nonce binding on x402 v2 too (V2_NONCE=bound): a stock client needs isocast's scheme registered for x402 v1 and v2.";
+  return `## Paying with a stock x402 client
 
-Any x402 client built on @x402/core (for example @x402/fetch) can pay once isocast's scheme is registered for x402 v1 and v2. Every 402 carries the x402 v2 PAYMENT-REQUIRED header (base64 JSON: x402Version 2, resource {url, description, mimeType}, accepts [{scheme, network eip155:8453, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding}}]) beside the v1 body; a v2 payment comes as PAYMENT-SIGNATURE (its accepted echoes the requirements, the binding salt with them) and a settlement answers PAYMENT-RESPONSE beside X-PAYMENT-RESPONSE. @x402/fetch reads the header first, so register the scheme for both versions (a client with only v1 schemes stops at "No client registered for x402 version: 2"). The scheme is IsocastExactScheme in the @isocast/client package (packages/isocast-client in the isocast source; registerIsocast registers it for both versions): it reads extra.binding, computes the bound nonce and signs the EIP-3009 authorization with any viem account. Before signing it checks that the amount is the tier price for the bound count, the token is Base USDC and, given payTo, that the recipient is the published wallet; the client's own spend controls stay on. The legacy x402-fetch 1.x cannot pay isocast: it accepts only legacy network names (base, not eip155:8453) and always signs a random nonce.
+${stock}
 
 \`\`\`ts
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { IsocastExactScheme, registerIsocast } from './x402-scheme.ts'; // from the isocast source
-const client = registerIsocast(new x402Client(), new IsocastExactScheme(account, { payTo: '<payTo from /v1/signals/meta>' }));
-const payFetch = wrapFetchWithPayment(fetch, client);
+import { wrapFetchWithPaymentFromConfig } from '@x402/fetch';
+import { ExactEvmScheme } from '@x402/evm';
+const payFetch = wrapFetchWithPaymentFromConfig(fetch, { schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(account) }] });
 const bought = await (await payFetch('<base>/v1/subscribe?city=nyc&count=20', { method: 'POST' })).json();
 \`\`\`
 
+With the binding (X-Payment, or V2_NONCE=bound): IsocastExactScheme in the @isocast/client package (packages/isocast-client in the isocast source; registerIsocast registers it for both versions) reads extra.binding, computes the bound nonce and signs the EIP-3009 authorization with any viem account; it checks that the amount is the tier price for the bound count, the token is Base USDC and, given payTo, that the recipient is the published wallet. The legacy x402-fetch 1.x and x402-axios 0.x cannot pay isocast: they accept only legacy network names (base, not eip155:8453) and sign a random nonce on X-Payment; use @x402/fetch or @x402/axios 2.x.
+
 Whatever client you use: never sign a challenge whose maxAmountRequired differs from the tier price of its count, whose asset is not Base USDC, or whose payTo is not the settlement wallet this document names.`;
+}
 
 /** A Markdown list item linking `path` on this deployment (`linkOn(d)(title, path, note)`). */
 function linkOn(d: DiscoveryDeps): (title: string, path: string, note: string) => string {
@@ -64,7 +74,7 @@ export function llmsTxt(d: DiscoveryDeps): string {
 
 > ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.
 
-${d.cities.length} market streams are covered (kind high: a city's daily-high market, slug = the city; kind low: its daily-low market, slug = <city>-low, e.g. nyc-low); each has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). The authorization nonce must bind payer, city and count with a salt the 402 challenge serves, so a stock x402 client's random nonce is refused; the steps below, the \`isocast buy\` command, or isocast's scheme for stock x402 clients (below) do it. This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
+${d.cities.length} market streams are covered (kind high: a city's daily-high market, slug = the city; kind low: its daily-low market, slug = <city>-low, e.g. nyc-low); each has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). On the x402 v1 X-Payment flow the authorization nonce must bind payer, city and count with a salt the 402 challenge serves (the steps below, or the \`isocast buy\` command, do it); ${(d.v2Nonce ?? 'any') === 'any' ? 'on x402 v2 (PAYMENT-SIGNATURE) any stock x402 client pays with its own random nonce (below).' : 'this server keeps that binding on x402 v2 too (V2_NONCE=bound).'} This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
 
 ## Prices
 
@@ -76,7 +86,7 @@ Total = count x the unit price of the largest tier whose minimum is at most coun
 
 ${numbered(paymentSteps(d))}
 
-${STOCK_CLIENT}
+${stockClient(d)}
 
 ## How to read
 

@@ -18,6 +18,8 @@ export type DiscoveryDeps = {
   apiVersion: string;
   disclaimer: string;
   paymentMode: 'mock' | 'live';
+  /** V2_NONCE: whether PAYMENT-SIGNATURE takes any nonce (the standard exact scheme); default any. */
+  v2Nonce?: 'any' | 'bound';
   /** Settlement wallet; null only in a misconfigured live mode (which refuses to start). */
   payTo: string | null;
   usdc: string;

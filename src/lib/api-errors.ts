@@ -119,7 +119,7 @@ export const staleTimestamp = () => build('stale_timestamp');
 export const signatureVerificationFailed = (reason?: string) =>
   build('signature_verification_failed', withReason(reason));
 export const paymentVerificationFailed = (reason: string) => build('payment_verification_failed', { reason });
-export const bindingMismatch = () => build('binding_mismatch');
+export const bindingMismatch = (reason?: string) => build('binding_mismatch', withReason(reason));
 export const settlementFailed = (reason: string) => build('settlement_failed', { reason });
 export const sanctioned = (reason?: string) => build('sanctioned', withReason(reason));
 export const unknownCity = (reason?: string) => build('unknown_city', withReason(reason));
@@ -192,3 +192,21 @@ export const PAYMENT_ERRORS = {
   minSpend: ERRORS.min_spend.message,
   pending: ERRORS.settlement_pending.message,
 } as const;
+
+/**
+ * The same refusal with more said beside it: body fields after the catalog's (the seed's fields
+ * and message stay as they are) and headers over its own. Used to make a payment's 402 readable
+ * by x402 clients (payments/refusal.ts).
+ */
+export function withMore(
+  err: ApiError,
+  more: { extra?: Record<string, unknown>; headers?: Record<string, string> },
+): ApiError {
+  return new ApiError({
+    code: err.code,
+    status: err.status,
+    message: err.message,
+    extra: { ...err.extra, ...more.extra },
+    headers: { ...err.headers, ...more.headers },
+  });
+}

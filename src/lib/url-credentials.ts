@@ -44,19 +44,34 @@ export function splitCredentials(url: string): { url: string; authorization?: st
   return { url: u.toString(), authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
 }
 
+/** `a, b,,c` -> [a, b, c]: a comma-separated setting (FACILITATOR_URL) as its entries. */
+export function splitList(raw: string): string[] {
+  return splitPlaces(raw).filter((p) => p !== '');
+}
+
+/** `a, b,,c` -> [a, b, '', c]: a place with no value stays a place (FACILITATOR_AUTH). */
+export function splitPlaces(raw: string): string[] {
+  return raw.split(',').map((p) => p.trim());
+}
+
 export function urlCredentialProblems(
   c: Partial<Record<(typeof URL_SETTINGS)[number] | 'FACILITATOR_AUTH', string>>,
 ): string[] {
   const problems: string[] = [];
   for (const name of URL_SETTINGS) {
     const value = c[name];
-    if (!value || !hasCredentials(value)) continue;
+    // FACILITATOR_URL is a list: any entry with credentials counts.
+    if (!value || !(name === 'FACILITATOR_URL' ? splitList(value) : [value]).some(hasCredentials)) continue;
     if (!(CREDENTIAL_URL_SETTINGS as readonly string[]).includes(name)) {
       problems.push(
         `${name}: user:password@ in this URL is not supported (only RPC_URL and FACILITATOR_URL take credentials); remove them`,
       );
     } else if (name === 'FACILITATOR_URL' && c.FACILITATOR_AUTH) {
-      problems.push('FACILITATOR_URL: has user:password@ and FACILITATOR_AUTH is set too; use one of them');
+      // A list pairs each URL with FACILITATOR_AUTH's entry in the same place (settlers/from-config.ts).
+      const urls = splitList(value);
+      const auths = urls.length === 1 ? [c.FACILITATOR_AUTH] : splitPlaces(c.FACILITATOR_AUTH);
+      if (urls.some((u, i) => hasCredentials(u) && auths[i]))
+        problems.push('FACILITATOR_URL: has user:password@ and FACILITATOR_AUTH is set too; use one of them');
     }
   }
   return problems;

@@ -8,6 +8,8 @@ import { resolutionCheck } from '../resolution/doctor-check.ts';
 import { discoveryCheck } from '../resolution/discovery-store.ts';
 import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
 import { replicaCheck, type ReplicaCheck } from '../replication/doctor-check.ts';
+import type { FailoverSettler } from '../payments/settlers/failover.ts';
+import { redactUrl } from '../lib/url-credentials.ts';
 import type { Db } from '../db/open.ts';
 
 /**
@@ -23,8 +25,8 @@ export type DoctorDeps = {
   dbPath: string;
   timeoutMs?: number;
   probe?: (url: string, timeoutMs: number) => Promise<number>;
-  /** The facilitator's GET /supported and the kind chosen from it (a read; moves nothing). */
-  facilitatorSupported?: (config: Config) => Promise<SupportedResult>;
+  /** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
+  facilitatorSupported?: (config: Config) => Promise<{ name: string; result: SupportedResult }[]>;
   /** eth_chainId of RPC_URL (a read; moves nothing). */
   rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
   /** The replica line (src/replication/doctor-check.ts); tests pass their own. */
@@ -176,9 +178,20 @@ async function upstreamChecks(deps: DoctorDeps): Promise<Check[]> {
 
 async function facilitatorChecks({ config, facilitatorSupported }: DoctorDeps): Promise<Check[]> {
   if (!facilitatorInUse(config)) return [];
-  return [
-    line('facilitator', ...(await facilitatorCheck(config, facilitatorSupported ?? defaultFacilitatorSupported))),
-  ];
+  let each: { name: string; result: SupportedResult }[];
+  try {
+    each = await (facilitatorSupported ?? defaultFacilitatorSupported)(config);
+  } catch (err) {
+    return [line('facilitator', 'fail', `${redactUrl(config.FACILITATOR_URL!)} unusable: ${(err as Error).message}`)];
+  }
+  // One line each: a payment skips one that is down for the next (payments/settlers/failover.ts).
+  const auth = config.CDP_API_KEY_ID ? ' (CDP JWT auth)' : '';
+  return each.map(({ name, result }, i) =>
+    line(
+      each.length > 1 ? `facilitator ${i + 1}` : 'facilitator',
+      ...facilitatorCheck(`${name}${auth}`, result, each.length - 1),
+    ),
+  );
 }
 
 /**
@@ -218,24 +231,18 @@ const facilitatorInUse = (c: Config) =>
  * Listing neither fails (serve refuses to start); no list at all (an old facilitator without
  * /supported) warns, since v1 `base` is then sent on trust.
  */
-async function facilitatorCheck(
-  config: Config,
-  supported: (config: Config) => Promise<SupportedResult>,
-): Promise<[Check['status'], string]> {
-  const url = config.FACILITATOR_URL!;
-  const auth = config.CDP_API_KEY_ID ? ' (CDP JWT auth)' : '';
-  try {
-    const r = await supported(config);
-    if (r.ok) return ['ok', `${url}${auth} sends ${describeKind(r.kind)} (lists ${r.listed.join(', ')})`];
-    if (r.problem === 'none') return ['fail', `${url}${auth} ${r.detail}; serve refuses to start`];
-    const down = / failed: /.test(r.detail);
+function facilitatorCheck(who: string, r: SupportedResult, others: number): [Check['status'], string] {
+  if (r.ok) return ['ok', `${who} sends ${describeKind(r.kind)} (lists ${r.listed.join(', ')})`];
+  if (r.problem === 'none')
     return [
-      down ? 'fail' : 'warn',
-      `${url}${auth} ${r.detail}${down ? '' : `; ${describeKind(FALLBACK_KIND)} will be sent until it lists kinds`}`,
+      'fail',
+      `${who} ${r.detail}; ${others === 0 ? 'serve refuses to start' : 'payments skip it (serve refuses to start only when every one does)'}`,
     ];
-  } catch (err) {
-    return ['fail', `${url}${auth} unusable: ${(err as Error).message}`];
-  }
+  const down = / failed: /.test(r.detail);
+  return [
+    down ? 'fail' : 'warn',
+    `${who} ${r.detail}${down ? '' : `; ${describeKind(FALLBACK_KIND)} will be sent until it lists kinds`}`,
+  ];
 }
 
 async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number> {
@@ -252,11 +259,11 @@ async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number
   return Number.parseInt(result.slice(2), 16);
 }
 
-async function defaultFacilitatorSupported(config: Config): Promise<SupportedResult> {
+async function defaultFacilitatorSupported(config: Config): Promise<{ name: string; result: SupportedResult }[]> {
   const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
-  const settler = settlerFromConfig(config);
+  const settler = settlerFromConfig(config) as FailoverSettler;
   try {
-    return await settler.supported!();
+    return await settler.supportedEach();
   } finally {
     settler.close?.();
   }

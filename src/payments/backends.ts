@@ -1,9 +1,11 @@
 import { ConfigError } from '../lib/config-error.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { SettlerSettings } from './settlers/from-config.ts';
 import { createMockSettler } from './settlers/mock.ts';
 import type { SupportedResult } from './settlers/negotiate.ts';
 import type { Settler } from './settlers/settler.ts';
-import { redactUrl } from '../lib/url-credentials.ts';
+import { redactUrl, splitList } from '../lib/url-credentials.ts';
 import type { TypedDataVerifier } from './verify.ts';
 
 export type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerifier; supported?: SupportedResult };
@@ -13,16 +15,26 @@ export type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerif
  * quick start) never loads the live ones: they bring viem's RPC client, whose module evaluation
  * was about a tenth of the binary's start (docs/performance.md, start-up).
  */
-export async function paymentBackends(config: SettlerSettings): Promise<PaymentBackends> {
+export async function paymentBackends(
+  config: SettlerSettings,
+  opts: { logger?: Logger; metrics?: Metrics } = {},
+): Promise<PaymentBackends> {
   if (config.PAYMENT_MODE === 'mock') return { settler: createMockSettler() };
   const live = await import('./settlers/from-config.ts');
-  const settler = live.settlerFromConfig(config);
+  const { facilitatorMetrics } = await import('./settlers/failover.ts');
+  const watch = opts.metrics ? facilitatorMetrics(opts.metrics) : undefined;
+  const settler = live.settlerFromConfig(config, { logger: opts.logger, onSkip: watch?.onSkip });
+  watch?.watch(settler);
   // The facilitator's /supported picks what it is sent; one that can take no Base payment at all
   // is a configuration error. One that does not answer yet is retried on the first payment.
   const supported = await settler.supported?.();
   if (supported && !supported.ok && supported.problem === 'none') {
     settler.close?.();
-    throw new ConfigError([`FACILITATOR_URL: ${redactUrl(config.FACILITATOR_URL ?? '')} ${supported.detail}`]);
+    throw new ConfigError([
+      `FACILITATOR_URL: ${splitList(config.FACILITATOR_URL ?? '')
+        .map(redactUrl)
+        .join(', ')} ${supported.detail}`,
+    ]);
   }
   return { settler, chainVerifier: live.chainVerifierFromConfig(config), supported };
 }

@@ -16,6 +16,7 @@ export interface PaymentSettings {
   PAY_TO?: string | undefined;
   USDC_ADDRESS: string;
   OFAC_REQUIRED: boolean;
+  V2_NONCE?: 'any' | 'bound';
   BASE_URL: string;
   TERMS_URL: string;
   RECONCILE_INTERVAL_MS: number;
@@ -52,6 +53,7 @@ export function paymentPlaneFor(d: {
     chainVerifier: d.chainVerifier,
     metrics: d.metrics,
     limitPayer: d.limitPayer,
+    v2Nonce: d.config.V2_NONCE ?? 'any',
     // The reconciler's interval: an in-doubt buyer retrying sooner would find nothing new.
     retryAfterSeconds: Math.max(1, Math.ceil((d.config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000)),
   });

@@ -17,7 +17,14 @@ import type { BundleOffer } from './challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from './plane.ts';
 import { createReadChallenges } from './read-challenge.ts';
-import { PAYMENT_ID_CONFLICT_DOC, PAYMENT_REQUIRED_DOC, paymentResponseHeaders } from './routes.ts';
+import { asPaymentRefusal } from './refusal.ts';
+import {
+  PAYMENT_ID_CONFLICT_DOC,
+  PAYMENT_REQUIRED_DOC,
+  paymentResponseHeaders,
+  REFUSAL_DOC,
+  REFUSAL_RESPONSE_DOC,
+} from './routes.ts';
 import { createSignalsPage } from './signals-page.ts';
 import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from './siwx.ts';
 import type { SiwxSignIn } from './siwx-signin.ts';
@@ -109,18 +116,24 @@ export function paidSignalsRoutes(deps: {
         throw challenges.exhausted(r, { paidThrough: paidThrough ?? 0, latest });
     };
     const memo = { route: 'signals', since: r.since };
-    return deps.plane.purchase(payment, r, { beforeSettle, memo }).then((purchase) => {
-      const standing = { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq };
-      // A payment this request did not move (known, coalesced, or resolved from doubt) reads
-      // nothing: every field of its header, the signature included, is public once settled.
-      // Its own payment identifier is not public: with it, the stored answer comes back whole.
-      if (!purchase.movedHere && !purchase.replay) throw challenges.alreadyApplied(r, standing);
-      const headers = {
-        ...paymentResponseHeaders(purchase),
-        ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
-      };
-      return page(c, { ...r, since: purchase.replay?.since ?? r.since }, { ...standing, headers, paid: true });
-    });
+    const refused = (err: unknown) => {
+      throw asPaymentRefusal(err, { header: payment, fresh: () => challenges.fresh(r) });
+    };
+    return deps.plane
+      .purchase(payment, r, { beforeSettle, memo })
+      .then((purchase) => {
+        const standing = { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq };
+        // A payment this request did not move (known, coalesced, or resolved from doubt) reads
+        // nothing: every field of its header, the signature included, is public once settled.
+        // Its own payment identifier is not public: with it, the stored answer comes back whole.
+        if (!purchase.movedHere && !purchase.replay) throw challenges.alreadyApplied(r, standing);
+        const headers = {
+          ...paymentResponseHeaders(purchase),
+          ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
+        };
+        return page(c, { ...r, since: purchase.replay?.since ?? r.since }, { ...standing, headers, paid: true });
+      })
+      .catch(refused);
   }
 
   /** A credential's read (bearer or sign-in): the page, held first for `wait` when nothing is there yet. */
@@ -207,9 +220,11 @@ export const paidSignalsDocs: RouteDoc[] = [
       },
       402: {
         description:
-          'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ({error, reason?}). Every challenge also carries the PAYMENT-REQUIRED header',
+          'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ' +
+          `({error, reason?, x402Version, accepts}: ${REFUSAL_DOC}). Every challenge also carries the PAYMENT-REQUIRED header`,
         schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
         headers: {
+          'PAYMENT-RESPONSE': REFUSAL_RESPONSE_DOC,
           'PAYMENT-REQUIRED': `${PAYMENT_REQUIRED_DOC} Here it also has extensions {"sign-in-with-x": {info, supportedChains, schema}}: a fresh sign-in to sign (SIWE) and send as SIGN-IN-WITH-X.`,
         },
       },

@@ -24,7 +24,8 @@ import type { SettleOutcome, Settler } from './settlers/settler.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, verifySignature, type TypedDataVerifier } from './verify.ts';
 import type { DecodedPayment } from './x-payment.ts';
-import { decodePaymentHeader, type PaymentHeader } from './x402-v2.ts';
+import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from './x402-v2.ts';
+import { boundElsewhere } from './refusal.ts';
 
 /**
  * The purchase flow (spec 4.3 and issue 12). Cheap checks first (decode, payee, amount, salt tag),
@@ -56,6 +57,12 @@ export type PurchaseSettings = {
   chainVerifier?: TypedDataVerifier;
   /** Per-wallet abuse limit, called once the signature names the payer; throws a 429 ApiError. */
   limitPayer?: (payer: string) => void;
+  /**
+   * V2_NONCE: `any` (default) lets a PAYMENT-SIGNATURE carry any 32-byte nonce, bound to the
+   * bundle at its first sighting; `bound` keeps the seed's nonce binding on v2 too. X-Payment
+   * (v1) is bound whatever this says (spec 5).
+   */
+  v2Nonce?: 'any' | 'bound';
 };
 
 export type PurchaseFlowDeps = PurchaseSettings & {
@@ -75,8 +82,11 @@ export type PurchaseFlowDeps = PurchaseSettings & {
   accepting: () => boolean;
 };
 
-/** A request's payment identifier and what its route keeps of the answer. */
-type Again = { identifier?: string; memo?: ResultMemo };
+/**
+ * A request's payment identifier, what its route keeps of the answer, and the bundle it asks for:
+ * a payment already known answers only on the bundle it was first seen on (binding.ts boundToBundle).
+ */
+type Again = { identifier?: string; memo?: ResultMemo; city: string; count: number; version: 1 | 2 };
 
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
 type Retry = BundleOffer & {
@@ -178,6 +188,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     await inflight.ended(running.key);
     const row = store.byKey(running.payer, running.nonce);
     if (!row) throw pending();
+    if (!boundToBundle(row, again.city, again.count)) throw boundElsewhere(again.version);
     return answerKnown(row, again);
   }
 
@@ -190,7 +201,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     return (replayed && ledger.replay(row, again.memo!.route)) || ledger.answer(row);
   }
 
-  async function claimAndSettle(r: Retry, payer: Address): Promise<Purchase> {
+  async function claimAndSettle(r: Retry, payer: Address, again: Again): Promise<Purchase> {
     const a = r.p.authorization;
     // Committed (with the other claims of this turn) before the settle call starts.
     const claim = await deps.commits.run(() =>
@@ -211,8 +222,10 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const row = claim.row;
     // Another payment took the identifier since the check in purchase(): nothing of this one moved.
     if (!row) throw paymentIdentifierConflict();
+    // The same authorization claimed first for another bundle (a race of two v2 requests).
+    if (!boundToBundle(row, r.city, r.count)) throw boundElsewhere(again.version);
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
-    return answerKnown(row, { identifier: r.p.identifier, memo: r.memo });
+    return answerKnown(row, again);
   }
 
   /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
@@ -223,12 +236,15 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     if (!decoded.ok) throw paymentVerificationFailed(decoded.reason);
     const p = decoded.value;
     const a = p.authorization;
-    const payee = checkPayee(a, { payTo: deps.payTo, priceMicro: bundlePrice(count).totalMicro });
+    const priceMicro = bundlePrice(count).totalMicro;
+    const payee = checkPayee(a, { payTo: deps.payTo, priceMicro });
     if (payee && !payee.ok) throw paymentVerificationFailed(payee.reason);
+    const accepted = p.accepted && acceptedProblem(p.accepted, { priceMicro, asset: deps.usdc, payTo: deps.payTo });
+    if (accepted) throw paymentVerificationFailed(accepted);
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
     const running = { key, payer: from, nonce: a.nonce };
-    const again: Again = { identifier: p.identifier, memo: opts.memo };
+    const again: Again = { identifier: p.identifier, memo: opts.memo, city, count, version: header.version };
     // An identifier is one payment's: with any other authorization (or payer) it is refused before
     // anything is verified or claimed. The unique index decides a race (claimAndSettle).
     if (p.identifier) {
@@ -242,7 +258,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const known = store.byKey(from, a.nonce);
     const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo: opts.memo };
     if (known) {
-      if (!boundToBundle(known, city, count)) throw bindingMismatch();
+      if (!boundToBundle(known, city, count)) throw boundElsewhere(header.version);
       if (deps.sanctions.has(from)) throw sanctioned();
       if (known.status === 'claimed' || known.status === 'in_doubt')
         return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(running, again);
@@ -254,7 +270,10 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const window = checkWindow(a, nowS());
     if (window && !window.ok) throw paymentVerificationFailed(window.reason);
     // The salts this server can have served for a still-valid authorization (binding.ts): an
-    // echoed salt that is not one of them is refused before any signature recovery.
+    // echoed salt that is not one of them is refused before any signature recovery. A v2 payment
+    // with V2_NONCE=any binds at first sight instead: its nonce is any 32 bytes (x402's `exact`),
+    // and a salt its `accepted` echoes only says which purchase step a binding nonce moves.
+    const anyNonce = header.version === 2 && deps.v2Nonce !== 'bound';
     const binding = decideBinding(
       deps.secret(),
       {
@@ -264,9 +283,11 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         nowMs: clock.now(),
         validBefore: Number(a.validBefore),
       },
-      p.salt,
+      // Without an echo, a binding nonce is searched for among every salt served: not worth it
+      // when any nonce pays.
+      anyNonce && !p.salt ? null : p.salt,
     );
-    if (binding.echoRefused) throw bindingMismatch();
+    if (binding.echoRefused && !anyNonce) throw bindingMismatch();
     // Payee, amount and window were checked above: only the signature is left to verify.
     const verified = await verifySignature(p, { usdc: deps.usdc, chainVerifier: deps.chainVerifier });
     if (!verified.ok) throw paymentVerificationFailed(verified.reason);
@@ -279,12 +300,14 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     }
     if (!deps.sanctions.available({ required: deps.ofacRequired })) throw screeningUnavailable();
     // Spec order: verify, sanctions, binding.
-    const bound = binding.bound(payer, a.nonce);
-    if (!bound) throw bindingMismatch();
+    const bound = anyNonce && (!p.salt || binding.echoRefused) ? null : binding.bound(payer, a.nonce);
+    if (!bound && !anyNonce) throw bindingMismatch();
     opts.beforeSettle?.(payer);
     retry.recovered = verified.recovered;
-    retry.bindingK = bound.k;
-    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(running, again);
+    // A binding nonce moves its bundle's purchase step (binding.ts); first-sight binding is the
+    // claim itself: the row's (payer, nonce) is unique and carries the bundle.
+    retry.bindingK = bound?.k;
+    return inflight.exclusive(key, () => claimAndSettle(retry, payer, again)) ?? afterRunning(running, again);
   }
 
   return { purchase, resolve };

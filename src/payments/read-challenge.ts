@@ -5,6 +5,7 @@ import type { ApiError } from '../lib/errors.ts';
 import { replyJson, type Ctx } from '../lib/http.ts';
 import type { BundleOffer, ChallengeNote } from './challenge.ts';
 import type { PaymentPlane } from './plane.ts';
+import type { FreshChallenge } from './refusal.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import { siwxExtension } from './siwx.ts';
 import { challengeHeaders } from './x402-v2.ts';
@@ -55,6 +56,12 @@ export function createReadChallenges(deps: {
     reply(c: Ctx, offer: BundleOffer, init: { note?: ChallengeNote; headers?: Record<string, string> } = {}): Response {
       const body = deps.plane.challenge(offer, init.note);
       return replyJson(c, body, { status: 402, headers: { ...init.headers, ...headersOf(body, offer) } });
+    },
+
+    /** The current offer for `offer` with this route's headers: what a refused payment is answered with. */
+    fresh(offer: BundleOffer): FreshChallenge {
+      const body = deps.plane.challenge(offer);
+      return { body, headers: headersOf(body, offer) };
     },
 
     /** The exhaustion 402 as an error to throw: a cursor the ceiling leaves nothing after. */

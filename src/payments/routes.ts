@@ -10,6 +10,7 @@ import { parseCount, requireCity } from './bundle.ts';
 import type { Purchase } from './ledger.ts';
 import { ERRORS } from '../lib/api-errors.ts';
 import { PAYMENT_ID_RULE } from './payment-identifier.ts';
+import { asPaymentRefusal } from './refusal.ts';
 import type { PaymentPlane } from './plane.ts';
 import {
   MinSpendError,
@@ -35,7 +36,13 @@ export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string
       const challenge = deps.plane.challenge(offer);
       return replyJson(c, challenge, { status: 402, headers: challengeHeaders(challenge) });
     }
-    const purchase = await deps.plane.purchase(header, offer, { memo: { route: 'subscribe' } });
+    const fresh = () => {
+      const body = deps.plane.challenge(offer);
+      return { body, headers: challengeHeaders(body) };
+    };
+    const purchase = await deps.plane.purchase(header, offer, { memo: { route: 'subscribe' } }).catch((err) => {
+      throw asPaymentRefusal(err, { header, fresh });
+    });
     return replyJson(c, subscribeResult(purchase), { headers: paymentResponseHeaders(purchase) });
   });
   return app;
@@ -68,6 +75,13 @@ export const PAYMENT_REQUIRED_DOC =
   'On a challenge: base64 JSON x402 v2 PaymentRequired {x402Version: 2, error, resource {url, description, mimeType}, ' +
   'accepts [{scheme, network, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding, mode}}]}: the same ' +
   'offer as the body. Pay it with PAYMENT-SIGNATURE, whose accepted echoes these requirements (the binding salt with them).';
+
+/** What a payment's refusal carries beside its body (refusal.ts), for the OpenAPI document. */
+export const REFUSAL_DOC =
+  'a refused payment also carries the current offer (x402Version, accepts) and a fresh PAYMENT-REQUIRED; ' +
+  'PAYMENT-SIGNATURE takes any 32-byte nonce (V2_NONCE=any), bound to this bundle the first time it is seen';
+export const REFUSAL_RESPONSE_DOC =
+  'on a refused PAYMENT-SIGNATURE: base64 JSON {success: false, errorReason (the error code), errorMessage, transaction: "", network, payer}';
 
 /** The 409 of both paid routes (payment-identifier.ts). */
 export const PAYMENT_ID_CONFLICT_DOC = {
@@ -106,9 +120,10 @@ export const subscribeDocs: RouteDoc[] = [
       },
       402: {
         description:
-          'Payment required (PaymentRequired challenge, with the PAYMENT-REQUIRED header), or a verification, binding or settlement failure ({error, reason?})',
+          'Payment required (PaymentRequired challenge, with the PAYMENT-REQUIRED header), or a verification, binding or settlement failure ' +
+          `({error, reason?, x402Version, accepts}: ${REFUSAL_DOC})`,
         schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
-        headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC },
+        headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC, 'PAYMENT-RESPONSE': REFUSAL_RESPONSE_DOC },
       },
       403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
       404: { description: ERRORS.unknown_city.message, schema: ErrorBody },

@@ -50,7 +50,12 @@ export type DecodedPayment = {
   signature: Hex;
   /** A v2 payment's `payment-identifier` id (payment-identifier.ts): its idempotency key. */
   identifier?: string;
+  /** A v2 payment's `accepted`: the requirement the client says it pays (x402-v2.ts acceptedProblem). */
+  accepted?: AcceptedTerms;
 };
+
+/** What a v2 `accepted` names about the price: checked against what the request offers. */
+export type AcceptedTerms = { network: string; amount?: string; asset?: string; payTo?: string };
 
 export type DecodeResult = { ok: true; value: DecodedPayment } | { ok: false; reason: string };
 

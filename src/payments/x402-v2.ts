@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { microToAtomic } from '../lib/money.ts';
 import { listingFor } from './bazaar.ts';
 import { NETWORK, NETWORK_ALIASES } from './eip3009.ts';
 import { PAYMENT_IDENTIFIER, paymentIdOf, paymentIdentifierDeclaration } from './payment-identifier.ts';
@@ -9,6 +10,7 @@ import {
   decodePayloadJson,
   decodeXPayment,
   type DecodeResult,
+  type AcceptedTerms,
   type PaymentPayloadV1,
 } from './x-payment.ts';
 
@@ -85,6 +87,9 @@ const Accepted = z
   .object({
     scheme: z.literal('exact'),
     network: z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`),
+    amount: z.string().max(80).optional(),
+    asset: z.string().max(80).optional(),
+    payTo: z.string().max(80).optional(),
     extra: z
       .object({ binding: z.object({ salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }).loose() })
       .loose()
@@ -148,6 +153,28 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
     payload: { ...payload, ...(salt ? { salt } : {}) },
   };
   const decoded = decodePayloadJson(v1);
-  if (decoded.ok && id.id) decoded.value.identifier = id.id;
+  if (!decoded.ok) return decoded;
+  if (id.id) decoded.value.identifier = id.id;
+  const { network, amount, asset, payTo } = accepted;
+  decoded.value.accepted = { network, amount, asset, payTo };
   return decoded;
+}
+
+/** What this request offers, as `accepted` must name it (issue 36: the standard `exact` on v2). */
+export type OfferedTerms = { priceMicro: number; asset: string; payTo: string };
+
+/**
+ * Why a v2 `accepted` is not a requirement this request offers, or null when it is one. The
+ * authorization's own `to` and `value` are checked apart (verify.ts checkPayee); this keeps a
+ * client from paying one offer while claiming another (a price it read elsewhere, another
+ * network or token) and is what x402's own servers match a payload on.
+ */
+export function acceptedProblem(a: AcceptedTerms, offered: OfferedTerms): string | null {
+  const amount = microToAtomic(offered.priceMicro);
+  const same = (x: string | undefined, y: string) => x !== undefined && x.toLowerCase() === y.toLowerCase();
+  if (a.network !== NETWORK) return `accepted.network must be ${NETWORK}`;
+  if (a.amount !== amount) return `accepted.amount must be ${amount} for this bundle`;
+  if (!same(a.asset, offered.asset)) return `accepted.asset must be ${offered.asset}`;
+  if (!same(a.payTo, offered.payTo)) return `accepted.payTo must be ${offered.payTo}`;
+  return null;
 }

@@ -57,7 +57,12 @@ function json(res: ServerResponse, status: number, body: unknown) {
   res.end(JSON.stringify(body));
 }
 
-export async function startReferenceFront(name: 'v2' | 'legacy', rpcUrl: string): Promise<ReferenceFront> {
+/** `opts.port`: listen there (a restart of a front that was closed, at the same URL). */
+export async function startReferenceFront(
+  name: 'v2' | 'legacy',
+  rpcUrl: string,
+  opts: { port?: number } = {},
+): Promise<ReferenceFront> {
   const account = privateKeyToAccount(FACILITATOR_KEYS[name]);
   const client = createWalletClient({ account, chain: chainFor(rpcUrl), transport: http(rpcUrl) }).extend(
     publicActions,
@@ -144,7 +149,7 @@ export async function startReferenceFront(name: 'v2' | 'legacy', rpcUrl: string)
     }
     json(res, 404, { error: 'not found' });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', () => r()));
   front.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   front.close = () =>
     new Promise<void>((r) => {

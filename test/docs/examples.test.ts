@@ -59,6 +59,14 @@ test('every example runs against a local mock-mode instance', async (t) => {
     /^bought 20 nyc signals, entitled through seq \d+\nread \d+ signal\(s\); latest seq \d+\n$/,
   );
 
+  // A stock x402 client with nothing of ours registered (issue 36): the standard exact scheme pays.
+  const stockRun = run(process.execPath, ['examples/stock-x402-fetch.ts']);
+  assert.equal(stockRun.status, 0, stockRun.stderr);
+  assert.match(
+    stockRun.stdout,
+    /^HTTP 200: read \d+ signal\(s\), entitled through seq \d+\nHTTP 200: bought 20 more, entitled through seq \d+\n$/,
+  );
+
   const viemRun = run(process.execPath, ['examples/viem.ts']);
   assert.equal(viemRun.status, 0, viemRun.stderr);
   assert.match(viemRun.stdout, /^HTTP 200: bought 20 nyc signals, entitled through seq \d+\n/);

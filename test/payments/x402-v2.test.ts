@@ -15,8 +15,8 @@ import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
  * (checked with @x402/core's own schema and decoder), `PAYMENT-SIGNATURE` pays like `X-Payment`
  * (its `accepted` echoes the binding salt), and a settlement answers both response headers.
  */
-async function setup(t: Parameters<typeof testApp>[0]) {
-  const e = testApp(t);
+async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
+  const e = testApp(t, { env });
   return { ...e, f: over(await listen(t, e.app.fetch)) };
 }
 
@@ -135,8 +135,9 @@ test('PAYMENT-SIGNATURE pays: accepted echoes the salt, both response headers an
   assert.match(page.headers.get('x-receipt-token') ?? '', /^isr_/);
 });
 
-test('PAYMENT-SIGNATURE refusals: not v2, no accepted, a salt never served, HEAD; X-Payment wins when both come', async (t) => {
-  const { f, db, clock } = await setup(t);
+test('PAYMENT-SIGNATURE refusals: not v2, no accepted, a salt never served (V2_NONCE=bound), HEAD; X-Payment wins when both come', async (t) => {
+  // V2_NONCE=bound keeps the seed's binding on v2: an echoed salt never served is refused.
+  const { f, db, clock } = await setup(t, { V2_NONCE: 'bound' });
   const path = '/v1/subscribe?city=nyc&count=2';
   const send = async (headers: Record<string, string>, method = 'POST') => {
     const res = await f(path, { method, headers });

@@ -59,10 +59,15 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       : { state: 'unknown', reason: 'no RPC_URL to ask the token contract' };
 
   const client = createJsonPost('facilitator', { baseUrl: opts.url, headers, perRequest: opts.perRequest });
+  // The last /supported reading: one that lists none of our kinds takes no payment (failover).
+  let lastSupported: SupportedResult | null = null;
   const kinds = createKindCache({
     fetch: () => client.get('/supported', supportedTimeoutMs),
     now: opts.now ?? Date.now,
-    onResult: opts.onSupported,
+    onResult: (r) => {
+      lastSupported = r;
+      opts.onSupported?.(r);
+    },
   });
   const verifyAlways = opts.verify === 'always';
 
@@ -129,18 +134,27 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
         if (earlier.state === 'unused' && earlier.expired)
           return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       }
+      // Its /supported lists none of our kinds: nothing is sent (the next facilitator may take it).
+      await kinds.current();
+      const listing = lastSupported as SupportedResult | null;
+      if (listing && !listing.ok && listing.problem === 'none')
+        return { ok: false, inDoubt: false, unavailable: true, reason: `facilitator ${listing.detail}` };
       // /settle verifies again before submitting anything; /verify only adds a round trip when our
       // own recovery already proved the signature (docs/decisions.md).
       if (verifyAlways || !req.signatureRecovered) {
+        let answer: JsonAnswer;
         try {
-          const v = classifyVerify(await post('/verify', req, verifyTimeoutMs));
-          if (v.kind === 'refused') {
-            if (NAMES_KIND.test(v.reason)) kinds.invalidate();
-            return { ok: false, inDoubt: false, reason: v.reason };
-          }
+          answer = await post('/verify', req, verifyTimeoutMs);
         } catch (err) {
-          // /verify moves no money: a failed verify charged nobody.
-          return { ok: false, inDoubt: false, reason: `facilitator: ${(err as Error).message}` };
+          // /verify moves no money: a failed verify charged nobody, and another facilitator may try.
+          return { ok: false, inDoubt: false, unavailable: true, reason: `facilitator: ${(err as Error).message}` };
+        }
+        const v = classifyVerify(answer);
+        if (v.kind === 'refused') {
+          if (NAMES_KIND.test(v.reason)) kinds.invalidate();
+          // A 5xx or a refusal naming the kind is the facilitator's trouble, not the payment's.
+          const theirs = answer.status >= 500 || NAMES_KIND.test(v.reason);
+          return { ok: false, inDoubt: false, reason: v.reason, ...(theirs ? { unavailable: true } : {}) };
         }
       }
       let answer: JsonAnswer;
@@ -150,7 +164,12 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
         // No connection was ever made (refused, or the name did not resolve): not one byte of the
         // request left, so nothing can have been submitted. A definite failure, truly not charged.
         if (neverConnected(err))
-          return { ok: false, inDoubt: false, reason: `facilitator unreachable: ${(err as Error).message}` };
+          return {
+            ok: false,
+            inDoubt: false,
+            unavailable: true,
+            reason: `facilitator unreachable: ${(err as Error).message}`,
+          };
         // The request reached /settle and no answer came back: the transfer may have been
         // submitted. In doubt until the token contract says otherwise.
         return decide(req, `facilitator /settle gave no clear answer (${(err as Error).message})`, null);

@@ -4,6 +4,10 @@ import { EIP3009_ABI, chainFor, createAuthorizationLookup, createChainSettler } 
 import { cdpJwtHeaders } from './cdp-auth.ts';
 import { createFacilitatorSettler } from './facilitator.ts';
 import { createMockSettler } from './mock.ts';
+import { createFailoverSettler } from './failover.ts';
+import { CDP_FACILITATOR_URL } from './cdp-key.ts';
+import { redactUrl, splitList, splitPlaces } from '../../lib/url-credentials.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { Settler } from './settler.ts';
 
 /** The settings a settler reads; the server's Config carries them (config.ts). */
@@ -20,7 +24,10 @@ export interface SettlerSettings {
 }
 
 /** The settler the configuration asks for; config.ts has already required what each one needs. */
-export function settlerFromConfig(config: SettlerSettings): Settler {
+export function settlerFromConfig(
+  config: SettlerSettings,
+  opts: { logger?: Logger; onSkip?: (facilitator: string) => void; now?: () => number } = {},
+): Settler {
   if (config.PAYMENT_MODE === 'mock') return createMockSettler();
   if (config.SETTLEMENT === 'chain') {
     return createChainSettler({
@@ -33,16 +40,40 @@ export function settlerFromConfig(config: SettlerSettings): Settler {
   // that went quiet is the token's authorizationState.
   const usdc = config.USDC_ADDRESS as Address;
   const status = config.RPC_URL ? createAuthorizationLookup({ rpcUrl: config.RPC_URL, usdc }).status : undefined;
-  return createFacilitatorSettler({
-    url: config.FACILITATOR_URL!,
-    auth: config.FACILITATOR_AUTH,
-    perRequest:
-      config.CDP_API_KEY_ID && config.CDP_API_KEY_SECRET
-        ? cdpJwtHeaders({ keyId: config.CDP_API_KEY_ID, secret: config.CDP_API_KEY_SECRET })
-        : undefined,
-    status,
-    used: config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined,
-  });
+  const used = config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined;
+  const cdp =
+    config.CDP_API_KEY_ID && config.CDP_API_KEY_SECRET
+      ? cdpJwtHeaders({ keyId: config.CDP_API_KEY_ID, secret: config.CDP_API_KEY_SECRET })
+      : undefined;
+  const entries = facilitatorList(config).map((f) => ({
+    name: redactUrl(f.url),
+    settler: createFacilitatorSettler({
+      url: f.url,
+      auth: f.auth,
+      perRequest: f.cdp ? cdp : undefined,
+      status,
+      used,
+    }),
+  }));
+  // One facilitator too: its health is reported the same way (doctor, /admin, /metrics).
+  return createFailoverSettler(entries, { now: opts.now ?? Date.now, logger: opts.logger, onSkip: opts.onSkip });
+}
+
+/**
+ * FACILITATOR_URL's ordered list (comma separated) with each one's auth: FACILITATOR_AUTH's entry
+ * in the same place (comma separated; one URL takes the whole value), user:password@ in its URL
+ * (json-post.ts sends it as Basic), or CDP's JWT for CDP's own facilitator (with one URL, for it
+ * whatever its address, as before).
+ */
+export function facilitatorList(config: SettlerSettings): { url: string; auth?: string; cdp: boolean }[] {
+  const urls = splitList(config.FACILITATOR_URL ?? '');
+  const auths = urls.length === 1 ? [config.FACILITATOR_AUTH ?? ''] : splitPlaces(config.FACILITATOR_AUTH ?? '');
+  const cdpHost = new URL(CDP_FACILITATOR_URL).host;
+  return urls.map((url, i) => ({
+    url,
+    ...(auths[i] ? { auth: auths[i] } : {}),
+    cdp: urls.length === 1 || (URL.canParse(url) && new URL(url).host === cdpHost),
+  }));
 }
 
 /**

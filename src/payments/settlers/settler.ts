@@ -55,7 +55,18 @@ export type PaymentRequirementsV1 = {
  */
 export type SettleOutcome =
   | { ok: true; txHash: Hex | null; alreadySettled?: boolean }
-  | { ok: false; reason: string; inDoubt: boolean; txHash?: Hex };
+  | {
+      ok: false;
+      reason: string;
+      inDoubt: boolean;
+      txHash?: Hex;
+      /**
+       * The settler could not take the request and nothing of it was sent where money could move
+       * (unreachable, a /verify that failed or answered 5xx, a /supported without our kind): the
+       * next facilitator may be asked in the same request (failover.ts).
+       */
+      unavailable?: boolean;
+    };
 
 /**
  * What the token contract says about (payer, nonce), read at one block: `used` (money moved, by

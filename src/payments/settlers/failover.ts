@@ -1,0 +1,154 @@
+import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../../lib/metrics.ts';
+import type { SupportedResult } from './negotiate.ts';
+import type { SettleOutcome, SettleRequest, Settler } from './settler.ts';
+
+/**
+ * FACILITATOR_URL as an ordered list (issue 36 item 3): a facilitator that cannot take a payment
+ * with nothing sent where money could move (unreachable, a /verify that failed or answered 5xx, a
+ * /supported without our kind: `SettleOutcome.unavailable`, facilitator.ts) is skipped for the
+ * next one within the same request. Any other answer is final for the request, in doubt included:
+ * a facilitator that may have broadcast stays in doubt and the token contract decides (it accepts
+ * an authorization once, so a second facilitator can never move the money twice).
+ *
+ * Health per facilitator: `up` until one is skipped, then `down` with the reason until one of its
+ * answers comes back. A facilitator that is down is asked after the ones that are up (its turn
+ * costs a failed connection per purchase otherwise) and again first once COOL_OFF_MS has passed
+ * since it went down. One warning a minute per facilitator while it is down, not one per request.
+ */
+export const COOL_OFF_MS = 30_000;
+export const WARN_EVERY_MS = 60_000;
+
+export type FacilitatorEntry = { name: string; settler: Settler };
+
+export type FacilitatorHealth = {
+  name: string;
+  up: boolean;
+  /** Why it was last skipped (null while up). */
+  reason: string | null;
+  /** Since when it is down (ms, server clock), or null. */
+  downSinceMs: number | null;
+  /** Requests it answered (any answer but `unavailable`) and requests it was skipped in. */
+  answered: number;
+  skipped: number;
+};
+
+export type FailoverSettler = Settler & {
+  health(): FacilitatorHealth[];
+  /** Each facilitator's /supported, in order (doctor). */
+  supportedEach(): Promise<{ name: string; result: SupportedResult }[]>;
+};
+
+export function createFailoverSettler(
+  entries: readonly FacilitatorEntry[],
+  opts: { now: () => number; logger?: Logger; onSkip?: (name: string) => void },
+): FailoverSettler {
+  if (entries.length === 0) throw new Error('no facilitator configured');
+  const state = entries.map((e) => ({
+    ...e,
+    downSinceMs: null as number | null,
+    reason: null as string | null,
+    warnedAtMs: Number.NEGATIVE_INFINITY,
+    answered: 0,
+    skipped: 0,
+  }));
+
+  /** Up ones first in their order, then down ones; a down one whose cool-off passed counts as up. */
+  function order(nowMs: number) {
+    const rested = (s: (typeof state)[number]) => s.downSinceMs === null || nowMs - s.downSinceMs >= COOL_OFF_MS;
+    return [...state.filter(rested), ...state.filter((s) => !rested(s))];
+  }
+
+  function skipped(s: (typeof state)[number], reason: string, nowMs: number) {
+    s.skipped++;
+    s.reason = reason;
+    if (s.downSinceMs === null || nowMs - s.downSinceMs >= COOL_OFF_MS) s.downSinceMs = nowMs;
+    opts.onSkip?.(s.name);
+    if (nowMs - s.warnedAtMs >= WARN_EVERY_MS) {
+      s.warnedAtMs = nowMs;
+      opts.logger?.warn('facilitator unavailable; the next one is asked', { facilitator: s.name, reason });
+    }
+  }
+
+  function answered(s: (typeof state)[number]) {
+    s.answered++;
+    if (s.downSinceMs !== null) opts.logger?.info('facilitator answering again', { facilitator: s.name });
+    s.downSinceMs = null;
+    s.reason = null;
+  }
+
+  const first = entries[0]!.settler;
+  return {
+    kind: 'facilitator',
+    // Every facilitator may be asked once in one request.
+    maxSettleMs: entries.reduce((sum, e) => sum + e.settler.maxSettleMs, 0),
+    async settle(req: SettleRequest): Promise<SettleOutcome> {
+      const reasons: string[] = [];
+      for (const s of order(opts.now())) {
+        const out = await s.settler.settle(req);
+        if (out.ok || !out.unavailable) {
+          answered(s);
+          return out;
+        }
+        skipped(s, out.reason, opts.now());
+        // One facilitator: its own answer, as without failover.
+        if (state.length === 1) return out;
+        reasons.push(`${s.name}: ${out.reason}`);
+      }
+      // Nothing was sent anywhere money could move: truly not charged.
+      return {
+        ok: false,
+        inDoubt: false,
+        unavailable: true,
+        reason: `no facilitator available (${reasons.join('; ')})`,
+      };
+    },
+    // The token contract's answer is the same whoever asks: the first one's RPC lookup.
+    status: (payer, nonce, validBefore) => first.status(payer, nonce, validBefore),
+    async supported() {
+      const all = await Promise.all(state.map((s) => s.settler.supported!()));
+      // What serve needs: the first one that lists our kind, else the first problem.
+      return all.find((r) => r.ok) ?? all.find((r) => !r.ok && r.problem === 'unanswered') ?? all[0]!;
+    },
+    async supportedEach() {
+      return Promise.all(state.map(async (s) => ({ name: s.name, result: await s.settler.supported!() })));
+    },
+    health: () =>
+      state.map((s) => ({
+        name: s.name,
+        up: s.downSinceMs === null,
+        reason: s.reason,
+        downSinceMs: s.downSinceMs,
+        answered: s.answered,
+        skipped: s.skipped,
+      })),
+    close() {
+      for (const s of state) s.settler.close?.();
+    },
+  };
+}
+
+/** The health of each facilitator a settler settles through, or undefined (mock, chain). */
+export function facilitatorHealthOf(settler: Settler): (() => FacilitatorHealth[]) | undefined {
+  const h = (settler as Partial<FailoverSettler>).health;
+  return h ? () => h.call(settler) : undefined;
+}
+
+/** /metrics: isocast_facilitator_up per facilitator (read at scrape), skips counted as they happen. */
+export function facilitatorMetrics(metrics: Metrics) {
+  const skips = metrics.counter(
+    'isocast_facilitator_skips_total',
+    'Payments a facilitator could not take (nothing sent), so the next one was asked',
+  );
+  const up = metrics.gauge('isocast_facilitator_up', '1 while a facilitator answers, 0 once it was skipped');
+  return {
+    onSkip: (facilitator: string) => skips.inc({ facilitator }),
+    watch(settler: Settler) {
+      const health = facilitatorHealthOf(settler);
+      if (!health) return;
+      metrics.collect(() => {
+        for (const f of health()) up.set(f.up ? 1 : 0, { facilitator: f.name });
+      });
+    },
+  };
+}
