@@ -91,6 +91,11 @@ export async function startupFigures(opts: {
   };
 }
 
+/** One line: the binary's start against the floor, wall and CPU, with the load average. */
+export function startupSummary(r: StartupResult, load: number[]): string {
+  return `start-up (target <= x1.5; load ${load.map((x) => x.toFixed(2)).join(' ')})\n  spawn to first 200 ${r.medianMs.isocast} ms vs hello-world SEA ${r.floorMs} ms = x${r.ratio}; CPU by then ${r.cpuMedianMs.isocast} ms vs ${r.cpuMedianMs.floor} ms`;
+}
+
 if (import.meta.main) {
   const input = JSON.parse(process.argv[2] ?? '{}') as { runs?: number; binaries?: Record<string, string> };
   const runDir = join(ROOT, 'bench', 'tmp', `startup-${Date.now()}`);
