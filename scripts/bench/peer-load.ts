@@ -100,35 +100,40 @@ const cities = (
     cities: { slug: string }[];
   }
 ).cities.map((c) => c.slug);
-const perTarget = input.warmup + input.rounds * input.isocastPerRound;
-const accounts = Math.ceil(perTarget / cities.length);
-async function isocastJobs(target: IsocastTarget, count: number): Promise<Job[]> {
+/** The next payer index per target: a (payer, city, count) is never signed twice under one salt. */
+const payerIndex = Object.fromEntries(TARGETS.map((t) => [t, 0])) as Record<Target, number>;
+const COUNTS: Record<IsocastTarget, number> = { subscribe: 20, signals: 21, subscribeV2: 22, signalsV2: 23 };
+/**
+ * n paid requests for one target, signed just before its batch (untimed) from 402s fetched then:
+ * on a loaded machine signing the whole run up front took longer than an authorization may live.
+ */
+async function isocastJobs(target: IsocastTarget, n: number): Promise<Job[]> {
+  const count = COUNTS[target];
   const subscribe = target === 'subscribe' || target === 'subscribeV2';
   const v2 = target === 'subscribeV2' || target === 'signalsV2';
   const method = subscribe ? 'POST' : 'GET';
   const path = (city: string) =>
     subscribe ? `/v1/subscribe?city=${city}&count=${count}` : `/v1/signals?city=${city}&count=${count}&since=0`;
   const challenges = new Map<string, Awaited<ReturnType<typeof send>>>();
-  for (const city of cities) {
-    const r = await send(input.isocast.url, { method, path: path(city), headers: {} });
-    if (r.status !== 402) throw new Error(`${target} challenge for ${city}: ${r.status} ${r.body.slice(0, 200)}`);
-    challenges.set(city, r);
-  }
   const jobs: Job[] = [];
-  for (let a = 0; jobs.length < perTarget; a++) {
+  while (jobs.length < n) {
+    const a = payerIndex[target]++;
     const account = privateKeyToAccount(keccak256(toHex(`isocast-bench-peer-${target}-${a}`)));
-    const client = v2
-      ? new x402HTTPClient(registerIsocast(new x402Client(), new IsocastExactScheme(account, { validForSeconds: 600 })))
-      : null;
+    const client = v2 ? new x402HTTPClient(registerIsocast(new x402Client(), new IsocastExactScheme(account))) : null;
     for (const city of cities) {
-      if (jobs.length >= perTarget) break;
-      const r = challenges.get(city)!;
+      if (jobs.length >= n) break;
+      let r = challenges.get(city);
+      if (!r) {
+        r = await send(input.isocast.url, { method, path: path(city), headers: {} });
+        if (r.status !== 402) throw new Error(`${target} challenge for ${city}: ${r.status} ${r.body.slice(0, 200)}`);
+        challenges.set(city, r);
+      }
       if (client) {
         const required = client.getPaymentRequiredResponse((name) => header(r.headers, name), JSON.parse(r.body));
         const payload = await client.createPaymentPayload(required);
         jobs.push({ method, path: path(city), headers: client.encodePaymentSignatureHeader(payload) });
       } else {
-        const pay = await payFor402(JSON.parse(r.body), account, { validForSeconds: 600 });
+        const pay = await payFor402(JSON.parse(r.body), account);
         jobs.push({ method, path: path(city), headers: { 'x-payment': pay.xPayment } });
       }
     }
@@ -147,8 +152,8 @@ async function peerJobs(n: number): Promise<Job[]> {
   });
   if (r.status !== 402) throw new Error(`peer challenge: ${r.status} ${r.body.slice(0, 200)}`);
   const jobs: Job[] = [];
-  for (let a = 0; jobs.length < n; a++) {
-    const account = privateKeyToAccount(keccak256(toHex(`isocast-bench-peer-buyer-${a}`)));
+  while (jobs.length < n) {
+    const account = privateKeyToAccount(keccak256(toHex(`isocast-bench-peer-buyer-${payerIndex.peer++}`)));
     const client = new x402HTTPClient(registerExactEvmScheme(new x402Client(), { signer: account }));
     const required = client.getPaymentRequiredResponse((name) => header(r.headers, name), JSON.parse(r.body || '{}'));
     for (let k = 0; k < 50 && jobs.length < n; k++) {
@@ -158,22 +163,11 @@ async function peerJobs(n: number): Promise<Job[]> {
   }
   return jobs;
 }
-const t0 = performance.now();
-const jobs: Record<Target, Job[]> = {
-  subscribe: await isocastJobs('subscribe', 20),
-  signals: await isocastJobs('signals', 21),
-  subscribeV2: await isocastJobs('subscribeV2', 22),
-  signalsV2: await isocastJobs('signalsV2', 23),
-  peer: await peerJobs(input.warmup + input.rounds * input.peerPerRound),
-};
-log(
-  `signed ${TARGETS.reduce((n, t) => n + jobs[t].length, 0)} authorizations in ${((performance.now() - t0) / 1000).toFixed(1)} s (${accounts} isocast payers per target)`,
-);
+const prepare = (target: Target, n: number) => (target === 'peer' ? peerJobs(n) : isocastJobs(target, n));
 
 // --- timed ---
 const base = (t: Target) => (t === 'peer' ? input.peer.url : input.isocast.url);
 const pid = (t: Target) => (t === 'peer' ? input.peer.pid : input.isocast.pid);
-const next = Object.fromEntries(TARGETS.map((t) => [t, 0])) as Record<Target, number>;
 let failures = 0;
 let firstFailure = '';
 function ok(target: Target, r: { status: number; body: string; headers: Record<string, unknown> }): boolean {
@@ -183,9 +177,13 @@ function ok(target: Target, r: { status: number; body: string; headers: Record<s
   if (target === 'signals' || target === 'signalsV2') return typeof r.headers['x-receipt-token'] === 'string';
   return typeof r.headers['payment-response'] === 'string';
 }
+let signed = 0;
+let signingMs = 0;
 async function batch(target: Target, n: number): Promise<Batch> {
-  const list = jobs[target].slice(next[target], next[target] + n);
-  next[target] += list.length;
+  const t0 = performance.now();
+  const list = await prepare(target, n);
+  signingMs += performance.now() - t0;
+  signed += list.length;
   let k = 0;
   const cpu0 = cpuNs(pid(target));
   const main0 = cpuNs(pid(target), 'main');
@@ -224,6 +222,7 @@ for (let r = 0; r < input.rounds; r++) {
     row.push(await batch(t, t === 'peer' ? input.peerPerRound : input.isocastPerRound));
   rounds.push(row);
 }
+log(`signed ${signed} authorizations, ${(signingMs / 1000).toFixed(1)} s untimed`);
 if (failures > 0) throw new Error(`${failures} paid requests failed; first: ${firstFailure}`);
 
 const of = (row: Batch[], t: Target) => row.find((b) => b.target === t)!;
