@@ -82,12 +82,15 @@ export function formatPretty(rec: Record<string, unknown>): string {
 }
 
 /**
- * Lines for stdout, written together once per turn of the event loop: a paid request's
- * `payment applied` line was one synchronous write(2) of its own, 6.6 % of the request's CPU under
- * load (docs/performance.md, paid path). A warning or an error goes out at once with whatever is
- * waiting ahead of it, and `exit` (process.exit, an uncaught exception) writes the rest; stdout to a
- * file or pipe is synchronous there. Only a SIGKILL can lose the lines of the last turn.
+ * Lines for stdout, written together at most FLUSH_MS after the first of them (or at FLUSH_LINES):
+ * a paid request's `payment applied` line was one synchronous write(2) of its own, 6.6 % of the
+ * request's CPU under load, and once per event-loop turn still 3.5 % (docs/performance.md, issue
+ * 39). A warning or an error goes out at once with whatever is waiting ahead of it, and `exit`
+ * (process.exit, an uncaught exception, the loop running dry) writes the rest; stdout to a file
+ * or pipe is synchronous there. Only a SIGKILL can lose the last FLUSH_MS of info lines.
  */
+const FLUSH_MS = 25;
+const FLUSH_LINES = 128;
 let pending: string[] = [];
 let scheduled = false;
 function flushStdout(): void {
@@ -99,8 +102,7 @@ function flushStdout(): void {
 }
 let exitHooked = false;
 function stdoutLine(line: string, now: boolean): void {
-  pending.push(line);
-  if (now) {
+  if (pending.push(line) >= FLUSH_LINES || now) {
     flushStdout();
     return;
   }
@@ -110,7 +112,8 @@ function stdoutLine(line: string, now: boolean): void {
   }
   if (!scheduled) {
     scheduled = true;
-    setImmediate(flushStdout);
+    // Unref'd: pending lines never keep a process alive; `exit` writes them.
+    setTimeout(flushStdout, FLUSH_MS).unref();
   }
 }
 
