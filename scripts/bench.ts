@@ -35,8 +35,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402 } from '../packages/isocast-client/src/index.ts';
 import { BINARY, binaryIsStale, buildBinary } from './build-binary.ts';
 import { seedSignals } from './bench/seed.ts';
-import { runPeer, type PeerResult } from './bench/peer.ts';
-import { startupFigures, type StartupResult } from './bench/startup.ts';
+import { PEER_PATHS, peerSummary, runPeer, type PeerResult } from './bench/peer.ts';
+import { startupFigures, startupSummary, type StartupResult } from './bench/startup.ts';
 import { runGrowth } from './bench/growth.ts';
 import { load, pair, type PairResult, type PairSettings } from './bench/pairs.ts';
 import { passes, table, updateReadme, type Row } from './bench/report.ts';
@@ -56,7 +56,8 @@ import {
 
 const QUICK = process.argv.includes('--quick');
 // `--only reads` (or subscribe, peer, recovery, startup): that figure alone, printed, nothing
-// written; for before/after checks.
+// written; for before/after checks. `--only peer,startup`: the paid-path and start-up ratios of
+// issue 39 side by side in one run, each with the load average it ran under.
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const READS: PairSettings = QUICK
   ? { connections: 16, durationS: 1, rounds: 4, warmupS: 1 }
@@ -126,6 +127,20 @@ const load0 = loadavg();
 const recoveryFigures = () =>
   runJson<RecoveryResult>(join(ROOT, 'scripts', 'bench', 'recovery.ts'), { rounds: QUICK ? 3 : 9, burstMs: 300 });
 const STARTUP_RUNS = 9;
+if (ONLY === 'peer,startup' || ONLY === 'startup,peer') {
+  if (binaryIsStale()) await buildBinary(log);
+  const peer = await runPeer({ runDir: RUN, quick: QUICK, log });
+  const peerLoad = loadavg();
+  const startup = await startupFigures({ runDir: RUN, runs: STARTUP_RUNS, log });
+  const startupLoad = loadavg();
+  process.stderr.write(`${peerSummary(peer, peerLoad)}\n${startupSummary(startup, startupLoad)}\n`);
+  process.stdout.write(
+    JSON.stringify({ peer: { ...peer, loadAverage: peerLoad }, startup: { ...startup, loadAverage: startupLoad } }) +
+      '\n',
+  );
+  rmSync(RUN, { recursive: true, force: true });
+  process.exit(0);
+}
 if (ONLY === 'peer' || ONLY === 'recovery' || ONLY === 'startup') {
   if (ONLY === 'startup' && binaryIsStale()) await buildBinary(log);
   const out =
@@ -134,7 +149,10 @@ if (ONLY === 'peer' || ONLY === 'recovery' || ONLY === 'startup') {
       : ONLY === 'recovery'
         ? await recoveryFigures()
         : await startupFigures({ runDir: RUN, runs: STARTUP_RUNS, log });
-  process.stdout.write(JSON.stringify({ ...out, loadAverage: loadavg() }) + '\n');
+  const loadAverage = loadavg();
+  if (ONLY === 'peer') process.stderr.write(`${peerSummary(out as PeerResult, loadAverage)}\n`);
+  if (ONLY === 'startup') process.stderr.write(`${startupSummary(out as StartupResult, loadAverage)}\n`);
+  process.stdout.write(JSON.stringify({ ...out, loadAverage }) + '\n');
   rmSync(RUN, { recursive: true, force: true });
   process.exit(0);
 }
@@ -250,7 +268,7 @@ try {
 
   log('peer');
   const peer = await runPeer({ runDir: RUN, quick: QUICK, log });
-  log(`peer ratios: subscribe ${peer.subscribe.rpsRatio}, inline signals ${peer.signals.rpsRatio}`);
+  process.stderr.write(`${peerSummary(peer, loadavg())}\n`);
   const recovery = await recoveryFigures();
 
   log('binary');
@@ -259,6 +277,7 @@ try {
   ceiling = null;
   log('start-up against the Node floor');
   const startup = await startupFigures({ runDir: RUN, runs: STARTUP_RUNS, log });
+  process.stderr.write(`${startupSummary(startup, loadavg())}\n`);
 
   log('poller');
   const poller = await runJson<PollerResult>(join(ROOT, 'scripts', 'bench', 'poller.ts'), {
@@ -558,11 +577,20 @@ function tableRows(r: {
       '>= 1.0',
     ),
     row(
-      'server CPU per paid request: subscribe / inline signals (ratio = peer / subscribe)',
-      `${cpu(r.peer.subscribe.cpuUsPerReq)} / ${cpu(r.peer.signals.cpuUsPerReq)}`,
-      `${cpu(r.peer.peer.cpuUsPerReq)} @x402/hono`,
-      1 / r.peer.subscribe.cpuPerReqMultiple,
-      null,
+      'paid POST /v1/subscribe and GET /v1/signals over x402 v2 PAYMENT-SIGNATURE',
+      `${rps(r.peer.subscribeV2.rps)} / ${rps(r.peer.signalsV2.rps)}`,
+      `${rps(r.peer.peer.rps)} @x402/hono paid GET`,
+      Math.min(r.peer.subscribeV2.rpsRatio, r.peer.signalsV2.rpsRatio),
+      '>= 1.0',
+    ),
+    ...(Object.keys(PEER_PATHS) as (keyof typeof PEER_PATHS)[]).map((k) =>
+      row(
+        `server CPU per paid request, ${PEER_PATHS[k]} (ratio = peer / isocast)`,
+        cpu(r.peer[k].cpuUsPerReq),
+        `${cpu(r.peer.peer.cpuUsPerReq)} @x402/hono`,
+        1 / r.peer[k].cpuPerReqMultiple,
+        null,
+      ),
     ),
     row(
       `detection latency p50 / p99, change -> committed signal (poll every ${lat.pollIntervalMs} ms)`,

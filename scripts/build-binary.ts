@@ -232,7 +232,10 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
         shims: true,
         splitting: false,
         sourcemap: false,
-        minify: true,
+        // ISOCAST_SEA_NAMES=1 keeps the identifiers, so a CPU profile of the start reads.
+        ...(process.env.ISOCAST_SEA_NAMES === '1'
+          ? { minify: false, minifyWhitespace: true, minifySyntax: true }
+          : { minify: true }),
         // Stack traces and logged errors keep readable function and class names.
         keepNames: true,
         dts: false,

@@ -1,3 +1,12 @@
+/** One line per paid path: throughput and CPU per request against the peer, with the load average. */
+export function peerSummary(r: PeerResult, load: number[]): string {
+  const lines = (Object.keys(PEER_PATHS) as (keyof typeof PEER_PATHS)[]).map((k) => {
+    const p = r[k];
+    return `  ${PEER_PATHS[k].padEnd(42)} rps x${p.rpsRatio.toFixed(2)} (spread ${p.rpsRatioSpread}), CPU/req ${p.cpuUsPerReq} us = x${p.cpuPerReqMultiple.toFixed(2)} the peer's ${r.peer.cpuUsPerReq} us`;
+  });
+  return `peer (targets: rps >= x1.15, CPU/req <= x0.8; load ${load.map((x) => x.toFixed(2)).join(' ')})\n${lines.join('\n')}`;
+}
+
 /**
  * The peer comparison (`npm run bench -- --only peer`, and a section of the full run): isocast's
  * paid requests against the reference x402 stack, one machine, one run, the same instant fake
@@ -23,14 +32,24 @@ import { PEER_PATH } from './peer-path.ts';
 import { freePort, NODE, ROOT, runJson, spawnServer, type Spawned } from './util.ts';
 
 export type PeerSide = { rps: number; cpuUsPerReq: number; mainUsPerReq: number };
+export type PeerPath = PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
+/** isocast's four paid paths: subscribe and the inline paid read, each over x402 v1 and v2. */
+export const PEER_PATHS = {
+  subscribe: 'POST /v1/subscribe, v1 X-Payment',
+  subscribeV2: 'POST /v1/subscribe, v2 PAYMENT-SIGNATURE',
+  signals: 'paid GET /v1/signals, v1 X-Payment',
+  signalsV2: 'paid GET /v1/signals, v2 PAYMENT-SIGNATURE',
+} as const;
 export type PeerResult = {
   concurrency: number;
   rounds: number;
   isocastPerRound: number;
   peerPerRound: number;
   bodyBytes: number;
-  subscribe: PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
-  signals: PeerSide & { rpsRatio: number; rpsRatioSpread: number; cpuPerReqMultiple: number };
+  subscribe: PeerPath;
+  signals: PeerPath;
+  subscribeV2: PeerPath;
+  signalsV2: PeerPath;
   peer: PeerSide;
   perRound: { target: string; rps: number; cpuUsPerReq: number; mainUsPerReq: number }[][];
 };

@@ -3,7 +3,7 @@
  * a Node 24 hello-world SEA (scripts/bench/hello.ts) built by the same buildSea path, each
  * binary copied alone into a temp directory, started in turn (isocast, floor, isocast, ...) so
  * load from elsewhere lands on both alike. Beside wall time, the CPU time each process had used
- * by its first 200 (/proc, 10 ms ticks): on a busy machine it moves far less than wall time. One start of each comes first and is not counted
+ * by its first 200 (/proc schedstat, every live thread): on a busy machine it moves far less than wall time. One start of each comes first and is not counted
  * (it extracts the SQLite addon and creates the database). Extra binaries (variants of isocast
  * built for a lever's before/after) join the same rotation.
  *
@@ -12,7 +12,7 @@
 import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BINARY, BUILD_DIR, buildSea } from '../build-binary.ts';
-import { cpuSeconds, freePort, median, ROOT, spawnServer } from './util.ts';
+import { cpuNs, freePort, median, ROOT, spawnServer } from './util.ts';
 
 export const HELLO_SEA = join(BUILD_DIR, 'bench-hello');
 
@@ -60,8 +60,9 @@ export async function startupFigures(opts: {
         LOG_LEVEL: 'info',
       };
       const s = await spawnServer(bin, ['serve'], { env, port, cwd: home, logFile: join(home, 'start.log') });
-      // CPU by the first 200 moves far less than wall time when other work shares the cores.
-      const cpuMs = cpuSeconds(s.child.pid!) * 1000;
+      // CPU by the first 200 moves far less than wall time when other work shares the cores; the
+      // scheduler's nanoseconds, every live thread, where /proc's stat moved in 10 ms ticks.
+      const cpuMs = cpuNs(s.child.pid!) / 1e6;
       await s.stop();
       return { ms: s.startMs, cpuMs };
     };
@@ -76,11 +77,11 @@ export async function startupFigures(opts: {
       const s = starters[(i + k) % starters.length]!;
       const r = await s.start();
       samples[s.name]!.push(Math.round(r.ms * 10) / 10);
-      cpu[s.name]!.push(Math.round(r.cpuMs));
+      cpu[s.name]!.push(Math.round(r.cpuMs * 10) / 10);
     }
   }
   const medianMs = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Math.round(median(v) * 10) / 10]));
-  const cpuMedianMs = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round(median(v))]));
+  const cpuMedianMs = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round(median(v) * 10) / 10]));
   return {
     runs: opts.runs,
     medianMs,
@@ -89,6 +90,11 @@ export async function startupFigures(opts: {
     floorMs: medianMs.floor!,
     ratio: Math.round((medianMs.isocast! / medianMs.floor!) * 100) / 100,
   };
+}
+
+/** One line: the binary's start against the floor, wall and CPU, with the load average. */
+export function startupSummary(r: StartupResult, load: number[]): string {
+  return `start-up (target <= x1.5; load ${load.map((x) => x.toFixed(2)).join(' ')})\n  spawn to first 200 ${r.medianMs.isocast} ms vs hello-world SEA ${r.floorMs} ms = x${r.ratio}; CPU by then ${r.cpuMedianMs.isocast} ms vs ${r.cpuMedianMs.floor} ms`;
 }
 
 if (import.meta.main) {

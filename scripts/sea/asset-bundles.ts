@@ -7,7 +7,10 @@
  *     evaluation was about a tenth of the start's CPU;
  *   - `cli-commands.cjs` (src/cli-commands.ts): the buyer's client and replay, which `serve` never
  *     runs; viem's signing and the replay parsers were about 5 ms of every start
- *     (docs/performance.md, start-up).
+ *     (docs/performance.md, start-up);
+ *   - `siwx-verify.cjs` (src/payments/siwx-verify.ts): `@x402/extensions`' SIGN-IN-WITH-X parser
+ *     and verifier (SIWE's ABNF parser, tweetnacl, two copies of zod 3), evaluated at the first
+ *     sign-in; a quarter of the main bundle before (docs/performance.md, start-up).
  *
  * A dynamic `import()` alone cannot do this in the one CJS bundle: esbuild turns the imported
  * graph into lazy wrappers, and a module shared with the code used at start (viem's index) is
@@ -29,6 +32,7 @@ const NAMESPACE = 'isocast-asset-bundle';
 export const ASSET_BUNDLES: Readonly<Record<string, string>> = {
   'payments-live.cjs': join(SRC, 'payments', 'settlers', 'from-config.ts'),
   'cli-commands.cjs': join(SRC, 'cli-commands.ts'),
+  'siwx-verify.cjs': join(SRC, 'payments', 'siwx-verify.ts'),
 };
 
 export const assetBundles: EsbuildPlugin = {

@@ -1,9 +1,10 @@
 /**
- * Loads node:crypto and node:worker_threads on first use inside the binary, not while the bundle
- * is evaluated. Neither is in Node's own start-up snapshot: evaluating them cost the binary's
- * start about 3.5 and 0.7 ms, before the first answer, which needs neither (docs/performance.md,
- * start-up). A `serve` loads crypto at its first paid request or poller tick, and worker_threads
- * when the checkpoint thread starts, a second in.
+ * Loads node:crypto, node:worker_threads, node:child_process and node:readline on first use inside
+ * the binary, not while the bundle is evaluated. None is in Node's own start-up snapshot:
+ * evaluating them cost the binary's start about 3.5, 0.7, 0.9 and 1 ms, before the first answer,
+ * which needs none of them (docs/performance.md, start-up). A `serve` loads crypto at its first
+ * paid request or poller tick, worker_threads when the checkpoint thread starts, a second in, and
+ * child_process and readline only with a replica (the Litestream supervisor) or a restore.
  *
  * The project's imports of these modules resolve to a generated module with one forwarding
  * function per function the real module exports; the first call loads the real module. Only
@@ -18,7 +19,12 @@ import { join } from 'node:path';
 
 type EsbuildPlugin = NonNullable<import('tsup').Options['esbuildPlugins']>[number];
 
-export const LAZY_BUILTINS: readonly string[] = ['node:crypto', 'node:worker_threads'];
+export const LAZY_BUILTINS: readonly string[] = [
+  'node:crypto',
+  'node:worker_threads',
+  'node:child_process',
+  'node:readline',
+];
 
 const NAMESPACE = 'isocast-lazy-builtin';
 const NOBLE_CRYPTO = join(import.meta.dirname, 'noble-crypto.mjs');

@@ -111,8 +111,8 @@ export function createLedger(deps: {
   // The payment leaves `settled`, the ceiling moves, the receipt is stored (and, for a payment
   // identifier, the answer): one transaction.
   function applyIn(id: number, { nowMs, withReceipt, memo }: ApplyAt): Applied | null {
-    if (!store.markAppliedStmt(id, nowMs)) return null;
-    const row = store.get(id)!;
+    const row = store.markApplied(id, nowMs);
+    if (!row) return null;
     const ent = entitlements.applyPurchase({ wallet: row.payer, city: row.city, count: row.count, nowMs });
     const purchase: Purchase = {
       payer: row.payer,

@@ -1,9 +1,4 @@
-import {
-  parseSIWxHeader,
-  verifySIWxSignature,
-  type EVMMessageVerifier,
-  type SIWxPayload,
-} from '@x402/extensions/sign-in-with-x';
+import type { EVMMessageVerifier, SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import type { Db } from '../db/open.ts';
 import { createSingleUse } from '../db/single-use.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -33,6 +28,13 @@ export type SiwxSignInDeps = {
   limitWallet?: (wallet: string) => void;
 };
 
+/** The library's parser and verifier, evaluated on the first sign-in (siwx-verify.ts says why). */
+let library: Promise<typeof import('./siwx-verify.ts')> | undefined;
+const siwxLibrary = () => {
+  library ??= import('./siwx-verify.ts');
+  return library;
+};
+
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
   // The shared single-use mechanism; a row ages by the sign-in's expirationTime (unix ms).
   const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(deps.db, {
@@ -44,11 +46,12 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
 
   /** ECDSA first (no RPC); only a signature that does not recover goes to the chain client. */
   async function signer(p: SIWxPayload): Promise<string> {
+    const { verifySiwx } = await siwxLibrary();
     try {
-      const local = await verifySIWxSignature(p);
+      const local = await verifySiwx(p);
       if (local.isValid) return local.payer;
       if (deps.verifyMessage) {
-        const onChain = await verifySIWxSignature(p, { evmVerifier: deps.verifyMessage });
+        const onChain = await verifySiwx(p, deps.verifyMessage);
         if (onChain.isValid) return onChain.payer;
         if (onChain.invalidReason === 'invalid_siwx_verifier_error') throw siwxUnverifiable(onChain.invalidReason);
       }
@@ -63,9 +66,10 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
   return async function signIn(header: string): Promise<string> {
     if (header.length > MAX_HEADER_CHARS)
       throw siwxRefused({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: 'header too long' });
+    const { parseSiwx } = await siwxLibrary();
     let payload: SIWxPayload;
     try {
-      payload = parseSIWxHeader(header.trim());
+      payload = parseSiwx(header.trim());
     } catch (err) {
       throw siwxRefused({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: (err as Error).message });
     }

@@ -1,12 +1,8 @@
-import {
-  declareSIWxExtension,
-  SIGN_IN_WITH_X,
-  type SIWxExtension,
-  type SIWxPayload,
-} from '@x402/extensions/sign-in-with-x';
+import type { SIWxExtension, SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import { ERRORS } from '../lib/api-errors.ts';
 import { SIGNED_REQUEST_SKEW_SEC, signedLifetime, skewOf } from '../lib/signed-request.ts';
 import { NETWORK } from './eip3009.ts';
+import { SIGN_IN_WITH_X, SIWX_DECLARATION } from './siwx-declaration.ts';
 
 /**
  * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`, issue 28 item 1): what the
@@ -46,15 +42,9 @@ export const SIWX_ERRORS = {
 /** `code`: the library's invalidReason names where one fits, so a stock client can match them. */
 export type SiwxRefusal = { error: string; code: string; reason?: string };
 
-// Built once: the library's declaration (version, statement, chain, JSON schema) without its
-// internal `_options`, which only its own resource-server extension reads.
-const DECLARED: SIWxExtension = (() => {
-  const { _options, ...declaration } = declareSIWxExtension({
-    network: NETWORK,
-    expirationSeconds: SIWX_DECLARED_LIFETIME_SEC,
-  })[SIGN_IN_WITH_X]!;
-  return declaration;
-})();
+// The library's declaration (version, chain, JSON schema) without its internal `_options`, which
+// only its own resource-server extension reads (siwx-declaration.ts).
+const DECLARED: SIWxExtension = SIWX_DECLARATION;
 
 /**
  * The `extensions` entry of a `GET /v1/signals` 402: the library's declaration with the fields its

@@ -84,8 +84,9 @@ export function createPaymentStore(db: Db) {
   const strandedClaims = db.prepare(
     `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE status = 'claimed'`,
   );
+  // RETURNING: the apply transaction needs the row it moved, and reading it back was a statement more.
   const applied = db.prepare(
-    `UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled'`,
+    `UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled' RETURNING *`,
   );
   const refundStatus = db.prepare(
     `UPDATE payments SET status = 'refund_queued', error = ?, updated_at = ? WHERE id = ? AND status = 'settled'`,
@@ -133,8 +134,9 @@ export function createPaymentStore(db: Db) {
     markInDoubt: (id: number, reason: string, nowMs: number): boolean => inDoubt.run(reason, nowMs, id).changes === 1,
     /** At start-up no settle call is running, so every claim left behind was cut off mid-settle. */
     strandClaims: (reason: string, nowMs: number): number => strandedClaims.run(reason, nowMs).changes,
-    /** Statement for the apply transaction: settled -> applied exactly once. */
-    markAppliedStmt: (id: number, nowMs: number): boolean => applied.run(nowMs, id).changes === 1,
+    /** Statement for the apply transaction: settled -> applied exactly once; the row as moved, else null. */
+    markApplied: (id: number, nowMs: number): PaymentRow | null =>
+      (applied.get(nowMs, id) as PaymentRow | undefined) ?? null,
     queueRefund: (id: number, reason: string, nowMs: number): boolean => queueRefund(id, reason, nowMs),
     open: () => open.all() as PaymentRow[],
   };

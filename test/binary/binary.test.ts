@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { createSIWxPayload, encodeSIWxHeader, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { tempDir } from '../helpers/app.ts';
 import { addonPath, BINARY, ROOT } from '../../scripts/build-binary.ts';
@@ -108,6 +110,25 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     // On a machine with a spare core the recovery ran on a worker thread built from a source
     // string with the module the SEA asset compiled to; had it not started, the pool says so.
     assert.ok(!output.text().includes('signature recovery worker unavailable'), output.text());
+
+    // The buyer signs in instead of paying again: SIGN-IN-WITH-X is parsed and verified by a
+    // bundle of its own (siwx-verify.cjs), evaluated at this first sign-in, never at start.
+    const readUrl = `${base}/v1/signals?city=nyc`;
+    const offered = await fetch(readUrl);
+    assert.equal(offered.status, 402);
+    const info = (
+      decodePaymentRequiredHeader(offered.headers.get('payment-required')!).extensions![
+        'sign-in-with-x'
+      ] as SIWxExtension
+    ).info;
+    const signIn = encodeSIWxHeader(
+      // PORT=0 leaves BASE_URL at localhost:0: the sign-in names that server, as its 402 says.
+      await createSIWxPayload({ ...info, chainId: 'eip155:8453', type: 'eip191' }, buyer, info.uri),
+    );
+    const read = await fetch(readUrl, { headers: { 'sign-in-with-x': signIn } });
+    assert.equal(read.status, 200, await read.clone().text());
+    const forged = await fetch(readUrl, { headers: { 'sign-in-with-x': 'not base64 json' } });
+    assert.equal(forged.status, 401);
 
     // WAL checkpoints run on a worker thread whose code is a SEA asset of its own: the purchase's
     // frames are copied into the database file by that thread (src/db/checkpointer.ts).

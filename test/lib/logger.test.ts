@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { memoryLogger } from '../../src/lib/logger.ts';
 
 test('secrets are redacted by key at any depth and by shape in free text', () => {
@@ -48,4 +49,43 @@ test('error logs carry the cause chain, redacted like everything else', () => {
   assert.equal(err.cause.message, 'connect ECONNREFUSED; [redacted]');
   assert.ok(!log.lines[0]!.includes('isr_AAAA'));
   assert.ok(err.cause.stack.startsWith('Error: connect ECONNREFUSED; [redacted]'));
+});
+
+test('stdout lines of a moment go out in one write, in order; a warning, process.exit and a crash lose none', () => {
+  const logger = JSON.stringify(new URL('../../src/lib/logger.ts', import.meta.url).pathname);
+  const script = (tail: string) => `
+    import { createLogger } from ${logger};
+    const writes = [];
+    const real = process.stdout.write.bind(process.stdout);
+    process.stdout.write = (chunk, ...rest) => { writes.push(String(chunk)); return real(chunk, ...rest); };
+    const log = createLogger({ base: { service: 't' } });
+    log.info('one');
+    log.info('two');
+    // After the logger's own exit hook, so its last write is counted.
+    process.on('exit', () => process.stderr.write(JSON.stringify(writes.length)));
+    ${tail}`;
+  const run = (tail: string) => {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script(tail)], { encoding: 'utf8' });
+    return {
+      msgs: r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).msg),
+      writes: Number(r.stderr.split('\n')[0]),
+    };
+  };
+  assert.deepEqual(run(`setImmediate(() => log.info('three'));`), { msgs: ['one', 'two', 'three'], writes: 1 });
+  assert.deepEqual(run(`setTimeout(() => log.info('three'), 200);`), { msgs: ['one', 'two', 'three'], writes: 2 });
+  assert.deepEqual(run(`log.warn('now'); log.info('after');`).msgs, ['one', 'two', 'now', 'after']);
+  assert.deepEqual(run(`process.exit(3);`).msgs, ['one', 'two']);
+  const crash = spawnSync(process.execPath, ['--input-type=module', '-e', script(`throw new Error('boom');`)], {
+    encoding: 'utf8',
+  });
+  assert.deepEqual(
+    crash.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).msg),
+    ['one', 'two'],
+  );
 });

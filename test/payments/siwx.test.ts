@@ -2,8 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createSIWxPayload, encodeSIWxHeader, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
-import { checkSiwxMessage, siwxExtension, SIWX_ERRORS } from '../../src/payments/siwx.ts';
+import {
+  createSIWxPayload,
+  declareSIWxExtension,
+  encodeSIWxHeader,
+  SIGN_IN_WITH_X,
+  type SIWxPayload,
+} from '@x402/extensions/sign-in-with-x';
+import { checkSiwxMessage, SIWX_DECLARED_LIFETIME_SEC, siwxExtension, SIWX_ERRORS } from '../../src/payments/siwx.ts';
+import { SIGN_IN_WITH_X as OUR_KEY, SIWX_DECLARATION } from '../../src/payments/siwx-declaration.ts';
 import { createSiwxSignIn } from '../../src/payments/siwx-signin.ts';
 import { chainVerifierFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -20,6 +27,15 @@ const BASE = 'https://isocast.example';
 const NOW = Date.parse('2026-07-15T15:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const account = privateKeyToAccount(`0x${'3c'.repeat(32)}`);
+
+test("the written-out declaration is the library's, byte for byte and in key order", () => {
+  const { _options, ...library } = declareSIWxExtension({
+    network: 'eip155:8453',
+    expirationSeconds: SIWX_DECLARED_LIFETIME_SEC,
+  })[SIGN_IN_WITH_X]!;
+  assert.equal(OUR_KEY, SIGN_IN_WITH_X);
+  assert.equal(JSON.stringify(SIWX_DECLARATION), JSON.stringify(library));
+});
 
 function message(over: Partial<SIWxPayload> = {}): SIWxPayload {
   return {
