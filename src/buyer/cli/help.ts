@@ -30,6 +30,12 @@ a new throwaway wallet key for trying isocast (mock mode): prints ISOCAST_KEY=0x
 writes the key to a new 0600 file with --out. It holds no funds; never use it for real money.`,
 };
 
+/** `isocast mcp --help` (the package's src/mcp/server.ts MCP_USAGE says the same for isocast-mcp). */
+export const MCP_USAGE = `usage: isocast mcp [--key-file <file>] [--server <url>]
+an MCP server on stdin/stdout for an agent's host (Claude Desktop, Cursor, any MCP client): tools
+list_cities, get_sample, buy_signals, read_signals. Environment: ISOCAST_SERVER [http://localhost:8402],
+ISOCAST_KEY (or --key-file), ISOCAST_MAX_USD_PER_DAY [1] (a daily cap kept in $XDG_STATE_HOME/isocast/).`;
+
 export const CLI_HELP = `Buyer commands (all but keygen take --server <url>, default http://localhost:8402, and --json;
 plain http is refused for any host but this machine unless --insecure; \`isocast <command> --help\` for one):
   buy --city <slug> --count <n> [--max-usd N] [--yes]
