@@ -35,6 +35,7 @@ export async function buyerCommand(command: CliCommand, argv: string[], env: Nod
       stdout: (line) => process.stdout.write(`${line}\n`),
       stderr: (line) => process.stderr.write(`${line}\n`),
       envKey: env.ISOCAST_KEY || undefined,
+      envServer: env.ISOCAST_SERVER || undefined,
       signal: stop.signal,
       stateHome: stateHome(env),
       confirm: terminalConfirm(),
