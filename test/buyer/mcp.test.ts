@@ -95,6 +95,7 @@ test('isocast mcp over stdio: tools listed, a buy the ledger credits, a read, th
   log('buy_signals {city: nyc, count: 20} ->', bought);
   assert.ok(!bought.isError, text(bought));
   assert.equal((bought.structuredContent as { paidThroughSeq: number }).paidThroughSeq, 23);
+  assert.equal((bought.structuredContent as any).resolutionMetadata.station, 'KLGA', 'what the market resolves on');
   // The server's word: one applied payment of 0.1 USDC from this wallet, and a ceiling of 23.
   const row = env.db
     .prepare('SELECT city, count, amount_micro, status FROM payments WHERE lower(payer) = lower(?)')

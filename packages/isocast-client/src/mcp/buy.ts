@@ -136,6 +136,9 @@ async function buy(
     idempotent: r.idempotent === true,
     spentTodayUsd: usd(spentToday),
     dailyCapUsd: usd(ctx.capMicro),
+    ...(r.resolutionMetadata && typeof r.resolutionMetadata === 'object'
+      ? { resolutionMetadata: r.resolutionMetadata }
+      : {}),
     ...(challenge.body.extra?.mode === 'mock' ? { mockPayments: true } : {}),
   };
 }
