@@ -21,7 +21,7 @@ import type { DayRule } from './resolution/store.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
 import { routeTable } from './lib/route-match.ts';
 import type { Catalog, CityRecord } from './cities/catalog.ts';
-import { citiesDocs, citiesRoutes } from './cities/routes.ts';
+import { citiesDocs, citiesRoutes, resolutionFor } from './cities/routes.ts';
 import { healthDocs, healthRoutes } from './ops/health-routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
@@ -177,7 +177,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.route('/', deliveryRoutes({ db, catalog, clock, logger, messenger, termsUrl: config.TERMS_URL, limits, screen }));
   // main.ts builds the plane (shared with the reconciler and the shutdown) with the same limits.
   const plane = deps.plane ?? paymentPlaneFor({ ...deps, metrics, limitPayer: limits.payer });
-  app.route('/', subscribeRoutes({ plane, isCity }));
+  app.route('/', subscribeRoutes({ plane, isCity, resolutionOf: resolutionFor(catalog, deps.ruleFor) }));
   const receiptTtlMs = config.RECEIPT_TTL_DAYS * 86_400_000;
   app.route(
     '/',

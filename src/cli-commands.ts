@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './lib/clock.ts';
 import { replayCommand } from './replay/command.ts';
 import { ReplayInputError } from './replay/errors.ts';
+import { VERSION } from './version.ts';
 
 /**
  * The commands `serve` never runs: the buyer's client and replay. main.ts imports this module
@@ -34,6 +35,7 @@ export async function buyerCommand(command: CliCommand, argv: string[], env: Nod
       stdout: (line) => process.stdout.write(`${line}\n`),
       stderr: (line) => process.stderr.write(`${line}\n`),
       envKey: env.ISOCAST_KEY || undefined,
+      envServer: env.ISOCAST_SERVER || undefined,
       signal: stop.signal,
       stateHome: stateHome(env),
       confirm: terminalConfirm(),
@@ -70,4 +72,13 @@ export async function replay(argv: string[], env: NodeJS.ProcessEnv): Promise<nu
       }
     },
   });
+}
+
+/**
+ * `mcp`: the buyer package's MCP server on stdin/stdout (ISOCAST_SERVER, ISOCAST_KEY or
+ * --key-file, ISOCAST_MAX_USD_PER_DAY); it and the MCP SDK load only when asked for.
+ */
+export async function mcp(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { runIsocastMcp } = await import('../packages/isocast-client/src/mcp/server.ts');
+  return runIsocastMcp(argv, env, VERSION);
 }

@@ -4,7 +4,7 @@ import { withoutUnreadableSecretFiles } from './lib/secrets.ts';
 import { openDb, openReadOnly } from './db/open.ts';
 import { usePrivateUmask, secureDataDir } from './db/files.ts';
 import { VERSION } from './version.ts';
-import { CLI_HELP, COMMAND_USAGE, isCliCommand } from './buyer/cli/help.ts';
+import { CLI_HELP, COMMAND_USAGE, isCliCommand, MCP_USAGE } from './buyer/cli/help.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
 import { backupDatabase } from './ops/backup.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
@@ -35,6 +35,7 @@ Commands:
   explain <city> <date> [--json]  a city-day's stored signals: raw report, reading, bucket, odds, timestamps
   replay      replay a past city-day: the signals that would have fired and the final bucket (below)
   buy, read, receipt, register-chat   the buyer's client (below)
+  mcp         an MCP server on stdio for an agent's host: buy and read signals as tools (mcp --help)
   help [config]  show this help, or every configuration variable with its default
   version     print the version (also -v, --version; -h, --help)
 
@@ -161,6 +162,7 @@ function answeredHelp(command: string, args: string[]): boolean {
   // `isocast buy --help`: that command's own usage; `isocast help` and `serve --help`: all of it.
   else if (asksHelp && isCliCommand(command)) process.stdout.write(`${COMMAND_USAGE[command]}\n`);
   else if (asksHelp && command === 'replay') process.stdout.write(REPLAY_HELP);
+  else if (asksHelp && command === 'mcp') process.stdout.write(`${MCP_USAGE}\n`);
   else if (asksHelp || command === 'help') process.stdout.write(HELP);
   else if (args.includes('--version') || args.includes('-v') || command === 'version')
     process.stdout.write(`isocast ${VERSION}\n`);
@@ -218,6 +220,12 @@ async function main(rawArgv: string[]): Promise<void> {
       // The buyer's client and replay are evaluated only when asked for (src/cli-commands.ts).
       const { replay } = await import('./cli-commands.ts');
       process.exitCode = await replay(args, process.env);
+      return;
+    }
+    case 'mcp': {
+      // The MCP server (and its SDK) loads only here: serve's start-up never evaluates it.
+      const { mcp } = await import('./cli-commands.ts');
+      process.exitCode = await mcp(args, process.env);
       return;
     }
     default:

@@ -9,7 +9,8 @@ import { kindOf, type Catalog, type CityRecord } from './catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
 import type { DayRule } from '../resolution/store.ts';
-import { CityDetail, CityList, CityListQuery, CityParams } from './schemas.ts';
+import { marketResolution } from '../resolution/metadata.ts';
+import { CityDetail, CityList, CityListQuery, CityParams, type MarketResolutionBody } from './schemas.ts';
 
 export type CitiesDeps = {
   catalog: Catalog;
@@ -67,6 +68,14 @@ function resolutionPublic(rule: DayRule | null) {
   };
 }
 
+/** A served city's resolution metadata by slug, for the purchase's answer (payments/routes.ts). */
+export function resolutionFor(catalog: Catalog, ruleFor?: (city: CityRecord) => DayRule | null) {
+  return (slug: string): MarketResolutionBody | null => {
+    const city = catalog.get(slug);
+    return city ? marketResolution(city, ruleFor?.(city) ?? null) : null;
+  };
+}
+
 export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // The list is the same for every caller, so it is built and encoded at most once per 30 s (spec 8).
@@ -110,6 +119,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
       city: cityPublic(city, deps.latestSeq(city.slug), rule),
       targetDate,
       marketUrl,
+      resolutionMetadata: marketResolution(city, rule),
       resolution: resolutionPublic(rule),
     });
   });

@@ -1,6 +1,42 @@
 import { z } from 'zod';
 import { Disclaimer } from '../lib/schemas.ts';
 
+/** nyc's metadata as the catalog gives it: the example of the OpenAPI document and the Bazaar declaration. */
+export const RESOLUTION_EXAMPLE = {
+  station: 'KLGA',
+  unit: 'F',
+  ruleKind: 'wu-table',
+  rounding: 'half-up',
+  roundingRule: 'every row of the daily observations table (METAR and SPECI), whole degrees half-up',
+  resolutionSource: 'wu',
+  resolutionUrl: 'https://www.wunderground.com/history/daily/us/ny/new-york-city/KLGA',
+  bucketWidth: 2,
+  from: 'catalog',
+} as const;
+
+/** A market's resolution metadata (cities/resolution.ts), with the example the OpenAPI document shows. */
+export const MarketResolution = z
+  .object({
+    station: z.string().nullable().describe('ICAO code of the station the market resolves on; null when none'),
+    unit: z.enum(['C', 'F']).describe('Unit the market resolves in'),
+    // buckets/rule-kinds.ts RULE_KINDS (a sibling folder of this layer; test/cities/resolution-metadata.test.ts compares them)
+    ruleKind: z
+      .enum(['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'])
+      .describe('Which reports count: noaa-hourly, noaa-all, wu-table (every row), hko or cwa (0.1 degree maximum)'),
+    rounding: z.enum(['half-up', 'floor-tenth']).describe('How the maximum becomes whole degrees'),
+    roundingRule: z.string().describe('The rounding and the reports that count, in words'),
+    resolutionSource: z.string().describe('wu (Weather Underground), noaa, hko, cwa or unknown'),
+    resolutionUrl: z.string().describe('The resolution page the market names'),
+    bucketWidth: z.number().describe('Bucket width in the unit'),
+    from: z
+      .enum(['market-rule', 'catalog'])
+      .describe("market-rule: read from the current market day's own rule; catalog: the default until then"),
+  })
+  .meta({
+    id: 'MarketResolution',
+    examples: [RESOLUTION_EXAMPLE],
+  });
+
 export const CityPublic = z
   .object({
     slug: z.string(),
@@ -29,6 +65,8 @@ export const CityPublic = z
       ),
   })
   .meta({ id: 'City' });
+
+export type MarketResolutionBody = z.infer<typeof MarketResolution>;
 
 export const CityListQuery = z.object({
   sort: z
@@ -69,6 +107,7 @@ export const CityDetail = z
     city: CityPublic,
     targetDate: z.string().describe('City-local market day, YYYY-MM-DD'),
     marketUrl: z.url(),
+    resolutionMetadata: MarketResolution,
     resolution: ResolutionRulePublic.nullable().describe(
       "The current market day's parsed resolution rule; null until the poller has read the day's event",
     ),

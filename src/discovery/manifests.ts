@@ -10,6 +10,7 @@ import {
   isPaid,
   paidRoutes,
   paymentSteps,
+  priceTiers,
   pricing,
   readingSteps,
   SERVICE_NAME,
@@ -94,9 +95,45 @@ export function discoveryIndex(d: DiscoveryDeps) {
   };
 }
 
+/** One paid route as the manifest's instructions name it: method, URL with its query, what it costs. */
+function routeLine(d: DiscoveryDeps, doc: RouteDoc): string {
+  const from = pricing(d).tiers[0]!;
+  const query = doc.path === '/v1/subscribe' ? '?city=<slug>&count=<n>' : '?city=<slug>&since=<cursor>';
+  const what =
+    doc.path === '/v1/subscribe'
+      ? 'buys a bundle of n signals for one city and answers a receipt token'
+      : 'reads the signals a receipt token (or the paying wallet, signed in) is entitled to; with no entitlement left it answers the 402 that buys the next bundle (count=<n>)';
+  return `- ${doc.method.toUpperCase()} ${url(d, doc.path)}${query}: ${what}. Price: count x the unit price of its tier (${priceTiers()
+    .map((t) => `${t.minCount}+ at $${t.unitPriceUsd}`)
+    .join(', ')}), from ${from.price} for ${from.minCount}.`;
+}
+
 /**
- * x402 resource manifest: `version` and `resources` (plain URLs, as resource indexers read them)
- * plus `items` in the shape of an x402 discovery listing, each with its `accepts`.
+ * The manifest's `instructions`: what x402scan and agentcash show an agent (a string, read as
+ * Markdown): every paid route with its method and price, how to pay, how to read again.
+ */
+function manifestInstructions(d: DiscoveryDeps, paid: RouteDoc[]): string {
+  const number = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
+  return [
+    `# ${SERVICE_NAME}: how to pay and read`,
+    SERVICE_SUMMARY,
+    `Payment: x402 exact scheme, USDC (${d.usdc}) on Base (${NETWORK}), to ${d.payTo ?? 'the payTo of each 402'}.${d.paymentMode === 'mock' ? ' This instance runs in mock mode: a demo, no money moves.' : ''}`,
+    '## Paid resources',
+    paid.map((doc) => routeLine(d, doc)).join('\n'),
+    '## Pay',
+    number(paymentSteps(d)),
+    '## Read again (no new payment)',
+    number(readingSteps(d)),
+    'An agent with an MCP host can do all of this as tools: the MCP server isocast-mcp of the npm package @isocast/client (or `isocast mcp`), with a daily spending cap.',
+    `Full guide: ${url(d, DOCUMENT_PATHS.llms)}. OpenAPI: ${url(d, DOCUMENT_PATHS.openapi)}.`,
+  ].join('\n\n');
+}
+
+/**
+ * x402 resource manifest in the discovery-document shape x402scan and agentcash read
+ * (`version: 1`, `resources` as plain URLs, `instructions` as text), plus `items` in the shape of
+ * an x402 discovery listing, each with its method, price and `accepts`. Built once per process
+ * (routes.ts), never per request.
  */
 export function x402Manifest(d: DiscoveryDeps) {
   const paid = paidRoutes(d);
@@ -122,13 +159,20 @@ export function x402Manifest(d: DiscoveryDeps) {
               since: 'cursor, default 0',
               count: `bundle size proposed in a 402, default ${DEFAULT_BUNDLE}`,
             },
+      price: {
+        from: pricing(d).tiers[0]!.price,
+        currency: 'USDC',
+        tiers: priceTiers().map(({ name, minCount, unitPriceUsd }) => ({ name, minCount, unitPriceUsd })),
+        rule: pricing(d).rule,
+      },
       accepts: acceptsFor(d, doc),
       nonceBinding:
         'required: the EIP-3009 nonce must be keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt from the 402 challenge, echoed back as payload.salt',
       saltEcho: SALT_ECHO,
     })),
     receiptRecovery: receiptRecovery(d),
-    instructions: url(d, DOCUMENT_PATHS.llms),
+    instructions: manifestInstructions(d, paid),
+    llms: url(d, DOCUMENT_PATHS.llms),
     openapi: url(d, DOCUMENT_PATHS.openapi),
   };
 }

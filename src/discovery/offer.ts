@@ -106,6 +106,30 @@ export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
   );
 }
 
+/**
+ * `x-payment-info` of a paid OpenAPI operation, as agent tooling reads it: the price range
+ * (`pricingMode: range`, the smallest and the largest bundle), the x402 protocol with its network,
+ * asset and payTo, and the price per tier.
+ */
+export function paymentInfo(d: DiscoveryDeps, doc: RouteDoc) {
+  if (!isPaid(doc)) return null;
+  const tiers = priceTiers();
+  const usd = (micro: number) => microToUsd(micro).toFixed(6);
+  return {
+    pricingMode: 'range',
+    minPrice: usd(MIN_SPEND_MICRO),
+    maxPrice: usd(TIERS.at(-1)!.unitMicro * MAX_COUNT),
+    price: { mode: 'dynamic', currency: 'USD', min: usd(MIN_SPEND_MICRO), unit: 'count signals of one city' },
+    protocols: [{ x402: { version: 1, scheme: 'exact', network: NETWORK, asset: d.usdc, payTo: d.payTo } }],
+    network: NETWORK,
+    asset: d.usdc,
+    payTo: d.payTo,
+    tiers: tiers.map(({ name, minCount, unitPriceUsd, price }) => ({ name, minCount, unitPriceUsd, from: price })),
+    rule: pricing(d).rule,
+    nonceBinding: BINDING_FORMULA,
+  };
+}
+
 /** The payment recipe every text document repeats; numbered so agents can follow it literally. */
 export function paymentSteps(d: DiscoveryDeps): string[] {
   return [

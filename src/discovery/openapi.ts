@@ -16,6 +16,8 @@ export type OpenApiInfo = {
   disclaimer: string;
   /** Named schemas that must be components even where no route references them directly. */
   namedSchemas?: z.ZodType[];
+  /** `x-payment-info` of a paid operation (offer.ts paymentInfo), null for a free one. */
+  paymentInfo?: (doc: RouteDoc) => JsonSchema | null;
 };
 
 export const SECURITY_SCHEMES = {
@@ -130,7 +132,8 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
   return out;
 }
 
-function operation(doc: RouteDoc, components: Components): JsonSchema {
+function operation(doc: RouteDoc, components: Components, info: OpenApiInfo): JsonSchema {
+  const payment = info.paymentInfo?.(doc) ?? null;
   const params = [...parameters('path', doc.params, components), ...parameters('query', doc.query, components)];
   return {
     operationId: operationId(doc.method, doc.path),
@@ -148,6 +151,7 @@ function operation(doc: RouteDoc, components: Components): JsonSchema {
       : {}),
     // An empty list says "free" explicitly, so tools never assume a global requirement.
     security: (doc.security ?? []).map((alternative) => Object.fromEntries(alternative.map((name) => [name, []]))),
+    ...(payment ? { 'x-payment-info': payment } : {}),
     responses: responses(doc, components),
   };
 }
@@ -156,7 +160,7 @@ export function buildOpenApi(docs: readonly RouteDoc[], info: OpenApiInfo): Json
   const components: Components = new Map();
   for (const s of info.namedSchemas ?? []) toOpenApiSchema(s, 'output', components);
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const doc of docs) paths[doc.path] = { ...paths[doc.path], [doc.method]: operation(doc, components) };
+  for (const doc of docs) paths[doc.path] = { ...paths[doc.path], [doc.method]: operation(doc, components, info) };
   const usedTags = new Set(docs.flatMap((d) => d.tags));
   return {
     openapi: '3.1.0',

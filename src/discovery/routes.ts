@@ -10,7 +10,7 @@ import { buildOpenApi } from './openapi.ts';
 import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
 import { llmsFullTxt, llmsTxt, llmsWeatherSignals } from './llms.ts';
 import { robotsTxt, sitemapXml } from './site.ts';
-import type { DiscoveryDeps } from './offer.ts';
+import { type DiscoveryDeps, paymentInfo } from './offer.ts';
 import { AssetParams, documentSchemas } from './schemas.ts';
 
 /**
@@ -45,6 +45,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
       apiVersion: d.apiVersion,
       disclaimer: d.disclaimer,
       namedSchemas: [IsocastSignalPublic],
+      paymentInfo: (doc) => paymentInfo(d, doc),
     }),
   );
   const index = once(() => discoveryIndex(d));

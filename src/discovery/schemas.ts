@@ -111,11 +111,20 @@ function buildDocumentSchemas() {
           x402Version: z.literal(1),
           description: z.string(),
           query: z.record(z.string(), z.string()),
+          price: z.object({
+            from: z.string(),
+            currency: z.literal('USDC'),
+            tiers: z.array(z.object({ name: z.string(), minCount: z.number().int(), unitPriceUsd: z.number() })),
+            rule: z.string(),
+          }),
           accepts: z.array(DiscoveryAccept),
           nonceBinding: z.string(),
         }),
       ),
-      instructions: z.url(),
+      instructions: z
+        .string()
+        .describe('How to pay and read again, as Markdown: every paid route with its method and price, then the steps'),
+      llms: z.url(),
       openapi: z.url(),
       disclaimer: Disclaimer,
     })

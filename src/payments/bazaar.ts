@@ -116,7 +116,7 @@ const routes = once(
 const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
- * A schema without its prose: the declaration rides in PAYMENT-REQUIRED, and a stock v2 client
+ * A schema without its prose or examples (the declaration's own example shows one): the declaration rides in PAYMENT-REQUIRED, and a stock v2 client
  * echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound (x402-v2.ts). The
  * descriptions stay in the OpenAPI document.
  */
@@ -127,7 +127,7 @@ function terse(node: unknown): unknown {
   if (nullable) return terse(nullable);
   return Object.fromEntries(
     Object.entries(node)
-      .filter(([k, v]) => !(k === 'description' && typeof v === 'string'))
+      .filter(([k, v]) => !(k === 'description' && typeof v === 'string') && !(k === 'examples' && Array.isArray(v)))
       .map(([k, v]) => [
         k,
         k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, terse(s)])) : terse(v),

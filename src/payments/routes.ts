@@ -8,6 +8,7 @@ import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from './bundle.ts';
 import type { Purchase } from './ledger.ts';
+import type { MarketResolutionBody } from '../cities/schemas.ts';
 import { ERRORS } from '../lib/api-errors.ts';
 import { PAYMENT_ID_RULE } from './payment-identifier.ts';
 import { asPaymentRefusal } from './refusal.ts';
@@ -25,7 +26,12 @@ import {
 import { challengeHeaders, PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from './x402-v2.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
-export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string): boolean }): Hono<AppEnv> {
+export function subscribeRoutes(deps: {
+  plane: PaymentPlane;
+  isCity(slug: string): boolean;
+  /** The bought market's resolution metadata (cities/resolution.ts), for the purchase's answer. */
+  resolutionOf?(city: string): MarketResolutionBody | null;
+}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post('/v1/subscribe', async (c) => {
     const count = parseCount(c.req.query('count'));
@@ -43,7 +49,9 @@ export function subscribeRoutes(deps: { plane: PaymentPlane; isCity(slug: string
     const purchase = await deps.plane.purchase(header, offer, { memo: { route: 'subscribe' } }).catch((err) => {
       throw asPaymentRefusal(err, { header, fresh });
     });
-    return replyJson(c, subscribeResult(purchase), { headers: paymentResponseHeaders(purchase) });
+    const resolution = deps.resolutionOf?.(purchase.city) ?? null;
+    const body = { ...subscribeResult(purchase), ...(resolution ? { resolutionMetadata: resolution } : {}) };
+    return replyJson(c, body, { headers: paymentResponseHeaders(purchase) });
   });
   return app;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MarketResolution } from '../cities/schemas.ts';
 import { Address, Disclaimer, Hex32 } from '../lib/schemas.ts';
 import { IsocastSignalPublic } from '../signals/schemas.ts';
 import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
@@ -88,6 +89,9 @@ export const SubscribeResult = z
       ),
     txHash: z.string().nullable(),
     idempotent: z.boolean().describe('True when this settlement was already applied'),
+    resolutionMetadata: MarketResolution.optional().describe(
+      'What the bought market resolves on (station, unit, rule kind, rounding, source and its page), as GET /v1/cities/{slug} says',
+    ),
     disclaimer: Disclaimer,
   })
   .meta({ id: 'SubscribeResult' });

@@ -90,9 +90,13 @@ test('npm pack -> install into an empty project -> a plain Node script buys, rea
   // The tarball holds the built package and nothing else: no sources, no tests, no dependencies.
   const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
   assert.deepEqual(listing, [
+    'package/LICENSE',
     'package/README.md',
     'package/dist/index.d.ts',
     'package/dist/index.js',
+    'package/dist/isocast-mcp.js',
+    'package/dist/mcp.d.ts',
+    'package/dist/mcp.js',
     'package/dist/siwx.d.ts',
     'package/dist/siwx.js',
     'package/package.json',

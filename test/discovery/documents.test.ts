@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp } from '../helpers/app.ts';
@@ -107,6 +108,30 @@ const scenarios: Scenario[] = [
       check: json((b) => {
         X402Manifest.parse(b);
         assert.deepEqual(b.resources, [`${BASE}/v1/subscribe`, `${BASE}/v1/signals`]);
+        // The discovery document as x402scan and agentcash validate it before reading anything.
+        z.object({
+          version: z.literal(1),
+          resources: z.array(z.url()),
+          ownershipProofs: z.array(z.string()).optional(),
+          instructions: z.string().optional(),
+        }).parse(b);
+        assert.match(
+          b.instructions,
+          new RegExp(`- POST ${BASE}/v1/subscribe\\?city=<slug>&count=<n>: .*from \\$0\\.01 for 2`),
+        );
+        assert.match(
+          b.instructions,
+          new RegExp(`- GET ${BASE}/v1/signals\\?city=<slug>&since=<cursor>: .*2\\+ at \\$0\\.005`),
+        );
+        assert.match(b.instructions, /## Pay\n\n1\. Pick a city slug/);
+        assert.match(b.instructions, /## Read again \(no new payment\)\n\n1\. GET /);
+        assert.deepEqual(
+          b.items.map((i: any) => [i.method, i.price.from, i.price.tiers.length]),
+          [
+            ['POST', '$0.01', 5],
+            ['GET', '$0.01', 5],
+          ],
+        );
         const sub = b.items.find((i: any) => i.method === 'POST');
         assert.deepEqual(
           sub.accepts.map((a: any) => [a.extra.tier, a.extra.count, a.price, a.maxAmountRequired]),

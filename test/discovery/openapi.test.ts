@@ -247,3 +247,34 @@ test('a 402 documents both the challenge and the failure body', async (t) => {
     assert.ok(names.includes('SettlementFailed'), `${path}: ${names}`);
   }
 });
+
+test('every paid operation carries x-payment-info (price per tier, network, asset, payTo); free ones do not', async (t) => {
+  const { doc } = await fetchDoc(t);
+  const paid: string[] = [];
+  for (const [path, ops] of Object.entries(doc.paths))
+    for (const [method, op] of Object.entries(ops)) {
+      const isPaid = (op.security ?? []).some((alt: Record<string, unknown>) => 'x402' in alt);
+      assert.equal('x-payment-info' in op, isPaid, `${method} ${path}`);
+      if (!isPaid) continue;
+      paid.push(`${method} ${path}`);
+      const info = op['x-payment-info'];
+      assert.equal(info.network, 'eip155:8453');
+      assert.equal(info.asset, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
+      assert.equal(info.payTo, '0x000000000000000000000000000000000000dEaD');
+      assert.deepEqual([info.pricingMode, info.minPrice, info.maxPrice], ['range', '0.010000', '35.000000']);
+      assert.deepEqual(info.protocols, [
+        { x402: { version: 1, scheme: 'exact', network: info.network, asset: info.asset, payTo: info.payTo } },
+      ]);
+      assert.deepEqual(
+        info.tiers.map((x: any) => [x.name, x.minCount, x.unitPriceUsd, x.from]),
+        [
+          ['Min', 2, 0.005, '$0.01'],
+          ['Starter', 20, 0.005, '$0.10'],
+          ['Standard', 100, 0.0045, '$0.45'],
+          ['Pro', 500, 0.004, '$2.00'],
+          ['Whale', 2000, 0.0035, '$7.00'],
+        ],
+      );
+    }
+  assert.deepEqual(paid.sort(), ['get /v1/signals', 'post /v1/subscribe']);
+});

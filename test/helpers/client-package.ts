@@ -21,7 +21,7 @@ import { tempDir } from './app.ts';
  * test processes never build into one dist/), packed with `npm pack` (its prepack builds the JS
  * and the .d.ts), and the tarball installed with `npm install --offline` into an empty project:
  * the package has no dependencies, so nothing is fetched, and a dependency added by mistake
- * fails here. Its peers (viem; @x402/core, @x402/fetch and @x402/extensions, optional) are this checkout's, linked
+ * fails here. Its peers (viem; @x402/core, @x402/fetch, @x402/extensions and @modelcontextprotocol/sdk, optional) are this checkout's, linked
  * into the project's node_modules as a buyer's own install would put them there.
  *
  * Building the declarations type-checks viem's types (about 10 s here), so a tarball is kept in
@@ -30,7 +30,7 @@ import { tempDir } from './app.ts';
  */
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const PACKAGE_DIR = join(ROOT, 'packages', 'isocast-client');
-const PEERS = ['viem', '@x402/core', '@x402/fetch', '@x402/extensions'];
+const PEERS = ['viem', '@x402/core', '@x402/fetch', '@x402/extensions', '@modelcontextprotocol/sdk'];
 
 export type InstalledClient = { project: string; tarball: string; npmLog: string };
 

@@ -18,26 +18,28 @@ export function isLoopback(hostname: string): boolean {
  * (which URL parsing reads as the scheme `localhost:`) becomes `http://localhost:8402`, another host
  * `https://...`.
  */
-export function serverUrlProblem(raw: string): string {
+export function serverUrlProblem(raw: string, name = '--server'): string {
   const bare = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
   const host = bare.split(/[/:]/)[0] ?? '';
   const guess = `${isLoopback(host) ? 'http' : 'https'}://${bare}`;
-  return `--server must be an absolute http(s) URL, got ${raw}; did you mean ${guess}?`;
+  return `${name} must be an absolute http(s) URL, got ${raw}; did you mean ${guess}?`;
 }
 
 /**
  * `http(s)://host:port` without a trailing slash; anything else is a usage error. Plain http to
  * another machine would send payment headers and bearer receipts in the clear, so it needs
- * `--insecure` (the flag must be in the command's booleans).
+ * `--insecure` (the flag must be in the command's booleans). `--server` wins over ISOCAST_SERVER
+ * (`envServer`), which wins over `fallback`.
  */
-export function serverUrl(flags: Flags, fallback: string): string {
-  const raw = flags.values.server ?? fallback;
+export function serverUrl(flags: Flags, fallback: string, envServer?: string): string {
+  const fromEnv = flags.values.server === undefined && !!envServer;
+  const raw = flags.values.server ?? (envServer || fallback);
   let u: URL | null = null;
   try {
     u = new URL(raw);
   } catch {}
   if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname)
-    throw new UsageError(serverUrlProblem(raw));
+    throw new UsageError(serverUrlProblem(raw, fromEnv ? 'ISOCAST_SERVER' : '--server'));
   if (u.protocol === 'http:' && !isLoopback(u.hostname) && !flags.on.has('insecure')) {
     throw new UsageError(
       `refusing plain http to ${u.host}: payments and receipt tokens would cross the network unencrypted. ` +

@@ -116,7 +116,7 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const city = requireValue(flags, 'city');
   const count = intFlag(flags, 'count', { fallback: Number.NaN, min: 2 });
   if (Number.isNaN(count)) throw new UsageError('--count is required (an integer of at least 2)');
-  const server = serverUrl(flags, DEFAULT_SERVER);
+  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
   const maxUsd = flags.values['max-usd'];
   const maxAtomic = maxUsd === undefined ? undefined : usdToAtomic(maxUsd);
   if (maxAtomic === null || maxAtomic === 0n)

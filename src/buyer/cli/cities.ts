@@ -30,7 +30,7 @@ export function localTime(timezone: string, nowMs: number): string {
 
 export async function citiesCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, CITIES_FLAGS);
-  const server = serverUrl(flags, DEFAULT_SERVER);
+  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
   const cities = await fetchCities(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
   const now = io.nowMs?.() ?? Date.now();
   if (flags.on.has('json')) {

@@ -66,7 +66,9 @@ export function createClient(server: string, timeoutMs = 15_000): Client {
           const why = /timed out/.test(err.message)
             ? `no answer within ${(opts.timeoutMs ?? timeoutMs) / 1000} s`
             : rootCause(err.cause ?? err);
-          throw new NetworkError(`cannot reach ${server} (${why}); is the server running? Set it with --server <url>`);
+          throw new NetworkError(
+            `cannot reach ${server} (${why}); is the server running? Set it with --server <url> or ISOCAST_SERVER`,
+          );
         }
         throw err;
       }

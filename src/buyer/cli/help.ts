@@ -6,7 +6,7 @@
 export const CLI_COMMANDS = ['buy', 'read', 'receipt', 'register-chat', 'cities', 'keygen'] as const;
 export type CliCommand = (typeof CLI_COMMANDS)[number];
 
-const COMMON = '--server <url> [http://localhost:8402] --json --timeout <s> [15] --insecure';
+const COMMON = '--server <url> [$ISOCAST_SERVER, else http://localhost:8402] --json --timeout <s> [15] --insecure';
 
 /** One command's usage, printed by `isocast <command> --help` and after a usage error. */
 export const COMMAND_USAGE: Record<CliCommand, string> = {
@@ -30,7 +30,13 @@ a new throwaway wallet key for trying isocast (mock mode): prints ISOCAST_KEY=0x
 writes the key to a new 0600 file with --out. It holds no funds; never use it for real money.`,
 };
 
-export const CLI_HELP = `Buyer commands (all but keygen take --server <url>, default http://localhost:8402, and --json;
+/** `isocast mcp --help` (the package's src/mcp/server.ts MCP_USAGE says the same for isocast-mcp). */
+export const MCP_USAGE = `usage: isocast mcp [--key-file <file>] [--server <url>]
+an MCP server on stdin/stdout for an agent's host (Claude Desktop, Cursor, any MCP client): tools
+list_cities, get_sample, buy_signals, read_signals. Environment: ISOCAST_SERVER [http://localhost:8402],
+ISOCAST_KEY (or --key-file), ISOCAST_MAX_USD_PER_DAY [1] (a daily cap kept in $XDG_STATE_HOME/isocast/).`;
+
+export const CLI_HELP = `Buyer commands (all but keygen take --server <url>, default $ISOCAST_SERVER or http://localhost:8402, and --json;
 plain http is refused for any host but this machine unless --insecure; \`isocast <command> --help\` for one):
   buy --city <slug> --count <n> [--max-usd N] [--yes]
                                            pay for a bundle of n signals (key: --key-file <file> or ISOCAST_KEY).

@@ -22,15 +22,16 @@ function lowerCity(argv: readonly string[]): string[] {
 }
 
 /** `unknown city: nyk` gains `; did you mean nyc?` when the server lists a close slug. */
-async function withSuggestion(message: string, argv: readonly string[]): Promise<string> {
+async function withSuggestion(message: string, argv: readonly string[], envServer?: string): Promise<string> {
   const m = /^unknown city: (\S+)/.exec(message);
   if (!m) return message;
   const at = argv.indexOf('--server');
   const inline = argv.find((a) => a.startsWith('--server='));
-  const server = (inline?.slice('--server='.length) ?? (at >= 0 ? argv[at + 1] : undefined) ?? DEFAULT_SERVER).replace(
-    /\/+$/,
-    '',
-  );
+  const server = (
+    inline?.slice('--server='.length) ??
+    (at >= 0 ? argv[at + 1] : undefined) ??
+    (envServer || DEFAULT_SERVER)
+  ).replace(/\/+$/, '');
   try {
     const near = nearestSlug(
       m[1]!,
@@ -71,7 +72,7 @@ export async function runCli(command: CliCommand, rawArgv: readonly string[], ra
       return EXIT.usage;
     }
     if (err instanceof CliError || err instanceof NetworkError) {
-      io.stderr(`isocast ${command}: ${await withSuggestion(err.message, argv)}`);
+      io.stderr(`isocast ${command}: ${await withSuggestion(err.message, argv, io.envServer)}`);
       return err instanceof CliError ? err.exitCode : EXIT.failure;
     }
     io.stderr(`isocast ${command}: ${err instanceof Error ? err.message : String(err)}`);

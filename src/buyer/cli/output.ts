@@ -8,6 +8,8 @@ export type CliIo = {
   stderr(line: string): void;
   /** ISOCAST_KEY, read by main.ts and passed down. */
   envKey?: string;
+  /** ISOCAST_SERVER, read by main.ts: the server when no --server is given. */
+  envServer?: string;
   nowMs?(): number;
   /** Resolves after ms, or early when `signal` aborts. */
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;

@@ -37,7 +37,7 @@ const MIN_INTERVAL_S = 1;
 export async function readCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, READ_FLAGS);
   const city = requireValue(flags, 'city');
-  const server = serverUrl(flags, DEFAULT_SERVER);
+  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
   const since = intFlag(flags, 'since', { fallback: 0 });
   const follow = flags.on.has('follow');
   const json = flags.on.has('json');

@@ -52,7 +52,7 @@ async function revoke(
 
 export async function receiptCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, RECEIPT_FLAGS);
-  const server = serverUrl(flags, DEFAULT_SERVER);
+  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
   const receiptsFile = receiptsFileFor(flags, io);
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);

@@ -27,7 +27,7 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
   if (action === 'set' && chatId === '')
     throw new UsageError('--chat <id> is required (or --delete to remove the registration)');
   const citySlug = flags.values.city ?? '';
-  const server = serverUrl(flags, DEFAULT_SERVER);
+  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
   const json = flags.on.has('json');
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);

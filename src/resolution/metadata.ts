@@ -1,0 +1,35 @@
+import { DEFAULT_KIND, KIND_RULES, type RuleKind } from '../buckets/rule-kinds.ts';
+import type { CityRecord } from '../cities/catalog.ts';
+import type { MarketResolutionBody } from '../cities/schemas.ts';
+import type { DayRule } from './store.ts';
+
+/**
+ * What a market resolves on, in one object an agent can judge before paying: the station, the
+ * unit, the rule kind with its rounding, and the resolution source with its page. From the
+ * current market day's own rule once the poller has read its event (`from: market-rule`), and the
+ * catalog's until then (`from: catalog`). Served by GET /v1/cities/{slug} and in every purchase's
+ * answer (SubscribeResult), so the OpenAPI document and the Bazaar declaration describe it.
+ */
+const ICAO = /^[A-Z0-9]{4}$/;
+
+/** The catalog's rule kind: the observatories publish tenths and floor them, the rest is Weather Underground's table. */
+function catalogKind(city: CityRecord): RuleKind {
+  if (city.resolutionSource === 'hko') return 'hko';
+  if (city.resolutionSource === 'cwa') return 'cwa';
+  return DEFAULT_KIND;
+}
+
+export function marketResolution(city: CityRecord, rule: DayRule | null): MarketResolutionBody {
+  const kind = rule?.kind ?? catalogKind(city);
+  return {
+    station: rule ? (rule.station && ICAO.test(rule.station) ? rule.station : null) : city.station,
+    unit: rule?.unit ?? city.unit,
+    ruleKind: kind,
+    rounding: KIND_RULES[kind].rounding,
+    roundingRule: KIND_RULES[kind].describe,
+    resolutionSource: rule?.source ?? city.resolutionSource,
+    resolutionUrl: rule?.url ?? city.stationPage,
+    bucketWidth: city.bucketWidth,
+    from: rule ? 'market-rule' : 'catalog',
+  };
+}
