@@ -101,19 +101,23 @@ test('a typo in the city suggests the nearest slug; upper case is accepted', asy
   assert.equal(nearestSlug('zzzzzz', ['london', 'paris']), null);
 });
 
-test('cities lists slugs, local time and latest seq', async (t) => {
+test('cities lists slugs, kind, local time and latest seq; --kind picks the streams', async (t) => {
   const { app, server, run } = await setup(t);
   insertSignals(app.db, 'nyc', 3);
   const r = await run('cities', ['--server', server]);
   assert.equal(r.code, 0, r.err.join('\n'));
-  assert.match(r.out[0]!, /^slug +local +latest seq +name$/);
+  assert.match(r.out[0]!, /^slug +kind +local +latest seq +name$/);
   assert.ok(
-    r.out.some((l) => /^nyc +\d\d:\d\d +3 +/.test(l)),
+    r.out.some((l) => /^nyc +high +\d\d:\d\d +3 +/.test(l)),
     r.out.join('\n'),
   );
   assert.equal(r.out.length, 38);
+  assert.match(r.err.join('\n'), /^37 cities \(daily highs; --kind low lists/);
   const j = await run('cities', ['--server', server, '--json']);
-  assert.deepEqual(Object.keys(JSON.parse(j.out[0]!)), ['slug', 'localTime', 'latestSeq']);
+  assert.deepEqual(Object.keys(JSON.parse(j.out[0]!)), ['slug', 'kind', 'localTime', 'latestSeq']);
+  const bad = await run('cities', ['--server', server, '--kind', 'lows']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err[0]!, /--kind must be high, low or all, not "lows"/);
 });
 
 test('register-chat --delete with nothing registered and no city explains itself', async (t) => {
