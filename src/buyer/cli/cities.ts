@@ -1,6 +1,7 @@
 import { intFlag, parseFlags, serverUrl, UsageError } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
 import { createClient, serverError } from './client.ts';
+import { nearest } from '../../lib/nearest.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 
 /**
@@ -70,24 +71,7 @@ function kindFlag(raw: string | undefined): CityKind {
   throw new UsageError(`--kind must be high, low or all, not ${JSON.stringify(raw)}`);
 }
 
-/** Edit distance, for "did you mean": small slugs, so the plain table is fine. */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    prev = row;
-  }
-  return prev[b.length]!;
-}
-
 /** The nearest slug to a typo, when one is close enough to be a plausible intent. */
 export function nearestSlug(typo: string, slugs: readonly string[]): string | null {
-  let best: { slug: string; d: number } | null = null;
-  for (const s of slugs) {
-    const d = s.startsWith(typo) || typo.startsWith(s) ? 1 : distance(typo, s);
-    if (!best || d < best.d) best = { slug: s, d };
-  }
-  return best && best.d <= Math.max(2, Math.floor(typo.length / 3)) ? best.slug : null;
+  return nearest(typo, slugs);
 }
