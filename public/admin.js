@@ -290,12 +290,13 @@ function renderPoller(data, nowMs) {
     ? `CITIES=${d.selection}: ${d.served.length} streams served; no discovery run recorded yet.`
     : `CITIES=${d.selection}: ${d.served.length} streams served; ${d.events} daily-high and daily-low events found at ${d.at}, ${d.notServed.length} not served.`;
   $('discovery-not-served').replaceChildren(
-    ...d.notServed.map((x) =>
+    // One line per reason (31 cities left out by CITIES=spec are one line, not 31 boxes).
+    ...d.notServedByReason.map((g) =>
       el(
         'p',
         { class: 'notice' },
-        el('strong', { text: `${x.city} ${x.targetDate} (daily ${x.kind}): ` }),
-        el('span', { text: x.reason }),
+        el('strong', { text: `${g.count} ${g.count === 1 ? 'stream' : 'streams'}: ${g.reason}: ` }),
+        el('span', { text: g.cities.join(', ') }),
       ),
     ),
   );

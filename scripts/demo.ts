@@ -176,6 +176,13 @@ async function demo(): Promise<void> {
       .map((c: any) => `${c.slug} (°${c.unit}, ${c.timezone})`)
       .join(', ')}`,
   );
+  const lows = (await getJson(base, '/v1/cities?kind=low')).body;
+  show(
+    `GET /v1/cities?kind=low -> ${lows.count} daily-low streams, e.g. ${lows.cities
+      .slice(0, 2)
+      .map((c: any) => c.slug)
+      .join(', ')} (listed only on request; bought like a city)`,
+  );
   const meta = (await getJson(base, '/v1/signals/meta')).body;
   show(
     `GET /v1/signals/meta -> ${meta.currency} on ${meta.network}; tiers ${meta.tiers.map((t: any) => `${t.name} ${t.minCount}+ @ ${t.unitPriceUsd}`).join(', ')}`,

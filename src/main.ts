@@ -16,6 +16,7 @@ import { configHelp } from './config-help.ts';
 import { RESTORE_USAGE, restoreArgs, restoreDatabase } from './replication/restore.ts';
 import { dbPath, open, refuse } from './preflight.ts';
 import { serve } from './serve.ts';
+import { isServerCommand, SERVER_USAGE, unknownCommand } from './command-help.ts';
 
 /**
  * The commands. With `serve`'s start-up (src/preflight.ts, src/serve.ts) the only place that reads
@@ -34,11 +35,12 @@ Commands:
   doctor      check configuration, database, sanctions list and upstreams; exit 1 on failure
   explain <city> <date> [--json]  a city-day's stored signals: raw report, reading, bucket, odds, timestamps
   replay      replay a past city-day: the signals that would have fired and the final bucket (below)
-  buy, read, receipt, register-chat   the buyer's client (below)
+  buy, read, receipt, register-chat, cities, keygen   the buyer's client (below)
   mcp         an MCP server on stdio for an agent's host: buy and read signals as tools (mcp --help)
   help [config]  show this help, or every configuration variable with its default
   version     print the version (also -v, --version; -h, --help)
 
+\`isocast <command> --help\` shows one command's usage.
 --env-file <path> (any command) reads variables from a file with systemd's EnvironmentFile rules.
 Every configuration variable is also a serve flag: PAY_TO=0x.. or --pay-to 0x.., except secrets
 (environment or <NAME>_FILE only). \`isocast help config\` lists them all.
@@ -84,7 +86,7 @@ function migrate(args: string[]): void {
 async function backup(args: string[]): Promise<void> {
   const [dest, ...flags] = args;
   if (!dest || dest.startsWith('--')) {
-    process.stderr.write('usage: isocast backup <file> [flags]\n');
+    process.stderr.write(`isocast backup: needs the file to write\n${SERVER_USAGE.backup}\n`);
     process.exit(2);
   }
   const config = dataDirOrExit(flags);
@@ -159,8 +161,9 @@ function explain(args: string[]): void {
 function answeredHelp(command: string, args: string[]): boolean {
   const asksHelp = args.includes('--help') || args.includes('-h');
   if (command === 'help' && args[0] === 'config') process.stdout.write(configHelp());
-  // `isocast buy --help`: that command's own usage; `isocast help` and `serve --help`: all of it.
+  // `isocast buy --help`, `serve --help`: that command's own usage; `isocast help`: all of it.
   else if (asksHelp && isCliCommand(command)) process.stdout.write(`${COMMAND_USAGE[command]}\n`);
+  else if (asksHelp && isServerCommand(command)) process.stdout.write(`${SERVER_USAGE[command]}\n`);
   else if (asksHelp && command === 'replay') process.stdout.write(REPLAY_HELP);
   else if (asksHelp && command === 'mcp') process.stdout.write(`${MCP_USAGE}\n`);
   else if (asksHelp || command === 'help') process.stdout.write(HELP);
@@ -200,7 +203,8 @@ async function main(rawArgv: string[]): Promise<void> {
   const [first, ...rest] = argv;
   const command = !first || first.startsWith('-') ? 'serve' : first;
   const args = command === first ? rest : argv;
-  if (answeredHelp(command, args)) return;
+  // `isocast --help` is the whole help even though the command it implies is serve.
+  if (answeredHelp(command === first ? command : '', args)) return;
   // Every file the process creates (database, WAL, secret, backups) is private to its user.
   if (['serve', 'migrate', 'backup', 'doctor', 'restore'].includes(command)) usePrivateUmask();
   switch (command) {
@@ -234,7 +238,7 @@ async function main(rawArgv: string[]): Promise<void> {
         process.exitCode = await buyerCommand(command, args, process.env);
         return;
       }
-      process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
+      process.stderr.write(`${unknownCommand(command)}\n`);
       process.exit(2);
   }
 }

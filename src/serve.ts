@@ -20,7 +20,7 @@ import { createDeliveryWorker } from './delivery/worker.ts';
 import { createPoller } from './poller/poller.ts';
 import { createFeed } from './poller/feed.ts';
 import { createRetention } from './ops/retention.ts';
-import { startLine } from './ops/safety.ts';
+import { startLine, streamCounts } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
 import { abuseLimitsFromConfig } from './limits/from-config.ts';
 import { disclaimerText } from './terms/terms.ts';
@@ -172,9 +172,9 @@ function listen(s: Started, payments: Payments, workers: Workers) {
         port: info.port,
         mode: config.PAYMENT_MODE,
         feed: config.FEED,
-        cities: catalog.active.length,
+        ...streamCounts(catalog.active),
       });
-      process.stderr.write(`${startLine(config, info.port)}\n`);
+      process.stderr.write(`${startLine(config, info.port, streamCounts(catalog.active))}\n`);
     },
   );
   // Taken between the probe and now (a race): the same line, not Node's unhandled-error trace.

@@ -1,7 +1,7 @@
 import type { Catalog } from '../cities/catalog.ts';
 import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import type { DayRule } from '../resolution/store.ts';
-import type { DiscoveredRow } from '../resolution/discovery-store.ts';
+import { groupByReason, type DiscoveredRow } from '../resolution/discovery-store.ts';
 import type { PollerHealth } from '../poller/health.ts';
 import type { LatestReading } from '../signals/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
@@ -88,20 +88,22 @@ export function discoveryOf(rows: DiscoveredRow[], catalog: Catalog): AdminDataB
   const served = catalog.active.map((c) => c.slug);
   const isServed = new Set(served);
   const sel = catalog.selection;
+  const notServed = rows
+    .filter((r) => !r.served && !isServed.has(r.city))
+    .map((r) => ({
+      city: r.city,
+      kind: r.slug.startsWith(`${EVENT_PREFIX.low}-`) ? ('low' as const) : ('high' as const),
+      targetDate: r.targetDate,
+      slug: r.slug,
+      reason: r.reason ?? 'not served',
+    }));
   return {
     at: rows.length > 0 ? new Date(Math.max(...rows.map((r) => r.seenAtMs))).toISOString() : null,
     selection: sel.mode === 'list' ? sel.slugs.join(',') : sel.mode,
     events: rows.length,
     served,
-    notServed: rows
-      .filter((r) => !r.served && !isServed.has(r.city))
-      .map((r) => ({
-        city: r.city,
-        kind: r.slug.startsWith(`${EVENT_PREFIX.low}-`) ? ('low' as const) : ('high' as const),
-        targetDate: r.targetDate,
-        slug: r.slug,
-        reason: r.reason ?? 'not served',
-      })),
+    notServed,
+    notServedByReason: groupByReason(notServed),
   };
 }
 

@@ -194,6 +194,9 @@ function buildAdminData() {
               }),
             )
             .describe('discovered events whose stream is not served, with the reason'),
+          notServedByReason: z
+            .array(z.object({ reason: z.string(), count: z.number().int(), cities: z.array(z.string()) }))
+            .describe('notServed grouped: one entry per reason with how many streams share it, most common first'),
         })
         .describe('what discovery found on the market and what of it is served'),
       latency: z

@@ -86,11 +86,13 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   app.get('/v1/cities', (c) => {
     const now = deps.clock.now();
     const { sort, kind } = c.req.url.includes('?') ? parseQuery(c, CityListQuery) : {};
-    const key = `${sort ?? 'catalog'}|${kind ?? 'all'}`;
+    // Absent means the spec's list: daily-high cities only, so a spec client never buys a low it never asked for.
+    const want = kind ?? 'high';
+    const key = `${sort ?? 'catalog'}|${want}`;
     let cached = caches.get(key);
     if (!cached || now - cached.at >= CITY_CACHE_MS || now < cached.at || cached.served !== deps.catalog.active) {
       const seqs = deps.latestSeqAll();
-      let active = kind ? deps.catalog.active.filter((city) => kindOf(city) === kind) : deps.catalog.active;
+      let active = want === 'all' ? deps.catalog.active : deps.catalog.active.filter((city) => kindOf(city) === want);
       if (sort === 'recent') {
         const at = deps.latestAtAll?.() ?? new Map<string, number>();
         // Stable sort: cities without a signal keep catalog order at the end.

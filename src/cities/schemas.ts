@@ -76,9 +76,11 @@ export const CityListQuery = z.object({
       'recent: cities whose latest signal is newest come first (cities without a signal last): where signals are flowing right now',
     ),
   kind: z
-    .enum(['high', 'low'])
+    .enum(['high', 'low', 'all'])
     .optional()
-    .describe('Only the streams of this kind: high (daily-high markets) or low (daily-low markets); absent lists both'),
+    .describe(
+      "high (the default: the spec's daily-high cities), low (only the daily-low streams, slug <city>-low) or all (both)",
+    ),
 });
 
 export const CityList = z

@@ -2,7 +2,9 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { ERRORS, PAYMENT_ERRORS } from '../lib/api-errors.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
 import {
+  highCities,
   isOperator,
+  lowStreams,
   isPaid,
   paymentSteps,
   pricing,
@@ -74,7 +76,7 @@ export function llmsTxt(d: DiscoveryDeps): string {
 
 > ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.
 
-${d.cities.length} market streams are covered (kind high: a city's daily-high market, slug = the city; kind low: its daily-low market, slug = <city>-low, e.g. nyc-low); each has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). On the x402 v1 X-Payment flow the authorization nonce must bind payer, city and count with a salt the 402 challenge serves (the steps below, or the \`isocast buy\` command, do it); ${(d.v2Nonce ?? 'any') === 'any' ? 'on x402 v2 (PAYMENT-SIGNATURE) any stock x402 client pays with its own random nonce (below).' : 'this server keeps that binding on x402 v2 too (V2_NONCE=bound).'} This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
+${highCities(d).length} cities are covered (their daily-high markets, slug = the city; GET /v1/cities lists them). Each city also has a daily-low stream (${lowStreams(d).length} in all, slug = <city>-low, e.g. nyc-low), listed only with GET /v1/cities?kind=low; each stream has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). On the x402 v1 X-Payment flow the authorization nonce must bind payer, city and count with a salt the 402 challenge serves (the steps below, or the \`isocast buy\` command, do it); ${(d.v2Nonce ?? 'any') === 'any' ? 'on x402 v2 (PAYMENT-SIGNATURE) any stock x402 client pays with its own random nonce (below).' : 'this server keeps that binding on x402 v2 too (V2_NONCE=bound).'} This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
 
 ## Prices
 
@@ -104,7 +106,7 @@ ${link('Discovery index', DOCUMENT_PATHS.discovery, 'JSON index of every resourc
 
 ## Free endpoints
 
-${link('Cities', '/v1/cities', "the served streams with kind (high or low), unit, bucket width, timezone, the day's resolution source and station, and latest seq (cached 30 s); ?sort=recent puts the newest signal first; ?kind=low lists the daily-low streams")}
+${link('Cities', '/v1/cities', "the daily-high cities with kind, unit, bucket width, timezone, the day's resolution source and station, and latest seq (cached 30 s); ?kind=low lists the daily-low streams instead, ?kind=all both; ?sort=recent puts the newest signal first")}
 ${link('Sample signal', '/v1/sample', "a city's first signal (?city=<slug>) or a synthetic example")}
 ${link('Prices', '/v1/signals/meta', 'tiers, network and settlement wallet; ?city=<slug> adds latestSeq')}
 ${link('Latency', '/v1/stats/latency', "p50/p90/p99 of each step from a station's report to a stored signal (the source's lag, polling, our work), per source and city over 24 h and 7 days (cached 30 s)")}
@@ -172,12 +174,14 @@ const SIGNAL_FIELDS = `| Field | Type | Notes |
 Bucket labels look like \`44-45°F\` (2 °F buckets) or \`14°C\` (1 °C buckets); the open ends are \`<n>°<unit> or below\` and \`<n>°<unit> or higher\`.`;
 
 export function llmsWeatherSignals(d: DiscoveryDeps): string {
-  const cities = d.cities.map((c) => `| ${c.slug} | ${c.displayName} | °${c.unit} | ${c.timezone} |`).join('\n');
+  const cities = highCities(d)
+    .map((c) => `| ${c.slug} | ${c.displayName} | °${c.unit} | ${c.timezone} |`)
+    .join('\n');
   return `# ${SERVICE_NAME} weather signals
 
 > One signal per bucket crossing of a city's observed daily-high temperature, on the daily-high temperature markets of a prediction market. Delivered at most once per (city, day, bucket), with the odds of every bucket at the moment of the crossing.
 
-Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. A low stream (\`<city>-low\`, kind low in /v1/cities) is the same in the other direction: the running minimum only falls, a signal fires when it enters a colder bucket, and every bucket wholly above it is dead. Fetch ${url(d, '/v1/sample')}?city=<slug> for a free example.
+Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. A low stream (\`<city>-low\`, kind low, listed by /v1/cities?kind=low) is the same in the other direction: the running minimum only falls, a signal fires when it enters a colder bucket, and every bucket wholly above it is dead. Fetch ${url(d, '/v1/sample')}?city=<slug> for a free example.
 
 ## Signal fields (IsocastSignalPublic)
 

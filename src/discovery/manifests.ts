@@ -6,7 +6,9 @@ import { originOf, receiptTypedDataDoc } from '../payments/receipt-request.ts';
 import {
   acceptsFor,
   DEFAULT_BUNDLE,
+  highCities,
   isOperator,
+  lowStreams,
   isPaid,
   paidRoutes,
   paymentSteps,
@@ -89,7 +91,12 @@ export function discoveryIndex(d: DiscoveryDeps) {
       saltEcho: SALT_ECHO,
       receiptRecovery: receiptRecovery(d),
     },
-    cities: { count: d.cities.length, list: url(d, '/v1/cities'), slugs: d.cities.map((c) => c.slug) },
+    cities: { count: highCities(d).length, list: url(d, '/v1/cities'), slugs: highCities(d).map((c) => c.slug) },
+    lowStreams: {
+      count: lowStreams(d).length,
+      list: url(d, '/v1/cities?kind=low'),
+      slugs: lowStreams(d).map((c) => c.slug),
+    },
     terms: d.termsUrl,
     license: 'Signals are licensed for your own use; resale and redistribution are not permitted.',
   };
@@ -202,7 +209,7 @@ export function agentCard(d: DiscoveryDeps) {
     name: SERVICE_NAME,
     description:
       `${SERVICE_SUMMARY} One signal per bucket crossing of a city's observed daily high, with live odds for every bucket. ` +
-      `${d.cities.length} cities. Free: cities, a sample signal, prices. Paid: bundles bought with x402, read with a receipt token. ` +
+      `${highCities(d).length} cities (and ${lowStreams(d).length} daily-low streams, GET /v1/cities?kind=low). Free: cities, a sample signal, prices. Paid: bundles bought with x402, read with a receipt token. ` +
       `This agent speaks plain HTTP+JSON; the OpenAPI document is at ${url(d, DOCUMENT_PATHS.openapi)}.`,
     url: d.baseUrl,
     preferredTransport: 'HTTP+JSON',
@@ -249,7 +256,7 @@ export function agentCard(d: DiscoveryDeps) {
         path: '/v1/cities',
         id: 'list-cities',
         name: 'List covered cities',
-        description: `GET ${url(d, '/v1/cities')}: the ${d.cities.length} active cities with unit, bucket width, timezone and latest seq. Free.`,
+        description: `GET ${url(d, '/v1/cities')}: the ${highCities(d).length} daily-high cities (?kind=low: the ${lowStreams(d).length} daily-low streams) with unit, bucket width, timezone and latest seq. Free.`,
         tags: ['cities', 'free'],
         examples: ['Which cities are covered?'],
       },

@@ -23,8 +23,19 @@ export type DiscoveryDeps = {
   /** Settlement wallet; null only in a misconfigured live mode (which refuses to start). */
   payTo: string | null;
   usdc: string;
-  cities: readonly { slug: string; displayName: string; unit: string; timezone: string }[];
+  /** Every served stream; `kind` low marks a daily-low stream (absent: a daily-high city). */
+  cities: readonly { slug: string; displayName: string; unit: string; timezone: string; kind?: 'high' | 'low' }[];
 };
+
+/** The spec's cities (daily-high markets): what every document lists as "the cities". */
+export function highCities(d: DiscoveryDeps) {
+  return d.cities.filter((c) => c.kind !== 'low');
+}
+
+/** The daily-low streams: served and sold like cities, listed apart (GET /v1/cities?kind=low). */
+export function lowStreams(d: DiscoveryDeps) {
+  return d.cities.filter((c) => c.kind === 'low');
+}
 
 export const SERVICE_NAME = 'isocast';
 export const SERVICE_SUMMARY =

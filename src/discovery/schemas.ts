@@ -88,7 +88,12 @@ function buildDocumentSchemas() {
         steps: z.array(z.string()),
         reading: z.array(z.string()),
       }),
-      cities: z.object({ count: z.number().int(), list: z.url(), slugs: z.array(z.string()) }),
+      cities: z
+        .object({ count: z.number().int(), list: z.url(), slugs: z.array(z.string()) })
+        .describe("The spec's cities: daily-high markets"),
+      lowStreams: z
+        .object({ count: z.number().int(), list: z.url(), slugs: z.array(z.string()) })
+        .describe('Daily-low streams (<city>-low): served and sold like cities, listed apart'),
       terms: z.url(),
       license: z.string(),
       disclaimer: Disclaimer,

@@ -5,6 +5,8 @@
  * execution of zod's code, about 3 ms of the binary's start (docs/performance.md, start-up).
  * A field either yields a value or one problem in words an operator can act on.
  */
+import { nearest } from './nearest.ts';
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 export type Field<T, Out = T | undefined> = {
@@ -53,7 +55,14 @@ export const matching = (re: RegExp, problem: string): Field<string> =>
 
 export function oneOf<const V extends string>(values: readonly V[]): Field<V> {
   const allowed = new Set<string>(values);
-  return field((raw) => (allowed.has(raw) ? ok(raw as V) : bad(`must be one of ${values.join(', ')}`)));
+  return field((raw) => (allowed.has(raw) ? ok(raw as V) : bad(notOneOf(raw, values))));
+}
+
+/** `'lve' is not one of mock, live; did you mean live?`: the value as given (cut short), and the nearest. */
+export function notOneOf(raw: string, values: readonly string[]): string {
+  const shown = raw.length > 40 ? `${raw.slice(0, 40)}...` : raw;
+  const near = nearest(raw, values);
+  return `${JSON.stringify(shown)} is not one of ${values.join(', ')}${near ? `; did you mean ${near}?` : ''}`;
 }
 
 /** true/1/yes or false/0/no. */

@@ -57,7 +57,7 @@ function configChecks({ config }: DoctorDeps): Check[] {
     line(
       'config',
       'ok',
-      `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, listening on ${config.HOST}:${config.PORT}`,
+      `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, serve listens on ${hostPort(config.HOST, config.PORT)} (HOST, PORT)`,
     ),
     line(
       'settlement wallet',
@@ -272,4 +272,9 @@ async function defaultFacilitatorSupported(config: Config): Promise<{ name: stri
 async function defaultProbe(url: string, timeoutMs: number): Promise<number> {
   const res = await httpRequest({ upstream: 'doctor', url, timeoutMs });
   return res.status;
+}
+
+/** The configured address as a URL would write it (an IPv6 host in brackets). */
+function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -29,10 +29,15 @@ export function redact(text: string, config: Partial<Record<string, unknown>>): 
   return out;
 }
 
+/** One line per check; a check's detail may hold several lines (grouped reasons), indented under it. */
 export function formatReport(checks: Check[]): string {
   const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
   const width = Math.max(...checks.map((c) => c.name.length));
-  const lines = checks.map((c) => `[${mark[c.status]}] ${c.name.padEnd(width)}  ${c.detail}`);
+  // A detail of several lines (one per reason) continues under its first line, not at column 0.
+  const indent = ' '.repeat(width + 9);
+  const lines = checks.map(
+    (c) => `[${mark[c.status]}] ${c.name.padEnd(width)}  ${c.detail.split('\n').join(`\n${indent}`)}`,
+  );
   const failed = checks.filter((c) => c.status === 'fail').length;
   lines.push('', failed ? `${failed} check(s) failed` : 'all required checks passed');
   return lines.join('\n') + '\n';

@@ -111,8 +111,23 @@ export function exposureWarning(c: { PAYMENT_MODE: string; HOST: string }): stri
 export function startLine(
   c: { PAYMENT_MODE: string; FEED: string; DATA_DIR: string; HOST: string; SIM_SPEED: number },
   port: number,
+  streams?: StreamCounts,
 ): string {
   const host = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST;
   const feed = c.FEED === 'sim' ? `sim (simulated weather and markets, ${c.SIM_SPEED}x speed)` : 'live';
-  return `isocast listening on http://${host}:${port}  payment mode: ${c.PAYMENT_MODE}  feed: ${feed}  data: ${c.DATA_DIR}`;
+  const served = streams ? `  ${streamsText(streams)}` : '';
+  return `isocast listening on http://${host}:${port}  payment mode: ${c.PAYMENT_MODE}  feed: ${feed}${served}  data: ${c.DATA_DIR}`;
+}
+
+/** Daily-high cities and daily-low streams, counted apart as /v1/cities lists them. */
+export type StreamCounts = { cities: number; lowStreams: number };
+
+export function streamCounts(active: readonly { kind?: 'high' | 'low' }[]): StreamCounts {
+  const lowStreams = active.filter((c) => c.kind === 'low').length;
+  return { cities: active.length - lowStreams, lowStreams };
+}
+
+/** "37 cities, 37 low streams" */
+export function streamsText(s: StreamCounts): string {
+  return `${s.cities} ${s.cities === 1 ? 'city' : 'cities'}, ${s.lowStreams} low ${s.lowStreams === 1 ? 'stream' : 'streams'}`;
 }

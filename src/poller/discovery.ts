@@ -1,7 +1,7 @@
 import type { Catalog } from '../cities/catalog.ts';
 import type { Logger } from '../lib/logger.ts';
 import { decideDiscovered } from '../resolution/discover.ts';
-import type { DiscoveryStore } from '../resolution/discovery-store.ts';
+import { groupByReason, reasonLine, type DiscoveryStore } from '../resolution/discovery-store.ts';
 import type { ObservableSource } from '../resolution/judge.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 
@@ -42,12 +42,17 @@ export function createDiscoveryRun(deps: {
     const added: string[] = [];
     for (const v of verdicts) if (v.served && v.record && deps.catalog.serve(v.record)) added.push(v.city);
     store.replace(verdicts, nowMs);
-    const notServed = new Set(verdicts.filter((v) => !v.served).map((v) => v.city));
+    const left = verdicts
+      .filter((v) => !v.served && !deps.catalog.get(v.city))
+      .map((v) => ({ city: v.city, reason: v.reason ?? 'not served' }));
+    const groups = groupByReason(left);
+    // One field per reason ("31 streams: ...: amsterdam, ..."), not one entry per event.
     deps.logger.info('discovery', {
       events: verdicts.length,
       served: deps.catalog.active.length,
       newlyServed: added,
-      notServed: notServed.size,
+      notServed: groups.reduce((n, g) => n + g.count, 0),
+      notServedByReason: groups.map(reasonLine),
     });
   };
 }

@@ -77,27 +77,40 @@ export function createDiscoveryStore(db: Db) {
 /** Reasons that are the operator's choice (CITIES, MARKET_KINDS), not a problem to fix. */
 const isChoice = (reason: string) => reason.startsWith('observable, but') || reason.includes('MARKET_KINDS=');
 
+/** Not-served streams with the same reason, counted once: one line per reason, however many cities share it. */
+export type ReasonGroup = { reason: string; count: number; cities: string[] };
+
+export function groupByReason(rows: readonly { city: string; reason: string }[]): ReasonGroup[] {
+  const byReason = new Map<string, Set<string>>();
+  for (const r of rows) byReason.set(r.reason, (byReason.get(r.reason) ?? new Set()).add(r.city));
+  // Most common first; a reason alone with one city (often the one to fix) still gets its own line.
+  return [...byReason]
+    .map(([reason, cities]) => ({ reason, count: cities.size, cities: [...cities].sort() }))
+    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}
+
+/** "31 streams: observable, but CITIES=spec ...: amsterdam, ankara, ..." */
+export function reasonLine(g: ReasonGroup): string {
+  return `${g.count} stream${g.count === 1 ? '' : 's'}: ${g.reason}: ${g.cities.join(', ')}`;
+}
+
 /**
- * The `doctor` line (its own read-only connection, one store for the run): discovered events whose stream is not served, grouped by stream (`nyc`,
- * `nyc-low`) with the reason. Not served is a warning only when the stream is wanted; CITIES=spec
- * or MARKET_KINDS leaving one out is `ok`.
+ * The `doctor` line (its own read-only connection, one store for the run): discovered events whose
+ * stream is not served, one line per reason with its count and streams (`nyc`, `nyc-low`). Not
+ * served is a warning only when the stream is wanted; CITIES=spec or MARKET_KINDS leaving one out is `ok`.
  */
 export function discoveryCheck(db: Db): { status: 'ok' | 'warn'; detail: string } {
   const rows = createDiscoveryStore(db).all();
   if (rows.length === 0) return { status: 'ok', detail: 'no discovery run recorded yet' };
   const served = new Set(rows.filter((r) => r.served).map((r) => r.city));
-  const notServed = new Map<string, { dates: string[]; reason: string }>();
-  for (const r of rows) {
-    if (r.served || served.has(r.city)) continue;
-    const e = notServed.get(r.city) ?? { dates: [], reason: r.reason ?? 'not served' };
-    e.dates.push(r.targetDate);
-    notServed.set(r.city, e);
-  }
+  const notServed = rows
+    .filter((r) => !r.served && !served.has(r.city))
+    .map((r) => ({ city: r.city, reason: r.reason ?? 'not served' }));
   const lows = rows.filter((r) => r.slug.startsWith(`${EVENT_PREFIX.low}-`)).length;
   const head = `${rows.length} daily-temperature events (${rows.length - lows} high, ${lows} low), ${served.size} stream${served.size === 1 ? '' : 's'} served`;
-  if (notServed.size === 0) return { status: 'ok', detail: `${head}; every discovered stream is served` };
-  const list = [...notServed].map(([city, e]) => `${city} (${e.dates.join(', ')}): ${e.reason}`).join('; ');
-  const wanted = [...notServed.values()].some((e) => !isChoice(e.reason));
-  return { status: wanted ? 'warn' : 'ok', detail: `${head}; not served: ${list}` };
+  if (notServed.length === 0) return { status: 'ok', detail: `${head}; every discovered stream is served` };
+  const groups = groupByReason(notServed);
+  const wanted = groups.some((g) => !isChoice(g.reason));
+  return { status: wanted ? 'warn' : 'ok', detail: [`${head}; not served:`, ...groups.map(reasonLine)].join('\n') };
 }
 export type DiscoveryStore = ReturnType<typeof createDiscoveryStore>;

@@ -73,10 +73,12 @@ test('single binary: version, serve from an empty directory, clean SIGTERM', { t
     assert.equal(h.ok, true);
     assert.equal(typeof h.disclaimer, 'string');
 
-    const cities = await fetch(`${base}/v1/cities`);
+    // Without a query the spec's list: the 37 daily-high cities; ?kind=all adds their daily-low streams.
+    const spec = (await (await fetch(`${base}/v1/cities`)).json()) as { count: number };
+    assert.equal(spec.count, 37);
+    const cities = await fetch(`${base}/v1/cities?kind=all`);
     assert.equal(cities.status, 200);
     const c = (await cities.json()) as { count: number; cities: { slug: string; kind: string }[] };
-    // The spec's 37 daily-high cities first, then their daily-low streams (MARKET_KINDS=high,low).
     assert.equal(c.count, 74);
     assert.deepEqual(
       [c.cities.filter((x) => x.kind === 'high').length, c.cities.filter((x) => x.kind === 'low').length],

@@ -202,7 +202,7 @@ test('clear messages for usage mistakes, unknown cities, sanctions, missing rece
       message: /a wallet key is needed: --key-file <file> or the ISOCAST_KEY/,
     },
     { args: ['buy', ['--city', 'nyc', '--count', '20', '--bogus']], code: 2, message: /unknown flag: --bogus/ },
-    { args: ['buy', ['--city', 'atlantis', '--count', '20']], code: 1, message: /unknown city: atlantis/ },
+    { args: ['buy', ['--city', 'atlantis', '--count', '20']], code: 2, message: /unknown city: atlantis/ },
     {
       args: ['buy', ['--city', 'nyc', '--count', '20']],
       code: 1,

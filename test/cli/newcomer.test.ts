@@ -58,6 +58,26 @@ test('per-command help through the entry point; usage errors are one line plus t
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^usage: isocast buy --city <slug> --count <n>/);
   assert.ok(!/Commands:/.test(help.stdout), 'not the general help');
+  // Every operator command has its own usage too, and the command list names every command.
+  for (const command of ['serve', 'doctor', 'backup', 'restore', 'migrate', 'cities', 'keygen']) {
+    const own = spawnSync(process.execPath, ['src/main.ts', command, '--help'], { encoding: 'utf8' });
+    assert.equal(own.status, 0, own.stderr);
+    assert.match(own.stdout, new RegExp(`^usage: isocast ${command}\\b`), command);
+    assert.ok(!/Commands:/.test(own.stdout), `${command} --help is not the general help`);
+  }
+  const all = spawnSync(process.execPath, ['src/main.ts', '--help'], { encoding: 'utf8' });
+  assert.match(all.stdout, /^Commands:$/m, 'isocast --help is the general help');
+  assert.match(all.stdout, /buy, read, receipt, register-chat, cities, keygen/);
+  const bye = spawnSync(process.execPath, ['src/main.ts', 'bye'], { encoding: 'utf8' });
+  assert.equal(bye.status, 2);
+  assert.match(bye.stderr, /^isocast: unknown command "bye"; did you mean buy\?\n/);
+  assert.ok(bye.stderr.split('\n').length <= 4, 'a short answer, not the whole help');
+  const mode = spawnSync(process.execPath, ['src/main.ts', 'doctor'], {
+    encoding: 'utf8',
+    env: { ...process.env, PAYMENT_MODE: 'lve' },
+  });
+  assert.equal(mode.status, 2);
+  assert.match(mode.stderr, /PAYMENT_MODE: "lve" is not one of mock, live; did you mean live\?/);
   const { run } = await setup(t);
   const r = await run('buy', ['--city', 'nyc']);
   assert.equal(r.code, 2);
@@ -91,7 +111,7 @@ test('a typo in the city suggests the nearest slug; upper case is accepted', asy
   const { app, server, run } = await setup(t);
   insertSignals(app.db, 'nyc', 3);
   const typo = await run('buy', ['--city', 'nyk', '--count', '2', '--server', server, '--yes']);
-  assert.equal(typo.code, 1);
+  assert.equal(typo.code, 2, 'an unknown city is a usage error (README: exit 2)');
   assert.match(typo.err[0]!, /^isocast buy: unknown city: nyk .*did you mean nyc\?/);
   const upper = await run('buy', ['--city', 'NYC', '--count', '2', '--server', server, '--yes']);
   assert.equal(upper.code, 0, upper.err.join('\n'));
@@ -101,19 +121,23 @@ test('a typo in the city suggests the nearest slug; upper case is accepted', asy
   assert.equal(nearestSlug('zzzzzz', ['london', 'paris']), null);
 });
 
-test('cities lists slugs, local time and latest seq', async (t) => {
+test('cities lists slugs, kind, local time and latest seq; --kind picks the streams', async (t) => {
   const { app, server, run } = await setup(t);
   insertSignals(app.db, 'nyc', 3);
   const r = await run('cities', ['--server', server]);
   assert.equal(r.code, 0, r.err.join('\n'));
-  assert.match(r.out[0]!, /^slug +local +latest seq +name$/);
+  assert.match(r.out[0]!, /^slug +kind +local +latest seq +name$/);
   assert.ok(
-    r.out.some((l) => /^nyc +\d\d:\d\d +3 +/.test(l)),
+    r.out.some((l) => /^nyc +high +\d\d:\d\d +3 +/.test(l)),
     r.out.join('\n'),
   );
   assert.equal(r.out.length, 38);
+  assert.match(r.err.join('\n'), /^37 cities \(daily highs; --kind low lists/);
   const j = await run('cities', ['--server', server, '--json']);
-  assert.deepEqual(Object.keys(JSON.parse(j.out[0]!)), ['slug', 'localTime', 'latestSeq']);
+  assert.deepEqual(Object.keys(JSON.parse(j.out[0]!)), ['slug', 'kind', 'localTime', 'latestSeq']);
+  const bad = await run('cities', ['--server', server, '--kind', 'lows']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err[0]!, /--kind must be high, low or all, not "lows"/);
 });
 
 test('register-chat --delete with nothing registered and no city explains itself', async (t) => {

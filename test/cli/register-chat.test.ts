@@ -74,7 +74,7 @@ test('register-chat explains a failed test message, an unknown city, a skewed cl
   assert.equal(blocked.code, 1);
   assert.match(blocked.err[0]!, /the test message to chat 777 failed, nothing was stored: test message failed/);
   const unknown = await run(['--chat', '424242', '--city', 'atlantis']);
-  assert.equal(unknown.code, 1);
+  assert.equal(unknown.code, 2);
   assert.match(unknown.err[0]!, /unknown city: atlantis/);
   env.clock.advance(3_600_000);
   const out: string[] = [];

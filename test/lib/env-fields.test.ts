@@ -23,7 +23,8 @@ test('strings, choices, booleans and URLs', () => {
   assert.equal(problem(text().parse('')), 'must not be empty');
   assert.equal(problem(matching(/^0x[0-9a-f]{4}$/, 'must be 2 bytes of hex').parse('0x12')), 'must be 2 bytes of hex');
   assert.deepEqual(oneOf(['mock', 'live']).parse('live'), { ok: true, value: 'live' });
-  assert.equal(problem(oneOf(['mock', 'live']).parse('free')), 'must be one of mock, live');
+  assert.equal(problem(oneOf(['mock', 'live']).parse('free')), '"free" is not one of mock, live');
+  assert.equal(problem(oneOf(['mock', 'live']).parse('lve')), '"lve" is not one of mock, live; did you mean live?');
   assert.deepEqual(
     ['yes', '1', 'true', 'no', '0', 'false'].map((v) => flag().parse(v)).map((r) => r.ok && r.value),
     [true, true, true, false, false, false],
@@ -46,7 +47,7 @@ test('a shape: defaults and unset optionals, every problem reported in the shape
   // The good fields still come back, so the caller can check them too (all problems in one run).
   assert.deepEqual(parseShape(shape, { MODE: 'c', PORT: '10', HOST: 'h' }), {
     value: { PORT: 8, HOST: 'h', MODE: 'a' },
-    problems: ['PORT: must be at most 9', 'MODE: must be one of a, b'],
+    problems: ['PORT: must be at most 9', 'MODE: "c" is not one of a, b'],
     bad: new Set(['PORT', 'MODE']),
   });
 });

@@ -134,9 +134,11 @@ test('doctor and /admin list the low events not served with the stream, kind and
 
   const check = discoveryCheck(db);
   assert.equal(check.status, 'warn');
-  assert.match(check.detail, /^4 daily-temperature events \(0 high, 4 low\), 1 stream served; not served: /);
-  assert.match(check.detail, /nyc-low \(2026-06-05\): rule not understood: the rule names no resolution source/);
-  assert.match(check.detail, /shanghai-low \(2026-06-05\): observable, but not in the CITIES list/);
+  assert.match(check.detail, /^4 daily-temperature events \(0 high, 4 low\), 1 stream served; not served:\n/);
+  // One line per reason, with its count and streams: two share "not in the CITIES list".
+  assert.match(check.detail, /^2 streams: observable, but not in the CITIES list[^\n]*: seoul-low, shanghai-low$/m);
+  assert.match(check.detail, /^1 stream: rule not understood: the rule names no resolution source[^\n]*: nyc-low$/m);
+  assert.equal(check.detail.split('\n').length, 3);
 
   const report = createAdminReport({ db, stores, catalog, paymentMode: 'mock', feed: 'live' })(
     Date.parse('2026-06-05T01:00:00Z'),

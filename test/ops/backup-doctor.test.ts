@@ -77,6 +77,8 @@ test('doctor reports each check, probing only the upstreams the mode uses', asyn
     CLOB_URL: up,
     METAR_URL: 'http://127.0.0.1:9',
     OFAC_LIST_PATH: join(dir, 'missing.txt'),
+    PORT: '18402',
+    HOST: '::1',
   });
   openDb(join(dir, 'isocast.db')).close();
   const checks = await runDoctor({
@@ -93,6 +95,8 @@ test('doctor reports each check, probing only the upstreams the mode uses', asyn
   assert.equal(by['sanctions list']!.status, 'warn');
   assert.match(by['weather (weather.com)']!.detail, /not probed/);
   assert.equal(by.messenger!.status, 'warn');
+  // The configured address, as serve would listen on it.
+  assert.match(by.config!.detail, /serve listens on \[::1\]:18402 \(HOST, PORT\)$/);
   const text = formatReport(checks);
   assert.match(text, /\[FAIL\] weather \(metar\)/);
   assert.match(text, /1 check\(s\) failed/);

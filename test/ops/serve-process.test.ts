@@ -74,7 +74,7 @@ test('mock serve: loopback by default, one start line, mode everywhere, private 
   assert.match(
     p.startLine,
     new RegExp(
-      `^isocast listening on http://127\\.0\\.0\\.1:\\d+ {2}payment mode: mock {2}feed: sim \\(simulated weather and markets, 60x speed\\) {2}data: ${data}$`,
+      `^isocast listening on http://127\\.0\\.0\\.1:\\d+ {2}payment mode: mock {2}feed: sim \\(simulated weather and markets, 60x speed\\) {2}37 cities, 37 low streams {2}data: ${data}$`,
     ),
   );
   assert.ok(!p.stderr().includes('WARNING'), 'no exposure banner on loopback');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
@@ -235,7 +235,7 @@ test('an event whose rule names another station pauses the city: no signal, a me
   assert.equal(resolutionCheck(s.env.db, s.env.clock.now() + 2 * 86_400_000).status, 'ok');
 });
 
-/** docs/admin-paused-city.png: the operator page's poller section with NYC paused and Chicago signalling. */
+/** test-artifacts/admin-paused-city.png (docs/ keeps a copy refreshed by hand, never by npm test): the operator page's poller section with NYC paused and Chicago signalling. */
 async function screenshotPaused(t: Parameters<typeof offlineBrowser>[0], s: Awaited<ReturnType<typeof setup>>) {
   const browser = await offlineBrowser(t, s.base, { viewport: { width: 1280, height: 900 } });
   if (!browser) return;
@@ -255,5 +255,4 @@ async function screenshotPaused(t: Parameters<typeof offlineBrowser>[0], s: Awai
   mkdirSync(dir, { recursive: true });
   const shot = join(dir, 'admin-paused-city.png');
   await page.locator('#poller').screenshot({ path: shot });
-  copyFileSync(shot, join(repoRoot(), 'docs', 'admin-paused-city.png'));
 }

@@ -30,7 +30,7 @@ const PENDING_RETRIES = 6;
 const PENDING_MAX_WAIT_MS = 30_000;
 
 function challengeProblem(a: ApiAnswer, city: string): CliError {
-  if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
+  if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`, EXIT.usage);
   if (a.status === 400)
     return new CliError(
       `the server refused this bundle: ${serverError(a)}${typeof a.body.minSpendUsd === 'number' ? ` (minimum spend ${a.body.minSpendUsd} USDC)` : ''}`,
@@ -50,7 +50,7 @@ function paymentProblem(a: ApiAnswer, wallet: string): CliError {
     case 403:
       return new CliError(`wallet ${wallet} is on a sanctions list; payment refused and nothing was charged`);
     case 404:
-      return new CliError('unknown city (the list is at GET /v1/cities)');
+      return new CliError('unknown city (the list is at GET /v1/cities)', EXIT.usage);
     case 502:
       return new CliError(`${serverError(a)}: your payment was taken but could not be applied; a refund is queued`);
     case 503:
@@ -67,7 +67,7 @@ const settlementPending = (a: ApiAnswer) =>
 /** The published settlement wallet and tiers; a server that will not say whom it wants paid is not paid. */
 async function publishedTerms(client: Client, city: string): Promise<{ payTo: string }> {
   const meta = await client.request('GET', `/v1/signals/meta?city=${encodeURIComponent(city)}`);
-  if (meta.status === 404) throw new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
+  if (meta.status === 404) throw new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`, EXIT.usage);
   if (meta.status !== 200)
     throw new CliError(
       `cannot read the price list (GET /v1/signals/meta answered HTTP ${meta.status}: ${serverError(meta)}); nothing was signed`,

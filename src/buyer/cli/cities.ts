@@ -1,6 +1,7 @@
-import { intFlag, parseFlags, serverUrl } from './args.ts';
+import { intFlag, parseFlags, serverUrl, UsageError } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
 import { createClient, serverError } from './client.ts';
+import { nearest } from '../../lib/nearest.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 
 /**
@@ -8,12 +9,16 @@ import { CliError, EXIT, type CliIo } from './output.ts';
  * seq. A newcomer's first question is which city to try; one with latestSeq >= 2 has a real free
  * sample (`/v1/sample` shows the first signal once a second exists).
  */
-export const CITIES_FLAGS = { strings: ['server', 'timeout'], booleans: ['json', 'insecure'] } as const;
+export const CITIES_FLAGS = { strings: ['server', 'timeout', 'kind'], booleans: ['json', 'insecure'] } as const;
 
-type City = { slug: string; displayName: string; timezone: string; unit: string; latestSeq: number };
+/** What `/v1/cities?kind=` lists: the daily-high cities (the spec's list, the default), the low streams, or both. */
+export const CITY_KINDS = ['high', 'low', 'all'] as const;
+export type CityKind = (typeof CITY_KINDS)[number];
 
-export async function fetchCities(server: string, timeoutMs: number): Promise<City[]> {
-  const a = await createClient(server, timeoutMs).request('GET', '/v1/cities');
+type City = { slug: string; displayName: string; timezone: string; unit: string; latestSeq: number; kind?: string };
+
+export async function fetchCities(server: string, timeoutMs: number, kind: CityKind = 'high'): Promise<City[]> {
+  const a = await createClient(server, timeoutMs).request('GET', `/v1/cities?kind=${kind}`);
   if (a.status !== 200 || !Array.isArray(a.body.cities))
     throw new CliError(`cannot list the cities: HTTP ${a.status}: ${serverError(a)}`);
   return a.body.cities as City[];
@@ -31,43 +36,42 @@ export function localTime(timezone: string, nowMs: number): string {
 export async function citiesCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, CITIES_FLAGS);
   const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
-  const cities = await fetchCities(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
+  const kind = kindFlag(flags.values.kind);
+  const cities = await fetchCities(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000, kind);
   const now = io.nowMs?.() ?? Date.now();
   if (flags.on.has('json')) {
     for (const c of cities)
-      io.stdout(JSON.stringify({ slug: c.slug, localTime: localTime(c.timezone, now), latestSeq: c.latestSeq }));
+      io.stdout(
+        JSON.stringify({
+          slug: c.slug,
+          kind: c.kind ?? 'high',
+          localTime: localTime(c.timezone, now),
+          latestSeq: c.latestSeq,
+        }),
+      );
     return EXIT.ok;
   }
   const width = Math.max(...cities.map((c) => c.slug.length), 4);
-  io.stdout(`${'slug'.padEnd(width)}  local  latest seq  name`);
+  io.stdout(`${'slug'.padEnd(width)}  kind  local  latest seq  name`);
   for (const c of cities)
     io.stdout(
-      `${c.slug.padEnd(width)}  ${localTime(c.timezone, now)}  ${String(c.latestSeq).padStart(10)}  ${c.displayName}`,
+      `${c.slug.padEnd(width)}  ${(c.kind ?? 'high').padEnd(4)}  ${localTime(c.timezone, now)}  ${String(c.latestSeq).padStart(10)}  ${c.displayName}`,
     );
-  io.stderr(
-    `${cities.length} cities; a city with latest seq 2 or more has a real free sample (/v1/sample?city=<slug>)`,
-  );
+  const listed =
+    kind === 'high'
+      ? `${cities.length} cities (daily highs; --kind low lists their daily-low streams, --kind all both)`
+      : `${cities.length} ${kind === 'low' ? 'low streams' : 'streams'}`;
+  io.stderr(`${listed}; one with latest seq 2 or more has a real free sample (/v1/sample?city=<slug>)`);
   return EXIT.ok;
 }
 
-/** Edit distance, for "did you mean": small slugs, so the plain table is fine. */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    prev = row;
-  }
-  return prev[b.length]!;
+function kindFlag(raw: string | undefined): CityKind {
+  if (raw === undefined) return 'high';
+  if ((CITY_KINDS as readonly string[]).includes(raw)) return raw as CityKind;
+  throw new UsageError(`--kind must be high, low or all, not ${JSON.stringify(raw)}`);
 }
 
 /** The nearest slug to a typo, when one is close enough to be a plausible intent. */
 export function nearestSlug(typo: string, slugs: readonly string[]): string | null {
-  let best: { slug: string; d: number } | null = null;
-  for (const s of slugs) {
-    const d = s.startsWith(typo) || typo.startsWith(s) ? 1 : distance(typo, s);
-    if (!best || d < best.d) best = { slug: s, d };
-  }
-  return best && best.d <= Math.max(2, Math.floor(typo.length / 3)) ? best.slug : null;
+  return nearest(typo, slugs);
 }

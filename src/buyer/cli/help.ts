@@ -23,8 +23,9 @@ example: isocast read --city nyc --since 0`,
 recover this wallet's receipt token with a signature (free) and save it.`,
   'register-chat': `usage: isocast register-chat --chat <id> [--city <slug>] | --delete   [--key-file <file>] ${COMMON}
 have entitled signals pushed to a chat, or remove the registration (wallet-signed, free).`,
-  cities: `usage: isocast cities ${COMMON}
-list the cities: slug, local time, latest signal seq (a city's free sample is a real signal once it is 2 or more).`,
+  cities: `usage: isocast cities [--kind high|low|all] ${COMMON}
+list the cities: slug, kind, local time, latest signal seq (a city's free sample is a real signal once it is 2 or more).
+--kind: high [default] the daily-high cities, low their daily-low streams (<city>-low), all both.`,
   keygen: `usage: isocast keygen [--out <file>] [--json]
 a new throwaway wallet key for trying isocast (mock mode): prints ISOCAST_KEY=0x... and the address, or
 writes the key to a new 0600 file with --out. It holds no funds; never use it for real money.`,
@@ -48,7 +49,8 @@ plain http is refused for any host but this machine unless --insecure; \`isocast
                                            --revoke: one signature revokes every token of the wallet there
   register-chat --chat <id> [--city <slug>] | --delete
                                            have entitled signals pushed to a chat (wallet-signed, free)
-  cities                                   list slugs, local time and latest signal seq
+  cities [--kind high|low|all]             list slugs, local time and latest signal seq (daily highs; low
+                                           streams with --kind low)
   keygen [--out <file>]                    a new throwaway key for testing (prints it and its address)
 Receipts: --receipts <file> [$XDG_STATE_HOME/isocast/receipts.json, default ~/.local/state/isocast/], mode 0600.
 Exit codes: 0 done, 1 failure (also: a challenge refused, nothing signed), 2 usage, 3 payment needed.

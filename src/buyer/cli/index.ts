@@ -35,7 +35,7 @@ async function withSuggestion(message: string, argv: readonly string[], envServe
   try {
     const near = nearestSlug(
       m[1]!,
-      (await fetchCities(server, 5_000)).map((c) => c.slug),
+      (await fetchCities(server, 5_000, 'all')).map((c) => c.slug),
     );
     return near
       ? `${message}; did you mean ${near}? (isocast cities lists them)`

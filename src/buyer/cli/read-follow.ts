@@ -38,7 +38,7 @@ export function readProblem(a: ApiAnswer, city: string, server: string): CliErro
   if (a.status === 401)
     return new CliError(`the server did not accept the receipt token: ${serverError(a)}`, EXIT.paymentNeeded);
   if (a.status === 403) return new CliError('this wallet is on a sanctions list; reads are refused');
-  if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`);
+  if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`, EXIT.usage);
   return new CliError(`read failed with HTTP ${a.status}: ${serverError(a)}`);
 }
 

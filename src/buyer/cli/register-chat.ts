@@ -68,7 +68,7 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
               ? `nothing to delete: ${serverError(a)}`
               : `nothing to delete: wallet ${account.address} has no chat registered at ${server}`,
           );
-        throw new CliError(`unknown city: ${citySlug}`);
+        throw new CliError(`unknown city: ${citySlug}`, EXIT.usage);
       case 502:
         throw new CliError(`the test message to chat ${chatId} failed, nothing was stored: ${serverError(a)}`);
       default:
