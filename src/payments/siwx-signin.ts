@@ -5,7 +5,7 @@ import {
   type SIWxPayload,
 } from '@x402/extensions/sign-in-with-x';
 import type { Db } from '../db/open.ts';
-import { createSingleUse } from '../db/single-use.ts';
+import { createSingleUse, type CrossNodeUses } from '../db/single-use.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sanctioned, siwxRefused, siwxUnverifiable } from '../lib/api-errors.ts';
 import { ApiError } from '../lib/errors.ts';
@@ -31,16 +31,22 @@ export type SiwxSignInDeps = {
   verifyMessage?: EVMMessageVerifier;
   /** The per-wallet abuse limit; throws a 429 ApiError. */
   limitWallet?: (wallet: string) => void;
+  /** With read nodes: a nonce is refused on every node once any node took it (db/single-use.ts). */
+  crossNode?: CrossNodeUses;
 };
 
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
   // The shared single-use mechanism; a row ages by the sign-in's expirationTime (unix ms).
-  const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(deps.db, {
-    table: 'siwx_nonces',
-    key: ['wallet', 'nonce'],
-    columns: ['wallet', 'nonce', 'expires_at', 'used_at'],
-    agedBy: { column: 'expires_at', unit: 'ms' },
-  });
+  const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(
+    deps.db,
+    {
+      table: 'siwx_nonces',
+      key: ['wallet', 'nonce'],
+      columns: ['wallet', 'nonce', 'expires_at', 'used_at'],
+      agedBy: { column: 'expires_at', unit: 'ms' },
+    },
+    deps.crossNode,
+  );
 
   /** ECDSA first (no RPC); only a signature that does not recover goes to the chain client. */
   async function signer(p: SIWxPayload): Promise<string> {
@@ -77,6 +83,8 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
     // checkSiwxMessage made expirationTime required and parseable.
     const nowMs = deps.clock.now();
     const use = { wallet, nonce: payload.nonce, expires_at: Date.parse(payload.expirationTime!), used_at: nowMs };
+    if (!nonces.has({ wallet, nonce: payload.nonce }) && !(await nonces.claimAcross(use)))
+      throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
     if (!nonces.consume(use, nowMs)) throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
     return wallet;
   };
