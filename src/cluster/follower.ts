@@ -32,7 +32,7 @@ export function startFollower(deps: { link: NatsLink; applier: Applier; logger: 
   let caughtUpAt: number | null = null;
   let lastError: string | null = null;
   let current: { stop(): void } | null = null;
-  let wait: NodeJS.Timeout | null = null;
+  let retry: { timer: NodeJS.Timeout; resolve(): void } | null = null;
 
   const lagMs = () => (caughtUpAt === null ? null : Math.max(0, deps.now() - caughtUpAt));
 
@@ -88,8 +88,9 @@ export function startFollower(deps: { link: NatsLink; applier: Applier; logger: 
         lastError = message;
         link.drop(err);
         await new Promise<void>((resolve) => {
-          wait = setTimeout(resolve, RETRY_MS);
+          retry = { timer: setTimeout(resolve, RETRY_MS), resolve };
         });
+        retry = null;
       }
     }
   })();
@@ -99,7 +100,11 @@ export function startFollower(deps: { link: NatsLink; applier: Applier; logger: 
     status: () => ({ nats: link.state(), appliedSeq: applier.appliedSeq(), lagMs: lagMs(), lastError }),
     async stop() {
       stopped = true;
-      if (wait) clearTimeout(wait);
+      const r = retry as { timer: NodeJS.Timeout; resolve(): void } | null;
+      if (r) {
+        clearTimeout(r.timer);
+        r.resolve();
+      }
       current?.stop();
       await loop;
     },

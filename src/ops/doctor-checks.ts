@@ -8,6 +8,7 @@ import { resolutionCheck } from '../resolution/doctor-check.ts';
 import { discoveryCheck } from '../resolution/discovery-store.ts';
 import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
 import { replicaCheck, type ReplicaCheck } from '../replication/doctor-check.ts';
+import { clusterCheck } from '../cluster/doctor-check.ts';
 import type { Db } from '../db/open.ts';
 
 /**
@@ -42,6 +43,7 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
   configChecks,
   databaseChecks,
   replicaChecks,
+  clusterChecks,
   sanctionsChecks,
   upstreamChecks,
   facilitatorChecks,
@@ -105,6 +107,15 @@ function databaseChecks(deps: DoctorDeps): Check[] {
 async function replicaChecks(deps: DoctorDeps): Promise<Check[]> {
   const replica = await (deps.replica ?? (() => replicaCheck(deps.config, deps.dbPath)))();
   return [line('replica', replica.status, replica.detail)];
+}
+
+async function clusterChecks(deps: DoctorDeps): Promise<Check[]> {
+  const c = await clusterCheck(deps.config, {
+    path: deps.dbPath,
+    open: deps.openDb,
+    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  return [line('read nodes', c.status, c.detail)];
 }
 
 function sanctionsChecks({ config }: DoctorDeps): Check[] {
