@@ -7,7 +7,9 @@
  *     evaluation was about a tenth of the start's CPU;
  *   - `cli-commands.cjs` (src/cli-commands.ts): the buyer's client and replay, which `serve` never
  *     runs; viem's signing and the replay parsers were about 5 ms of every start
- *     (docs/performance.md, start-up).
+ *     (docs/performance.md, start-up);
+ *   - `nats.cjs` (src/cluster/nats-modules.ts): the NATS, JetStream and KV clients, which only
+ *     a `serve` with NATS_URL asks for (read nodes, docs/operations.md "Scaling out").
  *
  * A dynamic `import()` alone cannot do this in the one CJS bundle: esbuild turns the imported
  * graph into lazy wrappers, and a module shared with the code used at start (viem's index) is
@@ -29,6 +31,7 @@ const NAMESPACE = 'isocast-asset-bundle';
 export const ASSET_BUNDLES: Readonly<Record<string, string>> = {
   'payments-live.cjs': join(SRC, 'payments', 'settlers', 'from-config.ts'),
   'cli-commands.cjs': join(SRC, 'cli-commands.ts'),
+  'nats.cjs': join(SRC, 'cluster', 'nats-modules.ts'),
 };
 
 export const assetBundles: EsbuildPlugin = {

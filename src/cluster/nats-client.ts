@@ -6,8 +6,8 @@ import { SINGLE_USE_BUCKET, STREAM, SUBJECT_ROOT } from './tables.ts';
 
 /**
  * The NATS connection of a primary or a reader, and the JetStream objects both use. The client
- * packages are imported here, on the first connect, so a single node without NATS_URL never
- * loads them (the start-up bench, docs/performance.md). Everything used works on nats-server
+ * packages are imported here, on the first connect (`nats-modules.ts`, its own bundle in the
+ * binary), so a single node without NATS_URL never loads them (the start-up bench). Everything used works on nats-server
  * 2.9 (Debian 12's 2.9.10): one stream with one subject filter, ordered pull consumers started
  * at a sequence, and a key-value bucket whose age limit is the bucket's (per-key TTLs are 2.11).
  */
@@ -24,11 +24,7 @@ export type Nats = {
 export const NATS_TIMEOUT_MS = 2_000;
 
 export async function connectNats(url: string, name: string): Promise<Nats> {
-  const [{ connect }, { jetstream, jetstreamManager }, { Kvm }] = await Promise.all([
-    import('@nats-io/transport-node'),
-    import('@nats-io/jetstream'),
-    import('@nats-io/kv'),
-  ]);
+  const { connect, jetstream, jetstreamManager, Kvm } = await import('./nats-modules.ts');
   const nc = await connect({
     servers: url,
     name,

@@ -229,14 +229,18 @@ test('read nodes on NATS JetStream: copies, forwarding, long polls, restarts and
 
   await t.test(
     'a reader killed with SIGKILL and restarted on its disk catches up, no seq missing or doubled',
-    async () => {
+    async (t) => {
       await r1.kill('SIGKILL');
       nodes.splice(nodes.indexOf(r1), 1);
       await cross();
       await buy(primary.baseUrl, buyerC);
       const seq = await cross();
+      const restarted = performance.now();
       r1 = await start('r1', readerEnv);
       await caughtUp(r1.baseUrl, seq);
+      t.diagnostic(
+        `restarted reader at the primary's seq ${Math.round(performance.now() - restarted)} ms after its start`,
+      );
       await until('r1 equal to the primary', () => sameAs(primary.dataDir, r1.dataDir));
       const seqs = tables(r1.dataDir)
         .signals.filter((s: any) => s.city === CITY)
@@ -254,7 +258,7 @@ test('read nodes on NATS JetStream: copies, forwarding, long polls, restarts and
     assert.ok(tables(r3.dataDir).receipts.length >= 3);
   });
 
-  await t.test('nats-server killed and restarted: the primary sells alone, nothing is lost on any node', async () => {
+  await t.test('nats-server killed and restarted: the primary sells alone, nothing is lost on any node', async (t) => {
     await nats.kill('SIGKILL');
     const sold = await buy(primary.baseUrl, buyerA, { count: 20 });
     assert.equal(sold.status, 200, 'the primary sells without NATS');
@@ -267,8 +271,13 @@ test('read nodes on NATS JetStream: copies, forwarding, long polls, restarts and
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     assert.equal(typeof refused.body.disclaimer, 'string');
     assert.ok((await health(primary.baseUrl)).backlog > 0, 'the outbox holds the changes');
+    const lagBefore = (await health(r2.baseUrl)).lagMs;
     await nats.start();
+    const back = performance.now();
     for (const r of nodes.filter((n) => n !== nodes[0])) await caughtUp(r.baseUrl, seq);
+    t.diagnostic(
+      `reader lag ${lagBefore} ms when NATS came back; readers at the primary's seq ${Math.round(performance.now() - back)} ms later`,
+    );
     for (const n of nodes.slice(1))
       await until(`${n.baseUrl} equal to the primary`, () => sameAs(primary.dataDir, (n as any).dataDir ?? ''));
     assert.equal((await health(primary.baseUrl)).backlog, 0);
