@@ -196,6 +196,23 @@ export type SeaOptions = {
 };
 
 /**
+ * The NATS client writes `µ` inside a regular expression literal, which esbuild leaves as it is;
+ * escaped here as it is loaded (a \u escape means the same in a string, a regex or a comment).
+ */
+const asciiSources: EsbuildPlugin = {
+  name: 'isocast-ascii-sources',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]@nats-io[\\/].*\.js$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8').replace(
+        /[^\x00-\x7f]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      ),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Bundle `entry` into one CJS file, make the SEA blob with `assets`, inject it into a stripped
  * copy of the Node 24 binary. The service binary and the bench's hello-world floor are both
  * built here, so they differ only in what they run.
@@ -259,7 +276,7 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
     log(`bundle   ${mib(statSync(bundle).size)} MiB (one CJS file, dependencies included)`);
     const extraAssets: Record<string, string> = {};
     for (const [asset, entry] of Object.entries(opts.extraBundles ?? {})) {
-      const file = await bundleFile(asset.replace(/\.cjs$/, ''), entry, undefined, undefined);
+      const file = await bundleFile(asset.replace(/\.cjs$/, ''), entry, [asciiSources], undefined);
       extraAssets[asset] = file;
       log(`bundle   ${mib(statSync(file).size)} MiB ${asset} (an asset, evaluated on first use)`);
     }

@@ -50,6 +50,7 @@ import { abuseLimitsFromConfig, type AbuseLimits } from './limits/from-config.ts
 import { limitedRoute } from './limits/limits.ts';
 import { isClientAbort } from './lib/client-abort.ts';
 import { bodyLimitIfDeclared, wrapFetch } from './lib/fast-path.ts';
+import type { ClusterParts } from './cluster/start.ts';
 
 export type AppDeps = {
   config: Config;
@@ -83,6 +84,8 @@ export type AppDeps = {
   ruleFor?: (city: CityRecord) => DayRule | null;
   /** Abuse limits (src/limits/limits.ts); built from config if absent. Exposed on the app as `limits`. */
   limits?: AbuseLimits;
+  /** Read nodes (src/cluster/start.ts): the reader's forwarding, the single-use check across nodes, /health. */
+  cluster?: Pick<ClusterParts, 'middleware' | 'crossNode' | 'health'> | null;
 };
 
 /** A read whose credential costs a signature recovery: either payment header, or a wallet sign-in. */
@@ -137,6 +140,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   });
   // Every method but GET and HEAD: the node adapter never gives those a body, so GET routes keep one handler.
   app.on(BODY_METHODS, '*', bodyLimitIfDeclared(limitBody));
+  if (deps.cluster?.middleware) app.use('*', deps.cluster.middleware);
 
   app.route(
     '/',
@@ -144,6 +148,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       mode: config.PAYMENT_MODE,
       clock,
       sanctions: () => deps.sanctions.status(clock.now()),
+      cluster: deps.cluster?.health,
       dbOk: () => {
         try {
           dbPing.get();
@@ -215,6 +220,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
         sanctions: deps.sanctions,
         limitWallet: limits.signIn,
         verifyMessage: deps.chainVerifier?.verifyMessage?.bind(deps.chainVerifier),
+        crossNode: deps.cluster?.crossNode,
       }),
     }),
   );

@@ -160,6 +160,18 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   },
   REPLICA_SECRET_ACCESS_KEY: { meaning: 's3:// replica secret access key (secret)' },
   REPLICA_SFTP_KEY_PATH: { meaning: 'private key file for sftp:// replicas (required for them)' },
+  ROLE: {
+    meaning:
+      'primary (sells, polls, writes the ledger) or reader (serves reads from a copy fed by NATS_URL and forwards purchases to PRIMARY_URL; docs/operations.md, Scaling out)',
+  },
+  NATS_URL: {
+    default: 'unset: a single node, nothing published',
+    meaning:
+      'NATS server with JetStream (nats://host:4222): a primary publishes every signal and entitlement change there; a reader follows it',
+  },
+  PRIMARY_URL: { meaning: "a reader's primary (http://primary:8402): purchases and signed writes are forwarded there" },
+  READ_MAX_LAG_MS: { meaning: 'a reader behind the primary by more than this answers reads 503 with Retry-After' },
+  FORWARD_TIMEOUT_MS: { meaning: "how long a reader waits for the primary's answer to a forwarded request" },
   LITESTREAM_BIN: {
     default: 'litestream next to isocast, then on PATH',
     meaning: 'the litestream executable (v0.3.x) used when REPLICA_URL is set',

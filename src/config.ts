@@ -117,6 +117,12 @@ const raw = {
   LITESTREAM_BIN: text().optional(),
   // Receipt bearer tokens stop reading this many days after they were issued (0: never).
   RECEIPT_TTL_DAYS: intIn(0, 36_500).default(90),
+  // Read nodes fed by NATS JetStream (src/cluster/, docs/operations.md "Scaling out").
+  ROLE: oneOf(['primary', 'reader']).default('primary'),
+  NATS_URL: matching(/^(nats|tls):\/\/\S+$/, 'must be a nats:// or tls:// URL').optional(),
+  PRIMARY_URL: url().optional(),
+  READ_MAX_LAG_MS: intIn(1_000, 600_000).default(10_000),
+  FORWARD_TIMEOUT_MS: intIn(1_000, 120_000).default(30_000),
 };
 
 export type Config = Omit<
@@ -178,6 +184,8 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   derived.push(...cdpProblems(c));
   if (c.FEED === 'live' && c.WEATHER_SOURCE === 'wu' && !c.WU_API_KEY)
     derived.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
+  if (c.ROLE === 'reader' && !c.NATS_URL) derived.push('NATS_URL: required when ROLE=reader');
+  if (c.ROLE === 'reader' && !c.PRIMARY_URL) derived.push('PRIMARY_URL: required when ROLE=reader');
   try {
     parseTrustedProxies(c.TRUSTED_PROXIES);
   } catch (err) {

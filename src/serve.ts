@@ -30,6 +30,7 @@ import { createConnectionCap } from './limits/connections.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 import { replicaName } from './replication/from-config.ts';
 import { startReplication } from './replication/supervisor.ts';
+import { readerSettler, startCluster } from './cluster/start.ts';
 import { dbPath, open, preflight, refuse, refuseStart, type Preflight } from './preflight.ts';
 
 /**
@@ -61,7 +62,9 @@ function openStorage({ config, logger, replica }: Preflight) {
   const replication = replica
     ? startReplication({ ...replica, dataDir: config.DATA_DIR, dbPath: dbPath(config), db, logger, metrics })
     : null;
-  return { db, stores, secret, catalog, metrics, replication };
+  // With NATS_URL: a primary's publisher, or a reader's follower (src/cluster/, loaded only then).
+  const cluster = startCluster(config, { db, notifier: stores.notifier, logger, now: () => systemClock.now() });
+  return { db, stores, secret, catalog, metrics, replication, cluster };
 }
 
 type Started = Preflight & ReturnType<typeof openStorage>;
@@ -69,9 +72,12 @@ type Started = Preflight & ReturnType<typeof openStorage>;
 /** Phase 3: settlement backends, abuse limits and the payment plane, with a crash's leftovers finished. */
 async function startPayments(s: Started) {
   const { config, logger, metrics } = s;
-  const { settler, chainVerifier, supported } = await paymentBackends(config, { logger, metrics }).catch((err) =>
+  const backends = await paymentBackends(config, { logger, metrics }).catch((err) =>
     err instanceof ConfigError ? refuse(err.problems) : Promise.reject(err),
   );
+  const { chainVerifier, supported } = backends;
+  // A read node forwards every purchase to its primary; its plane cannot settle one.
+  const settler = config.ROLE === 'reader' ? readerSettler(backends.settler) : backends.settler;
   if (supported)
     logger[supported.ok ? 'info' : 'warn']('facilitator /supported', {
       ...(supported.ok ? { sending: describeKind(supported.kind), listed: supported.listed } : {}),
@@ -98,12 +104,13 @@ async function startPayments(s: Started) {
     limitPayer: limits.payer,
   });
   // Payments a crash left between settle and apply are finished before anyone can pay again.
-  await reconcilePayments({ plane, logger });
+  if (config.ROLE === 'primary') await reconcilePayments({ plane, logger });
   return { settler, chainVerifier, limits, plane };
 }
 
 /** Phase 4: the delivery worker and the poller that feeds it, not started yet. */
-async function createWorkers({ config, db, stores, catalog, logger, metrics, sanctions }: Started) {
+async function createWorkers(s: Started) {
+  const { config, db, stores, catalog, logger, metrics, sanctions } = s;
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   // Deliveries are screened against the same list object the payments use, reloaded in place.
@@ -126,7 +133,10 @@ async function createWorkers({ config, db, stores, catalog, logger, metrics, san
     intervalMs: config.POLL_INTERVAL_MS,
     metrics,
     onSignalInTransaction: outbox.enqueue,
-    onSignalCommitted: () => delivery.wake(),
+    onSignalCommitted: () => {
+      delivery.wake();
+      s.cluster?.wake();
+    },
     ...feed,
   });
   return { messenger, delivery, dayClock: feed.dayClock, poller };
@@ -155,6 +165,7 @@ function listen(s: Started, payments: Payments, workers: Workers) {
     marketUrlFor: workers.poller.marketUrlFor,
     ruleFor: workers.poller.ruleFor,
     replication: replication ? () => ({ ...replication.status(), replica: replicaName(config) }) : undefined,
+    cluster: s.cluster,
   });
   const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
@@ -194,7 +205,10 @@ function startTimers(
     ofacWatch,
   }: { payments: Payments; workers: Workers; ofacWatch: ReturnType<typeof watchSanctionsList> },
 ) {
-  const { config, db, logger, metrics, replication } = s;
+  const { config, db, logger, metrics } = s;
+  // A read node only follows the stream: no poller, no deliveries, no settlement, no retention
+  // (the primary's deletes arrive through the stream); its checkpoints are as a primary's.
+  if (config.ROLE === 'reader') return [ofacWatch, startCheckpoints(s)];
   // The first tick is tens of milliseconds of synchronous work; health checks and clients
   // waiting on a restart are answered first (docs/performance.md, start-up).
   workers.poller.start(FIRST_TICK_DELAY_MS);
@@ -218,9 +232,13 @@ function startTimers(
   // Cancelled first at a stop; started during the stop's drain they are still stopped below.
   const backgroundStart = { stop: () => clearTimeout(background) };
   const reconciler = startReconciler({ plane: payments.plane, logger, intervalMs: config.RECONCILE_INTERVAL_MS });
-  // WAL checkpoints (and their fsyncs) on a background thread, not inside a purchase's commit.
+  return [backgroundStart, reconciler, retention, workers.poller, workers.delivery, ofacWatch, startCheckpoints(s)];
+}
+
+/** WAL checkpoints (and their fsyncs) on a background thread, not inside a purchase's commit. */
+function startCheckpoints({ config, db, logger, metrics, replication }: Started): { stop(): void | Promise<void> } {
   // With a replica Litestream is the only checkpointer instead (docs/operations.md, Durability).
-  const checkpointer = replication
+  return replication
     ? { stop: () => replication.detach() }
     : startCheckpointer({
         db,
@@ -230,7 +248,6 @@ function startTimers(
         metrics,
         startDelayMs: CHECKPOINTER_START_DELAY_MS,
       });
-  return [backgroundStart, reconciler, retention, workers.poller, workers.delivery, ofacWatch, checkpointer];
 }
 
 export async function serve(argv: string[]): Promise<void> {
@@ -245,7 +262,8 @@ export async function serve(argv: string[]): Promise<void> {
       logger: s.logger,
       server,
       plane: payments.plane,
-      workers: stoppable,
+      // The publisher reads the database: it stops with the workers, before the close.
+      workers: s.cluster ? [...stoppable, s.cluster] : stoppable,
       closeDb: () => s.db.close(),
       releaseWaiters: () => s.stores.notifier.releaseAll(),
       afterDb: s.replication ? [s.replication] : [],

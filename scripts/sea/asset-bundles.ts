@@ -11,6 +11,8 @@
  *   - `siwx-verify.cjs` (src/payments/siwx-verify.ts): `@x402/extensions`' SIGN-IN-WITH-X parser
  *     and verifier (SIWE's ABNF parser, tweetnacl, two copies of zod 3), evaluated at the first
  *     sign-in; a quarter of the main bundle before (docs/performance.md, start-up).
+ *   - `nats.cjs` (src/cluster/nats-modules.ts): the NATS, JetStream and KV clients, which only
+ *     a `serve` with NATS_URL asks for (read nodes, docs/operations.md "Scaling out").
  *
  * A dynamic `import()` alone cannot do this in the one CJS bundle: esbuild turns the imported
  * graph into lazy wrappers, and a module shared with the code used at start (viem's index) is
@@ -33,6 +35,7 @@ export const ASSET_BUNDLES: Readonly<Record<string, string>> = {
   'payments-live.cjs': join(SRC, 'payments', 'settlers', 'from-config.ts'),
   'cli-commands.cjs': join(SRC, 'cli-commands.ts'),
   'siwx-verify.cjs': join(SRC, 'payments', 'siwx-verify.ts'),
+  'nats.cjs': join(SRC, 'cluster', 'nats-modules.ts'),
 };
 
 export const assetBundles: EsbuildPlugin = {

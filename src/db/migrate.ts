@@ -24,6 +24,7 @@ export const MIGRATIONS: readonly string[] = [
   '0015_payment_identifier.sql',
   '0016_siwx_nonces.sql',
   '0019_signal_provenance.sql',
+  '0020_read_nodes.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -20,16 +20,26 @@ export type SingleUseTable<Use> = {
   agedBy: { column: keyof Use & string; unit: 's' | 'ms' };
 };
 
+/**
+ * The check across nodes (read nodes, issue 40: src/cluster/single-use-guard.ts): resolves true
+ * when this node is the first anywhere to use `key` of `table`, false when another node did; it
+ * throws (an ApiError) when it cannot tell and the node must not guess.
+ */
+export type CrossNodeUses = { claim(table: string, key: string): Promise<boolean> };
+
 export type SingleUse<Use> = {
   /** True the first time this use's key is seen (and then recorded); run it inside the caller's transaction. */
   consume(use: Use, nowMs: number): boolean;
   /** Whether this key is already recorded (and not yet forgotten). */
   has(key: Partial<Use>): boolean;
+  /** Before `consume`, outside the transaction: false when another node already used this key. */
+  claimAcross(use: Use): Promise<boolean>;
 };
 
 export function createSingleUse<Use extends Record<string, string | number>>(
   db: Db,
   t: SingleUseTable<Use>,
+  across?: CrossNodeUses,
 ): SingleUse<Use> {
   const insert = db.prepare(
     `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${t.columns.map((c) => `@${c}`).join(', ')})
@@ -44,5 +54,7 @@ export function createSingleUse<Use extends Record<string, string | number>>(
       return true;
     },
     has: (key) => found.get(key) !== undefined,
+    claimAcross: (use) =>
+      across ? across.claim(t.table, JSON.stringify(t.key.map((c) => use[c]))) : Promise.resolve(true),
   };
 }

@@ -87,6 +87,16 @@ export const ERRORS = {
     message: 'too many reads waiting for signals; retry after Retry-After seconds',
     spec: false,
   },
+  replica_lagging: {
+    status: 503,
+    message: 'this read node is behind the primary; retry after Retry-After seconds',
+    spec: false,
+  },
+  primary_unreachable: {
+    status: 502,
+    message: 'the primary did not answer in time; send the same request again (a payment settles at most once)',
+    spec: false,
+  },
 } as const satisfies Record<string, { status: number; message: string; spec: boolean }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -179,6 +189,9 @@ export const testMessageFailed = (reason: string) => build('test_message_failed'
 export const settlementPending = (retryAfterSeconds: number) => retryLater('settlement_pending', retryAfterSeconds);
 export const shuttingDown = (retryAfterSeconds: number) => retryLater('shutting_down', retryAfterSeconds);
 export const tooManyWaiting = (retryAfterSeconds: number) => retryLater('too_many_waiting', retryAfterSeconds);
+export const replicaLagging = (retryAfterSeconds: number, lagMs: number | null) =>
+  build('replica_lagging', { retryAfterSeconds, lagMs }, { headers: { 'retry-after': String(retryAfterSeconds) } });
+export const primaryUnreachable = (reason: string) => build('primary_unreachable', { reason });
 
 /** The payment plane's messages by short name (the tests' and llms-full.txt's list), taken from ERRORS. */
 export const PAYMENT_ERRORS = {

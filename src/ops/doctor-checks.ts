@@ -10,6 +10,7 @@ import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/s
 import { replicaCheck, type ReplicaCheck } from '../replication/doctor-check.ts';
 import type { FailoverSettler } from '../payments/settlers/failover.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
+import { clusterCheck } from '../cluster/doctor-check.ts';
 import type { Db } from '../db/open.ts';
 
 /**
@@ -44,6 +45,7 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
   configChecks,
   databaseChecks,
   replicaChecks,
+  clusterChecks,
   sanctionsChecks,
   upstreamChecks,
   facilitatorChecks,
@@ -107,6 +109,15 @@ function databaseChecks(deps: DoctorDeps): Check[] {
 async function replicaChecks(deps: DoctorDeps): Promise<Check[]> {
   const replica = await (deps.replica ?? (() => replicaCheck(deps.config, deps.dbPath)))();
   return [line('replica', replica.status, replica.detail)];
+}
+
+async function clusterChecks(deps: DoctorDeps): Promise<Check[]> {
+  const c = await clusterCheck(deps.config, {
+    path: deps.dbPath,
+    open: deps.openDb,
+    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  return [line('read nodes', c.status, c.detail)];
 }
 
 function sanctionsChecks({ config }: DoctorDeps): Check[] {

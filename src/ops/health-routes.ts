@@ -25,6 +25,12 @@ export const Health = z
         .describe('Seconds since the sanctions list file in force was modified; null when none is loaded'),
     }),
     ts: z.iso.datetime(),
+    cluster: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'With NATS_URL: role (primary or reader), NATS state; a primary its outbox backlog, a reader its applied stream sequence, lagMs and fresh (docs/operations.md, Scaling out)',
+      ),
     disclaimer: Disclaimer,
   })
   .meta({ id: 'Health' });
@@ -34,6 +40,8 @@ export function healthRoutes(deps: {
   clock: Clock;
   sanctions(): SanctionsStatus;
   dbOk(): boolean;
+  /** Read nodes (src/cluster/start.ts): the role's replication state. */
+  cluster?: () => Record<string, unknown>;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/health', (c) => {
@@ -46,6 +54,7 @@ export function healthRoutes(deps: {
         mode: deps.mode,
         ofac: deps.sanctions(),
         ts: new Date(deps.clock.now()).toISOString(),
+        ...(deps.cluster ? { cluster: deps.cluster() } : {}),
       },
       { status: ok ? 200 : 503 },
     );

@@ -1,6 +1,6 @@
 import type { EVMMessageVerifier, SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import type { Db } from '../db/open.ts';
-import { createSingleUse } from '../db/single-use.ts';
+import { createSingleUse, type CrossNodeUses } from '../db/single-use.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sanctioned, siwxRefused, siwxUnverifiable } from '../lib/api-errors.ts';
 import { ApiError } from '../lib/errors.ts';
@@ -26,6 +26,8 @@ export type SiwxSignInDeps = {
   verifyMessage?: EVMMessageVerifier;
   /** The per-wallet abuse limit; throws a 429 ApiError. */
   limitWallet?: (wallet: string) => void;
+  /** With read nodes: a nonce is refused on every node once any node took it (db/single-use.ts). */
+  crossNode?: CrossNodeUses;
 };
 
 /** The library's parser and verifier, evaluated on the first sign-in (siwx-verify.ts says why). */
@@ -37,12 +39,16 @@ const siwxLibrary = () => {
 
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
   // The shared single-use mechanism; a row ages by the sign-in's expirationTime (unix ms).
-  const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(deps.db, {
-    table: 'siwx_nonces',
-    key: ['wallet', 'nonce'],
-    columns: ['wallet', 'nonce', 'expires_at', 'used_at'],
-    agedBy: { column: 'expires_at', unit: 'ms' },
-  });
+  const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(
+    deps.db,
+    {
+      table: 'siwx_nonces',
+      key: ['wallet', 'nonce'],
+      columns: ['wallet', 'nonce', 'expires_at', 'used_at'],
+      agedBy: { column: 'expires_at', unit: 'ms' },
+    },
+    deps.crossNode,
+  );
 
   /** ECDSA first (no RPC); only a signature that does not recover goes to the chain client. */
   async function signer(p: SIWxPayload): Promise<string> {
@@ -81,6 +87,8 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
     // checkSiwxMessage made expirationTime required and parseable.
     const nowMs = deps.clock.now();
     const use = { wallet, nonce: payload.nonce, expires_at: Date.parse(payload.expirationTime!), used_at: nowMs };
+    if (!nonces.has({ wallet, nonce: payload.nonce }) && !(await nonces.claimAcross(use)))
+      throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
     if (!nonces.consume(use, nowMs)) throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
     return wallet;
   };

@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import type { Db } from '../db/open.ts';
+import type { ClusterSettings } from './start.ts';
+
+/**
+ * `doctor`'s read-node line: the role, whether NATS_URL's server accepts a TCP connection, and
+ * from the database file the primary's unpublished outbox rows or the reader's applied stream
+ * sequence. A reader without NATS or a PRIMARY_URL cannot serve: those fail; a primary whose NATS
+ * is unreachable still sells, so that is a warning.
+ */
+export type ClusterCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
+
+export async function clusterCheck(
+  config: ClusterSettings,
+  db: { path: string; open(): Db; timeoutMs: number },
+): Promise<ClusterCheck> {
+  if (!config.NATS_URL) return { status: 'ok', detail: 'single node (NATS_URL unset)' };
+  const url = new URL(config.NATS_URL);
+  const host = url.hostname;
+  const port = Number(url.port || 4222);
+  const reachable = await tcpReachable(host, port, db.timeoutMs);
+  let state = 'no database yet';
+  if (existsSync(db.path)) {
+    const d = db.open();
+    try {
+      const row = d.prepare('SELECT recording, applied_seq FROM replication_state WHERE id = 1').get() as
+        | { recording: number; applied_seq: number }
+        | undefined;
+      const backlog = d.prepare('SELECT count(*) FROM replication_outbox').pluck().get() as number;
+      state =
+        config.ROLE === 'reader'
+          ? `applied stream seq ${row?.applied_seq ?? 0}`
+          : `${backlog} change(s) not yet published${row?.recording === 1 ? '' : ', recording starts at the next serve'}`;
+    } catch {
+      state = 'schema older than read nodes (serve migrates it)';
+    } finally {
+      d.close();
+    }
+  }
+  const nats = `NATS ${host}:${port} ${reachable ? 'reachable' : 'unreachable'}`;
+  const detail = `${config.ROLE}; ${nats}; ${state}${config.ROLE === 'reader' ? `; primary ${config.PRIMARY_URL}` : ''}`;
+  if (config.ROLE === 'reader' && !reachable) return { status: 'fail', detail };
+  return { status: reachable ? 'ok' : 'warn', detail };
+}
+
+function tcpReachable(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(timeoutMs, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}

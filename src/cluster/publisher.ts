@@ -1,0 +1,122 @@
+import type { Logger } from '../lib/logger.ts';
+import type { NatsLink } from './nats-link.ts';
+import type { ReplicationOutbox } from './outbox.ts';
+import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat } from './tables.ts';
+
+/**
+ * The primary's publisher: drains `replication_outbox` to the stream in id order, at least once
+ * (each message's id is its outbox id, so JetStream stores a re-sent one once within its
+ * duplicate window, and a reader's upsert of a row state is idempotent beyond it). It runs beside
+ * the selling, never in its way: a commit only adds a key (the trigger); when NATS is down the
+ * keys wait in the outbox and the loop retries, and the primary keeps selling as a single node.
+ * With the outbox empty it publishes a heartbeat each second: a reader that applied it holds
+ * everything the primary had committed when it was sent, which is how a reader knows its lag.
+ */
+export const HEARTBEAT_MS = 1_000;
+/** How often an idle publisher looks for a new outbox row (a primary-key read, about 2 µs). */
+const IDLE_CHECK_MS = 5;
+const BATCH = 256;
+const RETRY_MS = 1_000;
+
+export type PublisherStatus = {
+  nats: 'connected' | 'disconnected';
+  backlog: number;
+  lastPublishedAt: string | null;
+  lastError: string | null;
+};
+
+export type Publisher = { wake(): void; status(): PublisherStatus; stop(): Promise<void> };
+
+export function startPublisher(deps: {
+  link: NatsLink;
+  outbox: ReplicationOutbox;
+  logger: Logger;
+  now: () => number;
+}): Publisher {
+  const { link, outbox, logger } = deps;
+  let stopped = false;
+  let wakeUp: (() => void) | null = null;
+  let lastPublished: number | null = null;
+  let lastHeartbeat = 0;
+  let lastError: string | null = null;
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const seen = outbox.lastId();
+      const started = Date.now();
+      const check = () => {
+        if (stopped || outbox.lastId() !== seen || Date.now() - started >= ms) return done();
+        timer = setTimeout(check, IDLE_CHECK_MS);
+      };
+      const done = () => {
+        clearTimeout(timer);
+        wakeUp = null;
+        resolve();
+      };
+      let timer = setTimeout(check, IDLE_CHECK_MS);
+      wakeUp = done;
+    });
+
+  async function once(): Promise<boolean> {
+    const nats = await link.ensure();
+    // A stream created anew (its store was lost) lacks the rows already published: queue them all again.
+    if (outbox.streamCreated() !== nats.streamCreated) {
+      if (outbox.streamCreated() !== null) outbox.reseed();
+      outbox.setStreamCreated(nats.streamCreated);
+    }
+    const batch = outbox.next(BATCH);
+    if (batch.length > 0) {
+      // One connection publishes in order and JetStream stores in that order; the acks come back together.
+      await Promise.all(
+        batch.map((p) =>
+          nats.js.publish(subjectOf(p.change.t, p.change.k), JSON.stringify(p.change), { msgID: `o${p.id}` }),
+        ),
+      );
+      outbox.published(batch[batch.length - 1]!.id);
+      lastPublished = deps.now();
+      return true;
+    }
+    if (Date.now() - lastHeartbeat >= HEARTBEAT_MS) {
+      const hb: Heartbeat = { hb: deps.now() };
+      await nats.js.publish(HEARTBEAT_SUBJECT, JSON.stringify(hb));
+      lastHeartbeat = Date.now();
+    }
+    return false;
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const more = await once();
+        if (lastError !== null) logger.info('replication publishing again', { backlog: outbox.backlog() });
+        lastError = null;
+        if (!more) await pause(Math.max(0, HEARTBEAT_MS - (Date.now() - lastHeartbeat)));
+      } catch (err) {
+        const message = (err as Error).message;
+        if (lastError === null)
+          logger.warn('replication publish failed; the outbox keeps every change', {
+            reason: message,
+            backlog: outbox.backlog(),
+          });
+        lastError = message;
+        link.drop(err);
+        await pause(RETRY_MS);
+      }
+    }
+  })();
+
+  return {
+    wake: () => wakeUp?.(),
+    status: () => ({
+      nats: link.state(),
+      backlog: outbox.backlog(),
+      lastPublishedAt: lastPublished === null ? null : new Date(lastPublished).toISOString(),
+      lastError,
+    }),
+    async stop() {
+      stopped = true;
+      wakeUp?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv, Ctx } from '../lib/http.ts';
+import { replyJson } from '../lib/http.ts';
+import { primaryUnreachable, replicaLagging } from '../lib/api-errors.ts';
+import type { NodeBindings } from '../lib/edge.ts';
+
+/**
+ * What a read node answers itself and what it hands to the primary. A reader writes nothing but
+ * its copy, so every request that may write (any method but GET, HEAD and OPTIONS: a purchase, a
+ * receipt request or revocation, a chat registration) and a read carrying a payment (X-Payment,
+ * PAYMENT-SIGNATURE) go to PRIMARY_URL, and the buyer gets the primary's status, headers and body
+ * as they are: the money is settled once, by the primary. Everything else under /v1/ is read here,
+ * from the local copy, while it is within its lag bound, and answered 503 with Retry-After past it.
+ * Runs inside the app, so the router's decoded path decides (a `%73ubscribe` spelling cannot
+ * slip past the forward) and the edge's limits, CORS and disclaimer apply as on the primary.
+ */
+export type ReadNodeSettings = {
+  primaryUrl: string;
+  forwardTimeoutMs: number;
+  /** READ_MAX_LAG_MS: past this, reads are refused. */
+  maxLagMs: number;
+  lagMs(): number | null;
+};
+
+/** Headers that describe one hop, not the message (RFC 9110 7.6.1), and what fetch recomputes. */
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'host',
+  'content-length',
+]);
+
+const paysInline = (h: Headers) => h.has('x-payment') || h.has('payment-signature');
+
+export function readNodeMiddleware(s: ReadNodeSettings): MiddlewareHandler<AppEnv> {
+  const primary = s.primaryUrl.replace(/\/+$/, '');
+  return async (c, next) => {
+    const method = c.req.method;
+    const reads = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+    if (!reads || (c.req.path === '/v1/signals' && paysInline(c.req.raw.headers))) return forward(c as Ctx, primary, s);
+    if (method !== 'OPTIONS' && c.req.path.startsWith('/v1/')) {
+      const lag = s.lagMs();
+      if (lag === null || lag > s.maxLagMs) {
+        const err = replicaLagging(Math.max(1, Math.ceil(s.maxLagMs / 1000)), lag);
+        return replyJson(c as Ctx, { error: err.message, ...err.extra }, { status: err.status, headers: err.headers });
+      }
+    }
+    await next();
+  };
+}
+
+async function forward(c: Ctx, primary: string, s: ReadNodeSettings): Promise<Response> {
+  const req = c.req.raw;
+  const url = new URL(req.url);
+  const headers = new Headers();
+  for (const [k, v] of req.headers) if (!HOP.has(k)) headers.set(k, v);
+  // The primary's address limits then see the buyer, not this node (list readers in its TRUSTED_PROXIES).
+  const peer = (c.env as NodeBindings | undefined)?.incoming?.socket.remoteAddress;
+  if (peer) headers.set('x-forwarded-for', [req.headers.get('x-forwarded-for'), peer].filter(Boolean).join(', '));
+  headers.set('x-forwarded-host', url.host);
+  try {
+    const res = await fetch(`${primary}${url.pathname}${url.search}`, {
+      method: req.method,
+      headers,
+      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.arrayBuffer(),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(s.forwardTimeoutMs),
+    });
+    const out = new Headers(res.headers);
+    // fetch has already decoded the body; its length is the decoded one.
+    out.delete('content-encoding');
+    out.delete('content-length');
+    out.delete('transfer-encoding');
+    out.delete('connection');
+    out.delete('keep-alive');
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers: out });
+  } catch (err) {
+    const e = primaryUnreachable((err as Error).name === 'TimeoutError' ? 'timeout' : 'connection failed');
+    return replyJson(c, { error: e.message, ...e.extra }, { status: e.status });
+  }
+}

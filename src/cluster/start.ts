@@ -1,0 +1,100 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Db } from '../db/open.ts';
+import type { CrossNodeUses } from '../db/single-use.ts';
+import type { AppEnv } from '../lib/http.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { SignalNotifier } from '../signals/notifier.ts';
+import { createApplier } from './applier.ts';
+import { startFollower, type FollowerStatus } from './follower.ts';
+import { createNatsLink } from './nats-link.ts';
+import { createReplicationOutbox } from './outbox.ts';
+import { startPublisher, type PublisherStatus } from './publisher.ts';
+import { readNodeMiddleware } from './read-node.ts';
+import { createCrossNodeUses } from './single-use-guard.ts';
+
+/**
+ * The role's NATS side, started by serve.ts: on a primary with NATS_URL the publisher, on a reader
+ * the follower and the forwarding middleware; on both the single-use check across nodes. What the
+ * app needs from it is `ClusterParts`; /health shows `health()`.
+ */
+export type ClusterSettings = {
+  ROLE: 'primary' | 'reader';
+  NATS_URL?: string | undefined;
+  PRIMARY_URL?: string | undefined;
+  READ_MAX_LAG_MS: number;
+  FORWARD_TIMEOUT_MS: number;
+};
+
+export type ClusterHealth =
+  | ({ role: 'primary'; stream: string } & PublisherStatus)
+  | ({ role: 'reader'; stream: string; fresh: boolean; maxLagMs: number } & FollowerStatus);
+
+export type ClusterParts = {
+  middleware?: MiddlewareHandler<AppEnv>;
+  crossNode: CrossNodeUses;
+  health(): ClusterHealth;
+  /** A signal committed here (the primary): publish without waiting for the idle check. */
+  wake(): void;
+  stop(): Promise<void>;
+};
+
+export function startCluster(
+  config: ClusterSettings,
+  deps: { db: Db; notifier: SignalNotifier; logger: Logger; now: () => number },
+): ClusterParts | null {
+  if (!config.NATS_URL) return null;
+  const logger = deps.logger.child({ component: 'cluster' });
+  const stream = config.NATS_URL.replace(/\/\/[^@/]*@/, '//');
+  if (config.ROLE === 'primary') {
+    const link = createNatsLink(config.NATS_URL, { name: 'isocast-primary', logger });
+    const outbox = createReplicationOutbox(deps.db);
+    outbox.startRecording();
+    const publisher = startPublisher({ link, outbox, logger, now: deps.now });
+    return {
+      crossNode: createCrossNodeUses(link, { whenDown: 'local' }),
+      health: () => ({ role: 'primary', stream, ...publisher.status() }),
+      wake: () => publisher.wake(),
+      stop: async () => {
+        await publisher.stop();
+        await link.close();
+      },
+    };
+  }
+  // A copy: its integrity is the primary's. A receipt arrives without the payment it references.
+  deps.db.pragma('foreign_keys = OFF');
+  const link = createNatsLink(config.NATS_URL, { name: 'isocast-reader', logger });
+  const follower = startFollower({ link, applier: createApplier(deps.db, deps.notifier), logger, now: deps.now });
+  const fresh = () => {
+    const lag = follower.lagMs();
+    return lag !== null && lag <= config.READ_MAX_LAG_MS;
+  };
+  return {
+    middleware: readNodeMiddleware({
+      primaryUrl: config.PRIMARY_URL!,
+      forwardTimeoutMs: config.FORWARD_TIMEOUT_MS,
+      maxLagMs: config.READ_MAX_LAG_MS,
+      lagMs: follower.lagMs,
+    }),
+    crossNode: createCrossNodeUses(link, { whenDown: 'refuse' }),
+    health: () => ({ role: 'reader', stream, fresh: fresh(), maxLagMs: config.READ_MAX_LAG_MS, ...follower.status() }),
+    wake: () => {},
+    stop: async () => {
+      await follower.stop();
+      await link.close();
+    },
+  };
+}
+
+/**
+ * A reader's settler: it never moves money. Every purchase is forwarded to the primary before it
+ * reaches the payment plane (read-node.ts); should one ever arrive, it fails as not charged.
+ */
+export function readerSettler<
+  S extends { settle(r: never): Promise<unknown>; status(...a: never[]): Promise<unknown> },
+>(base: S): S {
+  return {
+    ...base,
+    settle: async () => ({ ok: false, reason: 'a read node does not settle payments', inDoubt: false }),
+    status: async () => ({ state: 'unknown', reason: 'a read node does not settle payments' }),
+  };
+}
