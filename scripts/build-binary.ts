@@ -204,7 +204,7 @@ const asciiSources: EsbuildPlugin = {
   setup(b) {
     b.onLoad({ filter: /[\\/]node_modules[\\/]@nats-io[\\/].*\.js$/ }, (args) => ({
       contents: readFileSync(args.path, 'utf8').replace(
-        /[^\x00-\x7f]/g,
+        /[\u0080-\uffff]/g,
         (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
       ),
       loader: 'js',
