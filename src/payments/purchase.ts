@@ -146,18 +146,30 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   }
 
   /**
-   * The token contract's word on an in-doubt (or cut-off claimed) payment: used -> applied once;
+   * The token contract's word on an in-doubt (or cut-off claimed) payment: paid PAY_TO the price
+   * (settlement-proof.ts) -> applied once; nonce spent otherwise -> failed, not charged;
    * unused past validBefore -> failed, truly not charged; unused and still valid -> settled
    * again with the same authorization when the buyer resent it; otherwise still in doubt.
    */
   async function resolve(row: PaymentRow, retry: Retry | null): Promise<Purchase> {
     const nowMs = clock.now();
     if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);
-    const st = await settler.status(row.payer as Address, row.nonce as Hex, validBeforeOf(row, MAX_AUTH_LIFETIME_S));
+    const st = await settler.status(row.payer as Address, row.nonce as Hex, {
+      validBefore: validBeforeOf(row, MAX_AUTH_LIFETIME_S),
+      payTo: deps.payTo,
+      value: BigInt(row.amount_micro),
+    });
     const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler };
     if (st.state === 'used') {
-      logger.info('in-doubt payment resolved: authorization used on chain', { ...fields, txHash: st.txHash });
+      logger.info('in-doubt payment resolved: the price reached PAY_TO on chain', { ...fields, txHash: st.txHash });
       return ledger.recordAndApply(row.id, st.txHash, { withReceipt: false });
+    }
+    // The nonce is spent without paying us (cancelled, or used with another transfer): it can
+    // never move money again, so this payment is definitely not charged.
+    if (st.state === 'spent') {
+      store.markFailed(row.id, `${st.reason}; not charged`, clock.now());
+      logger.warn('in-doubt payment resolved: nonce spent, not charged', { ...fields, reason: st.reason });
+      throw settlementFailed(st.reason);
     }
     if (st.state === 'unused' && st.expired) {
       store.markFailed(row.id, 'authorization expired unused on chain; not charged', clock.now());

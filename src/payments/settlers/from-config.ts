@@ -1,6 +1,7 @@
 import { createPublicClient, http, type Address, type Hex } from 'viem';
 import type { TypedDataVerifier } from '../verify.ts';
-import { EIP3009_ABI, chainFor, createAuthorizationLookup, createChainSettler } from './chain.ts';
+import { EIP3009_ABI, createChainSettler } from './chain.ts';
+import { chainFor, createProofReader } from './chain-proof.ts';
 import { cdpJwtHeaders } from './cdp-auth.ts';
 import { createFacilitatorSettler } from './facilitator.ts';
 import { createMockSettler } from './mock.ts';
@@ -30,9 +31,10 @@ export function settlerFromConfig(config: SettlerSettings): Settler {
     });
   }
   // Live mode always has RPC_URL (config.ts defaults it): the only definite answer to a /settle
-  // that went quiet is the token's authorizationState.
+  // that went quiet is the token's authorizationState, and a /settle success is believed only
+  // once our own RPC shows the transfer to PAY_TO (chain-proof.ts).
   const usdc = config.USDC_ADDRESS as Address;
-  const status = config.RPC_URL ? createAuthorizationLookup({ rpcUrl: config.RPC_URL, usdc }).status : undefined;
+  const reader = config.RPC_URL ? createProofReader({ rpcUrl: config.RPC_URL, usdc }) : undefined;
   return createFacilitatorSettler({
     url: config.FACILITATOR_URL!,
     auth: config.FACILITATOR_AUTH,
@@ -40,7 +42,8 @@ export function settlerFromConfig(config: SettlerSettings): Settler {
       config.CDP_API_KEY_ID && config.CDP_API_KEY_SECRET
         ? cdpJwtHeaders({ keyId: config.CDP_API_KEY_ID, secret: config.CDP_API_KEY_SECRET })
         : undefined,
-    status,
+    status: reader?.status,
+    confirm: reader?.confirm,
     used: config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined,
   });
 }
