@@ -122,3 +122,45 @@ export const cases: AttackCase[] = [
     },
   },
 ];
+
+cases.push(
+  {
+    name: 'a valid sign-in sent with HEAD spends nothing: its nonce still reads with GET',
+    expected: 'HEAD: 402 (the sign-in ignored, 0 rows); the same header with GET afterwards: 200 with rows',
+    fast: true,
+    async run(ctx) {
+      const buyer = ctx.account('siwx-head');
+      const path = await buys(ctx, buyer);
+      const header = await sign(await proposed(ctx, path), buyer, `${ctx.baseUrl}${path}`);
+      const head = await ctx.http(path, { method: 'HEAD', headers: { 'sign-in-with-x': header } });
+      const get = await ctx.http(path, { headers: { 'sign-in-with-x': header } });
+      return {
+        observed: `HEAD ${head.status}; GET afterwards ${describe(get)}`,
+        ok: head.status === 402 && get.status === 200 && rows(get) > 0,
+      };
+    },
+  },
+  {
+    name: 'HEAD with a forged sign-in shares the address budget with GET',
+    expected: 'with a burst of 5: the GET burst spent, then 20 HEADs: all 429, none verified (0 answered 401)',
+    fast: false,
+    async run(ctx) {
+      const s = await ctx.startServer({ RATE_LIMIT_ADDRESS_PER_MIN: '6', RATE_LIMIT_ADDRESS_BURST: '5' });
+      const forged = Buffer.from('{"junk":true}').toString('base64');
+      const path = `/v1/signals?city=${ctx.city}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push((await ctx.http(path, { base: s.baseUrl, headers: { 'sign-in-with-x': forged } })).status);
+      const heads: number[] = [];
+      for (let i = 0; i < 20; i++)
+        heads.push(
+          (await ctx.http(path, { base: s.baseUrl, method: 'HEAD', headers: { 'sign-in-with-x': forged } })).status,
+        );
+      const count = (xs: number[], v: number) => xs.filter((x) => x === v).length;
+      return {
+        observed: `GET burst: ${count(statuses, 401)}x401; HEADs after it: ${count(heads, 429)}x429, ${count(heads, 401)}x401, ${count(heads, 402)}x402`,
+        ok: count(heads, 429) === 20,
+      };
+    },
+  },
+);
