@@ -8,7 +8,8 @@ import {
   type PublicClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { payFor402 } from '../../packages/isocast-client/src/index.ts';
+import { payFor402, signReceiptBody } from '../../packages/isocast-client/src/index.ts';
+import { RECEIPT_REQUEST_PRIMARY_TYPE } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { compileTestUsdc, DEPLOYER_KEY, SETTLER_KEY, startLocalChain, type LocalChain } from '../../test/chain/evm.ts';
 import { startReferenceFront, type ReferenceFront } from '../../test/chain/reference-facilitators.ts';
@@ -80,14 +81,18 @@ function liveServer(ctx: AttackContext, r: Rig, settlement: Record<string, strin
 
 const rows = (a: HttpAnswer) => (Array.isArray(a.json?.signals) ? a.json.signals.length : 0);
 
-/** One purchase attempt of `count` signals; with `spend`, the nonce is burnt on chain first. */
+/**
+ * One purchase of 20 signals (POST /v1/subscribe, as in the issue's run); with `spend`, the nonce
+ * is burnt on chain first. Then the buyer recovers a receipt token with a signed ReceiptRequest
+ * and reads with it: the rows a credit, if any, gives.
+ */
 async function attempt(
   ctx: AttackContext,
   r: Rig,
   opts: { base: string; buyer: PrivateKeyAccount; spend?: SpendVariant },
 ): Promise<{ status: number; moved: bigint; rows: number; reason: string }> {
-  const path = `/v1/signals?city=${ctx.city}&since=0&count=20`;
-  const challenge = await ctx.http(path, { base: opts.base });
+  const path = `/v1/subscribe?city=${ctx.city}&count=20`;
+  const challenge = await ctx.http(path, { base: opts.base, method: 'POST' });
   if (challenge.status !== 402) throw new Error(`challenge answered ${challenge.status}`);
   const p = await payFor402(challenge.json, opts.buyer, { nowMs: Date.now(), expect: { usdc: r.usdc } });
   if (opts.spend)
@@ -100,19 +105,37 @@ async function attempt(
       variant: opts.spend,
     });
   const before = await r.balance(PAY_TO);
-  const a = await ctx.http(path, { base: opts.base, headers: { 'x-payment': p.xPayment } });
-  return {
-    status: a.status,
-    moved: (await r.balance(PAY_TO)) - before,
-    rows: rows(a),
-    reason: String(a.json?.reason ?? a.json?.error ?? ''),
-  };
+  const a = await ctx.http(path, { base: opts.base, method: 'POST', headers: { 'x-payment': p.xPayment } });
+  const moved = (await r.balance(PAY_TO)) - before;
+  const body = await signReceiptBody(opts.buyer, {
+    server: opts.base,
+    kind: RECEIPT_REQUEST_PRIMARY_TYPE,
+    timestampS: Math.floor(Date.now() / 1000),
+  });
+  const rec = await ctx.http('/v1/receipts', {
+    base: opts.base,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  let read = 0;
+  if (typeof rec.json?.receiptToken === 'string') {
+    const page = await ctx.http(`/v1/signals?city=${ctx.city}&since=0`, {
+      base: opts.base,
+      headers: { authorization: `Bearer ${rec.json.receiptToken}` },
+    });
+    read = rows(page);
+  }
+  const reason =
+    a.status === 200 ? `paidThroughSeq ${a.json?.paidThroughSeq}` : String(a.json?.reason ?? a.json?.error ?? '');
+  return { status: a.status, moved, rows: read, reason };
 }
 
 function spentNonceCase(settler: 'chain' | 'v2'): AttackCase {
   return {
     name: `a nonce burnt on chain (cancel, value-0 self transfer) buys nothing through the ${settler === 'chain' ? 'chain settler' : 'reference facilitator'}`,
-    expected: 'both variants: 402, 0 rows, PAY_TO +0; an honest buyer after them: 200, rows, PAY_TO +price',
+    expected:
+      'both variants: 402, no credit (a recovered receipt reads 0 rows), PAY_TO +0; an honest buyer after them: 200, rows, PAY_TO +price',
     fast: false,
     async run(ctx) {
       const r = await rig();
