@@ -318,3 +318,7 @@ CREATE TABLE siwx_nonces (
   PRIMARY KEY (wallet, nonce)
 ) WITHOUT ROWID;
 CREATE INDEX siwx_nonces_expiry ON siwx_nonces (expires_at);
+
+-- 0017 payment_identifier_keyed (issue 35 item 3)
+-- payments.payment_identifier holds a keyed hash of the buyer's id (HMAC under the server
+-- secret), never the id; payments.result is sealed to the whole signed payment. No DDL change.

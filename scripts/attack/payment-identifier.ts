@@ -1,5 +1,8 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { payFor402 } from '../../packages/isocast-client/src/index.ts';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { payFor402, signReceiptBody } from '../../packages/isocast-client/src/index.ts';
+import { RECEIPT_REVOCATION_PRIMARY_TYPE } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 import type { AttackCase, AttackContext, HttpAnswer } from './types.ts';
 
 /**
@@ -78,3 +81,84 @@ export const cases: AttackCase[] = [
     },
   },
 ];
+
+/** What a copy of the database (a backup, the Litestream replica) says about the wallet's payment. */
+function fromCopy(ctx: AttackContext, wallet: string): { nonce: string; payment_identifier: string | null } {
+  const db = new Database(join(ctx.dataDir, 'isocast.db'), { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare('SELECT nonce, payment_identifier FROM payments WHERE payer = ? ORDER BY id DESC LIMIT 1')
+      .get(wallet.toLowerCase()) as { nonce: string; payment_identifier: string | null };
+  } finally {
+    db.close();
+  }
+}
+
+cases.push(
+  {
+    name: 'a database copy mints nothing: its payer, nonce and stored identifier with a forged or the real signature',
+    expected:
+      'all-zero signature (validBefore 1) or the real on-chain signature, with the stored identifier or even the true id: 402, 0 rows, no token',
+    fast: true,
+    async run(ctx) {
+      const victim = ctx.account('pid-dbcopy');
+      const path = `/v1/signals?city=${ctx.city}&since=0&count=20`;
+      const mine = await v2Header(ctx, path, victim, idFor('dbcopy'));
+      const bought = await ctx.http(path, { headers: { 'payment-signature': b64(mine) } });
+      if (bought.status !== 200) throw new Error(`the victim's own purchase answered ${bought.status}`);
+      const copy = fromCopy(ctx, victim.address);
+      const out: string[] = [
+        `stored identifier ${copy.payment_identifier === mine.extensions['payment-identifier'].info.id ? 'is the id in the clear' : 'is not the id'}`,
+      ];
+      let ok = true;
+      // The true id too (as if it leaked): only the same signed payment opens its stored answer.
+      const trueId = mine.extensions['payment-identifier'].info.id as string;
+      const variants = [
+        { label: 'zero signature, stored identifier', zero: true, id: copy.payment_identifier },
+        { label: 'real signature, stored identifier', zero: false, id: copy.payment_identifier },
+        { label: 'zero signature, the true id', zero: true, id: trueId },
+      ];
+      for (const v of variants) {
+        const h = structuredClone(mine);
+        if (v.zero) {
+          h.payload.signature = `0x${'00'.repeat(65)}`;
+          h.payload.authorization.validBefore = '1';
+        }
+        if (v.id) h.extensions['payment-identifier'].info.id = v.id;
+        const a = await ctx.http(path, { headers: { 'payment-signature': b64(h) } });
+        out.push(`${v.label}: ${describe(a)}`);
+        ok &&= a.status !== 200 && rows(a) === 0 && !token(a);
+      }
+      return { observed: out.join('; '), ok };
+    },
+  },
+  {
+    name: 'after the wallet revokes its tokens, its own payment identifier replay brings back no token and no page',
+    expected: 'before the revoke: 200 with the token; after it, the same header: 402, 0 rows, no token',
+    fast: true,
+    async run(ctx) {
+      const victim = ctx.account('pid-revoked');
+      const path = `/v1/signals?city=${ctx.city}&since=0&count=20`;
+      const mine = await v2Header(ctx, path, victim, idFor('revoked'));
+      const bought = await ctx.http(path, { headers: { 'payment-signature': b64(mine) } });
+      if (bought.status !== 200) throw new Error(`the victim's own purchase answered ${bought.status}`);
+      const before = await ctx.http(path, { headers: { 'payment-signature': b64(mine) } });
+      const body = await signReceiptBody(victim, {
+        server: ctx.baseUrl,
+        kind: RECEIPT_REVOCATION_PRIMARY_TYPE,
+        timestampS: Math.floor(Date.now() / 1000),
+      });
+      const revoked = await ctx.http('/v1/receipts/revoke', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (revoked.status !== 200) throw new Error(`revoke answered ${revoked.status}`);
+      const after = await ctx.http(path, { headers: { 'payment-signature': b64(mine) } });
+      return {
+        observed: `before the revoke: ${describe(before)}; after: ${describe(after)}`,
+        ok: before.status === 200 && token(before) && after.status !== 200 && rows(after) === 0 && !token(after),
+      };
+    },
+  },
+);

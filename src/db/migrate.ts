@@ -23,6 +23,7 @@ export const MIGRATIONS: readonly string[] = [
   '0014_receipt_revocation.sql',
   '0015_payment_identifier.sql',
   '0016_siwx_nonces.sql',
+  '0017_payment_identifier_keyed.sql',
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

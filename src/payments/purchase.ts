@@ -21,6 +21,7 @@ import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, Purchase, ResultMemo } from './ledger.ts';
 import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
+import { identifierKey, signedPaymentDigest } from './payment-identifier.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, verifySignature, type TypedDataVerifier } from './verify.ts';
 import type { DecodedPayment } from './x-payment.ts';
@@ -85,6 +86,8 @@ type Retry = BundleOffer & {
   /** The purchase step of the salt the nonce is bound to. */
   bindingK?: number;
   memo?: ResultMemo;
+  /** The payment identifier as stored: its keyed hash (payment-identifier.ts). */
+  idKey?: string;
 };
 
 export function createPurchaseFlow(deps: PurchaseFlowDeps) {
@@ -154,18 +157,18 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   async function resolve(row: PaymentRow, retry: Retry | null): Promise<Purchase> {
     const nowMs = clock.now();
     if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);
-    const st = await settler.status(row.payer as Address, row.nonce as Hex, {
+    const paid = {
       validBefore: validBeforeOf(row, MAX_AUTH_LIFETIME_S),
       payTo: deps.payTo,
       value: BigInt(row.amount_micro),
-    });
+    };
+    const st = await settler.status(row.payer as Address, row.nonce as Hex, paid);
     const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler };
     if (st.state === 'used') {
       logger.info('in-doubt payment resolved: the price reached PAY_TO on chain', { ...fields, txHash: st.txHash });
       return ledger.recordAndApply(row.id, st.txHash, { withReceipt: false });
     }
-    // The nonce is spent without paying us (cancelled, or used with another transfer): it can
-    // never move money again, so this payment is definitely not charged.
+    // Spent without paying us (cancelled, or another transfer): it can never move money again.
     if (st.state === 'spent') {
       store.markFailed(row.id, `${st.reason}; not charged`, clock.now());
       logger.warn('in-doubt payment resolved: nonce spent, not charged', { ...fields, reason: st.reason });
@@ -199,7 +202,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
    */
   function answerKnown(row: PaymentRow, again: Again): Purchase {
     const replayed = again.identifier && row.payment_identifier === again.identifier && again.memo;
-    return (replayed && ledger.replay(row, again.memo!.route)) || ledger.answer(row);
+    return (replayed && ledger.replay(row, again.memo!)) || ledger.answer(row);
   }
 
   async function claimAndSettle(r: Retry, payer: Address): Promise<Purchase> {
@@ -216,7 +219,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         nowMs: clock.now(),
         validBefore: Number(a.validBefore),
         bindingK: r.bindingK ?? null,
-        identifier: r.p.identifier ?? null,
+        identifier: r.idKey ?? null,
       }),
     );
     if (claim.claimed) return settleClaimed(r, { id: claim.id, payer, fresh: true });
@@ -224,7 +227,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     // Another payment took the identifier since the check in purchase(): nothing of this one moved.
     if (!row) throw paymentIdentifierConflict();
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
-    return answerKnown(row, { identifier: r.p.identifier, memo: r.memo });
+    return answerKnown(row, { identifier: r.idKey, memo: r.memo });
   }
 
   /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
@@ -240,11 +243,14 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
     const running = { key, payer: from, nonce: a.nonce };
-    const again: Again = { identifier: p.identifier, memo: opts.memo };
+    // The id is kept as a keyed hash, and its stored answer sealed to the whole signed payment.
+    const idKey = p.identifier ? identifierKey(deps.secret(), p.identifier) : undefined;
+    const memo = idKey && opts.memo ? { ...opts.memo, payment: signedPaymentDigest(p) } : opts.memo;
+    const again: Again = { identifier: idKey, memo };
     // An identifier is one payment's: with any other authorization (or payer) it is refused before
     // anything is verified or claimed. The unique index decides a race (claimAndSettle).
-    if (p.identifier) {
-      const holder = store.byIdentifier(p.identifier);
+    if (idKey) {
+      const holder = store.byIdentifier(idKey);
       if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
         throw paymentIdentifierConflict();
     }
@@ -252,7 +258,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
 
     // A known payment answers its state whatever the clock says: one lookup, no recovery.
     const known = store.byKey(from, a.nonce);
-    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo: opts.memo };
+    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
     if (known) {
       if (!boundToBundle(known, city, count)) throw bindingMismatch();
       if (deps.sanctions.has(from)) throw sanctioned();
