@@ -2,7 +2,10 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { payFor402, signReceiptBody } from '../../packages/isocast-client/src/index.ts';
-import { RECEIPT_REVOCATION_PRIMARY_TYPE } from '../../packages/isocast-client/src/receipt-typed-data.ts';
+import {
+  RECEIPT_REQUEST_PRIMARY_TYPE,
+  RECEIPT_REVOCATION_PRIMARY_TYPE,
+} from '../../packages/isocast-client/src/receipt-typed-data.ts';
 import type { AttackCase, AttackContext, HttpAnswer } from './types.ts';
 
 /**
@@ -162,3 +165,40 @@ cases.push(
     },
   },
 );
+
+/** A signed receipt body POSTed to `path` (`/v1/receipts` or `/v1/receipts/revoke`). */
+async function receiptPost(ctx: AttackContext, who: PrivateKeyAccount, r: { path: string; timestampS: number }) {
+  const kind = r.path.endsWith('/revoke') ? RECEIPT_REVOCATION_PRIMARY_TYPE : RECEIPT_REQUEST_PRIMARY_TYPE;
+  const body = await signReceiptBody(who, { server: ctx.baseUrl, kind, timestampS: r.timestampS });
+  return ctx.http(r.path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+cases.push({
+  name: 'receipt requests signed before a revocation, or dated far ahead, mint nothing after it',
+  expected: 'signed 5 s before the revoke: 401; dated 590 s ahead (signed before it): 401 stale; signed after it: 200',
+  fast: true,
+  async run(ctx) {
+    const victim = ctx.account('receipt-gap');
+    const path = `/v1/signals?city=${ctx.city}&since=0&count=20`;
+    const bought = await ctx.http(path, {
+      headers: { 'payment-signature': b64(await v2Header(ctx, path, victim, null)) },
+    });
+    if (bought.status !== 200) throw new Error(`the victim's own purchase answered ${bought.status}`);
+    const now = Math.floor(Date.now() / 1000);
+    const revoked = await receiptPost(ctx, victim, { path: '/v1/receipts/revoke', timestampS: now });
+    if (revoked.status !== 200) throw new Error(`revoke answered ${revoked.status}`);
+    const before = await receiptPost(ctx, victim, { path: '/v1/receipts', timestampS: now - 5 });
+    const ahead = await receiptPost(ctx, victim, { path: '/v1/receipts', timestampS: now + 590 });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const after = await receiptPost(ctx, victim, { path: '/v1/receipts', timestampS: Math.floor(Date.now() / 1000) });
+    const d = (a: HttpAnswer) => `${a.status}${a.json?.receiptToken ? ' with a token' : ` "${a.json?.error}"`}`;
+    return {
+      observed: `5 s before: ${d(before)}; 590 s ahead: ${d(ahead)}; after: ${d(after)}`,
+      ok: before.status === 401 && ahead.status === 401 && after.status === 200,
+    };
+  },
+});
