@@ -164,3 +164,37 @@ cases.push(
     },
   },
 );
+
+cases.push({
+  name: "one cheap token held from many connections fills only its wallet's share of the long-poll pool",
+  expected:
+    'MAX_SIGNAL_WAITERS 60: the cheap token holds 4 (its share), its other 16 waits answer 503; a paying buyer is then held (200 after its wait)',
+  fast: false,
+  async run(ctx) {
+    const s = await ctx.startServer({ MAX_SIGNAL_WAITERS: '60', RATE_LIMIT_ADDRESS_PER_MIN: '0' });
+    const buy = async (who: PrivateKeyAccount) => {
+      const path = `/v1/subscribe?city=${ctx.city}&count=2`;
+      const c = await ctx.http(path, { base: s.baseUrl, method: 'POST' });
+      const p = await payFor402(c.json, who, { nowMs: Date.now() });
+      const b = await ctx.http(path, { base: s.baseUrl, method: 'POST', headers: { 'x-payment': p.xPayment } });
+      return b.json.receiptToken as string;
+    };
+    const cheap = await buy(ctx.account('pool-cheap'));
+    // Past the latest signal, inside the bundle: every one of these is a hold.
+    const held = (token: string, wait: number) =>
+      fetch(`${s.baseUrl}/v1/signals?city=${ctx.city}&since=${ctx.seededSignals}&wait=${wait}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(30_000),
+      });
+    const flood = Array.from({ length: 20 }, () => held(cheap, 3));
+    await new Promise((r) => setTimeout(r, 500));
+    const payer = await buy(ctx.account('pool-payer'));
+    const theirs = await held(payer, 1);
+    const statuses = await Promise.all(flood.map(async (p) => (await p).status));
+    const n = (v: number) => statuses.filter((x) => x === v).length;
+    return {
+      observed: `cheap token: ${n(200)} held (200), ${n(503)} answered 503; paying buyer: ${theirs.status}`,
+      ok: n(503) > 0 && n(200) <= 4 && theirs.status === 200,
+    };
+  },
+});

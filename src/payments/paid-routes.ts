@@ -130,7 +130,7 @@ export function paidSignalsRoutes(deps: {
     const wallet = walletOf(c, r, held.direct);
     if (typeof wallet !== 'string') return wallet;
     if (!held.holds(c, r, wallet)) return walletPage(c, r, { wallet, lookups: held.direct });
-    return held.hold(c, r, (lookups) => {
+    return held.hold(c, { ...r, wallet }, (lookups) => {
       const now = walletOf(c, r, lookups);
       return typeof now === 'string' ? walletPage(c, r, { wallet: now, lookups }) : now;
     });
