@@ -202,3 +202,28 @@ cases.push({
     };
   },
 });
+
+cases.push({
+  name: 'two payment headers are refused with 400, and junk around base64 is not skipped',
+  expected:
+    'two X-Payment headers: 400 naming the rule, nothing settled; a valid header with junk characters inside: 402 malformed, nothing settled',
+  fast: true,
+  async run(ctx) {
+    const path = `/v1/subscribe?city=${ctx.city}&count=2`;
+    const pay = async (label: string) => {
+      const c = await ctx.http(path, { method: 'POST' });
+      return (await payFor402(c.json, ctx.account(label), { nowMs: Date.now() })).xPayment;
+    };
+    const [a, b] = [await pay('dup-a'), await pay('dup-b')];
+    const headers = new Headers();
+    headers.append('x-payment', a);
+    headers.append('x-payment', b);
+    const two = await ctx.http(path, { method: 'POST', headers });
+    const junk = `${a.slice(0, 8)}!*${a.slice(8)}`;
+    const j = await ctx.http(path, { method: 'POST', headers: { 'x-payment': junk } });
+    return {
+      observed: `two headers: ${two.status} "${two.json?.error}"; junk inside: ${j.status} "${j.json?.reason ?? j.json?.error}"`,
+      ok: two.status === 400 && j.status === 402 && j.json?.paidThroughSeq === undefined,
+    };
+  },
+});

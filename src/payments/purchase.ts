@@ -4,6 +4,7 @@ import type { GroupCommit } from '../db/group-commit.ts';
 import type { Clock } from '../lib/clock.ts';
 import {
   bindingMismatch,
+  invalidField,
   paymentVerificationFailed,
   paymentIdentifierConflict,
   sanctioned,
@@ -34,6 +35,8 @@ import { decodePaymentHeader, type PaymentHeader } from './x402-v2.ts';
  * is unknown is `in_doubt` (503, retry the same header) and only the token contract resolves it.
  * A receipt token is issued once: to the request whose own settle call moved the money.
  */
+export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNATURE header (two of one name were sent)';
+
 export type PurchaseOptions = {
   /** Runs for a payment about to be settled, before its claim: throw to refuse with nothing moved. */
   beforeSettle?: (payer: string) => void;
@@ -234,6 +237,9 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   async function purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions): Promise<Purchase> {
     const { city, count } = offer;
     if (!deps.accepting()) throw shuttingDown(5);
+    // Two headers of one name arrive joined by ", " (never in base64): refused whole, so no proxy
+    // in front can read one payment while we settle the other (issue 35 item 6).
+    if (header.value.includes(',')) throw invalidField(TWO_PAYMENT_HEADERS);
     const decoded = decodePaymentHeader(header);
     if (!decoded.ok) throw paymentVerificationFailed(decoded.reason);
     const p = decoded.value;
