@@ -61,7 +61,7 @@ export const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
  */
 function revokedThrough(db: Db) {
   const q = db
-    .prepare('SELECT max(max(timestamp), max(used_at) / 1000) FROM receipt_revocations WHERE wallet = ?')
+    .prepare('SELECT max(max(timestamp), max(used_at) / 1000) FROM receipt_revocations WHERE wallet = +?')
     .pluck();
   return (wallet: string): number | null => (q.get(wallet) as number | null) ?? null;
 }
