@@ -325,6 +325,9 @@ CREATE TABLE siwx_nonces (
 ) WITHOUT ROWID;
 CREATE INDEX siwx_nonces_expiry ON siwx_nonces (expires_at);
 
+-- 0017 payment_identifier_keyed (issue 35 item 3)
+-- payments.payment_identifier holds a keyed hash of the buyer's id (HMAC under the server
+-- secret), never the id; payments.result is sealed to the whole signed payment. No DDL change.
 -- 0019 signal_provenance (issue 41 item 1)
 -- The signals table's provenance columns are in its CREATE TABLE above (channel .. available_at);
 -- GET /v1/stats/latency reads the last 7 days of signals by commit time.

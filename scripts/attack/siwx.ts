@@ -122,3 +122,79 @@ export const cases: AttackCase[] = [
     },
   },
 ];
+
+cases.push(
+  {
+    name: 'a valid sign-in sent with HEAD spends nothing: its nonce still reads with GET',
+    expected: 'HEAD: 402 (the sign-in ignored, 0 rows); the same header with GET afterwards: 200 with rows',
+    fast: true,
+    async run(ctx) {
+      const buyer = ctx.account('siwx-head');
+      const path = await buys(ctx, buyer);
+      const header = await sign(await proposed(ctx, path), buyer, `${ctx.baseUrl}${path}`);
+      const head = await ctx.http(path, { method: 'HEAD', headers: { 'sign-in-with-x': header } });
+      const get = await ctx.http(path, { headers: { 'sign-in-with-x': header } });
+      return {
+        observed: `HEAD ${head.status}; GET afterwards ${describe(get)}`,
+        ok: head.status === 402 && get.status === 200 && rows(get) > 0,
+      };
+    },
+  },
+  {
+    name: 'HEAD with a forged sign-in shares the address budget with GET',
+    expected: 'with a burst of 5: the GET burst spent, then 20 HEADs: all 429, none verified (0 answered 401)',
+    fast: false,
+    async run(ctx) {
+      const s = await ctx.startServer({ RATE_LIMIT_ADDRESS_PER_MIN: '6', RATE_LIMIT_ADDRESS_BURST: '5' });
+      const forged = Buffer.from('{"junk":true}').toString('base64');
+      const path = `/v1/signals?city=${ctx.city}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push((await ctx.http(path, { base: s.baseUrl, headers: { 'sign-in-with-x': forged } })).status);
+      const heads: number[] = [];
+      for (let i = 0; i < 20; i++)
+        heads.push(
+          (await ctx.http(path, { base: s.baseUrl, method: 'HEAD', headers: { 'sign-in-with-x': forged } })).status,
+        );
+      const count = (xs: number[], v: number) => xs.filter((x) => x === v).length;
+      return {
+        observed: `GET burst: ${count(statuses, 401)}x401; HEADs after it: ${count(heads, 429)}x429, ${count(heads, 401)}x401, ${count(heads, 402)}x402`,
+        ok: count(heads, 429) === 20,
+      };
+    },
+  },
+);
+
+cases.push({
+  name: "one cheap token held from many connections fills only its wallet's share of the long-poll pool",
+  expected:
+    'MAX_SIGNAL_WAITERS 60: the cheap token holds 4 (its share), its other 16 waits answer 503; a paying buyer is then held (200 after its wait)',
+  fast: false,
+  async run(ctx) {
+    const s = await ctx.startServer({ MAX_SIGNAL_WAITERS: '60', RATE_LIMIT_ADDRESS_PER_MIN: '0' });
+    const buy = async (who: PrivateKeyAccount) => {
+      const path = `/v1/subscribe?city=${ctx.city}&count=2`;
+      const c = await ctx.http(path, { base: s.baseUrl, method: 'POST' });
+      const p = await payFor402(c.json, who, { nowMs: Date.now() });
+      const b = await ctx.http(path, { base: s.baseUrl, method: 'POST', headers: { 'x-payment': p.xPayment } });
+      return b.json.receiptToken as string;
+    };
+    const cheap = await buy(ctx.account('pool-cheap'));
+    // Past the latest signal, inside the bundle: every one of these is a hold.
+    const held = (token: string, wait: number) =>
+      fetch(`${s.baseUrl}/v1/signals?city=${ctx.city}&since=${ctx.seededSignals}&wait=${wait}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(30_000),
+      });
+    const flood = Array.from({ length: 20 }, () => held(cheap, 3));
+    await new Promise((r) => setTimeout(r, 500));
+    const payer = await buy(ctx.account('pool-payer'));
+    const theirs = await held(payer, 1);
+    const statuses = await Promise.all(flood.map(async (p) => (await p).status));
+    const n = (v: number) => statuses.filter((x) => x === v).length;
+    return {
+      observed: `cheap token: ${n(200)} held (200), ${n(503)} answered 503; paying buyer: ${theirs.status}`,
+      ok: n(503) > 0 && n(200) <= 4 && theirs.status === 200,
+    };
+  },
+});

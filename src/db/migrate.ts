@@ -23,6 +23,7 @@ export const MIGRATIONS: readonly string[] = [
   '0014_receipt_revocation.sql',
   '0015_payment_identifier.sql',
   '0016_siwx_nonces.sql',
+  '0017_payment_identifier_keyed.sql',
   '0019_signal_provenance.sql',
   '0020_read_nodes.sql',
 ];

@@ -28,7 +28,8 @@ export type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_messa
 
 /**
  * The route label a request is limited under, or null for every other request. `hasPayment`: a
- * read carrying a payment header or a wallet sign-in (each costs a signature recovery).
+ * read carrying a payment header or a wallet sign-in (each costs a signature recovery on GET;
+ * HEAD ignores both but spends the same budget, so it is never a way around it).
  */
 export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
   if (method === 'POST') {
@@ -41,7 +42,8 @@ export function limitedRoute(method: string, path: string, hasPayment: () => boo
       return path;
     return null;
   }
-  if (method === 'GET' && path === '/v1/signals' && hasPayment()) return '/v1/signals';
+  // HEAD is answered by the GET route (issue 35 item 2): the same budget, whatever it carries.
+  if ((method === 'GET' || method === 'HEAD') && path === '/v1/signals' && hasPayment()) return '/v1/signals';
   return null;
 }
 

@@ -15,6 +15,16 @@ import type { SignalReader } from '../signals/read-store.ts';
  */
 const WAITERS_RETRY_S = 2;
 
+/**
+ * One wallet's share of MAX_SIGNAL_WAITERS (issue 35 item 4): 5 %, at least 4. A cheap token
+ * (or several tokens of one wallet, from many addresses) holds at most this many reads; past it
+ * its next `wait` read answers 503 with Retry-After, as past the pool itself, so a paying buyer
+ * of another wallet still finds a slot.
+ */
+export function walletShare(maxWaiters: number): number {
+  return Math.max(4, Math.ceil(maxWaiters / 20));
+}
+
 export type Receipt = { wallet: string; createdAt: number } | null;
 
 /** What the reads woken by one commit look up, each once: a receipt per token, a ceiling per wallet. */
@@ -92,6 +102,9 @@ export function createHeldReads(deps: {
 }) {
   const direct = directLookups(deps);
   const shared = createWakeLookups(deps.db, deps.notifier, deps);
+  const share = walletShare(deps.maxWaiters);
+  /** Reads held now, per wallet (lowercase); a wallet leaves the map with its last one. */
+  const perWallet = new Map<string, number>();
   return {
     /** The lookups of a read answered now. */
     direct,
@@ -109,13 +122,23 @@ export function createHeldReads(deps: {
     /**
      * Holds the read, then `answer`s it with the wake's lookups: shared by the reads one commit
      * woke, the database's own otherwise. `answer` checks the credential again (a token revoked or
-     * expired while held answers as it would now). Too many held already: 503 with Retry-After.
+     * expired while held answers as it would now). Too many held already, in all or by this
+     * wallet (walletShare): 503 with Retry-After.
      */
-    hold(c: Ctx, q: HoldQuery, answer: (lookups: WakeLookups) => Response): Promise<Response> {
+    hold(c: Ctx, q: HoldQuery & { wallet: string }, answer: (lookups: WakeLookups) => Response): Promise<Response> {
       if (deps.notifier.waiting() >= deps.maxWaiters) throw tooManyWaiting(WAITERS_RETRY_S);
+      const held = perWallet.get(q.wallet) ?? 0;
+      if (held >= share) throw tooManyWaiting(WAITERS_RETRY_S);
+      perWallet.set(q.wallet, held + 1);
+      const release = () => {
+        const n = (perWallet.get(q.wallet) ?? 1) - 1;
+        if (n <= 0) perWallet.delete(q.wallet);
+        else perWallet.set(q.wallet, n);
+      };
       // A client that leaves frees its waiter at once (the request's abort signal).
       return deps.notifier
         .wait(q.city, q.since, { ms: (q.wait ?? 0) * 1000, abort: c.req.raw.signal })
+        .finally(release)
         .then((reason) => answer(reason === 'signal' ? shared.current() : direct));
     },
   };

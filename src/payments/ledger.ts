@@ -38,7 +38,12 @@ export type Purchase = {
 };
 
 /** What a route keeps of its answer, for the same payment identifier sent again (payment-identifier.ts). */
-export type ResultMemo = { route: string; since?: number };
+export type ResultMemo = {
+  route: string;
+  since?: number;
+  /** signedPaymentDigest of the request's payment (payment-identifier.ts): bound to the seal, never stored. */
+  payment?: string;
+};
 
 /**
  * How a payment is applied. `withReceipt`: this request's own settle call moved the money, so it
@@ -54,8 +59,8 @@ type StoredResult = ResultMemo & {
   receiptToken: string | null;
 };
 
-const sealContext = (row: Pick<PaymentRow, 'id' | 'payment_identifier'>) =>
-  `payment ${row.id} ${row.payment_identifier}`;
+const sealContext = (row: Pick<PaymentRow, 'id' | 'payment_identifier'>, payment: string | undefined) =>
+  `payment ${row.id} ${row.payment_identifier} ${payment ?? ''}`;
 
 /**
  * The recording side of the plane: a settlement's transaction is written, the payment applied
@@ -70,7 +75,7 @@ const sealContext = (row: Pick<PaymentRow, 'id' | 'payment_identifier'>) =>
 export type LedgerStores = {
   signals: Pick<SignalStore, 'latestSeq'>;
   entitlements: Pick<EntitlementStore, 'get' | 'applyPurchase'>;
-  receipts: Pick<ReceiptStore, 'issue'>;
+  receipts: Pick<ReceiptStore, 'issue' | 'walletFor'>;
 };
 
 export function createLedger(deps: {
@@ -128,14 +133,15 @@ export function createLedger(deps: {
       movedHere: withReceipt,
     };
     if (withReceipt && memo && sealer && row.payment_identifier) {
+      const { payment, ...kept } = memo;
       const stored: StoredResult = {
-        ...memo,
+        ...kept,
         paidThroughSeq: purchase.paidThroughSeq,
         totalPaidSignals: purchase.totalPaidSignals,
         latestSeq: purchase.latestSeq,
         receiptToken: purchase.receiptToken,
       };
-      store.saveResult(id, sealer.seal(JSON.stringify(stored), sealContext(row)));
+      store.saveResult(id, sealer.seal(JSON.stringify(stored), sealContext(row, payment)));
     }
     return { purchase, row };
   }
@@ -244,15 +250,18 @@ export function createLedger(deps: {
 
   /**
    * The stored answer of an applied payment, for its own payment identifier sent again on the
-   * same route: null when none was stored (no identifier then, or the money moved in a doubt's
-   * resolution rather than in a request) or it was stored by the other route.
+   * same route with the same signed payment: null when none was stored (no identifier then, or
+   * the money moved in a doubt's resolution rather than in a request), it was stored by the other
+   * route, the payment differs in any byte (a forged signature does not open the seal), or its
+   * receipt token was revoked since (a revoked token never comes back, nor the page it read).
    */
-  function replay(row: PaymentRow, route: string): Purchase | null {
-    if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer) return null;
-    const plain = sealer.open(row.result, sealContext(row));
+  function replay(row: PaymentRow, memo: ResultMemo): Purchase | null {
+    if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer || !memo.payment) return null;
+    const plain = sealer.open(row.result, sealContext(row, memo.payment));
     if (!plain) return null;
     const r = JSON.parse(plain) as StoredResult;
-    if (r.route !== route) return null;
+    if (r.route !== memo.route) return null;
+    if (r.receiptToken && receipts.walletFor(r.receiptToken) === null) return null;
     return {
       payer: row.payer,
       city: row.city,

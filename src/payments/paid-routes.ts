@@ -86,8 +86,10 @@ export function paidSignalsRoutes(deps: {
     // HEAD never moves money: its payment header is ignored (nothing verified, nothing settled).
     const payment = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
     if (payment) return paidRead(c, payment, { city, count, resourcePath, since });
-    // The wallet that paid signs in (x402 v2 sign-in-with-x): the same read as a bearer's.
-    const siwx = c.req.header(SIWX_HEADER);
+    // The wallet that paid signs in (x402 v2 sign-in-with-x): the same read as a bearer's. HEAD
+    // ignores it, as it does payment headers: a sign-in is single-use and costs a recovery (an
+    // eth_call for a contract wallet), and a HEAD must spend neither (issue 35 item 2).
+    const siwx = c.req.method === 'HEAD' ? undefined : c.req.header(SIWX_HEADER);
     if (siwx !== undefined)
       return deps
         .signIn(siwx)
@@ -141,7 +143,7 @@ export function paidSignalsRoutes(deps: {
     const wallet = walletOf(c, r, held.direct);
     if (typeof wallet !== 'string') return wallet;
     if (!held.holds(c, r, wallet)) return walletPage(c, r, { wallet, lookups: held.direct });
-    return held.hold(c, r, (lookups) => {
+    return held.hold(c, { ...r, wallet }, (lookups) => {
       const now = walletOf(c, r, lookups);
       return typeof now === 'string' ? walletPage(c, r, { wallet: now, lookups }) : now;
     });

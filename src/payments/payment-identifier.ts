@@ -9,6 +9,9 @@
  * compares them with `declarePaymentIdentifierExtension` and `isValidPaymentId`); they are written
  * out here because importing @x402/extensions costs a start about 200 ms of zod 3 and ajv.
  */
+import { createHash, createHmac, type KeyObject } from 'node:crypto';
+import type { Authorization } from './eip3009.ts';
+
 export const PAYMENT_IDENTIFIER = 'payment-identifier';
 export const PAYMENT_ID_MIN_LENGTH = 16;
 export const PAYMENT_ID_MAX_LENGTH = 128;
@@ -63,4 +66,25 @@ export function paymentIdOf(extensions: Record<string, unknown> | undefined): Pa
   if (!isValidPaymentId(id))
     return { ok: false, reason: `extensions.${PAYMENT_IDENTIFIER}.info.id must be ${PAYMENT_ID_RULE}` };
   return { ok: true, id };
+}
+
+/**
+ * What the database keeps of an id (issue 35 item 3): a keyed hash under the server secret, so a
+ * copy of the database (a backup, the Litestream replica) holds no id to replay with. Lookups and
+ * the unique index use it the same way they used the id.
+ */
+export function identifierKey(secret: KeyObject, id: string): string {
+  return createHmac('sha256', secret).update('isocast payment identifier v1\0').update(id).digest('base64url');
+}
+
+/**
+ * A digest of the whole signed payment (every authorization field and the signature): the stored
+ * answer is sealed with it as authenticated context (ledger.ts), so it opens only for the same
+ * signed payment, never for the public fields with a forged (say all-zero) signature. Not stored.
+ */
+export function signedPaymentDigest(p: { authorization: Authorization; signature: string }): string {
+  const a = p.authorization;
+  return createHash('sha256')
+    .update([a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, p.signature].join('|').toLowerCase())
+    .digest('base64url');
 }

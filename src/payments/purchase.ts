@@ -4,6 +4,7 @@ import type { GroupCommit } from '../db/group-commit.ts';
 import type { Clock } from '../lib/clock.ts';
 import {
   bindingMismatch,
+  invalidField,
   paymentVerificationFailed,
   paymentIdentifierConflict,
   sanctioned,
@@ -21,6 +22,7 @@ import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, Purchase, ResultMemo } from './ledger.ts';
 import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
+import { identifierKey, signedPaymentDigest } from './payment-identifier.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, verifySignature, type TypedDataVerifier } from './verify.ts';
 import type { DecodedPayment } from './x-payment.ts';
@@ -34,6 +36,8 @@ import { boundElsewhere } from './refusal.ts';
  * is unknown is `in_doubt` (503, retry the same header) and only the token contract resolves it.
  * A receipt token is issued once: to the request whose own settle call moved the money.
  */
+export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNATURE header (two of one name were sent)';
+
 export type PurchaseOptions = {
   /** Runs for a payment about to be settled, before its claim: throw to refuse with nothing moved. */
   beforeSettle?: (payer: string) => void;
@@ -95,6 +99,8 @@ type Retry = BundleOffer & {
   /** The purchase step of the salt the nonce is bound to. */
   bindingK?: number;
   memo?: ResultMemo;
+  /** The payment identifier as stored: its keyed hash (payment-identifier.ts). */
+  idKey?: string;
 };
 
 export function createPurchaseFlow(deps: PurchaseFlowDeps) {
@@ -156,18 +162,30 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   }
 
   /**
-   * The token contract's word on an in-doubt (or cut-off claimed) payment: used -> applied once;
+   * The token contract's word on an in-doubt (or cut-off claimed) payment: paid PAY_TO the price
+   * (settlement-proof.ts) -> applied once; nonce spent otherwise -> failed, not charged;
    * unused past validBefore -> failed, truly not charged; unused and still valid -> settled
    * again with the same authorization when the buyer resent it; otherwise still in doubt.
    */
   async function resolve(row: PaymentRow, retry: Retry | null): Promise<Purchase> {
     const nowMs = clock.now();
     if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);
-    const st = await settler.status(row.payer as Address, row.nonce as Hex, validBeforeOf(row, MAX_AUTH_LIFETIME_S));
+    const paid = {
+      validBefore: validBeforeOf(row, MAX_AUTH_LIFETIME_S),
+      payTo: deps.payTo,
+      value: BigInt(row.amount_micro),
+    };
+    const st = await settler.status(row.payer as Address, row.nonce as Hex, paid);
     const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler };
     if (st.state === 'used') {
-      logger.info('in-doubt payment resolved: authorization used on chain', { ...fields, txHash: st.txHash });
+      logger.info('in-doubt payment resolved: the price reached PAY_TO on chain', { ...fields, txHash: st.txHash });
       return ledger.recordAndApply(row.id, st.txHash, { withReceipt: false });
+    }
+    // Spent without paying us (cancelled, or another transfer): it can never move money again.
+    if (st.state === 'spent') {
+      store.markFailed(row.id, `${st.reason}; not charged`, clock.now());
+      logger.warn('in-doubt payment resolved: nonce spent, not charged', { ...fields, reason: st.reason });
+      throw settlementFailed(st.reason);
     }
     if (st.state === 'unused' && st.expired) {
       store.markFailed(row.id, 'authorization expired unused on chain; not charged', clock.now());
@@ -198,7 +216,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
    */
   function answerKnown(row: PaymentRow, again: Again): Purchase {
     const replayed = again.identifier && row.payment_identifier === again.identifier && again.memo;
-    return (replayed && ledger.replay(row, again.memo!.route)) || ledger.answer(row);
+    return (replayed && ledger.replay(row, again.memo!)) || ledger.answer(row);
   }
 
   async function claimAndSettle(r: Retry, payer: Address, again: Again): Promise<Purchase> {
@@ -215,7 +233,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         nowMs: clock.now(),
         validBefore: Number(a.validBefore),
         bindingK: r.bindingK ?? null,
-        identifier: r.p.identifier ?? null,
+        identifier: r.idKey ?? null,
       }),
     );
     if (claim.claimed) return settleClaimed(r, { id: claim.id, payer, fresh: true });
@@ -232,6 +250,9 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   async function purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions): Promise<Purchase> {
     const { city, count } = offer;
     if (!deps.accepting()) throw shuttingDown(5);
+    // Two headers of one name arrive joined by ", " (never in base64): refused whole, so no proxy
+    // in front can read one payment while we settle the other (issue 35 item 6).
+    if (header.value.includes(',')) throw invalidField(TWO_PAYMENT_HEADERS);
     const decoded = decodePaymentHeader(header);
     if (!decoded.ok) throw paymentVerificationFailed(decoded.reason);
     const p = decoded.value;
@@ -244,11 +265,14 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
     const running = { key, payer: from, nonce: a.nonce };
-    const again: Again = { identifier: p.identifier, memo: opts.memo, city, count, version: header.version };
+    // The id is kept as a keyed hash, and its stored answer sealed to the whole signed payment.
+    const idKey = p.identifier ? identifierKey(deps.secret(), p.identifier) : undefined;
+    const memo = idKey && opts.memo ? { ...opts.memo, payment: signedPaymentDigest(p) } : opts.memo;
+    const again: Again = { identifier: idKey, memo, city, count, version: header.version };
     // An identifier is one payment's: with any other authorization (or payer) it is refused before
     // anything is verified or claimed. The unique index decides a race (claimAndSettle).
-    if (p.identifier) {
-      const holder = store.byIdentifier(p.identifier);
+    if (idKey) {
+      const holder = store.byIdentifier(idKey);
       if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
         throw paymentIdentifierConflict();
     }
@@ -256,7 +280,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
 
     // A known payment answers its state whatever the clock says: one lookup, no recovery.
     const known = store.byKey(from, a.nonce);
-    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo: opts.memo };
+    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
     if (known) {
       if (!boundToBundle(known, city, count)) throw boundElsewhere(header.version);
       if (deps.sanctions.has(from)) throw sanctioned();

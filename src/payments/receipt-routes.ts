@@ -3,7 +3,13 @@ import { z } from 'zod';
 import type { Hex } from 'viem';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
-import { noPurchases, sanctioned, signatureAlreadyUsed } from '../lib/api-errors.ts';
+import {
+  noPurchases,
+  sanctioned,
+  signatureAlreadyUsed,
+  signatureVerificationFailed,
+  staleTimestamp,
+} from '../lib/api-errors.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -39,6 +45,26 @@ import { createPaymentReads } from './store.ts';
  * shared with the delivery endpoint; each (wallet, timestamp) once per kind
  * (receipt-request-store.ts).
  */
+
+/**
+ * How far ahead of server time a ReceiptRequest may be dated (issue 35 item 5): the shared skew
+ * (600 s) would let a request signed before a revocation but dated after it mint a token for ten
+ * minutes; a clock that far ahead is refused instead. Revocations keep the shared rule.
+ */
+export const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
+
+/**
+ * The latest moment (unix s) a wallet revoked its tokens: the later of the revocation's signed
+ * timestamp and the server's time when it ran. A ReceiptRequest dated at or before it mints
+ * nothing. A revocation row is forgotten only once it is two skew windows old, when any request
+ * dated before it is refused as stale anyway.
+ */
+function revokedThrough(db: Db) {
+  const q = db
+    .prepare('SELECT max(max(timestamp), max(used_at) / 1000) FROM receipt_revocations WHERE wallet = +?')
+    .pluck();
+  return (wallet: string): number | null => (q.get(wallet) as number | null) ?? null;
+}
 
 const signedFields = (what: string) => ({
   wallet: signedWallet().describe('The paying wallet'),
@@ -117,10 +143,17 @@ export function receiptRoutes(deps: {
   const { entitlements, receipts } = deps;
   const payments = createPaymentReads(db);
   const used = createReceiptRequestStore(db);
+  const revokedAt = revokedThrough(db);
   // Consuming the signature and storing the new token commit together: a crash between them
   // cannot burn a signature without a token, nor issue a token twice for one signature.
   const issue = db.transaction(
     (i: { wallet: string; timestamp: number; paymentId: number; nowMs: number }): string | null => {
+      // Inside the same transaction as the issue: a revocation commits wholly before or after it.
+      const cutoff = revokedAt(i.wallet);
+      if (cutoff !== null && i.timestamp <= cutoff)
+        throw signatureVerificationFailed(
+          `signed at or before this wallet's revocation (${new Date(cutoff * 1000).toISOString()}); sign a new ReceiptRequest`,
+        );
       if (!used.consume({ kind: 'request', wallet: i.wallet, timestamp: i.timestamp, nowMs: i.nowMs })) return null;
       return receipts.issue(i.wallet, i.paymentId, i.nowMs);
     },
@@ -151,6 +184,7 @@ export function receiptRoutes(deps: {
   const app = new Hono<AppEnv>();
   app.post('/v1/receipts', async (c) => {
     const body = parseBody(await readJsonObject(c));
+    if (body.timestamp - Math.floor(clock.now() / 1000) > RECEIPT_REQUEST_MAX_AHEAD_SEC) throw staleTimestamp();
     const wallet = await verified(body, RECEIPT_REQUEST_PRIMARY_TYPE);
     deps.limitWallet?.(wallet);
     if (deps.sanctions.has(wallet)) throw sanctioned();
@@ -196,7 +230,8 @@ export const receiptDocs: RouteDoc[] = [
       'Free. A replayed X-Payment never returns a receipt token; a buyer who lost theirs (or whose token expired) signs an EIP-712 ReceiptRequest ' +
       '(domain {name: "Isocast", version: "1", chainId: 8453}, primaryType ReceiptRequest, fields wallet: address, origin: string, timestamp: uint256; ' +
       "origin is this server's origin, the scheme://host[:port] of its BASE_URL) and gets a new token reading every city the wallet bought. " +
-      `A signature naming another origin is refused (401 signature verification failed). The timestamp must be ${SKEW_RULE}; ` +
+      `A signature naming another origin is refused (401 signature verification failed). The timestamp must be ${SKEW_RULE} and at most ${RECEIPT_REQUEST_MAX_AHEAD_SEC} s ahead of it, ` +
+      "and later than the wallet's last revocation (401 signature verification failed otherwise); " +
       'each signed (wallet, timestamp) works once: after "signature already used", sign a new timestamp only if you sent the first yourself.',
     body: ReceiptRequestBody,
     responses: {

@@ -59,11 +59,23 @@ export type AcceptedTerms = { network: string; amount?: string; asset?: string; 
 
 export type DecodeResult = { ok: true; value: DecodedPayment } | { ok: false; reason: string };
 
+/**
+ * Base64 (standard or URL-safe alphabet, padded or not) decoded strictly (issue 35 item 6): Node's
+ * decoder skips junk and stops at the first padding, so `A, B` (two headers joined) would decode
+ * as A alone; here any character outside the alphabet, or padding in the middle, throws.
+ */
+export function strictBase64(value: string): Buffer {
+  const s = value.trim();
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || (s.includes('=') ? s.length % 4 !== 0 : s.length % 4 === 1))
+    throw new Error('not strict base64');
+  return Buffer.from(s, s.includes('-') || s.includes('_') ? 'base64url' : 'base64');
+}
+
 export function decodeXPayment(header: string): DecodeResult {
   if (header.length > MAX_HEADER_CHARS) return { ok: false, reason: 'header too long' };
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(header.trim(), 'base64').toString('utf8'));
+    json = JSON.parse(strictBase64(header).toString('utf8'));
   } catch {
     return { ok: false, reason: 'not base64-encoded JSON' };
   }

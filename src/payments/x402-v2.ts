@@ -9,6 +9,7 @@ import {
   MAX_V2_HEADER_CHARS,
   decodePayloadJson,
   decodeXPayment,
+  strictBase64,
   type DecodeResult,
   type AcceptedTerms,
   type PaymentPayloadV1,
@@ -133,7 +134,7 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   if (h.value.length > MAX_V2_HEADER_CHARS) return { ok: false, reason: 'header too long' };
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(h.value.trim(), 'base64').toString('utf8'));
+    json = JSON.parse(strictBase64(h.value).toString('utf8'));
   } catch {
     return { ok: false, reason: 'not base64-encoded JSON' };
   }

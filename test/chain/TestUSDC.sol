@@ -12,9 +12,14 @@ contract TestUSDC is ERC20, EIP712 {
         "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
     );
 
+    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH = keccak256(
+        "CancelAuthorization(address authorizer,bytes32 nonce)"
+    );
+
     mapping(address => mapping(bytes32 => bool)) private _authorizationStates;
 
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
+    event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
 
     constructor() ERC20("USD Coin", "USDC") EIP712("USD Coin", "2") {}
 
@@ -42,6 +47,15 @@ contract TestUSDC is ERC20, EIP712 {
         bytes memory signature
     ) external {
         _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
+    }
+
+    /// EIP-3009 cancelAuthorization, as FiatToken has it: the nonce is burnt with no transfer.
+    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
+        require(!_authorizationStates[authorizer][nonce], "authorization is used or canceled");
+        bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)));
+        require(SignatureChecker.isValidSignatureNow(authorizer, digest, abi.encodePacked(r, s, v)), "invalid signature");
+        _authorizationStates[authorizer][nonce] = true;
+        emit AuthorizationCanceled(authorizer, nonce);
     }
 
     function _transferWithAuthorization(

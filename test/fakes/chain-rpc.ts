@@ -10,22 +10,27 @@ import {
   type Hex,
 } from 'viem';
 import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC } from '../../src/payments/settlement-proof.ts';
 
 /**
  * A fake Base chain for the USDC token, over JSON-RPC on 127.0.0.1: just what the settlers'
  * authorization lookup asks (eth_chainId, eth_blockNumber, eth_getBlockByNumber, eth_call of
- * authorizationState, eth_getLogs of AuthorizationUsed). `use()` is a transfer landing: the
+ * authorizationState, eth_getLogs of AuthorizationUsed, eth_getTransactionReceipt with the token's
+ * AuthorizationUsed and Transfer logs). `use()` is a transfer landing: the
  * (payer, nonce) becomes used in a new block, with its transaction hash and log.
  */
 export type FakeChain = {
   url: string;
   usdc: Address;
   /** `${payer}:${nonce}` (lowercase) -> the transfer. */
-  used: Map<string, { txHash: Hex; block: number; payer: Address; nonce: Hex; amountMicro: number }>;
+  used: Map<string, { txHash: Hex; block: number; payer: Address; nonce: Hex; amountMicro: number; to: Address }>;
   /** Unix seconds of the next block (defaults to the wall clock). */
   time: () => number;
-  /** Marks (payer, nonce) used in a new block; false when it already was (the token refuses). */
-  use(payer: Address, nonce: Hex, amountMicro: number): { ok: boolean; txHash: Hex };
+  /**
+   * Marks (payer, nonce) used in a new block by a transfer of `amountMicro` to `to` (default:
+   * the payee every test server uses); false when it already was (the token refuses).
+   */
+  use(payer: Address, nonce: Hex, transfer: { amountMicro: number; to?: Address }): { ok: boolean; txHash: Hex };
   /** Requests answered, by method. */
   calls: Map<string, number>;
   /** When set, every request fails with HTTP 503 (an RPC outage). */
@@ -34,6 +39,8 @@ export type FakeChain = {
 };
 
 export const FAKE_USDC: Address = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+/** The PAY_TO the tests that use this chain configure. */
+export const FAKE_PAY_TO: Address = '0x00000000000000000000000000000000000000aa';
 
 export async function startFakeChain(): Promise<FakeChain> {
   let height = 1;
@@ -46,7 +53,7 @@ export async function startFakeChain(): Promise<FakeChain> {
     calls: new Map(),
     down: false,
     close: async () => {},
-    use(payer, nonce, amountMicro) {
+    use(payer, nonce, { amountMicro, to = FAKE_PAY_TO }) {
       const key = `${payer.toLowerCase()}:${nonce.toLowerCase()}`;
       const txHash = keccak256(toHex(`transfer:${key}:${height}`));
       if (chain.used.has(key)) return { ok: false, txHash };
@@ -58,6 +65,7 @@ export async function startFakeChain(): Promise<FakeChain> {
         payer: payer.toLowerCase() as Address,
         nonce: nonce.toLowerCase() as Hex,
         amountMicro,
+        to: to.toLowerCase() as Address,
       });
       return { ok: true, txHash };
     },
@@ -140,6 +148,42 @@ export async function startFakeChain(): Promise<FakeChain> {
             logIndex: hex(i),
             removed: false,
           }));
+      }
+      case 'eth_getTransactionReceipt': {
+        const u = [...chain.used.values()].find((x) => x.txHash === String(params[0]).toLowerCase());
+        if (!u) return null;
+        const word = (a: string) => `0x${a.slice(2).padStart(64, '0')}`;
+        const log = (i: number, topics: Hex[], data: Hex) => ({
+          address: chain.usdc,
+          topics,
+          data,
+          blockNumber: hex(u.block),
+          blockHash: keccak256(toHex(`block:${u.block}`)),
+          transactionHash: u.txHash,
+          transactionIndex: '0x0',
+          logIndex: hex(i),
+          removed: false,
+        });
+        return {
+          transactionHash: u.txHash,
+          transactionIndex: '0x0',
+          blockNumber: hex(u.block),
+          blockHash: keccak256(toHex(`block:${u.block}`)),
+          from: u.payer,
+          to: chain.usdc,
+          cumulativeGasUsed: '0x1',
+          gasUsed: '0x1',
+          effectiveGasPrice: '0x1',
+          contractAddress: null,
+          logsBloom: `0x${'00'.repeat(256)}`,
+          type: '0x2',
+          status: '0x1',
+          // The token's two logs, in FiatToken's order: AuthorizationUsed, then the Transfer.
+          logs: [
+            log(0, [AUTHORIZATION_USED_TOPIC, word(u.payer), u.nonce] as Hex[], '0x'),
+            log(1, [TRANSFER_TOPIC, word(u.payer), word(u.to)] as Hex[], toHex(BigInt(u.amountMicro), { size: 32 })),
+          ],
+        };
       }
       default:
         throw new Error(`method ${method} not supported by the fake chain`);

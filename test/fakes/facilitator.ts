@@ -75,7 +75,7 @@ export type FakeFacilitator = {
   /** The errorReason of `settle-fails`. */
   failReason: string;
   /** authorizationState as an RPC would answer it, for the settler's `status` option. */
-  status(payer: string, nonce: string, validBefore: number): Promise<AuthorizationStatus>;
+  status(payer: string, nonce: string, terms: { validBefore: number }): Promise<AuthorizationStatus>;
   close(): Promise<void>;
 };
 
@@ -104,7 +104,7 @@ export async function startFakeFacilitator(
     slowMs: () => 1_000,
     chainTime: () => Math.floor(Date.now() / 1000),
     close: async () => {},
-    status: async (payer, nonce, validBefore) => {
+    status: async (payer, nonce, { validBefore }) => {
       const tx = fake.chain.get(`${payer.toLowerCase()}:${nonce.toLowerCase()}`);
       return tx ? { state: 'used', txHash: tx } : { state: 'unused', expired: fake.chainTime() >= validBefore };
     },
@@ -169,7 +169,8 @@ export async function startFakeFacilitator(
       if (opts.chain?.used.has(key)) fake.chain.set(key, opts.chain.used.get(key)!.txHash);
       const transfer = () => {
         if (fake.chain.has(key)) return;
-        if (opts.chain) tx = opts.chain.use(auth.from, auth.nonce, Number(auth.value)).txHash;
+        if (opts.chain)
+          tx = opts.chain.use(auth.from, auth.nonce, { amountMicro: Number(auth.value), to: auth.to }).txHash;
         fake.chain.set(key, tx);
       };
       if (mode === 'settle-then-hang') {

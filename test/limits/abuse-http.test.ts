@@ -50,6 +50,9 @@ test('a burst over the address limit gets 429 JSON with Retry-After, counted in 
   // x402 v2's payment header and a wallet sign-in cost a signature recovery too (issue 28).
   for (const header of ['payment-signature', 'sign-in-with-x'])
     assert.equal((await fetch(`${base}/v1/signals?city=nyc`, { headers: { [header]: 'e30=' } })).status, 429, header);
+  // HEAD is the GET route: the same budget (issue 35 item 2).
+  const head = await fetch(`${base}/v1/signals?city=nyc`, { method: 'HEAD', headers: { 'sign-in-with-x': 'e30=' } });
+  assert.equal(head.status, 429);
   assert.equal((await fetch(`${base}/v1/delivery/messenger`, { method: 'POST', body: '{}' })).status, 429);
   assert.equal((await fetch(`${base}/v1/receipts`, { method: 'POST', body: '{}' })).status, 429);
   for (const path of ['/v1/cities', '/v1/cities/nyc', '/health', '/v1/sample?city=nyc'])
@@ -62,7 +65,7 @@ test('a burst over the address limit gets 429 JSON with Retry-After, counted in 
 
   const text = await (await fetch(`${base}/metrics`, admin)).text();
   assert.equal(sample(text, 'isocast_rate_limited_total{limit="address",route="/v1/subscribe"}'), sent - 5);
-  assert.equal(sample(text, 'isocast_rate_limited_total{limit="address",route="/v1/signals"}'), 3);
+  assert.equal(sample(text, 'isocast_rate_limited_total{limit="address",route="/v1/signals"}'), 4);
 });
 
 test('per payer wallet: a wallet over its budget gets 429 after its signature is checked; another wallet is unaffected', async (t) => {

@@ -95,7 +95,11 @@ test('credentials in RPC_URL reach the node as Basic auth', async (t) => {
   });
   // The fake node answers every call with a zero word, so the lookup cannot conclude; what matters
   // here is the header the node received.
-  await lookup.status(('0x' + '11'.repeat(20)) as Address, ('0x' + '22'.repeat(32)) as Hex, 0);
+  await lookup.status(('0x' + '11'.repeat(20)) as Address, ('0x' + '22'.repeat(32)) as Hex, {
+    validBefore: 0,
+    payTo: ('0x' + '33'.repeat(20)) as Address,
+    value: 1n,
+  });
   assert.equal(auth, `Basic ${Buffer.from('node:s3cret').toString('base64')}`);
 });
 

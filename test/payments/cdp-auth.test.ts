@@ -79,7 +79,7 @@ async function fakeCdp(
     if (req.method === 'POST' && req.url === '/platform/v2/x402/settle') {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const a = body.paymentPayload.payload.authorization;
-      const { txHash } = chain.use(a.from, a.nonce, Number(a.value));
+      const { txHash } = chain.use(a.from, a.nonce, { amountMicro: Number(a.value), to: a.to });
       return send(200, { success: true, transaction: txHash, network: 'eip155:8453', payer: a.from });
     }
     send(404, { error: 'not found' });

@@ -10,13 +10,17 @@ import {
   isValidPaymentId as libraryIsValid,
   validatePaymentIdentifier,
 } from '@x402/extensions/payment-identifier';
-import { listen, testApp } from '../helpers/app.ts';
+import { listen, TEST_SECRET, testApp } from '../helpers/app.ts';
+
+/** What the database keeps of an id: its keyed hash (issue 35 item 3). */
+const stored = (id: string) => identifierKey(createSecretKey(TEST_SECRET), id);
 import { insertSignals } from '../helpers/signals.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createFailedPaymentPrune } from '../../src/payments/store.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
-import { isValidPaymentId } from '../../src/payments/payment-identifier.ts';
+import { identifierKey, isValidPaymentId } from '../../src/payments/payment-identifier.ts';
+import { createSecretKey } from 'node:crypto';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
 import {
@@ -123,7 +127,8 @@ test('same id, same payment: the stored answer again (body, status, PAYMENT-RESP
   assert.equal(settler.calls, 1);
   assert.equal(createStores(db).entitlements.get(buyerA.address, 'nyc')!.paidThroughSeq, 23);
   const row = db.prepare('SELECT payment_identifier, result FROM payments').get() as any;
-  assert.equal(row.payment_identifier, id);
+  assert.equal(row.payment_identifier, stored(id));
+  assert.ok(!JSON.stringify(row).includes(id), 'the id itself is not in the row');
   // Sealed: the stored answer does not show the receipt token to a database read.
   assert.ok(!row.result.includes(body.receiptToken.slice(4, 20)));
 
@@ -231,7 +236,10 @@ test('concurrent requests with the same id: the same payment settles once; anoth
   ]);
   assert.deepEqual(raced.map((a) => a.status).sort(), [200, 409]);
   assert.equal(settler.calls, 2);
-  assert.equal((db.prepare('SELECT count(*) AS n FROM payments WHERE payment_identifier = ?').get(id2) as any).n, 1);
+  assert.equal(
+    (db.prepare('SELECT count(*) AS n FROM payments WHERE payment_identifier = ?').get(stored(id2)) as any).n,
+    1,
+  );
 });
 
 test("pruned with its payment: a failed payment's id goes with it and is free again", async (t) => {
@@ -250,12 +258,15 @@ test("pruned with its payment: a failed payment's id goes with it and is free ag
   const again = await f(SUB, post(await signed(f, SUB, { method: 'POST' }, buyerB, id, e.clock.now())));
   assert.equal(again.status, 409);
   assert.equal(createFailedPaymentPrune(e.db).run(e.clock.now() + 1, 100).changes, 1);
-  assert.equal((e.db.prepare('SELECT count(*) AS n FROM payments WHERE payment_identifier = ?').get(id) as any).n, 0);
+  assert.equal(
+    (e.db.prepare('SELECT count(*) AS n FROM payments WHERE payment_identifier = ?').get(stored(id)) as any).n,
+    0,
+  );
   // Pruned with it: the id now goes with a new payment (which this settler refuses again: 402).
   const fresh = await f(SUB, post(await signed(f, SUB, { method: 'POST' }, buyerB, id, e.clock.now())));
   assert.equal(((await fresh.json()) as any).error, PAYMENT_ERRORS.settle);
   assert.equal(
-    (e.db.prepare('SELECT payer FROM payments WHERE payment_identifier = ?').get(id) as any).payer,
+    (e.db.prepare('SELECT payer FROM payments WHERE payment_identifier = ?').get(stored(id)) as any).payer,
     buyerB.address.toLowerCase(),
   );
 });

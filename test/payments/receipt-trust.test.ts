@@ -156,13 +156,33 @@ test('one signed ReceiptRevocation revokes every token of the wallet, once; othe
   }
   assert.equal((await readWith(f, other)).status, 200, "another wallet's token is untouched");
 
-  // A new token after the revocation works, and replaying the revocation cannot revoke it.
+  // Issue 35 item 5: a ReceiptRequest signed at or before the revocation (a copy taken before it)
+  // mints nothing; one dated far ahead is refused as stale.
+  for (const at of [now, now - 5]) {
+    const early = await post(f, '/v1/receipts', {
+      wallet,
+      timestamp: at,
+      signature: await sign(buyerA, 'ReceiptRequest', ORIGIN, at),
+    });
+    assert.deepEqual([early.status, early.body.error], [401, 'signature verification failed'], `signed at ${at - now}`);
+    assert.match(early.body.reason, /revocation/);
+  }
+  for (const ahead of [590, 61]) {
+    const future = await post(f, '/v1/receipts', {
+      wallet,
+      timestamp: now + ahead,
+      signature: await sign(buyerA, 'ReceiptRequest', ORIGIN, now + ahead),
+    });
+    assert.deepEqual([future.status, future.body.error], [401, 'stale timestamp'], `${ahead} s ahead`);
+  }
+  // A new token signed after the revocation works, and replaying the revocation cannot revoke it.
+  clock.advance(1_000);
   const fresh = await post(f, '/v1/receipts', {
     wallet,
-    timestamp: now,
-    signature: await sign(buyerA, 'ReceiptRequest', ORIGIN, now),
+    timestamp: now + 1,
+    signature: await sign(buyerA, 'ReceiptRequest', ORIGIN, now + 1),
   });
-  assert.equal(fresh.status, 200);
+  assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
   const replay = await post(f, '/v1/receipts/revoke', { wallet, timestamp: now, signature });
   assert.deepEqual([replay.status, replay.body.error], [401, 'signature already used']);
   assert.equal((await readWith(f, fresh.body.receiptToken)).status, 200);

@@ -42,7 +42,7 @@ function chainSettler(answer: (nonce: Hex, validBefore: number) => Authorization
     settle: async () => {
       throw new Error('the reconciler never settles');
     },
-    status: async (payer, nonce, validBefore) => {
+    status: async (payer, nonce, { validBefore }) => {
       calls.push({ payer, nonce, validBefore });
       return answer(nonce, validBefore);
     },

@@ -5,6 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
 import { crossings } from '../helpers/crossings.ts';
 import { buy, over } from '../payments/buy.ts';
+import { walletShare } from '../../src/payments/held-read.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
 
 const TOO_MANY_WAITING = ERRORS.too_many_waiting.message;
@@ -31,7 +32,7 @@ async function setup(t: Parameters<typeof testApp>[0], env: Record<string, strin
       res,
     };
   };
-  return { ...e, base, feed, read, auth, notifier: e.stores.notifier };
+  return { ...e, base, f, feed, read, auth, notifier: e.stores.notifier };
 }
 
 const until = async (cond: () => boolean) => {
@@ -147,6 +148,32 @@ test('past MAX_SIGNAL_WAITERS a wait read answers 503 with Retry-After; shutdown
   for (const r of await Promise.all(held)) assert.deepEqual([r.status, r.body.signals], [200, []]);
   assert.ok(performance.now() - started < 1_000);
   assert.equal((await read('since=1&wait=20')).status, 200, 'after release, wait answers at once');
+});
+
+test('one wallet holds at most its share of MAX_SIGNAL_WAITERS; a paying buyer of another wallet still gets a slot', async (t) => {
+  // Issue 35 item 4: a pool of 60 gives each wallet 4 (walletShare: 5 %, at least 4).
+  const { read, notifier, f, clock } = await setup(t, { MAX_SIGNAL_WAITERS: '60' });
+  assert.equal(walletShare(60), 4);
+  assert.equal(walletShare(10_000), 500);
+  const cheap = Array.from({ length: 4 }, () => read('since=1&wait=20'));
+  await until(() => notifier.waiting() === 4);
+  const past = await read('since=1&wait=20');
+  assert.deepEqual([past.status, past.body.error], [503, TOO_MANY_WAITING]);
+  assert.equal(past.res.headers.get('retry-after'), '2');
+  assert.equal(notifier.waiting(), 4, 'the extra wait was not held');
+  // Another wallet that pays now is held as usual.
+  const payer = await buy(f, privateKeyToAccount(generatePrivateKey()), 'nyc', 3, clock.now());
+  assert.equal(payer.status, 200);
+  const theirs = f(`/v1/signals?city=nyc&since=1&wait=20`, {
+    headers: { authorization: `Bearer ${payer.body.receiptToken}` },
+  });
+  await until(() => notifier.waiting() === 5);
+  notifier.releaseAll();
+  assert.equal((await theirs).status, 200);
+  for (const r of await Promise.all(cheap)) assert.equal(r.status, 200);
+  // Released: the wallet's share is free again.
+  assert.equal(notifier.waiting(), 0);
+  assert.equal((await read('since=1&wait=20')).status, 200, 'not 503: the share was given back');
 });
 
 test('wait is in the OpenAPI document as a query parameter of GET /v1/signals', async (t) => {

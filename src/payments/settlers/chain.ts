@@ -1,27 +1,26 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
-  createPublicClient,
   createWalletClient,
-  defineChain,
   http,
   parseAbi,
   parseSignature,
   size,
   type Address,
   type Hex,
-  type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { CHAIN_ID } from '../eip3009.ts';
 import { NOTHING_SENT } from '../reconcile.ts';
-import type { AuthorizationStatus, SettleOutcome, SettleRequest, Settler } from './settler.ts';
+import { chainFor, createProofReader, RPC_TIMEOUT_MS, shortError } from './chain-proof.ts';
+import { termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 
 /**
  * Self-settlement: we submit USDC's `transferWithAuthorization` from SETTLER_PRIVATE_KEY (which
  * pays gas only; funds move from the payer to PAY_TO) and wait for the receipt. The token
  * contract burns each (from, nonce) once, so a nonce already used on chain is resolved to the
- * transaction that used it instead of being submitted again.
+ * transaction that used it instead of being submitted again, and counts as paid only when that
+ * transaction paid PAY_TO the price (settlement-proof.ts): a nonce the buyer cancelled or spent
+ * on another transfer is "not charged".
  */
 export const EIP3009_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
@@ -42,82 +41,15 @@ export type ChainSettlerOptions = {
   pollingIntervalMs?: number;
 };
 
-/** Each JSON-RPC call gives up after this; viem retries once. */
-export const RPC_TIMEOUT_MS = 15_000;
 export const RECEIPT_TIMEOUT_MS = 60_000;
 
-export function chainFor(rpcUrl: string) {
-  return defineChain({
-    id: CHAIN_ID,
-    name: 'Base',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-}
-
-/**
- * authorizationState(payer, nonce) read at the latest block, with that block's time: the one
- * definitive source for a settlement whose outcome is in doubt. A used nonce is traced to the
- * transaction that used it (its AuthorizationUsed log) when that is within the lookback.
- */
-export function createAuthorizationLookup(opts: {
-  rpcUrl: string;
-  usdc: Address;
-  lookbackBlocks?: bigint;
-  pollingIntervalMs?: number;
-}): {
-  pub: PublicClient;
-  status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus>;
-  /** status() with the block it was read at, for checks that must see the same state. */
-  statusAt(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus & { block?: bigint }>;
-} {
-  const transport = http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 });
-  const pub = createPublicClient({
-    chain: chainFor(opts.rpcUrl),
-    transport,
-    pollingInterval: opts.pollingIntervalMs ?? 1_000,
-  }) as PublicClient;
-  const lookback = opts.lookbackBlocks ?? 50_000n;
-
-  async function statusAt(
-    payer: Address,
-    nonce: Hex,
-    validBefore: number,
-  ): Promise<AuthorizationStatus & { block?: bigint }> {
-    try {
-      // One block for both answers: "unused at a block whose time is past validBefore" is final.
-      const block = await pub.getBlock({ blockTag: 'latest' });
-      const used = await pub.readContract({
-        address: opts.usdc,
-        abi: EIP3009_ABI,
-        functionName: 'authorizationState',
-        args: [payer, nonce],
-        blockNumber: block.number,
-      });
-      if (!used) return { state: 'unused', expired: Number(block.timestamp) >= validBefore, block: block.number };
-      const logs = await pub.getContractEvents({
-        address: opts.usdc,
-        abi: EIP3009_ABI,
-        eventName: 'AuthorizationUsed',
-        args: { authorizer: payer, nonce },
-        fromBlock: block.number > lookback ? block.number - lookback : 0n,
-        toBlock: block.number,
-      });
-      return { state: 'used', txHash: (logs[0]?.transactionHash ?? null) as Hex | null };
-    } catch (err) {
-      return { state: 'unknown', reason: `rpc: ${shortError(err)}` };
-    }
-  }
-  const status = async (payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus> => {
-    const { block: _, ...st } = await statusAt(payer, nonce, validBefore);
-    return st;
-  };
-  return { pub, status, statusAt };
-}
+export { chainFor, RPC_TIMEOUT_MS } from './chain-proof.ts';
+/** The token's word on (payer, nonce), judged against the payment (chain-proof.ts). */
+export const createAuthorizationLookup = createProofReader;
 
 export function createChainSettler(opts: ChainSettlerOptions): Settler {
   const chain = chainFor(opts.rpcUrl);
-  const { pub, status, statusAt } = createAuthorizationLookup(opts);
+  const { pub, status, statusAt, judge } = createProofReader(opts);
   const account = privateKeyToAccount(opts.privateKey);
   const wallet = createWalletClient({
     chain,
@@ -126,12 +58,14 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
   });
   const receiptTimeoutMs = opts.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS;
   /**
-   * The chain's word after our attempt went wrong: used is paid (by our transaction or a
-   * competitor's use of the same authorization, which pays the same wallet), anything else in doubt.
+   * The chain's word after our attempt went wrong: paid (by our transaction or a competitor's use
+   * of the same authorization, which pays the same wallet), spent without paying us (definitely
+   * not charged: the nonce can never move money again), anything else in doubt.
    */
   async function after(req: SettleRequest, reason: string, txHash?: Hex): Promise<SettleOutcome> {
-    const st = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
+    const st = await status(req.payer, req.authorization.nonce, termsOf(req));
     if (st.state === 'used') return { ok: true, txHash: st.txHash };
+    if (st.state === 'spent') return { ok: false, inDoubt: false, reason: st.reason };
     return { ok: false, inDoubt: true, reason, ...(txHash ? { txHash } : {}) };
   }
 
@@ -179,8 +113,9 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
     maxSettleMs: receiptTimeoutMs + 2 * RPC_TIMEOUT_MS,
     async settle(req) {
       const a = req.authorization;
-      const earlier = await statusAt(req.payer, a.nonce, Number(a.validBefore));
+      const earlier = await statusAt(req.payer, a.nonce, termsOf(req));
       if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
+      if (earlier.state === 'spent') return { ok: false, inDoubt: false, reason: earlier.reason };
       // Without a definite answer nothing is sent: a competitor may already have used the nonce.
       if (earlier.state === 'unknown') return { ok: false, inDoubt: true, reason: `${NOTHING_SENT}${earlier.reason}` };
       if (earlier.expired)
@@ -201,7 +136,13 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
       }
       try {
         const receipt = await pub.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs });
-        if (receipt.status === 'success') return { ok: true, txHash: hash };
+        // Our own receipt, judged by the same rule as anyone's (no extra call): the logs prove
+        // PAY_TO received the price.
+        const proof =
+          receipt.status === 'success'
+            ? judge({ hash, logs: receipt.logs }, { payer: req.payer, nonce: a.nonce, terms: termsOf(req) })
+            : null;
+        if (proof?.state === 'used') return { ok: true, txHash: hash };
         // Reverted: by a competitor's earlier use of the nonce (then we were paid by theirs), or
         // for another reason, in which case the now-public calldata can still land until validBefore.
         return after(req, `transaction ${hash} reverted`, hash);
@@ -234,9 +175,4 @@ function formatUsdc(micro: bigint): string {
   const whole = micro / 1_000_000n;
   const frac = (micro % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
   return frac ? `${whole}.${frac}` : String(whole);
-}
-
-function shortError(err: unknown): string {
-  const e = err as { shortMessage?: string; message?: string };
-  return (e.shortMessage ?? e.message ?? String(err)).split('\n')[0]!;
 }

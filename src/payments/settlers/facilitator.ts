@@ -2,7 +2,15 @@ import type { Address, Hex } from 'viem';
 import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from './json-post.ts';
 import { classifySettle, classifyVerify } from './facilitator-answer.ts';
 import { NAMES_KIND, createKindCache, type SupportedResult } from './negotiate.ts';
-import type { AuthorizationStatus, SettleOutcome, SettleRequest, Settler } from './settler.ts';
+import type { TransactionProof } from './chain-proof.ts';
+import {
+  termsOf,
+  type AuthorizationStatus,
+  type PaymentTerms,
+  type SettleOutcome,
+  type SettleRequest,
+  type Settler,
+} from './settler.ts';
 import { facilitatorBody } from './wire.ts';
 
 /**
@@ -26,7 +34,13 @@ export type FacilitatorOptions = {
    * The token's own answer about (payer, nonce) over RPC_URL (live mode always has one). Without
    * it a `/settle` that went quiet stays in doubt: nothing else can say whether money moved.
    */
-  status?: (payer: Address, nonce: Hex, validBefore: number) => Promise<AuthorizationStatus>;
+  status?: (payer: Address, nonce: Hex, terms: PaymentTerms) => Promise<AuthorizationStatus>;
+  /**
+   * The transaction a successful `/settle` names, read from our own RPC_URL and judged by
+   * settlement-proof.ts: a facilitator's "success" is not proof that PAY_TO was paid (issue 35).
+   * Live mode always has it (from-config.ts); without it the facilitator's word is taken.
+   */
+  confirm?: (txHash: Hex, expect: { payer: Address; nonce: Hex; terms: PaymentTerms }) => Promise<TransactionProof>;
   /**
    * authorizationState(payer, nonce) alone, one RPC call (throws when the RPC does not answer):
    * what a refusal costs. Without it a refusal asks `status`.
@@ -53,9 +67,9 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const verifyTimeoutMs = opts.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS;
   const settleTimeoutMs = opts.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
   const supportedTimeoutMs = opts.supportedTimeoutMs ?? SUPPORTED_TIMEOUT_MS;
-  const status = async (payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus> =>
+  const status = async (payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus> =>
     opts.status
-      ? opts.status(payer, nonce, validBefore)
+      ? opts.status(payer, nonce, terms)
       : { state: 'unknown', reason: 'no RPC_URL to ask the token contract' };
 
   const client = createJsonPost('facilitator', { baseUrl: opts.url, headers, perRequest: opts.perRequest });
@@ -77,8 +91,9 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
 
   /** An answer that left the outcome unknown: the token contract decides. */
   async function decide(req: SettleRequest, reason: string, submitted: Hex | null): Promise<SettleOutcome> {
-    const st = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
+    const st = await status(req.payer, req.authorization.nonce, termsOf(req));
     if (st.state === 'used') return { ok: true, txHash: st.txHash };
+    if (st.state === 'spent') return { ok: false, inDoubt: false, reason: `${reason}; ${st.reason}` };
     return {
       ok: false,
       inDoubt: true,
@@ -90,35 +105,38 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   /**
    * The facilitator refused and named no transaction: by its word nothing was submitted. One
    * read of authorizationState covers the one way money can still have moved: the authorization
-   * was used before it reached us (the buyer, or anyone holding the header, submitted it). Then
-   * it is credited, without a receipt token (the transfer was not ours).
+   * was used before it reached us (the buyer, or anyone holding the header, submitted it). A used
+   * nonce is not a payment (an "already used" refusal is exactly what a cancelled nonce earns):
+   * only the transaction that used it paying PAY_TO the price is credited, without a receipt
+   * token (the transfer was not ours).
    */
   async function refused(req: SettleRequest, reason: string): Promise<SettleOutcome> {
     if (NAMES_KIND.test(reason)) kinds.invalidate();
     if (!opts.used && !opts.status) return { ok: false, inDoubt: false, reason };
     const a = req.authorization;
-    const validBefore = Number(a.validBefore);
-    let used: boolean;
-    let txHash: Hex | null = null;
     try {
-      if (opts.used) used = await opts.used(req.payer, a.nonce);
-      else {
-        const st = await status(req.payer, a.nonce, validBefore);
-        if (st.state === 'unknown') throw new Error(st.reason);
-        used = st.state === 'used';
-        txHash = st.state === 'used' ? st.txHash : null;
-      }
+      if (opts.used && !(await opts.used(req.payer, a.nonce))) return { ok: false, inDoubt: false, reason };
     } catch (err) {
       // The chain did not answer: a prior use cannot be ruled out, so "not charged" is not known.
       return { ok: false, inDoubt: true, reason: `${reason}; rpc: ${(err as Error).message}` };
     }
-    if (!used) return { ok: false, inDoubt: false, reason };
-    // Money moved after all (rare): only now is the transaction looked up.
-    if (opts.used) {
-      const st = await status(req.payer, a.nonce, validBefore);
-      txHash = st.state === 'used' ? st.txHash : null;
-    }
-    return { ok: true, txHash, alreadySettled: true };
+    // Used (rare): only now is the transaction looked up and judged.
+    const st = await status(req.payer, a.nonce, termsOf(req));
+    if (st.state === 'used') return { ok: true, txHash: st.txHash, alreadySettled: true };
+    if (st.state === 'spent') return { ok: false, inDoubt: false, reason: `${reason}; ${st.reason}` };
+    if (st.state === 'unused') return { ok: false, inDoubt: false, reason };
+    return { ok: false, inDoubt: true, reason: `${reason}; ${st.reason}` };
+  }
+
+  /** A `/settle` success, checked against our own RPC: PAY_TO must have received the price. */
+  async function settled(req: SettleRequest, txHash: Hex): Promise<SettleOutcome> {
+    if (!opts.confirm) return { ok: true, txHash };
+    const proof = await opts.confirm(txHash, { payer: req.payer, nonce: req.authorization.nonce, terms: termsOf(req) });
+    if (proof.state === 'used') return { ok: true, txHash };
+    if (proof.state === 'spent')
+      return { ok: false, inDoubt: false, reason: `facilitator reported ${txHash}; ${proof.reason}` };
+    const why = proof.state === 'unknown' ? proof.reason : 'its receipt does not show the transfer';
+    return decide(req, `facilitator reported ${txHash} but ${why}`, txHash);
   }
 
   return {
@@ -129,8 +147,9 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       // fresh claim had nothing sent before, and asking would cost two RPC calls per purchase; an
       // authorization someone else already used is refused by /settle and found by refused().
       if (!req.fresh) {
-        const earlier = await status(req.payer, req.authorization.nonce, Number(req.authorization.validBefore));
+        const earlier = await status(req.payer, req.authorization.nonce, termsOf(req));
         if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
+        if (earlier.state === 'spent') return { ok: false, inDoubt: false, reason: earlier.reason };
         if (earlier.state === 'unused' && earlier.expired)
           return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       }
@@ -175,7 +194,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
         return decide(req, `facilitator /settle gave no clear answer (${(err as Error).message})`, null);
       }
       const c = classifySettle(answer, req.authorization.nonce);
-      if (c.kind === 'settled') return { ok: true, txHash: c.txHash };
+      if (c.kind === 'settled') return settled(req, c.txHash);
       if (c.kind === 'refused') return refused(req, c.reason);
       return decide(req, c.reason, c.txHash);
     },

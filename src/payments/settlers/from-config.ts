@@ -1,6 +1,7 @@
 import { createPublicClient, http, type Address, type Hex } from 'viem';
 import type { TypedDataVerifier } from '../verify.ts';
-import { EIP3009_ABI, chainFor, createAuthorizationLookup, createChainSettler } from './chain.ts';
+import { EIP3009_ABI, createChainSettler } from './chain.ts';
+import { chainFor, createProofReader } from './chain-proof.ts';
 import { cdpJwtHeaders } from './cdp-auth.ts';
 import { createFacilitatorSettler } from './facilitator.ts';
 import { createMockSettler } from './mock.ts';
@@ -37,9 +38,11 @@ export function settlerFromConfig(
     });
   }
   // Live mode always has RPC_URL (config.ts defaults it): the only definite answer to a /settle
-  // that went quiet is the token's authorizationState.
+  // that went quiet is the token's authorizationState, and a /settle success is believed only
+  // once our own RPC shows the transfer to PAY_TO (chain-proof.ts).
   const usdc = config.USDC_ADDRESS as Address;
-  const status = config.RPC_URL ? createAuthorizationLookup({ rpcUrl: config.RPC_URL, usdc }).status : undefined;
+  // One proof reader for every facilitator: "paid" is the chain's word (settlement-proof.ts).
+  const reader = config.RPC_URL ? createProofReader({ rpcUrl: config.RPC_URL, usdc }) : undefined;
   const used = config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined;
   const cdp =
     config.CDP_API_KEY_ID && config.CDP_API_KEY_SECRET
@@ -51,7 +54,8 @@ export function settlerFromConfig(
       url: f.url,
       auth: f.auth,
       perRequest: f.cdp ? cdp : undefined,
-      status,
+      status: reader?.status,
+      confirm: reader?.confirm,
       used,
     }),
   }));

@@ -47,8 +47,7 @@ export type PaymentRequirementsV1 = {
 };
 
 /**
- * `ok` with the transaction that moved the money (null only when the chain says the nonce is
- * used but the transaction could not be named); `alreadySettled` when the transfer was found
+ * `ok` with the transaction that moved the money (null only from a settler with no chain to read); `alreadySettled` when the transfer was found
  * rather than made by this call. A failure is `inDoubt` unless the settler knows for certain that
  * no transfer happened and none can happen from this call: only then may a buyer be told "not
  * charged".
@@ -69,21 +68,34 @@ export type SettleOutcome =
     };
 
 /**
- * What the token contract says about (payer, nonce), read at one block: `used` (money moved, by
- * `txHash` when its AuthorizationUsed log was found), `unused` with `expired` when that block's
+ * What the token contract says about (payer, nonce), read at one block (issue 35 item 1): `used`
+ * only when the transaction that used the nonce paid `payTo` exactly `value`
+ * (settlement-proof.ts); `spent` when the nonce is used up without that transfer (cancelled, or
+ * used with another transfer): definitely not charged; `unused` with `expired` when that block's
  * time is at or past validBefore (so no later block can include it: truly not charged), or
- * `unknown` when nothing definitive could be learned.
+ * `unknown` when nothing definitive could be learned (the payment stays in doubt).
  */
 export type AuthorizationStatus =
   | { state: 'used'; txHash: Hex | null }
+  | { state: 'spent'; txHash: Hex | null; reason: string }
   | { state: 'unused'; expired: boolean }
   | { state: 'unknown'; reason: string };
+
+/** What the payment must have done on chain: paid `payTo` exactly `value` before `validBefore` (unix s). */
+export type PaymentTerms = { validBefore: number; payTo: Address; value: bigint };
+
+/** The terms a settle request's authorization carries (payee and amount were checked against ours). */
+export const termsOf = (req: SettleRequest): PaymentTerms => ({
+  validBefore: Number(req.authorization.validBefore),
+  payTo: req.authorization.to,
+  value: req.authorization.value,
+});
 
 export type Settler = {
   readonly kind: 'mock' | 'facilitator' | 'chain';
   settle(req: SettleRequest): Promise<SettleOutcome>;
-  /** validBefore in unix seconds. Never throws: a failure is `unknown`. */
-  status(payer: Address, nonce: Hex, validBefore: number): Promise<AuthorizationStatus>;
+  /** Never throws: a failure is `unknown`. */
+  status(payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus>;
   /** The longest one settle() can take (its own timeouts summed): the shutdown deadline exceeds it. */
   readonly maxSettleMs: number;
   /** A facilitator's `GET /supported`, read now, and the kind chosen from it (negotiate.ts). */

@@ -1,0 +1,159 @@
+import {
+  createPublicClient,
+  defineChain,
+  http,
+  parseAbi,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { CHAIN_ID } from '../eip3009.ts';
+import {
+  AUTHORIZATION_CANCELED_TOPIC,
+  AUTHORIZATION_USED_TOPIC,
+  settlementVerdict,
+  type ProofLog,
+} from '../settlement-proof.ts';
+import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
+
+/**
+ * The token contract's word on a payment, read over our own RPC_URL (issue 35 item 1): a used
+ * nonce is traced to the transaction that used or cancelled it, and that transaction's receipt
+ * is judged by settlement-proof.ts. What each read costs: a fresh purchase that we settled reads
+ * nothing more (its own receipt is judged); a facilitator's success costs one
+ * eth_getTransactionReceipt; only a used nonce found later costs the eth_getLogs to find it.
+ */
+export const AUTHORIZATION_STATE_ABI = parseAbi([
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+]);
+
+/** Each JSON-RPC call gives up after this; viem retries once. */
+export const RPC_TIMEOUT_MS = 15_000;
+/** How long a facilitator's named transaction may take to appear on our own RPC. */
+export const CONFIRM_WAIT_MS = 10_000;
+
+export function chainFor(rpcUrl: string) {
+  return defineChain({
+    id: CHAIN_ID,
+    name: 'Base',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+/** A transaction's verdict: `absent` when it reverted or says nothing about (payer, nonce). */
+export type TransactionProof =
+  | { state: 'used'; txHash: Hex }
+  | { state: 'spent'; txHash: Hex; reason: string }
+  | { state: 'absent' }
+  | { state: 'unknown'; reason: string };
+
+export type ProofReader = {
+  pub: PublicClient;
+  status(payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus>;
+  /** status() with the block it was read at, for checks that must see the same state. */
+  statusAt(payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus & { block?: bigint }>;
+  /** One transaction (ours, or one a facilitator named) judged against the payment. */
+  confirm(txHash: Hex, expect: { payer: Address; nonce: Hex; terms: PaymentTerms }): Promise<TransactionProof>;
+  /** A receipt's logs already in hand (our own transaction's), judged without another call. */
+  judge(
+    tx: { hash: Hex; logs: readonly ProofLog[] },
+    expect: { payer: Address; nonce: Hex; terms: PaymentTerms },
+  ): TransactionProof;
+};
+
+export function createProofReader(opts: {
+  rpcUrl: string;
+  usdc: Address;
+  lookbackBlocks?: bigint;
+  pollingIntervalMs?: number;
+}): ProofReader {
+  const pub = createPublicClient({
+    chain: chainFor(opts.rpcUrl),
+    transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
+    pollingInterval: opts.pollingIntervalMs ?? 1_000,
+  }) as PublicClient;
+  const lookback = opts.lookbackBlocks ?? 50_000n;
+
+  const judge: ProofReader['judge'] = (tx, { payer, nonce, terms }) => {
+    const v = settlementVerdict(tx.logs, { usdc: opts.usdc, payer, nonce, payTo: terms.payTo, value: terms.value });
+    if (v.kind === 'paid') return { state: 'used', txHash: tx.hash };
+    if (v.kind === 'not-paid') return { state: 'spent', txHash: tx.hash, reason: v.reason };
+    return { state: 'absent' };
+  };
+
+  async function confirm(txHash: Hex, expect: Parameters<ProofReader['confirm']>[1]): Promise<TransactionProof> {
+    try {
+      let receipt: Awaited<ReturnType<PublicClient['getTransactionReceipt']>>;
+      try {
+        receipt = await pub.getTransactionReceipt({ hash: txHash });
+      } catch (err) {
+        // A facilitator's own node may be a block ahead of ours: wait a little, then in doubt.
+        if (!(err instanceof TransactionReceiptNotFoundError)) throw err;
+        receipt = await pub.waitForTransactionReceipt({ hash: txHash, timeout: CONFIRM_WAIT_MS });
+      }
+      if (receipt.status !== 'success') return { state: 'absent' };
+      return judge({ hash: txHash, logs: receipt.logs }, expect);
+    } catch (err) {
+      return { state: 'unknown', reason: `rpc: ${shortError(err)}` };
+    }
+  }
+
+  async function statusAt(
+    payer: Address,
+    nonce: Hex,
+    terms: PaymentTerms,
+  ): Promise<AuthorizationStatus & { block?: bigint }> {
+    try {
+      // One block for both answers: "unused at a block whose time is past validBefore" is final.
+      const block = await pub.getBlock({ blockTag: 'latest' });
+      const used = await pub.readContract({
+        address: opts.usdc,
+        abi: AUTHORIZATION_STATE_ABI,
+        functionName: 'authorizationState',
+        args: [payer, nonce],
+        blockNumber: block.number,
+      });
+      if (!used) return { state: 'unused', expired: Number(block.timestamp) >= terms.validBefore, block: block.number };
+      // Used or cancelled: one eth_getLogs for either event, then the using transaction's receipt.
+      const logs = await pub.request({
+        method: 'eth_getLogs',
+        params: [
+          {
+            address: opts.usdc,
+            topics: [
+              [AUTHORIZATION_USED_TOPIC, AUTHORIZATION_CANCELED_TOPIC],
+              `0x${payer.slice(2).toLowerCase().padStart(64, '0')}`,
+              nonce,
+            ],
+            fromBlock: `0x${(block.number > lookback ? block.number - lookback : 0n).toString(16)}`,
+            toBlock: `0x${block.number.toString(16)}`,
+          },
+        ],
+      });
+      const found = logs[0];
+      if (!found?.transactionHash)
+        return { state: 'unknown', reason: 'nonce used on chain, but the transaction that used it is not in view' };
+      const tx = found.transactionHash as Hex;
+      if (found.topics[0]?.toLowerCase() === AUTHORIZATION_CANCELED_TOPIC)
+        return { state: 'spent', txHash: tx, reason: 'the authorization was cancelled on chain (cancelAuthorization)' };
+      const proof = await confirm(tx, { payer, nonce, terms });
+      if (proof.state === 'absent')
+        return { state: 'unknown', reason: `transaction ${tx} used the nonce but its receipt does not show it` };
+      return proof;
+    } catch (err) {
+      return { state: 'unknown', reason: `rpc: ${shortError(err)}` };
+    }
+  }
+  const status = async (payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus> => {
+    const { block: _, ...st } = await statusAt(payer, nonce, terms);
+    return st;
+  };
+  return { pub, status, statusAt, confirm, judge };
+}
+
+export function shortError(err: unknown): string {
+  const e = err as { shortMessage?: string; message?: string };
+  return (e.shortMessage ?? e.message ?? String(err)).split('\n')[0]!;
+}
