@@ -36,7 +36,7 @@ import { boundElsewhere } from './refusal.ts';
  * is unknown is `in_doubt` (503, retry the same header) and only the token contract resolves it.
  * A receipt token is issued once: to the request whose own settle call moved the money.
  */
-export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNATURE header (two of one name were sent)';
+export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNATURE header (two were sent)';
 
 export type PurchaseOptions = {
   /** Runs for a payment about to be settled, before its claim: throw to refuse with nothing moved. */

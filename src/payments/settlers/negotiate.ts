@@ -68,7 +68,7 @@ export type KindCache = {
   current(): Promise<WireKind>;
   /** Reads `/supported` now (doctor, serve start). */
   refresh(): Promise<SupportedResult>;
-  /** A refusal named the network, version or scheme: read `/supported` again before the next call. */
+  /** A refusal named the network, version or scheme: read `/supported` again before the next call (at most once per retryMs). */
   invalidate(): void;
 };
 
@@ -89,6 +89,8 @@ export function createKindCache(opts: {
   let kind: WireKind | null = null;
   let checkedAt = Number.NEGATIVE_INFINITY;
   let stale = true;
+  /** When a refusal last made a payment wait for a read of `/supported`. */
+  let forcedAt = Number.NEGATIVE_INFINITY;
   let running: Promise<SupportedResult> | null = null;
 
   async function read(): Promise<SupportedResult> {
@@ -120,10 +122,13 @@ export function createKindCache(opts: {
     },
     async current() {
       const age = opts.now() - checkedAt;
-      // Stale after a refusal: read again first. That costs at most one GET per refused payment,
-      // never more than the facilitator calls themselves.
-      if (kind === null ? age >= retryMs : stale) await refresh();
-      else if (age >= ttlMs) void refresh();
+      // Stale after a refusal: read again first, but at most once per retryMs however many
+      // refusals come (issue 35 item 6): a burst of payments waits on one shared read (refresh()
+      // is single-flight), and those after it use its answer until the interval has passed.
+      if (kind === null ? age >= retryMs : stale && opts.now() - forcedAt >= retryMs) {
+        if (kind !== null) forcedAt = opts.now();
+        await refresh();
+      } else if (age >= ttlMs) void refresh();
       return kind ?? FALLBACK_KIND;
     },
   };
