@@ -112,9 +112,9 @@ export async function runPeer(opts: {
         RATE_LIMIT_ADDRESS_BURST: '1000000',
         RATE_LIMIT_WALLET_PER_MIN: '1000000',
         RATE_LIMIT_WALLET_BURST: '1000000',
-        // Never the public Base endpoint (live mode's default): a fresh purchase asks the chain
-        // nothing, and anything that would is measured against a refused local port.
-        RPC_URL: closed,
+        // Never the public Base endpoint (live mode's default): the fake facilitator answers the one
+        // eth_getTransactionReceipt each facilitator success costs ("paid" is the chain's word).
+        RPC_URL: `${facilitator.url}/rpc`,
       },
     });
     procs.push(isocast);

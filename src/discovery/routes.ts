@@ -10,6 +10,7 @@ import { buildOpenApi } from './openapi.ts';
 import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
 import { llmsFullTxt, llmsTxt, llmsWeatherSignals } from './llms.ts';
 import { robotsTxt, sitemapXml } from './site.ts';
+import { FAVICON_ICO } from './favicon.ts';
 import { type DiscoveryDeps, paymentInfo } from './offer.ts';
 import { AssetParams, documentSchemas } from './schemas.ts';
 
@@ -89,6 +90,13 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   app.get('/.well-known/x402.json', (c) => replyJson(c, manifest(), { headers: CACHE }));
   app.get('/.well-known/agent-card.json', (c) => replyJson(c, card(), { headers: CACHE }));
   app.get('/robots.txt', () => text(texts.robots(), TEXT));
+  app.get(
+    '/favicon.ico',
+    () =>
+      new Response(FAVICON_ICO, {
+        headers: { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400' },
+      }),
+  );
   app.get('/sitemap.xml', () => text(texts.sitemap(), 'application/xml; charset=utf-8'));
   return app;
 }
@@ -134,5 +142,6 @@ export const discoveryDocs: RouteDoc[] = [
     200: { description: 'Agent card', schema: () => documentSchemas().AgentCard },
   }),
   doc('/robots.txt', 'Crawler rules', textDoc('text/plain', 'robots.txt')),
+  doc('/favicon.ico', 'The site icon', textDoc('image/x-icon', 'A 16x16 icon')),
   doc('/sitemap.xml', 'Public documents and city pages', textDoc('application/xml', 'Sitemap')),
 ];

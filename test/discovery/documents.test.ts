@@ -236,6 +236,14 @@ test('discovery addresses answer with the right content type and real content', 
   const csp = (await env.app.request('/api')).headers.get('content-security-policy') ?? '';
   assert.match(csp, /default-src 'none'/);
   assert.match(csp, /connect-src 'self'/);
+  // The site icon: a real ICO (reserved 0, type 1, one 16x16 image), cached for a day.
+  const icon = await env.app.request('/favicon.ico');
+  assert.equal(icon.status, 200);
+  assert.equal(icon.headers.get('content-type'), 'image/x-icon');
+  assert.match(icon.headers.get('cache-control') ?? '', /max-age=86400/);
+  const ico = Buffer.from(await icon.arrayBuffer());
+  assert.deepEqual([ico.readUInt16LE(0), ico.readUInt16LE(2), ico.readUInt16LE(4), ico[6], ico[7]], [0, 1, 1, 16, 16]);
+  assert.equal(ico.readUInt32LE(14) + ico.readUInt32LE(18), ico.length, 'the image fills the file');
 });
 
 test('the x402 manifest agrees with the live 402 challenge', async (t) => {
