@@ -81,7 +81,7 @@ test('the complete live base configuration starts (so each refusal below is caus
     });
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
   });
-  assert.match(line, /payment mode: live {2}feed: live {2}data: /);
+  assert.match(line, /payment mode: live {2}feed: live {2}\d+ cities, \d+ low streams {2}data: /);
   assert.match(
     line,
     /http:\/\/0\.0\.0\.0:\d+/,
