@@ -56,19 +56,20 @@ function receipt(hash: string, s: Settled, block: number): object {
     cumulativeGasUsed: '0x16e36',
     effectiveGasPrice: '0x4c4b40',
     logsBloom: `0x${'0'.repeat(512)}`,
+    // FiatToken's transferWithAuthorization marks the nonce used, then transfers: in that order.
     logs: [
-      {
-        ...common,
-        address: s.token,
-        topics: [TRANSFER, topic(s.from), topic(s.to)],
-        data: pad(toHex(BigInt(s.value)), { size: 32 }),
-        logIndex: '0x0',
-      },
       {
         ...common,
         address: s.token,
         topics: [AUTHORIZATION_USED, topic(s.from), s.nonce],
         data: '0x',
+        logIndex: '0x0',
+      },
+      {
+        ...common,
+        address: s.token,
+        topics: [TRANSFER, topic(s.from), topic(s.to)],
+        data: pad(toHex(BigInt(s.value)), { size: 32 }),
         logIndex: '0x1',
       },
     ],
