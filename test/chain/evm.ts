@@ -4,7 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Abi, Hex } from 'viem';
+import { createPublicClient, createWalletClient, http, type Abi, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { chainFor } from '../../src/payments/settlers/chain.ts';
 
 /**
  * A local in-process EVM for the chain-settlement test: hardhat 2's EDR provider with chain id
@@ -100,4 +102,19 @@ export function compileContract(name: string): { abi: Abi; bytecode: Hex } {
     throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
   const c = out.contracts[file][name];
   return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+}
+
+/** The test token deployed by the dev deployer on `chain`, with the clients the chain tests use. */
+export async function deployTestUsdc(chain: LocalChain) {
+  const viemChain = chainFor(chain.rpcUrl);
+  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
+  const deployer = createWalletClient({
+    chain: viemChain,
+    transport: http(chain.rpcUrl),
+    account: privateKeyToAccount(DEPLOYER_KEY),
+  });
+  const { abi, bytecode } = compileTestUsdc();
+  const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
+    .contractAddress!;
+  return { viemChain, pub, deployer, abi, usdc };
 }

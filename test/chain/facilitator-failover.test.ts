@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicClient, createWalletClient, http, type Address } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { createPublicClient, http, type Address } from 'viem';
 import { listen, testApp } from '../helpers/app.ts';
-import { compileTestUsdc, DEPLOYER_KEY, startLocalChain } from './evm.ts';
+import { deployTestUsdc, startLocalChain } from './evm.ts';
 import { startReferenceFront, type ReferenceFront } from './reference-facilitators.ts';
 import { chainFor, createAuthorizationLookup, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
@@ -27,16 +26,7 @@ const CITIES = ['nyc', 'london', 'paris', 'tokyo', 'miami'];
 async function chainWithToken(t: { after(fn: () => Promise<void>): void }) {
   const chain = await startLocalChain();
   t.after(() => chain.close());
-  const viemChain = chainFor(chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({
-    chain: viemChain,
-    transport: http(chain.rpcUrl),
-    account: privateKeyToAccount(DEPLOYER_KEY),
-  });
-  const { abi, bytecode } = compileTestUsdc();
-  const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
-    .contractAddress!;
+  const { pub, deployer, abi, usdc } = await deployTestUsdc(chain);
   for (const who of [buyerA, buyerB])
     await pub.waitForTransactionReceipt({
       hash: await deployer.writeContract({

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicClient, createWalletClient, http, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { base } from 'viem/chains';
 import axios from 'axios';
@@ -12,9 +12,9 @@ import { exact as faremeterExact } from '@faremeter/payment-evm';
 import { wrapFetch as dexterWrapFetch } from '@dexterai/x402/client';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { compileTestUsdc, DEPLOYER_KEY, startLocalChain } from './evm.ts';
+import { deployTestUsdc, startLocalChain } from './evm.ts';
 import { startReferenceFront } from './reference-facilitators.ts';
-import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
@@ -117,16 +117,7 @@ async function runClients(
 test('stock x402 clients buy, read inline and buy again: mock mode and live through the reference facilitator', async (t) => {
   const chain = await startLocalChain();
   t.after(() => chain.close());
-  const viemChain = chainFor(chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({
-    chain: viemChain,
-    transport: http(chain.rpcUrl),
-    account: privateKeyToAccount(DEPLOYER_KEY),
-  });
-  const { abi, bytecode } = compileTestUsdc();
-  const deployed = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
-    .contractAddress!;
+  const { pub, deployer, abi, usdc: deployed } = await deployTestUsdc(chain);
   const usdc = await usdcAtBase(chain, pub, deployed);
   const balance = (who: Address) =>
     pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
@@ -183,16 +174,7 @@ test('stock x402 clients buy, read inline and buy again: mock mode and live thro
 test('a random nonce used up on chain first buys nothing: no credit, payTo unchanged', async (t) => {
   const chain = await startLocalChain();
   t.after(() => chain.close());
-  const viemChain = chainFor(chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({
-    chain: viemChain,
-    transport: http(chain.rpcUrl),
-    account: privateKeyToAccount(DEPLOYER_KEY),
-  });
-  const { abi, bytecode } = compileTestUsdc();
-  const deployed = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
-    .contractAddress!;
+  const { pub, deployer, abi, usdc: deployed } = await deployTestUsdc(chain);
   const usdc = await usdcAtBase(chain, pub, deployed);
   const attacker = privateKeyToAccount(generatePrivateKey());
   await pub.waitForTransactionReceipt({
