@@ -65,31 +65,36 @@ function span(s) {
   return Math.round(s / 86400) + ' d';
 }
 
+// A wide table scrolls inside its own box on a narrow screen; the page itself never does.
 function table(columns, rows, empty) {
   if (rows.length === 0) return el('p', { class: 'empty', text: empty });
   return el(
-    'table',
-    { class: 'data' },
+    'div',
+    { class: 'table-scroll' },
     el(
-      'thead',
-      {},
+      'table',
+      { class: 'data' },
       el(
-        'tr',
+        'thead',
         {},
-        columns.map((c) => el('th', { text: c.label })),
-      ),
-    ),
-    el(
-      'tbody',
-      {},
-      rows.map((r) =>
         el(
           'tr',
           {},
-          columns.map((c) => {
-            const v = c.value(r);
-            return el('td', { class: c.num ? 'num' : null }, v instanceof Node ? v : String(v ?? ''));
-          }),
+          columns.map((c) => el('th', { class: c.num ? 'num' : null, text: c.label })),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        rows.map((r) =>
+          el(
+            'tr',
+            {},
+            columns.map((c) => {
+              const v = c.value(r);
+              return el('td', { class: c.num ? 'num' : null }, v instanceof Node ? v : String(v ?? ''));
+            }),
+          ),
         ),
       ),
     ),
@@ -336,7 +341,7 @@ function renderPoller(data, nowMs) {
           label: 'Last reading',
           value: (c) =>
             c.lastReading
-              ? `${c.lastReading.high}°${c.lastReading.unit} ${c.lastReading.bucket ?? ''} (${c.lastReading.targetDate})`
+              ? `${c.lastReading.high}°${c.lastReading.unit}${c.lastReading.bucket ? ', bucket ' + c.lastReading.bucket : ''} (${c.lastReading.targetDate})`
               : '',
         },
         { label: 'Latest seq', value: (c) => c.latestSeq, num: true },

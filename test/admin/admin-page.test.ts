@@ -64,7 +64,7 @@ test('the operator page asks for the token, then renders every section with char
 
   // Poller health: NYC fine at 72 °F, Chicago backing off with its error, London without a market.
   const poller = (await page.textContent('#poller-table')) ?? '';
-  assert.match(poller, /NYC.*ok.*72°F 72-73°F \(2026-07-15\)/);
+  assert.match(poller, /NYC.*ok.*72°F, bucket 72-73°F \(2026-07-15\)/);
   assert.match(poller, /Chicago.*backing off \(2\).*market buckets are not in °F/);
   assert.match(poller, /London.*no market/);
   assert.match((await page.textContent('#poller-tick')) ?? '', /1 signal\(s\), 0 error\(s\)/);
@@ -94,6 +94,53 @@ test('the operator page asks for the token, then renders every section with char
 
   mkdirSync(join(repoRoot(), 'test-artifacts'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+  // Issue 38 item 8: at a phone's 390 px the page never scrolls sideways (a wide table scrolls
+  // inside its own box), and in the payments table each header stands over its values: numbers
+  // right-aligned under a right-aligned header, the rest left-aligned under theirs.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const narrow = await page.evaluate(() => {
+    const w = globalThis as any;
+    return {
+      scrollWidth: w.document.documentElement.scrollWidth,
+      innerWidth: w.innerWidth,
+      tablesInScrollBoxes: [...w.document.querySelectorAll('table.data')].every(
+        (t: any) => t.parentElement !== null && w.getComputedStyle(t.parentElement).overflowX === 'auto',
+      ),
+    };
+  });
+  assert.ok(narrow.scrollWidth <= narrow.innerWidth, `/admin overflows at 390 px: ${JSON.stringify(narrow)}`);
+  assert.ok(narrow.tablesInScrollBoxes, 'every table scrolls inside its own box');
+  const columns = await page.$$eval('#payments-table table', ([t]) => {
+    const box = (cell: any) => {
+      const range = cell.ownerDocument.createRange();
+      range.selectNodeContents(cell);
+      const r = range.getBoundingClientRect();
+      return { left: r.left, right: r.right, empty: r.width === 0 };
+    };
+    const heads = [...t!.querySelectorAll('thead th')];
+    return heads.map((th, i) => ({
+      label: th.textContent,
+      num: th.classList.contains('num'),
+      head: box(th),
+      cells: [...t!.querySelectorAll(`tbody tr > td:nth-child(${i + 1})`)].map(box).filter((b) => !b.empty),
+    }));
+  });
+  assert.deepEqual(
+    columns.filter((c) => c.num).map((c) => c.label),
+    ['Count', 'Amount'],
+  );
+  for (const c of columns) {
+    assert.ok(c.cells.length > 0 || c.label === 'Note', `column ${c.label} has values`);
+    const edge = c.num ? 'right' : 'left';
+    for (const cell of c.cells)
+      assert.ok(
+        Math.abs(cell[edge] - c.head[edge]) <= 1,
+        `${c.label}: value ${edge} edge ${cell[edge]} vs header ${c.head[edge]}`,
+      );
+  }
+  await page.screenshot({ path: SCREENSHOT.replace('.png', '-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // The token only ever travelled as a header to the data document, never in a URL.
   assert.ok(
