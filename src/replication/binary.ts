@@ -3,7 +3,7 @@ import { basename, delimiter, dirname, join } from 'node:path';
 
 /**
  * Where the litestream executable is. The single binary does not carry it (docs/decisions.md:
- * Litestream alone is about a third of our binary's size again, for a feature most instances
+ * Litestream alone is 29 MiB, a quarter of our binary's 112 MiB again, for a feature most instances
  * leave off), so the operator installs it (docs/operations.md, Durability): the upstream release,
  * or `npm install -g @flydotio/litestream`. That package's `litestream` command is a Node
  * wrapper that runs the real binary with spawnSync: a SIGTERM to it never reaches Litestream (no
