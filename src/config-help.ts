@@ -173,7 +173,7 @@ export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   READ_MAX_LAG_MS: { meaning: 'a reader behind the primary by more than this answers reads 503 with Retry-After' },
   FORWARD_TIMEOUT_MS: { meaning: "how long a reader waits for the primary's answer to a forwarded request" },
   LITESTREAM_BIN: {
-    default: 'litestream next to isocast, then on PATH',
+    default: 'litestream next to isocast, on PATH, or from npm install -g @flydotio/litestream',
     meaning: 'the litestream executable (v0.3.x) used when REPLICA_URL is set',
   },
 };
