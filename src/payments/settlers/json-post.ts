@@ -59,6 +59,8 @@ export function createJsonPost(
   if (authorization && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
     headers.authorization = authorization;
   const prefix = base.pathname === '/' ? '' : base.pathname;
+  // The empty path is the base URL itself, query included (a JSON-RPC endpoint's key may be there).
+  const pathOf = (path: string) => (path === '' ? `${base.pathname}${base.search}` : `${prefix}${path}`);
   const port = base.port === '' ? undefined : Number(base.port);
   // URL keeps IPv6 literals bracketed; the socket layer wants them bare.
   const hostname = base.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -66,7 +68,7 @@ export function createJsonPost(
   const call = async (r: Call) => {
     let signed: Record<string, string> = {};
     try {
-      if (perRequest) signed = await perRequest(r.method, base.host, `${prefix}${r.path}`);
+      if (perRequest) signed = await perRequest(r.method, base.host, pathOf(r.path));
     } catch (err) {
       // Nothing left this process: the caller may treat it like a refused connection.
       throw new UpstreamError(upstream, `request not sent: ${(err as Error).message}`, {
@@ -92,7 +94,7 @@ export function createJsonPost(
         hostname,
         port,
         method,
-        path: `${prefix}${path}`,
+        path: pathOf(path),
         headers:
           method === 'POST'
             ? { ...headers, ...signed, 'content-length': Buffer.byteLength(payload) }
