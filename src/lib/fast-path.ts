@@ -6,8 +6,8 @@ import type { MiddlewareHandler } from 'hono';
  * adapter's internals) lives in this module; the routes are written the plain way and point here.
  * The data-side measures live beside their data (docs/performance.md has each one's figures): the
  * page cache and the latest-seq memo (signals/read-store.ts), the 30 s city list
- * (cities/routes.ts), the group commit (db/group-commit.ts), Keccak (lib/keccak.ts) and signature
- * recovery off the event loop (lib/secp256k1-pool.ts).
+ * (cities/routes.ts), the group commit (db/group-commit.ts), Keccak (lib/keccak.ts) and WASM
+ * signature recovery (lib/secp256k1.ts).
  *
  * Why. Hono answers synchronously only when the route has exactly one handler. One `app.use('*')`
  * middleware makes it compose a chain and answer with a Promise, and `@hono/node-server` then

@@ -45,8 +45,6 @@ const WASM = (
 ).WebAssembly;
 
 type Engine = {
-  /** The compiled module, shareable with worker threads (src/lib/secp256k1-pool.ts). */
-  module: object;
   recover(hash: Uint8Array, sig64: Uint8Array, recoveryId: number): Uint8Array | null;
 };
 
@@ -79,7 +77,6 @@ function instantiate(bytes: Uint8Array): Engine {
   // Views are taken per call: growing the memory would detach a cached one.
   const view = (g: WasmGlobal, len: number) => new Uint8Array(wasm.memory.buffer, g.value, len);
   return {
-    module,
     recover(hash, sig64, recoveryId) {
       const h = view(wasm.HASH_INPUT, 32);
       const s = view(wasm.SIGNATURE_INPUT, 64);
@@ -152,19 +149,14 @@ export function resetSecp256k1ForTests(bytes?: Uint8Array): void {
 const below = (x: Uint8Array) => Buffer.compare(x, N) < 0;
 const isZero = (x: Uint8Array) => x.every((b) => b === 0);
 
-/** The compiled WASM module (a worker instantiates its own from it), or null when it cannot load. */
-export function secp256k1Module(): object | null {
-  return wasmEngine()?.module ?? null;
-}
-
 /** What the curve itself needs from a 65-byte signature before any recovery runs. */
-export type RecoveryInput = { hash: Uint8Array; sig64: Uint8Array; recoveryId: number };
+type RecoveryInput = { hash: Uint8Array; sig64: Uint8Array; recoveryId: number };
 
 /**
  * The checks viem's `recoverAddress` makes before recovering (v in {0, 1, 27, 28}, r and s in
  * [1, n-1], lengths), done on the caller's thread; null for a signature that recovers to nothing.
  */
-export function recoveryInput(hash: Uint8Array, signature: Uint8Array): RecoveryInput | null {
+function recoveryInput(hash: Uint8Array, signature: Uint8Array): RecoveryInput | null {
   if (hash.length !== 32 || signature.length !== 65) return null;
   const v = signature[64]!;
   const recoveryId = v === 0 || v === 1 ? v : v === 27 ? 0 : v === 28 ? 1 : -1;
@@ -176,7 +168,7 @@ export function recoveryInput(hash: Uint8Array, signature: Uint8Array): Recovery
 }
 
 /** Recovery of a checked input on this thread; `undefined` when the WASM engine is unavailable. */
-export function recoverCheckedWasm(input: RecoveryInput): Uint8Array | null | undefined {
+function recoverCheckedWasm(input: RecoveryInput): Uint8Array | null | undefined {
   const e = wasmEngine();
   if (!e) return undefined;
   return e.recover(input.hash, input.sig64, input.recoveryId);

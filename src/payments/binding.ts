@@ -58,8 +58,22 @@ export function epochAt(ms: number): number {
 /** The bundle a salt and a nonce are bound to. */
 export type SaltBundle = { city: string; count: number };
 
+/** Salts already derived, per secret: a purchase checks every point its authorization may echo. */
+const derived = new WeakMap<BindingSecret, Map<string, Hex>>();
+/** Bundles x steps x minutes in use at once are far fewer; past this the memo starts again. */
+const MAX_DERIVED = 4_096;
+
 export function servedSalt(secret: BindingSecret, bundle: SaltBundle, point: SaltPoint): Hex {
-  return `0x${createHmac('sha256', secret).update(`isocast-binding|${bundle.city}|${bundle.count}|${point.k}|${point.epoch}`).digest('hex')}`;
+  const input = `isocast-binding|${bundle.city}|${bundle.count}|${point.k}|${point.epoch}`;
+  let memo = derived.get(secret);
+  if (!memo) derived.set(secret, (memo = new Map()));
+  let salt = memo.get(input);
+  if (salt === undefined) {
+    salt = `0x${createHmac('sha256', secret).update(input).digest('hex')}`;
+    if (memo.size >= MAX_DERIVED) memo.clear();
+    memo.set(input, salt);
+  }
+  return salt;
 }
 
 /** The salt a 402 serves now: the bundle's current `step`, this minute. */

@@ -1,14 +1,13 @@
 import { isAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { keccak256Bytes } from '../lib/keccak.ts';
-import { secp256k1LoadError } from '../lib/secp256k1.ts';
-import { recoveryPool } from '../lib/secp256k1-pool.ts';
+import { recoverPublicKeyWasm, secp256k1LoadError } from '../lib/secp256k1.ts';
 import { createLogger } from '../lib/logger.ts';
 import { authorizationTypedData, CHAIN_ID, USDC_NAME, USDC_VERSION, type Authorization } from './eip3009.ts';
 
 /**
  * Who signed an EIP-3009 `TransferWithAuthorization`: the EIP-712 digest built by hand from
  * hashes computed once (the domain separator per token address, the type hash), then recovered
- * with libsecp256k1 in WASM (src/lib/secp256k1.ts), off the event loop where a core is spare. The result equals viem's
+ * with libsecp256k1 in WASM (src/lib/secp256k1.ts). The result equals viem's
  * `recoverTypedDataAddress` for every input, including the ones viem refuses (an address with a
  * wrong EIP-55 checksum, a value outside uint256): those yield null here where viem throws.
  * When the WASM cannot load, viem does the whole job, and that is logged once.
@@ -98,8 +97,9 @@ export async function recoverAuthorizationSigner(
   const digest = authorizationDigest(usdc, a);
   if (!digest) return null;
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
-  // On a worker thread when the machine has a spare core (src/lib/secp256k1-pool.ts).
-  const publicKey = await recoveryPool().recover(digest, bytesOf(signature));
+  // On the event loop: handing it to a worker thread cost about as much CPU as the recovery
+  // itself (docs/performance.md, issue 39).
+  const publicKey = recoverPublicKeyWasm(digest, bytesOf(signature));
   // The address is the last 20 bytes of the key's keccak-256.
   if (publicKey !== undefined)
     return publicKey && (`0x${Buffer.from(keccak256Bytes(publicKey).buffer, 12).toString('hex')}` as Address);

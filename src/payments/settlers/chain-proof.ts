@@ -1,13 +1,4 @@
-import {
-  createPublicClient,
-  defineChain,
-  http,
-  parseAbi,
-  TransactionReceiptNotFoundError,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { createPublicClient, defineChain, http, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
 import { CHAIN_ID } from '../eip3009.ts';
 import {
   AUTHORIZATION_CANCELED_TOPIC,
@@ -15,6 +6,7 @@ import {
   settlementVerdict,
   type ProofLog,
 } from '../settlement-proof.ts';
+import { createJsonPost } from '../../lib/http-client.ts';
 import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
 
 /**
@@ -75,6 +67,18 @@ export function createProofReader(opts: {
     pollingInterval: opts.pollingIntervalMs ?? 1_000,
   }) as PublicClient;
   const lookback = opts.lookbackBlocks ?? 50_000n;
+  const pollMs = opts.pollingIntervalMs ?? 1_000;
+  // Every facilitator success reads one receipt: a plain JSON-RPC post, without viem's
+  // transport, formatters and error classes (they cost twice the /settle call itself).
+  const rpc = createJsonPost('rpc', { baseUrl: opts.rpcUrl });
+  let rpcId = 0;
+  const readReceipt = async (txHash: Hex): Promise<RawReceipt | null> => {
+    const body = { jsonrpc: '2.0', id: ++rpcId, method: 'eth_getTransactionReceipt', params: [txHash] };
+    let answer = await rpc.post('', body, RPC_TIMEOUT_MS).catch(() => null);
+    // viem's transport retried once; so does this read, on a failed call or a server error.
+    if (answer === null || answer.status >= 500) answer = await rpc.post('', body, RPC_TIMEOUT_MS);
+    return receiptOf(answer);
+  };
 
   const judge: ProofReader['judge'] = (tx, { payer, nonce, terms }) => {
     const v = settlementVerdict(tx.logs, { usdc: opts.usdc, payer, nonce, payTo: terms.payTo, value: terms.value });
@@ -85,15 +89,16 @@ export function createProofReader(opts: {
 
   async function confirm(txHash: Hex, expect: Parameters<ProofReader['confirm']>[1]): Promise<TransactionProof> {
     try {
-      let receipt: Awaited<ReturnType<PublicClient['getTransactionReceipt']>>;
-      try {
-        receipt = await pub.getTransactionReceipt({ hash: txHash });
-      } catch (err) {
-        // A facilitator's own node may be a block ahead of ours: wait a little, then in doubt.
-        if (!(err instanceof TransactionReceiptNotFoundError)) throw err;
-        receipt = await pub.waitForTransactionReceipt({ hash: txHash, timeout: CONFIRM_WAIT_MS });
+      let receipt = await readReceipt(txHash);
+      // A facilitator's own node may be a block ahead of ours: wait a little, then in doubt.
+      const deadline = Date.now() + CONFIRM_WAIT_MS;
+      while (receipt === null) {
+        if (Date.now() + pollMs > deadline)
+          throw new Error(`Timed out while waiting for transaction with hash "${txHash}" to be confirmed.`);
+        await new Promise((r) => setTimeout(r, pollMs));
+        receipt = await readReceipt(txHash);
       }
-      if (receipt.status !== 'success') return { state: 'absent' };
+      if (receipt.status !== '0x1') return { state: 'absent' };
       return judge({ hash: txHash, logs: receipt.logs }, expect);
     } catch (err) {
       return { state: 'unknown', reason: `rpc: ${shortError(err)}` };
@@ -151,6 +156,27 @@ export function createProofReader(opts: {
     return st;
   };
   return { pub, status, statusAt, confirm, judge };
+}
+
+/** A receipt as the node sends it: status `0x1` is success; logs keep their hex topics. */
+type RawReceipt = { status: string; logs: ProofLog[] };
+
+function receiptOf(answer: { status: number; json: unknown; text: string }): RawReceipt | null {
+  const m = answer.json as { result?: unknown; error?: { message?: unknown } } | undefined;
+  if (answer.status < 200 || answer.status > 299) throw new Error(`HTTP request failed. Status: ${answer.status}`);
+  if (!m || typeof m !== 'object') throw new Error('RPC answer is not JSON-RPC');
+  if (m.error) throw new Error(String(m.error.message ?? 'RPC error'));
+  if (m.result === null) return null;
+  const r = m.result as { status?: unknown; logs?: unknown };
+  if (typeof r !== 'object' || !Array.isArray(r.logs) || typeof r.status !== 'string')
+    throw new Error('RPC receipt without status or logs');
+  const logs: ProofLog[] = [];
+  for (const l of r.logs as { address?: unknown; topics?: unknown; data?: unknown }[]) {
+    if (typeof l?.address !== 'string' || !Array.isArray(l.topics) || typeof l.data !== 'string')
+      throw new Error('RPC receipt log without address, topics or data');
+    logs.push({ address: l.address, topics: l.topics.map(String), data: l.data });
+  }
+  return { status: r.status.toLowerCase(), logs };
 }
 
 export function shortError(err: unknown): string {

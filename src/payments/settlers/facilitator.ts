@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from './json-post.ts';
+import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from '../../lib/http-client.ts';
 import { classifySettle, classifyVerify } from './facilitator-answer.ts';
 import { NAMES_KIND, createKindCache, type SupportedResult } from './negotiate.ts';
 import type { TransactionProof } from './chain-proof.ts';
@@ -19,7 +19,7 @@ import { facilitatorBody } from './wire.ts';
  * (x402Version, scheme, network) its `GET /supported` lists (negotiate.ts, wire.ts). What each
  * answer means for money is facilitator-answer.ts: a refusal is answered "not charged" at once;
  * only an unclear answer waits for the chain. Payment payloads go only to the facilitator, never
- * to a log. Calls go over one keep-alive connection pool (json-post.ts).
+ * to a log. Calls go over one keep-alive connection pool (lib/http-client.ts).
  */
 export type FacilitatorOptions = {
   url: string;

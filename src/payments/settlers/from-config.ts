@@ -66,7 +66,7 @@ export function settlerFromConfig(
 /**
  * FACILITATOR_URL's ordered list (comma separated) with each one's auth: FACILITATOR_AUTH's entry
  * in the same place (comma separated; one URL takes the whole value), user:password@ in its URL
- * (json-post.ts sends it as Basic), or CDP's JWT for CDP's own facilitator (with one URL, for it
+ * (lib/http-client.ts sends it as Basic), or CDP's JWT for CDP's own facilitator (with one URL, for it
  * whatever its address, as before).
  */
 export function facilitatorList(config: SettlerSettings): { url: string; auth?: string; cdp: boolean }[] {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BASE_CAIP2, BASE_V1_NAME } from '../networks.ts';
-import type { JsonAnswer } from './json-post.ts';
+import type { JsonAnswer } from '../../lib/http-client.ts';
 import type { WireKind } from './wire.ts';
 
 /**
