@@ -1,68 +1,94 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adminData } from '../../src/admin/schemas.ts';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
+import { runScenarios, type Scenario } from '../helpers/scenarios.ts';
 import { ADMIN_TOKEN, BUYERS, HOSTILE_REASON, seededInstance } from './instance.ts';
 
 const PATHS = ['/admin', '/admin/assets/admin.js', '/admin/assets/admin.css', '/admin/data.json'];
 
 test('without ADMIN_TOKEN every admin path is the ordinary JSON 404', async (t) => {
   const env = testApp(t);
-  const base = await listen(t, env.app.fetch);
-  for (const path of PATHS) {
-    const res = await fetch(`${base}${path}`, { headers: { authorization: 'Bearer anything-at-all-here' } });
-    assert.equal(res.status, 404, path);
-    const body = (await res.json()) as Record<string, unknown>;
-    assert.equal(body.error, 'not found');
-    assert.equal(typeof body.disclaimer, 'string');
-  }
+  await runScenarios(
+    t,
+    env.app,
+    PATHS.map((path) => ({
+      name: path,
+      path,
+      headers: { authorization: 'Bearer anything-at-all-here' },
+      expect: {
+        status: 404,
+        check: async (res) => {
+          const body = (await res.json()) as Record<string, unknown>;
+          assert.equal(body.error, 'not found');
+          assert.equal(typeof body.disclaimer, 'string');
+        },
+      },
+    })),
+  );
 });
 
 test('with ADMIN_TOKEN: the page is a data-free shell; the data needs the bearer token', async (t) => {
   const env = testApp(t, { env: { ADMIN_TOKEN } });
-  const base = await listen(t, env.app.fetch);
-
-  const page = await fetch(`${base}/admin`);
-  assert.equal(page.status, 200);
-  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
-  assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'; script-src 'self'/);
-  assert.equal(page.headers.get('cache-control'), 'no-store');
-  assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
-  const html = await page.text();
-  assert.match(html, /admin\/assets\/admin\.js/);
-  assert.doesNotMatch(html, /https?:\/\//, 'the page loads nothing from another origin');
-  for (const file of ['admin.js', 'admin.css']) {
-    const res = await fetch(`${base}/admin/assets/${file}`);
-    assert.equal(res.status, 200);
-    assert.doesNotMatch(
-      await res.text(),
-      /https?:\/\/(?!www\.w3\.org\/2000\/svg)/,
-      `${file} references no other origin`,
-    );
-  }
-  assert.equal((await fetch(`${base}/admin/assets/other.js`)).status, 404);
-
-  for (const authorization of [undefined, 'Bearer wrong-token-wrong-token', `Basic ${ADMIN_TOKEN}`, ADMIN_TOKEN]) {
-    const res = await fetch(`${base}/admin/data.json`, { headers: authorization ? { authorization } : {} });
-    assert.equal(res.status, 401, String(authorization));
-    assert.equal(res.headers.get('www-authenticate'), 'Bearer');
-    const body = (await res.json()) as Record<string, unknown>;
-    assert.deepEqual([body.error, typeof body.disclaimer], ['admin token required', 'string']);
-  }
-  // A token in the query string is not a way in.
-  assert.equal((await fetch(`${base}/admin/data.json?token=${ADMIN_TOKEN}`)).status, 401);
-
-  const empty = await fetch(`${base}/admin/data.json`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-  assert.equal(empty.status, 200);
-  assert.equal(empty.headers.get('cache-control'), 'no-store');
-  const data = adminData().parse(await empty.json());
-  assert.equal(data.totals.revenueMicro, 0);
-  assert.equal(data.poller.running, false);
-  assert.equal(
-    data.poller.cities.length,
-    env.deps.catalog.active.length,
-    'without a poller every active city is listed',
-  );
+  // Anything but a www.w3.org SVG namespace is another origin.
+  const otherOrigin = { not: /https?:\/\/(?!www\.w3\.org\/2000\/svg)/ };
+  const refused = (name: string, headers: Record<string, string>, path = '/admin/data.json'): Scenario => ({
+    name,
+    path,
+    headers,
+    expect: {
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer' },
+      check: async (res) => {
+        const body = (await res.json()) as Record<string, unknown>;
+        assert.deepEqual([body.error, typeof body.disclaimer], ['admin token required', 'string']);
+      },
+    },
+  });
+  await runScenarios(t, env.app, [
+    {
+      name: 'the page: a shell that loads nothing from another origin',
+      path: '/admin',
+      expect: {
+        status: 200,
+        headers: {
+          'content-type': /^text\/html/,
+          'content-security-policy': /default-src 'none'; script-src 'self'/,
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+        },
+        body: [/admin\/assets\/admin\.js/, { not: /https?:\/\// }],
+      },
+    },
+    { name: 'admin.js', path: '/admin/assets/admin.js', expect: { status: 200, body: [otherOrigin] } },
+    { name: 'admin.css', path: '/admin/assets/admin.css', expect: { status: 200, body: [otherOrigin] } },
+    { name: 'an unknown asset', path: '/admin/assets/other.js', expect: { status: 404 } },
+    refused('no token', {}),
+    refused('a wrong token', { authorization: 'Bearer wrong-token-wrong-token' }),
+    refused('Basic, not Bearer', { authorization: `Basic ${ADMIN_TOKEN}` }),
+    refused('no scheme', { authorization: ADMIN_TOKEN }),
+    // A token in the query string is not a way in.
+    refused('a token in the query', {}, `/admin/data.json?token=${ADMIN_TOKEN}`),
+    {
+      name: 'the data, empty',
+      path: '/admin/data.json',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      expect: {
+        status: 200,
+        headers: { 'cache-control': 'no-store' },
+        check: async (res) => {
+          const data = adminData().parse(await res.json());
+          assert.equal(data.totals.revenueMicro, 0);
+          assert.equal(data.poller.running, false);
+          assert.equal(
+            data.poller.cities.length,
+            env.deps.catalog.active.length,
+            'without a poller every active city is listed',
+          );
+        },
+      },
+    },
+  ]);
 });
 
 test('the data document reports revenue, payments, refunds, entitlements, deliveries and poller health', async (t) => {

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicClient, createWalletClient, http, parseSignature, type Address, type Hex } from 'viem';
+import { createWalletClient, http, parseSignature, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
-import { compileTestUsdc, DEPLOYER_KEY, SETTLER_KEY, startLocalChain } from './evm.ts';
-import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { deployTestUsdc, SETTLER_KEY, startLocalChain } from './evm.ts';
+import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
@@ -17,28 +17,9 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
   const started = performance.now();
   const chain = await startLocalChain();
   t.after(() => chain.close());
-  const viemChain = chainFor(chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({
-    chain: viemChain,
-    transport: http(chain.rpcUrl),
-    account: privateKeyToAccount(DEPLOYER_KEY),
-  });
+  const { viemChain, pub, usdc, mint, balanceOf: balance } = await deployTestUsdc(chain);
   assert.equal(await pub.getChainId(), 8453);
-
-  const { abi, bytecode } = compileTestUsdc();
-  const deployTx = await deployer.deployContract({ abi, bytecode });
-  const usdc = (await pub.waitForTransactionReceipt({ hash: deployTx })).contractAddress!;
-  await pub.waitForTransactionReceipt({
-    hash: await deployer.writeContract({
-      address: usdc,
-      abi,
-      functionName: 'mint',
-      args: [buyerA.address, 5_000_000n],
-    }),
-  });
-  const balance = (who: Address) =>
-    pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
+  await mint(buyerA.address, 5_000_000n);
 
   const e = testApp(t, {
     nowMs: Date.now(),

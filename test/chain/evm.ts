@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPublicClient, createWalletClient, http, type Abi, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { chainFor } from '../../src/payments/settlers/chain.ts';
+import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 
 /**
  * A local in-process EVM for the chain-settlement test: hardhat 2's EDR provider with chain id
@@ -116,5 +116,13 @@ export async function deployTestUsdc(chain: LocalChain) {
   const { abi, bytecode } = compileTestUsdc();
   const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
     .contractAddress!;
-  return { viemChain, pub, deployer, abi, usdc };
+  /** Mints `amount` micro-USDC to `to` and waits for the receipt. */
+  const mint = async (to: Address, amount: bigint) => {
+    await pub.waitForTransactionReceipt({
+      hash: await deployer.writeContract({ address: usdc, abi, functionName: 'mint', args: [to, amount] }),
+    });
+  };
+  const balanceOf = (who: Address) =>
+    pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
+  return { viemChain, pub, deployer, abi, usdc, mint, balanceOf };
 }

@@ -4,7 +4,7 @@ import { createPublicClient, http, type Address } from 'viem';
 import { listen, testApp } from '../helpers/app.ts';
 import { deployTestUsdc, startLocalChain } from './evm.ts';
 import { startReferenceFront, type ReferenceFront } from './reference-facilitators.ts';
-import { chainFor, createAuthorizationLookup, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { chainFor, createAuthorizationLookup } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import type { FailoverSettler } from '../../src/payments/settlers/failover.ts';
@@ -26,17 +26,9 @@ const CITIES = ['nyc', 'london', 'paris', 'tokyo', 'miami'];
 async function chainWithToken(t: { after(fn: () => Promise<void>): void }) {
   const chain = await startLocalChain();
   t.after(() => chain.close());
-  const { pub, deployer, abi, usdc } = await deployTestUsdc(chain);
-  for (const who of [buyerA, buyerB])
-    await pub.waitForTransactionReceipt({
-      hash: await deployer.writeContract({
-        address: usdc,
-        abi,
-        functionName: 'mint',
-        args: [who.address, 50_000_000n],
-      }),
-    });
-  const balance = () => pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [PAYEE] });
+  const { usdc, mint, balanceOf } = await deployTestUsdc(chain);
+  for (const who of [buyerA, buyerB]) await mint(who.address, 50_000_000n);
+  const balance = () => balanceOf(PAYEE);
   return { chain, usdc, balance };
 }
 

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicClient, createWalletClient, http, parseAbi, type Address } from 'viem';
+import { parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
-import { compileTestUsdc, DEPLOYER_KEY, startLocalChain } from './evm.ts';
+import { deployTestUsdc, startLocalChain } from './evm.ts';
 import { startReferenceFront, type ReferenceFront } from './reference-facilitators.ts';
-import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
@@ -31,21 +31,9 @@ test('reference facilitators (@x402/core 2.27 + @x402/evm, legacy x402 1.2) sett
   const started = performance.now();
   const chain = await startLocalChain();
   t.after(() => chain.close());
-  const viemChain = chainFor(chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({
-    chain: viemChain,
-    transport: http(chain.rpcUrl),
-    account: privateKeyToAccount(DEPLOYER_KEY),
-  });
-  const { abi, bytecode } = compileTestUsdc();
-  const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
-    .contractAddress!;
+  const { pub, usdc, mint, balanceOf: balance } = await deployTestUsdc(chain);
   // One buyer per facilitator: a nonce binds (payer, city, count), so two buyers never share one.
-  for (const who of [buyerA, buyerB])
-    await pub.waitForTransactionReceipt({
-      hash: await deployer.writeContract({ address: usdc, abi, functionName: 'mint', args: [who.address, 5_000_000n] }),
-    });
+  for (const who of [buyerA, buyerB]) await mint(who.address, 5_000_000n);
   // The domain the buyer signs under and the facilitators verify against (ERC-5267).
   const domain = await pub.readContract({
     address: usdc,
@@ -56,8 +44,6 @@ test('reference facilitators (@x402/core 2.27 + @x402/evm, legacy x402 1.2) sett
   });
   assert.deepEqual([domain[1], domain[2], domain[3]], ['USD Coin', '2', 8453n]);
 
-  const balance = (who: Address) =>
-    pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
   const used = (xPayment: string) => {
     const d = decodeXPayment(xPayment);
     assert.ok(d.ok);

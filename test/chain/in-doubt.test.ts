@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPublicClient, createWalletClient, http, parseSignature, type Address, type Hex } from 'viem';
+import { createWalletClient, http, parseSignature, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
-import { compileTestUsdc, DEPLOYER_KEY, SETTLER_KEY, startLocalChain, type LocalChain } from './evm.ts';
-import { chainFor, createAuthorizationLookup, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { DEPLOYER_KEY, deployTestUsdc, SETTLER_KEY, startLocalChain, type LocalChain } from './evm.ts';
+import { createAuthorizationLookup, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
@@ -37,26 +37,8 @@ async function setupChain(
   });
   holder.chain = chain;
   t.after(() => chain.close());
-  const viemChain = chainFor(chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({
-    chain: viemChain,
-    transport: http(chain.rpcUrl),
-    account: privateKeyToAccount(DEPLOYER_KEY),
-  });
-  const { abi, bytecode } = compileTestUsdc();
-  const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
-    .contractAddress!;
-  await pub.waitForTransactionReceipt({
-    hash: await deployer.writeContract({
-      address: usdc,
-      abi,
-      functionName: 'mint',
-      args: [buyerA.address, 5_000_000n],
-    }),
-  });
-  const balance = (who: Address) =>
-    pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
+  const { viemChain, pub, usdc, mint, balanceOf: balance } = await deployTestUsdc(chain);
+  await mint(buyerA.address, 5_000_000n);
   /** Submits an X-Payment's authorization as someone else would (a competitor, a facilitator). */
   async function submit(xPayment: string, key: Hex = COMPETITOR_KEY): Promise<Hex> {
     const d = decodeXPayment(xPayment);

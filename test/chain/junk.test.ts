@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicClient, createWalletClient, http, type Address } from 'viem';
+import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
-import { compileTestUsdc, DEPLOYER_KEY, SETTLER_KEY, startLocalChain } from './evm.ts';
-import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { deployTestUsdc, SETTLER_KEY, startLocalChain } from './evm.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
@@ -27,24 +26,8 @@ test('junk from unfunded wallets is refused "not charged" before anything is sen
     },
   });
   t.after(() => chain.close());
-  const viemChain = chainFor(chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
-  const deployer = createWalletClient({
-    chain: viemChain,
-    transport: http(chain.rpcUrl),
-    account: privateKeyToAccount(DEPLOYER_KEY),
-  });
-  const { abi, bytecode } = compileTestUsdc();
-  const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
-    .contractAddress!;
-  await pub.waitForTransactionReceipt({
-    hash: await deployer.writeContract({
-      address: usdc,
-      abi,
-      functionName: 'mint',
-      args: [buyerA.address, 5_000_000n],
-    }),
-  });
+  const { usdc, mint, balanceOf } = await deployTestUsdc(chain);
+  await mint(buyerA.address, 5_000_000n);
   const e = testApp(t, {
     nowMs: Date.now(),
     env: {
@@ -95,9 +78,6 @@ test('junk from unfunded wallets is refused "not charged" before anything is sen
   // A funded buyer is unaffected: the preflight passes and the transfer lands.
   const real = await buy(f, buyerA, 'nyc', 20, e.clock.now(), { expect: { usdc } });
   assert.equal(real.status, 200, JSON.stringify(real.body));
-  assert.equal(
-    await pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [PAY_TO] }),
-    100_000n,
-  );
+  assert.equal(await balanceOf(PAY_TO), 100_000n);
   assert.deepEqual(e.stores.entitlements.get(buyerA.address, 'nyc'), { paidThroughSeq: 20, totalPaidSignals: 20 });
 });

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicClient, createWalletClient, http, type Address, type PublicClient } from 'viem';
+import type { Address, PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
-import { compileTestUsdc, DEPLOYER_KEY, SETTLER_KEY, startLocalChain } from './evm.ts';
+import { deployTestUsdc, SETTLER_KEY, startLocalChain } from './evm.ts';
 import { startReferenceFront } from './reference-facilitators.ts';
 import { spendNonce, type SpendVariant } from './spend-nonce.ts';
-import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
@@ -27,18 +26,9 @@ const PAY_TO = '0x00000000000000000000000000000000000000b5' as Address;
 test('a nonce burnt on chain (cancelled, or spent on a value-0 self transfer) buys nothing', async (t) => {
   const chain = await startLocalChain();
   t.after(() => chain.close());
-  const viemChain = chainFor(chain.rpcUrl);
-  const pub = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) }) as PublicClient;
-  const deployer = createWalletClient({
-    chain: viemChain,
-    transport: http(chain.rpcUrl),
-    account: privateKeyToAccount(DEPLOYER_KEY),
-  });
-  const { abi, bytecode } = compileTestUsdc();
-  const usdc = (await pub.waitForTransactionReceipt({ hash: await deployer.deployContract({ abi, bytecode }) }))
-    .contractAddress!;
-  const balance = (who: Address) =>
-    pub.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'balanceOf', args: [who] });
+  const deployed = await deployTestUsdc(chain);
+  const { usdc, mint, balanceOf: balance } = deployed;
+  const pub = deployed.pub as PublicClient;
 
   for (const route of ['chain', 'v2', 'legacy'] as const) {
     await t.test(`through the ${route === 'chain' ? 'chain settler' : `${route} reference facilitator`}`, async (t) => {
@@ -117,14 +107,7 @@ test('a nonce burnt on chain (cancelled, or spent on a value-0 self transfer) bu
 
       // An honest buyer still pays and is credited: PAY_TO +price.
       const honest = privateKeyToAccount(generatePrivateKey());
-      await pub.waitForTransactionReceipt({
-        hash: await deployer.writeContract({
-          address: usdc,
-          abi,
-          functionName: 'mint',
-          args: [honest.address, 1_000_000n],
-        }),
-      });
+      await mint(honest.address, 1_000_000n);
       const before = await balance(PAY_TO);
       const ok = await buy(f, honest, 'nyc', 20, Date.now(), expect);
       assert.equal(ok.status, 200, JSON.stringify(ok.body));

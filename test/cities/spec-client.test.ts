@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
+import { runScenarios } from '../helpers/scenarios.ts';
 
 /**
  * A client written from the spec alone: it lists the cities (spec 4.1: `cities`, `count`,
@@ -21,17 +22,18 @@ const SPEC_CITY_FIELDS = [
   'latestSeq',
 ];
 
-async function served(t: Parameters<typeof testApp>[0]) {
+function served(t: Parameters<typeof testApp>[0]) {
   const env = testApp(t, {
     env: { CITIES: 'spec', MARKET_KINDS: 'high,low' },
     deps: { catalog: createCatalog(CITY_ROWS, { mode: 'spec' }, 'high,low') },
   });
-  return listen(t, env.app.fetch);
+  return env.app;
 }
 
 test('a spec-only client lists 37 daily-high cities and no low stream', async (t) => {
-  const base = await served(t);
-  const res = await fetch(`${base}/v1/cities`);
+  const app = served(t);
+  const get = async (path: string) => app.request(path);
+  const res = await get(`/v1/cities`);
   assert.equal(res.status, 200);
   const body = (await res.json()) as { cities: Record<string, unknown>[]; count: number; disclaimer: string };
   assert.equal(typeof body.disclaimer, 'string');
@@ -43,11 +45,11 @@ test('a spec-only client lists 37 daily-high cities and no low stream', async (t
     assert.equal(city.kind, 'high');
   }
   // Each listed city resolves and sells as the spec's daily-high market.
-  const one = (await (await fetch(`${base}/v1/cities/${body.cities[0]!.slug}`)).json()) as { marketUrl: string };
+  const one = (await (await get(`/v1/cities/${body.cities[0]!.slug}`)).json()) as { marketUrl: string };
   assert.match(one.marketUrl, /highest-temperature-in-/);
 
   // The machine descriptions agree: /discovery's cities and llms' city table list no low stream.
-  const index = (await (await fetch(`${base}/discovery`)).json()) as {
+  const index = (await (await get(`/discovery`)).json()) as {
     cities: { count: number; slugs: string[] };
     lowStreams: { count: number; list: string; slugs: string[] };
   };
@@ -55,26 +57,38 @@ test('a spec-only client lists 37 daily-high cities and no low stream', async (t
   assert.ok(index.cities.slugs.every((s) => !s.endsWith('-low')));
   assert.equal(index.lowStreams.count, 37);
   assert.match(index.lowStreams.list, /\/v1\/cities\?kind=low$/);
-  const table = await (await fetch(`${base}/llms/weather-signals`)).text();
+  const table = await (await get(`/llms/weather-signals`)).text();
   assert.ok(!/^\| nyc-low /m.test(table), 'the llms city table lists cities only');
-  assert.match(await (await fetch(`${base}/llms.txt`)).text(), /^37 cities are covered/m);
+  assert.match(await (await get(`/llms.txt`)).text(), /^37 cities are covered/m);
 });
 
 test('low streams stay served: ?kind=low lists them, ?kind=all both, a bad kind is a 400', async (t) => {
-  const base = await served(t);
-  const low = (await (await fetch(`${base}/v1/cities?kind=low`)).json()) as {
-    cities: { slug: string; kind: string }[];
-    count: number;
-  };
-  assert.equal(low.count, 37);
-  assert.ok(low.cities.every((c) => c.kind === 'low' && c.slug.endsWith('-low')));
-  const all = (await (await fetch(`${base}/v1/cities?kind=all&sort=recent`)).json()) as { count: number };
-  assert.equal(all.count, 74);
-  const high = (await (await fetch(`${base}/v1/cities?kind=high`)).json()) as { count: number };
-  assert.equal(high.count, 37);
-  const detail = await fetch(`${base}/v1/cities/nyc-low`);
-  assert.equal(detail.status, 200);
-  const bad = await fetch(`${base}/v1/cities?kind=both`);
-  assert.equal(bad.status, 400);
-  assert.equal(typeof ((await bad.json()) as { disclaimer: string }).disclaimer, 'string');
+  const app = served(t);
+  const count = (n: number) => async (res: Response) =>
+    assert.equal(((await res.json()) as { count: number }).count, n);
+  await runScenarios(t, app, [
+    {
+      name: '?kind=low: the 37 low streams',
+      path: '/v1/cities?kind=low',
+      expect: {
+        status: 200,
+        check: async (res) => {
+          const low = (await res.json()) as { cities: { slug: string; kind: string }[]; count: number };
+          assert.equal(low.count, 37);
+          assert.ok(low.cities.every((c) => c.kind === 'low' && c.slug.endsWith('-low')));
+        },
+      },
+    },
+    { name: '?kind=all: both', path: '/v1/cities?kind=all&sort=recent', expect: { status: 200, check: count(74) } },
+    { name: '?kind=high', path: '/v1/cities?kind=high', expect: { status: 200, check: count(37) } },
+    { name: 'a low stream in detail', path: '/v1/cities/nyc-low', expect: { status: 200 } },
+    {
+      name: 'a bad kind',
+      path: '/v1/cities?kind=both',
+      expect: {
+        status: 400,
+        check: async (res) => assert.equal(typeof ((await res.json()) as { disclaimer: string }).disclaimer, 'string'),
+      },
+    },
+  ]);
 });

@@ -8,9 +8,9 @@ import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import type { StoreSignalInput } from '../../src/signals/store.ts';
 import type { MarketBucketRef } from '../../src/sources/market/types.ts';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
-import { buy, over } from '../payments/buy.ts';
+import { buy, inApp } from '../payments/buy.ts';
 import { registerOverHttp, emptyScreen } from './fixtures.ts';
 
 const LADDER: MarketBucketRef[] = [
@@ -36,7 +36,7 @@ test('end to end: a wallet buys a bundle, registers a chat, crossings happen, ex
     limits: { globalPerSecond: 200, chatIntervalMs: 20, groupIntervalMs: 20 },
   });
   const env = testApp(t, { deps: { messenger } });
-  const f = over(await listen(t, env.app.fetch));
+  const f = inApp(env.app);
   const outbox = createOutbox(env.db, { clock: systemClock, screen: emptyScreen(), reader: env.stores.reader });
   const worker = createDeliveryWorker({
     outbox,

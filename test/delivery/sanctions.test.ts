@@ -12,9 +12,9 @@ import { manualClock, systemClock } from '../../src/lib/clock.ts';
 import { memoryLogger } from '../../src/lib/logger.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
 import { watchSanctionsList } from '../../src/sanctions/watch.ts';
-import { listen, tempDir, testApp } from '../helpers/app.ts';
+import { tempDir, testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
-import { over } from '../payments/buy.ts';
+import { inApp } from '../payments/buy.ts';
 import { grant, insertSignal, outboxRows, registerChat, registerOverHttp, signalFixture } from './fixtures.ts';
 import { createStores } from '../../src/stores.ts';
 
@@ -170,7 +170,7 @@ test('registration: a listed wallet gets 403 with the spec string and no test me
   const list = loadSanctionsList({ path: file.path });
   const messenger = createBotMessenger({ token: bot.token, apiUrl: bot.url, limits: FAST });
   const env = testApp(t, { env: { OFAC_REQUIRED: 'true' }, deps: { sanctions: list, messenger } });
-  const f = over(await listen(t, env.app.fetch));
+  const f = inApp(env.app);
   const account = privateKeyToAccount(generatePrivateKey());
   const now = env.clock.now();
 
@@ -209,7 +209,7 @@ test('registration: a listed wallet gets 403 with the spec string and no test me
   // Required screening with no list in force fails closed.
   const missing = loadSanctionsList({ path: join(tempDir(t), 'missing.txt') });
   const closed = testApp(t, { env: { OFAC_REQUIRED: 'true' }, deps: { sanctions: missing, messenger } });
-  const g = over(await listen(t, closed.app.fetch));
+  const g = inApp(closed.app);
   const other = privateKeyToAccount(generatePrivateKey());
   const r503 = await g('/v1/delivery/messenger', {
     method: 'POST',

@@ -10,8 +10,8 @@ import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import type { MarketBucketRef } from '../../src/sources/market/types.ts';
 import { startFakeBotApi, type ChatBehaviour } from '../fakes/bot-api.ts';
-import { listen, testApp } from '../helpers/app.ts';
-import { buy, over } from '../payments/buy.ts';
+import { testApp } from '../helpers/app.ts';
+import { buy, inApp } from '../payments/buy.ts';
 import { emptyScreen } from '../delivery/fixtures.ts';
 
 /**
@@ -43,7 +43,7 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
     limits: { globalPerSecond: 200, chatIntervalMs: 10, groupIntervalMs: 10 },
   });
   const env = testApp(t, { deps: { messenger } });
-  const f = over(await listen(t, env.app.fetch));
+  const f = inApp(env.app);
   const outbox = createOutbox(env.db, { clock: systemClock, screen: emptyScreen(), reader: env.stores.reader });
   const worker = createDeliveryWorker({
     outbox,

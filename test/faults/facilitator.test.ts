@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { buy, buyerA, buyerB, over, subscribeWith } from '../payments/buy.ts';
+import { buy, buyerA, buyerB, inApp, subscribeWith } from '../payments/buy.ts';
 import { createStores } from '../../src/stores.ts';
 
 /**
@@ -35,7 +35,7 @@ async function setup(
     deps: { settler },
   });
   fac.chainTime = () => Math.floor(e.clock.now() / 1000);
-  return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
+  return { ...e, fac, f: inApp(e.app) };
 }
 
 const statuses = (db: ReturnType<typeof testApp>['db']) =>
@@ -148,7 +148,7 @@ test('facilitator down (connection refused): no byte of /settle left, so 402 not
     env: { PAYMENT_MODE: 'live', FEED: 'live', PAY_TO, FACILITATOR_URL: url, OFAC_REQUIRED: 'false' },
     deps: { settler },
   });
-  const f = over(await listen(t, e.app.fetch));
+  const f = inApp(e.app);
   const r = await buy(f, buyerA, 'nyc', 2, e.clock.now());
   assert.equal(r.status, 402, JSON.stringify(r.body));
   assert.equal(r.body.error, PAYMENT_ERRORS.settle);

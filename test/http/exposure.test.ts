@@ -3,146 +3,181 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { listen, testApp } from '../helpers/app.ts';
 import { CORS_ALLOW_HEADERS } from '../../src/lib/edge.ts';
+import { runScenarios, type Scenario } from '../helpers/scenarios.ts';
 
 const TOKEN = 'exposure-test-admin-token-0123456789abcdef';
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
-async function server(t: Parameters<typeof testApp>[0], env: Record<string, string> = { ADMIN_TOKEN: TOKEN }) {
-  const app = testApp(t, { env });
+/** Over a real socket: the framing test writes raw bytes the fetch API cannot. */
+async function server(t: Parameters<typeof testApp>[0]) {
+  const app = testApp(t, { env: { ADMIN_TOKEN: TOKEN } });
   return { ...app, base: await listen(t, app.app.fetch) };
 }
 
+const nosniff = { 'x-content-type-options': 'nosniff' };
+
 test('preflight: the public API allows X-Payment, Authorization and Content-Type from any origin', async (t) => {
-  const { base } = await server(t);
-  for (const path of [
-    '/v1/subscribe?city=nyc&count=2',
-    '/v1/signals?city=nyc',
-    '/v1/delivery/messenger',
-    '/v1/cities',
-  ]) {
-    const res = await fetch(base + path, {
-      method: 'OPTIONS',
+  const { app } = testApp(t, { env: { ADMIN_TOKEN: TOKEN } });
+  const preflight = (path: string, methods: RegExp): Scenario => ({
+    name: path,
+    method: 'OPTIONS',
+    path,
+    headers: {
+      origin: 'https://agent.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'x-payment, authorization, content-type',
+    },
+    expect: {
+      status: 204,
       headers: {
-        origin: 'https://agent.example',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'x-payment, authorization, content-type',
+        'access-control-allow-origin': '*',
+        'access-control-allow-headers': CORS_ALLOW_HEADERS,
+        'access-control-allow-methods': methods,
+        ...nosniff,
       },
-    });
-    assert.equal(res.status, 204, path);
-    assert.equal(res.headers.get('access-control-allow-origin'), '*');
-    assert.equal(res.headers.get('access-control-allow-headers'), CORS_ALLOW_HEADERS);
-    for (const h of ['X-Payment', 'Authorization', 'Content-Type'])
-      assert.match(res.headers.get('access-control-allow-headers')!, new RegExp(h));
-    assert.match(res.headers.get('access-control-allow-methods')!, path.startsWith('/v1/cities') ? /GET/ : /POST|GET/);
-    assert.ok(Number(res.headers.get('access-control-max-age')) > 0);
-    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-  }
+      check: (res) => {
+        for (const h of ['X-Payment', 'Authorization', 'Content-Type'])
+          assert.match(res.headers.get('access-control-allow-headers')!, new RegExp(h));
+        assert.ok(Number(res.headers.get('access-control-max-age')) > 0);
+      },
+    },
+  });
+  await runScenarios(t, app, [
+    preflight('/v1/subscribe?city=nyc&count=2', /POST|GET/),
+    preflight('/v1/signals?city=nyc', /POST|GET/),
+    preflight('/v1/delivery/messenger', /POST|GET/),
+    preflight('/v1/cities', /GET/),
+  ]);
 });
 
 test('public answers expose the payment and receipt headers; operator routes carry no CORS at all', async (t) => {
-  const { base } = await server(t);
-  const challenge = await fetch(`${base}/v1/subscribe?city=nyc&count=2`, {
-    method: 'POST',
-    headers: { origin: 'https://agent.example' },
-  });
-  assert.equal(challenge.status, 402);
-  assert.equal(challenge.headers.get('access-control-allow-origin'), '*');
-  const exposed = challenge.headers.get('access-control-expose-headers') ?? '';
-  assert.match(exposed, /X-PAYMENT-RESPONSE/);
-  assert.match(exposed, /X-Receipt-Token/);
-  assert.equal((await fetch(`${base}/v1/cities`)).headers.get('access-control-allow-origin'), '*');
-
-  for (const [path, init] of [
-    ['/metrics', { headers: bearer }],
-    ['/admin', {}],
-    ['/admin/data.json', { headers: bearer }],
-    ['/admin/assets/admin.js', {}],
-  ] as const) {
-    const res = await fetch(base + path, {
-      ...init,
-      headers: { ...('headers' in init ? init.headers : {}), origin: 'https://evil.example' },
-    });
-    assert.equal(res.status, 200, path);
-    assert.equal(res.headers.get('access-control-allow-origin'), null, `${path}: no CORS`);
-    assert.equal(res.headers.get('access-control-expose-headers'), null);
-    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-    await res.arrayBuffer();
-    const pre = await fetch(base + path, {
+  const { app } = testApp(t, { env: { ADMIN_TOKEN: TOKEN } });
+  const evil = { origin: 'https://evil.example' };
+  const operator = (path: string, headers: Record<string, string> = {}): Scenario[] => [
+    {
+      name: `${path}: no CORS`,
+      path,
+      headers: { ...headers, ...evil },
+      expect: {
+        status: 200,
+        headers: { 'access-control-allow-origin': null, 'access-control-expose-headers': null, ...nosniff },
+      },
+    },
+    {
+      name: `${path}: no preflight`,
       method: 'OPTIONS',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
-    });
-    assert.notEqual(pre.status, 204, `${path}: no preflight`);
-    assert.equal(pre.headers.get('access-control-allow-origin'), null);
-  }
+      path,
+      headers: { ...evil, 'access-control-request-method': 'GET' },
+      expect: { status: { not: 204 }, headers: { 'access-control-allow-origin': null } },
+    },
+  ];
+  await runScenarios(t, app, [
+    {
+      name: 'the challenge exposes X-PAYMENT-RESPONSE and X-Receipt-Token',
+      method: 'POST',
+      path: '/v1/subscribe?city=nyc&count=2',
+      headers: { origin: 'https://agent.example' },
+      expect: {
+        status: 402,
+        headers: { 'access-control-allow-origin': '*' },
+        check: (res) => {
+          const exposed = res.headers.get('access-control-expose-headers') ?? '';
+          assert.match(exposed, /X-PAYMENT-RESPONSE/);
+          assert.match(exposed, /X-Receipt-Token/);
+        },
+      },
+    },
+    {
+      name: 'the catalogue',
+      path: '/v1/cities',
+      expect: { status: 200, headers: { 'access-control-allow-origin': '*' } },
+    },
+    ...operator('/metrics', bearer),
+    ...operator('/admin'),
+    ...operator('/admin/data.json', bearer),
+    ...operator('/admin/assets/admin.js'),
+  ]);
 });
 
 test('nosniff on every answer, a CSP on the two HTML pages', async (t) => {
-  const { base } = await server(t);
-  for (const path of [
-    '/health',
-    '/v1/cities',
-    '/v1/cities/nyc',
-    '/nope',
-    '/openapi.json',
-    '/llms.txt',
-    '/terms.txt',
-    '/api/assets/api.css',
-  ]) {
-    const res = await fetch(base + path);
-    assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
-    await res.arrayBuffer();
-  }
-  for (const path of ['/api', '/admin']) {
-    const res = await fetch(base + path);
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'.*script-src 'self'/, path);
-    assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/, path);
-    await res.text();
-  }
+  const { app } = testApp(t, { env: { ADMIN_TOKEN: TOKEN } });
+  await runScenarios(t, app, [
+    ...[
+      '/health',
+      '/v1/cities',
+      '/v1/cities/nyc',
+      '/openapi.json',
+      '/llms.txt',
+      '/terms.txt',
+      '/api/assets/api.css',
+    ].map((path): Scenario => ({ name: path, path, expect: { status: 200, headers: nosniff } })),
+    { name: 'an unknown path', path: '/nope', expect: { status: 404, headers: nosniff } },
+    ...['/api', '/admin'].map(
+      (path): Scenario => ({
+        name: `${path}: CSP`,
+        path,
+        expect: {
+          status: 200,
+          check: (res) => {
+            const csp = res.headers.get('content-security-policy') ?? '';
+            assert.match(csp, /default-src 'none'.*script-src 'self'/);
+            assert.match(csp, /frame-ancestors 'none'/);
+          },
+        },
+      }),
+    ),
+  ]);
 });
 
 test('/metrics without a token: 404 when ADMIN_TOKEN is unset (as /admin), 401 when set', async (t) => {
-  const off = await server(t, {});
-  for (const path of ['/metrics', '/admin']) {
-    const res = await fetch(off.base + path);
-    assert.equal(res.status, 404, path);
-    assert.equal(((await res.json()) as { error: string }).error, 'not found');
-  }
-  const on = await server(t);
-  const res = await fetch(`${on.base}/metrics`);
-  assert.equal(res.status, 401);
-  assert.equal(res.headers.get('www-authenticate'), 'Bearer');
-  await res.arrayBuffer();
+  const off = testApp(t, { env: {} });
+  await runScenarios(
+    t,
+    off.app,
+    ['/metrics', '/admin'].map((path) => ({
+      name: `unset: ${path}`,
+      path,
+      expect: {
+        status: 404,
+        check: async (res) => assert.equal(((await res.json()) as { error: string }).error, 'not found'),
+      },
+    })),
+  );
+  const on = testApp(t, { env: { ADMIN_TOKEN: TOKEN } });
+  await runScenarios(t, on.app, [
+    { name: 'set: /metrics', path: '/metrics', expect: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
+  ]);
 });
 
 test('assets are looked up in a Map: prototype names are 404', async (t) => {
-  const { base } = await server(t);
-  for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
-    assert.equal((await fetch(`${base}/admin/assets/${name}`)).status, 404, `admin ${name}`);
-    assert.equal((await fetch(`${base}/api/assets/${name}`)).status, 404, `api ${name}`);
-  }
-  assert.equal((await fetch(`${base}/api/assets/api.js`)).status, 200);
+  const { app } = testApp(t, { env: { ADMIN_TOKEN: TOKEN } });
+  await runScenarios(t, app, [
+    ...['constructor', '__proto__', 'toString', 'hasOwnProperty'].flatMap((name): Scenario[] => [
+      { name: `admin ${name}`, path: `/admin/assets/${name}`, expect: { status: 404 } },
+      { name: `api ${name}`, path: `/api/assets/${name}`, expect: { status: 404 } },
+    ]),
+    { name: 'a real asset', path: '/api/assets/api.js', expect: { status: 200 } },
+  ]);
 });
 
 test('a trailing slash redirects 308 to the canonical path, keeping the query', async (t) => {
-  const { base } = await server(t);
-  for (const [from, to] of [
-    ['/v1/cities/', '/v1/cities'],
-    ['/v1/cities/nyc/', '/v1/cities/nyc'],
-    ['/v1/signals/?city=nyc&since=3', '/v1/signals?city=nyc&since=3'],
-    ['/v1/subscribe/?city=nyc&count=2', '/v1/subscribe?city=nyc&count=2'],
-    ['/health//', '/health'],
-  ] as [string, string][]) {
-    const res = await fetch(base + from, {
-      redirect: 'manual',
-      method: from.startsWith('/v1/subscribe') ? 'POST' : 'GET',
-    });
-    assert.equal(res.status, 308, from);
-    assert.equal(res.headers.get('location'), to, from);
-  }
-  // A 308 keeps the method and body, so a POST follows through to the real answer.
-  assert.equal((await fetch(`${base}/v1/subscribe/?city=nyc&count=2`, { method: 'POST' })).status, 402);
-  assert.equal((await fetch(`${base}/no-such-thing/`, { redirect: 'manual' })).status, 404);
+  const { app } = testApp(t, { env: { ADMIN_TOKEN: TOKEN } });
+  const redirect = (from: string, to: string): Scenario => ({
+    name: from,
+    method: from.startsWith('/v1/subscribe') ? 'POST' : 'GET',
+    path: from,
+    expect: { status: 308, headers: { location: to } },
+  });
+  await runScenarios(t, app, [
+    redirect('/v1/cities/', '/v1/cities'),
+    redirect('/v1/cities/nyc/', '/v1/cities/nyc'),
+    redirect('/v1/signals/?city=nyc&since=3', '/v1/signals?city=nyc&since=3'),
+    redirect('/v1/subscribe/?city=nyc&count=2', '/v1/subscribe?city=nyc&count=2'),
+    redirect('/health//', '/health'),
+    // A 308 keeps the method and body, so a POST that follows it reaches the real answer.
+    { name: 'the POST followed', method: 'POST', path: '/v1/subscribe?city=nyc&count=2', expect: { status: 402 } },
+    { name: 'an unknown path', path: '/no-such-thing/', expect: { status: 404 } },
+  ]);
 });
 
 /** Writes raw bytes and returns what the server answered before closing. */

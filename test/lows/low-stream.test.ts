@@ -9,7 +9,7 @@ import { createMetarWeather } from '../../src/sources/weather/metar.ts';
 import { gammaEvent, startFakeGamma, tokensOf } from '../fakes/gamma.ts';
 import { startFakeClob } from '../fakes/clob.ts';
 import { startFakeMetar } from '../fakes/metar.ts';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 
 /**
  * A city's high and low streams side by side, end to end: fake Gamma serving both events in the
@@ -49,7 +49,6 @@ test('nyc-low signals each colder bucket once, seq from 1, beside nyc; both list
   const nyc = CITY_ROWS.find((c) => c.slug === 'nyc')!;
   const catalog = createCatalog([nyc, lowStreamOf(nyc)]);
   const env = testApp(t, { nowMs: MIDNIGHT_NY + 30 * 60_000, deps: { catalog } });
-  const baseUrl = await listen(t, env.app.fetch);
   const [gamma, clob, metar] = await Promise.all([
     startFakeGamma(),
     startFakeClob(),
@@ -107,7 +106,7 @@ test('nyc-low signals each colder bucket once, seq from 1, beside nyc; both list
     [['nyc', 1, '78-79°F']],
   );
 
-  const list = (await (await fetch(`${baseUrl}/v1/cities?kind=all`)).json()) as {
+  const list = (await (await env.app.request(`/v1/cities?kind=all`)).json()) as {
     cities: { slug: string; kind: string; latestSeq: number }[];
   };
   assert.deepEqual(
@@ -117,18 +116,18 @@ test('nyc-low signals each colder bucket once, seq from 1, beside nyc; both list
       ['nyc-low', 'low', 2],
     ],
   );
-  const lows = (await (await fetch(`${baseUrl}/v1/cities?kind=low`)).json()) as {
+  const lows = (await (await env.app.request(`/v1/cities?kind=low`)).json()) as {
     cities: { slug: string }[];
     count: number;
   };
   assert.deepEqual([lows.count, lows.cities.map((c) => c.slug)], [1, ['nyc-low']]);
-  const detail = (await (await fetch(`${baseUrl}/v1/cities/nyc-low`)).json()) as {
+  const detail = (await (await env.app.request(`/v1/cities/nyc-low`)).json()) as {
     marketUrl: string;
     city: { kind: string };
   };
   assert.equal(detail.city.kind, 'low');
   assert.match(detail.marketUrl, /lowest-temperature-in-nyc-on-june-4-2026$/);
-  const sample = (await (await fetch(`${baseUrl}/v1/sample?city=nyc-low`)).json()) as {
+  const sample = (await (await env.app.request(`/v1/sample?city=nyc-low`)).json()) as {
     signal?: { seq: number; city: string };
     seq?: number;
     city?: string;

@@ -9,7 +9,7 @@ import {
   validateDiscoveryExtension,
   validateDiscoveryExtensionSpec,
 } from '@x402/extensions/bazaar';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { startFakeFacilitator } from '../fakes/facilitator.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
@@ -23,7 +23,7 @@ import {
 import { SYNTHETIC_SAMPLE } from '../../src/signals/synthetic-sample.ts';
 import { SignalsPage, SignalsQuery } from '../../src/payments/schemas.ts';
 import { SubscribeQuery, SubscribeResult } from '../../src/payments/schemas.ts';
-import { buy, buyerA, over, signFor } from './buy.ts';
+import { buy, buyerA, inApp, signFor } from './buy.ts';
 
 /**
  * Issue 28 item 2: both paid routes declare `extensions.bazaar` in their v2 402, built from the
@@ -40,7 +40,7 @@ function v2Of(res: Response): any {
 
 test('both paid routes declare a valid Bazaar listing in PAYMENT-REQUIRED, description under 450 characters', async (t) => {
   const e = testApp(t);
-  const f = over(await listen(t, e.app.fetch));
+  const f = inApp(e.app);
   insertSignals(e.db, 'nyc', 2);
   const answers = {
     '/v1/subscribe': await f('/v1/subscribe?city=nyc&count=20', { method: 'POST' }),
@@ -132,7 +132,7 @@ test('a v2 settle through a facilitator carries the listing its catalogue extrac
     deps: { settler },
   });
   fac.chainTime = () => Math.floor(e.clock.now() / 1000);
-  const f = over(await listen(t, e.app.fetch));
+  const f = inApp(e.app);
   insertSignals(e.db, 'nyc', 2);
   const bought = await buy(f, buyerA, 'nyc', 20, e.clock.now());
   assert.equal(bought.status, 200, JSON.stringify(bought.body));

@@ -15,6 +15,12 @@ export const over =
   (path, init) =>
     fetch(`${base}${path}`, init);
 
+/** A fetcher straight into the app (`app.request`): no port, for flows that need no socket. */
+export const inApp =
+  (app: { request(path: string, init?: RequestInit): Response | Promise<Response> }): Fetcher =>
+  async (path, init) =>
+    app.request(path, init);
+
 export async function challenge(f: Fetcher, city: string, count: number): Promise<Record<string, unknown>> {
   const res = await f(`/v1/subscribe?city=${city}&count=${count}`, { method: 'POST' });
   assert.equal(res.status, 402);

@@ -6,13 +6,13 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { listen, tempDir, testApp } from '../helpers/app.ts';
+import { tempDir, testApp } from '../helpers/app.ts';
 import { FAKE_USDC, startFakeChain } from '../fakes/chain-rpc.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { CDP_FACILITATOR_URL } from '../../src/payments/settlers/cdp-key.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { buy, buyerA, over } from './buy.ts';
+import { buy, buyerA, inApp } from './buy.ts';
 
 /**
  * Issue 24 item 6: Coinbase's facilitator wants a fresh JWT per request. A local fake verifies
@@ -120,7 +120,7 @@ for (const [kind, make] of [
     const e = testApp(t, { env, deps: {} });
     const settler = settlerFromConfig(e.config);
     t.after(() => settler.close?.());
-    const f = over(await listen(t, (await import('../../src/app.ts')).createApp({ ...e.deps, settler }).fetch));
+    const f = inApp((await import('../../src/app.ts')).createApp({ ...e.deps, settler }));
     const first = await buy(f, buyerA, 'nyc', 2, e.clock.now(), { expect: { usdc: FAKE_USDC } });
     assert.equal(first.status, 200, JSON.stringify(first.body));
     const second = await buy(f, buyerA, 'nyc', 2, e.clock.now(), { expect: { usdc: FAKE_USDC } });
@@ -157,7 +157,7 @@ test('a JWT from the wrong key is refused (401): the purchase is 402 not charged
   });
   const settler = settlerFromConfig(e.config);
   t.after(() => settler.close?.());
-  const f = over(await listen(t, (await import('../../src/app.ts')).createApp({ ...e.deps, settler }).fetch));
+  const f = inApp((await import('../../src/app.ts')).createApp({ ...e.deps, settler }));
   const r = await buy(f, buyerA, 'nyc', 2, e.clock.now(), { expect: { usdc: FAKE_USDC } });
   assert.equal(r.status, 402, JSON.stringify(r.body));
   assert.equal(r.body.error, PAYMENT_ERRORS.settle);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { startFakeFacilitator } from '../fakes/facilitator.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { createFailoverSettler } from '../../src/payments/settlers/failover.ts';
@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { paymentBackends } from '../../src/payments/backends.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { buyerA, buyerB, over, signFor, subscribeWith } from './buy.ts';
+import { buyerA, buyerB, inApp, signFor, subscribeWith } from './buy.ts';
 
 /**
  * Issue 36 item 3 without a chain: FACILITATOR_URL's list, each with its own auth; a facilitator
@@ -66,7 +66,7 @@ test('unreachable, /verify 5xx, and /supported without our kind are skipped with
   );
   t.after(() => settler.close?.());
   const { createApp } = await import('../../src/app.ts');
-  const f = over(await listen(t, createApp({ ...e.deps, settler }).fetch));
+  const f = inApp(createApp({ ...e.deps, settler }));
 
   for (const [i, buyer] of [buyerA, buyerB].entries()) {
     const p = await signFor(f, buyer, 'nyc', 20, e.clock.now());
@@ -133,7 +133,7 @@ test('a facilitator that may have broadcast stays in doubt: the next one is not 
   );
   t.after(() => settler.close?.());
   const { createApp } = await import('../../src/app.ts');
-  const f = over(await listen(t, createApp({ ...e.deps, settler }).fetch));
+  const f = inApp(createApp({ ...e.deps, settler }));
   const p = await signFor(f, buyerA, 'nyc', 20, e.clock.now());
   const r = await subscribeWith(f, p.xPayment, 'nyc', 20);
   assert.deepEqual([r.status, r.body.error], [503, PAYMENT_ERRORS.pending]);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { listen, tempDir, testApp } from '../helpers/app.ts';
+import { tempDir, testApp } from '../helpers/app.ts';
 import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
 import { FAKE_USDC, startFakeChain } from '../fakes/chain-rpc.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
@@ -10,7 +10,7 @@ import { paymentBackends } from '../../src/payments/backends.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { runDoctor } from '../../src/ops/doctor.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { buy, buyerA, challenge, over } from './buy.ts';
+import { buy, buyerA, challenge, inApp } from './buy.ts';
 import { createStores } from '../../src/stores.ts';
 
 /**
@@ -39,7 +39,7 @@ async function setup(t: Parameters<typeof testApp>[0], mode: FacilitatorMode, su
   const settler = settlerFromConfig(loadConfig({ DATA_DIR: '/nonexistent', ...env }));
   t.after(() => settler.close?.());
   const e = testApp(t, { env, deps: { settler } });
-  const f = over(await listen(t, e.app.fetch));
+  const f = inApp(e.app);
   const purchase = (city = 'nyc', count = 20) =>
     buy(f, buyerA, city, count, e.clock.now(), { expect: { usdc: FAKE_USDC } });
   return { ...e, fac, chain, f, purchase, env };

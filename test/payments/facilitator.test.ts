@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { startFakeFacilitator, type FacilitatorMode } from '../fakes/facilitator.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { buy, buyerA, over, signFor, subscribeWith } from './buy.ts';
+import { buy, buyerA, inApp, signFor, subscribeWith } from './buy.ts';
 import { createStores } from '../../src/stores.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
@@ -43,7 +43,7 @@ async function setup(
     deps: { settler },
   });
   fac.chainTime = () => Math.floor(e.clock.now() / 1000);
-  return { ...e, fac, f: over(await listen(t, e.app.fetch)) };
+  return { ...e, fac, f: inApp(e.app) };
 }
 
 test('facilitator success: a signature recovered locally goes straight to /settle (which verifies again)', async (t) => {

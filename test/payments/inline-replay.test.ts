@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createMockSettler, mockTxHash } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
@@ -8,7 +8,7 @@ import { ERRORS } from '../../src/lib/api-errors.ts';
 import { RECEIPT_HINT } from '../../src/payments/read-challenge.ts';
 
 const ALREADY_APPLIED = ERRORS.already_applied.message;
-import { buyerA, over, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
+import { buyerA, inApp, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
 
 /**
  * Issue 23 items 1 and 10: an inline X-Payment reads signal rows only in the request whose own
@@ -23,7 +23,7 @@ const ZERO_SIGNATURE = `0x${'00'.repeat(65)}`;
 async function setup(t: Parameters<typeof testApp>[0], settler?: Settler) {
   const e = testApp(t, settler ? { deps: { settler } } : {});
   insertSignals(e.db, 'nyc', 5);
-  return { ...e, f: over(await listen(t, e.app.fetch)) };
+  return { ...e, f: inApp(e.app) };
 }
 
 const read = async (f: Fetcher, query: string, xPayment: string) => {

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listen, testApp, TEST_SECRET } from '../helpers/app.ts';
+import { testApp, TEST_SECRET } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { buy, buyerA, buyerB, over, signFor, subscribeWith, tamper } from './buy.ts';
+import { buy, buyerA, buyerB, inApp, signFor, subscribeWith, tamper } from './buy.ts';
 
 test('payment headers, signatures, receipt tokens and secrets never reach the logs', async (t) => {
   const e = testApp(t, { env: { OFAC_EXTRA: buyerB.address, LOG_LEVEL: 'debug' } });
-  const f = over(await listen(t, e.app.fetch));
+  const f = inApp(e.app);
   insertSignals(e.db, 'nyc', 3);
   const secrets: string[] = [TEST_SECRET.toString('hex')];
 

@@ -10,7 +10,7 @@ import {
   isValidPaymentId as libraryIsValid,
   validatePaymentIdentifier,
 } from '@x402/extensions/payment-identifier';
-import { listen, TEST_SECRET, testApp } from '../helpers/app.ts';
+import { TEST_SECRET, testApp } from '../helpers/app.ts';
 
 /** What the database keeps of an id: its keyed hash (issue 35 item 3). */
 const stored = (id: string) => identifierKey(createSecretKey(TEST_SECRET), id);
@@ -22,7 +22,7 @@ import { ERRORS } from '../../src/lib/api-errors.ts';
 import { identifierKey, isValidPaymentId } from '../../src/payments/payment-identifier.ts';
 import { createSecretKey } from 'node:crypto';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
+import { buyerA, buyerB, inApp, type Fetcher } from './buy.ts';
 import {
   IsocastExactScheme,
   isValidPaymentId as clientIsValid,
@@ -59,7 +59,7 @@ async function setup(t: Parameters<typeof testApp>[0], delayMs = 0) {
   const settler = countingSettler(delayMs);
   const e = testApp(t, { deps: { settler } });
   insertSignals(e.db, 'nyc', 3);
-  return { ...e, settler, f: over(await listen(t, e.app.fetch)) };
+  return { ...e, settler, f: inApp(e.app) };
 }
 
 /**
@@ -249,7 +249,7 @@ test("pruned with its payment: a failed payment's id goes with it and is free ag
     settle: async () => ({ ok: false, inDoubt: false, reason: 'insufficient_funds' }),
   };
   const e = testApp(t, { deps: { settler: failing } });
-  const f = over(await listen(t, e.app.fetch));
+  const f = inApp(e.app);
   const id = generatePaymentId();
   const res = await f(SUB, post(await signed(f, SUB, { method: 'POST' }, buyerA, id, e.clock.now())));
   assert.equal(res.status, 402);

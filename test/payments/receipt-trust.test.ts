@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
 
 const RECEIPT_EXPIRED = ERRORS.receipt_expired.message;
 import { receiptTypedData, type ReceiptSignedKind } from '../../src/payments/receipt-request.ts';
-import { buy, buyerA, buyerB, over, type Fetcher } from './buy.ts';
+import { buy, buyerA, buyerB, inApp, type Fetcher } from './buy.ts';
 
 /**
  * Issue 23 item 5: receipt signatures name this deployment's origin (BASE_URL), tokens expire
@@ -21,7 +21,7 @@ const DAY_MS = 86_400_000;
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
   const e = testApp(t, { env });
   insertSignals(e.db, 'nyc', 3);
-  return { ...e, f: over(await listen(t, e.app.fetch)) };
+  return { ...e, f: inApp(e.app) };
 }
 
 const sign = (account: PrivateKeyAccount, kind: ReceiptSignedKind, origin: string, timestamp: number) =>

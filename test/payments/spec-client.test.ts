@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodePacked, keccak256, type Address, type Hex, type PrivateKeyAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
@@ -78,10 +78,9 @@ async function specPayment(
 async function setup(t: Parameters<typeof testApp>[0], settler?: Settler) {
   // These tests buy in tight loops from one address: the address limit (test/limits) would answer 429.
   const env = testApp(t, { env: { RATE_LIMIT_ADDRESS_PER_MIN: '0' }, ...(settler ? { deps: { settler } } : {}) });
-  const base = await listen(t, env.app.fetch);
   const nowS = () => Math.floor(env.clock.now() / 1000);
   const ask = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${base}${path}`, init);
+    const res = await env.app.request(path, init);
     return { res, body: (await res.json()) as any };
   };
   /** 402, sign, pay: the whole spec flow for one POST /v1/subscribe. */
@@ -95,7 +94,7 @@ async function setup(t: Parameters<typeof testApp>[0], settler?: Settler) {
   };
   const steps = (city: string, count: number) =>
     env.db.prepare('SELECT k FROM salt_steps WHERE city = ? AND count = ? ORDER BY k').pluck().all(city, count);
-  return { ...env, base, ask, subscribe, nowS, steps };
+  return { ...env, ask, subscribe, nowS, steps };
 }
 
 test('a spec-only client buys the same bundle twice in a row: both settle, the second is a second ceiling step', async (t) => {

@@ -6,12 +6,12 @@ import { x402Client } from '@x402/core/client';
 import { x402HTTPClient, decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { PaymentRequiredV2Schema } from '@x402/core/schemas';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
-import { over, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
+import { inApp, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
 
 /**
  * Issue 36 items 1 and 2: the standard x402 v2 `exact` scheme (@x402/evm's own client, a random
@@ -27,7 +27,7 @@ async function setup(t: Parameters<typeof testApp>[0], opts: { env?: Record<stri
   const e = testApp(t, { nowMs: Date.now(), env: opts.env, deps: opts.settler ? { settler: opts.settler } : {} });
   insertSignals(e.db, 'nyc', 5);
   insertSignals(e.db, 'london', 5);
-  return { ...e, f: over(await listen(t, e.app.fetch)) };
+  return { ...e, f: inApp(e.app) };
 }
 
 /** A PAYMENT-SIGNATURE the way @x402/core's README builds one from a 402 (ExactEvmScheme, random nonce). */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PaymentRequiredV1Schema, PaymentPayloadV1Schema } from '@x402/core/schemas';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { SubscribeResult, PaymentRequired } from '../../src/payments/schemas.ts';
 import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
@@ -9,12 +9,12 @@ import { mockTxHash } from '../../src/payments/settlers/mock.ts';
 import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { buy, buyerA, buyerB, challenge, over, signFor, subscribeWith, tamper } from './buy.ts';
+import { buy, buyerA, buyerB, challenge, inApp, signFor, subscribeWith, tamper } from './buy.ts';
 import { createStores } from '../../src/stores.ts';
 
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
   const e = testApp(t, { env });
-  const f = over(await listen(t, e.app.fetch));
+  const f = inApp(e.app);
   return { ...e, f, now: () => e.clock.now() };
 }
 

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { bindingNonce } from '../../src/payments/binding.ts';
 import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../src/payments/receipt-request.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
-import { buy, buyerA, buyerB, challenge, over, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
+import { buy, buyerA, buyerB, challenge, inApp, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
 import { createStores } from '../../src/stores.ts';
 
 /**
@@ -17,7 +17,7 @@ import { createStores } from '../../src/stores.ts';
  */
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
   const e = testApp(t, { env });
-  return { ...e, f: over(await listen(t, e.app.fetch)) };
+  return { ...e, f: inApp(e.app) };
 }
 
 const count = (db: ReturnType<typeof testApp>['db'], sql: string) => db.prepare(sql).pluck().get() as number;

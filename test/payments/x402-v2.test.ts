@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
 import { PaymentPayloadV2Schema, PaymentRequiredV2Schema } from '@x402/core/schemas';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { listingFor } from '../../src/payments/bazaar.ts';
-import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
+import { buyerA, buyerB, inApp, type Fetcher } from './buy.ts';
 
 /**
  * Issue 24 item 4, server side: every 402 also carries the x402 v2 `PAYMENT-REQUIRED` header
@@ -18,7 +18,7 @@ import { buyerA, buyerB, over, type Fetcher } from './buy.ts';
  */
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
   const e = testApp(t, { env });
-  return { ...e, f: over(await listen(t, e.app.fetch)) };
+  return { ...e, f: inApp(e.app) };
 }
 
 /** The v2 requirements of a 402, checked against @x402/core's PaymentRequired v2 schema. */

@@ -8,7 +8,7 @@ import type { WeatherSource } from '../../src/sources/weather/types.ts';
 import { gammaEvent, startFakeGamma, tokensOf, type FakeGamma, type GammaEventJson } from '../fakes/gamma.ts';
 import { startFakeClob, type FakeClob } from '../fakes/clob.ts';
 import { startFakeMetar, type FakeMetar } from '../fakes/metar.ts';
-import { listen, testApp, type TestEnv } from '../helpers/app.ts';
+import { testApp, type TestEnv } from '../helpers/app.ts';
 
 /**
  * A running isocast server and a poller wired to local fake upstreams (Gamma, CLOB, METAR), all
@@ -37,7 +37,6 @@ export const UPSTREAM_TIMEOUT_MS = 1500;
 
 export type Harness = {
   env: TestEnv;
-  baseUrl: string;
   gamma: FakeGamma;
   clob: FakeClob;
   metar: FakeMetar;
@@ -59,7 +58,6 @@ export async function harness(
     nowMs: START,
     deps: { marketUrlFor: (city, date) => current?.marketUrlFor(city, date) ?? null },
   });
-  const baseUrl = await listen(t, env.app.fetch);
   const [gamma, clob, metar] = await Promise.all([
     startFakeGamma(),
     startFakeClob(),
@@ -105,5 +103,5 @@ export async function harness(
   current = poller;
   const report = (tempC: number, minutesAgo = 1) =>
     metar.addReport('KLGA', { atMs: env.clock.now() - minutesAgo * 60_000, tempC });
-  return { env, baseUrl, gamma, clob, metar, catalog, nycEvent, poller, makePoller, report };
+  return { env, gamma, clob, metar, catalog, nycEvent, poller, makePoller, report };
 }

@@ -79,9 +79,9 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
     s2,
   ]);
 
-  const city = (await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json()) as { city: { latestSeq: number } };
+  const city = (await (await h.env.app.request(`/v1/cities/nyc`)).json()) as { city: { latestSeq: number } };
   assert.equal(city.city.latestSeq, 2);
-  const sample = (await (await fetch(`${h.baseUrl}/v1/sample?city=nyc`)).json()) as SignalPublic & {
+  const sample = (await (await h.env.app.request(`/v1/sample?city=nyc`)).json()) as SignalPublic & {
     synthetic: boolean;
   };
   assert.deepEqual([sample.seq, sample.synthetic, sample.new.bucket], [1, false, '70-71°F']);
@@ -202,13 +202,13 @@ test('once the poller has seen the event, /v1/cities/{slug} links its real page 
   const { gammaEvent } = await import('../fakes/gamma.ts');
   h.gamma.remove(h.nycEvent.slug);
   h.gamma.put(gammaEvent({ token: 'nyc', date: '2026-07-15', labels: NYC_LABELS, withYear: false }));
-  const before = (await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json()) as { marketUrl: string };
+  const before = (await (await h.env.app.request(`/v1/cities/nyc`)).json()) as { marketUrl: string };
   assert.equal(
     before.marketUrl,
     'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15-2026',
     'the default guess',
   );
   await h.poller.tick();
-  const after = (await (await fetch(`${h.baseUrl}/v1/cities/nyc`)).json()) as { marketUrl: string };
+  const after = (await (await h.env.app.request(`/v1/cities/nyc`)).json()) as { marketUrl: string };
   assert.equal(after.marketUrl, 'https://polymarket.com/event/highest-temperature-in-nyc-on-july-15');
 });

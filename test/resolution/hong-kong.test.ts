@@ -13,7 +13,7 @@ import { gammaEvent, startFakeGamma } from '../fakes/gamma.ts';
 import { startFakeClob } from '../fakes/clob.ts';
 import { startFakeMetar } from '../fakes/metar.ts';
 import { startFakeHko } from '../fakes/hko.ts';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 
 const HK_LABELS = ['24°C or below', ...[25, 26, 27, 28, 29, 30, 31, 32, 33].map((d) => `${d}°C`), '34°C or higher'];
 // 14:00 in Hong Kong (UTC+8) on 2026-07-15; New York is still on the 15th too.
@@ -37,7 +37,6 @@ test('HKO CSV: the Observatory row, Hong Kong time, N/A, other stations ignored'
 test('Hong Kong served by name: discovered, observed from the Observatory, floored, its own seq from 1, listed by /v1/cities', async (t) => {
   const catalog = createCatalog(CITY_ROWS, citySelection('nyc,hong-kong'));
   const env = testApp(t, { nowMs: START, deps: { catalog } });
-  const baseUrl = await listen(t, env.app.fetch);
   const [gamma, clob, metar, hko] = await Promise.all([
     startFakeGamma(),
     startFakeClob(),
@@ -55,7 +54,7 @@ test('Hong Kong served by name: discovered, observed from the Observatory, floor
       rule: ruleText(hongKong, '2026-07-15', { kind: 'hko' }),
     }),
   );
-  const before = (await (await fetch(`${baseUrl}/v1/cities`)).json()) as { cities: { slug: string }[] };
+  const before = (await (await env.app.request(`/v1/cities`)).json()) as { cities: { slug: string }[] };
   assert.deepEqual(
     before.cities.map((c) => c.slug),
     ['nyc'],
@@ -89,7 +88,7 @@ test('Hong Kong served by name: discovered, observed from the Observatory, floor
   assert.equal(first.baselines, 1);
   const state = env.db.prepare("SELECT high FROM day_state WHERE city = 'hong-kong'").pluck().get();
   assert.equal(state, 28);
-  const after = (await (await fetch(`${baseUrl}/v1/cities`)).json()) as { cities: { slug: string }[] };
+  const after = (await (await env.app.request(`/v1/cities`)).json()) as { cities: { slug: string }[] };
   assert.deepEqual(after.cities.map((c) => c.slug).sort(), ['hong-kong', 'nyc']);
 
   // 29.0 °C: a new bucket, the first signal of a newly served city is seq 1.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { LATENCY_CACHE_MS } from '../../src/signals/latency-routes.ts';
 import { type LatencyRow, latencyWindows, percentiles, stageDurations } from '../../src/signals/latency.ts';
 import { LatencyStats } from '../../src/signals/latency-schemas.ts';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { signalPayload } from '../helpers/signals.ts';
 import type { Db } from '../../src/db/open.ts';
 
@@ -107,9 +107,8 @@ test('GET /v1/stats/latency: free, read once per 30 s whatever the request rate,
   insert(env.db, 1, { storedAtMs: NOW - 10 * MIN, channel: 'metar-api', availableAgoMs: 3_500 });
   insert(env.db, 2, { storedAtMs: NOW - 2 * 86_400_000, channel: 'metar-api', availableAgoMs: 5_500 });
   insert(env.db, 3, { storedAtMs: NOW - 9 * 86_400_000, channel: 'metar-api', availableAgoMs: 1_000 });
-  const base = await listen(t, env.app.fetch);
   const get = async () => {
-    const res = await fetch(`${base}/v1/stats/latency`);
+    const res = await env.app.request(`/v1/stats/latency`);
     assert.equal(res.status, 200);
     return { res, body: (await res.json()) as any };
   };
@@ -133,7 +132,7 @@ test('GET /v1/stats/latency: free, read once per 30 s whatever the request rate,
   };
   env.clock.advance(LATENCY_CACHE_MS - 1_000);
   const texts = await Promise.all(
-    Array.from({ length: 20 }, () => fetch(`${base}/v1/stats/latency`).then((r) => r.text())),
+    Array.from({ length: 20 }, async () => (await env.app.request('/v1/stats/latency')).text()),
   );
   assert.equal(new Set(texts).size, 1);
   assert.equal(JSON.parse(texts[0]!).windows[0].signals, 1);

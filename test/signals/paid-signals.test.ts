@@ -1,17 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PaymentRequiredV1Schema } from '@x402/core/schemas';
-import { listen, testApp } from '../helpers/app.ts';
+import { testApp } from '../helpers/app.ts';
 import { insertSignals, signalPayload } from '../helpers/signals.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { SignalsPage } from '../../src/payments/schemas.ts';
 import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
-import { buy, buyerA, buyerB, over, type Fetcher } from '../payments/buy.ts';
+import { buy, buyerA, buyerB, inApp, type Fetcher } from '../payments/buy.ts';
 
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
   const e = testApp(t, { env });
-  const f = over(await listen(t, e.app.fetch));
+  const f = inApp(e.app);
   return { ...e, f };
 }
 
@@ -200,12 +200,12 @@ test('inline payment failures and sanctions use the subscribe statuses', async (
 
 test('a wallet listed after buying cannot read with its receipt', async (t) => {
   const e1 = testApp(t);
-  const f1 = over(await listen(t, e1.app.fetch));
+  const f1 = inApp(e1.app);
   const a = await buy(f1, buyerA, 'nyc', 2, e1.clock.now());
   const { createApp } = await import('../../src/app.ts');
   const { loadSanctionsList } = await import('../../src/sanctions/list.ts');
   const listed = createApp({ ...e1.deps, sanctions: loadSanctionsList({ extra: buyerA.address }) });
-  const f2 = over(await listen(t, listed.fetch));
+  const f2 = inApp(listed);
   const r = await read(f2, 'city=nyc', bearer(a.body.receiptToken));
   assert.equal(r.status, 403);
   assert.equal(r.body.error, PAYMENT_ERRORS.sanctioned);
