@@ -256,12 +256,14 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
         shims: true,
         splitting: false,
         sourcemap: false,
-        // ISOCAST_SEA_NAMES=1 keeps the identifiers, so a CPU profile of the start reads.
-        ...(process.env.ISOCAST_SEA_NAMES === '1'
-          ? { minify: false, minifyWhitespace: true, minifySyntax: true }
-          : { minify: true }),
-        // Stack traces and logged errors keep readable function and class names.
-        keepNames: true,
+        // Whitespace and syntax only: identifiers keep their source names, so stack traces and CPU
+        // profiles read without esbuild's keepNames, whose `__name()` (a defineProperty for every
+        // function and class a module defines) ran thousands of times before the first answer
+        // (docs/performance.md, "Start-up, issue 39").
+        minify: false,
+        minifyWhitespace: true,
+        minifySyntax: true,
+        keepNames: false,
         dts: false,
         clean: false,
         silent: true,
