@@ -36,6 +36,7 @@ import { CHECKPOINT_WORKER_ASSET } from '../src/db/checkpointer.ts';
 import { FETCH_CLASSES_INJECT, lazyFetchClasses } from './sea/lazy-fetch-classes.ts';
 import { lazyBuiltins } from './sea/lazy-builtins.ts';
 import { ASSET_BUNDLES, assetBundles } from './sea/asset-bundles.ts';
+import { zodEnglishOnly } from './sea/zod-english.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BUILD_DIR = join(ROOT, 'build');
@@ -468,7 +469,7 @@ export async function buildBinary(
     useCodeCache: opts.useCodeCache,
     execArgv: opts.execArgv ?? BINARY_EXEC_ARGV,
     log,
-    esbuildPlugins: [unusedHttp2, lazyFetchClasses, assetBundles, lazyBuiltins],
+    esbuildPlugins: [unusedHttp2, lazyFetchClasses, assetBundles, lazyBuiltins, zodEnglishOnly],
     extraBundles: {
       // Live-mode payments, the buyer's client and replay, evaluated on first use.
       ...ASSET_BUNDLES,
