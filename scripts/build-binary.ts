@@ -260,7 +260,7 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
         // Whitespace and syntax only: identifiers keep their source names, so stack traces and CPU
         // profiles read without esbuild's keepNames, whose `__name()` (a defineProperty for every
         // function and class a module defines) ran thousands of times before the first answer
-        // (docs/performance.md, "Start-up, issue 39").
+        // (docs/performance.md, "Start-up, issue 39 second pass").
         minify: false,
         minifyWhitespace: true,
         minifySyntax: true,

@@ -4,8 +4,8 @@
  * language, but `export * as locales` kept all of them in the bundle: about 0.37 MB of source,
  * whose functions, though never run, V8 still carried in the start's code cache. Without them
  * the main bundle went from 1.2 to 0.9 MiB and its trained cache from 1.0 to 0.9 MiB, and a
- * start used 3-12 ms less CPU in three alternating series (docs/performance.md, "Start-up,
- * issue 39"). Messages are unchanged: the English locale is the one zod configures itself.
+ * start used 2.5-12 ms less CPU in three alternating series (docs/performance.md, "Start-up,
+ * issue 39 second pass"). Messages are unchanged: the English locale is the one zod configures itself.
  */
 import { dirname } from 'node:path';
 
