@@ -36,6 +36,7 @@ import { CHECKPOINT_WORKER_ASSET } from '../src/db/checkpointer.ts';
 import { FETCH_CLASSES_INJECT, lazyFetchClasses } from './sea/lazy-fetch-classes.ts';
 import { lazyBuiltins } from './sea/lazy-builtins.ts';
 import { ASSET_BUNDLES, assetBundles } from './sea/asset-bundles.ts';
+import { zodEnglishOnly } from './sea/zod-english.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BUILD_DIR = join(ROOT, 'build');
@@ -256,12 +257,14 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
         shims: true,
         splitting: false,
         sourcemap: false,
-        // ISOCAST_SEA_NAMES=1 keeps the identifiers, so a CPU profile of the start reads.
-        ...(process.env.ISOCAST_SEA_NAMES === '1'
-          ? { minify: false, minifyWhitespace: true, minifySyntax: true }
-          : { minify: true }),
-        // Stack traces and logged errors keep readable function and class names.
-        keepNames: true,
+        // Whitespace and syntax only: identifiers keep their source names, so stack traces and CPU
+        // profiles read without esbuild's keepNames, whose `__name()` (a defineProperty for every
+        // function and class a module defines) ran thousands of times before the first answer
+        // (docs/performance.md, "Start-up, issue 39 second pass").
+        minify: false,
+        minifyWhitespace: true,
+        minifySyntax: true,
+        keepNames: false,
         dts: false,
         clean: false,
         silent: true,
@@ -466,7 +469,7 @@ export async function buildBinary(
     useCodeCache: opts.useCodeCache,
     execArgv: opts.execArgv ?? BINARY_EXEC_ARGV,
     log,
-    esbuildPlugins: [unusedHttp2, lazyFetchClasses, assetBundles, lazyBuiltins],
+    esbuildPlugins: [unusedHttp2, lazyFetchClasses, assetBundles, lazyBuiltins, zodEnglishOnly],
     extraBundles: {
       // Live-mode payments, the buyer's client and replay, evaluated on first use.
       ...ASSET_BUNDLES,

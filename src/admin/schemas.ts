@@ -200,7 +200,7 @@ function buildAdminData() {
         })
         .describe('what discovery found on the market and what of it is served'),
       latency: z
-        .array(LatencyWindowSchema)
+        .array(LatencyWindowSchema())
         .describe('the figures of GET /v1/stats/latency (24 h and 7 days), computed for this request'),
       disclaimer: Disclaimer,
     })

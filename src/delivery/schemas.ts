@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { chatIdRequired, invalidField } from '../lib/api-errors.ts';
 import { Disclaimer } from '../lib/schemas.ts';
+import { once } from '../lib/once.ts';
 import {
   invalidSignedBody,
   requireFields,
@@ -38,22 +39,25 @@ export const MessengerDeliveryRequest = z
 
 export type MessengerDeliveryBody = z.infer<typeof MessengerDeliveryRequest>;
 
-export const MessengerDeliveryResult = z
-  .object({
-    ok: z.literal(true),
-    wallet: z.string().describe('Lowercase wallet address'),
-    chatId: z
-      .string()
-      .nullable()
-      .describe('The chat registered, or removed by a delete; null only for a repeated delete that named no chat'),
-    citySlug: z.string().nullable().describe('null means all cities'),
-    action: z.enum(['set', 'delete']),
-    idempotent: z
-      .boolean()
-      .describe('true when this exact signed request was already applied: nothing was changed now'),
-    disclaimer: Disclaimer,
-  })
-  .meta({ id: 'MessengerDeliveryResult' });
+/** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
+export const MessengerDeliveryResult = once(() =>
+  z
+    .object({
+      ok: z.literal(true),
+      wallet: z.string().describe('Lowercase wallet address'),
+      chatId: z
+        .string()
+        .nullable()
+        .describe('The chat registered, or removed by a delete; null only for a repeated delete that named no chat'),
+      citySlug: z.string().nullable().describe('null means all cities'),
+      action: z.enum(['set', 'delete']),
+      idempotent: z
+        .boolean()
+        .describe('true when this exact signed request was already applied: nothing was changed now'),
+      disclaimer: Disclaimer,
+    })
+    .meta({ id: 'MessengerDeliveryResult' }),
+);
 
 /** The registration's own fields; wallet, signature and timestamp are every signed body's (lib/signed-fields.ts). */
 const MESSAGES: Record<string, string> = {

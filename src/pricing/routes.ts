@@ -6,33 +6,39 @@ import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
+import { once } from '../lib/once.ts';
 import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, TIERS } from './tiers.ts';
 
 export const NETWORK = 'eip155:8453';
 export const CURRENCY = 'USDC';
 
-export const Tier = z
-  .object({
-    name: z.string(),
-    minCount: z.number().int(),
-    unitPriceUsd: z.number(),
-    totalUsd: z.number().describe('Total at the tier minimum count'),
-  })
-  .meta({ id: 'Tier' });
+/** The answer's shapes, built on first use (lib/once.ts): only the documents and tests need them. */
+export const Tier = once(() =>
+  z
+    .object({
+      name: z.string(),
+      minCount: z.number().int(),
+      unitPriceUsd: z.number(),
+      totalUsd: z.number().describe('Total at the tier minimum count'),
+    })
+    .meta({ id: 'Tier' }),
+);
 
-export const SignalsMeta = z
-  .object({
-    city: z.string().optional(),
-    latestSeq: z.number().int().optional(),
-    unitPriceUsd: z.number(),
-    minSpendUsd: z.number(),
-    currency: z.literal(CURRENCY),
-    network: z.literal(NETWORK),
-    payTo: z.string().nullable(),
-    tiers: z.array(Tier),
-    disclaimer: Disclaimer,
-  })
-  .meta({ id: 'SignalsMeta' });
+export const SignalsMeta = once(() =>
+  z
+    .object({
+      city: z.string().optional(),
+      latestSeq: z.number().int().optional(),
+      unitPriceUsd: z.number(),
+      minSpendUsd: z.number(),
+      currency: z.literal(CURRENCY),
+      network: z.literal(NETWORK),
+      payTo: z.string().nullable(),
+      tiers: z.array(Tier()),
+      disclaimer: Disclaimer,
+    })
+    .meta({ id: 'SignalsMeta' }),
+);
 
 export const MetaQuery = z.object({ city: z.string().optional() });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Disclaimer } from '../lib/schemas.ts';
+import { once } from '../lib/once.ts';
 
 export const Reading = z
   .object({
@@ -137,10 +138,13 @@ export const IsocastSignalPublic = z
 
 export type SignalPublic = z.infer<typeof IsocastSignalPublic>;
 
-export const SampleSignal = IsocastSignalPublic.extend({
-  sample: z.literal(true),
-  synthetic: z.boolean(),
-  disclaimer: Disclaimer,
-}).meta({ id: 'SampleSignal' });
+/** The sample's shape, built on first use (lib/once.ts): only the documents and tests need it. */
+export const SampleSignal = once(() =>
+  IsocastSignalPublic.extend({
+    sample: z.literal(true),
+    synthetic: z.boolean(),
+    disclaimer: Disclaimer,
+  }).meta({ id: 'SampleSignal' }),
+);
 
 export const SampleQuery = z.object({ city: z.string().optional() });

@@ -4,17 +4,21 @@ import type { AppEnv } from '../lib/http.ts';
 import { replyJson } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer } from '../lib/schemas.ts';
+import { once } from '../lib/once.ts';
 import { termsJson, termsText } from './terms.ts';
 
-export const TermsBody = z
-  .object({
-    version: z.string(),
-    effectiveDate: z.string(),
-    url: z.url(),
-    summary: z.array(z.string()),
-    disclaimer: Disclaimer,
-  })
-  .meta({ id: 'Terms' });
+/** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
+export const TermsBody = once(() =>
+  z
+    .object({
+      version: z.string(),
+      effectiveDate: z.string(),
+      url: z.url(),
+      summary: z.array(z.string()),
+      disclaimer: Disclaimer,
+    })
+    .meta({ id: 'Terms' }),
+);
 
 export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -24,7 +24,7 @@ const scenarios: Scenario[] = [
     path: '/health',
     status: 200,
     body: (b) => {
-      Health.parse(b);
+      Health().parse(b);
       assert.equal(b.ok, true);
       assert.equal(b.service, 'isocast-api');
       assert.equal(b.mode, 'mock');
@@ -36,7 +36,7 @@ const scenarios: Scenario[] = [
     path: '/v1/cities',
     status: 200,
     body: (b) => {
-      CityList.parse(b);
+      CityList().parse(b);
       assert.equal(b.count, 37);
       assert.equal(b.cities.length, 37);
       assert.ok(b.cities.every((c: any) => Number.isInteger(c.latestSeq)));
@@ -47,7 +47,7 @@ const scenarios: Scenario[] = [
     path: '/v1/cities/wellington',
     status: 200,
     body: (b) => {
-      CityDetail.parse(b);
+      CityDetail().parse(b);
       assert.equal(b.city.slug, 'wellington');
       assert.equal(b.targetDate, '2026-07-16');
       assert.equal(b.marketUrl, 'https://polymarket.com/event/highest-temperature-in-wellington-on-july-16-2026');
@@ -76,7 +76,7 @@ const scenarios: Scenario[] = [
     path: '/v1/sample',
     status: 200,
     body: (b) => {
-      SampleSignal.parse(b);
+      SampleSignal().parse(b);
       assert.equal(b.sample, true);
       assert.equal(b.synthetic, true);
     },
@@ -92,7 +92,7 @@ const scenarios: Scenario[] = [
     path: '/v1/sample?city=nyc',
     status: 200,
     body: (b) => {
-      SampleSignal.parse(b);
+      SampleSignal().parse(b);
       assert.equal(b.synthetic, false);
       assert.equal(b.seq, 1);
       assert.equal(b.city, 'nyc');
@@ -103,7 +103,7 @@ const scenarios: Scenario[] = [
     path: '/v1/signals/meta',
     status: 200,
     body: (b) => {
-      SignalsMeta.parse(b);
+      SignalsMeta().parse(b);
       assert.equal(b.city, undefined);
       assert.equal(b.unitPriceUsd, 0.005);
       assert.equal(b.minSpendUsd, 0.01);
@@ -118,7 +118,7 @@ const scenarios: Scenario[] = [
     path: '/v1/signals/meta?city=nyc',
     status: 200,
     body: (b) => {
-      SignalsMeta.parse(b);
+      SignalsMeta().parse(b);
       assert.equal(b.city, 'nyc');
       assert.equal(b.latestSeq, 2);
       assert.equal(b.signals, undefined);
@@ -143,7 +143,7 @@ const scenarios: Scenario[] = [
     status: 200,
     headers: { 'x-terms-url': 'http://127.0.0.1:8402/terms.txt' },
     body: (b) => {
-      TermsBody.parse(b);
+      TermsBody().parse(b);
       assert.match(b.version, /draft/);
       assert.ok(b.summary.some((s: string) => /resale|redistribut/i.test(s)));
     },
