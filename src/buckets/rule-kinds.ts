@@ -24,7 +24,7 @@ export type ReportType = 'routine' | 'special';
 
 export type Rounding = 'half-up' | 'floor-tenth';
 
-export type KindRule = {
+type KindRule = {
   /** Whether a report of this type enters the day's maximum. */
   counts(report: ReportType | undefined): boolean;
   rounding: Rounding;

@@ -37,7 +37,7 @@ export const MarketResolution = z
     examples: [RESOLUTION_EXAMPLE],
   });
 
-export const CityPublic = z
+const CityPublic = z
   .object({
     slug: z.string(),
     displayName: z.string(),
@@ -87,7 +87,7 @@ export const CityList = z
   .object({ cities: z.array(CityPublic), count: z.number().int(), disclaimer: Disclaimer })
   .meta({ id: 'CityList' });
 
-export const ResolutionRulePublic = z
+const ResolutionRulePublic = z
   .object({
     targetDate: z.string().describe('Market day the rule belongs to'),
     source: z.enum(['wu', 'noaa', 'hko', 'cwa', 'unknown']),

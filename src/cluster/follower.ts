@@ -24,7 +24,7 @@ export type FollowerStatus = {
   lastError: string | null;
 };
 
-export type Follower = { lagMs(): number | null; status(): FollowerStatus; stop(): Promise<void> };
+type Follower = { lagMs(): number | null; status(): FollowerStatus; stop(): Promise<void> };
 
 export function startFollower(deps: { link: NatsLink; applier: Applier; logger: Logger; now: () => number }): Follower {
   const { link, applier, logger } = deps;

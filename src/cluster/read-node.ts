@@ -14,7 +14,7 @@ import type { NodeBindings } from '../lib/edge.ts';
  * Runs inside the app, so the router's decoded path decides (a `%73ubscribe` spelling cannot
  * slip past the forward) and the edge's limits, CORS and disclaimer apply as on the primary.
  */
-export type ReadNodeSettings = {
+type ReadNodeSettings = {
   primaryUrl: string;
   forwardTimeoutMs: number;
   /** READ_MAX_LAG_MS: past this, reads are refused. */

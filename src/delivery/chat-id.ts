@@ -9,7 +9,7 @@
  * spelling of a number is refused, not folded, so the id a wallet signed is the id stored. A
  * username is folded to lower case, the form the platform itself treats as the same channel.
  */
-export type ChatIdResult = { ok: true; chatId: string } | { ok: false; error: string };
+type ChatIdResult = { ok: true; chatId: string } | { ok: false; error: string };
 
 export const CHAT_ID_RULE =
   'a chat number in plain decimal such as 123456789 or -1001234567890 (no leading zeros, "+" or spaces), or @username (a letter, then 3 to 31 letters, digits or underscores)';

@@ -150,7 +150,7 @@ export function createOutboxCounts(db: Db): () => Record<OutboxStatus, number> {
   };
 }
 
-export type OutboxRow = {
+type OutboxRow = {
   id: number;
   wallet: string;
   city: string;

@@ -33,7 +33,7 @@ export const BOT_API_LIMITS: SendLimits = {
   testPerSecond: 2,
 };
 
-export type Pacer = {
+type Pacer = {
   /** Earliest instant a message to `chatId` may leave on `lane` (default paid). */
   readyAt(chatId: string, nowMs: number, lane?: Lane): number;
   /** Books the earliest slot for `chatId` on `lane` (default paid) and returns its instant. */

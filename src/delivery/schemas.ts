@@ -36,7 +36,7 @@ export const MessengerDeliveryRequest = z
   })
   .meta({ id: 'MessengerDeliveryRequest' });
 
-export type MessengerDeliveryBody = z.infer<typeof MessengerDeliveryRequest>;
+type MessengerDeliveryBody = z.infer<typeof MessengerDeliveryRequest>;
 
 export const MessengerDeliveryResult = z
   .object({

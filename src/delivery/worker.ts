@@ -42,7 +42,7 @@ const UNSCREENED_RECHECK_MS = 5_000;
 
 export { backoffMs };
 
-export type DeliveryWorkerDeps = {
+type DeliveryWorkerDeps = {
   outbox: Outbox;
   messenger: Messenger;
   clock: Clock;

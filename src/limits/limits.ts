@@ -13,7 +13,7 @@ import { clientKey, type TrustedProxies } from './client-address.ts';
  * to a chat nobody has paid for. Defaults sit far above what a buyer does, so in practice only a
  * flood meets them; 0 per minute turns a limit off.
  */
-export type AbuseSettings = {
+type AbuseSettings = {
   address: BucketLimit;
   wallet: BucketLimit;
   /** Registration test messages, per chat and per wallet. */
@@ -24,7 +24,7 @@ export type AbuseSettings = {
   maxKeys?: number;
 };
 
-export type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet' | 'test_message_address';
+type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet' | 'test_message_address';
 
 /**
  * The route label a request is limited under, or null for every other request. `hasPayment`: a

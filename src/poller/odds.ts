@@ -17,11 +17,11 @@ import type { MarketEvent, MarketSource, OddsRequest } from '../sources/market/t
  */
 export const ODDS_DEADLINE_MS = 10_000;
 /** First pause between attempts; doubles each time (250, 500, 1000, 2000 ms ...). */
-export const ODDS_RETRY_PAUSE_MS = 250;
+const ODDS_RETRY_PAUSE_MS = 250;
 
-export type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
+type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
 
-export type OddsFetcher = {
+type OddsFetcher = {
   /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
   deadlineFrom(perfNow: number): number;
   sample(city: CityRecord, date: string, crossing: { event: MarketEvent; deadline: number }): Promise<OddsResult>;

@@ -9,7 +9,7 @@ import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
 import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, TIERS } from './tiers.ts';
 
 export const NETWORK = 'eip155:8453';
-export const CURRENCY = 'USDC';
+const CURRENCY = 'USDC';
 
 export const Tier = z
   .object({
@@ -34,7 +34,7 @@ export const SignalsMeta = z
   })
   .meta({ id: 'SignalsMeta' });
 
-export const MetaQuery = z.object({ city: z.string().optional() });
+const MetaQuery = z.object({ city: z.string().optional() });
 
 export function tiersPublic() {
   return TIERS.map((t) => ({

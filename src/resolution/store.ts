@@ -73,7 +73,7 @@ function sameRule(r: Row, rule: ResolutionRule): boolean {
   );
 }
 
-export type SettleInput = {
+type SettleInput = {
   city: string;
   date: string;
   rule: ResolutionRule;

@@ -22,7 +22,7 @@ export const LATENCY_STAGES = [
 ] as const;
 export type LatencyStage = (typeof LATENCY_STAGES)[number];
 
-export const LATENCY_WINDOWS = [
+const LATENCY_WINDOWS = [
   { window: '24h', ms: 86_400_000 },
   { window: '7d', ms: 7 * 86_400_000 },
 ] as const;
@@ -43,8 +43,8 @@ export type LatencyRow = {
 };
 
 export type Percentiles = { count: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null };
-export type StageFigures = Record<LatencyStage, Percentiles>;
-export type LatencyGroup = { signals: number; stages: StageFigures };
+type StageFigures = Record<LatencyStage, Percentiles>;
+type LatencyGroup = { signals: number; stages: StageFigures };
 export type LatencyWindow = {
   window: (typeof LATENCY_WINDOWS)[number]['window'];
   from: string;

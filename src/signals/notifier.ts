@@ -10,7 +10,7 @@
  * armed for the earliest of those few heads (wait is whole seconds, at most 26 lengths). A timer
  * per read cost about 150 bytes and a clearTimeout on every wake (scripts/bench/longpoll.ts).
  */
-export type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
+type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
 
 export type SignalNotifier = {
   /** A signal with this seq committed for the city: wakes every waiter whose `since` is below it. */

@@ -17,7 +17,7 @@ import type { SignalNotifier } from './notifier.ts';
  * Each call is one synchronous transaction: no await, nothing half-written.
  */
 
-export type ReadingInput = {
+type ReadingInput = {
   /** `kind` is the stream's: a low market's reading only falls (absent: a daily-high market). */
   city: { slug: string; displayName: string; unit: TempUnit; kind?: MarketKind };
   targetDate: string;
@@ -46,7 +46,7 @@ export type StoreSignalInput = ReadingInput & {
 };
 
 /** The report that first showed `new.reading`, as the feed gave it (src/buckets/daily-high.ts Observation). */
-export type ProvenanceInput = {
+type ProvenanceInput = {
   channel: string;
   rawReport: string | null;
   value: number;
@@ -56,7 +56,7 @@ export type ProvenanceInput = {
   availableAtMs: number | null;
 };
 
-export type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
+type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
 
 export type LatestReading = {
   targetDate: string;
@@ -190,7 +190,7 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
 }
 
 /** The canonical public signal (spec 2.2) for a crossing; validated so a malformed one never lands. */
-export function buildSignal(input: StoreSignalInput, d: Detection, seq: number): SignalPublic {
+function buildSignal(input: StoreSignalInput, d: Detection, seq: number): SignalPublic {
   const crossing = d.crossing;
   if (!crossing) throw new Error('buildSignal needs a crossing');
   const entered = input.buckets.find((b) => b.label === crossing.new.bucket);

@@ -34,7 +34,7 @@ const Book = z.object({
 });
 type Book = z.infer<typeof Book>;
 
-export type ClobOptions = { baseUrl: string; timeoutMs: number };
+type ClobOptions = { baseUrl: string; timeoutMs: number };
 
 /** An empty book: nobody sells either side below the full dollar, nobody bids above zero. */
 export const NO_QUOTE: BucketOdds = Object.freeze({ yes: 1, no: 1, midpoint: 0.5, noQuote: true as const });

@@ -14,7 +14,7 @@ import { parseResolutionRule, type ResolutionRule } from './resolution-rule.ts';
  * its own slug), city token, market day and parsed rule; what to serve is decided by
  * src/resolution/discover.ts.
  */
-export const DISCOVERY_TAG_SLUGS: Readonly<Record<MarketKind, string>> = {
+const DISCOVERY_TAG_SLUGS: Readonly<Record<MarketKind, string>> = {
   high: 'highest-temperature',
   low: 'lowest-temperature',
 };

@@ -11,7 +11,7 @@
  */
 import type { RuleKind } from '../../buckets/rule-kinds.ts';
 
-export type RuleSource = 'wu' | 'noaa' | 'hko' | 'cwa' | 'unknown';
+type RuleSource = 'wu' | 'noaa' | 'hko' | 'cwa' | 'unknown';
 
 export type ResolutionRule = {
   source: RuleSource;

@@ -21,10 +21,10 @@ import type { WeatherSource } from './types.ts';
  * dataset is published after the day: neither gives the running 0.1 °C maximum.)
  */
 export const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv';
-export const HKO_STATION = 'HK Observatory';
+const HKO_STATION = 'HK Observatory';
 const HKT_OFFSET_MS = 8 * 3_600_000;
 
-export type HkoReading = { atMs: number; localDate: string; localMinutes: number; maxC: number };
+type HkoReading = { atMs: number; localDate: string; localMinutes: number; maxC: number };
 
 /** The Observatory's row of the CSV, or null when it is absent or has no maximum yet. */
 export function parseHkoMaxMin(csv: string): HkoReading | null {

@@ -46,7 +46,7 @@ const cleanRaw = (raw: string) =>
     .trim()
     .slice(0, MAX_RAW_REPORT);
 
-export type MetarOptions = {
+type MetarOptions = {
   baseUrl: string;
   clock: Clock;
   timeoutMs?: number;
@@ -62,7 +62,7 @@ export function tGroupTemp(rawOb: string | undefined): number | null {
 }
 
 /** `METAR`/`SPECI` from the row's `metarType`, else from the raw report's first word; undefined when neither says. */
-export function reportType(metarType: string | null | undefined, rawOb: string | undefined): ReportType | undefined {
+function reportType(metarType: string | null | undefined, rawOb: string | undefined): ReportType | undefined {
   const t = (metarType ?? /^\s*(METAR|SPECI)\b/i.exec(rawOb ?? '')?.[1] ?? '').toUpperCase();
   return t === 'SPECI' ? 'special' : t === 'METAR' ? 'routine' : undefined;
 }
