@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Disclaimer } from '../lib/schemas.ts';
 
 /** nyc's metadata as the catalog gives it: the example of the OpenAPI document and the Bazaar declaration. */
-export const RESOLUTION_EXAMPLE = {
+const RESOLUTION_EXAMPLE = {
   station: 'KLGA',
   unit: 'F',
   ruleKind: 'wu-table',

@@ -50,7 +50,7 @@ export type Outbox = {
   readonly screen: WalletScreen;
 };
 
-export const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
+const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
 
 let screenFunctions = 0;
 

@@ -36,7 +36,7 @@ export type DeliveryWorker = {
   whenIdle(): Promise<void>;
 };
 
-export const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
+const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 /** How soon the worker looks again while no sanctions list is in force. */
 const UNSCREENED_RECHECK_MS = 5_000;
 

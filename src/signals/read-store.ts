@@ -33,7 +33,7 @@ export type SignalReader = {
 type PageRange = { since: number; end: number; tail: (lastSeq: number) => string };
 
 /** Longest a remembered latest seq is trusted without a write on this connection. */
-export const LATEST_MEMO_MS = 1_000;
+const LATEST_MEMO_MS = 1_000;
 
 /** Bytes of cached page heads kept at most (a full page is about 200 KiB). */
 const PAGE_CACHE_BYTES = 32 * 1024 * 1024;

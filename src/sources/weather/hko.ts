@@ -20,7 +20,7 @@ import type { WeatherSource } from './types.ts';
  * (The `rhrread` JSON's "Hong Kong Observatory" temperature is whole degrees, and the CLMMAXT
  * dataset is published after the day: neither gives the running 0.1 °C maximum.)
  */
-export const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv';
+const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv';
 const HKO_STATION = 'HK Observatory';
 const HKT_OFFSET_MS = 8 * 3_600_000;
 
