@@ -1,5 +1,5 @@
 /**
- * What a read node copies from the primary, and how a change travels (issue 40). The tables are
+ * What a read node copies from the primary, and how a change travels. The tables are
  * the ones a reader answers from: signals (the paid and free reads), entitlements and receipts
  * (who may read how far), salt_steps (so a reader's 402 offers the salt the primary will accept).
  * Rows travel whole, as `SELECT *` returns them, so a column another migration adds is copied

@@ -42,7 +42,7 @@ export function limitedRoute(method: string, path: string, hasPayment: () => boo
       return path;
     return null;
   }
-  // HEAD is answered by the GET route (issue 35 item 2): the same budget, whatever it carries.
+  // HEAD is answered by the GET route: the same budget, whatever it carries.
   if ((method === 'GET' || method === 'HEAD') && path === '/v1/signals' && hasPayment()) return '/v1/signals';
   return null;
 }

@@ -1,18 +1,11 @@
 import type { SignalPublic } from './schemas.ts';
 
 /**
- * The path of a reading, step by step, from the stored timestamps of each signal (pure: rows and
- * the clock in, figures out). reportedAt is the station's, availableAt the source's receipt
- * (aviationweather.gov receiptTime), observedAt our poll that saw it, storedAt our commit:
- *
- *   reportToAvailable    the source's own lag            availableAt - reportedAt
- *   availableToObserved  our polling                     observedAt - availableAt
- *   observedToStored     our work, odds included         storedAt - observedAt
- *   reportToStored       the whole path                  storedAt - reportedAt
- *
- * A step is left out of a signal that lacks one of its instants (no receipt time outside METAR,
- * signals stored before the field). Differences are kept as measured, negative ones included:
- * two clocks are involved and hiding their skew would misstate the figures.
+ * The path of a reading from each signal's stored instants (pure): reportedAt (the station's),
+ * availableAt (the source's receipt), observedAt (our poll), storedAt (our commit); each stage is
+ * the difference of two neighbours, reportToStored the whole. A stage missing an instant is left
+ * out. Negative differences are kept: two clocks are involved and hiding their skew would
+ * misstate the figures.
  */
 export const LATENCY_STAGES = [
   'reportToAvailable',

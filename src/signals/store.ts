@@ -7,14 +7,10 @@ import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
 import type { SignalNotifier } from './notifier.ts';
 
 /**
- * Owner of the `signals` and `day_state` tables with read-store.ts: this file writes both (and
- * holds the latest-seq query and day_state reads); read-store.ts serves signal payloads and
- * per-city aggregates to the routes, the admin page and the outbox. Two other modules still have
- * SQL on `signals`: payments/ledger.ts (its own latest-seq read) and ops/retention.ts (a subquery
- * of its prune); docs/architecture.md lists them. Detection is re-run inside the transaction
- * against the committed day state, so whatever the poller decided from an older read (a repeated
- * tick, a restart, a duplicate observation) the database alone decides whether a signal exists.
- * Each call is one synchronous transaction: no await, nothing half-written.
+ * Writes `signals` and `day_state` (read-store.ts serves them). Detection is re-run inside the
+ * transaction against the committed day state, so whatever the poller decided from an older read
+ * (a repeated tick, a restart, a duplicate observation) the database alone decides whether a
+ * signal exists. Each call is one synchronous transaction: nothing half-written.
  */
 
 type ReadingInput = {
