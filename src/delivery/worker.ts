@@ -40,8 +40,6 @@ const REGISTRATION_GONE = 'registration deleted or moved to another city before 
 /** How soon the worker looks again while no sanctions list is in force. */
 const UNSCREENED_RECHECK_MS = 5_000;
 
-export { backoffMs };
-
 type DeliveryWorkerDeps = {
   outbox: Outbox;
   messenger: Messenger;

@@ -1,12 +1,9 @@
 import { localDate } from '../lib/local-day.ts';
-import { ODDS_DEADLINE_MS } from './odds.ts';
 import { createPollerParts } from './parts.ts';
 import { runTick } from './tick.ts';
 import type { Poller, PollerDeps, TickReport } from './types.ts';
 
-export type { CityPollHealth, PollerHealth } from './health.ts';
-export type { Poller, PollerDeps, TickReport } from './types.ts';
-export { ODDS_DEADLINE_MS };
+export type { Poller, PollerDeps } from './types.ts';
 
 /**
  * The tick loop (docs/architecture.md "Poller tick"). A tick never overlaps the next, and one

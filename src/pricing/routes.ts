@@ -11,7 +11,7 @@ import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, TIERS } from './tiers.ts';
 export const NETWORK = 'eip155:8453';
 const CURRENCY = 'USDC';
 
-export const Tier = z
+const Tier = z
   .object({
     name: z.string(),
     minCount: z.number().int(),

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BOT_API_LIMITS, createPacer } from '../../src/delivery/pacer.ts';
 import { formatSignalMessage, registrationTestMessage } from '../../src/delivery/message.ts';
-import { backoffMs } from '../../src/delivery/worker.ts';
+import { backoffMs } from '../../src/lib/backoff.ts';
 import { disclaimerText } from '../../src/terms/terms.ts';
 import { signalFixture } from './fixtures.ts';
 
