@@ -55,11 +55,6 @@ export function dailyExtreme(observations: readonly Observation[], day: LocalDay
   return best;
 }
 
-/** The day's warmest observation (`dailyExtreme` of a high market). */
-export function dailyHigh(observations: readonly Observation[], day: Omit<LocalDay, 'extreme'>): Observation | null {
-  return dailyExtreme(observations, { ...day, extreme: 'high' });
-}
-
 /**
  * The day's high (or, with `extreme` 'low', its low) as the market resolves it: whole degrees of
  * the city's unit, or null before any observation.
