@@ -13,7 +13,7 @@ export type RuleKind = (typeof RULE_KINDS)[number];
 /** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say. */
 export type ReportType = 'routine' | 'special';
 
-export type Rounding = 'half-up' | 'floor-tenth';
+type Rounding = 'half-up' | 'floor-tenth';
 
 type KindRule = {
   /** Whether a report of this type enters the day's maximum. */
