@@ -27,7 +27,7 @@ export type Observation = {
  * whose reports count (default: every report, half-up) and the direction (`extreme`, default
  * 'high'). A resolved reading also names the city's `unit`.
  */
-export type LocalDay = { timezone: string; date: string; kind?: RuleKind; extreme?: MarketKind };
+type LocalDay = { timezone: string; date: string; kind?: RuleKind; extreme?: MarketKind };
 export type ReadingDay = LocalDay & { unit: TempUnit };
 
 /**
@@ -53,11 +53,6 @@ export function dailyExtreme(observations: readonly Observation[], day: LocalDay
     }
   }
   return best;
-}
-
-/** The day's warmest observation (`dailyExtreme` of a high market). */
-export function dailyHigh(observations: readonly Observation[], day: Omit<LocalDay, 'extreme'>): Observation | null {
-  return dailyExtreme(observations, { ...day, extreme: 'high' });
 }
 
 /**

@@ -1,16 +1,10 @@
 import type { TempUnit } from '../lib/temperature.ts';
 
 /**
- * How a raw observation becomes the number a market resolves on. Every active city's rules say the
- * source "measures temperatures to whole degrees" of the city's unit, so a reading is converted to
- * that unit first and rounded once, at the end:
- *
- * - Half-degree rule: exactly .5 rounds up, toward warmer (-2.5 -> -2, 2.5 -> 3), which is the
- *   METAR/ASOS convention weather.com displays.
- * - °C to °F: US METARs carry tenths of °C (the RMK T-group, itself converted from the sensor's
- *   whole °F), so F = C * 9/5 + 32 then round: 21.7 °C -> 71.06 -> 71 °F. Rounding the °C first
- *   would lose up to 0.9 °F and put readings in the wrong 2 °F bucket.
- * Float noise from the conversion (71.49999999) is cleaned to 1e-6 before rounding.
+ * A reading is converted to the market's unit first and rounded once, at the end (the rules say
+ * the source "measures temperatures to whole degrees"): exactly .5 rounds toward warmer, the
+ * METAR/ASOS convention. US METARs carry tenths of °C, and rounding the °C first would lose up to
+ * 0.9 °F and put readings in the wrong 2 °F bucket. Conversion float noise is cleaned to 1e-6.
  */
 export function convertTemp(temp: number, from: TempUnit, to: TempUnit): number {
   if (from === to) return temp;

@@ -2,19 +2,10 @@ import type { TempUnit } from '../lib/temperature.ts';
 import { convertTemp, resolveReading } from './rounding.ts';
 
 /**
- * Which reports enter a day's maximum and how the maximum becomes the number a market resolves
- * on, per kind of resolution rule (docs/resolution-rules.md, "Rule kinds", has the evidence):
- *
- * | kind          | rule wording                                                   | reports that count              | rounding            |
- * |---------------|----------------------------------------------------------------|---------------------------------|---------------------|
- * | `noaa-hourly` | NOAA timeseries + "resolve off of the Hourly Data ... 'Show Hourly Data'" (US) | routine METARs (no SPECI) | whole degree half-up |
- * | `noaa-all`    | NOAA timeseries, "for all times on this day" (international)   | every METAR and SPECI           | whole degree half-up |
- * | `wu-table`    | Weather Underground history / Daily Observations table         | every row (METAR and SPECI)     | whole degree half-up |
- * | `hko`         | Hong Kong Observatory "Absolute Daily Max", 0.1 °C             | the Observatory's own readings  | floor of the 0.1 °C maximum |
- * | `cwa`         | Taipei CWA station "Temperature" column, 0.1 °C                | the station's hourly readings   | floor of the 0.1 °C maximum |
- *
- * An observation whose report type is unknown (a weather.com row, a CSV line, the simulation)
- * counts under every kind: only a report known to be a SPECI is left out of the hourly view.
+ * Which reports enter a day's maximum and how it is rounded, per kind of resolution rule; the
+ * table of wordings, reports and rounding, with the evidence, is docs/resolution-rules.md
+ * "Rule kinds". A report of unknown type (a weather.com row, a CSV line, the simulation) counts
+ * under every kind: only a known SPECI is left out of the hourly view.
  */
 export const RULE_KINDS = ['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
@@ -22,9 +13,9 @@ export type RuleKind = (typeof RULE_KINDS)[number];
 /** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say. */
 export type ReportType = 'routine' | 'special';
 
-export type Rounding = 'half-up' | 'floor-tenth';
+type Rounding = 'half-up' | 'floor-tenth';
 
-export type KindRule = {
+type KindRule = {
   /** Whether a report of this type enters the day's maximum. */
   counts(report: ReportType | undefined): boolean;
   rounding: Rounding;

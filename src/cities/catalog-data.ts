@@ -1,16 +1,11 @@
 import type { CityRecord } from './catalog.ts';
 
 /**
- * Every city the prediction market has run daily-high temperature markets for (53 rows). `active`
- * marks the 37 the service watches, all from rows whose station and rule text are confirmed:
- * - Hong Kong is confirmed but resolves on the Observatory's own 0.1 °C extract, which neither
- *   supported weather source (weather.com, METAR) carries, so it stays inactive.
- * - Shenzhen is "confirmed (volatile)": trackers disagree on its station; inactive until re-checked.
- * - Six secondary mainland-China markets (Guangzhou, Wuhan, Chengdu, Chongqing, Qingdao, Zhengzhou),
- *   Busan and Panama City are kept inactive to hold the catalog at 37: their regions and timezones
- *   are already covered by Shanghai, Beijing, Seoul and Mexico City.
- * - Rows with inferred, volatile or single-source stations (Istanbul, Moscow, Jinan, Taipei,
- *   Jakarta, Lagos) stay inactive.
+ * Every city the market has run daily-high markets for (53 rows); `active` marks the 37 watched,
+ * all with confirmed station and rule text. Inactive: Hong Kong (its 0.1 °C extract is in neither
+ * weather source), Shenzhen (trackers disagree on its station), six secondary mainland-China
+ * markets plus Busan and Panama City (regions already covered; holds the catalog at 37), and rows
+ * with inferred or single-source stations (Istanbul, Moscow, Jinan, Taipei, Jakarta, Lagos).
  */
 export const CITY_ROWS: readonly CityRecord[] = [
   {

@@ -33,7 +33,7 @@ export function kindOf(city: Pick<CityRecord, 'kind'>): MarketKind {
  * The stream rows for MARKET_KINDS: the cities' daily-high rows, their daily-low twins, or both
  * (every high first, so the spec's cities keep their order, positions and slugs).
  */
-export function streamRows(rows: readonly CityRecord[], kinds: string): CityRecord[] {
+function streamRows(rows: readonly CityRecord[], kinds: string): CityRecord[] {
   const wanted = new Set(kinds.split(','));
   // Only a daily-high row has a low twin: a low row handed back (discovery re-serving a stream) is itself.
   const lows = wanted.has('low') ? rows.filter((r) => kindOf(r) === 'high').map(lowStreamOf) : [];
@@ -62,7 +62,7 @@ export function lowStreamOf(high: CityRecord): CityRecord {
  * those plus every city discovery finds with a rule a supported source observes; or a list of
  * slugs, each served once its rule is discovered (a spec city in the list is served at once).
  */
-export type CitySelection = { mode: 'spec' } | { mode: 'all' } | { mode: 'list'; slugs: readonly string[] };
+type CitySelection = { mode: 'spec' } | { mode: 'all' } | { mode: 'list'; slugs: readonly string[] };
 
 export type Catalog = {
   /** Every known row: the catalog's and any city discovery added. */

@@ -39,7 +39,7 @@ export const EVENT_PREFIX: Readonly<Record<MarketKind, string>> = {
   low: 'lowest-temperature-in',
 };
 
-export const EVENT_PAGE_BASE = 'https://polymarket.com/event/';
+const EVENT_PAGE_BASE = 'https://polymarket.com/event/';
 
 export function eventUrl(slug: string): string {
   return EVENT_PAGE_BASE + slug;

@@ -12,7 +12,7 @@ import type { DayRule } from '../resolution/store.ts';
 import { marketResolution } from '../resolution/metadata.ts';
 import { CityDetail, CityList, CityListQuery, CityParams, type MarketResolutionBody } from './schemas.ts';
 
-export type CitiesDeps = {
+type CitiesDeps = {
   catalog: Catalog;
   clock: Clock;
   /** Market days follow this clock: with FEED=sim it runs SIM_SPEED times faster, like the signals. */
@@ -27,14 +27,14 @@ export type CitiesDeps = {
   ruleFor?(city: CityRecord): DayRule | null;
 };
 
-export const CITY_CACHE_MS = 30_000;
+const CITY_CACHE_MS = 30_000;
 
 /**
  * `resolutionSource` and `station` are those of the current market day's own rule once its event
  * has been read (`wu`, `noaa`, `hko`, `cwa` or `unknown`; the station only when it is an ICAO
  * code), and the catalog's until then.
  */
-export function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = null) {
+function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = null) {
   const station = rule ? (rule.station && ICAO.test(rule.station) ? rule.station : null) : city.station;
   return {
     slug: city.slug,

@@ -39,7 +39,7 @@ export const MarketResolution = z
   });
 
 // The answer shapes below are built on first use (lib/once.ts): only the documents and tests need them.
-export const CityPublic = once(() =>
+const CityPublic = once(() =>
   z
     .object({
       slug: z.string(),
@@ -91,7 +91,7 @@ export const CityList = once(() =>
   z.object({ cities: z.array(CityPublic()), count: z.number().int(), disclaimer: Disclaimer }).meta({ id: 'CityList' }),
 );
 
-export const ResolutionRulePublic = once(() =>
+const ResolutionRulePublic = once(() =>
   z
     .object({
       targetDate: z.string().describe('Market day the rule belongs to'),

@@ -9,7 +9,7 @@ import type { ClusterSettings } from './start.ts';
  * sequence. A reader without NATS or a PRIMARY_URL cannot serve: those fail; a primary whose NATS
  * is unreachable still sells, so that is a warning.
  */
-export type ClusterCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
+type ClusterCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
 
 export async function clusterCheck(
   config: ClusterSettings,

@@ -4,13 +4,10 @@ import type { NatsLink } from './nats-link.ts';
 import { HEARTBEAT_SUBJECT, STREAM, type Change, type Heartbeat } from './tables.ts';
 
 /**
- * A reader's follower: an ordered consumer on the stream, started after the last sequence this
- * reader's file holds (0 on an empty disk: the whole stream, which is every row's current state),
- * each message applied in its own transaction with its sequence (applier.ts). Any failure drops
- * the connection and starts again from the file's sequence, so a NATS restart or a stuck consumer
- * costs a replay of nothing. Lag is measured from the primary's heartbeats: one applied when it
- * was the stream's last message means this copy held everything the primary had committed when
- * the heartbeat left it.
+ * A reader's follower: an ordered consumer started after the last sequence the reader's file holds
+ * (each message is applied with its sequence in one transaction), so any failure just reconnects
+ * from there and a NATS restart costs no replay. A heartbeat applied as the stream's last message
+ * means this copy held everything the primary had committed when it left: that is the lag.
  */
 /** No message at all (the primary heartbeats every second) for this long: rebuild the consumer. */
 const STALL_MS = 5_000;
@@ -24,7 +21,7 @@ export type FollowerStatus = {
   lastError: string | null;
 };
 
-export type Follower = { lagMs(): number | null; status(): FollowerStatus; stop(): Promise<void> };
+type Follower = { lagMs(): number | null; status(): FollowerStatus; stop(): Promise<void> };
 
 export function startFollower(deps: { link: NatsLink; applier: Applier; logger: Logger; now: () => number }): Follower {
   const { link, applier, logger } = deps;

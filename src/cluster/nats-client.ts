@@ -21,7 +21,7 @@ export type Nats = {
 };
 
 /** How long a connect or a JetStream request may take before it counts as NATS being down. */
-export const NATS_TIMEOUT_MS = 2_000;
+const NATS_TIMEOUT_MS = 2_000;
 
 export async function connectNats(url: string, name: string): Promise<Nats> {
   const { connect, jetstream, jetstreamManager, Kvm } = await import('./nats-modules.ts');

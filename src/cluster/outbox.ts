@@ -9,7 +9,7 @@ import { encodeRow, REPLICATED_TABLES, type Change, type ReplicatedTable } from 
  * order, so several writes of one row before a publish arrive as the newest one, and a row
  * deleted since arrives as a delete.
  */
-export type PendingChange = { id: number; change: Change };
+type PendingChange = { id: number; change: Change };
 
 export type ReplicationOutbox = {
   recording(): boolean;

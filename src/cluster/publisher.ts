@@ -12,7 +12,7 @@ import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat } from './tables.ts';
  * With the outbox empty it publishes a heartbeat each second: a reader that applied it holds
  * everything the primary had committed when it was sent, which is how a reader knows its lag.
  */
-export const HEARTBEAT_MS = 1_000;
+const HEARTBEAT_MS = 1_000;
 /** How often an idle publisher looks for a new outbox row (a primary-key read, about 2 µs). */
 const IDLE_CHECK_MS = 5;
 const BATCH = 256;
@@ -25,7 +25,7 @@ export type PublisherStatus = {
   lastError: string | null;
 };
 
-export type Publisher = { wake(): void; status(): PublisherStatus; stop(): Promise<void> };
+type Publisher = { wake(): void; status(): PublisherStatus; stop(): Promise<void> };
 
 export function startPublisher(deps: {
   link: NatsLink;

@@ -5,16 +5,13 @@ import { primaryUnreachable, replicaLagging } from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
 
 /**
- * What a read node answers itself and what it hands to the primary. A reader writes nothing but
- * its copy, so every request that may write (any method but GET, HEAD and OPTIONS: a purchase, a
- * receipt request or revocation, a chat registration) and a read carrying a payment (X-Payment,
- * PAYMENT-SIGNATURE) go to PRIMARY_URL, and the buyer gets the primary's status, headers and body
- * as they are: the money is settled once, by the primary. Everything else under /v1/ is read here,
- * from the local copy, while it is within its lag bound, and answered 503 with Retry-After past it.
- * Runs inside the app, so the router's decoded path decides (a `%73ubscribe` spelling cannot
- * slip past the forward) and the edge's limits, CORS and disclaimer apply as on the primary.
+ * A read node writes nothing but its copy, so anything that may write (any method but GET, HEAD,
+ * OPTIONS) and any read carrying a payment goes to PRIMARY_URL and is answered as the primary
+ * answered: money is settled once, by the primary. Other /v1/ reads are served locally within the
+ * lag bound, else 503 with Retry-After. It runs inside the app so the router's decoded path decides
+ * (a `%73ubscribe` spelling cannot slip past) and the edge's limits, CORS and disclaimer apply.
  */
-export type ReadNodeSettings = {
+type ReadNodeSettings = {
   primaryUrl: string;
   forwardTimeoutMs: number;
   /** READ_MAX_LAG_MS: past this, reads are refused. */

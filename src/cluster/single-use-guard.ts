@@ -4,7 +4,7 @@ import { replicaLagging } from '../lib/api-errors.ts';
 import type { NatsLink } from './nats-link.ts';
 
 /**
- * Single-use across nodes (issue 40): a signed request's key is created in the JetStream
+ * Single-use across nodes: a signed request's key is created in the JetStream
  * key-value bucket with a create-only write, which succeeds on exactly one node; every other
  * node's create fails with "wrong last sequence". The local table (db/single-use.ts) still
  * records it as before. When NATS cannot be asked, the primary answers as the single node it

@@ -25,7 +25,7 @@ export type ClusterSettings = {
   FORWARD_TIMEOUT_MS: number;
 };
 
-export type ClusterHealth =
+type ClusterHealth =
   | ({ role: 'primary'; stream: string } & PublisherStatus)
   | ({ role: 'reader'; stream: string; fresh: boolean; maxLagMs: number } & FollowerStatus);
 

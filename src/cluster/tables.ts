@@ -1,5 +1,5 @@
 /**
- * What a read node copies from the primary, and how a change travels (issue 40). The tables are
+ * What a read node copies from the primary, and how a change travels. The tables are
  * the ones a reader answers from: signals (the paid and free reads), entitlements and receipts
  * (who may read how far), salt_steps (so a reader's 402 offers the salt the primary will accept).
  * Rows travel whole, as `SELECT *` returns them, so a column another migration adds is copied
@@ -14,8 +14,6 @@ export const REPLICATED_TABLES = {
 
 export type ReplicatedTable = keyof typeof REPLICATED_TABLES;
 
-export const isReplicatedTable = (t: string): t is ReplicatedTable => Object.hasOwn(REPLICATED_TABLES, t);
-
 /** The one stream every change goes to, in commit order, and the subjects under it. */
 export const STREAM = 'ISOCAST_REPLICATION';
 export const SUBJECT_ROOT = 'isocast.rep';
@@ -24,7 +22,7 @@ export const HEARTBEAT_SUBJECT = `${SUBJECT_ROOT}.heartbeat`;
 /** The create-only key-value bucket of signed requests that must be single-use across nodes. */
 export const SINGLE_USE_BUCKET = 'isocast-single-use';
 
-export type Value = string | number | null | { $b64: string };
+type Value = string | number | null | { $b64: string };
 export type Row = Record<string, Value>;
 
 /** One change as it travels: the row as the primary has it now, or null when it is gone. */

@@ -1,15 +1,11 @@
 /**
- * One spelling per chat (issue 23 item 4). Budgets, pacing and the stored registration are keyed
- * by the chat id, so two spellings of one chat must never be two keys. The Bot API knows a chat by
- * a signed integer (users positive, groups negative, supergroups and channels -100...) or a public
- * channel by `@username`, whose letter case does not matter. Pure.
- *
- * Decided here: a numeric id is taken only in its one decimal spelling (no leading zeros, no `+`,
- * no spaces, within JavaScript's safe integers, which hold every id the platform issues); any other
- * spelling of a number is refused, not folded, so the id a wallet signed is the id stored. A
- * username is folded to lower case, the form the platform itself treats as the same channel.
+ * One spelling per chat: budgets, pacing and the registration are keyed by chat id, so two
+ * spellings of one chat must never be two keys. A numeric id is taken only in its one decimal
+ * spelling (within safe integers, which hold every id the platform issues); any other spelling is
+ * refused, not folded, so the id a wallet signed is the id stored. A `@username` is folded to
+ * lower case, as the platform treats it. Pure.
  */
-export type ChatIdResult = { ok: true; chatId: string } | { ok: false; error: string };
+type ChatIdResult = { ok: true; chatId: string } | { ok: false; error: string };
 
 export const CHAT_ID_RULE =
   'a chat number in plain decimal such as 123456789 or -1001234567890 (no leading zeros, "+" or spaces), or @username (a letter, then 3 to 31 letters, digits or underscores)';

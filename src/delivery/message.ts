@@ -5,10 +5,10 @@ import { disclaimerText } from '../terms/terms.ts';
  * Chat texts. Plain text (no parse mode), so labels such as `90°F or higher` or a market URL need
  * no escaping and cannot break the message. Pure.
  */
-export const LICENCE_LINE = 'Licensed for your own use only; resale and redistribution are not permitted.';
+const LICENCE_LINE = 'Licensed for your own use only; resale and redistribution are not permitted.';
 
 /** The Bot API refuses texts over 4096 characters. */
-export const MAX_MESSAGE_CHARS = 4096;
+const MAX_MESSAGE_CHARS = 4096;
 
 function reading(r: { reading: number; unit: string }): string {
   return `${Number(r.reading.toFixed(2))}°${r.unit}`;

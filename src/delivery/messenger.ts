@@ -28,7 +28,7 @@ export type Messenger = {
   ): Promise<void>;
 };
 
-export type MessengerFailure =
+type MessengerFailure =
   | 'not_configured' // no bot token
   | 'busy' // pacing slot too far away; nothing was sent
   | 'cancelled' // the caller withdrew it before it left (cancelIf); nothing was sent, not to be retried
@@ -94,7 +94,7 @@ function causeCodes(err: unknown): string[] {
   return codes;
 }
 
-export type BotMessengerOptions = {
+type BotMessengerOptions = {
   token?: string;
   apiUrl: string;
   /** Per request; under the 10 s shutdown grace so a stop never waits on a hung send. */

@@ -50,7 +50,7 @@ export type Outbox = {
   readonly screen: WalletScreen;
 };
 
-export const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
+const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
 
 let screenFunctions = 0;
 
@@ -150,7 +150,7 @@ export function createOutboxCounts(db: Db): () => Record<OutboxStatus, number> {
   };
 }
 
-export type OutboxRow = {
+type OutboxRow = {
   id: number;
   wallet: string;
   city: string;

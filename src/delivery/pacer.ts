@@ -1,16 +1,10 @@
 /**
- * Send pacing under the bot platform's limits. The Telegram Bot API asks bots to stay under about
- * 30 messages per second overall, about 1 per second to one chat, and 20 per minute to one group.
- * Pacing is by minimum spacing rather than bursts: a spacing of 1/rate keeps every sliding window
- * under the limit, where a token bucket would allow a full burst at a window edge. Pure: every
- * call takes the current instant in epoch ms.
- *
- * Two lanes. Paid pushes use the `paid` lane, which sees only paid bookings, so nothing else can
- * delay one. Chat registration test messages use the `test` lane: its own small global rate
- * (together under the platform's overall limit), and it also waits for any chat slot the paid
- * lane booked, so a test message never takes a chat's turn from a push. The reverse is allowed:
- * a push may follow a test message to the same chat at once (at most a pair, since the test
- * budget per chat is a few an hour; the platform's per-chat figure is an average).
+ * Send pacing under the Telegram Bot API's limits (about 30/s overall, 1/s per chat, 20/min per
+ * group), by minimum spacing: 1/rate keeps every sliding window under the limit, where a token
+ * bucket would allow a full burst at a window edge. Pure: every call takes the instant.
+ * The `paid` lane sees only paid bookings, so nothing else delays a push; the `test` lane
+ * (registration test messages) has its own small rate and also waits for chat slots the paid lane
+ * booked, so a test message never takes a push's turn.
  */
 export type Lane = 'paid' | 'test';
 
@@ -33,7 +27,7 @@ export const BOT_API_LIMITS: SendLimits = {
   testPerSecond: 2,
 };
 
-export type Pacer = {
+type Pacer = {
   /** Earliest instant a message to `chatId` may leave on `lane` (default paid). */
   readyAt(chatId: string, nowMs: number, lane?: Lane): number;
   /** Books the earliest slot for `chatId` on `lane` (default paid) and returns its instant. */

@@ -15,7 +15,7 @@ export type Registration = {
   updatedAt: number;
 };
 
-export type RegistrationStore = {
+type RegistrationStore = {
   get(wallet: string): Registration | null;
   /** Whether this digest was already accepted (and not yet pruned). */
   digestUsed(digest: string): boolean;

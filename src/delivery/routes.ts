@@ -31,7 +31,7 @@ const NOTHING_TO_DELETE = 'no delivery registration to delete';
 /** The 403 reason beside the spec's one sanctions string (section 7). */
 const SANCTIONED_REGISTRATION = 'a sanctioned wallet cannot register a chat';
 
-export type DeliveryDeps = {
+type DeliveryDeps = {
   db: Db;
   catalog: Catalog;
   clock: Clock;

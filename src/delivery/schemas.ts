@@ -37,7 +37,7 @@ export const MessengerDeliveryRequest = z
   })
   .meta({ id: 'MessengerDeliveryRequest' });
 
-export type MessengerDeliveryBody = z.infer<typeof MessengerDeliveryRequest>;
+type MessengerDeliveryBody = z.infer<typeof MessengerDeliveryRequest>;
 
 /** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
 export const MessengerDeliveryResult = once(() =>

@@ -36,13 +36,11 @@ export type DeliveryWorker = {
   whenIdle(): Promise<void>;
 };
 
-export const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
+const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 /** How soon the worker looks again while no sanctions list is in force. */
 const UNSCREENED_RECHECK_MS = 5_000;
 
-export { backoffMs };
-
-export type DeliveryWorkerDeps = {
+type DeliveryWorkerDeps = {
   outbox: Outbox;
   messenger: Messenger;
   clock: Clock;
@@ -97,31 +95,16 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     const now = clock.now();
     const attempt = row.attempts + 1;
     const error = e.kind === 'cancelled' ? e.message : `${e.kind}: ${e.message}`;
+    const at = { id: row.id, wallet: row.wallet, city: row.city, seq: row.seq, attempt, kind: e.kind };
     if (e.retryable && attempt < maxAttempts) {
       const wait = Math.max(backoffMs(attempt, baseBackoffMs, maxBackoffMs), e.retryAfterMs ?? 0);
       outbox.requeue(row.id, { nextAttemptAt: now + wait, error, nowMs: now });
       outcomes?.inc({ outcome: 'retry' });
-      logger.warn('delivery will be retried', {
-        id: row.id,
-        wallet: row.wallet,
-        city: row.city,
-        seq: row.seq,
-        attempt,
-        kind: e.kind,
-        retryInMs: wait,
-      });
+      logger.warn('delivery will be retried', { ...at, retryInMs: wait });
     } else {
       outbox.markFailed(row.id, error, now);
       outcomes?.inc({ outcome: e.kind === 'cancelled' ? 'withheld' : 'failed' });
-      logger.warn('delivery failed', {
-        id: row.id,
-        wallet: row.wallet,
-        city: row.city,
-        seq: row.seq,
-        attempt,
-        kind: e.kind,
-        reason: e.message,
-      });
+      logger.warn('delivery failed', { ...at, reason: e.message });
     }
   };
 

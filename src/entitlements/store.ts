@@ -9,7 +9,7 @@ import { nextCeiling } from './ceiling.ts';
  */
 export type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
 
-export type EntitlementRow = Entitlement & { wallet: string; city: string; updatedAtMs: number };
+type EntitlementRow = Entitlement & { wallet: string; city: string; updatedAtMs: number };
 
 export type EntitlementStore = {
   get(wallet: string, city: string): Entitlement | null;

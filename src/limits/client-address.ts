@@ -20,7 +20,7 @@ export function normalizeIp(address: string): string {
 }
 
 /**
- * The key a client is budgeted under (issue 23.7). IPv4: the address. IPv6: its /64, written
+ * The key a client is budgeted under. IPv4: the address. IPv6: its /64, written
  * canonically (`2001:db8:0:1::/64`), because a /64 is what one subscriber is given (RFC 6177;
  * SLAAC and privacy addresses pick any of its 2^64 hosts), and every spelling of one address
  * (`2001:DB8::1`, `2001:0db8:0:0::1`, a zone id) parses to the same words. An IPv4-mapped address

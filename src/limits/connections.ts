@@ -1,14 +1,11 @@
 import { addressKey, normalizeIp, type TrustedProxies } from './client-address.ts';
 
 /**
- * Open connections per client (issue 23.9), keyed like the request limits (addressKey: an IPv6
- * client is its /64). A slowloris holds sockets open, not requests per minute, so the token bucket
- * never sees it; a cap on what one client holds at once does.
- *
- * Behind a reverse proxy every socket comes from the proxy, whose address says nothing about the
- * client, and X-Forwarded-For is not readable when the connection opens. So connections from a
- * TRUSTED_PROXIES address are not capped here: the proxy is where per-client connection limits
- * belong (nginx `limit_conn`), and the per-client request budgets still apply from its header.
+ * Open connections per client, keyed like the request limits (an IPv6 client is its /64): a
+ * slowloris holds sockets, not requests per minute, so the token bucket never sees it.
+ * Connections from TRUSTED_PROXIES are not capped: the socket says nothing about the client and
+ * X-Forwarded-For is unreadable when it opens; the proxy's own limit (nginx `limit_conn`) belongs
+ * there, and the request budgets still apply from its header.
  */
 export type ConnectionCap = {
   /** Counts a new connection; false when its client already holds `max` (the caller refuses it). */

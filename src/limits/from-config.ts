@@ -5,7 +5,7 @@ import { createAbuseLimits, type AbuseLimits } from './limits.ts';
 export type { AbuseLimits };
 
 /** The settings the limits read; the server's Config carries them (config.ts). */
-export interface LimitSettings {
+interface LimitSettings {
   RATE_LIMIT_ADDRESS_PER_MIN: number;
   RATE_LIMIT_ADDRESS_BURST: number;
   RATE_LIMIT_WALLET_PER_MIN: number;

@@ -13,7 +13,7 @@ import { clientKey, type TrustedProxies } from './client-address.ts';
  * to a chat nobody has paid for. Defaults sit far above what a buyer does, so in practice only a
  * flood meets them; 0 per minute turns a limit off.
  */
-export type AbuseSettings = {
+type AbuseSettings = {
   address: BucketLimit;
   wallet: BucketLimit;
   /** Registration test messages, per chat and per wallet. */
@@ -24,7 +24,7 @@ export type AbuseSettings = {
   maxKeys?: number;
 };
 
-export type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet' | 'test_message_address';
+type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet' | 'test_message_address';
 
 /**
  * The route label a request is limited under, or null for every other request. `hasPayment`: a
@@ -42,7 +42,7 @@ export function limitedRoute(method: string, path: string, hasPayment: () => boo
       return path;
     return null;
   }
-  // HEAD is answered by the GET route (issue 35 item 2): the same budget, whatever it carries.
+  // HEAD is answered by the GET route: the same budget, whatever it carries.
   if ((method === 'GET' || method === 'HEAD') && path === '/v1/signals' && hasPayment()) return '/v1/signals';
   return null;
 }

@@ -5,7 +5,7 @@ import { UpstreamError } from '../lib/errors.ts';
  * Per-city failure backoff: a failing city waits interval * 2^(n-1) (capped, and never less than
  * an upstream's Retry-After) before its next attempt, while the other cities keep their cadence.
  */
-export const MAX_BACKOFF_MS = 10 * 60_000;
+const MAX_BACKOFF_MS = 10 * 60_000;
 
 export type Backoff = {
   due(city: string, nowMs: number): boolean;

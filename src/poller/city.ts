@@ -9,7 +9,7 @@ import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './parts.ts';
 
 /** One due city's work in a tick, once its observations are in. */
-export type CityWork = {
+type CityWork = {
   city: CityRecord;
   date: string;
   event: MarketEvent;

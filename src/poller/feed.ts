@@ -67,10 +67,10 @@ export type Feed = {
  * A fresh simulated start runs its first simulated day in this much real time, so every city
  * passes its afternoon (and crosses at least twice) within the first few minutes (sim/clock.ts).
  */
-export const SIM_WARM_UP_MS = 150_000;
+const SIM_WARM_UP_MS = 150_000;
 
 /** The settings the poller's sources read; the server's Config carries them (config.ts). */
-export interface FeedSettings extends LiveSourceSettings {
+interface FeedSettings extends LiveSourceSettings {
   FEED: 'sim' | 'live';
   SIM_SPEED: number;
   SIM_SEED: string;

@@ -2,7 +2,7 @@ import type { Catalog } from '../cities/catalog.ts';
 import type { Backoff } from './backoff.ts';
 
 /** What the operator page shows per city; times in epoch ms of the poller's clock. */
-export type CityPollHealth = {
+type CityPollHealth = {
   city: string;
   lastAttemptAtMs: number | null;
   lastOkAtMs: number | null;

@@ -5,23 +5,19 @@ import type { OddsSample } from '../sources/market/types.ts';
 import type { MarketEvent, MarketSource, OddsRequest } from '../sources/market/types.ts';
 
 /**
- * Odds for a crossing under a hard real-time budget (issue 15, spec: `bucketsAsOf` trails
- * `observedAt` by at most about 10 s). Attempts are retried with short pauses while the budget
- * lasts; every attempt is cut at the deadline, including a wait in the source's rate limiter.
- * When the budget runs out the answer is `odds: null` and the caller stores the signal with
- * `buckets: null`: a crossing is never held back for odds. A Retry-After from the market is
- * honoured across crossings: until it passes, no odds are asked for at all.
- *
- * Deadlines are `performance.now()` instants, because the injected clock may be simulated or
- * moved by hand in tests; the Retry-After window uses the injected clock like the city backoff.
+ * Odds for a crossing under a hard budget (spec: `bucketsAsOf` trails `observedAt` by at most
+ * about 10 s): when it runs out the signal is stored with `buckets: null`, never held back for odds.
+ * Every attempt, a rate-limiter wait included, is cut at the deadline. A market Retry-After is
+ * honoured across crossings. Deadlines use `performance.now()` because the injected clock may be
+ * simulated or moved by hand; the Retry-After window uses the injected clock like the city backoff.
  */
 export const ODDS_DEADLINE_MS = 10_000;
 /** First pause between attempts; doubles each time (250, 500, 1000, 2000 ms ...). */
-export const ODDS_RETRY_PAUSE_MS = 250;
+const ODDS_RETRY_PAUSE_MS = 250;
 
-export type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
+type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
 
-export type OddsFetcher = {
+type OddsFetcher = {
   /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
   deadlineFrom(perfNow: number): number;
   sample(city: CityRecord, date: string, crossing: { event: MarketEvent; deadline: number }): Promise<OddsResult>;

@@ -10,10 +10,10 @@ import { once } from '../lib/once.ts';
 import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, TIERS } from './tiers.ts';
 
 export const NETWORK = 'eip155:8453';
-export const CURRENCY = 'USDC';
+const CURRENCY = 'USDC';
 
 /** The answer's shapes, built on first use (lib/once.ts): only the documents and tests need them. */
-export const Tier = once(() =>
+const Tier = once(() =>
   z
     .object({
       name: z.string(),
@@ -40,7 +40,7 @@ export const SignalsMeta = once(() =>
     .meta({ id: 'SignalsMeta' }),
 );
 
-export const MetaQuery = z.object({ city: z.string().optional() });
+const MetaQuery = z.object({ city: z.string().optional() });
 
 export function tiersPublic() {
   return TIERS.map((t) => ({

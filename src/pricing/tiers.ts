@@ -10,9 +10,7 @@ export {
   bundlePrice,
   MAX_COUNT,
   MIN_COUNT,
-  type Tier,
   TIERS,
-  tierFor,
 } from '../../packages/isocast-client/src/pricing.ts';
 
 export const BASE_UNIT_MICRO: Micro = 5_000;

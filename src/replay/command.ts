@@ -22,7 +22,7 @@ export type ReplayIo = {
   upstreams(): ReplayUpstreams;
 };
 
-export const REPLAY_EXIT = { ok: 0, failure: 1, input: 2 } as const;
+const REPLAY_EXIT = { ok: 0, failure: 1, input: 2 } as const;
 
 export async function replayCommand(argv: readonly string[], io: ReplayIo): Promise<number> {
   try {

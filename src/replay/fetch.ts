@@ -26,7 +26,7 @@ export type ReplayUpstreams = {
 };
 
 /** The METAR adapter asks for at most 48 hours back, counted from now, plus one hour of margin. */
-export const METAR_REACH_MS = 47 * 3_600_000;
+const METAR_REACH_MS = 47 * 3_600_000;
 
 /**
  * `prefer: 'metar'` (a NOAA-rule day: NOAA's timeseries shows the station's METARs) reads METAR when

@@ -13,7 +13,7 @@ import { detect, type DayState, type Detection } from '../signals/detect.ts';
 /** `extreme`: a low stream's day folds its running minimum (absent: the daily high). */
 export type CityDay = ReadingDay;
 
-export type FoldStep = {
+type FoldStep = {
   /** The observation instant whose arrival produced this step. */
   atMs: number;
   /** The day's high so far, whole degrees of `day.unit`. */

@@ -18,7 +18,7 @@ import { ReplayInputError } from './errors.ts';
 export const OBSERVATION_FORMATS = ['wu', 'metar', 'csv'] as const;
 export type ObservationFormat = (typeof OBSERVATION_FORMATS)[number];
 
-export type ParsedObservations = { format: ObservationFormat; observations: Observation[] };
+type ParsedObservations = { format: ObservationFormat; observations: Observation[] };
 
 /** Reads `text` as `format`, or guesses: a JSON array is METAR, a JSON object is weather.com, else CSV. */
 export function parseObservationFile(text: string, city: CityRecord, format?: ObservationFormat): ParsedObservations {
@@ -72,7 +72,7 @@ function metarFile(json: unknown, city: CityRecord): Observation[] {
 
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
-export function parseCsv(text: string): Observation[] {
+function parseCsv(text: string): Observation[] {
   const out: Observation[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {

@@ -14,7 +14,7 @@ import type { ReplayMarket } from './market.ts';
  */
 export type ReplayReading = { reading: number; unit: TempUnit; bucket: string | null };
 
-export type ReplaySignal = {
+type ReplaySignal = {
   seq: number;
   old: ReplayReading;
   new: ReplayReading;
@@ -57,7 +57,7 @@ export type ReplayResult = {
   notes: string[];
 };
 
-export type ReplayInput = {
+type ReplayInput = {
   city: CityRecord;
   date: string;
   observations: readonly Observation[];

@@ -3,18 +3,12 @@ import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import type { ObservableSource } from './judge.ts';
 
 /**
- * What to serve of the daily-high and daily-low events discovery found (pure). Each event is
- * matched by its own slug: `highest-temperature-in-<token>-...` to the city's stream,
- * `lowest-temperature-in-<token>-...` to its `<city>-low` stream (same token, same station). A
- * stream is served when its event's rule names a station (or the Observatory) that a configured
- * feed observes, its kind is in MARKET_KINDS and `CITIES` selects its city:
- * - a catalog row is matched by the slug's city token; the spec's 37 keep their records (a rule
- *   naming another station pauses that day, as before: src/resolution/judge.ts);
- * - another catalog row takes the rule's station, unit and page (its inferred station is what the
- *   catalog could not confirm; the live rule is the confirmation);
- * - a token no row knows becomes a new city when its station's timezone is known from a row;
- *   otherwise its local day cannot be computed and it is not served.
- * Every event not served carries the reason, for doctor and /admin.
+ * What to serve of the events discovery found (pure). A stream is served when its event's rule
+ * names a station a configured feed observes, its kind is in MARKET_KINDS and `CITIES` selects it.
+ * A catalog row keeps its record when confirmed, or takes the rule's station when the catalog's
+ * was only inferred (the live rule is the confirmation). An unknown token becomes a new city only
+ * when its station's timezone is known, else its local day cannot be computed. Every event not
+ * served carries the reason, for doctor and /admin.
  */
 export type DiscoveryVerdict = {
   slug: string;

@@ -78,7 +78,7 @@ export function createDiscoveryStore(db: Db) {
 const isChoice = (reason: string) => reason.startsWith('observable, but') || reason.includes('MARKET_KINDS=');
 
 /** Not-served streams with the same reason, counted once: one line per reason, however many cities share it. */
-export type ReasonGroup = { reason: string; count: number; cities: string[] };
+type ReasonGroup = { reason: string; count: number; cities: string[] };
 
 export function groupByReason(rows: readonly { city: string; reason: string }[]): ReasonGroup[] {
   const byReason = new Map<string, Set<string>>();

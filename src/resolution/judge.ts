@@ -3,13 +3,9 @@ import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 
 /**
  * Match or pause (pure): a city-day is signalled only when the market's own rule resolves on a
- * source the service observes, at the catalog's station, in the catalog's unit, to whole degrees.
- * - `noaa`: NOAA's timeseries shows the station's METAR reports (T-group tenths), so METAR observes it;
- * - `wu`: weather.com's historical observations are the rows of Weather Underground's table; METAR
- *   is accepted as an approximation when the operator configured it (WEATHER_SOURCE=metar);
- * - `hko`: the Observatory's open data (src/sources/weather/hko.ts) observes the Hong Kong row;
- * - `cwa`: Taipei's service needs an API key for its open data, so no configured feed carries it;
- * - `unknown`: never guessed.
+ * source the service observes, at the catalog's station, in its unit, to whole degrees. `wu` is
+ * observed through weather.com's rows (METAR only as an approximation the operator chose); `cwa`
+ * needs an API key no configured feed has; `unknown` is never guessed.
  */
 export type ObservableSource = 'wu' | 'noaa' | 'hko';
 

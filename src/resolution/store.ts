@@ -26,42 +26,11 @@ export type DayRule = {
   observedWith: string | null;
 };
 
-type Row = {
-  city: string;
-  target_date: string;
-  source: ResolutionRule['source'];
-  kind: RuleKind | null;
-  station: string | null;
-  unit: 'C' | 'F' | null;
-  precision: number | null;
-  fallback: string | null;
-  url: string | null;
-  status: 'ok' | 'paused';
-  pause_reason: string | null;
-  observed_with: string | null;
-};
-
+/** Rows read straight into the DayRule shape. */
 const COLUMNS =
-  'city, target_date, source, kind, station, unit, precision, fallback, url, status, pause_reason, observed_with';
+  'city, target_date AS targetDate, source, kind, station, unit, precision, fallback, url, status, pause_reason AS reason, observed_with AS observedWith';
 
-function view(r: Row): DayRule {
-  return {
-    city: r.city,
-    targetDate: r.target_date,
-    source: r.source,
-    kind: r.kind,
-    station: r.station,
-    unit: r.unit,
-    precision: r.precision,
-    fallback: r.fallback,
-    url: r.url,
-    status: r.status,
-    reason: r.pause_reason,
-    observedWith: r.observed_with,
-  };
-}
-
-function sameRule(r: Row, rule: ResolutionRule): boolean {
+function sameRule(r: DayRule, rule: ResolutionRule): boolean {
   return (
     r.source === rule.source &&
     // A day recorded before 0010 has no kind; the first read that states one does not pause it.
@@ -73,7 +42,7 @@ function sameRule(r: Row, rule: ResolutionRule): boolean {
   );
 }
 
-export type SettleInput = {
+type SettleInput = {
   city: string;
   date: string;
   rule: ResolutionRule;
@@ -111,13 +80,13 @@ export function createRuleStore(db: Db): RuleStore {
   return {
     settle: (input) =>
       db.transaction(() => {
-        const row = s.get.get(input.city, input.date) as Row | undefined;
+        const row = s.get.get(input.city, input.date) as DayRule | undefined;
         const { rule, verdict } = input;
         if (!row) {
           const ok = verdict.status === 'ok';
-          const next: Row = {
+          const next: DayRule = {
             city: input.city,
-            target_date: input.date,
+            targetDate: input.date,
             source: rule.source,
             kind: rule.kind,
             station: rule.station,
@@ -126,12 +95,12 @@ export function createRuleStore(db: Db): RuleStore {
             fallback: rule.fallback,
             url: rule.url,
             status: verdict.status,
-            pause_reason: ok ? null : verdict.reason,
-            observed_with: ok ? input.feed : null,
+            reason: ok ? null : verdict.reason,
+            observedWith: ok ? input.feed : null,
           };
           s.insert.run(
             next.city,
-            next.target_date,
+            next.targetDate,
             next.source,
             next.kind,
             next.station,
@@ -141,41 +110,35 @@ export function createRuleStore(db: Db): RuleStore {
             next.url,
             rule.reason ?? null,
             next.status,
-            next.pause_reason,
-            next.observed_with,
+            next.reason,
+            next.observedWith,
             input.nowMs,
             input.nowMs,
           );
-          return { ...view(next), newlyPaused: !ok };
+          return { ...next, newlyPaused: !ok };
         }
-        let status: Row['status'] = 'ok';
+        let status: DayRule['status'] = 'ok';
         let reason: string | null = null;
-        let observedWith = row.observed_with;
+        let observedWith = row.observedWith;
         if (!sameRule(row, rule)) {
           status = 'paused';
           reason = `rule changed during the day: ${describeRule(row)} first, now ${describeRule(rule)}`;
         } else if (verdict.status === 'paused') {
           status = 'paused';
           reason = verdict.reason;
-        } else if (row.observed_with !== null && row.observed_with !== input.feed) {
+        } else if (row.observedWith !== null && row.observedWith !== input.feed) {
           status = 'paused';
-          reason = `the day is observed with ${row.observed_with}; switching to ${input.feed} would mix sources`;
+          reason = `the day is observed with ${row.observedWith}; switching to ${input.feed} would mix sources`;
         } else {
           observedWith = input.feed;
         }
-        if (status !== row.status || reason !== row.pause_reason || observedWith !== row.observed_with) {
+        if (status !== row.status || reason !== row.reason || observedWith !== row.observedWith) {
           s.update.run(status, reason, observedWith, input.nowMs, input.city, input.date);
         }
-        return {
-          ...view({ ...row, status, pause_reason: reason, observed_with: observedWith }),
-          newlyPaused: status === 'paused' && row.status !== 'paused',
-        };
+        return { ...row, status, reason, observedWith, newlyPaused: status === 'paused' && row.status !== 'paused' };
       })(),
-    read: (city, date) => {
-      const row = s.get.get(city, date) as Row | undefined;
-      return row ? view(row) : null;
-    },
-    latest: () => new Map((s.latest.all() as Row[]).map((r) => [r.city, view(r)])),
-    paused: (sinceDate, limit = 200) => (s.paused.all(sinceDate, limit) as Row[]).map(view),
+    read: (city, date) => (s.get.get(city, date) as DayRule | undefined) ?? null,
+    latest: () => new Map((s.latest.all() as DayRule[]).map((r) => [r.city, r])),
+    paused: (sinceDate, limit = 200) => s.paused.all(sinceDate, limit) as DayRule[],
   };
 }

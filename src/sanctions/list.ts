@@ -48,7 +48,7 @@ export function parseSanctionsText(text: string): string[] {
  * address type and hold the address, so we scan each such block. Other chains' addresses (XBT, TRX)
  * are skipped: they cannot pay on Base.
  */
-export function parseSdnXml(xml: string): string[] {
+function parseSdnXml(xml: string): string[] {
   const out: string[] = [];
   const blocks = xml.match(/<(id|Feature|feature)\b[\s\S]*?<\/\1>/g) ?? [];
   for (const block of blocks) {
@@ -58,7 +58,7 @@ export function parseSdnXml(xml: string): string[] {
   return out;
 }
 
-export type ReloadResult = { ok: true; count: number } | { ok: false; error: string };
+type ReloadResult = { ok: true; count: number } | { ok: false; error: string };
 
 /**
  * Loads the list and keeps it replaceable: `reload()` (SIGHUP, or the watcher in watch.ts when the

@@ -9,9 +9,9 @@ import type { SanctionsList } from './list.ts';
  * and every `intervalMs` the file's mtime and size are compared with the last ones seen, so a new
  * download is picked up within a minute. A bad file warns once per version of it, not every tick.
  */
-export const SANCTIONS_CHECK_MS = 60_000;
+const SANCTIONS_CHECK_MS = 60_000;
 
-export type SanctionsWatcher = { reload(reason: string): void; check(): void; start(): void; stop(): void };
+type SanctionsWatcher = { reload(reason: string): void; check(): void; start(): void; stop(): void };
 
 export function watchSanctionsList(
   list: SanctionsList,

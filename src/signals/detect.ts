@@ -11,7 +11,7 @@ import type { MarketKind } from '../lib/temperature.ts';
  */
 export type DayState = { high: number; bucket: string | null };
 
-export type Crossing = {
+type Crossing = {
   old: { reading: number; bucket: string | null };
   new: { reading: number; bucket: string };
 };
@@ -27,7 +27,7 @@ export type Detection = {
 };
 
 /** The day's bucket ladder and the market's direction (default 'high'). */
-export type Ladder = { buckets: readonly BucketRange[]; kind?: MarketKind };
+type Ladder = { buckets: readonly BucketRange[]; kind?: MarketKind };
 
 /**
  * `reading` is the day's extreme so far in whole degrees of the buckets' unit. A reading outside

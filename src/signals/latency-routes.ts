@@ -8,7 +8,7 @@ import { LatencyStats } from './latency-schemas.ts';
 import type { SignalReader } from './read-store.ts';
 
 /** Figures are the same for every caller: computed at most once per 30 s, as /v1/cities is. */
-export const LATENCY_CACHE_MS = 30_000;
+const LATENCY_CACHE_MS = 30_000;
 
 /**
  * `GET /v1/stats/latency`, free: how long each step from a station's report to a stored signal

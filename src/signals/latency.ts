@@ -1,18 +1,11 @@
 import type { SignalPublic } from './schemas.ts';
 
 /**
- * The path of a reading, step by step, from the stored timestamps of each signal (pure: rows and
- * the clock in, figures out). reportedAt is the station's, availableAt the source's receipt
- * (aviationweather.gov receiptTime), observedAt our poll that saw it, storedAt our commit:
- *
- *   reportToAvailable    the source's own lag            availableAt - reportedAt
- *   availableToObserved  our polling                     observedAt - availableAt
- *   observedToStored     our work, odds included         storedAt - observedAt
- *   reportToStored       the whole path                  storedAt - reportedAt
- *
- * A step is left out of a signal that lacks one of its instants (no receipt time outside METAR,
- * signals stored before the field). Differences are kept as measured, negative ones included:
- * two clocks are involved and hiding their skew would misstate the figures.
+ * The path of a reading from each signal's stored instants (pure): reportedAt (the station's),
+ * availableAt (the source's receipt), observedAt (our poll), storedAt (our commit); each stage is
+ * the difference of two neighbours, reportToStored the whole. A stage missing an instant is left
+ * out. Negative differences are kept: two clocks are involved and hiding their skew would
+ * misstate the figures.
  */
 export const LATENCY_STAGES = [
   'reportToAvailable',
@@ -22,7 +15,7 @@ export const LATENCY_STAGES = [
 ] as const;
 export type LatencyStage = (typeof LATENCY_STAGES)[number];
 
-export const LATENCY_WINDOWS = [
+const LATENCY_WINDOWS = [
   { window: '24h', ms: 86_400_000 },
   { window: '7d', ms: 7 * 86_400_000 },
 ] as const;
@@ -43,8 +36,8 @@ export type LatencyRow = {
 };
 
 export type Percentiles = { count: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null };
-export type StageFigures = Record<LatencyStage, Percentiles>;
-export type LatencyGroup = { signals: number; stages: StageFigures };
+type StageFigures = Record<LatencyStage, Percentiles>;
+type LatencyGroup = { signals: number; stages: StageFigures };
 export type LatencyWindow = {
   window: (typeof LATENCY_WINDOWS)[number]['window'];
   from: string;

@@ -1,16 +1,11 @@
 /**
- * Wakes long-poll reads (`GET /v1/signals?wait=N`, issue 25.4) when a signal commits. The signal
- * store calls `committed` right after its transaction (store.ts), so a held read is answered in
- * the same tick the row becomes visible: no timer per request polls the database. One notifier
- * per process, built in the wiring (src/stores.ts) and shared by the signal store and the routes.
- *
- * Waiters are kept per city, so a commit touches only the reads of its own stream. Timeouts share
- * one timer: waits of the same length end in the order they began (the clock only moves forward),
- * so each length keeps an insertion-ordered set whose first entry ends soonest, and one timer is
- * armed for the earliest of those few heads (wait is whole seconds, at most 26 lengths). A timer
- * per read cost about 150 bytes and a clearTimeout on every wake (scripts/bench/longpoll.ts).
+ * Wakes long-poll reads (`GET /v1/signals?wait=N`) right after a signal's transaction, so no
+ * timer per request polls the database. Waiters are kept per city. Timeouts share one timer: waits
+ * of one length end in the order they began, so each length keeps an insertion-ordered set and one
+ * timer is armed for the earliest head (at most 26 lengths); a timer per read cost about 150 bytes
+ * and a clearTimeout per wake (scripts/bench/longpoll.ts).
  */
-export type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
+type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
 
 export type SignalNotifier = {
   /** A signal with this seq committed for the city: wakes every waiter whose `since` is below it. */

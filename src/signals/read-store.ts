@@ -30,13 +30,13 @@ export type SignalReader = {
 };
 
 /** Which page `pageBytes` answers: seqs in (since, end], closed by `tail`. */
-export type PageRange = { since: number; end: number; tail: (lastSeq: number) => string };
+type PageRange = { since: number; end: number; tail: (lastSeq: number) => string };
 
 /** Longest a remembered latest seq is trusted without a write on this connection. */
-export const LATEST_MEMO_MS = 1_000;
+const LATEST_MEMO_MS = 1_000;
 
 /** Bytes of cached page heads kept at most (a full page is about 200 KiB). */
-export const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
  * max(seq) per city, one index descent per city (a recursive skip over the distinct cities of the
@@ -153,7 +153,7 @@ type TimingRow = {
 };
 
 /** One stored signal of a city-day as `isocast explain` prints it: the payload and its commit time. */
-export type DaySignalRow = { seq: number; payload: string; createdAt: number };
+type DaySignalRow = { seq: number; payload: string; createdAt: number };
 
 /**
  * The stored signals of one city's market day, in seq order (the (city, target_date, new_bucket)

@@ -7,17 +7,13 @@ import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
 import type { SignalNotifier } from './notifier.ts';
 
 /**
- * Owner of the `signals` and `day_state` tables with read-store.ts: this file writes both (and
- * holds the latest-seq query and day_state reads); read-store.ts serves signal payloads and
- * per-city aggregates to the routes, the admin page and the outbox. Two other modules still have
- * SQL on `signals`: payments/ledger.ts (its own latest-seq read) and ops/retention.ts (a subquery
- * of its prune); docs/architecture.md lists them. Detection is re-run inside the transaction
- * against the committed day state, so whatever the poller decided from an older read (a repeated
- * tick, a restart, a duplicate observation) the database alone decides whether a signal exists.
- * Each call is one synchronous transaction: no await, nothing half-written.
+ * Writes `signals` and `day_state` (read-store.ts serves them). Detection is re-run inside the
+ * transaction against the committed day state, so whatever the poller decided from an older read
+ * (a repeated tick, a restart, a duplicate observation) the database alone decides whether a
+ * signal exists. Each call is one synchronous transaction: nothing half-written.
  */
 
-export type ReadingInput = {
+type ReadingInput = {
   /** `kind` is the stream's: a low market's reading only falls (absent: a daily-high market). */
   city: { slug: string; displayName: string; unit: TempUnit; kind?: MarketKind };
   targetDate: string;
@@ -46,7 +42,7 @@ export type StoreSignalInput = ReadingInput & {
 };
 
 /** The report that first showed `new.reading`, as the feed gave it (src/buckets/daily-high.ts Observation). */
-export type ProvenanceInput = {
+type ProvenanceInput = {
   channel: string;
   rawReport: string | null;
   value: number;
@@ -56,7 +52,7 @@ export type ProvenanceInput = {
   availableAtMs: number | null;
 };
 
-export type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
+type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
 
 export type LatestReading = {
   targetDate: string;
@@ -190,7 +186,7 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
 }
 
 /** The canonical public signal (spec 2.2) for a crossing; validated so a malformed one never lands. */
-export function buildSignal(input: StoreSignalInput, d: Detection, seq: number): SignalPublic {
+function buildSignal(input: StoreSignalInput, d: Detection, seq: number): SignalPublic {
   const crossing = d.crossing;
   if (!crossing) throw new Error('buildSignal needs a crossing');
   const entered = input.buckets.find((b) => b.label === crossing.new.bucket);

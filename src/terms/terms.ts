@@ -2,8 +2,8 @@
  * Terms of use (a draft) and the disclaimer every JSON object response carries. The terms address
  * is configurable (TERMS_URL), so both are built from it once at start.
  */
-export const TERMS_VERSION = '0.1.0-draft';
-export const TERMS_EFFECTIVE_DATE = '2026-11-21';
+const TERMS_VERSION = '0.1.0-draft';
+const TERMS_EFFECTIVE_DATE = '2026-11-21';
 
 export function disclaimerText(termsUrl: string): string {
   return (
@@ -13,7 +13,7 @@ export function disclaimerText(termsUrl: string): string {
   );
 }
 
-export const TERMS_SUMMARY: readonly string[] = [
+const TERMS_SUMMARY: readonly string[] = [
   'Signals and all other data are informational only and are not financial, investment, trading or betting advice.',
   'No guarantee of accuracy, completeness, timeliness or availability; observations and odds come from third parties and may be late or wrong.',
   'You assume all risk of any decision or trade you make; the operator is not liable for losses.',

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { dailyHigh, dailyHighReading, type Observation } from '../../src/buckets/daily-high.ts';
+import { dailyExtreme, dailyHighReading, type Observation } from '../../src/buckets/daily-high.ts';
 import { convertTemp, resolveReading, wholeDegrees } from '../../src/buckets/rounding.ts';
 
 const at = (iso: string, temp: number, unit: 'C' | 'F' = 'C'): Observation => ({ atMs: Date.parse(iso), temp, unit });
@@ -75,6 +75,6 @@ test('max over mixed units, ties keep the earliest, non-finite temps ignored, em
     at('2026-07-15T14:00:00Z', Number.NaN),
     at('2026-07-15T15:00:00Z', 20),
   ];
-  assert.equal(dailyHigh(obs, { timezone: 'Europe/London', date: '2026-07-15' }), obs[0]);
+  assert.equal(dailyExtreme(obs, { timezone: 'Europe/London', date: '2026-07-15' }), obs[0]);
   assert.equal(dailyHighReading([], { timezone: 'Europe/London', date: '2026-07-15', unit: 'C' }), null);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dailyHigh, dailyHighReading, dailyHighReport } from '../../src/buckets/daily-high.ts';
+import { dailyExtreme, dailyHighReading, dailyHighReport } from '../../src/buckets/daily-high.ts';
 import { KIND_RULES, roundForKind, RULE_KINDS } from '../../src/buckets/rule-kinds.ts';
 import { parseMetar } from '../../src/sources/weather/metar.ts';
 import { parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
@@ -88,7 +88,7 @@ test('US rule (Show Hourly Data): a SPECI carrying the afternoon maximum is not 
   assert.equal(hourly?.report.atMs, Date.parse('2026-03-24T16:53:00Z'));
   assert.equal(hourly?.report.precision, 0.1);
   assert.match(hourly?.report.raw ?? '', /^METAR KSEA 241653Z/);
-  assert.equal(dailyHigh(obs, { timezone: tz, date: '2026-03-24', kind: 'noaa-hourly' })!.report, 'routine');
+  assert.equal(dailyExtreme(obs, { timezone: tz, date: '2026-03-24', kind: 'noaa-hourly' })!.report, 'routine');
 });
 
 test('international rule (all times): a SPECI carrying the maximum counts', () => {

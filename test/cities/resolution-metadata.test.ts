@@ -4,7 +4,7 @@ import { testApp } from '../helpers/app.ts';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { marketResolution } from '../../src/resolution/metadata.ts';
 import { RULE_KINDS } from '../../src/buckets/rule-kinds.ts';
-import { MarketResolution, RESOLUTION_EXAMPLE } from '../../src/cities/schemas.ts';
+import { MarketResolution } from '../../src/cities/schemas.ts';
 import { listingFor } from '../../src/payments/bazaar.ts';
 import type { DayRule } from '../../src/resolution/store.ts';
 
@@ -14,6 +14,8 @@ import type { DayRule } from '../../src/resolution/store.ts';
  * and in the Bazaar output schema of the purchase, so an agent can judge a signal before paying.
  */
 const catalog = createCatalog();
+/** The example the OpenAPI document shows, as the schema carries it. */
+const RESOLUTION_EXAMPLE = (MarketResolution.meta()!.examples as Record<string, unknown>[])[0]!;
 const rule = (over: Partial<DayRule>): DayRule => ({
   city: 'nyc',
   targetDate: '2026-07-15',

@@ -5,7 +5,9 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
-import { createOutbox, INTERRUPTED_ERROR } from '../../src/delivery/outbox.ts';
+import { createOutbox } from '../../src/delivery/outbox.ts';
+
+const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { memoryLogger } from '../../src/lib/logger.ts';

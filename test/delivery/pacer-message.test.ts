@@ -1,15 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BOT_API_LIMITS, createPacer } from '../../src/delivery/pacer.ts';
-import {
-  formatSignalMessage,
-  LICENCE_LINE,
-  MAX_MESSAGE_CHARS,
-  registrationTestMessage,
-} from '../../src/delivery/message.ts';
-import { backoffMs } from '../../src/delivery/worker.ts';
+import { formatSignalMessage, registrationTestMessage } from '../../src/delivery/message.ts';
+import { backoffMs } from '../../src/lib/backoff.ts';
 import { disclaimerText } from '../../src/terms/terms.ts';
 import { signalFixture } from './fixtures.ts';
+
+const LICENCE_LINE = 'Licensed for your own use only; resale and redistribution are not permitted.';
+/** Telegram's limit on one message's text. */
+const MAX_MESSAGE_CHARS = 4096;
 
 const TERMS = 'https://isocast.example/terms.txt';
 

@@ -1,5 +1,6 @@
-import { HKO_MAXMIN_PATH } from '../../src/sources/weather/hko.ts';
 import { startFakeServer, type FakeServer } from './upstream.ts';
+
+const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv';
 
 /**
  * The Hong Kong Observatory's open data with its real wire format: the since-midnight max/min CSV

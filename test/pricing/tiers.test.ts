@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bundlePrice, MAX_COUNT, MIN_SPEND_MICRO, TIERS, tierFor } from '../../src/pricing/tiers.ts';
+import { bundlePrice, MAX_COUNT, MIN_SPEND_MICRO, TIERS } from '../../src/pricing/tiers.ts';
+import { tierFor } from '../../packages/isocast-client/src/pricing.ts';
 import { formatUsdPrice, microToUsd } from '../../src/lib/money.ts';
 
 test('every tier edge picks the tier with the largest minCount not above the count', () => {

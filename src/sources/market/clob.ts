@@ -5,18 +5,11 @@ import type { BucketOdds } from './types.ts';
 import type { MarketBucket } from './types.ts';
 
 /**
- * CLOB order books, all of an event's tokens in one `POST /books`. Odds semantics:
- * - `yes`: what a YES share costs now = the YES book's best ask;
- * - `no`: what a NO share costs now = the NO book's best ask;
- * - `midpoint`: the YES book's (best bid + best ask) / 2.
- * The CLOB lists bids ascending and asks descending, so the best levels are the LAST elements;
- * we take the max bid and min ask, which is the same thing and stays right if the order changes.
- * A missing side falls back to the complementary book (YES ask = 1 - NO best bid: in a binary
- * market buying YES at p is matched against selling NO at 1 - p), then to the last trade price.
- * A bucket with nothing at all (both books empty, never traded) is quoted as the widest possible
- * market, `NO_QUOTE`: implicit bid 0 and ask 1 on both sides, so `yes: 1, no: 1, midpoint: 0.5`,
- * flagged `noQuote: true`. The other buckets keep their prices; only a ladder with no price
- * anywhere fails the sample.
+ * CLOB order books, all of an event's tokens in one `POST /books`. `yes`/`no`: the best ask of
+ * that side's book; `midpoint`: the YES book's mid. Best levels are taken as max bid and min ask,
+ * not by position, so a change of the list order cannot break them. A missing side falls back to
+ * the complementary book (YES ask = 1 - NO best bid), then the last trade. A bucket with nothing
+ * at all is `NO_QUOTE` (the widest market, flagged); only a ladder with no price anywhere fails.
  */
 const price = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().min(0).max(1));
 const size = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().nonnegative());
@@ -34,7 +27,7 @@ const Book = z.object({
 });
 type Book = z.infer<typeof Book>;
 
-export type ClobOptions = { baseUrl: string; timeoutMs: number };
+type ClobOptions = { baseUrl: string; timeoutMs: number };
 
 /** An empty book: nobody sells either side below the full dollar, nobody bids above zero. */
 export const NO_QUOTE: BucketOdds = Object.freeze({ yes: 1, no: 1, midpoint: 0.5, noQuote: true as const });

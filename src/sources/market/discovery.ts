@@ -5,16 +5,12 @@ import { httpJson } from '../../lib/http-client.ts';
 import { parseResolutionRule, type ResolutionRule } from './resolution-rule.ts';
 
 /**
- * The daily-temperature events Gamma lists, found by tag slug, one tag per kind:
- * `GET /events?tag_slug=highest-temperature&closed=false&limit=100&offset=N` for the daily highs
- * ("Highest temperature in <city> on <date>?") and `tag_slug=lowest-temperature` for the daily
- * lows ("Lowest temperature in <city> on <date>?"). Every such event carries `daily-temperature`
- * plus one of the two. (`tag=Weather` is not a filter Gamma applies: it answers 200 with an empty
- * list, so a discovery built on it silently finds nothing.) Each event is read into its kind (from
- * its own slug), city token, market day and parsed rule; what to serve is decided by
+ * The daily-temperature events Gamma lists, found by tag slug (`highest-temperature`,
+ * `lowest-temperature`). Not `tag=Weather`: Gamma ignores it and answers 200 with an empty list,
+ * so a discovery built on it silently finds nothing. What to serve is decided by
  * src/resolution/discover.ts.
  */
-export const DISCOVERY_TAG_SLUGS: Readonly<Record<MarketKind, string>> = {
+const DISCOVERY_TAG_SLUGS: Readonly<Record<MarketKind, string>> = {
   high: 'highest-temperature',
   low: 'lowest-temperature',
 };

@@ -15,7 +15,7 @@ import type { MarketEvent, MarketSource } from './types.ts';
  * Gamma call per few minutes, not per tick.
  * Limits (reference rate_limits_per_10s): Gamma /events 500, CLOB /books 500; we stay at 80 %.
  */
-export type PolymarketOptions = {
+type PolymarketOptions = {
   gammaUrl: string;
   clobUrl: string;
   clock: Clock;
@@ -29,7 +29,7 @@ export type PolymarketOptions = {
 };
 
 /** Events kept (a few KiB each); two per city for catalogs up to 8,000 cities. */
-export const MAX_CACHED_EVENTS = 16_384;
+const MAX_CACHED_EVENTS = 16_384;
 
 export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
   const gamma = { baseUrl: opts.gammaUrl, timeoutMs: opts.gammaTimeoutMs ?? 5_000 };

@@ -1,17 +1,12 @@
 /**
- * Reads a daily-high event's own resolution rule: the Gamma event's `description` (the rule text,
- * the same on every bucket market) and its `resolutionSource` (the page it names). Pure.
- *
- * Four wordings are known (see docs/resolution-rules.md): Weather Underground's daily history page
- * (`wunderground.com/history/daily/.../<ICAO>`), NOAA's station timeseries
- * (`weather.gov/wrh/timeseries?site=<icao>`, with Weather Underground as the fallback), the Hong Kong
- * Observatory's Daily Extract and Taipei's Central Weather Administration station page. Anything
- * else, or a text whose parts disagree (a URL of one provider under the name of another, two
- * different stations, no unit), is `unknown` with the reason: the service never guesses a basis.
+ * Reads a daily-high event's own resolution rule from its `description` and `resolutionSource`
+ * (pure). The known wordings are in docs/resolution-rules.md. Anything else, or a text whose parts
+ * disagree (one provider's URL under another's name, two stations, no unit), is `unknown` with
+ * the reason: the service never guesses a basis.
  */
 import type { RuleKind } from '../../buckets/rule-kinds.ts';
 
-export type RuleSource = 'wu' | 'noaa' | 'hko' | 'cwa' | 'unknown';
+type RuleSource = 'wu' | 'noaa' | 'hko' | 'cwa' | 'unknown';
 
 export type ResolutionRule = {
   source: RuleSource;

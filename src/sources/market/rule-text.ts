@@ -12,7 +12,7 @@ export type RuleKind = 'wu' | 'noaa' | 'hko';
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** `29 Aug '26`, as the rules write the day. */
-export function ruleDay(date: string): string {
+function ruleDay(date: string): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   return `${d} ${MONTHS[m - 1]} '${String(y).slice(2)}`;
 }

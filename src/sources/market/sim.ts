@@ -46,7 +46,7 @@ const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x
  * Prices for each bucket from a normal belief, cut off below the high already reached (`floor`)
  * or above the low already reached (`ceiling`).
  */
-export function priceLadder(
+function priceLadder(
   buckets: readonly BucketRange[],
   belief: { mean: number; sd: number; floor: number | null; ceiling?: number | null },
 ): Map<string, BucketOdds> {

@@ -3,7 +3,7 @@
  * seasonal swing either side of it (°C), the typical day-night range (°C) and the hemisphere.
  * Plausible, not authoritative: it only has to make curves that look like the city's weather.
  */
-export type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south: boolean };
+type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south: boolean };
 
 /** A northern-hemisphere city's climate; `S` is a southern one's (seasons shifted half a year). */
 const C = (meanHighC: number, seasonalC: number, diurnalC: number): Climate => ({

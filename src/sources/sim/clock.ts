@@ -2,19 +2,12 @@ import type { Db } from '../../db/open.ts';
 import type { Clock } from '../../lib/clock.ts';
 
 /**
- * The simulated feed's accelerated clock. Simulated weather and market days follow it, so with
- * SIM_SPEED=60 a city-local day passes in 24 real minutes; signal timestamps (`observedAt`,
- * `bucketsAsOf`) stay real. The anchor is kept in the database so a restart continues simulated
- * time forward instead of replaying days already signalled; a changed speed re-anchors at the
- * current simulated instant. With SIM_SPEED=1 simulated time is real time.
- *
- * A fresh database can start with a warm-up (`warmUpRealMs`): the first simulated day passes in
- * that much real time, then SIM_SPEED takes over. A city's daily high only moves between about
- * 09:20 and 15:00 local, so at 60x a city that had just passed its afternoon when the demo
- * started waited 18 real minutes for its first signal; the warm-up walks every city through its
- * afternoon within the first few minutes. It needs no extra column: the stored anchor is the
- * instant the warm-up ends (in the future at first), and before it simulated time is the line
- * through the anchor at the warm-up's speed, which passes through (start, start).
+ * The simulated feed's accelerated clock (SIM_SPEED=60: a local day in 24 real minutes); signal
+ * timestamps stay real. The anchor is stored so a restart continues forward instead of replaying
+ * days already signalled. A fresh database may warm up (`warmUpRealMs`): a daily high only moves
+ * between about 09:20 and 15:00 local, and without it a city past its afternoon waited 18 real
+ * minutes for a first signal. The stored anchor is the instant the warm-up ends, so it needs no
+ * extra column.
  */
 export const DAY_MS = 86_400_000;
 

@@ -16,7 +16,7 @@ const OBS_EVERY_MS = 20 * 60_000;
 const PEAK_HOUR = 15;
 const TROUGH_HOUR = 6;
 
-export function hash01(...parts: (string | number)[]): number {
+function hash01(...parts: (string | number)[]): number {
   const h = createHash('sha256').update(parts.join('|')).digest();
   return h.readUIntBE(0, 6) / 2 ** 48;
 }
@@ -35,7 +35,7 @@ function dayOfYear(date: string): number {
   return (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / 86_400_000;
 }
 
-export type SimDay = {
+type SimDay = {
   /** The "forecast" the simulated high market is centred on, °C. */
   forecastC: number;
   /** The high the day will actually reach at the peak hour, °C. */
@@ -77,12 +77,12 @@ export function curveC(day: SimDay, localHour: number): number {
  * Share of the night's cooling still to come at the local hour: 1 at midnight, 0 from dawn on
  * (the evening cools toward the night value, never below the dawn low).
  */
-export function coolingLeft(localHour: number): number {
+function coolingLeft(localHour: number): number {
   return localHour >= TROUGH_HOUR ? 0 : 1 - localHour / TROUGH_HOUR;
 }
 
 /** Share of the day's warming still to come at the local hour: 1 before dawn, 0 after the peak. */
-export function warmingLeft(localHour: number): number {
+function warmingLeft(localHour: number): number {
   if (localHour <= TROUGH_HOUR) return 1;
   if (localHour >= PEAK_HOUR) return 0;
   return (1 + Math.cos((Math.PI * (localHour - TROUGH_HOUR)) / (PEAK_HOUR - TROUGH_HOUR))) / 2;

@@ -4,27 +4,17 @@ import type { Observation } from '../../buckets/daily-high.ts';
 import type { WeatherSource } from './types.ts';
 
 /**
- * The Hong Kong Observatory's open data (no key): the running maximum at its headquarters.
- * `GET /weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv` answers a CSV,
- * updated every 10 minutes, one row per automatic weather station:
- *
- *   Date time,Automatic Weather Station,Maximum Air Temperature Since Midnight(degree Celsius),Minimum Air Temperature Since Midnight(degree Celsius)
- *   202606021130,HK Observatory,30.0,27.6
- *
- * `Date time` is Hong Kong time (UTC+8, no daylight saving), values are 0.1 °C, a missing value is
- * `N/A`. The row `HK Observatory` is the station whose "Absolute Daily Max" the markets resolve on,
- * so its since-midnight maximum is the day's running maximum as the Daily Extract will state it
- * (rounded down by the rule: src/buckets/rule-kinds.ts). Rows stamped before 01:00 are left out:
- * right after midnight the file has been seen carrying the previous day's maximum until the reset,
- * and a maximum set in that first hour is still in every later row.
- * (The `rhrread` JSON's "Hong Kong Observatory" temperature is whole degrees, and the CLMMAXT
- * dataset is published after the day: neither gives the running 0.1 °C maximum.)
+ * The Hong Kong Observatory's since-midnight max/min CSV (no key, every 10 minutes, Hong Kong
+ * time, 0.1 °C, `N/A` when missing). The `HK Observatory` row is the station the markets resolve
+ * on, so its maximum is the day's running maximum. Rows stamped before 01:00 are left out: the
+ * file has been seen carrying the previous day's maximum until the reset. (The `rhrread` JSON is
+ * whole degrees and CLMMAXT is published after the day: neither gives the running maximum.)
  */
-export const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv';
-export const HKO_STATION = 'HK Observatory';
+const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv';
+const HKO_STATION = 'HK Observatory';
 const HKT_OFFSET_MS = 8 * 3_600_000;
 
-export type HkoReading = { atMs: number; localDate: string; localMinutes: number; maxC: number };
+type HkoReading = { atMs: number; localDate: string; localMinutes: number; maxC: number };
 
 /** The Observatory's row of the CSV, or null when it is absent or has no maximum yet. */
 export function parseHkoMaxMin(csv: string): HkoReading | null {

@@ -9,17 +9,11 @@ import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
 import type { WeatherSource } from './types.ts';
 
 /**
- * aviationweather.gov METARs, many stations per request:
- * `GET /api/data/metar?ids=KLGA,RKSI&format=json&hours=N` -> a JSON array, one row per METAR or
- * SPECI, `obsTime` in unix seconds, `temp` in °C. US rows carry tenths (from the RMK T-group);
- * when `temp` is whole but the raw report has a T-group, the T-group's tenths are used, because
- * °F cities need them (see src/buckets/rounding.ts). An empty result is HTTP 204 with no body.
- * Each row says whether it is a routine report or a SPECI (`metarType`, else the raw report's
- * first word): NOAA's hourly view leaves SPECIs out (src/buckets/rule-kinds.ts).
- * Each observation keeps its provenance for the signal: the raw report, the precision of the value
- * used (0.1 from a T group or a `temp` with tenths, 1 for a whole-degree body value) and
- * `receiptTime`, when aviationweather.gov itself received the report (ISO 8601; an unreadable one
- * is left out, never guessed).
+ * aviationweather.gov METARs, many stations per request (`/api/data/metar?ids=...&format=json`;
+ * 204 when empty). When `temp` is whole but the raw report has a T-group, its tenths are used:
+ * °F cities need them (buckets/rounding.ts). A row's report type (`metarType`, else the raw
+ * report's first word) matters because NOAA's hourly view leaves SPECIs out. An unreadable
+ * `receiptTime` is left out, never guessed.
  */
 const MetarRow = z.object({
   icaoId: z.string().min(3),
@@ -46,7 +40,7 @@ const cleanRaw = (raw: string) =>
     .trim()
     .slice(0, MAX_RAW_REPORT);
 
-export type MetarOptions = {
+type MetarOptions = {
   baseUrl: string;
   clock: Clock;
   timeoutMs?: number;
@@ -62,7 +56,7 @@ export function tGroupTemp(rawOb: string | undefined): number | null {
 }
 
 /** `METAR`/`SPECI` from the row's `metarType`, else from the raw report's first word; undefined when neither says. */
-export function reportType(metarType: string | null | undefined, rawOb: string | undefined): ReportType | undefined {
+function reportType(metarType: string | null | undefined, rawOb: string | undefined): ReportType | undefined {
   const t = (metarType ?? /^\s*(METAR|SPECI)\b/i.exec(rawOb ?? '')?.[1] ?? '').toUpperCase();
   return t === 'SPECI' ? 'special' : t === 'METAR' ? 'routine' : undefined;
 }

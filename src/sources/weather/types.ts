@@ -2,7 +2,7 @@ import type { CityRecord } from '../../cities/catalog.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 
 /** One city's station and the city-local day wanted. */
-export type DayRequest = { city: CityRecord; date: string };
+type DayRequest = { city: CityRecord; date: string };
 
 /**
  * A weather source returns plain observation lists covering (at least) each requested local day;

@@ -23,7 +23,7 @@ const WuResponse = z.object({
   ),
 });
 
-export type WuOptions = {
+type WuOptions = {
   baseUrl: string;
   apiKey: string;
   timeoutMs?: number;
@@ -50,7 +50,7 @@ export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
  * The location id in the path keeps its literal colons (`KLGA:9:US`), as every published capture
  * of the API shows; only characters outside ICAO codes and country codes would be escaped.
  */
-export function locationPath(loc: string): string {
+function locationPath(loc: string): string {
   return loc.split(':').map(encodeURIComponent).join(':');
 }
 
