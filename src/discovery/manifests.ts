@@ -1,6 +1,6 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { SECURITY_SCHEMES } from './openapi.ts';
-import { NETWORK } from '../payments/eip3009.ts';
+import { NETWORK } from '../x402/networks.ts';
 import { SALT_ECHO } from '../payments/binding.ts';
 import { originOf, receiptTypedDataDoc } from '../payments/receipt-request.ts';
 import {

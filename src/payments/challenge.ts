@@ -4,7 +4,9 @@ import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
 import { bundleDescription, paymentRequired, standardAccept, usdcDomain, type ChallengeInput } from './envelope.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
-import type { PaymentRequirementsV1 } from './settlers/settler.ts';
+import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration } from '../x402/payment-identifier.ts';
+import { encodePaymentRequired, PAYMENT_REQUIRED, paymentRequiredV2, type V2Extensions } from '../x402/v2.ts';
+import type { PaymentRequirementsV1 } from '../x402/x-payment.ts';
 
 /**
  * What the plane offers a buyer: the 402 challenge (the bundle's current salt, binding.ts) and the
@@ -48,7 +50,7 @@ export function createChallenges(deps: ChallengeDeps) {
         ...note,
       }),
 
-    /** The paid route's Bazaar listing, for a v2 settle call (settlers/wire.ts). */
+    /** The paid route's Bazaar listing, for a v2 settle call (x402/facilitator-body.ts). */
     listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
     /**
@@ -79,3 +81,26 @@ export function createChallenges(deps: ChallengeDeps) {
 }
 
 export type Challenges = ReturnType<typeof createChallenges>;
+
+/**
+ * What every 402 of a paid route declares: the route's Bazaar listing (bazaar.ts) and the
+ * payment identifier. A route adds its own (sign-in-with-x) through `challengeHeaders`' second
+ * argument.
+ */
+export function standardExtensions(body: PaymentRequiredBody): V2Extensions {
+  const listing = listingFor(body.accepts[0]!.resource, body.terms);
+  return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
+}
+
+/** The headers every 402 challenge carries beside its v1 body; `more` adds a route's own extensions. */
+export function challengeHeaders(body: PaymentRequiredBody, more: V2Extensions = {}): Record<string, string> {
+  const extensions = { ...standardExtensions(body), ...more };
+  // `resource.description` is the route's listing description (what a catalogue shows, the same
+  // for every bundle); the v1 body keeps the bundle's own line.
+  const description = listingFor(body.accepts[0]!.resource, body.terms)?.description;
+  // A challenge's salt moves with purchases and the minute: no cache may keep it.
+  return {
+    [PAYMENT_REQUIRED]: encodePaymentRequired(paymentRequiredV2(body, extensions, description)),
+    'cache-control': 'no-store',
+  };
+}

@@ -1,4 +1,13 @@
-import type { SettleRequest } from './settler.ts';
+import type { Authorization } from './networks.ts';
+import type { PaymentRequirementsV1 } from './x-payment.ts';
+
+/** What a settle call carries: the verified authorization, our requirements, the route's listing. */
+export type SettleWire = {
+  authorization: Authorization;
+  signature: string;
+  requirements: PaymentRequirementsV1;
+  listing?: { description: string; extensions: Record<string, unknown> } | null;
+};
 
 /**
  * What a facilitator is sent for `/verify` and `/settle`, in the (x402Version, scheme, network)
@@ -17,7 +26,7 @@ import type { SettleRequest } from './settler.ts';
  */
 export type WireKind = { x402Version: 1 | 2; scheme: 'exact'; network: string };
 
-export function facilitatorBody(kind: WireKind, req: SettleRequest): Record<string, unknown> {
+export function facilitatorBody(kind: WireKind, req: SettleWire): Record<string, unknown> {
   const a = req.authorization;
   const payload = {
     signature: req.signature,

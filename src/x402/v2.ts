@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { microToAtomic } from '../lib/money.ts';
-import { listingFor } from './bazaar.ts';
-import { NETWORK, NETWORK_ALIASES } from './eip3009.ts';
-import { PAYMENT_IDENTIFIER, paymentIdOf, paymentIdentifierDeclaration } from './payment-identifier.ts';
-import type { PaymentRequiredBody } from './schemas.ts';
+import { NETWORK, NETWORK_ALIASES } from './networks.ts';
+import { paymentIdOf } from './payment-identifier.ts';
 import {
   ExactEvmPayload,
   MAX_V2_HEADER_CHARS,
@@ -13,15 +11,15 @@ import {
   type DecodeResult,
   type AcceptedTerms,
   type PaymentPayloadV1,
+  type PaymentRequirementsV1,
 } from './x-payment.ts';
 
 /**
- * x402 v2 beside v1 (issue 24): every 402 also carries `PAYMENT-REQUIRED` (base64 of the v2
- * PaymentRequired JSON), a payment may come as `PAYMENT-SIGNATURE` (base64 of the v2
- * PaymentPayload, whose `accepted` echoes the requirements, `extra.binding` included) and a
- * settled purchase answers `PAYMENT-RESPONSE` beside `X-PAYMENT-RESPONSE`. Shapes as
- * `@x402/core` 2.27 types them (PaymentRequired, PaymentRequirements, PaymentPayload,
- * SettleResponse); the v1 body stays exactly the spec's.
+ * x402 v2 beside v1: every 402 also carries `PAYMENT-REQUIRED` (base64 of the v2 PaymentRequired
+ * JSON), a payment may come as `PAYMENT-SIGNATURE` (base64 of the v2 PaymentPayload, whose
+ * `accepted` echoes the requirements, `extra.binding` included) and a settled purchase answers
+ * `PAYMENT-RESPONSE` beside `X-PAYMENT-RESPONSE`. Shapes as `@x402/core` 2.27 types them; the v1
+ * body stays exactly the spec's.
  */
 export const PAYMENT_REQUIRED = 'payment-required';
 export const PAYMENT_SIGNATURE = 'payment-signature';
@@ -33,28 +31,18 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toStr
 export type V2Extensions = Record<string, unknown>;
 
 /**
- * What every 402 of a paid route declares: the route's Bazaar listing (bazaar.ts) and the
- * payment identifier (payment-identifier.ts). A route adds its own (sign-in-with-x) through
- * `challengeHeaders`' second argument.
- */
-export function standardExtensions(body: PaymentRequiredBody): V2Extensions {
-  const listing = listingFor(body.accepts[0]!.resource, body.terms);
-  return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
-}
-
-/**
  * The v2 PaymentRequired for a challenge body: the same offer, `amount` for `maxAmountRequired`.
  * `resource.description` is the route's listing description (what a catalogue shows, the same
  * for every bundle); the v1 body keeps the bundle's own line.
  */
-export function paymentRequiredV2(body: PaymentRequiredBody, extensions: V2Extensions = standardExtensions(body)) {
+export function paymentRequiredV2(body: PaymentRequiredV1, extensions: V2Extensions, description: string | undefined) {
   const a = body.accepts[0]!;
   return {
     x402Version: 2 as const,
     error: body.error,
     resource: {
       url: a.resource,
-      description: listingFor(a.resource, body.terms)?.description ?? a.description,
+      description: description ?? a.description,
       mimeType: a.mimeType,
     },
     accepts: body.accepts.map((a) => ({
@@ -72,11 +60,12 @@ export function paymentRequiredV2(body: PaymentRequiredBody, extensions: V2Exten
   };
 }
 
-/** The headers every 402 challenge carries beside its v1 body; `more` adds a route's own extensions. */
-export function challengeHeaders(body: PaymentRequiredBody, more: V2Extensions = {}): Record<string, string> {
-  const extensions = { ...standardExtensions(body), ...more };
-  // A challenge's salt moves with purchases and the minute: no cache may keep it.
-  return { [PAYMENT_REQUIRED]: b64(paymentRequiredV2(body, extensions)), 'cache-control': 'no-store' };
+/** The v1 402 body as the v2 envelope reads it. */
+export type PaymentRequiredV1 = { error: string; accepts: PaymentRequirementsV1[] };
+
+/** Base64 of the v2 PaymentRequired: the `PAYMENT-REQUIRED` header's value. */
+export function encodePaymentRequired(v2: ReturnType<typeof paymentRequiredV2>): string {
+  return b64(v2);
 }
 
 /** `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`: the same x402 SettleResponse, once per version. */
@@ -164,7 +153,7 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   return decoded;
 }
 
-/** What this request offers, as `accepted` must name it (issue 36: the standard `exact` on v2). */
+/** What this request offers, as `accepted` must name it (the standard `exact` on v2). */
 export type OfferedTerms = { priceMicro: number; asset: string; payTo: string };
 
 /**

@@ -69,7 +69,7 @@ export function paymentIdOf(extensions: Record<string, unknown> | undefined): Pa
 }
 
 /**
- * What the database keeps of an id (issue 35 item 3): a keyed hash under the server secret, so a
+ * What the database keeps of an id: a keyed hash under the server secret, so a
  * copy of the database (a backup, the Litestream replica) holds no id to replay with. Lookups and
  * the unique index use it the same way they used the id.
  */
