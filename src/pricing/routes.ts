@@ -6,9 +6,9 @@ import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
+import { NETWORK } from '../x402/networks.ts';
 import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, TIERS } from './tiers.ts';
 
-export const NETWORK = 'eip155:8453';
 export const CURRENCY = 'USDC';
 
 export const Tier = z

@@ -1,8 +1,9 @@
-import type { Authorization } from './networks.ts';
+import { authorizationJson, type Authorization } from './networks.ts';
+import { requirementsV2, resourceV2 } from './v2.ts';
 import type { PaymentRequirementsV1 } from './x-payment.ts';
 
 /** What a settle call carries: the verified authorization, our requirements, the route's listing. */
-export type SettleWire = {
+type SettleWire = {
   authorization: Authorization;
   signature: string;
   requirements: PaymentRequirementsV1;
@@ -27,18 +28,7 @@ export type SettleWire = {
 export type WireKind = { x402Version: 1 | 2; scheme: 'exact'; network: string };
 
 export function facilitatorBody(kind: WireKind, req: SettleWire): Record<string, unknown> {
-  const a = req.authorization;
-  const payload = {
-    signature: req.signature,
-    authorization: {
-      from: a.from,
-      to: a.to,
-      value: a.value.toString(),
-      validAfter: a.validAfter.toString(),
-      validBefore: a.validBefore.toString(),
-      nonce: a.nonce,
-    },
-  };
+  const payload = { signature: req.signature, authorization: authorizationJson(req.authorization) };
   const r = req.requirements;
   if (kind.x402Version === 1) {
     return {
@@ -47,21 +37,13 @@ export function facilitatorBody(kind: WireKind, req: SettleWire): Record<string,
       paymentRequirements: { ...r, network: kind.network },
     };
   }
-  const accepted = {
-    scheme: kind.scheme,
-    network: kind.network,
-    amount: r.maxAmountRequired,
-    asset: r.asset,
-    payTo: r.payTo,
-    maxTimeoutSeconds: r.maxTimeoutSeconds,
-    extra: r.extra,
-  };
+  const accepted = requirementsV2(r, kind.network);
   const listing = req.listing;
   return {
     x402Version: 2,
     paymentPayload: {
       x402Version: 2,
-      resource: { url: r.resource, description: listing?.description ?? r.description, mimeType: r.mimeType },
+      resource: resourceV2(r, listing?.description),
       accepted,
       payload,
       ...(listing ? { extensions: listing.extensions } : {}),

@@ -8,6 +8,7 @@
 import { BASE_ALIASES, BASE_CAIP2 } from '../../packages/isocast-client/src/chain.ts';
 
 export {
+  authorizationJson,
   BASE_ALIASES,
   BASE_CAIP2,
   BASE_CHAIN_ID,

@@ -13,8 +13,8 @@ import { createHash, createHmac, type KeyObject } from 'node:crypto';
 import type { Authorization } from './eip3009.ts';
 
 export const PAYMENT_IDENTIFIER = 'payment-identifier';
-export const PAYMENT_ID_MIN_LENGTH = 16;
-export const PAYMENT_ID_MAX_LENGTH = 128;
+const PAYMENT_ID_MIN_LENGTH = 16;
+const PAYMENT_ID_MAX_LENGTH = 128;
 const PAYMENT_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 export const PAYMENT_ID_RULE = `${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters of A-Z, a-z, 0-9, "-" and "_"`;
@@ -49,7 +49,7 @@ export function isValidPaymentId(id: unknown): id is string {
   );
 }
 
-export type PaymentIdResult = { ok: true; id: string | null } | { ok: false; reason: string };
+type PaymentIdResult = { ok: true; id: string | null } | { ok: false; reason: string };
 
 /**
  * The id a v2 PaymentPayload's `extensions` carries, if any. The extension echoed without an id

@@ -36,32 +36,40 @@ export type V2Extensions = Record<string, unknown>;
  * for every bundle); the v1 body keeps the bundle's own line.
  */
 export function paymentRequiredV2(body: PaymentRequiredV1, extensions: V2Extensions, description: string | undefined) {
-  const a = body.accepts[0]!;
   return {
     x402Version: 2 as const,
     error: body.error,
-    resource: {
-      url: a.resource,
-      description: description ?? a.description,
-      mimeType: a.mimeType,
-    },
-    accepts: body.accepts.map((a) => ({
-      scheme: a.scheme,
-      network: a.network,
-      amount: a.maxAmountRequired,
-      asset: a.asset,
-      payTo: a.payTo,
-      maxTimeoutSeconds: a.maxTimeoutSeconds,
-      // The binding (and USDC's EIP-712 name and version) ride in `extra`, which a v2 client
-      // echoes in `accepted`: the served salt comes back without a field of our own.
-      extra: a.extra,
-    })),
+    resource: resourceV2(body.accepts[0]!, description),
+    accepts: body.accepts.map((a) => requirementsV2(a)),
     extensions,
   };
 }
 
+/**
+ * The one v1 -> v2 requirements mapping, for the 402 and the facilitator's settle call alike:
+ * `amount` for `maxAmountRequired`, the resource apart. The binding (and USDC's EIP-712 name and
+ * version) ride in `extra`, which a v2 client echoes in `accepted`: the served salt comes back
+ * without a field of our own.
+ */
+export function requirementsV2(r: PaymentRequirementsV1, network: string = r.network) {
+  return {
+    scheme: r.scheme,
+    network,
+    amount: r.maxAmountRequired,
+    asset: r.asset,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    extra: r.extra,
+  };
+}
+
+/** The v2 `resource` of v1 requirements; `description` (a listing's) replaces the requirements' own. */
+export function resourceV2(r: PaymentRequirementsV1, description: string | undefined) {
+  return { url: r.resource, description: description ?? r.description, mimeType: r.mimeType };
+}
+
 /** The v1 402 body as the v2 envelope reads it. */
-export type PaymentRequiredV1 = { error: string; accepts: PaymentRequirementsV1[] };
+type PaymentRequiredV1 = { error: string; accepts: PaymentRequirementsV1[] };
 
 /** Base64 of the v2 PaymentRequired: the `PAYMENT-REQUIRED` header's value. */
 export function encodePaymentRequired(v2: ReturnType<typeof paymentRequiredV2>): string {
@@ -154,7 +162,7 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
 }
 
 /** What this request offers, as `accepted` must name it (the standard `exact` on v2). */
-export type OfferedTerms = { priceMicro: number; asset: string; payTo: string };
+type OfferedTerms = { priceMicro: number; asset: string; payTo: string };
 
 /**
  * Why a v2 `accepted` is not a requirement this request offers, or null when it is one. The

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Address, Hex } from 'viem';
-import { NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
+import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 
 /**
  * The `X-Payment` header: base64 of an x402 v1 PaymentPayload for the `exact` EVM scheme. Shared
@@ -136,14 +136,7 @@ export function encodeXPayment(
     payload: {
       signature,
       ...(salt ? { salt } : {}),
-      authorization: {
-        from: auth.from,
-        to: auth.to,
-        value: auth.value.toString(),
-        validAfter: auth.validAfter.toString(),
-        validBefore: auth.validBefore.toString(),
-        nonce: auth.nonce,
-      },
+      authorization: authorizationJson(auth),
     },
   };
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64');
