@@ -71,9 +71,26 @@ export function resourceV2(r: PaymentRequirementsV1, description: string | undef
 /** The v1 402 body as the v2 envelope reads it. */
 type PaymentRequiredV1 = { error: string; accepts: PaymentRequirementsV1[] };
 
-/** Base64 of the v2 PaymentRequired: the `PAYMENT-REQUIRED` header's value. */
-export function encodePaymentRequired(v2: ReturnType<typeof paymentRequiredV2>): string {
-  return b64(v2);
+/** Base64 of a JSON text: a `PAYMENT-REQUIRED` header's value from `paymentRequiredJson`. */
+export function encodeJsonText(json: string): string {
+  return Buffer.from(json, 'utf8').toString('base64');
+}
+
+/**
+ * The v2 PaymentRequired's JSON with `more` extensions after its own, byte for byte what
+ * `JSON.stringify` gives the merged object, without serializing the rest again: a 402's Bazaar
+ * schemas are the same for every buyer, a sign-in declaration is new each time. `extensions` is
+ * the envelope's last field and never empty here (the payment identifier), so the text ends `}}`.
+ */
+export function withExtensions(json: string, more: V2Extensions, own: V2Extensions): string {
+  let tail = '';
+  for (const [name, value] of Object.entries(more)) {
+    // A name the envelope already has, or a value JSON drops, would not serialize as a splice.
+    if (name in own || value === undefined)
+      return JSON.stringify({ ...JSON.parse(json), extensions: { ...own, ...more } });
+    tail += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  return tail === '' ? json : `${json.slice(0, -2)}${tail}}}`;
 }
 
 /** `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`: the same x402 SettleResponse, once per version. */
