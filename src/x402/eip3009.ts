@@ -14,7 +14,6 @@ import {
  * verifies.
  */
 export const CHAIN_ID = BASE_CHAIN_ID;
-export { type Authorization, TRANSFER_WITH_AUTHORIZATION_TYPES, USDC_NAME, USDC_VERSION } from './networks.ts';
 
 export function usdcDomain(usdcAddress: Address, name = USDC_NAME, version = USDC_VERSION) {
   return { name, version, chainId: CHAIN_ID, verifyingContract: usdcAddress } as const;

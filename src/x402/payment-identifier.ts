@@ -10,7 +10,7 @@
  * out here because importing @x402/extensions costs a start about 200 ms of zod 3 and ajv.
  */
 import { createHash, createHmac, type KeyObject } from 'node:crypto';
-import type { Authorization } from './eip3009.ts';
+import type { Authorization } from './networks.ts';
 
 export const PAYMENT_IDENTIFIER = 'payment-identifier';
 const PAYMENT_ID_MIN_LENGTH = 16;

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { Authorization } from '../../x402/eip3009.ts';
+import type { Authorization } from '../../x402/networks.ts';
 import type { Listing } from '../bazaar.ts';
 import type { PaymentPayloadV1, PaymentRequirementsV1 } from '../../x402/x-payment.ts';
 import type { SupportedResult } from './negotiate.ts';
