@@ -20,7 +20,7 @@ import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { MOCK_PAY_TO } from '../src/payments/networks.ts';
+import { MOCK_PAY_TO } from '../src/payments/pay-to.ts';
 import { openDb } from '../src/db/open.ts';
 import { createCatalog } from '../src/cities/catalog.ts';
 import { systemClock } from '../src/lib/clock.ts';
@@ -29,7 +29,7 @@ import { loadSanctionsList } from '../src/sanctions/list.ts';
 import { createMockSettler } from '../src/payments/settlers/mock.ts';
 import { FIRST_STEP, currentSalt } from '../src/payments/binding.ts';
 import { paymentRequired } from '../src/payments/envelope.ts';
-import { authorizationTypedData } from '../src/payments/eip3009.ts';
+import { authorizationTypedData } from '../src/x402/eip3009.ts';
 import { payFor402 } from '../packages/isocast-client/src/index.ts';
 import { createStores } from '../src/stores.ts';
 

@@ -8,7 +8,8 @@
  */
 import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { authorizationTypedData, type Authorization } from '../../src/payments/eip3009.ts';
+import { authorizationTypedData } from '../../src/x402/eip3009.ts';
+import type { Authorization } from '../../src/x402/networks.ts';
 import { recoverAuthorizationSigner } from '../../src/payments/eip3009-recover.ts';
 import { secp256k1Ready } from '../../src/lib/secp256k1.ts';
 import { median } from './util.ts';

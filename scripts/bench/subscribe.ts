@@ -27,8 +27,8 @@
 import { keccak256, recoverTypedDataAddress, toHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
-import { decodeXPayment } from '../../src/payments/x-payment.ts';
-import { authorizationTypedData } from '../../src/payments/eip3009.ts';
+import { decodeXPayment } from '../../src/x402/x-payment.ts';
+import { authorizationTypedData } from '../../src/x402/eip3009.ts';
 import { recoverAuthorizationSigner } from '../../src/payments/eip3009-recover.ts';
 import { LiteConnection, requestBytes } from './http-lite.ts';
 import { cpuNs, median, spread } from './util.ts';

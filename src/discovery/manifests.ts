@@ -1,6 +1,6 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { SECURITY_SCHEMES } from './openapi.ts';
-import { NETWORK } from '../payments/eip3009.ts';
+import { NETWORK } from '../x402/networks.ts';
 import { SALT_ECHO } from '../payments/binding.ts';
 import { originOf, receiptTypedDataDoc } from '../payments/receipt-request.ts';
 import {
@@ -223,8 +223,7 @@ export function agentCard(d: DiscoveryDeps) {
       extensions: [
         {
           uri: A2A_X402_EXTENSION,
-          description:
-            'Paid skills require an x402 payment (exact scheme, USDC on eip155:8453) whose EIP-3009 nonce binds payer, city and count.',
+          description: `Paid skills require an x402 payment (exact scheme, USDC on ${NETWORK}) whose EIP-3009 nonce binds payer, city and count.`,
           required: true,
           params: { x402Version: 1, accepts: subscribe ? acceptsFor(d, subscribe) : [], steps: paymentSteps(d) },
         },

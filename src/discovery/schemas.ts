@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
+import { NETWORK } from '../x402/networks.ts';
 
 /**
  * Shapes of the JSON discovery documents (spec 4.1 leaves them "not shown"). They are loose:
@@ -10,7 +11,7 @@ function buildDocumentSchemas() {
   const DiscoveryAccept = z
     .object({
       scheme: z.literal('exact'),
-      network: z.literal('eip155:8453'),
+      network: z.literal(NETWORK),
       price: z.string().describe('USD price, `$<amount>`'),
       payTo: z.string(),
       description: z.string(),
@@ -43,7 +44,7 @@ function buildDocumentSchemas() {
   const Pricing = z
     .object({
       currency: z.literal('USDC'),
-      network: z.literal('eip155:8453'),
+      network: z.literal(NETWORK),
       asset: z.string(),
       payTo: z.string().nullable(),
       unitPriceUsd: z.number(),

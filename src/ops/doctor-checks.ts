@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.ts';
-import { payTo } from '../payments/networks.ts';
+import { payTo } from '../payments/pay-to.ts';
 import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
 import { httpRequest } from '../lib/http-client.ts';
 import { loadSanctionsList } from '../sanctions/list.ts';

@@ -13,7 +13,7 @@ import { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } from './sc
  * and the description a catalogue shows for it. A facilitator that catalogues (Coinbase CDP's)
  * lists a resource from the v2 payment it settles: `paymentPayload.resource` (url, description)
  * and `paymentPayload.extensions.bazaar`, so the same listing rides in the 402 (PAYMENT-REQUIRED)
- * and in our own v2 settle call (settlers/wire.ts). docs/discovery.md, "Bazaar".
+ * and in our own v2 settle call (x402/facilitator-body.ts). docs/discovery.md, "Bazaar".
  *
  * Built here as plain data, in exactly the shape `declareDiscoveryExtension` and
  * `bazaarResourceServerExtension.enrichDeclaration` give (test/payments/bazaar.test.ts compares
@@ -67,7 +67,7 @@ const listedExample = () => {
   return signal;
 };
 
-// Made on first use: paid-routes.ts reaches this module through x402-v2.ts, so its schemas are
+// Made on first use: paid-routes.ts reaches this module through challenge.ts, so its schemas are
 // not yet defined while this module loads.
 const routes = once(
   (): Record<string, RouteListing> => ({
@@ -117,7 +117,7 @@ const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
  * A schema without its prose or examples (the declaration's own example shows one): the declaration rides in PAYMENT-REQUIRED, and a stock v2 client
- * echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound (x402-v2.ts). The
+ * echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound (x402/v2.ts). The
  * descriptions stay in the OpenAPI document.
  */
 function terse(node: unknown): unknown {

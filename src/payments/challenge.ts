@@ -1,10 +1,12 @@
 import type { KeyObject } from 'node:crypto';
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
 import { bundleDescription, paymentRequired, standardAccept, usdcDomain, type ChallengeInput } from './envelope.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
-import type { PaymentRequirementsV1 } from './settlers/settler.ts';
+import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration } from '../x402/payment-identifier.ts';
+import { encodeJsonText, PAYMENT_REQUIRED, paymentRequiredV2, type V2Extensions, withExtensions } from '../x402/v2.ts';
+import type { PaymentRequirementsV1 } from '../x402/x-payment.ts';
 
 /**
  * What the plane offers a buyer: the 402 challenge (the bundle's current salt, binding.ts) and the
@@ -29,26 +31,53 @@ export type BundleOffer = { city: string; count: number; resourcePath: string };
 /** A challenge's own words: the reason (`error`) and, on exhaustion, where the wallet stands. */
 export type ChallengeNote = Pick<ChallengeInput, 'error' | 'exhaustion'>;
 
+/** Offers kept at once (bundles x resource shapes x served salts); past this the cache starts again. */
+const OFFER_CACHE_MAX = 4096;
+
 export function createChallenges(deps: ChallengeDeps) {
   // Bounded: cities x counts x the two resource shapes; a flood of odd `since` values is not kept.
   const requirementsCache = new Map<string, PaymentRequirementsV1>();
   const REQUIREMENTS_CACHE_MAX = 4096;
+  // The plain offer of a bundle is the same for every buyer until its salt moves (a purchase, the
+  // minute), so it is built once per salt; the salt is in the key. Frozen: a caller that tried to
+  // write into a shared offer would throw rather than hand its words to the next buyer. A note
+  // (a reason, a wallet's standing) makes a body of its own, never kept.
+  const offers = new Map<string, PaymentRequiredBody>();
+
+  const build = ({ city, count, resourcePath }: BundleOffer, salt: Hex, note: ChallengeNote) =>
+    paymentRequired({
+      city,
+      count,
+      resource: `${deps.baseUrl}${resourcePath}`,
+      payTo: deps.payTo,
+      usdc: deps.usdc,
+      salt,
+      termsUrl: deps.termsUrl,
+      mode: deps.mode,
+      ...note,
+    });
 
   return {
-    challenge: ({ city, count, resourcePath }: BundleOffer, note: ChallengeNote = {}): PaymentRequiredBody =>
-      paymentRequired({
+    challenge(offer: BundleOffer, note: ChallengeNote = {}): PaymentRequiredBody {
+      const { city, count } = offer;
+      const salt = currentSalt(deps.secret(), {
         city,
         count,
-        resource: `${deps.baseUrl}${resourcePath}`,
-        payTo: deps.payTo,
-        usdc: deps.usdc,
-        salt: currentSalt(deps.secret(), { city, count, step: deps.currentStep(city, count), nowMs: deps.nowMs() }),
-        termsUrl: deps.termsUrl,
-        mode: deps.mode,
-        ...note,
-      }),
+        step: deps.currentStep(city, count),
+        nowMs: deps.nowMs(),
+      });
+      if (note.error !== undefined || note.exhaustion !== undefined) return build(offer, salt, note);
+      const key = `${salt}|${count}|${city}|${offer.resourcePath}`;
+      let body = offers.get(key);
+      if (!body) {
+        body = deepFreeze(build(offer, salt, note));
+        if (offers.size >= OFFER_CACHE_MAX) offers.clear();
+        offers.set(key, body);
+      }
+      return body;
+    },
 
-    /** The paid route's Bazaar listing, for a v2 settle call (settlers/wire.ts). */
+    /** The paid route's Bazaar listing, for a v2 settle call (x402/facilitator-body.ts). */
     listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
     /**
@@ -79,3 +108,48 @@ export function createChallenges(deps: ChallengeDeps) {
 }
 
 export type Challenges = ReturnType<typeof createChallenges>;
+
+/**
+ * What every 402 of a paid route declares: the route's Bazaar listing (bazaar.ts) and the
+ * payment identifier. A route adds its own (sign-in-with-x) through `challengeHeaders`' second
+ * argument.
+ */
+export function standardExtensions(body: PaymentRequiredBody): V2Extensions {
+  const listing = listingFor(body.accepts[0]!.resource, body.terms);
+  return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
+}
+
+type EncodedOffer = { own: V2Extensions; json: string; encoded: string };
+
+/** A kept (frozen) offer's PAYMENT-REQUIRED, made once: it lives exactly as long as the offer. */
+const encodedOffers = new WeakMap<PaymentRequiredBody, EncodedOffer>();
+
+function encodeOffer(body: PaymentRequiredBody): EncodedOffer {
+  let e = encodedOffers.get(body);
+  if (!e) {
+    const own = standardExtensions(body);
+    // `resource.description` is the route's listing description (what a catalogue shows, the same
+    // for every bundle); the v1 body keeps the bundle's own line.
+    const description = listingFor(body.accepts[0]!.resource, body.terms)?.description;
+    const json = JSON.stringify(paymentRequiredV2(body, own, description));
+    e = { own, json, encoded: encodeJsonText(json) };
+    if (Object.isFrozen(body)) encodedOffers.set(body, e);
+  }
+  return e;
+}
+
+/** The headers every 402 challenge carries beside its v1 body; `more` adds a route's own extensions. */
+export function challengeHeaders(body: PaymentRequiredBody, more: V2Extensions = {}): Record<string, string> {
+  const e = encodeOffer(body);
+  const json = withExtensions(e.json, more, e.own);
+  // A challenge's salt moves with purchases and the minute: no HTTP cache may keep it.
+  return { [PAYMENT_REQUIRED]: json === e.json ? e.encoded : encodeJsonText(json), 'cache-control': 'no-store' };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

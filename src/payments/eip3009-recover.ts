@@ -2,7 +2,8 @@ import { isAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem
 import { keccak256Bytes } from '../lib/keccak.ts';
 import { recoverPublicKeyWasm, secp256k1LoadError } from '../lib/secp256k1.ts';
 import { createLogger } from '../lib/logger.ts';
-import { authorizationTypedData, CHAIN_ID, USDC_NAME, USDC_VERSION, type Authorization } from './eip3009.ts';
+import { authorizationTypedData, CHAIN_ID } from '../x402/eip3009.ts';
+import { type Authorization, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 
 /**
  * Who signed an EIP-3009 `TransferWithAuthorization`: the EIP-712 digest built by hand from

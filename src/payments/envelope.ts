@@ -3,7 +3,7 @@ import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { Hex } from 'viem';
 import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
-import { NETWORK, USDC_NAME, USDC_VERSION } from './eip3009.ts';
+import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import { MOCK_PAY_TO, payTo } from './networks.ts';
+import { MOCK_PAY_TO, payTo } from './pay-to.ts';
 import type { Db } from '../db/open.ts';
 import type { LedgerStores } from './ledger.ts';
 import type { Clock } from '../lib/clock.ts';

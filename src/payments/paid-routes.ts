@@ -28,7 +28,7 @@ import {
 import { createSignalsPage } from './signals-page.ts';
 import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from './siwx.ts';
 import type { SiwxSignIn } from './siwx-signin.ts';
-import { paymentHeaderOf, type PaymentHeader } from './x402-v2.ts';
+import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
 import {
   MinSpendError,
   PaymentRequired,

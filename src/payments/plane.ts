@@ -11,7 +11,7 @@ import { paymentCounters } from './outcomes.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
 import { createSaltSteps } from './salt-steps.ts';
 import { createSealer } from './sealed.ts';
-import type { PaymentHeader } from './x402-v2.ts';
+import type { PaymentHeader } from '../x402/v2.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
 
 /**

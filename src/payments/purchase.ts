@@ -22,11 +22,11 @@ import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, Purchase, ResultMemo } from './ledger.ts';
 import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
-import { identifierKey, signedPaymentDigest } from './payment-identifier.ts';
+import { identifierKey, signedPaymentDigest } from '../x402/payment-identifier.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, verifySignature, type TypedDataVerifier } from './verify.ts';
-import type { DecodedPayment } from './x-payment.ts';
-import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from './x402-v2.ts';
+import type { DecodedPayment } from '../x402/x-payment.ts';
+import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from '../x402/v2.ts';
 import { boundElsewhere } from './refusal.ts';
 
 /**

@@ -8,7 +8,7 @@ import type { PaymentPlane } from './plane.ts';
 import type { FreshChallenge } from './refusal.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import { siwxExtension } from './siwx.ts';
-import { challengeHeaders } from './x402-v2.ts';
+import { challengeHeaders } from './challenge.ts';
 
 /**
  * The paid read's 402s (`GET /v1/signals`, spec 4.4), built in one place because every one of

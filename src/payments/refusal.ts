@@ -1,8 +1,8 @@
 import { bindingMismatch, withMore } from '../lib/api-errors.ts';
 import { ApiError } from '../lib/errors.ts';
-import { NETWORK } from './eip3009.ts';
+import { NETWORK } from '../x402/networks.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
-import { decodePaymentHeader, PAYMENT_REQUIRED, PAYMENT_RESPONSE, type PaymentHeader } from './x402-v2.ts';
+import { decodePaymentHeader, PAYMENT_REQUIRED, PAYMENT_RESPONSE, type PaymentHeader } from '../x402/v2.ts';
 
 /**
  * A 402 that refuses a payment (binding, verification, settlement refused, ceiling exhausted,

@@ -10,7 +10,7 @@ import { parseCount, requireCity } from './bundle.ts';
 import type { Purchase } from './ledger.ts';
 import type { MarketResolutionBody } from '../cities/schemas.ts';
 import { ERRORS } from '../lib/api-errors.ts';
-import { PAYMENT_ID_RULE } from './payment-identifier.ts';
+import { PAYMENT_ID_RULE } from '../x402/payment-identifier.ts';
 import { asPaymentRefusal } from './refusal.ts';
 import type { PaymentPlane } from './plane.ts';
 import {
@@ -23,7 +23,8 @@ import {
   SubscribeResult,
   type SubscribeResultBody,
 } from './schemas.ts';
-import { challengeHeaders, PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from './x402-v2.ts';
+import { challengeHeaders } from './challenge.ts';
+import { PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from '../x402/v2.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
 export function subscribeRoutes(deps: {

@@ -4,7 +4,7 @@ import { Address, Disclaimer, Hex32 } from '../lib/schemas.ts';
 import { IsocastSignalPublic } from '../signals/schemas.ts';
 import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
 import { MAX_WAIT_S } from './bundle.ts';
-import { NETWORK } from './eip3009.ts';
+import { NETWORK } from '../x402/networks.ts';
 
 export const Binding = z
   .object({

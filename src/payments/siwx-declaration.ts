@@ -1,5 +1,5 @@
 import type { SIWxExtension } from '@x402/extensions/sign-in-with-x';
-import { NETWORK } from './eip3009.ts';
+import { NETWORK } from '../x402/networks.ts';
 
 /**
  * What `declareSIWxExtension({ network: NETWORK, expirationSeconds })` of `@x402/extensions`

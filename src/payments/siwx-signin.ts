@@ -6,7 +6,7 @@ import { sanctioned, siwxRefused, siwxUnverifiable } from '../lib/api-errors.ts'
 import { ApiError } from '../lib/errors.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { checkSiwxMessage, SIWX_ERRORS } from './siwx.ts';
-import { MAX_HEADER_CHARS } from './x-payment.ts';
+import { MAX_HEADER_CHARS } from '../x402/x-payment.ts';
 
 /**
  * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError: parsed and its signature

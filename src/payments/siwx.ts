@@ -1,7 +1,7 @@
 import type { SIWxExtension, SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import { ERRORS } from '../lib/api-errors.ts';
 import { SIGNED_REQUEST_SKEW_SEC, signedLifetime, skewOf } from '../lib/signed-request.ts';
-import { NETWORK } from './eip3009.ts';
+import { NETWORK } from '../x402/networks.ts';
 import { SIGN_IN_WITH_X, SIWX_DECLARATION } from './siwx-declaration.ts';
 
 /**

@@ -7,9 +7,9 @@ import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
+import { NETWORK } from '../x402/networks.ts';
 import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, TIERS } from './tiers.ts';
 
-export const NETWORK = 'eip155:8453';
 const CURRENCY = 'USDC';
 
 /** The answer's shapes, built on first use (lib/once.ts): only the documents and tests need them. */

@@ -2,7 +2,7 @@ import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { paymentRequired } from '../../src/payments/envelope.ts';
 import { FIRST_STEP, bindingNonce, currentSalt } from '../../src/payments/binding.ts';
-import { authorizationTypedData } from '../../src/payments/eip3009.ts';
+import { authorizationTypedData } from '../../src/x402/eip3009.ts';
 import { tiersPublic } from '../../src/pricing/routes.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
 import { microToUsd } from '../../src/lib/money.ts';

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recoverTypedDataAddress, type Address } from 'viem';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
-import { decodeXPayment } from '../../src/payments/x-payment.ts';
+import { decodeXPayment } from '../../src/x402/x-payment.ts';
 import { paymentRequired } from '../../src/payments/envelope.ts';
 import { FIRST_STEP, bindingNonce, currentSalt } from '../../src/payments/binding.ts';
-import { authorizationTypedData } from '../../src/payments/eip3009.ts';
+import { authorizationTypedData } from '../../src/x402/eip3009.ts';
 import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { buyerA } from '../payments/buy.ts';
 

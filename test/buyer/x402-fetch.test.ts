@@ -4,7 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from '@x402/fetch';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
+import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 import { IsocastExactScheme, ISOCAST_NETWORKS, registerIsocast } from '../../packages/isocast-client/src/index.ts';
 import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 

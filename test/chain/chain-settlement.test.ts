@@ -8,7 +8,7 @@ import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
-import { decodeXPayment } from '../../src/payments/x-payment.ts';
+import { decodeXPayment } from '../../src/x402/x-payment.ts';
 import { buy, buyerA, over, signFor, subscribeWith } from '../payments/buy.ts';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa' as Address;

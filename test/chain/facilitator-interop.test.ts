@@ -10,7 +10,7 @@ import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { decodeXPayment } from '../../src/payments/x-payment.ts';
+import { decodeXPayment } from '../../src/x402/x-payment.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
 import { buyerA, buyerB, over, signFor, subscribeWith } from '../payments/buy.ts';
 

@@ -13,7 +13,7 @@ import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { decodeXPayment } from '../../src/payments/x-payment.ts';
+import { decodeXPayment } from '../../src/x402/x-payment.ts';
 import { buy, buyerA, over, subscribeWith } from '../payments/buy.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { createWalletClient, http, parseAbi, parseSignature, type Address, type Hex, type PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { privateKeyToAccount } from 'viem/accounts';
-import { authorizationTypedData, usdcDomain } from '../../src/payments/eip3009.ts';
+import { authorizationTypedData, usdcDomain } from '../../src/x402/eip3009.ts';
 import { chainFor } from '../../src/payments/settlers/chain.ts';
 import { DEPLOYER_KEY } from './evm.ts';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Address, Hex } from 'viem';
-import { decodeXPayment, encodeXPayment, MAX_HEADER_CHARS } from '../../src/payments/x-payment.ts';
+import { decodeXPayment, encodeXPayment, MAX_HEADER_CHARS } from '../../src/x402/x-payment.ts';
 import { parseCount, parseSince, requireCity } from '../../src/payments/bundle.ts';
 import { MAX_COUNT, MIN_COUNT } from '../../src/pricing/tiers.ts';
 import { parseDeliveryBody } from '../../src/delivery/schemas.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { MOCK_PAY_TO, payTo } from '../../src/payments/networks.ts';
+import { MOCK_PAY_TO, payTo } from '../../src/payments/pay-to.ts';
 
 const problems = (env: Record<string, string>, argv: string[] = []) => {
   try {

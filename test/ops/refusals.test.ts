@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/app.ts';
 import { type ConfigError, loadConfig } from '../../src/config.ts';
-import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
+import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 
 /**
  * Every unsafe configuration of Deliver 1 and 3, through the real entry point: exit 2 and one

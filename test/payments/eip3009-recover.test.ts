@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { bytesToHex, hashTypedData, hexToBytes, recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { authorizationTypedData, type Authorization } from '../../src/payments/eip3009.ts';
+import { authorizationTypedData } from '../../src/x402/eip3009.ts';
+import type { Authorization } from '../../src/x402/networks.ts';
 import { authorizationDigest, recoverAuthorizationSigner } from '../../src/payments/eip3009-recover.ts';
 import {
   recoverPublicKeyWasm,

@@ -19,7 +19,7 @@ import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createFailedPaymentPrune } from '../../src/payments/store.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
-import { identifierKey, isValidPaymentId } from '../../src/payments/payment-identifier.ts';
+import { identifierKey, isValidPaymentId } from '../../src/x402/payment-identifier.ts';
 import { createSecretKey } from 'node:crypto';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buyerA, buyerB, inApp, type Fetcher } from './buy.ts';
@@ -30,7 +30,7 @@ import {
   payFor402,
   registerIsocast,
 } from '../../packages/isocast-client/src/index.ts';
-import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
+import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 import { createStores } from '../../src/stores.ts';
 
 /**

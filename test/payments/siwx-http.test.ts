@@ -7,7 +7,7 @@ import { createSIWxPayload, encodeSIWxHeader, type SIWxExtension } from '@x402/e
 import { listen, testApp, type TestEnv } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { crossings } from '../helpers/crossings.ts';
-import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
+import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 import { IsocastExactScheme, registerIsocast } from '../../packages/isocast-client/src/index.ts';
 import { isocastSignIn, signInHeader } from '../../packages/isocast-client/src/siwx.ts';
 

@@ -4,10 +4,10 @@ import { PaymentRequiredV1Schema, PaymentPayloadV1Schema } from '@x402/core/sche
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { SubscribeResult, PaymentRequired } from '../../src/payments/schemas.ts';
-import { decodePaymentResponse } from '../../src/payments/x-payment.ts';
+import { decodePaymentResponse } from '../../src/x402/x-payment.ts';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
 import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
-import { MOCK_PAY_TO } from '../../src/payments/networks.ts';
+import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, buyerB, challenge, inApp, signFor, subscribeWith, tamper } from './buy.ts';
 import { createStores } from '../../src/stores.ts';

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Address, Hex } from 'viem';
 import { verifyPayment } from '../../src/payments/verify.ts';
-import { decodeXPayment, encodeXPayment } from '../../src/payments/x-payment.ts';
-import { authorizationTypedData, type Authorization } from '../../src/payments/eip3009.ts';
+import { decodeXPayment, encodeXPayment } from '../../src/x402/x-payment.ts';
+import { authorizationTypedData } from '../../src/x402/eip3009.ts';
+import type { Authorization } from '../../src/x402/networks.ts';
 import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { buyerA, buyerB } from './buy.ts';
 

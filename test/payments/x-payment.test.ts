@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
-import { decodeXPayment, encodeXPayment, MAX_HEADER_CHARS } from '../../src/payments/x-payment.ts';
+import { decodeXPayment, encodeXPayment, MAX_HEADER_CHARS } from '../../src/x402/x-payment.ts';
 
 const auth = {
   from: '0x1111111111111111111111111111111111111111',

@@ -40,3 +40,25 @@ export type Authorization = {
   validBefore: bigint;
   nonce: Hex;
 };
+
+/** An authorization as x402 payloads carry it: amounts and times as decimal strings. */
+export type AuthorizationJson = {
+  from: Address;
+  to: Address;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: Hex;
+};
+
+/** The one JSON form of an authorization, for the buyer's payload and the server's facilitator call alike. */
+export function authorizationJson(a: Authorization): AuthorizationJson {
+  return {
+    from: a.from,
+    to: a.to,
+    value: a.value.toString(),
+    validAfter: a.validAfter.toString(),
+    validBefore: a.validBefore.toString(),
+    nonce: a.nonce,
+  };
+}

@@ -2,6 +2,7 @@ import type { Account, Address, Hex } from 'viem';
 import { base64Json } from './base64.ts';
 import { bindingNonce, MAX_AUTH_LIFETIME_S } from './binding.ts';
 import {
+  authorizationJson,
   BASE_ALIASES,
   BASE_CHAIN_ID,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
@@ -166,17 +167,9 @@ export async function signExact(
     primaryType: 'TransferWithAuthorization',
     message: authorization,
   });
-  const a = authorization;
   const payload: Record<string, unknown> = {
     signature,
-    authorization: {
-      from: a.from,
-      to: a.to,
-      value: a.value.toString(),
-      validAfter: a.validAfter.toString(),
-      validBefore: a.validBefore.toString(),
-      nonce: a.nonce,
-    },
+    authorization: authorizationJson(authorization),
     ...(echoSalt ? { salt: binding.salt } : {}),
   };
   return { authorization, signature, payload, amount };

@@ -1,5 +1,5 @@
 import { createPublicClient, defineChain, http, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
-import { CHAIN_ID } from '../eip3009.ts';
+import { CHAIN_ID } from '../../x402/eip3009.ts';
 import {
   AUTHORIZATION_CANCELED_TOPIC,
   AUTHORIZATION_USED_TOPIC,

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
-import type { Authorization } from '../eip3009.ts';
+import type { Authorization } from '../../x402/networks.ts';
 import type { Listing } from '../bazaar.ts';
-import type { PaymentPayloadV1 } from '../x-payment.ts';
+import type { PaymentPayloadV1, PaymentRequirementsV1 } from '../../x402/x-payment.ts';
 import type { SupportedResult } from './negotiate.ts';
 
 /**
@@ -31,19 +31,6 @@ export type SettleRequest = {
    * cataloguing facilitator lists. Ours, not the buyer's echo.
    */
   listing?: Listing | null;
-};
-
-export type PaymentRequirementsV1 = {
-  scheme: 'exact';
-  network: string;
-  maxAmountRequired: string;
-  resource: string;
-  description: string;
-  mimeType: string;
-  payTo: string;
-  maxTimeoutSeconds: number;
-  asset: string;
-  extra: Record<string, unknown>;
 };
 
 /**

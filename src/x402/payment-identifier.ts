@@ -10,11 +10,11 @@
  * out here because importing @x402/extensions costs a start about 200 ms of zod 3 and ajv.
  */
 import { createHash, createHmac, type KeyObject } from 'node:crypto';
-import type { Authorization } from './eip3009.ts';
+import type { Authorization } from './networks.ts';
 
 export const PAYMENT_IDENTIFIER = 'payment-identifier';
-export const PAYMENT_ID_MIN_LENGTH = 16;
-export const PAYMENT_ID_MAX_LENGTH = 128;
+const PAYMENT_ID_MIN_LENGTH = 16;
+const PAYMENT_ID_MAX_LENGTH = 128;
 const PAYMENT_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 export const PAYMENT_ID_RULE = `${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters of A-Z, a-z, 0-9, "-" and "_"`;
@@ -49,7 +49,7 @@ export function isValidPaymentId(id: unknown): id is string {
   );
 }
 
-export type PaymentIdResult = { ok: true; id: string | null } | { ok: false; reason: string };
+type PaymentIdResult = { ok: true; id: string | null } | { ok: false; reason: string };
 
 /**
  * The id a v2 PaymentPayload's `extensions` carries, if any. The extension echoed without an id
@@ -69,7 +69,7 @@ export function paymentIdOf(extensions: Record<string, unknown> | undefined): Pa
 }
 
 /**
- * What the database keeps of an id (issue 35 item 3): a keyed hash under the server secret, so a
+ * What the database keeps of an id: a keyed hash under the server secret, so a
  * copy of the database (a backup, the Litestream replica) holds no id to replay with. Lookups and
  * the unique index use it the same way they used the id.
  */

@@ -1,4 +1,14 @@
-import type { SettleRequest } from './settler.ts';
+import { authorizationJson, type Authorization } from './networks.ts';
+import { requirementsV2, resourceV2 } from './v2.ts';
+import type { PaymentRequirementsV1 } from './x-payment.ts';
+
+/** What a settle call carries: the verified authorization, our requirements, the route's listing. */
+type SettleWire = {
+  authorization: Authorization;
+  signature: string;
+  requirements: PaymentRequirementsV1;
+  listing?: { description: string; extensions: Record<string, unknown> } | null;
+};
 
 /**
  * What a facilitator is sent for `/verify` and `/settle`, in the (x402Version, scheme, network)
@@ -17,19 +27,8 @@ import type { SettleRequest } from './settler.ts';
  */
 export type WireKind = { x402Version: 1 | 2; scheme: 'exact'; network: string };
 
-export function facilitatorBody(kind: WireKind, req: SettleRequest): Record<string, unknown> {
-  const a = req.authorization;
-  const payload = {
-    signature: req.signature,
-    authorization: {
-      from: a.from,
-      to: a.to,
-      value: a.value.toString(),
-      validAfter: a.validAfter.toString(),
-      validBefore: a.validBefore.toString(),
-      nonce: a.nonce,
-    },
-  };
+export function facilitatorBody(kind: WireKind, req: SettleWire): Record<string, unknown> {
+  const payload = { signature: req.signature, authorization: authorizationJson(req.authorization) };
   const r = req.requirements;
   if (kind.x402Version === 1) {
     return {
@@ -38,21 +37,13 @@ export function facilitatorBody(kind: WireKind, req: SettleRequest): Record<stri
       paymentRequirements: { ...r, network: kind.network },
     };
   }
-  const accepted = {
-    scheme: kind.scheme,
-    network: kind.network,
-    amount: r.maxAmountRequired,
-    asset: r.asset,
-    payTo: r.payTo,
-    maxTimeoutSeconds: r.maxTimeoutSeconds,
-    extra: r.extra,
-  };
+  const accepted = requirementsV2(r, kind.network);
   const listing = req.listing;
   return {
     x402Version: 2,
     paymentPayload: {
       x402Version: 2,
-      resource: { url: r.resource, description: listing?.description ?? r.description, mimeType: r.mimeType },
+      resource: resourceV2(r, listing?.description),
       accepted,
       payload,
       ...(listing ? { extensions: listing.extensions } : {}),

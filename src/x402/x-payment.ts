@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Address, Hex } from 'viem';
-import { NETWORK, NETWORK_ALIASES, type Authorization } from './eip3009.ts';
+import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 
 /**
  * The `X-Payment` header: base64 of an x402 v1 PaymentPayload for the `exact` EVM scheme. Shared
@@ -33,6 +33,20 @@ export const PaymentPayloadV1 = z.object({
 
 export type PaymentPayloadV1 = z.infer<typeof PaymentPayloadV1>;
 
+/** Standard x402 v1 PaymentRequirements, as a 402 offers them and a facilitator is sent them. */
+export type PaymentRequirementsV1 = {
+  scheme: 'exact';
+  network: string;
+  maxAmountRequired: string;
+  resource: string;
+  description: string;
+  mimeType: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  asset: string;
+  extra: Record<string, unknown>;
+};
+
 /** A header longer than this is not a payment we could have asked for. */
 export const MAX_HEADER_CHARS = 8_192;
 /**
@@ -50,7 +64,7 @@ export type DecodedPayment = {
   signature: Hex;
   /** A v2 payment's `payment-identifier` id (payment-identifier.ts): its idempotency key. */
   identifier?: string;
-  /** A v2 payment's `accepted`: the requirement the client says it pays (x402-v2.ts acceptedProblem). */
+  /** A v2 payment's `accepted`: the requirement the client says it pays (v2.ts acceptedProblem). */
   accepted?: AcceptedTerms;
 };
 
@@ -60,7 +74,7 @@ export type AcceptedTerms = { network: string; amount?: string; asset?: string; 
 export type DecodeResult = { ok: true; value: DecodedPayment } | { ok: false; reason: string };
 
 /**
- * Base64 (standard or URL-safe alphabet, padded or not) decoded strictly (issue 35 item 6): Node's
+ * Base64 (standard or URL-safe alphabet, padded or not) decoded strictly: Node's
  * decoder skips junk and stops at the first padding, so `A, B` (two headers joined) would decode
  * as A alone; here any character outside the alphabet, or padding in the middle, throws.
  */
@@ -82,7 +96,7 @@ export function decodeXPayment(header: string): DecodeResult {
   return decodePayloadJson(json);
 }
 
-/** A parsed x402 v1 PaymentPayload object (from X-Payment, or a PAYMENT-SIGNATURE made v1 by x402-v2.ts). */
+/** A parsed x402 v1 PaymentPayload object (from X-Payment, or a PAYMENT-SIGNATURE made v1 by v2.ts). */
 export function decodePayloadJson(json: unknown): DecodeResult {
   const parsed = PaymentPayloadV1.safeParse(json);
   if (!parsed.success) {
@@ -122,14 +136,7 @@ export function encodeXPayment(
     payload: {
       signature,
       ...(salt ? { salt } : {}),
-      authorization: {
-        from: auth.from,
-        to: auth.to,
-        value: auth.value.toString(),
-        validAfter: auth.validAfter.toString(),
-        validBefore: auth.validBefore.toString(),
-        nonce: auth.nonce,
-      },
+      authorization: authorizationJson(auth),
     },
   };
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64');

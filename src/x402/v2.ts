@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { microToAtomic } from '../lib/money.ts';
-import { listingFor } from './bazaar.ts';
-import { NETWORK, NETWORK_ALIASES } from './eip3009.ts';
-import { PAYMENT_IDENTIFIER, paymentIdOf, paymentIdentifierDeclaration } from './payment-identifier.ts';
-import type { PaymentRequiredBody } from './schemas.ts';
+import { NETWORK, NETWORK_ALIASES } from './networks.ts';
+import { paymentIdOf } from './payment-identifier.ts';
 import {
   ExactEvmPayload,
   MAX_V2_HEADER_CHARS,
@@ -13,15 +11,15 @@ import {
   type DecodeResult,
   type AcceptedTerms,
   type PaymentPayloadV1,
+  type PaymentRequirementsV1,
 } from './x-payment.ts';
 
 /**
- * x402 v2 beside v1 (issue 24): every 402 also carries `PAYMENT-REQUIRED` (base64 of the v2
- * PaymentRequired JSON), a payment may come as `PAYMENT-SIGNATURE` (base64 of the v2
- * PaymentPayload, whose `accepted` echoes the requirements, `extra.binding` included) and a
- * settled purchase answers `PAYMENT-RESPONSE` beside `X-PAYMENT-RESPONSE`. Shapes as
- * `@x402/core` 2.27 types them (PaymentRequired, PaymentRequirements, PaymentPayload,
- * SettleResponse); the v1 body stays exactly the spec's.
+ * x402 v2 beside v1: every 402 also carries `PAYMENT-REQUIRED` (base64 of the v2 PaymentRequired
+ * JSON), a payment may come as `PAYMENT-SIGNATURE` (base64 of the v2 PaymentPayload, whose
+ * `accepted` echoes the requirements, `extra.binding` included) and a settled purchase answers
+ * `PAYMENT-RESPONSE` beside `X-PAYMENT-RESPONSE`. Shapes as `@x402/core` 2.27 types them; the v1
+ * body stays exactly the spec's.
  */
 export const PAYMENT_REQUIRED = 'payment-required';
 export const PAYMENT_SIGNATURE = 'payment-signature';
@@ -33,50 +31,66 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toStr
 export type V2Extensions = Record<string, unknown>;
 
 /**
- * What every 402 of a paid route declares: the route's Bazaar listing (bazaar.ts) and the
- * payment identifier (payment-identifier.ts). A route adds its own (sign-in-with-x) through
- * `challengeHeaders`' second argument.
- */
-export function standardExtensions(body: PaymentRequiredBody): V2Extensions {
-  const listing = listingFor(body.accepts[0]!.resource, body.terms);
-  return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
-}
-
-/**
  * The v2 PaymentRequired for a challenge body: the same offer, `amount` for `maxAmountRequired`.
  * `resource.description` is the route's listing description (what a catalogue shows, the same
  * for every bundle); the v1 body keeps the bundle's own line.
  */
-export function paymentRequiredV2(body: PaymentRequiredBody, extensions: V2Extensions = standardExtensions(body)) {
-  const a = body.accepts[0]!;
+export function paymentRequiredV2(body: PaymentRequiredV1, extensions: V2Extensions, description: string | undefined) {
   return {
     x402Version: 2 as const,
     error: body.error,
-    resource: {
-      url: a.resource,
-      description: listingFor(a.resource, body.terms)?.description ?? a.description,
-      mimeType: a.mimeType,
-    },
-    accepts: body.accepts.map((a) => ({
-      scheme: a.scheme,
-      network: a.network,
-      amount: a.maxAmountRequired,
-      asset: a.asset,
-      payTo: a.payTo,
-      maxTimeoutSeconds: a.maxTimeoutSeconds,
-      // The binding (and USDC's EIP-712 name and version) ride in `extra`, which a v2 client
-      // echoes in `accepted`: the served salt comes back without a field of our own.
-      extra: a.extra,
-    })),
+    resource: resourceV2(body.accepts[0]!, description),
+    accepts: body.accepts.map((a) => requirementsV2(a)),
     extensions,
   };
 }
 
-/** The headers every 402 challenge carries beside its v1 body; `more` adds a route's own extensions. */
-export function challengeHeaders(body: PaymentRequiredBody, more: V2Extensions = {}): Record<string, string> {
-  const extensions = { ...standardExtensions(body), ...more };
-  // A challenge's salt moves with purchases and the minute: no cache may keep it.
-  return { [PAYMENT_REQUIRED]: b64(paymentRequiredV2(body, extensions)), 'cache-control': 'no-store' };
+/**
+ * The one v1 -> v2 requirements mapping, for the 402 and the facilitator's settle call alike:
+ * `amount` for `maxAmountRequired`, the resource apart. The binding (and USDC's EIP-712 name and
+ * version) ride in `extra`, which a v2 client echoes in `accepted`: the served salt comes back
+ * without a field of our own.
+ */
+export function requirementsV2(r: PaymentRequirementsV1, network: string = r.network) {
+  return {
+    scheme: r.scheme,
+    network,
+    amount: r.maxAmountRequired,
+    asset: r.asset,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    extra: r.extra,
+  };
+}
+
+/** The v2 `resource` of v1 requirements; `description` (a listing's) replaces the requirements' own. */
+export function resourceV2(r: PaymentRequirementsV1, description: string | undefined) {
+  return { url: r.resource, description: description ?? r.description, mimeType: r.mimeType };
+}
+
+/** The v1 402 body as the v2 envelope reads it. */
+type PaymentRequiredV1 = { error: string; accepts: PaymentRequirementsV1[] };
+
+/** Base64 of a JSON text: a `PAYMENT-REQUIRED` header's value from `paymentRequiredJson`. */
+export function encodeJsonText(json: string): string {
+  return Buffer.from(json, 'utf8').toString('base64');
+}
+
+/**
+ * The v2 PaymentRequired's JSON with `more` extensions after its own, byte for byte what
+ * `JSON.stringify` gives the merged object, without serializing the rest again: a 402's Bazaar
+ * schemas are the same for every buyer, a sign-in declaration is new each time. `extensions` is
+ * the envelope's last field and never empty here (the payment identifier), so the text ends `}}`.
+ */
+export function withExtensions(json: string, more: V2Extensions, own: V2Extensions): string {
+  let tail = '';
+  for (const [name, value] of Object.entries(more)) {
+    // A name the envelope already has, or a value JSON drops, would not serialize as a splice.
+    if (name in own || value === undefined)
+      return JSON.stringify({ ...JSON.parse(json), extensions: { ...own, ...more } });
+    tail += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  return tail === '' ? json : `${json.slice(0, -2)}${tail}}}`;
 }
 
 /** `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`: the same x402 SettleResponse, once per version. */
@@ -164,8 +178,8 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   return decoded;
 }
 
-/** What this request offers, as `accepted` must name it (issue 36: the standard `exact` on v2). */
-export type OfferedTerms = { priceMicro: number; asset: string; payTo: string };
+/** What this request offers, as `accepted` must name it (the standard `exact` on v2). */
+type OfferedTerms = { priceMicro: number; asset: string; payTo: string };
 
 /**
  * Why a v2 `accepted` is not a requirement this request offers, or null when it is one. The
