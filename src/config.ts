@@ -32,7 +32,7 @@ import { ConfigError } from './lib/config-error.ts';
  * (src/lib/secrets.ts): environment or `<NAME>_FILE` only.
  */
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
-export const BASE_RPC_URL = 'https://mainnet.base.org';
+const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 const url = httpUrl;
 

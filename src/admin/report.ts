@@ -1,8 +1,8 @@
 import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
-import type { DayRule, RuleStore } from '../resolution/store.ts';
-import type { DiscoveredRow, DiscoveryStore } from '../resolution/discovery-store.ts';
+import type { RuleStore } from '../resolution/store.ts';
+import type { DiscoveryStore } from '../resolution/discovery-store.ts';
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
@@ -26,7 +26,7 @@ import { discoveryOf, iso, pollerOf, replicationOf } from './poller-section.ts';
  * grow with history: queued refunds (refunds has no status index) and the newest reading per city
  * (one pass over day_state, a row per city-day).
  */
-export const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
+const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
 
 export type ReportDeps = {
   db: Db;

@@ -18,7 +18,7 @@ import type { Db } from './open.ts';
  * ledger's two commits per purchase both ways (docs/performance.md, "Checkpoints").
  */
 export const CHECKPOINT_WORKER_ASSET = 'checkpoint-worker.cjs';
-export const CHECKPOINT_INTERVAL_MS = 250;
+const CHECKPOINT_INTERVAL_MS = 250;
 /** 16,384 pages of 4 KiB: 64 MiB of WAL before the main connection checkpoints itself. */
 export const FALLBACK_PAGES = 16_384;
 /** The WAL file is cut back to this size when it restarts, after a burst made it grow. */

@@ -25,7 +25,7 @@ export type GroupCommit = {
 };
 
 /** Units per transaction at most: bounds the time one flush holds the event loop. */
-export const MAX_UNITS_PER_COMMIT = 64;
+const MAX_UNITS_PER_COMMIT = 64;
 
 type Queued = { unit: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 

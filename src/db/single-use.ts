@@ -10,7 +10,7 @@ import type { Db } from './open.ts';
  * (lib/signed-request.ts singleUseCutoff): each consume drops the table's rows past that, through
  * the index on the column rows age by, so the table stays the size of one window.
  */
-export type SingleUseTable<Use> = {
+type SingleUseTable<Use> = {
   table: string;
   /** The table's primary key: what makes two uses the same. */
   key: readonly (keyof Use & string)[];
@@ -27,7 +27,7 @@ export type SingleUseTable<Use> = {
  */
 export type CrossNodeUses = { claim(table: string, key: string): Promise<boolean> };
 
-export type SingleUse<Use> = {
+type SingleUse<Use> = {
   /** True the first time this use's key is seen (and then recorded); run it inside the caller's transaction. */
   consume(use: Use, nowMs: number): boolean;
   /** Whether this key is already recorded (and not yet forgotten). */

@@ -20,17 +20,16 @@ import { pathOf, type RouteTable } from './route-match.ts';
 // @x402/fetch also sends an Access-Control-Expose-Headers request header, so a browser asks for it.
 export const CORS_ALLOW_HEADERS =
   'X-Payment, PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Access-Control-Expose-Headers, Authorization, Content-Type';
-export const CORS_EXPOSE_HEADERS =
-  'X-PAYMENT-RESPONSE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
+const CORS_EXPOSE_HEADERS = 'X-PAYMENT-RESPONSE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
 const PREFLIGHT_MAX_AGE_S = '86400';
 
 export type NodeBindings = { incoming?: IncomingMessage; outgoing?: ServerResponse };
 
-export function isOperatorPath(path: string): boolean {
+function isOperatorPath(path: string): boolean {
   return path === '/metrics' || path === '/admin' || path.startsWith('/admin/') || path.startsWith('/metrics/');
 }
 
-export type EdgeDeps = {
+type EdgeDeps = {
   routes: RouteTable;
   /** A ready 429 when the client is over its address budget on a limited route, else null. */
   limit?: (req: Request, path: string, peer: string | undefined) => Response | null;

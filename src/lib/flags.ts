@@ -20,7 +20,7 @@ export type FlagSpec = {
   refuse?: (name: string) => string | null;
 };
 
-export type ReadFlags = { values: Record<string, string>; on: Set<string>; problems: string[] };
+type ReadFlags = { values: Record<string, string>; on: Set<string>; problems: string[] };
 
 export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
   const options: Record<string, { type: 'string' | 'boolean' }> = {};

@@ -25,7 +25,7 @@ export const HTTP_TIMEOUTS = {
   checkIntervalMs: 1_000,
 };
 
-export type HttpServerOptions = {
+type HttpServerOptions = {
   fetch: (req: Request) => Response | Promise<Response>;
   hostname: string;
   port: number;

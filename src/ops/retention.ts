@@ -23,7 +23,7 @@ import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
  * adapts to keep each near TARGET_BATCH_MS: what a row costs to delete depends on how scattered
  * the old rows are over the table's pages and on the disk, neither known in advance.
  */
-export type RetentionSettings = {
+type RetentionSettings = {
   /** Days after its last change a sent or failed outbox row is kept; 0 keeps them forever. */
   outboxDays: number;
   /** Days a failed payment attempt is kept; 0 keeps them forever. */
@@ -33,7 +33,7 @@ export type RetentionSettings = {
 };
 
 /** `maxBatchMs`: the longest single delete transaction, i.e. the longest the event loop was held. */
-export type RetentionReport = {
+type RetentionReport = {
   outbox: number;
   failedPayments: number;
   receipts: number;
@@ -46,7 +46,7 @@ export type RetentionReport = {
 const DAY_MS = 86_400_000;
 const TARGET_BATCH_MS = 10;
 const MIN_BATCH = 20;
-export const RETENTION_INTERVAL_MS = DAY_MS;
+const RETENTION_INTERVAL_MS = DAY_MS;
 
 /** `batch`: the first batch's size and the largest any batch may grow to. */
 export function createRetention(deps: {

@@ -22,7 +22,7 @@ import { createReplicaTracker, type ReplicaStatus } from './tracker.ts';
  * close is how a normal stop asks it to finish. Its own process group keeps a terminal's Ctrl-C
  * from stopping it before we have closed the database.
  */
-export const LITESTREAM_CONFIG_FILE = 'litestream.yml';
+const LITESTREAM_CONFIG_FILE = 'litestream.yml';
 const GUARD =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & ls=$!; (read -r _ <&3; kill -TERM "$ls" 2>/dev/null) & w=$!; exec 3<&-; wait "$ls"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
 /** Restart delays: 1 s doubling to 1 min; a run of a minute or more starts the count again. */

@@ -17,7 +17,7 @@ export type ReplicaStatus = {
   lastError: string | null;
 };
 
-export type Warning = {
+type Warning = {
   lagMs: number;
   up: boolean;
   lastSyncAt: number | null;
@@ -30,7 +30,7 @@ export const STALL_MS = 10_000;
 /** At most one warning a minute, whatever the rate of failures underneath. */
 export const WARN_EVERY_MS = 60_000;
 
-export type ReplicaTracker = {
+type ReplicaTracker = {
   changed(now: number): void;
   uploadStarted(now: number): void;
   uploadWritten(now: number): void;

@@ -25,13 +25,13 @@ import { buyMore, followPages } from './read-follow.ts';
  * server asks with Retry-After or the network fails). It says once that it is waiting, prints
  * nothing more until a signal arrives, and ends when the bundle is used up or on Ctrl-C.
  */
-export const READ_FLAGS = {
+const READ_FLAGS = {
   strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout', 'wait'],
   booleans: ['follow', 'json', 'insecure'],
 } as const;
-export const DEFAULT_INTERVAL_S = 30;
+const DEFAULT_INTERVAL_S = 30;
 /** The server's longest hold (payments/bundle.ts MAX_WAIT_S). */
-export const DEFAULT_WAIT_S = 25;
+const DEFAULT_WAIT_S = 25;
 const MIN_INTERVAL_S = 1;
 
 export async function readCommand(argv: readonly string[], io: CliIo): Promise<number> {

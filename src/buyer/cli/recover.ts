@@ -18,7 +18,7 @@ import { saveReceipts, type Receipt } from './receipts.ts';
  * signs a second request on its own: "signature already used" means something else sent this
  * signature first, and the user decides (issue 23 item 5).
  */
-export type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
+type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
 
 /** Signs `kind` for this client's server and posts it; the origin goes in the body too, so a refusal can say which one the server is. */
 export async function signedPost(
