@@ -21,7 +21,7 @@ type SingleUseTable<Use> = {
 };
 
 /**
- * The check across nodes (read nodes, issue 40: src/cluster/single-use-guard.ts): resolves true
+ * The check across read nodes (src/cluster/single-use-guard.ts): resolves true
  * when this node is the first anywhere to use `key` of `table`, false when another node did; it
  * throws (an ApiError) when it cannot tell and the node must not guess.
  */

@@ -1,7 +1,7 @@
 import type { Logger } from '../lib/logger.ts';
 
 /**
- * Shutdown for money (issue 12 item 9), in this order: stop accepting connections; let in-flight
+ * Shutdown for money, in this order: stop accepting connections; let in-flight
  * requests (purchases mid-settle above all) finish, for longer than the settler's own timeouts;
  * then the reconciler, the poller and the delivery worker; the database; Litestream last. A settle still
  * running at the deadline is marked in doubt before the exit, and the next start's reconciler

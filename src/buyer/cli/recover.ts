@@ -16,7 +16,7 @@ import { saveReceipts, type Receipt } from './receipts.ts';
  * receipts file and into messages. A lost receipts file (or a new machine) costs one signature,
  * not a purchase. Returns null when the server has no such endpoint (an older isocast). Never
  * signs a second request on its own: "signature already used" means something else sent this
- * signature first, and the user decides (issue 23 item 5).
+ * signature first, and the user decides.
  */
 type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
 
