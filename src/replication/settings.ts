@@ -24,7 +24,7 @@ export type ReplicationInput = {
  * REPLICA_SYNC_INTERVAL_MS minus this, so a commit's upload starts at most REPLICA_SYNC_INTERVAL_MS
  * after it (the monitor finds it within 100 ms, the next sync tick takes it).
  */
-export const MONITOR_INTERVAL_MS = 100;
+const MONITOR_INTERVAL_MS = 100;
 /** Full snapshots this often bound a restore to replaying at most this much WAL. */
 const SNAPSHOT_INTERVAL = '6h';
 /** How far back `isocast restore --timestamp` can go. */
