@@ -298,7 +298,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   // The disclaimer, the edge and the latency metric run around app.fetch (lib/fast-path.ts says why).
   // Every decision keys on the path the router matches: Hono's getPath decodes percent-escapes
   // (decodeURI: unreserved letters yes, `%2F` no), after @hono/node-server has resolved `.`/`..`
-  // segments. Keying on the raw path let `/v1/%73ubscribe` skip the address limit (issue 23.2).
+  // segments. Keying on the raw path let `/v1/%73ubscribe` skip the address limit.
   app.fetch = wrapFetch(app.fetch, {
     bindings: { disclaimer },
     pathOf: (req, env) => app.getPath(req, { env: env as AppEnv['Bindings'] }),

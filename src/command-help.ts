@@ -10,8 +10,8 @@ import { RESTORE_USAGE } from './replication/restore.ts';
 const FLAGS_NOTE = `Every configuration variable is also a flag (PAY_TO=0x.. or --pay-to 0x..), except secrets;
 \`isocast help config\` lists them. --env-file <path> reads variables from a file (systemd's rules).`;
 
-export const SERVER_COMMANDS = ['serve', 'migrate', 'backup', 'restore', 'doctor'] as const;
-export type ServerCommand = (typeof SERVER_COMMANDS)[number];
+const SERVER_COMMANDS = ['serve', 'migrate', 'backup', 'restore', 'doctor'] as const;
+type ServerCommand = (typeof SERVER_COMMANDS)[number];
 
 export const SERVER_USAGE: Record<ServerCommand, string> = {
   serve: `usage: isocast serve [flags]
@@ -40,7 +40,7 @@ export function isServerCommand(name: string): name is ServerCommand {
 }
 
 /** Every command name main.ts dispatches on. */
-export const COMMAND_NAMES: readonly string[] = [
+const COMMAND_NAMES: readonly string[] = [
   ...SERVER_COMMANDS,
   'explain',
   'replay',

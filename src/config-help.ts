@@ -9,7 +9,7 @@ import { SECRET_NAMES } from './lib/secrets.ts';
  */
 type Doc = { meaning: string; default?: string };
 
-export const CONFIG_DOCS: Record<ConfigKey, Doc> = {
+const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   PORT: { meaning: 'TCP port to listen on' },
   HOST: {
     default: '127.0.0.1 in mock mode, 0.0.0.0 in live',

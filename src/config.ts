@@ -23,16 +23,12 @@ import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
 import { ConfigError } from './lib/config-error.ts';
 
 /**
- * The server's configuration contract (README "Configuration"; `isocast help config` prints every
- * variable from src/config-help.ts). The server's settings come only from here: loadConfig is given
- * the environment and the flags, and everything else receives a Config. (Other readers of the
- * environment are outside the server's settings: the buyer's ISOCAST_KEY and XDG paths in cli-commands.ts
- * and buyer/cli/paths.ts, the native addon's cache path in db/native-binding.ts.) Each variable is
- * also a `--kebab-case` flag of `serve`, and a flag wins over the variable, except secrets
- * (src/lib/secrets.ts): environment or `<NAME>_FILE` only.
+ * The server's settings come only from here (README "Configuration"): loadConfig takes the
+ * environment and `serve`'s flags (a flag wins), everything else receives a Config. Secrets are
+ * never flags (lib/secrets.ts): environment or `<NAME>_FILE` only.
  */
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
-export const BASE_RPC_URL = 'https://mainnet.base.org';
+const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 const url = httpUrl;
 

@@ -10,7 +10,7 @@ import type { AdminDataBody } from './schemas.ts';
 /** The operator page's sections about the poller, discovery and the replica (report.ts). */
 
 export const iso = (ms: number) => new Date(ms).toISOString();
-export const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 type PollerReads = {
   latest: Map<string, number>;

@@ -1,8 +1,8 @@
 import type { Db } from '../db/open.ts';
 import type { Catalog } from '../cities/catalog.ts';
 import { microToUsd } from '../lib/money.ts';
-import type { DayRule, RuleStore } from '../resolution/store.ts';
-import type { DiscoveredRow, DiscoveryStore } from '../resolution/discovery-store.ts';
+import type { RuleStore } from '../resolution/store.ts';
+import type { DiscoveryStore } from '../resolution/discovery-store.ts';
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
@@ -16,17 +16,12 @@ import type { FacilitatorHealth } from '../payments/settlers/failover.ts';
 import { discoveryOf, iso, pollerOf, replicationOf } from './poller-section.ts';
 
 /**
- * Builds the operator page's data from the database and the poller's in-memory state, read-only,
- * one section at a time (the money sections here, the poller's and discovery's in poller-section.ts).
- * Signals, day state, entitlements, resolution rules, the outbox, payments and refunds come from
- * their owners (payments/store.ts createPaymentReads for the last two). What a
- * request costs: the lists are LIMITed on an index and the totals come from trigger-kept
- * counters (row_counts) or partial indexes, so those stay flat as history grows; the per-city
- * parts grow with cities, revenue with the last 30 days' applied payments, and two reads still
- * grow with history: queued refunds (refunds has no status index) and the newest reading per city
- * (one pass over day_state, a row per city-day).
+ * The operator page's data, read-only, each table read through its owner. Cost per request: lists
+ * are LIMITed on an index and totals come from trigger-kept counters or partial indexes, so they
+ * stay flat as history grows -- except queued refunds (no status index) and the newest reading per
+ * city (one pass over day_state).
  */
-export const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
+const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
 
 export type ReportDeps = {
   db: Db;

@@ -24,7 +24,7 @@ const ASSET_TYPES: Record<string, string> = {
   'admin.js': 'text/javascript; charset=utf-8',
 };
 
-export type AdminDeps = ReportDeps & { adminToken?: string; clock: Clock };
+type AdminDeps = ReportDeps & { adminToken?: string; clock: Clock };
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

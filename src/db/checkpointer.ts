@@ -6,19 +6,14 @@ import type { CheckpointMessage, CheckpointWorkerData } from './checkpoint-worke
 import type { Db } from './open.ts';
 
 /**
- * WAL checkpoints off the event loop. By default SQLite checkpoints inside the commit that takes
- * the WAL past 1,000 pages, on the connection that commits: in this process that is the main
- * thread, in the middle of a purchase, and a checkpoint fsyncs the WAL and the database file
- * (on a 2-core VPS disk: fsync p50 0.6-1.6 ms, p90 4-6 ms, worst 15-57 ms). Here a worker thread
- * with its own connection runs a PASSIVE checkpoint every CHECKPOINT_INTERVAL_MS, and the main
- * connection's automatic checkpoint is raised to a safety net of FALLBACK_PAGES, reached only if
- * writes never pause long enough for the WAL to restart. If the thread cannot start or dies, the
- * default comes back at once. Durability is unchanged: a commit is in the WAL when it returns,
- * whoever copies it into the database file later. scripts/measure-commits.ts measures the
- * ledger's two commits per purchase both ways (docs/performance.md, "Checkpoints").
+ * WAL checkpoints off the event loop: SQLite's own runs inside a purchase's commit and fsyncs
+ * twice (up to 57 ms on a VPS disk). A worker thread checkpoints PASSIVE on a timer; the main
+ * connection's automatic checkpoint stays only as a safety net (FALLBACK_PAGES), and comes back
+ * at once if the thread dies. Durability is unchanged: a commit is in the WAL when it returns.
+ * Figures: docs/performance.md, "Checkpoints".
  */
 export const CHECKPOINT_WORKER_ASSET = 'checkpoint-worker.cjs';
-export const CHECKPOINT_INTERVAL_MS = 250;
+const CHECKPOINT_INTERVAL_MS = 250;
 /** 16,384 pages of 4 KiB: 64 MiB of WAL before the main connection checkpoints itself. */
 export const FALLBACK_PAGES = 16_384;
 /** The WAL file is cut back to this size when it restarts, after a burst made it grow. */

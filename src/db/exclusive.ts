@@ -17,7 +17,7 @@ export class StartRefused extends Error {
   }
 }
 
-export const SERVE_LOCK_FILE = 'isocast-serve.lock';
+const SERVE_LOCK_FILE = 'isocast-serve.lock';
 
 export function addressInUse(host: string, port: number): string {
   return (

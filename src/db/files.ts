@@ -6,8 +6,8 @@ import { join } from 'node:path';
  * service user may read them, whether or not systemd's UMask=0077 applies (a shell, a container,
  * cron). The process sets the umask itself, before it creates any file.
  */
-export const PRIVATE_UMASK = 0o077;
-export const DATA_FILES = ['isocast.db', 'isocast.db-wal', 'isocast.db-shm', 'server-secret'];
+const PRIVATE_UMASK = 0o077;
+const DATA_FILES = ['isocast.db', 'isocast.db-wal', 'isocast.db-shm', 'server-secret'];
 
 export function usePrivateUmask(): void {
   process.umask(PRIVATE_UMASK);

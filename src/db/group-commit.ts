@@ -1,23 +1,12 @@
 import type { Db } from './open.ts';
 
 /**
- * Group commit for the payment writes. A purchase commits twice (its claim before the settle call,
- * then the transfer recorded and applied), and under load the recoveries come back from their
- * thread in bursts: one turn of the event loop finishes several purchases' steps (7.5 writes per
- * commit on average under a saturating load on 2 cores). Each step queued here runs at the end of
- * the turn (setImmediate) inside one shared SQLite transaction, and its caller's promise settles
- * only after that COMMIT returned, so nothing is answered, and no settle call starts, before the
- * write it depends on is in the WAL. A batch writes the pages its
- * units share (the payments leaf, the right edge of every time index, the row counters) once, not
- * once per unit, and pays one commit's locking and WAL-index work.
- *
- * The batch runs synchronously from BEGIN to COMMIT, so no other code on this connection ever
- * sees its uncommitted rows. Units run in the order they were queued and each sees the ones before
- * it, as sequential transactions would. When anything fails (a unit throws, or the COMMIT does),
- * the whole batch is rolled back and every unit runs again alone, in order, in its own
- * transaction: a unit's error reaches only its own caller, with nothing of it stored, exactly as
- * before batching. Units must therefore be synchronous, touch nothing but the database, and give
- * the same effect when run again after a rollback (a receipt token drawn again is a new token).
+ * Group commit for the payment writes: under load one event-loop turn finishes several purchases'
+ * steps (7.5 per commit on 2 cores), so they share one transaction at the end of the turn and the
+ * shared pages are written once. A caller's promise settles only after COMMIT, so nothing is
+ * answered and no settle call starts before its write is in the WAL. On any failure the batch
+ * rolls back and each unit runs again alone, so an error reaches only its own caller, as before
+ * batching: units must be synchronous, database-only, and safe to run again after a rollback.
  */
 export type GroupCommit = {
   /** Runs `unit` in the next group commit; resolves with its value once committed, or rejects with its error. */
@@ -25,7 +14,7 @@ export type GroupCommit = {
 };
 
 /** Units per transaction at most: bounds the time one flush holds the event loop. */
-export const MAX_UNITS_PER_COMMIT = 64;
+const MAX_UNITS_PER_COMMIT = 64;
 
 type Queued = { unit: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 

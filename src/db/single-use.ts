@@ -10,7 +10,7 @@ import type { Db } from './open.ts';
  * (lib/signed-request.ts singleUseCutoff): each consume drops the table's rows past that, through
  * the index on the column rows age by, so the table stays the size of one window.
  */
-export type SingleUseTable<Use> = {
+type SingleUseTable<Use> = {
   table: string;
   /** The table's primary key: what makes two uses the same. */
   key: readonly (keyof Use & string)[];
@@ -21,13 +21,13 @@ export type SingleUseTable<Use> = {
 };
 
 /**
- * The check across nodes (read nodes, issue 40: src/cluster/single-use-guard.ts): resolves true
+ * The check across read nodes (src/cluster/single-use-guard.ts): resolves true
  * when this node is the first anywhere to use `key` of `table`, false when another node did; it
  * throws (an ApiError) when it cannot tell and the node must not guess.
  */
 export type CrossNodeUses = { claim(table: string, key: string): Promise<boolean> };
 
-export type SingleUse<Use> = {
+type SingleUse<Use> = {
   /** True the first time this use's key is seen (and then recorded); run it inside the caller's transaction. */
   consume(use: Use, nowMs: number): boolean;
   /** Whether this key is already recorded (and not yet forgotten). */

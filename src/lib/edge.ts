@@ -3,34 +3,26 @@ import { mergeHeaders } from './fast-path.ts';
 import { pathOf, type RouteTable } from './route-match.ts';
 
 /**
- * What every request passes through before and after the router, run inside the app's fetch
- * wrapper (lib/fast-path.ts), not a middleware. `path` is always the router's decoded path
- * (app.ts), never the raw URL, so `/%61dmin` is the operator route here as it is for the router.
- *
- *   - a trailing slash answers 308 to the canonical path (query kept), for paths that exist;
- *   - CORS for the public API: browsers running an x402 client may call it from any origin
- *     (nothing is cookie-authenticated, so `*` grants nothing a server-side client lacks); the
- *     operator routes (/admin, /metrics) get no CORS at all, so a page elsewhere cannot read them;
- *   - `X-Content-Type-Options: nosniff` on every answer;
- *   - the abuse limits' address check, which can answer 429 before the router runs.
- *
- * How the headers are added without costing the cached reads their speed: lib/fast-path.ts.
+ * What every request passes through around the router (trailing-slash 308, CORS, nosniff, the
+ * address limit), run in the fetch wrapper (lib/fast-path.ts). `path` is the router's decoded
+ * path, never the raw URL, so `/%61dmin` is the operator route here too. CORS `*` on the public
+ * API grants a browser nothing a server-side client lacks (no cookies); the operator routes get
+ * none, so a page elsewhere cannot read them.
  */
-// x402 v2 (issue 24): PAYMENT-SIGNATURE pays, PAYMENT-REQUIRED and PAYMENT-RESPONSE answer; SIGN-IN-WITH-X reads (issue 28);
+// x402 v2: PAYMENT-SIGNATURE pays, PAYMENT-REQUIRED and PAYMENT-RESPONSE answer; SIGN-IN-WITH-X reads.
 // @x402/fetch also sends an Access-Control-Expose-Headers request header, so a browser asks for it.
 export const CORS_ALLOW_HEADERS =
   'X-Payment, PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Access-Control-Expose-Headers, Authorization, Content-Type';
-export const CORS_EXPOSE_HEADERS =
-  'X-PAYMENT-RESPONSE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
+const CORS_EXPOSE_HEADERS = 'X-PAYMENT-RESPONSE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
 const PREFLIGHT_MAX_AGE_S = '86400';
 
 export type NodeBindings = { incoming?: IncomingMessage; outgoing?: ServerResponse };
 
-export function isOperatorPath(path: string): boolean {
+function isOperatorPath(path: string): boolean {
   return path === '/metrics' || path === '/admin' || path.startsWith('/admin/') || path.startsWith('/metrics/');
 }
 
-export type EdgeDeps = {
+type EdgeDeps = {
   routes: RouteTable;
   /** A ready 429 when the client is over its address budget on a limited route, else null. */
   limit?: (req: Request, path: string, peer: string | undefined) => Response | null;

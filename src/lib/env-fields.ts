@@ -7,7 +7,7 @@
  */
 import { nearest } from './nearest.ts';
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 export type Field<T, Out = T | undefined> = {
   parse(raw: string): Parsed<T>;
@@ -59,7 +59,7 @@ export function oneOf<const V extends string>(values: readonly V[]): Field<V> {
 }
 
 /** `'lve' is not one of mock, live; did you mean live?`: the value as given (cut short), and the nearest. */
-export function notOneOf(raw: string, values: readonly string[]): string {
+function notOneOf(raw: string, values: readonly string[]): string {
   const shown = raw.length > 40 ? `${raw.slice(0, 40)}...` : raw;
   const near = nearest(raw, values);
   return `${JSON.stringify(shown)} is not one of ${values.join(', ')}${near ? `; did you mean ${near}?` : ''}`;

@@ -1,20 +1,9 @@
 /**
- * An environment file read with systemd's EnvironmentFile= rules (systemd.exec(5)), so that a
- * hand-run `isocast --env-file /etc/isocast/env doctor` or a cron line sees exactly what the unit
- * sees. A shell `. /etc/isocast/env` does not: `FACILITATOR_AUTH=Bearer abc` runs `abc` as a
- * command in sh, while systemd assigns "Bearer abc". The rules, as systemd's parser applies them:
- * - blank lines, lines starting with `#` or `;` (after leading whitespace) and lines without `=`
- *   are ignored; a comment line ending in a backslash swallows the next line too;
- * - whitespace around the key and before the value is dropped; keys that are not environment
- *   names are ignored;
- * - unquoted: interior whitespace kept, trailing whitespace dropped, a backslash keeps the next
- *   character literally and a backslash-newline continues the line; quotes inside are literal;
- * - '...': everything verbatim (newlines too) up to the next single quote, no escapes;
- * - "...": may span lines; backslash before one of " \ ` $ keeps that character, before a newline
- *   continues the line, before anything else is kept with the character;
- * - after a closing quote, whitespace is skipped and further text (quoted or not) is appended.
- * No `$VAR` expansion happens (systemd expands only in Exec lines). test/lib/env-file.test.ts
- * compares this with systemd's own parser (its environment.d generator) where that is installed.
+ * An environment file read with systemd's EnvironmentFile= rules (systemd.exec(5): quoting,
+ * backslash continuation, `#`/`;` comments, no `$VAR` expansion), so a hand-run
+ * `isocast --env-file /etc/isocast/env doctor` sees exactly what the unit sees; a shell
+ * `. /etc/isocast/env` does not (`FACILITATOR_AUTH=Bearer abc` runs `abc`).
+ * test/lib/env-file.test.ts compares it with systemd's own parser where that is installed.
  */
 const WHITESPACE = ' \t\r\n';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

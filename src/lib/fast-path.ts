@@ -82,7 +82,7 @@ type Timing = { req: Request; path: string; started: number };
 /** Hono's `app.fetch`, whatever its bindings type. */
 type Fetch = (req: Request, env?: never, ctx?: never) => Response | Promise<Response>;
 
-export type WrapFetchDeps<Env> = {
+type WrapFetchDeps<Env> = {
   /** Bindings every request gets (the disclaimer); the node adapter's own are kept. */
   bindings: Env;
   /**

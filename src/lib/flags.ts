@@ -1,18 +1,10 @@
 import { parseArgs } from 'node:util';
 
 /**
- * The one command-line flag reader, shared by `serve` (src/config.ts) and the buyer commands
- * (src/buyer/cli/args.ts) and `isocast replay`, so all answer a command line the same way: `--name value` and `--name=value`,
- * bare boolean flags, and every problem collected (a typo'd line gets all its mistakes at once).
- * node:util.parseArgs tokenises; its strict mode stops at the first problem with its own wording,
- * so the tokens are judged here:
- * - an unknown `--flag` is `unknown flag: --flag`; a bare word right after it is taken as its
- *   value (not reported a second time);
- * - any other bare word, a short `-x` or a `--` is `unexpected argument: <it>`;
- * - a string flag with nothing after it, or followed by another `--flag`, is `--flag needs a value`
- *   (the next flag is still read as a flag); a boolean given `=value` is `--flag takes no value`;
- * - `refuse(name)` turns a declared flag into a problem whatever its value (secrets on `serve`).
- * Callers exit 2 on any problem.
+ * The one flag reader for every command, so all read a command line alike. node:util.parseArgs
+ * only tokenises: its strict mode stops at the first problem in its own wording, and a typo'd line
+ * should get all its mistakes at once. A bare word after an unknown flag is taken as its value (not
+ * reported twice); `refuse(name)` rejects a declared flag whatever its value (secrets on `serve`).
  */
 export type FlagSpec = {
   strings: readonly string[];
@@ -20,7 +12,7 @@ export type FlagSpec = {
   refuse?: (name: string) => string | null;
 };
 
-export type ReadFlags = { values: Record<string, string>; on: Set<string>; problems: string[] };
+type ReadFlags = { values: Record<string, string>; on: Set<string>; problems: string[] };
 
 export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
   const options: Record<string, { type: 'string' | 'boolean' }> = {};

@@ -12,7 +12,7 @@ import { splitCredentials } from './url-credentials.ts';
  * body byte (redirects included); errors are UpstreamErrors. What an error means for money is the
  * caller's to decide: a POST whose answer did not arrive may have been acted on.
  */
-export type HttpRequest = {
+type HttpRequest = {
   upstream: string;
   url: string;
   method?: 'GET' | 'POST';
@@ -243,8 +243,8 @@ export function retryAfterMs(headers: Headers): number | null {
 
 /** `text`: the raw body (a refusal's reason or a transaction hash may be in a body that is not JSON). */
 export type JsonAnswer = { status: number; json: unknown; text: string };
-export type JsonPost = (path: string, body: unknown, timeoutMs: number) => Promise<JsonAnswer>;
-export type JsonGet = (path: string, timeoutMs: number) => Promise<JsonAnswer>;
+type JsonPost = (path: string, body: unknown, timeoutMs: number) => Promise<JsonAnswer>;
+type JsonGet = (path: string, timeoutMs: number) => Promise<JsonAnswer>;
 /**
  * Headers made for each request (a per-request JWT, settlers/cdp-auth.ts), from the method, the
  * host (with a port when the URL has one) and the full path the request goes to.
@@ -255,7 +255,7 @@ export type PerRequestHeaders = (method: 'GET' | 'POST', host: string, path: str
 export const NOT_SENT = 'ERR_REQUEST_NOT_SENT';
 
 /** Where a JSON client sends: the base URL (credentials in it become Basic auth), headers on every request, and those made per request. */
-export type JsonPostTarget = {
+type JsonPostTarget = {
   baseUrl: string;
   headers?: Record<string, string>;
   perRequest?: PerRequestHeaders;

@@ -16,7 +16,7 @@ export type AppEnv = { Bindings: { disclaimer: string } };
 export type Ctx = Context<AppEnv>;
 
 /** Status (default 200) and extra headers of a JSON answer. */
-export interface ReplyInit {
+interface ReplyInit {
   status?: number;
   headers?: Record<string, string>;
 }

@@ -1,15 +1,9 @@
 /**
- * Keccak-256 (the Ethereum hash: Keccak padding 0x01, not SHA3's 0x06) for the paid path's short
- * inputs: the EIP-712 struct hash and digest, the signer's address, the nonce binding and the mock
- * transaction hash, five or six permutations per purchase. Node's OpenSSL has no Keccak-256, and
- * viem's (noble's) permutation loops over lanes and offsets held in arrays; this one is the same
- * permutation with every lane in a local variable and every step of a round written out, which
- * runs it about twice as fast. The written-out round is generated once at load from the
- * definitions below (FIPS 202 section 3.2), so what is read here is the algorithm, not 400 lines
- * of unrolled XORs. test/lib/keccak.test.ts compares it with viem's `keccak256` on random inputs
- * of every length around the block boundaries.
- *
- * Lanes are 64 bits, held as two 32-bit halves (lo, hi): V8 has no fast 64-bit integers.
+ * Keccak-256 (Ethereum's padding 0x01, not SHA3's 0x06) for the paid path's five or six short
+ * hashes per purchase. Node's OpenSSL has none, and viem's permutation keeps lanes in arrays; here
+ * every lane is a local and the round is written out (generated once at load from FIPS 202 3.2),
+ * several times faster (docs/performance.md). Lanes are two 32-bit halves: V8 has no fast 64-bit
+ * integers. test/lib/keccak.test.ts compares it with viem's on lengths around the block boundary.
  */
 const RATE = 136; // bytes: 1600 - 2 x 256 bits of capacity
 

@@ -14,7 +14,7 @@ export type Logger = {
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** Keys whose values never reach a log line. */
-export const REDACT_KEY =
+const REDACT_KEY =
   /^(x-payment|authorization|cookie|signature|receipt.?token|token|bot.?token|messenger.?bot.?token|secret|server.?secret|private.?key|settler.?private.?key|facilitator.?auth|api.?key|wu.?api.?key|key|password|secret.?access.?key|replica.?secret.?access.?key)$/i;
 
 /** Token-shaped substrings that must not appear in free text either (bot tokens, bearer values). */
@@ -46,7 +46,7 @@ export function redact(value: unknown, depth = 0): unknown {
 /** Every REDACT_TEXT match contains one of these: most values (addresses, hashes, slugs) skip the three replaces. */
 const REDACT_HINT = /bot\d|bearer|isr_/i;
 
-export function redactText(s: string): string {
+function redactText(s: string): string {
   if (!REDACT_HINT.test(s)) return s;
   let out = s;
   for (const re of REDACT_TEXT) out = out.replace(re, '[redacted]');
@@ -59,7 +59,7 @@ export function redactText(s: string): string {
  * from the same redacted record, so secrets are masked in both. LOG_FORMAT picks one; unset, a
  * terminal on stdout gets pretty and anything else (systemd, a pipe) JSON.
  */
-export type LogFormat = 'json' | 'pretty';
+type LogFormat = 'json' | 'pretty';
 
 export function defaultLogFormat(isTty: boolean = process.stdout.isTTY === true): LogFormat {
   return isTty ? 'pretty' : 'json';

@@ -13,9 +13,9 @@ type Family =
   | { kind: 'counter' | 'gauge'; name: string; help: string; series: Map<string, Series> }
   | { kind: 'histogram'; name: string; help: string; buckets: number[]; series: Map<string, HistSeries> };
 
-export type Counter = { inc(labels?: Labels, by?: number): void };
-export type Gauge = { set(value: number, labels?: Labels): void };
-export type Histogram = {
+type Counter = { inc(labels?: Labels, by?: number): void };
+type Gauge = { set(value: number, labels?: Labels): void };
+type Histogram = {
   observe(value: number, labels?: Labels): void;
   /** The series for fixed labels, for a hot path that observes it often: no key built per call. */
   series(labels: Labels): { observe(value: number): void };

@@ -5,7 +5,7 @@
  */
 export type Micro = number;
 
-export const MICRO_PER_USD = 1_000_000;
+const MICRO_PER_USD = 1_000_000;
 
 /** USD number for JSON output. Exact for every value we produce (at most 6 decimals). */
 export function microToUsd(micro: Micro): number {

@@ -1,5 +1,5 @@
 /** Levenshtein distance, for "did you mean": the words compared are short, so the plain table is fine. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];

@@ -12,7 +12,7 @@ export type BucketLimit = {
   burst: number;
 };
 
-export type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
+type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
 
 export type RateLimiter = {
   /** Takes one token for `key`, or says how long until one is available. */

@@ -6,7 +6,7 @@ import type { z } from 'zod';
  * document cannot drift from the code. `path` uses OpenAPI `{param}` syntax.
  */
 /** `schema` may be a function: a shape only the documents use is then built on first use, not at start. */
-export type ResponseDoc = {
+type ResponseDoc = {
   description: string;
   schema?: z.ZodType | (() => z.ZodType);
   contentType?: string;

@@ -5,18 +5,11 @@ import { dirname, join } from 'node:path';
 import { seaModule } from './assets.ts';
 
 /**
- * secp256k1 public-key recovery through libsecp256k1 compiled to WebAssembly (the module the
- * `tiny-secp256k1` 2.x package ships; pure WASM, nothing native to build). It is about five times
- * faster than viem's pure-JS BigInt recovery, which was half the CPU of a paid request.
- *
- * The .wasm is read from the installed package when running from a checkout and from the SEA
- * asset of the same name inside the single binary (scripts/build-binary.ts embeds it). Only the
- * module's `recover` export is used, driven through its fixed input buffers in linear memory,
- * so the package's own loader (which reads the file next to its JS) is never bundled.
- *
- * Semantics follow viem's `recoverAddress` exactly (the tests compare them on random, high-s and
- * malformed signatures): v may be 0, 1, 27 or 28; r and s must lie in [1, n-1]; high s is
- * accepted (recovery does not need low s; USDC's own check rejects it at settlement).
+ * secp256k1 public-key recovery through `tiny-secp256k1`'s libsecp256k1 WASM, many times faster
+ * than viem's BigInt recovery, which was half a paid request's CPU (docs/performance.md). Only the
+ * module's `recover` export is driven, through its input buffers, so the package's loader is never
+ * bundled; the .wasm is a SEA asset in the single binary. Semantics are viem's `recoverAddress`
+ * (the tests compare them): high s accepted, as USDC rejects it at settlement anyway.
  */
 export const SECP256K1_WASM_ASSET = 'secp256k1.wasm';
 

@@ -13,7 +13,7 @@ export const signedWallet = () => z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 export const signedSignature = () => z.string().regex(/^0x[0-9a-fA-F]+$/);
 export const signedTimestamp = () => z.number().int().nonnegative().describe(`Unix seconds; ${SKEW_RULE}`);
 
-export const SIGNED_FIELD_MESSAGES = {
+const SIGNED_FIELD_MESSAGES = {
   wallet: 'invalid wallet: must be a 0x-prefixed 20-byte hex address',
   timestamp: 'invalid timestamp: must be an integer number of unix seconds',
   signature: 'invalid signature: must be a 0x-prefixed hex string',

@@ -6,9 +6,9 @@
  * are public services, or (BASE_URL, TERMS_URL) are shown to every buyer, where a password would
  * leak.
  */
-export const CREDENTIAL_URL_SETTINGS = ['RPC_URL', 'FACILITATOR_URL'] as const;
+const CREDENTIAL_URL_SETTINGS = ['RPC_URL', 'FACILITATOR_URL'] as const;
 
-export const URL_SETTINGS = [
+const URL_SETTINGS = [
   'BASE_URL',
   'TERMS_URL',
   'FACILITATOR_URL',
@@ -20,7 +20,7 @@ export const URL_SETTINGS = [
   'MESSENGER_API_URL',
 ] as const;
 
-export function hasCredentials(url: string): boolean {
+function hasCredentials(url: string): boolean {
   try {
     const u = new URL(url);
     return u.username !== '' || u.password !== '';

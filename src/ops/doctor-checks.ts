@@ -35,7 +35,7 @@ export type DoctorDeps = {
 };
 
 /** One check: its lines, in the order they print. */
-export type DoctorCheck = (deps: DoctorDeps) => Check[] | Promise<Check[]>;
+type DoctorCheck = (deps: DoctorDeps) => Check[] | Promise<Check[]>;
 
 const line = (name: string, status: Check['status'], detail: string): Check => ({ name, status, detail });
 

@@ -12,7 +12,7 @@ import type { SignalPublic } from '../signals/schemas.ts';
  */
 export const EXPLAIN_USAGE = 'usage: isocast explain <city> <YYYY-MM-DD> [--json] [flags]';
 
-export type ExplainArgs = { city: string; date: string; json: boolean; rest: string[] };
+type ExplainArgs = { city: string; date: string; json: boolean; rest: string[] };
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -39,7 +39,7 @@ export function readDay(db: Db, { city, date }: { city: string; date: string }) 
   }));
 }
 
-export type DayRows = ReturnType<typeof readDay>;
+type DayRows = ReturnType<typeof readDay>;
 
 // Anything from outside (a raw report, a bucket label) is printed without terminal controls.
 const clean = (v: unknown) => String(v).replace(/\p{Cc}/gu, '?');

@@ -5,18 +5,10 @@ import type { ConnectionCap } from '../limits/connections.ts';
 import type { Metrics } from '../lib/metrics.ts';
 
 /**
- * The HTTP listener's own limits (issue 23.9), for an API whose requests are a line of headers
- * and at most 16 KB of JSON, and whose longest answer is a long-poll (`wait`, 25 s at most):
- *
- *   - headers must arrive within 10 s (Node's default is 60 s);
- *   - the whole request, headers and body, within 20 s (default 300 s), so a POST trickling its
- *     declared body is cut with 408 long before 90 s. Node counts this only until the request is
- *     received, not while the answer is pending, so a 25 s long-poll GET is never cut by it
- *     (test/ops/slow-clients.test.ts holds a GET past the timeout to pin this);
- *   - an idle kept-alive socket closes after 5 s;
- *   - the timeouts are checked every second (default 30 s, which would let a cut come 30 s late);
- *   - each client holds at most MAX_CONNECTIONS_PER_ADDRESS sockets (limits/connections.ts); one
- *     more gets a 429 JSON answer and is closed before any request is read.
+ * The listener's limits, far below Node's defaults because a request here is headers and at most
+ * 16 KB of JSON: a slow client cannot hold a socket. The request timeout stops counting once the
+ * request is received, so a 25 s long-poll is never cut (test/ops/slow-clients.test.ts pins it);
+ * checks run every second so a cut is not 30 s late.
  */
 export const HTTP_TIMEOUTS = {
   headersTimeoutMs: 10_000,
@@ -25,7 +17,7 @@ export const HTTP_TIMEOUTS = {
   checkIntervalMs: 1_000,
 };
 
-export type HttpServerOptions = {
+type HttpServerOptions = {
   fetch: (req: Request) => Response | Promise<Response>;
   hostname: string;
   port: number;

@@ -9,21 +9,15 @@ import { createFailedPaymentPrune } from '../payments/store.ts';
 import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
 
 /**
- * Keeps the tables that grow with use bounded, and the query planner's statistics current.
+ * Keeps the tables that grow with use bounded. Only rows nothing depends on are pruned: finished
+ * outbox rows, failed payments (nothing was charged), old receipt tokens whose wallet is owed
+ * nothing (a buyer can recover one by signing), expired sign-in nonces. Applied and refunded
+ * payments are the ledger and the rest is money in flight: never pruned.
  *
- * Pruned: outbox rows that are finished (sent or failed), failed payment attempts (nothing was
- * charged; the same authorization may be presented again), and receipt tokens that are old and
- * whose wallet is owed no further signal (a buyer can recover a fresh token by signing), and
- * used sign-in-with-x nonces whose sign-in has expired (always: such a header is refused anyway).
- * Never pruned: signals, entitlements, and every payment that is not `failed`: applied and
- * refunded payments are the ledger, and claimed/settled/in-doubt ones are money in flight.
- *
- * Deletes run in batches, each its own short transaction, with the event loop given back between
- * batches, so a first prune of a large backlog never holds requests for long. A batch's size
- * adapts to keep each near TARGET_BATCH_MS: what a row costs to delete depends on how scattered
- * the old rows are over the table's pages and on the disk, neither known in advance.
+ * Deletes run in short batches that give the event loop back, sized to keep each near
+ * TARGET_BATCH_MS, because a row's cost depends on how scattered the old rows are.
  */
-export type RetentionSettings = {
+type RetentionSettings = {
   /** Days after its last change a sent or failed outbox row is kept; 0 keeps them forever. */
   outboxDays: number;
   /** Days a failed payment attempt is kept; 0 keeps them forever. */
@@ -33,7 +27,7 @@ export type RetentionSettings = {
 };
 
 /** `maxBatchMs`: the longest single delete transaction, i.e. the longest the event loop was held. */
-export type RetentionReport = {
+type RetentionReport = {
   outbox: number;
   failedPayments: number;
   receipts: number;
@@ -46,7 +40,7 @@ export type RetentionReport = {
 const DAY_MS = 86_400_000;
 const TARGET_BATCH_MS = 10;
 const MIN_BATCH = 20;
-export const RETENTION_INTERVAL_MS = DAY_MS;
+const RETENTION_INTERVAL_MS = DAY_MS;
 
 /** `batch`: the first batch's size and the largest any batch may grow to. */
 export function createRetention(deps: {

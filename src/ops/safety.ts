@@ -3,15 +3,15 @@
  * ordinary config problems (exit 2, one `config:` line each); the sanctions-file check needs the
  * file read, so main.ts runs it once the list is loaded.
  */
-export const EXAMPLE_ADMIN_TOKENS = [
+const EXAMPLE_ADMIN_TOKENS = [
   'change-me-to-a-long-random-string', // deploy/env.example before 1.0.1
   'replace-me-with-the-output-of-openssl-rand-hex-32', // deploy/env.example now
 ];
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 const GENERATE = 'generate one with `openssl rand -hex 32`';
 
 /** Addresses nobody can spend from (or that are contracts that would keep the USDC): paid to them, money is gone. */
-export const BURN_ADDRESSES: { address: string; reason: string }[] = [
+const BURN_ADDRESSES: { address: string; reason: string }[] = [
   { address: '0x0000000000000000000000000000000000000000', reason: 'the zero address (USDC refuses transfers to it)' },
   {
     address: '0x000000000000000000000000000000000000dEaD',
@@ -37,7 +37,7 @@ const BURN = new Map(BURN_ADDRESSES.map((b) => [b.address.toLowerCase(), b.reaso
 /** Base (OP Stack) system contracts live at 0x4200000000000000000000000000000000000000 + n. */
 const PREDEPLOY = /^0x4200000000000000000000000000000000000[0-9a-f]{3}$/;
 
-export function burnReason(address: string, usdc: string): string | null {
+function burnReason(address: string, usdc: string): string | null {
   const a = address.toLowerCase();
   if (BURN.has(a)) return BURN.get(a)!;
   if (a === usdc.toLowerCase()) return 'the USDC token contract itself';
@@ -45,7 +45,7 @@ export function burnReason(address: string, usdc: string): string | null {
   return null;
 }
 
-export type SafetyInput = {
+type SafetyInput = {
   PAYMENT_MODE: 'mock' | 'live';
   FEED: 'sim' | 'live';
   PAY_TO?: string;
@@ -94,7 +94,7 @@ export function sanctionsProblem(
   return `OFAC_LIST_PATH: ${loadError}; fix the file (or set OFAC_REQUIRED=false to run without one)`;
 }
 
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
@@ -120,7 +120,7 @@ export function startLine(
 }
 
 /** Daily-high cities and daily-low streams, counted apart as /v1/cities lists them. */
-export type StreamCounts = { cities: number; lowStreams: number };
+type StreamCounts = { cities: number; lowStreams: number };
 
 export function streamCounts(active: readonly { kind?: 'high' | 'low' }[]): StreamCounts {
   const lowStreams = active.filter((c) => c.kind === 'low').length;
@@ -128,6 +128,6 @@ export function streamCounts(active: readonly { kind?: 'high' | 'low' }[]): Stre
 }
 
 /** "37 cities, 37 low streams" */
-export function streamsText(s: StreamCounts): string {
+function streamsText(s: StreamCounts): string {
   return `${s.cities} ${s.cities === 1 ? 'city' : 'cities'}, ${s.lowStreams} low ${s.lowStreams === 1 ? 'stream' : 'streams'}`;
 }

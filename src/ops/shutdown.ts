@@ -1,15 +1,15 @@
 import type { Logger } from '../lib/logger.ts';
 
 /**
- * Shutdown for money (issue 12 item 9), in this order: stop accepting connections; let in-flight
+ * Shutdown for money, in this order: stop accepting connections; let in-flight
  * requests (purchases mid-settle above all) finish, for longer than the settler's own timeouts;
  * then the reconciler, the poller and the delivery worker; the database; Litestream last. A settle still
  * running at the deadline is marked in doubt before the exit, and the next start's reconciler
  * asks the token contract about it (a SIGKILL leaves a `claimed` row, resolved the same way).
  */
-export type Stoppable = { stop(): Promise<void> | void };
+type Stoppable = { stop(): Promise<void> | void };
 
-export type ShutdownDeps = {
+type ShutdownDeps = {
   logger: Logger;
   server: { close(cb?: (err?: Error) => void): unknown; closeIdleConnections?(): void; closeAllConnections?(): void };
   plane: {
@@ -33,7 +33,7 @@ export type ShutdownDeps = {
 };
 
 /** Margin over the settler's own timeouts, for the answer to be written and the database closed. */
-export const SHUTDOWN_MARGIN_MS = 10_000;
+const SHUTDOWN_MARGIN_MS = 10_000;
 /** After the last purchase, how long other requests (and kept-alive sockets) get to finish. */
 const ANSWER_GRACE_MS = 5_000;
 

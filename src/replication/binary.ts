@@ -2,23 +2,11 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 
 /**
- * Where the litestream executable is. The single binary does not carry it (docs/decisions.md:
- * Litestream alone is 29 MiB, a quarter of our binary's 112 MiB again, for a feature most instances
- * leave off), so the operator installs it (docs/operations.md, Durability): the upstream release,
- * or `npm install -g @flydotio/litestream`. That package's `litestream` command is a Node
- * wrapper that runs the real binary with spawnSync: a SIGTERM to it never reaches Litestream (no
- * final sync, an orphan replicating a file a restore may replace), so a wrapper found anywhere is
- * replaced by the binary of its platform package: nested under the wrapper's package (npm 7+
- * global installs, `@flydotio/litestream/node_modules/@flydotio/litestream-linux-x64/litestream`)
- * or beside it (hoisted: `@flydotio/litestream-linux-x64/litestream`).
- *
- * Looked up in this order, with file-system checks only (nothing is spawned; it runs once, at
- * start, and only when REPLICA_URL is set): LITESTREAM_BIN; a `litestream` next to the running
- * executable (the single binary in /usr/local/bin); each PATH entry; npm's global package
- * directory, `<prefix>/lib/node_modules`, for the prefix npm reports to scripts
- * (npm_config_global_prefix, npm_config_prefix, NPM_CONFIG_PREFIX), the running executable's and
- * each PATH entry's parent (a prefix's `bin` is the one on PATH: /usr/local, /usr, ~/.npm-global,
- * an nvm version's directory); in a checkout, ./node_modules.
+ * Where the litestream executable is (the single binary does not carry it: docs/decisions.md).
+ * `@flydotio/litestream`'s command is a Node wrapper whose spawnSync never passes our SIGTERM on
+ * (no final sync, an orphan replicating a file a restore may replace), so a wrapper is replaced by
+ * its platform package's binary, nested or hoisted. File-system checks only, nothing spawned:
+ * LITESTREAM_BIN, beside our executable, PATH, npm's global prefixes, ./node_modules.
  */
 export type BinaryLookup = { path: string } | { problem: string };
 

@@ -32,7 +32,7 @@ export function goDurationSeconds(text: string): number | null {
 }
 
 /** The newest generation from `litestream generations` output, or null when it lists none. */
-export function newestGeneration(
+function newestGeneration(
   output: string,
 ): { generation: string; lagSeconds: number | null; start: string; end: string } | null {
   const rows = output

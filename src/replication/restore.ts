@@ -17,7 +17,7 @@ import { childEnv, writeLitestreamConfig } from './supervisor.ts';
  * would reject every receipt buyers hold. Exit codes as main.ts: 0 done, 1 refused or failed,
  * 2 usage or configuration.
  */
-export type RestoreIo = {
+type RestoreIo = {
   stdout(line: string): void;
   stderr(line: string): void;
   nativeBinding?: string | object;
@@ -26,7 +26,7 @@ export type RestoreIo = {
 export const RESTORE_USAGE = 'usage: isocast restore [--timestamp 2026-11-26T12:00:00Z] [flags]';
 
 /** --timestamp's value as Litestream takes it (RFC 3339, UTC), or null when it is not a time. */
-export function parseTimestamp(raw: string): string | null {
+function parseTimestamp(raw: string): string | null {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)) return null;
   const ms = Date.parse(raw);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();

@@ -4,7 +4,7 @@
  * refuses, and the litestream.yml the supervisor and `isocast restore` write. Pure: no file, no
  * process. Secrets go into the YAML file only (mode 0600, never logged, never on a command line).
  */
-export type ReplicaTarget =
+type ReplicaTarget =
   | { type: 'file'; path: string }
   | { type: 's3'; bucket: string; path: string }
   | { type: 'sftp'; host: string; user: string; path: string };
@@ -24,18 +24,18 @@ export type ReplicationInput = {
  * REPLICA_SYNC_INTERVAL_MS minus this, so a commit's upload starts at most REPLICA_SYNC_INTERVAL_MS
  * after it (the monitor finds it within 100 ms, the next sync tick takes it).
  */
-export const MONITOR_INTERVAL_MS = 100;
+const MONITOR_INTERVAL_MS = 100;
 /** Full snapshots this often bound a restore to replaying at most this much WAL. */
-export const SNAPSHOT_INTERVAL = '6h';
+const SNAPSHOT_INTERVAL = '6h';
 /** How far back `isocast restore --timestamp` can go. */
-export const RETENTION = '72h';
+const RETENTION = '72h';
 /**
  * Litestream's own checkpoints (it is the only checkpointer while it runs, db/checkpointer.ts):
  * PASSIVE from 1,000 pages (4 MiB), RESTART from 10,000, and PASSIVE after a minute of quiet.
  */
-export const MIN_CHECKPOINT_PAGES = 1_000;
-export const MAX_CHECKPOINT_PAGES = 10_000;
-export const CHECKPOINT_INTERVAL = '1m';
+const MIN_CHECKPOINT_PAGES = 1_000;
+const MAX_CHECKPOINT_PAGES = 10_000;
+const CHECKPOINT_INTERVAL = '1m';
 
 export function replicaTarget(url: string): ReplicaTarget {
   if (url.startsWith('/')) return { type: 'file', path: url };

@@ -10,19 +10,13 @@ import { litestreamYaml, type ReplicationInput } from './settings.ts';
 import { createReplicaTracker, type ReplicaStatus } from './tracker.ts';
 
 /**
- * `isocast serve` runs Litestream as its child (docs/decisions.md says why a child and not a
- * sidecar unit). Litestream is started after the database is open and stopped after it is closed,
- * so its final sync sees every commit; it is restarted with backoff when it dies; its JSON log
- * lines are folded into ours; its errors reach our log at most once a minute.
- *
- * A kill -9 of serve must not leave Litestream running on (an orphan would keep replicating a
- * file a restore may replace). Node cannot ask the kernel for a parent-death signal, so Litestream
- * runs under a four-line `sh` guard that holds our end of a pipe: when serve exits in any way,
- * the pipe closes and the guard sends Litestream SIGTERM (its final sync, then exit). The same
- * close is how a normal stop asks it to finish. Its own process group keeps a terminal's Ctrl-C
- * from stopping it before we have closed the database.
+ * Litestream as serve's child (docs/decisions.md), stopped after the database is closed so its
+ * final sync sees every commit. Node has no parent-death signal, so a four-line `sh` guard holds
+ * our end of a pipe: however serve exits, even kill -9, the pipe closes and the guard sends
+ * SIGTERM -- no orphan replicating a file a restore may replace. Its own process group keeps a
+ * terminal's Ctrl-C from stopping it before the database is closed.
  */
-export const LITESTREAM_CONFIG_FILE = 'litestream.yml';
+const LITESTREAM_CONFIG_FILE = 'litestream.yml';
 const GUARD =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & ls=$!; (read -r _ <&3; kill -TERM "$ls" 2>/dev/null) & w=$!; exec 3<&-; wait "$ls"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
 /** Restart delays: 1 s doubling to 1 min; a run of a minute or more starts the count again. */

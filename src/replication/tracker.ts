@@ -1,12 +1,7 @@
 /**
- * The replica's state as this process sees it, from two sources: our own commits (the supervisor
- * polls the connection's total_changes()) and Litestream's log lines (an upload begins, an upload
- * is written, an error). Pure: every call takes the time.
- *
- * Lag is the age of the oldest commit not yet covered by a finished upload, where an upload
- * covers the commits seen before it began. Litestream copies the WAL into its shadow WAL every
- * MONITOR_INTERVAL_MS, and commits are seen within the supervisor's poll (100 ms): the figure is
- * good to about a tenth of a second. 0 when everything seen is uploaded.
+ * The replica's state from our commits (total_changes(), polled) and Litestream's log lines. Pure:
+ * every call takes the time. Lag is the age of the oldest commit no finished upload covers (an
+ * upload covers what was seen before it began); good to about the 100 ms poll.
  */
 export type ReplicaStatus = {
   /** The litestream process is running. */
@@ -17,7 +12,7 @@ export type ReplicaStatus = {
   lastError: string | null;
 };
 
-export type Warning = {
+type Warning = {
   lagMs: number;
   up: boolean;
   lastSyncAt: number | null;
@@ -30,7 +25,7 @@ export const STALL_MS = 10_000;
 /** At most one warning a minute, whatever the rate of failures underneath. */
 export const WARN_EVERY_MS = 60_000;
 
-export type ReplicaTracker = {
+type ReplicaTracker = {
   changed(now: number): void;
   uploadStarted(now: number): void;
   uploadWritten(now: number): void;

@@ -18,7 +18,7 @@ export function isLoopback(hostname: string): boolean {
  * (which URL parsing reads as the scheme `localhost:`) becomes `http://localhost:8402`, another host
  * `https://...`.
  */
-export function serverUrlProblem(raw: string, name = '--server'): string {
+function serverUrlProblem(raw: string, name = '--server'): string {
   const bare = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
   const host = bare.split(/[/:]/)[0] ?? '';
   const guess = `${isLoopback(host) ? 'http' : 'https'}://${bare}`;

@@ -21,7 +21,7 @@ import { saveReceipt } from './receipts.ts';
  * receipt. Nothing is signed unless every check passes.
  */
 export const DEFAULT_SERVER = 'http://localhost:8402';
-export const BUY_FLAGS = {
+const BUY_FLAGS = {
   strings: ['city', 'count', 'server', 'key-file', 'receipts', 'timeout', 'max-usd'],
   booleans: ['json', 'yes', 'insecure'],
 } as const;

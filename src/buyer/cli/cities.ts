@@ -9,11 +9,11 @@ import { CliError, EXIT, type CliIo } from './output.ts';
  * seq. A newcomer's first question is which city to try; one with latestSeq >= 2 has a real free
  * sample (`/v1/sample` shows the first signal once a second exists).
  */
-export const CITIES_FLAGS = { strings: ['server', 'timeout', 'kind'], booleans: ['json', 'insecure'] } as const;
+const CITIES_FLAGS = { strings: ['server', 'timeout', 'kind'], booleans: ['json', 'insecure'] } as const;
 
 /** What `/v1/cities?kind=` lists: the daily-high cities (the spec's list, the default), the low streams, or both. */
-export const CITY_KINDS = ['high', 'low', 'all'] as const;
-export type CityKind = (typeof CITY_KINDS)[number];
+const CITY_KINDS = ['high', 'low', 'all'] as const;
+type CityKind = (typeof CITY_KINDS)[number];
 
 type City = { slug: string; displayName: string; timezone: string; unit: string; latestSeq: number; kind?: string };
 

@@ -7,7 +7,7 @@ import { UsageError } from './args.ts';
  * The buyer's signing key: from `--key-file` (a file holding one 0x-prefixed 32-byte hex key)
  * or the ISOCAST_KEY environment value. The key never leaves this process; only signatures do.
  */
-export type KeySource = { keyFile?: string; envKey?: string };
+type KeySource = { keyFile?: string; envKey?: string };
 
 const KEY = /^(0x)?([0-9a-fA-F]{64})$/;
 

@@ -8,7 +8,7 @@ import { EXIT, type CliIo } from './output.ts';
  * demo), so nobody exports a real wallet's key to follow the README. With `--out` the key goes to
  * a new file with mode 0600 and only the address is printed; without, the key is printed once.
  */
-export const KEYGEN_FLAGS = { strings: ['out'], booleans: ['json'] } as const;
+const KEYGEN_FLAGS = { strings: ['out'], booleans: ['json'] } as const;
 const WARNING =
   'a new throwaway key for testing: it holds no funds; do not send real USDC to it or reuse it for anything of value';
 

@@ -1,5 +1,5 @@
 /** A yes/no question on the terminal (stderr, so stdout stays clean for pipes); only "y"/"yes" is yes. */
-export async function ttyConfirm(question: string): Promise<boolean> {
+async function ttyConfirm(question: string): Promise<boolean> {
   // Loaded here, not at import: main.ts imports this module, and `serve` never asks (about 1.4 ms of a start).
   const { createInterface } = process.getBuiltinModule('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });

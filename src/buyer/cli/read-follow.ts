@@ -30,7 +30,7 @@ export function exhausted(
   );
 }
 
-export function readProblem(a: ApiAnswer, city: string, server: string): CliError {
+function readProblem(a: ApiAnswer, city: string, server: string): CliError {
   if (a.status === 402 && typeof a.body.paid_through === 'number')
     return exhausted({ paidThrough: a.body.paid_through, latest: a.body.latest }, { city, server });
   if (a.status === 402)
@@ -43,7 +43,7 @@ export function readProblem(a: ApiAnswer, city: string, server: string): CliErro
 }
 
 /** What `read` was asked for, and what it reads with; read-follow.ts pages with it. */
-export type ReadSetup = {
+type ReadSetup = {
   io: CliIo;
   city: string;
   server: string;

@@ -20,18 +20,18 @@ import { buyMore, followPages } from './read-follow.ts';
  * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with
  * the saved receipt token (recovering it with a wallet signature when it is missing). `--follow`
  * then long-polls (`wait=--wait`, 25 s by default: the server answers as soon as a signal is
- * stored, issue 25.4); against a server that answers at once anyway (an older one, or one holding
+ * stored); against a server that answers at once anyway (an older one, or one holding
  * too many reads) it polls politely every --interval seconds (30 by default, longer when the
  * server asks with Retry-After or the network fails). It says once that it is waiting, prints
  * nothing more until a signal arrives, and ends when the bundle is used up or on Ctrl-C.
  */
-export const READ_FLAGS = {
+const READ_FLAGS = {
   strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout', 'wait'],
   booleans: ['follow', 'json', 'insecure'],
 } as const;
-export const DEFAULT_INTERVAL_S = 30;
+const DEFAULT_INTERVAL_S = 30;
 /** The server's longest hold (payments/bundle.ts MAX_WAIT_S). */
-export const DEFAULT_WAIT_S = 25;
+const DEFAULT_WAIT_S = 25;
 const MIN_INTERVAL_S = 1;
 
 export async function readCommand(argv: readonly string[], io: CliIo): Promise<number> {

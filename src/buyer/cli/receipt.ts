@@ -14,7 +14,7 @@ import { recoverReceipts, signedPost, signedRefusal } from './recover.ts';
  * nothing is paid) and save it for every city the wallet has bought; prints the cities and their
  * entitlement ceilings, never the token.
  */
-export const RECEIPT_FLAGS = {
+const RECEIPT_FLAGS = {
   strings: ['server', 'key-file', 'receipts', 'timeout'],
   booleans: ['json', 'insecure', 'revoke'],
 } as const;

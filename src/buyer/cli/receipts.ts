@@ -11,7 +11,7 @@ import { once } from '../../lib/once.ts';
  * is a secret: the file is written 0600 in a 0700 directory, atomically (temp file + rename), and
  * tokens are never printed. Records are keyed by (server, wallet, city).
  */
-export const RECEIPTS_FILE_NAME = 'receipts.json';
+const RECEIPTS_FILE_NAME = 'receipts.json';
 /** Where receipts lived before they moved to the state directory; only mentioned, never written. */
 export const LEGACY_RECEIPTS_FILE = '.isocast/receipts.json';
 

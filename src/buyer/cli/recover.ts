@@ -16,9 +16,9 @@ import { saveReceipts, type Receipt } from './receipts.ts';
  * receipts file and into messages. A lost receipts file (or a new machine) costs one signature,
  * not a purchase. Returns null when the server has no such endpoint (an older isocast). Never
  * signs a second request on its own: "signature already used" means something else sent this
- * signature first, and the user decides (issue 23 item 5).
+ * signature first, and the user decides.
  */
-export type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
+type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
 
 /** Signs `kind` for this client's server and posts it; the origin goes in the body too, so a refusal can say which one the server is. */
 export async function signedPost(

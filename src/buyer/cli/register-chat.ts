@@ -15,7 +15,7 @@ import { CliError, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
  * MessengerDelivery message with the wallet key and posts it. Free; never charges. The server
  * sends a test message to the chat before it stores anything.
  */
-export const REGISTER_FLAGS = {
+const REGISTER_FLAGS = {
   strings: ['chat', 'city', 'server', 'key-file', 'timeout'],
   booleans: ['delete', 'json', 'insecure'],
 } as const;
