@@ -1,7 +1,7 @@
 import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import type { ErrorCode } from '../lib/api-errors.ts';
+import { bindingMismatch, type ErrorCode } from '../lib/api-errors.ts';
 
 /** The `outcome` label of isocast_payments_total for each way a purchase can end. */
 const OUTCOME_BY_CODE: Partial<Record<ErrorCode, string>> = {
@@ -48,3 +48,14 @@ export function paymentCounters(metrics: Metrics | undefined) {
     },
   };
 }
+
+/**
+ * The refusal of an authorization already bound to another bundle. v1 keeps the spec's body (its
+ * nonce cannot bind two bundles); on v2 any nonce binds at first sight, so the body says why.
+ */
+export const boundElsewhere = (version: 1 | 2): ApiError =>
+  bindingMismatch(
+    version === 2
+      ? 'this authorization already paid for another bundle (city, count); sign a new one for this request'
+      : undefined,
+  );

@@ -27,7 +27,7 @@ import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, verifySignature, type TypedDataVerifier } from './verify.ts';
 import type { DecodedPayment } from './x-payment.ts';
 import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from './x402-v2.ts';
-import { boundElsewhere } from './refusal.ts';
+import { boundElsewhere } from './outcomes.ts';
 
 /**
  * The purchase flow (spec 4.3 and issue 12). Cheap checks first (decode, payee, amount, salt tag),

@@ -6,13 +6,13 @@ import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import { parseCount, requireCity } from './bundle.ts';
-import type { Purchase } from './ledger.ts';
+import { parseCount, requireCity } from '../payments/bundle.ts';
+import type { Purchase } from '../payments/ledger.ts';
 import type { MarketResolutionBody } from '../cities/schemas.ts';
 import { ERRORS } from '../lib/api-errors.ts';
-import { PAYMENT_ID_RULE } from './payment-identifier.ts';
+import { PAYMENT_ID_RULE } from '../payments/payment-identifier.ts';
 import { asPaymentRefusal } from './refusal.ts';
-import type { PaymentPlane } from './plane.ts';
+import type { PaymentPlane } from '../payments/plane.ts';
 import {
   MinSpendError,
   PaymentRequired,
@@ -22,8 +22,8 @@ import {
   SubscribeQuery,
   SubscribeResult,
   type SubscribeResultBody,
-} from './schemas.ts';
-import { challengeHeaders, PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from './x402-v2.ts';
+} from '../payments/schemas.ts';
+import { challengeHeaders, PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from '../payments/x402-v2.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
 export function subscribeRoutes(deps: {

@@ -32,9 +32,9 @@ import {
   RECEIPT_REVOCATION_PRIMARY_TYPE,
   type ReceiptSignedKind,
   verifyReceiptSigned,
-} from './receipt-request.ts';
-import { createReceiptRequestStore } from './receipt-request-store.ts';
-import { createPaymentReads } from './store.ts';
+} from '../payments/receipt-request.ts';
+import { createReceiptRequestStore } from '../payments/receipt-request-store.ts';
+import { createPaymentReads } from '../payments/store.ts';
 
 /**
  * `POST /v1/receipts`: a new receipt token for a wallet that proves itself with an EIP-712

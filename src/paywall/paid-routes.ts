@@ -12,10 +12,10 @@ import type { ReceiptStore } from '../entitlements/receipts.ts';
 import { nextCeiling } from '../entitlements/ceiling.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
-import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bundle.ts';
-import type { BundleOffer } from './challenge.ts';
+import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from '../payments/bundle.ts';
+import type { BundleOffer } from '../payments/challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
-import type { PaymentPlane } from './plane.ts';
+import type { PaymentPlane } from '../payments/plane.ts';
 import { createReadChallenges } from './read-challenge.ts';
 import { asPaymentRefusal } from './refusal.ts';
 import {
@@ -26,9 +26,9 @@ import {
   REFUSAL_RESPONSE_DOC,
 } from './routes.ts';
 import { createSignalsPage } from './signals-page.ts';
-import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from './siwx.ts';
-import type { SiwxSignIn } from './siwx-signin.ts';
-import { paymentHeaderOf, type PaymentHeader } from './x402-v2.ts';
+import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from '../payments/siwx.ts';
+import type { SiwxSignIn } from '../payments/siwx-signin.ts';
+import { paymentHeaderOf, type PaymentHeader } from '../payments/x402-v2.ts';
 import {
   MinSpendError,
   PaymentRequired,
@@ -37,7 +37,7 @@ import {
   SettlementPending,
   SignalsPage,
   SignalsQuery,
-} from './schemas.ts';
+} from '../payments/schemas.ts';
 
 /**
  * `GET /v1/signals`: the paid read, and which credential reads. An inline payment (X-Payment, or

@@ -1,8 +1,8 @@
-import { bindingMismatch, withMore } from '../lib/api-errors.ts';
+import { withMore } from '../lib/api-errors.ts';
 import { ApiError } from '../lib/errors.ts';
-import { NETWORK } from './eip3009.ts';
-import type { PaymentRequiredBody } from './schemas.ts';
-import { decodePaymentHeader, PAYMENT_REQUIRED, PAYMENT_RESPONSE, type PaymentHeader } from './x402-v2.ts';
+import { NETWORK } from '../payments/eip3009.ts';
+import type { PaymentRequiredBody } from '../payments/schemas.ts';
+import { decodePaymentHeader, PAYMENT_REQUIRED, PAYMENT_RESPONSE, type PaymentHeader } from '../payments/x402-v2.ts';
 
 /**
  * A 402 that refuses a payment (binding, verification, settlement refused, ceiling exhausted,
@@ -45,14 +45,3 @@ function refusedResponse(err: ApiError, payer: string | null): string {
   };
   return Buffer.from(JSON.stringify(response), 'utf8').toString('base64');
 }
-
-/**
- * The refusal of an authorization already bound to another bundle. v1 keeps the spec's body (its
- * nonce cannot bind two bundles); on v2 any nonce binds at first sight, so the body says why.
- */
-export const boundElsewhere = (version: 1 | 2): ApiError =>
-  bindingMismatch(
-    version === 2
-      ? 'this authorization already paid for another bundle (city, count); sign a new one for this request'
-      : undefined,
-  );

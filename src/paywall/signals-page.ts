@@ -1,7 +1,7 @@
 import { ERRORS } from '../lib/api-errors.ts';
 import { closeWithDisclaimer, replyJsonBytes, type Ctx } from '../lib/http.ts';
 import type { SignalReader } from '../signals/read-store.ts';
-import type { BundleOffer } from './challenge.ts';
+import type { BundleOffer } from '../payments/challenge.ts';
 import type { ReadChallenges, Standing } from './read-challenge.ts';
 
 /**
