@@ -47,7 +47,7 @@ import { createPaymentReads } from '../payments/store.ts';
  */
 
 /**
- * How far ahead of server time a ReceiptRequest may be dated (issue 35 item 5): the shared skew
+ * How far ahead of server time a ReceiptRequest may be dated: the shared skew
  * (600 s) would let a request signed before a revocation but dated after it mint a token for ten
  * minutes; a clock that far ahead is refused instead. Revocations keep the shared rule.
  */

@@ -11,7 +11,7 @@ import type { Purchase } from '../payments/ledger.ts';
 import type { MarketResolutionBody } from '../cities/schemas.ts';
 import { ERRORS } from '../lib/api-errors.ts';
 import { PAYMENT_ID_RULE } from '../payments/payment-identifier.ts';
-import { asPaymentRefusal } from './refusal.ts';
+import { asPaymentRefusal, purchaseOf } from './refusal.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
 import {
   MinSpendError,
@@ -46,9 +46,12 @@ export function subscribeRoutes(deps: {
       const body = deps.plane.challenge(offer);
       return { body, headers: challengeHeaders(body) };
     };
-    const purchase = await deps.plane.purchase(header, offer, { memo: { route: 'subscribe' } }).catch((err) => {
-      throw asPaymentRefusal(err, { header, fresh });
-    });
+    const purchase = await deps.plane
+      .purchase(header, offer, { memo: { route: 'subscribe' } })
+      .then((o) => purchaseOf(o, { version: header.version }))
+      .catch((err) => {
+        throw asPaymentRefusal(err, { header, fresh });
+      });
     const resolution = deps.resolutionOf?.(purchase.city) ?? null;
     const body = { ...subscribeResult(purchase), ...(resolution ? { resolutionMetadata: resolution } : {}) };
     return replyJson(c, body, { headers: paymentResponseHeaders(purchase) });
