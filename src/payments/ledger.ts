@@ -49,7 +49,7 @@ export type ResultMemo = {
  * How a payment is applied. `withReceipt`: this request's own settle call moved the money, so it
  * gets the receipt token (and `movedHere`); `memo`: what its route keeps for its payment identifier.
  */
-export type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
+type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
 type ApplyAt = ApplyOptions & { nowMs: number };
 
 type StoredResult = ResultMemo & {

@@ -59,7 +59,7 @@ export type PurchaseSettings = {
   v2Nonce?: 'any' | 'bound';
 };
 
-export type PurchaseFlowDeps = PurchaseSettings & {
+type PurchaseFlowDeps = PurchaseSettings & {
   /** The server secret as an HMAC key (binding salts), made on first use. */
   secret: () => KeyObject;
   store: PaymentStore;

@@ -11,7 +11,7 @@ import type { PaymentRow } from './store.ts';
  *   nothing is ever settled again without the buyer's header, and nothing is marked failed on a
  *   guess.
  */
-export type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
+type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
 
 /**
  * An in-doubt row whose settler sent nothing (`sent: false`: it could not read the chain before
@@ -28,7 +28,7 @@ export const inDoubtNote = (o: { reason: string; sent?: boolean }): string =>
 const nothingSent = (r: PaymentRow): boolean => r.error?.startsWith(NOTHING_SENT) === true;
 
 /** Chain lookups running at once in one pass: a slow RPC answer holds up only its own row. */
-export const RECONCILE_CONCURRENCY = 4;
+const RECONCILE_CONCURRENCY = 4;
 
 /**
  * The order of one pass: `settled` rows first (no chain call, money already
@@ -36,7 +36,7 @@ export const RECONCILE_CONCURRENCY = 4;
  * claim was cut off), then rows where nothing was sent; oldest first within each. However many
  * junk rows are in doubt, a real one is looked at before any of them.
  */
-export function reconcileOrder(rows: PaymentRow[]): PaymentRow[] {
+function reconcileOrder(rows: PaymentRow[]): PaymentRow[] {
   const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : nothingSent(r) ? 2 : 1);
   return rows
     .map((r, i) => ({ r, i, k: rank(r) }))

@@ -41,7 +41,7 @@ export type WakeLookups = {
  * look again.
  */
 /** The stores the lookups ask (built once in the wiring, src/stores.ts). */
-export type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
+type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
 
 export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: LookupStores): { current(): WakeLookups } {
   const direct = directLookups(stores);
@@ -85,7 +85,7 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: Look
 }
 
 /** What decides a hold: the city and cursor read, and `wait` (seconds; null: answer now). */
-export type HoldQuery = { city: string; since: number; wait: number | null };
+type HoldQuery = { city: string; since: number; wait: number | null };
 
 export function createHeldReads(deps: {
   db: Db;
@@ -141,7 +141,7 @@ export function createHeldReads(deps: {
 }
 
 /** The same questions asked of the database each time (a read that is not woken by a commit). */
-export function directLookups(stores: LookupStores): WakeLookups {
+function directLookups(stores: LookupStores): WakeLookups {
   return {
     receipt: (token) => stores.receipts.lookup(token),
     paidThrough: (wallet, city) => stores.entitlements.get(wallet, city)?.paidThroughSeq ?? 0,

@@ -45,7 +45,7 @@ import {
  * its wallet. What a wallet then reads is signals-page.ts's (the page, `more`, the exhaustion 402),
  * a `wait` read is held by held-read.ts, and every 402 is built by read-challenge.ts.
  */
-export const DEFAULT_CHALLENGE_COUNT = 20;
+const DEFAULT_CHALLENGE_COUNT = 20;
 
 /** A read: the bundle its 402 offers, the cursor, `wait`, and who reads (checked again at a wake). */
 type Read = BundleOffer & { since: number; wait: number | null; credential: { bearer: string } | { signedIn: string } };

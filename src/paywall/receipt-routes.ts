@@ -51,7 +51,7 @@ import { createPaymentReads } from '../payments/store.ts';
  * (600 s) would let a request signed before a revocation but dated after it mint a token for ten
  * minutes; a clock that far ahead is refused instead. Revocations keep the shared rule.
  */
-export const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
+const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
 
 /**
  * The latest moment (unix s) a wallet revoked its tokens: the later of the revocation's signed
@@ -80,11 +80,11 @@ const signedFields = (what: string) => ({
   ),
 });
 
-export const ReceiptRequestBody = z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' });
-export const ReceiptRevocationBody = z.object(signedFields('ReceiptRevocation')).meta({ id: 'ReceiptRevocation' });
+const ReceiptRequestBody = z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' });
+const ReceiptRevocationBody = z.object(signedFields('ReceiptRevocation')).meta({ id: 'ReceiptRevocation' });
 type SignedBody = z.infer<typeof ReceiptRequestBody>;
 
-export const ReceiptResult = z
+const ReceiptResult = z
   .object({
     ok: z.literal(true),
     wallet: z.string().describe('Lowercase wallet address'),
@@ -104,7 +104,7 @@ export const ReceiptResult = z
   })
   .meta({ id: 'ReceiptResult' });
 
-export const RevocationResult = z
+const RevocationResult = z
   .object({
     ok: z.literal(true),
     wallet: z.string().describe('Lowercase wallet address'),

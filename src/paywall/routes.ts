@@ -59,7 +59,7 @@ export function subscribeRoutes(deps: {
   return app;
 }
 
-export function subscribeResult(p: Purchase): SubscribeResultBody {
+function subscribeResult(p: Purchase): SubscribeResultBody {
   const price = bundlePrice(p.count);
   return {
     ok: true,
