@@ -52,7 +52,7 @@ async function variant(name: string, thread: boolean, group = 1): Promise<Varian
     store,
     clock,
     logger,
-    pending: () => new Error('pending') as never,
+    retryAfterSeconds: 10,
     commits,
   });
   let ckpt: Checkpointer | null = null;

@@ -96,7 +96,7 @@ const raw = {
   TEST_MESSAGES_BURST: intIn(1, 100).default(3),
   // Open sockets one client may hold at once (src/limits/connections.ts); 0 turns the cap off.
   MAX_CONNECTIONS_PER_ADDRESS: intIn(0, 100_000).default(100),
-  // Long-poll reads (GET /v1/signals?wait=N) held at once; past it they answer 503 (payments/held-read.ts).
+  // Long-poll reads (GET /v1/signals?wait=N) held at once; past it they answer 503 (paywall/held-read.ts).
   MAX_SIGNAL_WAITERS: intIn(0, 1_000_000).default(10_000),
   // Retention (src/ops/retention.ts), in days; 0 keeps rows forever.
   RETAIN_OUTBOX_DAYS: intIn(0, 36_500).default(30),

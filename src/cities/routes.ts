@@ -68,7 +68,7 @@ function resolutionPublic(rule: DayRule | null) {
   };
 }
 
-/** A served city's resolution metadata by slug, for the purchase's answer (payments/routes.ts). */
+/** A served city's resolution metadata by slug, for the purchase's answer (paywall/routes.ts). */
 export function resolutionFor(catalog: Catalog, ruleFor?: (city: CityRecord) => DayRule | null) {
   return (slug: string): MarketResolutionBody | null => {
     const city = catalog.get(slug);

@@ -209,7 +209,7 @@ export const PAYMENT_ERRORS = {
 /**
  * The same refusal with more said beside it: body fields after the catalog's (the seed's fields
  * and message stay as they are) and headers over its own. Used to make a payment's 402 readable
- * by x402 clients (payments/refusal.ts).
+ * by x402 clients (paywall/refusal.ts).
  */
 export function withMore(
   err: ApiError,

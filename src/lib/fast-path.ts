@@ -29,7 +29,7 @@ import type { MiddlewareHandler } from 'hono';
  * (4) `mergeHeaders` writes into a private field of @hono/node-server's lightweight Response,
  * found by its symbol's description and checked on every use, with `setHeader` as the fallback;
  * (5) GET handlers that can answer synchronously return a Response, not a Promise (the bearer read
- * in payments/paid-routes.ts).
+ * in paywall/paid-routes.ts).
  *
  * How to remove them (same bytes, slower): replace `wrapFetch` with one `app.use('*')` middleware
  * that sets `c.env.disclaimer`, runs `edge.before` and times `await next()` with

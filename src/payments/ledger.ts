@@ -2,12 +2,12 @@ import type { Hex } from 'viem';
 import type { GroupCommit } from '../db/group-commit.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
-import { entitlementFailed, settlementFailed } from '../lib/api-errors.ts';
-import type { ApiError } from '../lib/errors.ts';
+import { nextCeiling } from '../entitlements/ceiling.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
 import type { SignalStore } from '../signals/store.ts';
+import { outcomeOf, type PurchaseOutcome } from './outcomes.ts';
 import type { Sealer } from './sealed.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 
@@ -49,7 +49,7 @@ export type ResultMemo = {
  * How a payment is applied. `withReceipt`: this request's own settle call moved the money, so it
  * gets the receipt token (and `movedHere`); `memo`: what its route keeps for its payment identifier.
  */
-export type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
+type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
 type ApplyAt = ApplyOptions & { nowMs: number };
 
 type StoredResult = ResultMemo & {
@@ -84,13 +84,15 @@ export function createLedger(deps: {
   store: PaymentStore;
   clock: Clock;
   logger: Logger;
-  pending: () => ApiError;
+  /** Retry-After of the in-doubt answer. */
+  retryAfterSeconds: number;
   /** The fast path's commit is shared with the other purchases of the same turn (db/group-commit.ts). */
   commits: GroupCommit;
   /** Seals a payment identifier's stored answer; without it none is stored (nor replayed). */
   sealer?: Sealer;
 }) {
-  const { db, store, clock, logger, pending, commits, sealer } = deps;
+  const { db, store, clock, logger, commits, sealer } = deps;
+  const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
   const { signals, entitlements, receipts } = deps.stores;
 
   /** An applied payment as it stands now: reads only (no receipt is issued for a repeat). */
@@ -169,8 +171,8 @@ export function createLedger(deps: {
     return purchase;
   };
 
-  /** Applies a settled payment exactly once; a failure queues a refund and answers 502. */
-  function apply(id: number, opts: ApplyOptions): Purchase {
+  /** Applies a settled payment exactly once; a failure queues a refund (`refunded`). */
+  function apply(id: number, opts: ApplyOptions): PurchaseOutcome {
     const nowMs = clock.now();
     let applied: Applied | null;
     try {
@@ -187,25 +189,25 @@ export function createLedger(deps: {
         txHash: row?.tx_hash,
         err,
       });
-      throw entitlementFailed();
+      return { kind: 'refunded' };
     }
     if (!applied) return answer(store.get(id)!);
-    return logApplied(applied);
+    return outcomeOf(logApplied(applied));
   }
 
   /** What a stored payment answers, moving nothing but a settled row's entitlement. */
-  function answer(row: PaymentRow): Purchase {
+  function answer(row: PaymentRow): PurchaseOutcome {
     switch (row.status) {
       case 'applied':
-        return appliedState(row);
+        return { kind: 'known', purchase: appliedState(row) };
       case 'settled':
         return apply(row.id, { withReceipt: false });
       case 'refund_queued':
-        throw entitlementFailed();
+        return { kind: 'refunded' };
       case 'failed':
-        throw settlementFailed(row.error ?? 'not settled');
+        return { kind: 'failed', reason: row.error ?? 'not settled' };
       default:
-        throw pending();
+        return inDoubt;
     }
   }
 
@@ -215,7 +217,7 @@ export function createLedger(deps: {
    * this one in doubt), then applied (a failure queues a refund). The one commit is a group commit:
    * this resolves once it is in the WAL.
    */
-  async function recordAndApply(id: number, txHash: Hex | null, opts: ApplyOptions): Promise<Purchase> {
+  async function recordAndApply(id: number, txHash: Hex | null, opts: ApplyOptions): Promise<PurchaseOutcome> {
     const nowMs = clock.now();
     const hash = txHash ? txHash.toLowerCase() : null;
     let fast: Applied | 'stale' | null = null;
@@ -225,7 +227,7 @@ export function createLedger(deps: {
       // Rolled back whole: nothing of it was written. The two commits below redo it step by step.
     }
     if (fast === 'stale') return answer(store.get(id)!);
-    if (fast) return logApplied(fast);
+    if (fast) return outcomeOf(logApplied(fast));
     try {
       if (!store.markSettled(id, hash, nowMs)) return answer(store.get(id)!);
     } catch (err) {
@@ -243,7 +245,7 @@ export function createLedger(deps: {
         settler: row.settler,
         txHash: hash,
       });
-      throw pending();
+      return inDoubt;
     }
     return apply(id, opts);
   }
@@ -278,7 +280,20 @@ export function createLedger(deps: {
     };
   }
 
-  return { apply, answer, recordAndApply, replay };
+  /**
+   * Where `payer` would stand after buying `count` more of `city`, when that ceiling still leaves
+   * nothing after `since` (the read would buy nothing readable): decided by the same rule the
+   * purchase writes a moment later (entitlements/ceiling.ts). Null when the purchase reads.
+   */
+  function leavesNothing(payer: string, r: { city: string; count: number; since: number }) {
+    // Any new ceiling is at least `count`, so a cursor below it needs no lookup.
+    if (r.since < r.count) return null;
+    const paidThrough = entitlements.get(payer, r.city)?.paidThroughSeq ?? null;
+    const latest = signals.latestSeq(r.city);
+    return r.since >= nextCeiling(paidThrough, latest, r.count) ? { paidThrough: paidThrough ?? 0, latest } : null;
+  }
+
+  return { apply, answer, recordAndApply, replay, leavesNothing };
 }
 
 export type Ledger = ReturnType<typeof createLedger>;

@@ -1,25 +1,69 @@
-import { ApiError } from '../lib/errors.ts';
+import type { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import type { ErrorCode } from '../lib/api-errors.ts';
+import type { Purchase } from './ledger.ts';
 
-/** The `outcome` label of isocast_payments_total for each way a purchase can end. */
-const OUTCOME_BY_CODE: Partial<Record<ErrorCode, string>> = {
-  payment_verification_failed: 'verification_failed',
+/**
+ * Why a payment was refused before anything moved. `bound_elsewhere`: the authorization already
+ * paid for another bundle; `exhausted`: the ceiling it would buy leaves nothing after the read's
+ * cursor; `limited`: the per-wallet limit's own 429.
+ */
+export type Refusal =
+  | { why: 'shutting_down' }
+  | { why: 'two_headers' }
+  | { why: 'verification_failed'; reason: string }
+  | { why: 'binding_mismatch' }
+  | { why: 'bound_elsewhere' }
+  | { why: 'sanctioned' }
+  | { why: 'screening_unavailable' }
+  | { why: 'identifier_conflict' }
+  | { why: 'exhausted'; paidThrough: number; latest: number }
+  | { why: 'limited'; error: ApiError };
+
+/**
+ * How a purchase (or the ledger's answer for a stored payment) ended. `applied`: newly applied
+ * now; `known`: an applied payment answered again (idempotent, or a payment identifier's stored
+ * answer); `in_doubt`: the settlement's outcome is unknown, the same header may be resent;
+ * `failed`: not settled, not charged; `refunded`: settled but not applied, a refund is queued.
+ */
+export type PurchaseOutcome =
+  | { kind: 'applied'; purchase: Purchase }
+  | { kind: 'known'; purchase: Purchase }
+  | { kind: 'in_doubt'; retryAfterSeconds: number }
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'refunded' };
+
+export const refused = (refusal: Refusal): PurchaseOutcome => ({ kind: 'refused', refusal });
+
+/** A ledger's Purchase as an outcome: nothing moved now when it is an idempotent or stored answer. */
+export const outcomeOf = (purchase: Purchase): PurchaseOutcome =>
+  purchase.idempotent || purchase.replay ? { kind: 'known', purchase } : { kind: 'applied', purchase };
+
+const REFUSAL_LABEL: Partial<Record<Refusal['why'], string>> = {
+  verification_failed: 'verification_failed',
   binding_mismatch: 'binding_mismatch',
-  settlement_failed: 'settlement_failed',
-  settlement_pending: 'in_doubt',
+  bound_elsewhere: 'binding_mismatch',
   sanctioned: 'sanctioned',
   screening_unavailable: 'screening_unavailable',
-  entitlement_failed: 'entitlement_failed',
 };
 
-export function paymentOutcome(result: unknown): string {
-  if (result instanceof ApiError) return OUTCOME_BY_CODE[result.code as ErrorCode] ?? 'rejected';
-  if (result instanceof Error) return 'error';
-  const p = result as { idempotent: boolean; replay?: unknown };
-  // A payment identifier's stored answer repeats `idempotent: false`, but nothing moved now.
-  return p.idempotent || p.replay ? 'idempotent' : 'settled';
+/** The `outcome` label of isocast_payments_total; a purchase that threw is `error`. */
+export function paymentOutcome(o: PurchaseOutcome): string {
+  switch (o.kind) {
+    case 'applied':
+      return 'settled';
+    case 'known':
+      return 'idempotent';
+    case 'in_doubt':
+      return 'in_doubt';
+    case 'failed':
+      return 'settlement_failed';
+    case 'refunded':
+      return 'entitlement_failed';
+    case 'refused':
+      return REFUSAL_LABEL[o.refusal.why] ?? 'rejected';
+  }
 }
 
 /** The plane's /metrics counters; without a registry (unit tests) they are no-ops. */
@@ -40,11 +84,11 @@ export function paymentCounters(metrics: Metrics | undefined) {
       commits?.inc();
       units?.inc({}, n);
     },
-    /** One purchase attempt ended with `result` (a Purchase or what was thrown). */
-    attempt: (result: unknown) => outcomes?.inc({ outcome: paymentOutcome(result) }),
-    /** A payment newly applied (not an idempotent answer): its amount counts as settled revenue. */
-    applied: (p: { idempotent: boolean; replay?: unknown; city: string; count: number }) => {
-      if (!p.idempotent && !p.replay) settledMicro?.inc({ city: p.city }, bundlePrice(p.count).totalMicro);
+    /** One purchase attempt ended: its outcome, or `error` when it threw. */
+    attempt: (o: PurchaseOutcome | 'error') => outcomes?.inc({ outcome: o === 'error' ? 'error' : paymentOutcome(o) }),
+    /** A payment newly applied: its amount counts as settled revenue. */
+    applied: (o: PurchaseOutcome) => {
+      if (o.kind === 'applied') settledMicro?.inc({ city: o.purchase.city }, bundlePrice(o.purchase.count).totalMicro);
     },
   };
 }

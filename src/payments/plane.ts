@@ -1,13 +1,11 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createGroupCommit } from '../db/group-commit.ts';
 import type { Db } from '../db/open.ts';
-import { settlementPending } from '../lib/api-errors.ts';
-import { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createChallenges, type BundleOffer } from './challenge.ts';
 import { createInflight, paymentKey } from './inflight.ts';
-import { createLedger, type LedgerStores, type Purchase } from './ledger.ts';
-import { paymentCounters } from './outcomes.ts';
+import { createLedger, type LedgerStores } from './ledger.ts';
+import { paymentCounters, type PurchaseOutcome } from './outcomes.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
 import { createSaltSteps } from './salt-steps.ts';
 import { createSealer } from './sealed.ts';
@@ -15,10 +13,10 @@ import type { PaymentHeader } from '../x402/v2.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
 
 /**
- * The payment plane: one object for the routes, the reconciler and the shutdown, composed of the
+ * The payment plane: one object for the paywall, the reconciler and the shutdown, composed of the
  * challenge (challenge.ts), the purchase flow (purchase.ts), the ledger that records and applies
  * (ledger.ts, which issues the receipt), in-process coalescing (inflight.ts) and the /metrics
- * counters (outcomes.ts). payments/from-config.ts builds it from the configuration.
+ * counters (outcomes.ts). It answers outcomes; the paywall says them over HTTP.
  */
 export type PaymentPlaneDeps = PurchaseSettings & {
   db: Db;
@@ -44,10 +42,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   // binary then loads at the first paid request (scripts/sea/lazy-builtins.ts).
   let key: KeyObject | undefined;
   const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
-  const retryAfter = deps.retryAfterSeconds ?? 10;
-  const pending = () => settlementPending(retryAfter);
+  const retryAfterSeconds = deps.retryAfterSeconds ?? 10;
   const counters = paymentCounters(deps.metrics);
-  const inflight = createInflight<Purchase>();
+  const inflight = createInflight<PurchaseOutcome>();
   const challenges = createChallenges({
     secret,
     payTo: deps.payTo,
@@ -65,7 +62,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     store,
     clock,
     logger,
-    pending,
+    retryAfterSeconds,
     commits,
     sealer: createSealer(secret),
   });
@@ -79,7 +76,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     commits,
     challenges,
     inflight,
-    pending,
+    retryAfterSeconds,
     accepting: () => accepting,
   });
 
@@ -90,14 +87,14 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     recordAndApply: ledger.recordAndApply,
 
     /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
-    async purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions = {}): Promise<Purchase> {
+    async purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions = {}): Promise<PurchaseOutcome> {
       try {
-        const p = await flow.purchase(header, offer, opts);
-        counters.attempt(p);
-        counters.applied(p);
-        return p;
+        const o = await flow.purchase(header, offer, opts);
+        counters.attempt(o);
+        counters.applied(o);
+        return o;
       } catch (err) {
-        counters.attempt(err);
+        counters.attempt('error');
         throw err;
       }
     },
@@ -113,15 +110,11 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
         return cur.status === 'claimed' || cur.status === 'in_doubt' ? flow.resolve(cur, null) : ledger.answer(cur);
       });
       if (!work) return 'busy';
-      try {
-        counters.applied(await work);
-        return 'applied';
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'entitlement_failed') return 'refunded';
-        if (err instanceof ApiError && err.code === 'settlement_failed') return 'failed';
-        if (err instanceof ApiError && err.code === 'settlement_pending') return 'pending';
-        throw err;
-      }
+      const o = await work;
+      counters.applied(o);
+      if (o.kind === 'applied' || o.kind === 'known') return 'applied';
+      if (o.kind === 'in_doubt') return 'pending';
+      return o.kind === 'refunded' ? 'refunded' : 'failed';
     },
 
     /** Shutdown: no new purchase starts (nothing is verified, claimed or settled). */

@@ -2,24 +2,15 @@ import type { KeyObject } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import type { GroupCommit } from '../db/group-commit.ts';
 import type { Clock } from '../lib/clock.ts';
-import {
-  bindingMismatch,
-  invalidField,
-  paymentVerificationFailed,
-  paymentIdentifierConflict,
-  sanctioned,
-  screeningUnavailable,
-  settlementFailed,
-  shuttingDown,
-} from '../lib/api-errors.ts';
-import type { ApiError } from '../lib/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { MAX_AUTH_LIFETIME_S, boundToBundle, decideBinding } from './binding.ts';
 import type { BundleOffer, Challenges } from './challenge.ts';
 import { paymentKey, type Inflight } from './inflight.ts';
-import type { Ledger, Purchase, ResultMemo } from './ledger.ts';
+import type { Ledger, ResultMemo } from './ledger.ts';
+import { inDoubtNote } from './reconcile.ts';
 import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
 import { identifierKey, signedPaymentDigest } from '../x402/payment-identifier.ts';
@@ -27,20 +18,19 @@ import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifyPayment, verifySignature, type TypedDataVerifier } from './verify.ts';
 import type { DecodedPayment } from '../x402/x-payment.ts';
 import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from '../x402/v2.ts';
-import { boundElsewhere } from './refusal.ts';
+import { outcomeOf, refused, type PurchaseOutcome } from './outcomes.ts';
 
 /**
- * The purchase flow (spec 4.3 and issue 12). Cheap checks first (decode, payee, amount, salt tag),
- * then one lookup: a known (payer, nonce) answers its state whatever the clock says. A new one is
- * verified (window, binding, signature), screened, claimed and settled. A settlement whose outcome
- * is unknown is `in_doubt` (503, retry the same header) and only the token contract resolves it.
- * A receipt token is issued once: to the request whose own settle call moved the money.
+ * The purchase flow (spec 4.3): cheap checks first, then one lookup (a known (payer, nonce)
+ * answers its state whatever the clock says); a new payment is verified, screened, claimed and
+ * settled. Every expected end is an outcome (outcomes.ts), never a throw.
  */
-export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNATURE header (two were sent)';
-
 export type PurchaseOptions = {
-  /** Runs for a payment about to be settled, before its claim: throw to refuse with nothing moved. */
-  beforeSettle?: (payer: string) => void;
+  /**
+   * The read's cursor (GET /v1/signals): a payment whose new ceiling would still be at or below
+   * it buys nothing readable, and is refused (`exhausted`) before its claim, nothing moved.
+   */
+  readsAfter?: number;
   /**
    * What the route keeps of its answer for a payment identifier (ledger.ts): the same id with
    * the same payment on the same route answers it again (`Purchase.replay`).
@@ -59,7 +49,7 @@ export type PurchaseSettings = {
   usdc: Address;
   /** Live mode with RPC_URL: verifies smart-wallet (ERC-1271/6492) signatures on chain. */
   chainVerifier?: TypedDataVerifier;
-  /** Per-wallet abuse limit, called once the signature names the payer; throws a 429 ApiError. */
+  /** Per-wallet abuse limit, once the signature names the payer; its 429 ApiError is refused `limited`. */
   limitPayer?: (payer: string) => void;
   /**
    * V2_NONCE: `any` (default) lets a PAYMENT-SIGNATURE carry any 32-byte nonce, bound to the
@@ -69,7 +59,7 @@ export type PurchaseSettings = {
   v2Nonce?: 'any' | 'bound';
 };
 
-export type PurchaseFlowDeps = PurchaseSettings & {
+type PurchaseFlowDeps = PurchaseSettings & {
   /** The server secret as an HMAC key (binding salts), made on first use. */
   secret: () => KeyObject;
   store: PaymentStore;
@@ -79,9 +69,9 @@ export type PurchaseFlowDeps = PurchaseSettings & {
   /** Claims commit together with the other writes of the same turn (db/group-commit.ts). */
   commits: GroupCommit;
   challenges: Challenges;
-  inflight: Inflight<Purchase>;
-  /** The in-doubt answer (503 with Retry-After). */
-  pending: () => ApiError;
+  inflight: Inflight<PurchaseOutcome>;
+  /** Retry-After of the in-doubt answer. */
+  retryAfterSeconds: number;
   /** False once the shutdown began: nothing new is verified, claimed or settled. */
   accepting: () => boolean;
 };
@@ -90,7 +80,7 @@ export type PurchaseFlowDeps = PurchaseSettings & {
  * A request's payment identifier, what its route keeps of the answer, and the bundle it asks for:
  * a payment already known answers only on the bundle it was first seen on (binding.ts boundToBundle).
  */
-type Again = { identifier?: string; memo?: ResultMemo; city: string; count: number; version: 1 | 2 };
+type Again = { identifier?: string; memo?: ResultMemo; city: string; count: number };
 
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
 type Retry = BundleOffer & {
@@ -104,7 +94,8 @@ type Retry = BundleOffer & {
 };
 
 export function createPurchaseFlow(deps: PurchaseFlowDeps) {
-  const { settler, logger, clock, store, ledger, inflight, pending } = deps;
+  const { settler, logger, clock, store, ledger, inflight } = deps;
+  const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
   const nowS = () => Math.floor(clock.now() / 1000);
   const terms = (count: number) => ({
     usdc: deps.usdc,
@@ -115,7 +106,10 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   });
 
   /** One settle call for a claimed row. `fresh`: nothing of this authorization was public before. */
-  async function settleClaimed(r: Retry, claimed: { id: number; payer: Address; fresh: boolean }): Promise<Purchase> {
+  async function settleClaimed(
+    r: Retry,
+    claimed: { id: number; payer: Address; fresh: boolean },
+  ): Promise<PurchaseOutcome> {
     const { id, payer, fresh } = claimed;
     let outcome: SettleOutcome;
     try {
@@ -152,13 +146,14 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       reason: outcome.reason,
     };
     if (outcome.inDoubt) {
-      store.markInDoubt(id, outcome.reason, clock.now());
-      logger.error('settlement in doubt; the token contract will decide', fields);
-      throw pending();
+      const note = inDoubtNote(outcome);
+      store.markInDoubt(id, note, clock.now());
+      logger.error('settlement in doubt; the token contract will decide', { ...fields, reason: note });
+      return inDoubt;
     }
     store.markFailed(id, outcome.reason, clock.now());
     logger.warn('settlement failed; not charged', fields);
-    throw settlementFailed(outcome.reason);
+    return { kind: 'failed', reason: outcome.reason };
   }
 
   /**
@@ -167,7 +162,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
    * unused past validBefore -> failed, truly not charged; unused and still valid -> settled
    * again with the same authorization when the buyer resent it; otherwise still in doubt.
    */
-  async function resolve(row: PaymentRow, retry: Retry | null): Promise<Purchase> {
+  async function resolve(row: PaymentRow, retry: Retry | null): Promise<PurchaseOutcome> {
     const nowMs = clock.now();
     if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);
     const paid = {
@@ -185,28 +180,31 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     if (st.state === 'spent') {
       store.markFailed(row.id, `${st.reason}; not charged`, clock.now());
       logger.warn('in-doubt payment resolved: nonce spent, not charged', { ...fields, reason: st.reason });
-      throw settlementFailed(st.reason);
+      return { kind: 'failed', reason: st.reason };
     }
     if (st.state === 'unused' && st.expired) {
       store.markFailed(row.id, 'authorization expired unused on chain; not charged', clock.now());
       logger.info('in-doubt payment resolved: expired unused on chain, not charged', fields);
-      throw settlementFailed('authorization expired unused on chain');
+      return { kind: 'failed', reason: 'authorization expired unused on chain' };
     }
     if (st.state === 'unknown') logger.warn('in-doubt payment still unresolved', { ...fields, reason: st.reason });
-    if (st.state !== 'unused' || !retry) throw pending();
+    if (st.state !== 'unused' || !retry) return inDoubt;
     // Unused and still valid: the buyer's resent header may be settled again, once it verifies.
     const v = await verifyPayment(retry.p, terms(retry.count));
-    if (!v.ok || v.payer !== row.payer) throw pending();
+    if (!v.ok || v.payer !== row.payer) return inDoubt;
     if (!store.reclaim(row.id, settler.kind, clock.now())) return ledger.answer(store.get(row.id)!);
     return settleClaimed({ ...retry, recovered: v.recovered }, { id: row.id, payer: v.payer, fresh: false });
   }
 
   /** Another request's work on this key (payer and nonce, `paymentKey`) ended: answer the state it left. */
-  async function afterRunning(running: { key: string; payer: string; nonce: string }, again: Again): Promise<Purchase> {
+  async function afterRunning(
+    running: { key: string; payer: string; nonce: string },
+    again: Again,
+  ): Promise<PurchaseOutcome> {
     await inflight.ended(running.key);
     const row = store.byKey(running.payer, running.nonce);
-    if (!row) throw pending();
-    if (!boundToBundle(row, again.city, again.count)) throw boundElsewhere(again.version);
+    if (!row) return inDoubt;
+    if (!boundToBundle(row, again.city, again.count)) return refused({ why: 'bound_elsewhere' });
     return answerKnown(row, again);
   }
 
@@ -214,12 +212,13 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
    * A stored payment's answer; its own payment identifier sent again on the same route gets the
    * stored answer of the request that moved the money (ledger.replay), anything else its state.
    */
-  function answerKnown(row: PaymentRow, again: Again): Purchase {
+  function answerKnown(row: PaymentRow, again: Again): PurchaseOutcome {
     const replayed = again.identifier && row.payment_identifier === again.identifier && again.memo;
-    return (replayed && ledger.replay(row, again.memo!)) || ledger.answer(row);
+    const stored = replayed && ledger.replay(row, again.memo!);
+    return stored ? outcomeOf(stored) : ledger.answer(row);
   }
 
-  async function claimAndSettle(r: Retry, payer: Address, again: Again): Promise<Purchase> {
+  async function claimAndSettle(r: Retry, payer: Address, again: Again): Promise<PurchaseOutcome> {
     const a = r.p.authorization;
     // Committed (with the other claims of this turn) before the settle call starts.
     const claim = await deps.commits.run(() =>
@@ -239,42 +238,42 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     if (claim.claimed) return settleClaimed(r, { id: claim.id, payer, fresh: true });
     const row = claim.row;
     // Another payment took the identifier since the check in purchase(): nothing of this one moved.
-    if (!row) throw paymentIdentifierConflict();
+    if (!row) return refused({ why: 'identifier_conflict' });
     // The same authorization claimed first for another bundle (a race of two v2 requests).
-    if (!boundToBundle(row, r.city, r.count)) throw boundElsewhere(again.version);
+    if (!boundToBundle(row, r.city, r.count)) return refused({ why: 'bound_elsewhere' });
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
     return answerKnown(row, again);
   }
 
   /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
-  async function purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions): Promise<Purchase> {
+  async function purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions): Promise<PurchaseOutcome> {
     const { city, count } = offer;
-    if (!deps.accepting()) throw shuttingDown(5);
+    if (!deps.accepting()) return refused({ why: 'shutting_down' });
     // Two headers of one name arrive joined by ", " (never in base64): refused whole, so no proxy
-    // in front can read one payment while we settle the other (issue 35 item 6).
-    if (header.value.includes(',')) throw invalidField(TWO_PAYMENT_HEADERS);
+    // in front can read one payment while we settle the other.
+    if (header.value.includes(',')) return refused({ why: 'two_headers' });
     const decoded = decodePaymentHeader(header);
-    if (!decoded.ok) throw paymentVerificationFailed(decoded.reason);
+    if (!decoded.ok) return refused({ why: 'verification_failed', reason: decoded.reason });
     const p = decoded.value;
     const a = p.authorization;
     const priceMicro = bundlePrice(count).totalMicro;
     const payee = checkPayee(a, { payTo: deps.payTo, priceMicro });
-    if (payee && !payee.ok) throw paymentVerificationFailed(payee.reason);
+    if (payee && !payee.ok) return refused({ why: 'verification_failed', reason: payee.reason });
     const accepted = p.accepted && acceptedProblem(p.accepted, { priceMicro, asset: deps.usdc, payTo: deps.payTo });
-    if (accepted) throw paymentVerificationFailed(accepted);
+    if (accepted) return refused({ why: 'verification_failed', reason: accepted });
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
     const running = { key, payer: from, nonce: a.nonce };
     // The id is kept as a keyed hash, and its stored answer sealed to the whole signed payment.
     const idKey = p.identifier ? identifierKey(deps.secret(), p.identifier) : undefined;
     const memo = idKey && opts.memo ? { ...opts.memo, payment: signedPaymentDigest(p) } : opts.memo;
-    const again: Again = { identifier: idKey, memo, city, count, version: header.version };
+    const again: Again = { identifier: idKey, memo, city, count };
     // An identifier is one payment's: with any other authorization (or payer) it is refused before
     // anything is verified or claimed. The unique index decides a race (claimAndSettle).
     if (idKey) {
       const holder = store.byIdentifier(idKey);
       if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
-        throw paymentIdentifierConflict();
+        return refused({ why: 'identifier_conflict' });
     }
     if (inflight.has(key)) return afterRunning(running, again);
 
@@ -282,8 +281,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const known = store.byKey(from, a.nonce);
     const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
     if (known) {
-      if (!boundToBundle(known, city, count)) throw boundElsewhere(header.version);
-      if (deps.sanctions.has(from)) throw sanctioned();
+      if (!boundToBundle(known, city, count)) return refused({ why: 'bound_elsewhere' });
+      if (deps.sanctions.has(from)) return refused({ why: 'sanctioned' });
       if (known.status === 'claimed' || known.status === 'in_doubt')
         return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(running, again);
       // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
@@ -292,7 +291,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     }
 
     const window = checkWindow(a, nowS());
-    if (window && !window.ok) throw paymentVerificationFailed(window.reason);
+    if (window && !window.ok) return refused({ why: 'verification_failed', reason: window.reason });
     // The salts this server can have served for a still-valid authorization (binding.ts): an
     // echoed salt that is not one of them is refused before any signature recovery. A v2 payment
     // with V2_NONCE=any binds at first sight instead: its nonce is any 32 bytes (x402's `exact`),
@@ -311,27 +310,41 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       // when any nonce pays.
       anyNonce && !p.salt ? null : p.salt,
     );
-    if (binding.echoRefused && !anyNonce) throw bindingMismatch();
+    if (binding.echoRefused && !anyNonce) return refused({ why: 'binding_mismatch' });
     // Payee, amount and window were checked above: only the signature is left to verify.
     const verified = await verifySignature(p, { usdc: deps.usdc, chainVerifier: deps.chainVerifier });
-    if (!verified.ok) throw paymentVerificationFailed(verified.reason);
+    if (!verified.ok) return refused({ why: 'verification_failed', reason: verified.reason });
     const payer = verified.payer;
     // Per-wallet abuse limit: only now does a signature name the wallet (a 429 settles nothing).
-    deps.limitPayer?.(payer);
+    const limited = overLimit(payer);
+    if (limited) return refused({ why: 'limited', error: limited });
     if (deps.sanctions.has(payer)) {
       logger.warn('sanctioned payer refused', { payer, city, count });
-      throw sanctioned();
+      return refused({ why: 'sanctioned' });
     }
-    if (!deps.sanctions.available({ required: deps.ofacRequired })) throw screeningUnavailable();
+    if (!deps.sanctions.available({ required: deps.ofacRequired })) return refused({ why: 'screening_unavailable' });
     // Spec order: verify, sanctions, binding.
     const bound = anyNonce && (!p.salt || binding.echoRefused) ? null : binding.bound(payer, a.nonce);
-    if (!bound && !anyNonce) throw bindingMismatch();
-    opts.beforeSettle?.(payer);
+    if (!bound && !anyNonce) return refused({ why: 'binding_mismatch' });
+    const standing =
+      opts.readsAfter === undefined ? null : ledger.leavesNothing(payer, { city, count, since: opts.readsAfter });
+    if (standing) return refused({ why: 'exhausted', ...standing });
     retry.recovered = verified.recovered;
     // A binding nonce moves its bundle's purchase step (binding.ts); first-sight binding is the
     // claim itself: the row's (payer, nonce) is unique and carries the bundle.
     retry.bindingK = bound?.k;
     return inflight.exclusive(key, () => claimAndSettle(retry, payer, again)) ?? afterRunning(running, again);
+  }
+
+  /** The limit's 429, or null when the wallet may buy. */
+  function overLimit(payer: string): ApiError | null {
+    try {
+      deps.limitPayer?.(payer);
+      return null;
+    } catch (err) {
+      if (err instanceof ApiError) return err;
+      throw err;
+    }
   }
 
   return { purchase, resolve };

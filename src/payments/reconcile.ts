@@ -11,27 +11,33 @@ import type { PaymentRow } from './store.ts';
  *   nothing is ever settled again without the buyer's header, and nothing is marked failed on a
  *   guess.
  */
-export type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
+type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
 
 /**
- * The start of an in-doubt reason a settler gives when it sent nothing (it could not read the
- * chain before sending): no transfer of ours can land, so such a row waits only for a competitor
- * the buyer may have given the same authorization, or for validBefore. Junk that reaches doubt at
- * all (an RPC outage while it was tried) carries it, and the reconciler takes these rows last.
+ * An in-doubt row whose settler sent nothing (`sent: false`: it could not read the chain before
+ * sending) waits only for a competitor the buyer may have given the same authorization, or for
+ * validBefore: no transfer of ours can land. Its stored `error` starts with this mark, as rows
+ * of older databases do, and the reconciler takes such rows last. Written and read only here.
  */
-export const NOTHING_SENT = 'nothing sent: ';
+const NOTHING_SENT = 'nothing sent: ';
+
+/** The `error` text an in-doubt row is stored with. */
+export const inDoubtNote = (o: { reason: string; sent?: boolean }): string =>
+  o.sent === false ? `${NOTHING_SENT}${o.reason}` : o.reason;
+
+const nothingSent = (r: PaymentRow): boolean => r.error?.startsWith(NOTHING_SENT) === true;
 
 /** Chain lookups running at once in one pass: a slow RPC answer holds up only its own row. */
-export const RECONCILE_CONCURRENCY = 4;
+const RECONCILE_CONCURRENCY = 4;
 
 /**
- * The order of one pass (issue 23 item 6): `settled` rows first (no chain call, money already
+ * The order of one pass: `settled` rows first (no chain call, money already
  * moved), then rows where money may have moved (a transaction or a facilitator call went out, or a
  * claim was cut off), then rows where nothing was sent; oldest first within each. However many
  * junk rows are in doubt, a real one is looked at before any of them.
  */
-export function reconcileOrder(rows: PaymentRow[]): PaymentRow[] {
-  const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : r.error?.startsWith(NOTHING_SENT) ? 2 : 1);
+function reconcileOrder(rows: PaymentRow[]): PaymentRow[] {
+  const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : nothingSent(r) ? 2 : 1);
   return rows
     .map((r, i) => ({ r, i, k: rank(r) }))
     .sort((a, b) => a.k - b.k || a.i - b.i)

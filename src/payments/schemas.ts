@@ -123,7 +123,7 @@ export const SettlementPending = z
   })
   .meta({ id: 'SettlementPending' });
 
-/** GET /v1/signals (payments/paid-routes.ts): the query and the page, which the Bazaar declaration (bazaar.ts) repeats. */
+/** GET /v1/signals (paywall/paid-routes.ts): the query and the page, which the Bazaar declaration (bazaar.ts) repeats. */
 export const SignalsQuery = z.object({
   city: z.string().describe('City slug'),
   since: z.string().optional().describe('Cursor (integer >= 0, default 0): signals with seq strictly greater'),

@@ -19,7 +19,7 @@ export type SignalNotifier = {
   waiting(): number;
   /**
    * Counts commits that woke at least one read. Reads woken by one commit see the same value, so
-   * the route can answer them from one lookup per wallet and one body per page (payments/held-read.ts).
+   * the route can answer them from one lookup per wallet and one body per page (paywall/held-read.ts).
    */
   wakes(): number;
   /** Shutdown: answers every held read now, and every later wait at once. */

@@ -193,8 +193,17 @@ test('the layer check sees every kind of import and knows an edge inside a domai
     '../ops/e.ts',
     '../poller/f.ts',
   ]);
-  assert.equal(layerOf('src/payments/routes.ts')?.layer.rank, 4, "a domain folder's routes.ts is an edge");
-  assert.equal(layerOf('src/payments/paid-routes.ts')?.layer.rank, 4);
+  assert.equal(layerOf('src/delivery/routes.ts')?.layer.rank, 4, "a domain folder's routes.ts is an edge");
+  assert.equal(layerOf('src/paywall/paid-routes.ts')?.layer.rank, 4);
   assert.equal(layerOf('src/payments/plane.ts')?.layer.rank, 3);
   assert.equal(layerOf(`${PACKAGE}chain.ts`)?.layer.rank, 0);
+});
+
+// The payment domain answers outcomes; taking a request or building a Response is the paywall's
+// (src/paywall/), so nothing under src/payments/ may import the HTTP framework.
+test('nothing under src/payments/ imports hono', () => {
+  const http = filesUnder('src/payments').filter((f) =>
+    specifiers(f).some((s) => s === 'hono' || s.startsWith('hono/') || s.startsWith('@hono/')),
+  );
+  assert.deepEqual(http, [], 'move these to src/paywall/ (the payments HTTP edge)');
 });

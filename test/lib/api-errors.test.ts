@@ -77,13 +77,18 @@ test('placeholders are filled, and the bodies keep the extra fields the spec lis
   assert.deepEqual(catalog.rateLimited(3).headers, { 'retry-after': '3' });
 });
 
-test('the payment outcome metric keys on the code, not on the message text', () => {
-  const reworded = (code: ErrorCode) => new ApiError({ code, status: ERRORS[code].status, message: 'reworded' });
-  assert.equal(paymentOutcome(reworded('settlement_failed')), 'settlement_failed');
-  assert.equal(paymentOutcome(reworded('settlement_pending')), 'in_doubt');
-  assert.equal(paymentOutcome(reworded('binding_mismatch')), 'binding_mismatch');
-  assert.equal(paymentOutcome(catalog.paymentVerificationFailed('x')), 'verification_failed');
-  assert.equal(paymentOutcome(catalog.unknownCity()), 'rejected');
+test('the payment outcome metric keys on the outcome, never on an error text', () => {
+  const reason = 'reworded';
+  assert.equal(paymentOutcome({ kind: 'failed', reason }), 'settlement_failed');
+  assert.equal(paymentOutcome({ kind: 'in_doubt', retryAfterSeconds: 10 }), 'in_doubt');
+  assert.equal(paymentOutcome({ kind: 'refunded' }), 'entitlement_failed');
+  assert.equal(paymentOutcome({ kind: 'refused', refusal: { why: 'binding_mismatch' } }), 'binding_mismatch');
+  assert.equal(paymentOutcome({ kind: 'refused', refusal: { why: 'bound_elsewhere' } }), 'binding_mismatch');
+  assert.equal(
+    paymentOutcome({ kind: 'refused', refusal: { why: 'verification_failed', reason } }),
+    'verification_failed',
+  );
+  assert.equal(paymentOutcome({ kind: 'refused', refusal: { why: 'identifier_conflict' } }), 'rejected');
 });
 
 test('no `new ApiError(` outside the catalog', () => {

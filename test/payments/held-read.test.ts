@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { buy, buyerA, over } from './buy.ts';
-import { createWakeLookups } from '../../src/payments/held-read.ts';
+import { createWakeLookups } from '../../src/paywall/held-read.ts';
 
 /** The lookups shared by the reads one commit wakes (issue 25.4): remembered for one wake, and only until a write. */
 test('wake lookups answer from memory within one wake, and ask again after a write or the next wake', async (t) => {

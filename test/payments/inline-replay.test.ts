@@ -5,7 +5,7 @@ import { insertSignals } from '../helpers/signals.ts';
 import { createMockSettler, mockTxHash } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
-import { RECEIPT_HINT } from '../../src/payments/read-challenge.ts';
+import { RECEIPT_HINT } from '../../src/paywall/read-challenge.ts';
 
 const ALREADY_APPLIED = ERRORS.already_applied.message;
 import { buyerA, inApp, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';

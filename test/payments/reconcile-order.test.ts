@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
 import { testApp } from '../helpers/app.ts';
 import { paymentPlaneFor } from '../../src/payments/from-config.ts';
-import { NOTHING_SENT, reconcilePayments } from '../../src/payments/reconcile.ts';
+import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 
@@ -27,7 +27,8 @@ test('the reconciler asks about a real in-doubt payment before any junk row, how
       i,
       `0x${i.toString(16).padStart(40, '0')}`,
       nonce(i),
-      `${NOTHING_SENT}rpc: connection refused`,
+      // The mark a chain settler's `sent: false` is stored with, as in older databases.
+      'nothing sent: rpc: connection refused',
       validBefore,
     );
   insert.run(JUNK + 1, REAL, nonce(999), 'transaction 0xabc not confirmed: timed out', validBefore);

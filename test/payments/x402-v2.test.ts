@@ -1,4 +1,4 @@
-import { TWO_PAYMENT_HEADERS } from '../../src/payments/purchase.ts';
+import { TWO_PAYMENT_HEADERS } from '../../src/paywall/refusal.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';

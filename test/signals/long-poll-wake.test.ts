@@ -11,7 +11,7 @@ import { receiptTypedData } from '../../src/payments/receipt-request.ts';
 
 /**
  * Issue 25.4, what a commit wakes: every held read of the city is answered from one lookup per
- * token and wallet (payments/held-read.ts), and still exactly as a fresh read of its own wallet
+ * token and wallet (paywall/held-read.ts), and still exactly as a fresh read of its own wallet
  * would be at that moment: its own ceiling, its token revoked or expired while it was held.
  */
 const ORIGIN = 'http://127.0.0.1:8402'; // testApp's BASE_URL

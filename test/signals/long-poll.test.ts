@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
 import { crossings } from '../helpers/crossings.ts';
 import { buy, over } from '../payments/buy.ts';
-import { walletShare } from '../../src/payments/held-read.ts';
+import { walletShare } from '../../src/paywall/held-read.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
 
 const TOO_MANY_WAITING = ERRORS.too_many_waiting.message;

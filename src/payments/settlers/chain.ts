@@ -10,7 +10,6 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { NOTHING_SENT } from '../reconcile.ts';
 import { chainFor, createProofReader, RPC_TIMEOUT_MS, shortError } from './chain-proof.ts';
 import { termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 
@@ -117,7 +116,7 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
       if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
       if (earlier.state === 'spent') return { ok: false, inDoubt: false, reason: earlier.reason };
       // Without a definite answer nothing is sent: a competitor may already have used the nonce.
-      if (earlier.state === 'unknown') return { ok: false, inDoubt: true, reason: `${NOTHING_SENT}${earlier.reason}` };
+      if (earlier.state === 'unknown') return { ok: false, inDoubt: true, sent: false, reason: earlier.reason };
       if (earlier.expired)
         return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       const call = transferCall(req);

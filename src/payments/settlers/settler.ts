@@ -46,6 +46,8 @@ export type SettleOutcome =
       reason: string;
       inDoubt: boolean;
       txHash?: Hex;
+      /** False when nothing was sent where money could move: no transfer of ours can land. */
+      sent?: boolean;
       /**
        * The settler could not take the request and nothing of it was sent where money could move
        * (unreachable, a /verify that failed or answered 5xx, a /supported without our kind): the
@@ -55,7 +57,7 @@ export type SettleOutcome =
     };
 
 /**
- * What the token contract says about (payer, nonce), read at one block (issue 35 item 1): `used`
+ * What the token contract says about (payer, nonce), read at one block: `used`
  * only when the transaction that used the nonce paid `payTo` exactly `value`
  * (settlement-proof.ts); `spent` when the nonce is used up without that transfer (cancelled, or
  * used with another transfer): definitely not charged; `unused` with `expired` when that block's

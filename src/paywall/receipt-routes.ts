@@ -32,9 +32,9 @@ import {
   RECEIPT_REVOCATION_PRIMARY_TYPE,
   type ReceiptSignedKind,
   verifyReceiptSigned,
-} from './receipt-request.ts';
-import { createReceiptRequestStore } from './receipt-request-store.ts';
-import { createPaymentReads } from './store.ts';
+} from '../payments/receipt-request.ts';
+import { createReceiptRequestStore } from '../payments/receipt-request-store.ts';
+import { createPaymentReads } from '../payments/store.ts';
 
 /**
  * `POST /v1/receipts`: a new receipt token for a wallet that proves itself with an EIP-712
@@ -47,11 +47,11 @@ import { createPaymentReads } from './store.ts';
  */
 
 /**
- * How far ahead of server time a ReceiptRequest may be dated (issue 35 item 5): the shared skew
+ * How far ahead of server time a ReceiptRequest may be dated: the shared skew
  * (600 s) would let a request signed before a revocation but dated after it mint a token for ten
  * minutes; a clock that far ahead is refused instead. Revocations keep the shared rule.
  */
-export const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
+const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
 
 /**
  * The latest moment (unix s) a wallet revoked its tokens: the later of the revocation's signed
@@ -80,11 +80,11 @@ const signedFields = (what: string) => ({
   ),
 });
 
-export const ReceiptRequestBody = z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' });
-export const ReceiptRevocationBody = z.object(signedFields('ReceiptRevocation')).meta({ id: 'ReceiptRevocation' });
+const ReceiptRequestBody = z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' });
+const ReceiptRevocationBody = z.object(signedFields('ReceiptRevocation')).meta({ id: 'ReceiptRevocation' });
 type SignedBody = z.infer<typeof ReceiptRequestBody>;
 
-export const ReceiptResult = z
+const ReceiptResult = z
   .object({
     ok: z.literal(true),
     wallet: z.string().describe('Lowercase wallet address'),
@@ -104,7 +104,7 @@ export const ReceiptResult = z
   })
   .meta({ id: 'ReceiptResult' });
 
-export const RevocationResult = z
+const RevocationResult = z
   .object({
     ok: z.literal(true),
     wallet: z.string().describe('Lowercase wallet address'),

@@ -6,13 +6,13 @@ import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import { parseCount, requireCity } from './bundle.ts';
-import type { Purchase } from './ledger.ts';
+import { parseCount, requireCity } from '../payments/bundle.ts';
+import type { Purchase } from '../payments/ledger.ts';
 import type { MarketResolutionBody } from '../cities/schemas.ts';
 import { ERRORS } from '../lib/api-errors.ts';
 import { PAYMENT_ID_RULE } from '../x402/payment-identifier.ts';
-import { asPaymentRefusal } from './refusal.ts';
-import type { PaymentPlane } from './plane.ts';
+import { asPaymentRefusal, purchaseOf } from './refusal.ts';
+import type { PaymentPlane } from '../payments/plane.ts';
 import {
   MinSpendError,
   PaymentRequired,
@@ -22,8 +22,8 @@ import {
   SubscribeQuery,
   SubscribeResult,
   type SubscribeResultBody,
-} from './schemas.ts';
-import { challengeHeaders } from './challenge.ts';
+} from '../payments/schemas.ts';
+import { challengeHeaders } from '../payments/challenge.ts';
 import { PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from '../x402/v2.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
@@ -47,9 +47,12 @@ export function subscribeRoutes(deps: {
       const body = deps.plane.challenge(offer);
       return { body, headers: challengeHeaders(body) };
     };
-    const purchase = await deps.plane.purchase(header, offer, { memo: { route: 'subscribe' } }).catch((err) => {
-      throw asPaymentRefusal(err, { header, fresh });
-    });
+    const purchase = await deps.plane
+      .purchase(header, offer, { memo: { route: 'subscribe' } })
+      .then((o) => purchaseOf(o, { version: header.version }))
+      .catch((err) => {
+        throw asPaymentRefusal(err, { header, fresh });
+      });
     const resolution = deps.resolutionOf?.(purchase.city) ?? null;
     const body = { ...subscribeResult(purchase), ...(resolution ? { resolutionMetadata: resolution } : {}) };
     return replyJson(c, body, { headers: paymentResponseHeaders(purchase) });
@@ -57,7 +60,7 @@ export function subscribeRoutes(deps: {
   return app;
 }
 
-export function subscribeResult(p: Purchase): SubscribeResultBody {
+function subscribeResult(p: Purchase): SubscribeResultBody {
   const price = bundlePrice(p.count);
   return {
     ok: true,

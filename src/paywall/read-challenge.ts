@@ -3,12 +3,12 @@ import { ERRORS, paymentRequired } from '../lib/api-errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { ApiError } from '../lib/errors.ts';
 import { replyJson, type Ctx } from '../lib/http.ts';
-import type { BundleOffer, ChallengeNote } from './challenge.ts';
-import type { PaymentPlane } from './plane.ts';
+import type { BundleOffer, ChallengeNote } from '../payments/challenge.ts';
+import type { PaymentPlane } from '../payments/plane.ts';
 import type { FreshChallenge } from './refusal.ts';
-import type { PaymentRequiredBody } from './schemas.ts';
-import { siwxExtension } from './siwx.ts';
-import { challengeHeaders } from './challenge.ts';
+import type { PaymentRequiredBody } from '../payments/schemas.ts';
+import { siwxExtension } from '../payments/siwx.ts';
+import { challengeHeaders } from '../payments/challenge.ts';
 
 /**
  * The paid read's 402s (`GET /v1/signals`, spec 4.4), built in one place because every one of

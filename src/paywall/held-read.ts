@@ -7,7 +7,7 @@ import type { SignalNotifier } from '../signals/notifier.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 
 /**
- * The held read (`GET /v1/signals?wait=N`, issue 25.4): a credential's read inside the bundle with
+ * The held read (`GET /v1/signals?wait=N`): a credential's read inside the bundle with
  * nothing past `since` yet is held until a signal for its city commits, `wait` elapses, the client
  * leaves or the server stops, then answered exactly as without `wait`. Apart from the router
  * (paid-routes.ts) because holding has its own limits (MAX_SIGNAL_WAITERS, a 503 past it) and its
@@ -16,7 +16,7 @@ import type { SignalReader } from '../signals/read-store.ts';
 const WAITERS_RETRY_S = 2;
 
 /**
- * One wallet's share of MAX_SIGNAL_WAITERS (issue 35 item 4): 5 %, at least 4. A cheap token
+ * One wallet's share of MAX_SIGNAL_WAITERS: 5 %, at least 4. A cheap token
  * (or several tokens of one wallet, from many addresses) holds at most this many reads; past it
  * its next `wait` read answers 503 with Retry-After, as past the pool itself, so a paying buyer
  * of another wallet still finds a slot.
@@ -34,18 +34,14 @@ export type WakeLookups = {
 };
 
 /**
- * Lookups shared by the held reads (`wait`, issue 25.4) that one commit wakes. A commit wakes
- * every held read of its city in the same tick and each must be answered as a fresh read would be
- * (token revoked or expired while held, the wallet's ceiling now), so each used to run its own
- * receipt and entitlement queries: 1,000 held reads of one wallet were 2,000 identical queries.
- * Answers are remembered only for one wake (`notifier.wakes()`) and only while this connection
- * has written nothing (`total_changes()`, well under a µs): a revocation, a purchase or any other
- * write in between makes the next read look again. Different wallets still cost one indexed
- * lookup each; the page body for equal (since, end, paid_through, latest) is shared already
- * (signals/read-store.ts pageBytes).
+ * Lookups shared by the held reads one commit wakes: each must answer as a fresh read would (a
+ * token revoked while held, the ceiling now), but 1,000 held reads of one wallet must not be
+ * 2,000 identical queries. Answers live for one wake (`notifier.wakes()`) and only while this
+ * connection has written nothing (`total_changes()`): any write in between makes the next read
+ * look again.
  */
 /** The stores the lookups ask (built once in the wiring, src/stores.ts). */
-export type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
+type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
 
 export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: LookupStores): { current(): WakeLookups } {
   const direct = directLookups(stores);
@@ -89,7 +85,7 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: Look
 }
 
 /** What decides a hold: the city and cursor read, and `wait` (seconds; null: answer now). */
-export type HoldQuery = { city: string; since: number; wait: number | null };
+type HoldQuery = { city: string; since: number; wait: number | null };
 
 export function createHeldReads(deps: {
   db: Db;
@@ -145,7 +141,7 @@ export function createHeldReads(deps: {
 }
 
 /** The same questions asked of the database each time (a read that is not woken by a commit). */
-export function directLookups(stores: LookupStores): WakeLookups {
+function directLookups(stores: LookupStores): WakeLookups {
   return {
     receipt: (token) => stores.receipts.lookup(token),
     paidThrough: (wallet, city) => stores.entitlements.get(wallet, city)?.paidThroughSeq ?? 0,

@@ -1,7 +1,7 @@
 import { ERRORS } from '../lib/api-errors.ts';
 import { closeWithDisclaimer, replyJsonBytes, type Ctx } from '../lib/http.ts';
 import type { SignalReader } from '../signals/read-store.ts';
-import type { BundleOffer } from './challenge.ts';
+import type { BundleOffer } from '../payments/challenge.ts';
 import type { ReadChallenges, Standing } from './read-challenge.ts';
 
 /**
@@ -12,17 +12,17 @@ import type { ReadChallenges, Standing } from './read-challenge.ts';
  * hot path of the paid read: the page is the stored JSON joined, never re-serialised, and its
  * bytes for one range are cached (signals/read-store.ts pageBytes).
  */
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 /** The read a page answers: the bundle its 402 would offer and the cursor. */
-export type PageRead = BundleOffer & { since: number };
+type PageRead = BundleOffer & { since: number };
 
 /**
  * Where the wallet stands, and the answer's own headers. `paid`: the standing is the one the
  * payment this request carried produced (in its own transaction); such an answer is always 200,
  * possibly an empty page.
  */
-export type PageAt = Standing & { headers: Record<string, string>; paid?: boolean };
+type PageAt = Standing & { headers: Record<string, string>; paid?: boolean };
 
 export function createSignalsPage(deps: { reader: SignalReader; challenges: ReadChallenges }) {
   return function page(c: Ctx, r: PageRead, at: PageAt): Response {

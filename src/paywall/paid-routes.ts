@@ -9,15 +9,14 @@ import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
-import { nextCeiling } from '../entitlements/ceiling.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
-import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from './bundle.ts';
-import type { BundleOffer } from './challenge.ts';
+import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from '../payments/bundle.ts';
+import type { BundleOffer } from '../payments/challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
-import type { PaymentPlane } from './plane.ts';
+import type { PaymentPlane } from '../payments/plane.ts';
 import { createReadChallenges } from './read-challenge.ts';
-import { asPaymentRefusal } from './refusal.ts';
+import { asPaymentRefusal, purchaseOf } from './refusal.ts';
 import {
   PAYMENT_ID_CONFLICT_DOC,
   PAYMENT_REQUIRED_DOC,
@@ -26,8 +25,8 @@ import {
   REFUSAL_RESPONSE_DOC,
 } from './routes.ts';
 import { createSignalsPage } from './signals-page.ts';
-import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from './siwx.ts';
-import type { SiwxSignIn } from './siwx-signin.ts';
+import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from '../payments/siwx.ts';
+import type { SiwxSignIn } from '../payments/siwx-signin.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
 import {
   MinSpendError,
@@ -37,7 +36,7 @@ import {
   SettlementPending,
   SignalsPage,
   SignalsQuery,
-} from './schemas.ts';
+} from '../payments/schemas.ts';
 
 /**
  * `GET /v1/signals`: the paid read, and which credential reads. An inline payment (X-Payment, or
@@ -46,7 +45,7 @@ import {
  * its wallet. What a wallet then reads is signals-page.ts's (the page, `more`, the exhaustion 402),
  * a `wait` read is held by held-read.ts, and every 402 is built by read-challenge.ts.
  */
-export const DEFAULT_CHALLENGE_COUNT = 20;
+const DEFAULT_CHALLENGE_COUNT = 20;
 
 /** A read: the bundle its 402 offers, the cursor, `wait`, and who reads (checked again at a wake). */
 type Read = BundleOffer & { since: number; wait: number | null; credential: { bearer: string } | { signedIn: string } };
@@ -76,7 +75,7 @@ export function paidSignalsRoutes(deps: {
   const page = createSignalsPage({ reader: deps.reader, challenges });
   const held = createHeldReads(deps);
   const noStore = () => ({ 'cache-control': 'no-store' });
-  // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts, item 5).
+  // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts).
   app.get('/v1/signals', (c): Response | Promise<Response> => {
     const since = parseSince(c.req.query('since'));
     const count = parseCount(c.req.query('count'), DEFAULT_CHALLENGE_COUNT);
@@ -88,7 +87,7 @@ export function paidSignalsRoutes(deps: {
     if (payment) return paidRead(c, payment, { city, count, resourcePath, since });
     // The wallet that paid signs in (x402 v2 sign-in-with-x): the same read as a bearer's. HEAD
     // ignores it, as it does payment headers: a sign-in is single-use and costs a recovery (an
-    // eth_call for a contract wallet), and a HEAD must spend neither (issue 35 item 2).
+    // eth_call for a contract wallet), and a HEAD must spend neither.
     const siwx = c.req.method === 'HEAD' ? undefined : c.req.header(SIWX_HEADER);
     if (siwx !== undefined)
       return deps
@@ -107,35 +106,33 @@ export function paidSignalsRoutes(deps: {
    * money, from the ceiling that purchase produced (read inside its own transaction).
    */
   function paidRead(c: Ctx, payment: PaymentHeader, r: BundleOffer & { since: number }): Promise<Response> {
-    // A purchase whose new ceiling would still be at or below `since` buys nothing readable:
-    // refused with the exhaustion 402 before anything is verified further or settled.
-    const beforeSettle = (payer: string) => {
-      // Any new ceiling is at least `count` (nextCeiling), so a cursor below it needs no lookup.
-      if (r.since < r.count) return;
-      const paidThrough = deps.entitlements.get(payer, r.city)?.paidThroughSeq ?? null;
-      const latest = deps.reader.latestSeq(r.city);
-      if (r.since >= nextCeiling(paidThrough, latest, r.count))
-        throw challenges.exhausted(r, { paidThrough: paidThrough ?? 0, latest });
-    };
     const memo = { route: 'signals', since: r.since };
     const refused = (err: unknown) => {
       throw asPaymentRefusal(err, { header: payment, fresh: () => challenges.fresh(r) });
     };
-    return deps.plane
-      .purchase(payment, r, { beforeSettle, memo })
-      .then((purchase) => {
-        const standing = { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq };
-        // A payment this request did not move (known, coalesced, or resolved from doubt) reads
-        // nothing: every field of its header, the signature included, is public once settled.
-        // Its own payment identifier is not public: with it, the stored answer comes back whole.
-        if (!purchase.movedHere && !purchase.replay) throw challenges.alreadyApplied(r, standing);
-        const headers = {
-          ...paymentResponseHeaders(purchase),
-          ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
-        };
-        return page(c, { ...r, since: purchase.replay?.since ?? r.since }, { ...standing, headers, paid: true });
-      })
-      .catch(refused);
+    return (
+      deps.plane
+        // A purchase whose new ceiling would still be at or below `since` buys nothing readable:
+        // the plane refuses it (exhausted) before anything is settled.
+        .purchase(payment, r, { readsAfter: r.since, memo })
+        .then((outcome) => {
+          const purchase = purchaseOf(outcome, {
+            version: payment.version,
+            exhausted: (s) => challenges.exhausted(r, s),
+          });
+          const standing = { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq };
+          // A payment this request did not move (known, coalesced, or resolved from doubt) reads
+          // nothing: every field of its header, the signature included, is public once settled.
+          // Its own payment identifier is not public: with it, the stored answer comes back whole.
+          if (!purchase.movedHere && !purchase.replay) throw challenges.alreadyApplied(r, standing);
+          const headers = {
+            ...paymentResponseHeaders(purchase),
+            ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
+          };
+          return page(c, { ...r, since: purchase.replay?.since ?? r.since }, { ...standing, headers, paid: true });
+        })
+        .catch(refused)
+    );
   }
 
   /** A credential's read (bearer or sign-in): the page, held first for `wait` when nothing is there yet. */

@@ -1,0 +1,120 @@
+import {
+  bindingMismatch,
+  entitlementFailed,
+  invalidField,
+  paymentIdentifierConflict,
+  paymentVerificationFailed,
+  sanctioned,
+  screeningUnavailable,
+  settlementFailed,
+  settlementPending,
+  shuttingDown,
+  withMore,
+} from '../lib/api-errors.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { Purchase } from '../payments/ledger.ts';
+import type { PurchaseOutcome } from '../payments/outcomes.ts';
+import { NETWORK } from '../x402/networks.ts';
+import type { PaymentRequiredBody } from '../payments/schemas.ts';
+import { decodePaymentHeader, PAYMENT_REQUIRED, PAYMENT_RESPONSE, type PaymentHeader } from '../x402/v2.ts';
+
+export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNATURE header (two were sent)';
+
+/** Where a wallet stands after the purchase it was refused: its ceiling and the latest seq. */
+type Standing = { paidThrough: number; latest: number };
+
+/**
+ * The one place a purchase's outcome becomes HTTP: the Purchase a route answers with, or the
+ * catalog's error (lib/api-errors.ts) thrown for every other end. `exhausted`: the read's
+ * exhaustion 402 (only GET /v1/signals passes `readsAfter`, so only it can be refused so).
+ */
+export function purchaseOf(o: PurchaseOutcome, r: { version: 1 | 2; exhausted?: (s: Standing) => ApiError }): Purchase {
+  switch (o.kind) {
+    case 'applied':
+    case 'known':
+      return o.purchase;
+    case 'in_doubt':
+      throw settlementPending(o.retryAfterSeconds);
+    case 'failed':
+      throw settlementFailed(o.reason);
+    case 'refunded':
+      throw entitlementFailed();
+  }
+  const why = o.refusal;
+  switch (why.why) {
+    case 'shutting_down':
+      throw shuttingDown(5);
+    case 'two_headers':
+      throw invalidField(TWO_PAYMENT_HEADERS);
+    case 'verification_failed':
+      throw paymentVerificationFailed(why.reason);
+    case 'binding_mismatch':
+      throw bindingMismatch();
+    case 'bound_elsewhere':
+      throw boundElsewhere(r.version);
+    case 'sanctioned':
+      throw sanctioned();
+    case 'screening_unavailable':
+      throw screeningUnavailable();
+    case 'identifier_conflict':
+      throw paymentIdentifierConflict();
+    case 'limited':
+      throw why.error;
+    case 'exhausted':
+      if (!r.exhausted) throw new Error('an exhaustion refusal on a route that reads nothing');
+      throw r.exhausted({ paidThrough: why.paidThrough, latest: why.latest });
+  }
+}
+
+/**
+ * The refusal of an authorization already bound to another bundle. v1 keeps the spec's body (its
+ * nonce cannot bind two bundles); on v2 any nonce binds at first sight, so the body says why.
+ */
+const boundElsewhere = (version: 1 | 2): ApiError =>
+  bindingMismatch(
+    version === 2
+      ? 'this authorization already paid for another bundle (city, count); sign a new one for this request'
+      : undefined,
+  );
+
+/**
+ * A 402 that refuses a payment (binding, verification, settlement refused, ceiling exhausted)
+ * said the way an x402 client reads it: a fresh `PAYMENT-REQUIRED` with the
+ * current offer (what to sign next), on v2 a `PAYMENT-RESPONSE` `{success: false, errorReason,
+ * network, payer}` as the v2 HTTP transport answers a failed payment, and in the v1 body the
+ * standard `x402Version` and `accepts` beside the seed's own fields and message (spec 7), so a
+ * v1 client that retries reads the offer from the same body. errorReason is the catalog's
+ * stable code (docs/errors.md); errorMessage is the body's `error` and `reason`.
+ */
+export type FreshChallenge = { body: PaymentRequiredBody; headers: Record<string, string> };
+
+export function asPaymentRefusal(err: unknown, r: { header: PaymentHeader; fresh: () => FreshChallenge }): unknown {
+  if (!(err instanceof ApiError) || err.status !== 402) return err;
+  // An exhaustion or already-applied 402 is a challenge already: its offer is current.
+  const offer = PAYMENT_REQUIRED in err.headers ? null : r.fresh();
+  const headers = { ...offer?.headers };
+  // An already-applied answer says its settlement (success: true) itself.
+  if (r.header.version === 2 && !(PAYMENT_RESPONSE in err.headers))
+    headers[PAYMENT_RESPONSE] = refusedResponse(err, claimedPayer(r.header));
+  const extra = offer ? { x402Version: offer.body.x402Version, accepts: offer.body.accepts } : {};
+  return withMore(err, { extra, headers });
+}
+
+/** The payer the authorization names (the signature may not have been checked yet), or null. */
+function claimedPayer(h: PaymentHeader): string | null {
+  const d = decodePaymentHeader(h);
+  return d.ok ? d.value.authorization.from : null;
+}
+
+function refusedResponse(err: ApiError, payer: string | null): string {
+  const reason = typeof err.extra.reason === 'string' ? `: ${err.extra.reason}` : '';
+  const response = {
+    success: false,
+    errorReason: err.code,
+    errorMessage: `${err.message}${reason}`,
+    transaction: '',
+    network: NETWORK,
+    ...(payer ? { payer } : {}),
+  };
+  return Buffer.from(JSON.stringify(response), 'utf8').toString('base64');
+}
