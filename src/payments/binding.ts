@@ -66,7 +66,10 @@ const MAX_DERIVED = 4_096;
 export function servedSalt(secret: BindingSecret, bundle: SaltBundle, point: SaltPoint): Hex {
   const input = `isocast-binding|${bundle.city}|${bundle.count}|${point.k}|${point.epoch}`;
   let memo = derived.get(secret);
-  if (!memo) derived.set(secret, (memo = new Map()));
+  if (!memo) {
+    memo = new Map();
+    derived.set(secret, memo);
+  }
   let salt = memo.get(input);
   if (salt === undefined) {
     salt = `0x${createHmac('sha256', secret).update(input).digest('hex')}`;
