@@ -22,7 +22,6 @@ import { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } from './sc
  * OpenAPI document, through the same conversion (lib/json-schema.ts), inlined: a declaration
  * travels alone, so it cannot point at `components`.
  */
-export const BAZAAR = 'bazaar';
 
 /** Longer descriptions are refused or silently dropped by the CDP catalogue (docs/discovery.md). */
 export const MAX_LISTING_DESCRIPTION = 450;

@@ -8,7 +8,7 @@ import { MAX_AUTH_LIFETIME_S, type BindingNonceInput } from '../../packages/isoc
  * keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt a 402
  * served, so a signed authorization cannot be re-pointed at another city or count.
  *
- * The salt (issue 24) is HMAC(server secret, city | count | k | minute). `k` is the bundle's
+ * The salt is HMAC(server secret, city | count | k | minute). `k` is the bundle's
  * purchase step: it moves when a purchase bound to the current k settles (the salt_steps trigger,
  * schema.sql), so after any wallet's purchase the next 402 serves a salt that wallet has not
  * used, and buying the same bundle again right away gets a fresh nonce and a second ceiling step.

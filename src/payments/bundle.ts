@@ -41,7 +41,7 @@ export function requireCity(raw: string | undefined, isCity: (slug: string) => b
   return raw;
 }
 
-/** The longest a read may be held (`wait`, issue 25.4): under every proxy's usual 30 s+ timeout. */
+/** The longest a read may be held (`wait`): under every proxy's usual 30 s+ timeout. */
 export const MAX_WAIT_S = 25;
 
 /** `wait`: whole seconds from 0 to MAX_WAIT_S; absent (null) keeps the read immediate. */

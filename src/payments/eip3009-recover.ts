@@ -99,7 +99,7 @@ export async function recoverAuthorizationSigner(
   if (!digest) return null;
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
   // On the event loop: handing it to a worker thread cost about as much CPU as the recovery
-  // itself (docs/performance.md, issue 39).
+  // itself (docs/performance.md).
   const publicKey = recoverPublicKeyWasm(digest, bytesOf(signature));
   // The address is the last 20 bytes of the key's keccak-256.
   if (publicKey !== undefined)

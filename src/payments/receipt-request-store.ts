@@ -28,4 +28,3 @@ export function createReceiptRequestStore(db: Db) {
   };
 }
 
-export type ReceiptRequestStore = ReturnType<typeof createReceiptRequestStore>;

@@ -15,7 +15,7 @@ import { SKEW_RULE } from '../lib/signed-request.ts';
  * and `ReceiptRevocation` to revoke every token it has (`POST /v1/receipts/revoke`). Both name the
  * deployment: `origin` is the server's own origin (its BASE_URL's scheme://host[:port]), so a
  * signature given to one server (a lookalike a client was pointed at) is worth nothing on
- * another (issue 23 item 5). The definitions are the buyer package's
+ * another. The definitions are the buyer package's
  * (packages/isocast-client/src/receipt-typed-data.ts), so what a buyer signs is what this verifies.
  */
 export {

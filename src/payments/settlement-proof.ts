@@ -1,5 +1,5 @@
 /**
- * What "paid" means (issue 35 item 1): USDC reached payTo. A nonce used up on chain proves only
+ * What "paid" means: USDC reached payTo. A nonce used up on chain proves only
  * that the nonce is spent: `cancelAuthorization`, or a value-0 `transferWithAuthorization` to the
  * payer itself with the same nonce, spend it without paying us. A payment counts as settled only
  * when one transaction's logs from the token contract show `AuthorizationUsed(payer, nonce)`

@@ -5,7 +5,7 @@ import { NETWORK } from '../x402/networks.ts';
 import { SIGN_IN_WITH_X, SIWX_DECLARATION } from './siwx-declaration.ts';
 
 /**
- * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`, issue 28 item 1): what the
+ * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`): what the
  * `GET /v1/signals` 402 declares, and the checks of a signed-in message that need no signature
  * and no database, with the clock passed in. Signature verification (EIP-191 and, with a chain
  * client, ERC-1271/ERC-6492) is `@x402/extensions`' own (siwx-signin.ts).
@@ -22,7 +22,6 @@ export const SIWX_DECLARED_LIFETIME_SEC = 300;
  * worth no more than a signed timestamp, and its used nonce can be forgotten as theirs are.
  */
 export const SIWX_MAX_LIFETIME_SEC = SIGNED_REQUEST_SKEW_SEC;
-export const SIWX_STATEMENT = 'Sign in to read the isocast signals this wallet paid for';
 /** EIP-4361: a nonce is at least 8 alphanumeric characters; the cap bounds what is stored. */
 const NONCE = /^[A-Za-z0-9]{8,128}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;

@@ -1,5 +1,5 @@
 /**
- * The x402 `payment-identifier` id (isocast answers it since issue 28): an idempotency key a v2
+ * The x402 `payment-identifier` id (isocast answers it): an idempotency key a v2
  * payment may carry, `extensions["payment-identifier"].info.id`, 16-128 characters of A-Z, a-z,
  * 0-9, `-` and `_` (the rule of `@x402/extensions`). The same id with the same payment answers the
  * first answer again, receipt token included; the same id with another payment answers 409, so use

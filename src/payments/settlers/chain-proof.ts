@@ -10,7 +10,7 @@ import { createJsonPost } from '../../lib/http-client.ts';
 import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
 
 /**
- * The token contract's word on a payment, read over our own RPC_URL (issue 35 item 1): a used
+ * The token contract's word on a payment, read over our own RPC_URL: a used
  * nonce is traced to the transaction that used or cancelled it, and that transaction's receipt
  * is judged by settlement-proof.ts. What each read costs: a fresh purchase that we settled reads
  * nothing more (its own receipt is judged); a facilitator's success costs one

@@ -29,7 +29,6 @@ export const SettleResponse = z
   .loose();
 
 export type SettleAnswer = z.infer<typeof SettleResponse>;
-export type VerifyAnswer = z.infer<typeof VerifyResponse>;
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 const HASH_IN_TEXT = /0x[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;

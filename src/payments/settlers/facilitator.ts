@@ -37,7 +37,7 @@ export type FacilitatorOptions = {
   status?: (payer: Address, nonce: Hex, terms: PaymentTerms) => Promise<AuthorizationStatus>;
   /**
    * The transaction a successful `/settle` names, read from our own RPC_URL and judged by
-   * settlement-proof.ts: a facilitator's "success" is not proof that PAY_TO was paid (issue 35).
+   * settlement-proof.ts: a facilitator's "success" is not proof that PAY_TO was paid.
    * Live mode always has it (from-config.ts); without it the facilitator's word is taken.
    */
   confirm?: (txHash: Hex, expect: { payer: Address; nonce: Hex; terms: PaymentTerms }) => Promise<TransactionProof>;

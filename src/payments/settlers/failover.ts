@@ -4,7 +4,7 @@ import type { SupportedResult } from './negotiate.ts';
 import type { SettleOutcome, SettleRequest, Settler } from './settler.ts';
 
 /**
- * FACILITATOR_URL as an ordered list (issue 36 item 3): a facilitator that cannot take a payment
+ * FACILITATOR_URL as an ordered list: a facilitator that cannot take a payment
  * with nothing sent where money could move (unreachable, a /verify that failed or answered 5xx, a
  * /supported without our kind: `SettleOutcome.unavailable`, facilitator.ts) is skipped for the
  * next one within the same request. Any other answer is final for the request, in doubt included:

@@ -123,7 +123,7 @@ export function createKindCache(opts: {
     async current() {
       const age = opts.now() - checkedAt;
       // Stale after a refusal: read again first, but at most once per retryMs however many
-      // refusals come (issue 35 item 6): a burst of payments waits on one shared read (refresh()
+      // refusals come: a burst of payments waits on one shared read (refresh()
       // is single-flight), and those after it use its answer until the interval has passed.
       if (kind === null ? age >= retryMs : stale && opts.now() - forcedAt >= retryMs) {
         if (kind !== null) forcedAt = opts.now();
