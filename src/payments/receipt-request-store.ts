@@ -27,4 +27,3 @@ export function createReceiptRequestStore(db: Db) {
     },
   };
 }
-
