@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -77,6 +77,32 @@ const CLIENTS: Record<string, (w: Wallet) => Buyer> = {
  * The test token's code at Base's USDC address on the local chain 8453: the EIP-712 domain is
  * built from the running address ("USD Coin", "2", 8453, BASE_USDC), balances are real.
  */
+/** A live-mode isocast on a real port, settling through `facilitatorUrl`; `seed` gets 3 stored signals. */
+async function liveApp(
+  t: TestContext,
+  o: { facilitatorUrl: string; rpcUrl: string; usdc: Address; payee: Address; seed?: string },
+): Promise<{ base: string; db: ReturnType<typeof testApp>['db'] }> {
+  const e = testApp(t, {
+    nowMs: Date.now(),
+    env: {
+      PAYMENT_MODE: 'live',
+      FEED: 'live',
+      SETTLEMENT: 'facilitator',
+      FACILITATOR_URL: o.facilitatorUrl,
+      RPC_URL: o.rpcUrl,
+      USDC_ADDRESS: o.usdc,
+      PAY_TO: o.payee,
+      OFAC_REQUIRED: 'false',
+    },
+  });
+  if (o.seed) insertSignals(e.db, o.seed, 3);
+  const settler = settlerFromConfig(e.config);
+  t.after(() => settler.close?.());
+  const deps = { ...e.deps, settler };
+  const { createApp } = await import('../../src/app.ts');
+  return { base: await listen(t, createApp({ ...deps, plane: paymentPlaneFor(deps) }).fetch), db: e.db };
+}
+
 async function usdcAtBase(chain: { request(m: string, p?: unknown[]): Promise<unknown> }, pub: any, deployed: Address) {
   await chain.request('hardhat_setCode', [BASE_USDC, await pub.getCode({ address: deployed })]);
   return BASE_USDC as Address;
@@ -141,25 +167,7 @@ test('stock x402 clients buy, read inline and buy again: mock mode and live thro
     const front = await startReferenceFront('v2', chain.rpcUrl);
     t.after(() => front.close());
     const payee: Address = '0x00000000000000000000000000000000000000b6';
-    const e = testApp(t, {
-      nowMs: Date.now(),
-      env: {
-        PAYMENT_MODE: 'live',
-        FEED: 'live',
-        SETTLEMENT: 'facilitator',
-        FACILITATOR_URL: front.url,
-        RPC_URL: chain.rpcUrl,
-        USDC_ADDRESS: usdc,
-        PAY_TO: payee,
-        OFAC_REQUIRED: 'false',
-      },
-    });
-    insertSignals(e.db, 'london', 3);
-    const settler = settlerFromConfig(e.config);
-    t.after(() => settler.close?.());
-    const deps = { ...e.deps, settler };
-    const { createApp } = await import('../../src/app.ts');
-    const base = await listen(t, createApp({ ...deps, plane: paymentPlaneFor(deps) }).fetch);
+    const { base } = await liveApp(t, { facilitatorUrl: front.url, rpcUrl: chain.rpcUrl, usdc, payee, seed: 'london' });
     rows.push(...(await runClients('live', { base, rpcUrl: chain.rpcUrl, payee, balance, fund })));
   });
 
@@ -188,24 +196,7 @@ test('a random nonce used up on chain first buys nothing: no credit, payTo uncha
   const front = await startReferenceFront('v2', chain.rpcUrl);
   t.after(() => front.close());
   const payee: Address = '0x00000000000000000000000000000000000000b7';
-  const e = testApp(t, {
-    nowMs: Date.now(),
-    env: {
-      PAYMENT_MODE: 'live',
-      FEED: 'live',
-      SETTLEMENT: 'facilitator',
-      FACILITATOR_URL: front.url,
-      RPC_URL: chain.rpcUrl,
-      USDC_ADDRESS: usdc,
-      PAY_TO: payee,
-      OFAC_REQUIRED: 'false',
-    },
-  });
-  const settler = settlerFromConfig(e.config);
-  t.after(() => settler.close?.());
-  const deps = { ...e.deps, settler };
-  const { createApp } = await import('../../src/app.ts');
-  const base = await listen(t, createApp({ ...deps, plane: paymentPlaneFor(deps) }).fetch);
+  const { base, db } = await liveApp(t, { facilitatorUrl: front.url, rpcUrl: chain.rpcUrl, usdc, payee });
 
   // The attacker's stock header for nyc, 20 (random nonce), never sent until its nonce is burnt.
   let header: string | undefined;
@@ -265,5 +256,5 @@ test('a random nonce used up on chain first buys nothing: no credit, payTo uncha
   t.diagnostic(`burnt nonce presented: ${res.status} ${JSON.stringify({ ...body, disclaimer: undefined })}`);
   assert.equal((await balance()) - before, 0n, 'payTo unchanged');
   assert.notEqual(res.status, 200, 'no credit');
-  assert.equal(e.db.prepare('SELECT count(*) FROM entitlements').pluck().get(), 0, 'no entitlement');
+  assert.equal(db.prepare('SELECT count(*) FROM entitlements').pluck().get(), 0, 'no entitlement');
 });
