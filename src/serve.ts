@@ -54,7 +54,7 @@ const BACKGROUND_START_DELAY_MS = 250;
 /**
  * One line to stderr with write(2), as process.stderr does for a file, pipe or terminal on Linux,
  * without building the process.stderr stream (a net.Socket for a pipe) before the first answer
- * (docs/performance.md, issue 39 third pass). A non-blocking descriptor that is full, or a short
+ * (docs/performance.md, start-up). A non-blocking descriptor that is full, or a short
  * write, hands the rest to the stream, which waits for it.
  */
 function stderrLine(text: string): void {
