@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { isatty } from 'node:tty';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDb, type Db } from './db/open.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
@@ -71,7 +72,9 @@ export async function preflight(argv: string[]) {
   const logger = createLogger({
     level: config.LOG_LEVEL,
     base: { service: 'isocast' },
-    format: config.LOG_FORMAT ?? defaultLogFormat(),
+    // isatty, not process.stdout.isTTY: that getter builds the stdout stream (a net.Socket for a
+    // pipe), which the first info line's flush, after the first answer, builds anyway.
+    format: config.LOG_FORMAT ?? defaultLogFormat(isatty(1)),
   });
   if (sanctions.loadError)
     logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });

@@ -32,6 +32,7 @@ import { replicaName } from './replication/from-config.ts';
 import { startReplication } from './replication/supervisor.ts';
 import { readerSettler, startCluster } from './cluster/start.ts';
 import { dbPath, open, preflight, refuse, refuseStart, type Preflight } from './preflight.ts';
+import { writeSync } from 'node:fs';
 
 /**
  * `isocast serve`, in its start-up phases: checks that refuse a start before anything is created,
@@ -49,6 +50,23 @@ const FIRST_TICK_DELAY_MS = 250;
  * first passes and log lines were about 3 ms before the first answer (docs/performance.md).
  */
 const BACKGROUND_START_DELAY_MS = 250;
+
+/**
+ * One line to stderr with write(2), as process.stderr does for a file, pipe or terminal on Linux,
+ * without building the process.stderr stream (a net.Socket for a pipe) before the first answer
+ * (docs/performance.md, start-up). A non-blocking descriptor that is full, or a short
+ * write, hands the rest to the stream, which waits for it.
+ */
+function stderrLine(text: string): void {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    written = writeSync(2, bytes);
+  } catch {
+    // EAGAIN on a non-blocking pipe: the stream below queues it.
+  }
+  if (written < bytes.length) process.stderr.write(bytes.subarray(written));
+}
 
 /** Phase 2: the database and its stores, the secret, the catalog, the metrics and the replica beside them. */
 function openStorage({ config, logger, replica }: Preflight) {
@@ -185,7 +203,7 @@ function listen(s: Started, payments: Payments, workers: Workers) {
         feed: config.FEED,
         ...streamCounts(catalog.active),
       });
-      process.stderr.write(`${startLine(config, info.port, streamCounts(catalog.active))}\n`);
+      stderrLine(`${startLine(config, info.port, streamCounts(catalog.active))}\n`);
     },
   );
   // Taken between the probe and now (a race): the same line, not Node's unhandled-error trace.

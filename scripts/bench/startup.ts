@@ -29,6 +29,8 @@ export type StartupResult = {
   medianMs: Record<string, number>;
   cpuMedianMs: Record<string, number>;
   samplesMs: Record<string, number[]>;
+  /** CPU by the first 200 of each start, in start order (its lower quartile moves least with load). */
+  cpuSamplesMs: Record<string, number[]>;
   floorMs: number;
   ratio: number;
 };
@@ -87,6 +89,7 @@ export async function startupFigures(opts: {
     medianMs,
     cpuMedianMs,
     samplesMs: samples,
+    cpuSamplesMs: cpu,
     floorMs: medianMs.floor!,
     ratio: Math.round((medianMs.isocast! / medianMs.floor!) * 100) / 100,
   };

@@ -1,10 +1,14 @@
 /**
- * Loads node:crypto, node:worker_threads, node:child_process and node:readline on first use inside
- * the binary, not while the bundle is evaluated. None is in Node's own start-up snapshot:
+ * Loads node:crypto, node:worker_threads, node:child_process and node:readline (and the modules of
+ * the list below) on first use inside the binary, not while the bundle is evaluated. None is in Node's own start-up snapshot:
  * evaluating them cost the binary's start about 3.5, 0.7, 0.9 and 1 ms, before the first answer,
  * which needs none of them (docs/performance.md, start-up). A `serve` loads crypto at its first
  * paid request or poller tick, worker_threads when the checkpoint thread starts, a second in, and
  * child_process and readline only with a replica (the Litestream supervisor) or a restore.
+ * node:https (which loads node:tls and node:crypto with it) and node:zlib are src/lib/http-client.ts's,
+ * imported at start by the messenger and the sources but called only by an outbound request: they
+ * were about 7 % of a profiled start and -10 ms of CPU by the first 200 (docs/performance.md, issue
+ * 39 third pass). node:os, node:timers/promises and node:module follow for the same reason.
  *
  * The project's imports of these modules resolve to a generated module with one forwarding
  * function per function the real module exports; the first call loads the real module. Only
@@ -24,6 +28,11 @@ export const LAZY_BUILTINS: readonly string[] = [
   'node:worker_threads',
   'node:child_process',
   'node:readline',
+  'node:https',
+  'node:zlib',
+  'node:os',
+  'node:timers/promises',
+  'node:module',
 ];
 
 const NAMESPACE = 'isocast-lazy-builtin';

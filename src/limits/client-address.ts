@@ -58,11 +58,13 @@ function ipv6Words(address: string): number[] | null {
 
 /** Parses a comma list of IPs and CIDRs; throws with the first entry that is neither. */
 export function parseTrustedProxies(list: string | undefined): TrustedProxies {
-  const blocks = new BlockList();
   const entries = (list ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  // None by default: node:net's BlockList loads its module at first construction, at every start.
+  if (entries.length === 0) return { empty: true, has: () => false };
+  const blocks = new BlockList();
   for (const entry of entries) {
     const [ip, prefix, extra] = entry.split('/');
     const family = isIP(ip ?? '');

@@ -64,6 +64,47 @@ test('bundled like the binary: crypto and worker_threads load at their first cal
   });
 });
 
+/** src/lib/http-client.ts's modules: importing them loads nothing, a call or `new` loads the real one. */
+const CLIENT_APP = `
+import { Agent, request } from 'node:https';
+import { createGunzip } from 'node:zlib';
+import { tmpdir } from 'node:os';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { createRequire } from 'node:module';
+const names = ['https', 'tls', 'crypto', 'zlib', 'os', 'timers/promises', 'module'];
+const loaded = () => names.filter((n) => process.moduleLoadList.includes('NativeModule ' + n));
+const atStart = loaded();
+void (async () => {
+const agent = new Agent({ keepAlive: true });
+await yieldToLoop();
+const out = {
+  atStart,
+  agent: agent.constructor.name + ':' + agent.keepAlive,
+  request: typeof request,
+  gunzip: typeof createGunzip().write,
+  tmp: tmpdir() === require('node:os').tmpdir(),
+  require: typeof createRequire(__filename),
+  after: loaded(),
+};
+agent.destroy();
+process.stdout.write(JSON.stringify(out));
+})();
+`;
+
+test('bundled like the binary: https (with tls and crypto), zlib, os, timers/promises and module load at first use', async (t) => {
+  const dir = tempDir(t, 'isocast-lazy-builtins-');
+  const { stdout } = await run(process.execPath, [await bundle(dir, CLIENT_APP)]);
+  assert.deepEqual(JSON.parse(stdout), {
+    atStart: [],
+    agent: 'Agent:true',
+    request: 'function',
+    gunzip: 'function',
+    tmp: true,
+    require: 'function',
+    after: ['https', 'tls', 'crypto', 'zlib', 'os', 'timers/promises', 'module'],
+  });
+});
+
 test('what cannot be made lazy stops the build: instanceof on a forwarded class, a constant', async (t) => {
   const dir = tempDir(t, 'isocast-lazy-builtins-');
   await assert.rejects(

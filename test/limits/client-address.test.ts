@@ -6,6 +6,13 @@ test('without trusted proxies the socket peer is the client, whatever X-Forwarde
   const none = parseTrustedProxies(undefined);
   assert.equal(clientAddress('203.0.113.9', '1.2.3.4', none), '203.0.113.9');
   assert.equal(clientAddress('::ffff:203.0.113.9', null, none), '203.0.113.9');
+  // Unset, empty or only separators: nothing is trusted, not even the loopback.
+  for (const list of [undefined, '', ' , ,']) {
+    const empty = parseTrustedProxies(list);
+    assert.equal(empty.empty, true);
+    assert.equal(empty.has('127.0.0.1'), false);
+    assert.equal(empty.has('::1'), false);
+  }
 });
 
 test('behind a trusted proxy the right-most untrusted hop is the client', () => {
