@@ -11,7 +11,7 @@ import type { Db } from '../db/open.ts';
  * word: -> settled (used), -> failed (unused past validBefore) or -> claimed (unused and still
  * valid, for another attempt with the same authorization).
  */
-export type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
+type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
 
 export type PaymentRow = {
   id: number;
@@ -35,7 +35,7 @@ export type PaymentRow = {
   result: string | null;
 };
 
-export type NewPayment = {
+type NewPayment = {
   payer: string;
   nonce: string;
   city: string;
@@ -50,7 +50,7 @@ export type NewPayment = {
 };
 
 /** `row: null`: nothing holds (payer, nonce), but another payment holds the identifier. */
-export type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow | null };
+type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow | null };
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
@@ -81,9 +81,6 @@ export function createPaymentStore(db: Db) {
   const inDoubt = db.prepare(
     `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`,
   );
-  const strandedClaims = db.prepare(
-    `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE status = 'claimed'`,
-  );
   // RETURNING: the apply transaction needs the row it moved, and reading it back was a statement more.
   const applied = db.prepare(
     `UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled' RETURNING *`,
@@ -104,10 +101,6 @@ export function createPaymentStore(db: Db) {
   });
 
   return {
-    /**
-     * Inserts a claimed row, or returns the row that already holds (payer, nonce), or null when
-     * none does but another payment holds the identifier (the unique index refused the insert).
-     */
     claim(p: NewPayment): ClaimResult {
       const r = insert.run({ ...p, identifier: p.identifier ?? null });
       if (r.changes === 1) return { claimed: true, id: Number(r.lastInsertRowid) };
@@ -132,8 +125,6 @@ export function createPaymentStore(db: Db) {
       settled.run(txHash, nowMs, id).changes === 1,
     markFailed: (id: number, reason: string, nowMs: number): boolean => failed.run(reason, nowMs, id).changes === 1,
     markInDoubt: (id: number, reason: string, nowMs: number): boolean => inDoubt.run(reason, nowMs, id).changes === 1,
-    /** At start-up no settle call is running, so every claim left behind was cut off mid-settle. */
-    strandClaims: (reason: string, nowMs: number): number => strandedClaims.run(reason, nowMs).changes,
     /** Statement for the apply transaction: settled -> applied exactly once; the row as moved, else null. */
     markApplied: (id: number, nowMs: number): PaymentRow | null =>
       (applied.get(nowMs, id) as PaymentRow | undefined) ?? null,
@@ -142,13 +133,11 @@ export function createPaymentStore(db: Db) {
   };
 }
 
-/** A payment as the operator page lists it. */
-export type PaymentListRow = Pick<
+type PaymentListRow = Pick<
   PaymentRow,
   'id' | 'created_at' | 'payer' | 'city' | 'count' | 'amount_micro' | 'settler' | 'tx_hash' | 'status' | 'error'
 >;
-/** A queued refund as the operator page lists it. */
-export type RefundListRow = {
+type RefundListRow = {
   id: number;
   payment_id: number;
   created_at: number;
@@ -160,9 +149,8 @@ export type RefundListRow = {
 };
 
 /**
- * The read side of `payments` and `refunds` for the operator page, the /metrics gauges and
- * POST /v1/receipts, and the applied-payment counter the triggers keep (row_counts, schema.sql
- * 0007): counting a table that only grows would cost more every day. Read-only.
+ * The read side of `payments` and `refunds`, and the applied-payment counter the triggers keep
+ * (row_counts): counting a table that only grows would cost more every day.
  */
 export function createPaymentReads(db: Db) {
   // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
