@@ -9,22 +9,12 @@ import { disclaimerText } from '../terms/terms.ts';
 import { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } from './schemas.ts';
 
 /**
- * The x402 Bazaar declaration (`extensions.bazaar`, @x402/extensions 2.27) of each paid route,
- * and the description a catalogue shows for it. A facilitator that catalogues (Coinbase CDP's)
- * lists a resource from the v2 payment it settles: `paymentPayload.resource` (url, description)
- * and `paymentPayload.extensions.bazaar`, so the same listing rides in the 402 (PAYMENT-REQUIRED)
- * and in our own v2 settle call (x402/facilitator-body.ts). docs/discovery.md, "Bazaar".
- *
- * Built here as plain data, in exactly the shape `declareDiscoveryExtension` and
- * `bazaarResourceServerExtension.enrichDeclaration` give (test/payments/bazaar.test.ts compares
- * them and runs the library's validators): importing @x402/extensions costs a start some 400 ms
- * of zod 3 and ajv for two constant objects. The schemas come from the same zod objects as the
- * OpenAPI document, through the same conversion (lib/json-schema.ts), inlined: a declaration
- * travels alone, so it cannot point at `components`.
+ * The x402 Bazaar declaration (`extensions.bazaar`) of each paid route and its catalogue
+ * description (docs/discovery.md, "Bazaar"), written as plain data in exactly the shape
+ * @x402/extensions gives (test/payments/bazaar.test.ts compares them): importing the library costs
+ * a start some 400 ms of zod 3 and ajv. The schemas are the OpenAPI document's zod objects, inlined:
+ * a declaration travels alone, so it cannot point at `components`.
  */
-
-/** Longer descriptions are refused or silently dropped by the CDP catalogue (docs/discovery.md). */
-export const MAX_LISTING_DESCRIPTION = 450;
 
 export type Listing = { description: string; extensions: { bazaar: BazaarDeclaration } };
 
@@ -51,10 +41,8 @@ const PROVENANCE = Object.fromEntries(Object.keys(SignalProvenance.shape).map((k
 };
 
 /**
- * The paid read as the listing declares it: the spec's signal fields (spec 2.2, with reportedAt),
- * further fields allowed. The provenance extension (channel, rawReport, availableAt, ...) is in
- * every answer and in the OpenAPI document; spelled out here it would take the PAYMENT-REQUIRED
- * header past 8 KiB. Built on first use, like the routes below.
+ * The paid read as the listing declares it: the spec's signal fields, further fields allowed. The
+ * provenance fields spelled out here would take the PAYMENT-REQUIRED header past 8 KiB.
  */
 export const listedSignalsPage = once(() =>
   SignalsPage.extend({ signals: z.array(IsocastSignalPublic.omit(PROVENANCE).loose()) }),
@@ -66,8 +54,7 @@ const listedExample = () => {
   return signal;
 };
 
-// Made on first use: paid-routes.ts reaches this module through challenge.ts, so its schemas are
-// not yet defined while this module loads.
+// On first use: paid-routes.ts reaches this module through challenge.ts, before its schemas exist.
 const routes = once(
   (): Record<string, RouteListing> => ({
     '/v1/signals': {
@@ -112,12 +99,9 @@ const routes = once(
   }),
 );
 
-const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
-
 /**
- * A schema without its prose or examples (the declaration's own example shows one): the declaration rides in PAYMENT-REQUIRED, and a stock v2 client
- * echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound (x402/v2.ts). The
- * descriptions stay in the OpenAPI document.
+ * A schema without its prose or examples: the declaration rides in PAYMENT-REQUIRED, and a stock
+ * v2 client echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound.
  */
 function terse(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(terse);
@@ -153,33 +137,33 @@ function orNull(node: Record<string, unknown>): Record<string, unknown> | null {
 export const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => terse(inlineSchema(schema, io)) as JsonSchema;
 
 function declare(r: RouteListing, disclaimer: string): BazaarDeclaration {
-  const query = { type: 'object', ...schemaOf(r.query, 'input') };
-  const input: Record<string, unknown> =
-    r.method === 'GET'
-      ? { type: 'http', queryParams: r.queryExample, method: r.method }
-      : // A POST is a body method to the Bazaar; ours takes no body, so the body is an empty object.
-        { type: 'http', bodyType: 'json', body: {}, queryParams: r.queryExample, method: r.method };
+  // A POST is a body method to the Bazaar; ours takes no body, so the body is an empty object.
+  const post = r.method === 'POST';
+  const input = {
+    type: 'http',
+    ...(post && { bodyType: 'json', body: {} }),
+    queryParams: r.queryExample,
+    method: r.method,
+  };
   const inputProps: Record<string, unknown> = {
     type: { type: 'string', const: 'http' },
     method: { type: 'string', enum: [r.method] },
-    ...(r.method === 'POST'
-      ? {
-          bodyType: { type: 'string', enum: ['json', 'form-data', 'text'] },
-          body: { type: 'object', properties: {}, additionalProperties: false },
-        }
-      : {}),
-    queryParams: query,
+    ...(post && {
+      bodyType: { type: 'string', enum: ['json', 'form-data', 'text'] },
+      body: { type: 'object', properties: {}, additionalProperties: false },
+    }),
+    queryParams: { type: 'object', ...schemaOf(r.query, 'input') },
   };
   return {
     info: { input, output: { type: 'json', example: r.outputExample(disclaimer) } },
     schema: {
-      $schema: SCHEMA_DIALECT,
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       properties: {
         input: {
           type: 'object',
           properties: inputProps,
-          required: r.method === 'GET' ? ['type', 'method'] : ['type', 'method', 'bodyType', 'body'],
+          required: post ? ['type', 'method', 'bodyType', 'body'] : ['type', 'method'],
           additionalProperties: false,
         },
         output: {
@@ -214,6 +198,3 @@ export function listingFor(resource: string, termsUrl: string): Listing | null {
   }
   return l;
 }
-
-/** The paid routes a listing exists for (the tests walk them). */
-export const LISTED_PATHS = ['/v1/signals', '/v1/subscribe'] as const;

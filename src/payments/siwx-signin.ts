@@ -8,12 +8,7 @@ import type { SanctionsList } from '../sanctions/list.ts';
 import { checkSiwxMessage, SIWX_ERRORS } from './siwx.ts';
 import { MAX_HEADER_CHARS } from '../x402/x-payment.ts';
 
-/**
- * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError: parsed and its signature
- * verified by `@x402/extensions`, its fields checked (siwx.ts), the per-wallet limit taken, the
- * wallet screened, and its (wallet, nonce) consumed in SQLite, so each header reads once.
- */
-export type SiwxSignInDeps = {
+type SiwxSignInDeps = {
   db: Db;
   clock: Clock;
   /** BASE_URL: the domain and uri every sign-in must name. */
@@ -30,15 +25,20 @@ export type SiwxSignInDeps = {
   crossNode?: CrossNodeUses;
 };
 
-/** The library's parser and verifier, evaluated on the first sign-in (siwx-verify.ts says why). */
+/** The library's parser and verifier, evaluated on the first sign-in (siwx-verify.ts). */
 let library: Promise<typeof import('./siwx-verify.ts')> | undefined;
 const siwxLibrary = () => {
   library ??= import('./siwx-verify.ts');
   return library;
 };
 
+/**
+ * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError: parsed and its signature
+ * verified by the library, its fields checked (siwx.ts), the per-wallet limit taken, the wallet
+ * screened, and its (wallet, nonce) consumed in SQLite, so each header reads once.
+ */
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
-  // The shared single-use mechanism; a row ages by the sign-in's expirationTime (unix ms).
+  // A row ages by the sign-in's expirationTime (unix ms).
   const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(
     deps.db,
     {
@@ -87,9 +87,9 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
     // checkSiwxMessage made expirationTime required and parseable.
     const nowMs = deps.clock.now();
     const use = { wallet, nonce: payload.nonce, expires_at: Date.parse(payload.expirationTime!), used_at: nowMs };
-    if (!nonces.has({ wallet, nonce: payload.nonce }) && !(await nonces.claimAcross(use)))
+    const claimed = nonces.has({ wallet, nonce: payload.nonce }) || (await nonces.claimAcross(use));
+    if (!claimed || !nonces.consume(use, nowMs))
       throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
-    if (!nonces.consume(use, nowMs)) throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
     return wallet;
   };
 }
