@@ -29,19 +29,10 @@ function tokenBytes(): Buffer {
   return out;
 }
 
-export type ReceiptStore = {
-  /** Creates and stores a token for the wallet; the plain token exists only in the return value. */
-  issue(wallet: string, paymentId: number, nowMs: number): string;
-  /** The wallet a token reads for, or null for anything that is not a stored token (expiry is the caller's). */
-  walletFor(token: string): string | null;
-  /** The stored token's wallet and issue time (ms), or null. */
-  lookup(token: string): { wallet: string; createdAt: number } | null;
-  /** Deletes every token of the wallet (a signed revocation); returns how many there were. */
-  revokeAll(wallet: string): number;
-};
+export type ReceiptStore = ReturnType<typeof createReceiptStore>;
 
 /** The owner of the `receipts` table. */
-export function createReceiptStore(db: Db): ReceiptStore {
+export function createReceiptStore(db: Db) {
   const insert = db.prepare(
     'INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)',
   );
@@ -49,6 +40,7 @@ export function createReceiptStore(db: Db): ReceiptStore {
     'SELECT verifier_hash AS hash, wallet, created_at AS createdAt FROM receipts WHERE selector = ?',
   );
   const revoke = db.prepare('DELETE FROM receipts WHERE wallet = ?');
+  /** The stored token's wallet and issue time (ms), or null; expiry is the caller's. */
   function lookup(token: string): { wallet: string; createdAt: number } | null {
     const m = TOKEN.exec(token);
     if (!m) return null;
@@ -59,16 +51,18 @@ export function createReceiptStore(db: Db): ReceiptStore {
     return timingSafeEqual(stored, presented) && row ? { wallet: row.wallet, createdAt: row.createdAt } : null;
   }
   return {
-    issue(wallet, paymentId, nowMs) {
+    /** The plain token exists only in the return value. */
+    issue(wallet: string, paymentId: number, nowMs: number): string {
       const random = tokenBytes();
       const selector = random.toString('base64url', 0, 12);
       const verifier = random.toString('base64url', 12, TOKEN_BYTES);
       insert.run(selector, sha256(verifier), wallet.toLowerCase(), paymentId, nowMs);
       return `isr_${selector}_${verifier}`;
     },
-    walletFor: (token) => lookup(token)?.wallet ?? null,
+    walletFor: (token: string): string | null => lookup(token)?.wallet ?? null,
     lookup,
-    revokeAll: (wallet) => revoke.run(wallet.toLowerCase()).changes,
+    /** A signed revocation: how many tokens there were. */
+    revokeAll: (wallet: string): number => revoke.run(wallet.toLowerCase()).changes,
   };
 }
 

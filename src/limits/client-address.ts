@@ -20,12 +20,9 @@ export function normalizeIp(address: string): string {
 }
 
 /**
- * The key a client is budgeted under. IPv4: the address. IPv6: its /64, written
- * canonically (`2001:db8:0:1::/64`), because a /64 is what one subscriber is given (RFC 6177;
- * SLAAC and privacy addresses pick any of its 2^64 hosts), and every spelling of one address
- * (`2001:DB8::1`, `2001:0db8:0:0::1`, a zone id) parses to the same words. An IPv4-mapped address
- * in either form (`::ffff:1.2.3.4`, `::ffff:102:304`) is the IPv4 address. Anything that is not an
- * IP (cannot come from a socket) is its own key.
+ * The key a client is budgeted under: an IPv4 address itself; an IPv6 one its /64, written
+ * canonically, because a /64 is what one subscriber is given (RFC 6177; SLAAC and privacy addresses
+ * pick any of its 2^64 hosts). Anything that is not an IP (cannot come from a socket) is its own key.
  */
 export function addressKey(address: string): string {
   const a = normalizeIp(address);
@@ -90,7 +87,7 @@ export function parseTrustedProxies(list: string | undefined): TrustedProxies {
   };
 }
 
-/** The budget key of the request's client: `addressKey` of `clientAddress`. */
+/** The budget key of the request's client. */
 export function clientKey(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
   return addressKey(clientAddress(peer, forwardedFor, trusted));
 }

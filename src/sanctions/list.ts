@@ -13,21 +13,7 @@ export type SanctionsStatus = {
   ageSeconds: number | null;
 };
 
-export type SanctionsList = {
-  /** True when the address is listed. Case-insensitive. */
-  has(address: string): boolean;
-  status(nowMs?: number): SanctionsStatus;
-  /** Whether screening can run: a list is loaded, or it is not required. */
-  available(screening: { required: boolean }): boolean;
-  /** Why the file did not load, if no version of it ever did. */
-  readonly loadError: string | null;
-  /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
-  reload(): ReloadResult;
-  readonly path: string | null;
-  /** mtime of the file version in force; null before a good load. */
-  fileMtimeMs(): number | null;
-  loadedAtMs(): number | null;
-};
+export type SanctionsList = ReturnType<typeof loadSanctionsList>;
 
 const ADDRESS = /0x[0-9a-fA-F]{40}/g;
 
@@ -65,7 +51,7 @@ type ReloadResult = { ok: true; count: number } | { ok: false; error: string };
  * file changes) swaps in the new file only if it reads and holds at least one address, so an empty,
  * truncated or misformatted file never empties screening; the last good list stays in force.
  */
-export function loadSanctionsList(opts: { path?: string; extra?: string }): SanctionsList {
+export function loadSanctionsList(opts: { path?: string; extra?: string }) {
   const extras = (opts.extra ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -75,7 +61,6 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
   let listLoaded = false;
   let loadError: string | null = null;
   let mtimeMs: number | null = null;
-  let loadedAtMs: number | null = null;
 
   const read = (): { set: Set<string>; mtimeMs: number } | string => {
     const path = opts.path!;
@@ -93,6 +78,7 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
     return { set, mtimeMs: mtime };
   };
 
+  /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
   const reload = (): ReloadResult => {
     if (!opts.path) return { ok: false, error: 'no OFAC_LIST_PATH configured' };
     const r = read();
@@ -103,7 +89,6 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
     }
     fileSet = r.set;
     mtimeMs = r.mtimeMs;
-    loadedAtMs = Date.now();
     listLoaded = true;
     loadError = null;
     return { ok: true, count: r.set.size };
@@ -116,23 +101,24 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
     return n;
   };
   return {
-    has: (address) => {
+    /** Case-insensitive. */
+    has: (address: string): boolean => {
       const a = address.toLowerCase();
       return fileSet.has(a) || extraSet.has(a);
     },
-    status: (nowMs = Date.now()) => ({
+    status: (nowMs = Date.now()): SanctionsStatus => ({
       listLoaded,
       extraConfigured: extras.length > 0,
       count: count(),
       ageSeconds: mtimeMs === null ? null : Math.max(0, Math.floor((nowMs - mtimeMs) / 1000)),
     }),
-    available: ({ required }) => listLoaded || !required,
-    get loadError() {
+    /** Whether screening can run: a list is loaded, or it is not required. */
+    available: ({ required }: { required: boolean }) => listLoaded || !required,
+    /** Why the file did not load, if no version of it ever did. */
+    get loadError(): string | null {
       return loadError;
     },
     reload,
     path: opts.path ?? null,
-    fileMtimeMs: () => mtimeMs,
-    loadedAtMs: () => loadedAtMs,
   };
 }
