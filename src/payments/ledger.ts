@@ -183,10 +183,8 @@ export function createLedger(deps: {
   }
 
   /**
-   * Records the transfer and applies it, in one commit when nothing goes wrong. Otherwise step by
-   * step: the transfer recorded in its own commit first (a hash another payment holds leaves
-   * this one in doubt), then applied (a failure queues a refund). The one commit is a group commit:
-   * this resolves once it is in the WAL.
+   * Records the transfer and applies it in one group commit (resolved once in the WAL); if that
+   * fails, step by step: recorded first (a hash another payment holds leaves it in doubt), then applied.
    */
   async function recordAndApply(id: number, txHash: Hex | null, opts: ApplyOptions): Promise<PurchaseOutcome> {
     const nowMs = clock.now();
@@ -237,9 +235,8 @@ export function createLedger(deps: {
   }
 
   /**
-   * Where `payer` would stand after buying `count` more of `city`, when that ceiling still leaves
-   * nothing after `since` (the read would buy nothing readable): decided by the same rule the
-   * purchase writes a moment later (entitlements/ceiling.ts). Null when the purchase reads.
+   * Where `payer` would stand after buying `count` more of `city` when that ceiling leaves nothing
+   * after `since` (by the rule the purchase writes a moment later); null when the purchase reads.
    */
   function leavesNothing(payer: string, r: { city: string; count: number; since: number }) {
     // Any new ceiling is at least `count`, so a cursor below it needs no lookup.

@@ -14,10 +14,7 @@ type SiwxSignInDeps = {
   /** BASE_URL: the domain and uri every sign-in must name. */
   baseUrl: string;
   sanctions: SanctionsList;
-  /**
-   * Live mode with RPC_URL: viem's public client `verifyMessage`, so smart wallets (ERC-1271,
-   * deployed; ERC-6492, not yet deployed) sign in. Without it only EOA signatures verify.
-   */
+  /** With RPC_URL: viem's `verifyMessage`, so smart wallets (ERC-1271, ERC-6492) sign in too. */
   verifyMessage?: EVMMessageVerifier;
   /** The per-wallet abuse limit; throws a 429 ApiError. */
   limitWallet?: (wallet: string) => void;
@@ -96,11 +93,7 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
 
 export type SiwxSignIn = ReturnType<typeof createSiwxSignIn>;
 
-/**
- * Nonces whose sign-in has expired, for the retention job: the header is refused as expired
- * anyway. Each sign-in also drops the ones two skew windows past (db/single-use.ts); this batch
- * delete catches the rest on a server that sees few sign-ins.
- */
+/** Nonces whose sign-in has expired, for the retention job, on a server that sees too few sign-ins to drop them. */
 export function createSiwxNoncePrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   const prune = db.prepare(
     `DELETE FROM siwx_nonces WHERE (wallet, nonce) IN

@@ -12,11 +12,7 @@ import { NETWORK } from '../x402/networks.ts';
 export const SIWX_HEADER = 'sign-in-with-x';
 /** How long the sign-in a 402 proposes stays valid. */
 export const SIWX_DECLARED_LIFETIME_SEC = 300;
-/**
- * The longest a sign-in may live, from its issuedAt and from now: a copied header is worth at most
- * this. It is the signed-request window (lib/signed-request.ts signedLifetime), so a sign-in is
- * worth no more than a signed timestamp, and its used nonce can be forgotten as theirs are.
- */
+/** The longest a sign-in may live, from issuedAt and from now: the signed-request window (lib/signed-request.ts). */
 export const SIWX_MAX_LIFETIME_SEC = SIGNED_REQUEST_SKEW_SEC;
 /** EIP-4361: a nonce is at least 8 alphanumeric characters; the cap bounds what is stored. */
 const NONCE = /^[A-Za-z0-9]{8,128}$/;
@@ -35,17 +31,15 @@ export const SIWX_ERRORS = {
 } as const;
 
 /** `code`: the library's invalidReason names where one fits, so a stock client can match them. */
-export type SiwxRefusal = { error: string; code: string; reason?: string };
+type SiwxRefusal = { error: string; code: string; reason?: string };
 
 const text = { type: 'string' } as const;
 const uri = { type: 'string', format: 'uri' } as const;
 const instant = { type: 'string', format: 'date-time' } as const;
 
 /**
- * What `declareSIWxExtension({ network: NETWORK, expirationSeconds })` of `@x402/extensions`
- * returns, less its internal `_options`, written out: importing the library for this one constant
- * evaluated its SIWE parser, tweetnacl and two copies of zod 3 at every start. test/payments/siwx.test.ts
- * compares it, key order included, with the library's own output.
+ * `declareSIWxExtension({ network, expirationSeconds })` of `@x402/extensions` less its `_options`,
+ * written out so that no start evaluates the library (test/payments/siwx.test.ts compares them).
  */
 const DECLARED = {
   info: { version: '1' },
@@ -73,11 +67,7 @@ const DECLARED = {
   },
 } as SIWxExtension;
 
-/**
- * The `extensions` entry of a `GET /v1/signals` 402: the library's declaration with the fields its
- * server extension fills per response (domain and uri from BASE_URL, a fresh nonce, issuedAt and
- * expirationTime from the server clock), so a stock client signs it as it is.
- */
+/** The `extensions` entry of a `GET /v1/signals` 402, filled as the library's server does, for a stock client. */
 export function siwxExtension(i: {
   baseUrl: string;
   resourcePath: string;

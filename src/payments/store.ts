@@ -1,15 +1,10 @@
 import type { Db } from '../db/open.ts';
 
 /**
- * The payments table. A row is claimed for (payer, nonce) before any settle call: SQLite's
- * unique constraint, not an in-memory lock, is what makes a second settle of the same
- * authorization impossible, even across processes.
- *
- * claimed -> settled -> applied (or refund_queued when the entitlement cannot be applied);
- * claimed -> failed only when no transfer happened and none can (final: never settled again);
- * claimed -> in_doubt when the outcome is unknown. in_doubt leaves only on the token contract's
- * word: -> settled (used), -> failed (unused past validBefore) or -> claimed (unused and still
- * valid, for another attempt with the same authorization).
+ * The payments table. A row is claimed for (payer, nonce) before any settle call: SQLite's unique
+ * constraint makes a second settle of one authorization impossible, even across processes.
+ * claimed -> settled -> applied (or refund_queued); claimed -> failed only when no transfer happened
+ * and none can; claimed -> in_doubt, which leaves only on the token contract's word.
  */
 type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
 
@@ -110,17 +105,11 @@ export function createPaymentStore(db: Db) {
     byIdentifier: (identifier: string) => (byIdentifier.get(identifier) as PaymentRow | undefined) ?? null,
     /** Statement for the apply transaction: the sealed answer of a payment that has an identifier. */
     saveResult: (id: number, sealed: string): boolean => saveResult.run(sealed, id).changes === 1,
-    /**
-     * Takes an in-doubt row the chain says is unused and still valid for another attempt. A
-     * failed row is never taken back: its buyer was told "not charged" and may have paid anew.
-     */
+    /** An in-doubt row the chain says is unused and valid; never a failed one: its buyer was told "not charged". */
     reclaim: (id: number, settler: string, nowMs: number): boolean => reclaim.run(settler, nowMs, id).changes === 1,
     get: (id: number) => (byId.get(id) as PaymentRow | undefined) ?? null,
     byTxHash: (txHash: string) => (byTx.get(txHash) as PaymentRow | undefined) ?? null,
-    /**
-     * Throws a SQLite unique-constraint error when another payment already holds txHash. The
-     * salt_step trigger (schema.sql) moves the bundle's salt step in the same statement.
-     */
+    /** Throws when another payment holds txHash; the salt_step trigger moves the bundle's step in the same statement. */
     markSettled: (id: number, txHash: string | null, nowMs: number): boolean =>
       settled.run(txHash, nowMs, id).changes === 1,
     markFailed: (id: number, reason: string, nowMs: number): boolean => failed.run(reason, nowMs, id).changes === 1,
@@ -190,10 +179,7 @@ export function createPaymentReads(db: Db) {
   };
 }
 
-/**
- * Deletes up to `limit` failed payment attempts last changed before `cutoff` (ops/retention.ts
- * batches it). Only 'failed': any other status is the ledger or a payment whose outcome is not final.
- */
+/** Up to `limit` failed attempts last changed before `cutoff`: any other status is the ledger or not final. */
 export function createFailedPaymentPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   const prune = db.prepare(
     `DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT +?)`,

@@ -74,11 +74,6 @@ identify the text in force.
 `;
 }
 
-export function termsJson(termsUrl: string): {
-  version: string;
-  effectiveDate: string;
-  url: string;
-  summary: string[];
-} {
+export function termsJson(termsUrl: string) {
   return { version: TERMS_VERSION, effectiveDate: TERMS_EFFECTIVE_DATE, url: termsUrl, summary: [...TERMS_SUMMARY] };
 }
