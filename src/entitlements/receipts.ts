@@ -67,10 +67,9 @@ export function createReceiptStore(db: Db) {
 }
 
 /**
- * One retention batch: deletes up to `limit` receipt tokens created before `cutoff` whose wallet
- * is owed no further signal (a buyer can recover a fresh token by signing). One set-based
- * statement that reads `entitlements` and the latest seq of `signals` in a subquery: asking their
- * owners per token would be several statements per row of a backlog that can be large.
+ * One retention batch: up to `limit` tokens created before `cutoff` whose wallet is owed no further
+ * signal (a fresh one can be recovered by signing). One set-based statement: asking the entitlement
+ * and signal stores per token would be several statements per row of a backlog that can be large.
  */
 export function createReceiptPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   const prune =

@@ -4,8 +4,7 @@ import { nextCeiling } from './ceiling.ts';
 
 /**
  * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.
- * This module reads and writes it; delivery/outbox.ts joins it when queueing and the receipts
- * prune reads it in a subquery (docs/architecture.md says why).
+ * delivery/outbox.ts and the receipts prune also read it (docs/architecture.md says why).
  */
 export type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
 

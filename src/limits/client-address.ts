@@ -8,10 +8,7 @@ import { BlockList, isIP } from 'node:net';
  */
 export type TrustedProxies = { has(address: string): boolean; readonly empty: boolean };
 
-/**
- * `::ffff:10.0.0.1` is the IPv4 peer as a dual-stack socket reports it; a proxy may write it in
- * hex (`::ffff:a00:1`). Either is the IPv4 address; everything else is returned trimmed.
- */
+/** An IPv4-mapped address (`::ffff:10.0.0.1`, or in hex `::ffff:a00:1`) as the IPv4 address; anything else trimmed. */
 export function normalizeIp(address: string): string {
   const a = address.trim();
   const words = ipv6Words(a);

@@ -1,11 +1,9 @@
 import { addressKey, normalizeIp, type TrustedProxies } from './client-address.ts';
 
 /**
- * Open connections per client, keyed like the request limits (an IPv6 client is its /64): a
- * slowloris holds sockets, not requests per minute, so the token bucket never sees it.
- * Connections from TRUSTED_PROXIES are not capped: the socket says nothing about the client and
- * X-Forwarded-For is unreadable when it opens; the proxy's own limit (nginx `limit_conn`) belongs
- * there, and the request budgets still apply from its header.
+ * Open connections per client, keyed like the request limits: a slowloris holds sockets, not
+ * requests per minute, so the token bucket never sees it. TRUSTED_PROXIES are not capped: the
+ * socket says nothing about the client then; the proxy's own limit (nginx `limit_conn`) belongs there.
  */
 export type ConnectionCap = ReturnType<typeof createConnectionCap>;
 

@@ -26,9 +26,8 @@ type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wall
 const POSTS_LIMITED = new Set(['/v1/subscribe', '/v1/receipts', '/v1/receipts/revoke', '/v1/delivery/messenger']);
 
 /**
- * The route label a request is limited under, or null for every other request. `hasPayment`: a
- * read carrying a payment header or a wallet sign-in (each costs a signature recovery on GET;
- * HEAD ignores both but spends the same budget, so it is never a way around it).
+ * The route label a request is limited under, or null. A read is limited when it carries a payment
+ * or a sign-in (a signature recovery on GET; HEAD spends the same budget, so it is no way around it).
  */
 export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
   if (method === 'POST') return POSTS_LIMITED.has(path) ? path : null;

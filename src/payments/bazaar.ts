@@ -18,7 +18,7 @@ import { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } from './sc
 
 export type Listing = { description: string; extensions: { bazaar: BazaarDeclaration } };
 
-export type BazaarDeclaration = { info: Record<string, unknown>; schema: JsonSchema };
+type BazaarDeclaration = { info: Record<string, unknown>; schema: JsonSchema };
 
 type RouteListing = {
   method: 'GET' | 'POST';
@@ -31,10 +31,11 @@ type RouteListing = {
 
 const EXAMPLE_CITY = 'nyc';
 const EXAMPLE_COUNT = 20;
+const EXAMPLE_PRICE = bundlePrice(EXAMPLE_COUNT);
 const WHAT =
   "isocast: one signal when a city's observed daily high temperature crosses into a new bucket of its " +
   "prediction market, with the reading and every bucket's odds at that moment.";
-const PAY = `x402, USDC on Base, from ${microToUsd(bundlePrice(EXAMPLE_COUNT).unitMicro)} USDC a signal; informational only, not advice.`;
+const PAY = `x402, USDC on Base, from ${microToUsd(EXAMPLE_PRICE.unitMicro)} USDC a signal; informational only, not advice.`;
 
 const PROVENANCE = Object.fromEntries(Object.keys(SignalProvenance.shape).map((k) => [k, true as const])) as {
   [K in keyof typeof SignalProvenance.shape]: true;
@@ -79,22 +80,19 @@ const routes = once(
       query: SubscribeQuery,
       queryExample: { city: EXAMPLE_CITY, count: String(EXAMPLE_COUNT) },
       output: SubscribeResult,
-      outputExample: (disclaimer) => {
-        const price = bundlePrice(EXAMPLE_COUNT);
-        return {
-          ok: true,
-          city: EXAMPLE_CITY,
-          count: EXAMPLE_COUNT,
-          unitPriceUsd: microToUsd(price.unitMicro),
-          amountUsd: microToUsd(price.totalMicro),
-          latestSeq: 1,
-          paidThroughSeq: EXAMPLE_COUNT,
-          receiptToken: `isr_${'A'.repeat(16)}_${'B'.repeat(43)}`,
-          txHash: `0x${'ab'.repeat(32)}`,
-          idempotent: false,
-          disclaimer,
-        };
-      },
+      outputExample: (disclaimer) => ({
+        ok: true,
+        city: EXAMPLE_CITY,
+        count: EXAMPLE_COUNT,
+        unitPriceUsd: microToUsd(EXAMPLE_PRICE.unitMicro),
+        amountUsd: microToUsd(EXAMPLE_PRICE.totalMicro),
+        latestSeq: 1,
+        paidThroughSeq: EXAMPLE_COUNT,
+        receiptToken: `isr_${'A'.repeat(16)}_${'B'.repeat(43)}`,
+        txHash: `0x${'ab'.repeat(32)}`,
+        idempotent: false,
+        disclaimer,
+      }),
     },
   }),
 );
@@ -182,10 +180,7 @@ function declare(r: RouteListing, disclaimer: string): BazaarDeclaration {
 
 const built = new Map<string, Listing>();
 
-/**
- * The listing of the paid route a resource path (or URL) names, or null for any other path. The
- * example answers carry the disclaimer of the terms at `termsUrl`. Built on first use and kept.
- */
+/** The listing of the paid route a resource path (or URL) names, or null; built on first use and kept. */
 export function listingFor(resource: string, termsUrl: string): Listing | null {
   const path = resource.startsWith('/') ? resource.split('?')[0]! : new URL(resource).pathname;
   const route = routes()[path];

@@ -31,11 +31,7 @@ const RECONCILE_CONCURRENCY = 4;
  */
 const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : nothingSent(r) ? 2 : 1);
 
-export async function reconcilePayments(deps: {
-  plane: PaymentPlane;
-  logger: Logger;
-  concurrency?: number;
-}): Promise<ReconcileReport> {
+export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Logger }): Promise<ReconcileReport> {
   const { plane, logger } = deps;
   const report: ReconcileReport = { applied: 0, refunded: 0, failed: 0, pending: 0 };
   const queue = plane.store.open().sort((a, b) => rank(a) - rank(b));
@@ -68,16 +64,14 @@ export async function reconcilePayments(deps: {
   const worker = async () => {
     while (next < queue.length) await step(queue[next++]!);
   };
-  await Promise.all(Array.from({ length: Math.max(1, deps.concurrency ?? RECONCILE_CONCURRENCY) }, worker));
+  await Promise.all(Array.from({ length: RECONCILE_CONCURRENCY }, worker));
   if (report.applied + report.refunded + report.failed + report.pending > 0)
     logger.info('payment reconciliation done', report);
   return report;
 }
 
 /** The reconciler while serving: one pass every intervalMs, never two at once. */
-export function startReconciler(deps: { plane: PaymentPlane; logger: Logger; intervalMs: number }): {
-  stop(): Promise<void>;
-} {
+export function startReconciler(deps: { plane: PaymentPlane; logger: Logger; intervalMs: number }) {
   let running: Promise<unknown> | null = null;
   let stopped = false;
   const timer = setInterval(() => {

@@ -2,9 +2,8 @@ import type { Db } from '../db/open.ts';
 import { FIRST_STEP, SALT_STEPS_CHECKED, type SaltStep } from './binding.ts';
 
 /**
- * The read side of `salt_steps`, each bundle's history of purchase steps (binding.ts). Rows are
- * written only by the salt_step trigger (schema.sql), in the same statement that marks a payment
- * settled, so a step and the payment that paid for it commit together or not at all.
+ * The read side of `salt_steps` (binding.ts). Only the salt_step trigger writes it, in the statement
+ * that marks a payment settled, so a step and the payment that paid for it commit together.
  */
 export function createSaltSteps(db: Db) {
   const current = db.prepare(

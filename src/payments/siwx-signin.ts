@@ -30,9 +30,8 @@ const siwxLibrary = () => {
 };
 
 /**
- * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError: parsed and its signature
- * verified by the library, its fields checked (siwx.ts), the per-wallet limit taken, the wallet
- * screened, and its (wallet, nonce) consumed in SQLite, so each header reads once.
+ * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError; its (wallet, nonce) is
+ * consumed in SQLite, so each header reads once.
  */
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
   // A row ages by the sign-in's expirationTime (unix ms).

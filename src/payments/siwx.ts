@@ -11,7 +11,7 @@ import { NETWORK } from '../x402/networks.ts';
  */
 export const SIWX_HEADER = 'sign-in-with-x';
 /** How long the sign-in a 402 proposes stays valid. */
-export const SIWX_DECLARED_LIFETIME_SEC = 300;
+const SIWX_DECLARED_LIFETIME_SEC = 300;
 /** The longest a sign-in may live, from issuedAt and from now: the signed-request window (lib/signed-request.ts). */
 export const SIWX_MAX_LIFETIME_SEC = SIGNED_REQUEST_SKEW_SEC;
 /** EIP-4361: a nonce is at least 8 alphanumeric characters; the cap bounds what is stored. */
@@ -102,12 +102,7 @@ const refusal = (error: string, code: string, reason?: string): SiwxRefusal =>
   reason === undefined ? { error, code } : { error, code, reason };
 const notInstant = (field: string) => `${field} is not an ISO 8601 instant`;
 
-/**
- * Everything about a parsed sign-in but its signature and its nonce's use: bound to this server
- * (`domain` is BASE_URL's host, `uri` under BASE_URL), Base, an expirationTime that has not passed
- * and is at most SIWX_MAX_LIFETIME_SEC after both now and issuedAt, an issuedAt no further ahead
- * than the signed-request skew, and a notBefore (if any) that has passed. Null when it passes.
- */
+/** Everything about a parsed sign-in but its signature and its nonce's use; null when it passes. */
 export function checkSiwxMessage(p: SIWxPayload, expect: { baseUrl: string; nowMs: number }): SiwxRefusal | null {
   const { malformed, lifetime: tooLong } = SIWX_ERRORS;
   const base = new URL(expect.baseUrl);

@@ -47,9 +47,8 @@ function parseSdnXml(xml: string): string[] {
 type ReloadResult = { ok: true; count: number } | { ok: false; error: string };
 
 /**
- * Loads the list and keeps it replaceable: `reload()` (SIGHUP, or the watcher in watch.ts when the
- * file changes) swaps in the new file only if it reads and holds at least one address, so an empty,
- * truncated or misformatted file never empties screening; the last good list stays in force.
+ * Loads the list and keeps it replaceable: `reload()` swaps in the new file only if it holds at
+ * least one address, so an empty, truncated or misformatted file never empties screening.
  */
 export function loadSanctionsList(opts: { path?: string; extra?: string }) {
   const extras = (opts.extra ?? '')
