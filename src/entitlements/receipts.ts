@@ -31,7 +31,6 @@ function tokenBytes(): Buffer {
 
 export type ReceiptStore = ReturnType<typeof createReceiptStore>;
 
-/** The owner of the `receipts` table. */
 export function createReceiptStore(db: Db) {
   const insert = db.prepare(
     'INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)',
@@ -61,7 +60,6 @@ export function createReceiptStore(db: Db) {
     },
     walletFor: (token: string): string | null => lookup(token)?.wallet ?? null,
     lookup,
-    /** A signed revocation: how many tokens there were. */
     revokeAll: (wallet: string): number => revoke.run(wallet.toLowerCase()).changes,
   };
 }

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { splitList } from '../lib/url-credentials.ts';
 
 /**
  * The address a request comes from. The socket's peer, unless that peer is one of the operator's
@@ -53,23 +54,14 @@ function ipv6Words(address: string): number[] | null {
 /** Parses a comma list of IPs and CIDRs; throws with the first entry that is neither. */
 export function parseTrustedProxies(list: string | undefined): TrustedProxies {
   const blocks = new BlockList();
-  const entries = (list ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const entries = splitList(list ?? '');
   for (const entry of entries) {
     const [ip, prefix, extra] = entry.split('/');
     const family = isIP(ip ?? '');
     const bits = prefix === undefined ? null : Number(prefix);
-    const max = family === 4 ? 32 : 128;
-    if (
-      family === 0 ||
-      extra !== undefined ||
-      (bits !== null && !(Number.isInteger(bits) && bits >= 0 && bits <= max)) ||
-      prefix === ''
-    ) {
-      throw new Error(`not an IP address or CIDR: ${entry}`);
-    }
+    const bitsOk =
+      bits === null || (prefix !== '' && Number.isInteger(bits) && bits >= 0 && bits <= (family === 4 ? 32 : 128));
+    if (family === 0 || extra !== undefined || !bitsOk) throw new Error(`not an IP address or CIDR: ${entry}`);
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (bits === null) blocks.addAddress(ip!, type);
     else blocks.addSubnet(ip!, bits, type);
@@ -84,7 +76,6 @@ export function parseTrustedProxies(list: string | undefined): TrustedProxies {
   };
 }
 
-/** The budget key of the request's client. */
 export function clientKey(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
   return addressKey(clientAddress(peer, forwardedFor, trusted));
 }

@@ -22,7 +22,6 @@ export function createConnectionCap(settings: { max: number; trustedProxies: Tru
       held.set(key, n + 1);
       return { ok: true, key };
     },
-    /** Uncounts a connection `open` accepted with this key. */
     close(key: string | null): void {
       if (key === null) return;
       const n = (held.get(key) ?? 1) - 1;

@@ -37,7 +37,6 @@ export function limitedRoute(method: string, path: string, hasPayment: () => boo
 
 export type AbuseLimits = ReturnType<typeof abuseLimitsFromConfig>;
 
-/** The abuse limits as configured (README, Configuration: abuse limits). */
 export function abuseLimitsFromConfig(
   config: LimitSettings,
   deps: { now: () => number; disclaimer: string; metrics?: Metrics },
@@ -98,13 +97,10 @@ export function abuseLimitsFromConfig(
         headers: { 'content-type': 'application/json; charset=utf-8', ...err.headers },
       });
     },
-    /** Per payer wallet on a purchase (subscribe, inline-paid read); throws a 429 ApiError. */
+    // Per wallet; each throws a 429 ApiError. `payer`: a purchase (subscribe, inline-paid read).
     payer: (wallet: string) => walletCheck('payment', wallet),
-    /** Per wallet on a sign-in-with-x read (GET /v1/signals); throws a 429 ApiError. */
     signIn: (wallet: string) => walletCheck('/v1/signals sign-in', wallet),
-    /** Per wallet on a receipt recovery (POST /v1/receipts); throws a 429 ApiError. */
     receiptRecovery: (wallet: string) => walletCheck('/v1/receipts', wallet),
-    /** Per wallet on any chat registration request; throws a 429 ApiError. */
     registration: (wallet: string) => walletCheck('/v1/delivery/messenger', wallet),
     /**
      * The test message budget: the chat's (its canonical id), the wallet's and the client

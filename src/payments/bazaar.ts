@@ -131,7 +131,6 @@ function orNull(node: Record<string, unknown>): Record<string, unknown> | null {
   return { ...s, type: [s.type, 'null'] };
 }
 
-/** A zod schema as a declaration carries it: inlined, without prose. */
 export const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => terse(inlineSchema(schema, io)) as JsonSchema;
 
 function declare(r: RouteListing, disclaimer: string): BazaarDeclaration {

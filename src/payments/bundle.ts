@@ -27,7 +27,6 @@ export function parseCount(raw: string | undefined, fallback?: number): number {
   return value;
 }
 
-/** `since`: an integer of at least 0, default 0. */
 export function parseSince(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 0;
   if (!/^\d{1,15}$/.test(raw)) throw invalidSince();

@@ -10,7 +10,6 @@ import { createPaymentPlane, type PaymentPlane } from './plane.ts';
 import type { Settler } from './settlers/settler.ts';
 import type { TypedDataVerifier } from './verify.ts';
 
-/** The settings the plane reads; the server's Config carries them (config.ts). */
 interface PaymentSettings {
   PAYMENT_MODE: 'mock' | 'live';
   PAY_TO?: string | undefined;
@@ -22,7 +21,6 @@ interface PaymentSettings {
   RECONCILE_INTERVAL_MS: number;
 }
 
-/** The plane as configured: effective settlement wallet, USDC address, public addresses. */
 export function paymentPlaneFor(d: {
   config: PaymentSettings;
   db: Db;

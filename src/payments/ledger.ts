@@ -44,7 +44,6 @@ export type ResultMemo = {
 type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
 type ApplyAt = ApplyOptions & { nowMs: number };
 
-/** Where a payment leaves its buyer's entitlement. */
 type Standing = Pick<Purchase, 'paidThroughSeq' | 'totalPaidSignals' | 'latestSeq' | 'receiptToken'>;
 type StoredResult = ResultMemo & Standing;
 
@@ -81,7 +80,6 @@ export function createLedger(deps: {
   store: PaymentStore;
   clock: Clock;
   logger: Logger;
-  /** Retry-After of the in-doubt answer. */
   retryAfterSeconds: number;
   /** The fast path's commit is shared with the other purchases of the same turn (db/group-commit.ts). */
   commits: GroupCommit;

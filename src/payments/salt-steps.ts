@@ -13,7 +13,6 @@ export function createSaltSteps(db: Db) {
     'SELECT k, since AS sinceMs FROM salt_steps WHERE city = +? AND count = +? ORDER BY k DESC LIMIT +?',
   );
   return {
-    /** The step a 402 for (city, count) serves now. */
     current: (city: string, count: number): SaltStep =>
       (current.get(city, count) as SaltStep | undefined) ?? FIRST_STEP,
     /** The newest steps, newest first, ending with k = 0 when the history still reaches it. */

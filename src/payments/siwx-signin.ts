@@ -16,7 +16,6 @@ type SiwxSignInDeps = {
   sanctions: SanctionsList;
   /** With RPC_URL: viem's `verifyMessage`, so smart wallets (ERC-1271, ERC-6492) sign in too. */
   verifyMessage?: EVMMessageVerifier;
-  /** The per-wallet abuse limit; throws a 429 ApiError. */
   limitWallet?: (wallet: string) => void;
   /** With read nodes: a nonce is refused on every node once any node took it (db/single-use.ts). */
   crossNode?: CrossNodeUses;
@@ -34,7 +33,6 @@ const siwxLibrary = () => {
  * consumed in SQLite, so each header reads once.
  */
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
-  // A row ages by the sign-in's expirationTime (unix ms).
   const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(
     deps.db,
     {

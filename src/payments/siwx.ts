@@ -10,7 +10,6 @@ import { NETWORK } from '../x402/networks.ts';
  * on `issuedAt`, and lets a message without `expirationTime` live for ever.
  */
 export const SIWX_HEADER = 'sign-in-with-x';
-/** How long the sign-in a 402 proposes stays valid. */
 const SIWX_DECLARED_LIFETIME_SEC = 300;
 /** The longest a sign-in may live, from issuedAt and from now: the signed-request window (lib/signed-request.ts). */
 export const SIWX_MAX_LIFETIME_SEC = SIGNED_REQUEST_SKEW_SEC;

@@ -165,7 +165,6 @@ export function createPaymentReads(db: Db) {
   );
   const lastApplied = db.prepare(`SELECT max(id) FROM payments WHERE payer = +? AND status = 'applied'`).pluck();
   return {
-    /** Applied payments per (UTC day number, city) created at or after `sinceMs`. */
     revenueSince: (sinceMs: number) =>
       revenue.all(sinceMs) as { dayNumber: number; city: string; payments: number; micro: number }[],
     appliedTotals: () => totals.get() as { micro: number; n: number },

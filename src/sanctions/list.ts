@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { splitList } from '../lib/url-credentials.ts';
 
 /**
  * The sanctions list the payment plane screens payers against. Sources: OFAC_LIST_PATH (a text
@@ -51,10 +52,7 @@ type ReloadResult = { ok: true; count: number } | { ok: false; error: string };
  * least one address, so an empty, truncated or misformatted file never empties screening.
  */
 export function loadSanctionsList(opts: { path?: string; extra?: string }) {
-  const extras = (opts.extra ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const extras = splitList(opts.extra ?? '');
   const extraSet = new Set(extras.filter((e) => /^0x[0-9a-fA-F]{40}$/.test(e)).map((e) => e.toLowerCase()));
   let fileSet = new Set<string>();
   let listLoaded = false;
@@ -100,7 +98,6 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }) {
     return n;
   };
   return {
-    /** Case-insensitive. */
     has: (address: string): boolean => {
       const a = address.toLowerCase();
       return fileSet.has(a) || extraSet.has(a);
