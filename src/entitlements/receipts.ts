@@ -70,10 +70,8 @@ export function createReceiptStore(db: Db) {
  * and signal stores per token would be several statements per row of a backlog that can be large.
  */
 export function createReceiptPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
-  const prune =
-    db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
+  return db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
     AND NOT EXISTS (SELECT 1 FROM entitlements e WHERE e.wallet = r.wallet
       AND e.paid_through_seq > (SELECT coalesce(max(s.seq), 0) FROM signals s WHERE s.city = e.city))
     LIMIT +?)`);
-  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

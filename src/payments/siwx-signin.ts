@@ -92,9 +92,8 @@ export type SiwxSignIn = ReturnType<typeof createSiwxSignIn>;
 
 /** Nonces whose sign-in has expired, for the retention job, on a server that sees too few sign-ins to drop them. */
 export function createSiwxNoncePrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
-  const prune = db.prepare(
+  return db.prepare(
     `DELETE FROM siwx_nonces WHERE (wallet, nonce) IN
       (SELECT wallet, nonce FROM siwx_nonces WHERE expires_at < ? LIMIT +?)`,
   );
-  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

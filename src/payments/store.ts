@@ -180,8 +180,7 @@ export function createPaymentReads(db: Db) {
 
 /** Up to `limit` failed attempts last changed before `cutoff`: any other status is the ledger or not final. */
 export function createFailedPaymentPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
-  const prune = db.prepare(
+  return db.prepare(
     `DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT +?)`,
   );
-  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

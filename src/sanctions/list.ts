@@ -59,8 +59,15 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }) {
   let loadError: string | null = null;
   let mtimeMs: number | null = null;
 
-  const read = (): { set: Set<string>; mtimeMs: number } | string => {
-    const path = opts.path!;
+  const failed = (error: string): ReloadResult => {
+    // Before any good load the error is the list's state; after one, it is only this attempt's.
+    if (!listLoaded) loadError = error;
+    return { ok: false, error };
+  };
+  /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
+  const reload = (): ReloadResult => {
+    const path = opts.path;
+    if (!path) return { ok: false, error: 'no OFAC_LIST_PATH configured' };
     let text: string;
     let mtime: number;
     try {
@@ -68,27 +75,15 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }) {
       text = readFileSync(path, 'utf8');
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      return `cannot read sanctions list ${path}: ${e.code ?? e.message}`;
+      return failed(`cannot read sanctions list ${path}: ${e.code ?? e.message}`);
     }
     const set = new Set(parseSanctionsText(text));
-    if (set.size === 0) return `sanctions list ${path} holds no addresses (empty or not in a known format)`;
-    return { set, mtimeMs: mtime };
-  };
-
-  /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
-  const reload = (): ReloadResult => {
-    if (!opts.path) return { ok: false, error: 'no OFAC_LIST_PATH configured' };
-    const r = read();
-    if (typeof r === 'string') {
-      // Before any good load the error is the list's state; after one, it is only this attempt's.
-      if (!listLoaded) loadError = r;
-      return { ok: false, error: r };
-    }
-    fileSet = r.set;
-    mtimeMs = r.mtimeMs;
+    if (set.size === 0) return failed(`sanctions list ${path} holds no addresses (empty or not in a known format)`);
+    fileSet = set;
+    mtimeMs = mtime;
     listLoaded = true;
     loadError = null;
-    return { ok: true, count: r.set.size };
+    return { ok: true, count: set.size };
   };
   if (opts.path) reload();
 
