@@ -22,7 +22,7 @@ import { createFeed } from './poller/feed.ts';
 import { createRetention } from './ops/retention.ts';
 import { startLine, streamCounts } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
-import { abuseLimitsFromConfig } from './limits/from-config.ts';
+import { abuseLimitsFromConfig } from './limits/limits.ts';
 import { disclaimerText } from './terms/terms.ts';
 import { addressInUse } from './db/exclusive.ts';
 import { startHttpServer } from './ops/http-server.ts';

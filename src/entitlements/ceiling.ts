@@ -6,8 +6,3 @@
 export function nextCeiling(paidThrough: number | null, latestSeq: number, count: number): number {
   return Math.max(paidThrough ?? 0, latestSeq) + count;
 }
-
-/** A signal is readable iff seq <= paidThroughSeq. */
-export function isEntitled(seq: number, paidThroughSeq: number): boolean {
-  return seq <= paidThroughSeq;
-}

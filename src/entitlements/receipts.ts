@@ -29,19 +29,9 @@ function tokenBytes(): Buffer {
   return out;
 }
 
-export type ReceiptStore = {
-  /** Creates and stores a token for the wallet; the plain token exists only in the return value. */
-  issue(wallet: string, paymentId: number, nowMs: number): string;
-  /** The wallet a token reads for, or null for anything that is not a stored token (expiry is the caller's). */
-  walletFor(token: string): string | null;
-  /** The stored token's wallet and issue time (ms), or null. */
-  lookup(token: string): { wallet: string; createdAt: number } | null;
-  /** Deletes every token of the wallet (a signed revocation); returns how many there were. */
-  revokeAll(wallet: string): number;
-};
+export type ReceiptStore = ReturnType<typeof createReceiptStore>;
 
-/** The owner of the `receipts` table. */
-export function createReceiptStore(db: Db): ReceiptStore {
+export function createReceiptStore(db: Db) {
   const insert = db.prepare(
     'INSERT INTO receipts (selector, verifier_hash, wallet, payment_id, created_at) VALUES (?, ?, ?, ?, ?)',
   );
@@ -49,6 +39,7 @@ export function createReceiptStore(db: Db): ReceiptStore {
     'SELECT verifier_hash AS hash, wallet, created_at AS createdAt FROM receipts WHERE selector = ?',
   );
   const revoke = db.prepare('DELETE FROM receipts WHERE wallet = ?');
+  /** The stored token's wallet and issue time (ms), or null; expiry is the caller's. */
   function lookup(token: string): { wallet: string; createdAt: number } | null {
     const m = TOKEN.exec(token);
     if (!m) return null;
@@ -59,30 +50,28 @@ export function createReceiptStore(db: Db): ReceiptStore {
     return timingSafeEqual(stored, presented) && row ? { wallet: row.wallet, createdAt: row.createdAt } : null;
   }
   return {
-    issue(wallet, paymentId, nowMs) {
+    /** The plain token exists only in the return value. */
+    issue(wallet: string, paymentId: number, nowMs: number): string {
       const random = tokenBytes();
       const selector = random.toString('base64url', 0, 12);
       const verifier = random.toString('base64url', 12, TOKEN_BYTES);
       insert.run(selector, sha256(verifier), wallet.toLowerCase(), paymentId, nowMs);
       return `isr_${selector}_${verifier}`;
     },
-    walletFor: (token) => lookup(token)?.wallet ?? null,
+    walletFor: (token: string): string | null => lookup(token)?.wallet ?? null,
     lookup,
-    revokeAll: (wallet) => revoke.run(wallet.toLowerCase()).changes,
+    revokeAll: (wallet: string): number => revoke.run(wallet.toLowerCase()).changes,
   };
 }
 
 /**
- * One retention batch: deletes up to `limit` receipt tokens created before `cutoff` whose wallet
- * is owed no further signal (a buyer can recover a fresh token by signing). One set-based
- * statement that reads `entitlements` and the latest seq of `signals` in a subquery: asking their
- * owners per token would be several statements per row of a backlog that can be large.
+ * One retention batch: up to `limit` tokens created before `cutoff` whose wallet is owed no further
+ * signal (a fresh one can be recovered by signing). One set-based statement: asking the entitlement
+ * and signal stores per token would be several statements per row of a backlog that can be large.
  */
 export function createReceiptPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
-  const prune =
-    db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
+  return db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?
     AND NOT EXISTS (SELECT 1 FROM entitlements e WHERE e.wallet = r.wallet
       AND e.paid_through_seq > (SELECT coalesce(max(s.seq), 0) FROM signals s WHERE s.city = e.city))
     LIMIT +?)`);
-  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

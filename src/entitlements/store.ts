@@ -4,31 +4,16 @@ import { nextCeiling } from './ceiling.ts';
 
 /**
  * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.
- * This module reads and writes it; delivery/outbox.ts joins it when queueing and the receipts
- * prune reads it in a subquery (docs/architecture.md says why).
+ * delivery/outbox.ts and the receipts prune also read it (docs/architecture.md says why).
  */
 export type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
 
 type EntitlementRow = Entitlement & { wallet: string; city: string; updatedAtMs: number };
 
-export type EntitlementStore = {
-  get(wallet: string, city: string): Entitlement | null;
-  /** Every city a wallet holds, by city, with its ceiling (the signed receipt request answers with it). */
-  citiesOf(wallet: string): { city: string; paidThroughSeq: number }[];
-  /**
-   * Applies one purchase of `count` signals. It reads latestSeq and the current ceiling and writes
-   * the new one, so the caller must run it inside its own db.transaction: the payment's status
-   * change and this write then commit or fail together.
-   */
-  applyPurchase(p: { wallet: string; city: string; count: number; nowMs: number }): Entitlement & { latestSeq: number };
-  /** The most recently changed entitlements, newest first (the operator page). */
-  recent(limit: number): EntitlementRow[];
-  /** Number of (wallet, city) entitlements, from the trigger-kept counter. */
-  count(): number;
-};
+export type EntitlementStore = ReturnType<typeof createEntitlementStore>;
 
 /** `signals` gives the latest seq the ceiling starts from (read inside the caller's transaction). */
-export function createEntitlementStore(db: Db, signals: Pick<SignalStore, 'latestSeq'>): EntitlementStore {
+export function createEntitlementStore(db: Db, signals: Pick<SignalStore, 'latestSeq'>) {
   const get = db.prepare(
     'SELECT paid_through_seq AS paidThroughSeq, total_paid_signals AS totalPaidSignals FROM entitlements WHERE wallet = ? AND city = ?',
   );
@@ -47,8 +32,12 @@ export function createEntitlementStore(db: Db, signals: Pick<SignalStore, 'lates
     (get.get(wallet.toLowerCase(), city) as Entitlement | undefined) ?? null;
   return {
     get: entitlementOf,
-    citiesOf: (wallet) => cities.all(wallet) as { city: string; paidThroughSeq: number }[],
-    applyPurchase(p) {
+    citiesOf: (wallet: string) => cities.all(wallet) as { city: string; paidThroughSeq: number }[],
+    /**
+     * Reads latestSeq and the current ceiling and writes the new one: the caller runs it inside its
+     * own db.transaction, so the payment's status change and this write commit or fail together.
+     */
+    applyPurchase(p: { wallet: string; city: string; count: number; nowMs: number }) {
       const wallet = p.wallet.toLowerCase();
       const latest = signals.latestSeq(p.city);
       const before = entitlementOf(wallet, p.city);
@@ -60,7 +49,7 @@ export function createEntitlementStore(db: Db, signals: Pick<SignalStore, 'lates
         latestSeq: latest,
       };
     },
-    recent: (limit) => recent.all(limit) as EntitlementRow[],
+    recent: (limit: number) => recent.all(limit) as EntitlementRow[],
     count: () => count.get() as number,
   };
 }

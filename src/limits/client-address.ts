@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { splitList } from '../lib/url-credentials.ts';
 
 /**
  * The address a request comes from. The socket's peer, unless that peer is one of the operator's
@@ -8,10 +9,7 @@ import { BlockList, isIP } from 'node:net';
  */
 export type TrustedProxies = { has(address: string): boolean; readonly empty: boolean };
 
-/**
- * `::ffff:10.0.0.1` is the IPv4 peer as a dual-stack socket reports it; a proxy may write it in
- * hex (`::ffff:a00:1`). Either is the IPv4 address; everything else is returned trimmed.
- */
+/** An IPv4-mapped address (`::ffff:10.0.0.1`, or in hex `::ffff:a00:1`) as the IPv4 address; anything else trimmed. */
 export function normalizeIp(address: string): string {
   const a = address.trim();
   const words = ipv6Words(a);
@@ -20,12 +18,9 @@ export function normalizeIp(address: string): string {
 }
 
 /**
- * The key a client is budgeted under. IPv4: the address. IPv6: its /64, written
- * canonically (`2001:db8:0:1::/64`), because a /64 is what one subscriber is given (RFC 6177;
- * SLAAC and privacy addresses pick any of its 2^64 hosts), and every spelling of one address
- * (`2001:DB8::1`, `2001:0db8:0:0::1`, a zone id) parses to the same words. An IPv4-mapped address
- * in either form (`::ffff:1.2.3.4`, `::ffff:102:304`) is the IPv4 address. Anything that is not an
- * IP (cannot come from a socket) is its own key.
+ * The key a client is budgeted under: an IPv4 address itself; an IPv6 one its /64, written
+ * canonically, because a /64 is what one subscriber is given (RFC 6177; SLAAC and privacy addresses
+ * pick any of its 2^64 hosts). Anything that is not an IP (cannot come from a socket) is its own key.
  */
 export function addressKey(address: string): string {
   const a = normalizeIp(address);
@@ -58,10 +53,7 @@ function ipv6Words(address: string): number[] | null {
 
 /** Parses a comma list of IPs and CIDRs; throws with the first entry that is neither. */
 export function parseTrustedProxies(list: string | undefined): TrustedProxies {
-  const entries = (list ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const entries = splitList(list ?? '');
   // None by default: node:net's BlockList loads its module at first construction, at every start.
   if (entries.length === 0) return { empty: true, has: () => false };
   const blocks = new BlockList();
@@ -69,15 +61,9 @@ export function parseTrustedProxies(list: string | undefined): TrustedProxies {
     const [ip, prefix, extra] = entry.split('/');
     const family = isIP(ip ?? '');
     const bits = prefix === undefined ? null : Number(prefix);
-    const max = family === 4 ? 32 : 128;
-    if (
-      family === 0 ||
-      extra !== undefined ||
-      (bits !== null && !(Number.isInteger(bits) && bits >= 0 && bits <= max)) ||
-      prefix === ''
-    ) {
-      throw new Error(`not an IP address or CIDR: ${entry}`);
-    }
+    const bitsOk =
+      bits === null || (prefix !== '' && Number.isInteger(bits) && bits >= 0 && bits <= (family === 4 ? 32 : 128));
+    if (family === 0 || extra !== undefined || !bitsOk) throw new Error(`not an IP address or CIDR: ${entry}`);
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (bits === null) blocks.addAddress(ip!, type);
     else blocks.addSubnet(ip!, bits, type);
@@ -92,7 +78,6 @@ export function parseTrustedProxies(list: string | undefined): TrustedProxies {
   };
 }
 
-/** The budget key of the request's client: `addressKey` of `clientAddress`. */
 export function clientKey(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
   return addressKey(clientAddress(peer, forwardedFor, trusted));
 }

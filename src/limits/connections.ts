@@ -1,25 +1,17 @@
 import { addressKey, normalizeIp, type TrustedProxies } from './client-address.ts';
 
 /**
- * Open connections per client, keyed like the request limits (an IPv6 client is its /64): a
- * slowloris holds sockets, not requests per minute, so the token bucket never sees it.
- * Connections from TRUSTED_PROXIES are not capped: the socket says nothing about the client and
- * X-Forwarded-For is unreadable when it opens; the proxy's own limit (nginx `limit_conn`) belongs
- * there, and the request budgets still apply from its header.
+ * Open connections per client, keyed like the request limits: a slowloris holds sockets, not
+ * requests per minute, so the token bucket never sees it. TRUSTED_PROXIES are not capped: the
+ * socket says nothing about the client then; the proxy's own limit (nginx `limit_conn`) belongs there.
  */
-export type ConnectionCap = {
-  /** Counts a new connection; false when its client already holds `max` (the caller refuses it). */
-  open(remoteAddress: string | undefined): { ok: boolean; key: string | null };
-  /** Uncounts a connection `open` accepted with this key. */
-  close(key: string | null): void;
-  /** Clients holding at least one counted connection (bounded by the sockets the server holds). */
-  size(): number;
-};
+export type ConnectionCap = ReturnType<typeof createConnectionCap>;
 
-export function createConnectionCap(settings: { max: number; trustedProxies: TrustedProxies }): ConnectionCap {
+export function createConnectionCap(settings: { max: number; trustedProxies: TrustedProxies }) {
   const held = new Map<string, number>();
   return {
-    open(remoteAddress) {
+    /** Counts a new connection; not ok when its client already holds `max` (the caller refuses it). */
+    open(remoteAddress: string | undefined): { ok: boolean; key: string | null } {
       // max 0: off. No address: the socket is already gone; Node closes it.
       if (settings.max === 0 || remoteAddress === undefined) return { ok: true, key: null };
       if (!settings.trustedProxies.empty && settings.trustedProxies.has(normalizeIp(remoteAddress)))
@@ -30,12 +22,13 @@ export function createConnectionCap(settings: { max: number; trustedProxies: Tru
       held.set(key, n + 1);
       return { ok: true, key };
     },
-    close(key) {
+    close(key: string | null): void {
       if (key === null) return;
       const n = (held.get(key) ?? 1) - 1;
       if (n <= 0) held.delete(key);
       else held.set(key, n);
     },
+    /** Clients holding at least one counted connection (bounded by the sockets the server holds). */
     size: () => held.size,
   };
 }

@@ -1,82 +1,83 @@
 import { rateLimited } from '../lib/api-errors.ts';
 import type { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import { createRateLimiter, type BucketLimit } from '../lib/rate-limit.ts';
-import { clientKey, type TrustedProxies } from './client-address.ts';
+import { createRateLimiter } from '../lib/rate-limit.ts';
+import { clientKey, parseTrustedProxies } from './client-address.ts';
 
 /**
  * Abuse limits (docs/decisions.md, "Rate limits"). Per client address, checked before any
- * signature is recovered, on the routes where an unauthenticated request costs real work: a
- * subscribe, an inline-paid read, a receipt recovery, a chat registration. Per wallet, checked
- * once a signature names one, on the same routes. Chat registration test messages also have a
- * small budget of their own per chat and per wallet, because each one is a message the bot sends
- * to a chat nobody has paid for. Defaults sit far above what a buyer does, so in practice only a
- * flood meets them; 0 per minute turns a limit off.
+ * signature is recovered, on the routes where an unauthenticated request costs real work; per
+ * wallet once a signature names one. Chat registration test messages have a small budget of their
+ * own per chat, wallet and address: each is a message the bot sends to a chat nobody has paid for.
+ * Defaults sit far above what a buyer does; 0 per minute turns a limit off.
  */
-type AbuseSettings = {
-  address: BucketLimit;
-  wallet: BucketLimit;
-  /** Registration test messages, per chat and per wallet. */
-  testMessages: BucketLimit;
-  /** Registration test messages per client address (from-config.ts: twice the per-wallet budget). */
-  testMessagesPerAddress: BucketLimit;
-  trustedProxies: TrustedProxies;
-  maxKeys?: number;
-};
+interface LimitSettings {
+  RATE_LIMIT_ADDRESS_PER_MIN: number;
+  RATE_LIMIT_ADDRESS_BURST: number;
+  RATE_LIMIT_WALLET_PER_MIN: number;
+  RATE_LIMIT_WALLET_BURST: number;
+  TEST_MESSAGES_PER_HOUR: number;
+  TEST_MESSAGES_BURST: number;
+  TRUSTED_PROXIES?: string | undefined;
+}
 
 type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wallet' | 'test_message_address';
 
+const POSTS_LIMITED = new Set(['/v1/subscribe', '/v1/receipts', '/v1/receipts/revoke', '/v1/delivery/messenger']);
+
 /**
- * The route label a request is limited under, or null for every other request. `hasPayment`: a
- * read carrying a payment header or a wallet sign-in (each costs a signature recovery on GET;
- * HEAD ignores both but spends the same budget, so it is never a way around it).
+ * The route label a request is limited under, or null. A read is limited when it carries a payment
+ * or a sign-in (a signature recovery on GET; HEAD spends the same budget, so it is no way around it).
  */
 export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
-  if (method === 'POST') {
-    if (
-      path === '/v1/subscribe' ||
-      path === '/v1/receipts' ||
-      path === '/v1/receipts/revoke' ||
-      path === '/v1/delivery/messenger'
-    )
-      return path;
-    return null;
-  }
-  // HEAD is answered by the GET route: the same budget, whatever it carries.
+  if (method === 'POST') return POSTS_LIMITED.has(path) ? path : null;
   if ((method === 'GET' || method === 'HEAD') && path === '/v1/signals' && hasPayment()) return '/v1/signals';
   return null;
 }
 
-export type AbuseLimits = ReturnType<typeof createAbuseLimits>;
+export type AbuseLimits = ReturnType<typeof abuseLimitsFromConfig>;
 
-export function createAbuseLimits(
-  settings: AbuseSettings,
+export function abuseLimitsFromConfig(
+  config: LimitSettings,
   deps: { now: () => number; disclaimer: string; metrics?: Metrics },
 ) {
-  const opts = { maxKeys: settings.maxKeys ?? 100_000 };
-  const byAddress = createRateLimiter(settings.address, opts);
-  const byWallet = createRateLimiter(settings.wallet, opts);
-  const testByChat = createRateLimiter(settings.testMessages, opts);
-  const testByWallet = createRateLimiter(settings.testMessages, opts);
+  const trustedProxies = parseTrustedProxies(config.TRUSTED_PROXIES);
+  const byAddress = createRateLimiter({
+    perMinute: config.RATE_LIMIT_ADDRESS_PER_MIN,
+    burst: config.RATE_LIMIT_ADDRESS_BURST,
+  });
+  const byWallet = createRateLimiter({
+    perMinute: config.RATE_LIMIT_WALLET_PER_MIN,
+    burst: config.RATE_LIMIT_WALLET_BURST,
+  });
+  const testMessages = { perMinute: config.TEST_MESSAGES_PER_HOUR / 60, burst: config.TEST_MESSAGES_BURST };
+  const testByChat = createRateLimiter(testMessages);
+  const testByWallet = createRateLimiter(testMessages);
   // Per client address too: fresh wallets cost nothing to make, so without it one client could
   // fill the shared test lane (2 a second) and make everyone else's test message wait past its
-  // 5 s limit (a 502). With this budget a client holds at most `burst` slots of the lane.
-  const testByAddress = createRateLimiter(settings.testMessagesPerAddress, opts);
+  // 5 s limit (a 502). Twice the wallet budget lets a household register a few chats, yet its
+  // burst stays at 6 slots of the lane: 3 s, under the 5 s a test message waits.
+  const testByAddress = createRateLimiter({
+    perMinute: (2 * config.TEST_MESSAGES_PER_HOUR) / 60,
+    burst: 2 * config.TEST_MESSAGES_BURST,
+  });
   const refused = deps.metrics?.counter(
     'isocast_rate_limited_total',
     'Requests refused with 429 by the abuse limits, by limit and route',
   );
-  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
   const refuse = (kind: LimitKind, route: string, retryAfterMs: number): ApiError => {
     refused?.inc({ limit: kind, route });
-    const retryAfterSeconds = seconds(retryAfterMs);
-    return rateLimited(retryAfterSeconds);
+    return rateLimited(Math.max(1, Math.ceil(retryAfterMs / 1000)));
   };
   const walletCheck = (route: string, wallet: string) => {
     const r = byWallet.take(`${route} ${wallet.toLowerCase()}`, deps.now());
     if (!r.ok) throw refuse('wallet', route, r.retryAfterMs);
   };
+  // An IPv6 client is its /64 (client-address.ts). In-process app.request() has no socket: no
+  // client address to budget.
+  const addressOf = (peer: string | undefined, forwardedFor: () => string | null) =>
+    peer === undefined ? null : clientKey(peer, trustedProxies.empty ? null : forwardedFor(), trustedProxies);
 
   return {
     /**
@@ -84,9 +85,8 @@ export function createAbuseLimits(
      * null. Synchronous and a no-op for every other request.
      */
     checkRequest(route: string, peer: string | undefined, forwardedFor: () => string | null): Response | null {
-      if (peer === undefined) return null; // in-process app.request(): no socket, no client to limit
-      // An IPv6 client is its /64 (client-address.ts, addressKey).
-      const address = clientKey(peer, settings.trustedProxies.empty ? null : forwardedFor(), settings.trustedProxies);
+      const address = addressOf(peer, forwardedFor);
+      if (address === null) return null;
       // One budget per address across the limited routes: a flood switching routes gains nothing.
       const r = byAddress.take(address, deps.now());
       if (r.ok) return null;
@@ -97,13 +97,10 @@ export function createAbuseLimits(
         headers: { 'content-type': 'application/json; charset=utf-8', ...err.headers },
       });
     },
-    /** Per payer wallet on a purchase (subscribe, inline-paid read); throws a 429 ApiError. */
+    // Per wallet; each throws a 429 ApiError. `payer`: a purchase (subscribe, inline-paid read).
     payer: (wallet: string) => walletCheck('payment', wallet),
-    /** Per wallet on a sign-in-with-x read (GET /v1/signals); throws a 429 ApiError. */
     signIn: (wallet: string) => walletCheck('/v1/signals sign-in', wallet),
-    /** Per wallet on a receipt recovery (POST /v1/receipts); throws a 429 ApiError. */
     receiptRecovery: (wallet: string) => walletCheck('/v1/receipts', wallet),
-    /** Per wallet on any chat registration request; throws a 429 ApiError. */
     registration: (wallet: string) => walletCheck('/v1/delivery/messenger', wallet),
     /**
      * The test message budget: the chat's (its canonical id), the wallet's and the client
@@ -116,15 +113,7 @@ export function createAbuseLimits(
     ): void {
       const now = deps.now();
       const w = wallet.toLowerCase();
-      // In-process app.request() has no socket: no client address to budget, as in checkRequest.
-      const address =
-        client.peer === undefined
-          ? null
-          : clientKey(
-              client.peer,
-              settings.trustedProxies.empty ? null : client.forwardedFor(),
-              settings.trustedProxies,
-            );
+      const address = addressOf(client.peer, client.forwardedFor);
       const chat = testByChat.peek(chatId, now);
       if (!chat.ok) throw refuse('test_message_chat', '/v1/delivery/messenger', chat.retryAfterMs);
       const mine = testByWallet.peek(w, now);

@@ -8,12 +8,11 @@ import type { Settler } from './settlers/settler.ts';
 import { redactUrl, splitList } from '../lib/url-credentials.ts';
 import type { TypedDataVerifier } from './verify.ts';
 
-export type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerifier; supported?: SupportedResult };
+type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerifier; supported?: SupportedResult };
 
 /**
- * The settler and the on-chain signature verifier the configuration asks for. Mock mode (the
- * quick start) never loads the live ones: they bring viem's RPC client, whose module evaluation
- * was about a tenth of the binary's start (docs/performance.md, start-up).
+ * The settler and the on-chain signature verifier the configuration asks for. Mock mode never
+ * loads the live ones: viem's RPC client was about a tenth of the binary's start.
  */
 export async function paymentBackends(
   config: SettlerSettings,

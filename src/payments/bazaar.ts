@@ -9,26 +9,16 @@ import { disclaimerText } from '../terms/terms.ts';
 import { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } from './schemas.ts';
 
 /**
- * The x402 Bazaar declaration (`extensions.bazaar`, @x402/extensions 2.27) of each paid route,
- * and the description a catalogue shows for it. A facilitator that catalogues (Coinbase CDP's)
- * lists a resource from the v2 payment it settles: `paymentPayload.resource` (url, description)
- * and `paymentPayload.extensions.bazaar`, so the same listing rides in the 402 (PAYMENT-REQUIRED)
- * and in our own v2 settle call (x402/facilitator-body.ts). docs/discovery.md, "Bazaar".
- *
- * Built here as plain data, in exactly the shape `declareDiscoveryExtension` and
- * `bazaarResourceServerExtension.enrichDeclaration` give (test/payments/bazaar.test.ts compares
- * them and runs the library's validators): importing @x402/extensions costs a start some 400 ms
- * of zod 3 and ajv for two constant objects. The schemas come from the same zod objects as the
- * OpenAPI document, through the same conversion (lib/json-schema.ts), inlined: a declaration
- * travels alone, so it cannot point at `components`.
+ * The x402 Bazaar declaration (`extensions.bazaar`) of each paid route and its catalogue
+ * description (docs/discovery.md, "Bazaar"), written as plain data in exactly the shape
+ * @x402/extensions gives (test/payments/bazaar.test.ts compares them): importing the library costs
+ * a start some 400 ms of zod 3 and ajv. The schemas are the OpenAPI document's zod objects, inlined:
+ * a declaration travels alone, so it cannot point at `components`.
  */
-
-/** Longer descriptions are refused or silently dropped by the CDP catalogue (docs/discovery.md). */
-export const MAX_LISTING_DESCRIPTION = 450;
 
 export type Listing = { description: string; extensions: { bazaar: BazaarDeclaration } };
 
-export type BazaarDeclaration = { info: Record<string, unknown>; schema: JsonSchema };
+type BazaarDeclaration = { info: Record<string, unknown>; schema: JsonSchema };
 
 type RouteListing = {
   method: 'GET' | 'POST';
@@ -41,20 +31,19 @@ type RouteListing = {
 
 const EXAMPLE_CITY = 'nyc';
 const EXAMPLE_COUNT = 20;
+const EXAMPLE_PRICE = bundlePrice(EXAMPLE_COUNT);
 const WHAT =
   "isocast: one signal when a city's observed daily high temperature crosses into a new bucket of its " +
   "prediction market, with the reading and every bucket's odds at that moment.";
-const PAY = `x402, USDC on Base, from ${microToUsd(bundlePrice(EXAMPLE_COUNT).unitMicro)} USDC a signal; informational only, not advice.`;
+const PAY = `x402, USDC on Base, from ${microToUsd(EXAMPLE_PRICE.unitMicro)} USDC a signal; informational only, not advice.`;
 
 const PROVENANCE = Object.fromEntries(Object.keys(SignalProvenance.shape).map((k) => [k, true as const])) as {
   [K in keyof typeof SignalProvenance.shape]: true;
 };
 
 /**
- * The paid read as the listing declares it: the spec's signal fields (spec 2.2, with reportedAt),
- * further fields allowed. The provenance extension (channel, rawReport, availableAt, ...) is in
- * every answer and in the OpenAPI document; spelled out here it would take the PAYMENT-REQUIRED
- * header past 8 KiB. Built on first use, like the routes below.
+ * The paid read as the listing declares it: the spec's signal fields, further fields allowed. The
+ * provenance fields spelled out here would take the PAYMENT-REQUIRED header past 8 KiB.
  */
 export const listedSignalsPage = once(() =>
   SignalsPage.extend({ signals: z.array(IsocastSignalPublic.omit(PROVENANCE).loose()) }),
@@ -66,8 +55,7 @@ const listedExample = () => {
   return signal;
 };
 
-// Made on first use: paid-routes.ts reaches this module through challenge.ts, so its schemas are
-// not yet defined while this module loads.
+// On first use: paid-routes.ts reaches this module through challenge.ts, before its schemas exist.
 const routes = once(
   (): Record<string, RouteListing> => ({
     '/v1/signals': {
@@ -92,32 +80,26 @@ const routes = once(
       query: SubscribeQuery,
       queryExample: { city: EXAMPLE_CITY, count: String(EXAMPLE_COUNT) },
       output: SubscribeResult,
-      outputExample: (disclaimer) => {
-        const price = bundlePrice(EXAMPLE_COUNT);
-        return {
-          ok: true,
-          city: EXAMPLE_CITY,
-          count: EXAMPLE_COUNT,
-          unitPriceUsd: microToUsd(price.unitMicro),
-          amountUsd: microToUsd(price.totalMicro),
-          latestSeq: 1,
-          paidThroughSeq: EXAMPLE_COUNT,
-          receiptToken: `isr_${'A'.repeat(16)}_${'B'.repeat(43)}`,
-          txHash: `0x${'ab'.repeat(32)}`,
-          idempotent: false,
-          disclaimer,
-        };
-      },
+      outputExample: (disclaimer) => ({
+        ok: true,
+        city: EXAMPLE_CITY,
+        count: EXAMPLE_COUNT,
+        unitPriceUsd: microToUsd(EXAMPLE_PRICE.unitMicro),
+        amountUsd: microToUsd(EXAMPLE_PRICE.totalMicro),
+        latestSeq: 1,
+        paidThroughSeq: EXAMPLE_COUNT,
+        receiptToken: `isr_${'A'.repeat(16)}_${'B'.repeat(43)}`,
+        txHash: `0x${'ab'.repeat(32)}`,
+        idempotent: false,
+        disclaimer,
+      }),
     },
   }),
 );
 
-const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
-
 /**
- * A schema without its prose or examples (the declaration's own example shows one): the declaration rides in PAYMENT-REQUIRED, and a stock v2 client
- * echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound (x402/v2.ts). The
- * descriptions stay in the OpenAPI document.
+ * A schema without its prose or examples: the declaration rides in PAYMENT-REQUIRED, and a stock
+ * v2 client echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound.
  */
 function terse(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(terse);
@@ -149,37 +131,36 @@ function orNull(node: Record<string, unknown>): Record<string, unknown> | null {
   return { ...s, type: [s.type, 'null'] };
 }
 
-/** A zod schema as a declaration carries it: inlined, without prose. */
 export const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => terse(inlineSchema(schema, io)) as JsonSchema;
 
 function declare(r: RouteListing, disclaimer: string): BazaarDeclaration {
-  const query = { type: 'object', ...schemaOf(r.query, 'input') };
-  const input: Record<string, unknown> =
-    r.method === 'GET'
-      ? { type: 'http', queryParams: r.queryExample, method: r.method }
-      : // A POST is a body method to the Bazaar; ours takes no body, so the body is an empty object.
-        { type: 'http', bodyType: 'json', body: {}, queryParams: r.queryExample, method: r.method };
+  // A POST is a body method to the Bazaar; ours takes no body, so the body is an empty object.
+  const post = r.method === 'POST';
+  const input = {
+    type: 'http',
+    ...(post && { bodyType: 'json', body: {} }),
+    queryParams: r.queryExample,
+    method: r.method,
+  };
   const inputProps: Record<string, unknown> = {
     type: { type: 'string', const: 'http' },
     method: { type: 'string', enum: [r.method] },
-    ...(r.method === 'POST'
-      ? {
-          bodyType: { type: 'string', enum: ['json', 'form-data', 'text'] },
-          body: { type: 'object', properties: {}, additionalProperties: false },
-        }
-      : {}),
-    queryParams: query,
+    ...(post && {
+      bodyType: { type: 'string', enum: ['json', 'form-data', 'text'] },
+      body: { type: 'object', properties: {}, additionalProperties: false },
+    }),
+    queryParams: { type: 'object', ...schemaOf(r.query, 'input') },
   };
   return {
     info: { input, output: { type: 'json', example: r.outputExample(disclaimer) } },
     schema: {
-      $schema: SCHEMA_DIALECT,
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       properties: {
         input: {
           type: 'object',
           properties: inputProps,
-          required: r.method === 'GET' ? ['type', 'method'] : ['type', 'method', 'bodyType', 'body'],
+          required: post ? ['type', 'method', 'bodyType', 'body'] : ['type', 'method'],
           additionalProperties: false,
         },
         output: {
@@ -198,10 +179,7 @@ function declare(r: RouteListing, disclaimer: string): BazaarDeclaration {
 
 const built = new Map<string, Listing>();
 
-/**
- * The listing of the paid route a resource path (or URL) names, or null for any other path. The
- * example answers carry the disclaimer of the terms at `termsUrl`. Built on first use and kept.
- */
+/** The listing of the paid route a resource path (or URL) names, or null; built on first use and kept. */
 export function listingFor(resource: string, termsUrl: string): Listing | null {
   const path = resource.startsWith('/') ? resource.split('?')[0]! : new URL(resource).pathname;
   const route = routes()[path];
@@ -214,6 +192,3 @@ export function listingFor(resource: string, termsUrl: string): Listing | null {
   }
   return l;
 }
-
-/** The paid routes a listing exists for (the tests walk them). */
-export const LISTED_PATHS = ['/v1/signals', '/v1/subscribe'] as const;

@@ -10,25 +10,23 @@ import {
   unknownCity,
 } from '../lib/api-errors.ts';
 
-/**
- * Validation of a requested bundle, run before any payment work: an integer count of at least 2
- * and at most MAX_COUNT (10000, one authorization's worth at the Whale price is 35 USDC), and a
- * total of at least the minimum spend. Errors carry `minSpendUsd` (spec 4.3).
- */
+/** Errors about a bundle carry `minSpendUsd` (spec 4.3). */
 const MIN_SPEND_USD = microToUsd(MIN_SPEND_MICRO);
 
+/**
+ * A requested bundle, checked before any payment work: an integer count from 2 to MAX_COUNT (one
+ * authorization's worth at the Whale price is 35 USDC) whose total reaches the minimum spend.
+ */
 export function parseCount(raw: string | undefined, fallback?: number): number {
   if ((raw === undefined || raw === '') && fallback !== undefined) return fallback;
   // Any numeric spelling above the maximum (1e30, 21 digits, Infinity) gets the maximum's message.
   const value = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
   if (value > MAX_COUNT) throw countTooLarge(MAX_COUNT, MIN_SPEND_USD);
   if (raw === undefined || !/^\d{1,9}$/.test(raw) || value < MIN_COUNT) throw invalidCount(MIN_SPEND_USD);
-  const count = value;
-  if (bundlePrice(count).totalMicro < MIN_SPEND_MICRO) throw belowMinSpend(MIN_SPEND_USD);
-  return count;
+  if (bundlePrice(value).totalMicro < MIN_SPEND_MICRO) throw belowMinSpend(MIN_SPEND_USD);
+  return value;
 }
 
-/** `since`: an integer of at least 0, default 0. */
 export function parseSince(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 0;
   if (!/^\d{1,15}$/.test(raw)) throw invalidSince();

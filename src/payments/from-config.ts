@@ -10,8 +10,7 @@ import { createPaymentPlane, type PaymentPlane } from './plane.ts';
 import type { Settler } from './settlers/settler.ts';
 import type { TypedDataVerifier } from './verify.ts';
 
-/** The settings the plane reads; the server's Config carries them (config.ts). */
-export interface PaymentSettings {
+interface PaymentSettings {
   PAYMENT_MODE: 'mock' | 'live';
   PAY_TO?: string | undefined;
   USDC_ADDRESS: string;
@@ -22,7 +21,6 @@ export interface PaymentSettings {
   RECONCILE_INTERVAL_MS: number;
 }
 
-/** The plane as configured: effective settlement wallet, USDC address, public addresses. */
 export function paymentPlaneFor(d: {
   config: PaymentSettings;
   db: Db;
@@ -36,25 +34,17 @@ export function paymentPlaneFor(d: {
   metrics?: Metrics;
   limitPayer?: (payer: string) => void;
 }): PaymentPlane {
+  const { config, ...deps } = d;
   return createPaymentPlane({
-    db: d.db,
-    stores: d.stores,
-    secret: d.secret,
-    settler: d.settler,
-    sanctions: d.sanctions,
-    ofacRequired: d.config.OFAC_REQUIRED,
-    clock: d.clock,
-    logger: d.logger,
-    payTo: (payTo(d.config) ?? MOCK_PAY_TO) as Address,
-    usdc: d.config.USDC_ADDRESS as Address,
-    baseUrl: d.config.BASE_URL,
-    termsUrl: d.config.TERMS_URL,
-    mode: d.config.PAYMENT_MODE,
-    chainVerifier: d.chainVerifier,
-    metrics: d.metrics,
-    limitPayer: d.limitPayer,
-    v2Nonce: d.config.V2_NONCE ?? 'any',
+    ...deps,
+    ofacRequired: config.OFAC_REQUIRED,
+    payTo: (payTo(config) ?? MOCK_PAY_TO) as Address,
+    usdc: config.USDC_ADDRESS as Address,
+    baseUrl: config.BASE_URL,
+    termsUrl: config.TERMS_URL,
+    mode: config.PAYMENT_MODE,
+    v2Nonce: config.V2_NONCE ?? 'any',
     // The reconciler's interval: an in-doubt buyer retrying sooner would find nothing new.
-    retryAfterSeconds: Math.max(1, Math.ceil((d.config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000)),
+    retryAfterSeconds: Math.max(1, Math.ceil((config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000)),
   });
 }

@@ -24,16 +24,11 @@ export type Purchase = {
   latestSeq: number;
   receiptToken: string | null;
   /**
-   * True only in the answer to the request whose own settle call moved the money and applied it
-   * here (the same condition as the receipt). Everything a header alone can reach (a known
-   * payment, a coalesced copy, a doubt resolved) is false: those fields are public on chain.
+   * Only for the request whose own settle call moved the money (as the receipt): what a header
+   * alone reaches (a known payment, a coalesced copy, a doubt resolved) is public on chain.
    */
   movedHere: boolean;
-  /**
-   * Set on the answer to a payment identifier sent again with its own payment: the fields above
-   * are the stored answer of the request that moved the money (receipt token included), and
-   * `since` the cursor that request read from (GET /v1/signals). Nothing moved or was applied now.
-   */
+  /** A payment identifier sent again with its payment: the stored answer, and the cursor it read from. */
   replay?: { since: number | null };
 };
 
@@ -45,32 +40,33 @@ export type ResultMemo = {
   payment?: string;
 };
 
-/**
- * How a payment is applied. `withReceipt`: this request's own settle call moved the money, so it
- * gets the receipt token (and `movedHere`); `memo`: what its route keeps for its payment identifier.
- */
+/** `withReceipt`: this request's own settle call moved the money, so it gets the receipt token. */
 type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
 type ApplyAt = ApplyOptions & { nowMs: number };
 
-type StoredResult = ResultMemo & {
-  paidThroughSeq: number;
-  totalPaidSignals: number;
-  latestSeq: number;
-  receiptToken: string | null;
-};
+type Standing = Pick<Purchase, 'paidThroughSeq' | 'totalPaidSignals' | 'latestSeq' | 'receiptToken'>;
+type StoredResult = ResultMemo & Standing;
+
+const purchaseOf = (row: PaymentRow, s: Standing): Purchase => ({
+  payer: row.payer,
+  city: row.city,
+  count: row.count,
+  paymentId: row.id,
+  txHash: row.tx_hash,
+  idempotent: false,
+  paidThroughSeq: s.paidThroughSeq,
+  totalPaidSignals: s.totalPaidSignals,
+  latestSeq: s.latestSeq,
+  receiptToken: s.receiptToken,
+  movedHere: false,
+});
 
 const sealContext = (row: Pick<PaymentRow, 'id' | 'payment_identifier'>, payment: string | undefined) =>
   `payment ${row.id} ${row.payment_identifier} ${payment ?? ''}`;
 
 /**
- * The recording side of the plane: a settlement's transaction is written, the payment applied
- * exactly once (entitlement and, for the request that moved the money, the receipt, in one
- * transaction), and a stored payment answered by its state. Nothing here calls a settler.
- */
-/**
- * The stores a purchase writes through (built once in the wiring, src/stores.ts). Their statements
- * run on the ledger's connection, so a call made inside one of the transactions below reads and
- * writes within that transaction.
+ * The stores a purchase writes through. Their statements run on the ledger's connection, so a call
+ * made inside one of its transactions reads and writes within that transaction.
  */
 export type LedgerStores = {
   signals: Pick<SignalStore, 'latestSeq'>;
@@ -84,7 +80,6 @@ export function createLedger(deps: {
   store: PaymentStore;
   clock: Clock;
   logger: Logger;
-  /** Retry-After of the in-doubt answer. */
   retryAfterSeconds: number;
   /** The fast path's commit is shared with the other purchases of the same turn (db/group-commit.ts). */
   commits: GroupCommit;
@@ -98,19 +93,9 @@ export function createLedger(deps: {
   /** An applied payment as it stands now: reads only (no receipt is issued for a repeat). */
   function appliedState(row: PaymentRow): Purchase {
     const ent = entitlements.get(row.payer, row.city);
-    return {
-      payer: row.payer,
-      city: row.city,
-      count: row.count,
-      paymentId: row.id,
-      txHash: row.tx_hash,
-      idempotent: true,
-      paidThroughSeq: ent?.paidThroughSeq ?? 0,
-      totalPaidSignals: ent?.totalPaidSignals ?? 0,
-      latestSeq: signals.latestSeq(row.city),
-      receiptToken: null,
-      movedHere: false,
-    };
+    const latestSeq = signals.latestSeq(row.city);
+    const standing = { paidThroughSeq: ent?.paidThroughSeq ?? 0, totalPaidSignals: ent?.totalPaidSignals ?? 0 };
+    return { ...purchaseOf(row, { ...standing, latestSeq, receiptToken: null }), idempotent: true };
   }
 
   type Applied = { purchase: Purchase; row: PaymentRow };
@@ -120,32 +105,16 @@ export function createLedger(deps: {
   function applyIn(id: number, { nowMs, withReceipt, memo }: ApplyAt): Applied | null {
     const row = store.markApplied(id, nowMs);
     if (!row) return null;
-    const ent = entitlements.applyPurchase({ wallet: row.payer, city: row.city, count: row.count, nowMs });
-    const purchase: Purchase = {
-      payer: row.payer,
-      city: row.city,
-      count: row.count,
-      paymentId: id,
-      txHash: row.tx_hash,
-      idempotent: false,
-      paidThroughSeq: ent.paidThroughSeq,
-      totalPaidSignals: ent.totalPaidSignals,
-      latestSeq: ent.latestSeq,
+    const standing: Standing = {
+      ...entitlements.applyPurchase({ wallet: row.payer, city: row.city, count: row.count, nowMs }),
       receiptToken: withReceipt ? receipts.issue(row.payer, id, nowMs) : null,
-      movedHere: withReceipt,
     };
     if (withReceipt && memo && sealer && row.payment_identifier) {
       const { payment, ...kept } = memo;
-      const stored: StoredResult = {
-        ...kept,
-        paidThroughSeq: purchase.paidThroughSeq,
-        totalPaidSignals: purchase.totalPaidSignals,
-        latestSeq: purchase.latestSeq,
-        receiptToken: purchase.receiptToken,
-      };
+      const stored: StoredResult = { ...kept, ...standing };
       store.saveResult(id, sealer.seal(JSON.stringify(stored), sealContext(row, payment)));
     }
-    return { purchase, row };
+    return { purchase: { ...purchaseOf(row, standing), movedHere: withReceipt }, row };
   }
   const applyTx = db.transaction(applyIn);
   // The common case in one commit: the transfer recorded and applied together. Any error rolls it
@@ -212,10 +181,8 @@ export function createLedger(deps: {
   }
 
   /**
-   * Records the transfer and applies it, in one commit when nothing goes wrong. Otherwise step by
-   * step: the transfer recorded in its own commit first (a hash another payment holds leaves
-   * this one in doubt), then applied (a failure queues a refund). The one commit is a group commit:
-   * this resolves once it is in the WAL.
+   * Records the transfer and applies it in one group commit (resolved once in the WAL); if that
+   * fails, step by step: recorded first (a hash another payment holds leaves it in doubt), then applied.
    */
   async function recordAndApply(id: number, txHash: Hex | null, opts: ApplyOptions): Promise<PurchaseOutcome> {
     const nowMs = clock.now();
@@ -251,11 +218,9 @@ export function createLedger(deps: {
   }
 
   /**
-   * The stored answer of an applied payment, for its own payment identifier sent again on the
-   * same route with the same signed payment: null when none was stored (no identifier then, or
-   * the money moved in a doubt's resolution rather than in a request), it was stored by the other
-   * route, the payment differs in any byte (a forged signature does not open the seal), or its
-   * receipt token was revoked since (a revoked token never comes back, nor the page it read).
+   * The stored answer of an applied payment, for its payment identifier sent again on the same
+   * route with the same signed payment (a forged signature does not open the seal). Null when none
+   * was stored, or its receipt token was revoked since (a revoked token never comes back).
    */
   function replay(row: PaymentRow, memo: ResultMemo): Purchase | null {
     if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer || !memo.payment) return null;
@@ -264,26 +229,12 @@ export function createLedger(deps: {
     const r = JSON.parse(plain) as StoredResult;
     if (r.route !== memo.route) return null;
     if (r.receiptToken && receipts.walletFor(r.receiptToken) === null) return null;
-    return {
-      payer: row.payer,
-      city: row.city,
-      count: row.count,
-      paymentId: row.id,
-      txHash: row.tx_hash,
-      idempotent: false,
-      paidThroughSeq: r.paidThroughSeq,
-      totalPaidSignals: r.totalPaidSignals,
-      latestSeq: r.latestSeq,
-      receiptToken: r.receiptToken,
-      movedHere: false,
-      replay: { since: r.since ?? null },
-    };
+    return { ...purchaseOf(row, r), replay: { since: r.since ?? null } };
   }
 
   /**
-   * Where `payer` would stand after buying `count` more of `city`, when that ceiling still leaves
-   * nothing after `since` (the read would buy nothing readable): decided by the same rule the
-   * purchase writes a moment later (entitlements/ceiling.ts). Null when the purchase reads.
+   * Where `payer` would stand after buying `count` more of `city` when that ceiling leaves nothing
+   * after `since` (by the rule the purchase writes a moment later); null when the purchase reads.
    */
   function leavesNothing(payer: string, r: { city: string; count: number; since: number }) {
     // Any new ceiling is at least `count`, so a cursor below it needs no lookup.

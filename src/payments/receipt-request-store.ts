@@ -2,12 +2,10 @@ import { createSingleUse } from '../db/single-use.ts';
 import type { Db } from '../db/open.ts';
 
 /**
- * The single-use bookkeeping of signed receipt requests and revocations (spec 8): each signed
- * (wallet, timestamp) is consumed once per kind, through the shared single-use mechanism
- * (db/single-use.ts), which forgets a row once its timestamp is twice the skew old: it is refused
- * as stale before this store is asked.
+ * Each signed receipt request or revocation (wallet, timestamp) is consumed once per kind (spec 8);
+ * a row is forgotten once its timestamp is twice the skew old, as it is refused as stale anyway.
  */
-export type ReceiptSignedUse = 'request' | 'revocation';
+type ReceiptSignedUse = 'request' | 'revocation';
 
 type Use = { wallet: string; timestamp: number; used_at: number };
 

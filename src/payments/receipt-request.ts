@@ -10,24 +10,15 @@ import {
 import { SKEW_RULE } from '../lib/signed-request.ts';
 
 /**
- * The EIP-712 messages a wallet signs about its receipt tokens: `ReceiptRequest` for a new token
- * (`POST /v1/receipts`, for a buyer who lost theirs: a replayed payment header never mints one)
- * and `ReceiptRevocation` to revoke every token it has (`POST /v1/receipts/revoke`). Both name the
- * deployment: `origin` is the server's own origin (its BASE_URL's scheme://host[:port]), so a
- * signature given to one server (a lookalike a client was pointed at) is worth nothing on
- * another. The definitions are the buyer package's
- * (packages/isocast-client/src/receipt-typed-data.ts), so what a buyer signs is what this verifies.
+ * The EIP-712 messages a wallet signs about its receipt tokens (`ReceiptRequest`, `ReceiptRevocation`),
+ * as the buyer package defines them. Both name the server's own origin, so a signature given to
+ * one server (a lookalike a client was pointed at) is worth nothing on another.
  */
 export {
   originOf,
-  RECEIPT_REQUEST_DOMAIN,
   RECEIPT_REQUEST_PRIMARY_TYPE,
-  RECEIPT_REQUEST_TYPES,
   RECEIPT_REVOCATION_PRIMARY_TYPE,
-  RECEIPT_REVOCATION_TYPES,
   type ReceiptSignedKind,
-  receiptRequestTypedData,
-  receiptTypedData,
 } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 
 const TYPES = { ReceiptRequest: RECEIPT_REQUEST_TYPES, ReceiptRevocation: RECEIPT_REVOCATION_TYPES } as const;

@@ -3,25 +3,19 @@ import type { PaymentPlane } from './plane.ts';
 import type { PaymentRow } from './store.ts';
 
 /**
- * Repair of open payments: at start (before the server listens) and on a timer while serving.
- * - `settled` (money moved, entitlement not applied): applied once now, or a refund is queued;
- * - `claimed` with no settle running (cut off by a crash or a shutdown) and `in_doubt`: the token
- *   contract's authorizationState decides. Used: the transfer is found and applied once. Unused
- *   past validBefore: failed, truly not charged. Anything else stays in doubt for the next pass;
- *   nothing is ever settled again without the buyer's header, and nothing is marked failed on a
- *   guess.
+ * Repair of open payments, at start and on a timer: `settled` rows are applied (or refunded);
+ * claims cut off mid-settle and `in_doubt` rows go by the token contract's authorizationState (used:
+ * applied once; unused past validBefore: failed). Nothing is settled again without the buyer's
+ * header, and nothing is marked failed on a guess.
  */
 type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
 
 /**
- * An in-doubt row whose settler sent nothing (`sent: false`: it could not read the chain before
- * sending) waits only for a competitor the buyer may have given the same authorization, or for
- * validBefore: no transfer of ours can land. Its stored `error` starts with this mark, as rows
- * of older databases do, and the reconciler takes such rows last. Written and read only here.
+ * The `error` mark of an in-doubt row whose settler sent nothing: no transfer of ours can land, so
+ * the reconciler takes such rows last.
  */
 const NOTHING_SENT = 'nothing sent: ';
 
-/** The `error` text an in-doubt row is stored with. */
 export const inDoubtNote = (o: { reason: string; sent?: boolean }): string =>
   o.sent === false ? `${NOTHING_SENT}${o.reason}` : o.reason;
 
@@ -31,27 +25,16 @@ const nothingSent = (r: PaymentRow): boolean => r.error?.startsWith(NOTHING_SENT
 const RECONCILE_CONCURRENCY = 4;
 
 /**
- * The order of one pass: `settled` rows first (no chain call, money already
- * moved), then rows where money may have moved (a transaction or a facilitator call went out, or a
- * claim was cut off), then rows where nothing was sent; oldest first within each. However many
- * junk rows are in doubt, a real one is looked at before any of them.
+ * One pass takes `settled` rows first (no chain call), then rows where money may have moved, then
+ * rows where nothing was sent, oldest first within each (the sort is stable): however many junk rows
+ * are in doubt, a real one is looked at before any of them.
  */
-function reconcileOrder(rows: PaymentRow[]): PaymentRow[] {
-  const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : nothingSent(r) ? 2 : 1);
-  return rows
-    .map((r, i) => ({ r, i, k: rank(r) }))
-    .sort((a, b) => a.k - b.k || a.i - b.i)
-    .map((x) => x.r);
-}
+const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : nothingSent(r) ? 2 : 1);
 
-export async function reconcilePayments(deps: {
-  plane: PaymentPlane;
-  logger: Logger;
-  concurrency?: number;
-}): Promise<ReconcileReport> {
+export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Logger }): Promise<ReconcileReport> {
   const { plane, logger } = deps;
   const report: ReconcileReport = { applied: 0, refunded: 0, failed: 0, pending: 0 };
-  const queue = reconcileOrder(plane.store.open());
+  const queue = plane.store.open().sort((a, b) => rank(a) - rank(b));
   const step = async (row: PaymentRow) => {
     let result: Awaited<ReturnType<PaymentPlane['reconcile']>>;
     try {
@@ -81,16 +64,14 @@ export async function reconcilePayments(deps: {
   const worker = async () => {
     while (next < queue.length) await step(queue[next++]!);
   };
-  await Promise.all(Array.from({ length: Math.max(1, deps.concurrency ?? RECONCILE_CONCURRENCY) }, worker));
+  await Promise.all(Array.from({ length: RECONCILE_CONCURRENCY }, worker));
   if (report.applied + report.refunded + report.failed + report.pending > 0)
     logger.info('payment reconciliation done', report);
   return report;
 }
 
 /** The reconciler while serving: one pass every intervalMs, never two at once. */
-export function startReconciler(deps: { plane: PaymentPlane; logger: Logger; intervalMs: number }): {
-  stop(): Promise<void>;
-} {
+export function startReconciler(deps: { plane: PaymentPlane; logger: Logger; intervalMs: number }) {
   let running: Promise<unknown> | null = null;
   let stopped = false;
   const timer = setInterval(() => {

@@ -2,9 +2,8 @@ import type { Db } from '../db/open.ts';
 import { FIRST_STEP, SALT_STEPS_CHECKED, type SaltStep } from './binding.ts';
 
 /**
- * The read side of `salt_steps`, each bundle's history of purchase steps (binding.ts). Rows are
- * written only by the salt_step trigger (schema.sql), in the same statement that marks a payment
- * settled, so a step and the payment that paid for it commit together or not at all.
+ * The read side of `salt_steps` (binding.ts). Only the salt_step trigger writes it, in the statement
+ * that marks a payment settled, so a step and the payment that paid for it commit together.
  */
 export function createSaltSteps(db: Db) {
   const current = db.prepare(
@@ -14,7 +13,6 @@ export function createSaltSteps(db: Db) {
     'SELECT k, since AS sinceMs FROM salt_steps WHERE city = +? AND count = +? ORDER BY k DESC LIMIT +?',
   );
   return {
-    /** The step a 402 for (city, count) serves now. */
     current: (city: string, count: number): SaltStep =>
       (current.get(city, count) as SaltStep | undefined) ?? FIRST_STEP,
     /** The newest steps, newest first, ending with k = 0 when the history still reaches it. */

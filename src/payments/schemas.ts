@@ -6,7 +6,7 @@ import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
 import { MAX_WAIT_S } from './bundle.ts';
 import { NETWORK } from '../x402/networks.ts';
 
-export const Binding = z
+const Binding = z
   .object({
     formula: z.literal(BINDING_FORMULA),
     citySlug: z.string(),
@@ -22,11 +22,11 @@ export const Binding = z
   })
   .meta({ id: 'Binding' });
 
-export const PaymentMode = z
+const PaymentMode = z
   .enum(['live', 'mock'])
   .describe('mock: a demo instance; signatures are verified but no money moves and nothing is for sale');
 
-export const PaymentRequirement = z
+const PaymentRequirement = z
   .object({
     scheme: z.literal('exact'),
     network: z.literal(NETWORK),
@@ -103,18 +103,14 @@ export const SubscribeQuery = z.object({
   count: z.string().describe('Bundle size: an integer of at least 2'),
 });
 
-export const MinSpendError = z
-  .object({ error: z.string(), minSpendUsd: z.number(), disclaimer: Disclaimer })
-  .loose()
-  .meta({ id: 'MinSpendError' });
-export const SettlementFailed = z
-  .object({ error: z.string(), reason: z.string(), disclaimer: Disclaimer })
-  .loose()
-  .meta({ id: 'SettlementFailed' });
-export const RefundQueued = z
-  .object({ error: z.string(), refund: z.literal('queued'), disclaimer: Disclaimer })
-  .loose()
-  .meta({ id: 'RefundQueued' });
+const errorWith = (id: string, extra: z.ZodRawShape) =>
+  z
+    .object({ error: z.string(), ...extra, disclaimer: Disclaimer })
+    .loose()
+    .meta({ id });
+export const MinSpendError = errorWith('MinSpendError', { minSpendUsd: z.number() });
+export const SettlementFailed = errorWith('SettlementFailed', { reason: z.string() });
+export const RefundQueued = errorWith('RefundQueued', { refund: z.literal('queued') });
 export const SettlementPending = z
   .object({
     error: z.literal('settlement pending — retry the same X-Payment; you will not be charged twice'),
@@ -123,7 +119,6 @@ export const SettlementPending = z
   })
   .meta({ id: 'SettlementPending' });
 
-/** GET /v1/signals (paywall/paid-routes.ts): the query and the page, which the Bazaar declaration (bazaar.ts) repeats. */
 export const SignalsQuery = z.object({
   city: z.string().describe('City slug'),
   since: z.string().optional().describe('Cursor (integer >= 0, default 0): signals with seq strictly greater'),

@@ -8,37 +8,31 @@ import type { SanctionsList } from '../sanctions/list.ts';
 import { checkSiwxMessage, SIWX_ERRORS } from './siwx.ts';
 import { MAX_HEADER_CHARS } from '../x402/x-payment.ts';
 
-/**
- * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError: parsed and its signature
- * verified by `@x402/extensions`, its fields checked (siwx.ts), the per-wallet limit taken, the
- * wallet screened, and its (wallet, nonce) consumed in SQLite, so each header reads once.
- */
-export type SiwxSignInDeps = {
+type SiwxSignInDeps = {
   db: Db;
   clock: Clock;
   /** BASE_URL: the domain and uri every sign-in must name. */
   baseUrl: string;
   sanctions: SanctionsList;
-  /**
-   * Live mode with RPC_URL: viem's public client `verifyMessage`, so smart wallets (ERC-1271,
-   * deployed; ERC-6492, not yet deployed) sign in. Without it only EOA signatures verify.
-   */
+  /** With RPC_URL: viem's `verifyMessage`, so smart wallets (ERC-1271, ERC-6492) sign in too. */
   verifyMessage?: EVMMessageVerifier;
-  /** The per-wallet abuse limit; throws a 429 ApiError. */
   limitWallet?: (wallet: string) => void;
   /** With read nodes: a nonce is refused on every node once any node took it (db/single-use.ts). */
   crossNode?: CrossNodeUses;
 };
 
-/** The library's parser and verifier, evaluated on the first sign-in (siwx-verify.ts says why). */
+/** The library's parser and verifier, evaluated on the first sign-in (siwx-verify.ts). */
 let library: Promise<typeof import('./siwx-verify.ts')> | undefined;
 const siwxLibrary = () => {
   library ??= import('./siwx-verify.ts');
   return library;
 };
 
+/**
+ * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError; its (wallet, nonce) is
+ * consumed in SQLite, so each header reads once.
+ */
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
-  // The shared single-use mechanism; a row ages by the sign-in's expirationTime (unix ms).
   const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(
     deps.db,
     {
@@ -87,24 +81,19 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
     // checkSiwxMessage made expirationTime required and parseable.
     const nowMs = deps.clock.now();
     const use = { wallet, nonce: payload.nonce, expires_at: Date.parse(payload.expirationTime!), used_at: nowMs };
-    if (!nonces.has({ wallet, nonce: payload.nonce }) && !(await nonces.claimAcross(use)))
+    const claimed = nonces.has({ wallet, nonce: payload.nonce }) || (await nonces.claimAcross(use));
+    if (!claimed || !nonces.consume(use, nowMs))
       throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
-    if (!nonces.consume(use, nowMs)) throw siwxRefused({ error: SIWX_ERRORS.nonceUsed, code: 'invalid_siwx_nonce' });
     return wallet;
   };
 }
 
 export type SiwxSignIn = ReturnType<typeof createSiwxSignIn>;
 
-/**
- * Nonces whose sign-in has expired, for the retention job: the header is refused as expired
- * anyway. Each sign-in also drops the ones two skew windows past (db/single-use.ts); this batch
- * delete catches the rest on a server that sees few sign-ins.
- */
+/** Nonces whose sign-in has expired, for the retention job, on a server that sees too few sign-ins to drop them. */
 export function createSiwxNoncePrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
-  const prune = db.prepare(
+  return db.prepare(
     `DELETE FROM siwx_nonces WHERE (wallet, nonce) IN
       (SELECT wallet, nonce FROM siwx_nonces WHERE expires_at < ? LIMIT +?)`,
   );
-  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

@@ -7,13 +7,10 @@ import {
 } from '@x402/extensions/sign-in-with-x';
 
 /**
- * `@x402/extensions`' parser and signature check for `SIGN-IN-WITH-X`, alone in a module that
- * siwx-signin.ts imports on the first sign-in, never at start. The library brings SIWE's ABNF
- * parser (apg-js), tweetnacl and two copies of zod 3: about a quarter of the binary's main bundle
- * and its start-up evaluation (docs/performance.md, start-up), for a header most servers see
- * rarely. The binary carries it as a bundle of its own (scripts/sea/asset-bundles.ts), so it
- * takes everything through arguments and returns plain data; its errors reach the caller as
- * thrown `Error`s whose message is all that is read.
+ * `@x402/extensions`' parser and signature check for `SIGN-IN-WITH-X`, imported on the first
+ * sign-in, never at start: the library is about a quarter of the binary's main bundle and its
+ * start-up evaluation. It is a bundle of its own in the binary (scripts/sea/asset-bundles.ts), so
+ * it takes and returns plain data; only a thrown error's message is read.
  */
 export function parseSiwx(header: string): SIWxPayload {
   return parseSIWxHeader(header);

@@ -2,25 +2,16 @@ import type { SIWxExtension, SIWxPayload } from '@x402/extensions/sign-in-with-x
 import { ERRORS } from '../lib/api-errors.ts';
 import { SIGNED_REQUEST_SKEW_SEC, signedLifetime, skewOf } from '../lib/signed-request.ts';
 import { NETWORK } from '../x402/networks.ts';
-import { SIGN_IN_WITH_X, SIWX_DECLARATION } from './siwx-declaration.ts';
 
 /**
- * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`): what the
- * `GET /v1/signals` 402 declares, and the checks of a signed-in message that need no signature
- * and no database, with the clock passed in. Signature verification (EIP-191 and, with a chain
- * client, ERC-1271/ERC-6492) is `@x402/extensions`' own (siwx-signin.ts).
- *
- * The library's `validateSIWxMessage` is not used for the fields: it reads `Date.now()`, allows
- * no clock skew on `issuedAt`, and lets a message without `expirationTime` live for ever.
+ * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`): what the `GET /v1/signals` 402
+ * declares, and the checks of a signed-in message that need no signature and no database. The
+ * library's `validateSIWxMessage` is not used for them: it reads `Date.now()`, allows no clock skew
+ * on `issuedAt`, and lets a message without `expirationTime` live for ever.
  */
-export const SIWX_HEADER = SIGN_IN_WITH_X;
-/** How long the sign-in a 402 proposes stays valid. */
-export const SIWX_DECLARED_LIFETIME_SEC = 300;
-/**
- * The longest a sign-in may live, from its issuedAt and from now: a copied header is worth at most
- * this. It is the signed-request window (lib/signed-request.ts signedLifetime), so a sign-in is
- * worth no more than a signed timestamp, and its used nonce can be forgotten as theirs are.
- */
+export const SIWX_HEADER = 'sign-in-with-x';
+const SIWX_DECLARED_LIFETIME_SEC = 300;
+/** The longest a sign-in may live, from issuedAt and from now: the signed-request window (lib/signed-request.ts). */
 export const SIWX_MAX_LIFETIME_SEC = SIGNED_REQUEST_SKEW_SEC;
 /** EIP-4361: a nonce is at least 8 alphanumeric characters; the cap bounds what is stored. */
 const NONCE = /^[A-Za-z0-9]{8,128}$/;
@@ -39,17 +30,43 @@ export const SIWX_ERRORS = {
 } as const;
 
 /** `code`: the library's invalidReason names where one fits, so a stock client can match them. */
-export type SiwxRefusal = { error: string; code: string; reason?: string };
+type SiwxRefusal = { error: string; code: string; reason?: string };
 
-// The library's declaration (version, chain, JSON schema) without its internal `_options`, which
-// only its own resource-server extension reads (siwx-declaration.ts).
-const DECLARED: SIWxExtension = SIWX_DECLARATION;
+const text = { type: 'string' } as const;
+const uri = { type: 'string', format: 'uri' } as const;
+const instant = { type: 'string', format: 'date-time' } as const;
 
 /**
- * The `extensions` entry of a `GET /v1/signals` 402: the library's declaration with the fields its
- * server extension fills per response (domain and uri from BASE_URL, a fresh nonce, issuedAt and
- * expirationTime from the server clock), so a stock client signs it as it is.
+ * `declareSIWxExtension({ network, expirationSeconds })` of `@x402/extensions` less its `_options`,
+ * written out so that no start evaluates the library (test/payments/siwx.test.ts compares them).
  */
+const DECLARED = {
+  info: { version: '1' },
+  supportedChains: [{ chainId: NETWORK, type: 'eip191' }],
+  schema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: {
+      domain: text,
+      address: text,
+      statement: text,
+      uri,
+      version: text,
+      chainId: text,
+      type: text,
+      nonce: text,
+      issuedAt: instant,
+      expirationTime: instant,
+      notBefore: instant,
+      requestId: text,
+      resources: { type: 'array', items: uri },
+      signature: text,
+    },
+    required: ['domain', 'address', 'uri', 'version', 'chainId', 'type', 'nonce', 'issuedAt', 'signature'],
+  },
+} as SIWxExtension;
+
+/** The `extensions` entry of a `GET /v1/signals` 402, filled as the library's server does, for a stock client. */
 export function siwxExtension(i: {
   baseUrl: string;
   resourcePath: string;
@@ -58,7 +75,7 @@ export function siwxExtension(i: {
 }): Record<string, SIWxExtension> {
   const uri = `${i.baseUrl}${i.resourcePath}`;
   return {
-    [SIGN_IN_WITH_X]: {
+    [SIWX_HEADER]: {
       ...DECLARED,
       info: {
         ...DECLARED.info,
@@ -74,26 +91,21 @@ export function siwxExtension(i: {
   };
 }
 
-const instant = (s: string | undefined): number | null => {
+const instantOf = (s: string | undefined): number | null => {
   if (s === undefined) return null;
   const ms = Date.parse(s);
   return Number.isFinite(ms) ? ms : null;
 };
 
-/**
- * Everything about a parsed sign-in but its signature and its nonce's use: bound to this server
- * (`domain` is BASE_URL's host, `uri` under BASE_URL), Base, an expirationTime that has not passed
- * and is at most SIWX_MAX_LIFETIME_SEC after both now and issuedAt, an issuedAt no further ahead
- * than the signed-request skew, and a notBefore (if any) that has passed. Null when it passes.
- */
+const refusal = (error: string, code: string, reason?: string): SiwxRefusal =>
+  reason === undefined ? { error, code } : { error, code, reason };
+const notInstant = (field: string) => `${field} is not an ISO 8601 instant`;
+
+/** Everything about a parsed sign-in but its signature and its nonce's use; null when it passes. */
 export function checkSiwxMessage(p: SIWxPayload, expect: { baseUrl: string; nowMs: number }): SiwxRefusal | null {
+  const { malformed, lifetime: tooLong } = SIWX_ERRORS;
   const base = new URL(expect.baseUrl);
-  let uri: URL | null = null;
-  try {
-    uri = new URL(p.uri);
-  } catch {
-    uri = null;
-  }
+  const uri = URL.parse(p.uri);
   const basePath = base.pathname.replace(/\/+$/, '');
   const uriUnderBase =
     uri !== null &&
@@ -101,68 +113,36 @@ export function checkSiwxMessage(p: SIWxPayload, expect: { baseUrl: string; nowM
     (basePath === '' || uri.pathname === basePath || uri.pathname.startsWith(`${basePath}/`));
   if (p.domain !== base.host || !uriUnderBase) {
     const code = p.domain !== base.host ? 'invalid_siwx_domain_mismatch' : 'invalid_siwx_uri_mismatch';
-    return {
-      error: SIWX_ERRORS.otherServer,
-      code,
-      reason: `signed for domain ${JSON.stringify(p.domain)} and uri ${JSON.stringify(p.uri)}; this server is ${base.origin}${basePath}`,
-    };
+    const signed = `signed for domain ${JSON.stringify(p.domain)} and uri ${JSON.stringify(p.uri)}`;
+    return refusal(SIWX_ERRORS.otherServer, code, `${signed}; this server is ${base.origin}${basePath}`);
   }
   if (p.chainId !== NETWORK || p.type !== 'eip191')
-    return { error: SIWX_ERRORS.chain, code: 'invalid_siwx_chain_id', reason: `signed for ${p.chainId} (${p.type})` };
-  if (p.version !== '1')
-    return { error: SIWX_ERRORS.malformed, code: 'invalid_siwx_version', reason: 'version must be "1"' };
+    return refusal(SIWX_ERRORS.chain, 'invalid_siwx_chain_id', `signed for ${p.chainId} (${p.type})`);
+  if (p.version !== '1') return refusal(malformed, 'invalid_siwx_version', 'version must be "1"');
   if (!ADDRESS.test(p.address))
-    return {
-      error: SIWX_ERRORS.malformed,
-      code: 'invalid_siwx_address',
-      reason: 'address must be a 0x-prefixed 20-byte hex address',
-    };
-  if (!NONCE.test(p.nonce))
-    return {
-      error: SIWX_ERRORS.malformed,
-      code: 'invalid_siwx_nonce',
-      reason: 'nonce must be 8 to 128 letters or digits',
-    };
+    return refusal(malformed, 'invalid_siwx_address', 'address must be a 0x-prefixed 20-byte hex address');
+  if (!NONCE.test(p.nonce)) return refusal(malformed, 'invalid_siwx_nonce', 'nonce must be 8 to 128 letters or digits');
 
-  const issuedAt = instant(p.issuedAt);
-  if (issuedAt === null)
-    return {
-      error: SIWX_ERRORS.malformed,
-      code: 'invalid_siwx_issued_at',
-      reason: 'issuedAt is not an ISO 8601 instant',
-    };
-  if (skewOf(expect.nowMs, issuedAt) === 'ahead')
-    return {
-      error: SIWX_ERRORS.stale,
-      code: 'invalid_siwx_issued_at_in_future',
-      reason: `issuedAt is more than ${SIGNED_REQUEST_SKEW_SEC} s ahead of server time`,
-    };
+  const issuedAt = instantOf(p.issuedAt);
+  if (issuedAt === null) return refusal(malformed, 'invalid_siwx_issued_at', notInstant('issuedAt'));
+  if (skewOf(expect.nowMs, issuedAt) === 'ahead') {
+    const reason = `issuedAt is more than ${SIGNED_REQUEST_SKEW_SEC} s ahead of server time`;
+    return refusal(SIWX_ERRORS.stale, 'invalid_siwx_issued_at_in_future', reason);
+  }
   if (p.expirationTime === undefined)
-    return { error: SIWX_ERRORS.lifetime, code: 'invalid_siwx_expiration_time', reason: 'expirationTime is required' };
-  const expires = instant(p.expirationTime);
-  if (expires === null)
-    return {
-      error: SIWX_ERRORS.lifetime,
-      code: 'invalid_siwx_expiration_time',
-      reason: 'expirationTime is not an ISO 8601 instant',
-    };
+    return refusal(tooLong, 'invalid_siwx_expiration_time', 'expirationTime is required');
+  const expires = instantOf(p.expirationTime);
+  if (expires === null) return refusal(tooLong, 'invalid_siwx_expiration_time', notInstant('expirationTime'));
   const lifetime = signedLifetime({ nowMs: expect.nowMs, issuedAtMs: issuedAt, expiresAtMs: expires });
-  if (lifetime === 'expired') return { error: SIWX_ERRORS.expired, code: 'invalid_siwx_expired' };
-  if (lifetime === 'tooLong')
-    return {
-      error: SIWX_ERRORS.lifetime,
-      code: 'invalid_siwx_expiration_time',
-      reason: `expirationTime is more than ${SIWX_MAX_LIFETIME_SEC} s after now or after issuedAt`,
-    };
+  if (lifetime === 'expired') return refusal(SIWX_ERRORS.expired, 'invalid_siwx_expired');
+  if (lifetime === 'tooLong') {
+    const reason = `expirationTime is more than ${SIWX_MAX_LIFETIME_SEC} s after now or after issuedAt`;
+    return refusal(tooLong, 'invalid_siwx_expiration_time', reason);
+  }
   if (p.notBefore !== undefined) {
-    const notBefore = instant(p.notBefore);
-    if (notBefore === null)
-      return {
-        error: SIWX_ERRORS.malformed,
-        code: 'invalid_siwx_not_before',
-        reason: 'notBefore is not an ISO 8601 instant',
-      };
-    if (expect.nowMs < notBefore) return { error: SIWX_ERRORS.notYetValid, code: 'invalid_siwx_not_yet_valid' };
+    const notBefore = instantOf(p.notBefore);
+    if (notBefore === null) return refusal(malformed, 'invalid_siwx_not_before', notInstant('notBefore'));
+    if (expect.nowMs < notBefore) return refusal(SIWX_ERRORS.notYetValid, 'invalid_siwx_not_yet_valid');
   }
   return null;
 }

@@ -1,17 +1,12 @@
 import type { Db } from '../db/open.ts';
 
 /**
- * The payments table. A row is claimed for (payer, nonce) before any settle call: SQLite's
- * unique constraint, not an in-memory lock, is what makes a second settle of the same
- * authorization impossible, even across processes.
- *
- * claimed -> settled -> applied (or refund_queued when the entitlement cannot be applied);
- * claimed -> failed only when no transfer happened and none can (final: never settled again);
- * claimed -> in_doubt when the outcome is unknown. in_doubt leaves only on the token contract's
- * word: -> settled (used), -> failed (unused past validBefore) or -> claimed (unused and still
- * valid, for another attempt with the same authorization).
+ * The payments table. A row is claimed for (payer, nonce) before any settle call: SQLite's unique
+ * constraint makes a second settle of one authorization impossible, even across processes.
+ * claimed -> settled -> applied (or refund_queued); claimed -> failed only when no transfer happened
+ * and none can; claimed -> in_doubt, which leaves only on the token contract's word.
  */
-export type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
+type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
 
 export type PaymentRow = {
   id: number;
@@ -35,7 +30,7 @@ export type PaymentRow = {
   result: string | null;
 };
 
-export type NewPayment = {
+type NewPayment = {
   payer: string;
   nonce: string;
   city: string;
@@ -50,7 +45,7 @@ export type NewPayment = {
 };
 
 /** `row: null`: nothing holds (payer, nonce), but another payment holds the identifier. */
-export type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow | null };
+type ClaimResult = { claimed: true; id: number } | { claimed: false; row: PaymentRow | null };
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
@@ -81,9 +76,6 @@ export function createPaymentStore(db: Db) {
   const inDoubt = db.prepare(
     `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`,
   );
-  const strandedClaims = db.prepare(
-    `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE status = 'claimed'`,
-  );
   // RETURNING: the apply transaction needs the row it moved, and reading it back was a statement more.
   const applied = db.prepare(
     `UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled' RETURNING *`,
@@ -104,10 +96,6 @@ export function createPaymentStore(db: Db) {
   });
 
   return {
-    /**
-     * Inserts a claimed row, or returns the row that already holds (payer, nonce), or null when
-     * none does but another payment holds the identifier (the unique index refused the insert).
-     */
     claim(p: NewPayment): ClaimResult {
       const r = insert.run({ ...p, identifier: p.identifier ?? null });
       if (r.changes === 1) return { claimed: true, id: Number(r.lastInsertRowid) };
@@ -117,23 +105,15 @@ export function createPaymentStore(db: Db) {
     byIdentifier: (identifier: string) => (byIdentifier.get(identifier) as PaymentRow | undefined) ?? null,
     /** Statement for the apply transaction: the sealed answer of a payment that has an identifier. */
     saveResult: (id: number, sealed: string): boolean => saveResult.run(sealed, id).changes === 1,
-    /**
-     * Takes an in-doubt row the chain says is unused and still valid for another attempt. A
-     * failed row is never taken back: its buyer was told "not charged" and may have paid anew.
-     */
+    /** An in-doubt row the chain says is unused and valid; never a failed one: its buyer was told "not charged". */
     reclaim: (id: number, settler: string, nowMs: number): boolean => reclaim.run(settler, nowMs, id).changes === 1,
     get: (id: number) => (byId.get(id) as PaymentRow | undefined) ?? null,
     byTxHash: (txHash: string) => (byTx.get(txHash) as PaymentRow | undefined) ?? null,
-    /**
-     * Throws a SQLite unique-constraint error when another payment already holds txHash. The
-     * salt_step trigger (schema.sql) moves the bundle's salt step in the same statement.
-     */
+    /** Throws when another payment holds txHash; the salt_step trigger moves the bundle's step in the same statement. */
     markSettled: (id: number, txHash: string | null, nowMs: number): boolean =>
       settled.run(txHash, nowMs, id).changes === 1,
     markFailed: (id: number, reason: string, nowMs: number): boolean => failed.run(reason, nowMs, id).changes === 1,
     markInDoubt: (id: number, reason: string, nowMs: number): boolean => inDoubt.run(reason, nowMs, id).changes === 1,
-    /** At start-up no settle call is running, so every claim left behind was cut off mid-settle. */
-    strandClaims: (reason: string, nowMs: number): number => strandedClaims.run(reason, nowMs).changes,
     /** Statement for the apply transaction: settled -> applied exactly once; the row as moved, else null. */
     markApplied: (id: number, nowMs: number): PaymentRow | null =>
       (applied.get(nowMs, id) as PaymentRow | undefined) ?? null,
@@ -142,13 +122,11 @@ export function createPaymentStore(db: Db) {
   };
 }
 
-/** A payment as the operator page lists it. */
-export type PaymentListRow = Pick<
+type PaymentListRow = Pick<
   PaymentRow,
   'id' | 'created_at' | 'payer' | 'city' | 'count' | 'amount_micro' | 'settler' | 'tx_hash' | 'status' | 'error'
 >;
-/** A queued refund as the operator page lists it. */
-export type RefundListRow = {
+type RefundListRow = {
   id: number;
   payment_id: number;
   created_at: number;
@@ -160,9 +138,8 @@ export type RefundListRow = {
 };
 
 /**
- * The read side of `payments` and `refunds` for the operator page, the /metrics gauges and
- * POST /v1/receipts, and the applied-payment counter the triggers keep (row_counts, schema.sql
- * 0007): counting a table that only grows would cost more every day. Read-only.
+ * The read side of `payments` and `refunds`, and the applied-payment counter the triggers keep
+ * (row_counts): counting a table that only grows would cost more every day.
  */
 export function createPaymentReads(db: Db) {
   // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
@@ -188,7 +165,6 @@ export function createPaymentReads(db: Db) {
   );
   const lastApplied = db.prepare(`SELECT max(id) FROM payments WHERE payer = +? AND status = 'applied'`).pluck();
   return {
-    /** Applied payments per (UTC day number, city) created at or after `sinceMs`. */
     revenueSince: (sinceMs: number) =>
       revenue.all(sinceMs) as { dayNumber: number; city: string; payments: number; micro: number }[],
     appliedTotals: () => totals.get() as { micro: number; n: number },
@@ -202,13 +178,9 @@ export function createPaymentReads(db: Db) {
   };
 }
 
-/**
- * Deletes up to `limit` failed payment attempts last changed before `cutoff` (ops/retention.ts
- * batches it). Only 'failed': any other status is the ledger or a payment whose outcome is not final.
- */
+/** Up to `limit` failed attempts last changed before `cutoff`: any other status is the ledger or not final. */
 export function createFailedPaymentPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
-  const prune = db.prepare(
+  return db.prepare(
     `DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE status = 'failed' AND updated_at < ? LIMIT +?)`,
   );
-  return { run: (cutoff, limit) => prune.run(cutoff, limit) };
 }

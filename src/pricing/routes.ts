@@ -41,6 +41,7 @@ export const SignalsMeta = once(() =>
 );
 
 const MetaQuery = z.object({ city: z.string().optional() });
+const UNKNOWN_CITY = { description: ERRORS.unknown_city.message, schema: ErrorBody };
 
 export function tiersPublic() {
   return TIERS.map((t) => ({
@@ -81,9 +82,6 @@ export const pricingDocs: RouteDoc[] = [
     tags: ['signals'],
     summary: 'Prices, tiers and payment network; never signal rows',
     query: MetaQuery,
-    responses: {
-      200: { description: 'Pricing metadata', schema: SignalsMeta },
-      404: { description: ERRORS.unknown_city.message, schema: ErrorBody },
-    },
+    responses: { 200: { description: 'Pricing metadata', schema: SignalsMeta }, 404: UNKNOWN_CITY },
   },
 ];

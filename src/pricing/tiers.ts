@@ -1,10 +1,8 @@
 import type { Micro } from '../lib/money.ts';
 
 /**
- * Bundle pricing (spec 2.6), all in integer micro-USDC. A count's unit price is the tier with the
- * largest minCount not above it; the total is count x unit price, exact in integers. The table
- * and its arithmetic are the buyer package's (packages/isocast-client/src/pricing.ts): every
- * buyer checks a 402's amount against that same table before signing.
+ * Bundle pricing (spec 2.6), in integer micro-USDC. The table and its arithmetic are the buyer
+ * package's: every buyer checks a 402's amount against that same table before signing.
  */
 export {
   bundlePrice,

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { splitList } from '../lib/url-credentials.ts';
 
 /**
  * The sanctions list the payment plane screens payers against. Sources: OFAC_LIST_PATH (a text
@@ -13,21 +14,7 @@ export type SanctionsStatus = {
   ageSeconds: number | null;
 };
 
-export type SanctionsList = {
-  /** True when the address is listed. Case-insensitive. */
-  has(address: string): boolean;
-  status(nowMs?: number): SanctionsStatus;
-  /** Whether screening can run: a list is loaded, or it is not required. */
-  available(screening: { required: boolean }): boolean;
-  /** Why the file did not load, if no version of it ever did. */
-  readonly loadError: string | null;
-  /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
-  reload(): ReloadResult;
-  readonly path: string | null;
-  /** mtime of the file version in force; null before a good load. */
-  fileMtimeMs(): number | null;
-  loadedAtMs(): number | null;
-};
+export type SanctionsList = ReturnType<typeof loadSanctionsList>;
 
 const ADDRESS = /0x[0-9a-fA-F]{40}/g;
 
@@ -61,24 +48,26 @@ function parseSdnXml(xml: string): string[] {
 type ReloadResult = { ok: true; count: number } | { ok: false; error: string };
 
 /**
- * Loads the list and keeps it replaceable: `reload()` (SIGHUP, or the watcher in watch.ts when the
- * file changes) swaps in the new file only if it reads and holds at least one address, so an empty,
- * truncated or misformatted file never empties screening; the last good list stays in force.
+ * Loads the list and keeps it replaceable: `reload()` swaps in the new file only if it holds at
+ * least one address, so an empty, truncated or misformatted file never empties screening.
  */
-export function loadSanctionsList(opts: { path?: string; extra?: string }): SanctionsList {
-  const extras = (opts.extra ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+export function loadSanctionsList(opts: { path?: string; extra?: string }) {
+  const extras = splitList(opts.extra ?? '');
   const extraSet = new Set(extras.filter((e) => /^0x[0-9a-fA-F]{40}$/.test(e)).map((e) => e.toLowerCase()));
   let fileSet = new Set<string>();
   let listLoaded = false;
   let loadError: string | null = null;
   let mtimeMs: number | null = null;
-  let loadedAtMs: number | null = null;
 
-  const read = (): { set: Set<string>; mtimeMs: number } | string => {
-    const path = opts.path!;
+  const failed = (error: string): ReloadResult => {
+    // Before any good load the error is the list's state; after one, it is only this attempt's.
+    if (!listLoaded) loadError = error;
+    return { ok: false, error };
+  };
+  /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
+  const reload = (): ReloadResult => {
+    const path = opts.path;
+    if (!path) return { ok: false, error: 'no OFAC_LIST_PATH configured' };
     let text: string;
     let mtime: number;
     try {
@@ -86,27 +75,15 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
       text = readFileSync(path, 'utf8');
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      return `cannot read sanctions list ${path}: ${e.code ?? e.message}`;
+      return failed(`cannot read sanctions list ${path}: ${e.code ?? e.message}`);
     }
     const set = new Set(parseSanctionsText(text));
-    if (set.size === 0) return `sanctions list ${path} holds no addresses (empty or not in a known format)`;
-    return { set, mtimeMs: mtime };
-  };
-
-  const reload = (): ReloadResult => {
-    if (!opts.path) return { ok: false, error: 'no OFAC_LIST_PATH configured' };
-    const r = read();
-    if (typeof r === 'string') {
-      // Before any good load the error is the list's state; after one, it is only this attempt's.
-      if (!listLoaded) loadError = r;
-      return { ok: false, error: r };
-    }
-    fileSet = r.set;
-    mtimeMs = r.mtimeMs;
-    loadedAtMs = Date.now();
+    if (set.size === 0) return failed(`sanctions list ${path} holds no addresses (empty or not in a known format)`);
+    fileSet = set;
+    mtimeMs = mtime;
     listLoaded = true;
     loadError = null;
-    return { ok: true, count: r.set.size };
+    return { ok: true, count: set.size };
   };
   if (opts.path) reload();
 
@@ -116,23 +93,23 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }): Sanc
     return n;
   };
   return {
-    has: (address) => {
+    has: (address: string): boolean => {
       const a = address.toLowerCase();
       return fileSet.has(a) || extraSet.has(a);
     },
-    status: (nowMs = Date.now()) => ({
+    status: (nowMs = Date.now()): SanctionsStatus => ({
       listLoaded,
       extraConfigured: extras.length > 0,
       count: count(),
       ageSeconds: mtimeMs === null ? null : Math.max(0, Math.floor((nowMs - mtimeMs) / 1000)),
     }),
-    available: ({ required }) => listLoaded || !required,
-    get loadError() {
+    /** Whether screening can run: a list is loaded, or it is not required. */
+    available: ({ required }: { required: boolean }) => listLoaded || !required,
+    /** Why the file did not load, if no version of it ever did. */
+    get loadError(): string | null {
       return loadError;
     },
     reload,
     path: opts.path ?? null,
-    fileMtimeMs: () => mtimeMs,
-    loadedAtMs: () => loadedAtMs,
   };
 }

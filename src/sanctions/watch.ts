@@ -5,9 +5,8 @@ import type { Metrics } from '../lib/metrics.ts';
 import type { SanctionsList } from './list.ts';
 
 /**
- * Keeps the sanctions list current while the service runs: `reload(reason)` is what SIGHUP calls,
- * and every `intervalMs` the file's mtime and size are compared with the last ones seen, so a new
- * download is picked up within a minute. A bad file warns once per version of it, not every tick.
+ * Keeps the sanctions list current: `reload(reason)` is what SIGHUP calls, and a changed file is
+ * picked up within a minute. A bad file warns once per version of it, not every tick.
  */
 const SANCTIONS_CHECK_MS = 60_000;
 

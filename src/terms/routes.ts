@@ -29,9 +29,11 @@ export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
     '/terms.txt',
     () => new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }),
   );
-  app.get('/terms.json', (c) => replyJson(c, json, { headers: headers }));
+  app.get('/terms.json', (c) => replyJson(c, json, { headers }));
   return app;
 }
+
+const TERMS_HEADERS = { 'X-Terms-URL': 'Terms address' };
 
 export const termsDocs: RouteDoc[] = [
   {
@@ -39,15 +41,13 @@ export const termsDocs: RouteDoc[] = [
     path: '/terms.txt',
     tags: ['terms'],
     summary: 'Terms of use (plain text)',
-    responses: {
-      200: { description: 'Terms', contentType: 'text/plain', headers: { 'X-Terms-URL': 'Terms address' } },
-    },
+    responses: { 200: { description: 'Terms', contentType: 'text/plain', headers: TERMS_HEADERS } },
   },
   {
     method: 'get',
     path: '/terms.json',
     tags: ['terms'],
     summary: 'Terms version, date and summary',
-    responses: { 200: { description: 'Terms', schema: TermsBody, headers: { 'X-Terms-URL': 'Terms address' } } },
+    responses: { 200: { description: 'Terms', schema: TermsBody, headers: TERMS_HEADERS } },
   },
 ];

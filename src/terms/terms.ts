@@ -1,7 +1,4 @@
-/**
- * Terms of use (a draft) and the disclaimer every JSON object response carries. The terms address
- * is configurable (TERMS_URL), so both are built from it once at start.
- */
+/** Terms of use (a draft) and the disclaimer every JSON object response carries, built from TERMS_URL once at start. */
 const TERMS_VERSION = '0.1.0-draft';
 const TERMS_EFFECTIVE_DATE = '2026-11-21';
 
@@ -74,11 +71,6 @@ identify the text in force.
 `;
 }
 
-export function termsJson(termsUrl: string): {
-  version: string;
-  effectiveDate: string;
-  url: string;
-  summary: string[];
-} {
+export function termsJson(termsUrl: string) {
   return { version: TERMS_VERSION, effectiveDate: TERMS_EFFECTIVE_DATE, url: termsUrl, summary: [...TERMS_SUMMARY] };
 }

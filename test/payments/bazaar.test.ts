@@ -13,17 +13,14 @@ import { testApp } from '../helpers/app.ts';
 import { startFakeFacilitator } from '../fakes/facilitator.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
-import {
-  LISTED_PATHS,
-  MAX_LISTING_DESCRIPTION,
-  listedSignalsPage,
-  listingFor,
-  schemaOf,
-} from '../../src/payments/bazaar.ts';
+import { listedSignalsPage, listingFor, schemaOf } from '../../src/payments/bazaar.ts';
 import { SYNTHETIC_SAMPLE } from '../../src/signals/synthetic-sample.ts';
 import { SignalsPage, SignalsQuery } from '../../src/payments/schemas.ts';
 import { SubscribeQuery, SubscribeResult } from '../../src/payments/schemas.ts';
 import { buy, buyerA, inApp, signFor } from './buy.ts';
+
+/** Longer descriptions are refused or silently dropped by the CDP catalogue (docs/discovery.md). */
+const MAX_LISTING_DESCRIPTION = 450;
 
 /**
  * Issue 28 item 2: both paid routes declare `extensions.bazaar` in their v2 402, built from the
@@ -72,7 +69,7 @@ test('both paid routes declare a valid Bazaar listing in PAYMENT-REQUIRED, descr
       `${path}: ${res.headers.get('PAYMENT-REQUIRED')!.length}`,
     );
   }
-  for (const path of LISTED_PATHS) {
+  for (const path of ['/v1/signals', '/v1/subscribe']) {
     const d = listingFor(path, TERMS)!.description;
     assert.ok(d.length < MAX_LISTING_DESCRIPTION, `${path}: ${d.length} characters`);
   }

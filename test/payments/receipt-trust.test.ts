@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
 
 const RECEIPT_EXPIRED = ERRORS.receipt_expired.message;
-import { receiptTypedData, type ReceiptSignedKind } from '../../src/payments/receipt-request.ts';
+import { receiptTypedData, type ReceiptSignedKind } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 import { buy, buyerA, buyerB, inApp, type Fetcher } from './buy.ts';
 
 /**

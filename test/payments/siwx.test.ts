@@ -9,8 +9,7 @@ import {
   SIGN_IN_WITH_X,
   type SIWxPayload,
 } from '@x402/extensions/sign-in-with-x';
-import { checkSiwxMessage, SIWX_DECLARED_LIFETIME_SEC, siwxExtension, SIWX_ERRORS } from '../../src/payments/siwx.ts';
-import { SIGN_IN_WITH_X as OUR_KEY, SIWX_DECLARATION } from '../../src/payments/siwx-declaration.ts';
+import { checkSiwxMessage, siwxExtension, SIWX_ERRORS, SIWX_HEADER as OUR_KEY } from '../../src/payments/siwx.ts';
 import { createSiwxSignIn } from '../../src/payments/siwx-signin.ts';
 import { chainVerifierFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -31,10 +30,15 @@ const account = privateKeyToAccount(`0x${'3c'.repeat(32)}`);
 test("the written-out declaration is the library's, byte for byte and in key order", () => {
   const { _options, ...library } = declareSIWxExtension({
     network: 'eip155:8453',
-    expirationSeconds: SIWX_DECLARED_LIFETIME_SEC,
+    expirationSeconds: 300, // the lifetime a 402 proposes; it reaches only `_options`
   })[SIGN_IN_WITH_X]!;
   assert.equal(OUR_KEY, SIGN_IN_WITH_X);
-  assert.equal(JSON.stringify(SIWX_DECLARATION), JSON.stringify(library));
+  // The declaration as a 402 carries it, less the fields filled per response.
+  const { info, ...declared } = siwxExtension({ baseUrl: BASE, resourcePath: '/v1/signals', nowMs: NOW, nonce: 'n' })[
+    OUR_KEY
+  ]!;
+  assert.equal(JSON.stringify({ info: { version: info.version }, ...declared }), JSON.stringify(library));
+  assert.equal(Date.parse(info.expirationTime!) - Date.parse(info.issuedAt!), 300_000, 'the lifetime a 402 proposes');
 });
 
 function message(over: Partial<SIWxPayload> = {}): SIWxPayload {

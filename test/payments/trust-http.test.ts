@@ -5,7 +5,7 @@ import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { bindingNonce } from '../../src/payments/binding.ts';
-import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../src/payments/receipt-request.ts';
+import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { buy, buyerA, buyerB, challenge, inApp, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
 import { createStores } from '../../src/stores.ts';

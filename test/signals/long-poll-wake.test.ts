@@ -7,7 +7,7 @@ import { buy, over } from '../payments/buy.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
 
 const RECEIPT_EXPIRED = ERRORS.receipt_expired.message;
-import { receiptTypedData } from '../../src/payments/receipt-request.ts';
+import { receiptTypedData } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 
 /**
  * Issue 25.4, what a commit wakes: every held read of the city is answered from one lookup per
