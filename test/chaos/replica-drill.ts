@@ -1,22 +1,24 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
-import { startServer, type ServerProcess } from './server.ts';
+import { describePosition, killTree, replicaPosition, walSalt } from './machine-loss.ts';
+import { startServer } from './server.ts';
 
 /**
- * The restore drill (issue 26): purchases run against a real `serve` that replicates to a local
- * directory with the real Litestream; the whole process tree is SIGKILLed at once (a machine
- * dying: Litestream gets no final sync either); the data directory is deleted; `isocast restore`
- * brings the database back from the replica; `serve` starts on it. Checked: every payment
- * answered more than the sync interval before the kill is in the restored ledger and applied
- * exactly once (its X-Payment sent again answers `idempotent: true`), entitlements equal the sum
- * of the applied payments, signals are identical up to the window. Shared by
- * test/replication/drill.test.ts and `npm run chaos`.
+ * The restore drill: purchases run against a real `serve` that replicates to a local directory
+ * with the real Litestream; the whole process tree is SIGKILLed at once (a machine dying:
+ * Litestream gets no final sync either); the data directory is deleted; `isocast restore` brings
+ * the database back from the replica; `serve` starts on it. Checked: every payment the replica
+ * held at the kill (machine-loss.ts replicaPosition: answered before it) is in the restored ledger
+ * and applied exactly once (its X-Payment sent again answers `idempotent: true`); what the restore
+ * lacks is only what the replica never received, however long the lag was on a loaded machine;
+ * entitlements equal the sum of the applied payments; each stream's restored signals are the
+ * first of the stopped database's. Shared by test/replication/drill.test.ts and `npm run chaos`.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
 export const LITESTREAM = join(ROOT, 'node_modules', '@flydotio', 'litestream-linux-x64', 'litestream');
@@ -28,21 +30,26 @@ const SECRET = 'ab'.repeat(32);
 export type DrillReport = {
   /** Purchases answered 200 (applied now) before the kill. */
   committed: number;
-  /** Of those, answered more than the sync interval before the kill. */
-  committedBeforeWindow: number;
+  /** Of those, answered before the replica provably held them (replica-position.ts heldUntil). */
+  heldByReplica: number;
   /** Applied payments in the restored database. */
   restored: number;
-  /** Payments answered before the window that the restore lacks: must be 0. */
-  lostBeforeWindow: number;
-  /** Payments answered within the last sync interval that the restore lacks (allowed). */
-  lostWithinWindow: number;
+  /** Payments the replica held that the restore lacks: a real loss, must be 0. */
+  lostHeld: number;
+  /** Payments answered after the replica's position that the restore lacks: the lag at the kill (allowed). */
+  lostUnreplicated: number;
+  /** Of those, answered more than the sync interval before the kill (the lag outgrew the interval). */
+  lostOlderThanInterval: number;
   /** Re-sent payments applied a second time, or entitlements above their payments: must be 0. */
   doubled: number;
   entitlementsEqual: boolean;
+  /** Every stream's restored signals are the first of the stopped database's, row for row. */
   signalsEqual: boolean;
   signals: number;
   /** WAL restarts seen while the load ran: Litestream's checkpoints did run. */
   walRestarts: number;
+  /** The replica's last files against the kill. */
+  replica: string;
   restoreMs: number;
   problems: string[];
 };
@@ -105,51 +112,6 @@ export function purchaseLoad(o: {
     }
   };
   return Promise.all(Array.from({ length: o.buyers }, (_, b) => buyer(b))).then(() => {});
-}
-
-/** serve's descendants (the sh guard, Litestream), from /proc. */
-function descendants(pid: number): number[] {
-  const parent = new Map<number, number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      /* gone */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const [c, pp] of parent) {
-      if (pp !== p) continue;
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
-}
-
-/** Everything at once, children first: nobody gets to run a shutdown path. */
-async function killTree(server: ServerProcess): Promise<void> {
-  const kids = descendants(server.pid);
-  for (const k of kids.reverse()) {
-    try {
-      process.kill(k, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-  await server.kill('SIGKILL');
-}
-
-function walSalt(path: string): string | null {
-  try {
-    return readFileSync(path).subarray(16, 24).toString('hex');
-  } catch {
-    return null;
-  }
 }
 
 export function drillEnv(replicaDir: string): Record<string, string> {
@@ -222,12 +184,17 @@ export async function runReplicaDrill(opts: {
   stop.abort();
   clearInterval(watch);
   await load;
-  log(`killed after ${loadMs} ms of load: ${bought.length} purchases answered`);
+  log(
+    `killed after ${loadMs} ms of load (the kill took ${Date.now() - killAt} ms): ${bought.length} purchases answered`,
+  );
+  const position = replicaPosition(replicaDir);
+  const replica = describePosition(position, killAt, 'the kill');
+  log(replica);
 
   // The dead machine's database, read before it is deleted: what had been committed.
   const before = new Database(join(dataDir, 'isocast.db'), { readonly: true });
   const sigQuery = 'SELECT city, seq, new_bucket, created_at FROM signals ORDER BY city, seq';
-  const origSignals = before.prepare(sigQuery).all() as { city: string; seq: number; created_at: number }[];
+  const origSignals = before.prepare(sigQuery).all() as { city: string; seq: number }[];
   before.close();
   rmSync(dataDir, { recursive: true, force: true });
 
@@ -250,12 +217,14 @@ export async function runReplicaDrill(opts: {
       }[]
     ).map((r) => `${r.payer.toLowerCase()}|${r.nonce}`),
   );
-  const windowStart = killAt - SYNC_INTERVAL_MS;
-  const early = bought.filter((b) => b.answeredAt < windowStart);
-  const lostBeforeWindow = early.filter((b) => !applied.has(`${b.payer}|${b.nonce}`)).length;
-  const lostWithinWindow = bought.filter(
-    (b) => b.answeredAt >= windowStart && !applied.has(`${b.payer}|${b.nonce}`),
-  ).length;
+  const isRestored = (b: Bought) => applied.has(`${b.payer}|${b.nonce}`);
+  // A payment is answered after its commit: answered before heldUntil, the replica had it.
+  const held = bought.filter((b) => b.answeredAt < position.heldUntil);
+  const lost = bought.filter((b) => !isRestored(b));
+  for (const b of lost)
+    log(
+      `not restored: answered ${killAt - b.answeredAt} ms before the kill, ${b.answeredAt < position.heldUntil ? 'BEFORE' : `${Math.round(b.answeredAt - position.heldUntil)} ms after`} the replica's position`,
+    );
   // Applied exactly once: each wallet-city's entitlement is the sum of its applied payments' counts.
   const mismatched = db
     .prepare(
@@ -265,39 +234,55 @@ export async function runReplicaDrill(opts: {
         GROUP BY e.wallet, e.city HAVING total != paid`,
     )
     .all();
-  const restoredSignals = db.prepare(sigQuery).all() as { city: string; seq: number; created_at: number }[];
+  const restoredSignals = db.prepare(sigQuery).all() as { city: string; seq: number }[];
   db.close();
-  const key = (s: object) => JSON.stringify(s);
-  const settled = (rows: { created_at: number }[]) => rows.filter((r) => r.created_at < windowStart).map(key);
-  const signalsEqual = key(settled(origSignals)) === key(settled(restoredSignals));
+  // A restore is the database as of one commit: per stream, the first signals, none altered.
+  const byCity = (rows: { city: string }[]) =>
+    Map.groupBy(
+      rows.map((r) => [r.city, JSON.stringify(r)] as const),
+      ([c]) => c,
+    );
+  const orig = byCity(origSignals);
+  const signalsEqual = [...byCity(restoredSignals)].every(([city, rows]) =>
+    rows.every(([, row], i) => orig.get(city)?.[i]?.[1] === row),
+  );
   let doubled = mismatched.length;
 
-  // Back in service on the restored database: every payment the restore holds, sent again,
-  // must answer "already applied", never apply twice.
+  // Back in service on the restored database, every buyer sends its payment again: one the
+  // restore holds answers "already applied" (never applied twice); one it lacks is new to it.
   server = await startServer({ dataDir, env, readyTimeoutMs: 60_000 });
-  for (const b of early) {
+  for (const b of bought) {
     const res = await fetch(`${server.baseUrl}/v1/subscribe?city=${b.city}&count=${b.count}`, {
       method: 'POST',
       headers: { 'x-payment': b.xPayment },
     });
-    const body = (await res.json()) as { idempotent?: boolean };
+    const body = (await res.json()) as { idempotent?: boolean; error?: string; reason?: string };
+    const answer = `${res.status} idempotent=${body.idempotent}${body.error ? ` ${body.error}` : ''}${body.reason ? ` (${body.reason})` : ''}`;
+    if (!isRestored(b)) {
+      log(`not restored, sent again: ${answer}`);
+      continue;
+    }
     if (res.status !== 200 || body.idempotent !== true) {
       doubled++;
-      if (problems.length < 5) problems.push(`re-sent payment answered ${res.status} idempotent=${body.idempotent}`);
+      if (problems.length < 5) problems.push(`re-sent restored payment answered ${answer}`);
     }
   }
   await server.kill('SIGTERM');
+  const lostHeld = lost.filter((b) => b.answeredAt < position.heldUntil).length;
+  if (lostHeld > 0) problems.push(`${lostHeld} payments the replica held are not restored`);
   return {
     committed: bought.length,
-    committedBeforeWindow: early.length,
+    heldByReplica: held.length,
     restored: applied.size,
-    lostBeforeWindow,
-    lostWithinWindow,
+    lostHeld,
+    lostUnreplicated: lost.length - lostHeld,
+    lostOlderThanInterval: lost.filter((b) => b.answeredAt < killAt - SYNC_INTERVAL_MS).length,
     doubled,
     entitlementsEqual: mismatched.length === 0,
     signalsEqual,
     signals: restoredSignals.length,
     walRestarts,
+    replica,
     restoreMs,
     problems,
   };
@@ -305,8 +290,8 @@ export async function runReplicaDrill(opts: {
 
 export function drillLine(r: DrillReport): string {
   return (
-    `restore drill: ${r.committed} payments committed (${r.committedBeforeWindow} more than ${SYNC_INTERVAL_MS} ms before the kill), ` +
-    `${r.restored} restored, lost before the window ${r.lostBeforeWindow}, lost within it ${r.lostWithinWindow}, doubled ${r.doubled}, ` +
+    `restore drill: ${r.committed} payments committed (${r.heldByReplica} before the replica's position), ${r.restored} restored, ` +
+    `lost though replicated ${r.lostHeld}, not yet replicated ${r.lostUnreplicated} (${r.lostOlderThanInterval} of them answered more than ${SYNC_INTERVAL_MS} ms before the kill), doubled ${r.doubled}, ` +
     `entitlements ${r.entitlementsEqual ? 'equal' : 'DIFFER'}, signals ${r.signalsEqual ? 'equal' : 'DIFFER'} (${r.signals}), ` +
     `${r.walRestarts} WAL restarts under load, restore ${Math.round(r.restoreMs)} ms`
   );
