@@ -69,19 +69,11 @@ export function pollerOf(
   };
 }
 
+/** The day's rule as the page shows it: without the city (the row's), the rule kind or the page URL. */
 function ruleOf(r: DayRule | undefined) {
   if (!r) return null;
-  return {
-    targetDate: r.targetDate,
-    source: r.source,
-    station: r.station,
-    unit: r.unit,
-    precision: r.precision,
-    fallback: r.fallback,
-    status: r.status,
-    reason: r.reason,
-    observedWith: r.observedWith,
-  };
+  const { city: _city, kind: _kind, url: _url, ...shown } = r;
+  return shown;
 }
 
 export function discoveryOf(rows: DiscoveredRow[], catalog: Catalog): AdminDataBody['discovery'] {

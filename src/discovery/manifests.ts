@@ -42,8 +42,8 @@ export const DOCUMENT_PATHS = {
 } as const;
 
 /** The A2A extension URI of the x402 payments extension for agents. */
-export const A2A_X402_EXTENSION = 'https://github.com/google-a2a/a2a-x402/v0.1';
-export const A2A_PROTOCOL_VERSION = '0.3.0';
+const A2A_X402_EXTENSION = 'https://github.com/google-a2a/a2a-x402/v0.1';
+const A2A_PROTOCOL_VERSION = '0.3.0';
 
 function access(doc: RouteDoc): 'free' | 'paid' | 'paid-or-receipt' | 'operator' {
   if (isOperator(doc)) return 'operator';

@@ -31,7 +31,7 @@ function escapeXml(s: string): string {
 }
 
 /** Every public document, the free city pages and the terms. */
-export function sitemapPaths(d: DiscoveryDeps): string[] {
+function sitemapPaths(d: DiscoveryDeps): string[] {
   const docs = Object.values(DOCUMENT_PATHS).filter((p) => p !== DOCUMENT_PATHS.robots && p !== DOCUMENT_PATHS.sitemap);
   const served = new Set(d.docs.map((doc) => doc.path));
   const free = ['/terms.json', '/v1/cities', '/v1/sample', '/v1/signals/meta'].filter((p) => served.has(p));
