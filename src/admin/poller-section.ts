@@ -7,8 +7,6 @@ import type { LatestReading } from '../signals/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
 import type { AdminDataBody } from './schemas.ts';
 
-/** The operator page's sections about the poller, discovery and the replica (report.ts). */
-
 export const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 

@@ -3,11 +3,8 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { toOpenApiSchema, type Components, type JsonSchema } from '../lib/json-schema.ts';
 
 /**
- * The OpenAPI 3.1 document, built from the routers' own RouteDoc lists (the zod schemas that
- * validate requests and shape responses), so it cannot drift from the code.
- *
- * The root carries the disclaimer as `x-disclaimer`: OpenAPI forbids other root fields, and a
- * root `disclaimer` would make the document invalid for every OpenAPI tool (docs/discovery.md).
+ * The OpenAPI 3.1 document, from the routers' RouteDoc lists. The disclaimer is `x-disclaimer`:
+ * OpenAPI forbids other root fields, so a root `disclaimer` would make the document invalid.
  */
 type OpenApiInfo = {
   baseUrl: string;

@@ -14,10 +14,7 @@ import { FAVICON_ICO } from './favicon.ts';
 import { type DiscoveryDeps, paymentInfo } from './offer.ts';
 import { AssetParams, documentSchemas } from './schemas.ts';
 
-/**
- * The discovery addresses of spec 4.1. Every document is a pure function of the route docs and
- * configuration, so each is built once, on first request, and served from memory.
- */
+/** Spec 4.1's discovery addresses; each document is built once, on first request. */
 const TEXT = 'text/plain; charset=utf-8';
 const MARKDOWN = 'text/markdown; charset=utf-8';
 const CACHE = { 'cache-control': 'public, max-age=300' };

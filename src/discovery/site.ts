@@ -1,11 +1,7 @@
 import { DOCUMENT_PATHS } from './manifests.ts';
 import { url, type DiscoveryDeps } from './offer.ts';
 
-/**
- * `/robots.txt` (RFC 9309) and `/sitemap.xml` (sitemaps.org 0.9). Crawlers are welcome on the
- * documents and free reads; the paid and wallet-signed routes are disallowed because a crawler
- * can only ever get a 402 or a 400 from them.
- */
+/** The paid and wallet-signed routes are disallowed: a crawler can only ever get a 402 or a 400 there. */
 export function robotsTxt(d: DiscoveryDeps): string {
   return `# ${d.baseUrl}: isocast. Agents: start at ${url(d, DOCUMENT_PATHS.llms)}
 User-agent: *
