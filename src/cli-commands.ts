@@ -12,11 +12,8 @@ import { ReplayInputError } from './replay/errors.ts';
 import { VERSION } from './version.ts';
 
 /**
- * The commands `serve` never runs: the buyer's client and replay. main.ts imports this module
- * only when one of them is asked for, and inside the binary it is a bundle of its own, evaluated
- * on that first use (scripts/sea/asset-bundles.ts): their code (viem's signing, the replay
- * parsers) was about 5 ms of every start. main.ts passes the environment in; each returns the
- * exit code and never exits.
+ * The commands `serve` never runs, loaded only when asked for (inside the binary a bundle of its
+ * own): their code was about 5 ms of every start. Each returns the exit code and never exits.
  */
 
 /** Buyer commands: the environment they see (ISOCAST_KEY, the XDG state dir) comes from `env`. */

@@ -2,11 +2,7 @@ import { CLI_COMMANDS } from './buyer/cli/help.ts';
 import { nearest } from './lib/nearest.ts';
 import { RESTORE_USAGE } from './replication/restore.ts';
 
-/**
- * The operator commands' own usage, printed by `isocast <command> --help` and after a usage
- * mistake (the buyer's are in buyer/cli/help.ts, replay's in replay/help.ts), and the
- * "did you mean" for a mistyped command. main.ts prints; nothing here reads the environment.
- */
+/** The operator commands' own usage (the buyer's: buyer/cli/help.ts; replay's: replay/help.ts). */
 const FLAGS_NOTE = `Every configuration variable is also a flag (PAY_TO=0x.. or --pay-to 0x..), except secrets;
 \`isocast help config\` lists them. --env-file <path> reads variables from a file (systemd's rules).`;
 

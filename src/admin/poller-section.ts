@@ -7,8 +7,6 @@ import type { LatestReading } from '../signals/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
 import type { AdminDataBody } from './schemas.ts';
 
-/** The operator page's sections about the poller, discovery and the replica (report.ts). */
-
 export const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
@@ -69,19 +67,11 @@ export function pollerOf(
   };
 }
 
+/** The day's rule as the page shows it: without the city (the row's), the rule kind or the page URL. */
 function ruleOf(r: DayRule | undefined) {
   if (!r) return null;
-  return {
-    targetDate: r.targetDate,
-    source: r.source,
-    station: r.station,
-    unit: r.unit,
-    precision: r.precision,
-    fallback: r.fallback,
-    status: r.status,
-    reason: r.reason,
-    observedWith: r.observedWith,
-  };
+  const { city: _city, kind: _kind, url: _url, ...shown } = r;
+  return shown;
 }
 
 export function discoveryOf(rows: DiscoveredRow[], catalog: Catalog): AdminDataBody['discovery'] {

@@ -16,10 +16,8 @@ import type { FacilitatorHealth } from '../payments/settlers/failover.ts';
 import { discoveryOf, iso, pollerOf, replicationOf } from './poller-section.ts';
 
 /**
- * The operator page's data, read-only, each table read through its owner. Cost per request: lists
- * are LIMITed on an index and totals come from trigger-kept counters or partial indexes, so they
- * stay flat as history grows -- except queued refunds (no status index) and the newest reading per
- * city (one pass over day_state).
+ * The operator page's data. Lists are LIMITed on an index and totals come from counters or partial
+ * indexes, so a request stays flat as history grows, except queued refunds and the newest readings.
  */
 const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
 

@@ -1,9 +1,9 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { Clock } from '../lib/clock.ts';
 import { adminTokenRequired } from '../lib/api-errors.ts';
 import type { AppEnv } from '../lib/http.ts';
 import { replyJson } from '../lib/http.ts';
-import { readAssetText } from '../lib/assets.ts';
+import { serveStaticPage } from '../lib/static-page.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
 import { bearerMatches } from '../lib/bearer.ts';
@@ -16,49 +16,22 @@ import { AdminAssetParams, adminData } from './schemas.ts';
  * the token, keeps it in sessionStorage and sends it as `Authorization: Bearer` to
  * `/admin/data.json`. The token therefore never appears in a URL, a cookie or an access log.
  */
-const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
-const ASSET_TYPES: Record<string, string> = {
-  'admin.css': 'text/css; charset=utf-8',
-  'admin.js': 'text/javascript; charset=utf-8',
-};
 
 type AdminDeps = ReportDeps & { adminToken?: string; clock: Clock };
 
 export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const token = deps.adminToken;
-  // Read at start: a binary built without the page fails here, not on the operator's first visit.
-  const page = readAssetText('public/admin.html');
-  // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
-  const assets = new Map(
-    Object.keys(ASSET_TYPES).map((f) => [f, { body: readAssetText(`public/${f}`), type: ASSET_TYPES[f]! }]),
-  );
   const report = createAdminReport(deps);
 
-  app.use('/admin', async (c, next) => {
+  const off: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!token) return replyJson(c, { error: 'not found' }, { status: 404 });
     await next();
-  });
-  app.use('/admin/*', async (c, next) => {
-    if (!token) return replyJson(c, { error: 'not found' }, { status: 404 });
-    await next();
-  });
-
-  app.get(
-    '/admin',
-    () =>
-      new Response(page, {
-        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...PRIVATE },
-      }),
-  );
-  app.get('/admin/assets/:file', (c) => {
-    const file = c.req.param('file');
-    const asset = assets.get(file);
-    if (asset === undefined) return replyJson(c, { error: 'not found' }, { status: 404 });
-    return new Response(asset.body, { headers: { 'content-type': asset.type, ...PRIVATE } });
-  });
+  };
+  app.use('/admin', off);
+  app.use('/admin/*', off);
+  serveStaticPage(app, { path: '/admin', name: 'admin', headers: PRIVATE });
   app.get('/admin/data.json', (c) => {
     if (!bearerMatches(c.req.header('authorization'), token!)) throw adminTokenRequired();
     return replyJson(c, report(deps.clock.now()), { headers: PRIVATE });

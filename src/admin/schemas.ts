@@ -8,24 +8,25 @@ import { LatencyWindowSchema } from '../signals/latency-schemas.ts';
  * USD number beside it for display; times are ISO 8601 strings (null when never happened).
  */
 function buildAdminData() {
+  const int = () => z.number().int();
   const Iso = z.string().describe('ISO 8601 date-time');
   const IsoOrNull = Iso.nullable();
 
   const RevenueDay = z.object({
     day: z.string().describe('UTC day the payment was made, YYYY-MM-DD'),
     city: z.string(),
-    payments: z.number().int(),
-    micro: z.number().int(),
+    payments: int(),
+    micro: int(),
     usd: z.number(),
   });
 
   const PaymentItem = z.object({
-    id: z.number().int(),
+    id: int(),
     createdAt: Iso,
     wallet: z.string(),
     city: z.string(),
-    count: z.number().int(),
-    amountMicro: z.number().int(),
+    count: int(),
+    amountMicro: int(),
     amountUsd: z.number(),
     settler: z.string(),
     txHash: z.string().nullable(),
@@ -34,11 +35,11 @@ function buildAdminData() {
   });
 
   const RefundItem = z.object({
-    id: z.number().int(),
-    paymentId: z.number().int(),
+    id: int(),
+    paymentId: int(),
     createdAt: Iso,
     wallet: z.string(),
-    amountMicro: z.number().int(),
+    amountMicro: int(),
     amountUsd: z.number(),
     txHash: z.string().nullable(),
     reason: z.string(),
@@ -48,21 +49,21 @@ function buildAdminData() {
   const EntitlementItem = z.object({
     wallet: z.string(),
     city: z.string(),
-    paidThroughSeq: z.number().int(),
-    totalPaidSignals: z.number().int(),
-    latestSeq: z.number().int(),
+    paidThroughSeq: int(),
+    totalPaidSignals: int(),
+    latestSeq: int(),
     updatedAt: Iso,
   });
 
   const DeliveryItem = z.object({
-    id: z.number().int(),
+    id: int(),
     wallet: z.string(),
     city: z.string(),
     targetDate: z.string(),
     bucket: z.string(),
-    seq: z.number().int(),
+    seq: int(),
     status: z.enum(['queued', 'sending', 'sent', 'failed']),
-    attempts: z.number().int(),
+    attempts: int(),
     lastError: z.string().nullable(),
     updatedAt: Iso,
   });
@@ -70,7 +71,7 @@ function buildAdminData() {
   const CityHealth = z.object({
     city: z.string(),
     displayName: z.string(),
-    latestSeq: z.number().int(),
+    latestSeq: int(),
     lastReading: z
       .object({ targetDate: z.string(), high: z.number(), unit: z.string(), bucket: z.string().nullable(), at: Iso })
       .nullable(),
@@ -78,7 +79,7 @@ function buildAdminData() {
     lastOkAt: IsoOrNull,
     lastError: z.string().nullable(),
     lastErrorAt: IsoOrNull,
-    failures: z.number().int().describe('consecutive failed polls; 0 when not backing off'),
+    failures: int().describe('consecutive failed polls; 0 when not backing off'),
     retryAt: IsoOrNull.describe('next attempt while backing off'),
     noMarket: z.boolean(),
     rule: z
@@ -103,11 +104,11 @@ function buildAdminData() {
       paymentMode: z.enum(['mock', 'live']),
       feed: z.enum(['sim', 'live']),
       totals: z.object({
-        revenueMicro: z.number().int(),
+        revenueMicro: int(),
         revenueUsd: z.number(),
-        appliedPayments: z.number().int(),
-        refundsQueued: z.number().int(),
-        refundsQueuedMicro: z.number().int(),
+        appliedPayments: int(),
+        refundsQueued: int(),
+        refundsQueuedMicro: int(),
         inDoubtPayments: z
           .number()
           .int()
@@ -117,8 +118,8 @@ function buildAdminData() {
           .int()
           .nullable()
           .describe('Age of the oldest in-doubt payment, null when there is none'),
-        signals: z.number().int(),
-        entitlements: z.number().int(),
+        signals: int(),
+        entitlements: int(),
       }),
       revenueByDay: z.array(RevenueDay).describe('applied payments per UTC day and city, last 30 days'),
       recentPayments: z.array(PaymentItem),
@@ -126,18 +127,16 @@ function buildAdminData() {
       entitlements: z.array(EntitlementItem).describe('most recently changed first'),
       deliveries: z.object({
         counts: z.object({
-          queued: z.number().int(),
-          sending: z.number().int(),
-          sent: z.number().int(),
-          failed: z.number().int(),
+          queued: int(),
+          sending: int(),
+          sent: int(),
+          failed: int(),
         }),
         recent: z.array(DeliveryItem).describe('newest outbox rows first, with their current status'),
       }),
       poller: z.object({
         running: z.boolean().describe('false when this process has no poller wired in'),
-        lastTick: z
-          .object({ startedAt: Iso, durationMs: z.number(), signals: z.number().int(), errors: z.number().int() })
-          .nullable(),
+        lastTick: z.object({ startedAt: Iso, durationMs: z.number(), signals: int(), errors: int() }).nullable(),
         cities: z.array(CityHealth),
         paused: z
           .array(z.object({ city: z.string(), displayName: z.string(), targetDate: z.string(), reason: z.string() }))
@@ -149,9 +148,9 @@ function buildAdminData() {
         .object({
           replica: z.string().describe('where the database is replicated, without credentials'),
           up: z.boolean().describe('the litestream process is running'),
-          lagMs: z.number().int().describe('age of the oldest commit not yet on the replica'),
+          lagMs: int().describe('age of the oldest commit not yet on the replica'),
           lastSyncAt: IsoOrNull.describe('last upload Litestream finished'),
-          failures: z.number().int().describe('Litestream errors and exits since this process started'),
+          failures: int().describe('Litestream errors and exits since this process started'),
           lastError: z.string().nullable(),
         })
         .nullable()
@@ -165,8 +164,8 @@ function buildAdminData() {
               .describe('false once a payment skipped it (unreachable, 5xx on /verify, nothing we need in /supported)'),
             reason: z.string().nullable().describe('why it was last skipped'),
             downSince: IsoOrNull,
-            answered: z.number().int().describe('payments it answered since this process started'),
-            skipped: z.number().int().describe('payments that skipped it for the next facilitator'),
+            answered: int().describe('payments it answered since this process started'),
+            skipped: int().describe('payments that skipped it for the next facilitator'),
           }),
         )
         .describe('each FACILITATOR_URL entry in order (live mode, SETTLEMENT=facilitator); empty otherwise'),
@@ -195,7 +194,7 @@ function buildAdminData() {
             )
             .describe('discovered events whose stream is not served, with the reason'),
           notServedByReason: z
-            .array(z.object({ reason: z.string(), count: z.number().int(), cities: z.array(z.string()) }))
+            .array(z.object({ reason: z.string(), count: int(), cities: z.array(z.string()) }))
             .describe('notServed grouped: one entry per reason with how many streams share it, most common first'),
         })
         .describe('what discovery found on the market and what of it is served'),

@@ -132,17 +132,8 @@ export function createCatalog(
 export function citySelection(raw: string): CitySelection {
   const v = raw.trim().toLowerCase();
   if (v === 'spec' || v === 'all') return { mode: v };
-  return {
-    mode: 'list',
-    slugs: [
-      ...new Set(
-        v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      ),
-    ],
-  };
+  const slugs = v.split(',').map((s) => s.trim());
+  return { mode: 'list', slugs: [...new Set(slugs.filter(Boolean))] };
 }
 
 /** A problem with a CITIES value, or null: every listed slug must be a known city row. */
@@ -152,12 +143,10 @@ export function citiesProblem(raw: string, rows: readonly CityRecord[] = CITY_RO
   if (sel.slugs.length === 0) return 'must be spec, all, or a comma-separated list of city slugs';
   const known = new Set(rows.map((r) => r.slug));
   const unknown = sel.slugs.filter((s) => !known.has(s));
+  const examples = rows.slice(0, 3).map((r) => r.slug);
   return unknown.length === 0
     ? null
-    : `unknown city ${unknown.join(', ')} (known: spec, all, or slugs such as ${rows
-        .slice(0, 3)
-        .map((r) => r.slug)
-        .join(', ')}; \`isocast help config\`)`;
+    : `unknown city ${unknown.join(', ')} (known: spec, all, or slugs such as ${examples.join(', ')}; \`isocast help config\`)`;
 }
 
 /** weather.com location id: `KLGA:9:US`. */

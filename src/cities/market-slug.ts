@@ -8,20 +8,8 @@ import type { MarketKind } from '../lib/temperature.ts';
  * (`lowest-temperature-in-nyc-on-june-4-2026`).
  */
 /** Month names as event slugs spell them. */
-export const MONTHS: readonly string[] = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
+export const MONTHS: readonly string[] =
+  'january february march april may june july august september october november december'.split(' ');
 
 export function eventSlugs(
   marketToken: string,

@@ -3,7 +3,7 @@ import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 
 /** nyc's metadata as the catalog gives it: the example of the OpenAPI document and the Bazaar declaration. */
-export const RESOLUTION_EXAMPLE = {
+const RESOLUTION_EXAMPLE = {
   station: 'KLGA',
   unit: 'F',
   ruleKind: 'wu-table',

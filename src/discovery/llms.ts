@@ -15,11 +15,7 @@ import {
   type DiscoveryDeps,
 } from './offer.ts';
 
-/**
- * The llms.txt family (llmstxt.org): Markdown for language models and agents. `/llms.txt` is the
- * short map, `/llms-full.txt` the whole manual in one file, `/llms/weather-signals` the product
- * page. All built from the same facts as the JSON documents (offer.ts) and the route docs.
- */
+/** The llms.txt family (llmstxt.org), built from the same facts as the JSON documents (offer.ts). */
 const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
 
 function priceTable(d: DiscoveryDeps): string {
@@ -39,10 +35,6 @@ function terms(d: DiscoveryDeps): string {
 - Full terms: ${d.termsUrl}`;
 }
 
-/**
- * Paying from a stock x402 client: with V2_NONCE=any (the default) any x402 v2 client pays as is;
- * isocast's own scheme binds the nonce (v1, or V2_NONCE=bound).
- */
 function stockClient(d: DiscoveryDeps): string {
   const any = (d.v2Nonce ?? 'any') === 'any';
   const stock = any

@@ -21,12 +21,7 @@ import {
   type DiscoveryDeps,
 } from './offer.ts';
 
-/**
- * The JSON discovery documents: `/discovery` (an index of every resource and price),
- * `/.well-known/x402` (the paid resources with their x402 `accepts`) and
- * `/.well-known/agent-card.json` (an A2A agent card). Each is a plain object; the router adds
- * `disclaimer`.
- */
+/** The JSON discovery documents, plain objects; the router adds `disclaimer`. */
 export const DOCUMENT_PATHS = {
   openapi: '/openapi.json',
   api: '/api',
@@ -42,8 +37,8 @@ export const DOCUMENT_PATHS = {
 } as const;
 
 /** The A2A extension URI of the x402 payments extension for agents. */
-export const A2A_X402_EXTENSION = 'https://github.com/google-a2a/a2a-x402/v0.1';
-export const A2A_PROTOCOL_VERSION = '0.3.0';
+const A2A_X402_EXTENSION = 'https://github.com/google-a2a/a2a-x402/v0.1';
+const A2A_PROTOCOL_VERSION = '0.3.0';
 
 function access(doc: RouteDoc): 'free' | 'paid' | 'paid-or-receipt' | 'operator' {
   if (isOperator(doc)) return 'operator';
@@ -115,10 +110,7 @@ function routeLine(d: DiscoveryDeps, doc: RouteDoc): string {
     .join(', ')}), from ${from.price} for ${from.minCount}.`;
 }
 
-/**
- * The manifest's `instructions`: what x402scan and agentcash show an agent (a string, read as
- * Markdown): every paid route with its method and price, how to pay, how to read again.
- */
+/** The manifest's `instructions`: the Markdown x402scan and agentcash show an agent. */
 function manifestInstructions(d: DiscoveryDeps, paid: RouteDoc[]): string {
   const number = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
   return [
@@ -137,10 +129,8 @@ function manifestInstructions(d: DiscoveryDeps, paid: RouteDoc[]): string {
 }
 
 /**
- * x402 resource manifest in the discovery-document shape x402scan and agentcash read
- * (`version: 1`, `resources` as plain URLs, `instructions` as text), plus `items` in the shape of
- * an x402 discovery listing, each with its method, price and `accepts`. Built once per process
- * (routes.ts), never per request.
+ * The x402 manifest in the shape x402scan and agentcash read (`resources` as plain URLs,
+ * `instructions` as text), plus `items` in the shape of an x402 discovery listing.
  */
 export function x402Manifest(d: DiscoveryDeps) {
   const paid = paidRoutes(d);

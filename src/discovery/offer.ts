@@ -117,11 +117,7 @@ export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
   );
 }
 
-/**
- * `x-payment-info` of a paid OpenAPI operation, as agent tooling reads it: the price range
- * (`pricingMode: range`, the smallest and the largest bundle), the x402 protocol with its network,
- * asset and payTo, and the price per tier.
- */
+/** `x-payment-info` of a paid OpenAPI operation, as agent tooling reads it. */
 export function paymentInfo(d: DiscoveryDeps, doc: RouteDoc) {
   if (!isPaid(doc)) return null;
   const tiers = priceTiers();

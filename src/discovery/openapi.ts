@@ -3,13 +3,10 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { toOpenApiSchema, type Components, type JsonSchema } from '../lib/json-schema.ts';
 
 /**
- * The OpenAPI 3.1 document, built from the routers' own RouteDoc lists (the zod schemas that
- * validate requests and shape responses), so it cannot drift from the code.
- *
- * The root carries the disclaimer as `x-disclaimer`: OpenAPI forbids other root fields, and a
- * root `disclaimer` would make the document invalid for every OpenAPI tool (docs/discovery.md).
+ * The OpenAPI 3.1 document, from the routers' RouteDoc lists. The disclaimer is `x-disclaimer`:
+ * OpenAPI forbids other root fields, so a root `disclaimer` would make the document invalid.
  */
-export type OpenApiInfo = {
+type OpenApiInfo = {
   baseUrl: string;
   termsUrl: string;
   apiVersion: string;
@@ -75,20 +72,7 @@ const TAGS: Record<string, string> = {
   discovery: 'Machine- and human-readable descriptions of this service',
 };
 
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  400: 'Bad request',
-  401: 'Unauthorized',
-  402: 'Payment required',
-  403: 'Forbidden',
-  404: 'Not found',
-  409: 'Conflict',
-  405: 'Method not allowed',
-  502: 'Bad gateway',
-  503: 'Service unavailable',
-};
-
-export function operationId(method: string, path: string): string {
+function operationId(method: string, path: string): string {
   const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
   return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
@@ -118,7 +102,7 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
       ? toOpenApiSchema(typeof r.schema === 'function' ? r.schema() : r.schema, 'output', components)
       : { type: 'string' };
     out[status] = {
-      description: r.description || STATUS_TEXT[Number(status)] || 'Response',
+      description: r.description,
       ...(r.headers
         ? {
             headers: Object.fromEntries(

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../lib/http.ts';
 import { replyJson } from '../lib/http.ts';
-import { readAssetText } from '../lib/assets.ts';
+import { serveStaticPage } from '../lib/static-page.ts';
 import { once } from '../lib/once.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
@@ -14,31 +14,14 @@ import { FAVICON_ICO } from './favicon.ts';
 import { type DiscoveryDeps, paymentInfo } from './offer.ts';
 import { AssetParams, documentSchemas } from './schemas.ts';
 
-/**
- * The discovery addresses of spec 4.1. Every document is a pure function of the route docs and
- * configuration, so each is built once, on first request, and served from memory.
- */
+/** Spec 4.1's discovery addresses; each document is built once, on first request. */
 const TEXT = 'text/plain; charset=utf-8';
 const MARKDOWN = 'text/markdown; charset=utf-8';
 const CACHE = { 'cache-control': 'public, max-age=300' };
-/** The docs page loads only what this instance serves. */
-const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const ASSET_TYPES: Record<string, string> = {
-  'api.css': 'text/css; charset=utf-8',
-  'api.js': 'text/javascript; charset=utf-8',
-};
 
 export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Read at start: a binary built without its page assets fails here, not on a visitor's request.
-  const page = readAssetText('public/api.html');
-  // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
-  const assets = new Map(
-    Object.keys(ASSET_TYPES).map((f) => [f, { body: readAssetText(`public/${f}`), type: ASSET_TYPES[f]! }]),
-  );
-
+  serveStaticPage(app, { path: '/api', name: 'api', headers: CACHE });
   const openapi = once(() =>
     buildOpenApi(d.docs, {
       baseUrl: d.baseUrl,
@@ -69,19 +52,6 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
         headers: { 'content-type': 'application/json; charset=utf-8', ...CACHE },
       }),
   );
-  app.get(
-    '/api',
-    () =>
-      new Response(page, {
-        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...CACHE },
-      }),
-  );
-  app.get('/api/assets/:file', (c) => {
-    const file = c.req.param('file');
-    const asset = assets.get(file);
-    if (asset === undefined) return replyJson(c, { error: 'not found' }, { status: 404 });
-    return new Response(asset.body, { headers: { 'content-type': asset.type, ...CACHE } });
-  });
   app.get('/llms.txt', () => text(texts.llms(), TEXT));
   app.get('/llms-full.txt', () => text(texts.full(), TEXT));
   app.get('/llms/weather-signals', () => text(texts.weather(), MARKDOWN));

@@ -1,11 +1,7 @@
 import { DOCUMENT_PATHS } from './manifests.ts';
 import { url, type DiscoveryDeps } from './offer.ts';
 
-/**
- * `/robots.txt` (RFC 9309) and `/sitemap.xml` (sitemaps.org 0.9). Crawlers are welcome on the
- * documents and free reads; the paid and wallet-signed routes are disallowed because a crawler
- * can only ever get a 402 or a 400 from them.
- */
+/** The paid and wallet-signed routes are disallowed: a crawler can only ever get a 402 or a 400 there. */
 export function robotsTxt(d: DiscoveryDeps): string {
   return `# ${d.baseUrl}: isocast. Agents: start at ${url(d, DOCUMENT_PATHS.llms)}
 User-agent: *
@@ -31,7 +27,7 @@ function escapeXml(s: string): string {
 }
 
 /** Every public document, the free city pages and the terms. */
-export function sitemapPaths(d: DiscoveryDeps): string[] {
+function sitemapPaths(d: DiscoveryDeps): string[] {
   const docs = Object.values(DOCUMENT_PATHS).filter((p) => p !== DOCUMENT_PATHS.robots && p !== DOCUMENT_PATHS.sitemap);
   const served = new Set(d.docs.map((doc) => doc.path));
   const free = ['/terms.json', '/v1/cities', '/v1/sample', '/v1/signals/meta'].filter((p) => served.has(p));

@@ -3,10 +3,9 @@ import Database from 'better-sqlite3';
 import type { Db } from '../db/open.ts';
 
 /**
- * Online backup of the live database into `dest` while the service keeps serving: SQLite's backup
- * API copies pages in steps and restarts a step when a writer changes a page, so the copy is a
- * consistent snapshot. It is written to `dest.partial` and renamed only after it passes
- * `PRAGMA integrity_check`, so a half-written file never has the final name.
+ * Online backup while serving (SQLite's backup API gives a consistent snapshot), written to
+ * `dest.partial` and renamed only after `PRAGMA integrity_check`, so a half-written file never has
+ * the final name.
  */
 export async function backupDatabase(
   db: Db,

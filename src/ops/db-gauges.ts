@@ -4,13 +4,10 @@ import { createOutboxCounts, type OutboxStatus } from '../delivery/outbox.ts';
 import { createPaymentReads } from '../payments/store.ts';
 
 /**
- * Gauges read from the database at scrape time rather than counted in memory: the refund queue,
- * open payments and the delivery outbox are durable state, so a restart must not reset them and
- * a second process (a CLI, a crash recovery) changing them must still show. What a scrape costs:
- * the outbox counts come from trigger-kept counters (delivery/outbox.ts createOutboxCounts), the
- * open payments from the partial index payments_open (both through their owners), so both stay flat as history grows; the
- * refund totals scan the refunds table (no status index; a refund row exists only when an apply
- * failed after settlement, so it stays small).
+ * Gauges read from the database at scrape time, not counted in memory: this durable state must
+ * survive a restart and show changes by another process. Outbox counts come from trigger-kept
+ * counters and open payments from the partial index payments_open, so a scrape stays flat as
+ * history grows; refunds are scanned (a row exists only when an apply failed after settlement).
  */
 const OUTBOX_STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed'];
 const OPEN_PAYMENT_STATUSES = ['claimed', 'settled', 'in_doubt'] as const;

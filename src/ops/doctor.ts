@@ -3,16 +3,11 @@ import { SECRET_NAMES } from '../lib/secrets.ts';
 import { type Check, type DoctorDeps, DOCTOR_CHECKS } from './doctor-checks.ts';
 
 /**
- * `isocast doctor`: one line per check, so an operator sees at a glance what is wrong. Upstream
- * checks only ask whether the host answers HTTP at all (any status counts as reachable): they
- * must not spend an API key's quota or move money. Everything printed is redacted (URL credentials,
- * key-like path segments, secret values), and the database is only read: main.ts passes a
- * read-only opener, so a database older than the binary is reported, never migrated (the upgrade
- * path backs it up first).
+ * `isocast doctor`. Upstream checks only ask whether the host answers HTTP at all: they must not
+ * spend an API key's quota or move money. Everything printed is redacted, and main.ts passes a
+ * read-only opener, so a database older than the binary is reported, never migrated.
  */
-export type { Check, DoctorDeps } from './doctor-checks.ts';
 
-/** Every check of doctor-checks.ts in turn, each line redacted. */
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
   const checks: Check[] = [];
   for (const check of DOCTOR_CHECKS) checks.push(...(await check(deps)));

@@ -4,11 +4,9 @@ import { createDaySignals } from '../signals/read-store.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 
 /**
- * `isocast explain <city> <date>`: a city-day's stored signals as an operator answers a buyer's
- * "why did I get this": the report that moved the reading (raw text, value and precision), the
- * reading and buckets, the odds, and every timestamp with the step since the previous one. It
- * reads the rows as stored (the payload buyers were served, and created_at), on a read-only
- * connection main.ts opens; nothing is recomputed, so the answer is what was sent.
+ * `isocast explain <city> <date>`: a city-day's stored signals, for answering a buyer's "why did I
+ * get this". Rows are read as stored on a read-only connection and nothing is recomputed, so the
+ * answer is what was sent.
  */
 export const EXPLAIN_USAGE = 'usage: isocast explain <city> <YYYY-MM-DD> [--json] [flags]';
 

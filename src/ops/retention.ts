@@ -9,13 +9,10 @@ import { createFailedPaymentPrune } from '../payments/store.ts';
 import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
 
 /**
- * Keeps the tables that grow with use bounded. Only rows nothing depends on are pruned: finished
- * outbox rows, failed payments (nothing was charged), old receipt tokens whose wallet is owed
- * nothing (a buyer can recover one by signing), expired sign-in nonces. Applied and refunded
- * payments are the ledger and the rest is money in flight: never pruned.
- *
- * Deletes run in short batches that give the event loop back, sized to keep each near
- * TARGET_BATCH_MS, because a row's cost depends on how scattered the old rows are.
+ * Only rows nothing depends on are pruned: finished outbox rows, failed payments (nothing was
+ * charged), receipt tokens whose wallet is owed nothing (a buyer can recover one by signing),
+ * expired sign-in nonces; the ledger and money in flight never are. Deletes run in batches sized
+ * to stay near TARGET_BATCH_MS (a row's cost depends on how scattered the old rows are).
  */
 type RetentionSettings = {
   /** Days after its last change a sent or failed outbox row is kept; 0 keeps them forever. */

@@ -11,29 +11,20 @@ const MIN_ADMIN_TOKEN_LENGTH = 32;
 const GENERATE = 'generate one with `openssl rand -hex 32`';
 
 /** Addresses nobody can spend from (or that are contracts that would keep the USDC): paid to them, money is gone. */
-const BURN_ADDRESSES: { address: string; reason: string }[] = [
-  { address: '0x0000000000000000000000000000000000000000', reason: 'the zero address (USDC refuses transfers to it)' },
-  {
-    address: '0x000000000000000000000000000000000000dEaD',
-    reason: "the conventional burn address, and isocast's mock-mode PAY_TO",
-  },
-  { address: '0xdEAD000000000000000042069420694206942069', reason: 'a well-known burn address' },
-  {
-    address: '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE',
-    reason: 'the native-ETH placeholder used by DEX aggregators',
-  },
-  { address: '0xFFfFfFffFFfffFFfFFfFFFFFffFFFffffFfFFFfF', reason: 'the all-ones address' },
-  ...Array.from({ length: 0x11 }, (_, i) => ({
-    address: `0x${(i + 1).toString(16).padStart(40, '0')}`,
-    reason: 'a precompiled contract (0x01-0x11): it holds no key',
-  })),
-  {
-    address: '0x0000000000000000000000000000000000000100',
-    reason: 'the P-256 verification precompile: it holds no key',
-  },
+const BURN_ADDRESSES: [address: string, reason: string][] = [
+  ['0x0000000000000000000000000000000000000000', 'the zero address (USDC refuses transfers to it)'],
+  ['0x000000000000000000000000000000000000dEaD', "the conventional burn address, and isocast's mock-mode PAY_TO"],
+  ['0xdEAD000000000000000042069420694206942069', 'a well-known burn address'],
+  ['0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE', 'the native-ETH placeholder used by DEX aggregators'],
+  ['0xFFfFfFffFFfffFFfFFfFFFFFffFFFffffFfFFFfF', 'the all-ones address'],
+  ...Array.from({ length: 0x11 }, (_, i): [string, string] => [
+    `0x${(i + 1).toString(16).padStart(40, '0')}`,
+    'a precompiled contract (0x01-0x11): it holds no key',
+  ]),
+  ['0x0000000000000000000000000000000000000100', 'the P-256 verification precompile: it holds no key'],
 ];
 
-const BURN = new Map(BURN_ADDRESSES.map((b) => [b.address.toLowerCase(), b.reason]));
+const BURN = new Map(BURN_ADDRESSES.map(([address, reason]) => [address.toLowerCase(), reason]));
 /** Base (OP Stack) system contracts live at 0x4200000000000000000000000000000000000000 + n. */
 const PREDEPLOY = /^0x4200000000000000000000000000000000000[0-9a-f]{3}$/;
 

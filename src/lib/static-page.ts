@@ -1,0 +1,38 @@
+import type { Hono } from 'hono';
+import { readAssetText } from './assets.ts';
+import { type AppEnv, replyJson } from './http.ts';
+
+/** The page loads only what this instance serves. */
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * `public/<name>.html` at `path`, and `<name>.css` and `<name>.js` at `path/assets/<file>`, each
+ * answer with `headers`. Read at start: a binary built without its page fails here, not on a
+ * visitor's request.
+ */
+export function serveStaticPage(
+  app: Hono<AppEnv>,
+  page: { path: string; name: string; headers: Record<string, string> },
+): void {
+  const { path, name, headers } = page;
+  const html = readAssetText(`public/${name}.html`);
+  const types: [string, string][] = [
+    [`${name}.css`, 'text/css; charset=utf-8'],
+    [`${name}.js`, 'text/javascript; charset=utf-8'],
+  ];
+  // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
+  const assets = new Map(types.map(([file, type]) => [file, { body: readAssetText(`public/${file}`), type }]));
+  app.get(
+    path,
+    () =>
+      new Response(html, {
+        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, ...headers },
+      }),
+  );
+  app.get(`${path}/assets/:file`, (c) => {
+    const asset = assets.get(c.req.param('file'));
+    if (asset === undefined) return replyJson(c, { error: 'not found' }, { status: 404 });
+    return new Response(asset.body, { headers: { 'content-type': asset.type, ...headers } });
+  });
+}
