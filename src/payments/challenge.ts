@@ -71,7 +71,7 @@ export function createChallenges(deps: ChallengeDeps) {
       return offers.memo(`${salt}|${count}|${city}|${offer.resourcePath}`, () => deepFreeze(build(offer, salt, note)));
     },
 
-    /** The paid route's Bazaar listing, for a v2 settle call (x402/facilitator-body.ts). */
+    /** The paid route's Bazaar listing, for a v2 settle call (x402/v2.ts facilitatorBody). */
     listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
     /**

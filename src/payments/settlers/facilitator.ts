@@ -11,7 +11,7 @@ import {
   type SettleRequest,
   type Settler,
 } from './settler.ts';
-import { facilitatorBody } from '../../x402/facilitator-body.ts';
+import { facilitatorBody } from '../../x402/v2.ts';
 
 /**
  * An x402 facilitator (CDP, PayAI, the self-hosted reference ones): `POST /settle` (after
