@@ -32,11 +32,15 @@ try {
   const port = await freePort();
   const inspectPort = await freePort();
   const closed = `http://127.0.0.1:${await freePort()}`;
-  const isocast = await spawnServer(NODE, [`--inspect=127.0.0.1:${inspectPort}`, join(ROOT, 'src', 'main.ts'), 'serve'], {
-    port,
-    logFile: join(dir, 'isocast.log'),
-    env: liveServeEnv({ dir, port, facilitatorUrl: facilitator.url, closed, ofac }),
-  });
+  const isocast = await spawnServer(
+    NODE,
+    [`--inspect=127.0.0.1:${inspectPort}`, join(ROOT, 'src', 'main.ts'), 'serve'],
+    {
+      port,
+      logFile: join(dir, 'isocast.log'),
+      env: liveServeEnv({ dir, port, facilitatorUrl: facilitator.url, closed, ofac }),
+    },
+  );
   procs.push(isocast);
 
   const [target] = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as {
