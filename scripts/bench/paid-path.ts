@@ -4,6 +4,7 @@
  * inspector, buys two warm-up reads (lazy imports, compiled statements), then takes V8's precise
  * coverage (call counts) over one paid `GET /v1/signals` with X-Payment and prints the files,
  * functions and calls it ran: under src/ (ours) and in all (Node's and the packages' included).
+ * `ISOCAST_BENCH_SRC=<dir>` counts another checkout's src/ (before/after).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,11 @@ try {
   const closed = `http://127.0.0.1:${await freePort()}`;
   const isocast = await spawnServer(
     NODE,
-    [`--inspect=127.0.0.1:${inspectPort}`, join(ROOT, 'src', 'main.ts'), 'serve'],
+    [
+      `--inspect=127.0.0.1:${inspectPort}`,
+      join(process.env.ISOCAST_BENCH_SRC ?? join(ROOT, 'src'), 'main.ts'),
+      'serve',
+    ],
     {
       port,
       logFile: join(dir, 'isocast.log'),
