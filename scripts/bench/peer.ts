@@ -86,36 +86,7 @@ export async function runPeer(opts: {
     const isocast = await spawnServer(NODE, [...nodeArgs, join(src, 'main.ts'), 'serve'], {
       port,
       logFile: join(dir, 'isocast.log'),
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: dir,
-        XDG_CACHE_HOME: join(dir, 'cache'),
-        DATA_DIR: join(dir, 'data'),
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        BASE_URL: `http://127.0.0.1:${port}`,
-        LOG_LEVEL: 'info',
-        PAYMENT_MODE: 'live',
-        SETTLEMENT: 'facilitator',
-        FACILITATOR_URL: facilitator.url,
-        PAY_TO,
-        OFAC_REQUIRED: 'false',
-        OFAC_LIST_PATH: ofac,
-        FEED: 'live',
-        WEATHER_SOURCE: 'metar',
-        METAR_URL: closed,
-        GAMMA_URL: closed,
-        CLOB_URL: closed,
-        POLL_INTERVAL_MS: '3600000',
-        // Limits stay on (their cost is part of isocast's paid path) but high enough for one load client.
-        RATE_LIMIT_ADDRESS_PER_MIN: '1000000',
-        RATE_LIMIT_ADDRESS_BURST: '1000000',
-        RATE_LIMIT_WALLET_PER_MIN: '1000000',
-        RATE_LIMIT_WALLET_BURST: '1000000',
-        // Never the public Base endpoint (live mode's default): the fake facilitator answers the one
-        // eth_getTransactionReceipt each facilitator success costs ("paid" is the chain's word).
-        RPC_URL: `${facilitator.url}/rpc`,
-      },
+      env: liveServeEnv({ dir, port, facilitatorUrl: facilitator.url, closed, ofac }),
     });
     procs.push(isocast);
 
@@ -154,4 +125,44 @@ export async function runPeer(opts: {
   } finally {
     for (const p of procs.reverse()) await p.stop();
   }
+}
+
+/**
+ * isocast's environment in the peer run (and scripts/bench/paid-path.ts): live mode settling through
+ * the fake facilitator, which also answers the receipt read; a real sanctions list; the poller
+ * pointed at a closed port; limits on but high enough for one load client.
+ */
+export function liveServeEnv(o: { dir: string; port: number; facilitatorUrl: string; closed: string; ofac: string }) {
+  const { dir, port, closed, ofac } = o;
+  const facilitator = { url: o.facilitatorUrl };
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    DATA_DIR: join(dir, 'data'),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'info',
+    PAYMENT_MODE: 'live',
+    SETTLEMENT: 'facilitator',
+    FACILITATOR_URL: facilitator.url,
+    PAY_TO,
+    OFAC_REQUIRED: 'false',
+    OFAC_LIST_PATH: ofac,
+    FEED: 'live',
+    WEATHER_SOURCE: 'metar',
+    METAR_URL: closed,
+    GAMMA_URL: closed,
+    CLOB_URL: closed,
+    POLL_INTERVAL_MS: '3600000',
+    // Limits stay on (their cost is part of isocast's paid path) but high enough for one load client.
+    RATE_LIMIT_ADDRESS_PER_MIN: '1000000',
+    RATE_LIMIT_ADDRESS_BURST: '1000000',
+    RATE_LIMIT_WALLET_PER_MIN: '1000000',
+    RATE_LIMIT_WALLET_BURST: '1000000',
+    // Never the public Base endpoint (live mode's default): the fake facilitator answers the one
+    // eth_getTransactionReceipt each facilitator success costs ("paid" is the chain's word).
+    RPC_URL: `${facilitator.url}/rpc`,
+  };
 }

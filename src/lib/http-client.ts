@@ -1,16 +1,23 @@
-import { Agent as HttpAgent, request as plainRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as tlsRequest } from 'node:https';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { UpstreamError } from './errors.ts';
+import {
+  agentOptions,
+  bounded,
+  exchange,
+  hasHeader,
+  parseJson,
+  placeOf,
+  type Limits,
+  type Target,
+} from './http-exchange.ts';
 import { splitCredentials } from './url-credentials.ts';
 
 /**
- * The process's one HTTP client, on node:http(s) with keep-alive agents: no fetch Request,
- * Response or AbortSignal per call, which were a measurable part of a paid request's CPU
- * (docs/performance.md). Every call has a deadline covering the whole exchange, connect to last
- * body byte (redirects included); errors are UpstreamErrors. What an error means for money is the
- * caller's to decide: a POST whose answer did not arrive may have been acted on.
+ * The process's HTTP client for every upstream but the payment endpoints (http-exchange.ts has
+ * theirs): one exchange at a time over shared keep-alive agents, redirects followed as fetch does
+ * (up to 20, credentials dropped across origins), gzip, deflate and br answers decoded, the
+ * deadline covering every hop, an abort signal cancelling early.
  */
 type HttpRequest = {
   upstream: string;
@@ -25,130 +32,12 @@ type HttpRequest = {
 
 export type HttpResponse = { status: number; headers: Headers; json: unknown; text: string };
 
-/** Idle sockets close before common servers' 5 s keep-alive (undici's default is the same 4 s). */
-const IDLE_SOCKET_MS = 4_000;
-const agentOptions = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxFreeSockets: 32, scheduling: 'lifo' } as const;
 /** Larger than any answer an upstream of ours sends; one sending more is broken, not slow. */
 const MAX_BODY_BYTES = 64 << 20;
-/** Larger than any x402 answer. */
-const MAX_JSON_POST_BYTES = 1 << 20;
 /** As fetch: redirects followed, at most this many. */
 const MAX_REDIRECTS = 20;
 
 let sharedAgents: { http: HttpAgent; https: HttpsAgent } | null = null;
-
-/** Where one request goes, taken apart once (a JSON client's base is parsed once, not per call). */
-type Place = { tls: boolean; hostname: string; port: number | undefined; path: string };
-type Target = Place & { method: 'GET' | 'POST'; headers: Record<string, string>; payload: string };
-
-function placeOf(url: URL): Place {
-  return {
-    tls: url.protocol === 'https:',
-    // URL keeps IPv6 literals bracketed; the socket layer wants them bare.
-    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: url.port === '' ? undefined : Number(url.port),
-    path: `${url.pathname}${url.search}`,
-  };
-}
-type Limits = { upstream: string; timeoutMs: number; maxBytes: number; signal?: AbortSignal };
-type Raw = { status: number; headers: IncomingHttpHeaders; text: string };
-type Agents = { http: HttpAgent; https: HttpsAgent };
-
-/** One request and its whole answer; `fail` ends it (a deadline, an abort) and is idempotent. */
-function exchange(t: Target, lim: Limits, agents: Agents): { done: Promise<Raw>; fail(err: UpstreamError): void } {
-  let fail: (err: UpstreamError) => void = () => undefined;
-  const done = new Promise<Raw>((resolve, reject) => {
-    let settled = false;
-    const req = (t.tls ? tlsRequest : plainRequest)({
-      agent: t.tls ? agents.https : agents.http,
-      hostname: t.hostname,
-      port: t.port,
-      method: t.method,
-      path: t.path,
-      headers: t.method === 'POST' ? { ...t.headers, 'content-length': Buffer.byteLength(t.payload) } : t.headers,
-    });
-    fail = (err) => {
-      if (settled) return;
-      settled = true;
-      req.destroy();
-      reject(err);
-    };
-    const { upstream } = lim;
-    req.on('error', (err) => fail(new UpstreamError(upstream, `request failed: ${err.message}`, { cause: err })));
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      const bodyFailed = (why: string, cause?: unknown) =>
-        fail(new UpstreamError(upstream, `body read failed: ${why}`, { httpStatus: status, cause }));
-      const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
-      const decoder =
-        encoding === 'gzip' || encoding === 'x-gzip'
-          ? createGunzip()
-          : encoding === 'deflate'
-            ? createInflate()
-            : encoding === 'br'
-              ? createBrotliDecompress()
-              : null;
-      const body: Readable = decoder ? res.pipe(decoder) : res;
-      decoder?.on('error', (err) => bodyFailed(err.message, err));
-      const chunks: Buffer[] = [];
-      let size = 0;
-      body.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > lim.maxBytes) bodyFailed(`answer larger than ${lim.maxBytes} bytes`);
-        else chunks.push(c);
-      });
-      res.on('error', (err) => bodyFailed(err.message, err));
-      res.on('close', () => {
-        if (!res.complete) bodyFailed('connection closed mid-answer');
-      });
-      body.on('end', () => {
-        if (settled) return;
-        settled = true;
-        resolve({ status, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
-    req.end(t.method === 'POST' ? t.payload : undefined);
-  });
-  return { done, fail };
-}
-
-/** Runs `work` under the deadline and the caller's abort signal, with the messages fetch gave. */
-async function bounded<T>(lim: Limits, work: (watch: (f: (err: UpstreamError) => void) => void) => Promise<T>) {
-  let current: ((err: UpstreamError) => void) | null = null;
-  let stopped: UpstreamError | null = null;
-  const stop = (err: UpstreamError) => {
-    stopped ??= err;
-    current?.(err);
-  };
-  const timer = setTimeout(
-    () => stop(new UpstreamError(lim.upstream, `timed out after ${lim.timeoutMs} ms`)),
-    lim.timeoutMs,
-  );
-  const onAbort = () => {
-    const cause = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
-    stop(new UpstreamError(lim.upstream, 'request failed: This operation was aborted', { cause }));
-  };
-  if (lim.signal?.aborted) onAbort();
-  lim.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await work((f) => {
-      current = f;
-      if (stopped) f(stopped);
-    });
-  } finally {
-    clearTimeout(timer);
-    lim.signal?.removeEventListener('abort', onAbort);
-  }
-}
-
-function parseJson(text: string): unknown {
-  if (text.length === 0) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 function toHeaders(raw: IncomingHttpHeaders): Headers {
   const h = new Headers();
@@ -157,10 +46,6 @@ function toHeaders(raw: IncomingHttpHeaders): Headers {
     else if (v !== undefined) h.set(k, v);
   }
   return h;
-}
-
-function hasHeader(headers: Record<string, string>, name: string): boolean {
-  return Object.keys(headers).some((h) => h.toLowerCase() === name);
 }
 
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
@@ -239,87 +124,4 @@ export function retryAfterMs(headers: Headers): number | null {
   if (Number.isFinite(secs) && secs >= 0) return Math.round(secs * 1000);
   const at = Date.parse(v);
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : null;
-}
-
-/** `text`: the raw body (a refusal's reason or a transaction hash may be in a body that is not JSON). */
-export type JsonAnswer = { status: number; json: unknown; text: string };
-type JsonPost = (path: string, body: unknown, timeoutMs: number) => Promise<JsonAnswer>;
-type JsonGet = (path: string, timeoutMs: number) => Promise<JsonAnswer>;
-/**
- * Headers made for each request (a per-request JWT, settlers/cdp-auth.ts), from the method, the
- * host (with a port when the URL has one) and the full path the request goes to.
- */
-export type PerRequestHeaders = (method: 'GET' | 'POST', host: string, path: string) => Promise<Record<string, string>>;
-
-/** The cause code of an error raised before the request was sent (its headers could not be made). */
-export const NOT_SENT = 'ERR_REQUEST_NOT_SENT';
-
-/** Where a JSON client sends: the base URL (credentials in it become Basic auth), headers on every request, and those made per request. */
-type JsonPostTarget = {
-  baseUrl: string;
-  headers?: Record<string, string>;
-  perRequest?: PerRequestHeaders;
-};
-
-/** One request: the path under the base URL, the JSON body (POST) and the deadline of the whole exchange. */
-type Call = { method: 'GET' | 'POST'; path: string; body: unknown; timeoutMs: number };
-
-/**
- * A JSON client for one base URL (a facilitator, the RPC node) with its own keep-alive agent: no
- * redirects (a payment endpoint that moves is misconfigured) and no compression.
- */
-export function createJsonPost(
-  upstream: string,
-  target: JsonPostTarget,
-): { post: JsonPost; get: JsonGet; close(): void } {
-  const { perRequest } = target;
-  const { url: plain, authorization } = splitCredentials(target.baseUrl.replace(/\/+$/, ''));
-  const base = new URL(plain);
-  const agent = base.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-  const agents = { http: agent as HttpAgent, https: agent as HttpsAgent };
-  const headers: Record<string, string> = {
-    accept: 'application/json',
-    'content-type': 'application/json',
-    ...target.headers,
-  };
-  if (authorization && !hasHeader(headers, 'authorization')) headers.authorization = authorization;
-  const prefix = base.pathname === '/' ? '' : base.pathname;
-  // The empty path is the base URL itself, query included (a JSON-RPC endpoint's key may be there).
-  const pathOf = (path: string) => (path === '' ? `${base.pathname}${base.search}` : `${prefix}${path}`);
-  const { tls, hostname, port } = placeOf(base);
-  const { 'content-type': _, ...getHeaders } = headers;
-
-  const call = async ({ method, path, body, timeoutMs }: Call) => {
-    let signed: Record<string, string> = {};
-    try {
-      if (perRequest) signed = await perRequest(method, base.host, pathOf(path));
-    } catch (err) {
-      // Nothing left this process: the caller may treat it like a refused connection.
-      throw new UpstreamError(upstream, `request not sent: ${(err as Error).message}`, {
-        cause: Object.assign(new Error('request not sent'), { code: NOT_SENT }),
-      });
-    }
-    const t: Target = {
-      tls,
-      hostname,
-      port,
-      path: pathOf(path),
-      method,
-      headers: method === 'POST' ? { ...headers, ...signed } : { ...getHeaders, ...signed },
-      payload: method === 'POST' ? JSON.stringify(body) : '',
-    };
-    const lim: Limits = { upstream, timeoutMs, maxBytes: MAX_JSON_POST_BYTES };
-    const r = await bounded(lim, (watch) => {
-      const ex = exchange(t, lim, agents);
-      watch(ex.fail);
-      return ex.done;
-    });
-    return { status: r.status, json: parseJson(r.text), text: r.text };
-  };
-
-  return {
-    post: (path, body, timeoutMs) => call({ method: 'POST', path, body, timeoutMs }),
-    get: (path, timeoutMs) => call({ method: 'GET', path, body: undefined, timeoutMs }),
-    close: () => agent.destroy(),
-  };
 }

@@ -1,5 +1,6 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { Address, Hex } from 'viem';
+import { boundedMap, type BoundedMap } from '../lib/bounded-map.ts';
 import { keccak256Hex } from '../lib/keccak.ts';
 import { MAX_AUTH_LIFETIME_S, type BindingNonceInput } from '../../packages/isocast-client/src/binding.ts';
 
@@ -59,24 +60,18 @@ export function epochAt(ms: number): number {
 export type SaltBundle = { city: string; count: number };
 
 /** Salts already derived, per secret: a purchase checks every point its authorization may echo. */
-const derived = new WeakMap<BindingSecret, Map<string, Hex>>();
-/** Bundles x steps x minutes in use at once are far fewer; past this the memo starts again. */
+const derived = new WeakMap<BindingSecret, BoundedMap<Hex>>();
+/** Bundles x steps x minutes in use at once are far fewer. */
 const MAX_DERIVED = 4_096;
 
 export function servedSalt(secret: BindingSecret, bundle: SaltBundle, point: SaltPoint): Hex {
   const input = `isocast-binding|${bundle.city}|${bundle.count}|${point.k}|${point.epoch}`;
   let memo = derived.get(secret);
   if (!memo) {
-    memo = new Map();
+    memo = boundedMap(MAX_DERIVED);
     derived.set(secret, memo);
   }
-  let salt = memo.get(input);
-  if (salt === undefined) {
-    salt = `0x${createHmac('sha256', secret).update(input).digest('hex')}`;
-    if (memo.size >= MAX_DERIVED) memo.clear();
-    memo.set(input, salt);
-  }
-  return salt;
+  return memo.memo(input, () => `0x${createHmac('sha256', secret).update(input).digest('hex')}`);
 }
 
 /** The salt a 402 serves now: the bundle's current `step`, this minute. */

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Address, Hex } from 'viem';
+import { boundedMap } from '../lib/bounded-map.ts';
 import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
 import { bundleDescription, paymentRequired, standardAccept, usdcDomain, type ChallengeInput } from './envelope.ts';
@@ -31,18 +32,18 @@ export type BundleOffer = { city: string; count: number; resourcePath: string };
 /** A challenge's own words: the reason (`error`) and, on exhaustion, where the wallet stands. */
 export type ChallengeNote = Pick<ChallengeInput, 'error' | 'exhaustion'>;
 
-/** Offers kept at once (bundles x resource shapes x served salts); past this the cache starts again. */
+/** Offers kept at once (bundles x resource shapes x served salts). */
 const OFFER_CACHE_MAX = 4096;
+/** Requirements kept: cities x counts x the two resource shapes; a flood of odd queries is not kept. */
+const REQUIREMENTS_CACHE_MAX = 4096;
 
 export function createChallenges(deps: ChallengeDeps) {
-  // Bounded: cities x counts x the two resource shapes; a flood of odd `since` values is not kept.
-  const requirementsCache = new Map<string, PaymentRequirementsV1>();
-  const REQUIREMENTS_CACHE_MAX = 4096;
+  const requirementsCache = boundedMap<PaymentRequirementsV1>(REQUIREMENTS_CACHE_MAX);
   // The plain offer of a bundle is the same for every buyer until its salt moves (a purchase, the
   // minute), so it is built once per salt; the salt is in the key. Frozen: a caller that tried to
   // write into a shared offer would throw rather than hand its words to the next buyer. A note
   // (a reason, a wallet's standing) makes a body of its own, never kept.
-  const offers = new Map<string, PaymentRequiredBody>();
+  const offers = boundedMap<PaymentRequiredBody>(OFFER_CACHE_MAX);
 
   const build = ({ city, count, resourcePath }: BundleOffer, salt: Hex, note: ChallengeNote) =>
     paymentRequired({
@@ -67,17 +68,10 @@ export function createChallenges(deps: ChallengeDeps) {
         nowMs: deps.nowMs(),
       });
       if (note.error !== undefined || note.exhaustion !== undefined) return build(offer, salt, note);
-      const key = `${salt}|${count}|${city}|${offer.resourcePath}`;
-      let body = offers.get(key);
-      if (!body) {
-        body = deepFreeze(build(offer, salt, note));
-        if (offers.size >= OFFER_CACHE_MAX) offers.clear();
-        offers.set(key, body);
-      }
-      return body;
+      return offers.memo(`${salt}|${count}|${city}|${offer.resourcePath}`, () => deepFreeze(build(offer, salt, note)));
     },
 
-    /** The paid route's Bazaar listing, for a v2 settle call (x402/facilitator-body.ts). */
+    /** The paid route's Bazaar listing, for a v2 settle call (x402/v2.ts facilitatorBody). */
     listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
     /**
@@ -86,9 +80,7 @@ export function createChallenges(deps: ChallengeDeps) {
      * would be a step lookup and an HMAC per settle only to be stripped.
      */
     requirements({ city, count, resourcePath }: BundleOffer, network: string): PaymentRequirementsV1 {
-      const cacheKey = `${network}|${count}|${city}|${resourcePath}`;
-      let r = requirementsCache.get(cacheKey);
-      if (!r) {
+      return requirementsCache.memo(`${network}|${count}|${city}|${resourcePath}`, () => {
         const accept = standardAccept(
           {
             count,
@@ -99,10 +91,8 @@ export function createChallenges(deps: ChallengeDeps) {
           },
           network,
         );
-        r = { ...accept, extra: usdcDomain() };
-        if (requirementsCache.size < REQUIREMENTS_CACHE_MAX) requirementsCache.set(cacheKey, r);
-      }
-      return r;
+        return { ...accept, extra: usdcDomain() };
+      });
     },
   };
 }

@@ -1,22 +1,22 @@
 import type { KeyObject } from 'node:crypto';
-import type { Address, Hex } from 'viem';
+import type { Address } from 'viem';
 import type { GroupCommit } from '../db/group-commit.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import { MAX_AUTH_LIFETIME_S, boundToBundle, decideBinding } from './binding.ts';
+import { boundToBundle, decideBinding } from './binding.ts';
 import type { BundleOffer, Challenges } from './challenge.ts';
 import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, ResultMemo } from './ledger.ts';
 import { inDoubtNote } from './reconcile.ts';
+import { createResolver, type Retry } from './doubt.ts';
 import type { SaltSteps } from './salt-steps.ts';
 import type { SettleOutcome, Settler } from './settlers/settler.ts';
 import { identifierKey, signedPaymentDigest } from '../x402/payment-identifier.ts';
-import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
-import { checkPayee, checkWindow, verifyPayment, verifySignature, type TypedDataVerifier } from './verify.ts';
-import type { DecodedPayment } from '../x402/x-payment.ts';
+import type { PaymentRow, PaymentStore } from './store.ts';
+import { checkPayee, checkWindow, verifySignature, type TypedDataVerifier } from './verify.ts';
 import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from '../x402/v2.ts';
 import { outcomeOf, refused, type PurchaseOutcome } from './outcomes.ts';
 
@@ -82,17 +82,6 @@ type PurchaseFlowDeps = PurchaseSettings & {
  */
 type Again = { identifier?: string; memo?: ResultMemo; city: string; count: number };
 
-/** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
-type Retry = BundleOffer & {
-  p: DecodedPayment;
-  recovered?: boolean;
-  /** The purchase step of the salt the nonce is bound to. */
-  bindingK?: number;
-  memo?: ResultMemo;
-  /** The payment identifier as stored: its keyed hash (payment-identifier.ts). */
-  idKey?: string;
-};
-
 export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   const { settler, logger, clock, store, ledger, inflight } = deps;
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
@@ -124,13 +113,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         fresh,
       });
     } catch (err) {
-      logger.error('settler threw', {
-        paymentId: id,
-        payer,
-        nonce: r.p.authorization.nonce,
-        settler: settler.kind,
-        err,
-      });
+      const nonce = r.p.authorization.nonce;
+      logger.error('settler threw', { paymentId: id, payer, nonce, settler: settler.kind, err });
       outcome = { ok: false, inDoubt: true, reason: `settler error: ${(err as Error).message}` };
     }
     if (outcome.ok)
@@ -156,45 +140,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     return { kind: 'failed', reason: outcome.reason };
   }
 
-  /**
-   * The token contract's word on an in-doubt (or cut-off claimed) payment: paid PAY_TO the price
-   * (settlement-proof.ts) -> applied once; nonce spent otherwise -> failed, not charged;
-   * unused past validBefore -> failed, truly not charged; unused and still valid -> settled
-   * again with the same authorization when the buyer resent it; otherwise still in doubt.
-   */
-  async function resolve(row: PaymentRow, retry: Retry | null): Promise<PurchaseOutcome> {
-    const nowMs = clock.now();
-    if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);
-    const paid = {
-      validBefore: validBeforeOf(row, MAX_AUTH_LIFETIME_S),
-      payTo: deps.payTo,
-      value: BigInt(row.amount_micro),
-    };
-    const st = await settler.status(row.payer as Address, row.nonce as Hex, paid);
-    const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler };
-    if (st.state === 'used') {
-      logger.info('in-doubt payment resolved: the price reached PAY_TO on chain', { ...fields, txHash: st.txHash });
-      return ledger.recordAndApply(row.id, st.txHash, { withReceipt: false });
-    }
-    // Spent without paying us (cancelled, or another transfer): it can never move money again.
-    if (st.state === 'spent') {
-      store.markFailed(row.id, `${st.reason}; not charged`, clock.now());
-      logger.warn('in-doubt payment resolved: nonce spent, not charged', { ...fields, reason: st.reason });
-      return { kind: 'failed', reason: st.reason };
-    }
-    if (st.state === 'unused' && st.expired) {
-      store.markFailed(row.id, 'authorization expired unused on chain; not charged', clock.now());
-      logger.info('in-doubt payment resolved: expired unused on chain, not charged', fields);
-      return { kind: 'failed', reason: 'authorization expired unused on chain' };
-    }
-    if (st.state === 'unknown') logger.warn('in-doubt payment still unresolved', { ...fields, reason: st.reason });
-    if (st.state !== 'unused' || !retry) return inDoubt;
-    // Unused and still valid: the buyer's resent header may be settled again, once it verifies.
-    const v = await verifyPayment(retry.p, terms(retry.count));
-    if (!v.ok || v.payer !== row.payer) return inDoubt;
-    if (!store.reclaim(row.id, settler.kind, clock.now())) return ledger.answer(store.get(row.id)!);
-    return settleClaimed({ ...retry, recovered: v.recovered }, { id: row.id, payer: v.payer, fresh: false });
-  }
+  const resolve = createResolver({ ...deps, inDoubt, settleClaimed, terms });
 
   /** Another request's work on this key (payer and nonce, `paymentKey`) ended: answer the state it left. */
   async function afterRunning(

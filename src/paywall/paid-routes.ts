@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { AppEnv, Ctx } from '../lib/http.ts';
+import { closeWithDisclaimer, replyJsonBytes, type AppEnv, type Ctx } from '../lib/http.ts';
 import { ERRORS, receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
@@ -15,7 +15,7 @@ import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from '../p
 import type { BundleOffer } from '../payments/challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
-import { createReadChallenges } from './read-challenge.ts';
+import { createReadChallenges, type ReadChallenges, type Standing } from './read-challenge.ts';
 import { asPaymentRefusal, purchaseOf } from './refusal.ts';
 import {
   PAYMENT_ID_CONFLICT_DOC,
@@ -24,7 +24,6 @@ import {
   REFUSAL_DOC,
   REFUSAL_RESPONSE_DOC,
 } from './routes.ts';
-import { createSignalsPage } from './signals-page.ts';
 import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from '../payments/siwx.ts';
 import type { SiwxSignIn } from '../payments/siwx-signin.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
@@ -42,8 +41,8 @@ import {
  * `GET /v1/signals`: the paid read, and which credential reads. An inline payment (X-Payment, or
  * x402 v2's PAYMENT-SIGNATURE) runs the whole subscribe flow first and reads in its own answer
  * only; a SIGN-IN-WITH-X names the wallet that paid; a receipt token (Authorization: Bearer) names
- * its wallet. What a wallet then reads is signals-page.ts's (the page, `more`, the exhaustion 402),
- * a `wait` read is held by held-read.ts, and every 402 is built by read-challenge.ts.
+ * its wallet. What a wallet then reads is `createSignalsPage`'s below (the page, `more`, the exhaustion
+ * 402), a `wait` read is held by held-read.ts, and every 402 is built by read-challenge.ts.
  */
 const DEFAULT_CHALLENGE_COUNT = 20;
 
@@ -239,3 +238,49 @@ export const paidSignalsDocs: RouteDoc[] = [
     },
   },
 ];
+
+/**
+ * The paid read's page (spec 4.4), whichever credential reached it: what a wallet standing at (`paid_through`, `latest`) reads after `since`. Rows
+ * `since < seq <= min(paid_through, latest)`, ascending, at most PAGE_SIZE, with `next_cursor`
+ * and `more`; or the exhaustion 402 when the ceiling leaves nothing after `since`. This is the
+ * hot path of the paid read: the page is the stored JSON joined, never re-serialised, and its
+ * bytes for one range are cached (signals/read-store.ts pageBytes).
+ */
+const PAGE_SIZE = 100;
+
+/** The read a page answers: the bundle its 402 would offer and the cursor. */
+type PageRead = BundleOffer & { since: number };
+
+/**
+ * Where the wallet stands, and the answer's own headers. `paid`: the standing is the one the
+ * payment this request carried produced (in its own transaction); such an answer is always 200,
+ * possibly an empty page.
+ */
+type PageAt = Standing & { headers: Record<string, string>; paid?: boolean };
+
+export function createSignalsPage(deps: { reader: SignalReader; challenges: ReadChallenges }) {
+  return function page(c: Ctx, r: PageRead, at: PageAt): Response {
+    const { paidThrough, latest, headers } = at;
+    // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
+    // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
+    if (r.since >= paidThrough && !at.paid)
+      return deps.challenges.reply(c, r, {
+        note: { error: ERRORS.exhausted.message, exhaustion: { paidThrough, latest } },
+        headers,
+      });
+    // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
+    // says a readable row exists past it; the page bytes for that range are cached (immutable).
+    const readable = Math.min(paidThrough, latest);
+    const end = Math.max(r.since, Math.min(readable, r.since + PAGE_SIZE));
+    const body = deps.reader.pageBytes(r.city, {
+      since: r.since,
+      end,
+      tail: (lastSeq) =>
+        closeWithDisclaimer(
+          c,
+          `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`,
+        ),
+    });
+    return replyJsonBytes(body, { headers });
+  };
+}

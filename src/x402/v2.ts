@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { microToAtomic } from '../lib/money.ts';
-import { NETWORK, NETWORK_ALIASES } from './networks.ts';
+import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 import { paymentIdOf } from './payment-identifier.ts';
 import {
   ExactEvmPayload,
@@ -19,7 +19,8 @@ import {
  * JSON), a payment may come as `PAYMENT-SIGNATURE` (base64 of the v2 PaymentPayload, whose
  * `accepted` echoes the requirements, `extra.binding` included) and a settled purchase answers
  * `PAYMENT-RESPONSE` beside `X-PAYMENT-RESPONSE`. Shapes as `@x402/core` 2.27 types them; the v1
- * body stays exactly the spec's.
+ * body stays exactly the spec's. Last, the body a facilitator's `/verify` and `/settle` are sent,
+ * in either version.
  */
 export const PAYMENT_REQUIRED = 'payment-required';
 export const PAYMENT_SIGNATURE = 'payment-signature';
@@ -195,4 +196,54 @@ export function acceptedProblem(a: AcceptedTerms, offered: OfferedTerms): string
   if (!same(a.asset, offered.asset)) return `accepted.asset must be ${offered.asset}`;
   if (!same(a.payTo, offered.payTo)) return `accepted.payTo must be ${offered.payTo}`;
   return null;
+}
+
+/** What a settle call carries: the verified authorization, our requirements, the route's listing. */
+type SettleWire = {
+  authorization: Authorization;
+  signature: string;
+  requirements: PaymentRequirementsV1;
+  listing?: { description: string; extensions: Record<string, unknown> } | null;
+};
+
+/**
+ * What a facilitator is sent for `/verify` and `/settle`, in the (x402Version, scheme, network)
+ * it listed (negotiate.ts). Built from the verified authorization and our standard requirements,
+ * never from the buyer's header as received: the wire format a facilitator reads does not depend
+ * on which x402 version or network spelling the buyer paid with, and nothing of isocast's own
+ * (the echoed salt, the binding) can reach it.
+ *
+ * v1 (x402 1.x, `@x402/core`'s `registerV1`): `{x402Version: 1, paymentPayload: {x402Version,
+ * scheme, network, payload}, paymentRequirements: {…, maxAmountRequired, resource, description,
+ * mimeType}}`. v2 (`@x402/core` 2.x): `{x402Version: 2, paymentPayload: {x402Version, resource:
+ * {url, description, mimeType}, accepted, payload}, paymentRequirements}`, where the requirements
+ * carry `amount` and `accepted` is the same requirements object the payload answers. A v2 settle
+ * also carries the route's Bazaar listing (`resource.description`, `extensions.bazaar`,
+ * bazaar.ts): a cataloguing facilitator lists a resource from exactly these fields.
+ */
+export type WireKind = { x402Version: 1 | 2; scheme: 'exact'; network: string };
+
+export function facilitatorBody(kind: WireKind, req: SettleWire): Record<string, unknown> {
+  const payload = { signature: req.signature, authorization: authorizationJson(req.authorization) };
+  const r = req.requirements;
+  if (kind.x402Version === 1) {
+    return {
+      x402Version: 1,
+      paymentPayload: { x402Version: 1, scheme: kind.scheme, network: kind.network, payload },
+      paymentRequirements: { ...r, network: kind.network },
+    };
+  }
+  const accepted = requirementsV2(r, kind.network);
+  const listing = req.listing;
+  return {
+    x402Version: 2,
+    paymentPayload: {
+      x402Version: 2,
+      resource: resourceV2(r, listing?.description),
+      accepted,
+      payload,
+      ...(listing ? { extensions: listing.extensions } : {}),
+    },
+    paymentRequirements: accepted,
+  };
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
-import { decodeXPayment, encodeXPayment, MAX_HEADER_CHARS } from '../../src/x402/x-payment.ts';
+import { decodeXPayment, encodeXPayment, MAX_HEADER_CHARS, PaymentPayloadV1 } from '../../src/x402/x-payment.ts';
 
 const auth = {
   from: '0x1111111111111111111111111111111111111111',
@@ -50,5 +50,60 @@ test('unreadable headers give a reason, never a throw', () => {
     const r = decodeXPayment(h);
     assert.equal(r.ok, false, h.slice(0, 20));
     if (!r.ok) assert.equal(r.reason, reason);
+  }
+});
+
+test('the decoder accepts exactly what the zod schema accepts, with the same payload and the same refusal', () => {
+  const base = () => ({
+    x402Version: 1,
+    scheme: 'exact',
+    network: 'base',
+    extra: 'dropped',
+    payload: {
+      authorization: { ...JSON.parse(JSON.stringify(auth, (_, v) => (typeof v === 'bigint' ? String(v) : v))), x: 1 },
+      salt: `0x${'cd'.repeat(32)}`,
+      signature: sig,
+    },
+  });
+  type Shape = ReturnType<typeof base>;
+  const cases: ((p: Shape) => unknown)[] = [
+    () => undefined,
+    (p) => p,
+    (p) => ({ ...p, payload: { ...p.payload, salt: undefined } }),
+    (p) => ({ ...p, payload: { ...p.payload, salt: null } }),
+    (p) => ({ ...p, payload: { ...p.payload, salt: '0x12' } }),
+    (p) => ({ ...p, x402Version: 2 }),
+    (p) => ({ ...p, x402Version: '1' }),
+    (p) => ({ ...p, scheme: 'upto' }),
+    (p) => ({ ...p, network: 'eip155:8453' }),
+    (p) => ({ ...p, network: 'base-sepolia' }),
+    (p) => ({ ...p, network: 8453 }),
+    (p) => ({ ...p, payload: [] }),
+    (p) => ({ ...p, payload: { ...p.payload, signature: '0x123' } }),
+    (p) => ({ ...p, payload: { ...p.payload, authorization: null } }),
+    ...(['from', 'to', 'value', 'validAfter', 'validBefore', 'nonce'] as const).flatMap((k) => [
+      (p: Shape) => ({
+        ...p,
+        payload: { ...p.payload, authorization: { ...p.payload.authorization, [k]: undefined } },
+      }),
+      (p: Shape) => ({ ...p, payload: { ...p.payload, authorization: { ...p.payload.authorization, [k]: '01' } } }),
+      (p: Shape) => ({ ...p, payload: { ...p.payload, authorization: { ...p.payload.authorization, [k]: 7 } } }),
+    ]),
+    (p) => [p],
+  ];
+  for (const make of cases) {
+    const json = JSON.parse(JSON.stringify(make(base()) ?? null));
+    const header = Buffer.from(JSON.stringify(json)).toString('base64');
+    const got = decodeXPayment(header);
+    const zod = PaymentPayloadV1.safeParse(json);
+    assert.equal(got.ok, zod.success, JSON.stringify(json));
+    if (got.ok && zod.success) {
+      const { salt: _, ...standard } = zod.data.payload;
+      // Key order too: the signed-payment digest of a payment identifier hashes this JSON.
+      assert.equal(JSON.stringify(got.value.payload), JSON.stringify({ ...zod.data, payload: standard }));
+    } else if (!got.ok && !zod.success) {
+      const issue = zod.error.issues[0]!;
+      assert.equal(got.reason, `${issue.path.join('.') || 'payload'}: ${issue.message}`);
+    }
   }
 });

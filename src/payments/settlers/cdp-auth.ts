@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { CDP_JWT_LIFETIME_S, cdpSigningKey } from './cdp-key.ts';
-import type { PerRequestHeaders } from '../../lib/http-client.ts';
+import type { PerRequestHeaders } from '../../lib/http-exchange.ts';
 
 /** CDP's per-request JWT (claims in cdp-key.ts), signed with jose. */
 /** An `Authorization: Bearer <jwt>` made for each request's method, host and path. */

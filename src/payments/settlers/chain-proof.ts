@@ -6,7 +6,7 @@ import {
   settlementVerdict,
   type ProofLog,
 } from '../settlement-proof.ts';
-import { createJsonPost } from '../../lib/http-client.ts';
+import { createJsonPost } from '../../lib/http-exchange.ts';
 import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
 
 /**
@@ -72,13 +72,47 @@ export function createProofReader(opts: {
   // transport, formatters and error classes (they cost twice the /settle call itself).
   const rpc = createJsonPost('rpc', { baseUrl: opts.rpcUrl });
   let rpcId = 0;
-  const readReceipt = async (txHash: Hex): Promise<RawReceipt | null> => {
-    const body = { jsonrpc: '2.0', id: ++rpcId, method: 'eth_getTransactionReceipt', params: [txHash] };
-    let answer = await rpc.post('', body, RPC_TIMEOUT_MS).catch(() => null);
-    // viem's transport retried once; so does this read, on a failed call or a server error.
-    if (answer === null || answer.status >= 500) answer = await rpc.post('', body, RPC_TIMEOUT_MS);
-    return receiptOf(answer);
+  const receiptCall = (txHash: Hex) => ({
+    jsonrpc: '2.0',
+    id: ++rpcId,
+    method: 'eth_getTransactionReceipt',
+    params: [txHash],
+  });
+  /** viem's transport retried once; so does every read here, on a failed call or a server error. */
+  const postTwice = async (body: unknown) => {
+    const answer = await rpc.post('', body, RPC_TIMEOUT_MS).catch(() => null);
+    return answer === null || answer.status >= 500 ? rpc.post('', body, RPC_TIMEOUT_MS) : answer;
   };
+  const readOne = async (txHash: Hex) => receiptOf(await postTwice(receiptCall(txHash)));
+  // Reads asked in the same turn of the event loop (concurrent purchases) go as one JSON-RPC
+  // batch: one request and one socket write for all of them. A node that answers a batch with
+  // anything but an answer per call is asked again one call at a time.
+  let queued: { txHash: Hex; done: (r: Promise<RawReceipt | null>) => void }[] = [];
+  const flush = async () => {
+    const batch = queued;
+    queued = [];
+    if (batch.length === 1) return batch[0]!.done(readOne(batch[0]!.txHash));
+    const calls = batch.map((q) => receiptCall(q.txHash));
+    let answers: unknown[] | null = null;
+    try {
+      const answer = await postTwice(calls);
+      if (answer.status >= 200 && answer.status <= 299 && Array.isArray(answer.json)) answers = answer.json;
+    } catch (err) {
+      for (const q of batch) q.done(Promise.reject(err));
+      return;
+    }
+    batch.forEach((q, i) => {
+      const one = answers?.find((a) => (a as { id?: unknown } | null)?.id === calls[i]!.id);
+      q.done(
+        one === undefined ? readOne(q.txHash) : Promise.resolve().then(() => receiptOf({ status: 200, json: one })),
+      );
+    });
+  };
+  const readReceipt = (txHash: Hex): Promise<RawReceipt | null> =>
+    new Promise((resolve) => {
+      queued.push({ txHash, done: resolve });
+      if (queued.length === 1) setImmediate(flush);
+    });
 
   const judge: ProofReader['judge'] = (tx, { payer, nonce, terms }) => {
     const v = settlementVerdict(tx.logs, { usdc: opts.usdc, payer, nonce, payTo: terms.payTo, value: terms.value });
@@ -161,7 +195,7 @@ export function createProofReader(opts: {
 /** A receipt as the node sends it: status `0x1` is success; logs keep their hex topics. */
 type RawReceipt = { status: string; logs: ProofLog[] };
 
-function receiptOf(answer: { status: number; json: unknown; text: string }): RawReceipt | null {
+function receiptOf(answer: { status: number; json: unknown }): RawReceipt | null {
   const m = answer.json as { result?: unknown; error?: { message?: unknown } } | undefined;
   if (answer.status < 200 || answer.status > 299) throw new Error(`HTTP request failed. Status: ${answer.status}`);
   if (!m || typeof m !== 'object') throw new Error('RPC answer is not JSON-RPC');

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from '../../lib/http-client.ts';
+import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from '../../lib/http-exchange.ts';
 import { classifySettle, classifyVerify } from './facilitator-answer.ts';
 import { NAMES_KIND, createKindCache, type SupportedResult } from './negotiate.ts';
 import type { TransactionProof } from './chain-proof.ts';
@@ -11,7 +11,7 @@ import {
   type SettleRequest,
   type Settler,
 } from './settler.ts';
-import { facilitatorBody } from '../../x402/facilitator-body.ts';
+import { facilitatorBody } from '../../x402/v2.ts';
 
 /**
  * An x402 facilitator (CDP, PayAI, the self-hosted reference ones): `POST /settle` (after

@@ -1,0 +1,29 @@
+/**
+ * A memo with a cap: when it holds `max` entries it starts again empty. For values that are
+ * cheap to make again and whose keys, in normal use, number far fewer than the cap (offers per
+ * salt step, derived salts), so a flood of unusual keys costs memory up to the cap and no more,
+ * without an LRU's bookkeeping on every hit.
+ */
+export type BoundedMap<V> = {
+  /** The kept value, or `make()`'s, kept. */
+  memo(key: string, make: () => V): V;
+  readonly size: number;
+};
+
+export function boundedMap<V>(max: number): BoundedMap<V> {
+  const map = new Map<string, V>();
+  return {
+    memo(key, make) {
+      let v = map.get(key);
+      if (v === undefined) {
+        v = make();
+        if (map.size >= max) map.clear();
+        map.set(key, v);
+      }
+      return v;
+    },
+    get size() {
+      return map.size;
+    },
+  };
+}
