@@ -44,9 +44,10 @@ type MetarOptions = {
   baseUrl: string;
   clock: Clock;
   timeoutMs?: number;
-  stationsPerRequest?: number;
   limiter?: RateLimiter;
 };
+
+const STATIONS_PER_REQUEST = 40;
 
 /** `T02170078` -> 21.7; `T10231045` -> -2.3 (sign digit 1 = negative). */
 export function tGroupTemp(rawOb: string | undefined): number | null {
@@ -93,7 +94,6 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
 
 export function createMetarWeather(opts: MetarOptions): WeatherSource {
   const timeoutMs = opts.timeoutMs ?? 8_000;
-  const perRequest = opts.stationsPerRequest ?? 40;
   // aviationweather.gov asks for no more than 100 requests a minute.
   const limiter = opts.limiter ?? createRateLimiter({ limit: 60, windowMs: 60_000 });
   return {
@@ -110,8 +110,8 @@ export function createMetarWeather(opts: MetarOptions): WeatherSource {
         byStation.set(r.city.station, [...(byStation.get(r.city.station) ?? []), r]);
       }
       const stations = [...byStation.keys()];
-      for (let i = 0; i < stations.length; i += perRequest) {
-        const chunk = stations.slice(i, i + perRequest);
+      for (let i = 0; i < stations.length; i += STATIONS_PER_REQUEST) {
+        const chunk = stations.slice(i, i + STATIONS_PER_REQUEST);
         const reqs = chunk.flatMap((s) => byStation.get(s)!);
         // Enough hours back to cover the earliest local midnight among the chunk's days.
         const earliest = Math.min(...reqs.map((r) => localDayBounds(r.city.timezone, r.date).startMs));

@@ -3,7 +3,7 @@ import { wuLocationId } from '../../cities/catalog.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
-import { mapLimit, type RateLimiter, createRateLimiter } from '../rate-limit.ts';
+import { mapLimit, createRateLimiter } from '../rate-limit.ts';
 import type { WeatherSource } from './types.ts';
 
 /**
@@ -27,11 +27,11 @@ type WuOptions = {
   baseUrl: string;
   apiKey: string;
   timeoutMs?: number;
-  concurrency?: number;
-  limiter?: RateLimiter;
   /** Least time between two asks (WU_POLL_INTERVAL_MS): every ask is one call per station. */
   minIntervalMs?: number;
 };
+
+const CONCURRENCY = 6;
 
 export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
   const parsed = WuResponse.safeParse(raw);
@@ -57,7 +57,7 @@ function locationPath(loc: string): string {
 export function createWuWeather(opts: WuOptions): WeatherSource {
   const timeoutMs = opts.timeoutMs ?? 8_000;
   // weather.com publishes no limit for this key; a few calls a second is what the site itself makes.
-  const limiter = opts.limiter ?? createRateLimiter({ limit: 20, windowMs: 1_000 });
+  const limiter = createRateLimiter({ limit: 20, windowMs: 1_000 });
   return {
     name: 'wu',
     channel: 'wu',
@@ -77,7 +77,7 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
         if (call) call.slugs.push(city.slug);
         else calls.set(key, { city, date, slugs: [city.slug] });
       }
-      await mapLimit([...calls.values()], opts.concurrency ?? 6, async ({ city, date, slugs }) => {
+      await mapLimit([...calls.values()], CONCURRENCY, async ({ city, date, slugs }) => {
         const loc = wuLocationId(city)!;
         const day = date.replaceAll('-', '');
         const url =
