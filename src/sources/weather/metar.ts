@@ -50,7 +50,7 @@ type MetarOptions = {
 const STATIONS_PER_REQUEST = 40;
 
 /** `T02170078` -> 21.7; `T10231045` -> -2.3 (sign digit 1 = negative). */
-export function tGroupTemp(rawOb: string | undefined): number | null {
+function tGroupTemp(rawOb: string | undefined): number | null {
   const m = rawOb ? /\bRMK\b.*?\bT([01])(\d{3})[01]\d{3}\b/.exec(rawOb) : null;
   if (!m) return null;
   return ((m[1] === '1' ? -1 : 1) * Number(m[2])) / 10;
