@@ -7,6 +7,7 @@ import type { Observation } from '../../buckets/daily-high.ts';
 import type { ReportType } from '../../buckets/rule-kinds.ts';
 import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
 import type { WeatherSource } from './types.ts';
+import { asError, parseUpstream } from '../upstream.ts';
 
 /**
  * aviationweather.gov METARs, many stations per request (`/api/data/metar?ids=...&format=json`;
@@ -66,13 +67,7 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
   if (!Array.isArray(raw)) throw new UpstreamError('metar', 'response is not an array');
   const out = new Map<string, Observation[]>();
   for (const row of raw) {
-    const parsed = MetarRow.safeParse(row);
-    if (!parsed.success)
-      throw new UpstreamError(
-        'metar',
-        `malformed row: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`,
-      );
-    const r = parsed.data;
+    const r = parseUpstream(MetarRow, row, { upstream: 'metar', what: 'row' });
     const tenths = tGroupTemp(r.rawOb);
     const temp = tenths !== null && (typeof r.temp !== 'number' || Math.abs(tenths - r.temp) <= 0.5) ? tenths : r.temp;
     if (typeof temp !== 'number') continue;
@@ -134,7 +129,7 @@ export function createMetarWeather(opts: MetarOptions): WeatherSource {
           const rows = parseMetar(res.json);
           for (const r of reqs) out.set(r.city.slug, rows.get(r.city.station!.toUpperCase()) ?? []);
         } catch (err) {
-          for (const r of reqs) out.set(r.city.slug, err instanceof Error ? err : new Error(String(err)));
+          for (const r of reqs) out.set(r.city.slug, asError(err));
         }
       }
       return out;

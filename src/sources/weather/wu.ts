@@ -5,6 +5,7 @@ import { httpJson } from '../../lib/http-client.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import { mapLimit, createRateLimiter } from '../rate-limit.ts';
 import type { WeatherSource } from './types.ts';
+import { asError, parseUpstream } from '../upstream.ts';
 
 /**
  * weather.com v1 historical observations, the rows of Weather Underground's "Daily Observations"
@@ -34,14 +35,10 @@ type WuOptions = {
 const CONCURRENCY = 6;
 
 export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
-  const parsed = WuResponse.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UpstreamError('wu', `malformed observations: ${issue.path.join('.')}: ${issue.message}`);
-  }
+  const { observations } = parseUpstream(WuResponse, raw, { upstream: 'wu', what: 'observations' });
   const out: Observation[] = [];
   // weather.com answers whole degrees of the unit asked for; there is no raw report and no receipt time.
-  for (const o of parsed.data.observations)
+  for (const o of observations)
     if (typeof o.temp === 'number') out.push({ atMs: o.valid_time_gmt * 1000, temp: o.temp, unit, precision: 1 });
   return out;
 }
@@ -88,7 +85,7 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
           await limiter.acquire();
           result = parseWu(await httpJson({ upstream: 'wu', url, timeoutMs }), city.unit);
         } catch (err) {
-          result = err instanceof Error ? err : new Error(String(err));
+          result = asError(err);
         }
         for (const slug of slugs) out.set(slug, result);
       });
