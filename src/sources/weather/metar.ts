@@ -35,6 +35,7 @@ const RECEIPT_AFTER_MS = 7 * 86_400_000;
 
 /** A raw report is a line of text: bounded, and stripped of control characters before it is stored. */
 const MAX_RAW_REPORT = 512;
+const STATIONS_PER_REQUEST = 40;
 const cleanRaw = (raw: string) =>
   raw
     .replace(/\p{Cc}+/gu, ' ')
@@ -47,8 +48,6 @@ type MetarOptions = {
   timeoutMs?: number;
   limiter?: RateLimiter;
 };
-
-const STATIONS_PER_REQUEST = 40;
 
 /** `T02170078` -> 21.7; `T10231045` -> -2.3 (sign digit 1 = negative). */
 function tGroupTemp(rawOb: string | undefined): number | null {

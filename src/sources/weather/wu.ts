@@ -24,6 +24,8 @@ const WuResponse = z.object({
   ),
 });
 
+const CONCURRENCY = 6;
+
 type WuOptions = {
   baseUrl: string;
   apiKey: string;
@@ -31,8 +33,6 @@ type WuOptions = {
   /** Least time between two asks (WU_POLL_INTERVAL_MS): every ask is one call per station. */
   minIntervalMs?: number;
 };
-
-const CONCURRENCY = 6;
 
 export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
   const { observations } = parseUpstream(WuResponse, raw, { upstream: 'wu', what: 'observations' });
