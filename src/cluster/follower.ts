@@ -1,6 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
 import type { Applier, StreamMessage } from './applier.ts';
-import type { NatsLink } from './nats-link.ts';
+import type { LinkStatus, NatsLink } from './nats-link.ts';
 import { HEARTBEAT_SUBJECT, STREAM, type Change, type Heartbeat } from './tables.ts';
 
 /**
@@ -13,12 +13,10 @@ import { HEARTBEAT_SUBJECT, STREAM, type Change, type Heartbeat } from './tables
 const STALL_MS = 5_000;
 const RETRY_MS = 1_000;
 
-export type FollowerStatus = {
-  nats: 'connected' | 'disconnected';
+export type FollowerStatus = LinkStatus & {
   appliedSeq: number;
   /** ms behind the primary, or null before the first heartbeat that found this copy current. */
   lagMs: number | null;
-  lastError: string | null;
 };
 
 type Follower = { lagMs(): number | null; status(): FollowerStatus; stop(): Promise<void> };

@@ -15,6 +15,9 @@ export type NatsLink = {
   state(): 'connected' | 'disconnected';
 };
 
+/** What the publisher and the follower both report on /health. */
+export type LinkStatus = { nats: 'connected' | 'disconnected'; lastError: string | null };
+
 export function createNatsLink(url: string, deps: { name: string; logger: Logger }): NatsLink {
   let nats: Nats | null = null;
   let connecting: Promise<Nats> | null = null;

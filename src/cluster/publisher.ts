@@ -1,5 +1,5 @@
 import type { Logger } from '../lib/logger.ts';
-import type { NatsLink } from './nats-link.ts';
+import type { LinkStatus, NatsLink } from './nats-link.ts';
 import type { ReplicationOutbox } from './outbox.ts';
 import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat } from './tables.ts';
 
@@ -18,12 +18,7 @@ const IDLE_CHECK_MS = 5;
 const BATCH = 256;
 const RETRY_MS = 1_000;
 
-export type PublisherStatus = {
-  nats: 'connected' | 'disconnected';
-  backlog: number;
-  lastPublishedAt: string | null;
-  lastError: string | null;
-};
+export type PublisherStatus = LinkStatus & { backlog: number; lastPublishedAt: string | null };
 
 type Publisher = { wake(): void; status(): PublisherStatus; stop(): Promise<void> };
 

@@ -20,17 +20,9 @@ type ReadNodeSettings = {
 };
 
 /** Headers that describe one hop, not the message (RFC 9110 7.6.1), and what fetch recomputes. */
-const HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-  'host',
-  'content-length',
-]);
+const HOP = new Set(
+  'connection keep-alive proxy-connection transfer-encoding upgrade te trailer host content-length'.split(' '),
+);
 
 const paysInline = (h: Headers) => h.has('x-payment') || h.has('payment-signature');
 
@@ -70,11 +62,8 @@ async function forward(c: Ctx, primary: string, s: ReadNodeSettings): Promise<Re
     });
     const out = new Headers(res.headers);
     // fetch has already decoded the body; its length is the decoded one.
-    out.delete('content-encoding');
-    out.delete('content-length');
-    out.delete('transfer-encoding');
-    out.delete('connection');
-    out.delete('keep-alive');
+    for (const h of ['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive'])
+      out.delete(h);
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers: out });
   } catch (err) {
     const e = primaryUnreachable((err as Error).name === 'TimeoutError' ? 'timeout' : 'connection failed');

@@ -69,14 +69,9 @@ const BotAnswer = z.union([
 ]);
 
 /** Socket errors raised before any request byte reached the platform. */
-const NEVER_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const NEVER_SENT = new Set(
+  'ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH UND_ERR_CONNECT_TIMEOUT'.split(' '),
+);
 
 function causeCodes(err: unknown): string[] {
   const codes: string[] = [];

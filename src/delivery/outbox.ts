@@ -65,12 +65,10 @@ export function createOutbox(
   // name, so two outboxes on one connection never screen with each other's list.
   const listed = `isocast_listed_${++screenFunctions}`;
   db.function(listed, { deterministic: false }, (wallet) => (screen.listed(String(wallet)) ? 1 : 0));
-  // Registrations without a city take every city; the entitlement ceiling is checked per city.
-  // The join on entitlements stays: one INSERT ... SELECT inside the signal's transaction queues
-  // every entitled registration at once; asking entitlements/store.ts per registration would be
-  // one statement per wallet on the poller's write path (docs/architecture.md, tables). A listed
-  // wallet's row is written as `failed` with the reason rather than skipped: the operator sees
-  // which push was withheld and why, and the unique key keeps it from being queued later.
+  // Registrations without a city take every city. One INSERT ... SELECT joined on entitlements
+  // queues every entitled registration inside the signal's transaction (not a statement per wallet
+  // on the poller's write path). A listed wallet's row is `failed` with the reason, not skipped:
+  // the operator sees the withheld push, and the unique key keeps it from being queued later.
   const enqueue = db.prepare(`INSERT OR IGNORE INTO delivery_outbox
       (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, created_at, updated_at, last_error)
     SELECT s.wallet, @city, @date, @bucket, @seq, CASE WHEN s.listed THEN 'failed' ELSE 'queued' END, 0, @now, @now, @now,

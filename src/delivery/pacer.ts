@@ -41,7 +41,7 @@ type Pacer = {
  * group spacing. Callers pass the canonical id (chat-id.ts), so every spelling of one chat shares
  * one pacing slot.
  */
-export function isGroupChat(chatId: string): boolean {
+function isGroupChat(chatId: string): boolean {
   return chatId.startsWith('-') || chatId.startsWith('@');
 }
 

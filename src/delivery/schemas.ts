@@ -2,13 +2,7 @@ import { z } from 'zod';
 import { chatIdRequired, invalidField } from '../lib/api-errors.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
-import {
-  invalidSignedBody,
-  requireFields,
-  signedSignature,
-  signedTimestamp,
-  signedWallet,
-} from '../lib/signed-fields.ts';
+import * as signed from '../lib/signed-fields.ts';
 import { CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
 
 /** The spellings canonicalChatId accepts (an empty chatId is absent: `delete` signs it as ""). */
@@ -17,7 +11,7 @@ const CHAT_ID_PATTERN = /^(|-?[1-9][0-9]{0,15}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
 /** Body of POST /v1/delivery/messenger (spec 4.2). */
 export const MessengerDeliveryRequest = z
   .object({
-    wallet: signedWallet(),
+    wallet: signed.signedWallet(),
     chatId: z
       .string()
       .regex(CHAT_ID_PATTERN)
@@ -32,8 +26,8 @@ export const MessengerDeliveryRequest = z
       .optional()
       .describe('City slug; empty or absent means all cities (stored as null)'),
     action: z.enum(['set', 'delete']),
-    signature: signedSignature().describe('EIP-712 signature over MessengerDelivery; must recover to wallet'),
-    timestamp: signedTimestamp(),
+    signature: signed.signedSignature().describe('EIP-712 signature over MessengerDelivery; must recover to wallet'),
+    timestamp: signed.signedTimestamp(),
   })
   .meta({ id: 'MessengerDeliveryRequest' });
 
@@ -74,10 +68,14 @@ const ORDER = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp
  * the body names none.
  */
 export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody & { chat: string | null } {
-  requireFields(body, ['wallet', 'action', 'signature', 'timestamp']);
+  signed.requireFields(body, ['wallet', 'action', 'signature', 'timestamp']);
   const result = MessengerDeliveryRequest.safeParse(body);
   if (!result.success)
-    throw invalidSignedBody(result.error, { order: ORDER, messages: MESSAGES, fallback: 'request body is invalid' });
+    throw signed.invalidSignedBody(result.error, {
+      order: ORDER,
+      messages: MESSAGES,
+      fallback: 'request body is invalid',
+    });
   if (result.data.action === 'set' && !result.data.chatId) throw chatIdRequired();
   if (!result.data.chatId) return { ...result.data, chat: null };
   const chat = canonicalChatId(result.data.chatId);

@@ -30,32 +30,27 @@ export type DeliveryMessage = {
   timestamp: number;
 };
 
-function typedData(m: DeliveryMessage) {
+/** The full EIP-712 input for `m`: what the buyer's CLI signs and the server hashes and verifies. */
+export function deliveryTypedData(m: DeliveryMessage) {
   return {
     domain: DELIVERY_DOMAIN,
     types: DELIVERY_TYPES,
     primaryType: DELIVERY_PRIMARY_TYPE,
     // Address case does not change the encoded bytes; lowercasing skips viem's checksum check, so a
     // body may spell the wallet in any case.
-    message: {
-      wallet: m.wallet.toLowerCase() as Hex,
-      chatId: m.chatId,
-      citySlug: m.citySlug,
-      action: m.action,
-      timestamp: BigInt(m.timestamp),
-    },
+    message: { ...m, wallet: m.wallet.toLowerCase() as Hex, timestamp: BigInt(m.timestamp) },
   };
 }
 
 /** The EIP-712 digest: the identity of one signed request, used to accept each signature once. */
 export function deliveryDigest(m: DeliveryMessage): Hex {
-  return hashTypedData(typedData(m));
+  return hashTypedData(deliveryTypedData(m));
 }
 
 /** True when the signature recovers to `m.wallet`; malformed signatures are simply false. */
 export async function verifyDeliverySignature(m: DeliveryMessage, signature: Hex): Promise<boolean> {
   try {
-    const signer = await recoverTypedDataAddress({ ...typedData(m), signature });
+    const signer = await recoverTypedDataAddress({ ...deliveryTypedData(m), signature });
     return signer.toLowerCase() === m.wallet.toLowerCase();
   } catch {
     return false;

@@ -13,20 +13,17 @@ import { SANCTIONED_NOT_PUSHED } from './screen.ts';
  * the send and settled after it; rows found in `sending` at start are failed, never resent. Only
  * failures known to precede the platform accepting the message go back to `queued`, with
  * exponential backoff (or the platform's retry_after, if longer) and a bounded number of attempts.
- * Sends to different chats overlap up to `maxInFlight`; one chat has at most one send in flight,
+ * Sends to different chats overlap up to `MAX_IN_FLIGHT`; one chat has at most one send in flight,
  * and the messenger's pacing decides when the next may leave.
  */
-export type WorkerOptions = {
-  maxInFlight?: number;
-  maxAttempts?: number;
-  baseBackoffMs?: number;
-  maxBackoffMs?: number;
-  /** Longest sleep with nothing due; wake() cuts it short when a signal commits. */
-  idleMs?: number;
-  batch?: number;
-};
+type WorkerOptions = { maxAttempts?: number; baseBackoffMs?: number; maxBackoffMs?: number };
 
-export type DeliveryWorker = {
+const MAX_IN_FLIGHT = 16;
+/** Longest sleep with nothing due; wake() cuts it short when a signal commits. */
+const IDLE_MS = 30_000;
+const BATCH = 200;
+
+type DeliveryWorker = {
   start(): void;
   /** Call after a transaction that queued rows commits. */
   wake(): void;
@@ -39,6 +36,8 @@ export type DeliveryWorker = {
 const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 /** How soon the worker looks again while no sanctions list is in force. */
 const UNSCREENED_RECHECK_MS = 5_000;
+
+const logFields = (row: DueRow) => ({ id: row.id, wallet: row.wallet, city: row.city, seq: row.seq });
 
 type DeliveryWorkerDeps = {
   outbox: Outbox;
@@ -56,12 +55,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const screen = outbox.screen;
   const logger = deps.logger.child({ component: 'delivery' });
   const o = deps.options ?? {};
-  const maxInFlight = o.maxInFlight ?? 16;
   const maxAttempts = o.maxAttempts ?? 5;
   const baseBackoffMs = o.baseBackoffMs ?? 2_000;
   const maxBackoffMs = o.maxBackoffMs ?? 300_000;
-  const idleMs = o.idleMs ?? 30_000;
-  const batch = o.batch ?? 200;
 
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
@@ -86,6 +82,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     woken = true;
     wakeUp?.();
   };
+  const releaseIdle = () => {
+    for (const resolve of idleWaiters) resolve();
+    idleWaiters = [];
+  };
 
   const settleFailure = (row: DueRow, err: unknown) => {
     const e =
@@ -95,7 +95,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     const now = clock.now();
     const attempt = row.attempts + 1;
     const error = e.kind === 'cancelled' ? e.message : `${e.kind}: ${e.message}`;
-    const at = { id: row.id, wallet: row.wallet, city: row.city, seq: row.seq, attempt, kind: e.kind };
+    const at = { ...logFields(row), attempt, kind: e.kind };
     if (e.retryable && attempt < maxAttempts) {
       const wait = Math.max(backoffMs(attempt, baseBackoffMs, maxBackoffMs), e.retryAfterMs ?? 0);
       outbox.requeue(row.id, { nextAttemptAt: now + wait, error, nowMs: now });
@@ -138,35 +138,28 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   /** One scheduling pass; returns how long to sleep before the next unless woken. */
   const pump = (): number => {
     if (!messenger.configured) {
-      for (const resolve of idleWaiters) resolve();
-      idleWaiters = [];
-      return idleMs;
+      releaseIdle();
+      return IDLE_MS;
     }
     if (!screen.available()) {
       // Fail closed: with no sanctions list in force nothing is sent; the rows wait, unchanged,
       // until a list loads (a reload does not wake the worker, so look again shortly).
       if (!unscreenedWarned) logger.warn('sanctions screening unavailable; deliveries held until a list loads');
       unscreenedWarned = true;
-      for (const resolve of idleWaiters) resolve();
-      idleWaiters = [];
-      return Math.min(idleMs, UNSCREENED_RECHECK_MS);
+      releaseIdle();
+      return Math.min(IDLE_MS, UNSCREENED_RECHECK_MS);
     }
     unscreenedWarned = false;
     const now = clock.now();
-    let sleepMs = idleMs;
-    const rows = inFlight.size >= maxInFlight ? [] : outbox.due(now, batch);
+    let sleepMs = IDLE_MS;
+    const rows = inFlight.size >= MAX_IN_FLIGHT ? [] : outbox.due(now, BATCH);
     for (const row of rows) {
-      if (inFlight.size >= maxInFlight) break;
+      if (inFlight.size >= MAX_IN_FLIGHT) break;
       if (screen.listed(row.wallet)) {
         // Listed after the signal was queued: withheld for good, like a push queued while listed.
         outbox.markFailed(row.id, SANCTIONED_NOT_PUSHED, now);
         outcomes?.inc({ outcome: 'withheld' });
-        logger.warn('delivery withheld: wallet is sanctioned', {
-          id: row.id,
-          wallet: row.wallet,
-          city: row.city,
-          seq: row.seq,
-        });
+        logger.warn('delivery withheld: wallet is sanctioned', logFields(row));
         continue;
       }
       if (row.chatId === null || (row.registeredCity !== null && row.registeredCity !== row.city)) {
@@ -193,8 +186,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     const next = outbox.nextAttemptAt();
     if (next !== null && next > now) sleepMs = Math.min(sleepMs, next - now);
     if (inFlight.size === 0 && next === null) {
-      for (const resolve of idleWaiters) resolve();
-      idleWaiters = [];
+      releaseIdle();
     }
     return Math.max(0, sleepMs);
   };
@@ -238,8 +230,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       wake();
       await loopDone;
       await Promise.allSettled([...inFlight]);
-      for (const resolve of idleWaiters) resolve();
-      idleWaiters = [];
+      releaseIdle();
     },
     whenIdle: () =>
       new Promise<void>((resolve) => {

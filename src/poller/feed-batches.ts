@@ -1,6 +1,7 @@
 import type { Observation } from '../buckets/daily-high.ts';
 import type { CityRecord } from '../cities/catalog.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
+import { asError } from '../sources/upstream.ts';
 
 /**
  * One observation batch per weather feed per tick: NOAA-rule days read METAR even when Weather
@@ -30,7 +31,7 @@ export function createFeedBatches(intervalMs: number) {
         try {
           for (const [slug, obs] of await feed.observe(batch)) observations.set(slug, obs);
         } catch (err) {
-          for (const d of batch) observations.set(d.city.slug, err instanceof Error ? err : new Error(String(err)));
+          for (const d of batch) observations.set(d.city.slug, asError(err));
         }
       }),
     );

@@ -24,6 +24,15 @@ export type PollerHealth = {
 
 type CityMemo = Omit<CityPollHealth, 'city' | 'failures' | 'retryAtMs'>;
 
+const NEVER_POLLED: Readonly<CityMemo> = {
+  lastAttemptAtMs: null,
+  lastOkAtMs: null,
+  lastError: null,
+  lastErrorAtMs: null,
+  noMarket: false,
+  paused: null,
+};
+
 /**
  * The poller's in-memory record since start, per city (last attempt, success, error, market and
  * pause state) and of the last tick; failures and retry times come from the backoff, so they are
@@ -35,14 +44,7 @@ export function createPollHealth(catalog: Catalog, backoff: Backoff) {
   const of = (slug: string): CityMemo => {
     let m = memo.get(slug);
     if (!m) {
-      m = {
-        lastAttemptAtMs: null,
-        lastOkAtMs: null,
-        lastError: null,
-        lastErrorAtMs: null,
-        noMarket: false,
-        paused: null,
-      };
+      m = { ...NEVER_POLLED };
       memo.set(slug, m);
     }
     return m;
@@ -56,18 +58,12 @@ export function createPollHealth(catalog: Catalog, backoff: Backoff) {
     snapshot: (): PollerHealth => ({
       lastTick,
       cities: catalog.active.map((c) => {
-        const m = memo.get(c.slug);
         const b = backoff.state(c.slug);
         return {
           city: c.slug,
-          lastAttemptAtMs: m?.lastAttemptAtMs ?? null,
-          lastOkAtMs: m?.lastOkAtMs ?? null,
-          lastError: m?.lastError ?? null,
-          lastErrorAtMs: m?.lastErrorAtMs ?? null,
+          ...(memo.get(c.slug) ?? NEVER_POLLED),
           failures: b?.failures ?? 0,
           retryAtMs: b?.retryAtMs ?? null,
-          noMarket: m?.noMarket ?? false,
-          paused: m?.paused ?? null,
         };
       }),
     }),

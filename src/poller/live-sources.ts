@@ -1,13 +1,12 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createPolymarketSource } from '../sources/market/polymarket.ts';
-import type { MarketSource } from '../sources/market/types.ts';
 import { createMetarWeather } from '../sources/weather/metar.ts';
-import type { WeatherSource } from '../sources/weather/types.ts';
 import { createWuWeather } from '../sources/weather/wu.ts';
 import { createHkoWeather } from '../sources/weather/hko.ts';
 import { fetchDailyTemperatureEvents } from '../sources/market/discovery.ts';
 import type { DiscoverySource } from './discovery.ts';
+import type { Feed } from './feed.ts';
 
 /** Per page of the tag listing; a run is at most a few pages. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
@@ -29,13 +28,7 @@ export function liveSources(
   config: LiveSourceSettings,
   clock: Clock,
   logger: Logger,
-): {
-  weather: WeatherSource;
-  noaaWeather: WeatherSource;
-  hkoWeather: WeatherSource;
-  discovery: DiscoverySource;
-  market: MarketSource;
-} {
+): Pick<Feed, 'weather' | 'noaaWeather' | 'hkoWeather' | 'discovery' | 'market'> {
   const market = createPolymarketSource({
     gammaUrl: config.GAMMA_URL,
     clobUrl: config.CLOB_URL,

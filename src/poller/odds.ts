@@ -31,6 +31,7 @@ export function createOddsFetcher(opts: {
 }): OddsFetcher {
   const pause0 = opts.retryPauseMs ?? ODDS_RETRY_PAUSE_MS;
   let blockedUntilMs = 0;
+  const overBudget = () => new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`);
 
   async function attempt(city: CityRecord, date: string, request: Required<OddsRequest>): Promise<OddsSample> {
     const leftMs = request.timeoutMs;
@@ -38,10 +39,7 @@ export function createOddsFetcher(opts: {
     const call = opts.market.odds(city, date, request);
     call.catch(() => undefined); // settled later than the race below: its error is already reported
     const cut = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`)),
-        leftMs,
-      );
+      timer = setTimeout(() => reject(overBudget()), leftMs);
     });
     try {
       return await Promise.race([call, cut]);
@@ -59,11 +57,7 @@ export function createOddsFetcher(opts: {
           return { odds: null, error: error ?? new UpstreamError(opts.market.name, 'odds rate-limited (Retry-After)') };
         }
         const left = Math.floor(deadline - performance.now());
-        if (left <= 0)
-          return {
-            odds: null,
-            error: error ?? new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`),
-          };
+        if (left <= 0) return { odds: null, error: error ?? overBudget() };
         try {
           return { odds: await attempt(city, date, { event, timeoutMs: left }), error: null };
         } catch (err) {

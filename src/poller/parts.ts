@@ -48,11 +48,11 @@ export function createPollerParts(deps: PollerDeps) {
     onPause: (slug) => metrics.pauses?.inc({ city: slug }),
   });
   const dayClock = deps.dayClock ?? clock;
-  const concurrency = deps.concurrency ?? 8;
   return {
     deps,
     dayClock,
-    concurrency,
+    /** Cities worked on at once (upstream rate limits are enforced by the sources). */
+    concurrency: 8,
     backoff,
     odds,
     observeDue,

@@ -77,8 +77,8 @@ async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<
   try {
     const event = await market.event(d.city, d.date);
     memo.noMarket = !event;
-    if (!event) memo.paused = null;
     if (!event) {
+      memo.paused = null;
       report.noMarket.push(d.city.slug);
       succeeded(p, d.city);
       return null;

@@ -38,8 +38,6 @@ export type PollerDeps = {
   intervalMs: number;
   /** Instant whose city-local date is the market day; the simulated feed passes its own clock. */
   dayClock?: Clock;
-  /** Cities worked on at once (upstream rate limits are enforced by the sources). */
-  concurrency?: number;
   /**
    * Real-time budget for the odds of a crossing, counted from when the observations arrived; past
    * it the signal is stored with `buckets: null` (default ODDS_DEADLINE_MS, 10 s).

@@ -6,7 +6,7 @@ import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { localDate } from '../../src/lib/local-day.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
-import { createDeliveryWorker, type DeliveryWorker } from '../../src/delivery/worker.ts';
+import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { createMetrics, type Metrics } from '../../src/lib/metrics.ts';
 import { createPaymentStore } from '../../src/payments/store.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
@@ -47,7 +47,7 @@ export type Seeded = {
   metrics: Metrics;
   bot: FakeBotApi;
   poller: Poller;
-  worker: DeliveryWorker;
+  worker: ReturnType<typeof createDeliveryWorker>;
 };
 
 export async function seededInstance(

@@ -7,7 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { runCli, type CliCommand } from '../../src/buyer/cli/index.ts';
-import { nearestSlug } from '../../src/buyer/cli/cities.ts';
+import { nearest } from '../../src/lib/nearest.ts';
 
 /**
  * The CLI as a newcomer meets it (issue 27.7, 27.8): a throwaway key, each command's own help, one
@@ -116,9 +116,9 @@ test('a typo in the city suggests the nearest slug; upper case is accepted', asy
   const upper = await run('buy', ['--city', 'NYC', '--count', '2', '--server', server, '--yes']);
   assert.equal(upper.code, 0, upper.err.join('\n'));
   assert.match(upper.out[0]!, /^bought 2 nyc signals/);
-  assert.equal(nearestSlug('londn', ['london', 'paris']), 'london');
-  assert.equal(nearestSlug('tokyo-x', ['tokyo']), 'tokyo');
-  assert.equal(nearestSlug('zzzzzz', ['london', 'paris']), null);
+  assert.equal(nearest('londn', ['london', 'paris']), 'london');
+  assert.equal(nearest('tokyo-x', ['tokyo']), 'tokyo');
+  assert.equal(nearest('zzzzzz', ['london', 'paris']), null);
 });
 
 test('cities lists slugs, kind, local time and latest seq; --kind picks the streams', async (t) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { canonicalChatId } from '../../src/delivery/chat-id.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
-import { BOT_API_LIMITS, isGroupChat, type SendLimits } from '../../src/delivery/pacer.ts';
+import { BOT_API_LIMITS, createPacer, type SendLimits } from '../../src/delivery/pacer.ts';
 import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 import { listen, testApp } from '../helpers/app.ts';
@@ -45,7 +45,13 @@ test('canonical chat ids: plain decimal numbers and lower-cased usernames; every
     assert.equal(r.ok, false, raw);
     assert.match((r as { error: string }).error, /^invalid chatId: must be a chat number in plain decimal/);
   }
-  assert.equal(isGroupChat('@channel_name'), true, 'a public channel is paced as a group');
+  const pacer = createPacer(BOT_API_LIMITS);
+  pacer.reserve('@channel_name', 0);
+  assert.equal(
+    pacer.readyAt('@channel_name', 0),
+    BOT_API_LIMITS.groupIntervalMs,
+    'a public channel is paced as a group',
+  );
 });
 
 type Client = { xff: string };

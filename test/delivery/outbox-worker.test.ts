@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { openDb, type Db } from '../../src/db/open.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
-import { createDeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.ts';
+import { createDeliveryWorker } from '../../src/delivery/worker.ts';
+
+type WorkerOptions = NonNullable<Parameters<typeof createDeliveryWorker>[0]['options']>;
 
 const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 import { systemClock } from '../../src/lib/clock.ts';

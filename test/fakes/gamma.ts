@@ -1,6 +1,8 @@
 import { eventSlugs } from '../../src/cities/market-slug.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { ruleText, type RuleTextOptions } from '../../src/sources/market/rule-text.ts';
+import { ruleText } from '../../src/sources/market/rule-text.ts';
+
+type RuleTextOptions = Parameters<typeof ruleText>[2];
 import { startFakeServer, type FakeServer } from './upstream.ts';
 import { createHash } from 'node:crypto';
 

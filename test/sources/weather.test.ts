@@ -5,7 +5,7 @@ import { manualClock } from '../../src/lib/clock.ts';
 import { UpstreamError } from '../../src/lib/errors.ts';
 import { dailyHighReading } from '../../src/buckets/daily-high.ts';
 import { createWuWeather, parseWu } from '../../src/sources/weather/wu.ts';
-import { createMetarWeather, parseMetar, tGroupTemp } from '../../src/sources/weather/metar.ts';
+import { createMetarWeather, parseMetar } from '../../src/sources/weather/metar.ts';
 import { startFakeWeatherCom } from '../fakes/weather-com.ts';
 import { startFakeMetar } from '../fakes/metar.ts';
 
@@ -67,12 +67,14 @@ test('weather.com failures stay per city: a bad key, a 500, garbage', async (t) 
 });
 
 test('METAR: T-group tenths, signs, and rows without temperatures', () => {
+  const tempOf = (temp: number, rawOb: string) =>
+    parseMetar([{ icaoId: 'KXXX', obsTime: 1789429860, temp, rawOb }]).get('KXXX')![0]!.temp;
   assert.equal(
-    tGroupTemp('METAR KLGA 142351Z 35013G19KT 10SM FEW060 22/08 A3015 RMK AO2 SLP209 T02170078 10239 20217 51022'),
+    tempOf(22, 'METAR KLGA 142351Z 35013G19KT 10SM FEW060 22/08 A3015 RMK AO2 SLP209 T02170078 10239 20217 51022'),
     21.7,
   );
-  assert.equal(tGroupTemp('METAR KORD 010051Z 27010KT M02/M05 A3001 RMK AO2 T10231045'), -2.3);
-  assert.equal(tGroupTemp('METAR RKSI 100100Z 23004KT 160V310 8000 BKN015 21/17 Q1009 NOSIG'), null);
+  assert.equal(tempOf(-2, 'METAR KORD 010051Z 27010KT M02/M05 A3001 RMK AO2 T10231045'), -2.3);
+  assert.equal(tempOf(21, 'METAR RKSI 100100Z 23004KT 160V310 8000 BKN015 21/17 Q1009 NOSIG'), 21, 'no T-group');
   const rows = parseMetar([
     { icaoId: 'KLGA', obsTime: 1789429860, temp: 22, rawOb: 'METAR KLGA 142351Z 22/08 A3015 RMK AO2 T02170078' },
     { icaoId: 'RKSI', obsTime: 1781053200, temp: 21, rawOb: 'METAR RKSI 100100Z 21/17 Q1009 NOSIG' },

@@ -11,8 +11,7 @@ import { intFlag, parseFlags, requireValue, serverUrl, UsageError } from './args
 import { createClient, serverError, type ApiAnswer, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, defaultSleep, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
-import { receiptsFileFor } from './paths.ts';
-import { saveReceipt } from './receipts.ts';
+import { receiptsFileFor, saveReceipts } from './receipts.ts';
 
 /**
  * `isocast buy --city <slug> --count <n>`: read the published price list and settlement wallet,
@@ -158,19 +157,21 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   if (paid.status !== 200) throw paymentProblem(paid, account.address);
   const r = paid.body;
   if (typeof r.receiptToken === 'string' && r.receiptToken !== '') {
-    saveReceipt(receiptsFile, {
-      server,
-      wallet: account.address,
-      city,
-      receiptToken: r.receiptToken,
-      paidThroughSeq: r.paidThroughSeq,
-      latestSeq: r.latestSeq,
-      count: r.count,
-      amountUsd: r.amountUsd,
-      txHash: r.txHash ?? null,
-      source: 'purchase',
-      savedAt: new Date(io.nowMs?.() ?? Date.now()).toISOString(),
-    });
+    saveReceipts(receiptsFile, [
+      {
+        server,
+        wallet: account.address,
+        city,
+        receiptToken: r.receiptToken,
+        paidThroughSeq: r.paidThroughSeq,
+        latestSeq: r.latestSeq,
+        count: r.count,
+        amountUsd: r.amountUsd,
+        txHash: r.txHash ?? null,
+        source: 'purchase',
+        savedAt: new Date(io.nowMs?.() ?? Date.now()).toISOString(),
+      },
+    ]);
   }
   // The server has seen this authorization's nonce before: nothing new was bought. After our own
   // in-doubt retry that is the purchase we just made; otherwise it is an earlier one.

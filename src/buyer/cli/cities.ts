@@ -1,7 +1,6 @@
 import { intFlag, parseFlags, serverUrl, UsageError } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
 import { createClient, serverError } from './client.ts';
-import { nearest } from '../../lib/nearest.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 
 /**
@@ -69,9 +68,4 @@ function kindFlag(raw: string | undefined): CityKind {
   if (raw === undefined) return 'high';
   if ((CITY_KINDS as readonly string[]).includes(raw)) return raw as CityKind;
   throw new UsageError(`--kind must be high, low or all, not ${JSON.stringify(raw)}`);
-}
-
-/** The nearest slug to a typo, when one is close enough to be a plausible intent. */
-export function nearestSlug(typo: string, slugs: readonly string[]): string | null {
-  return nearest(typo, slugs);
 }

@@ -1,5 +1,5 @@
 import { UsageError } from './args.ts';
-import { buyCommand } from './buy.ts';
+import { buyCommand, DEFAULT_SERVER } from './buy.ts';
 import { NetworkError } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { readCommand } from './read.ts';
@@ -7,18 +7,24 @@ import { receiptCommand } from './receipt.ts';
 import { stripControls } from '../../../packages/isocast-client/src/index.ts';
 import { registerChatCommand } from './register-chat.ts';
 import { COMMAND_USAGE, type CliCommand } from './help.ts';
-import { citiesCommand, fetchCities, nearestSlug } from './cities.ts';
+import { citiesCommand, fetchCities } from './cities.ts';
+import { nearest } from '../../lib/nearest.ts';
 import { keygenCommand } from './keygen.ts';
-import { DEFAULT_SERVER } from './buy.ts';
 
 export type { CliCommand } from './help.ts';
 
-/** The buyer's commands, dispatched from main.ts. Returns the process exit code; never exits. */
+const COMMANDS: Record<CliCommand, (argv: readonly string[], io: CliIo) => Promise<number>> = {
+  buy: buyCommand,
+  read: readCommand,
+  receipt: receiptCommand,
+  'register-chat': registerChatCommand,
+  cities: citiesCommand,
+  keygen: keygenCommand,
+};
+
 /** City slugs are lower case; `--city NYC` means nyc. */
 function lowerCity(argv: readonly string[]): string[] {
-  return argv.map((a, i) =>
-    argv[i - 1] === '--city' ? a.toLowerCase() : a.startsWith('--city=') ? a.toLowerCase() : a,
-  );
+  return argv.map((a, i) => (argv[i - 1] === '--city' || a.startsWith('--city=') ? a.toLowerCase() : a));
 }
 
 /** `unknown city: nyk` gains `; did you mean nyc?` when the server lists a close slug. */
@@ -33,7 +39,7 @@ async function withSuggestion(message: string, argv: readonly string[], envServe
     (envServer || DEFAULT_SERVER)
   ).replace(/\/+$/, '');
   try {
-    const near = nearestSlug(
+    const near = nearest(
       m[1]!,
       (await fetchCities(server, 5_000, 'all')).map((c) => c.slug),
     );
@@ -45,26 +51,14 @@ async function withSuggestion(message: string, argv: readonly string[], envServe
   }
 }
 
+/** The buyer's commands, dispatched from main.ts. Returns the process exit code; never exits. */
 export async function runCli(command: CliCommand, rawArgv: readonly string[], rawIo: CliIo): Promise<number> {
   const argv = lowerCity(rawArgv);
   // Belt and braces: whatever reaches the terminal has no control characters but line breaks.
   const clean = (line: string) => line.split('\n').map(stripControls).join('\n');
   const io: CliIo = { ...rawIo, stdout: (l) => rawIo.stdout(clean(l)), stderr: (l) => rawIo.stderr(clean(l)) };
   try {
-    switch (command) {
-      case 'buy':
-        return await buyCommand(argv, io);
-      case 'read':
-        return await readCommand(argv, io);
-      case 'receipt':
-        return await receiptCommand(argv, io);
-      case 'register-chat':
-        return await registerChatCommand(argv, io);
-      case 'cities':
-        return await citiesCommand(argv, io);
-      case 'keygen':
-        return await keygenCommand(argv, io);
-    }
+    return await COMMANDS[command](argv, io);
   } catch (err) {
     if (err instanceof UsageError) {
       // One line saying what is wrong, then this command's usage (not the whole help).

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /**
  * What the buyer commands print. Human output is one line per event; `--json` prints one JSON
  * object per line on stdout (signals as the server sent them, minus `disclaimer`) and keeps
@@ -69,15 +71,5 @@ export function withoutDisclaimer<T extends Record<string, unknown>>(o: T): Omit
   return rest;
 }
 
-export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+export const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  sleep(ms, undefined, { signal }).catch(() => {});

@@ -19,15 +19,11 @@ export function exhausted(
   { paidThrough, latest }: { paidThrough: number; latest: number },
   { city, server }: { city: string; server: string },
 ): CliError {
-  if (paidThrough === 0)
-    return new CliError(
-      `this wallet has no bundle for ${city} yet. Buy one with: ${buyMore(city, server)}`,
-      EXIT.paymentNeeded,
-    );
-  return new CliError(
-    `bundle used up: entitled through seq ${paidThrough}, latest is ${latest}. Buy more with: ${buyMore(city, server)}`,
-    EXIT.paymentNeeded,
-  );
+  const what =
+    paidThrough === 0
+      ? `this wallet has no bundle for ${city} yet. Buy one with`
+      : `bundle used up: entitled through seq ${paidThrough}, latest is ${latest}. Buy more with`;
+  return new CliError(`${what}: ${buyMore(city, server)}`, EXIT.paymentNeeded);
 }
 
 function readProblem(a: ApiAnswer, city: string, server: string): CliError {

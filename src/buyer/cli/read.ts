@@ -4,13 +4,13 @@ import { DEFAULT_SERVER } from './buy.ts';
 import { createClient } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, defaultSleep, EXIT, type CliIo } from './output.ts';
-import { receiptsFileFor } from './paths.ts';
 import {
   describeServers,
   findReceipt,
   LEGACY_RECEIPTS_FILE,
   legacyReceiptsPresent,
   loadReceipts,
+  receiptsFileFor,
   type Receipt,
 } from './receipts.ts';
 import { recoverReceipts } from './recover.ts';

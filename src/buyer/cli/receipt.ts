@@ -5,8 +5,7 @@ import { readRevocationAnswer } from '../../../packages/isocast-client/src/index
 import { createClient, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
-import { receiptsFileFor } from './paths.ts';
-import { forgetReceipts } from './receipts.ts';
+import { forgetReceipts, receiptsFileFor } from './receipts.ts';
 import { recoverReceipts, signedPost, signedRefusal } from './recover.ts';
 
 /**

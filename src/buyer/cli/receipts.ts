@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { once } from '../../lib/once.ts';
+import type { Flags } from './args.ts';
+import type { CliIo } from './output.ts';
 
 /**
  * The buyer's receipts, kept where per-user state belongs: `$XDG_STATE_HOME/isocast/receipts.json`
@@ -24,6 +26,11 @@ export function stateHome(env: { XDG_STATE_HOME?: string; HOME?: string }): stri
 
 export function defaultReceiptsFile(home: string): string {
   return join(home, 'isocast', RECEIPTS_FILE_NAME);
+}
+
+/** `--receipts FILE`, else receipts.json in isocast/ under the state directory main.ts resolved. */
+export function receiptsFileFor(flags: Flags, io: CliIo): string {
+  return flags.values.receipts ?? defaultReceiptsFile(io.stateHome ?? stateHome(process.env));
 }
 
 const receiptSchema = () =>
@@ -89,10 +96,6 @@ function writeReceipts(file: string, receipts: readonly Receipt[]): void {
   // writeFileSync's mode only applies to a new file (and passes through the umask): set it outright.
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
-}
-
-export function saveReceipt(file: string, r: Receipt): void {
-  saveReceipts(file, [r]);
 }
 
 /**

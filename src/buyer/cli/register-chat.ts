@@ -1,9 +1,4 @@
-import {
-  DELIVERY_DOMAIN,
-  DELIVERY_PRIMARY_TYPE,
-  DELIVERY_TYPES,
-  type DeliveryAction,
-} from '../../delivery/typed-data.ts';
+import { type DeliveryAction, deliveryTypedData } from '../../delivery/typed-data.ts';
 import { parseFlags, serverUrl, UsageError } from './args.ts';
 import { DEFAULT_SERVER } from './buy.ts';
 import { createClient, serverError } from './client.ts';
@@ -32,12 +27,9 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);
   const timestamp = Math.floor((io.nowMs?.() ?? Date.now()) / 1000);
-  const signature = await account.signTypedData({
-    domain: DELIVERY_DOMAIN,
-    types: DELIVERY_TYPES,
-    primaryType: DELIVERY_PRIMARY_TYPE,
-    message: { wallet: account.address, chatId, citySlug, action, timestamp: BigInt(timestamp) },
-  });
+  const signature = await account.signTypedData(
+    deliveryTypedData({ wallet: account.address, chatId, citySlug, action, timestamp }),
+  );
   const body = {
     wallet: account.address,
     action,

@@ -3,6 +3,7 @@ import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import type { BucketOdds } from './types.ts';
 import type { MarketBucket } from './types.ts';
+import { parseUpstream } from '../upstream.ts';
 
 /**
  * CLOB order books, all of an event's tokens in one `POST /books`. `yes`/`no`: the best ask of
@@ -67,12 +68,8 @@ export async function fetchOdds(opts: ClobOptions, buckets: readonly MarketBucke
     body,
     timeoutMs: opts.timeoutMs,
   });
-  const parsed = z.array(Book).safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UpstreamError('clob', `malformed books: ${issue.path.join('.')}: ${issue.message}`);
-  }
-  const byToken = new Map(parsed.data.map((b) => [b.asset_id, b]));
+  const books = parseUpstream(z.array(Book), raw, { upstream: 'clob', what: 'books' });
+  const byToken = new Map(books.map((b) => [b.asset_id, b]));
   const out = new Map<string, BucketOdds>();
   let priced = 0;
   for (const b of buckets) {

@@ -1,7 +1,6 @@
 import type { MarketKind } from '../../lib/temperature.ts';
 import { EVENT_PREFIX, MONTHS } from '../../cities/market-slug.ts';
-import { UpstreamError } from '../../lib/errors.ts';
-import { httpJson } from '../../lib/http-client.ts';
+import { gammaEvents } from './gamma.ts';
 import { parseResolutionRule, type ResolutionRule } from './resolution-rule.ts';
 
 /**
@@ -85,12 +84,7 @@ export async function fetchDailyTemperatureEvents(opts: {
   const out = new Map<string, DiscoveredEvent>();
   for (const tag of Object.values(DISCOVERY_TAG_SLUGS)) {
     for (let page = 0; page < MAX_PAGES; page++) {
-      const body = await httpJson({
-        upstream: 'gamma',
-        url: `${opts.baseUrl}/events?tag_slug=${tag}&closed=false&limit=${PAGE}&offset=${page * PAGE}`,
-        timeoutMs: opts.timeoutMs,
-      });
-      if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
+      const body = await gammaEvents(opts, `tag_slug=${tag}&closed=false&limit=${PAGE}&offset=${page * PAGE}`);
       for (const raw of body) {
         const ev = readDiscoveredEvent(raw);
         if (ev && !out.has(ev.slug)) out.set(ev.slug, ev);

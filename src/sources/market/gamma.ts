@@ -5,6 +5,7 @@ import { orderBuckets, parseLabel } from '../../buckets/labels.ts';
 import { eventUrl } from '../../cities/market-slug.ts';
 import { parseResolutionRule } from './resolution-rule.ts';
 import type { MarketBucket, MarketEvent } from './types.ts';
+import { parseUpstream } from '../upstream.ts';
 
 /**
  * Gamma `/events?slug=` reader. Gamma returns `outcomes` and `clobTokenIds` as JSON-encoded
@@ -50,12 +51,7 @@ export type GammaOptions = { baseUrl: string; timeoutMs: number };
 
 /** Parses one Gamma event into a bucket ladder; throws UpstreamError('gamma') on garbage. */
 export function parseGammaEvent(raw: unknown): MarketEvent {
-  const parsed = GammaEvent.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UpstreamError('gamma', `malformed event: ${issue.path.join('.')}: ${issue.message}`);
-  }
-  const ev = parsed.data;
+  const ev = parseUpstream(GammaEvent, raw, { upstream: 'gamma', what: 'event' });
   const buckets: MarketBucket[] = [];
   for (const m of ev.markets) {
     const range = parseLabel(m.groupItemTitle);
@@ -74,17 +70,19 @@ export function parseGammaEvent(raw: unknown): MarketEvent {
   return { slug: ev.slug, url: eventUrl(ev.slug), conditionId: negRisk, buckets: ordered.buckets, rule };
 }
 
+/** `GET /events?<query>`: Gamma's list of raw events; anything but an array is an UpstreamError. */
+export async function gammaEvents(opts: GammaOptions, query: string): Promise<unknown[]> {
+  const body = await httpJson({ upstream: 'gamma', url: `${opts.baseUrl}/events?${query}`, timeoutMs: opts.timeoutMs });
+  if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
+  return body;
+}
+
 /**
  * The raw event object with this exact slug, or null when Gamma has none. `filters` is extra query
  * text (`closed=true`): a replay reads settled events, and their `outcomePrices`, too.
  */
 export async function fetchGammaEventJson(opts: GammaOptions, slug: string, filters = ''): Promise<unknown> {
-  const body = await httpJson({
-    upstream: 'gamma',
-    url: `${opts.baseUrl}/events?slug=${encodeURIComponent(slug)}${filters ? `&${filters}` : ''}`,
-    timeoutMs: opts.timeoutMs,
-  });
-  if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
+  const body = await gammaEvents(opts, `slug=${encodeURIComponent(slug)}${filters ? `&${filters}` : ''}`);
   const match: unknown = body.find(
     (e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug,
   );

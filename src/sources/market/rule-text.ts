@@ -17,7 +17,7 @@ function ruleDay(date: string): string {
   return `${d} ${MONTHS[m - 1]} '${String(y).slice(2)}`;
 }
 
-export type RuleTextOptions = {
+type RuleTextOptions = {
   kind: RuleKind;
   /** Station named by the rule; the city's catalog station unless a test wants another. */
   station?: string;

@@ -3,19 +3,11 @@
  * seasonal swing either side of it (°C), the typical day-night range (°C) and the hemisphere.
  * Plausible, not authoritative: it only has to make curves that look like the city's weather.
  */
-type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south: boolean };
+type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south?: boolean };
 
 /** A northern-hemisphere city's climate; `S` is a southern one's (seasons shifted half a year). */
-const C = (meanHighC: number, seasonalC: number, diurnalC: number): Climate => ({
-  meanHighC,
-  seasonalC,
-  diurnalC,
-  south: false,
-});
-const S = (meanHighC: number, seasonalC: number, diurnalC: number): Climate => ({
-  ...C(meanHighC, seasonalC, diurnalC),
-  south: true,
-});
+const C = (meanHighC: number, seasonalC: number, diurnalC: number): Climate => ({ meanHighC, seasonalC, diurnalC });
+const S = (...a: Parameters<typeof C>): Climate => ({ ...C(...a), south: true });
 
 export const CLIMATE: Readonly<Record<string, Climate>> = {
   nyc: C(17, 12, 8),

@@ -2,6 +2,7 @@ import { UpstreamError } from '../../lib/errors.ts';
 import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import type { WeatherSource } from './types.ts';
+import { asError } from '../upstream.ts';
 
 /**
  * The Hong Kong Observatory's since-midnight max/min CSV (no key, every 10 minutes, Hong Kong
@@ -63,7 +64,7 @@ export function createHkoWeather(opts: { baseUrl: string; timeoutMs?: number }):
           });
         reading = parseHkoMaxMin(res.text);
       } catch (err) {
-        for (const r of requests) out.set(r.city.slug, err instanceof Error ? err : new Error(String(err)));
+        for (const r of requests) out.set(r.city.slug, asError(err));
         return out;
       }
       for (const r of requests) {

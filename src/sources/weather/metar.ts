@@ -7,6 +7,7 @@ import type { Observation } from '../../buckets/daily-high.ts';
 import type { ReportType } from '../../buckets/rule-kinds.ts';
 import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
 import type { WeatherSource } from './types.ts';
+import { asError, parseUpstream } from '../upstream.ts';
 
 /**
  * aviationweather.gov METARs, many stations per request (`/api/data/metar?ids=...&format=json`;
@@ -34,6 +35,7 @@ const RECEIPT_AFTER_MS = 7 * 86_400_000;
 
 /** A raw report is a line of text: bounded, and stripped of control characters before it is stored. */
 const MAX_RAW_REPORT = 512;
+const STATIONS_PER_REQUEST = 40;
 const cleanRaw = (raw: string) =>
   raw
     .replace(/\p{Cc}+/gu, ' ')
@@ -44,12 +46,11 @@ type MetarOptions = {
   baseUrl: string;
   clock: Clock;
   timeoutMs?: number;
-  stationsPerRequest?: number;
   limiter?: RateLimiter;
 };
 
 /** `T02170078` -> 21.7; `T10231045` -> -2.3 (sign digit 1 = negative). */
-export function tGroupTemp(rawOb: string | undefined): number | null {
+function tGroupTemp(rawOb: string | undefined): number | null {
   const m = rawOb ? /\bRMK\b.*?\bT([01])(\d{3})[01]\d{3}\b/.exec(rawOb) : null;
   if (!m) return null;
   return ((m[1] === '1' ? -1 : 1) * Number(m[2])) / 10;
@@ -65,13 +66,7 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
   if (!Array.isArray(raw)) throw new UpstreamError('metar', 'response is not an array');
   const out = new Map<string, Observation[]>();
   for (const row of raw) {
-    const parsed = MetarRow.safeParse(row);
-    if (!parsed.success)
-      throw new UpstreamError(
-        'metar',
-        `malformed row: ${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`,
-      );
-    const r = parsed.data;
+    const r = parseUpstream(MetarRow, row, { upstream: 'metar', what: 'row' });
     const tenths = tGroupTemp(r.rawOb);
     const temp = tenths !== null && (typeof r.temp !== 'number' || Math.abs(tenths - r.temp) <= 0.5) ? tenths : r.temp;
     if (typeof temp !== 'number') continue;
@@ -93,7 +88,6 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
 
 export function createMetarWeather(opts: MetarOptions): WeatherSource {
   const timeoutMs = opts.timeoutMs ?? 8_000;
-  const perRequest = opts.stationsPerRequest ?? 40;
   // aviationweather.gov asks for no more than 100 requests a minute.
   const limiter = opts.limiter ?? createRateLimiter({ limit: 60, windowMs: 60_000 });
   return {
@@ -110,8 +104,8 @@ export function createMetarWeather(opts: MetarOptions): WeatherSource {
         byStation.set(r.city.station, [...(byStation.get(r.city.station) ?? []), r]);
       }
       const stations = [...byStation.keys()];
-      for (let i = 0; i < stations.length; i += perRequest) {
-        const chunk = stations.slice(i, i + perRequest);
+      for (let i = 0; i < stations.length; i += STATIONS_PER_REQUEST) {
+        const chunk = stations.slice(i, i + STATIONS_PER_REQUEST);
         const reqs = chunk.flatMap((s) => byStation.get(s)!);
         // Enough hours back to cover the earliest local midnight among the chunk's days.
         const earliest = Math.min(...reqs.map((r) => localDayBounds(r.city.timezone, r.date).startMs));
@@ -134,7 +128,7 @@ export function createMetarWeather(opts: MetarOptions): WeatherSource {
           const rows = parseMetar(res.json);
           for (const r of reqs) out.set(r.city.slug, rows.get(r.city.station!.toUpperCase()) ?? []);
         } catch (err) {
-          for (const r of reqs) out.set(r.city.slug, err instanceof Error ? err : new Error(String(err)));
+          for (const r of reqs) out.set(r.city.slug, asError(err));
         }
       }
       return out;

@@ -3,8 +3,9 @@ import { wuLocationId } from '../../cities/catalog.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
-import { mapLimit, type RateLimiter, createRateLimiter } from '../rate-limit.ts';
+import { mapLimit, createRateLimiter } from '../rate-limit.ts';
 import type { WeatherSource } from './types.ts';
+import { asError, parseUpstream } from '../upstream.ts';
 
 /**
  * weather.com v1 historical observations, the rows of Weather Underground's "Daily Observations"
@@ -23,25 +24,21 @@ const WuResponse = z.object({
   ),
 });
 
+const CONCURRENCY = 6;
+
 type WuOptions = {
   baseUrl: string;
   apiKey: string;
   timeoutMs?: number;
-  concurrency?: number;
-  limiter?: RateLimiter;
   /** Least time between two asks (WU_POLL_INTERVAL_MS): every ask is one call per station. */
   minIntervalMs?: number;
 };
 
 export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
-  const parsed = WuResponse.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UpstreamError('wu', `malformed observations: ${issue.path.join('.')}: ${issue.message}`);
-  }
+  const { observations } = parseUpstream(WuResponse, raw, { upstream: 'wu', what: 'observations' });
   const out: Observation[] = [];
   // weather.com answers whole degrees of the unit asked for; there is no raw report and no receipt time.
-  for (const o of parsed.data.observations)
+  for (const o of observations)
     if (typeof o.temp === 'number') out.push({ atMs: o.valid_time_gmt * 1000, temp: o.temp, unit, precision: 1 });
   return out;
 }
@@ -57,7 +54,7 @@ function locationPath(loc: string): string {
 export function createWuWeather(opts: WuOptions): WeatherSource {
   const timeoutMs = opts.timeoutMs ?? 8_000;
   // weather.com publishes no limit for this key; a few calls a second is what the site itself makes.
-  const limiter = opts.limiter ?? createRateLimiter({ limit: 20, windowMs: 1_000 });
+  const limiter = createRateLimiter({ limit: 20, windowMs: 1_000 });
   return {
     name: 'wu',
     channel: 'wu',
@@ -77,7 +74,7 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
         if (call) call.slugs.push(city.slug);
         else calls.set(key, { city, date, slugs: [city.slug] });
       }
-      await mapLimit([...calls.values()], opts.concurrency ?? 6, async ({ city, date, slugs }) => {
+      await mapLimit([...calls.values()], CONCURRENCY, async ({ city, date, slugs }) => {
         const loc = wuLocationId(city)!;
         const day = date.replaceAll('-', '');
         const url =
@@ -88,7 +85,7 @@ export function createWuWeather(opts: WuOptions): WeatherSource {
           await limiter.acquire();
           result = parseWu(await httpJson({ upstream: 'wu', url, timeoutMs }), city.unit);
         } catch (err) {
-          result = err instanceof Error ? err : new Error(String(err));
+          result = asError(err);
         }
         for (const slug of slugs) out.set(slug, result);
       });

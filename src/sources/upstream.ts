@@ -1,0 +1,13 @@
+import type { z } from 'zod';
+import { UpstreamError } from '../lib/errors.ts';
+
+/** An upstream answer read against its schema; a mismatch names its first problem (`malformed books: 0.bids: ...`). */
+export function parseUpstream<S extends z.ZodType>(schema: S, raw: unknown, where: { upstream: string; what: string }) {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data as z.output<S>;
+  const issue = parsed.error.issues[0]!;
+  throw new UpstreamError(where.upstream, `malformed ${where.what}: ${issue.path.join('.')}: ${issue.message}`);
+}
+
+/** A thrown value as the Error a source reports for each city it failed. */
+export const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
