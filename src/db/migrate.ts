@@ -79,11 +79,3 @@ function isEmpty(db: Database.Database): boolean {
   };
   return row.n === 0;
 }
-
-/** Normalised DDL of every object, for comparing a fresh and a migrated database. */
-export function schemaFingerprint(db: Database.Database): string[] {
-  const rows = db
-    .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
-    .all() as { type: string; name: string; sql: string | null }[];
-  return rows.map((r) => `${r.type} ${r.name}: ${(r.sql ?? '').replace(/\s+/g, ' ').trim()}`);
-}

@@ -23,15 +23,6 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 type Parts = { year: number; month: number; day: number; hour: number; minute: number; second: number };
 
 function partsAt(timeZone: string, ms: number): Parts {

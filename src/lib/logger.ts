@@ -138,10 +138,3 @@ export function createLogger(
     child: (fields) => createLogger({ level: opts.level, write: custom, base: { ...base, ...fields }, format }),
   };
 }
-
-/** A logger that keeps lines in memory: tests grep it for leaked secrets. */
-export function memoryLogger(level: Level = 'debug'): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const logger = createLogger({ level, write: (l) => lines.push(l) });
-  return Object.assign(logger, { lines });
-}

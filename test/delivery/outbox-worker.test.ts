@@ -8,7 +8,7 @@ import { createDeliveryWorker, type WorkerOptions } from '../../src/delivery/wor
 
 const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 import { systemClock } from '../../src/lib/clock.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { tempDir } from '../helpers/app.ts';
 import { startFakeBotApi, type FakeBotApi } from '../fakes/bot-api.ts';
 import {
