@@ -5,9 +5,12 @@
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
+/** One formatter per zone and style, kept: building one costs far more than using it. */
+function formatter(timeZone: string, last: 'second' | 'offset' = 'second'): Intl.DateTimeFormat {
+  const key = `${timeZone} ${last}`;
+  let f = formatters.get(key);
   if (!f) {
+    const shown = last === 'second' ? { second: '2-digit' as const } : { timeZoneName: 'shortOffset' as const };
     f = new Intl.DateTimeFormat('en-CA', {
       timeZone,
       hourCycle: 'h23',
@@ -16,11 +19,18 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
       day: '2-digit',
       hour: '2-digit',
       minute: '2-digit',
-      second: '2-digit',
+      ...shown,
     });
-    formatters.set(timeZone, f);
+    formatters.set(key, f);
   }
   return f;
+}
+
+/** `2026-11-01 01:30 GMT-4`: date, wall time and the offset then in force (tells the two 01:30s apart). */
+export function localTime(timeZone: string, ms: number): string {
+  const p: Record<string, string> = {};
+  for (const part of formatter(timeZone, 'offset').formatToParts(ms)) p[part.type] = part.value;
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${p.timeZoneName === 'GMT' ? 'GMT+0' : p.timeZoneName}`;
 }
 
 type Parts = { year: number; month: number; day: number; hour: number; minute: number; second: number };

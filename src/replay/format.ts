@@ -1,4 +1,5 @@
 import { KIND_RULES } from '../buckets/rule-kinds.ts';
+import { localTime } from '../lib/local-day.ts';
 import type { ReplayReading, ReplayResult } from './run.ts';
 
 /**
@@ -43,27 +44,4 @@ function ruleLine(rule: NonNullable<ReplayResult['rule']>): string {
   const precision = rule.precision === 0.1 ? 'tenths of a degree' : 'whole degrees';
   const view = rule.kind === 'noaa-hourly' ? ', hourly view' : '';
   return `${rule.source} ${rule.station} °${rule.unit}${view}, ${precision}${rule.fallback ? `, fallback ${rule.fallback}` : ''}${rule.url ? ` (${rule.url})` : ''}`;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** `2026-11-01 01:30 GMT-4`: date, wall time and the offset then in force (tells the two 01:30s apart). */
-export function localTime(timeZone: string, ms: number): string {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      timeZoneName: 'shortOffset',
-    });
-    formatters.set(timeZone, f);
-  }
-  const p: Record<string, string> = {};
-  for (const part of f.formatToParts(ms)) p[part.type] = part.value;
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${p.timeZoneName === 'GMT' ? 'GMT+0' : p.timeZoneName}`;
 }
