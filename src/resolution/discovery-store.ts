@@ -15,18 +15,6 @@ export type DiscoveredRow = {
   seenAtMs: number;
 };
 
-type Row = {
-  slug: string;
-  city: string;
-  target_date: string;
-  source: string;
-  kind: string | null;
-  station: string | null;
-  served: number;
-  reason: string | null;
-  seen_at: number;
-};
-
 export function createDiscoveryStore(db: Db) {
   const s = {
     clear: db.prepare('DELETE FROM discovered_events'),
@@ -34,7 +22,8 @@ export function createDiscoveryStore(db: Db) {
       'INSERT OR REPLACE INTO discovered_events (slug, city, target_date, source, kind, station, served, reason, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     all: db.prepare(
-      'SELECT slug, city, target_date, source, kind, station, served, reason, seen_at FROM discovered_events ORDER BY served, city, target_date',
+      `SELECT slug, city, target_date AS targetDate, source, kind, station, served, reason, seen_at AS seenAtMs
+      FROM discovered_events ORDER BY served, city, target_date`,
     ),
   };
   return {
@@ -59,17 +48,8 @@ export function createDiscoveryStore(db: Db) {
     },
     /** Not served first, then by city and day. */
     all(): DiscoveredRow[] {
-      return (s.all.all() as Row[]).map((r) => ({
-        slug: r.slug,
-        city: r.city,
-        targetDate: r.target_date,
-        source: r.source,
-        kind: r.kind,
-        station: r.station,
-        served: r.served === 1,
-        reason: r.reason,
-        seenAtMs: r.seen_at,
-      }));
+      const rows = s.all.all() as (Omit<DiscoveredRow, 'served'> & { served: number })[];
+      return rows.map((r) => ({ ...r, served: r.served === 1 }));
     },
   };
 }

@@ -66,8 +66,9 @@ export function createRuleStore(db: Db): RuleStore {
   const s = {
     get: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules WHERE city = ? AND target_date = ?`),
     insert:
-      db.prepare(`INSERT INTO resolution_rules (city, target_date, source, kind, station, unit, precision, fallback, url, parse_note,
-      status, pause_reason, observed_with, first_seen_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      db.prepare(`INSERT INTO resolution_rules (city, target_date, source, kind, station, unit, precision, fallback,
+      url, parse_note, status, pause_reason, observed_with, first_seen_at, updated_at) VALUES (@city, @targetDate, @source,
+      @kind, @station, @unit, @precision, @fallback, @url, @parseNote, @status, @reason, @observedWith, @nowMs, @nowMs)`),
     update: db.prepare(
       'UPDATE resolution_rules SET status = ?, pause_reason = ?, observed_with = ?, updated_at = ? WHERE city = ? AND target_date = ?',
     ),
@@ -98,23 +99,7 @@ export function createRuleStore(db: Db): RuleStore {
             reason: ok ? null : verdict.reason,
             observedWith: ok ? input.feed : null,
           };
-          s.insert.run(
-            next.city,
-            next.targetDate,
-            next.source,
-            next.kind,
-            next.station,
-            next.unit,
-            next.precision,
-            next.fallback,
-            next.url,
-            rule.reason ?? null,
-            next.status,
-            next.reason,
-            next.observedWith,
-            input.nowMs,
-            input.nowMs,
-          );
+          s.insert.run({ ...next, parseNote: rule.reason ?? null, nowMs: input.nowMs });
           return { ...next, newlyPaused: !ok };
         }
         let status: DayRule['status'] = 'ok';

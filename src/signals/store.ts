@@ -97,39 +97,38 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
   const insert = db.prepare(
     `INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at,
       channel, raw_report, reported_value, reported_unit, reported_precision, available_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      VALUES (@city, @seq, @targetDate, @newBucket, @observedAt, @reportedAt, @payload, @createdAt,
+      @channel, @rawReport, @reportedValue, @reportedUnit, @reportedPrecision, @availableAt)`,
   );
   // The newest day row per city: the reading the poller last committed.
-  const readings = db.prepare(`SELECT d.city, d.target_date, d.high, d.unit, d.bucket, d.updated_at FROM day_state d
-    WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
+  const readings = db.prepare(`SELECT d.city, d.target_date AS targetDate, d.high, d.unit, d.bucket,
+    d.updated_at AS updatedAtMs FROM day_state d WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
 
   const readDayState = (city: string, targetDate: string): DayState | null => {
-    const row = state.get(city, targetDate) as { high: number; bucket: string | null } | undefined;
-    return row ? { high: row.high, bucket: row.bucket } : null;
+    return (state.get(city, targetDate) as DayState | undefined) ?? null;
   };
   const writeState = (input: ReadingInput, next: DayState): void => {
     upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
   };
   const latestSeq = (city: string): number => latest.get(city) as number;
+  const detectIn = (input: ReadingInput): Detection =>
+    detect(readDayState(input.city.slug, input.targetDate), input.reading, {
+      buckets: input.buckets,
+      kind: input.city.kind,
+    });
 
   return {
     readDayState,
     latestSeq,
     saveReading: (input) =>
       db.transaction(() => {
-        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, {
-          buckets: input.buckets,
-          kind: input.city.kind,
-        });
+        const d = detectIn(input);
         if (d.changed && !d.crossing) writeState(input, d.next);
         return d;
       })(),
     storeSignal: (input, hooks = {}) => {
       const stored = db.transaction((): SignalPublic | null => {
-        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, {
-          buckets: input.buckets,
-          kind: input.city.kind,
-        });
+        const d = detectIn(input);
         if (!d.changed) return null;
         if (!d.crossing) {
           writeState(input, d.next);
@@ -142,22 +141,12 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
         }
         const seq = latestSeq(input.city.slug) + 1;
         const signal = buildSignal(input, d, seq);
-        insert.run(
-          input.city.slug,
-          seq,
-          input.targetDate,
-          d.crossing.new.bucket,
-          signal.observedAt,
-          signal.reportedAt,
-          JSON.stringify(signal),
-          input.nowMs,
-          signal.channel,
-          signal.rawReport,
-          signal.reportedValue,
-          signal.reportedUnit,
-          signal.reportedPrecision,
-          signal.availableAt,
-        );
+        insert.run({
+          ...signal,
+          newBucket: signal.new.bucket,
+          payload: JSON.stringify(signal),
+          createdAt: input.nowMs,
+        });
         writeState(input, d.next);
         hooks.inTransaction?.(signal);
         return signal;
@@ -166,22 +155,8 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
       if (stored) notifier.committed(input.city.slug, stored.seq);
       return stored;
     },
-    latestReadings: () => {
-      const rows = readings.all() as {
-        city: string;
-        target_date: string;
-        high: number;
-        unit: string;
-        bucket: string | null;
-        updated_at: number;
-      }[];
-      return new Map(
-        rows.map((r) => [
-          r.city,
-          { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, updatedAtMs: r.updated_at },
-        ]),
-      );
-    },
+    latestReadings: () =>
+      new Map((readings.all() as (LatestReading & { city: string })[]).map(({ city, ...r }) => [city, r])),
   };
 }
 
