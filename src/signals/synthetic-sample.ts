@@ -1,9 +1,6 @@
 import type { SignalPublic } from './schemas.ts';
 
-/**
- * The fixed example `/v1/sample` answers when no real seq-1 signal exists. It is plainly marked
- * `synthetic: true`; its ids are made up and its market link points at a real event's page shape.
- */
+/** `/v1/sample`'s example when no real seq-1 signal exists (marked `synthetic: true`; its ids are made up). */
 const labels = [
   '35°F or below',
   '36-37°F',
