@@ -2,9 +2,8 @@ import type Database from 'better-sqlite3';
 import { readAssetText } from '../lib/assets.ts';
 
 /**
- * Schema versions live in PRAGMA user_version. A new file is built from schema.sql in one step;
- * an older file runs each missing migration in its own transaction, recording the version inside
- * that transaction so a crash leaves the file at a whole version.
+ * Schema versions live in PRAGMA user_version, written inside each migration's transaction so a
+ * crash leaves the file at a whole version. A new file is built from schema.sql in one step.
  */
 export const MIGRATIONS: readonly string[] = [
   '0001_foundation.sql',
