@@ -57,7 +57,6 @@ export function createDiscoveryStore(db: Db) {
 /** Reasons that are the operator's choice (CITIES, MARKET_KINDS), not a problem to fix. */
 const isChoice = (reason: string) => reason.startsWith('observable, but') || reason.includes('MARKET_KINDS=');
 
-/** Not-served streams with the same reason, counted once: one line per reason, however many cities share it. */
 type ReasonGroup = { reason: string; count: number; cities: string[] };
 
 export function groupByReason(rows: readonly { city: string; reason: string }[]): ReasonGroup[] {
@@ -74,11 +73,7 @@ export function reasonLine(g: ReasonGroup): string {
   return `${g.count} stream${g.count === 1 ? '' : 's'}: ${g.reason}: ${g.cities.join(', ')}`;
 }
 
-/**
- * The `doctor` line (its own read-only connection, one store for the run): discovered events whose
- * stream is not served, one line per reason with its count and streams (`nyc`, `nyc-low`). Not
- * served is a warning only when the stream is wanted; CITIES=spec or MARKET_KINDS leaving one out is `ok`.
- */
+/** `doctor`: streams not served, one line per reason; a warning only when the operator's choice did not leave them out. */
 export function discoveryCheck(db: Db): { status: 'ok' | 'warn'; detail: string } {
   const rows = createDiscoveryStore(db).all();
   if (rows.length === 0) return { status: 'ok', detail: 'no discovery run recorded yet' };
