@@ -2,10 +2,7 @@ import { KIND_RULES } from '../buckets/rule-kinds.ts';
 import { localTime } from '../lib/local-day.ts';
 import type { ReplayReading, ReplayResult } from './run.ts';
 
-/**
- * Human-readable replay. Times are shown in the city's local time with its UTC offset, because the
- * local calendar day is what decides which observations count, and in UTC for matching raw data.
- */
+/** Times in the city's local time (the local day decides what counts) and in UTC, to match raw data. */
 export function formatReplay(r: ReplayResult): string {
   const at = (iso: string) => `${localTime(r.timezone, Date.parse(iso))} (${iso.slice(11, 16)}Z)`;
   const rd = (x: ReplayReading) => `${x.reading}°${x.unit} ${x.bucket ?? '(no bucket)'}`;

@@ -8,10 +8,7 @@ import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import { foldDay } from './fold.ts';
 import type { ReplayMarket } from './market.ts';
 
-/**
- * One city-day replayed (pure: observations and the ladder come in, nothing is fetched or stored).
- * Signals are numbered from 1 within the replayed day; live `seq` continues across days.
- */
+/** One city-day replayed (pure). Signals are numbered from 1 within the day; live `seq` continues across days. */
 export type ReplayReading = { reading: number; unit: TempUnit; bucket: string | null };
 
 type ReplaySignal = { seq: number; old: ReplayReading; new: ReplayReading; observedAt: string };
