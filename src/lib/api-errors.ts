@@ -89,11 +89,9 @@ function build(
   return new ApiError({ code, status: ERRORS[code].status, message, extra, headers: more.headers });
 }
 
-/** `extra` and a Retry-After header in whole seconds, as every "retry later" answer carries. */
 const retryLater = (code: ErrorCode, retryAfterSeconds: number) =>
   build(code, { retryAfterSeconds }, { headers: { 'retry-after': String(retryAfterSeconds) } });
 
-/** `reason` only when there is one (the body lists no `reason: undefined`). */
 const withReason = (reason: string | undefined) => (reason === undefined ? {} : { reason });
 
 // Spec section 7.
@@ -134,10 +132,7 @@ export const receiptTokenRequired = () =>
 export const receiptExpired = () =>
   build('receipt_expired', {}, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
 export const signatureAlreadyUsed = () => build('signature_already_used');
-/**
- * A 402 that is a PaymentRequired challenge (`exhausted` or `already_applied`): the body is the
- * challenge, whose `error` is the catalog's message for `code`.
- */
+/** A 402 whose body is the PaymentRequired challenge; its `error` is the catalog's message for `code`. */
 export function paymentRequired(
   code: 'exhausted' | 'already_applied',
   challenge: { error: string } & Record<string, unknown>,
@@ -149,10 +144,7 @@ export function paymentRequired(
 export const noPurchases = () => build('no_purchases');
 export const requestInProgress = () => build('request_in_progress');
 export const paymentIdentifierConflict = () => build('payment_identifier_conflict');
-/**
- * A refused SIGN-IN-WITH-X header: `error` is its message (payments/siwx.ts), and the body's own
- * `code` field is the x402 library's invalidReason (`invalid_siwx_*`), so a stock client matches it.
- */
+/** The body's `code` is the x402 library's invalidReason (`invalid_siwx_*`), so a stock client matches it. */
 export const siwxRefused = (r: { error: string; code: string; reason?: string }) =>
   build('siwx_refused', { code: r.code, ...(r.reason ? { reason: r.reason } : {}) }, { message: r.error });
 /** The chain client failed (not a bad signature): a retry may pass. */
@@ -180,11 +172,7 @@ export const PAYMENT_ERRORS = {
   pending: ERRORS.settlement_pending.message,
 } as const;
 
-/**
- * The same refusal with more said beside it: body fields after the catalog's (the seed's fields
- * and message stay as they are) and headers over its own. Used to make a payment's 402 readable
- * by x402 clients (paywall/refusal.ts).
- */
+/** The same refusal with more body fields after the catalog's and headers over its own (paywall/refusal.ts). */
 export function withMore(
   err: ApiError,
   more: { extra?: Record<string, unknown>; headers?: Record<string, string> },

@@ -1,8 +1,4 @@
-/**
- * City-local calendar days. A market day is the city's local calendar date, so its UTC span is
- * 23, 24 or 25 hours around daylight-saving changes. Everything here is pure and takes instants
- * as epoch milliseconds.
- */
+/** A market day is the city's local date: 23, 24 or 25 UTC hours around daylight-saving changes. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** One formatter per zone and style, kept: building one costs far more than using it. */
@@ -48,7 +44,6 @@ function partsAt(timeZone: string, ms: number): Parts {
   };
 }
 
-/** `YYYY-MM-DD` of the instant in the zone. */
 export function localDate(timeZone: string, ms: number): string {
   const p = partsAt(timeZone, ms);
   return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
