@@ -24,8 +24,7 @@ const post = (m: CheckpointMessage) => port.postMessage(m);
 function open(): Database.Database {
   let nativeBinding: object | undefined;
   if (data.addonFile) {
-    // The same shared object the main thread loaded: one SQLite library in the process, so its
-    // POSIX locks and WAL index are shared correctly between the two connections.
+    // The main thread's own file: one SQLite library, so POSIX locks and the WAL index are shared.
     const mod = { exports: {} as object };
     process.dlopen(mod, data.addonFile);
     nativeBinding = mod.exports;

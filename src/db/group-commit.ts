@@ -68,8 +68,7 @@ export function createGroupCommit(
   }
 
   function flush(): void {
-    // A transaction still open at the end of a turn would be someone else's, held across an await:
-    // the batch waits for it rather than commit inside it and report writes that could roll back.
+    // Someone else's transaction held across an await: committing inside it could report writes that roll back.
     if (db.inTransaction) {
       setTimeout(flush, 1);
       return;

@@ -50,9 +50,8 @@ export function migrate(
     })();
     return { from, to: SCHEMA_VERSION };
   }
-  // A migration may rebuild a table (SQLite cannot alter a CHECK): the documented procedure runs
-  // with foreign keys off (the pragma is a no-op inside a transaction) and checks them before the
-  // commit, so a migration that would orphan a row rolls back whole.
+  // A table rebuild (SQLite cannot alter a CHECK) runs with foreign keys off, as SQLite documents,
+  // and checks them before the commit, so a migration that would orphan a row rolls back whole.
   const fk = db.pragma('foreign_keys', { simple: true }) === 1;
   if (fk) db.pragma('foreign_keys = OFF');
   try {

@@ -1,10 +1,6 @@
 /** Redaction is by key name at any depth, so a payment header or bot token passed by mistake is masked. */
 export type Level = 'debug' | 'info' | 'warn' | 'error';
-export type Logger = {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
+export type Logger = Record<Level, (msg: string, fields?: Record<string, unknown>) => void> & {
   child(fields: Record<string, unknown>): Logger;
 };
 

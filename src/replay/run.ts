@@ -48,7 +48,6 @@ export function runReplay(input: ReplayInput) {
     }
   }
 
-  // The day's final extreme: its high, or a low stream's low.
   const highObs = dailyExtreme(input.observations, day);
   const high = dailyHighReading(input.observations, day);
   const final =

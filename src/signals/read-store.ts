@@ -91,9 +91,8 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     }
     return entry.body;
   };
-  // max(seq) costs tens of µs (a read transaction and a b-tree descent) and every paid read needs
-  // it, so it is remembered until this connection writes anything (total_changes(), well under a
-  // µs) or for at most LATEST_MEMO_MS, which bounds staleness if another process ever wrote.
+  // max(seq) costs tens of µs and every paid read needs it: remembered until this connection writes
+  // (total_changes(), under a µs) or LATEST_MEMO_MS, which bounds staleness if another process wrote.
   const changes = db.prepare('SELECT total_changes()').pluck();
   const memo = new Map<string, number>();
   let memoChanges = -1;
