@@ -2,10 +2,8 @@ import type { TempUnit } from '../lib/temperature.ts';
 import { convertTemp, resolveReading } from './rounding.ts';
 
 /**
- * Which reports enter a day's maximum and how it is rounded, per kind of resolution rule; the
- * table of wordings, reports and rounding, with the evidence, is docs/resolution-rules.md
- * "Rule kinds". A report of unknown type (a weather.com row, a CSV line, the simulation) counts
- * under every kind: only a known SPECI is left out of the hourly view.
+ * Which reports enter a day's maximum and how it is rounded, per rule kind (evidence:
+ * docs/resolution-rules.md "Rule kinds"). A report of unknown type counts under every kind.
  */
 export const RULE_KINDS = ['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
@@ -18,7 +16,6 @@ type Rounding = 'half-up' | 'floor-tenth';
 type KindRule = {
   counts(report: ReportType | undefined): boolean;
   rounding: Rounding;
-  /** One line for logs, `replay` and docs. */
   describe: string;
 };
 

@@ -11,10 +11,8 @@ export type SignalReader = {
   latestAtAll(): Map<string, number>;
   payload(city: string, seq: number): string | null;
   /**
-   * The UTF-8 bytes of a page: `{"signals":[...]` for the stored signals with since < seq <= end
-   * (end <= latestSeq), then `tail(lastSeq)` (lastSeq is `since` when the page is empty). Stored
-   * signals never change, so the head for (city, since, end) is built once and cached; the last
-   * complete body is kept beside it, so a reader polling the same page allocates nothing.
+   * `{"signals":[...]` for since < seq <= end, then `tail(lastSeq)`. Stored signals never change, so
+   * the head is cached with the last complete body: a reader polling the same page allocates nothing.
    */
   pageBytes(city: string, page: PageRange): Buffer;
   /** Timestamps of the newest `limit` signals committed after `sinceMs` (an index range on created_at). */
