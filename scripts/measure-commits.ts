@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { startCheckpointer, type Checkpointer } from '../src/db/checkpointer.ts';
 import { createGroupCommit } from '../src/db/group-commit.ts';
 import { openDb } from '../src/db/open.ts';
-import { memoryLogger } from '../src/lib/logger.ts';
+import { createLogger } from '../src/lib/logger.ts';
 import { createLedger } from '../src/payments/ledger.ts';
 import { createPaymentStore } from '../src/payments/store.ts';
 import { createStores } from '../src/stores.ts';
@@ -32,7 +32,7 @@ const { values } = parseArgs({
 });
 const ROUNDS = Number(values.rounds);
 const PER_ROUND = Number(values['per-round']);
-const logger = memoryLogger('error');
+const logger = createLogger({ level: 'error', write: () => {} });
 const hex = (n: number) => `0x${randomBytes(n).toString('hex')}`;
 
 /** `group` purchases at once: their claims share one group commit, then their applications another. */

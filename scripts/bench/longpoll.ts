@@ -35,7 +35,7 @@ import { openDb } from '../../src/db/open.ts';
 import { createConnectionCap } from '../../src/limits/connections.ts';
 import { parseTrustedProxies } from '../../src/limits/client-address.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { startHttpServer } from '../../src/ops/http-server.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
@@ -76,7 +76,7 @@ const app = createApp({
   stores,
   catalog,
   clock: systemClock,
-  logger: memoryLogger(),
+  logger: createLogger({ level: 'debug', write: () => {} }),
   sanctions: loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA }),
   secret: Buffer.alloc(32, 0x5e),
   settler: createMockSettler(),

@@ -12,12 +12,7 @@ export function bucketFor<T extends Pick<BucketRange, 'lo' | 'hi'>>(reading: num
   return null;
 }
 
-/**
- * A bucket is dead when the day's running extreme has passed it. A high never goes down, so every
- * bucket wholly below the high is out of reach; a low never goes up, so every bucket wholly above
- * the low is. The bucket holding the reading, and all beyond it in the direction the day can
- * still move, stay reachable.
- */
+/** Dead: wholly passed by the day's running extreme (below a high, above a low), so out of reach. */
 export function isDead(bucket: Pick<BucketRange, 'lo' | 'hi'>, reading: number, kind: MarketKind = 'high'): boolean {
   const r = wholeDegrees(reading);
   return kind === 'high' ? bucket.hi < r : bucket.lo > r;

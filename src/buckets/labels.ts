@@ -35,7 +35,6 @@ function unitOf(s: string): TempUnit {
   return s.toUpperCase() === 'F' ? 'F' : 'C';
 }
 
-/** Parses one label; null for anything that is not one of the four shapes. */
 export function parseLabel(label: string): BucketRange | null {
   const s = normalise(label);
   const m = RANGE.exec(s);
@@ -53,7 +52,7 @@ export function parseLabel(label: string): BucketRange | null {
   return null;
 }
 
-/** The canonical label of a range (the market's own spelling). */
+/** The market's own spelling of a range. */
 export function formatLabel(r: Pick<BucketRange, 'lo' | 'hi' | 'unit'>): string {
   if (r.lo === Number.NEGATIVE_INFINITY) return `${r.hi}°${r.unit} or below`;
   if (r.hi === Number.POSITIVE_INFINITY) return `${r.lo}°${r.unit} or higher`;
@@ -61,10 +60,7 @@ export function formatLabel(r: Pick<BucketRange, 'lo' | 'hi' | 'unit'>): string 
   return `${r.lo}-${r.hi}°${r.unit}`;
 }
 
-/**
- * Checks that a market's buckets form one usable ladder: one unit, no overlap. Returns the ranges
- * sorted from coldest to warmest, or the reason the set is unusable.
- */
+/** One usable ladder (one unit, no overlap), coldest first, or the reason there is none. */
 export function orderBuckets<T extends BucketRange>(
   ranges: readonly T[],
 ): { ok: true; buckets: T[] } | { ok: false; reason: string } {

@@ -2,10 +2,8 @@ import type { TempUnit } from '../lib/temperature.ts';
 import { convertTemp, resolveReading } from './rounding.ts';
 
 /**
- * Which reports enter a day's maximum and how it is rounded, per kind of resolution rule; the
- * table of wordings, reports and rounding, with the evidence, is docs/resolution-rules.md
- * "Rule kinds". A report of unknown type (a weather.com row, a CSV line, the simulation) counts
- * under every kind: only a known SPECI is left out of the hourly view.
+ * Which reports enter a day's maximum and how it is rounded, per rule kind (evidence:
+ * docs/resolution-rules.md "Rule kinds"). A report of unknown type counts under every kind.
  */
 export const RULE_KINDS = ['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
@@ -16,10 +14,8 @@ export type ReportType = 'routine' | 'special';
 type Rounding = 'half-up' | 'floor-tenth';
 
 type KindRule = {
-  /** Whether a report of this type enters the day's maximum. */
   counts(report: ReportType | undefined): boolean;
   rounding: Rounding;
-  /** One line for logs, `replay` and docs. */
   describe: string;
 };
 
@@ -53,9 +49,9 @@ export const KIND_RULES: Readonly<Record<RuleKind, KindRule>> = {
 export const DEFAULT_KIND: RuleKind = 'wu-table';
 
 /**
- * A raw reading (`temp` in `unit`, e.g. an Observation) as the rule resolves it, in whole
- * degrees of `to`. `floor-tenth`: the source publishes tenths, and a bucket `k°C` holds [k, k+1), so 28.96 is first cleaned to the source's
- * own 0.1 (29.0) and then floored; float noise never moves a reading across a degree.
+ * A raw reading as the rule resolves it, whole degrees of `to`. `floor-tenth`: a bucket `k°C` holds
+ * [k, k+1), so 28.96 is first cleaned to the source's 0.1 (29.0), then floored: float noise never
+ * moves a reading across a degree.
  */
 export function roundForKind(kind: RuleKind, raw: { temp: number; unit: TempUnit }, to: TempUnit): number {
   if (KIND_RULES[kind].rounding === 'half-up') return resolveReading(raw.temp, raw.unit, to);

@@ -2,22 +2,16 @@ import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**
- * The checkpoint thread (db/checkpointer.ts starts it). It holds its own connection to the
- * database and copies committed WAL frames into the database file with PASSIVE checkpoints,
- * which never wait for and never block the main connection's readers or writers. The fsyncs a
- * checkpoint needs (the WAL, then the database file) happen here, off the event loop.
- *
- * Kept to better-sqlite3 and worker_threads: the binary carries this file as its own small
- * bundle (scripts/build-binary.ts), and in a checkout Node runs it directly.
+ * The checkpoint thread (checkpointer.ts): its own connection runs PASSIVE checkpoints, which
+ * never block the main connection, so their fsyncs happen off the event loop. Kept to
+ * better-sqlite3 and worker_threads: the binary carries it as its own bundle (scripts/build-binary.ts).
  */
 export type CheckpointWorkerData = {
   path: string;
-  /** The embedded addon's file inside the single binary (the same file the main thread loaded). */
   addonFile?: string;
   intervalMs: number;
 };
 
-/** What the thread tells the main thread: ready, each checkpoint that moved frames, or a failure. */
 export type CheckpointMessage =
   | { type: 'ready' }
   | { type: 'checkpoint'; walFrames: number; checkpointed: number; ms: number }
@@ -30,13 +24,11 @@ const post = (m: CheckpointMessage) => port.postMessage(m);
 function open(): Database.Database {
   let nativeBinding: object | undefined;
   if (data.addonFile) {
-    // The same shared object the main thread loaded: one SQLite library in the process, so its
-    // POSIX locks and WAL index are shared correctly between the two connections.
+    // The main thread's own file: one SQLite library, so POSIX locks and the WAL index are shared.
     const mod = { exports: {} as object };
     process.dlopen(mod, data.addonFile);
     nativeBinding = mod.exports;
   }
-  // The typings say string; better-sqlite3 also takes the loaded module (db/open.ts does the same).
   const options = {
     fileMustExist: true,
     timeout: 1000,

@@ -7,16 +7,13 @@ import type { Db } from './open.ts';
 
 /**
  * WAL checkpoints off the event loop: SQLite's own runs inside a purchase's commit and fsyncs
- * twice (up to 57 ms on a VPS disk). A worker thread checkpoints PASSIVE on a timer; the main
- * connection's automatic checkpoint stays only as a safety net (FALLBACK_PAGES), and comes back
- * at once if the thread dies. Durability is unchanged: a commit is in the WAL when it returns.
- * Figures: docs/performance.md, "Checkpoints".
+ * twice (up to 57 ms on a VPS disk; docs/performance.md, "Checkpoints"). The main connection's
+ * automatic checkpoint stays as a safety net (FALLBACK_PAGES) and comes back if the thread dies.
  */
 export const CHECKPOINT_WORKER_ASSET = 'checkpoint-worker.cjs';
 const CHECKPOINT_INTERVAL_MS = 250;
 /** 16,384 pages of 4 KiB: 64 MiB of WAL before the main connection checkpoints itself. */
 export const FALLBACK_PAGES = 16_384;
-/** The WAL file is cut back to this size when it restarts, after a burst made it grow. */
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 const SQLITE_DEFAULT_PAGES = 1000;
 
@@ -29,7 +26,6 @@ export function startCheckpointer(deps: {
   logger: Logger;
   metrics?: Metrics;
   intervalMs?: number;
-  /** How long after the call the thread starts (main.ts: after the listener answers). */
   startDelayMs?: number;
 }): Checkpointer {
   const { db, logger } = deps;
@@ -82,7 +78,6 @@ export function startCheckpointer(deps: {
       worker = null;
       fallBack(`exit code ${code}`);
     });
-    // Never keeps the process alive by itself: the shutdown stops it, a crash takes it along.
     worker.unref();
   };
   // Started after the listener answers: a thread's start is CPU the first requests should get.

@@ -4,11 +4,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /**
- * What `serve` must own alone, checked before it creates anything: the listen address and the data
- * directory. A port already taken is found by binding it once (nothing is created when it is
- * taken); a DATA_DIR another server uses is found by its lock, which is taken before the database
- * is opened or migrated and held for the life of the process (the operating system releases it
- * when the process dies, however it dies). Both answer one line with the fix; main.ts exits 2.
+ * What `serve` must own alone, checked before it creates anything: the listen address (bound once)
+ * and the data directory (a lock held for the life of the process, which the OS releases however
+ * it dies). Both refuse with one line and the fix; main.ts exits 2.
  */
 export class StartRefused extends Error {
   constructor(message: string) {
@@ -26,7 +24,6 @@ export function addressInUse(host: string, port: number): string {
   );
 }
 
-/** Resolves when HOST:PORT can be bound now; port 0 (any free port) always can. */
 export function probePort(host: string, port: number): Promise<void> {
   if (port === 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
@@ -45,11 +42,7 @@ export function probePort(host: string, port: number): Promise<void> {
   });
 }
 
-/**
- * An exclusive SQLite lock on DATA_DIR/isocast-serve.lock (SQLite's file locks are what the
- * database itself relies on, so they work wherever it does). A second `serve` on the same
- * directory is refused; `backup`, `doctor` and `migrate` do not take it.
- */
+/** An exclusive SQLite lock: it works wherever the database does. `backup`, `doctor` and `migrate` do not take it. */
 export function lockDataDir(dir: string, nativeBinding?: string | object): { release(): void } {
   const path = join(dir, SERVE_LOCK_FILE);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });

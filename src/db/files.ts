@@ -1,11 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/**
- * The database, its WAL and SHM, the server secret and backups hold payments and keys: only the
- * service user may read them, whether or not systemd's UMask=0077 applies (a shell, a container,
- * cron). The process sets the umask itself, before it creates any file.
- */
+/** Payments and keys: only the service user may read them, whether or not systemd's UMask=0077 applies. */
 const PRIVATE_UMASK = 0o077;
 const DATA_FILES = ['isocast.db', 'isocast.db-wal', 'isocast.db-shm', 'server-secret'];
 
@@ -21,11 +17,9 @@ const isOurs = (name: string) =>
   DATA_FILES.includes(name) || name.startsWith('isocast') || name.startsWith('.isocast') || name === 'lost+found';
 
 /**
- * Creates DATA_DIR 0700, and tightens an existing one that is ours (empty, or holding only our
- * files: a directory the installer pre-created 0777 on the first run, or one an older version left
- * 0755 with 0644 files) before the database is created. SQLite gives the WAL and SHM the database
- * file's mode, so the database is fixed before it is opened. A directory that holds anything else
- * is a shared parent and is left as it is (our files in it are still made 0600).
+ * Creates DATA_DIR 0700, or tightens an existing one holding only our files, before the database
+ * is opened (SQLite gives the WAL and SHM its mode). A shared parent is left as it is; our files in
+ * it are still made 0600.
  */
 export function secureDataDir(dir: string): void {
   if (!existsSync(dir)) {

@@ -1,15 +1,12 @@
 import type { Db } from './open.ts';
 
 /**
- * Group commit for the payment writes: under load one event-loop turn finishes several purchases'
- * steps (7.5 per commit on 2 cores), so they share one transaction at the end of the turn and the
- * shared pages are written once. A caller's promise settles only after COMMIT, so nothing is
- * answered and no settle call starts before its write is in the WAL. On any failure the batch
- * rolls back and each unit runs again alone, so an error reaches only its own caller, as before
- * batching: units must be synchronous, database-only, and safe to run again after a rollback.
+ * Group commit for the payment writes: one event-loop turn's units (7.5 per commit on 2 cores
+ * under load) share one transaction, and each promise settles only after COMMIT. On any failure
+ * the batch rolls back and each unit runs again alone, so an error reaches only its own caller:
+ * units must be synchronous, database-only, and safe to run again after a rollback.
  */
 export type GroupCommit = {
-  /** Runs `unit` in the next group commit; resolves with its value once committed, or rejects with its error. */
   run<T>(unit: () => T): Promise<T>;
 };
 
@@ -71,8 +68,7 @@ export function createGroupCommit(
   }
 
   function flush(): void {
-    // A transaction still open at the end of a turn would be someone else's, held across an await:
-    // the batch waits for it rather than commit inside it and report writes that could roll back.
+    // Someone else's transaction held across an await: committing inside it could report writes that roll back.
     if (db.inTransaction) {
       setTimeout(flush, 1);
       return;

@@ -2,9 +2,8 @@ import type Database from 'better-sqlite3';
 import { readAssetText } from '../lib/assets.ts';
 
 /**
- * Schema versions live in PRAGMA user_version. A new file is built from schema.sql in one step;
- * an older file runs each missing migration in its own transaction, recording the version inside
- * that transaction so a crash leaves the file at a whole version.
+ * Schema versions live in PRAGMA user_version, written inside each migration's transaction so a
+ * crash leaves the file at a whole version. A new file is built from schema.sql in one step.
  */
 export const MIGRATIONS: readonly string[] = [
   '0001_foundation.sql',
@@ -51,9 +50,8 @@ export function migrate(
     })();
     return { from, to: SCHEMA_VERSION };
   }
-  // A migration may rebuild a table (SQLite cannot alter a CHECK): the documented procedure runs
-  // with foreign keys off (the pragma is a no-op inside a transaction) and checks them before the
-  // commit, so a migration that would orphan a row rolls back whole.
+  // A table rebuild (SQLite cannot alter a CHECK) runs with foreign keys off, as SQLite documents,
+  // and checks them before the commit, so a migration that would orphan a row rolls back whole.
   const fk = db.pragma('foreign_keys', { simple: true }) === 1;
   if (fk) db.pragma('foreign_keys = OFF');
   try {
@@ -78,12 +76,4 @@ function isEmpty(db: Database.Database): boolean {
     n: number;
   };
   return row.n === 0;
-}
-
-/** Normalised DDL of every object, for comparing a fresh and a migrated database. */
-export function schemaFingerprint(db: Database.Database): string[] {
-  const rows = db
-    .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
-    .all() as { type: string; name: string; sql: string | null }[];
-  return rows.map((r) => `${r.type} ${r.name}: ${(r.sql ?? '').replace(/\s+/g, ' ').trim()}`);
 }

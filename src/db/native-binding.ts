@@ -5,11 +5,8 @@ import { join } from 'node:path';
 import { isSingleBinary, readAssetBytes, readAssetText } from '../lib/assets.ts';
 
 /**
- * better-sqlite3's native addon. From a checkout the package finds it itself (undefined here).
- * Inside the single binary, scripts/build-binary.ts embeds it as an asset; the OS can only load
- * a shared object from a file, so it is written once to a cache directory named after its
- * content hash and loaded with process.dlopen. The module object goes to better-sqlite3 as its
- * `nativeBinding`.
+ * better-sqlite3's native addon inside the single binary: the OS loads a shared object only from
+ * a file, so the embedded asset is written once to a cache directory named after its hash.
  */
 export const ADDON_ASSET = 'better_sqlite3.node';
 /** The addon's cache key, computed by the build so a start does not hash 2 MB (docs/performance.md). */
@@ -19,7 +16,6 @@ export function addonHash(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 }
 
-/** The build-time key, or undefined for a binary built without one (then it is computed). */
 function embeddedHash(): string | undefined {
   try {
     const h = readAssetText(ADDON_HASH_ASSET).trim();
@@ -39,17 +35,12 @@ export function nativeSqliteBinding(env: NodeJS.ProcessEnv = process.env): objec
   return loaded;
 }
 
-/** The embedded addon's file once loaded (the single binary), else undefined (a checkout). */
 export function nativeSqliteAddonFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const addon = nativeSqliteBinding(env);
   return addon ? addonFiles.get(addon) : undefined;
 }
 
-/**
- * Candidate parents for the cache, best first. Later ones catch a read-only home or a /tmp
- * mounted noexec (dlopen then fails and the next candidate is tried). The tmpdir one carries the
- * uid because /tmp is shared between users.
- */
+/** Cache parents, best first: later ones catch a read-only home or a noexec /tmp; /tmp's carries the uid. */
 export function cacheRoots(env: NodeJS.ProcessEnv): string[] {
   const roots: string[] = [];
   if (env.XDG_CACHE_HOME?.startsWith('/')) roots.push(join(env.XDG_CACHE_HOME, 'isocast'));
@@ -85,11 +76,7 @@ export function loadEmbeddedAddon(bytes: Buffer, roots: string[], hash = addonHa
   throw new Error(`cannot load the embedded SQLite addon (${problems.join('; ')})`);
 }
 
-/**
- * Returns the path of a file holding exactly `bytes`. The directory must be ours and closed to
- * others, or anyone able to write there could have us load their code; an existing file is
- * compared byte for byte, so a truncated or altered copy is replaced rather than loaded.
- */
+/** A file holding exactly `bytes`, in a directory closed to others (or they could have us load their code). */
 function ensureAddonFile(root: string, dir: string, bytes: Buffer): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Both levels: whoever owns the parent could swap the hash directory under us.
@@ -106,8 +93,7 @@ function ensureAddonFile(root: string, dir: string, bytes: Buffer): string {
   } catch {
     // Not there yet: written below.
   }
-  // Temp name then rename: a concurrent start or a crash mid-write never leaves a partial file
-  // under the final name.
+  // A concurrent start or a crash mid-write never leaves a partial file under the final name.
   const temp = join(dir, `.${ADDON_ASSET}.${process.pid}.${randomBytes(4).toString('hex')}`);
   try {
     writeFileSync(temp, bytes, { mode: 0o500, flag: 'wx' });

@@ -6,10 +6,8 @@ import { migrate } from './migrate.ts';
 export type Db = Database.Database;
 
 /**
- * Opens the one connection the process uses. Pragma order matters: busy_timeout first so that
- * switching to WAL (which needs a brief exclusive lock) waits instead of failing when another
- * process (a backup, `doctor`) holds the file; synchronous=NORMAL is durable across process
- * crashes in WAL mode and only risks the last commits on power loss.
+ * busy_timeout first, so switching to WAL waits instead of failing while a backup or `doctor`
+ * holds the file; synchronous=NORMAL in WAL mode survives process crashes, not power loss.
  */
 export function openDb(path: string, opts: { nativeBinding?: string | object; migrate?: boolean } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /**
- * The server secret keys binding salts and receipt hashes. When SERVER_SECRET is unset it is
- * generated once into DATA_DIR with mode 0600 and reused on every start, so salts and receipts
- * survive restarts. `wx` makes two processes racing at first start agree on one file.
+ * Unset SERVER_SECRET: generated once into DATA_DIR (0600) so salts and receipts survive
+ * restarts; `wx` makes two processes racing at first start agree on one file.
  */
 export function loadOrCreateSecret(dataDir: string, configured?: string): Buffer {
   if (configured) return Buffer.from(configured.replace(/^0x/, ''), 'hex');

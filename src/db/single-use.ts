@@ -2,17 +2,12 @@ import { singleUseCutoff } from '../lib/signed-request.ts';
 import type { Db } from './open.ts';
 
 /**
- * The one single-use mechanism of signed requests (spec 8): a chat registration's digest
- * (delivery/registrations.ts), a receipt request's or revocation's (wallet, timestamp)
- * (payments/receipt-request-store.ts) and a sign-in's (wallet, nonce) (payments/siwx-signin.ts)
- * are each consumed once here, in their own table, and each caller words its own answer to a
- * second use. A use is forgotten once its request would be refused by the clock rule anyway
- * (lib/signed-request.ts singleUseCutoff): each consume drops the table's rows past that, through
- * the index on the column rows age by, so the table stays the size of one window.
+ * The one single-use mechanism of signed requests (spec 8), a table per kind. A use is forgotten
+ * once the clock rule would refuse its request anyway (singleUseCutoff), so each table stays the
+ * size of one window.
  */
 type SingleUseTable<Use> = {
   table: string;
-  /** The table's primary key: what makes two uses the same. */
   key: readonly (keyof Use & string)[];
   /** Every column a use writes, the key's among them. */
   columns: readonly (keyof Use & string)[];
@@ -20,17 +15,12 @@ type SingleUseTable<Use> = {
   agedBy: { column: keyof Use & string; unit: 's' | 'ms' };
 };
 
-/**
- * The check across read nodes (src/cluster/single-use-guard.ts): resolves true
- * when this node is the first anywhere to use `key` of `table`, false when another node did; it
- * throws (an ApiError) when it cannot tell and the node must not guess.
- */
+/** Across read nodes (cluster/single-use-guard.ts): false when another node used the key; throws when it cannot tell. */
 export type CrossNodeUses = { claim(table: string, key: string): Promise<boolean> };
 
 type SingleUse<Use> = {
   /** True the first time this use's key is seen (and then recorded); run it inside the caller's transaction. */
   consume(use: Use, nowMs: number): boolean;
-  /** Whether this key is already recorded (and not yet forgotten). */
   has(key: Partial<Use>): boolean;
   /** Before `consume`, outside the transaction: false when another node already used this key. */
   claimAcross(use: Use): Promise<boolean>;

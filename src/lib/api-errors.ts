@@ -2,102 +2,76 @@ import { ApiError } from './errors.ts';
 
 /**
  * Every error the API answers, written once: a stable machine `code`, the status and the exact
- * message. `spec: true` marks spec section 7's own strings (verbatim); the rest are the service's
- * documented extensions (docs/errors.md, one row per code; test/lib/api-errors.test.ts holds both
- * lists to their sources). `<name>` in a message is filled by the constructor.
+ * message. SPEC_7 holds spec section 7's own strings (verbatim); EXTENSIONS the service's
+ * documented ones (docs/errors.md, one row per code; test/lib/api-errors.test.ts holds both lists
+ * to their sources). `<name>` in a message is filled by the constructor.
  */
-export const ERRORS = {
-  // Spec section 7.
-  invalid_count: { status: 400, message: 'count must be an integer of at least 2', spec: true },
-  min_spend: { status: 400, message: 'minimum spend is 0.01 USDC', spec: true },
-  stale_timestamp: { status: 401, message: 'stale timestamp', spec: true },
-  signature_verification_failed: { status: 401, message: 'signature verification failed', spec: true },
-  payment_verification_failed: {
-    status: 402,
-    message: 'payment verification failed — you were not charged',
-    spec: true,
-  },
-  binding_mismatch: {
-    status: 402,
-    message: 'payment binding mismatch: nonce must bind (payer, city, count)',
-    spec: true,
-  },
-  settlement_failed: { status: 402, message: 'settlement failed — you were not charged', spec: true },
-  sanctioned: { status: 403, message: 'wallet is sanctioned; payment refused', spec: true },
-  unknown_city: { status: 404, message: 'unknown city', spec: true },
-  entitlement_failed: { status: 502, message: 'entitlement update failed after payment', spec: true },
-  screening_unavailable: { status: 503, message: 'sanctions screening unavailable', spec: true },
-  // Extensions: spec 7 names the condition but not the string, or the service adds the case.
-  field_required: { status: 400, message: '<field> is required', spec: false },
-  invalid_field: { status: 400, message: '<rule>', spec: false },
-  chat_id_required: { status: 400, message: 'chatId is required when action is set', spec: false },
-  invalid_json_body: { status: 400, message: 'request body must be a JSON object', spec: false },
-  invalid_query: { status: 400, message: 'invalid query parameter <name>: <problem>', spec: false },
-  count_too_large: { status: 400, message: 'count must be at most <max>', spec: false },
-  invalid_since: { status: 400, message: 'since must be an integer of at least 0', spec: false },
-  city_required: { status: 400, message: 'city is required', spec: false },
-  invalid_wait: { status: 400, message: 'wait must be an integer from 0 to <max> (seconds)', spec: false },
-  admin_token_required: { status: 401, message: 'admin token required', spec: false },
-  receipt_token_required: {
-    status: 401,
-    message: 'receipt token required: Authorization: Bearer <receiptToken>',
-    spec: false,
-  },
-  receipt_expired: {
-    status: 401,
-    message: 'receipt token expired; sign a ReceiptRequest and POST /v1/receipts for a new one (free, no payment)',
-    spec: false,
-  },
-  signature_already_used: { status: 401, message: 'signature already used', spec: false },
-  exhausted: { status: 402, message: 'paid signals exhausted; buy more to continue', spec: false },
-  already_applied: {
-    status: 402,
-    message:
-      'payment already applied; an X-Payment reads only in the request that settled it: read with Authorization: Bearer <receiptToken>',
-    spec: false,
-  },
-  no_purchases: { status: 404, message: 'no purchases for this wallet', spec: false },
-  request_in_progress: {
-    status: 409,
-    message: 'the same signed request is already being processed',
-    spec: false,
-  },
-  payment_identifier_conflict: {
-    status: 409,
-    message:
-      'payment identifier already used with a different payment; use a new id for a new payment, or resend the same payment',
-    spec: false,
-  },
-  siwx_refused: { status: 401, message: '<sign-in-with-x refusal>', spec: false },
-  siwx_unverifiable: {
-    status: 503,
-    message: 'sign-in-with-x could not be verified on chain; retry shortly',
-    spec: false,
-  },
-  rate_limited: { status: 429, message: 'rate limit exceeded; retry later', spec: false },
-  test_message_failed: { status: 502, message: 'test message failed', spec: false },
-  settlement_pending: {
-    status: 503,
-    message: 'settlement pending — retry the same X-Payment; you will not be charged twice',
-    spec: false,
-  },
-  shutting_down: { status: 503, message: 'server shutting down; send the same request again shortly', spec: false },
-  too_many_waiting: {
-    status: 503,
-    message: 'too many reads waiting for signals; retry after Retry-After seconds',
-    spec: false,
-  },
-  replica_lagging: {
-    status: 503,
-    message: 'this read node is behind the primary; retry after Retry-After seconds',
-    spec: false,
-  },
-  primary_unreachable: {
-    status: 502,
-    message: 'the primary did not answer in time; send the same request again (a payment settles at most once)',
-    spec: false,
-  },
-} as const satisfies Record<string, { status: number; message: string; spec: boolean }>;
+const SPEC_7 = {
+  invalid_count: [400, 'count must be an integer of at least 2'],
+  min_spend: [400, 'minimum spend is 0.01 USDC'],
+  stale_timestamp: [401, 'stale timestamp'],
+  signature_verification_failed: [401, 'signature verification failed'],
+  payment_verification_failed: [402, 'payment verification failed — you were not charged'],
+  binding_mismatch: [402, 'payment binding mismatch: nonce must bind (payer, city, count)'],
+  settlement_failed: [402, 'settlement failed — you were not charged'],
+  sanctioned: [403, 'wallet is sanctioned; payment refused'],
+  unknown_city: [404, 'unknown city'],
+  entitlement_failed: [502, 'entitlement update failed after payment'],
+  screening_unavailable: [503, 'sanctions screening unavailable'],
+} as const;
+
+/** Spec 7 names the condition but not the string, or the service adds the case. */
+const EXTENSIONS = {
+  field_required: [400, '<field> is required'],
+  invalid_field: [400, '<rule>'],
+  chat_id_required: [400, 'chatId is required when action is set'],
+  invalid_json_body: [400, 'request body must be a JSON object'],
+  invalid_query: [400, 'invalid query parameter <name>: <problem>'],
+  count_too_large: [400, 'count must be at most <max>'],
+  invalid_since: [400, 'since must be an integer of at least 0'],
+  city_required: [400, 'city is required'],
+  invalid_wait: [400, 'wait must be an integer from 0 to <max> (seconds)'],
+  admin_token_required: [401, 'admin token required'],
+  receipt_token_required: [401, 'receipt token required: Authorization: Bearer <receiptToken>'],
+  receipt_expired: [
+    401,
+    'receipt token expired; sign a ReceiptRequest and POST /v1/receipts for a new one (free, no payment)',
+  ],
+  signature_already_used: [401, 'signature already used'],
+  exhausted: [402, 'paid signals exhausted; buy more to continue'],
+  already_applied: [
+    402,
+    'payment already applied; an X-Payment reads only in the request that settled it: read with Authorization: Bearer <receiptToken>',
+  ],
+  no_purchases: [404, 'no purchases for this wallet'],
+  request_in_progress: [409, 'the same signed request is already being processed'],
+  payment_identifier_conflict: [
+    409,
+    'payment identifier already used with a different payment; use a new id for a new payment, or resend the same payment',
+  ],
+  siwx_refused: [401, '<sign-in-with-x refusal>'],
+  siwx_unverifiable: [503, 'sign-in-with-x could not be verified on chain; retry shortly'],
+  rate_limited: [429, 'rate limit exceeded; retry later'],
+  test_message_failed: [502, 'test message failed'],
+  settlement_pending: [503, 'settlement pending — retry the same X-Payment; you will not be charged twice'],
+  shutting_down: [503, 'server shutting down; send the same request again shortly'],
+  too_many_waiting: [503, 'too many reads waiting for signals; retry after Retry-After seconds'],
+  replica_lagging: [503, 'this read node is behind the primary; retry after Retry-After seconds'],
+  primary_unreachable: [
+    502,
+    'the primary did not answer in time; send the same request again (a payment settles at most once)',
+  ],
+} as const;
+
+type Rows = Record<string, readonly [status: number, message: string]>;
+type Entries<T extends Rows, S extends boolean> = { [K in keyof T]: { status: T[K][0]; message: T[K][1]; spec: S } };
+
+function entries<T extends Rows, S extends boolean>(rows: T, source: { spec: S }): Entries<T, S> {
+  const out = Object.entries(rows).map(([code, [status, message]]) => [code, { status, message, spec: source.spec }]);
+  return Object.fromEntries(out) as Entries<T, S>;
+}
+
+export const ERRORS = { ...entries(SPEC_7, { spec: true }), ...entries(EXTENSIONS, { spec: false }) };
 
 export type ErrorCode = keyof typeof ERRORS;
 
@@ -115,11 +89,9 @@ function build(
   return new ApiError({ code, status: ERRORS[code].status, message, extra, headers: more.headers });
 }
 
-/** `extra` and a Retry-After header in whole seconds, as every "retry later" answer carries. */
 const retryLater = (code: ErrorCode, retryAfterSeconds: number) =>
   build(code, { retryAfterSeconds }, { headers: { 'retry-after': String(retryAfterSeconds) } });
 
-/** `reason` only when there is one (the body lists no `reason: undefined`). */
 const withReason = (reason: string | undefined) => (reason === undefined ? {} : { reason });
 
 // Spec section 7.
@@ -160,10 +132,7 @@ export const receiptTokenRequired = () =>
 export const receiptExpired = () =>
   build('receipt_expired', {}, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
 export const signatureAlreadyUsed = () => build('signature_already_used');
-/**
- * A 402 that is a PaymentRequired challenge (`exhausted` or `already_applied`): the body is the
- * challenge, whose `error` is the catalog's message for `code`.
- */
+/** A 402 whose body is the PaymentRequired challenge; its `error` is the catalog's message for `code`. */
 export function paymentRequired(
   code: 'exhausted' | 'already_applied',
   challenge: { error: string } & Record<string, unknown>,
@@ -175,10 +144,7 @@ export function paymentRequired(
 export const noPurchases = () => build('no_purchases');
 export const requestInProgress = () => build('request_in_progress');
 export const paymentIdentifierConflict = () => build('payment_identifier_conflict');
-/**
- * A refused SIGN-IN-WITH-X header: `error` is its message (payments/siwx.ts), and the body's own
- * `code` field is the x402 library's invalidReason (`invalid_siwx_*`), so a stock client matches it.
- */
+/** The body's `code` is the x402 library's invalidReason (`invalid_siwx_*`), so a stock client matches it. */
 export const siwxRefused = (r: { error: string; code: string; reason?: string }) =>
   build('siwx_refused', { code: r.code, ...(r.reason ? { reason: r.reason } : {}) }, { message: r.error });
 /** The chain client failed (not a bad signature): a retry may pass. */
@@ -206,11 +172,7 @@ export const PAYMENT_ERRORS = {
   pending: ERRORS.settlement_pending.message,
 } as const;
 
-/**
- * The same refusal with more said beside it: body fields after the catalog's (the seed's fields
- * and message stay as they are) and headers over its own. Used to make a payment's 402 readable
- * by x402 clients (paywall/refusal.ts).
- */
+/** The same refusal with more body fields after the catalog's and headers over its own (paywall/refusal.ts). */
 export function withMore(
   err: ApiError,
   more: { extra?: Record<string, unknown>; headers?: Record<string, string> },

@@ -2,11 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
-/**
- * Project files the service reads at run time (schema.sql, migrations, the docs page assets).
- * From a checkout they are read from the repo; inside the single binary they are SEA assets
- * under the same relative names, so callers never know which.
- */
+/** Run-time project files: from the repo in a checkout, SEA assets of the same names inside the binary. */
 type SeaModule = {
   isSea(): boolean;
   getAsset(key: string, encoding: string): string;
@@ -30,7 +26,6 @@ export function isSingleBinary(): boolean {
   return seaModule() !== null;
 }
 
-/** Repo root when running from source (src/lib/assets.ts -> ../..). */
 export function repoRoot(): string {
   return join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 }

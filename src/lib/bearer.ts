@@ -1,10 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-/**
- * Whether an `Authorization: Bearer <token>` header carries the operator's token (ADMIN_TOKEN, for
- * /metrics and /admin). Both sides are hashed first so the comparison takes the same time whatever
- * the lengths, and `timingSafeEqual` never sees buffers of different sizes.
- */
+/** Both sides hashed first, so the comparison takes the same time whatever the lengths. */
 export function bearerMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
   if (!m) return false;

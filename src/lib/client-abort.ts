@@ -1,8 +1,4 @@
-/**
- * Whether an error thrown while reading a request body came from the client: a malformed chunked
- * encoding (the HTTP parser's HPE_* codes), or a connection closed or reset mid-body. Those are
- * answered 400 (if anyone is still listening) and logged at debug, never as a server error.
- */
+/** A body-read error the client caused (HPE_* parse codes, a reset mid-body): a 400, never a server error. */
 const CLIENT_CODES = new Set([
   'ECONNRESET',
   'ECONNABORTED',

@@ -1,9 +1,7 @@
 /**
- * Parsers for configuration values, which arrive as strings (environment, flags, secret files).
- * src/config.ts describes every variable with these instead of zod: the configuration is read
- * once per process, before the first answer, and building its zod schema was the first
- * execution of zod's code, about 3 ms of the binary's start (docs/performance.md, start-up).
- * A field either yields a value or one problem in words an operator can act on.
+ * Parsers for configuration strings, used by src/config.ts instead of zod: building its zod schema
+ * was the first execution of zod's code, about 3 ms of the binary's start (docs/performance.md).
+ * A field yields a value or one problem in words an operator can act on.
  */
 import { nearest } from './nearest.ts';
 
@@ -15,10 +13,8 @@ export type Field<T, Out = T | undefined> = {
   unset(): Out;
   /** The literal default, for `isocast help config`. */
   defaultValue?: T;
-  /** A required field would report this when unset; none of the configuration's is required. */
   optional(): Field<T, T | undefined>;
   default(value: T): Field<T, T>;
-  /** Further checks on the parsed value: a problem string, or null when it passes. */
   check(test: (value: T) => string | null): Field<T, Out>;
 };
 
@@ -47,7 +43,6 @@ function field<T>(parse: (raw: string) => Parsed<T>): Field<T, T | undefined> {
   return make<T | undefined>(parse, () => undefined);
 }
 
-/** Any non-empty string (an empty variable counts as unset before it gets here). */
 export const text = (): Field<string> => field((raw) => (raw.length > 0 ? ok(raw) : bad('must not be empty')));
 
 export const matching = (re: RegExp, problem: string): Field<string> =>
@@ -65,7 +60,6 @@ function notOneOf(raw: string, values: readonly string[]): string {
   return `${JSON.stringify(shown)} is not one of ${values.join(', ')}${near ? `; did you mean ${near}?` : ''}`;
 }
 
-/** true/1/yes or false/0/no. */
 export const flag = (): Field<boolean> =>
   field((raw) => {
     if (raw === 'true' || raw === '1' || raw === 'yes') return ok(true);
@@ -80,14 +74,12 @@ export const number = (): Field<number> =>
     return Number.isFinite(n) && raw.trim() !== '' ? ok(n) : bad('must be a number');
   });
 
-/** An integer in [min, max]. */
 export const intIn = (min: number, max: number): Field<number> =>
   number()
     .check((n) => (Number.isInteger(n) ? null : 'must be an integer'))
     .check((n) => (n < min ? `must be at least ${min}` : null))
     .check((n) => (n > max ? `must be at most ${max}` : null));
 
-/** An absolute http(s) URL, trailing slashes removed. */
 export const httpUrl = (): Field<string> =>
   field((raw) => {
     if (!URL.canParse(raw)) return bad('must be an absolute URL');
@@ -95,11 +87,7 @@ export const httpUrl = (): Field<string> =>
     return ok(raw.replace(/\/+$/, ''));
   });
 
-/**
- * Where Litestream streams the database (src/replication/): `s3://bucket[/path]`,
- * `sftp://[user@]host[:port]/path`, or a directory for a second disk (`/abs/path` or
- * `file:///abs/path`). Those three are what Litestream 0.3.13 does and what we test or document.
- */
+/** Where Litestream streams the database: s3, sftp or a directory, the three Litestream 0.3.13 does and we test. */
 export const replicaUrl = (): Field<string> =>
   field((raw) => {
     if (raw.startsWith('/')) return ok(raw.replace(/\/+$/, '') || '/');
@@ -118,11 +106,7 @@ export const replicaUrl = (): Field<string> =>
 type Shape = Record<string, Field<unknown, unknown>>;
 export type ShapeOutput<S extends Shape> = { [K in keyof S]: S[K] extends Field<unknown, infer Out> ? Out : never };
 
-/**
- * Every field of `shape` from `input`, in the shape's order; problems read `NAME: problem`. A field
- * with a problem is left unset in `value`, so the caller can go on checking the rest and report
- * every problem in one run (an operator fixing an env file should not need one restart per line).
- */
+/** Every field, with every problem in one run (`NAME: problem`): fixing an env file should not take a restart per line. */
 export function parseShape<S extends Shape>(
   shape: S,
   input: Record<string, string>,

@@ -1,9 +1,6 @@
 /**
- * An environment file read with systemd's EnvironmentFile= rules (systemd.exec(5): quoting,
- * backslash continuation, `#`/`;` comments, no `$VAR` expansion), so a hand-run
- * `isocast --env-file /etc/isocast/env doctor` sees exactly what the unit sees; a shell
- * `. /etc/isocast/env` does not (`FACILITATOR_AUTH=Bearer abc` runs `abc`).
- * test/lib/env-file.test.ts compares it with systemd's own parser where that is installed.
+ * systemd's EnvironmentFile= rules (systemd.exec(5)), so a hand-run `--env-file` sees exactly what
+ * the unit sees; a shell `.` does not (`FACILITATOR_AUTH=Bearer abc` runs `abc`).
  */
 const WHITESPACE = ' \t\r\n';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

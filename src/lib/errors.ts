@@ -1,8 +1,6 @@
 /**
- * The one error type routes throw, built only by the catalog in api-errors.ts. `app.onError`
- * turns it into `{error, ...extra, disclaimer}` with `status`; anything else becomes a 500 that
- * never leaks a stack. `code` is the stable machine name (docs/errors.md) that metrics and logs
- * key on; it stays off the body because spec section 7 lists each body's fields.
+ * The one error type routes throw, built only by api-errors.ts. `code` (docs/errors.md) is for
+ * metrics and logs; it stays off the body because spec section 7 lists each body's fields.
  */
 export class ApiError extends Error {
   readonly code: string;
@@ -26,7 +24,6 @@ export class ApiError extends Error {
   }
 }
 
-/** An upstream (market, weather, facilitator, bot) failed or answered garbage. */
 export class UpstreamError extends Error {
   readonly upstream: string;
   readonly httpStatus: number | null;

@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
 
 /**
- * The one flag reader for every command, so all read a command line alike. node:util.parseArgs
- * only tokenises: its strict mode stops at the first problem in its own wording, and a typo'd line
- * should get all its mistakes at once. A bare word after an unknown flag is taken as its value (not
- * reported twice); `refuse(name)` rejects a declared flag whatever its value (secrets on `serve`).
+ * The one flag reader for every command. parseArgs only tokenises: its strict mode stops at the
+ * first problem, and a typo'd line should get all its mistakes at once. `refuse(name)` rejects a
+ * declared flag whatever its value (secrets on `serve`).
  */
 export type FlagSpec = {
   strings: readonly string[];
@@ -75,10 +74,7 @@ export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
   return { values, on, problems };
 }
 
-/**
- * Commands (the buyer's and `isocast replay`) read their flags through readFlags too; any problem
- * is a UsageError carrying all of them, which the commands answer with exit code 2.
- */
+/** Every problem at once; the commands answer it with exit code 2. */
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -102,7 +98,6 @@ export function requireValue(flags: Flags, name: string): string {
   return v;
 }
 
-/** A non-negative integer flag; `fallback` when it is absent, and `min` bounds it from below. */
 export function intFlag(flags: Flags, name: string, { fallback, min = 0 }: { fallback: number; min?: number }): number {
   const raw = flags.values[name];
   if (raw === undefined) return fallback;

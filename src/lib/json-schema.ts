@@ -1,10 +1,6 @@
 import { z } from 'zod';
 
-/**
- * zod 4 schema -> OpenAPI 3.1 Schema Object. zod emits every schema carrying `.meta({ id })` as a
- * `$defs` entry; those entries move into `components.schemas` so each named shape
- * (`IsocastSignalPublic`, `City`, ...) is written once and referenced everywhere.
- */
+/** zod 4 -> OpenAPI 3.1: each `.meta({ id })` shape's `$defs` entry moves to `components.schemas`. */
 export type JsonSchema = Record<string, unknown>;
 
 export type Components = Map<string, JsonSchema>;
@@ -34,10 +30,7 @@ export function toOpenApiSchema(schema: z.ZodType, io: 'input' | 'output', compo
   return tidy(rest, renames);
 }
 
-/**
- * Rewrites `$defs` references to components and drops zod's noise: the safe-integer bounds every
- * `.int()` carries and the long regex it adds beside `format: date-time`.
- */
+/** `$defs` references to components, without zod's safe-integer bounds and its regex beside a `format`. */
 function tidy(node: unknown, renames: Map<string, string>): JsonSchema {
   return walk(node, renames) as JsonSchema;
 }
@@ -61,11 +54,7 @@ function walk(node: unknown, renames: Map<string, string>): unknown {
   return out;
 }
 
-/**
- * The same conversion with every named shape written in place instead of referenced: for a
- * schema that travels alone (the x402 Bazaar declaration, whose validators reject a `$ref` they
- * cannot resolve inside it). The shapes here are not recursive, so inlining terminates.
- */
+/** Named shapes written in place, for the Bazaar declaration (its validators reject an unresolvable `$ref`). */
 export function inlineSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const components: Components = new Map();
   const root = toOpenApiSchema(schema, io, components);

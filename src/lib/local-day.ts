@@ -1,13 +1,12 @@
-/**
- * City-local calendar days. A market day is the city's local calendar date, so its UTC span is
- * 23, 24 or 25 hours around daylight-saving changes. Everything here is pure and takes instants
- * as epoch milliseconds.
- */
+/** A market day is the city's local date: 23, 24 or 25 UTC hours around daylight-saving changes. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
+/** One formatter per zone and style, kept: building one costs far more than using it. */
+function formatter(timeZone: string, last: 'second' | 'offset' = 'second'): Intl.DateTimeFormat {
+  const key = `${timeZone} ${last}`;
+  let f = formatters.get(key);
   if (!f) {
+    const shown = last === 'second' ? { second: '2-digit' as const } : { timeZoneName: 'shortOffset' as const };
     f = new Intl.DateTimeFormat('en-CA', {
       timeZone,
       hourCycle: 'h23',
@@ -16,20 +15,18 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
       day: '2-digit',
       hour: '2-digit',
       minute: '2-digit',
-      second: '2-digit',
+      ...shown,
     });
-    formatters.set(timeZone, f);
+    formatters.set(key, f);
   }
   return f;
 }
 
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
+/** `2026-11-01 01:30 GMT-4`: date, wall time and the offset then in force (tells the two 01:30s apart). */
+export function localTime(timeZone: string, ms: number): string {
+  const p: Record<string, string> = {};
+  for (const part of formatter(timeZone, 'offset').formatToParts(ms)) p[part.type] = part.value;
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${p.timeZoneName === 'GMT' ? 'GMT+0' : p.timeZoneName}`;
 }
 
 type Parts = { year: number; month: number; day: number; hour: number; minute: number; second: number };
@@ -47,7 +44,6 @@ function partsAt(timeZone: string, ms: number): Parts {
   };
 }
 
-/** `YYYY-MM-DD` of the instant in the zone. */
 export function localDate(timeZone: string, ms: number): string {
   const p = partsAt(timeZone, ms);
   return `${p.year}-${pad(p.month)}-${pad(p.day)}`;

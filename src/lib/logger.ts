@@ -1,19 +1,11 @@
-/**
- * Structured JSON logs, one object per line. Redaction is by key name and applies at any depth,
- * so a payment header or bot token passed by mistake is masked rather than written.
- */
+/** Redaction is by key name at any depth, so a payment header or bot token passed by mistake is masked. */
 export type Level = 'debug' | 'info' | 'warn' | 'error';
-export type Logger = {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
+export type Logger = Record<Level, (msg: string, fields?: Record<string, unknown>) => void> & {
   child(fields: Record<string, unknown>): Logger;
 };
 
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-/** Keys whose values never reach a log line. */
 const REDACT_KEY =
   /^(x-payment|authorization|cookie|signature|receipt.?token|token|bot.?token|messenger.?bot.?token|secret|server.?secret|private.?key|settler.?private.?key|facilitator.?auth|api.?key|wu.?api.?key|key|password|secret.?access.?key|replica.?secret.?access.?key)$/i;
 
@@ -53,12 +45,7 @@ function redactText(s: string): string {
   return out;
 }
 
-/**
- * `json`: one JSON object per line, for the journal and log shippers. `pretty`: one readable line
- * per event for a person at a terminal, `14:02:31 WARN  poll failed  city=nyc error="..."`, built
- * from the same redacted record, so secrets are masked in both. LOG_FORMAT picks one; unset, a
- * terminal on stdout gets pretty and anything else (systemd, a pipe) JSON.
- */
+/** `pretty` (a terminal's default) is built from the same redacted record as `json`, so secrets are masked in both. */
 type LogFormat = 'json' | 'pretty';
 
 export function defaultLogFormat(isTty: boolean = process.stdout.isTTY === true): LogFormat {
@@ -82,12 +69,9 @@ export function formatPretty(rec: Record<string, unknown>): string {
 }
 
 /**
- * Lines for stdout, written together at most FLUSH_MS after the first of them (or at FLUSH_LINES):
- * a paid request's `payment applied` line was one synchronous write(2) of its own, 6.6 % of the
- * request's CPU under load, and once per event-loop turn still 3.5 % (docs/performance.md, issue
- * 39). A warning or an error goes out at once with whatever is waiting ahead of it, and `exit`
- * (process.exit, an uncaught exception, the loop running dry) writes the rest; stdout to a file
- * or pipe is synchronous there. Only a SIGKILL can lose the last FLUSH_MS of info lines.
+ * Stdout lines written together FLUSH_MS after the first: a write(2) per line cost 6.6 % of a paid
+ * request's CPU (docs/performance.md). Warnings flush at once and `exit` writes the rest; only a
+ * SIGKILL can lose the last FLUSH_MS of info lines.
  */
 const FLUSH_MS = 25;
 const FLUSH_LINES = 128;
@@ -137,11 +121,4 @@ export function createLogger(
     error: (m, f) => emit('error', m, f),
     child: (fields) => createLogger({ level: opts.level, write: custom, base: { ...base, ...fields }, format }),
   };
-}
-
-/** A logger that keeps lines in memory: tests grep it for leaked secrets. */
-export function memoryLogger(level: Level = 'debug'): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const logger = createLogger({ level, write: (l) => lines.push(l) });
-  return Object.assign(logger, { lines });
 }

@@ -1,8 +1,4 @@
-/**
- * A small Prometheus registry: counters, gauges and fixed-bucket histograms with labels, rendered
- * in the text exposition format (version 0.0.4). Modules take a Metrics and record into it;
- * `/metrics` renders it. No globals, so tests get their own.
- */
+/** A small Prometheus registry (text format 0.0.4); no globals, so tests get their own. */
 type Labels = Record<string, string>;
 
 type Series = { labels: Labels; value: number };
@@ -25,7 +21,6 @@ export type Metrics = {
   counter(name: string, help: string): Counter;
   gauge(name: string, help: string): Gauge;
   histogram(name: string, help: string, buckets: number[]): Histogram;
-  /** Gauges computed at scrape time (e.g. queue depths read from the database). */
   collect(fn: () => void): void;
   render(): string;
 };

@@ -1,8 +1,4 @@
-/**
- * Money is integer micro-USDC everywhere. USDC has 6 decimals, so one micro-USDC is exactly one
- * atomic token unit: amounts go on chain unchanged. Floats appear only at the JSON edge, where the
- * spec prints USD numbers such as 0.0045.
- */
+/** Integer micro-USDC everywhere: one atomic USDC unit, so amounts go on chain unchanged; floats only in JSON. */
 export type Micro = number;
 
 const MICRO_PER_USD = 1_000_000;
@@ -21,7 +17,6 @@ export function formatUsdPrice(micro: Micro): string {
   return `$${whole}.${frac.padEnd(2, '0')}`;
 }
 
-/** Atomic token units as the decimal string x402 `maxAmountRequired` wants. */
 export function microToAtomic(micro: Micro): string {
   assertMicro(micro);
   return String(micro);

@@ -10,10 +10,7 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/**
- * The candidate a typo most plausibly meant, or null when none is close: a prefix either way
- * counts as one edit, and at most max(2, a third of the typo's length) edits, and fewer than its length, are allowed.
- */
+/** A prefix either way counts as one edit; at most max(2, a third of the typo's length) edits. */
 export function nearest(typo: string, candidates: readonly string[]): string | null {
   let best: { word: string; d: number } | null = null;
   const lower = typo.toLowerCase();

@@ -1,8 +1,4 @@
-/**
- * A value built on first use and kept. Used for zod schemas only the documents need (the
- * OpenAPI and discovery shapes, the operator page's data): building them at import cost every
- * start time before its first answer (docs/performance.md, start-up).
- */
+/** Built on first use: zod shapes only the documents need cost start-up time at import (docs/performance.md). */
 export function once<T>(build: () => T): () => T {
   let value: T | undefined;
   let built = false;

@@ -1,10 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/**
- * Secrets reach the process through the environment or through `<NAME>_FILE` (a path whose
- * content is the value, as systemd credentials and container secrets provide them). Never as a
- * command-line flag: every local user can read another process's argv with `ps`.
- */
+/** Secrets come from the environment or `<NAME>_FILE`, never a flag: any local user reads argv with `ps`. */
 export const SECRET_NAMES = [
   'SETTLER_PRIVATE_KEY',
   'ADMIN_TOKEN',
@@ -32,11 +28,7 @@ export function secretFlagProblem(name: string): string {
   return `${flagOf(name)}: secrets are not accepted as command-line flags (any local user sees them in ps); set ${name} or ${name}_FILE=<path> in the environment`;
 }
 
-/**
- * Reads every `<NAME>_FILE` that is set. A trailing newline (what editors and `echo` leave) is
- * trimmed; anything else in the file is the value. Setting both forms is refused rather than
- * silently preferring one.
- */
+/** One trailing newline is trimmed; setting both forms is refused rather than silently preferring one. */
 export function secretsFromFiles(
   env: Record<string, string | undefined>,
   read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
@@ -72,12 +64,7 @@ export function secretsFromFiles(
 /** The secret-file variables, for the flag parser (a path is not a secret) and `help config`. */
 export const SECRET_FILE_NAMES = SECRET_NAMES.map((n) => `${n}_FILE`);
 
-/**
- * For commands that check but do not serve (`doctor`): a `<NAME>_FILE` this user cannot read is
- * left out rather than failing the run, with a note. A systemd credential
- * (`/run/credentials/<unit>/...`) exists only inside the running service, so a hand-run command
- * cannot read it; the service itself still refuses to start without it.
- */
+/** For `doctor`: a systemd credential exists only inside the running service, so an unreadable file only gets a note. */
 export function withoutUnreadableSecretFiles(
   env: Record<string, string | undefined>,
   canRead: (path: string) => boolean,

@@ -1,10 +1,7 @@
 /**
- * `https://user:pass@host/` URLs. fetch refuses them outright ("Request cannot be constructed from
- * a URL that includes credentials"), so each URL setting either turns them into an Authorization
- * header or is refused at start. Only the two private endpoints an operator pays for take them:
- * RPC_URL (viem sends them as Basic auth) and FACILITATOR_URL (the http client does). The others
- * are public services, or (BASE_URL, TERMS_URL) are shown to every buyer, where a password would
- * leak.
+ * fetch refuses `user:pass@` URLs, so a setting either turns them into an Authorization header or
+ * is refused at start. Only the two private endpoints take them; BASE_URL and TERMS_URL are shown
+ * to every buyer, where a password would leak.
  */
 const CREDENTIAL_URL_SETTINGS = ['RPC_URL', 'FACILITATOR_URL'] as const;
 
@@ -44,7 +41,7 @@ export function splitCredentials(url: string): { url: string; authorization?: st
   return { url: u.toString(), authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
 }
 
-/** `a, b,,c` -> [a, b, c]: a comma-separated setting (FACILITATOR_URL) as its entries. */
+/** `a, b,,c` -> [a, b, c] */
 export function splitList(raw: string): string[] {
   return splitPlaces(raw).filter((p) => p !== '');
 }
@@ -77,10 +74,7 @@ export function urlCredentialProblems(
   return problems;
 }
 
-/**
- * A URL safe to print: credentials, query values and key-like path segments (Alchemy and Infura
- * put the API key in the path) become `***`.
- */
+/** Credentials, query values and key-like path segments (Alchemy and Infura put the key there) become `***`. */
 export function redactUrl(url: string): string {
   let u: URL;
   try {

@@ -11,14 +11,13 @@ import { marketFromEventJson, marketFromLabels, stationCheck, type ReplayMarket 
 import { OBSERVATION_FORMATS, parseObservationFile, type ObservationFormat } from './observations.ts';
 import { runReplay } from './run.ts';
 
-/** What the command needs from the process; main.ts wires the real ones, tests their own. */
 export type ReplayIo = {
   stdout(text: string): void;
   stderr(text: string): void;
   readFile(path: string): string;
   clock: Clock;
   catalog: Catalog;
-  /** Read only when something must be fetched, so a file-only replay never needs configuration. */
+  /** Read only when something is fetched: a file-only replay needs no configuration. */
   upstreams(): ReplayUpstreams;
 };
 

@@ -9,17 +9,12 @@ import type { WeatherSource } from '../sources/weather/types.ts';
 import { ReplayInputError } from './errors.ts';
 import { fetchMarket, type ReplayMarket } from './market.ts';
 
-/**
- * Replay without files: the day's observations and its market through the live adapters, with
- * the configured upstream URLs (config GAMMA_URL, WEATHER_SOURCE, WEATHER_URL + WU_API_KEY,
- * METAR_URL). weather.com serves any past local day; aviationweather.gov only recent hours.
- */
+/** Replay without files, through the live adapters: weather.com serves any past day, aviationweather.gov recent hours. */
 export type ReplayUpstreams = {
   weatherSource: 'wu' | 'metar';
   weatherUrl: string;
   wuApiKey?: string;
   metarUrl: string;
-  /** The Hong Kong Observatory's open data (config HKO_URL). */
   hkoUrl?: string;
   gammaUrl: string;
   timeoutMs?: number;
@@ -28,10 +23,7 @@ export type ReplayUpstreams = {
 /** The METAR adapter asks for at most 48 hours back, counted from now, plus one hour of margin. */
 const METAR_REACH_MS = 47 * 3_600_000;
 
-/**
- * `prefer: 'metar'` (a NOAA-rule day: NOAA's timeseries shows the station's METARs) reads METAR when
- * the day is within its reach, and the configured source otherwise.
- */
+/** `prefer: 'metar'` (a NOAA-rule day) reads METAR when the day is within its reach. */
 export async function fetchObservations(
   up: ReplayUpstreams,
   { city, date, clock, prefer }: { city: CityRecord; date: string; clock: Clock; prefer?: 'metar' | undefined },

@@ -3,20 +3,13 @@ import { dailyHighReading, type Observation, type ReadingDay } from '../buckets/
 import { detect, type DayState, type Detection } from '../signals/detect.ts';
 
 /**
- * A city-day played back as a poller ticking right after every observation would have seen it.
- * Each step is exactly the poller's per-reading path: `dailyHighReading` over everything observed
- * so far (the local-day window and the rounding rule live there) and then `detect` against the
- * state the previous step left (the poller runs the same `detect` against its committed state).
- * Nothing here re-implements a rule: observations outside the local day simply never move
- * `dailyHighReading`, so they produce no step, as live.
+ * A city-day played back as a poller ticking after every observation would have seen it: each
+ * step is the poller's own `dailyHighReading` then `detect`, so no rule is re-implemented here.
  */
-/** `extreme`: a low stream's day folds its running minimum (absent: the daily high). */
 export type CityDay = ReadingDay;
 
 type FoldStep = {
-  /** The observation instant whose arrival produced this step. */
   atMs: number;
-  /** The day's high so far, whole degrees of `day.unit`. */
   reading: number;
   detection: Detection;
 };

@@ -1,10 +1,8 @@
 import { KIND_RULES } from '../buckets/rule-kinds.ts';
+import { localTime } from '../lib/local-day.ts';
 import type { ReplayReading, ReplayResult } from './run.ts';
 
-/**
- * Human-readable replay. Times are shown in the city's local time with its UTC offset, because the
- * local calendar day is what decides which observations count, and in UTC for matching raw data.
- */
+/** Times in the city's local time (the local day decides what counts) and in UTC, to match raw data. */
 export function formatReplay(r: ReplayResult): string {
   const at = (iso: string) => `${localTime(r.timezone, Date.parse(iso))} (${iso.slice(11, 16)}Z)`;
   const rd = (x: ReplayReading) => `${x.reading}°${x.unit} ${x.bucket ?? '(no bucket)'}`;
@@ -43,27 +41,4 @@ function ruleLine(rule: NonNullable<ReplayResult['rule']>): string {
   const precision = rule.precision === 0.1 ? 'tenths of a degree' : 'whole degrees';
   const view = rule.kind === 'noaa-hourly' ? ', hourly view' : '';
   return `${rule.source} ${rule.station} °${rule.unit}${view}, ${precision}${rule.fallback ? `, fallback ${rule.fallback}` : ''}${rule.url ? ` (${rule.url})` : ''}`;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** `2026-11-01 01:30 GMT-4`: date, wall time and the offset then in force (tells the two 01:30s apart). */
-export function localTime(timeZone: string, ms: number): string {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      timeZoneName: 'shortOffset',
-    });
-    formatters.set(timeZone, f);
-  }
-  const p: Record<string, string> = {};
-  for (const part of f.formatToParts(ms)) p[part.type] = part.value;
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${p.timeZoneName === 'GMT' ? 'GMT+0' : p.timeZoneName}`;
 }

@@ -8,10 +8,8 @@ import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 import { ReplayInputError } from './errors.ts';
 
 /**
- * The bucket ladder a replay reads the day against, and how the market resolved when that is
- * known. The ladder comes from the live Gamma parser (src/sources/market/gamma.ts) whether the
- * event is a file or fetched, or from labels typed on the command line through the same label
- * parser, so every label shape the poller accepts is accepted here and nothing else.
+ * The ladder a replay reads the day against, from the live Gamma or label parser (so exactly the
+ * shapes the poller accepts), and how the market resolved when known.
  */
 export type ReplayMarket = {
   origin: 'file' | 'labels' | 'gamma';
@@ -20,11 +18,10 @@ export type ReplayMarket = {
   buckets: BucketRange[];
   /** The bucket whose YES paid out (`outcomePrices` 1 for Yes); null while unresolved or unknown. */
   resolvedBucket: string | null;
-  /** The event's own resolution rule; null for labels typed on the command line. */
   rule: ResolutionRule | null;
 };
 
-/** `"62°F or below,63-64°F,..."`: labels hold no commas, so a plain split is enough. */
+/** Labels hold no commas, so a plain split is enough. */
 export function marketFromLabels(list: string): ReplayMarket {
   const labels = list
     .split(',')
@@ -107,11 +104,7 @@ export function resolvedBucket(raw: unknown): string | null {
   return winners.length === 1 ? winners[0]!.groupItemTitle : null;
 }
 
-/**
- * The (city, date) event from Gamma: both slug forms (with the year, the newer one, first) and,
- * if the plain lookup finds nothing, again with `closed=true`, because past events are closed and
- * Gamma has not always returned closed events to an unfiltered query.
- */
+/** Both slug forms (with the year first), then again with `closed=true`: Gamma has not always returned closed events. */
 export async function fetchMarket(opts: GammaOptions, city: CityRecord, date: string): Promise<ReplayMarket | null> {
   const { withYear, withoutYear } = eventSlugs(city.marketToken, date, city.kind);
   for (const filters of ['', 'closed=true']) {
@@ -123,11 +116,7 @@ export async function fetchMarket(opts: GammaOptions, city: CityRecord, date: st
   return null;
 }
 
-/**
- * Whether the observations (the catalog station's) are what the event's rule resolves on. A rule
- * naming another station, the Observatory for a city that is not Hong Kong, or CWA, is refused
- * unless forced; an unreadable rule cannot be checked and only gets a note.
- */
+/** Whether the catalog station's observations are what the rule resolves on; an unreadable rule only gets a note. */
 export function stationCheck(
   rule: ResolutionRule | null,
   city: CityRecord,

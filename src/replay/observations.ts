@@ -7,13 +7,8 @@ import { parseMetar } from '../sources/weather/metar.ts';
 import { ReplayInputError } from './errors.ts';
 
 /**
- * Observation files for a replay, read with the live adapters' own parsers so a file is
- * understood exactly as the same bytes from the API would be:
- * - `wu`: a weather.com v1 historical observations response (`observations[]`, whole degrees in the
- *   unit of `metadata.units`: `e` = °F, `m` = °C);
- * - `metar`: an aviationweather.gov METAR JSON array (°C with tenths, T-group preferred);
- * - `csv`: `time,temp,unit` lines, time as ISO 8601 with a zone (`Z` or `+hh:mm`) or epoch
- *   seconds, unit `C` or `F`; a header line and `#` comments are allowed.
+ * Observation files, read with the live adapters' own parsers so a file means what the same bytes
+ * from the API would. `csv`: `time,temp,unit` lines (ISO 8601 with a zone, or epoch seconds).
  */
 export const OBSERVATION_FORMATS = ['wu', 'metar', 'csv'] as const;
 export type ObservationFormat = (typeof OBSERVATION_FORMATS)[number];

@@ -4,58 +4,14 @@ import { localDayBounds } from '../lib/local-day.ts';
 import { bucketFor } from '../buckets/assign.ts';
 import { dailyExtreme, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
 import { resolveReading } from '../buckets/rounding.ts';
-import { DEFAULT_KIND, type RuleKind } from '../buckets/rule-kinds.ts';
+import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import { foldDay } from './fold.ts';
 import type { ReplayMarket } from './market.ts';
 
-/**
- * One city-day replayed (pure: observations and the ladder come in, nothing is fetched or stored).
- * Signals are numbered from 1 within the replayed day; live `seq` continues across days.
- */
+/** One city-day replayed (pure). Signals are numbered from 1 within the day; live `seq` continues across days. */
 export type ReplayReading = { reading: number; unit: TempUnit; bucket: string | null };
 
-type ReplaySignal = {
-  seq: number;
-  old: ReplayReading;
-  new: ReplayReading;
-  /** The observation whose arrival made the high cross into the new bucket. */
-  observedAt: string;
-};
-
-export type ReplayResult = {
-  city: string;
-  displayName: string;
-  date: string;
-  timezone: string;
-  localDay: { start: string; end: string; hours: number };
-  /**
-   * Which reports entered the maximum and the rounding: the event rule's kind, the city's own
-   * source's kind for typed labels (src/buckets/rule-kinds.ts).
-   */
-  kind: RuleKind;
-  /** Unit of the ladder, which is the unit readings resolve in (see `notes` when it is not the city's). */
-  unit: TempUnit;
-  buckets: string[];
-  observations: { source: string; total: number; inDay: number; outsideDay: number };
-  baseline: (ReplayReading & { observedAt: string }) | null;
-  signals: ReplaySignal[];
-  final: (ReplayReading & { observedAt: string }) | null;
-  market: { origin: ReplayMarket['origin']; slug: string | null; url: string | null; resolvedBucket: string | null };
-  /** The event's own resolution rule (null for --buckets): source, station, unit, precision, fallback. */
-  rule: {
-    source: string;
-    kind: RuleKind | null;
-    station: string | null;
-    unit: string | null;
-    precision: number | null;
-    fallback: string | null;
-    url: string | null;
-    reason?: string;
-  } | null;
-  /** Present only when the market's resolution is known. */
-  match?: boolean;
-  notes: string[];
-};
+type ReplaySignal = { seq: number; old: ReplayReading; new: ReplayReading; observedAt: string };
 
 type ReplayInput = {
   city: CityRecord;
@@ -66,7 +22,7 @@ type ReplayInput = {
   notes?: string[];
 };
 
-export function runReplay(input: ReplayInput): ReplayResult {
+export function runReplay(input: ReplayInput) {
   const { city, date, market } = input;
   const unit = market.buckets[0]!.unit;
   // The same per-rule filter and rounding as the poller, so a replayed day resolves as the market did.
@@ -77,7 +33,7 @@ export function runReplay(input: ReplayInput): ReplayResult {
   const iso = (ms: number) => new Date(ms).toISOString();
 
   const { steps } = foldDay(input.observations, day, { buckets: market.buckets });
-  let baseline: ReplayResult['baseline'] = null;
+  let baseline: (ReplayReading & { observedAt: string }) | null = null;
   const signals: ReplaySignal[] = [];
   for (const s of steps) {
     const d = s.detection;
@@ -92,7 +48,6 @@ export function runReplay(input: ReplayInput): ReplayResult {
     }
   }
 
-  // The day's final extreme: its high, or a low stream's low.
   const highObs = dailyExtreme(input.observations, day);
   const high = dailyHighReading(input.observations, day);
   const final =
@@ -115,13 +70,14 @@ export function runReplay(input: ReplayInput): ReplayResult {
     );
   }
 
-  const result: ReplayResult = {
+  return {
     city: city.slug,
     displayName: city.displayName,
     date,
     timezone: city.timezone,
     localDay: { start: iso(startMs), end: iso(endMs), hours: (endMs - startMs) / 3_600_000 },
     kind,
+    /** The ladder's unit, which readings resolve in (`notes` says when it is not the city's). */
     unit,
     buckets: market.buckets.map((b) => b.label),
     observations: {
@@ -134,9 +90,11 @@ export function runReplay(input: ReplayInput): ReplayResult {
     signals,
     final,
     market: { origin: market.origin, slug: market.slug, url: market.url, resolvedBucket: market.resolvedBucket },
+    /** The event's own resolution rule; null for --buckets. */
     rule: market.rule,
     notes,
+    ...(market.resolvedBucket === null ? {} : { match: final?.bucket === market.resolvedBucket }),
   };
-  if (market.resolvedBucket !== null) result.match = final?.bucket === market.resolvedBucket;
-  return result;
 }
+
+export type ReplayResult = ReturnType<typeof runReplay>;

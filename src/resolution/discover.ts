@@ -3,26 +3,18 @@ import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import type { ObservableSource } from './judge.ts';
 
 /**
- * What to serve of the events discovery found (pure). A stream is served when its event's rule
- * names a station a configured feed observes, its kind is in MARKET_KINDS and `CITIES` selects it.
- * A catalog row keeps its record when confirmed, or takes the rule's station when the catalog's
- * was only inferred (the live rule is the confirmation). An unknown token becomes a new city only
- * when its station's timezone is known, else its local day cannot be computed. Every event not
- * served carries the reason, for doctor and /admin.
+ * What to serve of the events discovery found (pure): a stream whose rule names a station a feed
+ * observes, of a kind in MARKET_KINDS, that CITIES selects. An inferred catalog row takes the live
+ * rule's station; an unknown token becomes a city only when its station's timezone is known.
  */
 export type DiscoveryVerdict = {
   slug: string;
-  /**
-   * The stream's slug: the catalog's city slug (or the token for a city the catalog does not know),
-   * with `-low` for a daily-low event.
-   */
+  /** The stream's slug (the catalog's, or the token), with `-low` for a daily-low event. */
   city: string;
   date: string;
   rule: DiscoveredEvent['rule'];
   served: boolean;
-  /** Why the event is not served; null when it is. */
   reason: string | null;
-  /** The record to serve (present when served). */
   record?: CityRecord;
 };
 

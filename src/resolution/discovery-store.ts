@@ -15,18 +15,6 @@ export type DiscoveredRow = {
   seenAtMs: number;
 };
 
-type Row = {
-  slug: string;
-  city: string;
-  target_date: string;
-  source: string;
-  kind: string | null;
-  station: string | null;
-  served: number;
-  reason: string | null;
-  seen_at: number;
-};
-
 export function createDiscoveryStore(db: Db) {
   const s = {
     clear: db.prepare('DELETE FROM discovered_events'),
@@ -34,7 +22,8 @@ export function createDiscoveryStore(db: Db) {
       'INSERT OR REPLACE INTO discovered_events (slug, city, target_date, source, kind, station, served, reason, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     all: db.prepare(
-      'SELECT slug, city, target_date, source, kind, station, served, reason, seen_at FROM discovered_events ORDER BY served, city, target_date',
+      `SELECT slug, city, target_date AS targetDate, source, kind, station, served, reason, seen_at AS seenAtMs
+      FROM discovered_events ORDER BY served, city, target_date`,
     ),
   };
   return {
@@ -59,17 +48,8 @@ export function createDiscoveryStore(db: Db) {
     },
     /** Not served first, then by city and day. */
     all(): DiscoveredRow[] {
-      return (s.all.all() as Row[]).map((r) => ({
-        slug: r.slug,
-        city: r.city,
-        targetDate: r.target_date,
-        source: r.source,
-        kind: r.kind,
-        station: r.station,
-        served: r.served === 1,
-        reason: r.reason,
-        seenAtMs: r.seen_at,
-      }));
+      const rows = s.all.all() as (Omit<DiscoveredRow, 'served'> & { served: number })[];
+      return rows.map((r) => ({ ...r, served: r.served === 1 }));
     },
   };
 }
@@ -77,7 +57,6 @@ export function createDiscoveryStore(db: Db) {
 /** Reasons that are the operator's choice (CITIES, MARKET_KINDS), not a problem to fix. */
 const isChoice = (reason: string) => reason.startsWith('observable, but') || reason.includes('MARKET_KINDS=');
 
-/** Not-served streams with the same reason, counted once: one line per reason, however many cities share it. */
 type ReasonGroup = { reason: string; count: number; cities: string[] };
 
 export function groupByReason(rows: readonly { city: string; reason: string }[]): ReasonGroup[] {
@@ -94,11 +73,7 @@ export function reasonLine(g: ReasonGroup): string {
   return `${g.count} stream${g.count === 1 ? '' : 's'}: ${g.reason}: ${g.cities.join(', ')}`;
 }
 
-/**
- * The `doctor` line (its own read-only connection, one store for the run): discovered events whose
- * stream is not served, one line per reason with its count and streams (`nyc`, `nyc-low`). Not
- * served is a warning only when the stream is wanted; CITIES=spec or MARKET_KINDS leaving one out is `ok`.
- */
+/** `doctor`: streams not served, one line per reason; a warning only when the operator's choice did not leave them out. */
 export function discoveryCheck(db: Db): { status: 'ok' | 'warn'; detail: string } {
   const rows = createDiscoveryStore(db).all();
   if (rows.length === 0) return { status: 'ok', detail: 'no discovery run recorded yet' };

@@ -3,9 +3,8 @@ import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 
 /**
  * Match or pause (pure): a city-day is signalled only when the market's own rule resolves on a
- * source the service observes, at the catalog's station, in its unit, to whole degrees. `wu` is
- * observed through weather.com's rows (METAR only as an approximation the operator chose); `cwa`
- * needs an API key no configured feed has; `unknown` is never guessed.
+ * source the service observes, at the catalog's station, in its unit, to whole degrees; `unknown`
+ * is never guessed.
  */
 export type ObservableSource = 'wu' | 'noaa' | 'hko';
 
@@ -33,7 +32,6 @@ export function describeRule(rule: {
   return `${rule.source}${station}${rule.unit ? ` °${rule.unit}` : ''}${prec}${view}`;
 }
 
-/** `canObserve(source)`: whether the running feed has a weather source for rules of that kind. */
 export function judgeRule(
   rule: ResolutionRule,
   city: Pick<CityRecord, 'station' | 'unit' | 'kind'> & Partial<Pick<CityRecord, 'resolutionSource'>>,

@@ -4,15 +4,12 @@ import type { MarketResolutionBody } from '../cities/schemas.ts';
 import type { DayRule } from './store.ts';
 
 /**
- * What a market resolves on, in one object an agent can judge before paying: the station, the
- * unit, the rule kind with its rounding, and the resolution source with its page. From the
- * current market day's own rule once the poller has read its event (`from: market-rule`), and the
- * catalog's until then (`from: catalog`). Served by GET /v1/cities/{slug} and in every purchase's
- * answer (SubscribeResult), so the OpenAPI document and the Bazaar declaration describe it.
+ * What a market resolves on, for an agent to judge before paying: from the day's own rule once
+ * the poller has read it (`from: market-rule`), the catalog's until then.
  */
 const ICAO = /^[A-Z0-9]{4}$/;
 
-/** The catalog's rule kind: the observatories publish tenths and floor them, the rest is Weather Underground's table. */
+/** The observatories publish tenths and floor them; the rest is Weather Underground's table. */
 function catalogKind(city: CityRecord): RuleKind {
   if (city.resolutionSource === 'hko') return 'hko';
   if (city.resolutionSource === 'cwa') return 'cwa';

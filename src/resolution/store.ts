@@ -4,10 +4,8 @@ import type { RuleKind } from '../buckets/rule-kinds.ts';
 import { describeRule, type Verdict } from './judge.ts';
 
 /**
- * The parsed rule of each (city, market day) and the day's verdict, in `resolution_rules`. The
- * rule seen first is kept for the day: if a later read of the event states another rule, or the
- * feed observing the day would change, the day is paused, so one day's signals never mix sources.
- * A pause for any other reason is re-judged on every tick (a fixed configuration resumes the day).
+ * Each city-day's rule and verdict. The first rule seen is kept: another rule or feed later pauses
+ * the day, so its signals never mix sources; any other pause is re-judged every tick.
  */
 export type DayRule = {
   city: string;
@@ -22,11 +20,10 @@ export type DayRule = {
   url: string | null;
   status: 'ok' | 'paused';
   reason: string | null;
-  /** The feed whose observations the day's signals come from (`wu`, `metar`, `sim`); null until one is chosen. */
+  /** The feed the day's signals come from; null until one is chosen. */
   observedWith: string | null;
 };
 
-/** Rows read straight into the DayRule shape. */
 const COLUMNS =
   'city, target_date AS targetDate, source, kind, station, unit, precision, fallback, url, status, pause_reason AS reason, observed_with AS observedWith';
 
@@ -55,19 +52,18 @@ export type RuleStore = {
   /** Records the day's rule and verdict (one transaction) and says whether the day just became paused. */
   settle(input: SettleInput): DayRule & { newlyPaused: boolean };
   read(city: string, date: string): DayRule | null;
-  /** The newest recorded day of every city. */
   latest(): Map<string, DayRule>;
   /** Paused city-days from `sinceDate` on, newest first. */
   paused(sinceDate: string, limit?: number): DayRule[];
 };
 
-/** The owner of the `resolution_rules` table. */
 export function createRuleStore(db: Db): RuleStore {
   const s = {
     get: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules WHERE city = ? AND target_date = ?`),
     insert:
-      db.prepare(`INSERT INTO resolution_rules (city, target_date, source, kind, station, unit, precision, fallback, url, parse_note,
-      status, pause_reason, observed_with, first_seen_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      db.prepare(`INSERT INTO resolution_rules (city, target_date, source, kind, station, unit, precision, fallback,
+      url, parse_note, status, pause_reason, observed_with, first_seen_at, updated_at) VALUES (@city, @targetDate, @source,
+      @kind, @station, @unit, @precision, @fallback, @url, @parseNote, @status, @reason, @observedWith, @nowMs, @nowMs)`),
     update: db.prepare(
       'UPDATE resolution_rules SET status = ?, pause_reason = ?, observed_with = ?, updated_at = ? WHERE city = ? AND target_date = ?',
     ),
@@ -98,23 +94,7 @@ export function createRuleStore(db: Db): RuleStore {
             reason: ok ? null : verdict.reason,
             observedWith: ok ? input.feed : null,
           };
-          s.insert.run(
-            next.city,
-            next.targetDate,
-            next.source,
-            next.kind,
-            next.station,
-            next.unit,
-            next.precision,
-            next.fallback,
-            next.url,
-            rule.reason ?? null,
-            next.status,
-            next.reason,
-            next.observedWith,
-            input.nowMs,
-            input.nowMs,
-          );
+          s.insert.run({ ...next, parseNote: rule.reason ?? null, nowMs: input.nowMs });
           return { ...next, newlyPaused: !ok };
         }
         let status: DayRule['status'] = 'ok';

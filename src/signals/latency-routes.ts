@@ -7,14 +7,9 @@ import { LATENCY_MAX_ROWS, LATENCY_SPAN_MS, latencyWindows } from './latency.ts'
 import { LatencyStats } from './latency-schemas.ts';
 import type { SignalReader } from './read-store.ts';
 
-/** Figures are the same for every caller: computed at most once per 30 s, as /v1/cities is. */
 const LATENCY_CACHE_MS = 30_000;
 
-/**
- * `GET /v1/stats/latency`, free: how long each step from a station's report to a stored signal
- * takes, per source and per city, over 24 hours and 7 days (latency.ts). Whatever the request
- * rate, the database is read and the answer encoded at most once per LATENCY_CACHE_MS.
- */
+/** `GET /v1/stats/latency`, free: whatever the request rate, read and encoded at most once per LATENCY_CACHE_MS. */
 export function latencyRoutes(deps: { reader: Pick<SignalReader, 'latencyRows'>; clock: Clock }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   let cached: { at: number; bytes: Buffer } | null = null;

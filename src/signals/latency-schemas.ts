@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 
-/** Built on first use (lib/once.ts): only the documents, the operator page and tests need these shapes. */
+/** Built on first use: only the documents, the operator page and tests need these shapes. */
 const build = () => {
   const Percentiles = z
     .object({

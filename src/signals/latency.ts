@@ -1,11 +1,11 @@
+import type { z } from 'zod';
+import type { LatencyWindowSchema } from './latency-schemas.ts';
 import type { SignalPublic } from './schemas.ts';
 
 /**
- * The path of a reading from each signal's stored instants (pure): reportedAt (the station's),
- * availableAt (the source's receipt), observedAt (our poll), storedAt (our commit); each stage is
- * the difference of two neighbours, reportToStored the whole. A stage missing an instant is left
- * out. Negative differences are kept: two clocks are involved and hiding their skew would
- * misstate the figures.
+ * The path of a reading from each signal's stored instants (pure): each stage is the difference
+ * of two neighbours, reportToStored the whole; a stage missing an instant is left out. Negative
+ * differences are kept: two clocks are involved and hiding their skew would misstate the figures.
  */
 export const LATENCY_STAGES = [
   'reportToAvailable',
@@ -23,7 +23,6 @@ const LATENCY_WINDOWS = [
 /** Signals read back at most: far above a week of every city's crossings, and a bound on the work. */
 export const LATENCY_MAX_ROWS = 200_000;
 
-/** The longest window: what the query reads back. */
 export const LATENCY_SPAN_MS = LATENCY_WINDOWS[LATENCY_WINDOWS.length - 1]!.ms;
 
 export type LatencyRow = {
@@ -35,17 +34,9 @@ export type LatencyRow = {
   storedAtMs: number;
 };
 
-export type Percentiles = { count: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null };
-type StageFigures = Record<LatencyStage, Percentiles>;
-type LatencyGroup = { signals: number; stages: StageFigures };
-export type LatencyWindow = {
-  window: (typeof LATENCY_WINDOWS)[number]['window'];
-  from: string;
-  to: string;
-  signals: number;
-  bySource: (LatencyGroup & { channel: string })[];
-  byCity: (LatencyGroup & { city: string })[];
-};
+type LatencyWindow = z.infer<ReturnType<typeof LatencyWindowSchema>>;
+type LatencyGroup = Omit<LatencyWindow['byCity'][number], 'city'>;
+type Percentiles = LatencyGroup['stages'][LatencyStage];
 
 const diff = (to: number | null, from: number | null) => (to === null || from === null ? null : to - from);
 
@@ -73,7 +64,7 @@ function group(rows: readonly LatencyRow[]): LatencyGroup {
     const d = stageDurations(r);
     for (const s of LATENCY_STAGES) if (d[s] !== null) values[s].push(d[s]);
   }
-  const stages = Object.fromEntries(LATENCY_STAGES.map((s) => [s, percentiles(values[s])])) as StageFigures;
+  const stages = Object.fromEntries(LATENCY_STAGES.map((s) => [s, percentiles(values[s])])) as LatencyGroup['stages'];
   return { signals: rows.length, stages };
 }
 
@@ -88,7 +79,7 @@ function groupBy(rows: readonly LatencyRow[], key: (r: LatencyRow) => string): M
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Each window's figures per source (the channel; `unknown` for a row without one) and per city. */
+/** Each window's figures per source (`unknown` for a row without a channel) and per city. */
 export function latencyWindows(rows: readonly LatencyRow[], nowMs: number): LatencyWindow[] {
   return LATENCY_WINDOWS.map(({ window, ms }) => {
     const from = nowMs - ms;

@@ -1,21 +1,15 @@
 /**
- * Wakes long-poll reads (`GET /v1/signals?wait=N`) right after a signal's transaction, so no
- * timer per request polls the database. Waiters are kept per city. Timeouts share one timer: waits
- * of one length end in the order they began, so each length keeps an insertion-ordered set and one
- * timer is armed for the earliest head (at most 26 lengths); a timer per read cost about 150 bytes
- * and a clearTimeout per wake (scripts/bench/longpoll.ts).
+ * Wakes long-poll reads (`GET /v1/signals?wait=N`) right after a signal's transaction. Timeouts
+ * share one timer: waits of one length end in the order they began, so each length keeps an
+ * insertion-ordered set and one timer is armed for the earliest head; a timer per read cost about
+ * 150 bytes and a clearTimeout per wake (scripts/bench/longpoll.ts).
  */
 type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
 
 export type SignalNotifier = {
-  /** A signal with this seq committed for the city: wakes every waiter whose `since` is below it. */
   committed(city: string, seq: number): void;
-  /**
-   * Resolves when a signal with seq > since commits for the city, after `ms`, when `abort` fires
-   * (the client went away: the waiter is freed at once) or at shutdown (`releaseAll`).
-   */
+  /** Resolves when a signal with seq > since commits for the city, after `ms`, on `abort`, or at `releaseAll`. */
   wait(city: string, since: number, hold: { ms: number; abort?: AbortSignal | undefined }): Promise<WakeReason>;
-  /** Requests held right now, across cities. */
   waiting(): number;
   /**
    * Counts commits that woke at least one read. Reads woken by one commit see the same value, so
@@ -30,7 +24,6 @@ type Waiter = { since: number; deadline: number; done(reason: WakeReason): void 
 
 export function createSignalNotifier(now: () => number = () => performance.now()): SignalNotifier {
   const byCity = new Map<string, Set<Waiter>>();
-  /** Per wait length (ms): the held reads in the order they began, so in deadline order. */
   const byLength = new Map<number, Set<Waiter>>();
   let timer: NodeJS.Timeout | null = null;
   let armedFor = Number.POSITIVE_INFINITY;

@@ -1,38 +1,26 @@
 import type { Db } from '../db/open.ts';
 import type { LatencyRow } from './latency.ts';
+import type { SignalPublic } from './schemas.ts';
 import type { SignalStore } from './store.ts';
 
-/**
- * Read side of the signals table shared by the free and paid routes, the operator page and the
- * delivery worker (store.ts is the write side and holds the latest-seq query). Statements are
- * prepared once per reader.
- */
+/** Read side of the signals table (store.ts is the write side and holds the latest-seq query). */
 export type SignalReader = {
   latestSeq(city: string): number;
   latestSeqAll(): Map<string, number>;
   /** created_at (ms) of each city's latest signal, for `/v1/cities?sort=recent`. */
   latestAtAll(): Map<string, number>;
-  /** Stored public JSON of one signal, or null. */
   payload(city: string, seq: number): string | null;
   /**
-   * The UTF-8 bytes of a page: `{"signals":[...]` for the stored signals with since < seq <= end
-   * (end <= latestSeq), then `tail(lastSeq)` (lastSeq is `since` when the page is empty). Stored
-   * signals never change, so the head for (city, since, end) is built once and cached; the last
-   * complete body is kept beside it, so a reader polling the same page allocates nothing.
+   * `{"signals":[...]` for since < seq <= end, then `tail(lastSeq)`. Stored signals never change, so
+   * the head is cached with the last complete body: a reader polling the same page allocates nothing.
    */
   pageBytes(city: string, page: PageRange): Buffer;
-  /**
-   * The timestamps of the signals committed after `sinceMs`, newest first, at most `limit` of them
-   * (an index range on created_at: the cost is the window's signals, never the table's);
-   * `truncated` when the window held more.
-   */
+  /** Timestamps of the newest `limit` signals committed after `sinceMs` (an index range on created_at). */
   latencyRows(sinceMs: number, limit: number): { rows: LatencyRow[]; truncated: boolean };
 };
 
-/** Which page `pageBytes` answers: seqs in (since, end], closed by `tail`. */
 type PageRange = { since: number; end: number; tail: (lastSeq: number) => string };
 
-/** Longest a remembered latest seq is trusted without a write on this connection. */
 const LATEST_MEMO_MS = 1_000;
 
 /** Bytes of cached page heads kept at most (a full page is about 200 KiB). */
@@ -47,22 +35,23 @@ const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
     UNION ALL SELECT (SELECT min(city) FROM signals WHERE city > c.city) FROM c WHERE c.city IS NOT NULL)
   SELECT city, (SELECT max(seq) FROM signals s WHERE s.city = c.city) AS n FROM c WHERE city IS NOT NULL`;
 
-/** One reader per process (src/stores.ts): its page cache and latest-seq memo are shared by every reader of signals. */
+type TimingFields = Pick<SignalPublic, 'city' | 'channel' | 'reportedAt' | 'availableAt' | 'observedAt'>;
+
+/** One per process (src/stores.ts), so its page cache and latest-seq memo are shared. */
 export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>): SignalReader {
   const latestAll = db.prepare(LATEST_SEQ_PER_CITY);
-  // The latest signal's time per city, by the same skip-scan (no scan of every signal).
   const latestAt = db.prepare(
     `SELECT c.city, s.seq AS n, s.created_at AS at FROM (${LATEST_SEQ_PER_CITY}) c JOIN signals s ON s.city = c.city AND s.seq = c.n`,
   );
   const one = db.prepare('SELECT payload FROM signals WHERE city = ? AND seq = ?').pluck();
   const timings = db.prepare(
-    `SELECT city, channel, reported_at, available_at, observed_at, created_at FROM signals
-      WHERE created_at > +? ORDER BY created_at DESC LIMIT +?`,
+    `SELECT city, channel, reported_at AS reportedAt, available_at AS availableAt, observed_at AS observedAt,
+      created_at AS storedAtMs FROM signals WHERE created_at > +? ORDER BY created_at DESC LIMIT +?`,
   );
   const page = db.prepare(
     'SELECT seq, payload FROM signals WHERE city = +? AND seq > ? AND seq <= ? ORDER BY seq LIMIT +?',
   );
-  // Least recently used first (a Map keeps insertion order; a hit is moved to the end).
+  // Least recently used first: a hit is moved to the end.
   type Head = { head: Buffer; lastSeq: number; tail: string | null; body: Buffer | null };
   const heads = new Map<string, Head>();
   let cachedBytes = 0;
@@ -100,9 +89,8 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     }
     return entry.body;
   };
-  // max(seq) costs tens of µs (a read transaction and a b-tree descent) and every paid read needs
-  // it, so it is remembered until this connection writes anything (total_changes(), well under a
-  // µs) or for at most LATEST_MEMO_MS, which bounds staleness if another process ever wrote.
+  // max(seq) costs tens of µs and every paid read needs it: remembered until this connection writes
+  // (total_changes(), under a µs) or LATEST_MEMO_MS, which bounds staleness if another process wrote.
   const changes = db.prepare('SELECT total_changes()').pluck();
   const memo = new Map<string, number>();
   let memoChanges = -1;
@@ -129,37 +117,21 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     payload: (city, seq) => (one.get(city, seq) as string | undefined) ?? null,
     pageBytes,
     latencyRows: (sinceMs, limit) => {
-      const raw = timings.all(sinceMs, limit + 1) as TimingRow[];
-      const rows = raw.slice(0, limit).map((r) => ({
-        city: r.city,
-        channel: r.channel,
-        reportedAtMs: r.reported_at === null ? null : Date.parse(r.reported_at),
-        availableAtMs: r.available_at === null ? null : Date.parse(r.available_at),
-        observedAtMs: Date.parse(r.observed_at),
-        storedAtMs: r.created_at,
+      const raw = timings.all(sinceMs, limit + 1) as (TimingFields & { storedAtMs: number })[];
+      const rows = raw.slice(0, limit).map(({ reportedAt, availableAt, observedAt, ...r }) => ({
+        ...r,
+        reportedAtMs: reportedAt === null ? null : Date.parse(reportedAt),
+        availableAtMs: availableAt === null ? null : Date.parse(availableAt),
+        observedAtMs: Date.parse(observedAt),
       }));
       return { rows, truncated: raw.length > limit };
     },
   };
 }
 
-type TimingRow = {
-  city: string;
-  channel: string | null;
-  reported_at: string | null;
-  available_at: string | null;
-  observed_at: string;
-  created_at: number;
-};
-
-/** One stored signal of a city-day as `isocast explain` prints it: the payload and its commit time. */
 type DaySignalRow = { seq: number; payload: string; createdAt: number };
 
-/**
- * The stored signals of one city's market day, in seq order (the (city, target_date, new_bucket)
- * key's prefix finds them). For `isocast explain` on its own read-only connection: no store, no
- * write statement, nothing cached.
- */
+/** One city-day's stored signals in seq order, for `isocast explain` on its own read-only connection. */
 export function createDaySignals(db: Db): (city: string, targetDate: string) => DaySignalRow[] {
   const day = db.prepare(
     'SELECT seq, payload, created_at AS createdAt FROM signals WHERE city = +? AND target_date = +? ORDER BY seq',

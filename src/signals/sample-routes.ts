@@ -6,9 +6,8 @@ import { SampleQuery, SampleSignal } from './schemas.ts';
 import { SYNTHETIC_SAMPLE } from './synthetic-sample.ts';
 
 /**
- * `/v1/sample`: a free look at what a signal is. Only ever seq 1 of a city, and only once the
- * city's latest seq is at least 2 (with one signal, seq 1 is the latest, which is what buyers pay
- * for); the fixed synthetic example otherwise, and when the city is omitted or unknown.
+ * `/v1/sample`: seq 1 of a city once its latest seq is at least 2 (with one signal, seq 1 is the
+ * latest, which is what buyers pay for); the fixed synthetic example otherwise.
  */
 export function sampleRoutes(deps: {
   isCity(slug: string): boolean;

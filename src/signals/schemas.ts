@@ -37,11 +37,9 @@ export const Bucket = z
 const OLD_ROWS = 'null on signals stored before isocast recorded it (schema version 0019)';
 
 /**
- * Where the reading came from and when each party had it (extension fields; the spec's fields are
- * unchanged). A buyer can check `rawReport` against the station's own report and see the lag of
- * each step: reportedAt -> availableAt (the source's), availableAt -> observedAt (our polling),
- * observedAt -> storedAt (our work); `GET /v1/stats/latency` publishes their percentiles. The
- * paid read's Bazaar listing leaves these out (payments/bazaar.ts says why).
+ * Where the reading came from and when each party had it (extensions; the spec's fields are
+ * unchanged), so a buyer can check `rawReport` and each step's lag. The Bazaar listing leaves
+ * these out (payments/bazaar.ts says why).
  */
 export const SignalProvenance = z.object({
   channel: z

@@ -7,12 +7,10 @@ import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
 import type { SignalNotifier } from './notifier.ts';
 
 /**
- * Writes `signals` and `day_state` (read-store.ts serves them). Detection is re-run inside the
- * transaction against the committed day state, so whatever the poller decided from an older read
- * (a repeated tick, a restart, a duplicate observation) the database alone decides whether a
- * signal exists. Each call is one synchronous transaction: nothing half-written.
+ * Writes `signals` and `day_state`. Detection is re-run inside the transaction against the
+ * committed day state, so whatever the poller decided from an older read (a repeated tick, a
+ * restart, a duplicate observation) the database alone decides whether a signal exists.
  */
-
 type ReadingInput = {
   /** `kind` is the stream's: a low market's reading only falls (absent: a daily-high market). */
   city: { slug: string; displayName: string; unit: TempUnit; kind?: MarketKind };
@@ -30,25 +28,20 @@ export type StoreSignalInput = ReadingInput & {
   /** Odds for every bucket, or null when the odds could not be sampled (signal carries `buckets: null`). */
   odds: OddsSample | null;
   source: string;
-  /** When the poller received the observations that showed the crossing. */
   observedAtMs: number;
-  /**
-   * The station's own time of the report that first showed `new.reading` (METAR obsTime,
-   * weather.com valid_time_gmt); absent or null when unknown.
-   */
+  /** The station's own time of the report that first showed `new.reading`; absent or null when unknown. */
   reportedAtMs?: number | null;
   /** Where the reading came from (schemas.ts SignalProvenance); absent: every provenance field null. */
   provenance?: ProvenanceInput;
 };
 
-/** The report that first showed `new.reading`, as the feed gave it (src/buckets/daily-high.ts Observation). */
+/** The report that first showed `new.reading`, as the feed gave it. */
 type ProvenanceInput = {
   channel: string;
   rawReport: string | null;
   value: number;
   unit: TempUnit;
   precision: number | null;
-  /** The source's own receipt time of that report; null when it publishes none. */
   availableAtMs: number | null;
 };
 
@@ -64,29 +57,19 @@ export type LatestReading = {
 
 export type SignalStore = {
   readDayState(city: string, targetDate: string): DayState | null;
-  /**
-   * Records a reading that does not cross (the baseline, or a higher high in the same bucket).
-   * When the committed state says it does cross, nothing is written and the detection is returned
-   * so the caller can sample odds and call storeSignal.
-   */
+  /** Records a reading that does not cross; on a crossing writes nothing, so the caller samples odds and calls storeSignal. */
   saveReading(input: ReadingInput): Detection;
   /**
-   * Inserts the signal (`seq = latestSeq + 1`) and advances the day state in one transaction, and
-   * runs `hooks.inTransaction` inside it (delivery queues its outbox rows there; if the hook throws,
-   * nothing is stored). Returns null when the committed state shows no crossing (a duplicate).
+   * Inserts the signal and advances the day state in one transaction with `hooks.inTransaction`
+   * (delivery's outbox rows: if it throws, nothing is stored). Null for a duplicate.
    */
   storeSignal(input: StoreSignalInput, hooks?: StoreHooks): SignalPublic | null;
-  /**
-   * The city's latest seq (0 before its first signal): the one place this query is written. The
-   * paid read memoizes it (read-store.ts); the entitlement ceiling reads it inside the purchase's
-   * transaction.
-   */
+  /** The city's latest seq (0 before its first signal); the entitlement ceiling reads it inside the purchase. */
   latestSeq(city: string): number;
   /** Each city's newest day_state row (the operator page's "last reading"). */
   latestReadings(): Map<string, LatestReading>;
 };
 
-/** `notifier` is told of each committed signal (held long-poll reads wake on it; notifier.ts). */
 export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'committed'>): SignalStore {
   const state = db.prepare('SELECT high, bucket FROM day_state WHERE city = ? AND target_date = ?');
   const upsert =
@@ -97,39 +80,37 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
   const insert = db.prepare(
     `INSERT INTO signals (city, seq, target_date, new_bucket, observed_at, reported_at, payload, created_at,
       channel, raw_report, reported_value, reported_unit, reported_precision, available_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      VALUES (@city, @seq, @targetDate, @newBucket, @observedAt, @reportedAt, @payload, @createdAt,
+      @channel, @rawReport, @reportedValue, @reportedUnit, @reportedPrecision, @availableAt)`,
   );
-  // The newest day row per city: the reading the poller last committed.
-  const readings = db.prepare(`SELECT d.city, d.target_date, d.high, d.unit, d.bucket, d.updated_at FROM day_state d
-    WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
+  const readings = db.prepare(`SELECT d.city, d.target_date AS targetDate, d.high, d.unit, d.bucket,
+    d.updated_at AS updatedAtMs FROM day_state d WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
 
   const readDayState = (city: string, targetDate: string): DayState | null => {
-    const row = state.get(city, targetDate) as { high: number; bucket: string | null } | undefined;
-    return row ? { high: row.high, bucket: row.bucket } : null;
+    return (state.get(city, targetDate) as DayState | undefined) ?? null;
   };
   const writeState = (input: ReadingInput, next: DayState): void => {
     upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
   };
   const latestSeq = (city: string): number => latest.get(city) as number;
+  const detectIn = (input: ReadingInput): Detection =>
+    detect(readDayState(input.city.slug, input.targetDate), input.reading, {
+      buckets: input.buckets,
+      kind: input.city.kind,
+    });
 
   return {
     readDayState,
     latestSeq,
     saveReading: (input) =>
       db.transaction(() => {
-        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, {
-          buckets: input.buckets,
-          kind: input.city.kind,
-        });
+        const d = detectIn(input);
         if (d.changed && !d.crossing) writeState(input, d.next);
         return d;
       })(),
     storeSignal: (input, hooks = {}) => {
       const stored = db.transaction((): SignalPublic | null => {
-        const d = detect(readDayState(input.city.slug, input.targetDate), input.reading, {
-          buckets: input.buckets,
-          kind: input.city.kind,
-        });
+        const d = detectIn(input);
         if (!d.changed) return null;
         if (!d.crossing) {
           writeState(input, d.next);
@@ -142,46 +123,21 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
         }
         const seq = latestSeq(input.city.slug) + 1;
         const signal = buildSignal(input, d, seq);
-        insert.run(
-          input.city.slug,
-          seq,
-          input.targetDate,
-          d.crossing.new.bucket,
-          signal.observedAt,
-          signal.reportedAt,
-          JSON.stringify(signal),
-          input.nowMs,
-          signal.channel,
-          signal.rawReport,
-          signal.reportedValue,
-          signal.reportedUnit,
-          signal.reportedPrecision,
-          signal.availableAt,
-        );
+        insert.run({
+          ...signal,
+          newBucket: signal.new.bucket,
+          payload: JSON.stringify(signal),
+          createdAt: input.nowMs,
+        });
         writeState(input, d.next);
         hooks.inTransaction?.(signal);
         return signal;
       })();
-      // Committed: held long-poll reads for this city answer now (notifier.ts).
       if (stored) notifier.committed(input.city.slug, stored.seq);
       return stored;
     },
-    latestReadings: () => {
-      const rows = readings.all() as {
-        city: string;
-        target_date: string;
-        high: number;
-        unit: string;
-        bucket: string | null;
-        updated_at: number;
-      }[];
-      return new Map(
-        rows.map((r) => [
-          r.city,
-          { targetDate: r.target_date, high: r.high, unit: r.unit, bucket: r.bucket, updatedAtMs: r.updated_at },
-        ]),
-      );
-    },
+    latestReadings: () =>
+      new Map((readings.all() as (LatestReading & { city: string })[]).map(({ city, ...r }) => [city, r])),
   };
 }
 
@@ -222,7 +178,6 @@ function buildSignal(input: StoreSignalInput, d: Detection, seq: number): Signal
     observedAt: new Date(input.observedAtMs).toISOString(),
     reportedAt: input.reportedAtMs == null ? null : new Date(input.reportedAtMs).toISOString(),
     ...provenanceFields(input.provenance),
-    // created_at holds the same instant: the transaction that inserts the row runs at nowMs.
     storedAt: new Date(input.nowMs).toISOString(),
   });
 }

@@ -1,20 +1,9 @@
 import type { SignalPublic } from './schemas.ts';
 
-/**
- * The fixed example `/v1/sample` answers when no real seq-1 signal exists. It is plainly marked
- * `synthetic: true`; its ids are made up and its market link points at a real event's page shape.
- */
+/** `/v1/sample`'s example when no real seq-1 signal exists (marked `synthetic: true`; its ids are made up). */
 const labels = [
   '35°F or below',
-  '36-37°F',
-  '38-39°F',
-  '40-41°F',
-  '42-43°F',
-  '44-45°F',
-  '46-47°F',
-  '48-49°F',
-  '50-51°F',
-  '52-53°F',
+  ...Array.from({ length: 9 }, (_, i) => `${36 + 2 * i}-${37 + 2 * i}°F`),
   '54°F or higher',
 ];
 const yes = [0.001, 0.001, 0.002, 0.004, 0.06, 0.41, 0.33, 0.13, 0.04, 0.015, 0.008];

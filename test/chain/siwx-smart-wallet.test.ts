@@ -10,7 +10,7 @@ import { chainVerifierFromConfig } from '../../src/payments/settlers/from-config
 import { createSiwxSignIn } from '../../src/payments/siwx-signin.ts';
 import type { Config } from '../../src/config.ts';
 import { openDb } from '../../src/db/open.ts';
-import { manualClock } from '../../src/lib/clock.ts';
+import { manualClock } from '../helpers/clock.ts';
 import { ApiError } from '../../src/lib/errors.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
 import { tempDir } from '../helpers/app.ts';

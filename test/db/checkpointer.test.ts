@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { FALLBACK_PAGES, startCheckpointer } from '../../src/db/checkpointer.ts';
 import { openDb, type Db } from '../../src/db/open.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 
 const autocheckpoint = (db: Db) => db.pragma('wal_autocheckpoint', { simple: true }) as number;

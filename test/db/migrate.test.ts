@@ -4,9 +4,17 @@ import { join } from 'node:path';
 import { statSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { openDb } from '../../src/db/open.ts';
-import { MIGRATIONS, SCHEMA_VERSION, migrate, schemaFingerprint, schemaVersion } from '../../src/db/migrate.ts';
+import { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from '../../src/db/migrate.ts';
 import { loadOrCreateSecret } from '../../src/db/secret.ts';
 import { tempDir } from '../helpers/app.ts';
+
+/** Normalised DDL of every object, for comparing a fresh and a migrated database. */
+function schemaFingerprint(db: Database.Database): string[] {
+  const rows = db
+    .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+    .all() as { type: string; name: string; sql: string | null }[];
+  return rows.map((r) => `${r.type} ${r.name}: ${(r.sql ?? '').replace(/\s+/g, ' ').trim()}`);
+}
 
 test('a fresh schema.sql database and a fully migrated one have the same schema', (t) => {
   const dir = tempDir(t);

@@ -10,7 +10,7 @@ import { createOutbox } from '../../src/delivery/outbox.ts';
 const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { tempDir } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 import { grant, insertSignal, outboxRows, registerChat, signalFixture, WALLET_A, emptyScreen } from './fixtures.ts';

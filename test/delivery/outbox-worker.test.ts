@@ -10,7 +10,7 @@ type WorkerOptions = NonNullable<Parameters<typeof createDeliveryWorker>[0]['opt
 
 const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 import { systemClock } from '../../src/lib/clock.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { tempDir } from '../helpers/app.ts';
 import { startFakeBotApi, type FakeBotApi } from '../fakes/bot-api.ts';
 import {

@@ -8,8 +8,8 @@ import { createStores, type Stores } from '../../src/stores.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/db/open.ts';
 import { createCatalog } from '../../src/cities/catalog.ts';
-import { manualClock } from '../../src/lib/clock.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { manualClock } from './clock.ts';
+import { memoryLogger } from './logger.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 

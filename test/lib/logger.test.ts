@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 
 test('secrets are redacted by key at any depth and by shape in free text', () => {
   const log = memoryLogger();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { CONFIG_KEYS } from '../../src/config.ts';
 import { configRows } from '../../src/config-help.ts';
-import { manualClock } from '../../src/lib/clock.ts';
+import { manualClock } from '../helpers/clock.ts';
 import { createSimClock } from '../../src/sources/sim/clock.ts';
 import { VERSION } from '../../src/version.ts';
 import { testApp } from '../helpers/app.ts';

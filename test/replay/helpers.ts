@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createCatalog } from '../../src/cities/catalog.ts';
-import { manualClock } from '../../src/lib/clock.ts';
+import { manualClock } from '../helpers/clock.ts';
 import { replayCommand, type ReplayIo } from '../../src/replay/command.ts';
 import type { ReplayUpstreams } from '../../src/replay/fetch.ts';
 import type { ReplayResult } from '../../src/replay/run.ts';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { startReplication } from '../../src/replication/supervisor.ts';
 import { LITESTREAM } from '../chaos/replica-drill.ts';
 

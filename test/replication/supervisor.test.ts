@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openDb, type Db } from '../../src/db/open.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { startReplication } from '../../src/replication/supervisor.ts';
 import { describePosition, replicaPosition } from '../chaos/machine-loss.ts';

@@ -209,8 +209,8 @@ test('the simulated feed: every active city matches its rule (NOAA for three, WU
   const { createCatalog } = await import('../../src/cities/catalog.ts');
   const { loadConfig } = await import('../../src/config.ts');
   const { openDb } = await import('../../src/db/open.ts');
-  const { manualClock } = await import('../../src/lib/clock.ts');
-  const { memoryLogger } = await import('../../src/lib/logger.ts');
+  const { manualClock } = await import('../helpers/clock.ts');
+  const { memoryLogger } = await import('../helpers/logger.ts');
   const { tempDir } = await import('../helpers/app.ts');
   const dir = tempDir(t);
   const config = loadConfig({ DATA_DIR: dir });

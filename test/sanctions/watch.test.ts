@@ -4,7 +4,7 @@ import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
 import { watchSanctionsList } from '../../src/sanctions/watch.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { tempDir } from '../helpers/app.ts';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCatalog } from '../../src/cities/catalog.ts';
-import { manualClock } from '../../src/lib/clock.ts';
-import { memoryLogger } from '../../src/lib/logger.ts';
+import { manualClock } from '../helpers/clock.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { UpstreamError } from '../../src/lib/errors.ts';
 import { parseGammaEvent } from '../../src/sources/market/gamma.ts';
 import { oddsFromBooks } from '../../src/sources/market/clob.ts';

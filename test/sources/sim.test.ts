@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createCatalog } from '../../src/cities/catalog.ts';
-import { manualClock } from '../../src/lib/clock.ts';
+import { manualClock } from '../helpers/clock.ts';
 import { openDb } from '../../src/db/open.ts';
 import { localDayBounds } from '../../src/lib/local-day.ts';
 import { dailyHighReading } from '../../src/buckets/daily-high.ts';

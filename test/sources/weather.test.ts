@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCatalog } from '../../src/cities/catalog.ts';
-import { manualClock } from '../../src/lib/clock.ts';
+import { manualClock } from '../helpers/clock.ts';
 import { UpstreamError } from '../../src/lib/errors.ts';
 import { dailyHighReading } from '../../src/buckets/daily-high.ts';
 import { createWuWeather, parseWu } from '../../src/sources/weather/wu.ts';
