@@ -5,7 +5,7 @@
  * oldest is evicted (Map order is insertion order, and a key is re-inserted on each use), which
  * at worst forgets a limit for the least recently seen client.
  */
-export type BucketLimit = {
+type BucketLimit = {
   /** Tokens added per minute; 0 turns the limit off. */
   perMinute: number;
   /** Bucket size: the burst allowed after an idle period. */

@@ -42,12 +42,12 @@ export const SALT_STEPS_CHECKED = 64;
  * The server secret: raw bytes, or (on the paid path) a KeyObject made once with
  * `createSecretKey`, so no HMAC copies the key again.
  */
-export type BindingSecret = Buffer | KeyObject;
+type BindingSecret = Buffer | KeyObject;
 
 /** k became the bundle's served step at `sinceMs` (server clock). */
 export type SaltStep = { k: number; sinceMs: number };
 /** What a served salt was derived from. */
-export type SaltPoint = { k: number; epoch: number };
+type SaltPoint = { k: number; epoch: number };
 
 /** The step of a bundle nobody has bought yet. */
 export const FIRST_STEP: SaltStep = { k: 0, sinceMs: 0 };
@@ -57,7 +57,7 @@ export function epochAt(ms: number): number {
 }
 
 /** The bundle a salt and a nonce are bound to. */
-export type SaltBundle = { city: string; count: number };
+type SaltBundle = { city: string; count: number };
 
 /** Salts already derived, per secret: a purchase checks every point its authorization may echo. */
 const derived = new WeakMap<BindingSecret, BoundedMap<Hex>>();
@@ -128,7 +128,7 @@ export function servedPoints(steps: readonly SaltStep[], nowMs: number, validBef
   return out;
 }
 
-export type BindingCheck = {
+type BindingCheck = {
   city: string;
   count: number;
   steps: readonly SaltStep[];
@@ -167,7 +167,7 @@ export function matchBinding(
  * echoed salt (already known to be served) binds exactly; without one, the nonce must come from
  * one of the salts served.
  */
-export type BindingDecision = {
+type BindingDecision = {
   readonly echoRefused: boolean;
   bound(payer: Address, nonce: Hex): SaltPoint | null;
 };

@@ -13,7 +13,7 @@ import type { PaymentRequirementsV1 } from '../x402/x-payment.ts';
  * What the plane offers a buyer: the 402 challenge (the bundle's current salt, binding.ts) and the
  * standard x402 requirements sent to a facilitator with a settle call.
  */
-export type ChallengeDeps = {
+type ChallengeDeps = {
   /** The HMAC key as a KeyObject, made once (on first use): salts and tags are computed on every paid request. */
   secret: () => KeyObject;
   payTo: Address;
@@ -104,7 +104,7 @@ export type Challenges = ReturnType<typeof createChallenges>;
  * payment identifier. A route adds its own (sign-in-with-x) through `challengeHeaders`' second
  * argument.
  */
-export function standardExtensions(body: PaymentRequiredBody): V2Extensions {
+function standardExtensions(body: PaymentRequiredBody): V2Extensions {
   const listing = listingFor(body.accepts[0]!.resource, body.terms);
   return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
 }

@@ -11,8 +11,8 @@ import type { PaymentRequiredBody } from './schemas.ts';
  * the standard x402 v1 fields (error, maxAmountRequired, asset, resource, maxTimeoutSeconds,
  * extra.name/version) so ordinary x402 clients can pay it.
  */
-export const MAX_TIMEOUT_SECONDS = 300;
-export const DEFAULT_CHALLENGE_ERROR = 'X-PAYMENT header is required';
+const MAX_TIMEOUT_SECONDS = 300;
+const DEFAULT_CHALLENGE_ERROR = 'X-PAYMENT header is required';
 
 export type ChallengeInput = {
   city: string;
@@ -30,7 +30,7 @@ export type ChallengeInput = {
 };
 
 /** What one `accepts` entry is about: a bundle of `count` signals, paid to `payTo` for `resource`. */
-export type AcceptTerms = {
+type AcceptTerms = {
   count: number;
   resource: string;
   payTo: Address;

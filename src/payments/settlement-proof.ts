@@ -17,7 +17,7 @@ export const AUTHORIZATION_CANCELED_TOPIC = '0x1cdd46ff242716cdaa72d159d339a485b
 /** A receipt log as eth_getTransactionReceipt / eth_getLogs return it (viem's shape fits). */
 export type ProofLog = { address: string; topics: readonly string[]; data: string };
 
-export type ExpectedPayment = {
+type ExpectedPayment = {
   /** The token contract: logs from any other address are ignored. */
   usdc: string;
   payer: string;
@@ -27,7 +27,7 @@ export type ExpectedPayment = {
   nonce: string;
 };
 
-export type SettlementVerdict =
+type SettlementVerdict =
   | { kind: 'paid' }
   /** The nonce is spent without paying payTo the price: definitely not charged by this payment. */
   | { kind: 'not-paid'; reason: string }

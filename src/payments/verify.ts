@@ -30,7 +30,7 @@ export type VerifyTerms = {
 };
 
 /** `recovered`: the signature recovered (ECDSA) to `from`, rather than passing a contract wallet's check. */
-export type VerifyResult = { ok: true; payer: Address; recovered: boolean } | { ok: false; reason: string };
+type VerifyResult = { ok: true; payer: Address; recovered: boolean } | { ok: false; reason: string };
 type Refusal = { ok: false; reason: string };
 
 /** Payee and amount: no signature recovery, so they run before anything costly. */

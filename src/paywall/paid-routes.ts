@@ -258,7 +258,7 @@ type PageRead = BundleOffer & { since: number };
  */
 type PageAt = Standing & { headers: Record<string, string>; paid?: boolean };
 
-export function createSignalsPage(deps: { reader: SignalReader; challenges: ReadChallenges }) {
+function createSignalsPage(deps: { reader: SignalReader; challenges: ReadChallenges }) {
   return function page(c: Ctx, r: PageRead, at: PageAt): Response {
     const { paidThrough, latest, headers } = at;
     // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past

@@ -52,7 +52,7 @@ export function paymentRequiredV2(body: PaymentRequiredV1, extensions: V2Extensi
  * version) ride in `extra`, which a v2 client echoes in `accepted`: the served salt comes back
  * without a field of our own.
  */
-export function requirementsV2(r: PaymentRequirementsV1, network: string = r.network) {
+function requirementsV2(r: PaymentRequirementsV1, network: string = r.network) {
   return {
     scheme: r.scheme,
     network,
@@ -65,7 +65,7 @@ export function requirementsV2(r: PaymentRequirementsV1, network: string = r.net
 }
 
 /** The v2 `resource` of v1 requirements; `description` (a listing's) replaces the requirements' own. */
-export function resourceV2(r: PaymentRequirementsV1, description: string | undefined) {
+function resourceV2(r: PaymentRequirementsV1, description: string | undefined) {
   return { url: r.resource, description: description ?? r.description, mimeType: r.mimeType };
 }
 

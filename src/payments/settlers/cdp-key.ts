@@ -12,7 +12,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
 export const CDP_JWT_LIFETIME_S = 120;
 
-export type CdpKey = { key: KeyObject; alg: 'EdDSA' | 'ES256' };
+type CdpKey = { key: KeyObject; alg: 'EdDSA' | 'ES256' };
 
 /** Throws with a message fit for a `config:` line when the secret is neither kind of key. */
 export function cdpSigningKey(secret: string): CdpKey {

@@ -16,14 +16,14 @@ import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
  * nothing more (its own receipt is judged); a facilitator's success costs one
  * eth_getTransactionReceipt; only a used nonce found later costs the eth_getLogs to find it.
  */
-export const AUTHORIZATION_STATE_ABI = parseAbi([
+const AUTHORIZATION_STATE_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ]);
 
 /** Each JSON-RPC call gives up after this; viem retries once. */
 export const RPC_TIMEOUT_MS = 15_000;
 /** How long a facilitator's named transaction may take to appear on our own RPC. */
-export const CONFIRM_WAIT_MS = 10_000;
+const CONFIRM_WAIT_MS = 10_000;
 
 export function chainFor(rpcUrl: string) {
   return defineChain({
@@ -41,7 +41,7 @@ export type TransactionProof =
   | { state: 'absent' }
   | { state: 'unknown'; reason: string };
 
-export type ProofReader = {
+type ProofReader = {
   pub: PublicClient;
   status(payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus>;
   /** status() with the block it was read at, for checks that must see the same state. */

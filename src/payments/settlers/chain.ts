@@ -29,7 +29,7 @@ export const EIP3009_ABI = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
-export type ChainSettlerOptions = {
+type ChainSettlerOptions = {
   rpcUrl: string;
   privateKey: Hex;
   usdc: Address;

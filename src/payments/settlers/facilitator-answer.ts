@@ -8,7 +8,7 @@ import type { JsonAnswer } from '../../lib/http-exchange.ts';
  * buyer is told "not charged" at once. A 5xx, a 4xx that names a transaction, or a 2xx we cannot
  * read leaves the outcome unknown; only the token contract can then say whether money moved.
  */
-export const VerifyResponse = z
+const VerifyResponse = z
   .object({
     isValid: z.boolean(),
     invalidReason: z.string().nullish(),
@@ -28,14 +28,14 @@ export const SettleResponse = z
   })
   .loose();
 
-export type SettleAnswer = z.infer<typeof SettleResponse>;
+type SettleAnswer = z.infer<typeof SettleResponse>;
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 const HASH_IN_TEXT = /0x[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
 const MAX_REASON_CHARS = 200;
 
 /** The transaction an answer names: its `transaction` field, or any other 32-byte hash in its body. */
-export function namedTransaction(answer: JsonAnswer, nonce: Hex): Hex | null {
+function namedTransaction(answer: JsonAnswer, nonce: Hex): Hex | null {
   const field = (answer.json as { transaction?: unknown } | undefined)?.transaction;
   if (typeof field === 'string' && TX_HASH.test(field)) return field.toLowerCase() as Hex;
   // A body that echoes our request carries the nonce; any other hash may be a transaction sent.
@@ -45,7 +45,7 @@ export function namedTransaction(answer: JsonAnswer, nonce: Hex): Hex | null {
 }
 
 /** The reason a refusal gives: an x402 reason field, an error message, or the start of the body. */
-export function refusalReason(answer: JsonAnswer): string {
+function refusalReason(answer: JsonAnswer): string {
   const j = answer.json as Record<string, unknown> | undefined;
   const fields = ['invalidReason', 'errorReason', 'error', 'message', 'invalidMessage', 'errorMessage', 'detail'];
   for (const f of fields) {
@@ -62,7 +62,7 @@ function oneLine(s: string): string {
   return flat.length > MAX_REASON_CHARS ? `${flat.slice(0, MAX_REASON_CHARS)}…` : flat;
 }
 
-export type SettleClass =
+type SettleClass =
   | { kind: 'settled'; txHash: Hex }
   /** Definitely nothing submitted by this call, by the facilitator's own word. */
   | { kind: 'refused'; reason: string }
@@ -104,7 +104,7 @@ export function classifySettle(answer: JsonAnswer, nonce: Hex): SettleClass {
 const settleFailure = (s: SettleAnswer) =>
   `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}`;
 
-export type VerifyClass = { kind: 'valid' } | { kind: 'refused'; reason: string };
+type VerifyClass = { kind: 'valid' } | { kind: 'refused'; reason: string };
 
 /** `/verify` moves no money: every answer but a clear "valid" is a definite failure. */
 export function classifyVerify(answer: JsonAnswer): VerifyClass {

@@ -21,7 +21,7 @@ import { facilitatorBody } from '../../x402/v2.ts';
  * only an unclear answer waits for the chain. Payment payloads go only to the facilitator, never
  * to a log. Calls go over one keep-alive connection pool (lib/http-client.ts).
  */
-export type FacilitatorOptions = {
+type FacilitatorOptions = {
   url: string;
   /** Sent verbatim as the Authorization header when set (FACILITATOR_AUTH). */
   auth?: string;
@@ -60,7 +60,7 @@ export type FacilitatorOptions = {
 
 export const VERIFY_TIMEOUT_MS = 10_000;
 export const SETTLE_TIMEOUT_MS = 30_000;
-export const SUPPORTED_TIMEOUT_MS = 5_000;
+const SUPPORTED_TIMEOUT_MS = 5_000;
 
 export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const headers: Record<string, string> = opts.auth ? { authorization: opts.auth } : {};

@@ -19,7 +19,7 @@ import type { SettleOutcome, SettleRequest, Settler } from './settler.ts';
 export const COOL_OFF_MS = 30_000;
 export const WARN_EVERY_MS = 60_000;
 
-export type FacilitatorEntry = { name: string; settler: Settler };
+type FacilitatorEntry = { name: string; settler: Settler };
 
 export type FacilitatorHealth = {
   name: string;

@@ -18,7 +18,7 @@ const Supported = z
   .loose();
 
 /** Most preferred first. The last covers a v1 facilitator that names Base by CAIP-2. */
-export const PREFERRED_KINDS: readonly WireKind[] = [
+const PREFERRED_KINDS: readonly WireKind[] = [
   { x402Version: 2, scheme: 'exact', network: BASE_CAIP2 },
   { x402Version: 1, scheme: 'exact', network: BASE_V1_NAME },
   { x402Version: 1, scheme: 'exact', network: BASE_CAIP2 },
@@ -39,7 +39,7 @@ export type SupportedResult =
 export const describeKind = (k: { x402Version: number; scheme: string; network: string }) =>
   `v${k.x402Version} ${k.scheme} ${k.network}`;
 
-export function chooseKind(answer: JsonAnswer): SupportedResult {
+function chooseKind(answer: JsonAnswer): SupportedResult {
   const parsed = Supported.safeParse(answer.json);
   if (answer.status < 200 || answer.status > 299 || !parsed.success)
     return {
@@ -63,7 +63,7 @@ export function chooseKind(answer: JsonAnswer): SupportedResult {
   return { ok: true, kind, listed };
 }
 
-export type KindCache = {
+type KindCache = {
   /** The kind to send now: cached, fetched first when stale after a refusal or never fetched. */
   current(): Promise<WireKind>;
   /** Reads `/supported` now (doctor, serve start). */
