@@ -10,11 +10,7 @@ import type { Settler } from './settlers/settler.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { verifyPayment, type VerifyTerms } from './verify.ts';
 
-/**
- * A payment whose settle call went quiet (in doubt) or was cut off (still claimed): the token
- * contract decides it, over the settler's `status` (settlement-proof.ts judges the transaction).
- * A fresh purchase never comes here; a resent header, the reconciler and a coalesced request do.
- */
+/** A payment whose settle went quiet or was cut off: the token contract decides (never a fresh purchase). */
 
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
 export type Retry = BundleOffer & {
