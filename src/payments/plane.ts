@@ -15,7 +15,6 @@ import { createPaymentStore, type PaymentRow } from './store.ts';
 /** The payment plane: challenge, purchase, ledger, coalescing and counters; it answers outcomes, the paywall says them over HTTP. */
 export type PaymentPlaneDeps = PurchaseSettings & {
   db: Db;
-  /** The signal, entitlement and receipt stores built once in the wiring (src/stores.ts). */
   stores: LedgerStores;
   secret: Buffer;
   baseUrl: string;
@@ -33,8 +32,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const { db, clock, logger } = deps;
   const store = createPaymentStore(db);
   const saltSteps = createSaltSteps(db);
-  // Made on first use, not at start: it is the start's only use of node:crypto, which the
-  // binary then loads at the first paid request (scripts/sea/lazy-builtins.ts).
+  // Made on first use: the start's only node:crypto use, loaded lazily by the binary (scripts/sea/lazy-builtins.ts).
   let key: KeyObject | undefined;
   const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
   const retryAfterSeconds = deps.retryAfterSeconds ?? 10;
@@ -81,7 +79,6 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     apply: ledger.apply,
     recordAndApply: ledger.recordAndApply,
 
-    /** The whole paid flow for one payment header and an already validated (city, count). */
     async purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions = {}): Promise<PurchaseOutcome> {
       try {
         const o = await flow.purchase(header, offer, opts);

@@ -17,9 +17,7 @@ type FacilitatorEntry = { name: string; settler: Settler };
 export type FacilitatorHealth = {
   name: string;
   up: boolean;
-  /** Why it was last skipped (null while up). */
   reason: string | null;
-  /** Since when it is down (ms, server clock), or null. */
   downSinceMs: number | null;
   /** Requests it answered (any answer but `unavailable`) and requests it was skipped in. */
   answered: number;
@@ -73,7 +71,6 @@ export function createFailoverSettler(
   const first = entries[0]!.settler;
   return {
     kind: 'facilitator',
-    // Every facilitator may be asked once in one request.
     maxSettleMs: entries.reduce((sum, e) => sum + e.settler.maxSettleMs, 0),
     async settle(req: SettleRequest): Promise<SettleOutcome> {
       const reasons: string[] = [];
@@ -84,7 +81,6 @@ export function createFailoverSettler(
           return out;
         }
         skipped(s, out.reason, opts.now());
-        // One facilitator: its own answer, as without failover.
         if (state.length === 1) return out;
         reasons.push(`${s.name}: ${out.reason}`);
       }

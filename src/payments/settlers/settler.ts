@@ -11,7 +11,6 @@ export type SettleRequest = {
   signature: Hex;
   /** The client's PaymentPayload as received, minus anything a facilitator does not expect. */
   payload: PaymentPayloadV1;
-  /** Standard x402 v1 PaymentRequirements the payload answers. */
   requirements: PaymentRequirementsV1;
   /** The ECDSA signature was recovered here, so a facilitator need not verify it separately. */
   signatureRecovered?: boolean;
@@ -21,10 +20,7 @@ export type SettleRequest = {
   listing?: Listing | null;
 };
 
-/**
- * A failure is `inDoubt` unless the settler knows no transfer can happen from this call: only
- * then may a buyer be told "not charged".
- */
+/** `inDoubt` unless no transfer can happen from this call: only then may a buyer hear "not charged". */
 export type SettleOutcome =
   | { ok: true; txHash: Hex | null; alreadySettled?: boolean }
   | {
