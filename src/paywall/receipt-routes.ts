@@ -42,7 +42,10 @@ import { createPaymentReads } from '../payments/store.ts';
  * each (wallet, timestamp) once per kind.
  */
 
-/** The shared 600 s skew would let a request signed before a revocation but dated after it mint a token. */
+/**
+ * How far ahead a ReceiptRequest may be dated: the shared 600 s skew would let one signed before a
+ * revocation but dated after it mint a token for ten minutes.
+ */
 const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
 
 /**
