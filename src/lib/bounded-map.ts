@@ -1,7 +1,5 @@
 /**
- * A memo with a cap: when it holds `max` entries it starts again empty. For values that are
- * cheap to make again and whose keys, in normal use, number far fewer than the cap (offers per
- * salt step, derived salts), so a flood of unusual keys costs memory up to the cap and no more,
+ * A memo that starts again empty at `max`: a flood of unusual keys costs memory up to the cap,
  * without an LRU's bookkeeping on every hit.
  */
 export type BoundedMap<V> = {

@@ -3,11 +3,9 @@ import { mergeHeaders } from './fast-path.ts';
 import { pathOf, type RouteTable } from './route-match.ts';
 
 /**
- * What every request passes through around the router (trailing-slash 308, CORS, nosniff, the
- * address limit), run in the fetch wrapper (lib/fast-path.ts). `path` is the router's decoded
- * path, never the raw URL, so `/%61dmin` is the operator route here too. CORS `*` on the public
- * API grants a browser nothing a server-side client lacks (no cookies); the operator routes get
- * none, so a page elsewhere cannot read them.
+ * Around the router: trailing-slash 308, CORS, nosniff, the address limit. `path` is decoded, so
+ * `/%61dmin` is the operator route here too. CORS `*` grants a browser nothing (no cookies); the
+ * operator routes get none, so a page elsewhere cannot read them.
  */
 // x402 v2: PAYMENT-SIGNATURE pays, PAYMENT-REQUIRED and PAYMENT-RESPONSE answer; SIGN-IN-WITH-X reads.
 // @x402/fetch also sends an Access-Control-Expose-Headers request header, so a browser asks for it.

@@ -2,40 +2,11 @@ import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 
 /**
- * Every request-path measure that bends the HTTP stack (Hono's handler composition, the node
- * adapter's internals) lives in this module; the routes are written the plain way and point here.
- * The data-side measures live beside their data (docs/performance.md has each one's figures): the
- * page cache and the latest-seq memo (signals/read-store.ts), the 30 s city list
- * (cities/routes.ts), the group commit (db/group-commit.ts), Keccak (lib/keccak.ts) and WASM
- * signature recovery (lib/secp256k1.ts).
- *
- * Why. Hono answers synchronously only when the route has exactly one handler. One `app.use('*')`
- * middleware makes it compose a chain and answer with a Promise, and `@hono/node-server` then
- * takes its asynchronous path (a close handler per request, awaits) even for a cached buffer.
- * Measured with `npm run bench -- --only reads` (docs/performance.md, items 7-9), CPU per request:
- *   - the wrapper instead of a middleware: /v1/cities 32.2 -> 24.3 µs (req/s against bare Hono
- *     0.82 -> 1.02), /v1/signals CPU ratio 0.54 -> 0.68;
- *   - the latency series found through nested maps, no label object or key per request: about 4 %
- *     of the busy CPU under the cities load;
- *   - the edge headers merged into the route's own plain header object (one writeHead) instead of
- *     `setHeader`: /v1/cities 25.05 -> 20.7 µs;
- *   - the body limit only for requests that declare a body: paid subscribe -150 µs (Hono's
- *     bodyLimit builds a fetch Request, an AbortController and a stream even for no body).
- *
- * The measures: (1) `wrapFetch` runs the disclaimer binding (`c.env.disclaimer`, lib/http.ts),
- * the edge (lib/edge.ts: redirects, CORS, nosniff, the address limit) and the latency metric
- * around `app.fetch`; (2) the route pattern and the 405 methods come from lib/route-match.ts,
- * outside Hono's router, because no middleware sees the matched route; (3) `bodyLimitIfDeclared`;
- * (4) `mergeHeaders` writes into a private field of @hono/node-server's lightweight Response,
- * found by its symbol's description and checked on every use, with `setHeader` as the fallback;
- * (5) GET handlers that can answer synchronously return a Response, not a Promise (the bearer read
- * in paywall/paid-routes.ts).
- *
- * How to remove them (same bytes, slower): replace `wrapFetch` with one `app.use('*')` middleware
- * that sets `c.env.disclaimer`, runs `edge.before` and times `await next()` with
- * `c.req.routePath` as the route label; register `limitBody` directly instead of
- * `bodyLimitIfDeclared`; have `mergeHeaders` always call `res.headers.set`. Then re-run the bench:
- * the figures above are what it should lose. Tests in test/http pin the behaviour either way.
+ * Every request-path measure that bends the HTTP stack lives here; docs/performance.md (items
+ * 7-9) has the figures. Hono answers synchronously only for a single-handler route, so one
+ * `app.use('*')` would make every answer a Promise and the node adapter's slow path: the wrapper
+ * took /v1/cities from 32.2 to 24.3 µs CPU, one writeHead 25.05 -> 20.7 µs, the body limit only
+ * for declared bodies saved 150 µs on paid subscribe. Removing them keeps the same bytes.
  */
 
 /** Hono's body limit, run only for requests that declare a body (Content-Length > 0 or chunked). */

@@ -14,10 +14,8 @@ import {
 import { splitCredentials } from './url-credentials.ts';
 
 /**
- * The process's HTTP client for every upstream but the payment endpoints (http-exchange.ts has
- * theirs): one exchange at a time over shared keep-alive agents, redirects followed as fetch does
- * (up to 20, credentials dropped across origins), gzip, deflate and br answers decoded, the
- * deadline covering every hop, an abort signal cancelling early.
+ * The HTTP client for every upstream but the payment endpoints: redirects as fetch (up to 20,
+ * credentials dropped across origins), decompression, one deadline over every hop.
  */
 type HttpRequest = {
   upstream: string;

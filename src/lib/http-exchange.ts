@@ -6,12 +6,9 @@ import { UpstreamError } from './errors.ts';
 import { splitCredentials } from './url-credentials.ts';
 
 /**
- * One HTTP exchange on node:http(s) keep-alive agents, under a deadline covering connect to last
- * body byte: no fetch Request, Response or AbortSignal per call, which were a measurable part of
- * a paid request's CPU (docs/performance.md). Errors are UpstreamErrors; what one means for money
- * is the caller's to decide (a POST whose answer did not arrive may have been acted on). Below it,
- * the JSON client of the payment endpoints (a facilitator, the RPC node); http-client.ts adds
- * redirects and Headers for every other upstream.
+ * One HTTP exchange on keep-alive agents under a connect-to-last-byte deadline, without fetch's
+ * per-call objects (a measurable part of a paid request's CPU). What an error means for money is
+ * the caller's: a POST whose answer did not arrive may have been acted on.
  */
 
 /** Idle sockets close before common servers' 5 s keep-alive (undici's default is the same 4 s). */
@@ -150,10 +147,7 @@ export function hasHeader(headers: Record<string, string>, name: string): boolea
 export type JsonAnswer = { status: number; json: unknown; text: string };
 type JsonPost = (path: string, body: unknown, timeoutMs: number) => Promise<JsonAnswer>;
 type JsonGet = (path: string, timeoutMs: number) => Promise<JsonAnswer>;
-/**
- * Headers made for each request (a per-request JWT, settlers/cdp-auth.ts), from the method, the
- * host (with a port when the URL has one) and the full path the request goes to.
- */
+/** Headers made per request (a per-request JWT) from method, host and full path. */
 export type PerRequestHeaders = (method: 'GET' | 'POST', host: string, path: string) => Promise<Record<string, string>>;
 
 /** The cause code of an error raised before the request was sent (its headers could not be made). */
@@ -169,10 +163,7 @@ type JsonPostTarget = {
 /** One request: the path under the base URL, the JSON body (POST) and the deadline of the whole exchange. */
 type Call = { method: 'GET' | 'POST'; path: string; body: unknown; timeoutMs: number };
 
-/**
- * A JSON client for one base URL (a facilitator, the RPC node) with its own keep-alive agent: no
- * redirects (a payment endpoint that moves is misconfigured) and no compression.
- */
+/** A JSON client for one base URL: no redirects (a payment endpoint that moves is misconfigured). */
 export function createJsonPost(
   upstream: string,
   target: JsonPostTarget,

@@ -4,13 +4,8 @@ import { invalidJsonBody, invalidQuery } from './api-errors.ts';
 import type { ApiError } from './errors.ts';
 
 /**
- * Hono glue shared by every router: the disclaimer, the JSON answers, and query parameters read
- * through a zod schema. Routers never build error bodies by hand. Every JSON answer carries the
- * disclaimer, a binding (`c.env`) the fetch wrapper adds (lib/fast-path.ts). By what they take:
- *   replyJson       an object: serialised here, disclaimer added (nearly every route);
- *   replyJsonText   an object already serialised (`{...}`): disclaimer spliced in, no re-parse;
- *   closeWithDisclaimer + replyJsonBytes   a body assembled from pre-encoded parts (the paid
- *                   read's page): the closing members get the disclaimer, the bytes go out as is.
+ * Hono glue shared by every router: routers never build error bodies by hand, and every JSON
+ * answer carries the disclaimer (a `c.env` binding the fetch wrapper adds, lib/fast-path.ts).
  */
 export type AppEnv = { Bindings: { disclaimer: string } };
 export type Ctx = Context<AppEnv>;
@@ -30,11 +25,7 @@ export function replyJson(c: Ctx, body: object, init: ReplyInit = {}): Response 
   return jsonResponse(JSON.stringify({ ...body, disclaimer: c.env.disclaimer }), init);
 }
 
-/**
- * Appends the disclaimer to an already-serialised JSON object (`{...}`) without re-parsing it:
- * `/v1/sample` serves a stored signal's JSON this way (the paid read assembles its page with
- * closeWithDisclaimer and replyJsonBytes).
- */
+/** Appends the disclaimer to an already-serialised JSON object without re-parsing it. */
 export function replyJsonText(c: Ctx, objectJson: string, init: ReplyInit = {}): Response {
   const text =
     objectJson.slice(0, -1) +
@@ -45,10 +36,7 @@ export function replyJsonText(c: Ctx, objectJson: string, init: ReplyInit = {}):
   return jsonResponse(text, init);
 }
 
-/**
- * The closing members of a JSON object (`,"a":1}` or `"a":1}`) with the disclaimer added before
- * the final brace, for routes that assemble their body from pre-encoded parts (the paid read).
- */
+/** The closing members of a JSON object (`,"a":1}`) with the disclaimer before the final brace. */
 export function closeWithDisclaimer(c: Ctx, closingJson: string): string {
   return closingJson.slice(0, -1) + ',"disclaimer":' + JSON.stringify(c.env.disclaimer) + '}';
 }
@@ -58,10 +46,7 @@ export function replyJsonBytes(bytes: Uint8Array, init: ReplyInit = {}): Respons
   return jsonResponse(bytes, init);
 }
 
-/**
- * Parses the query string with the schema; the first problem becomes a 400 `ApiError` unless the
- * caller maps issues itself (`onError`), so routes can return the spec's exact strings.
- */
+/** Parses the query with the schema; `onError` lets a route map issues to the spec's exact strings. */
 export function parseQuery<S extends z.ZodType>(
   c: Ctx,
   schema: S,

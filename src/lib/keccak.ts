@@ -1,9 +1,7 @@
 /**
- * Keccak-256 (Ethereum's padding 0x01, not SHA3's 0x06) for the paid path's five or six short
- * hashes per purchase. Node's OpenSSL has none, and viem's permutation keeps lanes in arrays; here
- * every lane is a local and the round is written out (generated once at load from FIPS 202 3.2),
- * several times faster (docs/performance.md). Lanes are two 32-bit halves: V8 has no fast 64-bit
- * integers. test/lib/keccak.test.ts compares it with viem's on lengths around the block boundary.
+ * Keccak-256 (padding 0x01, not SHA3's 0x06); Node's OpenSSL has none. Every lane is a local and
+ * the round is generated once from FIPS 202 3.2, several times faster than viem's. Lanes are two
+ * 32-bit halves: V8 has no fast 64-bit integers.
  */
 const RATE = 136; // bytes: 1600 - 2 x 256 bits of capacity
 
@@ -101,8 +99,7 @@ function generatePermutation(): (s: Int32Array, rc: Int32Array) => void {
 }
 
 const RC = Int32Array.from(roundConstants());
-// Generated on the first hash, not at start: compiling it was about 0.8 ms of the binary's start,
-// which hashes nothing before its first paid request (docs/performance.md, start-up).
+// Generated on the first hash: compiling it was about 0.8 ms of the binary's start.
 let permuteFn: ((s: Int32Array, rc: Int32Array) => void) | undefined;
 const state = new Int32Array(50);
 

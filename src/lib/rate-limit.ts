@@ -1,9 +1,6 @@
 /**
- * Token buckets keyed by a string (a client address, a wallet, a chat). Pure: every call takes
- * the current instant. Memory is bounded: a bucket that has refilled completely carries no
- * information and is dropped by a sweep, and when the map still holds `maxKeys` live buckets the
- * oldest is evicted (Map order is insertion order, and a key is re-inserted on each use), which
- * at worst forgets a limit for the least recently seen client.
+ * Token buckets keyed by a string; pure (the instant is an argument). Bounded memory: full buckets
+ * are swept, and at `maxKeys` the least recently seen key is evicted (forgetting at worst its limit).
  */
 type BucketLimit = {
   /** Tokens added per minute; 0 turns the limit off. */

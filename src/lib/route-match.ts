@@ -1,10 +1,6 @@
 import type { RouteDoc } from './route-doc.ts';
 
-/**
- * Matches request paths (the router's decoded path, app.ts) against the documented routes, outside
- * Hono's router: the 405 answer needs the methods a path allows, and the latency metric the route
- * pattern, in the fetch wrapper where no router has run (lib/fast-path.ts).
- */
+/** Route matching outside Hono's router, for the 405 methods and the metric label in the fetch wrapper. */
 export type RouteTable = {
   /** Methods documented for the path (GET implies HEAD); empty when no route matches. */
   allowed(path: string): string[];

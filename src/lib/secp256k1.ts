@@ -5,11 +5,9 @@ import { dirname, join } from 'node:path';
 import { seaModule } from './assets.ts';
 
 /**
- * secp256k1 public-key recovery through `tiny-secp256k1`'s libsecp256k1 WASM, many times faster
- * than viem's BigInt recovery, which was half a paid request's CPU (docs/performance.md). Only the
- * module's `recover` export is driven, through its input buffers, so the package's loader is never
- * bundled; the .wasm is a SEA asset in the single binary. Semantics are viem's `recoverAddress`
- * (the tests compare them): high s accepted, as USDC rejects it at settlement anyway.
+ * Recovery through libsecp256k1 WASM (`tiny-secp256k1`'s module, driven directly so its loader is
+ * never bundled): viem's BigInt recovery was half a paid request's CPU. viem's semantics (tests
+ * compare them): high s accepted, as USDC rejects it at settlement anyway.
  */
 export const SECP256K1_WASM_ASSET = 'secp256k1.wasm';
 
@@ -98,10 +96,7 @@ function wasmBytes(): Uint8Array {
 let engine: Engine | null | undefined;
 let loadError: string | null = null;
 
-/**
- * The WASM engine, loaded on first use (compiling 1.2 MB costs a few ms, so start-up never pays
- * for it); null when it cannot load, with the reason kept for `secp256k1LoadError`.
- */
+/** Loaded on first use (compiling 1.2 MB costs a few ms, so start-up never pays); null when it cannot load. */
 function wasmEngine(): Engine | null {
   if (engine === undefined) {
     try {
@@ -145,10 +140,7 @@ const isZero = (x: Uint8Array) => x.every((b) => b === 0);
 /** What the curve itself needs from a 65-byte signature before any recovery runs. */
 type RecoveryInput = { hash: Uint8Array; sig64: Uint8Array; recoveryId: number };
 
-/**
- * The checks viem's `recoverAddress` makes before recovering (v in {0, 1, 27, 28}, r and s in
- * [1, n-1], lengths), done on the caller's thread; null for a signature that recovers to nothing.
- */
+/** viem `recoverAddress`'s pre-checks (v in {0, 1, 27, 28}, r and s in [1, n-1]); null recovers nothing. */
 function recoveryInput(hash: Uint8Array, signature: Uint8Array): RecoveryInput | null {
   if (hash.length !== 32 || signature.length !== 65) return null;
   const v = signature[64]!;
@@ -167,11 +159,7 @@ function recoverCheckedWasm(input: RecoveryInput): Uint8Array | null | undefined
   return e.recover(input.hash, input.sig64, input.recoveryId);
 }
 
-/**
- * The 64-byte public key (x, y; no 0x04 prefix) that signed `hash` (32 bytes) with `signature`
- * (65 bytes r, s, v); null for a signature that recovers to nothing or is malformed. `undefined`
- * means the WASM engine is unavailable and the caller must recover another way.
- */
+/** The 64-byte public key that signed `hash`; null when nothing recovers, `undefined` without the WASM. */
 export function recoverPublicKeyWasm(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
   if (!wasmEngine()) return undefined;
   const input = recoveryInput(hash, signature);

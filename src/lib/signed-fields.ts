@@ -3,12 +3,7 @@ import type { ApiError } from './errors.ts';
 import { fieldRequired, invalidField } from './api-errors.ts';
 import { SKEW_RULE } from './signed-request.ts';
 
-/**
- * The fields every signed body carries (a chat registration, a receipt request or revocation),
- * their schemas and their 400 messages, written once. A field only one route has (a registration's
- * `action`, a receipt's `origin`) keeps its schema and message in that route. Each call builds a
- * fresh schema, so a route may describe it in its own words.
- */
+/** The fields every signed body carries, their schemas and 400 messages, written once. */
 export const signedWallet = () => z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 export const signedSignature = () => z.string().regex(/^0x[0-9a-fA-F]+$/);
 export const signedTimestamp = () => z.number().int().nonnegative().describe(`Unix seconds; ${SKEW_RULE}`);
@@ -26,10 +21,7 @@ export function requireFields(body: Record<string, unknown>, fields: readonly st
   }
 }
 
-/**
- * The 400 for a body its schema refused: the message of the first field in `order` with an issue
- * (`messages` holds the route's own fields beside SIGNED_FIELD_MESSAGES), else `fallback`.
- */
+/** The 400 for a refused body: the first field in `order` with an issue, else `fallback`. */
 export function invalidSignedBody(
   error: z.ZodError,
   r: { order: readonly string[]; messages?: Record<string, string>; fallback: string },

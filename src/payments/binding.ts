@@ -5,31 +5,15 @@ import { keccak256Hex } from '../lib/keccak.ts';
 import { MAX_AUTH_LIFETIME_S, type BindingNonceInput } from '../../packages/isocast-client/src/binding.ts';
 
 /**
- * Nonce binding (spec 5): the EIP-3009 nonce must equal
- * keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt a 402
- * served, so a signed authorization cannot be re-pointed at another city or count.
- *
- * The salt is HMAC(server secret, city | count | k | minute). `k` is the bundle's
- * purchase step: it moves when a purchase bound to the current k settles (the salt_steps trigger,
- * schema.sql), so after any wallet's purchase the next 402 serves a salt that wallet has not
- * used, and buying the same bundle again right away gets a fresh nonce and a second ceiling step.
- * The minute moves it too, so a payment refused for good (not charged) does not pin its nonce
- * for longer than a minute on a bundle nobody else buys.
- *
- * Nothing per challenge is stored or echoed: the server recomputes the salts it can have served
- * from (city, count), its own step history and the clock, so a client that knows only the spec
- * (bind to `extra.binding.salt`, send a plain x402 payload) pays. k is per bundle, not per
- * payer, because a 402 is served before anyone says who will pay. Concurrent buyers of the same
- * bundle all bind to the same k; the first to settle moves it and the others still match the k
- * they were served (below). Work per payment is bounded: at most SALT_STEPS_CHECKED steps of k
- * times the minutes they cover, and every step of k is a settled, paid purchase.
+ * Nonce binding (spec 5): nonce = keccak256(abi.encodePacked(payer, citySlug, uint256 count,
+ * bytes32 salt)), so a signed authorization cannot be re-pointed at another city or count.
+ * salt = HMAC(secret, city | count | k | minute); k moves when a purchase at the current k settles
+ * (salt_steps trigger), so buying again gets a fresh nonce, and the minute stops a refused payment
+ * pinning its nonce. Nothing per challenge is stored: served salts are recomputed, bounded by
+ * SALT_STEPS_CHECKED steps of k, each a settled, paid purchase.
  */
 export const SALT_EPOCH_S = 60;
-/**
- * The formula, the longest accepted authorization lifetime (from the moment the challenge was
- * served to `validBefore`; it bounds which served salts a still-valid authorization can carry) and
- * the salt echo's place are the buyer package's, whose signer caps its lifetime at the same value.
- */
+/** Shared with the buyer package, whose signer caps its authorization lifetime at the same value. */
 export {
   BINDING_FORMULA,
   MAX_AUTH_LIFETIME_S,
@@ -38,10 +22,7 @@ export {
 /** Steps of a bundle's k tried for one payment, newest first; salt_steps keeps as many per bundle. */
 export const SALT_STEPS_CHECKED = 64;
 
-/**
- * The server secret: raw bytes, or (on the paid path) a KeyObject made once with
- * `createSecretKey`, so no HMAC copies the key again.
- */
+/** A KeyObject on the paid path, so no HMAC copies the key again. */
 type BindingSecret = Buffer | KeyObject;
 
 /** k became the bundle's served step at `sinceMs` (server clock). */
@@ -83,11 +64,8 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
 /**
- * abi.encodePacked(address, string, uint256, bytes32) is plain concatenation: 20 address bytes,
- * the UTF-8 slug, the count as a 32-byte big-endian word, the 32 salt bytes. Written out rather
- * than through viem's `encodePacked` (a hex string round trip per field) because the paid path
- * computes it on every purchase, and once per candidate salt for a client that echoes none.
- * Throws on what viem would refuse to pack: a malformed address or salt, a count outside uint.
+ * abi.encodePacked(address, string, uint256, bytes32) written out: viem's hex round trip per field
+ * is too slow for once per candidate salt on the paid path. Throws where viem would refuse to pack.
  */
 export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): Hex {
   if (!ADDRESS.test(payer)) throw new TypeError(`not an address: ${payer}`);
@@ -105,12 +83,9 @@ export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): H
 }
 
 /**
- * Every (k, minute) a challenge behind a still-valid authorization can have served, newest first.
- * The challenge was served at some t <= now, and the authorization lives at most
- * MAX_AUTH_LIFETIME_S from t, so t >= validBefore - MAX_AUTH_LIFETIME_S. Step i was served
- * during [steps[i].sinceMs, steps[i-1].sinceMs] (closed: a challenge read in the millisecond k
- * moved may carry either), the newest until now. `steps` is newest first, as the bundle's
- * history holds them; only the first SALT_STEPS_CHECKED are looked at.
+ * Every (k, minute) a challenge behind a still-valid authorization can have served, newest first:
+ * served at t >= validBefore - MAX_AUTH_LIFETIME_S; step i covers [steps[i].sinceMs,
+ * steps[i-1].sinceMs], closed because a challenge read in the millisecond k moved may carry either.
  */
 export function servedPoints(steps: readonly SaltStep[], nowMs: number, validBefore: number): SaltPoint[] {
   // A still-valid authorization has validBefore > now, so the floor is never below now - max.
@@ -160,12 +135,8 @@ export function matchBinding(
 }
 
 /**
- * The binding decision for one payment, in the two steps the spec's order needs (spec 5 and 4.3:
- * verify, sanctions, binding). `echoRefused`: the payload echoes a salt this server cannot have
- * served, refused before any signature recovery. `bound(payer, nonce)`: once the signature names
- * the payer, the point whose salt binds the nonce to (payer, city, count), or null (refused). An
- * echoed salt (already known to be served) binds exactly; without one, the nonce must come from
- * one of the salts served.
+ * Binding in the spec's order (5 and 4.3: verify, sanctions, binding): `echoRefused` before any
+ * signature recovery; `bound(payer, nonce)` after, null when no served salt binds the nonce.
  */
 type BindingDecision = {
   readonly echoRefused: boolean;

@@ -9,10 +9,7 @@ import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration } from '../x402/paymen
 import { encodeJsonText, PAYMENT_REQUIRED, paymentRequiredV2, type V2Extensions, withExtensions } from '../x402/v2.ts';
 import type { PaymentRequirementsV1 } from '../x402/x-payment.ts';
 
-/**
- * What the plane offers a buyer: the 402 challenge (the bundle's current salt, binding.ts) and the
- * standard x402 requirements sent to a facilitator with a settle call.
- */
+/** The 402 challenge and the standard requirements a facilitator is sent. */
 type ChallengeDeps = {
   /** The HMAC key as a KeyObject, made once (on first use): salts and tags are computed on every paid request. */
   secret: () => KeyObject;
@@ -39,10 +36,8 @@ const REQUIREMENTS_CACHE_MAX = 4096;
 
 export function createChallenges(deps: ChallengeDeps) {
   const requirementsCache = boundedMap<PaymentRequirementsV1>(REQUIREMENTS_CACHE_MAX);
-  // The plain offer of a bundle is the same for every buyer until its salt moves (a purchase, the
-  // minute), so it is built once per salt; the salt is in the key. Frozen: a caller that tried to
-  // write into a shared offer would throw rather than hand its words to the next buyer. A note
-  // (a reason, a wallet's standing) makes a body of its own, never kept.
+  // A bundle's plain offer is the same for every buyer until its salt moves, so it is kept per
+  // salt, frozen so no caller can hand its words to the next buyer; a note makes a body never kept.
   const offers = boundedMap<PaymentRequiredBody>(OFFER_CACHE_MAX);
 
   const build = ({ city, count, resourcePath }: BundleOffer, salt: Hex, note: ChallengeNote) =>
@@ -75,9 +70,8 @@ export function createChallenges(deps: ChallengeDeps) {
     listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
     /**
-     * Standard x402 v1 requirements: our binding and `mode` stay out of what a facilitator is
-     * sent. Built once per (city, count, resource, network), with no salt: the challenge's salt
-     * would be a step lookup and an HMAC per settle only to be stripped.
+     * Standard x402 v1 requirements: our binding and `mode` stay out of what a facilitator is sent.
+     * No salt, so built once per (city, count, resource, network), not an HMAC per settle.
      */
     requirements({ city, count, resourcePath }: BundleOffer, network: string): PaymentRequirementsV1 {
       return requirementsCache.memo(`${network}|${count}|${city}|${resourcePath}`, () => {
@@ -99,11 +93,7 @@ export function createChallenges(deps: ChallengeDeps) {
 
 export type Challenges = ReturnType<typeof createChallenges>;
 
-/**
- * What every 402 of a paid route declares: the route's Bazaar listing (bazaar.ts) and the
- * payment identifier. A route adds its own (sign-in-with-x) through `challengeHeaders`' second
- * argument.
- */
+/** Every paid route's 402 declares its Bazaar listing and the payment identifier. */
 function standardExtensions(body: PaymentRequiredBody): V2Extensions {
   const listing = listingFor(body.accepts[0]!.resource, body.terms);
   return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
@@ -118,8 +108,6 @@ function encodeOffer(body: PaymentRequiredBody): EncodedOffer {
   let e = encodedOffers.get(body);
   if (!e) {
     const own = standardExtensions(body);
-    // `resource.description` is the route's listing description (what a catalogue shows, the same
-    // for every bundle); the v1 body keeps the bundle's own line.
     const description = listingFor(body.accepts[0]!.resource, body.terms)?.description;
     const json = JSON.stringify(paymentRequiredV2(body, own, description));
     e = { own, json, encoded: encodeJsonText(json) };

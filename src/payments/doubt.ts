@@ -10,11 +10,7 @@ import type { Settler } from './settlers/settler.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { verifyPayment, type VerifyTerms } from './verify.ts';
 
-/**
- * A payment whose settle call went quiet (in doubt) or was cut off (still claimed): the token
- * contract decides it, over the settler's `status` (settlement-proof.ts judges the transaction).
- * A fresh purchase never comes here; a resent header, the reconciler and a coalesced request do.
- */
+/** A payment whose settle went quiet or was cut off: the token contract decides (never a fresh purchase). */
 
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
 export type Retry = BundleOffer & {
@@ -34,20 +30,17 @@ type ResolverDeps = {
   clock: Clock;
   logger: Logger;
   payTo: Address;
-  /** The answer of a payment still in doubt. */
   inDoubt: PurchaseOutcome;
   /** What a bundle of `count` must pay, for verifying a resent header again. */
   terms: (count: number) => VerifyTerms;
-  /** The purchase flow's settle call for a claimed row (purchase.ts). */
   settleClaimed: (r: Retry, claimed: { id: number; payer: Address; fresh: boolean }) => Promise<PurchaseOutcome>;
 };
 
 export function createResolver(deps: ResolverDeps) {
   const { settler, store, ledger, clock, logger, inDoubt } = deps;
   /**
-   * Paid PAY_TO the price -> applied once; nonce spent otherwise -> failed, not charged; unused
-   * past validBefore -> failed, truly not charged; unused and still valid -> settled again with
-   * the same authorization when the buyer resent it; otherwise still in doubt.
+   * Paid PAY_TO the price -> applied once; spent otherwise or unused past validBefore -> failed,
+   * not charged; unused and valid -> settled again if the buyer resent it; else still in doubt.
    */
   return async function resolve(row: PaymentRow, retry: Retry | null): Promise<PurchaseOutcome> {
     const nowMs = clock.now();

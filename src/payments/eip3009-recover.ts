@@ -6,12 +6,9 @@ import { authorizationTypedData, CHAIN_ID } from '../x402/eip3009.ts';
 import { type Authorization, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 
 /**
- * Who signed an EIP-3009 `TransferWithAuthorization`: the EIP-712 digest built by hand from
- * hashes computed once (the domain separator per token address, the type hash), then recovered
- * with libsecp256k1 in WASM (src/lib/secp256k1.ts). The result equals viem's
- * `recoverTypedDataAddress` for every input, including the ones viem refuses (an address with a
- * wrong EIP-55 checksum, a value outside uint256): those yield null here where viem throws.
- * When the WASM cannot load, viem does the whole job, and that is logged once.
+ * The EIP-712 digest built by hand from cached hashes, recovered with libsecp256k1 in WASM; equals
+ * viem's `recoverTypedDataAddress`, except null where viem throws (bad checksum, value outside
+ * uint256). Without the WASM, viem does the whole job (logged once).
  */
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 /** Hex (0x optional) to bytes; callers have checked the format. */
@@ -86,10 +83,7 @@ export function authorizationDigest(usdc: Address, a: Authorization): Uint8Array
 
 let warned = false;
 
-/**
- * The lowercase address that signed `a` under the token `usdc`'s domain, or null when the
- * signature recovers to nothing or the input is malformed.
- */
+/** The lowercase signer of `a` under the token's domain, or null for a bad signature or input. */
 export async function recoverAuthorizationSigner(
   usdc: Address,
   a: Authorization,
@@ -101,7 +95,6 @@ export async function recoverAuthorizationSigner(
   // On the event loop: handing it to a worker thread cost about as much CPU as the recovery
   // itself (docs/performance.md).
   const publicKey = recoverPublicKeyWasm(digest, bytesOf(signature));
-  // The address is the last 20 bytes of the key's keccak-256.
   if (publicKey !== undefined)
     return publicKey && (`0x${Buffer.from(keccak256Bytes(publicKey).buffer, 12).toString('hex')}` as Address);
   if (!warned) {

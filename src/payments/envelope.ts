@@ -6,11 +6,7 @@ import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 
-/**
- * The 402 PaymentRequired body: the spec's fields (price, top-level extra.binding, terms) plus
- * the standard x402 v1 fields (error, maxAmountRequired, asset, resource, maxTimeoutSeconds,
- * extra.name/version) so ordinary x402 clients can pay it.
- */
+/** The 402 body: the spec's fields plus the standard x402 v1 ones, so ordinary x402 clients can pay it. */
 const MAX_TIMEOUT_SECONDS = 300;
 const DEFAULT_CHALLENGE_ERROR = 'X-PAYMENT header is required';
 
@@ -44,10 +40,7 @@ export function bundleDescription(city: string, count: number): string {
   return `${count} isocast signals for ${city} (${price.tier.name} tier, ${microToUsd(price.unitMicro)} USDC each)`;
 }
 
-/**
- * The standard x402 v1 fields of a bundle's requirements (no binding, no salt, no extra): what a
- * facilitator is sent (with usdcDomain() as its extra), and the base of every `accepts` entry.
- */
+/** The standard v1 fields of a bundle's requirements, no binding or salt: what a facilitator is sent. */
 export function standardAccept<N extends string>(t: AcceptTerms, network: N) {
   return {
     scheme: 'exact' as const,
@@ -67,12 +60,7 @@ export function usdcDomain() {
   return { name: USDC_NAME as typeof USDC_NAME, version: USDC_VERSION as typeof USDC_VERSION };
 }
 
-/**
- * One `accepts` entry as buyers read it, in the 402 challenge and in every discovery document:
- * the standard fields, the spec's `price`, and `extra` with USDC's domain before the caller's own
- * fields (the binding, the mode, a tier). The one builder, so the documents cannot drift from the
- * challenge.
- */
+/** One `accepts` entry, the one builder for the challenge and every discovery document so they cannot drift. */
 export function offeredAccept<E extends object>(t: AcceptTerms, extra: E) {
   return {
     ...standardAccept(t, NETWORK),
@@ -86,8 +74,7 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
     formula: BINDING_FORMULA as typeof BINDING_FORMULA,
     citySlug: i.city,
     count: i.count,
-    // Recomputed by the server from (city, count, the bundle's purchase step, the minute), so
-    // a client may bind to it and send nothing else; echoing it as payload.salt is optional.
+    // The server recomputes it, so a client may bind to it and send nothing else.
     salt: i.salt,
     saltEcho: SALT_ECHO as typeof SALT_ECHO,
   };

@@ -1,8 +1,4 @@
-/**
- * In-process coalescing: at most one piece of work (a settle, or the resolution of a doubt) runs
- * per (payer, nonce) in this process. A second request for the same key waits for it and then
- * answers the stored state, so one authorization is never sent to a settler twice at once.
- */
+/** At most one settle or doubt resolution per (payer, nonce) in this process: never sent to a settler twice at once. */
 export const paymentKey = (payer: string, nonce: string) => `${payer.toLowerCase()}:${nonce}`;
 
 export function createInflight<T>() {

@@ -3,11 +3,7 @@ import type { Metrics } from '../lib/metrics.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { Purchase } from './ledger.ts';
 
-/**
- * Why a payment was refused before anything moved. `bound_elsewhere`: the authorization already
- * paid for another bundle; `exhausted`: the ceiling it would buy leaves nothing after the read's
- * cursor; `limited`: the per-wallet limit's own 429.
- */
+/** Why a payment was refused before anything moved; `limited` is the per-wallet limit's own 429. */
 export type Refusal =
   | { why: 'shutting_down' }
   | { why: 'two_headers' }
@@ -21,10 +17,8 @@ export type Refusal =
   | { why: 'limited'; error: ApiError };
 
 /**
- * How a purchase (or the ledger's answer for a stored payment) ended. `applied`: newly applied
- * now; `known`: an applied payment answered again (idempotent, or a payment identifier's stored
- * answer); `in_doubt`: the settlement's outcome is unknown, the same header may be resent;
- * `failed`: not settled, not charged; `refunded`: settled but not applied, a refund is queued.
+ * `known`: an applied payment answered again; `in_doubt`: the same header may be resent;
+ * `failed`: not charged; `refunded`: settled but not applied, a refund is queued.
  */
 export type PurchaseOutcome =
   | { kind: 'applied'; purchase: Purchase }

@@ -12,15 +12,9 @@ import { createSealer } from './sealed.ts';
 import type { PaymentHeader } from '../x402/v2.ts';
 import { createPaymentStore, type PaymentRow } from './store.ts';
 
-/**
- * The payment plane: one object for the paywall, the reconciler and the shutdown, composed of the
- * challenge (challenge.ts), the purchase flow (purchase.ts), the ledger that records and applies
- * (ledger.ts, which issues the receipt), in-process coalescing (inflight.ts) and the /metrics
- * counters (outcomes.ts). It answers outcomes; the paywall says them over HTTP.
- */
+/** The payment plane: challenge, purchase, ledger, coalescing and counters; it answers outcomes, the paywall says them over HTTP. */
 export type PaymentPlaneDeps = PurchaseSettings & {
   db: Db;
-  /** The signal, entitlement and receipt stores built once in the wiring (src/stores.ts). */
   stores: LedgerStores;
   secret: Buffer;
   baseUrl: string;
@@ -38,8 +32,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const { db, clock, logger } = deps;
   const store = createPaymentStore(db);
   const saltSteps = createSaltSteps(db);
-  // Made on first use, not at start: it is the start's only use of node:crypto, which the
-  // binary then loads at the first paid request (scripts/sea/lazy-builtins.ts).
+  // Made on first use: the start's only node:crypto use, loaded lazily by the binary (scripts/sea/lazy-builtins.ts).
   let key: KeyObject | undefined;
   const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
   const retryAfterSeconds = deps.retryAfterSeconds ?? 10;
@@ -86,7 +79,6 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     apply: ledger.apply,
     recordAndApply: ledger.recordAndApply,
 
-    /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
     async purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions = {}): Promise<PurchaseOutcome> {
       try {
         const o = await flow.purchase(header, offer, opts);
@@ -99,10 +91,7 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
       }
     },
 
-    /**
-     * The reconciler's step for one open row (no buyer header): apply a settled row, or ask the
-     * chain about an in-doubt one. Rows with work running in this process are left to it.
-     */
+    /** The reconciler's step for one open row; rows with work running in this process are left to it. */
     async reconcile(row: PaymentRow): Promise<'applied' | 'refunded' | 'failed' | 'pending' | 'busy'> {
       const work = inflight.exclusive(paymentKey(row.payer, row.nonce), async () => {
         // Re-read inside the exclusive section: the snapshot may predate a request's work.

@@ -20,21 +20,11 @@ import { checkPayee, checkWindow, verifySignature, type TypedDataVerifier } from
 import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from '../x402/v2.ts';
 import { outcomeOf, refused, type PurchaseOutcome } from './outcomes.ts';
 
-/**
- * The purchase flow (spec 4.3): cheap checks first, then one lookup (a known (payer, nonce)
- * answers its state whatever the clock says); a new payment is verified, screened, claimed and
- * settled. Every expected end is an outcome (outcomes.ts), never a throw.
- */
+/** The purchase flow (spec 4.3); every expected end is an outcome (outcomes.ts), never a throw. */
 export type PurchaseOptions = {
-  /**
-   * The read's cursor (GET /v1/signals): a payment whose new ceiling would still be at or below
-   * it buys nothing readable, and is refused (`exhausted`) before its claim, nothing moved.
-   */
+  /** The read's cursor: a payment whose new ceiling stays at or below it is refused `exhausted` before its claim. */
   readsAfter?: number;
-  /**
-   * What the route keeps of its answer for a payment identifier (ledger.ts): the same id with
-   * the same payment on the same route answers it again (`Purchase.replay`).
-   */
+  /** The route's stored answer for a payment identifier (ledger.ts), replayed for the same payment. */
   memo?: ResultMemo;
 };
 
@@ -51,11 +41,7 @@ export type PurchaseSettings = {
   chainVerifier?: TypedDataVerifier;
   /** Per-wallet abuse limit, once the signature names the payer; its 429 ApiError is refused `limited`. */
   limitPayer?: (payer: string) => void;
-  /**
-   * V2_NONCE: `any` (default) lets a PAYMENT-SIGNATURE carry any 32-byte nonce, bound to the
-   * bundle at its first sighting; `bound` keeps the seed's nonce binding on v2 too. X-Payment
-   * (v1) is bound whatever this says (spec 5).
-   */
+  /** V2_NONCE: `any` binds a v2 nonce at first sighting, `bound` keeps spec 5's binding; v1 is always bound. */
   v2Nonce?: 'any' | 'bound';
 };
 
@@ -76,10 +62,7 @@ type PurchaseFlowDeps = PurchaseSettings & {
   accepting: () => boolean;
 };
 
-/**
- * A request's payment identifier, what its route keeps of the answer, and the bundle it asks for:
- * a payment already known answers only on the bundle it was first seen on (binding.ts boundToBundle).
- */
+/** A known payment answers only on the bundle it was first seen on (binding.ts boundToBundle). */
 type Again = { identifier?: string; memo?: ResultMemo; city: string; count: number };
 
 export function createPurchaseFlow(deps: PurchaseFlowDeps) {
@@ -154,10 +137,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     return answerKnown(row, again);
   }
 
-  /**
-   * A stored payment's answer; its own payment identifier sent again on the same route gets the
-   * stored answer of the request that moved the money (ledger.replay), anything else its state.
-   */
+  /** Its own identifier again on the same route gets the stored answer; anything else its state. */
   function answerKnown(row: PaymentRow, again: Again): PurchaseOutcome {
     const replayed = again.identifier && row.payment_identifier === again.identifier && again.memo;
     const stored = replayed && ledger.replay(row, again.memo!);
@@ -191,7 +171,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     return answerKnown(row, again);
   }
 
-  /** The whole paid flow for one payment header (X-Payment or PAYMENT-SIGNATURE) and an already validated (city, count). */
+  /** The whole paid flow for one payment header and an already validated (city, count). */
   async function purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions): Promise<PurchaseOutcome> {
     const { city, count } = offer;
     if (!deps.accepting()) return refused({ why: 'shutting_down' });
@@ -210,7 +190,6 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
     const running = { key, payer: from, nonce: a.nonce };
-    // The id is kept as a keyed hash, and its stored answer sealed to the whole signed payment.
     const idKey = p.identifier ? identifierKey(deps.secret(), p.identifier) : undefined;
     const memo = idKey && opts.memo ? { ...opts.memo, payment: signedPaymentDigest(p) } : opts.memo;
     const again: Again = { identifier: idKey, memo, city, count };
@@ -238,10 +217,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
 
     const window = checkWindow(a, nowS());
     if (window && !window.ok) return refused({ why: 'verification_failed', reason: window.reason });
-    // The salts this server can have served for a still-valid authorization (binding.ts): an
-    // echoed salt that is not one of them is refused before any signature recovery. A v2 payment
-    // with V2_NONCE=any binds at first sight instead: its nonce is any 32 bytes (x402's `exact`),
-    // and a salt its `accepted` echoes only says which purchase step a binding nonce moves.
+    // An echoed salt this server cannot have served is refused before signature recovery. V2_NONCE=any
+    // binds at first sight instead (x402's `exact` allows any 32-byte nonce).
     const anyNonce = header.version === 2 && deps.v2Nonce !== 'bound';
     const binding = decideBinding(
       deps.secret(),
@@ -252,16 +229,14 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
         nowMs: clock.now(),
         validBefore: Number(a.validBefore),
       },
-      // Without an echo, a binding nonce is searched for among every salt served: not worth it
-      // when any nonce pays.
+      // Searching every served salt is not worth it when any nonce pays.
       anyNonce && !p.salt ? null : p.salt,
     );
     if (binding.echoRefused && !anyNonce) return refused({ why: 'binding_mismatch' });
-    // Payee, amount and window were checked above: only the signature is left to verify.
     const verified = await verifySignature(p, { usdc: deps.usdc, chainVerifier: deps.chainVerifier });
     if (!verified.ok) return refused({ why: 'verification_failed', reason: verified.reason });
     const payer = verified.payer;
-    // Per-wallet abuse limit: only now does a signature name the wallet (a 429 settles nothing).
+    // Only now does a signature name the wallet (a 429 settles nothing).
     const limited = overLimit(payer);
     if (limited) return refused({ why: 'limited', error: limited });
     if (deps.sanctions.has(payer)) {
@@ -269,15 +244,13 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       return refused({ why: 'sanctioned' });
     }
     if (!deps.sanctions.available({ required: deps.ofacRequired })) return refused({ why: 'screening_unavailable' });
-    // Spec order: verify, sanctions, binding.
     const bound = anyNonce && (!p.salt || binding.echoRefused) ? null : binding.bound(payer, a.nonce);
     if (!bound && !anyNonce) return refused({ why: 'binding_mismatch' });
     const standing =
       opts.readsAfter === undefined ? null : ledger.leavesNothing(payer, { city, count, since: opts.readsAfter });
     if (standing) return refused({ why: 'exhausted', ...standing });
     retry.recovered = verified.recovered;
-    // A binding nonce moves its bundle's purchase step (binding.ts); first-sight binding is the
-    // claim itself: the row's (payer, nonce) is unique and carries the bundle.
+    // First-sight binding is the claim itself: the unique (payer, nonce) row carries the bundle.
     retry.bindingK = bound?.k;
     return inflight.exclusive(key, () => claimAndSettle(retry, payer, again)) ?? afterRunning(running, again);
   }

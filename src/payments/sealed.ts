@@ -1,10 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
- * AES-256-GCM under a key derived from the server secret, for what the database keeps but must
- * not give away when read on its own: the stored answer of a payment with a payment identifier
- * holds its receipt token (receipts themselves keep only a hash). `context` is authenticated, not
- * stored: a sealed value moved to another row (another context) does not open.
+ * AES-256-GCM under a key derived from the server secret, for a stored answer holding a receipt
+ * token. `context` is authenticated, not stored: a value moved to another row does not open.
  */
 export type Sealer = {
   seal(plain: string, context: string): string;

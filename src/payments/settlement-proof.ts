@@ -1,14 +1,9 @@
 /**
- * What "paid" means: USDC reached payTo. A nonce used up on chain proves only
- * that the nonce is spent: `cancelAuthorization`, or a value-0 `transferWithAuthorization` to the
- * payer itself with the same nonce, spend it without paying us. A payment counts as settled only
- * when one transaction's logs from the token contract show `AuthorizationUsed(payer, nonce)`
- * followed at once by the `Transfer(payer, payTo, value)` that the same call emitted (FiatToken
- * marks the authorization used, then transfers, and nothing runs between the two). Pairing the
- * two adjacent logs keeps one real transfer from vouching for several nonces used in the same
- * transaction. Pure: logs in, verdict out, no ABI decoding (topics compared as hex); every place
- * that decides "paid" (the chain settler, the facilitator settler, in-doubt resolution, the
- * reconciler) calls it, and a v2 random-nonce path can too.
+ * "Paid" means USDC reached payTo: a spent nonce is not enough (`cancelAuthorization`, or a
+ * value-0 transfer to the payer, spend it without paying us). One transaction's token logs must
+ * show `AuthorizationUsed(payer, nonce)` followed at once by `Transfer(payer, payTo, value)`
+ * (FiatToken emits them adjacently); pairing adjacent logs keeps one transfer from vouching for
+ * several nonces. Every place that decides "paid" calls this.
  */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 export const AUTHORIZATION_USED_TOPIC = '0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5';

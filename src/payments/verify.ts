@@ -5,12 +5,7 @@ import { recoverAuthorizationSigner } from './eip3009-recover.ts';
 import { MAX_AUTH_LIFETIME_S } from './binding.ts';
 import type { DecodedPayment } from '../x402/x-payment.ts';
 
-/**
- * Verification of an `exact` payment before anything is settled: the authorization must pay
- * exactly the bundle price to our wallet inside its validity window (checkPayee, checkWindow),
- * and the payer is whoever the signature recovers to (verifySignature). The nonce binding is
- * binding.ts's, checked after sanctions (spec order: verify, sanctions, binding).
- */
+/** Verification of an `exact` payment before anything settles (spec order: verify, sanctions, binding). */
 export type TypedDataVerifier = {
   /** ERC-1271 / ERC-6492 aware check through a chain client (viem public client). */
   verifyTypedData(
@@ -51,11 +46,7 @@ export function checkWindow(a: Authorization, nowSeconds: number): Refusal | nul
   return null;
 }
 
-/**
- * The signature, which only this module checks: the payer is whoever it recovers to (or, with a
- * chain verifier, the contract wallet that vouches for it), never a client-claimed field. The
- * terms (checkPayee, checkWindow) are the caller's to have run first: they cost no recovery.
- */
+/** The payer is whoever the signature recovers to (or the contract wallet vouching), never a client-claimed field. */
 export async function verifySignature(
   p: DecodedPayment,
   terms: Pick<VerifyTerms, 'usdc' | 'chainVerifier'>,
@@ -73,10 +64,7 @@ export async function verifySignature(
   return { ok: false, reason: 'signature does not match authorization.from' };
 }
 
-/**
- * A header checked against nothing yet (an in-doubt payment's resent header, purchase.ts resolve):
- * the terms first, cheap, then the signature.
- */
+/** A resent in-doubt header: the cheap terms first, then the signature. */
 export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Promise<VerifyResult> {
   return (
     checkPayee(p.authorization, terms) ?? checkWindow(p.authorization, terms.nowSeconds) ?? verifySignature(p, terms)

@@ -7,19 +7,14 @@ import type { SignalNotifier } from '../signals/notifier.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 
 /**
- * The held read (`GET /v1/signals?wait=N`): a credential's read inside the bundle with
- * nothing past `since` yet is held until a signal for its city commits, `wait` elapses, the client
- * leaves or the server stops, then answered exactly as without `wait`. Apart from the router
- * (paid-routes.ts) because holding has its own limits (MAX_SIGNAL_WAITERS, a 503 past it) and its
- * own lookups: the reads one commit wakes share them (below).
+ * The held read (`GET /v1/signals?wait=N`): held until a signal for its city commits, `wait`
+ * elapses, the client leaves or the server stops, then answered exactly as without `wait`.
  */
 const WAITERS_RETRY_S = 2;
 
 /**
- * One wallet's share of MAX_SIGNAL_WAITERS: 5 %, at least 4. A cheap token
- * (or several tokens of one wallet, from many addresses) holds at most this many reads; past it
- * its next `wait` read answers 503 with Retry-After, as past the pool itself, so a paying buyer
- * of another wallet still finds a slot.
+ * One wallet's share of MAX_SIGNAL_WAITERS (5 %, at least 4): a cheap token, or many of one wallet,
+ * cannot take every slot from paying buyers of other wallets; past it a `wait` read answers 503.
  */
 export function walletShare(maxWaiters: number): number {
   return Math.max(4, Math.ceil(maxWaiters / 20));
@@ -34,11 +29,9 @@ export type WakeLookups = {
 };
 
 /**
- * Lookups shared by the held reads one commit wakes: each must answer as a fresh read would (a
- * token revoked while held, the ceiling now), but 1,000 held reads of one wallet must not be
- * 2,000 identical queries. Answers live for one wake (`notifier.wakes()`) and only while this
- * connection has written nothing (`total_changes()`): any write in between makes the next read
- * look again.
+ * Lookups shared by the reads one commit wakes, so 1,000 held reads of one wallet are not 2,000
+ * identical queries. They live for one wake and only while this connection wrote nothing
+ * (`total_changes()`), so each answers as a fresh read would.
  */
 /** The stores the lookups ask (built once in the wiring, src/stores.ts). */
 type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
@@ -105,10 +98,7 @@ export function createHeldReads(deps: {
     /** The lookups of a read answered now. */
     direct,
 
-    /**
-     * Whether this read is held: `wait` asked, holding enabled, not HEAD, and the wallet is inside
-     * its bundle but past the latest signal (exhaustion answers at once).
-     */
+    /** Held only inside the bundle but past the latest signal: exhaustion answers at once. */
     holds(c: Ctx, q: HoldQuery, wallet: string): boolean {
       if (!q.wait || deps.maxWaiters <= 0 || c.req.method === 'HEAD') return false;
       const paidThrough = deps.entitlements.get(wallet, q.city)?.paidThroughSeq ?? 0;
@@ -116,10 +106,8 @@ export function createHeldReads(deps: {
     },
 
     /**
-     * Holds the read, then `answer`s it with the wake's lookups: shared by the reads one commit
-     * woke, the database's own otherwise. `answer` checks the credential again (a token revoked or
-     * expired while held answers as it would now). Too many held already, in all or by this
-     * wallet (walletShare): 503 with Retry-After.
+     * Holds the read, then `answer`s it with the wake's shared lookups; `answer` checks the
+     * credential again (a token revoked while held). Too many held, in all or by this wallet: 503.
      */
     hold(c: Ctx, q: HoldQuery & { wallet: string }, answer: (lookups: WakeLookups) => Response): Promise<Response> {
       if (deps.notifier.waiting() >= deps.maxWaiters) throw tooManyWaiting(WAITERS_RETRY_S);

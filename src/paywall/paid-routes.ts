@@ -38,11 +38,8 @@ import {
 } from '../payments/schemas.ts';
 
 /**
- * `GET /v1/signals`: the paid read, and which credential reads. An inline payment (X-Payment, or
- * x402 v2's PAYMENT-SIGNATURE) runs the whole subscribe flow first and reads in its own answer
- * only; a SIGN-IN-WITH-X names the wallet that paid; a receipt token (Authorization: Bearer) names
- * its wallet. What a wallet then reads is `createSignalsPage`'s below (the page, `more`, the exhaustion
- * 402), a `wait` read is held by held-read.ts, and every 402 is built by read-challenge.ts.
+ * `GET /v1/signals`: an inline payment reads only in its own answer; a SIGN-IN-WITH-X or receipt
+ * token names the wallet that paid. Holding is held-read.ts's, every 402 read-challenge.ts's.
  */
 const DEFAULT_CHALLENGE_COUNT = 20;
 
@@ -84,9 +81,8 @@ export function paidSignalsRoutes(deps: {
     // HEAD never moves money: its payment header is ignored (nothing verified, nothing settled).
     const payment = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
     if (payment) return paidRead(c, payment, { city, count, resourcePath, since });
-    // The wallet that paid signs in (x402 v2 sign-in-with-x): the same read as a bearer's. HEAD
-    // ignores it, as it does payment headers: a sign-in is single-use and costs a recovery (an
-    // eth_call for a contract wallet), and a HEAD must spend neither.
+    // HEAD ignores a sign-in too: it is single-use and costs a recovery (an eth_call for a
+    // contract wallet).
     const siwx = c.req.method === 'HEAD' ? undefined : c.req.header(SIWX_HEADER);
     if (siwx !== undefined)
       return deps
@@ -100,10 +96,7 @@ export function paidSignalsRoutes(deps: {
     return read(c, { city, count, resourcePath, since, wait, credential: { bearer } });
   });
 
-  /**
-   * An inline payment's read: only in the answer to the request whose own settlement moved the
-   * money, from the ceiling that purchase produced (read inside its own transaction).
-   */
+  /** An inline payment reads only in the answer to the request whose own settlement moved the money. */
   function paidRead(c: Ctx, payment: PaymentHeader, r: BundleOffer & { since: number }): Promise<Response> {
     const memo = { route: 'signals', since: r.since };
     const refused = (err: unknown) => {
@@ -111,8 +104,7 @@ export function paidSignalsRoutes(deps: {
     };
     return (
       deps.plane
-        // A purchase whose new ceiling would still be at or below `since` buys nothing readable:
-        // the plane refuses it (exhausted) before anything is settled.
+        // Refused (exhausted) by the plane before anything is settled.
         .purchase(payment, r, { readsAfter: r.since, memo })
         .then((outcome) => {
           const purchase = purchaseOf(outcome, {
@@ -120,9 +112,8 @@ export function paidSignalsRoutes(deps: {
             exhausted: (s) => challenges.exhausted(r, s),
           });
           const standing = { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq };
-          // A payment this request did not move (known, coalesced, or resolved from doubt) reads
-          // nothing: every field of its header, the signature included, is public once settled.
-          // Its own payment identifier is not public: with it, the stored answer comes back whole.
+          // A payment this request did not move reads nothing: its header is public once settled.
+          // Its own payment identifier is not, so with it the stored answer comes back whole.
           if (!purchase.movedHere && !purchase.replay) throw challenges.alreadyApplied(r, standing);
           const headers = {
             ...paymentResponseHeaders(purchase),
@@ -151,10 +142,8 @@ export function paidSignalsRoutes(deps: {
   }
 
   /**
-   * The wallet a credential reads for, or the answer when it reads for none. A bearer token:
-   * expired (401), unknown or revoked (the 402 challenge), sanctioned (403, thrown); a sign-in's
-   * wallet, screened at the sign-in (siwx-signin.ts), is screened again here, as at a wake. Asked
-   * again at a wake, with the wake's shared lookups.
+   * The wallet a credential reads for, or the answer when none: a bearer expired (401), unknown or
+   * revoked (402), sanctioned (403); a sign-in's wallet is screened again here, as at a wake.
    */
   function walletOf(c: Ctx, r: Read, lookups: WakeLookups): string | Response {
     if ('signedIn' in r.credential) return screened(r.credential.signedIn);
@@ -240,22 +229,15 @@ export const paidSignalsDocs: RouteDoc[] = [
 ];
 
 /**
- * The paid read's page (spec 4.4), whichever credential reached it: what a wallet standing at (`paid_through`, `latest`) reads after `since`. Rows
- * `since < seq <= min(paid_through, latest)`, ascending, at most PAGE_SIZE, with `next_cursor`
- * and `more`; or the exhaustion 402 when the ceiling leaves nothing after `since`. This is the
- * hot path of the paid read: the page is the stored JSON joined, never re-serialised, and its
- * bytes for one range are cached (signals/read-store.ts pageBytes).
+ * The paid read's page (spec 4.4): rows `since < seq <= min(paid_through, latest)`, at most
+ * PAGE_SIZE, or the exhaustion 402. Hot path: stored JSON joined, never re-serialised.
  */
 const PAGE_SIZE = 100;
 
 /** The read a page answers: the bundle its 402 would offer and the cursor. */
 type PageRead = BundleOffer & { since: number };
 
-/**
- * Where the wallet stands, and the answer's own headers. `paid`: the standing is the one the
- * payment this request carried produced (in its own transaction); such an answer is always 200,
- * possibly an empty page.
- */
+/** `paid`: the standing this request's own payment produced; such an answer is always 200. */
 type PageAt = Standing & { headers: Record<string, string>; paid?: boolean };
 
 function createSignalsPage(deps: { reader: SignalReader; challenges: ReadChallenges }) {
@@ -268,8 +250,7 @@ function createSignalsPage(deps: { reader: SignalReader; challenges: ReadChallen
         note: { error: ERRORS.exhausted.message, exhaustion: { paidThrough, latest } },
         headers,
       });
-    // Seqs are gapless from 1 to latest (invariant 1), so the page is (since, end] and `more`
-    // says a readable row exists past it; the page bytes for that range are cached (immutable).
+    // Seqs are gapless (invariant 1), so the page is (since, end]; its bytes are cached (immutable).
     const readable = Math.min(paidThrough, latest);
     const end = Math.max(r.since, Math.min(readable, r.since + PAGE_SIZE));
     const body = deps.reader.pageBytes(r.city, {

@@ -11,13 +11,8 @@ import { siwxExtension } from '../payments/siwx.ts';
 import { challengeHeaders } from '../payments/challenge.ts';
 
 /**
- * The paid read's 402s (`GET /v1/signals`, spec 4.4), built in one place because every one of
- * them must offer the same things: the bundle's challenge (plane.ts), the x402 v2
- * PAYMENT-REQUIRED header, and this route's own extension, a fresh sign-in with the wallet that
- * paid (a new nonce each, siwx.ts). Three forms: the challenge (no credential, or a token not
- * recognised), the exhaustion 402 (`since` at or past the wallet's ceiling, with `paid_through`
- * and `latest`), and the answer to an inline payment already applied (the exhaustion shape,
- * `idempotent: true` and the way to read: the bearer token).
+ * The paid read's 402s (spec 4.4) in one place, so each offers the same things: the challenge, the
+ * v2 PAYMENT-REQUIRED header and a fresh sign-in with the paying wallet (siwx.ts).
  */
 export const RECEIPT_HINT =
   "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
@@ -49,10 +44,7 @@ export function createReadChallenges(deps: {
   });
 
   return {
-    /**
-     * The 402 answered as a reply: the challenge for `offer`, with `note`'s words (a token not
-     * recognised, an exhaustion) and `headers` beside the challenge's own.
-     */
+    /** The challenge for `offer` with `note`'s words and extra `headers`. */
     reply(c: Ctx, offer: BundleOffer, init: { note?: ChallengeNote; headers?: Record<string, string> } = {}): Response {
       const body = deps.plane.challenge(offer, init.note);
       return replyJson(c, body, { status: 402, headers: { ...init.headers, ...headersOf(body, offer) } });
@@ -70,11 +62,7 @@ export function createReadChallenges(deps: {
       return paymentRequired('exhausted', body, headersOf(body, offer));
     },
 
-    /**
-     * A known inline payment (spec 4.4 rule 4 shape): the exhaustion 402 with `paid_through` and
-     * `latest` for its wallet, `idempotent: true` (it is applied; nothing is charged again) and the
-     * way to read: the bearer token, recoverable with POST /v1/receipts.
-     */
+    /** A known inline payment (spec 4.4 rule 4): `idempotent: true`, nothing charged again, read by bearer token. */
     alreadyApplied(offer: BundleOffer & { since: number }, standing: Standing): ApiError {
       // A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads.
       const code = offer.since >= standing.paidThrough ? 'exhausted' : 'already_applied';

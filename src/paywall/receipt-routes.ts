@@ -37,27 +37,20 @@ import { createReceiptRequestStore } from '../payments/receipt-request-store.ts'
 import { createPaymentReads } from '../payments/store.ts';
 
 /**
- * `POST /v1/receipts`: a new receipt token for a wallet that proves itself with an EIP-712
- * ReceiptRequest signature, the only way to a token besides the purchase that moved the money.
- * `POST /v1/receipts/revoke`: every token of the wallet deleted, on a ReceiptRevocation signature.
- * Both signatures name this server's origin (BASE_URL), so one given to another deployment (a
- * lookalike) is refused here; the skew rule and its error strings are lib/signed-request.ts's,
- * shared with the delivery endpoint; each (wallet, timestamp) once per kind
- * (receipt-request-store.ts).
+ * `POST /v1/receipts` (a new token on an EIP-712 ReceiptRequest) and `/v1/receipts/revoke`. Both
+ * signatures name this server's origin, so one given to a lookalike deployment is refused here;
+ * each (wallet, timestamp) once per kind.
  */
 
 /**
- * How far ahead of server time a ReceiptRequest may be dated: the shared skew
- * (600 s) would let a request signed before a revocation but dated after it mint a token for ten
- * minutes; a clock that far ahead is refused instead. Revocations keep the shared rule.
+ * How far ahead a ReceiptRequest may be dated: the shared 600 s skew would let one signed before a
+ * revocation but dated after it mint a token for ten minutes.
  */
 const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
 
 /**
- * The latest moment (unix s) a wallet revoked its tokens: the later of the revocation's signed
- * timestamp and the server's time when it ran. A ReceiptRequest dated at or before it mints
- * nothing. A revocation row is forgotten only once it is two skew windows old, when any request
- * dated before it is refused as stale anyway.
+ * A wallet's latest revocation (unix s, the later of signed and server time): a ReceiptRequest
+ * dated at or before it mints nothing. Kept two skew windows, after which such a request is stale.
  */
 function revokedThrough(db: Db) {
   const q = db
@@ -158,7 +151,7 @@ export function receiptRoutes(deps: {
       return receipts.issue(i.wallet, i.paymentId, i.nowMs);
     },
   );
-  // Likewise the revocation: consumed and applied in one commit.
+  // Likewise: consumed and applied in one commit.
   const revoke = db.transaction((wallet: string, timestamp: number, nowMs: number): number | null => {
     if (!used.consume({ kind: 'revocation', wallet, timestamp, nowMs })) return null;
     return receipts.revokeAll(wallet);

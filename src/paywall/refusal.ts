@@ -23,11 +23,7 @@ export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNAT
 /** Where a wallet stands after the purchase it was refused: its ceiling and the latest seq. */
 type Standing = { paidThrough: number; latest: number };
 
-/**
- * The one place a purchase's outcome becomes HTTP: the Purchase a route answers with, or the
- * catalog's error (lib/api-errors.ts) thrown for every other end. `exhausted`: the read's
- * exhaustion 402 (only GET /v1/signals passes `readsAfter`, so only it can be refused so).
- */
+/** The one place a purchase's outcome becomes HTTP: the Purchase, or the catalog's error thrown. */
 export function purchaseOf(o: PurchaseOutcome, r: { version: 1 | 2; exhausted?: (s: Standing) => ApiError }): Purchase {
   switch (o.kind) {
     case 'applied':
@@ -66,10 +62,7 @@ export function purchaseOf(o: PurchaseOutcome, r: { version: 1 | 2; exhausted?: 
   }
 }
 
-/**
- * The refusal of an authorization already bound to another bundle. v1 keeps the spec's body (its
- * nonce cannot bind two bundles); on v2 any nonce binds at first sight, so the body says why.
- */
+/** v1 keeps the spec's body (its nonce cannot bind two bundles); v2 binds at first sight, so says why. */
 const boundElsewhere = (version: 1 | 2): ApiError =>
   bindingMismatch(
     version === 2
@@ -78,13 +71,9 @@ const boundElsewhere = (version: 1 | 2): ApiError =>
   );
 
 /**
- * A 402 that refuses a payment (binding, verification, settlement refused, ceiling exhausted)
- * said the way an x402 client reads it: a fresh `PAYMENT-REQUIRED` with the
- * current offer (what to sign next), on v2 a `PAYMENT-RESPONSE` `{success: false, errorReason,
- * network, payer}` as the v2 HTTP transport answers a failed payment, and in the v1 body the
- * standard `x402Version` and `accepts` beside the seed's own fields and message (spec 7), so a
- * v1 client that retries reads the offer from the same body. errorReason is the catalog's
- * stable code (docs/errors.md); errorMessage is the body's `error` and `reason`.
+ * A refusing 402 the way an x402 client reads it: a fresh `PAYMENT-REQUIRED` (what to sign next),
+ * on v2 a failed `PAYMENT-RESPONSE`, and in the v1 body `x402Version` and `accepts` beside the
+ * spec 7 fields. errorReason is the catalog's stable code (docs/errors.md).
  */
 export type FreshChallenge = { body: PaymentRequiredBody; headers: Record<string, string> };
 

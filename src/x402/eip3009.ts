@@ -8,10 +8,8 @@ import {
 } from './networks.ts';
 
 /**
- * The EIP-3009 `TransferWithAuthorization` typed data USDC uses: USDC's own domain on Base, with
- * the configured USDC address as verifying contract, so a test token deployed elsewhere verifies
- * under its own address. The definitions are the buyer package's: what a buyer signs is what this
- * verifies.
+ * USDC's EIP-3009 typed data with the configured token as verifying contract (a test token
+ * verifies under its own address); the buyer package's definitions, so what it signs verifies.
  */
 export const CHAIN_ID = BASE_CHAIN_ID;
 

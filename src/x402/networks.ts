@@ -1,9 +1,6 @@
 /**
- * Network names, in one place. The spec, x402 v2 and our 402 challenge name Base by its CAIP-2 id
- * `eip155:8453`; x402 v1 tooling (the legacy `x402` package, v1 facilitators, `x402-fetch` 1.x)
- * knows only its legacy name `base`. A buyer may send either; a facilitator is sent the one it
- * lists in `/supported` (settlers/negotiate.ts). The names live in the buyer package (chain.ts),
- * whose checks read them too; this is their one re-export.
+ * Base is `eip155:8453` (spec, x402 v2) or legacy `base` (x402 v1 tooling); a buyer may send either.
+ * The names live in the buyer package (chain.ts); this is their one re-export.
  */
 import { BASE_ALIASES, BASE_CAIP2 } from '../../packages/isocast-client/src/chain.ts';
 

@@ -1,13 +1,7 @@
 /**
- * The x402 `payment-identifier` extension (@x402/extensions 2.27): a v2 buyer may send an `id`
- * (`extensions["payment-identifier"].info.id` of its PaymentPayload) as an idempotency key. The
- * same id with the same payment (the same authorization) answers the stored result of that
- * payment; the same id with another payment answers 409. The id is stored with its payment
- * (payments.payment_identifier, unique) and deleted with it. docs/payments.md, "Payment identifiers".
- *
- * The declaration and the id rule are the library's (test/payments/payment-identifier.test.ts
- * compares them with `declarePaymentIdentifierExtension` and `isValidPaymentId`); they are written
- * out here because importing @x402/extensions costs a start about 200 ms of zod 3 and ajv.
+ * The x402 `payment-identifier` extension (docs/payments.md, "Payment identifiers"). Declaration
+ * and id rule are @x402/extensions 2.27's (tests compare them), written out because importing it
+ * costs a start about 200 ms of zod 3 and ajv.
  */
 import { createHash, createHmac, type KeyObject } from 'node:crypto';
 import type { Authorization } from './networks.ts';
@@ -52,9 +46,8 @@ export function isValidPaymentId(id: unknown): id is string {
 type PaymentIdResult = { ok: true; id: string | null } | { ok: false; reason: string };
 
 /**
- * The id a v2 PaymentPayload's `extensions` carries, if any. The extension echoed without an id
- * (a client that copies the declaration and adds nothing) is no id; an id that breaks the rule is
- * refused rather than ignored, so a buyer never believes a retry is protected when it is not.
+ * The id in a v2 PaymentPayload's `extensions`; an echo without an id is no id, and a bad id is
+ * refused, not ignored, so a buyer never believes a retry is protected when it is not.
  */
 export function paymentIdOf(extensions: Record<string, unknown> | undefined): PaymentIdResult {
   const ext = extensions?.[PAYMENT_IDENTIFIER];
@@ -68,19 +61,14 @@ export function paymentIdOf(extensions: Record<string, unknown> | undefined): Pa
   return { ok: true, id };
 }
 
-/**
- * What the database keeps of an id: a keyed hash under the server secret, so a
- * copy of the database (a backup, the Litestream replica) holds no id to replay with. Lookups and
- * the unique index use it the same way they used the id.
- */
+/** A keyed hash of the id, so a copy of the database (a backup, the replica) holds no id to replay with. */
 export function identifierKey(secret: KeyObject, id: string): string {
   return createHmac('sha256', secret).update('isocast payment identifier v1\0').update(id).digest('base64url');
 }
 
 /**
- * A digest of the whole signed payment (every authorization field and the signature): the stored
- * answer is sealed with it as authenticated context (ledger.ts), so it opens only for the same
- * signed payment, never for the public fields with a forged (say all-zero) signature. Not stored.
+ * A digest of the whole signed payment, used as AEAD context for the stored answer (ledger.ts), so
+ * it never opens for the public fields with a forged signature. Not stored.
  */
 export function signedPaymentDigest(p: { authorization: Authorization; signature: string }): string {
   const a = p.authorization;

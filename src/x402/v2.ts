@@ -14,14 +14,7 @@ import {
   type PaymentRequirementsV1,
 } from './x-payment.ts';
 
-/**
- * x402 v2 beside v1: every 402 also carries `PAYMENT-REQUIRED` (base64 of the v2 PaymentRequired
- * JSON), a payment may come as `PAYMENT-SIGNATURE` (base64 of the v2 PaymentPayload, whose
- * `accepted` echoes the requirements, `extra.binding` included) and a settled purchase answers
- * `PAYMENT-RESPONSE` beside `X-PAYMENT-RESPONSE`. Shapes as `@x402/core` 2.27 types them; the v1
- * body stays exactly the spec's. Last, the body a facilitator's `/verify` and `/settle` are sent,
- * in either version.
- */
+/** x402 v2 beside v1 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), as `@x402/core` 2.27 types them. */
 export const PAYMENT_REQUIRED = 'payment-required';
 export const PAYMENT_SIGNATURE = 'payment-signature';
 export const PAYMENT_RESPONSE = 'payment-response';
@@ -31,11 +24,7 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toStr
 /** The v2 `extensions` of a challenge: one declaration per extension, keyed by its name. */
 export type V2Extensions = Record<string, unknown>;
 
-/**
- * The v2 PaymentRequired for a challenge body: the same offer, `amount` for `maxAmountRequired`.
- * `resource.description` is the route's listing description (what a catalogue shows, the same
- * for every bundle); the v1 body keeps the bundle's own line.
- */
+/** `resource.description` is the route's listing (what a catalogue shows); v1 keeps the bundle's line. */
 export function paymentRequiredV2(body: PaymentRequiredV1, extensions: V2Extensions, description: string | undefined) {
   return {
     x402Version: 2 as const,
@@ -46,12 +35,7 @@ export function paymentRequiredV2(body: PaymentRequiredV1, extensions: V2Extensi
   };
 }
 
-/**
- * The one v1 -> v2 requirements mapping, for the 402 and the facilitator's settle call alike:
- * `amount` for `maxAmountRequired`, the resource apart. The binding (and USDC's EIP-712 name and
- * version) ride in `extra`, which a v2 client echoes in `accepted`: the served salt comes back
- * without a field of our own.
- */
+/** The one v1 -> v2 requirements mapping; the binding rides in `extra`, which v2 echoes in `accepted`. */
 function requirementsV2(r: PaymentRequirementsV1, network: string = r.network) {
   return {
     scheme: r.scheme,
@@ -78,10 +62,8 @@ export function encodeJsonText(json: string): string {
 }
 
 /**
- * The v2 PaymentRequired's JSON with `more` extensions after its own, byte for byte what
- * `JSON.stringify` gives the merged object, without serializing the rest again: a 402's Bazaar
- * schemas are the same for every buyer, a sign-in declaration is new each time. `extensions` is
- * the envelope's last field and never empty here (the payment identifier), so the text ends `}}`.
+ * The PaymentRequired JSON with `more` extensions spliced in, byte for byte `JSON.stringify` of the
+ * merged object without re-serializing the shared Bazaar schemas; `extensions` is last, so `}}`.
  */
 export function withExtensions(json: string, more: V2Extensions, own: V2Extensions): string {
   let tail = '';
@@ -123,10 +105,7 @@ const PaymentPayloadV2 = z.object({
 /** A payment credential and the header it came in: `X-Payment` (x402 v1) or `PAYMENT-SIGNATURE` (v2). */
 export type PaymentHeader = { version: 1 | 2; value: string };
 
-/**
- * The payment header of a request. `X-Payment`, the spec's, wins when a client sends both; HEAD
- * ignores both (it never moves money).
- */
+/** The payment header: `X-Payment` (the spec's) wins over both; HEAD never moves money. */
 export function paymentHeaderOf(req: {
   method: string;
   header(name: string): string | undefined;
@@ -142,10 +121,8 @@ export function paymentHeaderOf(req: {
 }
 
 /**
- * Either header as the decoded payment the flow reads. A `PAYMENT-SIGNATURE` becomes the v1
- * PaymentPayload with the salt `accepted.extra.binding` echoes (a `payload.salt` wins if the
- * client sent one). The amount, recipient and token are checked on the authorization itself, as
- * for v1: what `accepted` says about them is the client's echo, not a term.
+ * Either header as a v1 PaymentPayload, salt from `accepted.extra.binding` unless `payload.salt`
+ * is set. Amount, recipient and token are checked on the authorization: `accepted` is an echo.
  */
 export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   if (h.version === 1) return decodeXPayment(h.value);
@@ -183,10 +160,8 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
 type OfferedTerms = { priceMicro: number; asset: string; payTo: string };
 
 /**
- * Why a v2 `accepted` is not a requirement this request offers, or null when it is one. The
- * authorization's own `to` and `value` are checked apart (verify.ts checkPayee); this keeps a
- * client from paying one offer while claiming another (a price it read elsewhere, another
- * network or token) and is what x402's own servers match a payload on.
+ * Why a v2 `accepted` is not an offer of this request, or null: stops paying one offer while
+ * claiming another (a price read elsewhere, another network or token).
  */
 export function acceptedProblem(a: AcceptedTerms, offered: OfferedTerms): string | null {
   const amount = microToAtomic(offered.priceMicro);
@@ -207,19 +182,10 @@ type SettleWire = {
 };
 
 /**
- * What a facilitator is sent for `/verify` and `/settle`, in the (x402Version, scheme, network)
- * it listed (negotiate.ts). Built from the verified authorization and our standard requirements,
- * never from the buyer's header as received: the wire format a facilitator reads does not depend
- * on which x402 version or network spelling the buyer paid with, and nothing of isocast's own
- * (the echoed salt, the binding) can reach it.
- *
- * v1 (x402 1.x, `@x402/core`'s `registerV1`): `{x402Version: 1, paymentPayload: {x402Version,
- * scheme, network, payload}, paymentRequirements: {…, maxAmountRequired, resource, description,
- * mimeType}}`. v2 (`@x402/core` 2.x): `{x402Version: 2, paymentPayload: {x402Version, resource:
- * {url, description, mimeType}, accepted, payload}, paymentRequirements}`, where the requirements
- * carry `amount` and `accepted` is the same requirements object the payload answers. A v2 settle
- * also carries the route's Bazaar listing (`resource.description`, `extensions.bazaar`,
- * bazaar.ts): a cataloguing facilitator lists a resource from exactly these fields.
+ * The `/verify` and `/settle` body in the (x402Version, scheme, network) the facilitator listed,
+ * built from the verified authorization and our requirements, never the buyer's header, so
+ * nothing of isocast's own (the echoed salt) reaches it. v1 is `registerV1`'s shape (requirements
+ * with `maxAmountRequired`); v2 has `amount`, `accepted` and the route's Bazaar listing.
  */
 export type WireKind = { x402Version: 1 | 2; scheme: 'exact'; network: string };
 

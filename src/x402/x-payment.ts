@@ -2,10 +2,7 @@ import { z } from 'zod';
 import type { Address, Hex } from 'viem';
 import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 
-/**
- * The `X-Payment` header: base64 of an x402 v1 PaymentPayload for the `exact` EVM scheme. Shared
- * by the server (decode) and the buyer (encode) so the two cannot drift.
- */
+/** The `X-Payment` header, shared by server (decode) and buyer (encode) so the two cannot drift. */
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
@@ -53,11 +50,7 @@ export type PaymentRequirementsV1 = {
 
 /** A header longer than this is not a payment we could have asked for. */
 export const MAX_HEADER_CHARS = 8_192;
-/**
- * PAYMENT-SIGNATURE: a stock v2 client echoes every extension the 402 declared (the Bazaar
- * listing, the payment identifier, sign-in-with-x) into it, so it is longer; Node refuses a
- * request whose headers pass 16 KiB (431) before this is read.
- */
+/** PAYMENT-SIGNATURE echoes every declared extension, so it is longer; Node's 16 KiB header cap (431) applies first. */
 export const MAX_V2_HEADER_CHARS = 14_336;
 
 export type DecodedPayment = {
@@ -78,9 +71,8 @@ export type AcceptedTerms = { network: string; amount?: string; asset?: string; 
 export type DecodeResult = { ok: true; value: DecodedPayment } | { ok: false; reason: string };
 
 /**
- * Base64 (standard or URL-safe alphabet, padded or not) decoded strictly: Node's
- * decoder skips junk and stops at the first padding, so `A, B` (two headers joined) would decode
- * as A alone; here any character outside the alphabet, or padding in the middle, throws.
+ * Strict base64 (either alphabet, padding optional): Node's decoder would read `A, B` (two headers
+ * joined) as A alone; here junk or padding in the middle throws.
  */
 export function strictBase64(value: string): Buffer {
   const s = value.trim();
@@ -105,9 +97,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const is = (v: unknown, re: RegExp): v is string => typeof v === 'string' && re.test(v);
 
 /**
- * What `PaymentPayloadV1.parse` gives for a payload it accepts (the same checks, the same keys in
- * the same order, unknown keys dropped), or null for anything else, which zod then refuses with
- * its message. Every paid request decodes one; zod's walk was about 3 % of its CPU.
+ * `PaymentPayloadV1.parse`'s result for a payload it accepts, or null so zod refuses it with its
+ * message: zod's walk was about 3 % of a paid request's CPU.
  */
 function wellFormed(json: unknown): PaymentPayloadV1 | null {
   if (!isObject(json) || json.x402Version !== 1 || json.scheme !== 'exact') return null;

@@ -1,13 +1,8 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 
 /**
- * Coinbase Developer Platform's x402 facilitator authenticates every request with its own JWT,
- * signed by the CDP API key: claims `iss: "cdp"`, `sub` and header `kid` = the key id, `aud:
- * ["cdp_service"]`, `nbf`/`iat` = now, `exp` = now + 120 s, `uris: ["METHOD host/path"]`, and a
- * random header `nonce`. The key is an Ed25519 key (base64 of the 32-byte seed then the 32-byte
- * public key; EdDSA) or an EC P-256 key in PEM (ES256), as the CDP portal issues them. jose
- * signs (cdp-auth.ts); this module only reads the key, without loading jose, so config.ts can
- * check it at start in every mode.
+ * Reads the CDP API key (Ed25519 seed+public key in base64, or EC P-256 PEM) without loading jose,
+ * so config.ts can check it at start in every mode; cdp-auth.ts signs the per-request JWT.
  */
 export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
 export const CDP_JWT_LIFETIME_S = 120;

@@ -10,11 +10,9 @@ import { createJsonPost } from '../../lib/http-exchange.ts';
 import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
 
 /**
- * The token contract's word on a payment, read over our own RPC_URL: a used
- * nonce is traced to the transaction that used or cancelled it, and that transaction's receipt
- * is judged by settlement-proof.ts. What each read costs: a fresh purchase that we settled reads
- * nothing more (its own receipt is judged); a facilitator's success costs one
- * eth_getTransactionReceipt; only a used nonce found later costs the eth_getLogs to find it.
+ * The token's word on a payment over our own RPC_URL, judged by settlement-proof.ts. Cost: our own
+ * settle reads nothing more, a facilitator's success one receipt, a used nonce found later one
+ * eth_getLogs.
  */
 const AUTHORIZATION_STATE_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
@@ -84,9 +82,8 @@ export function createProofReader(opts: {
     return answer === null || answer.status >= 500 ? rpc.post('', body, RPC_TIMEOUT_MS) : answer;
   };
   const readOne = async (txHash: Hex) => receiptOf(await postTwice(receiptCall(txHash)));
-  // Reads asked in the same turn of the event loop (concurrent purchases) go as one JSON-RPC
-  // batch: one request and one socket write for all of them. A node that answers a batch with
-  // anything but an answer per call is asked again one call at a time.
+  // Reads of one event-loop turn go as one JSON-RPC batch; a node that answers a batch badly is
+  // asked again one call at a time.
   let queued: { txHash: Hex; done: (r: Promise<RawReceipt | null>) => void }[] = [];
   const flush = async () => {
     const batch = queued;

@@ -14,12 +14,8 @@ import { chainFor, createProofReader, RPC_TIMEOUT_MS, shortError } from './chain
 import { termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 
 /**
- * Self-settlement: we submit USDC's `transferWithAuthorization` from SETTLER_PRIVATE_KEY (which
- * pays gas only; funds move from the payer to PAY_TO) and wait for the receipt. The token
- * contract burns each (from, nonce) once, so a nonce already used on chain is resolved to the
- * transaction that used it instead of being submitted again, and counts as paid only when that
- * transaction paid PAY_TO the price (settlement-proof.ts): a nonce the buyer cancelled or spent
- * on another transfer is "not charged".
+ * Self-settlement from SETTLER_PRIVATE_KEY (gas only). A nonce already used on chain is resolved
+ * to its transaction, not resent, and is paid only if that transaction paid PAY_TO the price.
  */
 export const EIP3009_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
@@ -57,9 +53,8 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
   });
   const receiptTimeoutMs = opts.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS;
   /**
-   * The chain's word after our attempt went wrong: paid (by our transaction or a competitor's use
-   * of the same authorization, which pays the same wallet), spent without paying us (definitely
-   * not charged: the nonce can never move money again), anything else in doubt.
+   * After our attempt went wrong: paid (ours or a competitor's use, which pays the same wallet),
+   * spent without paying us (definitely not charged), anything else in doubt.
    */
   async function after(req: SettleRequest, reason: string, txHash?: Hex): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, termsOf(req));
@@ -68,11 +63,7 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
     return { ok: false, inDoubt: true, reason, ...(txHash ? { txHash } : {}) };
   }
 
-  /**
-   * The reason the transfer cannot succeed, or null. Only a definite answer refuses: a balance
-   * below the amount, or the simulated call reverting; an RPC failure here decides nothing and
-   * the send goes ahead, where the chain has the last word as before.
-   */
+  /** Why the transfer cannot succeed, or null; an RPC failure decides nothing and the send goes ahead. */
   async function preflight(req: SettleRequest, call: TransferCall, block?: bigint): Promise<string | null> {
     const at = block === undefined ? {} : { blockNumber: block };
     try {
@@ -107,8 +98,7 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
 
   return {
     kind: 'chain',
-    // The receipt wait plus one RPC timeout on each side of it (the check and send before, the
-    // chain's word after); a slower RPC than that leaves the payment in doubt, never lost.
+    // The receipt wait plus one RPC timeout each side; slower leaves the payment in doubt, never lost.
     maxSettleMs: receiptTimeoutMs + 2 * RPC_TIMEOUT_MS,
     async settle(req) {
       const a = req.authorization;
@@ -120,9 +110,8 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
       if (earlier.expired)
         return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       const call = transferCall(req);
-      // Before anything is sent, at the block that said "unused": the payer's balance, then the
-      // call itself. A refusal here is definite (nothing of ours can land: nothing was sent), so
-      // an unfunded or otherwise failing authorization is "not charged" at once, never in doubt.
+      // Balance, then a simulated call, at the block that said "unused": a refusal here is definite
+      // (nothing was sent), so an unfunded authorization is "not charged" at once, never in doubt.
       const refused = await preflight(req, call, earlier.block);
       if (refused) return { ok: false, inDoubt: false, reason: refused };
       let hash: Hex;
@@ -135,8 +124,7 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
       }
       try {
         const receipt = await pub.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs });
-        // Our own receipt, judged by the same rule as anyone's (no extra call): the logs prove
-        // PAY_TO received the price.
+        // Our own receipt, judged by the same rule as anyone's: the logs must prove PAY_TO got the price.
         const proof =
           receipt.status === 'success'
             ? judge({ hash, logs: receipt.logs }, { payer: req.payer, nonce: a.nonce, terms: termsOf(req) })

@@ -3,10 +3,8 @@ import type { Hex } from 'viem';
 import type { JsonAnswer } from '../../lib/http-exchange.ts';
 
 /**
- * What a facilitator's answer means for money (docs/payments.md, "Facilitators"). A 4xx that
- * names no transaction is a refusal made before anything was submitted, whatever its body: the
- * buyer is told "not charged" at once. A 5xx, a 4xx that names a transaction, or a 2xx we cannot
- * read leaves the outcome unknown; only the token contract can then say whether money moved.
+ * What a facilitator's answer means for money (docs/payments.md, "Facilitators"): a 4xx naming no
+ * transaction is "not charged" at once; anything else unclear is for the token contract to decide.
  */
 const VerifyResponse = z
   .object({

@@ -14,12 +14,9 @@ import {
 import { facilitatorBody } from '../../x402/v2.ts';
 
 /**
- * An x402 facilitator (CDP, PayAI, the self-hosted reference ones): `POST /settle` (after
- * `POST /verify` unless our own recovery already proved the signature, below) in the
- * (x402Version, scheme, network) its `GET /supported` lists (negotiate.ts, wire.ts). What each
- * answer means for money is facilitator-answer.ts: a refusal is answered "not charged" at once;
- * only an unclear answer waits for the chain. Payment payloads go only to the facilitator, never
- * to a log. Calls go over one keep-alive connection pool (lib/http-client.ts).
+ * An x402 facilitator: `POST /settle` (after `/verify` unless our recovery proved the signature)
+ * in a kind its `/supported` lists. A refusal is "not charged" at once; only an unclear answer
+ * waits for the chain (facilitator-answer.ts). Payloads never reach a log.
  */
 type FacilitatorOptions = {
   url: string;
@@ -30,27 +27,15 @@ type FacilitatorOptions = {
   verifyTimeoutMs?: number;
   settleTimeoutMs?: number;
   supportedTimeoutMs?: number;
-  /**
-   * The token's own answer about (payer, nonce) over RPC_URL (live mode always has one). Without
-   * it a `/settle` that went quiet stays in doubt: nothing else can say whether money moved.
-   */
+  /** The token's word on (payer, nonce); without it a `/settle` that went quiet stays in doubt. */
   status?: (payer: Address, nonce: Hex, terms: PaymentTerms) => Promise<AuthorizationStatus>;
-  /**
-   * The transaction a successful `/settle` names, read from our own RPC_URL and judged by
-   * settlement-proof.ts: a facilitator's "success" is not proof that PAY_TO was paid.
-   * Live mode always has it (from-config.ts); without it the facilitator's word is taken.
-   */
+  /** Judges a `/settle` success's transaction on our RPC: a facilitator's "success" is not proof PAY_TO was paid. */
   confirm?: (txHash: Hex, expect: { payer: Address; nonce: Hex; terms: PaymentTerms }) => Promise<TransactionProof>;
-  /**
-   * authorizationState(payer, nonce) alone, one RPC call (throws when the RPC does not answer):
-   * what a refusal costs. Without it a refusal asks `status`.
-   */
+  /** authorizationState alone, one RPC call: what a refusal costs. Without it a refusal asks `status`. */
   used?: (payer: Address, nonce: Hex) => Promise<boolean>;
   /**
-   * `unless-recovered` (the default): no `/verify` when the signature recovered locally to
-   * `authorization.from` (`SettleRequest.signatureRecovered`); the facilitator's `/settle` runs
-   * the same verification and refuses before any transfer (docs/decisions.md, "Skipping /verify").
-   * `always`: `/verify` first for every payment.
+   * `unless-recovered` (default) skips `/verify` when our recovery proved the signature: `/settle`
+   * runs the same check before any transfer (docs/decisions.md). `always`: `/verify` first.
    */
   verify?: 'always' | 'unless-recovered';
   now?: () => number;
@@ -103,12 +88,9 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   }
 
   /**
-   * The facilitator refused and named no transaction: by its word nothing was submitted. One
-   * read of authorizationState covers the one way money can still have moved: the authorization
-   * was used before it reached us (the buyer, or anyone holding the header, submitted it). A used
-   * nonce is not a payment (an "already used" refusal is exactly what a cancelled nonce earns):
-   * only the transaction that used it paying PAY_TO the price is credited, without a receipt
-   * token (the transfer was not ours).
+   * A refusal naming no transaction: money can still have moved only if the authorization was used
+   * before it reached us. A used nonce is not a payment (a cancelled nonce is "already used" too):
+   * only a transaction paying PAY_TO the price is credited, without a receipt token.
    */
   async function refused(req: SettleRequest, reason: string): Promise<SettleOutcome> {
     if (NAMES_KIND.test(reason)) kinds.invalidate();
@@ -120,7 +102,6 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       // The chain did not answer: a prior use cannot be ruled out, so "not charged" is not known.
       return { ok: false, inDoubt: true, reason: `${reason}; rpc: ${(err as Error).message}` };
     }
-    // Used (rare): only now is the transaction looked up and judged.
     const st = await status(req.payer, a.nonce, termsOf(req));
     if (st.state === 'used') return { ok: true, txHash: st.txHash, alreadySettled: true };
     if (st.state === 'spent') return { ok: false, inDoubt: false, reason: `${reason}; ${st.reason}` };
@@ -143,9 +124,8 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
     kind: 'facilitator',
     maxSettleMs: supportedTimeoutMs + verifyTimeoutMs + settleTimeoutMs + 15_000,
     async settle(req) {
-      // A retry of a payment whose earlier /settle went quiet: the chain knows if it landed. A
-      // fresh claim had nothing sent before, and asking would cost two RPC calls per purchase; an
-      // authorization someone else already used is refused by /settle and found by refused().
+      // Only a retry asks the chain first: for a fresh claim it would cost two RPC calls per
+      // purchase, and an authorization used elsewhere is refused by /settle and found by refused().
       if (!req.fresh) {
         const earlier = await status(req.payer, req.authorization.nonce, termsOf(req));
         if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
@@ -158,8 +138,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       const listing = lastSupported as SupportedResult | null;
       if (listing && !listing.ok && listing.problem === 'none')
         return { ok: false, inDoubt: false, unavailable: true, reason: `facilitator ${listing.detail}` };
-      // /settle verifies again before submitting anything; /verify only adds a round trip when our
-      // own recovery already proved the signature (docs/decisions.md).
+      // /settle verifies again before submitting (docs/decisions.md "Skipping /verify").
       if (verifyAlways || !req.signatureRecovered) {
         let answer: JsonAnswer;
         try {
@@ -180,8 +159,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       try {
         answer = await post('/settle', req, settleTimeoutMs);
       } catch (err) {
-        // No connection was ever made (refused, or the name did not resolve): not one byte of the
-        // request left, so nothing can have been submitted. A definite failure, truly not charged.
+        // No connection was ever made: nothing can have been submitted, truly not charged.
         if (neverConnected(err))
           return {
             ok: false,
@@ -189,8 +167,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
             unavailable: true,
             reason: `facilitator unreachable: ${(err as Error).message}`,
           };
-        // The request reached /settle and no answer came back: the transfer may have been
-        // submitted. In doubt until the token contract says otherwise.
+        // The request reached /settle and no answer came: in doubt until the token contract says.
         return decide(req, `facilitator /settle gave no clear answer (${(err as Error).message})`, null);
       }
       const c = classifySettle(answer, req.authorization.nonce);

@@ -4,17 +4,10 @@ import type { SupportedResult } from './negotiate.ts';
 import type { SettleOutcome, SettleRequest, Settler } from './settler.ts';
 
 /**
- * FACILITATOR_URL as an ordered list: a facilitator that cannot take a payment
- * with nothing sent where money could move (unreachable, a /verify that failed or answered 5xx, a
- * /supported without our kind: `SettleOutcome.unavailable`, facilitator.ts) is skipped for the
- * next one within the same request. Any other answer is final for the request, in doubt included:
- * a facilitator that may have broadcast stays in doubt and the token contract decides (it accepts
- * an authorization once, so a second facilitator can never move the money twice).
- *
- * Health per facilitator: `up` until one is skipped, then `down` with the reason until one of its
- * answers comes back. A facilitator that is down is asked after the ones that are up (its turn
- * costs a failed connection per purchase otherwise) and again first once COOL_OFF_MS has passed
- * since it went down. One warning a minute per facilitator while it is down, not one per request.
+ * FACILITATOR_URL as an ordered list: one that took nothing where money could move (`unavailable`)
+ * is skipped within the request; any other answer, in doubt included, is final (the token accepts
+ * an authorization once, so a second facilitator can never move the money twice). A down one is
+ * asked last (else a failed connection per purchase) until COOL_OFF_MS; one warning a minute.
  */
 export const COOL_OFF_MS = 30_000;
 export const WARN_EVERY_MS = 60_000;
@@ -24,9 +17,7 @@ type FacilitatorEntry = { name: string; settler: Settler };
 export type FacilitatorHealth = {
   name: string;
   up: boolean;
-  /** Why it was last skipped (null while up). */
   reason: string | null;
-  /** Since when it is down (ms, server clock), or null. */
   downSinceMs: number | null;
   /** Requests it answered (any answer but `unavailable`) and requests it was skipped in. */
   answered: number;
@@ -80,7 +71,6 @@ export function createFailoverSettler(
   const first = entries[0]!.settler;
   return {
     kind: 'facilitator',
-    // Every facilitator may be asked once in one request.
     maxSettleMs: entries.reduce((sum, e) => sum + e.settler.maxSettleMs, 0),
     async settle(req: SettleRequest): Promise<SettleOutcome> {
       const reasons: string[] = [];
@@ -91,7 +81,6 @@ export function createFailoverSettler(
           return out;
         }
         skipped(s, out.reason, opts.now());
-        // One facilitator: its own answer, as without failover.
         if (state.length === 1) return out;
         reasons.push(`${s.name}: ${out.reason}`);
       }

@@ -37,11 +37,9 @@ export function settlerFromConfig(
       usdc: config.USDC_ADDRESS as Address,
     });
   }
-  // Live mode always has RPC_URL (config.ts defaults it): the only definite answer to a /settle
-  // that went quiet is the token's authorizationState, and a /settle success is believed only
-  // once our own RPC shows the transfer to PAY_TO (chain-proof.ts).
+  // Only the token's authorizationState settles a /settle that went quiet, and a /settle success
+  // is believed only once our own RPC shows the transfer to PAY_TO (chain-proof.ts).
   const usdc = config.USDC_ADDRESS as Address;
-  // One proof reader for every facilitator: "paid" is the chain's word (settlement-proof.ts).
   const reader = config.RPC_URL ? createProofReader({ rpcUrl: config.RPC_URL, usdc }) : undefined;
   const used = config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined;
   const cdp =
@@ -64,10 +62,8 @@ export function settlerFromConfig(
 }
 
 /**
- * FACILITATOR_URL's ordered list (comma separated) with each one's auth: FACILITATOR_AUTH's entry
- * in the same place (comma separated; one URL takes the whole value), user:password@ in its URL
- * (lib/http-client.ts sends it as Basic), or CDP's JWT for CDP's own facilitator (with one URL, for it
- * whatever its address, as before).
+ * FACILITATOR_URL's list with each one's auth: FACILITATOR_AUTH's entry in the same place (one URL
+ * takes the whole value), user:password@ in its URL (sent as Basic), or CDP's JWT for CDP.
  */
 export function facilitatorList(config: SettlerSettings): { url: string; auth?: string; cdp: boolean }[] {
   const urls = splitList(config.FACILITATOR_URL ?? '');
@@ -80,10 +76,7 @@ export function facilitatorList(config: SettlerSettings): { url: string; auth?: 
   }));
 }
 
-/**
- * authorizationState(payer, nonce) at the latest block, as one eth_call with no retry: what a
- * facilitator's refusal costs (settlers/facilitator.ts). Throws when the RPC does not answer.
- */
+/** authorizationState at the latest block, one eth_call, no retry: what a facilitator refusal costs. */
 function authorizationUsed(rpcUrl: string, usdc: Address) {
   const client = createPublicClient({
     chain: chainFor(rpcUrl),

@@ -4,12 +4,9 @@ import type { JsonAnswer } from '../../lib/http-exchange.ts';
 import type { WireKind } from '../../x402/v2.ts';
 
 /**
- * Which (x402Version, scheme, network) a facilitator is sent, from its `GET /supported`
- * (`{kinds: [{x402Version, scheme, network}]}`, the same shape in x402 v1 and v2). A v2
- * facilitator that lists Base by its CAIP-2 id is spoken to in v2; otherwise v1 with the legacy
- * name `base`, which v1 facilitators require (they refuse `eip155:8453`). The answer is cached;
- * a refusal that names the network, version or scheme marks it stale (the facilitator may have
- * changed what it runs), and so does its age.
+ * Which (x402Version, scheme, network) a facilitator is sent, from its `GET /supported`: v2 when
+ * it lists Base by CAIP-2, else v1 `base` (v1 facilitators refuse `eip155:8453`). Cached; a
+ * refusal naming the kind, or age, makes it stale.
  */
 const Supported = z
   .object({
@@ -27,10 +24,7 @@ const PREFERRED_KINDS: readonly WireKind[] = [
 /** Sent while `/supported` has never answered: the name every v1 facilitator and v2's registerV1 accept. */
 export const FALLBACK_KIND: WireKind = PREFERRED_KINDS[1]!;
 
-/**
- * `none`: a readable list without any kind we can pay with (a configuration error: serve refuses
- * to start). `unanswered`: no usable list (down, 404, 401, not JSON): nothing is known yet.
- */
+/** `none`: a list without a kind we pay with (serve refuses to start); `unanswered`: nothing known yet. */
 export type SupportedResult =
   | { ok: true; kind: WireKind; listed: string[] }
   | { ok: false; problem: 'none'; detail: string; listed: string[] }
@@ -122,9 +116,7 @@ export function createKindCache(opts: {
     },
     async current() {
       const age = opts.now() - checkedAt;
-      // Stale after a refusal: read again first, but at most once per retryMs however many
-      // refusals come: a burst of payments waits on one shared read (refresh()
-      // is single-flight), and those after it use its answer until the interval has passed.
+      // At most one read per retryMs however many refusals come: a burst waits on one shared read.
       if (kind === null ? age >= retryMs : stale && opts.now() - forcedAt >= retryMs) {
         if (kind !== null) forcedAt = opts.now();
         await refresh();
