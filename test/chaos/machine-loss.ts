@@ -4,14 +4,15 @@ import type { ServerProcess } from './server.ts';
 
 /** A machine dying under a drill (replica-drill.ts, test/replication): its processes, and what its replica held. */
 
-/** serve's descendants (the sh guard, Litestream), from /proc. */
-function descendants(pid: number): number[] {
+/** Live (not zombie) processes under `pid`, parents before children, from /proc. */
+export function descendants(pid: number): number[] {
   const parent = new Map<number, number>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2);
+      if (!fields.startsWith('Z')) parent.set(Number(d), Number(fields.split(' ')[1]));
     } catch {
       /* gone */
     }

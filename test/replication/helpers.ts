@@ -1,37 +1,20 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
 import { memoryLogger } from '../helpers/logger.ts';
 import { startReplication } from '../../src/replication/supervisor.ts';
 import { LITESTREAM } from '../chaos/replica-drill.ts';
+import { descendants } from '../chaos/machine-loss.ts';
 
-/** Live processes under `pid` whose executable is `name` (/proc/<pid>/comm), from /proc. */
+/** Live processes under `pid` whose executable is `name` (/proc/<pid>/comm). */
 export function processesUnder(pid: number, name: string): number[] {
-  const parent = new Map<number, number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
+  return descendants(pid).filter((c) => {
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      return readFileSync(`/proc/${c}/comm`, 'utf8').trim() === name;
     } catch {
-      /* gone */
+      return false;
     }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const [c, pp] of parent) {
-      if (pp !== p) continue;
-      try {
-        if (readFileSync(`/proc/${c}/comm`, 'utf8').trim() === name) out.push(c);
-      } catch {
-        /* gone */
-      }
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
+  });
 }
 
 export async function until(what: string, ok: () => boolean, ms = 40_000): Promise<void> {
