@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
-import { liveServeEnv } from './peer.ts';
+import { liveServeEnv, spawnFacilitator } from './peer.ts';
 import { freePort, NODE, ROOT, spawnServer, type Spawned } from './util.ts';
 
 type Coverage = { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
@@ -23,12 +23,7 @@ try {
   mkdirSync(join(dir, 'data'));
   const ofac = join(dir, 'sdn.txt');
   writeFileSync(ofac, '0x7F367cC41522cE07553e823bf3be79A889DEbe1B\n');
-  const facPort = await freePort();
-  const facilitator = await spawnServer(
-    NODE,
-    [join(ROOT, 'scripts', 'bench', 'facilitator.ts'), JSON.stringify({ port: facPort })],
-    { env: process.env, port: facPort, logFile: join(dir, 'facilitator.log') },
-  );
+  const facilitator = await spawnFacilitator(dir);
   procs.push(facilitator);
   const port = await freePort();
   const inspectPort = await freePort();

@@ -71,12 +71,7 @@ export async function runPeer(opts: {
   );
   const procs: Spawned[] = [];
   try {
-    const facPort = await freePort();
-    const facilitator = await spawnServer(
-      NODE,
-      [join(ROOT, 'scripts', 'bench', 'facilitator.ts'), JSON.stringify({ port: facPort })],
-      { env: process.env, port: facPort, logFile: join(dir, 'facilitator.log') },
-    );
+    const facilitator = await spawnFacilitator(dir);
     procs.push(facilitator);
     const closed = `http://127.0.0.1:${await freePort()}`;
     const port = await freePort();
@@ -132,6 +127,16 @@ export async function runPeer(opts: {
  * the fake facilitator, which also answers the receipt read; a real sanctions list; the poller
  * pointed at a closed port; limits on but high enough for one load client.
  */
+/** The bench's instant facilitator (facilitator.ts) on a free port, logging into `dir`. */
+export async function spawnFacilitator(dir: string): Promise<Spawned> {
+  const port = await freePort();
+  return spawnServer(NODE, [join(ROOT, 'scripts', 'bench', 'facilitator.ts'), JSON.stringify({ port })], {
+    env: process.env,
+    port,
+    logFile: join(dir, 'facilitator.log'),
+  });
+}
+
 export function liveServeEnv(o: { dir: string; port: number; facilitatorUrl: string; closed: string; ofac: string }) {
   const { dir, port, closed, ofac } = o;
   const facilitator = { url: o.facilitatorUrl };
