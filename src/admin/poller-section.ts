@@ -8,7 +8,7 @@ import type { ReplicaStatus } from '../replication/tracker.ts';
 import type { AdminDataBody } from './schemas.ts';
 
 export const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+export const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 type PollerReads = {
   latest: Map<string, number>;
@@ -88,7 +88,7 @@ export function discoveryOf(rows: DiscoveredRow[], catalog: Catalog): AdminDataB
       reason: r.reason ?? 'not served',
     }));
   return {
-    at: rows.length > 0 ? new Date(Math.max(...rows.map((r) => r.seenAtMs))).toISOString() : null,
+    at: rows.length > 0 ? iso(Math.max(...rows.map((r) => r.seenAtMs))) : null,
     selection: sel.mode === 'list' ? sel.slugs.join(',') : sel.mode,
     events: rows.length,
     served,

@@ -13,7 +13,7 @@ import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
 import { createPaymentReads } from '../payments/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
 import type { FacilitatorHealth } from '../payments/settlers/failover.ts';
-import { discoveryOf, iso, pollerOf, replicationOf } from './poller-section.ts';
+import { discoveryOf, iso, isoOrNull, pollerOf, replicationOf } from './poller-section.ts';
 
 /**
  * The operator page's data. Lists are LIMITed on an index and totals come from counters or partial
@@ -43,44 +43,25 @@ export type ReportDeps = {
 
 const DAY_MS = 86_400_000;
 
-type PaymentOut = AdminDataBody['recentPayments'][number];
-type PaymentRow = Pick<PaymentOut, 'id' | 'city' | 'count' | 'settler' | 'status' | 'error'> & {
-  created_at: number;
-  payer: string;
-  amount_micro: number;
-  tx_hash: PaymentOut['txHash'];
+type Reads = ReportDeps['stores'] & {
+  payments: ReturnType<typeof createPaymentReads>;
+  outboxCounts: ReturnType<typeof createOutboxCounts>;
+  outboxRecent: ReturnType<typeof createOutboxRecent>;
 };
-type RefundOut = AdminDataBody['refunds'][number];
-type RefundRow = Pick<RefundOut, 'id' | 'wallet' | 'reason' | 'status'> & {
-  payment_id: number;
-  created_at: number;
-  amount_micro: number;
-  tx_hash: RefundOut['txHash'];
-};
-
-function openReads(db: Db, stores: ReportDeps['stores']) {
-  return {
-    payments: createPaymentReads(db),
-    signals: stores.reader,
-    signalStore: stores.signals,
-    entitlements: stores.entitlements,
-    dayRules: stores.rules,
-    discovered: stores.discovery,
-    outboxCounts: createOutboxCounts(db),
-    outboxRecent: createOutboxRecent(db),
-  };
-}
-
-type Reads = ReturnType<typeof openReads>;
 
 export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
   const { db } = deps;
-  const reads = openReads(db, deps.stores);
+  const reads: Reads = {
+    ...deps.stores,
+    payments: createPaymentReads(db),
+    outboxCounts: createOutboxCounts(db),
+    outboxRecent: createOutboxRecent(db),
+  };
 
-  return (nowMs) => {
-    // One read transaction: every section describes the same committed state.
-    return db.transaction(() => {
-      const latest = reads.signals.latestSeqAll();
+  // One read transaction: every section describes the same committed state.
+  return (nowMs) =>
+    db.transaction(() => {
+      const latest = reads.reader.latestSeqAll();
       return {
         generatedAt: iso(nowMs),
         paymentMode: deps.paymentMode,
@@ -94,18 +75,17 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         replication: replicationOf(deps.replication?.()),
         facilitators: (deps.facilitators?.() ?? []).map(({ downSinceMs, ...f }) => ({
           ...f,
-          downSince: downSinceMs === null ? null : iso(downSinceMs),
+          downSince: isoOrNull(downSinceMs),
         })),
         poller: pollerOf(deps.catalog, deps.pollerHealth?.(), {
           latest,
-          readings: reads.signalStore.latestReadings(),
-          rules: reads.dayRules.latest(),
+          readings: reads.signals.latestReadings(),
+          rules: reads.rules.latest(),
         }),
-        discovery: discoveryOf(reads.discovered.all(), deps.catalog),
-        latency: latencyWindows(reads.signals.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
+        discovery: discoveryOf(reads.discovery.all(), deps.catalog),
+        latency: latencyWindows(reads.reader.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
       };
     })();
-  };
 }
 
 function totalsOf({ payments, entitlements }: Reads, latest: Map<string, number>, nowMs: number) {
@@ -138,7 +118,7 @@ function revenueByDayOf({ payments }: Reads, nowMs: number): AdminDataBody['reve
 }
 
 function recentPaymentsOf({ payments }: Reads): AdminDataBody['recentPayments'] {
-  return (payments.recent(LIMITS.payments) as PaymentRow[]).map((r) => ({
+  return payments.recent(LIMITS.payments).map((r) => ({
     id: r.id,
     createdAt: iso(r.created_at),
     wallet: r.payer,
@@ -154,7 +134,7 @@ function recentPaymentsOf({ payments }: Reads): AdminDataBody['recentPayments'] 
 }
 
 function refundsOf({ payments }: Reads): AdminDataBody['refunds'] {
-  return (payments.queuedRefunds(LIMITS.refunds) as RefundRow[]).map((r) => ({
+  return payments.queuedRefunds(LIMITS.refunds).map((r) => ({
     id: r.id,
     paymentId: r.payment_id,
     createdAt: iso(r.created_at),

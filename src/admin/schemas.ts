@@ -109,15 +109,10 @@ function buildAdminData() {
         appliedPayments: int(),
         refundsQueued: int(),
         refundsQueuedMicro: int(),
-        inDoubtPayments: z
-          .number()
-          .int()
-          .describe('Payments whose settlement outcome is not yet known; the reconciler asks the token contract'),
-        oldestInDoubtSeconds: z
-          .number()
-          .int()
-          .nullable()
-          .describe('Age of the oldest in-doubt payment, null when there is none'),
+        inDoubtPayments: int().describe(
+          'Payments whose settlement outcome is not yet known; the reconciler asks the token contract',
+        ),
+        oldestInDoubtSeconds: int().nullable().describe('Age of the oldest in-doubt payment, null when there is none'),
         signals: int(),
         entitlements: int(),
       }),
@@ -173,12 +168,9 @@ function buildAdminData() {
         .object({
           at: Iso.nullable().describe('when the last discovery run was recorded; null before the first'),
           selection: z.string().describe('CITIES: spec, all, or the slug list'),
-          events: z
-            .number()
-            .int()
-            .describe(
-              'daily-high and daily-low events Gamma listed (tag_slug=highest-temperature and tag_slug=lowest-temperature)',
-            ),
+          events: int().describe(
+            'daily-high and daily-low events Gamma listed (tag_slug=highest-temperature and tag_slug=lowest-temperature)',
+          ),
           served: z.array(z.string()).describe('the streams served now: exactly what /v1/cities lists'),
           notServed: z
             .array(
