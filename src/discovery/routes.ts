@@ -32,34 +32,29 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
       paymentInfo: (doc) => paymentInfo(d, doc),
     }),
   );
-  const index = once(() => discoveryIndex(d));
   const manifest = once(() => x402Manifest(d));
-  const card = once(() => agentCard(d));
-  const texts = {
-    llms: once(() => llmsTxt(d)),
-    full: once(() => llmsFullTxt(d)),
-    weather: once(() => llmsWeatherSignals(d)),
-    robots: once(() => robotsTxt(d)),
-    sitemap: once(() => sitemapXml(d)),
-  };
+  const json: [string, () => object][] = [
+    ['/discovery', once(() => discoveryIndex(d))],
+    ['/.well-known/x402', manifest],
+    ['/.well-known/x402.json', manifest],
+    ['/.well-known/agent-card.json', once(() => agentCard(d))],
+  ];
+  const texts: [string, (d: DiscoveryDeps) => string, string][] = [
+    ['/llms.txt', llmsTxt, TEXT],
+    ['/llms-full.txt', llmsFullTxt, TEXT],
+    ['/llms/weather-signals', llmsWeatherSignals, MARKDOWN],
+    ['/robots.txt', robotsTxt, TEXT],
+    ['/sitemap.xml', sitemapXml, 'application/xml; charset=utf-8'],
+  ];
   const text = (body: string, type: string) => new Response(body, { headers: { 'content-type': type, ...CACHE } });
 
   // The OpenAPI document goes out as built: a root `disclaimer` would make it invalid OpenAPI.
-  app.get(
-    '/openapi.json',
-    () =>
-      new Response(JSON.stringify(openapi()), {
-        headers: { 'content-type': 'application/json; charset=utf-8', ...CACHE },
-      }),
-  );
-  app.get('/llms.txt', () => text(texts.llms(), TEXT));
-  app.get('/llms-full.txt', () => text(texts.full(), TEXT));
-  app.get('/llms/weather-signals', () => text(texts.weather(), MARKDOWN));
-  app.get('/discovery', (c) => replyJson(c, index(), { headers: CACHE }));
-  app.get('/.well-known/x402', (c) => replyJson(c, manifest(), { headers: CACHE }));
-  app.get('/.well-known/x402.json', (c) => replyJson(c, manifest(), { headers: CACHE }));
-  app.get('/.well-known/agent-card.json', (c) => replyJson(c, card(), { headers: CACHE }));
-  app.get('/robots.txt', () => text(texts.robots(), TEXT));
+  app.get('/openapi.json', () => text(JSON.stringify(openapi()), 'application/json; charset=utf-8'));
+  for (const [path, build, type] of texts) {
+    const body = once(() => build(d));
+    app.get(path, () => text(body(), type));
+  }
+  for (const [path, body] of json) app.get(path, (c) => replyJson(c, body(), { headers: CACHE }));
   app.get(
     '/favicon.ico',
     () =>
@@ -67,7 +62,6 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
         headers: { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400' },
       }),
   );
-  app.get('/sitemap.xml', () => text(texts.sitemap(), 'application/xml; charset=utf-8'));
   return app;
 }
 
