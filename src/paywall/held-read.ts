@@ -43,24 +43,13 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: Look
   const ceilings = new Map<string, number>();
   let wake = -1;
   let written = -1;
+  const memo = <T>(cache: Map<string, T>, key: string, ask: () => T): T => {
+    if (!cache.has(key)) cache.set(key, ask());
+    return cache.get(key) as T;
+  };
   const lookups: WakeLookups = {
-    receipt(token) {
-      let r = receipts.get(token);
-      if (r === undefined) {
-        r = direct.receipt(token);
-        receipts.set(token, r);
-      }
-      return r;
-    },
-    paidThrough(wallet, city) {
-      const key = `${wallet}\n${city}`;
-      let n = ceilings.get(key);
-      if (n === undefined) {
-        n = direct.paidThrough(wallet, city);
-        ceilings.set(key, n);
-      }
-      return n;
-    },
+    receipt: (token) => memo(receipts, token, () => direct.receipt(token)),
+    paidThrough: (wallet, city) => memo(ceilings, `${wallet}\n${city}`, () => direct.paidThrough(wallet, city)),
   };
   return {
     current() {

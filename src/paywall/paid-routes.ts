@@ -15,10 +15,10 @@ import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from '../p
 import type { BundleOffer } from '../payments/challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
-import { createReadChallenges, type ReadChallenges, type Standing } from './read-challenge.ts';
-import { asPaymentRefusal, purchaseOf } from './refusal.ts';
+import { createReadChallenges } from './read-challenge.ts';
+import { asPaymentRefusal, purchaseOf, type Standing } from './refusal.ts';
 import {
-  PAYMENT_ID_CONFLICT_DOC,
+  PAID_ROUTE_DOCS,
   PAYMENT_REQUIRED_DOC,
   paymentResponseHeaders,
   REFUSAL_DOC,
@@ -30,7 +30,6 @@ import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
 import {
   MinSpendError,
   PaymentRequired,
-  RefundQueued,
   SettlementFailed,
   SettlementPending,
   SignalsPage,
@@ -42,6 +41,7 @@ import {
  * token names the wallet that paid. Holding is held-read.ts's, every 402 read-challenge.ts's.
  */
 const DEFAULT_CHALLENGE_COUNT = 20;
+const PAGE_SIZE = 100;
 
 /** A read: the bundle its 402 offers, the cursor, `wait`, and who reads (checked again at a wake). */
 type Read = BundleOffer & { since: number; wait: number | null; credential: { bearer: string } | { signedIn: string } };
@@ -68,7 +68,6 @@ export function paidSignalsRoutes(deps: {
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const challenges = createReadChallenges(deps);
-  const page = createSignalsPage({ reader: deps.reader, challenges });
   const held = createHeldReads(deps);
   const noStore = () => ({ 'cache-control': 'no-store' });
   // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts).
@@ -154,6 +153,39 @@ export function paidSignalsRoutes(deps: {
     return screened(receipt.wallet);
   }
 
+  /**
+   * The paid read's page (spec 4.4): rows `since < seq <= min(paid_through, latest)`, at most
+   * PAGE_SIZE, or the exhaustion 402. `paid`: the standing this request's own payment produced, always
+   * a 200. Hot path: stored JSON joined, never re-serialised.
+   */
+  function page(
+    c: Ctx,
+    r: BundleOffer & { since: number },
+    at: Standing & { headers: Record<string, string>; paid?: boolean },
+  ): Response {
+    const { paidThrough, latest, headers } = at;
+    // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
+    // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
+    if (r.since >= paidThrough && !at.paid)
+      return challenges.reply(c, r, {
+        note: { error: ERRORS.exhausted.message, exhaustion: { paidThrough, latest } },
+        headers,
+      });
+    // Seqs are gapless (invariant 1), so the page is (since, end]; its bytes are cached (immutable).
+    const readable = Math.min(paidThrough, latest);
+    const end = Math.max(r.since, Math.min(readable, r.since + PAGE_SIZE));
+    const body = deps.reader.pageBytes(r.city, {
+      since: r.since,
+      end,
+      tail: (lastSeq) =>
+        closeWithDisclaimer(
+          c,
+          `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`,
+        ),
+    });
+    return replyJsonBytes(body, { headers });
+  }
+
   const screened = (wallet: string): string => {
     if (deps.sanctions.has(wallet)) throw sanctioned();
     return wallet;
@@ -215,10 +247,7 @@ export const paidSignalsDocs: RouteDoc[] = [
           'PAYMENT-REQUIRED': `${PAYMENT_REQUIRED_DOC} Here it also has extensions {"sign-in-with-x": {info, supportedChains, schema}}: a fresh sign-in to sign (SIWE) and send as SIGN-IN-WITH-X.`,
         },
       },
-      403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
-      404: { description: ERRORS.unknown_city.message, schema: ErrorBody },
-      409: PAYMENT_ID_CONFLICT_DOC,
-      502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
+      ...PAID_ROUTE_DOCS,
       503: {
         description:
           'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, `server shutting down; send the same request again shortly` (Retry-After), or too many `wait` reads held (Retry-After)',
@@ -227,41 +256,3 @@ export const paidSignalsDocs: RouteDoc[] = [
     },
   },
 ];
-
-/**
- * The paid read's page (spec 4.4): rows `since < seq <= min(paid_through, latest)`, at most
- * PAGE_SIZE, or the exhaustion 402. Hot path: stored JSON joined, never re-serialised.
- */
-const PAGE_SIZE = 100;
-
-/** The read a page answers: the bundle its 402 would offer and the cursor. */
-type PageRead = BundleOffer & { since: number };
-
-/** `paid`: the standing this request's own payment produced; such an answer is always 200. */
-type PageAt = Standing & { headers: Record<string, string>; paid?: boolean };
-
-function createSignalsPage(deps: { reader: SignalReader; challenges: ReadChallenges }) {
-  return function page(c: Ctx, r: PageRead, at: PageAt): Response {
-    const { paidThrough, latest, headers } = at;
-    // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
-    // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
-    if (r.since >= paidThrough && !at.paid)
-      return deps.challenges.reply(c, r, {
-        note: { error: ERRORS.exhausted.message, exhaustion: { paidThrough, latest } },
-        headers,
-      });
-    // Seqs are gapless (invariant 1), so the page is (since, end]; its bytes are cached (immutable).
-    const readable = Math.min(paidThrough, latest);
-    const end = Math.max(r.since, Math.min(readable, r.since + PAGE_SIZE));
-    const body = deps.reader.pageBytes(r.city, {
-      since: r.since,
-      end,
-      tail: (lastSeq) =>
-        closeWithDisclaimer(
-          c,
-          `,"next_cursor":${lastSeq},"paid_through":${paidThrough},"latest":${latest},"more":${readable > end}}`,
-        ),
-    });
-    return replyJsonBytes(body, { headers });
-  };
-}

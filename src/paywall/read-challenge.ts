@@ -5,7 +5,7 @@ import type { ApiError } from '../lib/errors.ts';
 import { replyJson, type Ctx } from '../lib/http.ts';
 import type { BundleOffer, ChallengeNote } from '../payments/challenge.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
-import type { FreshChallenge } from './refusal.ts';
+import type { FreshChallenge, Standing } from './refusal.ts';
 import type { PaymentRequiredBody } from '../payments/schemas.ts';
 import { siwxExtension } from '../payments/siwx.ts';
 import { challengeHeaders } from '../payments/challenge.ts';
@@ -16,11 +16,6 @@ import { challengeHeaders } from '../payments/challenge.ts';
  */
 export const RECEIPT_HINT =
   "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
-
-/** Where a wallet stands on a city: its ceiling (`paid_through`) and the latest seq. */
-export type Standing = { paidThrough: number; latest: number };
-
-export type ReadChallenges = ReturnType<typeof createReadChallenges>;
 
 export function createReadChallenges(deps: {
   plane: Pick<PaymentPlane, 'challenge'>;

@@ -47,6 +47,7 @@ import { createPaymentReads } from '../payments/store.ts';
  * revocation but dated after it mint a token for ten minutes.
  */
 const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
+const NO_STORE = { headers: { 'cache-control': 'no-store' } };
 
 /**
  * A wallet's latest revocation (unix s, the later of signed and server time): a ReceiptRequest
@@ -189,15 +190,7 @@ export function receiptRoutes(deps: {
     if (!receiptToken) throw signatureAlreadyUsed();
     deps.logger.info('receipt token issued on a signed request', { wallet, cities: owned.length });
     const expiresAt = deps.receiptTtlMs > 0 ? new Date(nowMs + deps.receiptTtlMs).toISOString() : null;
-    return replyJson(
-      c as Ctx,
-      { ok: true, wallet, receiptToken, expiresAt, cities: owned },
-      {
-        headers: {
-          'cache-control': 'no-store',
-        },
-      },
-    );
+    return replyJson(c as Ctx, { ok: true, wallet, receiptToken, expiresAt, cities: owned }, NO_STORE);
   });
 
   app.post('/v1/receipts/revoke', async (c) => {
@@ -208,10 +201,15 @@ export function receiptRoutes(deps: {
     const revoked = revoke(wallet, body.timestamp, clock.now());
     if (revoked === null) throw signatureAlreadyUsed();
     deps.logger.info('receipt tokens revoked on a signed request', { wallet, revoked });
-    return replyJson(c as Ctx, { ok: true, wallet, revoked }, { headers: { 'cache-control': 'no-store' } });
+    return replyJson(c as Ctx, { ok: true, wallet, revoked }, NO_STORE);
   });
   return app;
 }
+
+const BAD_BODY_DOC = {
+  description: 'Missing or malformed wallet, timestamp or signature, or a body that is not a JSON object',
+  schema: ErrorBody,
+};
 
 export const receiptDocs: RouteDoc[] = [
   {
@@ -229,10 +227,7 @@ export const receiptDocs: RouteDoc[] = [
     body: ReceiptRequestBody,
     responses: {
       200: { description: "A new receipt token, its expiry and the wallet's ceilings", schema: ReceiptResult },
-      400: {
-        description: 'Missing or malformed wallet, timestamp or signature, or a body that is not a JSON object',
-        schema: ErrorBody,
-      },
+      400: BAD_BODY_DOC,
       401: {
         description:
           '`stale timestamp`, `signature verification failed` (also a signature for another origin; `reason` names this one when the body says which origin was signed), or `signature already used`',
@@ -255,10 +250,7 @@ export const receiptDocs: RouteDoc[] = [
     body: ReceiptRevocationBody,
     responses: {
       200: { description: 'How many tokens were revoked', schema: RevocationResult },
-      400: {
-        description: 'Missing or malformed wallet, timestamp or signature, or a body that is not a JSON object',
-        schema: ErrorBody,
-      },
+      400: BAD_BODY_DOC,
       401: {
         description:
           '`stale timestamp`, `signature verification failed` (also another origin), or `signature already used`',

@@ -21,7 +21,7 @@ import { decodePaymentHeader, PAYMENT_REQUIRED, PAYMENT_RESPONSE, type PaymentHe
 export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNATURE header (two were sent)';
 
 /** Where a wallet stands after the purchase it was refused: its ceiling and the latest seq. */
-type Standing = { paidThrough: number; latest: number };
+export type Standing = { paidThrough: number; latest: number };
 
 /** The one place a purchase's outcome becomes HTTP: the Purchase, or the catalog's error thrown. */
 export function purchaseOf(o: PurchaseOutcome, r: { version: 1 | 2; exhausted?: (s: Standing) => ApiError }): Purchase {
@@ -46,8 +46,13 @@ export function purchaseOf(o: PurchaseOutcome, r: { version: 1 | 2; exhausted?: 
       throw paymentVerificationFailed(why.reason);
     case 'binding_mismatch':
       throw bindingMismatch();
+    // v1 keeps the spec's body (its nonce cannot bind two bundles); v2 binds at first sight, so says why.
     case 'bound_elsewhere':
-      throw boundElsewhere(r.version);
+      throw bindingMismatch(
+        r.version === 2
+          ? 'this authorization already paid for another bundle (city, count); sign a new one for this request'
+          : undefined,
+      );
     case 'sanctioned':
       throw sanctioned();
     case 'screening_unavailable':
@@ -61,14 +66,6 @@ export function purchaseOf(o: PurchaseOutcome, r: { version: 1 | 2; exhausted?: 
       throw r.exhausted({ paidThrough: why.paidThrough, latest: why.latest });
   }
 }
-
-/** v1 keeps the spec's body (its nonce cannot bind two bundles); v2 binds at first sight, so says why. */
-const boundElsewhere = (version: 1 | 2): ApiError =>
-  bindingMismatch(
-    version === 2
-      ? 'this authorization already paid for another bundle (city, count); sign a new one for this request'
-      : undefined,
-  );
 
 /**
  * A refusing 402 the way an x402 client reads it: a fresh `PAYMENT-REQUIRED` (what to sign next),
@@ -84,18 +81,13 @@ export function asPaymentRefusal(err: unknown, r: { header: PaymentHeader; fresh
   const headers = { ...offer?.headers };
   // An already-applied answer says its settlement (success: true) itself.
   if (r.header.version === 2 && !(PAYMENT_RESPONSE in err.headers))
-    headers[PAYMENT_RESPONSE] = refusedResponse(err, claimedPayer(r.header));
+    headers[PAYMENT_RESPONSE] = refusedResponse(err, decodePaymentHeader(r.header));
   const extra = offer ? { x402Version: offer.body.x402Version, accepts: offer.body.accepts } : {};
   return withMore(err, { extra, headers });
 }
 
-/** The payer the authorization names (the signature may not have been checked yet), or null. */
-function claimedPayer(h: PaymentHeader): string | null {
-  const d = decodePaymentHeader(h);
-  return d.ok ? d.value.authorization.from : null;
-}
-
-function refusedResponse(err: ApiError, payer: string | null): string {
+/** `payer`: the one the authorization names (its signature may not have been checked yet). */
+function refusedResponse(err: ApiError, decoded: ReturnType<typeof decodePaymentHeader>): string {
   const reason = typeof err.extra.reason === 'string' ? `: ${err.extra.reason}` : '';
   const response = {
     success: false,
@@ -103,7 +95,7 @@ function refusedResponse(err: ApiError, payer: string | null): string {
     errorMessage: `${err.message}${reason}`,
     transaction: '',
     network: NETWORK,
-    ...(payer ? { payer } : {}),
+    ...(decoded.ok ? { payer: decoded.value.authorization.from } : {}),
   };
   return Buffer.from(JSON.stringify(response), 'utf8').toString('base64');
 }

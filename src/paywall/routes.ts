@@ -95,12 +95,17 @@ export const REFUSAL_DOC =
 export const REFUSAL_RESPONSE_DOC =
   'on a refused PAYMENT-SIGNATURE: base64 JSON {success: false, errorReason (the error code), errorMessage, transaction: "", network, payer}';
 
-/** The 409 of both paid routes (payment-identifier.ts). */
-export const PAYMENT_ID_CONFLICT_DOC = {
-  description:
-    `\`${ERRORS.payment_identifier_conflict.message}\`: an x402 v2 payment-identifier id (extensions["payment-identifier"].info.id, ${PAYMENT_ID_RULE}) ` +
-    'already belongs to another payment; nothing was verified, settled or charged. The same id with the same payment answers the stored result (the same status, body and PAYMENT-RESPONSE; the receipt token included)',
-  schema: ErrorBody,
+/** The answers both paid routes give alike; the 409 is payment-identifier.ts's. */
+export const PAID_ROUTE_DOCS = {
+  403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
+  404: { description: ERRORS.unknown_city.message, schema: ErrorBody },
+  409: {
+    description:
+      `\`${ERRORS.payment_identifier_conflict.message}\`: an x402 v2 payment-identifier id (extensions["payment-identifier"].info.id, ${PAYMENT_ID_RULE}) ` +
+      'already belongs to another payment; nothing was verified, settled or charged. The same id with the same payment answers the stored result (the same status, body and PAYMENT-RESPONSE; the receipt token included)',
+    schema: ErrorBody,
+  },
+  502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
 };
 
 export const subscribeDocs: RouteDoc[] = [
@@ -137,10 +142,7 @@ export const subscribeDocs: RouteDoc[] = [
         schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
         headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC, 'PAYMENT-RESPONSE': REFUSAL_RESPONSE_DOC },
       },
-      403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
-      404: { description: ERRORS.unknown_city.message, schema: ErrorBody },
-      409: PAYMENT_ID_CONFLICT_DOC,
-      502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
+      ...PAID_ROUTE_DOCS,
       429: RATE_LIMITED_DOC,
       503: {
         description:
