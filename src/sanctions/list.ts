@@ -18,31 +18,19 @@ export type SanctionsList = ReturnType<typeof loadSanctionsList>;
 
 const ADDRESS = /0x[0-9a-fA-F]{40}/g;
 
-export function parseSanctionsText(text: string): string[] {
-  if (/^\s*</.test(text)) return parseSdnXml(text);
-  const out: string[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const clean = line.replace(/#.*/, '').trim();
-    if (!clean) continue;
-    for (const m of clean.matchAll(ADDRESS)) out.push(m[0].toLowerCase());
-  }
-  return out;
-}
-
 /**
- * SDN.XML lists addresses as `<id><idType>Digital Currency Address - ETH</idType><idNumber>0x..`;
- * the advanced format as a `<Feature>` whose type reads the same. Both are blocks that name the ETH
- * address type and hold the address, so we scan each such block. Other chains' addresses (XBT, TRX)
- * are skipped: they cannot pay on Base.
+ * Plain text: addresses one per line, `#` comments. SDN.XML lists addresses as
+ * `<id><idType>Digital Currency Address - ETH</idType><idNumber>0x..`; the advanced format as a
+ * `<Feature>` whose type reads the same, so we scan each such block. Other chains' addresses (XBT,
+ * TRX) are skipped: they cannot pay on Base.
  */
-function parseSdnXml(xml: string): string[] {
-  const out: string[] = [];
-  const blocks = xml.match(/<(id|Feature|feature)\b[\s\S]*?<\/\1>/g) ?? [];
-  for (const block of blocks) {
-    if (!/Digital Currency Address - ETH\b/.test(block)) continue;
-    for (const m of block.matchAll(ADDRESS)) out.push(m[0].toLowerCase());
-  }
-  return out;
+export function parseSanctionsText(text: string): string[] {
+  const blocks = /^\s*</.test(text)
+    ? (text.match(/<(id|Feature|feature)\b[\s\S]*?<\/\1>/g) ?? []).filter((b) =>
+        /Digital Currency Address - ETH\b/.test(b),
+      )
+    : text.split(/\r?\n/).map((line) => line.replace(/#.*/, ''));
+  return blocks.flatMap((b) => Array.from(b.matchAll(ADDRESS), (m) => m[0].toLowerCase()));
 }
 
 type ReloadResult = { ok: true; count: number } | { ok: false; error: string };
