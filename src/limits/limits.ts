@@ -1,7 +1,7 @@
 import { rateLimited } from '../lib/api-errors.ts';
 import type { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import { createRateLimiter } from '../lib/rate-limit.ts';
+import { createRateLimiter, type RateLimiter } from '../lib/rate-limit.ts';
 import { clientKey, parseTrustedProxies } from './client-address.ts';
 
 /**
@@ -112,19 +112,17 @@ export function abuseLimitsFromConfig(
       client: { peer: string | undefined; forwardedFor: () => string | null },
     ): void {
       const now = deps.now();
-      const w = wallet.toLowerCase();
       const address = addressOf(client.peer, client.forwardedFor);
-      const chat = testByChat.peek(chatId, now);
-      if (!chat.ok) throw refuse('test_message_chat', '/v1/delivery/messenger', chat.retryAfterMs);
-      const mine = testByWallet.peek(w, now);
-      if (!mine.ok) throw refuse('test_message_wallet', '/v1/delivery/messenger', mine.retryAfterMs);
-      if (address !== null) {
-        const from = testByAddress.peek(address, now);
-        if (!from.ok) throw refuse('test_message_address', '/v1/delivery/messenger', from.retryAfterMs);
-        testByAddress.take(address, now);
+      const lanes: [RateLimiter, string, LimitKind][] = [
+        [testByChat, chatId, 'test_message_chat'],
+        [testByWallet, wallet.toLowerCase(), 'test_message_wallet'],
+      ];
+      if (address !== null) lanes.push([testByAddress, address, 'test_message_address']);
+      for (const [limiter, key, kind] of lanes) {
+        const r = limiter.peek(key, now);
+        if (!r.ok) throw refuse(kind, '/v1/delivery/messenger', r.retryAfterMs);
       }
-      testByChat.take(chatId, now);
-      testByWallet.take(w, now);
+      for (const [limiter, key] of lanes) limiter.take(key, now);
     },
     /** For tests and /metrics: live buckets per limiter. */
     sizes: (): Record<string, number> => ({
