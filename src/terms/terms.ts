@@ -21,12 +21,12 @@ const TERMS_SUMMARY: readonly string[] = [
   'These terms are a draft and may change; the version and effective date identify the text you accepted.',
 ];
 
-export function termsText(termsUrl: string, operator = 'the operator of this isocast instance'): string {
+export function termsText(termsUrl: string): string {
   return `isocast terms of use
 Version ${TERMS_VERSION} (draft), effective ${TERMS_EFFECTIVE_DATE}
 Address: ${termsUrl}
 
-This service is run by ${operator}. By calling its API, paying for signals or registering a chat
+This service is run by the operator of this isocast instance. By calling its API, paying for signals or registering a chat
 you agree to these terms.
 
 1. What you get
