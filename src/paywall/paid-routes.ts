@@ -1,16 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Db } from '../db/open.ts';
-import type { Clock } from '../lib/clock.ts';
 import { closeWithDisclaimer, replyJsonBytes, type AppEnv, type Ctx } from '../lib/http.ts';
 import { ERRORS, receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
-import type { EntitlementStore } from '../entitlements/store.ts';
-import type { ReceiptStore } from '../entitlements/receipts.ts';
 import type { SignalReader } from '../signals/read-store.ts';
-import type { SignalNotifier } from '../signals/notifier.ts';
 import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from '../payments/bundle.ts';
 import type { BundleOffer } from '../payments/challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
@@ -46,26 +41,20 @@ const PAGE_SIZE = 100;
 /** A read: the bundle its 402 offers, the cursor, `wait`, and who reads (checked again at a wake). */
 type Read = BundleOffer & { since: number; wait: number | null; credential: { bearer: string } | { signedIn: string } };
 
-export function paidSignalsRoutes(deps: {
-  db: Db;
-  plane: PaymentPlane;
-  reader: SignalReader;
-  entitlements: EntitlementStore;
-  receipts: ReceiptStore;
-  sanctions: SanctionsList;
-  isCity(slug: string): boolean;
-  /** Wakes held `wait` reads when a signal commits (signals/notifier.ts). */
-  notifier: SignalNotifier;
-  /** Reads held at once at most (MAX_SIGNAL_WAITERS); past it a `wait` read answers 503. */
-  maxWaiters: number;
-  clock: Clock;
-  /** Receipt token lifetime (RECEIPT_TTL_DAYS); 0: tokens never expire. */
-  receiptTtlMs: number;
-  /** BASE_URL: the domain and uri the declared sign-in names. */
-  baseUrl: string;
-  /** A `SIGN-IN-WITH-X` header to its wallet (siwx-signin.ts). */
-  signIn: SiwxSignIn;
-}): Hono<AppEnv> {
+/** Beside what holding and the 402s need: the page's reader, screening and the credentials' checks. */
+type PaidSignalsDeps = Parameters<typeof createHeldReads>[0] &
+  Parameters<typeof createReadChallenges>[0] & {
+    plane: PaymentPlane;
+    reader: SignalReader;
+    sanctions: SanctionsList;
+    isCity(slug: string): boolean;
+    /** Receipt token lifetime (RECEIPT_TTL_DAYS); 0: tokens never expire. */
+    receiptTtlMs: number;
+    /** A `SIGN-IN-WITH-X` header to its wallet (siwx-signin.ts). */
+    signIn: SiwxSignIn;
+  };
+
+export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const challenges = createReadChallenges(deps);
   const held = createHeldReads(deps);

@@ -38,31 +38,33 @@ export function createReadChallenges(deps: {
     exhaustion: { paidThrough: standing.paidThrough, latest: standing.latest },
   });
 
+  /** The current offer for `offer` with this route's headers: also what a refused payment is answered with. */
+  const fresh = (offer: BundleOffer, note?: ChallengeNote): FreshChallenge => {
+    const body = deps.plane.challenge(offer, note);
+    return { body, headers: headersOf(body, offer) };
+  };
+
   return {
+    fresh,
+
     /** The challenge for `offer` with `note`'s words and extra `headers`. */
     reply(c: Ctx, offer: BundleOffer, init: { note?: ChallengeNote; headers?: Record<string, string> } = {}): Response {
-      const body = deps.plane.challenge(offer, init.note);
-      return replyJson(c, body, { status: 402, headers: { ...init.headers, ...headersOf(body, offer) } });
-    },
-
-    /** The current offer for `offer` with this route's headers: what a refused payment is answered with. */
-    fresh(offer: BundleOffer): FreshChallenge {
-      const body = deps.plane.challenge(offer);
-      return { body, headers: headersOf(body, offer) };
+      const { body, headers } = fresh(offer, init.note);
+      return replyJson(c, body, { status: 402, headers: { ...init.headers, ...headers } });
     },
 
     /** The exhaustion 402 as an error to throw: a cursor the ceiling leaves nothing after. */
     exhausted(offer: BundleOffer, standing: Standing): ApiError {
-      const body = deps.plane.challenge(offer, exhaustedNote('exhausted', standing));
-      return paymentRequired('exhausted', body, headersOf(body, offer));
+      const { body, headers } = fresh(offer, exhaustedNote('exhausted', standing));
+      return paymentRequired('exhausted', body, headers);
     },
 
     /** A known inline payment (spec 4.4 rule 4): `idempotent: true`, nothing charged again, read by bearer token. */
     alreadyApplied(offer: BundleOffer & { since: number }, standing: Standing): ApiError {
       // A known inline X-Payment below the ceiling: the payment stands, but only a bearer token reads.
       const code = offer.since >= standing.paidThrough ? 'exhausted' : 'already_applied';
-      const body = deps.plane.challenge(offer, exhaustedNote(code, standing));
-      return paymentRequired(code, { ...body, idempotent: true, receipt: RECEIPT_HINT }, headersOf(body, offer));
+      const { body, headers } = fresh(offer, exhaustedNote(code, standing));
+      return paymentRequired(code, { ...body, idempotent: true, receipt: RECEIPT_HINT }, headers);
     },
   };
 }
