@@ -2,10 +2,10 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { ERRORS, PAYMENT_ERRORS } from '../lib/api-errors.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
 import {
-  highCities,
-  isOperator,
-  lowStreams,
+  access,
   isPaid,
+  numbered,
+  streams,
   paymentSteps,
   pricing,
   readingSteps,
@@ -16,7 +16,6 @@ import {
 } from './offer.ts';
 
 /** The llms.txt family (llmstxt.org), built from the same facts as the JSON documents (offer.ts). */
-const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
 
 function priceTable(d: DiscoveryDeps): string {
   const p = pricing(d);
@@ -68,7 +67,7 @@ export function llmsTxt(d: DiscoveryDeps): string {
 
 > ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.
 
-${highCities(d).length} cities are covered (their daily-high markets, slug = the city; GET /v1/cities lists them). Each city also has a daily-low stream (${lowStreams(d).length} in all, slug = <city>-low, e.g. nyc-low), listed only with GET /v1/cities?kind=low; each stream has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). On the x402 v1 X-Payment flow the authorization nonce must bind payer, city and count with a salt the 402 challenge serves (the steps below, or the \`isocast buy\` command, do it); ${(d.v2Nonce ?? 'any') === 'any' ? 'on x402 v2 (PAYMENT-SIGNATURE) any stock x402 client pays with its own random nonce (below).' : 'this server keeps that binding on x402 v2 too (V2_NONCE=bound).'} This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
+${streams(d, 'high').length} cities are covered (their daily-high markets, slug = the city; GET /v1/cities lists them). Each city also has a daily-low stream (${streams(d, 'low').length} in all, slug = <city>-low, e.g. nyc-low), listed only with GET /v1/cities?kind=low; each stream has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). On the x402 v1 X-Payment flow the authorization nonce must bind payer, city and count with a salt the 402 challenge serves (the steps below, or the \`isocast buy\` command, do it); ${(d.v2Nonce ?? 'any') === 'any' ? 'on x402 v2 (PAYMENT-SIGNATURE) any stock x402 client pays with its own random nonce (below).' : 'this server keeps that binding on x402 v2 too (V2_NONCE=bound).'} This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
 
 ## Prices
 
@@ -128,11 +127,12 @@ function describeParams(schema: RouteDoc['query']): string[] {
 function endpointReference(d: DiscoveryDeps): string {
   return d.docs
     .map((doc) => {
-      const auth = isOperator(doc)
-        ? 'operator only (admin token)'
-        : isPaid(doc)
-          ? `paid (${(doc.security ?? []).map((alt) => alt.join('+')).join(' or ')})`
-          : 'free';
+      const auth =
+        access(doc) === 'operator'
+          ? 'operator only (admin token)'
+          : isPaid(doc)
+            ? `paid (${(doc.security ?? []).map((alt) => alt.join('+')).join(' or ')})`
+            : 'free';
       const params = [...describeParams(doc.params), ...describeParams(doc.query)];
       const statuses = Object.entries(doc.responses)
         .map(([status, r]) => `  - ${status}: ${r.description}`)
@@ -166,7 +166,7 @@ const SIGNAL_FIELDS = `| Field | Type | Notes |
 Bucket labels look like \`44-45°F\` (2 °F buckets) or \`14°C\` (1 °C buckets); the open ends are \`<n>°<unit> or below\` and \`<n>°<unit> or higher\`.`;
 
 export function llmsWeatherSignals(d: DiscoveryDeps): string {
-  const cities = highCities(d)
+  const cities = streams(d, 'high')
     .map((c) => `| ${c.slug} | ${c.displayName} | °${c.unit} | ${c.timezone} |`)
     .join('\n');
   return `# ${SERVICE_NAME} weather signals

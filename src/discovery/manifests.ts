@@ -2,14 +2,14 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { SECURITY_SCHEMES } from './openapi.ts';
 import { NETWORK } from '../x402/networks.ts';
 import { SALT_ECHO } from '../payments/binding.ts';
-import { originOf, receiptTypedDataDoc } from '../payments/receipt-request.ts';
+import { originOf, type ReceiptSignedKind, receiptTypedDataDoc } from '../payments/receipt-request.ts';
 import {
   acceptsFor,
   DEFAULT_BUNDLE,
-  highCities,
-  isOperator,
-  lowStreams,
+  access,
   isPaid,
+  numbered,
+  streams,
   paidRoutes,
   paymentSteps,
   priceTiers,
@@ -39,12 +39,6 @@ export const DOCUMENT_PATHS = {
 /** The A2A extension URI of the x402 payments extension for agents. */
 const A2A_X402_EXTENSION = 'https://github.com/google-a2a/a2a-x402/v0.1';
 const A2A_PROTOCOL_VERSION = '0.3.0';
-
-function access(doc: RouteDoc): 'free' | 'paid' | 'paid-or-receipt' | 'operator' {
-  if (isOperator(doc)) return 'operator';
-  if (!isPaid(doc)) return 'free';
-  return (doc.security ?? []).some((alt) => alt.includes('receipt')) ? 'paid-or-receipt' : 'paid';
-}
 
 export function discoveryIndex(d: DiscoveryDeps) {
   return {
@@ -86,11 +80,15 @@ export function discoveryIndex(d: DiscoveryDeps) {
       saltEcho: SALT_ECHO,
       receiptRecovery: receiptRecovery(d),
     },
-    cities: { count: highCities(d).length, list: url(d, '/v1/cities'), slugs: highCities(d).map((c) => c.slug) },
+    cities: {
+      count: streams(d, 'high').length,
+      list: url(d, '/v1/cities'),
+      slugs: streams(d, 'high').map((c) => c.slug),
+    },
     lowStreams: {
-      count: lowStreams(d).length,
+      count: streams(d, 'low').length,
       list: url(d, '/v1/cities?kind=low'),
-      slugs: lowStreams(d).map((c) => c.slug),
+      slugs: streams(d, 'low').map((c) => c.slug),
     },
     terms: d.termsUrl,
     license: 'Signals are licensed for your own use; resale and redistribution are not permitted.',
@@ -112,7 +110,6 @@ function routeLine(d: DiscoveryDeps, doc: RouteDoc): string {
 
 /** The manifest's `instructions`: the Markdown x402scan and agentcash show an agent. */
 function manifestInstructions(d: DiscoveryDeps, paid: RouteDoc[]): string {
-  const number = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
   return [
     `# ${SERVICE_NAME}: how to pay and read`,
     SERVICE_SUMMARY,
@@ -120,9 +117,9 @@ function manifestInstructions(d: DiscoveryDeps, paid: RouteDoc[]): string {
     '## Paid resources',
     paid.map((doc) => routeLine(d, doc)).join('\n'),
     '## Pay',
-    number(paymentSteps(d)),
+    numbered(paymentSteps(d)),
     '## Read again (no new payment)',
-    number(readingSteps(d)),
+    numbered(readingSteps(d)),
     'An agent with an MCP host can do all of this as tools: the MCP server isocast-mcp of the npm package @isocast/client (or `isocast mcp`), with a daily spending cap.',
     `Full guide: ${url(d, DOCUMENT_PATHS.llms)}. OpenAPI: ${url(d, DOCUMENT_PATHS.openapi)}.`,
   ].join('\n\n');
@@ -176,17 +173,15 @@ export function x402Manifest(d: DiscoveryDeps) {
 
 /** POST /v1/receipts: a new receipt token for a wallet signature (replays never return one). */
 function receiptRecovery(d: DiscoveryDeps) {
-  return {
+  const signed = (path: string, kind?: ReceiptSignedKind) => ({
     method: 'POST',
-    url: url(d, '/v1/receipts'),
+    url: url(d, path),
     body: '{wallet, origin, timestamp, signature}',
-    typedData: receiptTypedDataDoc(originOf(d.baseUrl)),
-    revoke: {
-      method: 'POST',
-      url: url(d, '/v1/receipts/revoke'),
-      body: '{wallet, origin, timestamp, signature}',
-      typedData: receiptTypedDataDoc(originOf(d.baseUrl), 'ReceiptRevocation'),
-    },
+    typedData: receiptTypedDataDoc(originOf(d.baseUrl), kind),
+  });
+  return {
+    ...signed('/v1/receipts'),
+    revoke: signed('/v1/receipts/revoke', 'ReceiptRevocation'),
     note: `A receipt token is issued once, with the purchase that moved the money; an idempotent replay answers without one. Tokens expire (RECEIPT_TTL_DAYS); a wallet revokes all of its tokens with one ReceiptRevocation signature. Every signature names this server's origin (${originOf(d.baseUrl)}); each signed (wallet, timestamp) works once, within 600 s of server time.`,
   };
 }
@@ -199,7 +194,7 @@ export function agentCard(d: DiscoveryDeps) {
     name: SERVICE_NAME,
     description:
       `${SERVICE_SUMMARY} One signal per bucket crossing of a city's observed daily high, with live odds for every bucket. ` +
-      `${highCities(d).length} cities (and ${lowStreams(d).length} daily-low streams, GET /v1/cities?kind=low). Free: cities, a sample signal, prices. Paid: bundles bought with x402, read with a receipt token. ` +
+      `${streams(d, 'high').length} cities (and ${streams(d, 'low').length} daily-low streams, GET /v1/cities?kind=low). Free: cities, a sample signal, prices. Paid: bundles bought with x402, read with a receipt token. ` +
       `This agent speaks plain HTTP+JSON; the OpenAPI document is at ${url(d, DOCUMENT_PATHS.openapi)}.`,
     url: d.baseUrl,
     preferredTransport: 'HTTP+JSON',
@@ -245,7 +240,7 @@ export function agentCard(d: DiscoveryDeps) {
         path: '/v1/cities',
         id: 'list-cities',
         name: 'List covered cities',
-        description: `GET ${url(d, '/v1/cities')}: the ${highCities(d).length} daily-high cities (?kind=low: the ${lowStreams(d).length} daily-low streams) with unit, bucket width, timezone and latest seq. Free.`,
+        description: `GET ${url(d, '/v1/cities')}: the ${streams(d, 'high').length} daily-high cities (?kind=low: the ${streams(d, 'low').length} daily-low streams) with unit, bucket width, timezone and latest seq. Free.`,
         tags: ['cities', 'free'],
         examples: ['Which cities are covered?'],
       },

@@ -27,14 +27,12 @@ export type DiscoveryDeps = {
   cities: readonly { slug: string; displayName: string; unit: string; timezone: string; kind?: 'high' | 'low' }[];
 };
 
-/** The spec's cities (daily-high markets): what every document lists as "the cities". */
-export function highCities(d: DiscoveryDeps) {
-  return d.cities.filter((c) => c.kind !== 'low');
-}
-
-/** The daily-low streams: served and sold like cities, listed apart (GET /v1/cities?kind=low). */
-export function lowStreams(d: DiscoveryDeps) {
-  return d.cities.filter((c) => c.kind === 'low');
+/**
+ * The spec's cities (daily-high markets, what every document lists as "the cities"), or the
+ * daily-low streams: served and sold like cities, listed apart (GET /v1/cities?kind=low).
+ */
+export function streams(d: DiscoveryDeps, kind: 'high' | 'low') {
+  return d.cities.filter((c) => (c.kind === 'low') === (kind === 'low'));
 }
 
 export const SERVICE_NAME = 'isocast';
@@ -75,14 +73,18 @@ export function url(d: DiscoveryDeps, path: string): string {
   return d.baseUrl + path;
 }
 
-export function isPaid(doc: RouteDoc): boolean {
-  return (doc.security ?? []).some((alt) => alt.includes('x402'));
+/** Who may call a documented route, from its security alternatives (admin: the instance's operator). */
+export function access(doc: RouteDoc): 'free' | 'paid' | 'paid-or-receipt' | 'operator' {
+  const needs = (scheme: string) => (doc.security ?? []).some((alt) => alt.includes(scheme));
+  if (needs('admin')) return 'operator';
+  if (!needs('x402')) return 'free';
+  return needs('receipt') ? 'paid-or-receipt' : 'paid';
 }
 
-/** Routes for the instance's operator (admin token), not for buyers. */
-export function isOperator(doc: RouteDoc): boolean {
-  return (doc.security ?? []).some((alt) => alt.includes('admin'));
-}
+export const isPaid = (doc: RouteDoc): boolean => access(doc).startsWith('paid');
+
+/** A numbered Markdown list, so agents can follow the steps literally. */
+export const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
 
 export function paidRoutes(d: DiscoveryDeps): RouteDoc[] {
   return d.docs.filter(isPaid);

@@ -57,6 +57,7 @@ function buildDocumentSchemas() {
     })
     .meta({ id: 'Pricing' });
 
+  const Streams = z.object({ count: z.number().int(), list: z.url(), slugs: z.array(z.string()) });
   const DiscoveryIndex = z
     .object({
       service: z.literal('isocast'),
@@ -89,12 +90,8 @@ function buildDocumentSchemas() {
         steps: z.array(z.string()),
         reading: z.array(z.string()),
       }),
-      cities: z
-        .object({ count: z.number().int(), list: z.url(), slugs: z.array(z.string()) })
-        .describe("The spec's cities: daily-high markets"),
-      lowStreams: z
-        .object({ count: z.number().int(), list: z.url(), slugs: z.array(z.string()) })
-        .describe('Daily-low streams (<city>-low): served and sold like cities, listed apart'),
+      cities: Streams.describe("The spec's cities: daily-high markets"),
+      lowStreams: Streams.describe('Daily-low streams (<city>-low): served and sold like cities, listed apart'),
       terms: z.url(),
       license: z.string(),
       disclaimer: Disclaimer,
