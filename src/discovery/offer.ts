@@ -40,9 +40,7 @@ export const SERVICE_SUMMARY =
   'Bucket-crossing signals on daily-high temperature prediction markets, sold per city in prepaid bundles over x402 (USDC on Base).';
 export const DEFAULT_BUNDLE = 20;
 
-export type PriceTier = { name: string; minCount: number; unitPriceUsd: number; totalUsd: number; price: string };
-
-export function priceTiers(): PriceTier[] {
+export function priceTiers() {
   return TIERS.map((t) => ({
     name: t.name,
     minCount: t.minCount,

@@ -10,12 +10,10 @@ import type { SanctionsList } from './list.ts';
  */
 const SANCTIONS_CHECK_MS = 60_000;
 
-type SanctionsWatcher = { reload(reason: string): void; check(): void; start(): void; stop(): void };
-
 export function watchSanctionsList(
   list: SanctionsList,
   deps: { logger: Logger; clock: Clock; metrics?: Metrics; intervalMs?: number },
-): SanctionsWatcher {
+): { reload(reason: string): void; check(): void; start(): void; stop(): void } {
   const { logger } = deps;
   const reloads = deps.metrics?.counter(
     'isocast_sanctions_reloads_total',
