@@ -78,20 +78,17 @@ export function parseTrustedProxies(list: string | undefined): TrustedProxies {
   };
 }
 
+/** The budget key (addressKey) of the client a request comes from. */
 export function clientKey(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
-  return addressKey(clientAddress(peer, forwardedFor, trusted));
-}
-
-export function clientAddress(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
   const direct = normalizeIp(peer);
-  if (trusted.empty || !forwardedFor || !trusted.has(direct)) return direct;
+  if (trusted.empty || !forwardedFor || !trusted.has(direct)) return addressKey(direct);
   const hops = forwardedFor.split(',');
   let last = direct;
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = normalizeIp(hops[i]!);
-    if (isIP(hop) === 0) return last; // garbage: stop at the last hop we could read
-    if (!trusted.has(hop)) return hop;
+    if (isIP(hop) === 0) break; // garbage: stop at the last hop we could read
+    if (!trusted.has(hop)) return addressKey(hop);
     last = hop;
   }
-  return last;
+  return addressKey(last);
 }
