@@ -25,12 +25,6 @@ export function pollerOf(
   const byCity = new Map(health?.cities.map((c) => [c.city, c]));
   const slugs = health ? health.cities.map((c) => c.city) : catalog.active.map((c) => c.slug);
   const name = (slug: string) => catalog.get(slug)?.displayName ?? slug;
-  const lastReading = (slug: string) => {
-    const r = readings.get(slug);
-    return r
-      ? { targetDate: r.targetDate, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updatedAtMs) }
-      : null;
-  };
   return {
     running: health !== undefined,
     lastTick: health?.lastTick
@@ -43,11 +37,14 @@ export function pollerOf(
       : null,
     cities: slugs.map((slug) => {
       const h = byCity.get(slug);
+      const r = readings.get(slug);
       return {
         city: slug,
         displayName: name(slug),
         latestSeq: latest.get(slug) ?? 0,
-        lastReading: lastReading(slug),
+        lastReading: r
+          ? { targetDate: r.targetDate, high: r.high, unit: r.unit, bucket: r.bucket, at: iso(r.updatedAtMs) }
+          : null,
         lastAttemptAt: isoOrNull(h?.lastAttemptAtMs ?? null),
         lastOkAt: isoOrNull(h?.lastOkAtMs ?? null),
         lastError: h?.lastError ?? null,

@@ -49,17 +49,6 @@ import { createPaymentReads } from '../payments/store.ts';
 const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
 const NO_STORE = { headers: { 'cache-control': 'no-store' } };
 
-/**
- * A wallet's latest revocation (unix s, the later of signed and server time): a ReceiptRequest
- * dated at or before it mints nothing. Kept two skew windows, after which such a request is stale.
- */
-function revokedThrough(db: Db) {
-  const q = db
-    .prepare('SELECT max(max(timestamp), max(used_at) / 1000) FROM receipt_revocations WHERE wallet = +?')
-    .pluck();
-  return (wallet: string): number | null => (q.get(wallet) as number | null) ?? null;
-}
-
 const signedFields = (what: string) => ({
   wallet: signedWallet().describe('The paying wallet'),
   timestamp: signedTimestamp(),
@@ -137,13 +126,19 @@ export function receiptRoutes(deps: {
   const { entitlements, receipts } = deps;
   const payments = createPaymentReads(db);
   const used = createReceiptRequestStore(db);
-  const revokedAt = revokedThrough(db);
+  /**
+   * A wallet's latest revocation (unix s, the later of signed and server time): a ReceiptRequest
+   * dated at or before it mints nothing. Kept two skew windows, after which such a request is stale.
+   */
+  const revokedThrough = db
+    .prepare('SELECT max(max(timestamp), max(used_at) / 1000) FROM receipt_revocations WHERE wallet = +?')
+    .pluck();
   // Consuming the signature and storing the new token commit together: a crash between them
   // cannot burn a signature without a token, nor issue a token twice for one signature.
   const issue = db.transaction(
     (i: { wallet: string; timestamp: number; paymentId: number; nowMs: number }): string | null => {
       // Inside the same transaction as the issue: a revocation commits wholly before or after it.
-      const cutoff = revokedAt(i.wallet);
+      const cutoff = revokedThrough.get(i.wallet) as number | null;
       if (cutoff !== null && i.timestamp <= cutoff)
         throw signatureVerificationFailed(
           `signed at or before this wallet's revocation (${new Date(cutoff * 1000).toISOString()}); sign a new ReceiptRequest`,

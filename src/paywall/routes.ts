@@ -53,27 +53,24 @@ export function subscribeRoutes(deps: {
       .catch((err) => {
         throw asPaymentRefusal(err, { header, fresh });
       });
+    const price = bundlePrice(purchase.count);
     const resolution = deps.resolutionOf?.(purchase.city) ?? null;
-    const body = { ...subscribeResult(purchase), ...(resolution ? { resolutionMetadata: resolution } : {}) };
+    const body: SubscribeResultBody = {
+      ok: true,
+      city: purchase.city,
+      count: purchase.count,
+      unitPriceUsd: microToUsd(price.unitMicro),
+      amountUsd: microToUsd(price.totalMicro),
+      latestSeq: purchase.latestSeq,
+      paidThroughSeq: purchase.paidThroughSeq,
+      ...(purchase.receiptToken ? { receiptToken: purchase.receiptToken } : {}),
+      txHash: purchase.txHash,
+      idempotent: purchase.idempotent,
+      ...(resolution ? { resolutionMetadata: resolution } : {}),
+    };
     return replyJson(c, body, { headers: paymentResponseHeaders(purchase) });
   });
   return app;
-}
-
-function subscribeResult(p: Purchase): SubscribeResultBody {
-  const price = bundlePrice(p.count);
-  return {
-    ok: true,
-    city: p.city,
-    count: p.count,
-    unitPriceUsd: microToUsd(price.unitMicro),
-    amountUsd: microToUsd(price.totalMicro),
-    latestSeq: p.latestSeq,
-    paidThroughSeq: p.paidThroughSeq,
-    ...(p.receiptToken ? { receiptToken: p.receiptToken } : {}),
-    txHash: p.txHash,
-    idempotent: p.idempotent,
-  };
 }
 
 /** The settlement, for x402 v1 and v2 clients alike, whichever header paid. */
