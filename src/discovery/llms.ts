@@ -55,14 +55,9 @@ With the binding (X-Payment, or V2_NONCE=bound): IsocastExactScheme in the @isoc
 Whatever client you use: never sign a challenge whose maxAmountRequired differs from the tier price of its count, whose asset is not Base USDC, or whose payTo is not the settlement wallet this document names.`;
 }
 
-/** A Markdown list item linking `path` on this deployment (`linkOn(d)(title, path, note)`). */
-function linkOn(d: DiscoveryDeps): (title: string, path: string, note: string) => string {
-  return (title, path, note) => `- [${title}](${url(d, path)}): ${note}`;
-}
-
 export function llmsTxt(d: DiscoveryDeps): string {
   const p = pricing(d);
-  const link = linkOn(d);
+  const link = (title: string, path: string, note: string) => `- [${title}](${url(d, path)}): ${note}`;
   return `# ${SERVICE_NAME}
 
 > ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.

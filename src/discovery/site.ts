@@ -17,14 +17,8 @@ Sitemap: ${url(d, DOCUMENT_PATHS.sitemap)}
 `;
 }
 
-function escapeXml(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-}
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const escapeXml = (s: string) => s.replace(/[&<>"']/g, (ch) => XML_ESCAPES[ch]!);
 
 /** Every public document, the free city pages and the terms. */
 function sitemapPaths(d: DiscoveryDeps): string[] {

@@ -33,21 +33,15 @@ export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
   return app;
 }
 
-const TERMS_HEADERS = { 'X-Terms-URL': 'Terms address' };
+const termsDoc = (path: string, summary: string, response: RouteDoc['responses'][number]): RouteDoc => ({
+  method: 'get',
+  path,
+  tags: ['terms'],
+  summary,
+  responses: { 200: { ...response, headers: { 'X-Terms-URL': 'Terms address' } } },
+});
 
 export const termsDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/terms.txt',
-    tags: ['terms'],
-    summary: 'Terms of use (plain text)',
-    responses: { 200: { description: 'Terms', contentType: 'text/plain', headers: TERMS_HEADERS } },
-  },
-  {
-    method: 'get',
-    path: '/terms.json',
-    tags: ['terms'],
-    summary: 'Terms version, date and summary',
-    responses: { 200: { description: 'Terms', schema: TermsBody, headers: TERMS_HEADERS } },
-  },
+  termsDoc('/terms.txt', 'Terms of use (plain text)', { description: 'Terms', contentType: 'text/plain' }),
+  termsDoc('/terms.json', 'Terms version, date and summary', { description: 'Terms', schema: TermsBody }),
 ];
