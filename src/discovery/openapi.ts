@@ -1,16 +1,13 @@
 import type { z } from 'zod';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { toOpenApiSchema, type Components, type JsonSchema } from '../lib/json-schema.ts';
+import type { DiscoveryDeps } from './offer.ts';
 
 /**
  * The OpenAPI 3.1 document, from the routers' RouteDoc lists. The disclaimer is `x-disclaimer`:
  * OpenAPI forbids other root fields, so a root `disclaimer` would make the document invalid.
  */
-type OpenApiInfo = {
-  baseUrl: string;
-  termsUrl: string;
-  apiVersion: string;
-  disclaimer: string;
+type OpenApiInfo = Pick<DiscoveryDeps, 'baseUrl' | 'termsUrl' | 'apiVersion' | 'disclaimer'> & {
   /** Named schemas that must be components even where no route references them directly. */
   namedSchemas?: z.ZodType[];
   /** `x-payment-info` of a paid operation (offer.ts paymentInfo), null for a free one. */

@@ -24,10 +24,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   serveStaticPage(app, { path: '/api', name: 'api', headers: CACHE });
   const openapi = once(() =>
     buildOpenApi(d.docs, {
-      baseUrl: d.baseUrl,
-      termsUrl: d.termsUrl,
-      apiVersion: d.apiVersion,
-      disclaimer: d.disclaimer,
+      ...d,
       namedSchemas: [IsocastSignalPublic],
       paymentInfo: (doc) => paymentInfo(d, doc),
     }),
