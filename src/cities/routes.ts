@@ -10,6 +10,7 @@ import { localDate } from '../lib/local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
 import type { DayRule } from '../resolution/store.ts';
 import { marketResolution } from '../resolution/metadata.ts';
+import { icaoOf } from '../resolution/judge.ts';
 import { CityDetail, CityList, CityListQuery, CityParams, type MarketResolutionBody } from './schemas.ts';
 
 type CitiesDeps = {
@@ -35,7 +36,6 @@ const CITY_CACHE_MS = 30_000;
  * code), and the catalog's until then.
  */
 function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = null) {
-  const station = rule ? (rule.station && ICAO.test(rule.station) ? rule.station : null) : city.station;
   return {
     slug: city.slug,
     displayName: city.displayName,
@@ -44,13 +44,11 @@ function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = 
     bucketWidth: city.bucketWidth,
     timezone: city.timezone,
     resolutionSource: rule?.source ?? city.resolutionSource,
-    station,
+    station: rule ? icaoOf(rule.station) : city.station,
     latestSeq,
     kind: kindOf(city),
   };
 }
-
-const ICAO = /^[A-Z0-9]{4}$/;
 
 function resolutionPublic(rule: DayRule | null) {
   if (!rule) return null;

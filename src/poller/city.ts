@@ -3,7 +3,7 @@ import { UpstreamError } from '../lib/errors.ts';
 import { dailyHighReport, type Observation } from '../buckets/daily-high.ts';
 import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
-import { LATENCY_STAGES, latencyRowOf, stageDurations, type LatencyStage } from '../signals/latency.ts';
+import { LATENCY_STAGES, latencyRowOf, stageDurations } from '../signals/latency.ts';
 import type { MarketEvent } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './parts.ts';
@@ -103,13 +103,6 @@ function announce(p: PollerParts, { slug, date, signal }: { slug: string; date: 
   }
 }
 
-const STAGE_LABELS: Record<LatencyStage, string> = {
-  reportToAvailable: 'report_to_available',
-  availableToObserved: 'available_to_observed',
-  observedToStored: 'observed_to_stored',
-  reportToStored: 'report_to_stored',
-};
-
 /** The signal's steps into /metrics, the same figures GET /v1/stats/latency reads from the rows. */
 function observeStages(p: PollerParts, signal: SignalPublic): void {
   const h = p.metrics.stageSeconds;
@@ -117,6 +110,8 @@ function observeStages(p: PollerParts, signal: SignalPublic): void {
   const d = stageDurations(latencyRowOf(signal));
   for (const stage of LATENCY_STAGES) {
     const v = d[stage];
-    if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: STAGE_LABELS[stage] });
+    // The metric's label is the stage in snake case: reportToStored -> report_to_stored.
+    const label = stage.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: label });
   }
 }

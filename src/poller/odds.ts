@@ -1,8 +1,7 @@
 import type { CityRecord } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import type { OddsSample } from '../sources/market/types.ts';
-import type { MarketEvent, MarketSource, OddsRequest } from '../sources/market/types.ts';
+import type { MarketEvent, MarketSource, OddsRequest, OddsSample } from '../sources/market/types.ts';
 
 /**
  * Odds for a crossing under a hard budget (spec: `bucketsAsOf` trails `observedAt` by at most

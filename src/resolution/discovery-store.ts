@@ -1,6 +1,7 @@
 import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import type { Db } from '../db/open.ts';
 import type { DiscoveryVerdict } from './discover.ts';
+import { icaoOf } from './judge.ts';
 
 /** The last discovery run's events and verdicts (`discovered_events`, replaced whole per run). */
 export type DiscoveredRow = {
@@ -38,7 +39,7 @@ export function createDiscoveryStore(db: Db) {
             v.date,
             v.rule.source,
             v.rule.kind,
-            v.rule.station && /^[A-Z0-9]{4}$/.test(v.rule.station) ? v.rule.station : null,
+            icaoOf(v.rule.station),
             v.served ? 1 : 0,
             v.reason,
             nowMs,

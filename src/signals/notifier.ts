@@ -22,6 +22,12 @@ export type SignalNotifier = {
 
 type Waiter = { since: number; deadline: number; done(reason: WakeReason): void };
 
+function setIn<K>(map: Map<K, Set<Waiter>>, key: K): Set<Waiter> {
+  const set = map.get(key) ?? new Set<Waiter>();
+  map.set(key, set);
+  return set;
+}
+
 export function createSignalNotifier(now: () => number = () => performance.now()): SignalNotifier {
   const byCity = new Map<string, Set<Waiter>>();
   const byLength = new Map<number, Set<Waiter>>();
@@ -66,18 +72,8 @@ export function createSignalNotifier(now: () => number = () => performance.now()
       if (stopped) return Promise.resolve('stopped');
       if (abort?.aborted) return Promise.resolve('aborted');
       return new Promise<WakeReason>((resolve) => {
-        let set = byCity.get(city);
-        if (!set) {
-          set = new Set();
-          byCity.set(city, set);
-        }
-        let queue = byLength.get(ms);
-        if (!queue) {
-          queue = new Set();
-          byLength.set(ms, queue);
-        }
-        const waiters = set;
-        const inOrder = queue;
+        const waiters = setIn(byCity, city);
+        const inOrder = setIn(byLength, ms);
         const onAbort = () => waiter.done('aborted');
         const waiter: Waiter = {
           since,

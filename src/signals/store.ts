@@ -86,9 +86,8 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
   const readings = db.prepare(`SELECT d.city, d.target_date AS targetDate, d.high, d.unit, d.bucket,
     d.updated_at AS updatedAtMs FROM day_state d WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
 
-  const readDayState = (city: string, targetDate: string): DayState | null => {
-    return (state.get(city, targetDate) as DayState | undefined) ?? null;
-  };
+  const readDayState = (city: string, targetDate: string): DayState | null =>
+    (state.get(city, targetDate) as DayState | undefined) ?? null;
   const writeState = (input: ReadingInput, next: DayState): void => {
     upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
   };
@@ -122,7 +121,7 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
           return null;
         }
         const seq = latestSeq(input.city.slug) + 1;
-        const signal = buildSignal(input, d, seq);
+        const signal = buildSignal(input, d.crossing, seq);
         insert.run({
           ...signal,
           newBucket: signal.new.bucket,
@@ -142,9 +141,7 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
 }
 
 /** The canonical public signal (spec 2.2) for a crossing; validated so a malformed one never lands. */
-function buildSignal(input: StoreSignalInput, d: Detection, seq: number): SignalPublic {
-  const crossing = d.crossing;
-  if (!crossing) throw new Error('buildSignal needs a crossing');
+function buildSignal(input: StoreSignalInput, crossing: NonNullable<Detection['crossing']>, seq: number): SignalPublic {
   const entered = input.buckets.find((b) => b.label === crossing.new.bucket);
   const unit = input.city.unit;
   const buckets =
