@@ -8,7 +8,6 @@ import type { MarketEvent } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './parts.ts';
 
-/** One due city's work in a tick, once its observations are in. */
 type CityWork = {
   city: CityRecord;
   date: string;
@@ -71,11 +70,11 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
       provenance: {
         channel: w.feed.channel ?? w.feed.name,
         rawReport: high.report.raw ?? null,
-        value: high.report.temp,
-        unit: high.report.unit,
-        precision: high.report.precision ?? null,
+        reportedValue: high.report.temp,
+        reportedUnit: high.report.unit,
+        reportedPrecision: high.report.precision ?? null,
         // As the source stamped it, never adjusted: a dispute compares it with the source's own record.
-        availableAtMs: high.report.availableAtMs ?? null,
+        availableAt: high.report.availableAtMs === undefined ? null : new Date(high.report.availableAtMs).toISOString(),
       },
     },
     { inTransaction: p.deps.onSignalInTransaction },

@@ -11,7 +11,6 @@ import type { Feed } from './feed.ts';
 /** Per page of the tag listing; a run is at most a few pages. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
 
-/** The settings the live sources read; the server's Config carries them (config.ts). */
 export interface LiveSourceSettings {
   GAMMA_URL: string;
   CLOB_URL: string;

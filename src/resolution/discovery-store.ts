@@ -28,7 +28,6 @@ export function createDiscoveryStore(db: Db) {
     ),
   };
   return {
-    /** Replaces the recorded run with this one, in one transaction. */
     replace(verdicts: readonly DiscoveryVerdict[], nowMs: number): void {
       db.transaction(() => {
         s.clear.run();

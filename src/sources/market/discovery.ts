@@ -21,9 +21,7 @@ export type DiscoveredEvent = {
   slug: string;
   /** The market's extreme, from the slug's head: `highest-temperature-in-` or `lowest-temperature-in-`. */
   extreme: MarketKind;
-  /** City token of the slug (`<highest|lowest>-temperature-in-<token>-on-...`). */
   token: string;
-  /** Market day, YYYY-MM-DD. */
   date: string;
   /** The city's name as the title writes it ("Lowest temperature in Hong Kong on ...?"). */
   name: string;
