@@ -16,18 +16,12 @@ const ODDS_RETRY_PAUSE_MS = 250;
 
 type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
 
-type OddsFetcher = {
-  /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
-  deadlineFrom(perfNow: number): number;
-  sample(city: CityRecord, date: string, crossing: { event: MarketEvent; deadline: number }): Promise<OddsResult>;
-};
-
 export function createOddsFetcher(opts: {
   market: MarketSource;
   clock: Clock;
   deadlineMs: number;
   retryPauseMs?: number;
-}): OddsFetcher {
+}) {
   const pause0 = opts.retryPauseMs ?? ODDS_RETRY_PAUSE_MS;
   let blockedUntilMs = 0;
   const overBudget = () => new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`);
@@ -48,8 +42,13 @@ export function createOddsFetcher(opts: {
   }
 
   return {
-    deadlineFrom: (perfNow) => perfNow + opts.deadlineMs,
-    sample: async (city, date, { event, deadline }) => {
+    /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
+    deadlineFrom: (perfNow: number) => perfNow + opts.deadlineMs,
+    sample: async (
+      city: CityRecord,
+      date: string,
+      { event, deadline }: { event: MarketEvent; deadline: number },
+    ): Promise<OddsResult> => {
       let error: unknown = null;
       for (let n = 0; ; n++) {
         if (opts.clock.now() < blockedUntilMs) {
