@@ -1,8 +1,8 @@
 import { localDate } from '../lib/local-day.ts';
 import { createPollerParts } from './parts.ts';
-import { runTick } from './tick.ts';
+import { runTick, type TickReport } from './tick.ts';
 import type { CityRecord } from '../cities/catalog.ts';
-import type { PollerDeps, TickReport } from './types.ts';
+import type { PollerDeps } from './types.ts';
 
 export type { PollerDeps } from './types.ts';
 export type Poller = ReturnType<typeof createPoller>;

@@ -45,18 +45,3 @@ export type PollerDeps = {
   onSignalCommitted?: (signal: SignalPublic) => void;
   metrics?: Metrics;
 };
-
-export type TickReport = {
-  startedAtMs: number;
-  durationMs: number;
-  cities: number;
-  signals: SignalPublic[];
-  baselines: number;
-  noMarket: string[];
-  /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
-  paused: string[];
-  backingOff: string[];
-  /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
-  waitingForFeed: number;
-  errors: { city: string; error: string }[];
-};
