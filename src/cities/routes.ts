@@ -50,20 +50,11 @@ function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = 
   };
 }
 
+/** The stored day rule as published: its columns keep their order (targetDate ... status), `reason` named pausedReason. */
 function resolutionPublic(rule: DayRule | null) {
   if (!rule) return null;
-  return {
-    targetDate: rule.targetDate,
-    source: rule.source,
-    station: rule.station,
-    unit: rule.unit,
-    precision: rule.precision,
-    fallback: rule.fallback,
-    url: rule.url,
-    status: rule.status,
-    pausedReason: rule.reason,
-    observedWith: rule.observedWith,
-  };
+  const { city: _city, kind: _kind, reason, observedWith, ...stored } = rule;
+  return { ...stored, pausedReason: reason, observedWith };
 }
 
 /** A served city's resolution metadata by slug, for the purchase's answer (paywall/routes.ts). */

@@ -32,14 +32,7 @@ const SLUG = new RegExp(
   `^(${EVENT_PREFIX.high}|${EVENT_PREFIX.low})-([a-z0-9-]+?)-on-(${MONTHS.join('|')})-(\\d{1,2})(?:-(\\d{4}))?$`,
 );
 
-type RawEvent = {
-  slug?: unknown;
-  title?: unknown;
-  endDate?: unknown;
-  description?: unknown;
-  resolutionSource?: unknown;
-  markets?: { description?: unknown; resolutionSource?: unknown }[];
-};
+type RawEvent = Partial<Record<string, unknown>> & { markets?: Partial<Record<string, unknown>>[] };
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
