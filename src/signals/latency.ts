@@ -13,7 +13,7 @@ export const LATENCY_STAGES = [
   'observedToStored',
   'reportToStored',
 ] as const;
-export type LatencyStage = (typeof LATENCY_STAGES)[number];
+type LatencyStage = (typeof LATENCY_STAGES)[number];
 
 const LATENCY_WINDOWS = [
   { window: '24h', ms: 86_400_000 },
