@@ -11,7 +11,6 @@ import { kindOf, lowStreamOf } from '../cities/catalog.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import { localDate } from '../lib/local-day.ts';
 import type { DiscoverySource } from './discovery.ts';
-import type { PollerDeps } from './types.ts';
 
 /**
  * FEED=sim discovery: every catalog city's simulated daily-high and daily-low events for its
@@ -43,21 +42,6 @@ function simDiscovery(market: MarketSource, simClock: Clock): DiscoverySource {
   };
 }
 
-/** The sources FEED selects (each documented on PollerDeps), and the clock whose local dates are market days. */
-export type Feed = Required<
-  Pick<
-    PollerDeps,
-    | 'weather'
-    | 'noaaWeather'
-    | 'hkoWeather'
-    | 'discovery'
-    | 'discoveryIntervalMs'
-    | 'market'
-    | 'dayClock'
-    | 'oddsDeadlineMs'
-  >
->;
-
 /**
  * A fresh simulated start runs its first simulated day in this much real time, so every city
  * passes its afternoon (and crosses at least twice) within the first few minutes (sim/clock.ts).
@@ -73,7 +57,8 @@ interface FeedSettings extends LiveSourceSettings {
   ODDS_DEADLINE_MS: number;
 }
 
-export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Clock; logger: Logger }): Promise<Feed> {
+/** The sources FEED selects (each documented on PollerDeps), and the clock whose local dates are market days. */
+export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Clock; logger: Logger }) {
   if (config.FEED === 'sim') {
     const simClock = createSimClock(deps.db, {
       speed: config.SIM_SPEED,
