@@ -16,13 +16,7 @@ const ODDS_RETRY_PAUSE_MS = 250;
 
 type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
 
-export function createOddsFetcher(opts: {
-  market: MarketSource;
-  clock: Clock;
-  deadlineMs: number;
-  retryPauseMs?: number;
-}) {
-  const pause0 = opts.retryPauseMs ?? ODDS_RETRY_PAUSE_MS;
+export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; deadlineMs: number }) {
   let blockedUntilMs = 0;
   const overBudget = () => new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`);
 
@@ -63,7 +57,7 @@ export function createOddsFetcher(opts: {
           if (err instanceof UpstreamError && err.retryAfterMs)
             blockedUntilMs = Math.max(blockedUntilMs, opts.clock.now() + err.retryAfterMs);
         }
-        const pause = pause0 * 2 ** n;
+        const pause = ODDS_RETRY_PAUSE_MS * 2 ** n;
         if (performance.now() + pause >= deadline) return { odds: null, error };
         await new Promise((r) => setTimeout(r, pause));
       }
