@@ -64,25 +64,7 @@ export function lowStreamOf(high: CityRecord): CityRecord {
  */
 type CitySelection = { mode: 'spec' } | { mode: 'all' } | { mode: 'list'; slugs: readonly string[] };
 
-export type Catalog = {
-  /** Every known row: the catalog's and any city discovery added. */
-  readonly all: readonly CityRecord[];
-  /** The served cities, in the order they were first served: what /v1/cities lists. */
-  readonly active: readonly CityRecord[];
-  readonly selection: CitySelection;
-  /** The stream kinds served (MARKET_KINDS). */
-  readonly kinds: readonly MarketKind[];
-  /** Served city by slug; unserved and unknown slugs are both undefined. */
-  get(slug: string): CityRecord | undefined;
-  /** Whether the selection lets this city (a city's slug, not a `-low` stream's) be served once its rule is discovered. */
-  wants(slug: string): boolean;
-  /**
-   * Serves a discovered stream (a no-op for one already served, or of a kind MARKET_KINDS leaves
-   * out); true when it is new. A discovered high brings no low twin: a city's low stream is served
-   * when its own daily-low event is discovered (not every city with a high market runs a low one).
-   */
-  serve(city: CityRecord): boolean;
-};
+export type Catalog = ReturnType<typeof createCatalog>;
 
 /**
  * `rows` are the cities' daily-high rows (and any stream rows a caller builds itself); `kinds`
@@ -93,7 +75,7 @@ export function createCatalog(
   rows: readonly CityRecord[] = CITY_ROWS,
   selection: CitySelection = { mode: 'spec' },
   kinds = 'high',
-): Catalog {
+) {
   const listed = selection.mode === 'list' ? new Set(selection.slugs) : null;
   const wantedKinds = new Set(kinds.split(',') as MarketKind[]);
   const cityOf = (r: CityRecord) => r.baseSlug ?? r.slug;
@@ -114,17 +96,27 @@ export function createCatalog(
     return true;
   };
   return {
-    get all() {
+    /** Every known row: the catalog's and any city discovery added. */
+    get all(): readonly CityRecord[] {
       return all;
     },
-    get active() {
+    /** The served cities, in the order they were first served: what /v1/cities lists. */
+    get active(): readonly CityRecord[] {
       return active;
     },
     selection,
-    kinds: [...wantedKinds],
-    get: (slug) => bySlug.get(slug),
-    wants: (slug) => selection.mode === 'all' || (listed?.has(slug) ?? bySlug.has(slug)),
-    serve: (city) => wantedKinds.has(kindOf(city)) && serveOne(city),
+    /** The stream kinds served (MARKET_KINDS). */
+    kinds: [...wantedKinds] as readonly MarketKind[],
+    /** Served city by slug; unserved and unknown slugs are both undefined. */
+    get: (slug: string) => bySlug.get(slug),
+    /** Whether the selection lets this city (a city's slug, not a `-low` stream's) be served once its rule is discovered. */
+    wants: (slug: string) => selection.mode === 'all' || (listed?.has(slug) ?? bySlug.has(slug)),
+    /**
+     * Serves a discovered stream (a no-op for one already served, or of a kind MARKET_KINDS leaves
+     * out); true when it is new. A discovered high brings no low twin: a city's low stream is served
+     * when its own daily-low event is discovered (not every city with a high market runs a low one).
+     */
+    serve: (city: CityRecord) => wantedKinds.has(kindOf(city)) && serveOne(city),
   };
 }
 

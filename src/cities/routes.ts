@@ -10,6 +10,7 @@ import { localDate } from '../lib/local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
 import type { DayRule } from '../resolution/store.ts';
 import { marketResolution } from '../resolution/metadata.ts';
+import { icaoOf } from '../resolution/judge.ts';
 import { CityDetail, CityList, CityListQuery, CityParams, type MarketResolutionBody } from './schemas.ts';
 
 type CitiesDeps = {
@@ -35,7 +36,6 @@ const CITY_CACHE_MS = 30_000;
  * code), and the catalog's until then.
  */
 function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = null) {
-  const station = rule ? (rule.station && ICAO.test(rule.station) ? rule.station : null) : city.station;
   return {
     slug: city.slug,
     displayName: city.displayName,
@@ -44,28 +44,17 @@ function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = 
     bucketWidth: city.bucketWidth,
     timezone: city.timezone,
     resolutionSource: rule?.source ?? city.resolutionSource,
-    station,
+    station: rule ? icaoOf(rule.station) : city.station,
     latestSeq,
     kind: kindOf(city),
   };
 }
 
-const ICAO = /^[A-Z0-9]{4}$/;
-
+/** The stored day rule as published: its columns keep their order (targetDate ... status), `reason` named pausedReason. */
 function resolutionPublic(rule: DayRule | null) {
   if (!rule) return null;
-  return {
-    targetDate: rule.targetDate,
-    source: rule.source,
-    station: rule.station,
-    unit: rule.unit,
-    precision: rule.precision,
-    fallback: rule.fallback,
-    url: rule.url,
-    status: rule.status,
-    pausedReason: rule.reason,
-    observedWith: rule.observedWith,
-  };
+  const { city: _city, kind: _kind, reason, observedWith, ...stored } = rule;
+  return { ...stored, pausedReason: reason, observedWith };
 }
 
 /** A served city's resolution metadata by slug, for the purchase's answer (paywall/routes.ts). */

@@ -7,19 +7,13 @@ import { UpstreamError } from '../lib/errors.ts';
  */
 const MAX_BACKOFF_MS = 10 * 60_000;
 
-export type Backoff = {
-  due(city: string, nowMs: number): boolean;
-  fail(city: string, nowMs: number, err: unknown): { failures: number; retryAtMs: number };
-  ok(city: string): void;
-  /** The city's current failure streak and retry time, or null when it is not backing off. */
-  state(city: string): { failures: number; retryAtMs: number } | null;
-};
+export type Backoff = ReturnType<typeof createBackoff>;
 
-export function createBackoff(intervalMs: number, maxMs = MAX_BACKOFF_MS): Backoff {
+export function createBackoff(intervalMs: number, maxMs = MAX_BACKOFF_MS) {
   const state = new Map<string, { failures: number; retryAtMs: number }>();
   return {
-    due: (city, nowMs) => (state.get(city)?.retryAtMs ?? 0) <= nowMs,
-    fail: (city, nowMs, err) => {
+    due: (city: string, nowMs: number) => (state.get(city)?.retryAtMs ?? 0) <= nowMs,
+    fail: (city: string, nowMs: number, err: unknown) => {
       const failures = (state.get(city)?.failures ?? 0) + 1;
       const wait = backoffMs(failures, intervalMs, maxMs);
       const retryAfter = err instanceof UpstreamError ? (err.retryAfterMs ?? 0) : 0;
@@ -27,9 +21,10 @@ export function createBackoff(intervalMs: number, maxMs = MAX_BACKOFF_MS): Backo
       state.set(city, next);
       return next;
     },
-    ok: (city) => {
+    ok: (city: string) => {
       state.delete(city);
     },
-    state: (city) => state.get(city) ?? null,
+    /** The city's current failure streak and retry time, or null when it is not backing off. */
+    state: (city: string) => state.get(city) ?? null,
   };
 }

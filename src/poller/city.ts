@@ -3,12 +3,11 @@ import { UpstreamError } from '../lib/errors.ts';
 import { dailyHighReport, type Observation } from '../buckets/daily-high.ts';
 import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
-import { LATENCY_STAGES, latencyRowOf, stageDurations, type LatencyStage } from '../signals/latency.ts';
+import { LATENCY_STAGES, latencyRowOf, stageDurations } from '../signals/latency.ts';
 import type { MarketEvent } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './parts.ts';
 
-/** One due city's work in a tick, once its observations are in. */
 type CityWork = {
   city: CityRecord;
   date: string;
@@ -71,11 +70,11 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
       provenance: {
         channel: w.feed.channel ?? w.feed.name,
         rawReport: high.report.raw ?? null,
-        value: high.report.temp,
-        unit: high.report.unit,
-        precision: high.report.precision ?? null,
+        reportedValue: high.report.temp,
+        reportedUnit: high.report.unit,
+        reportedPrecision: high.report.precision ?? null,
         // As the source stamped it, never adjusted: a dispute compares it with the source's own record.
-        availableAtMs: high.report.availableAtMs ?? null,
+        availableAt: high.report.availableAtMs === undefined ? null : new Date(high.report.availableAtMs).toISOString(),
       },
     },
     { inTransaction: p.deps.onSignalInTransaction },
@@ -103,13 +102,6 @@ function announce(p: PollerParts, { slug, date, signal }: { slug: string; date: 
   }
 }
 
-const STAGE_LABELS: Record<LatencyStage, string> = {
-  reportToAvailable: 'report_to_available',
-  availableToObserved: 'available_to_observed',
-  observedToStored: 'observed_to_stored',
-  reportToStored: 'report_to_stored',
-};
-
 /** The signal's steps into /metrics, the same figures GET /v1/stats/latency reads from the rows. */
 function observeStages(p: PollerParts, signal: SignalPublic): void {
   const h = p.metrics.stageSeconds;
@@ -117,6 +109,8 @@ function observeStages(p: PollerParts, signal: SignalPublic): void {
   const d = stageDurations(latencyRowOf(signal));
   for (const stage of LATENCY_STAGES) {
     const v = d[stage];
-    if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: STAGE_LABELS[stage] });
+    // The metric's label is the stage in snake case: reportToStored -> report_to_stored.
+    const label = stage.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: label });
   }
 }

@@ -9,7 +9,6 @@ import { asError } from '../sources/upstream.ts';
  * station) is asked only when it is due; its cities simply wait for the next tick that asks it.
  */
 export function createFeedBatches(intervalMs: number) {
-  /** Clock time each weather feed was last asked. */
   const lastAskedAt = new Map<WeatherSource, number>();
   // Tick start times jitter by a few ms; a feed due "now" should not slip a whole tick.
   const slackMs = Math.min(1_000, intervalMs / 2);

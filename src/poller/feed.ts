@@ -6,7 +6,6 @@ import { createSimClock } from '../sources/sim/clock.ts';
 import { createSimWeather } from '../sources/weather/sim.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
 import type { MarketSource } from '../sources/market/types.ts';
-import type { WeatherSource } from '../sources/weather/types.ts';
 import { CITY_ROWS } from '../cities/catalog-data.ts';
 import { kindOf, lowStreamOf } from '../cities/catalog.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
@@ -44,26 +43,6 @@ function simDiscovery(market: MarketSource, simClock: Clock): DiscoverySource {
 }
 
 /**
- * The weather and market sources FEED selects, and the clock whose local dates are market days.
- * `weather` observes Weather Underground-rule days (WEATHER_SOURCE: weather.com, or METAR as an
- * approximation); `noaaWeather` observes NOAA-rule days, always from METAR_URL (the reports NOAA's
- * timeseries shows).
- */
-export type Feed = {
-  weather: WeatherSource;
-  noaaWeather: WeatherSource;
-  /** Observes Hong Kong Observatory-rule days: the Observatory's open data (live), the simulation (sim). */
-  hkoWeather: WeatherSource;
-  /** The daily-high and daily-low events on offer: Gamma by tag slug (live), the simulated market's (sim). */
-  discovery: DiscoverySource;
-  discoveryIntervalMs: number;
-  market: MarketSource;
-  dayClock: Clock;
-  /** Real-time budget for a crossing's odds before it is stored with `buckets: null` (ODDS_DEADLINE_MS). */
-  oddsDeadlineMs: number;
-};
-
-/**
  * A fresh simulated start runs its first simulated day in this much real time, so every city
  * passes its afternoon (and crosses at least twice) within the first few minutes (sim/clock.ts).
  */
@@ -78,7 +57,8 @@ interface FeedSettings extends LiveSourceSettings {
   ODDS_DEADLINE_MS: number;
 }
 
-export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Clock; logger: Logger }): Promise<Feed> {
+/** The sources FEED selects (each documented on PollerDeps), and the clock whose local dates are market days. */
+export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Clock; logger: Logger }) {
   if (config.FEED === 'sim') {
     const simClock = createSimClock(deps.db, {
       speed: config.SIM_SPEED,

@@ -1,36 +1,23 @@
 import type { Catalog } from '../cities/catalog.ts';
 import type { Backoff } from './backoff.ts';
 
-/** What the operator page shows per city; times in epoch ms of the poller's clock. */
-type CityPollHealth = {
-  city: string;
-  lastAttemptAtMs: number | null;
-  lastOkAtMs: number | null;
-  lastError: string | null;
-  lastErrorAtMs: number | null;
-  /** Consecutive failures; 0 when the city is not backing off. */
-  failures: number;
-  retryAtMs: number | null;
+/** What the operator page shows per city before its first poll; times in epoch ms of the poller's clock. */
+const NEVER_POLLED = {
+  lastAttemptAtMs: null as number | null,
+  lastOkAtMs: null as number | null,
+  lastError: null as string | null,
+  lastErrorAtMs: null as number | null,
   /** The last attempt found no market event for the city's day. */
-  noMarket: boolean;
+  noMarket: false,
   /** Why the city's current day is paused (its rule does not match the catalog); null when not paused. */
-  paused: string | null;
+  paused: null as string | null,
 };
+type CityMemo = typeof NEVER_POLLED;
 
 export type PollerHealth = {
   lastTick: { startedAtMs: number; durationMs: number; signals: number; errors: number } | null;
-  cities: CityPollHealth[];
-};
-
-type CityMemo = Omit<CityPollHealth, 'city' | 'failures' | 'retryAtMs'>;
-
-const NEVER_POLLED: Readonly<CityMemo> = {
-  lastAttemptAtMs: null,
-  lastOkAtMs: null,
-  lastError: null,
-  lastErrorAtMs: null,
-  noMarket: false,
-  paused: null,
+  /** `failures`: consecutive failures, 0 when the city is not backing off. */
+  cities: ({ city: string } & CityMemo & { failures: number; retryAtMs: number | null })[];
 };
 
 /**
@@ -50,7 +37,6 @@ export function createPollHealth(catalog: Catalog, backoff: Backoff) {
     return m;
   };
   return {
-    /** The city's mutable record (created on first use). */
     of,
     tickDone: (tick: NonNullable<PollerHealth['lastTick']>) => {
       lastTick = tick;

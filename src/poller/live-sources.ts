@@ -6,12 +6,10 @@ import { createWuWeather } from '../sources/weather/wu.ts';
 import { createHkoWeather } from '../sources/weather/hko.ts';
 import { fetchDailyTemperatureEvents } from '../sources/market/discovery.ts';
 import type { DiscoverySource } from './discovery.ts';
-import type { Feed } from './feed.ts';
 
 /** Per page of the tag listing; a run is at most a few pages. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
 
-/** The settings the live sources read; the server's Config carries them (config.ts). */
 export interface LiveSourceSettings {
   GAMMA_URL: string;
   CLOB_URL: string;
@@ -24,11 +22,7 @@ export interface LiveSourceSettings {
 }
 
 /** FEED=live: Polymarket's Gamma and CLOB, and the weather source WEATHER_SOURCE names (src/poller/feed.ts). */
-export function liveSources(
-  config: LiveSourceSettings,
-  clock: Clock,
-  logger: Logger,
-): Pick<Feed, 'weather' | 'noaaWeather' | 'hkoWeather' | 'discovery' | 'market'> {
+export function liveSources(config: LiveSourceSettings, clock: Clock, logger: Logger) {
   const market = createPolymarketSource({
     gammaUrl: config.GAMMA_URL,
     clobUrl: config.CLOB_URL,

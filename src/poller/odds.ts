@@ -1,8 +1,7 @@
 import type { CityRecord } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import type { OddsSample } from '../sources/market/types.ts';
-import type { MarketEvent, MarketSource, OddsRequest } from '../sources/market/types.ts';
+import type { MarketEvent, MarketSource, OddsRequest, OddsSample } from '../sources/market/types.ts';
 
 /**
  * Odds for a crossing under a hard budget (spec: `bucketsAsOf` trails `observedAt` by at most
@@ -17,19 +16,7 @@ const ODDS_RETRY_PAUSE_MS = 250;
 
 type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
 
-type OddsFetcher = {
-  /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
-  deadlineFrom(perfNow: number): number;
-  sample(city: CityRecord, date: string, crossing: { event: MarketEvent; deadline: number }): Promise<OddsResult>;
-};
-
-export function createOddsFetcher(opts: {
-  market: MarketSource;
-  clock: Clock;
-  deadlineMs: number;
-  retryPauseMs?: number;
-}): OddsFetcher {
-  const pause0 = opts.retryPauseMs ?? ODDS_RETRY_PAUSE_MS;
+export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; deadlineMs: number }) {
   let blockedUntilMs = 0;
   const overBudget = () => new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`);
 
@@ -49,8 +36,13 @@ export function createOddsFetcher(opts: {
   }
 
   return {
-    deadlineFrom: (perfNow) => perfNow + opts.deadlineMs,
-    sample: async (city, date, { event, deadline }) => {
+    /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
+    deadlineFrom: (perfNow: number) => perfNow + opts.deadlineMs,
+    sample: async (
+      city: CityRecord,
+      date: string,
+      { event, deadline }: { event: MarketEvent; deadline: number },
+    ): Promise<OddsResult> => {
       let error: unknown = null;
       for (let n = 0; ; n++) {
         if (opts.clock.now() < blockedUntilMs) {
@@ -65,7 +57,7 @@ export function createOddsFetcher(opts: {
           if (err instanceof UpstreamError && err.retryAfterMs)
             blockedUntilMs = Math.max(blockedUntilMs, opts.clock.now() + err.retryAfterMs);
         }
-        const pause = pause0 * 2 ** n;
+        const pause = ODDS_RETRY_PAUSE_MS * 2 ** n;
         if (performance.now() + pause >= deadline) return { odds: null, error };
         await new Promise((r) => setTimeout(r, pause));
       }

@@ -1,16 +1,18 @@
 import { localDate } from '../lib/local-day.ts';
 import { createPollerParts } from './parts.ts';
-import { runTick } from './tick.ts';
-import type { Poller, PollerDeps, TickReport } from './types.ts';
+import { runTick, type TickReport } from './tick.ts';
+import type { CityRecord } from '../cities/catalog.ts';
+import type { PollerDeps } from './types.ts';
 
-export type { Poller, PollerDeps } from './types.ts';
+export type { PollerDeps } from './types.ts';
+export type Poller = ReturnType<typeof createPoller>;
 
 /**
  * The tick loop (docs/architecture.md "Poller tick"). A tick never overlaps the next, and one
  * city's failure never stops the others; whether a crossing becomes a signal is decided again in
  * the signal store's transaction, so a repeated tick or a restart cannot duplicate one.
  */
-export function createPoller(deps: PollerDeps): Poller {
+export function createPoller(deps: PollerDeps) {
   const { clock, logger } = deps;
   const parts = createPollerParts(deps);
   let inFlight: Promise<TickReport> | null = null;
@@ -37,6 +39,7 @@ export function createPoller(deps: PollerDeps): Poller {
   };
 
   return {
+    /** Begins ticking; the first tick after `firstTickDelayMs` (default at once). */
     start: (firstTickDelayMs = 0) => {
       if (running) return;
       running = true;
@@ -52,8 +55,11 @@ export function createPoller(deps: PollerDeps): Poller {
       if (inFlight) await inFlight.catch(() => undefined);
     },
     tick,
-    marketUrlFor: (city, date) => parts.urls.get(city.slug, date),
-    ruleFor: (city) => parts.rules.read(city.slug, localDate(city.timezone, parts.dayClock.now())),
+    /** Event page of the city's market for a date once the poller has seen that event. */
+    marketUrlFor: (city: CityRecord, date: string) => parts.urls.get(city.slug, date),
+    /** The parsed rule and verdict of the city's current market day, once the poller has read its event. */
+    ruleFor: (city: CityRecord) => parts.rules.read(city.slug, localDate(city.timezone, parts.dayClock.now())),
+    /** In-memory state since start: last tick, and per active city its last attempt, success, error and backoff. */
     health: parts.health.snapshot,
   };
 }

@@ -7,7 +7,7 @@ import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
 import { describe, processCity } from './city.ts';
 import type { PollerParts } from './parts.ts';
-import type { TickReport } from './types.ts';
+import type { SignalPublic } from '../signals/schemas.ts';
 
 type CityDay = { city: CityRecord; date: string };
 type WithEvent = CityDay & { event: MarketEvent; feed: WeatherSource };
@@ -42,18 +42,22 @@ export async function runTick(p: PollerParts): Promise<TickReport> {
   return report;
 }
 
-function emptyReport(startedAtMs: number): TickReport {
+export type TickReport = ReturnType<typeof emptyReport>;
+
+function emptyReport(startedAtMs: number) {
   return {
     startedAtMs,
     durationMs: 0,
     cities: 0,
-    signals: [],
+    signals: [] as SignalPublic[],
     baselines: 0,
-    noMarket: [],
-    paused: [],
-    backingOff: [],
+    noMarket: [] as string[],
+    /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
+    paused: [] as string[],
+    backingOff: [] as string[],
+    /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
     waitingForFeed: 0,
-    errors: [],
+    errors: [] as { city: string; error: string }[],
   };
 }
 

@@ -1,17 +1,15 @@
-import type { Catalog, CityRecord } from '../cities/catalog.ts';
+import type { Catalog } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import type { MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
-import type { DayRule, RuleStore } from '../resolution/store.ts';
+import type { RuleStore } from '../resolution/store.ts';
 import type { DiscoveryStore } from '../resolution/discovery-store.ts';
 import type { SignalStore } from '../signals/store.ts';
-import type { PollerHealth } from './health.ts';
 import type { DiscoverySource } from './discovery.ts';
 
-/** What the poller is built from (src/poller/poller.ts). */
 export type PollerDeps = {
   /** The process's stores (src/stores.ts): signals and day state, day rules, discovered events. */
   stores: { signals: SignalStore; rules: RuleStore; discovery: DiscoveryStore };
@@ -45,34 +43,5 @@ export type PollerDeps = {
   oddsDeadlineMs?: number;
   onSignalInTransaction?: (signal: SignalPublic) => void;
   onSignalCommitted?: (signal: SignalPublic) => void;
-  /** Ticks, tick durations, upstream errors and signals go here for /metrics. */
   metrics?: Metrics;
-};
-
-export type TickReport = {
-  startedAtMs: number;
-  durationMs: number;
-  cities: number;
-  signals: SignalPublic[];
-  baselines: number;
-  noMarket: string[];
-  /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
-  paused: string[];
-  backingOff: string[];
-  /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
-  waitingForFeed: number;
-  errors: { city: string; error: string }[];
-};
-
-export type Poller = {
-  /** Begins ticking; the first tick after `firstTickDelayMs` (default at once). */
-  start(firstTickDelayMs?: number): void;
-  stop(): Promise<void>;
-  tick(): Promise<TickReport>;
-  /** Event page of the city's market for a date once the poller has seen that event. */
-  marketUrlFor(city: CityRecord, date: string): string | null;
-  /** In-memory state since start: last tick, and per active city its last attempt, success, error and backoff. */
-  health(): PollerHealth;
-  /** The parsed rule and verdict of the city's current market day, once the poller has read its event. */
-  ruleFor(city: CityRecord): DayRule | null;
 };

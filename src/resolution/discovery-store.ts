@@ -1,6 +1,7 @@
 import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import type { Db } from '../db/open.ts';
 import type { DiscoveryVerdict } from './discover.ts';
+import { icaoOf } from './judge.ts';
 
 /** The last discovery run's events and verdicts (`discovered_events`, replaced whole per run). */
 export type DiscoveredRow = {
@@ -27,7 +28,6 @@ export function createDiscoveryStore(db: Db) {
     ),
   };
   return {
-    /** Replaces the recorded run with this one, in one transaction. */
     replace(verdicts: readonly DiscoveryVerdict[], nowMs: number): void {
       db.transaction(() => {
         s.clear.run();
@@ -38,7 +38,7 @@ export function createDiscoveryStore(db: Db) {
             v.date,
             v.rule.source,
             v.rule.kind,
-            v.rule.station && /^[A-Z0-9]{4}$/.test(v.rule.station) ? v.rule.station : null,
+            icaoOf(v.rule.station),
             v.served ? 1 : 0,
             v.reason,
             nowMs,

@@ -18,6 +18,10 @@ const LABEL: Record<ResolutionRule['source'], string> = {
   unknown: 'an unknown source',
 };
 
+/** The rule's station when it is an ICAO code (hko and cwa rules name a page instead). */
+export const icaoOf = (station: string | null): string | null =>
+  station && /^[A-Z0-9]{4}$/.test(station) ? station : null;
+
 export function describeRule(rule: {
   source: ResolutionRule['source'];
   kind?: ResolutionRule['kind'];
@@ -26,7 +30,7 @@ export function describeRule(rule: {
   precision: number | null;
 }): string {
   if (rule.source === 'unknown') return 'unknown rule';
-  const station = rule.station && /^[A-Z0-9]{4}$/.test(rule.station) ? ` ${rule.station}` : '';
+  const station = icaoOf(rule.station) ? ` ${rule.station}` : '';
   const prec = rule.precision === 0.1 ? ', 0.1°' : '';
   const view = rule.kind === 'noaa-hourly' ? ' (hourly view)' : '';
   return `${rule.source}${station}${rule.unit ? ` °${rule.unit}` : ''}${prec}${view}`;

@@ -1,14 +1,13 @@
 import { DEFAULT_KIND, KIND_RULES, type RuleKind } from '../buckets/rule-kinds.ts';
 import type { CityRecord } from '../cities/catalog.ts';
 import type { MarketResolutionBody } from '../cities/schemas.ts';
+import { icaoOf } from './judge.ts';
 import type { DayRule } from './store.ts';
 
 /**
  * What a market resolves on, for an agent to judge before paying: from the day's own rule once
  * the poller has read it (`from: market-rule`), the catalog's until then.
  */
-const ICAO = /^[A-Z0-9]{4}$/;
-
 /** The observatories publish tenths and floor them; the rest is Weather Underground's table. */
 function catalogKind(city: CityRecord): RuleKind {
   if (city.resolutionSource === 'hko') return 'hko';
@@ -19,7 +18,7 @@ function catalogKind(city: CityRecord): RuleKind {
 export function marketResolution(city: CityRecord, rule: DayRule | null): MarketResolutionBody {
   const kind = rule?.kind ?? catalogKind(city);
   return {
-    station: rule ? (rule.station && ICAO.test(rule.station) ? rule.station : null) : city.station,
+    station: rule ? icaoOf(rule.station) : city.station,
     unit: rule?.unit ?? city.unit,
     ruleKind: kind,
     rounding: KIND_RULES[kind].rounding,

@@ -48,16 +48,9 @@ type SettleInput = {
   nowMs: number;
 };
 
-export type RuleStore = {
-  /** Records the day's rule and verdict (one transaction) and says whether the day just became paused. */
-  settle(input: SettleInput): DayRule & { newlyPaused: boolean };
-  read(city: string, date: string): DayRule | null;
-  latest(): Map<string, DayRule>;
-  /** Paused city-days from `sinceDate` on, newest first. */
-  paused(sinceDate: string, limit?: number): DayRule[];
-};
+export type RuleStore = ReturnType<typeof createRuleStore>;
 
-export function createRuleStore(db: Db): RuleStore {
+export function createRuleStore(db: Db) {
   const s = {
     get: db.prepare(`SELECT ${COLUMNS} FROM resolution_rules WHERE city = ? AND target_date = ?`),
     insert:
@@ -74,7 +67,8 @@ export function createRuleStore(db: Db): RuleStore {
     ),
   };
   return {
-    settle: (input) =>
+    /** Records the day's rule and verdict (one transaction) and says whether the day just became paused. */
+    settle: (input: SettleInput): DayRule & { newlyPaused: boolean } =>
       db.transaction(() => {
         const row = s.get.get(input.city, input.date) as DayRule | undefined;
         const { rule, verdict } = input;
@@ -117,8 +111,9 @@ export function createRuleStore(db: Db): RuleStore {
         }
         return { ...row, status, reason, observedWith, newlyPaused: status === 'paused' && row.status !== 'paused' };
       })(),
-    read: (city, date) => (s.get.get(city, date) as DayRule | undefined) ?? null,
+    read: (city: string, date: string) => (s.get.get(city, date) as DayRule | undefined) ?? null,
     latest: () => new Map((s.latest.all() as DayRule[]).map((r) => [r.city, r])),
-    paused: (sinceDate, limit = 200) => s.paused.all(sinceDate, limit) as DayRule[],
+    /** Paused city-days from `sinceDate` on, newest first. */
+    paused: (sinceDate: string, limit = 200) => s.paused.all(sinceDate, limit) as DayRule[],
   };
 }

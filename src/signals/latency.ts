@@ -13,7 +13,7 @@ export const LATENCY_STAGES = [
   'observedToStored',
   'reportToStored',
 ] as const;
-export type LatencyStage = (typeof LATENCY_STAGES)[number];
+type LatencyStage = (typeof LATENCY_STAGES)[number];
 
 const LATENCY_WINDOWS = [
   { window: '24h', ms: 86_400_000 },
@@ -68,15 +68,8 @@ function group(rows: readonly LatencyRow[]): LatencyGroup {
   return { signals: rows.length, stages };
 }
 
-function groupBy(rows: readonly LatencyRow[], key: (r: LatencyRow) => string): Map<string, LatencyRow[]> {
-  const out = new Map<string, LatencyRow[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const list = out.get(k);
-    if (list) list.push(r);
-    else out.set(k, [r]);
-  }
-  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+function groupBy(rows: readonly LatencyRow[], key: (r: LatencyRow) => string): [string, LatencyRow[]][] {
+  return [...Map.groupBy(rows, key)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Each window's figures per source (`unknown` for a row without a channel) and per city. */
@@ -89,8 +82,8 @@ export function latencyWindows(rows: readonly LatencyRow[], nowMs: number): Late
       from: new Date(from).toISOString(),
       to: new Date(nowMs).toISOString(),
       signals: inside.length,
-      bySource: [...groupBy(inside, (r) => r.channel ?? 'unknown')].map(([channel, rs]) => ({ channel, ...group(rs) })),
-      byCity: [...groupBy(inside, (r) => r.city)].map(([city, rs]) => ({ city, ...group(rs) })),
+      bySource: groupBy(inside, (r) => r.channel ?? 'unknown').map(([channel, rs]) => ({ channel, ...group(rs) })),
+      byCity: groupBy(inside, (r) => r.city).map(([city, rs]) => ({ city, ...group(rs) })),
     };
   });
 }

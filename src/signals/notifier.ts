@@ -6,23 +6,17 @@
  */
 type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
 
-export type SignalNotifier = {
-  committed(city: string, seq: number): void;
-  /** Resolves when a signal with seq > since commits for the city, after `ms`, on `abort`, or at `releaseAll`. */
-  wait(city: string, since: number, hold: { ms: number; abort?: AbortSignal | undefined }): Promise<WakeReason>;
-  waiting(): number;
-  /**
-   * Counts commits that woke at least one read. Reads woken by one commit see the same value, so
-   * the route can answer them from one lookup per wallet and one body per page (paywall/held-read.ts).
-   */
-  wakes(): number;
-  /** Shutdown: answers every held read now, and every later wait at once. */
-  releaseAll(): void;
-};
+export type SignalNotifier = ReturnType<typeof createSignalNotifier>;
 
 type Waiter = { since: number; deadline: number; done(reason: WakeReason): void };
 
-export function createSignalNotifier(now: () => number = () => performance.now()): SignalNotifier {
+function setIn<K>(map: Map<K, Set<Waiter>>, key: K): Set<Waiter> {
+  const set = map.get(key) ?? new Set<Waiter>();
+  map.set(key, set);
+  return set;
+}
+
+export function createSignalNotifier(now: () => number = () => performance.now()) {
   const byCity = new Map<string, Set<Waiter>>();
   const byLength = new Map<number, Set<Waiter>>();
   let timer: NodeJS.Timeout | null = null;
@@ -56,28 +50,23 @@ export function createSignalNotifier(now: () => number = () => performance.now()
   }
 
   return {
-    committed(city, seq) {
+    committed(city: string, seq: number): void {
       const set = byCity.get(city);
       if (!set) return;
       wakes++;
       for (const w of set) if (w.since < seq) w.done('signal');
     },
-    wait(city, since, { ms, abort }) {
+    /** Resolves when a signal with seq > since commits for the city, after `ms`, on `abort`, or at `releaseAll`. */
+    wait(
+      city: string,
+      since: number,
+      { ms, abort }: { ms: number; abort?: AbortSignal | undefined },
+    ): Promise<WakeReason> {
       if (stopped) return Promise.resolve('stopped');
       if (abort?.aborted) return Promise.resolve('aborted');
       return new Promise<WakeReason>((resolve) => {
-        let set = byCity.get(city);
-        if (!set) {
-          set = new Set();
-          byCity.set(city, set);
-        }
-        let queue = byLength.get(ms);
-        if (!queue) {
-          queue = new Set();
-          byLength.set(ms, queue);
-        }
-        const waiters = set;
-        const inOrder = queue;
+        const waiters = setIn(byCity, city);
+        const inOrder = setIn(byLength, ms);
         const onAbort = () => waiter.done('aborted');
         const waiter: Waiter = {
           since,
@@ -106,8 +95,13 @@ export function createSignalNotifier(now: () => number = () => performance.now()
       });
     },
     waiting: () => count,
+    /**
+     * Counts commits that woke at least one read. Reads woken by one commit see the same value, so
+     * the route can answer them from one lookup per wallet and one body per page (paywall/held-read.ts).
+     */
     wakes: () => wakes,
-    releaseAll() {
+    /** Shutdown: answers every held read now, and every later wait at once. */
+    releaseAll(): void {
       stopped = true;
       for (const set of [...byCity.values()]) for (const w of [...set]) w.done('stopped');
       arm();

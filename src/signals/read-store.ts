@@ -4,20 +4,7 @@ import type { SignalPublic } from './schemas.ts';
 import type { SignalStore } from './store.ts';
 
 /** Read side of the signals table (store.ts is the write side and holds the latest-seq query). */
-export type SignalReader = {
-  latestSeq(city: string): number;
-  latestSeqAll(): Map<string, number>;
-  /** created_at (ms) of each city's latest signal, for `/v1/cities?sort=recent`. */
-  latestAtAll(): Map<string, number>;
-  payload(city: string, seq: number): string | null;
-  /**
-   * `{"signals":[...]` for since < seq <= end, then `tail(lastSeq)`. Stored signals never change, so
-   * the head is cached with the last complete body: a reader polling the same page allocates nothing.
-   */
-  pageBytes(city: string, page: PageRange): Buffer;
-  /** Timestamps of the newest `limit` signals committed after `sinceMs` (an index range on created_at). */
-  latencyRows(sinceMs: number, limit: number): { rows: LatencyRow[]; truncated: boolean };
-};
+export type SignalReader = ReturnType<typeof createSignalReader>;
 
 type PageRange = { since: number; end: number; tail: (lastSeq: number) => string };
 
@@ -38,7 +25,7 @@ const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
 type TimingFields = Pick<SignalPublic, 'city' | 'channel' | 'reportedAt' | 'availableAt' | 'observedAt'>;
 
 /** One per process (src/stores.ts), so its page cache and latest-seq memo are shared. */
-export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>): SignalReader {
+export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>) {
   const latestAll = db.prepare(LATEST_SEQ_PER_CITY);
   const latestAt = db.prepare(
     `SELECT c.city, s.seq AS n, s.created_at AS at FROM (${LATEST_SEQ_PER_CITY}) c JOIN signals s ON s.city = c.city AND s.seq = c.n`,
@@ -74,6 +61,10 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     cachedBytes += entry.head.length;
     return entry;
   };
+  /**
+   * `{"signals":[...]` for since < seq <= end, then `tail(lastSeq)`. Stored signals never change, so
+   * the head is cached with the last complete body: a reader polling the same page allocates nothing.
+   */
   const pageBytes = (city: string, { since, end, tail }: PageRange): Buffer => {
     const entry = headFor(city, since, end);
     const t = tail(entry.lastSeq);
@@ -113,10 +104,12 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
   return {
     latestSeq,
     latestSeqAll: () => new Map((latestAll.all() as { city: string; n: number }[]).map((r) => [r.city, r.n])),
+    /** created_at (ms) of each city's latest signal, for `/v1/cities?sort=recent`. */
     latestAtAll: () => new Map((latestAt.all() as { city: string; at: number }[]).map((r) => [r.city, r.at])),
-    payload: (city, seq) => (one.get(city, seq) as string | undefined) ?? null,
+    payload: (city: string, seq: number) => (one.get(city, seq) as string | undefined) ?? null,
     pageBytes,
-    latencyRows: (sinceMs, limit) => {
+    /** Timestamps of the newest `limit` signals committed after `sinceMs` (an index range on created_at). */
+    latencyRows: (sinceMs: number, limit: number): { rows: LatencyRow[]; truncated: boolean } => {
       const raw = timings.all(sinceMs, limit + 1) as (TimingFields & { storedAtMs: number })[];
       const rows = raw.slice(0, limit).map(({ reportedAt, availableAt, observedAt, ...r }) => ({
         ...r,

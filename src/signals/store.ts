@@ -3,7 +3,8 @@ import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
-import { IsocastSignalPublic, type SignalPublic } from './schemas.ts';
+import type { z } from 'zod';
+import { IsocastSignalPublic, type SignalProvenance, type SignalPublic } from './schemas.ts';
 import type { SignalNotifier } from './notifier.ts';
 
 /**
@@ -31,18 +32,17 @@ export type StoreSignalInput = ReadingInput & {
   observedAtMs: number;
   /** The station's own time of the report that first showed `new.reading`; absent or null when unknown. */
   reportedAtMs?: number | null;
-  /** Where the reading came from (schemas.ts SignalProvenance); absent: every provenance field null. */
-  provenance?: ProvenanceInput;
+  /** The report that first showed `new.reading`, as the feed gave it; absent: every provenance field null. */
+  provenance?: Omit<z.infer<typeof SignalProvenance>, 'storedAt'>;
 };
 
-/** The report that first showed `new.reading`, as the feed gave it. */
-type ProvenanceInput = {
-  channel: string;
-  rawReport: string | null;
-  value: number;
-  unit: TempUnit;
-  precision: number | null;
-  availableAtMs: number | null;
+const NO_PROVENANCE = {
+  channel: null,
+  rawReport: null,
+  reportedValue: null,
+  reportedUnit: null,
+  reportedPrecision: null,
+  availableAt: null,
 };
 
 type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
@@ -55,22 +55,9 @@ export type LatestReading = {
   updatedAtMs: number;
 };
 
-export type SignalStore = {
-  readDayState(city: string, targetDate: string): DayState | null;
-  /** Records a reading that does not cross; on a crossing writes nothing, so the caller samples odds and calls storeSignal. */
-  saveReading(input: ReadingInput): Detection;
-  /**
-   * Inserts the signal and advances the day state in one transaction with `hooks.inTransaction`
-   * (delivery's outbox rows: if it throws, nothing is stored). Null for a duplicate.
-   */
-  storeSignal(input: StoreSignalInput, hooks?: StoreHooks): SignalPublic | null;
-  /** The city's latest seq (0 before its first signal); the entitlement ceiling reads it inside the purchase. */
-  latestSeq(city: string): number;
-  /** Each city's newest day_state row (the operator page's "last reading"). */
-  latestReadings(): Map<string, LatestReading>;
-};
+export type SignalStore = ReturnType<typeof createSignalStore>;
 
-export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'committed'>): SignalStore {
+export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'committed'>) {
   const state = db.prepare('SELECT high, bucket FROM day_state WHERE city = ? AND target_date = ?');
   const upsert =
     db.prepare(`INSERT INTO day_state (city, target_date, high, unit, bucket, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -86,12 +73,12 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
   const readings = db.prepare(`SELECT d.city, d.target_date AS targetDate, d.high, d.unit, d.bucket,
     d.updated_at AS updatedAtMs FROM day_state d WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
 
-  const readDayState = (city: string, targetDate: string): DayState | null => {
-    return (state.get(city, targetDate) as DayState | undefined) ?? null;
-  };
+  const readDayState = (city: string, targetDate: string): DayState | null =>
+    (state.get(city, targetDate) as DayState | undefined) ?? null;
   const writeState = (input: ReadingInput, next: DayState): void => {
     upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
   };
+  /** The city's latest seq (0 before its first signal); the entitlement ceiling reads it inside the purchase. */
   const latestSeq = (city: string): number => latest.get(city) as number;
   const detectIn = (input: ReadingInput): Detection =>
     detect(readDayState(input.city.slug, input.targetDate), input.reading, {
@@ -102,13 +89,18 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
   return {
     readDayState,
     latestSeq,
-    saveReading: (input) =>
+    /** Records a reading that does not cross; on a crossing writes nothing, so the caller samples odds and calls storeSignal. */
+    saveReading: (input: ReadingInput): Detection =>
       db.transaction(() => {
         const d = detectIn(input);
         if (d.changed && !d.crossing) writeState(input, d.next);
         return d;
       })(),
-    storeSignal: (input, hooks = {}) => {
+    /**
+     * Inserts the signal and advances the day state in one transaction with `hooks.inTransaction`
+     * (delivery's outbox rows: if it throws, nothing is stored). Null for a duplicate.
+     */
+    storeSignal: (input: StoreSignalInput, hooks: StoreHooks = {}): SignalPublic | null => {
       const stored = db.transaction((): SignalPublic | null => {
         const d = detectIn(input);
         if (!d.changed) return null;
@@ -122,7 +114,7 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
           return null;
         }
         const seq = latestSeq(input.city.slug) + 1;
-        const signal = buildSignal(input, d, seq);
+        const signal = buildSignal(input, d.crossing, seq);
         insert.run({
           ...signal,
           newBucket: signal.new.bucket,
@@ -136,15 +128,14 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
       if (stored) notifier.committed(input.city.slug, stored.seq);
       return stored;
     },
-    latestReadings: () =>
+    /** Each city's newest day_state row (the operator page's "last reading"). */
+    latestReadings: (): Map<string, LatestReading> =>
       new Map((readings.all() as (LatestReading & { city: string })[]).map(({ city, ...r }) => [city, r])),
   };
 }
 
 /** The canonical public signal (spec 2.2) for a crossing; validated so a malformed one never lands. */
-function buildSignal(input: StoreSignalInput, d: Detection, seq: number): SignalPublic {
-  const crossing = d.crossing;
-  if (!crossing) throw new Error('buildSignal needs a crossing');
+function buildSignal(input: StoreSignalInput, crossing: NonNullable<Detection['crossing']>, seq: number): SignalPublic {
   const entered = input.buckets.find((b) => b.label === crossing.new.bucket);
   const unit = input.city.unit;
   const buckets =
@@ -177,18 +168,7 @@ function buildSignal(input: StoreSignalInput, d: Detection, seq: number): Signal
     source: input.source,
     observedAt: new Date(input.observedAtMs).toISOString(),
     reportedAt: input.reportedAtMs == null ? null : new Date(input.reportedAtMs).toISOString(),
-    ...provenanceFields(input.provenance),
+    ...(input.provenance ?? NO_PROVENANCE),
     storedAt: new Date(input.nowMs).toISOString(),
   });
-}
-
-function provenanceFields(p: ProvenanceInput | undefined) {
-  return {
-    channel: p?.channel ?? null,
-    rawReport: p?.rawReport ?? null,
-    reportedValue: p?.value ?? null,
-    reportedUnit: p?.unit ?? null,
-    reportedPrecision: p?.precision ?? null,
-    availableAt: p?.availableAtMs == null ? null : new Date(p.availableAtMs).toISOString(),
-  };
 }

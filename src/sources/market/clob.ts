@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
-import type { BucketOdds } from './types.ts';
-import type { MarketBucket } from './types.ts';
+import type { BucketOdds, MarketBucket } from './types.ts';
 import { parseUpstream } from '../upstream.ts';
 
 /**

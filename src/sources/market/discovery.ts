@@ -21,9 +21,7 @@ export type DiscoveredEvent = {
   slug: string;
   /** The market's extreme, from the slug's head: `highest-temperature-in-` or `lowest-temperature-in-`. */
   extreme: MarketKind;
-  /** City token of the slug (`<highest|lowest>-temperature-in-<token>-on-...`). */
   token: string;
-  /** Market day, YYYY-MM-DD. */
   date: string;
   /** The city's name as the title writes it ("Lowest temperature in Hong Kong on ...?"). */
   name: string;
@@ -34,14 +32,7 @@ const SLUG = new RegExp(
   `^(${EVENT_PREFIX.high}|${EVENT_PREFIX.low})-([a-z0-9-]+?)-on-(${MONTHS.join('|')})-(\\d{1,2})(?:-(\\d{4}))?$`,
 );
 
-type RawEvent = {
-  slug?: unknown;
-  title?: unknown;
-  endDate?: unknown;
-  description?: unknown;
-  resolutionSource?: unknown;
-  markets?: { description?: unknown; resolutionSource?: unknown }[];
-};
+type RawEvent = Partial<Record<string, unknown>> & { markets?: Partial<Record<string, unknown>>[] };
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 

@@ -89,7 +89,6 @@ export async function fetchGammaEventJson(opts: GammaOptions, slug: string, filt
   return match ?? null;
 }
 
-/** The event with this exact slug, or null when Gamma has none. */
 export async function fetchGammaEvent(opts: GammaOptions, slug: string): Promise<MarketEvent | null> {
   const match = await fetchGammaEventJson(opts, slug);
   return match === null ? null : parseGammaEvent(match);

@@ -17,8 +17,7 @@ const PEAK_HOUR = 15;
 const TROUGH_HOUR = 6;
 
 function hash01(...parts: (string | number)[]): number {
-  const h = createHash('sha256').update(parts.join('|')).digest();
-  return h.readUIntBE(0, 6) / 2 ** 48;
+  return Number.parseInt(hashHex(...parts).slice(0, 12), 16) / 2 ** 48;
 }
 
 export function hashHex(...parts: (string | number)[]): string {

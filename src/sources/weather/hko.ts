@@ -1,8 +1,8 @@
 import { UpstreamError } from '../../lib/errors.ts';
-import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
+import { httpRequest } from '../../lib/http-client.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import type { WeatherSource } from './types.ts';
-import { asError } from '../upstream.ts';
+import { asError, requireOk } from '../upstream.ts';
 
 /**
  * The Hong Kong Observatory's since-midnight max/min CSV (no key, every 10 minutes, Hong Kong
@@ -57,11 +57,7 @@ export function createHkoWeather(opts: { baseUrl: string; timeoutMs?: number }):
           headers: { accept: 'text/csv, text/plain, */*' },
           timeoutMs,
         });
-        if (res.status < 200 || res.status > 299)
-          throw new UpstreamError('hko', `HTTP ${res.status}`, {
-            httpStatus: res.status,
-            retryAfterMs: retryAfterMs(res.headers),
-          });
+        requireOk('hko', res);
         reading = parseHkoMaxMin(res.text);
       } catch (err) {
         for (const r of requests) out.set(r.city.slug, asError(err));

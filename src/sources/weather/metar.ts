@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { Clock } from '../../lib/clock.ts';
 import { UpstreamError } from '../../lib/errors.ts';
-import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
+import { httpRequest } from '../../lib/http-client.ts';
 import { localDayBounds } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import type { ReportType } from '../../buckets/rule-kinds.ts';
 import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
 import type { WeatherSource } from './types.ts';
-import { asError, parseUpstream } from '../upstream.ts';
+import { asError, parseUpstream, requireOk } from '../upstream.ts';
 
 /**
  * aviationweather.gov METARs, many stations per request (`/api/data/metar?ids=...&format=json`;
@@ -118,11 +118,7 @@ export function createMetarWeather(opts: MetarOptions): WeatherSource {
             for (const r of reqs) out.set(r.city.slug, []);
             continue;
           }
-          if (res.status < 200 || res.status > 299)
-            throw new UpstreamError('metar', `HTTP ${res.status}`, {
-              httpStatus: res.status,
-              retryAfterMs: retryAfterMs(res.headers),
-            });
+          requireOk('metar', res);
           if (res.json === undefined)
             throw new UpstreamError('metar', 'response is not JSON', { httpStatus: res.status });
           const rows = parseMetar(res.json);
