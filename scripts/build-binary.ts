@@ -34,6 +34,9 @@ import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-bindi
 import { SECP256K1_WASM_ASSET, secp256k1WasmPath } from '../src/lib/secp256k1.ts';
 import { CHECKPOINT_WORKER_ASSET } from '../src/db/checkpointer.ts';
 import { FETCH_CLASSES_INJECT, lazyFetchClasses } from './sea/lazy-fetch-classes.ts';
+
+/** The main bundle's free `performance` (scripts/sea/performance-now.mjs): `now()` without node:perf_hooks. */
+const PERFORMANCE_NOW_INJECT = join(import.meta.dirname, 'sea', 'performance-now.mjs');
 import { lazyBuiltins } from './sea/lazy-builtins.ts';
 import { ASSET_BUNDLES, assetBundles } from './sea/asset-bundles.ts';
 import { zodEnglishOnly } from './sea/zod-english.ts';
@@ -276,6 +279,11 @@ export async function buildSea(opts: SeaOptions): Promise<string> {
       return file;
     };
     await bundleFile('main', opts.entry, opts.esbuildPlugins, opts.inject);
+    if (opts.inject?.includes(PERFORMANCE_NOW_INJECT)) {
+      const other = /\bperformance\.(?!now\b)[\w$]+/.exec(readFileSync(bundle, 'utf8'));
+      if (other)
+        throw new Error(`the bundle uses ${other[0]}, which ${basename(PERFORMANCE_NOW_INJECT)} does not have`);
+    }
     log(`bundle   ${mib(statSync(bundle).size)} MiB (one CJS file, dependencies included)`);
     const extraAssets: Record<string, string> = {};
     for (const [asset, entry] of Object.entries(opts.extraBundles ?? {})) {
@@ -476,7 +484,7 @@ export async function buildBinary(
       // The WAL checkpoint thread's code (src/db/checkpointer.ts starts it from this asset).
       [CHECKPOINT_WORKER_ASSET]: join(ROOT, 'src', 'db', 'checkpoint-worker.ts'),
     },
-    inject: [FETCH_CLASSES_INJECT],
+    inject: [FETCH_CLASSES_INJECT, PERFORMANCE_NOW_INJECT],
     trainCodeCache: trained ? (t) => trainStart(t, addon) : undefined,
     check: (file, cwd) => {
       const r = spawnSync(file, ['--version'], {

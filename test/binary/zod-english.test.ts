@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { globSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { tempDir } from '../helpers/app.ts';
 import { ROOT } from '../../scripts/build-binary.ts';
-import { zodEnglishOnly } from '../../scripts/sea/zod-english.ts';
+import { ZOD_LEFT_OUT, zodEnglishOnly } from '../../scripts/sea/zod-english.ts';
 
 const run = promisify(execFile);
 
@@ -17,7 +17,8 @@ const run = promisify(execFile);
 const APP = `
 import { z } from 'zod';
 const r = z.object({ count: z.number().int().min(1), city: z.string() }).safeParse({ count: 0.5 });
-process.stdout.write(JSON.stringify({ locales: Object.keys(z.locales), issues: r.success ? [] : r.error.issues }));
+const schema = z.toJSONSchema(z.object({ at: z.iso.datetime(), n: z.number().int().min(1) }));
+process.stdout.write(JSON.stringify({ locales: Object.keys(z.locales), issues: r.success ? [] : r.error.issues, schema }));
 `;
 
 test('bundled like the binary: zod carries English alone and its messages do not change', async (t) => {
@@ -43,10 +44,20 @@ test('bundled like the binary: zod carries English alone and its messages do not
     });
     outputs[name] = (await run(process.execPath, [out])).stdout;
   }
-  const english = JSON.parse(outputs.english!) as { locales: string[]; issues: { message: string }[] };
-  const stock = JSON.parse(outputs.stock!) as { locales: string[]; issues: unknown[] };
+  const english = JSON.parse(outputs.english!) as { locales: string[]; issues: { message: string }[]; schema: unknown };
+  const stock = JSON.parse(outputs.stock!) as { locales: string[]; issues: unknown[]; schema: unknown };
   assert.deepEqual(english.locales, ['en']);
   assert.ok(stock.locales.length > 40, 'the package itself has every language');
   assert.deepEqual(english.issues, stock.issues);
+  assert.deepEqual(english.schema, stock.schema, 'z.toJSONSchema (the OpenAPI document) is unchanged');
   assert.ok(english.issues.length >= 2 && english.issues.every((i) => /^[ -~]+$/.test(i.message)));
+});
+
+test('the zod functions the binary leaves out are called nowhere in the service or the buyer package', () => {
+  // `compile` alone is an ordinary word; the others are zod's own names.
+  const names = ZOD_LEFT_OUT.join('|');
+  const called = new RegExp(`\\bz\\.(${names})\\b|\\b(${names.replace('compile|', '')})\\b`);
+  const files = globSync('{src,packages/isocast-client/src}/**/*.ts', { cwd: ROOT });
+  assert.ok(files.length > 100);
+  for (const f of files) assert.doesNotMatch(readFileSync(join(ROOT, f), 'utf8'), called, f);
 });
