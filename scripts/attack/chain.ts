@@ -10,7 +10,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { payFor402, signReceiptBody } from '../../packages/isocast-client/src/index.ts';
 import { RECEIPT_REQUEST_PRIMARY_TYPE } from '../../packages/isocast-client/src/receipt-typed-data.ts';
-import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { chainFor } from '../../src/payments/settlers/chain-proof.ts';
 import { compileTestUsdc, DEPLOYER_KEY, SETTLER_KEY, startLocalChain, type LocalChain } from '../../test/chain/evm.ts';
 import { startReferenceFront, type ReferenceFront } from '../../test/chain/reference-facilitators.ts';
 import { spendNonce, type SpendVariant } from '../../test/chain/spend-nonce.ts';

@@ -1,16 +1,12 @@
 import type { Address, Hex } from 'viem';
-import type { Clock } from '../lib/clock.ts';
-import type { Logger } from '../lib/logger.ts';
 import type { DecodedPayment } from '../x402/x-payment.ts';
 import { MAX_AUTH_LIFETIME_S } from './binding.ts';
 import type { BundleOffer } from './challenge.ts';
 import type { Ledger, ResultMemo } from './ledger.ts';
 import type { PurchaseOutcome } from './outcomes.ts';
-import type { Settler } from './settlers/settler.ts';
+import type { PurchaseSettings } from './purchase.ts';
 import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
 import { verifyPayment, type VerifyTerms } from './verify.ts';
-
-/** A payment whose settle went quiet or was cut off: the token contract decides (never a fresh purchase). */
 
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
 export type Retry = BundleOffer & {
@@ -23,19 +19,16 @@ export type Retry = BundleOffer & {
   idKey?: string;
 };
 
-type ResolverDeps = {
-  settler: Settler;
+type ResolverDeps = Pick<PurchaseSettings, 'settler' | 'clock' | 'logger' | 'payTo'> & {
   store: PaymentStore;
   ledger: Ledger;
-  clock: Clock;
-  logger: Logger;
-  payTo: Address;
   inDoubt: PurchaseOutcome;
   /** What a bundle of `count` must pay, for verifying a resent header again. */
   terms: (count: number) => VerifyTerms;
   settleClaimed: (r: Retry, claimed: { id: number; payer: Address; fresh: boolean }) => Promise<PurchaseOutcome>;
 };
 
+/** A payment whose settle went quiet or was cut off: the token contract decides (never a fresh purchase). */
 export function createResolver(deps: ResolverDeps) {
   const { settler, store, ledger, clock, logger, inDoubt } = deps;
   /**

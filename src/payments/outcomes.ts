@@ -42,23 +42,17 @@ const REFUSAL_LABEL: Partial<Record<Refusal['why'], string>> = {
   screening_unavailable: 'screening_unavailable',
 };
 
+const KIND_LABEL: Record<Exclude<PurchaseOutcome['kind'], 'refused'>, string> = {
+  applied: 'settled',
+  known: 'idempotent',
+  in_doubt: 'in_doubt',
+  failed: 'settlement_failed',
+  refunded: 'entitlement_failed',
+};
+
 /** The `outcome` label of isocast_payments_total; a purchase that threw is `error`. */
-export function paymentOutcome(o: PurchaseOutcome): string {
-  switch (o.kind) {
-    case 'applied':
-      return 'settled';
-    case 'known':
-      return 'idempotent';
-    case 'in_doubt':
-      return 'in_doubt';
-    case 'failed':
-      return 'settlement_failed';
-    case 'refunded':
-      return 'entitlement_failed';
-    case 'refused':
-      return REFUSAL_LABEL[o.refusal.why] ?? 'rejected';
-  }
-}
+export const paymentOutcome = (o: PurchaseOutcome): string =>
+  o.kind === 'refused' ? (REFUSAL_LABEL[o.refusal.why] ?? 'rejected') : KIND_LABEL[o.kind];
 
 /** The plane's /metrics counters; without a registry (unit tests) they are no-ops. */
 export function paymentCounters(metrics: Metrics | undefined) {

@@ -38,27 +38,9 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
   const retryAfterSeconds = deps.retryAfterSeconds ?? 10;
   const counters = paymentCounters(deps.metrics);
   const inflight = createInflight<PurchaseOutcome>();
-  const challenges = createChallenges({
-    secret,
-    payTo: deps.payTo,
-    usdc: deps.usdc,
-    baseUrl: deps.baseUrl,
-    termsUrl: deps.termsUrl,
-    mode: deps.mode,
-    nowMs: () => clock.now(),
-    currentStep: saltSteps.current,
-  });
+  const challenges = createChallenges({ ...deps, secret, nowMs: () => clock.now(), currentStep: saltSteps.current });
   const commits = createGroupCommit(db, { onCommit: counters.committed });
-  const ledger = createLedger({
-    db,
-    stores: deps.stores,
-    store,
-    clock,
-    logger,
-    retryAfterSeconds,
-    commits,
-    sealer: createSealer(secret),
-  });
+  const ledger = createLedger({ ...deps, store, retryAfterSeconds, commits, sealer: createSealer(secret) });
   let accepting = true;
   const flow = createPurchaseFlow({
     ...deps,

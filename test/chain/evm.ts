@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { chainFor, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { chainFor } from '../../src/payments/settlers/chain-proof.ts';
 
 /**
  * A local in-process EVM for the chain-settlement test: hardhat 2's EDR provider with chain id

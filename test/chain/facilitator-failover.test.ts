@@ -4,7 +4,7 @@ import { createPublicClient, http, type Address } from 'viem';
 import { listen, testApp } from '../helpers/app.ts';
 import { deployTestUsdc, startLocalChain } from './evm.ts';
 import { startReferenceFront, type ReferenceFront } from './reference-facilitators.ts';
-import { chainFor, createAuthorizationLookup } from '../../src/payments/settlers/chain.ts';
+import { chainFor, createProofReader } from '../../src/payments/settlers/chain-proof.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import type { FailoverSettler } from '../../src/payments/settlers/failover.ts';
@@ -140,7 +140,7 @@ test('a second facilitator cannot move money twice for one authorization', async
   const p = await signFor(f, buyerA, 'nyc', 20, Date.now(), { expect: { usdc } });
   const d = decodeXPayment(p.xPayment);
   assert.ok(d.ok);
-  const lookup = createAuthorizationLookup({ rpcUrl: chain.rpcUrl, usdc });
+  const lookup = createProofReader({ rpcUrl: chain.rpcUrl, usdc });
   const req = {
     payer: buyerA.address,
     authorization: d.value.authorization,

@@ -6,7 +6,8 @@ import { createWalletClient, http, parseSignature, type Address, type Hex } from
 import { privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
 import { DEPLOYER_KEY, deployTestUsdc, SETTLER_KEY, startLocalChain, type LocalChain } from './evm.ts';
-import { createAuthorizationLookup, EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
+import { createProofReader } from '../../src/payments/settlers/chain-proof.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
@@ -155,7 +156,7 @@ test('a facilitator that submits on chain and then times out: in doubt (503), th
     await c.chain.request('evm_setAutomine', [false]);
     submitted = await c.submit(Buffer.from(JSON.stringify(payload)).toString('base64'));
   });
-  const status = createAuthorizationLookup({ rpcUrl: c.chain.rpcUrl, usdc: c.usdc }).status;
+  const status = createProofReader({ rpcUrl: c.chain.rpcUrl, usdc: c.usdc }).status;
   const settler = createFacilitatorSettler({ url, settleTimeoutMs: 1_500, status });
   const { e, f, reconcile } = await appWith(t, c, { SETTLEMENT: 'facilitator', FACILITATOR_URL: url }, settler);
   const r = await buy(f, buyerA, 'nyc', 20, e.clock.now(), { expect: { usdc: c.usdc } });
@@ -187,7 +188,7 @@ test('a facilitator that submits on chain and then times out: in doubt (503), th
 test('an authorization that never landed: in doubt while it could still land, failed (not charged) once the chain is past validBefore', async (t) => {
   const c = await setupChain(t);
   const url = await quietFacilitator(t, async () => {});
-  const status = createAuthorizationLookup({ rpcUrl: c.chain.rpcUrl, usdc: c.usdc }).status;
+  const status = createProofReader({ rpcUrl: c.chain.rpcUrl, usdc: c.usdc }).status;
   const settler = createFacilitatorSettler({ url, settleTimeoutMs: 300, status });
   const { e, f, reconcile } = await appWith(t, c, { SETTLEMENT: 'facilitator', FACILITATOR_URL: url }, settler);
   const r = await buy(f, buyerA, 'nyc', 20, e.clock.now(), { expect: { usdc: c.usdc } });

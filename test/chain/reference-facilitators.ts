@@ -7,7 +7,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { settle as legacySettle, verify as legacyVerify } from 'x402/facilitator';
 import { PaymentPayloadSchema, PaymentRequirementsSchema } from 'x402/types';
-import { chainFor } from '../../src/payments/settlers/chain.ts';
+import { chainFor } from '../../src/payments/settlers/chain-proof.ts';
 
 /**
  * The two reference facilitators nobody here wrote, each behind the HTTP front its own examples

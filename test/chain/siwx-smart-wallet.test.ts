@@ -5,7 +5,7 @@ import { createPublicClient, createWalletClient, http, type Address } from 'viem
 import { privateKeyToAccount } from 'viem/accounts';
 import { createSIWxMessage, encodeSIWxHeader, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import { compileContract, DEPLOYER_KEY, startLocalChain } from './evm.ts';
-import { chainFor } from '../../src/payments/settlers/chain.ts';
+import { chainFor } from '../../src/payments/settlers/chain-proof.ts';
 import { chainVerifierFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { createSiwxSignIn } from '../../src/payments/siwx-signin.ts';
 import type { Config } from '../../src/config.ts';

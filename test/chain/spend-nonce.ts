@@ -2,7 +2,7 @@ import { createWalletClient, http, parseAbi, parseSignature, type Address, type 
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { authorizationTypedData, usdcDomain } from '../../src/x402/eip3009.ts';
-import { chainFor } from '../../src/payments/settlers/chain.ts';
+import { chainFor } from '../../src/payments/settlers/chain-proof.ts';
 import { DEPLOYER_KEY } from './evm.ts';
 
 /**

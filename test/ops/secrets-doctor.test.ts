@@ -9,7 +9,7 @@ import { type ConfigError, loadConfig } from '../../src/config.ts';
 import { SCHEMA_VERSION, migrate, schemaVersion } from '../../src/db/migrate.ts';
 import { httpRequest } from '../../src/lib/http-client.ts';
 import { redactUrl, splitCredentials } from '../../src/lib/url-credentials.ts';
-import { createAuthorizationLookup } from '../../src/payments/settlers/chain.ts';
+import { createProofReader } from '../../src/payments/settlers/chain-proof.ts';
 import { listen, tempDir } from '../helpers/app.ts';
 
 const TOKEN = 'f'.repeat(16) + '0123456789abcdef0123';
@@ -89,7 +89,7 @@ test('credentials in RPC_URL reach the node as Basic auth', async (t) => {
     const { id } = (await req.json()) as { id: number };
     return Response.json({ jsonrpc: '2.0', id, result: '0x' + '0'.repeat(64) });
   });
-  const lookup = createAuthorizationLookup({
+  const lookup = createProofReader({
     rpcUrl: rpc.replace('http://', 'http://node:s3cret@'),
     usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as Address,
   });

@@ -3,8 +3,7 @@ import { SignJWT } from 'jose';
 import { CDP_JWT_LIFETIME_S, cdpSigningKey } from './cdp-key.ts';
 import type { PerRequestHeaders } from '../../lib/http-exchange.ts';
 
-/** CDP's per-request JWT (claims in cdp-key.ts), signed with jose. */
-/** An `Authorization: Bearer <jwt>` made for each request's method, host and path. */
+/** CDP's per-request JWT, signed with jose: an `Authorization: Bearer <jwt>` for each request's method, host and path. */
 export function cdpJwtHeaders(opts: { keyId: string; secret: string; now?: () => number }): PerRequestHeaders {
   const { key, alg } = cdpSigningKey(opts.secret);
   return async (method, host, path) => {

@@ -22,6 +22,9 @@ const AUTHORIZATION_STATE_ABI = parseAbi([
 export const RPC_TIMEOUT_MS = 15_000;
 /** How long a facilitator's named transaction may take to appear on our own RPC. */
 const CONFIRM_WAIT_MS = 10_000;
+const POLL_MS = 1_000;
+/** How far back to look for the event of an already-used nonce. */
+const LOOKBACK_BLOCKS = 50_000n;
 
 export function chainFor(rpcUrl: string) {
   return defineChain({
@@ -39,33 +42,14 @@ export type TransactionProof =
   | { state: 'absent' }
   | { state: 'unknown'; reason: string };
 
-type ProofReader = {
-  pub: PublicClient;
-  status(payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus>;
-  /** status() with the block it was read at, for checks that must see the same state. */
-  statusAt(payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus & { block?: bigint }>;
-  /** One transaction (ours, or one a facilitator named) judged against the payment. */
-  confirm(txHash: Hex, expect: { payer: Address; nonce: Hex; terms: PaymentTerms }): Promise<TransactionProof>;
-  /** A receipt's logs already in hand (our own transaction's), judged without another call. */
-  judge(
-    tx: { hash: Hex; logs: readonly ProofLog[] },
-    expect: { payer: Address; nonce: Hex; terms: PaymentTerms },
-  ): TransactionProof;
-};
+type Expect = { payer: Address; nonce: Hex; terms: PaymentTerms };
 
-export function createProofReader(opts: {
-  rpcUrl: string;
-  usdc: Address;
-  lookbackBlocks?: bigint;
-  pollingIntervalMs?: number;
-}): ProofReader {
+export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
   const pub = createPublicClient({
     chain: chainFor(opts.rpcUrl),
     transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
-    pollingInterval: opts.pollingIntervalMs ?? 1_000,
+    pollingInterval: POLL_MS,
   }) as PublicClient;
-  const lookback = opts.lookbackBlocks ?? 50_000n;
-  const pollMs = opts.pollingIntervalMs ?? 1_000;
   // Every facilitator success reads one receipt: a plain JSON-RPC post, without viem's
   // transport, formatters and error classes (they cost twice the /settle call itself).
   const rpc = createJsonPost('rpc', { baseUrl: opts.rpcUrl });
@@ -111,22 +95,24 @@ export function createProofReader(opts: {
       if (queued.length === 1) setImmediate(flush);
     });
 
-  const judge: ProofReader['judge'] = (tx, { payer, nonce, terms }) => {
+  /** A receipt's logs already in hand (our own transaction's), judged without another call. */
+  const judge = (tx: { hash: Hex; logs: readonly ProofLog[] }, { payer, nonce, terms }: Expect): TransactionProof => {
     const v = settlementVerdict(tx.logs, { usdc: opts.usdc, payer, nonce, payTo: terms.payTo, value: terms.value });
     if (v.kind === 'paid') return { state: 'used', txHash: tx.hash };
     if (v.kind === 'not-paid') return { state: 'spent', txHash: tx.hash, reason: v.reason };
     return { state: 'absent' };
   };
 
-  async function confirm(txHash: Hex, expect: Parameters<ProofReader['confirm']>[1]): Promise<TransactionProof> {
+  /** One transaction (ours, or one a facilitator named) judged against the payment. */
+  async function confirm(txHash: Hex, expect: Expect): Promise<TransactionProof> {
     try {
       let receipt = await readReceipt(txHash);
       // A facilitator's own node may be a block ahead of ours: wait a little, then in doubt.
       const deadline = Date.now() + CONFIRM_WAIT_MS;
       while (receipt === null) {
-        if (Date.now() + pollMs > deadline)
+        if (Date.now() + POLL_MS > deadline)
           throw new Error(`Timed out while waiting for transaction with hash "${txHash}" to be confirmed.`);
-        await new Promise((r) => setTimeout(r, pollMs));
+        await new Promise((r) => setTimeout(r, POLL_MS));
         receipt = await readReceipt(txHash);
       }
       if (receipt.status !== '0x1') return { state: 'absent' };
@@ -136,6 +122,7 @@ export function createProofReader(opts: {
     }
   }
 
+  /** status() with the block it was read at, for checks that must see the same state. */
   async function statusAt(
     payer: Address,
     nonce: Hex,
@@ -163,7 +150,7 @@ export function createProofReader(opts: {
               `0x${payer.slice(2).toLowerCase().padStart(64, '0')}`,
               nonce,
             ],
-            fromBlock: `0x${(block.number > lookback ? block.number - lookback : 0n).toString(16)}`,
+            fromBlock: `0x${(block.number > LOOKBACK_BLOCKS ? block.number - LOOKBACK_BLOCKS : 0n).toString(16)}`,
             toBlock: `0x${block.number.toString(16)}`,
           },
         ],

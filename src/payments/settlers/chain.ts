@@ -11,7 +11,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainFor, createProofReader, RPC_TIMEOUT_MS, shortError } from './chain-proof.ts';
-import { termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
+import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 
 /**
  * Self-settlement from SETTLER_PRIVATE_KEY (gas only). A nonce already used on chain is resolved
@@ -25,24 +25,10 @@ export const EIP3009_ABI = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
-type ChainSettlerOptions = {
-  rpcUrl: string;
-  privateKey: Hex;
-  usdc: Address;
-  /** How long to wait for the receipt before the outcome is reported in doubt. */
-  receiptTimeoutMs?: number;
-  /** How far back to look for the AuthorizationUsed event of an already-used nonce. */
-  lookbackBlocks?: bigint;
-  pollingIntervalMs?: number;
-};
-
+/** How long to wait for the receipt before the outcome is reported in doubt. */
 export const RECEIPT_TIMEOUT_MS = 60_000;
 
-export { chainFor, RPC_TIMEOUT_MS } from './chain-proof.ts';
-/** The token's word on (payer, nonce), judged against the payment (chain-proof.ts). */
-export const createAuthorizationLookup = createProofReader;
-
-export function createChainSettler(opts: ChainSettlerOptions): Settler {
+export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc: Address }): Settler {
   const chain = chainFor(opts.rpcUrl);
   const { pub, status, statusAt, judge } = createProofReader(opts);
   const account = privateKeyToAccount(opts.privateKey);
@@ -51,7 +37,6 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
     transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
     account,
   });
-  const receiptTimeoutMs = opts.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS;
   /**
    * After our attempt went wrong: paid (ours or a competitor's use, which pays the same wallet),
    * spent without paying us (definitely not charged), anything else in doubt.
@@ -99,16 +84,14 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
   return {
     kind: 'chain',
     // The receipt wait plus one RPC timeout each side; slower leaves the payment in doubt, never lost.
-    maxSettleMs: receiptTimeoutMs + 2 * RPC_TIMEOUT_MS,
+    maxSettleMs: RECEIPT_TIMEOUT_MS + 2 * RPC_TIMEOUT_MS,
     async settle(req) {
       const a = req.authorization;
       const earlier = await statusAt(req.payer, a.nonce, termsOf(req));
-      if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
-      if (earlier.state === 'spent') return { ok: false, inDoubt: false, reason: earlier.reason };
+      const final = settledBefore(earlier);
+      if (final) return final;
       // Without a definite answer nothing is sent: a competitor may already have used the nonce.
       if (earlier.state === 'unknown') return { ok: false, inDoubt: true, sent: false, reason: earlier.reason };
-      if (earlier.expired)
-        return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
       const call = transferCall(req);
       // Balance, then a simulated call, at the block that said "unused": a refusal here is definite
       // (nothing was sent), so an unfunded authorization is "not charged" at once, never in doubt.
@@ -123,7 +106,7 @@ export function createChainSettler(opts: ChainSettlerOptions): Settler {
         return after(req, `transferWithAuthorization send failed: ${shortError(err)}`);
       }
       try {
-        const receipt = await pub.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs });
+        const receipt = await pub.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
         // Our own receipt, judged by the same rule as anyone's: the logs must prove PAY_TO got the price.
         const proof =
           receipt.status === 'success'

@@ -4,6 +4,7 @@ import { classifySettle, classifyVerify } from './facilitator-answer.ts';
 import { NAMES_KIND, createKindCache, type SupportedResult } from './negotiate.ts';
 import type { TransactionProof } from './chain-proof.ts';
 import {
+  settledBefore,
   termsOf,
   type AuthorizationStatus,
   type PaymentTerms,
@@ -26,7 +27,6 @@ type FacilitatorOptions = {
   perRequest?: PerRequestHeaders;
   verifyTimeoutMs?: number;
   settleTimeoutMs?: number;
-  supportedTimeoutMs?: number;
   /** The token's word on (payer, nonce); without it a `/settle` that went quiet stays in doubt. */
   status?: (payer: Address, nonce: Hex, terms: PaymentTerms) => Promise<AuthorizationStatus>;
   /** Judges a `/settle` success's transaction on our RPC: a facilitator's "success" is not proof PAY_TO was paid. */
@@ -38,9 +38,6 @@ type FacilitatorOptions = {
    * runs the same check before any transfer (docs/decisions.md). `always`: `/verify` first.
    */
   verify?: 'always' | 'unless-recovered';
-  now?: () => number;
-  /** Each `/supported` reading (for the log). */
-  onSupported?: (r: SupportedResult) => void;
 };
 
 export const VERIFY_TIMEOUT_MS = 10_000;
@@ -51,7 +48,6 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const headers: Record<string, string> = opts.auth ? { authorization: opts.auth } : {};
   const verifyTimeoutMs = opts.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS;
   const settleTimeoutMs = opts.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
-  const supportedTimeoutMs = opts.supportedTimeoutMs ?? SUPPORTED_TIMEOUT_MS;
   const status = async (payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus> =>
     opts.status
       ? opts.status(payer, nonce, terms)
@@ -61,11 +57,10 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   // The last /supported reading: one that lists none of our kinds takes no payment (failover).
   let lastSupported: SupportedResult | null = null;
   const kinds = createKindCache({
-    fetch: () => client.get('/supported', supportedTimeoutMs),
-    now: opts.now ?? Date.now,
+    fetch: () => client.get('/supported', SUPPORTED_TIMEOUT_MS),
+    now: Date.now,
     onResult: (r) => {
       lastSupported = r;
-      opts.onSupported?.(r);
     },
   });
   const verifyAlways = opts.verify === 'always';
@@ -122,16 +117,13 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
 
   return {
     kind: 'facilitator',
-    maxSettleMs: supportedTimeoutMs + verifyTimeoutMs + settleTimeoutMs + 15_000,
+    maxSettleMs: SUPPORTED_TIMEOUT_MS + verifyTimeoutMs + settleTimeoutMs + 15_000,
     async settle(req) {
       // Only a retry asks the chain first: for a fresh claim it would cost two RPC calls per
       // purchase, and an authorization used elsewhere is refused by /settle and found by refused().
       if (!req.fresh) {
-        const earlier = await status(req.payer, req.authorization.nonce, termsOf(req));
-        if (earlier.state === 'used') return { ok: true, txHash: earlier.txHash, alreadySettled: true };
-        if (earlier.state === 'spent') return { ok: false, inDoubt: false, reason: earlier.reason };
-        if (earlier.state === 'unused' && earlier.expired)
-          return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
+        const earlier = settledBefore(await status(req.payer, req.authorization.nonce, termsOf(req)));
+        if (earlier) return earlier;
       }
       // Its /supported lists none of our kinds: nothing is sent (the next facilitator may take it).
       await kinds.current();

@@ -57,28 +57,19 @@ function chooseKind(answer: JsonAnswer): SupportedResult {
   return { ok: true, kind, listed };
 }
 
-type KindCache = {
-  /** The kind to send now: cached, fetched first when stale after a refusal or never fetched. */
-  current(): Promise<WireKind>;
-  /** Reads `/supported` now (doctor, serve start). */
-  refresh(): Promise<SupportedResult>;
-  /** A refusal named the network, version or scheme: read `/supported` again before the next call (at most once per retryMs). */
-  invalidate(): void;
-};
-
 /** A refusal whose reason says the facilitator did not take the kind we sent. */
 export const NAMES_KIND = /network|version|scheme/i;
+
+/** A good answer is read again (without holding any payment) after this. */
+const TTL_MS = 3_600_000;
 
 export function createKindCache(opts: {
   fetch: () => Promise<JsonAnswer>;
   now: () => number;
-  /** A good answer is read again (without holding any payment) after this. */
-  ttlMs?: number;
   /** While it has never answered, at most one read per this interval (each may hold a payment). */
   retryMs?: number;
   onResult?: (r: SupportedResult) => void;
-}): KindCache {
-  const ttlMs = opts.ttlMs ?? 3_600_000;
+}) {
   const retryMs = opts.retryMs ?? 10_000;
   let kind: WireKind | null = null;
   let checkedAt = Number.NEGATIVE_INFINITY;
@@ -110,17 +101,20 @@ export function createKindCache(opts: {
   }
 
   return {
+    /** Reads `/supported` now (doctor, serve start). */
     refresh,
+    /** A refusal named the network, version or scheme: read `/supported` again before the next call (at most once per retryMs). */
     invalidate: () => {
       stale = true;
     },
-    async current() {
+    /** The kind to send now: cached, fetched first when stale after a refusal or never fetched. */
+    async current(): Promise<WireKind> {
       const age = opts.now() - checkedAt;
       // At most one read per retryMs however many refusals come: a burst waits on one shared read.
       if (kind === null ? age >= retryMs : stale && opts.now() - forcedAt >= retryMs) {
         if (kind !== null) forcedAt = opts.now();
         await refresh();
-      } else if (age >= ttlMs) void refresh();
+      } else if (age >= TTL_MS) void refresh();
       return kind ?? FALLBACK_KIND;
     },
   };

@@ -55,6 +55,15 @@ export const termsOf = (req: SettleRequest): PaymentTerms => ({
   value: req.authorization.value,
 });
 
+/** The chain's word before a settle call: a used, spent or expired authorization ends it here; null goes ahead. */
+export function settledBefore(st: AuthorizationStatus): SettleOutcome | null {
+  if (st.state === 'used') return { ok: true, txHash: st.txHash, alreadySettled: true };
+  if (st.state === 'spent') return { ok: false, inDoubt: false, reason: st.reason };
+  if (st.state === 'unused' && st.expired)
+    return { ok: false, inDoubt: false, reason: 'authorization expired before it could be settled' };
+  return null;
+}
+
 export type Settler = {
   readonly kind: 'mock' | 'facilitator' | 'chain';
   settle(req: SettleRequest): Promise<SettleOutcome>;
