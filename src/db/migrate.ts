@@ -72,8 +72,5 @@ export function migrate(
 }
 
 function isEmpty(db: Database.Database): boolean {
-  const row = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as {
-    n: number;
-  };
-  return row.n === 0;
+  return db.prepare("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").pluck().get() === 0;
 }

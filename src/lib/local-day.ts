@@ -32,16 +32,10 @@ export function localTime(timeZone: string, ms: number): string {
 type Parts = { year: number; month: number; day: number; hour: number; minute: number; second: number };
 
 function partsAt(timeZone: string, ms: number): Parts {
+  // The formatter's parts are exactly these six fields (and literals).
   const out: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(ms)) if (p.type !== 'literal') out[p.type] = Number(p.value);
-  return {
-    year: out.year!,
-    month: out.month!,
-    day: out.day!,
-    hour: out.hour!,
-    minute: out.minute!,
-    second: out.second!,
-  };
+  return out as Parts;
 }
 
 export function localDate(timeZone: string, ms: number): string {

@@ -170,12 +170,3 @@ export function encodeXPayment(
   };
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64');
 }
-
-export function decodePaymentResponse(header: string): {
-  success: boolean;
-  transaction: string;
-  network: string;
-  payer: string;
-} {
-  return JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
-}

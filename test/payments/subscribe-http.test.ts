@@ -4,7 +4,7 @@ import { PaymentRequiredV1Schema, PaymentPayloadV1Schema } from '@x402/core/sche
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { SubscribeResult, PaymentRequired } from '../../src/payments/schemas.ts';
-import { decodePaymentResponse } from '../../src/x402/x-payment.ts';
+import { decodePaymentResponseHeader as decodePaymentResponse } from '@x402/core/http';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
 import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
