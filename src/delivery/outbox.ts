@@ -25,30 +25,7 @@ export type DueRow = {
   payload: string;
 };
 
-export type Outbox = {
-  /**
-   * Writes one row per registration entitled to the signal: `queued`, or `failed` at once when the
-   * wallet is on the sanctions list. Synchronous, for use as storeSignal's `inTransaction` hook;
-   * returns the number of rows written.
-   */
-  enqueue(signal: SignalPublic): number;
-  /** Queued rows whose next attempt is due, oldest first. */
-  due(nowMs: number, limit: number): DueRow[];
-  /** Earliest next_attempt_at among queued rows, or null. */
-  nextAttemptAt(): number | null;
-  /** queued -> sending, committed; false if another claimer won. */
-  claim(id: number, chatId: string, nowMs: number): boolean;
-  markSent(id: number, nowMs: number): void;
-  /** sending -> queued, for failures known to precede the platform accepting the message. */
-  requeue(id: number, r: { nextAttemptAt: number; error: string; nowMs: number }): void;
-  /** Any open state -> failed; never sent again. */
-  markFailed(id: number, error: string, nowMs: number): void;
-  /** At start-up: rows left in `sending` may have reached the chat, so they are failed, not resent. */
-  failInterrupted(nowMs: number): number;
-  counts(): Record<OutboxStatus, number>;
-  /** The sanctions screen the enqueue applies; the worker asks it again before each send. */
-  readonly screen: WalletScreen;
-};
+export type Outbox = ReturnType<typeof createOutbox>;
 
 const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
 
@@ -58,7 +35,7 @@ let screenFunctions = 0;
 export function createOutbox(
   db: Db,
   deps: { clock: Clock; screen: WalletScreen; reader: Pick<SignalReader, 'payload'> },
-): Outbox {
+) {
   const { clock, screen, reader: signals } = deps;
   // The sanctions list lives in memory and is swapped on reload, so the enqueue asks it through a
   // SQL function: the screen stays inside the one statement (below). Each outbox registers its own
@@ -103,7 +80,8 @@ export function createOutbox(
   const counts = createOutboxCounts(db);
 
   return {
-    enqueue: (s) =>
+    /** One row per entitled registration, `failed` at once for a listed wallet; storeSignal's `inTransaction` hook. */
+    enqueue: (s: SignalPublic): number =>
       enqueue.run({
         city: s.city,
         date: s.targetDate,
@@ -112,23 +90,26 @@ export function createOutbox(
         now: clock.now(),
         sanctioned: SANCTIONED_NOT_PUSHED,
       }).changes,
-    due: (nowMs, limit) =>
+    due: (nowMs: number, limit: number): DueRow[] =>
       (due.all(nowMs, limit) as Omit<DueRow, 'payload'>[]).flatMap((r) => {
         const payload = signals.payload(r.city, r.seq);
         return payload === null ? [] : [{ ...r, payload }];
       }),
-    nextAttemptAt: () => (nextAt.get() as number | null) ?? null,
-    claim: (id, chatId, nowMs) => claim.run(chatId, nowMs, id).changes === 1,
-    markSent: (id, nowMs) => {
+    nextAttemptAt: (): number | null => (nextAt.get() as number | null) ?? null,
+    /** queued -> sending, committed; false if another claimer won. */
+    claim: (id: number, chatId: string, nowMs: number) => claim.run(chatId, nowMs, id).changes === 1,
+    markSent: (id: number, nowMs: number) => {
       sent.run(nowMs, id);
     },
-    requeue: (id, r) => {
+    /** For failures known to precede the platform accepting the message. */
+    requeue: (id: number, r: { nextAttemptAt: number; error: string; nowMs: number }) => {
       requeue.run(r.nextAttemptAt, r.error, r.nowMs, id);
     },
-    markFailed: (id, error, nowMs) => {
+    markFailed: (id: number, error: string, nowMs: number) => {
       failed.run(error, nowMs, id);
     },
-    failInterrupted: (nowMs) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
+    /** Rows left in `sending` may have reached the chat, so they are failed, not resent. */
+    failInterrupted: (nowMs: number) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
     counts,
     screen,
   };

@@ -27,15 +27,6 @@ export const BOT_API_LIMITS: SendLimits = {
   testPerSecond: 2,
 };
 
-type Pacer = {
-  /** Earliest instant a message to `chatId` may leave on `lane` (default paid). */
-  readyAt(chatId: string, nowMs: number, lane?: Lane): number;
-  /** Books the earliest slot for `chatId` on `lane` (default paid) and returns its instant. */
-  reserve(chatId: string, nowMs: number, lane?: Lane): number;
-  /** Holds every send until `untilMs` (a 429 answer). */
-  pauseUntil(untilMs: number): void;
-};
-
 /**
  * Groups and channels (negative ids) and public channels named by `@username` take the slower
  * group spacing. Callers pass the canonical id (chat-id.ts), so every spelling of one chat shares
@@ -45,43 +36,34 @@ function isGroupChat(chatId: string): boolean {
   return chatId.startsWith('-') || chatId.startsWith('@');
 }
 
-export function createPacer(limits: SendLimits = BOT_API_LIMITS): Pacer {
-  const globalGapMs = 1000 / limits.globalPerSecond;
-  const testGapMs = 1000 / Math.max(0.001, limits.testPerSecond ?? 2);
-  let globalNext = 0;
-  let testNext = 0;
+/** `readyAt` is the earliest instant a message to the chat may leave on the lane; `reserve` books it. */
+export function createPacer(limits: SendLimits = BOT_API_LIMITS) {
+  const lanes = {
+    paid: { gapMs: 1000 / limits.globalPerSecond, next: 0, chats: new Map<string, number>() },
+    test: { gapMs: 1000 / Math.max(0.001, limits.testPerSecond ?? 2), next: 0, chats: new Map<string, number>() },
+  };
   let pausedUntil = 0;
-  const chatNext = new Map<string, number>();
-  const testChatNext = new Map<string, number>();
 
   const readyAt = (chatId: string, nowMs: number, lane: Lane = 'paid') => {
-    const paid = Math.max(nowMs, pausedUntil, chatNext.get(chatId) ?? 0);
-    return lane === 'paid' ? Math.max(paid, globalNext) : Math.max(paid, testNext, testChatNext.get(chatId) ?? 0);
+    const paid = Math.max(nowMs, pausedUntil, lanes.paid.chats.get(chatId) ?? 0, lanes[lane].next);
+    return lane === 'paid' ? paid : Math.max(paid, lanes.test.chats.get(chatId) ?? 0);
   };
 
-  const sweep = (map: Map<string, number>, nowMs: number) => {
-    // Entries in the past carry no constraint; dropping them bounds the map by recent chats.
-    if (map.size < 10_000) return;
-    for (const [chat, next] of map) if (next <= nowMs) map.delete(chat);
-  };
   const interval = (chatId: string) => (isGroupChat(chatId) ? limits.groupIntervalMs : limits.chatIntervalMs);
 
   return {
     readyAt,
-    reserve: (chatId, nowMs, lane = 'paid') => {
+    reserve: (chatId: string, nowMs: number, lane: Lane = 'paid') => {
       const at = readyAt(chatId, nowMs, lane);
-      if (lane === 'paid') {
-        globalNext = at + globalGapMs;
-        chatNext.set(chatId, at + interval(chatId));
-        sweep(chatNext, nowMs);
-      } else {
-        testNext = at + testGapMs;
-        testChatNext.set(chatId, at + interval(chatId));
-        sweep(testChatNext, nowMs);
-      }
+      const l = lanes[lane];
+      l.next = at + l.gapMs;
+      l.chats.set(chatId, at + interval(chatId));
+      // Entries in the past carry no constraint; dropping them bounds the map by recent chats.
+      if (l.chats.size >= 10_000) for (const [chat, next] of l.chats) if (next <= nowMs) l.chats.delete(chat);
       return at;
     },
-    pauseUntil: (untilMs) => {
+    /** Holds every send until `untilMs` (a 429 answer). */
+    pauseUntil: (untilMs: number) => {
       pausedUntil = Math.max(pausedUntil, untilMs);
     },
   };

@@ -23,16 +23,6 @@ const MAX_IN_FLIGHT = 16;
 const IDLE_MS = 30_000;
 const BATCH = 200;
 
-type DeliveryWorker = {
-  start(): void;
-  /** Call after a transaction that queued rows commits. */
-  wake(): void;
-  /** Stops claiming and waits for sends in flight to settle (each is bounded by its timeout). */
-  stop(): Promise<void>;
-  /** Resolves once nothing is queued (even for later) and nothing is in flight: tests and measurements. */
-  whenIdle(): Promise<void>;
-};
-
 const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 /** How soon the worker looks again while no sanctions list is in force. */
 const UNSCREENED_RECHECK_MS = 5_000;
@@ -49,7 +39,7 @@ type DeliveryWorkerDeps = {
   options?: WorkerOptions;
 };
 
-export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
+export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const { outbox, messenger, clock, termsUrl } = deps;
   // The outbox's screen: the enqueue and the send ask the same list.
   const screen = outbox.screen;
@@ -224,7 +214,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (!messenger.configured) logger.info('messenger bot not configured; delivery worker idles');
       loopDone = loop();
     },
+    /** Call after a transaction that queued rows commits. */
     wake,
+    /** Stops claiming and waits for sends in flight to settle (each is bounded by its timeout). */
     async stop() {
       running = false;
       wake();
@@ -232,6 +224,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       await Promise.allSettled([...inFlight]);
       releaseIdle();
     },
+    /** Resolves once nothing is queued (even for later) and nothing is in flight: tests and measurements. */
     whenIdle: () =>
       new Promise<void>((resolve) => {
         idleWaiters.push(resolve);

@@ -1,8 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isLoopback } from '../../src/buyer/cli/args.ts';
-import { defaultReceiptsFile, describeServers, stateHome } from '../../src/buyer/cli/receipts.ts';
+import { isLoopback, parseFlags } from '../../src/buyer/cli/args.ts';
+import { describeServers, receiptsFileFor, stateHome } from '../../src/buyer/cli/receipts.ts';
 import { stripControls, findControls } from '../../packages/isocast-client/src/index.ts';
+
+const defaultReceiptsFile = (home: string) =>
+  receiptsFileFor(parseFlags([], { strings: ['receipts'], booleans: [] }), {
+    stdout() {},
+    stderr() {},
+    stateHome: home,
+  });
 
 test('receipts go under $XDG_STATE_HOME/isocast (absolute only), else ~/.local/state/isocast', () => {
   assert.equal(defaultReceiptsFile(stateHome({ XDG_STATE_HOME: '/s', HOME: '/h' })), '/s/isocast/receipts.json');

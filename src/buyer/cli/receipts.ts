@@ -24,13 +24,9 @@ export function stateHome(env: { XDG_STATE_HOME?: string; HOME?: string }): stri
   return join(env.HOME || homedir(), '.local', 'state');
 }
 
-export function defaultReceiptsFile(home: string): string {
-  return join(home, 'isocast', RECEIPTS_FILE_NAME);
-}
-
 /** `--receipts FILE`, else receipts.json in isocast/ under the state directory main.ts resolved. */
 export function receiptsFileFor(flags: Flags, io: CliIo): string {
-  return flags.values.receipts ?? defaultReceiptsFile(io.stateHome ?? stateHome(process.env));
+  return flags.values.receipts ?? join(io.stateHome ?? stateHome(process.env), 'isocast', RECEIPTS_FILE_NAME);
 }
 
 const receiptSchema = () =>
