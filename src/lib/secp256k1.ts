@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { readAssetBytes, seaModule } from './assets.ts';
+import { createLogger } from './logger.ts';
 import { cacheRoots, dlopenAddon, loadEmbeddedAddon } from './native-addon.ts';
 
 /**
@@ -162,6 +163,11 @@ function loadEngine(): Engine | null {
     }
   }
   loadError = problems.length ? problems.join('; ') : null;
+  // Expected where no prebuild exists (linux-arm64); eip3009-recover.ts warns if viem must serve.
+  if (engine && loadError)
+    createLogger({ base: { service: 'isocast' } }).info(`secp256k1: recovering with the ${engine.name} engine`, {
+      reason: loadError,
+    });
   return engine;
 }
 
