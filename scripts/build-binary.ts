@@ -31,7 +31,12 @@ import { createServer as createNetServer } from 'node:net';
 import { isBuiltin } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-binding.ts';
-import { SECP256K1_WASM_ASSET, secp256k1WasmPath } from '../src/lib/secp256k1.ts';
+import {
+  loadPrebuiltAddon,
+  SECP256K1_ADDON_ASSET,
+  SECP256K1_WASM_ASSET,
+  secp256k1WasmPath,
+} from '../src/lib/secp256k1.ts';
 import { CHECKPOINT_WORKER_ASSET } from '../src/db/checkpointer.ts';
 import { FETCH_CLASSES_INJECT, lazyFetchClasses } from './sea/lazy-fetch-classes.ts';
 
@@ -462,6 +467,12 @@ export async function buildBinary(
   // libsecp256k1 as WASM: read from the asset, never from a file beside the binary.
   const assets: Record<string, string> = { [ADDON_ASSET]: addon, [SECP256K1_WASM_ASSET]: secp256k1WasmPath() };
   for (const rel of assetFiles()) assets[rel] = join(ROOT, rel);
+  // Its N-API addon too, when a prebuild loads on the build machine (none for linux-arm64: the WASM serves).
+  try {
+    assets[SECP256K1_ADDON_ASSET] = loadPrebuiltAddon().file;
+  } catch {
+    log('assets   no secp256k1 prebuild loads here: the binary recovers signatures with the WASM');
+  }
   // The addon's cache key, hashed here once rather than at every start of the binary.
   const hashFile = join(BUILD_DIR, `.addon-hash-${process.pid}`);
   mkdirSync(BUILD_DIR, { recursive: true });

@@ -1,8 +1,8 @@
 /**
  * Signature recovery alone, in this process: microseconds per EIP-3009 authorization recovered
- * (digest included) with the production path (src/payments/eip3009-recover.ts, WASM
- * libsecp256k1) and with viem's `recoverTypedDataAddress`, over the same 200 signatures,
- * alternating bursts. Also the WASM module's load time (read + compile + instantiate).
+ * (digest included) with the production path (src/payments/eip3009-recover.ts) on each
+ * libsecp256k1 engine (N-API addon, WASM) and with viem's `recoverTypedDataAddress`, over the same
+ * 200 signatures, alternating bursts. Also each engine's load time (dlopen; read + compile).
  *
  * node scripts/bench/recovery.ts '{"rounds":9,"burstMs":300}'
  */
@@ -11,14 +11,16 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { authorizationTypedData } from '../../src/x402/eip3009.ts';
 import type { Authorization } from '../../src/x402/networks.ts';
 import { recoverAuthorizationSigner } from '../../src/payments/eip3009-recover.ts';
-import { secp256k1Ready } from '../../src/lib/secp256k1.ts';
+import { loadNativeEngine, loadWasmEngine, resetSecp256k1ForTests } from '../../src/lib/secp256k1.ts';
 import { median } from './util.ts';
 
 const input = JSON.parse(process.argv[2] ?? '{}') as { rounds?: number; burstMs?: number };
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' as Address;
 const t0 = performance.now();
-if (!secp256k1Ready()) throw new Error('WASM secp256k1 did not load');
-const loadMs = performance.now() - t0;
+const nativeEngine = loadNativeEngine();
+const t1 = performance.now();
+const wasmEngine = loadWasmEngine();
+const t2 = performance.now();
 
 const samples: { a: Authorization; sig: Hex }[] = [];
 for (let i = 0; i < 200; i++) {
@@ -33,9 +35,14 @@ for (let i = 0; i < 200; i++) {
   };
   samples.push({ a, sig: await account.signTypedData(authorizationTypedData(USDC, a)) });
 }
-const wasm = async (i: number) => {
+const production = async (i: number) => {
   const s = samples[i % 200]!;
   if ((await recoverAuthorizationSigner(USDC, s.a, s.sig)) === null) throw new Error('no signer');
+};
+/** The production path pinned to one engine for the burst (loaded once above). */
+const pinned = (engine: typeof nativeEngine) => {
+  resetSecp256k1ForTests([() => engine]);
+  return production;
 };
 const viem = async (i: number) => {
   const s = samples[i % 200]!;
@@ -48,23 +55,31 @@ async function burst(f: (i: number) => Promise<void>, ms: number): Promise<numbe
   return ((performance.now() - start) * 1000) / n;
 }
 for (let i = 0; i < 400; i++) {
-  await wasm(i);
+  await pinned(nativeEngine)(i);
+  await pinned(wasmEngine)(i);
   await viem(i);
 }
+const n: number[] = [];
 const w: number[] = [];
 const v: number[] = [];
 for (let r = 0; r < (input.rounds ?? 9); r++) {
-  w.push(await burst(wasm, input.burstMs ?? 300));
+  n.push(await burst(pinned(nativeEngine), input.burstMs ?? 300));
+  w.push(await burst(pinned(wasmEngine), input.burstMs ?? 300));
   v.push(await burst(viem, input.burstMs ?? 300));
 }
+resetSecp256k1ForTests();
 const round = (x: number) => Math.round(x * 10) / 10;
 process.stdout.write(
   JSON.stringify({
+    nativeUs: round(median(n)),
     wasmUs: round(median(w)),
     viemUs: round(median(v)),
-    speedup: round(median(v) / median(w)),
+    nativeVsWasm: round(median(w) / median(n)),
+    nativeVsViem: round(median(v) / median(n)),
+    nativePerSec: Math.round(1e6 / median(n)),
     wasmPerSec: Math.round(1e6 / median(w)),
     viemPerSec: Math.round(1e6 / median(v)),
-    wasmLoadMs: round(loadMs),
+    nativeLoadMs: round(t1 - t0),
+    wasmLoadMs: round(t2 - t1),
   }) + '\n',
 );

@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { seaModule } from './assets.ts';
+import { readAssetBytes, seaModule } from './assets.ts';
+import { createLogger } from './logger.ts';
+import { cacheRoots, dlopenAddon, loadEmbeddedAddon } from './native-addon.ts';
 
 /**
- * Recovery through libsecp256k1 WASM (`tiny-secp256k1`'s module, driven directly so its loader is
- * never bundled): viem's BigInt recovery was half a paid request's CPU. viem's semantics (tests
- * compare them): high s accepted, as USDC rejects it at settlement anyway.
+ * Recovery through libsecp256k1: its N-API addon (the `secp256k1` package's prebuild, about 5x
+ * faster) where one loads, else its WASM build (`tiny-secp256k1`'s module), both driven directly
+ * so no package loader or JS fallback is bundled; viem's BigInt recovery was half a paid request's
+ * CPU. viem's semantics (tests compare them): high s accepted, as USDC rejects it at settlement.
  */
 export const SECP256K1_WASM_ASSET = 'secp256k1.wasm';
+export const SECP256K1_ADDON_ASSET = 'secp256k1.node';
 
 /** Where the .wasm lives in the installed package (also the build script's asset source). */
 export function secp256k1WasmPath(): string {
@@ -35,7 +39,8 @@ const WASM = (
   }
 ).WebAssembly;
 
-type Engine = {
+export type Engine = {
+  name: 'native' | 'wasm';
   recover(hash: Uint8Array, sig64: Uint8Array, recoveryId: number): Uint8Array | null;
 };
 
@@ -68,6 +73,7 @@ function instantiate(bytes: Uint8Array): Engine {
   // Views are taken per call: growing the memory would detach a cached one.
   const view = (g: WasmGlobal, len: number) => new Uint8Array(wasm.memory.buffer, g.value, len);
   return {
+    name: 'wasm',
     recover(hash, sig64, recoveryId) {
       const h = view(wasm.HASH_INPUT, 32);
       const s = view(wasm.SIGNATURE_INPUT, 64);
@@ -93,45 +99,94 @@ function wasmBytes(): Uint8Array {
   return readFileSync(secp256k1WasmPath());
 }
 
+export function loadWasmEngine(bytes: Uint8Array = wasmBytes()): Engine {
+  return instantiate(bytes);
+}
+
+/** The package's prebuilds for this platform, in the order to try: each libc's fails to load on the other. */
+export function secp256k1AddonCandidates(): string[] {
+  const pkg = dirname(createRequire(import.meta.url).resolve('secp256k1/package.json'));
+  const dir = join(pkg, 'prebuilds', `${process.platform}-${process.arch}`);
+  const names = process.platform === 'linux' ? ['secp256k1.glibc.node', 'secp256k1.musl.node'] : ['secp256k1.node'];
+  return names.map((n) => join(dir, n)).filter((f) => existsSync(f));
+}
+
+/** The first of `files` that loads here, and its exports (the build embeds that file). */
+export function loadPrebuiltAddon(files: string[] = secp256k1AddonCandidates()): { exports: object; file: string } {
+  const problems: string[] = [];
+  for (const file of files) {
+    try {
+      return { exports: dlopenAddon(file), file };
+    } catch (err) {
+      problems.push(err instanceof Error ? err.message : String(err));
+    }
+  }
+  throw new Error(`no secp256k1 prebuild loads on ${process.platform}-${process.arch} (${problems.join('; ')})`);
+}
+
+// The addon's C++ signature (node_modules/secp256k1/src/secp256k1.cc), not one of ours to reshape.
+type Addon = {
+  ecdsaRecover(...args: [out: Uint8Array, sig64: Uint8Array, recoveryId: number, hash: Uint8Array]): number;
+};
+
+/** The N-API addon; inside the single binary from its asset, extracted like better-sqlite3's. */
+export function loadNativeEngine(files?: string[]): Engine {
+  const exports = seaModule()
+    ? loadEmbeddedAddon(readAssetBytes(SECP256K1_ADDON_ASSET), cacheRoots(process.env), { name: SECP256K1_ADDON_ASSET })
+        .exports
+    : loadPrebuiltAddon(files).exports;
+  const addon = new (exports as { Secp256k1: new () => Addon }).Secp256k1();
+  // 65 bytes: the addon serialises uncompressed (0x04 || x || y) for that length.
+  const out = Buffer.alloc(65);
+  return {
+    name: 'native',
+    // 0 is success; 1 (unparsable r/s) and 2 (no point) recover nothing, as in the WASM.
+    recover: (hash, sig64, recoveryId) =>
+      addon.ecdsaRecover(out, sig64, recoveryId, hash) === 0 ? new Uint8Array(out.subarray(1)) : null,
+  };
+}
+
+let loaders: (() => Engine)[] = [() => loadNativeEngine(), () => loadWasmEngine()];
 let engine: Engine | null | undefined;
 let loadError: string | null = null;
 
-/** Loaded on first use (compiling 1.2 MB costs a few ms, so start-up never pays); null when it cannot load. */
-function wasmEngine(): Engine | null {
-  if (engine === undefined) {
+/** The first engine that loads, on first use (never at start-up: dlopen and WASM compile cost ms); null when none does. */
+function loadEngine(): Engine | null {
+  const problems: string[] = [];
+  engine = null;
+  for (const load of loaders) {
     try {
-      engine = instantiate(wasmBytes());
+      engine = load();
+      break;
     } catch (err) {
-      engine = null;
-      loadError = err instanceof Error ? err.message : String(err);
+      problems.push(err instanceof Error ? err.message : String(err));
     }
   }
+  loadError = problems.length ? problems.join('; ') : null;
+  // Expected where no prebuild exists (linux-arm64); eip3009-recover.ts warns if viem must serve.
+  if (engine && loadError)
+    createLogger({ base: { service: 'isocast' } }).info(`secp256k1: recovering with the ${engine.name} engine`, {
+      reason: loadError,
+    });
   return engine;
 }
 
-/** Loads the engine now; returns whether the WASM recovery is available. */
-export function secp256k1Ready(): boolean {
-  return wasmEngine() !== null;
+/** Which engine recovers ('native' or 'wasm'), loading it now; null when neither loads. */
+export function secp256k1Engine(): Engine['name'] | null {
+  return (engine === undefined ? loadEngine() : engine)?.name ?? null;
 }
 
+/** Why an engine did not load (the native addon's reason even when the WASM took over). */
 export function secp256k1LoadError(): string | null {
-  wasmEngine();
+  secp256k1Engine();
   return loadError;
 }
 
-/** Test hook: forget the loaded engine, or install bytes that fail, to exercise the fallback. */
-export function resetSecp256k1ForTests(bytes?: Uint8Array): void {
+/** Test and bench hook: the engines to try, in order (default: native, then WASM), loaded at next use. */
+export function resetSecp256k1ForTests(order?: (() => Engine)[]): void {
+  loaders = order ?? [() => loadNativeEngine(), () => loadWasmEngine()];
+  engine = undefined;
   loadError = null;
-  if (!bytes) {
-    engine = undefined;
-    return;
-  }
-  try {
-    engine = instantiate(bytes);
-  } catch (err) {
-    engine = null;
-    loadError = err instanceof Error ? err.message : String(err);
-  }
 }
 
 const below = (x: Uint8Array) => Buffer.compare(x, N) < 0;
@@ -152,16 +207,10 @@ function recoveryInput(hash: Uint8Array, signature: Uint8Array): RecoveryInput |
   return { hash, sig64: signature.subarray(0, 64), recoveryId };
 }
 
-/** Recovery of a checked input on this thread; `undefined` when the WASM engine is unavailable. */
-function recoverCheckedWasm(input: RecoveryInput): Uint8Array | null | undefined {
-  const e = wasmEngine();
+/** The 64-byte public key that signed `hash`; null when nothing recovers, `undefined` without an engine. */
+export function recoverPublicKey(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
+  const e = engine === undefined ? loadEngine() : engine;
   if (!e) return undefined;
-  return e.recover(input.hash, input.sig64, input.recoveryId);
-}
-
-/** The 64-byte public key that signed `hash`; null when nothing recovers, `undefined` without the WASM. */
-export function recoverPublicKeyWasm(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
-  if (!wasmEngine()) return undefined;
   const input = recoveryInput(hash, signature);
-  return input && recoverCheckedWasm(input);
+  return input && e.recover(input.hash, input.sig64, input.recoveryId);
 }

@@ -1,14 +1,14 @@
 import { isAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { keccak256Bytes } from '../lib/keccak.ts';
-import { recoverPublicKeyWasm, secp256k1LoadError } from '../lib/secp256k1.ts';
+import { recoverPublicKey, secp256k1LoadError } from '../lib/secp256k1.ts';
 import { createLogger } from '../lib/logger.ts';
 import { authorizationTypedData, CHAIN_ID } from '../x402/eip3009.ts';
 import { type Authorization, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 
 /**
- * The EIP-712 digest built by hand from cached hashes, recovered with libsecp256k1 in WASM; equals
- * viem's `recoverTypedDataAddress`, except null where viem throws (bad checksum, value outside
- * uint256). Without the WASM, viem does the whole job (logged once).
+ * The EIP-712 digest built by hand from cached hashes, recovered with libsecp256k1 (native addon or
+ * WASM); equals viem's `recoverTypedDataAddress`, except null where viem throws (bad checksum, value
+ * outside uint256). Without either engine, viem does the whole job (logged once).
  */
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 /** Hex (0x optional) to bytes; callers have checked the format. */
@@ -94,13 +94,13 @@ export async function recoverAuthorizationSigner(
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
   // On the event loop: handing it to a worker thread cost about as much CPU as the recovery
   // itself (docs/performance.md).
-  const publicKey = recoverPublicKeyWasm(digest, bytesOf(signature));
+  const publicKey = recoverPublicKey(digest, bytesOf(signature));
   if (publicKey !== undefined)
     return publicKey && (`0x${Buffer.from(keccak256Bytes(publicKey).buffer, 12).toString('hex')}` as Address);
   if (!warned) {
     warned = true;
     createLogger({ level: 'warn', base: { service: 'isocast' } }).warn(
-      'WASM secp256k1 unavailable; recovering signatures with viem (slower)',
+      'libsecp256k1 unavailable (native and WASM); recovering signatures with viem (slower)',
       { reason: secp256k1LoadError() },
     );
   }

@@ -4,7 +4,8 @@ import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writ
 import { join } from 'node:path';
 import { tempDir } from '../helpers/app.ts';
 import { addonPath } from '../../scripts/build-binary.ts';
-import { addonHash, cacheRoots, loadEmbeddedAddon, nativeSqliteBinding } from '../../src/db/native-binding.ts';
+import { ADDON_ASSET, nativeSqliteBinding } from '../../src/db/native-binding.ts';
+import { addonHash, cacheRoots, loadEmbeddedAddon } from '../../src/lib/native-addon.ts';
 import { openDb } from '../../src/db/open.ts';
 
 // The real addon the build embeds, loaded the way the binary loads it.
@@ -32,7 +33,7 @@ test('cache roots: XDG_CACHE_HOME first, home next, a per-user tmp dir last', ()
 test('the embedded addon is written once, private, and opens a working database', (t) => {
   const dir = tempDir(t);
   const root = join(dir, 'cache');
-  const binding = loadEmbeddedAddon(addon, [root]);
+  const binding = loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET }).exports;
   const file = cachedFile(root);
   assert.deepEqual(readFileSync(file), addon);
   assert.equal(statSync(join(root, readdirSync(root)[0] ?? '')).mode & 0o777, 0o700);
@@ -44,19 +45,19 @@ test('the embedded addon is written once, private, and opens a working database'
 
   // A second start reuses the file: no temp files left, same inode.
   const before = statSync(file).ino;
-  loadEmbeddedAddon(addon, [root]);
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET });
   assert.equal(statSync(file).ino, before);
   assert.deepEqual(readdirSync(join(root, readdirSync(root)[0] ?? '')), ['better_sqlite3.node']);
 });
 
 test('a damaged cached copy is replaced, not loaded', (t) => {
   const root = join(tempDir(t), 'cache');
-  loadEmbeddedAddon(addon, [root]);
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET });
   const file = cachedFile(root);
   // A new inode: truncating the mapped original in place would crash this very process.
   rmSync(file);
   writeFileSync(file, addon.subarray(0, 1000));
-  loadEmbeddedAddon(addon, [root]);
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET });
   assert.deepEqual(readFileSync(file), addon);
 });
 
@@ -65,7 +66,7 @@ test('an unusable cache root falls through to the next one', (t) => {
   const blocked = join(dir, 'blocked');
   writeFileSync(blocked, 'a file where a directory should be');
   const good = join(dir, 'good');
-  loadEmbeddedAddon(addon, [blocked, good]);
+  loadEmbeddedAddon(addon, [blocked, good], { name: ADDON_ASSET });
   assert.deepEqual(readFileSync(cachedFile(good)), addon);
 });
 
@@ -73,7 +74,7 @@ test('a cache directory others can write to is closed before use', (t) => {
   const root = join(tempDir(t), 'cache');
   mkdirSync(root, { mode: 0o777 });
   chmodSync(root, 0o777);
-  loadEmbeddedAddon(addon, [root]);
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET });
   assert.equal(statSync(root).mode & 0o777, 0o700);
 });
 
@@ -84,18 +85,18 @@ test('when no root works the error names every attempt', (t) => {
   writeFileSync(a, '');
   writeFileSync(b, '');
   assert.throws(
-    () => loadEmbeddedAddon(addon, [a, b]),
+    () => loadEmbeddedAddon(addon, [a, b], { name: ADDON_ASSET }),
     (err: Error) => err.message.includes(a) && err.message.includes(b),
   );
 });
 
 test('the build-time key names the directory; a damaged copy under it is still replaced', (t) => {
   const root = join(tempDir(t), 'cache');
-  loadEmbeddedAddon(addon, [root], addonHash(addon));
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET, hash: addonHash(addon) });
   const file = cachedFile(root);
   assert.equal(file, join(root, addonHash(addon), 'better_sqlite3.node'));
   rmSync(file); // a new inode, as above
   writeFileSync(file, addon.subarray(0, 1000));
-  loadEmbeddedAddon(addon, [root], addonHash(addon));
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET, hash: addonHash(addon) });
   assert.ok(readFileSync(file).equals(addon));
 });

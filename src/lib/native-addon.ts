@@ -1,0 +1,84 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * A native addon embedded in the single binary: the OS loads a shared object only from a file,
+ * so the asset is written once to a cache directory named after its hash (better-sqlite3's,
+ * libsecp256k1's).
+ */
+export function addonHash(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+/** Cache parents, best first: later ones catch a read-only home or a noexec /tmp; /tmp's carries the uid. */
+export function cacheRoots(env: NodeJS.ProcessEnv): string[] {
+  const roots: string[] = [];
+  if (env.XDG_CACHE_HOME?.startsWith('/')) roots.push(join(env.XDG_CACHE_HOME, 'isocast'));
+  try {
+    const home = homedir();
+    if (home) roots.push(join(home, '.cache', 'isocast'));
+  } catch {
+    // No home directory (a service user without one): the tmpdir candidate remains.
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  roots.push(join(tmpdir(), `isocast-${uid}`));
+  return [...new Set(roots)];
+}
+
+export function dlopenAddon(file: string): object {
+  const mod = { exports: {} as object };
+  process.dlopen(mod, file);
+  return mod.exports;
+}
+
+/**
+ * `hash` only names the cache directory; the file there is still compared byte for byte with
+ * `bytes` before it is loaded, so a wrong key can cost a rewrite but never load other code.
+ */
+export function loadEmbeddedAddon(
+  bytes: Buffer,
+  roots: string[],
+  at: { name: string; hash?: string },
+): { exports: object; file: string } {
+  const problems: string[] = [];
+  for (const root of roots) {
+    const file = join(root, at.hash ?? addonHash(bytes), at.name);
+    try {
+      ensureAddonFile(root, file, bytes);
+      return { exports: dlopenAddon(file), file };
+    } catch (err) {
+      problems.push(`${dirname(file)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  throw new Error(`cannot load the embedded addon ${at.name} (${problems.join('; ')})`);
+}
+
+/** `file` holding exactly `bytes`, in a directory closed to others (or they could have us load their code). */
+function ensureAddonFile(root: string, file: string, bytes: Buffer): void {
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Both levels: whoever owns the parent could swap the hash directory under us.
+  for (const d of [root, dir]) {
+    const st = lstatSync(d);
+    if (!st.isDirectory()) throw new Error(`${d} is not a directory`);
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+      throw new Error(`${d} is owned by another user`);
+    if ((st.mode & 0o022) !== 0) chmodSync(d, 0o700);
+  }
+  try {
+    if (readFileSync(file).equals(bytes)) return;
+  } catch {
+    // Not there yet: written below.
+  }
+  // A concurrent start or a crash mid-write never leaves a partial file under the final name.
+  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  try {
+    writeFileSync(temp, bytes, { mode: 0o500, flag: 'wx' });
+    renameSync(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+}
