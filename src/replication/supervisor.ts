@@ -35,12 +35,7 @@ export type Replication = {
   stop(): Promise<void>;
 };
 
-const LEVELS: Record<string, 'debug' | 'info' | 'warn' | 'error'> = {
-  DEBUG: 'debug',
-  INFO: 'info',
-  WARN: 'warn',
-  ERROR: 'error',
-};
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** The child's environment: what Litestream needs, none of our secrets. */
 export function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -120,7 +115,7 @@ export function startReplication(deps: {
       tracker.uploadWritten(t);
       attempt = 0;
     }
-    const lvl = LEVELS[String(level)] ?? 'info';
+    const lvl = LEVELS.find((l) => l.toUpperCase() === level) ?? 'info';
     if (lvl === 'error') {
       fail(`${text}${fields.error ? `: ${String(fields.error)}` : ''}`);
       // A failing replica fails every second; the first one now, the rest in the minute's warning.

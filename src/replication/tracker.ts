@@ -12,13 +12,7 @@ export type ReplicaStatus = {
   lastError: string | null;
 };
 
-type Warning = {
-  lagMs: number;
-  up: boolean;
-  lastSyncAt: number | null;
-  failuresSinceLastWarning: number;
-  lastError: string | null;
-};
+type Warning = Omit<ReplicaStatus, 'failures'> & { failuresSinceLastWarning: number };
 
 /** A replica is "not syncing" once a commit has waited this long (or Litestream is down with work). */
 export const STALL_MS = 10_000;
