@@ -120,17 +120,12 @@ const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   ],
 };
 
-/** The field's own default, if it has a literal one. */
-function fieldDefault(key: ConfigKey): string | undefined {
-  const v = CONFIG_SHAPE[key].defaultValue;
-  return v === undefined ? undefined : String(v);
-}
-
 export function configRows(): { name: string; default: string; meaning: string }[] {
   return (Object.keys(CONFIG_DOCS) as ConfigKey[]).map((name) => {
     const doc = CONFIG_DOCS[name];
     const [meaning, computed] = typeof doc === 'string' ? [doc, undefined] : doc;
-    return { name, default: computed ?? fieldDefault(name) ?? 'unset', meaning };
+    const literal = CONFIG_SHAPE[name].defaultValue;
+    return { name, default: computed ?? (literal === undefined ? 'unset' : String(literal)), meaning };
   });
 }
 

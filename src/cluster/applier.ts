@@ -11,16 +11,9 @@ import { decodeRow, REPLICATED_TABLES, type Change, type ReplicatedTable } from 
  */
 export type StreamMessage = { seq: number; change: Change | null };
 
-export type Applier = {
-  /** Applies the changes (a null change only moves the sequence: a heartbeat) and records `seq`. */
-  apply(batch: readonly StreamMessage[]): void;
-  appliedSeq(): number;
-  streamCreated(): string | null;
-  /** A different stream than the one `appliedSeq` counts in: start over from its first message. */
-  restartFor(created: string): void;
-};
+export type Applier = ReturnType<typeof createApplier>;
 
-export function createApplier(db: Db, notifier: Pick<SignalNotifier, 'committed'>): Applier {
+export function createApplier(db: Db, notifier: Pick<SignalNotifier, 'committed'>) {
   const seq = db.prepare('SELECT applied_seq FROM replication_state WHERE id = 1').pluck();
   const setSeq = db.prepare('UPDATE replication_state SET applied_seq = ? WHERE id = 1');
   const created = db.prepare('SELECT stream_created FROM replication_state WHERE id = 1').pluck();
@@ -69,7 +62,8 @@ export function createApplier(db: Db, notifier: Pick<SignalNotifier, 'committed'
     setSeq.run(batch[batch.length - 1]!.seq);
   });
   return {
-    apply(batch) {
+    /** Applies the changes (a null change only moves the sequence: a heartbeat) and records `seq`. */
+    apply(batch: readonly StreamMessage[]) {
       if (batch.length === 0) return;
       write(batch);
       for (const m of batch)
@@ -77,7 +71,8 @@ export function createApplier(db: Db, notifier: Pick<SignalNotifier, 'committed'
     },
     appliedSeq: () => seq.get() as number,
     streamCreated: () => (created.get() as string | null) ?? null,
-    restartFor: (c) => {
+    /** A different stream than the one `appliedSeq` counts in: start over from its first message. */
+    restartFor: (c: string) => {
       restart.run(c);
     },
   };

@@ -7,18 +7,12 @@ import { connectNats, type Nats } from './nats-client.ts';
  * that failed, so the next `ensure` builds it again and re-checks the stream. While it is down,
  * `current` is null and each user falls back its own way (the primary keeps working alone).
  */
-export type NatsLink = {
-  current(): Nats | null;
-  ensure(): Promise<Nats>;
-  drop(reason: unknown): void;
-  close(): Promise<void>;
-  state(): 'connected' | 'disconnected';
-};
+export type NatsLink = ReturnType<typeof createNatsLink>;
 
 /** What the publisher and the follower both report on /health. */
 export type LinkStatus = { nats: 'connected' | 'disconnected'; lastError: string | null };
 
-export function createNatsLink(url: string, deps: { name: string; logger: Logger }): NatsLink {
+export function createNatsLink(url: string, deps: { name: string; logger: Logger }) {
   let nats: Nats | null = null;
   let connecting: Promise<Nats> | null = null;
   let up = false;
@@ -30,8 +24,8 @@ export function createNatsLink(url: string, deps: { name: string; logger: Logger
     }
   };
   return {
-    current: () => (up ? nats : null),
-    ensure() {
+    current: (): Nats | null => (up ? nats : null),
+    ensure(): Promise<Nats> {
       if (nats) return Promise.resolve(nats);
       if (closed) return Promise.reject(new Error('NATS link closed'));
       connecting ??= connectNats(url, deps.name).then(
@@ -50,7 +44,7 @@ export function createNatsLink(url: string, deps: { name: string; logger: Logger
       );
       return connecting;
     },
-    drop(reason) {
+    drop(reason: unknown) {
       const n = nats;
       nats = null;
       up = false;
@@ -66,6 +60,6 @@ export function createNatsLink(url: string, deps: { name: string; logger: Logger
       up = false;
       await n?.nc.close().catch(() => {});
     },
-    state: () => (up ? 'connected' : 'disconnected'),
+    state: (): LinkStatus['nats'] => (up ? 'connected' : 'disconnected'),
   };
 }

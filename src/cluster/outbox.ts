@@ -11,24 +11,9 @@ import { encodeRow, REPLICATED_TABLES, type Change, type ReplicatedTable } from 
  */
 type PendingChange = { id: number; change: Change };
 
-export type ReplicationOutbox = {
-  recording(): boolean;
-  /** Turns the triggers on and queues every existing row, in one transaction (first start with NATS). */
-  startRecording(): void;
-  /** Queues every existing row again (the stream was recreated, so it lacks them). */
-  reseed(): void;
-  /** The oldest `limit` queued changes, each read as its row is now. */
-  next(limit: number): PendingChange[];
-  /** Forgets every queued change up to `id` (JetStream acknowledged them). */
-  published(throughId: number): void;
-  /** The newest id ever queued (moves on every recorded change: the publisher's wake-up check). */
-  lastId(): number;
-  backlog(): number;
-  streamCreated(): string | null;
-  setStreamCreated(created: string): void;
-};
+export type ReplicationOutbox = ReturnType<typeof createReplicationOutbox>;
 
-export function createReplicationOutbox(db: Db): ReplicationOutbox {
+export function createReplicationOutbox(db: Db) {
   const recording = db.prepare('SELECT recording FROM replication_state WHERE id = 1').pluck();
   const setRecording = db.prepare('UPDATE replication_state SET recording = 1 WHERE id = 1');
   const batch = db.prepare('SELECT id, tbl, key FROM replication_outbox ORDER BY id LIMIT +?');
@@ -54,13 +39,16 @@ export function createReplicationOutbox(db: Db): ReplicationOutbox {
   };
   return {
     recording: () => recording.get() === 1,
+    /** Turns the triggers on and queues every existing row, in one transaction (first start with NATS). */
     startRecording: db.transaction(() => {
       if (recording.get() === 1) return;
       setRecording.run();
       seed();
     }),
+    /** Queues every existing row again (the stream was recreated, so it lacks them). */
     reseed: db.transaction(seed),
-    next(limit) {
+    /** The oldest `limit` queued changes, each read as its row is now. */
+    next(limit: number): PendingChange[] {
       const rows = batch.all(limit) as { id: number; tbl: ReplicatedTable; key: string }[];
       return rows.map(({ id, tbl, key }) => {
         const k = JSON.parse(key) as (string | number)[];
@@ -68,13 +56,15 @@ export function createReplicationOutbox(db: Db): ReplicationOutbox {
         return { id, change: { t: tbl, k, r: row ? encodeRow(row) : null } };
       });
     },
-    published: (id) => {
-      drop.run(id);
+    /** Forgets every queued change up to `throughId` (JetStream acknowledged them). */
+    published: (throughId: number) => {
+      drop.run(throughId);
     },
+    /** The newest id ever queued (moves on every recorded change: the publisher's wake-up check). */
     lastId: () => last.get() as number,
     backlog: () => count.get() as number,
     streamCreated: () => (created.get() as string | null) ?? null,
-    setStreamCreated: (c) => {
+    setStreamCreated: (c: string) => {
       setCreated.run(c);
     },
   };

@@ -124,31 +124,21 @@ function sanctionsChecks({ config }: DoctorDeps): Check[] {
   const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   const st = list.status();
   const missing = config.OFAC_REQUIRED ? 'fail' : 'warn';
-  if (list.loadError && /holds no addresses/.test(list.loadError))
-    return [line('sanctions list', 'fail', `${list.loadError}; nothing would be screened`)];
-  if (list.loadError)
-    return [
-      line(
-        'sanctions list',
-        missing,
-        `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`,
-      ),
-    ];
-  if (!st.listLoaded)
-    return [
-      line(
-        'sanctions list',
-        missing,
-        `no OFAC_LIST_PATH; ${config.OFAC_REQUIRED ? 'paid routes will answer 503' : 'screening uses OFAC_EXTRA only'} (${st.count} addresses)`,
-      ),
-    ];
-  return [
-    line(
-      'sanctions list',
-      'ok',
-      `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}, file modified ${st.ageSeconds} s ago`,
-    ),
-  ];
+  const [status, detail]: [Check['status'], string] =
+    list.loadError && /holds no addresses/.test(list.loadError)
+      ? ['fail', `${list.loadError}; nothing would be screened`]
+      : list.loadError
+        ? [missing, `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`]
+        : !st.listLoaded
+          ? [
+              missing,
+              `no OFAC_LIST_PATH; ${config.OFAC_REQUIRED ? 'paid routes will answer 503' : 'screening uses OFAC_EXTRA only'} (${st.count} addresses)`,
+            ]
+          : [
+              'ok',
+              `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}, file modified ${st.ageSeconds} s ago`,
+            ];
+  return [line('sanctions list', status, detail)];
 }
 
 /** Each upstream probed at once; lines in the order the answers come. */
@@ -213,25 +203,19 @@ async function rpcChecks(deps: DoctorDeps): Promise<Check[]> {
   const { config } = deps;
   if (config.PAYMENT_MODE !== 'live')
     return config.RPC_URL ? [line('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`)] : [];
-  try {
-    const id = await (deps.rpcChainId ?? defaultRpcChainId)(config.RPC_URL!, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const base = id === 8453;
-    return [
-      line(
-        'rpc',
-        base ? 'ok' : 'fail',
-        `${config.RPC_URL} eth_chainId ${id}${base ? ' (Base)' : '; expected 8453 (Base)'}`,
-      ),
-    ];
-  } catch (err) {
-    return [
-      line(
-        'rpc',
-        'fail',
-        `${config.RPC_URL} unusable: ${(err as Error).message}; in-doubt settlements cannot be resolved`,
-      ),
-    ];
-  }
+  const id = await (deps.rpcChainId ?? defaultRpcChainId)(config.RPC_URL!, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS).catch(
+    (err: Error) => err,
+  );
+  if (id instanceof Error)
+    return [line('rpc', 'fail', `${config.RPC_URL} unusable: ${id.message}; in-doubt settlements cannot be resolved`)];
+  const base = id === 8453;
+  return [
+    line(
+      'rpc',
+      base ? 'ok' : 'fail',
+      `${config.RPC_URL} eth_chainId ${id}${base ? ' (Base)' : '; expected 8453 (Base)'}`,
+    ),
+  ];
 }
 
 const facilitatorInUse = (c: Config) =>

@@ -96,10 +96,5 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
 
 /** SIGTERM and SIGINT run the shutdown once. */
 export function installShutdownSignals(shutdown: (signal: string) => Promise<void>): void {
-  process.on('SIGTERM', () => {
-    void shutdown('SIGTERM');
-  });
-  process.on('SIGINT', () => {
-    void shutdown('SIGINT');
-  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
 }

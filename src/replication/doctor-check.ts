@@ -31,28 +31,21 @@ export function goDurationSeconds(text: string): number | null {
   return matched === text && text !== '' ? total : null;
 }
 
-/** The newest generation from `litestream generations` output, or null when it lists none. */
-function newestGeneration(
-  output: string,
-): { generation: string; lagSeconds: number | null; start: string; end: string } | null {
+/** The newest generation of `litestream generations` output (rows: name, generation, lag, start, end). */
+export function interpretGenerations(output: string, nowMs: number): ReplicaCheck {
   const rows = output
     .split('\n')
     .slice(1)
     .map((l) => l.trim().split(/\s+/))
     .filter((f) => f.length === 5);
-  if (rows.length === 0) return null;
+  if (rows.length === 0) return { status: 'fail', detail: 'the replica holds no backup of this database yet' };
   rows.sort((a, b) => Date.parse(a[4]!) - Date.parse(b[4]!));
-  const [, generation, lag, start, end] = rows[rows.length - 1]!;
-  return { generation: generation!, lagSeconds: goDurationSeconds(lag!), start: start!, end: end! };
-}
-
-export function interpretGenerations(output: string, nowMs: number): ReplicaCheck {
-  const g = newestGeneration(output);
-  if (!g) return { status: 'fail', detail: 'the replica holds no backup of this database yet' };
-  const ago = Math.max(0, Math.round((nowMs - Date.parse(g.end)) / 1000));
-  const lag = g.lagSeconds === null ? 'unknown' : `${Math.max(0, g.lagSeconds).toFixed(1)} s`;
-  const detail = `generation ${g.generation}, last sync ${g.end} (${ago} s ago), lag ${lag}`;
-  return { status: g.lagSeconds !== null && g.lagSeconds <= LAG_WARN_S ? 'ok' : 'warn', detail };
+  const [, generation, lagText, , end] = rows[rows.length - 1]!;
+  const lagSeconds = goDurationSeconds(lagText!);
+  const ago = Math.max(0, Math.round((nowMs - Date.parse(end!)) / 1000));
+  const lag = lagSeconds === null ? 'unknown' : `${Math.max(0, lagSeconds).toFixed(1)} s`;
+  const detail = `generation ${generation}, last sync ${end} (${ago} s ago), lag ${lag}`;
+  return { status: lagSeconds !== null && lagSeconds <= LAG_WARN_S ? 'ok' : 'warn', detail };
 }
 
 export async function replicaCheck(config: ReplicaSettings, dbPath: string, timeoutMs = 15_000): Promise<ReplicaCheck> {

@@ -85,10 +85,6 @@ export function describeReplica(c: ReplicationInput): string {
 /** A YAML string: JSON's double-quoted form is valid YAML and escapes everything that matters. */
 const q = (s: string) => JSON.stringify(s);
 
-function durationMs(ms: number): string {
-  return `${ms}ms`;
-}
-
 /**
  * litestream.yml for one database. Litestream runs with -no-expand-env, so a `$` in a secret
  * stays a `$`. Logs are JSON on stdout: the supervisor folds them into ours.
@@ -112,7 +108,7 @@ export function litestreamYaml(dbPath: string, c: ReplicationInput): string {
     replica.push(`        key-path: ${q(c.REPLICA_SFTP_KEY_PATH ?? '')}`);
   }
   replica.push(
-    `        sync-interval: ${durationMs(syncMs)}`,
+    `        sync-interval: ${syncMs}ms`,
     `        snapshot-interval: ${SNAPSHOT_INTERVAL}`,
     `        retention: ${RETENTION}`,
   );
@@ -123,7 +119,7 @@ export function litestreamYaml(dbPath: string, c: ReplicationInput): string {
     '  type: json',
     'dbs:',
     `  - path: ${q(dbPath)}`,
-    `    monitor-interval: ${durationMs(MONITOR_INTERVAL_MS)}`,
+    `    monitor-interval: ${MONITOR_INTERVAL_MS}ms`,
     `    checkpoint-interval: ${CHECKPOINT_INTERVAL}`,
     `    min-checkpoint-page-count: ${MIN_CHECKPOINT_PAGES}`,
     `    max-checkpoint-page-count: ${MAX_CHECKPOINT_PAGES}`,

@@ -7,7 +7,7 @@ import { backoffMs } from '../lib/backoff.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { litestreamYaml, type ReplicationInput } from './settings.ts';
-import { createReplicaTracker, type ReplicaStatus } from './tracker.ts';
+import { createReplicaTracker } from './tracker.ts';
 
 /**
  * Litestream as serve's child (docs/decisions.md), stopped after the database is closed so its
@@ -27,20 +27,7 @@ const HEALTHY_RUN_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 const POLL_MS = 100;
 
-export type Replication = {
-  status(now?: number): ReplicaStatus;
-  /** Stops watching the database (before it closes). */
-  detach(): void;
-  /** Stops Litestream after its final sync (after the database closed). */
-  stop(): Promise<void>;
-};
-
-const LEVELS: Record<string, 'debug' | 'info' | 'warn' | 'error'> = {
-  DEBUG: 'debug',
-  INFO: 'info',
-  WARN: 'warn',
-  ERROR: 'error',
-};
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** The child's environment: what Litestream needs, none of our secrets. */
 export function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -70,7 +57,7 @@ export function startReplication(deps: {
   metrics?: Metrics;
   now?: () => number;
   env?: NodeJS.ProcessEnv;
-}): Replication {
+}) {
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'litestream' });
   const tracker = createReplicaTracker();
@@ -120,7 +107,7 @@ export function startReplication(deps: {
       tracker.uploadWritten(t);
       attempt = 0;
     }
-    const lvl = LEVELS[String(level)] ?? 'info';
+    const lvl = LEVELS.find((l) => l.toUpperCase() === level) ?? 'info';
     if (lvl === 'error') {
       fail(`${text}${fields.error ? `: ${String(fields.error)}` : ''}`);
       // A failing replica fails every second; the first one now, the rest in the minute's warning.
@@ -200,9 +187,11 @@ export function startReplication(deps: {
 
   return {
     status: (t = now()) => tracker.status(t),
+    /** Stops watching the database (before it closes). */
     detach() {
       attached = false;
     },
+    /** Stops Litestream after its final sync (after the database closed). */
     async stop() {
       stopping = true;
       attached = false;

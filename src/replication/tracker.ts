@@ -12,32 +12,14 @@ export type ReplicaStatus = {
   lastError: string | null;
 };
 
-type Warning = {
-  lagMs: number;
-  up: boolean;
-  lastSyncAt: number | null;
-  failuresSinceLastWarning: number;
-  lastError: string | null;
-};
+type Warning = Omit<ReplicaStatus, 'failures'> & { failuresSinceLastWarning: number };
 
 /** A replica is "not syncing" once a commit has waited this long (or Litestream is down with work). */
 export const STALL_MS = 10_000;
 /** At most one warning a minute, whatever the rate of failures underneath. */
 export const WARN_EVERY_MS = 60_000;
 
-type ReplicaTracker = {
-  changed(now: number): void;
-  uploadStarted(now: number): void;
-  uploadWritten(now: number): void;
-  failed(now: number, message: string): void;
-  /** The Litestream process started (`up`) or exited; either way no upload is in flight. */
-  setUp(state: { up: boolean }): void;
-  status(now: number): ReplicaStatus;
-  /** A warning to log now, or null: when the replica is stalled and none was given this minute. */
-  warning(now: number, stallMs?: number): Warning | null;
-};
-
-export function createReplicaTracker(): ReplicaTracker {
+export function createReplicaTracker() {
   // Times commits were seen, oldest first; `head` skips the ones already uploaded.
   let pending: number[] = [];
   let head = 0;
@@ -56,15 +38,15 @@ export function createReplicaTracker(): ReplicaTracker {
   };
 
   return {
-    changed(now) {
+    changed(now: number) {
       // One entry per poll is enough: the oldest of a poll's commits decides the lag.
       if (pending.length > head && pending[pending.length - 1] === now) return;
       pending.push(now);
     },
-    uploadStarted(now) {
+    uploadStarted(now: number) {
       uploadBegan = now;
     },
-    uploadWritten(now) {
+    uploadWritten(now: number) {
       lastSyncAt = now;
       if (uploadBegan === null) return;
       while (head < pending.length && pending[head]! <= uploadBegan) head++;
@@ -74,18 +56,20 @@ export function createReplicaTracker(): ReplicaTracker {
         head = 0;
       }
     },
-    failed(_now, message) {
+    failed(_now: number, message: string) {
       failures++;
       lastError = message;
     },
-    setUp(state) {
+    /** The Litestream process started (`up`) or exited; either way no upload is in flight. */
+    setUp(state: { up: boolean }) {
       up = state.up;
       uploadBegan = null;
     },
-    status(now) {
+    status(now: number): ReplicaStatus {
       return { up, lagMs: lagAt(now), lastSyncAt, failures, lastError };
     },
-    warning(now, stallMs = STALL_MS) {
+    /** A warning to log now, or null: when the replica is stalled and none was given this minute. */
+    warning(now: number, stallMs = STALL_MS): Warning | null {
       const lagMs = lagAt(now);
       const stalled = lagMs >= stallMs || (!up && oldest() !== null) || failures > failuresAtWarning;
       if (!stalled || now - lastWarnAt < WARN_EVERY_MS) return null;
