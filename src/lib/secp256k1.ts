@@ -39,7 +39,7 @@ const WASM = (
   }
 ).WebAssembly;
 
-export type Engine = {
+type Engine = {
   name: 'native' | 'wasm';
   recover(hash: Uint8Array, sig64: Uint8Array, recoveryId: number): Uint8Array | null;
 };
