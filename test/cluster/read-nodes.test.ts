@@ -195,6 +195,17 @@ test('read nodes on NATS JetStream: copies, forwarding, long polls, restarts and
   await t.test('a long poll held on a reader wakes when the primary commits, as on the primary', async (t) => {
     const delays: Record<string, number[]> = { primary: [], r1: [], r2: [] };
     assert.equal((await buy(primary.baseUrl, buyerA, { city: POLLED })).status, 200);
+    // A reader holds the purchase only once the stream brings it (as the first test waits for the
+    // token): under load that can trail the buy's answer, and a hold sent before it is a fair 402.
+    const entitled = (base: string) =>
+      json(`${base}/v1/signals?city=${POLLED}&since=0`, { headers: { authorization: `Bearer ${tokenA}` } });
+    const onPrimary = await entitled(primary.baseUrl);
+    assert.equal(onPrimary.status, 200);
+    for (const r of [r1, r2])
+      await until(`the ${POLLED} purchase on ${r.baseUrl}`, async () => {
+        const p = await entitled(r.baseUrl);
+        return p.status === 200 && p.body.paid_through === onPrimary.body.paid_through;
+      });
     for (let round = 0; round < 8; round++) {
       const since = await latest(primary.baseUrl, POLLED);
       for (const r of [r1, r2]) await caughtUp(r.baseUrl, since, POLLED);
