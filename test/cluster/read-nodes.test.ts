@@ -248,7 +248,11 @@ test('read nodes on NATS JetStream: copies, forwarding, long polls, restarts and
       const seq = await cross();
       const restarted = performance.now();
       r1 = await start('r1', readerEnv);
-      await caughtUp(r1.baseUrl, seq);
+      // One run in 27 saw the restarted reader reset a connection and then refuse: its log says why.
+      await caughtUp(r1.baseUrl, seq).catch((err) => {
+        t.diagnostic(`r1 server.log tail:\n${readFileSync(join(r1.dataDir, 'server.log'), 'utf8').slice(-4000)}`);
+        throw err;
+      });
       t.diagnostic(
         `restarted reader at the primary's seq ${Math.round(performance.now() - restarted)} ms after its start`,
       );
