@@ -146,7 +146,8 @@ export function loadNativeEngine(files?: string[]): Engine {
   };
 }
 
-let loaders: (() => Engine)[] = [() => loadNativeEngine(), () => loadWasmEngine()];
+const DEFAULT_LOADERS: (() => Engine)[] = [() => loadNativeEngine(), () => loadWasmEngine()];
+let loaders = DEFAULT_LOADERS;
 let engine: Engine | null | undefined;
 let loadError: string | null = null;
 
@@ -184,7 +185,7 @@ export function secp256k1LoadError(): string | null {
 
 /** Test and bench hook: the engines to try, in order (default: native, then WASM), loaded at next use. */
 export function resetSecp256k1ForTests(order?: (() => Engine)[]): void {
-  loaders = order ?? [() => loadNativeEngine(), () => loadWasmEngine()];
+  loaders = order ?? DEFAULT_LOADERS;
   engine = undefined;
   loadError = null;
 }
