@@ -1,4 +1,4 @@
-import { CONFIG_SHAPE, type ConfigKey } from './config.ts';
+import { CONFIG_SHAPE } from './config.ts';
 import { SECRET_NAMES } from './lib/secrets.ts';
 
 /**
@@ -9,7 +9,7 @@ import { SECRET_NAMES } from './lib/secrets.ts';
  */
 type Doc = string | readonly [meaning: string, computedDefault: string];
 
-const CONFIG_DOCS: Record<ConfigKey, Doc> = {
+const CONFIG_DOCS: Record<keyof typeof CONFIG_SHAPE, Doc> = {
   PORT: 'TCP port to listen on',
   HOST: [
     'address to listen on; mock mode on a non-loopback HOST prints a warning',
@@ -120,19 +120,14 @@ const CONFIG_DOCS: Record<ConfigKey, Doc> = {
   ],
 };
 
-export function configRows(): { name: string; default: string; meaning: string }[] {
-  return (Object.keys(CONFIG_DOCS) as ConfigKey[]).map((name) => {
-    const doc = CONFIG_DOCS[name];
-    const [meaning, computed] = typeof doc === 'string' ? [doc, undefined] : doc;
-    const literal = CONFIG_SHAPE[name].defaultValue;
-    return { name, default: computed ?? (literal === undefined ? 'unset' : String(literal)), meaning };
-  });
-}
-
 export function configHelp(): string {
-  const rows = configRows();
-  const w = Math.max(...rows.map((r) => r.name.length));
-  const lines = rows.map((r) => `  ${r.name.padEnd(w)}  ${r.meaning}\n  ${' '.repeat(w)}  default: ${r.default}`);
+  const w = Math.max(...Object.keys(CONFIG_DOCS).map((name) => name.length));
+  const lines = Object.entries(CONFIG_DOCS).map(([name, doc]) => {
+    const [meaning, computed] = typeof doc === 'string' ? [doc, undefined] : doc;
+    const literal = CONFIG_SHAPE[name as keyof typeof CONFIG_SHAPE].defaultValue;
+    const shown = computed ?? (literal === undefined ? 'unset' : String(literal));
+    return `  ${name.padEnd(w)}  ${meaning}\n  ${' '.repeat(w)}  default: ${shown}`;
+  });
   return `Configuration: environment variables (or --kebab-case flags of serve; a flag wins).
 
 ${lines.join('\n')}

@@ -30,32 +30,30 @@ import { ConfigError } from './lib/config-error.ts';
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
 const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
-const url = httpUrl;
 
-const raw = {
+/** The fields; `help config` reads their literal defaults from here. */
+export const CONFIG_SHAPE = {
   PORT: intIn(0, 65535).default(8402),
   HOST: text().optional(),
   DATA_DIR: text().default('./data'),
-  BASE_URL: url().optional(),
-  TERMS_URL: url().optional(),
+  BASE_URL: httpUrl().optional(),
+  TERMS_URL: httpUrl().optional(),
   PAYMENT_MODE: oneOf(['mock', 'live']).default('mock'),
   PAY_TO: address().optional(),
   SERVER_SECRET: matching(/^(0x)?[0-9a-fA-F]{64,}$/, 'must be at least 32 bytes of hex').optional(),
   SETTLEMENT: oneOf(['facilitator', 'chain']).default('facilitator'),
-  // An ordered list, comma separated: the next is asked when one cannot take a payment (settlers/failover.ts).
   FACILITATOR_URL: text()
     .check((v) => facilitatorUrlsProblem(v))
     .optional(),
   FACILITATOR_AUTH: text().optional(),
   CDP_API_KEY_ID: text().optional(),
   CDP_API_KEY_SECRET: text().optional(),
-  RPC_URL: url().optional(),
+  RPC_URL: httpUrl().optional(),
   SETTLER_PRIVATE_KEY: matching(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   USDC_ADDRESS: address().default(BASE_USDC),
   OFAC_LIST_PATH: text().optional(),
   OFAC_EXTRA: text().optional(),
   OFAC_REQUIRED: flag().optional(),
-  // x402 v2 PAYMENT-SIGNATURE nonces (payments/purchase.ts): any 32 bytes, or the seed's binding.
   V2_NONCE: oneOf(['any', 'bound']).default('any'),
   FEED: oneOf(['sim', 'live']).default('sim'),
   MARKET_KINDS: oneOf(['high,low', 'high', 'low']).default('high,low'),
@@ -68,25 +66,22 @@ const raw = {
     .default(60),
   SIM_SEED: text().default('isocast'),
   WEATHER_SOURCE: oneOf(['wu', 'metar']).default('metar'),
-  GAMMA_URL: url().default('https://gamma-api.polymarket.com'),
-  CLOB_URL: url().default('https://clob.polymarket.com'),
-  WEATHER_URL: url().default('https://api.weather.com'),
+  GAMMA_URL: httpUrl().default('https://gamma-api.polymarket.com'),
+  CLOB_URL: httpUrl().default('https://clob.polymarket.com'),
+  WEATHER_URL: httpUrl().default('https://api.weather.com'),
   WU_API_KEY: text().optional(),
-  METAR_URL: url().default('https://aviationweather.gov'),
-  HKO_URL: url().default('https://data.weather.gov.hk'),
-  // Which cities are served (src/cities/catalog.ts): spec (the spec's 37), all, or a slug list.
+  METAR_URL: httpUrl().default('https://aviationweather.gov'),
+  HKO_URL: httpUrl().default('https://data.weather.gov.hk'),
   CITIES: text()
     .check((v) => citiesProblem(v))
     .default('spec'),
   DISCOVERY_INTERVAL_MS: intIn(60_000, 86_400_000).default(3_600_000),
   MESSENGER_BOT_TOKEN: text().optional(),
-  MESSENGER_API_URL: url().default('https://api.telegram.org'),
+  MESSENGER_API_URL: httpUrl().default('https://api.telegram.org'),
   ADMIN_TOKEN: text().optional(),
   LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error']).default('info'),
-  // Unset: pretty when stdout is a terminal, JSON otherwise (src/lib/logger.ts).
   LOG_FORMAT: oneOf(['json', 'pretty']).optional(),
   RECONCILE_INTERVAL_MS: intIn(1_000, 3_600_000).default(30_000),
-  // Abuse limits (src/limits/limits.ts); a per-minute rate of 0 turns that limit off.
   TRUSTED_PROXIES: text().optional(),
   RATE_LIMIT_ADDRESS_PER_MIN: intIn(0, 1_000_000).default(300),
   RATE_LIMIT_ADDRESS_BURST: intIn(1, 1_000_000).default(120),
@@ -94,48 +89,30 @@ const raw = {
   RATE_LIMIT_WALLET_BURST: intIn(1, 1_000_000).default(60),
   TEST_MESSAGES_PER_HOUR: intIn(0, 3_600).default(6),
   TEST_MESSAGES_BURST: intIn(1, 100).default(3),
-  // Open sockets one client may hold at once (src/limits/connections.ts); 0 turns the cap off.
   MAX_CONNECTIONS_PER_ADDRESS: intIn(0, 100_000).default(100),
-  // Long-poll reads (GET /v1/signals?wait=N) held at once; past it they answer 503 (paywall/held-read.ts).
   MAX_SIGNAL_WAITERS: intIn(0, 1_000_000).default(10_000),
-  // Retention (src/ops/retention.ts), in days; 0 keeps rows forever.
   RETAIN_OUTBOX_DAYS: intIn(0, 36_500).default(30),
   RETAIN_FAILED_PAYMENTS_DAYS: intIn(0, 36_500).default(30),
   RETAIN_RECEIPTS_DAYS: intIn(0, 36_500).default(365),
-  // Replication with Litestream (src/replication/, docs/operations.md "Durability"); off when unset.
   REPLICA_URL: replicaUrl().optional(),
   REPLICA_SYNC_INTERVAL_MS: intIn(200, 60_000).default(1_000),
-  REPLICA_ENDPOINT: url().optional(),
+  REPLICA_ENDPOINT: httpUrl().optional(),
   REPLICA_REGION: text().optional(),
   REPLICA_ACCESS_KEY_ID: text().optional(),
   REPLICA_SECRET_ACCESS_KEY: text().optional(),
   REPLICA_SFTP_KEY_PATH: text().optional(),
   LITESTREAM_BIN: text().optional(),
-  // Receipt bearer tokens stop reading this many days after they were issued (0: never).
   RECEIPT_TTL_DAYS: intIn(0, 36_500).default(90),
-  // Read nodes fed by NATS JetStream (src/cluster/, docs/operations.md "Scaling out").
   ROLE: oneOf(['primary', 'reader']).default('primary'),
   NATS_URL: matching(/^(nats|tls):\/\/\S+$/, 'must be a nats:// or tls:// URL').optional(),
-  PRIMARY_URL: url().optional(),
+  PRIMARY_URL: httpUrl().optional(),
   READ_MAX_LAG_MS: intIn(1_000, 600_000).default(10_000),
   FORWARD_TIMEOUT_MS: intIn(1_000, 120_000).default(30_000),
 };
 
-export type Config = Omit<
-  ShapeOutput<typeof raw>,
-  'HOST' | 'BASE_URL' | 'TERMS_URL' | 'OFAC_REQUIRED' | 'POLL_INTERVAL_MS'
-> & {
-  HOST: string;
-  BASE_URL: string;
-  TERMS_URL: string;
-  OFAC_REQUIRED: boolean;
-  POLL_INTERVAL_MS: number;
-};
+export type Config = ReturnType<typeof loadConfig>;
 
-export const CONFIG_KEYS = Object.keys(raw) as (keyof typeof raw)[];
-export type ConfigKey = (typeof CONFIG_KEYS)[number];
-/** The fields, so `help config` reads the defaults from the one place they are set. */
-export const CONFIG_SHAPE = raw;
+const CONFIG_KEYS = Object.keys(CONFIG_SHAPE) as (keyof typeof CONFIG_SHAPE)[];
 
 export { ConfigError };
 
@@ -152,7 +129,7 @@ export function flagsToEnv(argv: string[]): { values: Record<string, string>; pr
   return { values, problems: read.problems };
 }
 
-export function loadConfig(env: Record<string, string | undefined>, argv: string[] = []): Config {
+export function loadConfig(env: Record<string, string | undefined>, argv: string[] = []) {
   const flags = flagsToEnv(argv);
   const files = secretsFromFiles({ ...env, ...flags.values });
   const input: Record<string, string> = {};
@@ -162,7 +139,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   }
   // Every problem in one run: a bad value leaves its variable unset, the checks that need it are
   // skipped (their problem would repeat the same variable), and the rest are still checked.
-  const parsed = parseShape(raw, input);
+  const parsed = parseShape(CONFIG_SHAPE, input);
   const c = parsed.value;
   const problems = [...flags.problems, ...files.problems, ...parsed.problems];
   const named = (p: string) => p.slice(0, p.indexOf(':'));
@@ -188,7 +165,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     derived.push(`TRUSTED_PROXIES: ${(err as Error).message}`);
   }
   problems.push(...derived.filter((p) => !already.has(named(p))));
-  if (problems.length > 0) throw new ConfigError<ShapeOutput<typeof raw>>(problems, c);
+  if (problems.length > 0) throw new ConfigError<ShapeOutput<typeof CONFIG_SHAPE>>(problems, c);
   const baseUrl = c.BASE_URL ?? `http://localhost:${c.PORT}`;
   return {
     ...c,
