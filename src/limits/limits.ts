@@ -5,11 +5,9 @@ import { createRateLimiter, type RateLimiter } from '../lib/rate-limit.ts';
 import { clientKey, parseTrustedProxies } from './client-address.ts';
 
 /**
- * Abuse limits (docs/decisions.md, "Rate limits"). Per client address, checked before any
- * signature is recovered, on the routes where an unauthenticated request costs real work; per
- * wallet once a signature names one. Chat registration test messages have a small budget of their
- * own per chat, wallet and address: each is a message the bot sends to a chat nobody has paid for.
- * Defaults sit far above what a buyer does; 0 per minute turns a limit off.
+ * Abuse limits (docs/decisions.md "Rate limits" says why each exists): per client address before any
+ * signature is recovered, per wallet once one is named, and a test message budget per chat, wallet
+ * and address. 0 per minute turns a limit off.
  */
 interface LimitSettings {
   RATE_LIMIT_ADDRESS_PER_MIN: number;
@@ -124,13 +122,5 @@ export function abuseLimitsFromConfig(
       }
       for (const [limiter, key] of lanes) limiter.take(key, now);
     },
-    /** For tests and /metrics: live buckets per limiter. */
-    sizes: (): Record<string, number> => ({
-      address: byAddress.size(),
-      wallet: byWallet.size(),
-      testChat: testByChat.size(),
-      testWallet: testByWallet.size(),
-      testAddress: testByAddress.size(),
-    }),
   };
 }

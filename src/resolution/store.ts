@@ -1,23 +1,17 @@
 import type { Db } from '../db/open.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
-import type { RuleKind } from '../buckets/rule-kinds.ts';
 import { describeRule, type Verdict } from './judge.ts';
 
 /**
  * Each city-day's rule and verdict. The first rule seen is kept: another rule or feed later pauses
  * the day, so its signals never mix sources; any other pause is re-judged every tick.
  */
-export type DayRule = {
+export type DayRule = Pick<
+  ResolutionRule,
+  'source' | 'kind' | 'station' | 'unit' | 'precision' | 'fallback' | 'url'
+> & {
   city: string;
   targetDate: string;
-  source: ResolutionRule['source'];
-  /** Which reports count and the rounding; null for an unknown rule or a day recorded before 0010. */
-  kind: RuleKind | null;
-  station: string | null;
-  unit: 'C' | 'F' | null;
-  precision: number | null;
-  fallback: string | null;
-  url: string | null;
   status: 'ok' | 'paused';
   reason: string | null;
   /** The feed the day's signals come from; null until one is chosen. */

@@ -6,15 +6,8 @@ import { splitList } from '../lib/url-credentials.ts';
  * file of addresses one per line, `#` comments allowed, or the OFAC SDN XML where Ethereum
  * addresses appear as "Digital Currency Address - ETH" ids/features) plus OFAC_EXTRA (commas).
  */
-export type SanctionsStatus = {
-  listLoaded: boolean;
-  extraConfigured: boolean;
-  count: number;
-  /** Seconds since the loaded file was last modified: how old the list in force is. Null without one. */
-  ageSeconds: number | null;
-};
-
 export type SanctionsList = ReturnType<typeof loadSanctionsList>;
+export type SanctionsStatus = ReturnType<SanctionsList['status']>;
 
 const ADDRESS = /0x[0-9a-fA-F]{40}/g;
 
@@ -85,10 +78,11 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }) {
       const a = address.toLowerCase();
       return fileSet.has(a) || extraSet.has(a);
     },
-    status: (nowMs = Date.now()): SanctionsStatus => ({
+    status: (nowMs = Date.now()) => ({
       listLoaded,
       extraConfigured: extras.length > 0,
       count: count(),
+      // Seconds since the loaded file was last modified: how old the list in force is. Null without one.
       ageSeconds: mtimeMs === null ? null : Math.max(0, Math.floor((nowMs - mtimeMs) / 1000)),
     }),
     /** Whether screening can run: a list is loaded, or it is not required. */

@@ -4,7 +4,7 @@ import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
 import type { z } from 'zod';
-import { IsocastSignalPublic, type SignalProvenance, type SignalPublic } from './schemas.ts';
+import { IsocastSignalPublic, SignalProvenance, type SignalPublic } from './schemas.ts';
 import type { SignalNotifier } from './notifier.ts';
 
 /**
@@ -36,24 +36,12 @@ export type StoreSignalInput = ReadingInput & {
   provenance?: Omit<z.infer<typeof SignalProvenance>, 'storedAt'>;
 };
 
-const NO_PROVENANCE = {
-  channel: null,
-  rawReport: null,
-  reportedValue: null,
-  reportedUnit: null,
-  reportedPrecision: null,
-  availableAt: null,
-};
+// Every provenance field null; buildSignal sets storedAt after it.
+const NO_PROVENANCE = Object.fromEntries(Object.keys(SignalProvenance.shape).map((k) => [k, null]));
 
 type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
 
-export type LatestReading = {
-  targetDate: string;
-  high: number;
-  unit: string;
-  bucket: string | null;
-  updatedAtMs: number;
-};
+export type LatestReading = DayState & { targetDate: string; unit: string; updatedAtMs: number };
 
 export type SignalStore = ReturnType<typeof createSignalStore>;
 

@@ -147,7 +147,9 @@ test('IPv6 clients behind a trusted proxy: seven spellings and neighbours in one
   for (const xff of ['198.51.100.9', '::ffff:198.51.100.9', '::ffff:c633:6409', '198.51.100.9'])
     v4.push(await post(xff));
   assert.deepEqual(v4, [402, 402, 402, 429]);
-  assert.equal(env.app.limits.sizes().address, 3, 'three keys: two /64s and one IPv4 address');
+  const next64 = [];
+  for (const xff of ['2001:db8:5:6::2', '2001:db8:5:6:1::1', '2001:db8:5:6::3']) next64.push(await post(xff));
+  assert.deepEqual(next64, [402, 402, 429], 'the next /64 keeps its own budget of 3, apart from the IPv4 client');
 });
 
 test('a flood of chat registrations while paid pushes are queued delays no paid push', async (t) => {
