@@ -6,17 +6,12 @@ import type { DayRule } from './store.ts';
 
 /**
  * What a market resolves on, for an agent to judge before paying: from the day's own rule once
- * the poller has read it (`from: market-rule`), the catalog's until then.
+ * the poller has read it (`from: market-rule`), the catalog's until then. Without a rule the
+ * observatories (hko, cwa) publish tenths and floor them; the rest is Weather Underground's table.
  */
-/** The observatories publish tenths and floor them; the rest is Weather Underground's table. */
-function catalogKind(city: CityRecord): RuleKind {
-  if (city.resolutionSource === 'hko') return 'hko';
-  if (city.resolutionSource === 'cwa') return 'cwa';
-  return DEFAULT_KIND;
-}
-
 export function marketResolution(city: CityRecord, rule: DayRule | null): MarketResolutionBody {
-  const kind = rule?.kind ?? catalogKind(city);
+  const source = city.resolutionSource;
+  const kind: RuleKind = rule?.kind ?? (source === 'hko' || source === 'cwa' ? source : DEFAULT_KIND);
   return {
     station: rule ? icaoOf(rule.station) : city.station,
     unit: rule?.unit ?? city.unit,

@@ -92,12 +92,8 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
       const stored = db.transaction((): SignalPublic | null => {
         const d = detectIn(input);
         if (!d.changed) return null;
-        if (!d.crossing) {
-          writeState(input, d.next);
-          return null;
-        }
         // Belt and braces over UNIQUE (city, target_date, new_bucket): a bucket is entered once a day.
-        if (entered.get(input.city.slug, input.targetDate, d.crossing.new.bucket) !== undefined) {
+        if (!d.crossing || entered.get(input.city.slug, input.targetDate, d.crossing.new.bucket) !== undefined) {
           writeState(input, d.next);
           return null;
         }
