@@ -90,14 +90,18 @@ export function latencyWindows(rows: readonly LatencyRow[], nowMs: number): Late
 
 const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
-/** A committed signal as a row of the figures (the poller's /metrics histograms observe it). */
-export function latencyRowOf(s: SignalPublic): LatencyRow {
+export type SignalTimes = Pick<SignalPublic, 'city' | 'channel' | 'reportedAt' | 'availableAt' | 'observedAt'> & {
+  storedAt?: string | null;
+};
+
+/** A signal's instants as a row of the figures: a committed one (the poller's /metrics), or a stored row's. */
+export function latencyRowOf(s: SignalTimes, storedAtMs = Date.parse(s.storedAt ?? s.observedAt)): LatencyRow {
   return {
     city: s.city,
     channel: s.channel,
     reportedAtMs: ms(s.reportedAt),
     availableAtMs: ms(s.availableAt),
     observedAtMs: Date.parse(s.observedAt),
-    storedAtMs: s.storedAt === null ? Date.parse(s.observedAt) : Date.parse(s.storedAt),
+    storedAtMs,
   };
 }

@@ -1,6 +1,5 @@
 import type { Db } from '../db/open.ts';
-import type { LatencyRow } from './latency.ts';
-import type { SignalPublic } from './schemas.ts';
+import { latencyRowOf, type SignalTimes } from './latency.ts';
 import type { SignalStore } from './store.ts';
 
 /** Read side of the signals table (store.ts is the write side and holds the latest-seq query). */
@@ -21,8 +20,6 @@ const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
     SELECT (SELECT min(city) FROM signals)
     UNION ALL SELECT (SELECT min(city) FROM signals WHERE city > c.city) FROM c WHERE c.city IS NOT NULL)
   SELECT city, (SELECT max(seq) FROM signals s WHERE s.city = c.city) AS n FROM c WHERE city IS NOT NULL`;
-
-type TimingFields = Pick<SignalPublic, 'city' | 'channel' | 'reportedAt' | 'availableAt' | 'observedAt'>;
 
 /** One per process (src/stores.ts), so its page cache and latest-seq memo are shared. */
 export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>) {
@@ -109,15 +106,9 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     payload: (city: string, seq: number) => (one.get(city, seq) as string | undefined) ?? null,
     pageBytes,
     /** Timestamps of the newest `limit` signals committed after `sinceMs` (an index range on created_at). */
-    latencyRows: (sinceMs: number, limit: number): { rows: LatencyRow[]; truncated: boolean } => {
-      const raw = timings.all(sinceMs, limit + 1) as (TimingFields & { storedAtMs: number })[];
-      const rows = raw.slice(0, limit).map(({ reportedAt, availableAt, observedAt, ...r }) => ({
-        ...r,
-        reportedAtMs: reportedAt === null ? null : Date.parse(reportedAt),
-        availableAtMs: availableAt === null ? null : Date.parse(availableAt),
-        observedAtMs: Date.parse(observedAt),
-      }));
-      return { rows, truncated: raw.length > limit };
+    latencyRows: (sinceMs: number, limit: number) => {
+      const raw = timings.all(sinceMs, limit + 1) as (SignalTimes & { storedAtMs: number })[];
+      return { rows: raw.slice(0, limit).map((r) => latencyRowOf(r, r.storedAtMs)), truncated: raw.length > limit };
     },
   };
 }
