@@ -117,7 +117,7 @@ const CONFIG_KEYS = Object.keys(CONFIG_SHAPE) as (keyof typeof CONFIG_SHAPE)[];
 export { ConfigError };
 
 /** `--poll-interval-ms 1000` or `--poll-interval-ms=1000` -> POLL_INTERVAL_MS (src/lib/flags.ts reads them). */
-export function flagsToEnv(argv: string[]): { values: Record<string, string>; problems: string[] } {
+function flagsToEnv(argv: string[]): { values: Record<string, string>; problems: string[] } {
   const byFlag = new Map<string, string>([...CONFIG_KEYS, ...SECRET_FILE_NAMES].map((k) => [flagOf(k).slice(2), k]));
   const read = readFlags(argv, {
     strings: [...byFlag.keys()],

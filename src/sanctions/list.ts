@@ -17,7 +17,7 @@ const ADDRESS = /0x[0-9a-fA-F]{40}/g;
  * `<Feature>` whose type reads the same, so we scan each such block. Other chains' addresses (XBT,
  * TRX) are skipped: they cannot pay on Base.
  */
-export function parseSanctionsText(text: string): string[] {
+function parseSanctionsText(text: string): string[] {
   const blocks = /^\s*</.test(text)
     ? (text.match(/<(id|Feature|feature)\b[\s\S]*?<\/\1>/g) ?? []).filter((b) =>
         /Digital Currency Address - ETH\b/.test(b),

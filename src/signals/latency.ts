@@ -25,7 +25,7 @@ export const LATENCY_MAX_ROWS = 200_000;
 
 export const LATENCY_SPAN_MS = LATENCY_WINDOWS[LATENCY_WINDOWS.length - 1]!.ms;
 
-export type LatencyRow = {
+type LatencyRow = {
   city: string;
   channel: string | null;
   reportedAtMs: number | null;

@@ -22,7 +22,7 @@ type ReadingInput = {
   nowMs: number;
 };
 
-export type StoreSignalInput = ReadingInput & {
+type StoreSignalInput = ReadingInput & {
   marketUrl: string;
   /** Event-level id (the neg-risk market id); null falls back to the entered bucket's condition id. */
   conditionId: string | null;

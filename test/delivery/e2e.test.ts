@@ -6,12 +6,14 @@ import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import type { StoreSignalInput } from '../../src/signals/store.ts';
+import type { SignalStore } from '../../src/signals/store.ts';
 import type { MarketBucketRef } from '../../src/sources/market/types.ts';
 import { testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 import { buy, inApp } from '../payments/buy.ts';
 import { registerOverHttp, emptyScreen } from './fixtures.ts';
+
+type StoreSignalInput = Parameters<SignalStore['storeSignal']>[0];
 
 const LADDER: MarketBucketRef[] = [
   '79°F or below',

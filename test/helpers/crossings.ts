@@ -1,8 +1,10 @@
 import { parseLabel } from '../../src/buckets/labels.ts';
 import type { CityRecord } from '../../src/cities/catalog.ts';
-import type { SignalStore, StoreSignalInput } from '../../src/signals/store.ts';
+import type { SignalStore } from '../../src/signals/store.ts';
 import type { SignalPublic } from '../../src/signals/schemas.ts';
 import type { MarketBucketRef } from '../../src/sources/market/types.ts';
+
+type StoreSignalInput = Parameters<SignalStore['storeSignal']>[0];
 
 /** A 2 °F ladder from 40 to 140 °F, so readings climbing by 2 cross a bucket each time. */
 const LADDER: MarketBucketRef[] = [

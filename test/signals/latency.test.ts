@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type LatencyRow, latencyWindows, percentiles, stageDurations } from '../../src/signals/latency.ts';
+import { type latencyRowOf, latencyWindows, percentiles, stageDurations } from '../../src/signals/latency.ts';
 import { LatencyStats } from '../../src/signals/latency-schemas.ts';
 import { testApp } from '../helpers/app.ts';
 import { signalPayload } from '../helpers/signals.ts';
 import type { Db } from '../../src/db/open.ts';
+
+type LatencyRow = ReturnType<typeof latencyRowOf>;
 
 const NOW = Date.parse('2026-07-15T15:00:00Z');
 const MIN = 60_000;

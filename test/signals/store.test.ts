@@ -3,13 +3,15 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { openDb, type Db } from '../../src/db/open.ts';
-import type { StoreSignalInput } from '../../src/signals/store.ts';
+import type { SignalStore } from '../../src/signals/store.ts';
 import type { MarketBucketRef, OddsSample } from '../../src/sources/market/types.ts';
 import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
 import { bucketFor } from '../../src/buckets/assign.ts';
 import { tempDir } from '../helpers/app.ts';
 import { ladderF } from '../buckets/ladder.ts';
 import { createStores } from '../../src/stores.ts';
+
+type StoreSignalInput = Parameters<SignalStore['storeSignal']>[0];
 
 const T0 = Date.parse('2026-07-15T15:00:00Z');
 const BUCKETS: MarketBucketRef[] = ladderF(70).map((b, i) => ({
