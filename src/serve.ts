@@ -13,6 +13,7 @@ import { paymentBackends } from './payments/backends.ts';
 import { describeKind } from './payments/settlers/negotiate.ts';
 import { nativeSqliteAddonFile } from './db/native-binding.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
+import { prepareOnFirstUse } from './db/lazy-statements.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { sanctionsScreen } from './delivery/screen.ts';
@@ -50,6 +51,8 @@ const FIRST_TICK_DELAY_MS = 250;
  * first passes and log lines were about 3 ms before the first answer (docs/performance.md).
  */
 const BACKGROUND_START_DELAY_MS = 250;
+/** How long after listening the statements no request has used yet are prepared (db/lazy-statements.ts). */
+const STATEMENT_WARM_DELAY_MS = 100;
 
 /**
  * One line to stderr with write(2), as process.stderr does for a file, pipe or terminal on Linux,
@@ -71,6 +74,8 @@ function stderrLine(text: string): void {
 /** Phase 2: the database and its stores, the secret, the catalog, the metrics and the replica beside them. */
 function openStorage({ config, logger, replica }: Preflight) {
   const db = open(config);
+  // Statements are prepared at first use until the listener is up, the rest soon after (listen).
+  const statements = prepareOnFirstUse(db);
   // One store per table for the whole process: the routes, poller, worker and plane share them.
   const stores = createStores(db);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
@@ -82,7 +87,7 @@ function openStorage({ config, logger, replica }: Preflight) {
     : null;
   // With NATS_URL: a primary's publisher, or a reader's follower (src/cluster/, loaded only then).
   const cluster = startCluster(config, { db, notifier: stores.notifier, logger, now: () => systemClock.now() });
-  return { db, stores, secret, catalog, metrics, replication, cluster };
+  return { db, statements, stores, secret, catalog, metrics, replication, cluster };
 }
 
 type Started = Preflight & ReturnType<typeof openStorage>;
@@ -204,6 +209,14 @@ function listen(s: Started, payments: Payments, workers: Workers) {
         ...streamCounts(catalog.active),
       });
       stderrLine(`${startLine(config, info.port, streamCounts(catalog.active))}\n`);
+      s.statements.end();
+      // A statement whose SQL fails to prepare ends the process, as it did when all were prepared at start.
+      setTimeout(() => {
+        s.statements.warm().catch((err: Error) => {
+          process.stderr.write(`isocast: ${err.message}\n`);
+          process.exit(1);
+        });
+      }, STATEMENT_WARM_DELAY_MS).unref();
     },
   );
   // Taken between the probe and now (a race): the same line, not Node's unhandled-error trace.
