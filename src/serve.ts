@@ -5,7 +5,6 @@ import { loadOrCreateSecret } from './db/secret.ts';
 import { citySelection, createCatalog } from './cities/catalog.ts';
 import { CITY_ROWS } from './cities/catalog-data.ts';
 import { systemClock } from './lib/clock.ts';
-import { createMetrics } from './lib/metrics.ts';
 import { paymentPlaneFor } from './payments/from-config.ts';
 import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
 import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
@@ -25,15 +24,12 @@ import { startLine, streamCounts } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
 import { abuseLimitsFromConfig } from './limits/limits.ts';
 import { disclaimerText } from './terms/terms.ts';
-import { addressInUse } from './db/exclusive.ts';
-import { startHttpServer } from './ops/http-server.ts';
-import { createConnectionCap } from './limits/connections.ts';
-import { parseTrustedProxies } from './limits/client-address.ts';
 import { replicaName } from './replication/from-config.ts';
 import { startReplication } from './replication/supervisor.ts';
 import { readerSettler, startCluster } from './cluster/start.ts';
 import { dbPath, open, preflight, refuse, refuseStart, type Preflight } from './preflight.ts';
 import { writeSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 
 /**
  * `isocast serve`, in its start-up phases: checks that refuse a start before anything is created,
@@ -72,7 +68,7 @@ function stderrLine(text: string): void {
 }
 
 /** Phase 2: the database and its stores, the secret, the catalog, the metrics and the replica beside them. */
-function openStorage({ config, logger, replica }: Preflight) {
+function openStorage({ config, logger, replica, metrics }: Preflight) {
   const db = open(config);
   // Statements are prepared at first use until the listener is up, the rest soon after (listen).
   const statements = prepareOnFirstUse(db);
@@ -80,14 +76,13 @@ function openStorage({ config, logger, replica }: Preflight) {
   const stores = createStores(db);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
   const catalog = createCatalog(CITY_ROWS, citySelection(config.CITIES), config.MARKET_KINDS);
-  const metrics = createMetrics();
   // Started once the database is open, stopped after it is closed (src/replication/supervisor.ts).
   const replication = replica
     ? startReplication({ ...replica, dataDir: config.DATA_DIR, dbPath: dbPath(config), db, logger, metrics })
     : null;
   // With NATS_URL: a primary's publisher, or a reader's follower (src/cluster/, loaded only then).
   const cluster = startCluster(config, { db, notifier: stores.notifier, logger, now: () => systemClock.now() });
-  return { db, statements, stores, secret, catalog, metrics, replication, cluster };
+  return { db, statements, stores, secret, catalog, replication, cluster };
 }
 
 type Started = Preflight & ReturnType<typeof openStorage>;
@@ -193,35 +188,27 @@ function listen(s: Started, payments: Payments, workers: Workers) {
   const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
-  const cap = createConnectionCap({
-    max: config.MAX_CONNECTIONS_PER_ADDRESS,
-    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+  const { server } = s.listener;
+  s.listener.open(app.fetch);
+  const port = (server.address() as AddressInfo).port;
+  logger.info('listening', {
+    host: config.HOST,
+    port,
+    mode: config.PAYMENT_MODE,
+    feed: config.FEED,
+    ...streamCounts(catalog.active),
   });
-  const disclaimer = disclaimerText(config.TERMS_URL);
-  const server = startHttpServer(
-    { fetch: app.fetch, hostname: config.HOST, port: config.PORT, cap, metrics, disclaimer },
-    (info) => {
-      logger.info('listening', {
-        host: config.HOST,
-        port: info.port,
-        mode: config.PAYMENT_MODE,
-        feed: config.FEED,
-        ...streamCounts(catalog.active),
-      });
-      stderrLine(`${startLine(config, info.port, streamCounts(catalog.active))}\n`);
-      s.statements.end();
-      // A statement whose SQL fails to prepare ends the process, as it did when all were prepared at start.
-      setTimeout(() => {
-        s.statements.warm().catch((err: Error) => {
-          process.stderr.write(`isocast: ${err.message}\n`);
-          process.exit(1);
-        });
-      }, STATEMENT_WARM_DELAY_MS).unref();
-    },
-  );
-  // Taken between the probe and now (a race): the same line, not Node's unhandled-error trace.
+  stderrLine(`${startLine(config, port, streamCounts(catalog.active))}\n`);
+  s.statements.end();
+  // A statement whose SQL fails to prepare ends the process, as it did when all were prepared at start.
+  setTimeout(() => {
+    s.statements.warm().catch((err: Error) => {
+      process.stderr.write(`isocast: ${err.message}\n`);
+      process.exit(1);
+    });
+  }, STATEMENT_WARM_DELAY_MS).unref();
+  // Bound since the preflight; an error now is an accept failing, not Node's unhandled-error trace.
   server.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EADDRINUSE') refuseStart(addressInUse(config.HOST, config.PORT));
     refuseStart(`cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`);
   });
   return { server, ofacWatch };
