@@ -3,12 +3,16 @@ import type { Config } from '../config.ts';
 import { StartRefused } from '../db/exclusive.ts';
 import { parseTrustedProxies } from '../limits/client-address.ts';
 import { createConnectionCap } from '../limits/connections.ts';
+import { starting } from '../lib/api-errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { disclaimerText } from '../terms/terms.ts';
 import { startHttpServer } from './http-server.ts';
 
 /** The app's fetch; `env` is @hono/node-server's bindings (the socket), passed through untouched. */
 type Fetch = (req: Request, env?: never) => Response | Promise<Response>;
+
+/** Requests held for a starting server; beyond it a 503 with Retry-After (each holds its socket). */
+const MAX_WAITING = 1_000;
 
 export function addressInUse(host: string, port: number): string {
   return (
@@ -37,14 +41,25 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
 export function openListener(
   config: Pick<Config, 'HOST' | 'PORT' | 'MAX_CONNECTIONS_PER_ADDRESS' | 'TRUSTED_PROXIES' | 'TERMS_URL'>,
   metrics: Metrics,
+  maxWaiting = MAX_WAITING,
 ): Promise<{ server: Server; open(fetch: Fetch): void }> {
   let serveFetch: Fetch | undefined;
   const waiting: (() => void)[] = [];
+  const disclaimer = disclaimerText(config.TERMS_URL);
+  const busy = () => {
+    const e = starting(1);
+    const body = JSON.stringify({ error: e.message, ...e.extra, disclaimer });
+    return new Response(body, {
+      status: e.status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...e.headers },
+    });
+  };
   const server = startHttpServer({
-    fetch: (req: Request, env?: never) =>
-      serveFetch
-        ? serveFetch(req, env)
-        : new Promise<Response>((resolve) => waiting.push(() => resolve(serveFetch!(req, env)))),
+    fetch: (req: Request, env?: never) => {
+      if (serveFetch) return serveFetch(req, env);
+      if (waiting.length >= maxWaiting) return busy();
+      return new Promise<Response>((resolve) => waiting.push(() => resolve(serveFetch!(req, env))));
+    },
     hostname: config.HOST,
     port: config.PORT,
     cap: createConnectionCap({
@@ -52,7 +67,7 @@ export function openListener(
       trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
     }),
     metrics,
-    disclaimer: disclaimerText(config.TERMS_URL),
+    disclaimer,
   });
   const open = (fetch: Fetch) => {
     serveFetch = fetch;

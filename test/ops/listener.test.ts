@@ -6,6 +6,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { openListener } from '../../src/ops/listener.ts';
 import { StartRefused } from '../../src/db/exclusive.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
+import { disclaimerText } from '../../src/terms/terms.ts';
 
 /**
  * `serve` binds its listener first (src/ops/listener.ts): the socket that refused a taken port is
@@ -63,4 +64,28 @@ test('a HOST that is not an address of this machine refuses with the fix', async
     (err: Error) =>
       err instanceof StartRefused && /HOST 192\.0\.2\.1 is not an address of this machine/.test(err.message),
   );
+});
+
+test('past its limit of requests waiting for a starting server, the next is answered 503 with Retry-After', async (t) => {
+  const listener = await openListener(settings(0), createMetrics(), 2);
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        listener.server.closeAllConnections();
+        listener.server.close(() => resolve());
+      }),
+  );
+  const url = `http://127.0.0.1:${(listener.server.address() as AddressInfo).port}/x`;
+  const held = [fetch(url), fetch(url)];
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const third = await fetch(url);
+  assert.equal(third.status, 503);
+  assert.equal(third.headers.get('retry-after'), '1');
+  assert.deepEqual(await third.json(), {
+    error: 'server starting; send the same request again shortly',
+    retryAfterSeconds: 1,
+    disclaimer: disclaimerText('https://example.test/terms'),
+  });
+  listener.open(() => new Response('ok'));
+  for (const r of await Promise.all(held)) assert.equal(await r.text(), 'ok');
 });
