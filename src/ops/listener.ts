@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { Config } from '../config.ts';
 import { StartRefused } from '../db/exclusive.ts';
 import { parseTrustedProxies } from '../limits/client-address.ts';
 import { createConnectionCap } from '../limits/connections.ts';
@@ -39,7 +38,13 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
  * as the app exists instead of being refused; the connection cap and timeouts hold from the bind.
  */
 export function openListener(
-  config: Pick<Config, 'HOST' | 'PORT' | 'MAX_CONNECTIONS_PER_ADDRESS' | 'TRUSTED_PROXIES' | 'TERMS_URL'>,
+  config: {
+    HOST: string;
+    PORT: number;
+    MAX_CONNECTIONS_PER_ADDRESS: number;
+    TRUSTED_PROXIES?: string;
+    TERMS_URL: string;
+  },
   metrics: Metrics,
   maxWaiting = MAX_WAITING,
 ): Promise<{ server: Server; open(fetch: Fetch): void }> {
