@@ -7,7 +7,9 @@ import { createLogger, defaultLogFormat } from './lib/logger.ts';
 import { loadSanctionsList } from './sanctions/list.ts';
 import { secureDataDir } from './db/files.ts';
 import { exposureWarning, sanctionsProblem } from './ops/safety.ts';
-import { lockDataDir, probePort, StartRefused } from './db/exclusive.ts';
+import { lockDataDir, StartRefused } from './db/exclusive.ts';
+import { createMetrics } from './lib/metrics.ts';
+import { openListener } from './ops/listener.ts';
 import { litestreamBinary, replicationSettings } from './replication/from-config.ts';
 
 /**
@@ -66,7 +68,9 @@ function serveConfigOrExit(argv: string[]): { config: Config; sanctions: Sanctio
   return { config, sanctions };
 }
 
-/** Phase 1: every reason to refuse the start, checked before anything is created. */
+type Listener = Awaited<ReturnType<typeof openListener>>;
+
+/** Phase 1: every reason to refuse the start, checked before anything is created (the listener is bound first). */
 export async function preflight(argv: string[]) {
   const { config, sanctions } = serveConfigOrExit(argv);
   const logger = createLogger({
@@ -88,8 +92,10 @@ export async function preflight(argv: string[]) {
   const litestream = replicaSettings ? litestreamBinary(config) : null;
   if (litestream && 'problem' in litestream) refuse([litestream.problem]);
   // Before anything is created: a taken port creates nothing, a DATA_DIR in use is not touched.
+  const metrics = createMetrics();
+  let listener: Listener;
   try {
-    await probePort(config.HOST, config.PORT);
+    listener = await openListener(config, metrics);
     held.dataDirLock = lockDataDir(config.DATA_DIR, nativeSqliteBinding());
   } catch (err) {
     if (err instanceof StartRefused) refuseStart(err.message);
@@ -97,7 +103,7 @@ export async function preflight(argv: string[]) {
   }
   const replica =
     replicaSettings && litestream && 'path' in litestream ? { bin: litestream.path, settings: replicaSettings } : null;
-  return { config, sanctions, logger, replica };
+  return { config, sanctions, logger, replica, metrics, listener };
 }
 
 export type Preflight = Awaited<ReturnType<typeof preflight>>;

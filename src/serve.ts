@@ -5,7 +5,6 @@ import { loadOrCreateSecret } from './db/secret.ts';
 import { citySelection, createCatalog } from './cities/catalog.ts';
 import { CITY_ROWS } from './cities/catalog-data.ts';
 import { systemClock } from './lib/clock.ts';
-import { createMetrics } from './lib/metrics.ts';
 import { paymentPlaneFor } from './payments/from-config.ts';
 import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
 import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
@@ -13,6 +12,7 @@ import { paymentBackends } from './payments/backends.ts';
 import { describeKind } from './payments/settlers/negotiate.ts';
 import { nativeSqliteAddonFile } from './db/native-binding.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
+import { prepareOnFirstUse } from './db/lazy-statements.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { sanctionsScreen } from './delivery/screen.ts';
@@ -24,15 +24,12 @@ import { startLine, streamCounts } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
 import { abuseLimitsFromConfig } from './limits/limits.ts';
 import { disclaimerText } from './terms/terms.ts';
-import { addressInUse } from './db/exclusive.ts';
-import { startHttpServer } from './ops/http-server.ts';
-import { createConnectionCap } from './limits/connections.ts';
-import { parseTrustedProxies } from './limits/client-address.ts';
 import { replicaName } from './replication/from-config.ts';
 import { startReplication } from './replication/supervisor.ts';
 import { readerSettler, startCluster } from './cluster/start.ts';
 import { dbPath, open, preflight, refuse, refuseStart, type Preflight } from './preflight.ts';
 import { writeSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 
 /**
  * `isocast serve`, in its start-up phases: checks that refuse a start before anything is created,
@@ -50,6 +47,8 @@ const FIRST_TICK_DELAY_MS = 250;
  * first passes and log lines were about 3 ms before the first answer (docs/performance.md).
  */
 const BACKGROUND_START_DELAY_MS = 250;
+/** How long after listening the statements no request has used yet are prepared (db/lazy-statements.ts). */
+const STATEMENT_WARM_DELAY_MS = 100;
 
 /**
  * One line to stderr with write(2), as process.stderr does for a file, pipe or terminal on Linux,
@@ -69,20 +68,21 @@ function stderrLine(text: string): void {
 }
 
 /** Phase 2: the database and its stores, the secret, the catalog, the metrics and the replica beside them. */
-function openStorage({ config, logger, replica }: Preflight) {
+function openStorage({ config, logger, replica, metrics }: Preflight) {
   const db = open(config);
+  // Statements are prepared at first use until the listener is up, the rest soon after (listen).
+  const statements = prepareOnFirstUse(db);
   // One store per table for the whole process: the routes, poller, worker and plane share them.
   const stores = createStores(db);
   const secret = loadOrCreateSecret(config.DATA_DIR, config.SERVER_SECRET);
   const catalog = createCatalog(CITY_ROWS, citySelection(config.CITIES), config.MARKET_KINDS);
-  const metrics = createMetrics();
   // Started once the database is open, stopped after it is closed (src/replication/supervisor.ts).
   const replication = replica
     ? startReplication({ ...replica, dataDir: config.DATA_DIR, dbPath: dbPath(config), db, logger, metrics })
     : null;
   // With NATS_URL: a primary's publisher, or a reader's follower (src/cluster/, loaded only then).
   const cluster = startCluster(config, { db, notifier: stores.notifier, logger, now: () => systemClock.now() });
-  return { db, stores, secret, catalog, metrics, replication, cluster };
+  return { db, statements, stores, secret, catalog, replication, cluster };
 }
 
 type Started = Preflight & ReturnType<typeof openStorage>;
@@ -188,27 +188,27 @@ function listen(s: Started, payments: Payments, workers: Workers) {
   const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
-  const cap = createConnectionCap({
-    max: config.MAX_CONNECTIONS_PER_ADDRESS,
-    trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+  const { server } = s.listener;
+  s.listener.open(app.fetch);
+  const port = (server.address() as AddressInfo).port;
+  logger.info('listening', {
+    host: config.HOST,
+    port,
+    mode: config.PAYMENT_MODE,
+    feed: config.FEED,
+    ...streamCounts(catalog.active),
   });
-  const disclaimer = disclaimerText(config.TERMS_URL);
-  const server = startHttpServer(
-    { fetch: app.fetch, hostname: config.HOST, port: config.PORT, cap, metrics, disclaimer },
-    (info) => {
-      logger.info('listening', {
-        host: config.HOST,
-        port: info.port,
-        mode: config.PAYMENT_MODE,
-        feed: config.FEED,
-        ...streamCounts(catalog.active),
-      });
-      stderrLine(`${startLine(config, info.port, streamCounts(catalog.active))}\n`);
-    },
-  );
-  // Taken between the probe and now (a race): the same line, not Node's unhandled-error trace.
+  stderrLine(`${startLine(config, port, streamCounts(catalog.active))}\n`);
+  s.statements.end();
+  // A statement whose SQL fails to prepare ends the process, as it did when all were prepared at start.
+  setTimeout(() => {
+    s.statements.warm().catch((err: Error) => {
+      process.stderr.write(`isocast: ${err.message}\n`);
+      process.exit(1);
+    });
+  }, STATEMENT_WARM_DELAY_MS).unref();
+  // Bound since the preflight; an error now is an accept failing, not Node's unhandled-error trace.
   server.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EADDRINUSE') refuseStart(addressInUse(config.HOST, config.PORT));
     refuseStart(`cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`);
   });
   return { server, ofacWatch };

@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -16,31 +15,6 @@ export class StartRefused extends Error {
 }
 
 const SERVE_LOCK_FILE = 'isocast-serve.lock';
-
-export function addressInUse(host: string, port: number): string {
-  return (
-    `${host}:${port} is already in use (another isocast, or another program: \`ss -ltnp 'sport = :${port}'\` shows which); ` +
-    `stop it or choose another port with PORT=<n> or --port <n>`
-  );
-}
-
-export function probePort(host: string, port: number): Promise<void> {
-  if (port === 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') reject(new StartRefused(addressInUse(host, port)));
-      else if (err.code === 'EACCES')
-        reject(
-          new StartRefused(`${host}:${port}: permission denied (ports below 1024 need privileges); use PORT=8402`),
-        );
-      else if (err.code === 'EADDRNOTAVAIL')
-        reject(new StartRefused(`HOST ${host} is not an address of this machine; use HOST=127.0.0.1 or 0.0.0.0`));
-      else reject(err);
-    });
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
-  });
-}
 
 /** An exclusive SQLite lock: it works wherever the database does. `backup`, `doctor` and `migrate` do not take it. */
 export function lockDataDir(dir: string, nativeBinding?: string | object): { release(): void } {

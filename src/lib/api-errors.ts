@@ -55,6 +55,7 @@ const EXTENSIONS = {
   test_message_failed: [502, 'test message failed'],
   settlement_pending: [503, 'settlement pending — retry the same X-Payment; you will not be charged twice'],
   shutting_down: [503, 'server shutting down; send the same request again shortly'],
+  starting: [503, 'server starting; send the same request again shortly'],
   too_many_waiting: [503, 'too many reads waiting for signals; retry after Retry-After seconds'],
   replica_lagging: [503, 'this read node is behind the primary; retry after Retry-After seconds'],
   primary_unreachable: [
@@ -154,6 +155,7 @@ export const testMessageFailed = (reason: string) => build('test_message_failed'
 /** Outcome unknown (in doubt): the buyer retries the same header; the chain decides. */
 export const settlementPending = (retryAfterSeconds: number) => retryLater('settlement_pending', retryAfterSeconds);
 export const shuttingDown = (retryAfterSeconds: number) => retryLater('shutting_down', retryAfterSeconds);
+export const starting = (retryAfterSeconds: number) => retryLater('starting', retryAfterSeconds);
 export const tooManyWaiting = (retryAfterSeconds: number) => retryLater('too_many_waiting', retryAfterSeconds);
 export const replicaLagging = (retryAfterSeconds: number, lagMs: number | null) =>
   build('replica_lagging', { retryAfterSeconds, lagMs }, { headers: { 'retry-after': String(retryAfterSeconds) } });

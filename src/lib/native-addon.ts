@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -34,8 +34,8 @@ export function dlopenAddon(file: string): object {
 }
 
 /**
- * `hash` only names the cache directory; the file there is still compared byte for byte with
- * `bytes` before it is loaded, so a wrong key can cost a rewrite but never load other code.
+ * `hash` only names the cache directory. A file found there is loaded when only this user could
+ * have written it (ensureAddonFile) and its size is the asset's; anything else is rewritten.
  */
 export function loadEmbeddedAddon(
   bytes: Buffer,
@@ -55,7 +55,13 @@ export function loadEmbeddedAddon(
   throw new Error(`cannot load the embedded addon ${at.name} (${problems.join('; ')})`);
 }
 
-/** `file` holding exactly `bytes`, in a directory closed to others (or they could have us load their code). */
+/**
+ * `file` holding `bytes`, in a directory closed to others (or they could have us load their code).
+ * An existing file is not read back: with both directory levels and the file owned by this user
+ * and writable by no one else, only this user (or root) could have put other bytes there, and
+ * either could as well edit the binary. The size check catches a copy cut short; reading 2 MB back
+ * to compare was about 2 ms of every start (docs/performance.md, "Issue 39, fifth round").
+ */
 function ensureAddonFile(root: string, file: string, bytes: Buffer): void {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -68,7 +74,9 @@ function ensureAddonFile(root: string, file: string, bytes: Buffer): void {
     if ((st.mode & 0o022) !== 0) chmodSync(d, 0o700);
   }
   try {
-    if (readFileSync(file).equals(bytes)) return;
+    const st = lstatSync(file);
+    const ours = typeof process.getuid !== 'function' || st.uid === process.getuid();
+    if (st.isFile() && ours && (st.mode & 0o022) === 0 && st.size === bytes.length) return;
   } catch {
     // Not there yet: written below.
   }

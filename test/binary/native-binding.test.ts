@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/app.ts';
 import { addonPath } from '../../scripts/build-binary.ts';
@@ -58,6 +58,25 @@ test('a damaged cached copy is replaced, not loaded', (t) => {
   rmSync(file);
   writeFileSync(file, addon.subarray(0, 1000));
   loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET });
+  assert.deepEqual(readFileSync(file), addon);
+});
+
+test('a cached copy someone else could have written is replaced, not loaded', (t) => {
+  const root = join(tempDir(t), 'cache');
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET });
+  const file = cachedFile(root);
+  // The right size, so only the owner and mode checks can refuse it (the bytes are not read back).
+  chmodSync(file, 0o666);
+  const writable = statSync(file).ino;
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET });
+  assert.notEqual(statSync(file).ino, writable);
+  assert.equal(statSync(file).mode & 0o777, 0o500);
+  if (process.getuid?.() !== 0) return; // chown to another user needs root
+  chownSync(file, 4242, 4242);
+  const foreign = statSync(file).ino;
+  loadEmbeddedAddon(addon, [root], { name: ADDON_ASSET });
+  assert.notEqual(statSync(file).ino, foreign);
+  assert.equal(statSync(file).uid, 0);
   assert.deepEqual(readFileSync(file), addon);
 });
 

@@ -1,0 +1,65 @@
+import type { Db } from './open.ts';
+
+type Statement = ReturnType<Db['prepare']>;
+
+/** Calls that run the statement: each prepares it first, then is the statement's own method, bound. */
+const CALLS = ['run', 'get', 'all', 'iterate', 'columns', 'bind'] as const;
+/** Mode switches (`.pluck()` at construction): recorded, and applied when the statement is prepared. */
+const MODES = ['pluck', 'expand', 'raw', 'safeIntegers'] as const;
+const PROPERTIES = ['reader', 'readonly', 'source', 'busy', 'database'] as const;
+
+/**
+ * `serve` prepares about a hundred statements while its stores, plane and routes are built, a few
+ * milliseconds of every start before the first answer (docs/performance.md, "Issue 39, fourth
+ * round: start-up"). Until `end()`, `db.prepare` hands out a stand-in that prepares at its first
+ * call and from then on is the statement's own bound methods, so a request pays no check; `warm()`
+ * prepares the rest a few at a time, each batch its own macrotask, so a statement whose SQL is
+ * wrong still stops the process within moments of the start rather than at its first request.
+ */
+export function prepareOnFirstUse(db: Db, batch = 8): { end(): void; warm(): Promise<void> } {
+  const prepare = db.prepare;
+  const pending = new Set<() => Statement>();
+  db.prepare = ((source: string) => {
+    const modes: [(typeof MODES)[number], unknown[]][] = [];
+    const stand: Record<string, unknown> = {};
+    let statement: Statement | undefined;
+    const real = (): Statement => {
+      if (statement) return statement;
+      const s = prepare.call(db, source) as Statement;
+      for (const [mode, args] of modes) (s[mode] as (...a: unknown[]) => unknown)(...args);
+      for (const k of CALLS) stand[k] = (s[k] as (...a: unknown[]) => unknown).bind(s);
+      for (const k of MODES)
+        stand[k] = (...args: unknown[]) => {
+          (s[k] as (...a: unknown[]) => unknown)(...args);
+          return stand;
+        };
+      pending.delete(real);
+      statement = s;
+      return s;
+    };
+    for (const k of CALLS) stand[k] = (...args: unknown[]) => (real()[k] as (...a: unknown[]) => unknown)(...args);
+    for (const k of MODES)
+      stand[k] = (...args: unknown[]) => {
+        modes.push([k, args]);
+        return stand;
+      };
+    for (const k of PROPERTIES) Object.defineProperty(stand, k, { get: () => real()[k], enumerable: true });
+    pending.add(real);
+    return stand as unknown as Statement;
+  }) as Db['prepare'];
+  return {
+    end: () => {
+      db.prepare = prepare;
+    },
+    warm: async () => {
+      while (pending.size > 0 && db.open) {
+        let n = 0;
+        for (const real of pending) {
+          real();
+          if (++n === batch) break;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+}

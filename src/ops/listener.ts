@@ -1,0 +1,97 @@
+import type { Server } from 'node:http';
+import { StartRefused } from '../db/exclusive.ts';
+import { parseTrustedProxies } from '../limits/client-address.ts';
+import { createConnectionCap } from '../limits/connections.ts';
+import { starting } from '../lib/api-errors.ts';
+import type { Metrics } from '../lib/metrics.ts';
+import { disclaimerText } from '../terms/terms.ts';
+import { startHttpServer } from './http-server.ts';
+
+/** The app's fetch; `env` is @hono/node-server's bindings (the socket), passed through untouched. */
+type Fetch = (req: Request, env?: never) => Response | Promise<Response>;
+
+/** Requests held for a starting server; beyond it a 503 with Retry-After (each holds its socket). */
+const MAX_WAITING = 1_000;
+
+export function addressInUse(host: string, port: number): string {
+  return (
+    `${host}:${port} is already in use (another isocast, or another program: \`ss -ltnp 'sport = :${port}'\` shows which); ` +
+    `stop it or choose another port with PORT=<n> or --port <n>`
+  );
+}
+
+/** Why a bind failed, as the one line and fix the operator needs; undefined: not an operator's error. */
+function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): string | undefined {
+  if (err.code === 'EADDRINUSE') return addressInUse(host, port);
+  if (err.code === 'EACCES')
+    return `${host}:${port}: permission denied (ports below 1024 need privileges); use PORT=8402`;
+  if (err.code === 'EADDRNOTAVAIL')
+    return `HOST ${host} is not an address of this machine; use HOST=127.0.0.1 or 0.0.0.0`;
+  return undefined;
+}
+
+/**
+ * `serve`'s listener, bound first: a taken port refuses the start before anything is created, as
+ * the separate probe did, and the socket bound is the one that serves (the probe's bind, close and
+ * second bind were about 3 ms of every start, docs/performance.md "Issue 39, fifth round").
+ * Requests accepted before `open` wait for it, so a client of a starting server is answered as soon
+ * as the app exists instead of being refused; the connection cap and timeouts hold from the bind.
+ */
+export function openListener(
+  config: {
+    HOST: string;
+    PORT: number;
+    MAX_CONNECTIONS_PER_ADDRESS: number;
+    TRUSTED_PROXIES?: string;
+    TERMS_URL: string;
+  },
+  metrics: Metrics,
+  maxWaiting = MAX_WAITING,
+): Promise<{ server: Server; open(fetch: Fetch): void }> {
+  let serveFetch: Fetch | undefined;
+  const waiting: (() => void)[] = [];
+  const disclaimer = disclaimerText(config.TERMS_URL);
+  const busy = () => {
+    const e = starting(1);
+    const body = JSON.stringify({ error: e.message, ...e.extra, disclaimer });
+    return new Response(body, {
+      status: e.status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...e.headers },
+    });
+  };
+  const server = startHttpServer({
+    fetch: (req: Request, env?: never) => {
+      if (serveFetch) return serveFetch(req, env);
+      if (waiting.length >= maxWaiting) return busy();
+      return new Promise<Response>((resolve) => waiting.push(() => resolve(serveFetch!(req, env))));
+    },
+    hostname: config.HOST,
+    port: config.PORT,
+    cap: createConnectionCap({
+      max: config.MAX_CONNECTIONS_PER_ADDRESS,
+      trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
+    }),
+    metrics,
+    disclaimer,
+  });
+  const open = (fetch: Fetch) => {
+    serveFetch = fetch;
+    // After the caller's synchronous rest of the start (timers, signal handlers), as a request
+    // arriving now would be.
+    if (waiting.length > 0)
+      setImmediate(() => {
+        for (const wake of waiting.splice(0)) wake();
+      });
+  };
+  return new Promise((resolve, reject) => {
+    const failed = (err: NodeJS.ErrnoException) => {
+      const problem = listenProblem(err, config.HOST, config.PORT);
+      reject(problem ? new StartRefused(problem) : err);
+    };
+    server.once('error', failed);
+    server.once('listening', () => {
+      server.off('error', failed);
+      resolve({ server, open });
+    });
+  });
+}
