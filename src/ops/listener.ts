@@ -13,7 +13,7 @@ type Fetch = (req: Request, env?: never) => Response | Promise<Response>;
 /** Requests held for a starting server; beyond it a 503 with Retry-After (each holds its socket). */
 const MAX_WAITING = 1_000;
 
-export function addressInUse(host: string, port: number): string {
+function addressInUse(host: string, port: number): string {
   return (
     `${host}:${port} is already in use (another isocast, or another program: \`ss -ltnp 'sport = :${port}'\` shows which); ` +
     `stop it or choose another port with PORT=<n> or --port <n>`
