@@ -11,8 +11,17 @@
  *   - `z.compile` (core/compile.js, 47 KB) and `z.fromJSONSchema` (classic/from-json-schema.js,
  *     18 KB): nothing in src/ calls them (test/binary/zod-english.test.ts checks); in the binary
  *     they throw (docs/performance.md, "Issue 39, fourth round: start-up").
+ *   - every other factory the source never names: `import { z } from 'zod'` resolves to a `z`
+ *     holding only the names src/ and the buyer package use as `z.<name>` (zodUsedNames), so
+ *     esbuild drops the schema kinds, string formats and JSON Schema processors nothing reaches
+ *     (zod in the main bundle about 230 -> 140 KB; docs/performance.md, "Issue 39, fifth round").
+ *     A name outside that object is a type error in source mode and undefined in the binary, so
+ *     test/binary/zod-english.test.ts checks the object against every use.
  */
-import { dirname } from 'node:path';
+import { globSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
 
 type EsbuildPlugin = NonNullable<import('tsup').Options['esbuildPlugins']>[number];
 
@@ -27,9 +36,51 @@ export const ZOD_LEFT_OUT: readonly string[] = ['compile', 'withParser', 'compil
 const absent = (name: string) =>
   `export function ${name}() { throw new Error("zod's ${name} is not in the isocast binary"); }\n`;
 
+const ROOT = join(import.meta.dirname, '..', '..');
+const SOURCES = ['src/**/*.ts', 'packages/isocast-client/src/**/*.ts'];
+/** The importers whose `zod` is the used-names `z`: the sources scanned, nothing else. */
+const OWN = [join(ROOT, 'src'), join(ROOT, 'packages', 'isocast-client', 'src')].map((d) => `${d}/`);
+
+/**
+ * The names the sources read from zod's `z` as values: `z.<name>` as an expression. Type positions
+ * (`z.infer<...>`, `: z.ZodType`) are qualified names to TypeScript's parser and need nothing.
+ */
+export function zodUsedNames(): string[] {
+  const used = new Set<string>();
+  const visit = (node: ts.Node) => {
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'z')
+      used.add(node.name.text);
+    ts.forEachChild(node, visit);
+  };
+  for (const file of SOURCES.flatMap((g) => globSync(g, { cwd: ROOT }))) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    if (text.includes('z.')) visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest));
+  }
+  return [...used].sort();
+}
+
+/** `z` as the one object of the names used, imported from zod's classic entry so the rest can go. */
+function usedZodModule(): string {
+  const names = zodUsedNames();
+  const entry = join(dirname(createRequire(join(ROOT, 'package.json')).resolve('zod')), 'v4', 'classic', 'external.js');
+  const local = (n: string) => `z_${n}`;
+  return (
+    `import { ${names.map((n) => `${n} as ${local(n)}`).join(', ')} } from ${JSON.stringify(entry)};\n` +
+    `export const z = Object.freeze({ ${names.map((n) => `${n}: ${local(n)}`).join(', ')} });\n`
+  );
+}
+
 export const zodEnglishOnly: EsbuildPlugin = {
   name: 'isocast-zod-english-only',
   setup(b) {
+    b.onResolve({ filter: /^zod$/ }, (args) =>
+      OWN.some((dir) => args.importer.startsWith(dir)) ? { path: 'zod', namespace: 'isocast-zod-used' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'isocast-zod-used' }, () => ({
+      contents: usedZodModule(),
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
     b.onLoad({ filter: LOCALES_INDEX }, (args) => ({
       contents: 'export { default as en } from "./en.js";\n',
       loader: 'js',

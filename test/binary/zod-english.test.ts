@@ -4,9 +4,10 @@ import { execFile } from 'node:child_process';
 import { globSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { z as zod } from 'zod';
 import { tempDir } from '../helpers/app.ts';
 import { ROOT } from '../../scripts/build-binary.ts';
-import { ZOD_LEFT_OUT, zodEnglishOnly } from '../../scripts/sea/zod-english.ts';
+import { ZOD_LEFT_OUT, zodEnglishOnly, zodUsedNames } from '../../scripts/sea/zod-english.ts';
 
 const run = promisify(execFile);
 
@@ -60,4 +61,18 @@ test('the zod functions the binary leaves out are called nowhere in the service 
   const files = globSync('{src,packages/isocast-client/src}/**/*.ts', { cwd: ROOT });
   assert.ok(files.length > 100);
   for (const f of files) assert.doesNotMatch(readFileSync(join(ROOT, f), 'utf8'), called, f);
+});
+
+test("the binary's `z` holds every name the sources read from it as a value, and no type-only name", () => {
+  const names = new Set(zodUsedNames());
+  const files = globSync('{src,packages/isocast-client/src}/**/*.ts', { cwd: ROOT });
+  // A call `z.name(` is always a value use; the AST scan must have seen each.
+  for (const f of files)
+    for (const m of readFileSync(join(ROOT, f), 'utf8').matchAll(/(?<![\w.])z\.([a-z]\w*)\(/g))
+      assert.ok(names.has(m[1]!), `${f}: z.${m[1]} is missing from the binary's z`);
+  // Each is a real zod export (a misspelling would be undefined in the binary and in source alike).
+  for (const n of names) assert.notEqual((zod as Record<string, unknown>)[n], undefined, n);
+  // Used only in types: nothing to carry.
+  for (const n of ['infer', 'ZodType', 'output', 'core']) assert.equal(names.has(n), false, n);
+  assert.ok(names.has('object') && names.has('toJSONSchema'));
 });
