@@ -9,12 +9,10 @@ import type { ClusterSettings } from './start.ts';
  * sequence. A reader without NATS or a PRIMARY_URL cannot serve: those fail; a primary whose NATS
  * is unreachable still sells, so that is a warning.
  */
-type ClusterCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
-
 export async function clusterCheck(
   config: ClusterSettings,
   db: { path: string; open(): Db; timeoutMs: number },
-): Promise<ClusterCheck> {
+): Promise<{ status: 'ok' | 'warn' | 'fail'; detail: string }> {
   if (!config.NATS_URL) return { status: 'ok', detail: 'single node (NATS_URL unset)' };
   const url = new URL(config.NATS_URL);
   const host = url.hostname;

@@ -7,17 +7,14 @@ import { loadSanctionsList } from '../sanctions/list.ts';
 import { resolutionCheck } from '../resolution/doctor-check.ts';
 import { discoveryCheck } from '../resolution/discovery-store.ts';
 import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
-import { replicaCheck, type ReplicaCheck } from '../replication/doctor-check.ts';
+import { replicaCheck } from '../replication/doctor-check.ts';
 import type { FailoverSettler } from '../payments/settlers/failover.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
 import { clusterCheck } from '../cluster/doctor-check.ts';
 import type { Db } from '../db/open.ts';
 
-/**
- * `isocast doctor`'s checks, in the order their lines print; each returns its lines (doctor.ts
- * runs them in turn and redacts what they say).
- */
-export type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string };
+/** One line of `isocast doctor` (doctor.ts runs the checks below in turn and redacts what they say). */
+export type Check = { name: string } & Awaited<ReturnType<typeof replicaCheck>>;
 
 export type DoctorDeps = {
   config: Config;
@@ -26,22 +23,16 @@ export type DoctorDeps = {
   dbPath: string;
   timeoutMs?: number;
   probe?: (url: string, timeoutMs: number) => Promise<number>;
-  /** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
-  facilitatorSupported?: (config: Config) => Promise<{ name: string; result: SupportedResult }[]>;
   /** eth_chainId of RPC_URL (a read; moves nothing). */
   rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
-  /** The replica line (src/replication/doctor-check.ts); tests pass their own. */
-  replica?: () => Promise<ReplicaCheck>;
 };
-
-/** One check: its lines, in the order they print. */
-type DoctorCheck = (deps: DoctorDeps) => Check[] | Promise<Check[]>;
 
 const line = (name: string, status: Check['status'], detail: string): Check => ({ name, status, detail });
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
-export const DOCTOR_CHECKS: DoctorCheck[] = [
+/** Each returns its lines, in the order they print. */
+export const DOCTOR_CHECKS: ((deps: DoctorDeps) => Check[] | Promise<Check[]>)[] = [
   configChecks,
   databaseChecks,
   replicaChecks,
@@ -107,17 +98,12 @@ function databaseChecks(deps: DoctorDeps): Check[] {
 }
 
 async function replicaChecks(deps: DoctorDeps): Promise<Check[]> {
-  const replica = await (deps.replica ?? (() => replicaCheck(deps.config, deps.dbPath)))();
-  return [line('replica', replica.status, replica.detail)];
+  return [{ name: 'replica', ...(await replicaCheck(deps.config, deps.dbPath)) }];
 }
 
 async function clusterChecks(deps: DoctorDeps): Promise<Check[]> {
-  const c = await clusterCheck(deps.config, {
-    path: deps.dbPath,
-    open: deps.openDb,
-    timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-  });
-  return [line('read nodes', c.status, c.detail)];
+  const db = { path: deps.dbPath, open: deps.openDb, timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+  return [{ name: 'read nodes', ...(await clusterCheck(deps.config, db)) }];
 }
 
 function sanctionsChecks({ config }: DoctorDeps): Check[] {
@@ -177,11 +163,11 @@ async function upstreamChecks(deps: DoctorDeps): Promise<Check[]> {
   return lines;
 }
 
-async function facilitatorChecks({ config, facilitatorSupported }: DoctorDeps): Promise<Check[]> {
+async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
   if (!facilitatorInUse(config)) return [];
   let each: { name: string; result: SupportedResult }[];
   try {
-    each = await (facilitatorSupported ?? defaultFacilitatorSupported)(config);
+    each = await facilitatorSupported(config);
   } catch (err) {
     return [line('facilitator', 'fail', `${redactUrl(config.FACILITATOR_URL!)} unusable: ${(err as Error).message}`)];
   }
@@ -254,7 +240,8 @@ async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number
   return Number.parseInt(result.slice(2), 16);
 }
 
-async function defaultFacilitatorSupported(config: Config): Promise<{ name: string; result: SupportedResult }[]> {
+/** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
+async function facilitatorSupported(config: Config): Promise<{ name: string; result: SupportedResult }[]> {
   const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
   const settler = settlerFromConfig(config) as FailoverSettler;
   try {

@@ -12,7 +12,7 @@ import { childEnv } from './supervisor.ts';
  * it works from a separate process, while serve runs or not). Reads only: the configuration goes
  * to a private temporary file, removed afterwards.
  */
-export type ReplicaCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
+type ReplicaCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
 
 /** A replica behind the database by more than this is a warning. */
 const LAG_WARN_S = 60;
