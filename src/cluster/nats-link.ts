@@ -9,9 +9,6 @@ import { connectNats, type Nats } from './nats-client.ts';
  */
 export type NatsLink = ReturnType<typeof createNatsLink>;
 
-/** What the publisher and the follower both report on /health. */
-export type LinkStatus = { nats: 'connected' | 'disconnected'; lastError: string | null };
-
 export function createNatsLink(url: string, deps: { name: string; logger: Logger }) {
   let nats: Nats | null = null;
   let connecting: Promise<Nats> | null = null;
@@ -60,6 +57,65 @@ export function createNatsLink(url: string, deps: { name: string; logger: Logger
       up = false;
       await n?.nc.close().catch(() => {});
     },
-    state: (): LinkStatus['nats'] => (up ? 'connected' : 'disconnected'),
+    state: () => (up ? 'connected' : 'disconnected'),
+  };
+}
+
+const RETRY_MS = 1_000;
+
+/**
+ * The publisher's and the follower's loop: `step` until stopped. A failure drops the connection
+ * (the next `ensure` rebuilds it), is logged once until `ok` says a step went through again, and
+ * waits `RETRY_MS` (by `wait`, the caller's pause, or a sleep that `stop` cuts short).
+ */
+export function linkLoop(
+  link: NatsLink,
+  loop: {
+    logger: Logger;
+    step(): Promise<void>;
+    failed: string;
+    failFields?: () => Record<string, unknown>;
+    wait?: (ms: number) => Promise<void>;
+  },
+) {
+  let stopped = false;
+  let lastError: string | null = null;
+  let wake: (() => void) | null = null;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const done = (async () => {
+    while (!stopped) {
+      try {
+        await loop.step();
+      } catch (err) {
+        if (stopped) break;
+        const message = (err as Error).message;
+        if (lastError === null) loop.logger.warn(loop.failed, { reason: message, ...loop.failFields?.() });
+        lastError = message;
+        link.drop(err);
+        await (loop.wait ?? sleep)(RETRY_MS);
+      }
+    }
+  })();
+  return {
+    stopped: () => stopped,
+    lastError: () => lastError,
+    ok(message: string, fields: Record<string, unknown>) {
+      if (lastError !== null) loop.logger.info(message, fields);
+      lastError = null;
+    },
+    /** Ends the loop; `interrupt` ends the step in progress. */
+    async stop(interrupt?: () => void) {
+      stopped = true;
+      wake?.();
+      interrupt?.();
+      await done;
+    },
   };
 }

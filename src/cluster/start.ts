@@ -5,10 +5,10 @@ import type { AppEnv } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
 import { createApplier } from './applier.ts';
-import { startFollower, type FollowerStatus } from './follower.ts';
+import { startFollower } from './follower.ts';
 import { createNatsLink } from './nats-link.ts';
 import { createReplicationOutbox } from './outbox.ts';
-import { startPublisher, type PublisherStatus } from './publisher.ts';
+import { startPublisher } from './publisher.ts';
 import { readNodeMiddleware } from './read-node.ts';
 import { createCrossNodeUses } from './single-use-guard.ts';
 
@@ -25,14 +25,11 @@ export type ClusterSettings = {
   FORWARD_TIMEOUT_MS: number;
 };
 
-type ClusterHealth =
-  | ({ role: 'primary'; stream: string } & PublisherStatus)
-  | ({ role: 'reader'; stream: string; fresh: boolean; maxLagMs: number } & FollowerStatus);
-
 export type ClusterParts = {
   middleware?: MiddlewareHandler<AppEnv>;
   crossNode: CrossNodeUses;
-  health(): ClusterHealth;
+  /** /health's `cluster`: the role and its publisher's or follower's status. */
+  health(): Record<string, unknown>;
   /** A signal committed here (the primary): publish without waiting for the idle check. */
   wake(): void;
   stop(): Promise<void>;
