@@ -4,10 +4,9 @@ import { linkLoop, type NatsLink } from './nats-link.ts';
 import { HEARTBEAT_SUBJECT, STREAM, type Change, type Heartbeat } from './tables.ts';
 
 /**
- * A reader's follower: an ordered consumer started after the last sequence the reader's file holds
- * (each message is applied with its sequence in one transaction), so any failure just reconnects
- * from there and a NATS restart costs no replay. A heartbeat applied as the stream's last message
- * means this copy held everything the primary had committed when it left: that is the lag.
+ * An ordered consumer started after the last sequence the reader's file holds, so any failure
+ * reconnects from there. A heartbeat applied as the stream's last message means this copy held
+ * everything the primary had committed when it left: that is the lag.
  */
 /** No message at all (the primary heartbeats every second) for this long: rebuild the consumer. */
 const STALL_MS = 5_000;

@@ -5,11 +5,9 @@ import { SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import { SINGLE_USE_BUCKET, STREAM, SUBJECT_ROOT } from './tables.ts';
 
 /**
- * The NATS connection of a primary or a reader, and the JetStream objects both use. The client
- * packages are imported here, on the first connect (`nats-modules.ts`, its own bundle in the
- * binary), so a single node without NATS_URL never loads them (the start-up bench). Everything used works on nats-server
- * 2.9 (Debian 12's 2.9.10): one stream with one subject filter, ordered pull consumers started
- * at a sequence, and a key-value bucket whose age limit is the bucket's (per-key TTLs are 2.11).
+ * The client packages are imported on the first connect, so a single node never loads them (the
+ * start-up bench). Only what nats-server 2.9 (Debian 12) has is used: one stream, ordered pull
+ * consumers started at a sequence, a key-value bucket with the bucket's age limit (per-key TTLs are 2.11).
  */
 export type Nats = {
   nc: NatsConnection;

@@ -2,10 +2,9 @@ import type { Logger } from '../lib/logger.ts';
 import { connectNats, type Nats } from './nats-client.ts';
 
 /**
- * One NATS connection per process, shared by the publisher or the follower and the single-use
- * guard. `ensure` connects (or waits for the connect in progress); `drop` forgets a connection
- * that failed, so the next `ensure` builds it again and re-checks the stream. While it is down,
- * `current` is null and each user falls back its own way (the primary keeps working alone).
+ * One NATS connection per process. `drop` forgets a failed one, so the next `ensure` builds it
+ * again and re-checks the stream; while it is down `current` is null and each user falls back
+ * its own way (the primary keeps working alone).
  */
 export type NatsLink = ReturnType<typeof createNatsLink>;
 

@@ -4,13 +4,10 @@ import type { ReplicationOutbox } from './outbox.ts';
 import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat } from './tables.ts';
 
 /**
- * The primary's publisher: drains `replication_outbox` to the stream in id order, at least once
- * (each message's id is its outbox id, so JetStream stores a re-sent one once within its
- * duplicate window, and a reader's upsert of a row state is idempotent beyond it). It runs beside
- * the selling, never in its way: a commit only adds a key (the trigger); when NATS is down the
- * keys wait in the outbox and the loop retries, and the primary keeps selling as a single node.
- * With the outbox empty it publishes a heartbeat each second: a reader that applied it holds
- * everything the primary had committed when it was sent, which is how a reader knows its lag.
+ * Drains `replication_outbox` to the stream in id order, at least once (the msg id is the outbox
+ * id, so JetStream stores a re-sent one once; a reader's upsert is idempotent beyond that). While
+ * NATS is down the keys wait and the primary sells alone. An empty outbox sends a heartbeat each
+ * second: a reader that applied it held all the primary had committed, which is its lag.
  */
 const HEARTBEAT_MS = 1_000;
 /** How often an idle publisher looks for a new outbox row (a primary-key read, about 2 µs). */

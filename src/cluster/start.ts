@@ -12,11 +12,7 @@ import { startPublisher } from './publisher.ts';
 import { readNodeMiddleware } from './read-node.ts';
 import { createCrossNodeUses } from './single-use-guard.ts';
 
-/**
- * The role's NATS side, started by serve.ts: on a primary with NATS_URL the publisher, on a reader
- * the follower and the forwarding middleware; on both the single-use check across nodes. What the
- * app needs from it is `ClusterParts`; /health shows `health()`.
- */
+/** A primary's publisher, or a reader's follower and forwarding; on both the single-use check across nodes. */
 export type ClusterSettings = {
   ROLE: 'primary' | 'reader';
   NATS_URL?: string | undefined;
