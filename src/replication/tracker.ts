@@ -1,10 +1,9 @@
 /**
- * The replica's state from our commits (total_changes(), polled) and Litestream's log lines. Pure:
- * every call takes the time. Lag is the age of the oldest commit no finished upload covers (an
- * upload covers what was seen before it began); good to about the 100 ms poll.
+ * The replica's state from our commits (polled) and Litestream's log lines. Lag is the age of the
+ * oldest commit no finished upload covers (one covers what was seen before it began); `up`: the
+ * litestream process runs.
  */
 export type ReplicaStatus = {
-  /** The litestream process is running. */
   up: boolean;
   lagMs: number;
   lastSyncAt: number | null;
