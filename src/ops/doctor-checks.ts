@@ -11,6 +11,7 @@ import { replicaCheck } from '../replication/doctor-check.ts';
 import type { FailoverSettler } from '../payments/settlers/failover.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
 import { clusterCheck } from '../cluster/doctor-check.ts';
+import { hostPort } from './safety.ts';
 import type { Db } from '../db/open.ts';
 
 /** One line of `isocast doctor` (doctor.ts runs the checks below in turn and redacts what they say). */
@@ -18,7 +19,7 @@ export type Check = { name: string } & Awaited<ReturnType<typeof replicaCheck>>;
 
 export type DoctorDeps = {
   config: Config;
-  /** Opens the existing database read-only; called only when the file exists. */
+  /** Read-only, so a database older than the binary is reported, never migrated; called only when the file exists. */
   openDb(): Db;
   dbPath: string;
   timeoutMs?: number;
@@ -254,9 +255,4 @@ async function facilitatorSupported(config: Config): Promise<{ name: string; res
 async function defaultProbe(url: string, timeoutMs: number): Promise<number> {
   const res = await httpRequest({ upstream: 'doctor', url, timeoutMs });
   return res.status;
-}
-
-/** The configured address as a URL would write it (an IPv6 host in brackets). */
-function hostPort(host: string, port: number): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

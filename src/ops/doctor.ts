@@ -3,9 +3,8 @@ import { SECRET_NAMES } from '../lib/secrets.ts';
 import { type Check, type DoctorDeps, DOCTOR_CHECKS } from './doctor-checks.ts';
 
 /**
- * `isocast doctor`. Upstream checks only ask whether the host answers HTTP at all: they must not
- * spend an API key's quota or move money. Everything printed is redacted, and main.ts passes a
- * read-only opener, so a database older than the binary is reported, never migrated.
+ * `isocast doctor`. Upstream checks only ask whether the host answers HTTP: they must not spend an
+ * API key's quota or move money. Everything printed is redacted.
  */
 
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
@@ -28,7 +27,6 @@ export function redact(text: string, config: Partial<Record<string, unknown>>): 
 export function formatReport(checks: Check[]): string {
   const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
   const width = Math.max(...checks.map((c) => c.name.length));
-  // A detail of several lines (one per reason) continues under its first line, not at column 0.
   const indent = ' '.repeat(width + 9);
   const lines = checks.map(
     (c) => `[${mark[c.status]}] ${c.name.padEnd(width)}  ${c.detail.split('\n').join(`\n${indent}`)}`,

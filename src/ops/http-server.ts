@@ -5,10 +5,9 @@ import type { ConnectionCap } from '../limits/connections.ts';
 import type { Metrics } from '../lib/metrics.ts';
 
 /**
- * The listener's limits, far below Node's defaults because a request here is headers and at most
- * 16 KB of JSON: a slow client cannot hold a socket. The request timeout stops counting once the
- * request is received, so a 25 s long-poll is never cut (test/ops/slow-clients.test.ts pins it);
- * checks run every second so a cut is not 30 s late.
+ * Far below Node's defaults (a request is headers and at most 16 KB of JSON): a slow client cannot
+ * hold a socket. The request timeout stops once the request is received, so a 25 s long-poll is
+ * never cut; checks run every second so a cut is not 30 s late.
  */
 export const HTTP_TIMEOUTS = {
   headersTimeoutMs: 10_000,
@@ -24,7 +23,6 @@ type HttpServerOptions = {
   cap: ConnectionCap;
   disclaimer: string;
   metrics?: Metrics;
-  /** Tests shorten them; main.ts uses HTTP_TIMEOUTS. */
   timeouts?: typeof HTTP_TIMEOUTS;
 };
 

@@ -9,10 +9,9 @@ import { createFailedPaymentPrune } from '../payments/store.ts';
 import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
 
 /**
- * Only rows nothing depends on are pruned: finished outbox rows, failed payments (nothing was
- * charged), receipt tokens whose wallet is owed nothing (a buyer can recover one by signing),
- * expired sign-in nonces; the ledger and money in flight never are. Deletes run in batches sized
- * to stay near TARGET_BATCH_MS (a row's cost depends on how scattered the old rows are).
+ * Only rows nothing depends on are pruned (a receipt token owed nothing can be recovered by
+ * signing); the ledger and money in flight never are. Batches are sized to stay near
+ * TARGET_BATCH_MS (a row's cost depends on how scattered the old rows are).
  */
 /**
  * Days kept (0: forever): a sent or failed outbox row after its last change, a failed payment
