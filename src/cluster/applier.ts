@@ -20,14 +20,7 @@ export function createApplier(db: Db, notifier: Pick<SignalNotifier, 'committed'
   for (const t of Object.keys(REPLICATED_TABLES) as ReplicatedTable[])
     columnsOf.set(t, new Set((db.pragma(`table_info(${t})`) as { name: string }[]).map((c) => c.name)));
   const statements = new Map<string, ReturnType<Db['prepare']>>();
-  const prepared = (sql: string) => {
-    let s = statements.get(sql);
-    if (!s) {
-      s = db.prepare(sql);
-      statements.set(sql, s);
-    }
-    return s;
-  };
+  const prepared = (sql: string) => statements.get(sql) ?? statements.set(sql, db.prepare(sql)).get(sql)!;
   const deletes = Object.fromEntries(
     Object.entries(REPLICATED_TABLES).map(([t, key]) => [
       t,
