@@ -35,13 +35,11 @@ const jsonAnswer = (status: number, body: object, extra = ''): string => {
   );
 };
 
-/** Node's own answers to requests it cut or could not parse, as the API's JSON errors. */
-function clientErrorAnswer(code: string | undefined, disclaimer: string): string {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return jsonAnswer(408, { error: 'request not received in time', disclaimer });
-  if (code === 'HPE_HEADER_OVERFLOW') return jsonAnswer(431, { error: 'request headers too large', disclaimer });
-  return jsonAnswer(400, { error: 'malformed HTTP request', disclaimer });
-}
+/** Node's own answers to requests it cut or could not parse, as the API's JSON errors (else 400). */
+const CLIENT_ERRORS: Record<string, [status: number, error: string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'request headers too large'],
+};
 
 export function startHttpServer(opts: HttpServerOptions, onListening?: (info: AddressInfo) => void): Server {
   const t = opts.timeouts ?? HTTP_TIMEOUTS;
@@ -87,7 +85,8 @@ export function startHttpServer(opts: HttpServerOptions, onListening?: (info: Ad
       socket.destroy();
       return;
     }
-    socket.end(clientErrorAnswer(err.code, opts.disclaimer));
+    const [status, error] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'malformed HTTP request'];
+    socket.end(jsonAnswer(status, { error, disclaimer: opts.disclaimer }));
   });
   return server;
 }

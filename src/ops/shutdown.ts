@@ -59,18 +59,16 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
     }, deadlineMs);
     force.unref();
     try {
-      // 1. No new connections; a kept-alive one can still carry a request, so the plane refuses
+      // No new connections; a kept-alive one can still carry a request, so the plane refuses
       // new purchases too. Idle sockets close so the listener can finish.
       deps.plane.stopAccepting();
       deps.releaseWaiters?.();
       const closed = new Promise<void>((resolve) => deps.server.close(() => resolve()));
       deps.server.closeIdleConnections?.();
-      // 2. In-flight purchases finish (settle, record, apply) and their answers are written.
       await deps.plane.drain();
       deps.server.closeIdleConnections?.();
       await Promise.race([closed, new Promise((r) => setTimeout(r, ANSWER_GRACE_MS).unref())]);
       deps.server.closeAllConnections?.();
-      // 3. Background work, 4. the database, 5. what must outlive it (the replication).
       for (const w of deps.workers) await w.stop();
       deps.closeDb();
       for (const w of deps.afterDb ?? []) await w.stop();
