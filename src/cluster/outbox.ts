@@ -52,7 +52,6 @@ export function createReplicationOutbox(db: Db) {
         return { id, change: { t: tbl, k, r: row ? encodeRow(row) : null } };
       });
     },
-    /** Forgets every queued change up to `throughId` (JetStream acknowledged them). */
     published: (throughId: number) => {
       drop.run(throughId);
     },

@@ -24,7 +24,6 @@ export type ClusterSettings = {
 export type ClusterParts = {
   middleware?: MiddlewareHandler<AppEnv>;
   crossNode: CrossNodeUses;
-  /** /health's `cluster`: the role and its publisher's or follower's status. */
   health(): Record<string, unknown>;
   /** A signal committed here (the primary): publish without waiting for the idle check. */
   wake(): void;

@@ -93,7 +93,6 @@ function timeLines(s: DayRows[number]['signal'], createdAt: number): string[] {
   });
 }
 
-/** The day as text: one block per signal, in seq order. */
 export function formatExplain(rows: DayRows, { city, date }: { city: string; date: string }): string {
   if (rows.length === 0) return `${city} ${date}: no signals stored for this city and market day\n`;
   const blocks = rows.map(({ signal: s, createdAt }) => {

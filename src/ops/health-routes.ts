@@ -44,7 +44,6 @@ export function healthRoutes(deps: {
   clock: Clock;
   sanctions(): SanctionsStatus;
   dbOk(): boolean;
-  /** Read nodes (src/cluster/start.ts): the role's replication state. */
   cluster?: () => Record<string, unknown>;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -48,7 +48,6 @@ export function createRetention(deps: {
     'Rows removed by the daily retention prune, by table',
   );
 
-  /** Deletes until a batch comes back short; returns the rows removed. */
   async function drain(
     stmt: { run(...a: unknown[]): { changes: number } },
     cutoff: number,

@@ -96,24 +96,19 @@ export function exposureWarning(c: { PAYMENT_MODE: string; HOST: string }): stri
 export function startLine(
   c: { PAYMENT_MODE: string; FEED: string; DATA_DIR: string; HOST: string; SIM_SPEED: number },
   port: number,
-  streams?: StreamCounts,
+  s?: ReturnType<typeof streamCounts>,
 ): string {
   const feed = c.FEED === 'sim' ? `sim (simulated weather and markets, ${c.SIM_SPEED}x speed)` : 'live';
-  const served = streams ? `  ${streamsText(streams)}` : '';
+  const served = s
+    ? `  ${s.cities} ${s.cities === 1 ? 'city' : 'cities'}, ${s.lowStreams} low ${s.lowStreams === 1 ? 'stream' : 'streams'}`
+    : '';
   return `isocast listening on http://${hostPort(c.HOST, port)}  payment mode: ${c.PAYMENT_MODE}  feed: ${feed}${served}  data: ${c.DATA_DIR}`;
 }
 
 /** Daily-high cities and daily-low streams, counted apart as /v1/cities lists them. */
-type StreamCounts = { cities: number; lowStreams: number };
-
-export function streamCounts(active: readonly { kind?: 'high' | 'low' }[]): StreamCounts {
+export function streamCounts(active: readonly { kind?: 'high' | 'low' }[]) {
   const lowStreams = active.filter((c) => c.kind === 'low').length;
   return { cities: active.length - lowStreams, lowStreams };
-}
-
-/** "37 cities, 37 low streams" */
-function streamsText(s: StreamCounts): string {
-  return `${s.cities} ${s.cities === 1 ? 'city' : 'cities'}, ${s.lowStreams} low ${s.lowStreams === 1 ? 'stream' : 'streams'}`;
 }
 
 /** The configured address as a URL would write it (an IPv6 host in brackets). */

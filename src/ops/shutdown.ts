@@ -87,7 +87,6 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
   return (signal) => (stopping ??= run(signal));
 }
 
-/** SIGTERM and SIGINT run the shutdown once. */
 export function installShutdownSignals(shutdown: (signal: string) => Promise<void>): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
 }

@@ -6,7 +6,6 @@ export { describeReplica as replicaName } from './settings.ts';
 /** The settings replication reads; the server's Config carries them (config.ts). */
 export type ReplicaSettings = ReplicationInput & { LITESTREAM_BIN?: string | undefined };
 
-/** The replication settings of a configuration, or null when REPLICA_URL is unset (off). */
 export const replicationSettings = (c: ReplicaSettings): ReplicationInput | null => (c.REPLICA_URL ? c : null);
 
 export const litestreamBinary = (c: ReplicaSettings): BinaryLookup => findLitestream({ configured: c.LITESTREAM_BIN });

@@ -29,7 +29,6 @@ function parseTimestamp(raw: string): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
-/** Splits --timestamp off the configuration flags. */
 export function restoreArgs(argv: string[]): { timestamp?: string; rest: string[]; problem?: string } {
   const rest: string[] = [];
   let timestamp: string | undefined;
