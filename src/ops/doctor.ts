@@ -60,9 +60,9 @@ export function formatReport(checks: Check[]): string {
   return lines.join('\n') + '\n';
 }
 
-export type Check = { name: string } & Awaited<ReturnType<typeof replicaCheck>>;
+type Check = { name: string } & Awaited<ReturnType<typeof replicaCheck>>;
 
-export type DoctorDeps = {
+type DoctorDeps = {
   config: Config;
   /** Read-only, so a database older than the binary is reported, never migrated; called only when the file exists. */
   openDb(): Db;
