@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
@@ -83,15 +84,8 @@ export function linkLoop(
 ) {
   let stopped = false;
   let lastError: string | null = null;
-  let wake: (() => void) | null = null;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  const stopping = new AbortController();
+  const sleep = (ms: number) => delay(ms, undefined, { signal: stopping.signal }).catch(() => {});
   const done = (async () => {
     while (!stopped) {
       try {
@@ -116,7 +110,7 @@ export function linkLoop(
     /** Ends the loop; `interrupt` ends the step in progress. */
     async stop(interrupt?: () => void) {
       stopped = true;
-      wake?.();
+      stopping.abort();
       interrupt?.();
       await done;
     },
