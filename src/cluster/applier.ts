@@ -3,11 +3,9 @@ import type { SignalNotifier } from '../signals/notifier.ts';
 import { decodeRow, REPLICATED_TABLES, type Change, type ReplicatedTable } from './tables.ts';
 
 /**
- * A reader's side of the copy: applies changes from the stream to its own SQLite file. Each batch
- * and the stream sequence it reaches commit in one transaction, so a reader killed at any instant
- * restarts from exactly the last change it holds: none missing, none applied twice (an upsert of a
- * row state is idempotent anyway). After the commit, the long-polls held on a city whose signal
- * arrived are woken, as the primary's own commit wakes its own.
+ * A reader's side: each batch and the stream sequence it reaches commit in one transaction, so a
+ * reader killed at any instant restarts from exactly the last change it holds. After the commit,
+ * long-polls held on a city whose signal arrived are woken, as the primary's commit wakes its own.
  */
 export type StreamMessage = { seq: number; change: Change | null };
 
@@ -22,14 +20,7 @@ export function createApplier(db: Db, notifier: Pick<SignalNotifier, 'committed'
   for (const t of Object.keys(REPLICATED_TABLES) as ReplicatedTable[])
     columnsOf.set(t, new Set((db.pragma(`table_info(${t})`) as { name: string }[]).map((c) => c.name)));
   const statements = new Map<string, ReturnType<Db['prepare']>>();
-  const prepared = (sql: string) => {
-    let s = statements.get(sql);
-    if (!s) {
-      s = db.prepare(sql);
-      statements.set(sql, s);
-    }
-    return s;
-  };
+  const prepared = (sql: string) => statements.get(sql) ?? statements.set(sql, db.prepare(sql)).get(sql)!;
   const deletes = Object.fromEntries(
     Object.entries(REPLICATED_TABLES).map(([t, key]) => [
       t,

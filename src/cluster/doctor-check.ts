@@ -4,17 +4,13 @@ import type { Db } from '../db/open.ts';
 import type { ClusterSettings } from './start.ts';
 
 /**
- * `doctor`'s read-node line: the role, whether NATS_URL's server accepts a TCP connection, and
- * from the database file the primary's unpublished outbox rows or the reader's applied stream
- * sequence. A reader without NATS or a PRIMARY_URL cannot serve: those fail; a primary whose NATS
+ * `doctor`'s read-node line. A reader without NATS cannot serve: that fails; a primary whose NATS
  * is unreachable still sells, so that is a warning.
  */
-type ClusterCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
-
 export async function clusterCheck(
   config: ClusterSettings,
   db: { path: string; open(): Db; timeoutMs: number },
-): Promise<ClusterCheck> {
+): Promise<{ status: 'ok' | 'warn' | 'fail'; detail: string }> {
   if (!config.NATS_URL) return { status: 'ok', detail: 'single node (NATS_URL unset)' };
   const url = new URL(config.NATS_URL);
   const host = url.hostname;

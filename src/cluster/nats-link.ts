@@ -1,16 +1,17 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.ts';
-import { connectNats, type Nats } from './nats-client.ts';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
+import { SINGLE_USE_BUCKET, STREAM, SUBJECT_ROOT } from './tables.ts';
 
 /**
- * One NATS connection per process, shared by the publisher or the follower and the single-use
- * guard. `ensure` connects (or waits for the connect in progress); `drop` forgets a connection
- * that failed, so the next `ensure` builds it again and re-checks the stream. While it is down,
- * `current` is null and each user falls back its own way (the primary keeps working alone).
+ * One NATS connection per process. `drop` forgets a failed one, so the next `ensure` builds it
+ * again and re-checks the stream; while it is down `current` is null and each user falls back
+ * its own way (the primary keeps working alone).
  */
 export type NatsLink = ReturnType<typeof createNatsLink>;
-
-/** What the publisher and the follower both report on /health. */
-export type LinkStatus = { nats: 'connected' | 'disconnected'; lastError: string | null };
 
 export function createNatsLink(url: string, deps: { name: string; logger: Logger }) {
   let nats: Nats | null = null;
@@ -60,6 +61,126 @@ export function createNatsLink(url: string, deps: { name: string; logger: Logger
       up = false;
       await n?.nc.close().catch(() => {});
     },
-    state: (): LinkStatus['nats'] => (up ? 'connected' : 'disconnected'),
+    state: () => (up ? 'connected' : 'disconnected'),
   };
+}
+
+const RETRY_MS = 1_000;
+
+/**
+ * The publisher's and the follower's loop: `step` until stopped. A failure drops the connection
+ * (the next `ensure` rebuilds it), is logged once until `ok` says a step went through again, and
+ * waits `RETRY_MS` (by `wait`, the caller's pause, or a sleep that `stop` cuts short).
+ */
+export function linkLoop(
+  link: NatsLink,
+  loop: {
+    logger: Logger;
+    step(): Promise<void>;
+    failed: string;
+    failFields?: () => Record<string, unknown>;
+    wait?: (ms: number) => Promise<void>;
+  },
+) {
+  let stopped = false;
+  let lastError: string | null = null;
+  const stopping = new AbortController();
+  const sleep = (ms: number) => delay(ms, undefined, { signal: stopping.signal }).catch(() => {});
+  const done = (async () => {
+    while (!stopped) {
+      try {
+        await loop.step();
+      } catch (err) {
+        if (stopped) break;
+        const message = (err as Error).message;
+        if (lastError === null) loop.logger.warn(loop.failed, { reason: message, ...loop.failFields?.() });
+        lastError = message;
+        link.drop(err);
+        await (loop.wait ?? sleep)(RETRY_MS);
+      }
+    }
+  })();
+  return {
+    stopped: () => stopped,
+    lastError: () => lastError,
+    ok(message: string, fields: Record<string, unknown>) {
+      if (lastError !== null) loop.logger.info(message, fields);
+      lastError = null;
+    },
+    /** Ends the loop; `interrupt` ends the step in progress. */
+    async stop(interrupt?: () => void) {
+      stopped = true;
+      stopping.abort();
+      interrupt?.();
+      await done;
+    },
+  };
+}
+
+/**
+ * The client packages are imported on the first connect, so a single node never loads them (the
+ * start-up bench). Only what nats-server 2.9 (Debian 12) has is used: one stream, ordered pull
+ * consumers started at a sequence, a key-value bucket with the bucket's age limit (per-key TTLs are 2.11).
+ */
+type Nats = {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** The stream's creation time: a reader or the primary that finds another one starts over. */
+  streamCreated: string;
+  singleUse: KV;
+};
+
+/** How long a connect or a JetStream request may take before it counts as NATS being down. */
+const NATS_TIMEOUT_MS = 2_000;
+
+async function connectNats(url: string, name: string): Promise<Nats> {
+  const { connect, jetstream, jetstreamManager, Kvm } = await import('./nats-modules.ts');
+  const nc = await connect({
+    servers: url,
+    name,
+    timeout: NATS_TIMEOUT_MS,
+    // The client reconnects on its own; a message published while it is away fails its ack and
+    // stays in the outbox, so nothing relies on the client buffering it.
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: NATS_TIMEOUT_MS });
+    const js = jetstream(nc, { timeout: NATS_TIMEOUT_MS });
+    const streamCreated = await ensureStream(jsm);
+    // A use must outlive the window in which its signed request is accepted at all (two skews).
+    const singleUse = await new Kvm(js).create(SINGLE_USE_BUCKET, {
+      history: 1,
+      ttl: 2 * SIGNED_REQUEST_SKEW_SEC * 1000,
+    });
+    return { nc, js, jsm, streamCreated, singleUse };
+  } catch (err) {
+    await nc.close().catch(() => {});
+    throw err;
+  }
+}
+
+async function ensureStream(jsm: JetStreamManager): Promise<string> {
+  try {
+    return (await jsm.streams.info(STREAM)).created;
+  } catch (err) {
+    if (!/not found/i.test((err as Error).message)) throw err;
+  }
+  try {
+    const info = await jsm.streams.add({
+      name: STREAM,
+      subjects: [`${SUBJECT_ROOT}.>`],
+      storage: 'file' as never,
+      // The newest state of each row (one subject per row) and deletes: what a reader needs.
+      max_msgs_per_subject: 1,
+      // The publisher's msg id is the outbox id: a batch re-sent after a crash is stored once.
+      duplicate_window: 120_000_000_000,
+    });
+    return info.created;
+  } catch (err) {
+    // Another node created it between the two calls.
+    if (/already in use|exists/i.test((err as Error).message)) return (await jsm.streams.info(STREAM)).created;
+    throw err;
+  }
 }

@@ -2,14 +2,10 @@ import type { Db } from '../db/open.ts';
 import { encodeRow, REPLICATED_TABLES, type Change, type ReplicatedTable } from './tables.ts';
 
 /**
- * The primary's side of `replication_outbox` (schema.sql 0020): the triggers write a key per
- * changed row in the change's own transaction; this module turns keys into changes, forgets the
- * ones JetStream acknowledged, and seeds the outbox with every row the first time. A change is
- * the row as it is when published, not as it was written: a reader applies states in stream
- * order, so several writes of one row before a publish arrive as the newest one, and a row
- * deleted since arrives as a delete.
+ * The primary's side of `replication_outbox` (schema.sql 0020: the triggers write a key per
+ * changed row in its own transaction). A change is the row as it is when published, not as it was
+ * written: several writes of one row arrive as the newest, a row deleted since as a delete.
  */
-type PendingChange = { id: number; change: Change };
 
 export type ReplicationOutbox = ReturnType<typeof createReplicationOutbox>;
 
@@ -48,7 +44,7 @@ export function createReplicationOutbox(db: Db) {
     /** Queues every existing row again (the stream was recreated, so it lacks them). */
     reseed: db.transaction(seed),
     /** The oldest `limit` queued changes, each read as its row is now. */
-    next(limit: number): PendingChange[] {
+    next(limit: number): { id: number; change: Change }[] {
       const rows = batch.all(limit) as { id: number; tbl: ReplicatedTable; key: string }[];
       return rows.map(({ id, tbl, key }) => {
         const k = JSON.parse(key) as (string | number)[];
@@ -56,7 +52,6 @@ export function createReplicationOutbox(db: Db) {
         return { id, change: { t: tbl, k, r: row ? encodeRow(row) : null } };
       });
     },
-    /** Forgets every queued change up to `throughId` (JetStream acknowledged them). */
     published: (throughId: number) => {
       drop.run(throughId);
     },

@@ -1,46 +1,31 @@
 import type { Logger } from '../lib/logger.ts';
-import type { LinkStatus, NatsLink } from './nats-link.ts';
+import { linkLoop, type NatsLink } from './nats-link.ts';
 import type { ReplicationOutbox } from './outbox.ts';
 import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat } from './tables.ts';
 
 /**
- * The primary's publisher: drains `replication_outbox` to the stream in id order, at least once
- * (each message's id is its outbox id, so JetStream stores a re-sent one once within its
- * duplicate window, and a reader's upsert of a row state is idempotent beyond it). It runs beside
- * the selling, never in its way: a commit only adds a key (the trigger); when NATS is down the
- * keys wait in the outbox and the loop retries, and the primary keeps selling as a single node.
- * With the outbox empty it publishes a heartbeat each second: a reader that applied it holds
- * everything the primary had committed when it was sent, which is how a reader knows its lag.
+ * Drains `replication_outbox` to the stream in id order, at least once (the msg id is the outbox
+ * id, so JetStream stores a re-sent one once; a reader's upsert is idempotent beyond that). While
+ * NATS is down the keys wait and the primary sells alone. An empty outbox sends a heartbeat each
+ * second: a reader that applied it held all the primary had committed, which is its lag.
  */
 const HEARTBEAT_MS = 1_000;
 /** How often an idle publisher looks for a new outbox row (a primary-key read, about 2 µs). */
 const IDLE_CHECK_MS = 5;
 const BATCH = 256;
-const RETRY_MS = 1_000;
 
-export type PublisherStatus = LinkStatus & { backlog: number; lastPublishedAt: string | null };
-
-type Publisher = { wake(): void; status(): PublisherStatus; stop(): Promise<void> };
-
-export function startPublisher(deps: {
-  link: NatsLink;
-  outbox: ReplicationOutbox;
-  logger: Logger;
-  now: () => number;
-}): Publisher {
+export function startPublisher(deps: { link: NatsLink; outbox: ReplicationOutbox; logger: Logger; now: () => number }) {
   const { link, outbox, logger } = deps;
-  let stopped = false;
   let wakeUp: (() => void) | null = null;
   let lastPublished: number | null = null;
   let lastHeartbeat = 0;
-  let lastError: string | null = null;
 
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const seen = outbox.lastId();
       const started = Date.now();
       const check = () => {
-        if (stopped || outbox.lastId() !== seen || Date.now() - started >= ms) return done();
+        if (run.stopped() || outbox.lastId() !== seen || Date.now() - started >= ms) return done();
         timer = setTimeout(check, IDLE_CHECK_MS);
       };
       const done = () => {
@@ -51,7 +36,6 @@ export function startPublisher(deps: {
       let timer = setTimeout(check, IDLE_CHECK_MS);
       wakeUp = done;
     });
-
   async function once(): Promise<boolean> {
     const nats = await link.ensure();
     // A stream created anew (its store was lost) lacks the rows already published: queue them all again.
@@ -79,26 +63,17 @@ export function startPublisher(deps: {
     return false;
   }
 
-  const loop = (async () => {
-    while (!stopped) {
-      try {
-        const more = await once();
-        if (lastError !== null) logger.info('replication publishing again', { backlog: outbox.backlog() });
-        lastError = null;
-        if (!more) await pause(Math.max(0, HEARTBEAT_MS - (Date.now() - lastHeartbeat)));
-      } catch (err) {
-        const message = (err as Error).message;
-        if (lastError === null)
-          logger.warn('replication publish failed; the outbox keeps every change', {
-            reason: message,
-            backlog: outbox.backlog(),
-          });
-        lastError = message;
-        link.drop(err);
-        await pause(RETRY_MS);
-      }
-    }
-  })();
+  const run = linkLoop(link, {
+    logger,
+    failed: 'replication publish failed; the outbox keeps every change',
+    failFields: () => ({ backlog: outbox.backlog() }),
+    wait: pause,
+    async step() {
+      const more = await once();
+      run.ok('replication publishing again', { backlog: outbox.backlog() });
+      if (!more) await pause(Math.max(0, HEARTBEAT_MS - (Date.now() - lastHeartbeat)));
+    },
+  });
 
   return {
     wake: () => wakeUp?.(),
@@ -106,12 +81,8 @@ export function startPublisher(deps: {
       nats: link.state(),
       backlog: outbox.backlog(),
       lastPublishedAt: lastPublished === null ? null : new Date(lastPublished).toISOString(),
-      lastError,
+      lastError: run.lastError(),
     }),
-    async stop() {
-      stopped = true;
-      wakeUp?.();
-      await loop;
-    },
+    stop: () => run.stop(() => wakeUp?.()),
   };
 }

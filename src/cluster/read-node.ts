@@ -5,19 +5,12 @@ import { primaryUnreachable, replicaLagging } from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
 
 /**
- * A read node writes nothing but its copy, so anything that may write (any method but GET, HEAD,
- * OPTIONS) and any read carrying a payment goes to PRIMARY_URL and is answered as the primary
- * answered: money is settled once, by the primary. Other /v1/ reads are served locally within the
- * lag bound, else 503 with Retry-After. It runs inside the app so the router's decoded path decides
- * (a `%73ubscribe` spelling cannot slip past) and the edge's limits, CORS and disclaimer apply.
+ * Anything that may write (any method but GET, HEAD, OPTIONS) and any read carrying a payment is
+ * answered by PRIMARY_URL: money is settled once, by the primary. Other /v1/ reads are served
+ * locally within the lag bound, else 503. It runs inside the app so the router's decoded path
+ * decides (a `%73ubscribe` spelling cannot slip past) and the edge's limits, CORS and disclaimer apply.
  */
-type ReadNodeSettings = {
-  primaryUrl: string;
-  forwardTimeoutMs: number;
-  /** READ_MAX_LAG_MS: past this, reads are refused. */
-  maxLagMs: number;
-  lagMs(): number | null;
-};
+type ReadNodeSettings = { primaryUrl: string; forwardTimeoutMs: number; maxLagMs: number; lagMs(): number | null };
 
 /** Headers that describe one hop, not the message (RFC 9110 7.6.1), and what fetch recomputes. */
 const HOP = new Set(

@@ -4,12 +4,9 @@ import { replicaLagging } from '../lib/api-errors.ts';
 import type { NatsLink } from './nats-link.ts';
 
 /**
- * Single-use across nodes: a signed request's key is created in the JetStream
- * key-value bucket with a create-only write, which succeeds on exactly one node; every other
- * node's create fails with "wrong last sequence". The local table (db/single-use.ts) still
- * records it as before. When NATS cannot be asked, the primary answers as the single node it
- * then is (`whenDown: 'local'`: the local table alone decides), and a reader refuses the sign-in
- * (`'refuse'`): it cannot know whether another node took the same nonce.
+ * A create-only write to the key-value bucket succeeds on exactly one node. When NATS cannot be
+ * asked, the primary answers as the single node it then is (`'local'`: its own table decides) and
+ * a reader refuses (`'refuse'`): it cannot know whether another node took the same nonce.
  */
 export function createCrossNodeUses(link: NatsLink, opts: { whenDown: 'local' | 'refuse' }): CrossNodeUses {
   const down = (): boolean => {

@@ -5,18 +5,14 @@ import type { AppEnv } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
 import { createApplier } from './applier.ts';
-import { startFollower, type FollowerStatus } from './follower.ts';
+import { startFollower } from './follower.ts';
 import { createNatsLink } from './nats-link.ts';
 import { createReplicationOutbox } from './outbox.ts';
-import { startPublisher, type PublisherStatus } from './publisher.ts';
+import { startPublisher } from './publisher.ts';
 import { readNodeMiddleware } from './read-node.ts';
 import { createCrossNodeUses } from './single-use-guard.ts';
 
-/**
- * The role's NATS side, started by serve.ts: on a primary with NATS_URL the publisher, on a reader
- * the follower and the forwarding middleware; on both the single-use check across nodes. What the
- * app needs from it is `ClusterParts`; /health shows `health()`.
- */
+/** A primary's publisher, or a reader's follower and forwarding; on both the single-use check across nodes. */
 export type ClusterSettings = {
   ROLE: 'primary' | 'reader';
   NATS_URL?: string | undefined;
@@ -25,14 +21,10 @@ export type ClusterSettings = {
   FORWARD_TIMEOUT_MS: number;
 };
 
-type ClusterHealth =
-  | ({ role: 'primary'; stream: string } & PublisherStatus)
-  | ({ role: 'reader'; stream: string; fresh: boolean; maxLagMs: number } & FollowerStatus);
-
 export type ClusterParts = {
   middleware?: MiddlewareHandler<AppEnv>;
   crossNode: CrossNodeUses;
-  health(): ClusterHealth;
+  health(): Record<string, unknown>;
   /** A signal committed here (the primary): publish without waiting for the idle check. */
   wake(): void;
   stop(): Promise<void>;

@@ -1,9 +1,7 @@
 /**
- * What a read node copies from the primary, and how a change travels. The tables are
- * the ones a reader answers from: signals (the paid and free reads), entitlements and receipts
- * (who may read how far), salt_steps (so a reader's 402 offers the salt the primary will accept).
- * Rows travel whole, as `SELECT *` returns them, so a column another migration adds is copied
- * without a change here; a reader writes only the columns its own table has.
+ * The tables a reader answers from (salt_steps: so its 402 offers the salt the primary accepts),
+ * with their keys. Rows travel whole (`SELECT *`), so a column a migration adds is copied without
+ * a change here; a reader writes only the columns its own table has.
  */
 export const REPLICATED_TABLES = {
   signals: ['city', 'seq'],
@@ -14,18 +12,16 @@ export const REPLICATED_TABLES = {
 
 export type ReplicatedTable = keyof typeof REPLICATED_TABLES;
 
-/** The one stream every change goes to, in commit order, and the subjects under it. */
 export const STREAM = 'ISOCAST_REPLICATION';
 export const SUBJECT_ROOT = 'isocast.rep';
 /** The primary's "my outbox was empty at this instant" message; a reader measures its lag by it. */
 export const HEARTBEAT_SUBJECT = `${SUBJECT_ROOT}.heartbeat`;
-/** The create-only key-value bucket of signed requests that must be single-use across nodes. */
 export const SINGLE_USE_BUCKET = 'isocast-single-use';
 
 type Value = string | number | null | { $b64: string };
 export type Row = Record<string, Value>;
 
-/** One change as it travels: the row as the primary has it now, or null when it is gone. */
+/** The row as the primary has it now, or null when it is gone. */
 export type Change = { t: ReplicatedTable; k: (string | number)[]; r: Row | null };
 export type Heartbeat = { hb: number };
 
@@ -48,10 +44,9 @@ export function decodeRow(row: Row): Record<string, string | number | null | Buf
 }
 
 /**
- * One subject per row: the stream keeps only the newest message of each (max_msgs_per_subject 1),
- * so it is the current state of every row plus the deletes, and an empty reader replays that
- * rather than every change since the first sale. A key part that is not a plain token (dots,
- * spaces, wildcards) is hex-escaped behind `~`.
+ * One subject per row: the stream keeps the newest message of each (max_msgs_per_subject 1), so an
+ * empty reader replays the current rows, not every change since the first sale. A key part that
+ * is not a plain token (dots, spaces, wildcards) is hex-escaped behind `~`.
  */
 export function subjectOf(t: ReplicatedTable, key: readonly (string | number)[]): string {
   const token = (v: string | number) => {

@@ -4,10 +4,9 @@ import { createOutboxCounts, type OutboxStatus } from '../delivery/outbox.ts';
 import { createPaymentReads } from '../payments/store.ts';
 
 /**
- * Gauges read from the database at scrape time, not counted in memory: this durable state must
- * survive a restart and show changes by another process. Outbox counts come from trigger-kept
- * counters and open payments from the partial index payments_open, so a scrape stays flat as
- * history grows; refunds are scanned (a row exists only when an apply failed after settlement).
+ * Read at scrape time, not counted in memory: durable state must survive a restart and show
+ * another process's changes. Trigger-kept counters and the partial index payments_open keep a
+ * scrape flat as history grows; refunds are scanned (rare rows).
  */
 const OUTBOX_STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed'];
 const OPEN_PAYMENT_STATUSES = ['claimed', 'settled', 'in_doubt'] as const;

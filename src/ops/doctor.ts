@@ -1,21 +1,44 @@
+import { existsSync } from 'node:fs';
+import type { Config } from '../config.ts';
+import { payTo } from '../payments/pay-to.ts';
+import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
+import { httpRequest } from '../lib/http-client.ts';
+import { loadSanctionsList } from '../sanctions/list.ts';
+import { resolutionCheck } from '../resolution/doctor-check.ts';
+import { discoveryCheck } from '../resolution/discovery-store.ts';
+import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
+import { replicaCheck } from '../replication/doctor-check.ts';
+import type { FailoverSettler } from '../payments/settlers/failover.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
+import { clusterCheck } from '../cluster/doctor-check.ts';
+import { hostPort } from './safety.ts';
 import { SECRET_NAMES } from '../lib/secrets.ts';
-import { type Check, type DoctorDeps, DOCTOR_CHECKS } from './doctor-checks.ts';
+import type { Db } from '../db/open.ts';
 
 /**
- * `isocast doctor`. Upstream checks only ask whether the host answers HTTP at all: they must not
- * spend an API key's quota or move money. Everything printed is redacted, and main.ts passes a
- * read-only opener, so a database older than the binary is reported, never migrated.
+ * `isocast doctor`. Upstream checks only ask whether the host answers HTTP: they must not spend an
+ * API key's quota or move money. Everything printed is redacted.
  */
 
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
   const checks: Check[] = [];
-  for (const check of DOCTOR_CHECKS) checks.push(...(await check(deps)));
+  // Each returns its lines, in the order they print.
+  for (const check of [
+    configChecks,
+    databaseChecks,
+    replicaChecks,
+    clusterChecks,
+    sanctionsChecks,
+    upstreamChecks,
+    facilitatorChecks,
+    rpcChecks,
+  ])
+    checks.push(...(await check(deps)));
   return checks.map((c) => ({ ...c, detail: redact(c.detail, deps.config) }));
 }
 
 /** URLs lose credentials and key-like parts; any configured secret value that still appears becomes ***. */
-export function redact(text: string, config: Partial<Record<string, unknown>>): string {
+function redact(text: string, config: Partial<Record<string, unknown>>): string {
   let out = text.replace(/https?:\/\/[^\s,;)]+/g, (u) => redactUrl(u));
   for (const name of SECRET_NAMES) {
     const v = config[name];
@@ -28,7 +51,6 @@ export function redact(text: string, config: Partial<Record<string, unknown>>): 
 export function formatReport(checks: Check[]): string {
   const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
   const width = Math.max(...checks.map((c) => c.name.length));
-  // A detail of several lines (one per reason) continues under its first line, not at column 0.
   const indent = ' '.repeat(width + 9);
   const lines = checks.map(
     (c) => `[${mark[c.status]}] ${c.name.padEnd(width)}  ${c.detail.split('\n').join(`\n${indent}`)}`,
@@ -36,4 +58,234 @@ export function formatReport(checks: Check[]): string {
   const failed = checks.filter((c) => c.status === 'fail').length;
   lines.push('', failed ? `${failed} check(s) failed` : 'all required checks passed');
   return lines.join('\n') + '\n';
+}
+
+type Check = { name: string } & Awaited<ReturnType<typeof replicaCheck>>;
+
+type DoctorDeps = {
+  config: Config;
+  /** Read-only, so a database older than the binary is reported, never migrated; called only when the file exists. */
+  openDb(): Db;
+  dbPath: string;
+  timeoutMs?: number;
+  probe?: (url: string, timeoutMs: number) => Promise<number>;
+  /** eth_chainId of RPC_URL (a read; moves nothing). */
+  rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
+};
+
+const line = (name: string, status: Check['status'], detail: string): Check => ({ name, status, detail });
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+function configChecks({ config }: DoctorDeps): Check[] {
+  const wallet = payTo(config);
+  const live = config.PAYMENT_MODE === 'live';
+  return [
+    line(
+      'config',
+      'ok',
+      `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, serve listens on ${hostPort(config.HOST, config.PORT)} (HOST, PORT)`,
+    ),
+    line(
+      'settlement wallet',
+      live ? 'ok' : 'warn',
+      live ? `${wallet}` : `mock mode: payments are simulated (payTo ${wallet})`,
+    ),
+  ];
+}
+
+function databaseChecks(deps: DoctorDeps): Check[] {
+  const lines: Check[] = [];
+  try {
+    if (!existsSync(deps.dbPath))
+      return [line('database', 'warn', `${deps.dbPath} does not exist yet; serve or migrate creates it`)];
+    const db = deps.openDb();
+    try {
+      const integrity = db.pragma('quick_check', { simple: true });
+      const version = schemaVersion(db);
+      const mode = db.pragma('journal_mode', { simple: true });
+      const detail = `${deps.dbPath}: quick_check ${String(integrity)}, schema v${version}/${SCHEMA_VERSION}, journal ${String(mode)}`;
+      if (integrity !== 'ok' || mode !== 'wal' || version > SCHEMA_VERSION)
+        lines.push(line('database', 'fail', `${detail}${version > SCHEMA_VERSION ? ' (newer than this binary)' : ''}`));
+      else if (version < SCHEMA_VERSION)
+        lines.push(
+          line(
+            'database',
+            'warn',
+            `${detail}: older than this binary, not migrated; back it up (isocast backup <file>), then run isocast migrate`,
+          ),
+        );
+      else {
+        lines.push(line('database', 'ok', detail));
+        const r = resolutionCheck(db, Date.now());
+        lines.push(line('resolution rules', r.status, r.detail));
+        const d = discoveryCheck(db);
+        lines.push(line('discovered events', d.status, d.detail));
+      }
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    lines.push(line('database', 'fail', `${deps.dbPath}: ${(err as Error).message}`));
+  }
+  return lines;
+}
+
+async function replicaChecks(deps: DoctorDeps): Promise<Check[]> {
+  return [{ name: 'replica', ...(await replicaCheck(deps.config, deps.dbPath)) }];
+}
+
+async function clusterChecks(deps: DoctorDeps): Promise<Check[]> {
+  const db = { path: deps.dbPath, open: deps.openDb, timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+  return [{ name: 'read nodes', ...(await clusterCheck(deps.config, db)) }];
+}
+
+function sanctionsChecks({ config }: DoctorDeps): Check[] {
+  const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
+  const st = list.status();
+  const missing = config.OFAC_REQUIRED ? 'fail' : 'warn';
+  const [status, detail]: [Check['status'], string] =
+    list.loadError && /holds no addresses/.test(list.loadError)
+      ? ['fail', `${list.loadError}; nothing would be screened`]
+      : list.loadError
+        ? [missing, `${list.loadError}${config.OFAC_REQUIRED ? '; paid routes will answer 503' : ''}`]
+        : !st.listLoaded
+          ? [
+              missing,
+              `no OFAC_LIST_PATH; ${config.OFAC_REQUIRED ? 'paid routes will answer 503' : 'screening uses OFAC_EXTRA only'} (${st.count} addresses)`,
+            ]
+          : [
+              'ok',
+              `${st.count} addresses loaded${st.extraConfigured ? ' (with OFAC_EXTRA)' : ''}, file modified ${st.ageSeconds} s ago`,
+            ];
+  return [line('sanctions list', status, detail)];
+}
+
+/** Each upstream probed at once; lines in the order the answers come. */
+async function upstreamChecks(deps: DoctorDeps): Promise<Check[]> {
+  const { config } = deps;
+  const probe = deps.probe ?? defaultProbe;
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const upstreams: [string, string | undefined, boolean][] = [
+    ['market (gamma)', config.GAMMA_URL, config.FEED === 'live'],
+    ['odds (clob)', config.CLOB_URL, config.FEED === 'live'],
+    ['weather (metar)', config.METAR_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'metar'],
+    ['weather (weather.com)', config.WEATHER_URL, config.FEED === 'live' && config.WEATHER_SOURCE === 'wu'],
+    // In use, the facilitator is checked through its /supported below.
+    ['facilitator', facilitatorInUse(config) ? undefined : config.FACILITATOR_URL, false],
+    ['messenger', config.MESSENGER_BOT_TOKEN ? config.MESSENGER_API_URL : undefined, true],
+  ];
+  const lines: Check[] = [];
+  await Promise.all(
+    upstreams.map(async ([name, url, needed]) => {
+      if (!url) {
+        if (name === 'messenger') lines.push(line(name, 'warn', 'MESSENGER_BOT_TOKEN unset: chat delivery is off'));
+        return;
+      }
+      if (!needed) {
+        lines.push(line(name, 'ok', `${url} (not used in this mode; not probed)`));
+        return;
+      }
+      try {
+        const status = await probe(url, timeoutMs);
+        lines.push(line(name, status < 500 ? 'ok' : 'warn', `${url} answered HTTP ${status}`));
+      } catch (err) {
+        lines.push(line(name, 'fail', `${url} unreachable: ${(err as Error).message}`));
+      }
+    }),
+  );
+  return lines;
+}
+
+async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
+  if (!facilitatorInUse(config)) return [];
+  let each: { name: string; result: SupportedResult }[];
+  try {
+    each = await facilitatorSupported(config);
+  } catch (err) {
+    return [line('facilitator', 'fail', `${redactUrl(config.FACILITATOR_URL!)} unusable: ${(err as Error).message}`)];
+  }
+  // One line each: a payment skips one that is down for the next (payments/settlers/failover.ts).
+  const auth = config.CDP_API_KEY_ID ? ' (CDP JWT auth)' : '';
+  return each.map(({ name, result }, i) =>
+    line(
+      each.length > 1 ? `facilitator ${i + 1}` : 'facilitator',
+      ...facilitatorCheck(`${name}${auth}`, result, each.length - 1),
+    ),
+  );
+}
+
+/**
+ * Every settler resolves an in-doubt settlement through the token contract on RPC_URL: it must
+ * answer JSON-RPC for Base (8453), not merely HTTP.
+ */
+async function rpcChecks(deps: DoctorDeps): Promise<Check[]> {
+  const { config } = deps;
+  if (config.PAYMENT_MODE !== 'live')
+    return config.RPC_URL ? [line('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`)] : [];
+  const id = await (deps.rpcChainId ?? defaultRpcChainId)(config.RPC_URL!, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS).catch(
+    (err: Error) => err,
+  );
+  if (id instanceof Error)
+    return [line('rpc', 'fail', `${config.RPC_URL} unusable: ${id.message}; in-doubt settlements cannot be resolved`)];
+  const base = id === 8453;
+  return [
+    line(
+      'rpc',
+      base ? 'ok' : 'fail',
+      `${config.RPC_URL} eth_chainId ${id}${base ? ' (Base)' : '; expected 8453 (Base)'}`,
+    ),
+  ];
+}
+
+const facilitatorInUse = (c: Config) =>
+  c.PAYMENT_MODE === 'live' && c.SETTLEMENT === 'facilitator' && !!c.FACILITATOR_URL;
+
+/**
+ * What the facilitator's /supported lists decides what it is sent: v2 `eip155:8453` or v1 `base`.
+ * Listing neither fails (serve refuses to start); no list at all (an old facilitator without
+ * /supported) warns, since v1 `base` is then sent on trust.
+ */
+function facilitatorCheck(who: string, r: SupportedResult, others: number): [Check['status'], string] {
+  if (r.ok) return ['ok', `${who} sends ${describeKind(r.kind)} (lists ${r.listed.join(', ')})`];
+  if (r.problem === 'none')
+    return [
+      'fail',
+      `${who} ${r.detail}; ${others === 0 ? 'serve refuses to start' : 'payments skip it (serve refuses to start only when every one does)'}`,
+    ];
+  const down = / failed: /.test(r.detail);
+  return [
+    down ? 'fail' : 'warn',
+    `${who} ${r.detail}${down ? '' : `; ${describeKind(FALLBACK_KIND)} will be sent until it lists kinds`}`,
+  ];
+}
+
+async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number> {
+  const res = await httpRequest({
+    upstream: 'rpc',
+    url,
+    method: 'POST',
+    body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+    timeoutMs,
+  });
+  const result = (res.json as { result?: unknown } | undefined)?.result;
+  if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
+    throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
+  return Number.parseInt(result.slice(2), 16);
+}
+
+/** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
+async function facilitatorSupported(config: Config): Promise<{ name: string; result: SupportedResult }[]> {
+  const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
+  const settler = settlerFromConfig(config) as FailoverSettler;
+  try {
+    return await settler.supportedEach();
+  } finally {
+    settler.close?.();
+  }
+}
+
+async function defaultProbe(url: string, timeoutMs: number): Promise<number> {
+  const res = await httpRequest({ upstream: 'doctor', url, timeoutMs });
+  return res.status;
 }

@@ -3,11 +3,7 @@ import type { Db } from '../db/open.ts';
 import { createDaySignals } from '../signals/read-store.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 
-/**
- * `isocast explain <city> <date>`: a city-day's stored signals, for answering a buyer's "why did I
- * get this". Rows are read as stored on a read-only connection and nothing is recomputed, so the
- * answer is what was sent.
- */
+/** `isocast explain`: rows as stored, nothing recomputed, so the answer is what was sent. */
 export const EXPLAIN_USAGE = 'usage: isocast explain <city> <YYYY-MM-DD> [--json] [flags]';
 
 type ExplainArgs = { city: string; date: string; json: boolean; rest: string[] };
@@ -97,7 +93,6 @@ function timeLines(s: DayRows[number]['signal'], createdAt: number): string[] {
   });
 }
 
-/** The day as text: one block per signal, in seq order. */
 export function formatExplain(rows: DayRows, { city, date }: { city: string; date: string }): string {
   if (rows.length === 0) return `${city} ${date}: no signals stored for this city and market day\n`;
   const blocks = rows.map(({ signal: s, createdAt }) => {

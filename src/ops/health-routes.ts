@@ -10,7 +10,7 @@ import type { SanctionsStatus } from '../sanctions/list.ts';
 
 export const SERVICE_NAME = 'isocast-api';
 
-/** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
+/** Built on first use: only the documents and tests need it. */
 export const Health = once(() =>
   z
     .object({
@@ -44,7 +44,6 @@ export function healthRoutes(deps: {
   clock: Clock;
   sanctions(): SanctionsStatus;
   dbOk(): boolean;
-  /** Read nodes (src/cluster/start.ts): the role's replication state. */
   cluster?: () => Record<string, unknown>;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

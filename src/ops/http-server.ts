@@ -5,10 +5,9 @@ import type { ConnectionCap } from '../limits/connections.ts';
 import type { Metrics } from '../lib/metrics.ts';
 
 /**
- * The listener's limits, far below Node's defaults because a request here is headers and at most
- * 16 KB of JSON: a slow client cannot hold a socket. The request timeout stops counting once the
- * request is received, so a 25 s long-poll is never cut (test/ops/slow-clients.test.ts pins it);
- * checks run every second so a cut is not 30 s late.
+ * Far below Node's defaults (a request is headers and at most 16 KB of JSON): a slow client cannot
+ * hold a socket. The request timeout stops once the request is received, so a 25 s long-poll is
+ * never cut; checks run every second so a cut is not 30 s late.
  */
 export const HTTP_TIMEOUTS = {
   headersTimeoutMs: 10_000,
@@ -24,7 +23,6 @@ type HttpServerOptions = {
   cap: ConnectionCap;
   disclaimer: string;
   metrics?: Metrics;
-  /** Tests shorten them; main.ts uses HTTP_TIMEOUTS. */
   timeouts?: typeof HTTP_TIMEOUTS;
 };
 
@@ -37,13 +35,11 @@ const jsonAnswer = (status: number, body: object, extra = ''): string => {
   );
 };
 
-/** Node's own answers to requests it cut or could not parse, as the API's JSON errors. */
-function clientErrorAnswer(code: string | undefined, disclaimer: string): string {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return jsonAnswer(408, { error: 'request not received in time', disclaimer });
-  if (code === 'HPE_HEADER_OVERFLOW') return jsonAnswer(431, { error: 'request headers too large', disclaimer });
-  return jsonAnswer(400, { error: 'malformed HTTP request', disclaimer });
-}
+/** Node's own answers to requests it cut or could not parse, as the API's JSON errors (else 400). */
+const CLIENT_ERRORS: Record<string, [status: number, error: string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'request headers too large'],
+};
 
 export function startHttpServer(opts: HttpServerOptions, onListening?: (info: AddressInfo) => void): Server {
   const t = opts.timeouts ?? HTTP_TIMEOUTS;
@@ -89,7 +85,8 @@ export function startHttpServer(opts: HttpServerOptions, onListening?: (info: Ad
       socket.destroy();
       return;
     }
-    socket.end(clientErrorAnswer(err.code, opts.disclaimer));
+    const [status, error] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'malformed HTTP request'];
+    socket.end(jsonAnswer(status, { error, disclaimer: opts.disclaimer }));
   });
   return server;
 }

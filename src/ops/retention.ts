@@ -9,35 +9,19 @@ import { createFailedPaymentPrune } from '../payments/store.ts';
 import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
 
 /**
- * Only rows nothing depends on are pruned: finished outbox rows, failed payments (nothing was
- * charged), receipt tokens whose wallet is owed nothing (a buyer can recover one by signing),
- * expired sign-in nonces; the ledger and money in flight never are. Deletes run in batches sized
- * to stay near TARGET_BATCH_MS (a row's cost depends on how scattered the old rows are).
+ * Only rows nothing depends on are pruned (a receipt token owed nothing can be recovered by
+ * signing); the ledger and money in flight never are. Batches are sized to stay near
+ * TARGET_BATCH_MS (a row's cost depends on how scattered the old rows are).
  */
-type RetentionSettings = {
-  /** Days after its last change a sent or failed outbox row is kept; 0 keeps them forever. */
-  outboxDays: number;
-  /** Days a failed payment attempt is kept; 0 keeps them forever. */
-  failedPaymentDays: number;
-  /** Days a receipt token is kept once its wallet is owed nothing more; 0 keeps them forever. */
-  receiptDays: number;
-};
-
-/** `maxBatchMs`: the longest single delete transaction, i.e. the longest the event loop was held. */
-type RetentionReport = {
-  outbox: number;
-  failedPayments: number;
-  receipts: number;
-  siwxNonces: number;
-  batches: number;
-  maxBatchMs: number;
-  ms: number;
-};
+/**
+ * Days kept (0: forever): a sent or failed outbox row after its last change, a failed payment
+ * attempt, a receipt token once its wallet is owed nothing more.
+ */
+type RetentionSettings = { outboxDays: number; failedPaymentDays: number; receiptDays: number };
 
 const DAY_MS = 86_400_000;
 const TARGET_BATCH_MS = 10;
 const MIN_BATCH = 20;
-const RETENTION_INTERVAL_MS = DAY_MS;
 
 /** `batch`: the first batch's size and the largest any batch may grow to. */
 export function createRetention(deps: {
@@ -50,20 +34,20 @@ export function createRetention(deps: {
 }) {
   const { db, clock, logger, settings } = deps;
   const batch = deps.batch ?? 5_000;
-  const q = {
-    // Each table's owner holds its delete; this module owns the batching and the schedule.
-    outbox: createOutboxPrune(db),
-    // Only 'failed': any other status is the ledger or a payment whose outcome is not final.
-    payments: createFailedPaymentPrune(db),
-    receipts: createReceiptPrune(db),
-    siwxNonces: createSiwxNoncePrune(db),
-  };
+  // Each table's owner holds its delete; this module owns the batching and the schedule. Payments:
+  // only 'failed' (any other status is the ledger or a payment whose outcome is not final).
+  // [report field, metric label, delete, days kept (0: forever; null: until it expires)]
+  const tables = [
+    ['outbox', 'delivery_outbox', createOutboxPrune(db), settings.outboxDays],
+    ['failedPayments', 'payments', createFailedPaymentPrune(db), settings.failedPaymentDays],
+    ['receipts', 'receipts', createReceiptPrune(db), settings.receiptDays],
+    ['siwxNonces', 'siwx_nonces', createSiwxNoncePrune(db), null],
+  ] as const;
   const pruned = deps.metrics?.counter(
     'isocast_retention_pruned_rows_total',
     'Rows removed by the daily retention prune, by table',
   );
 
-  /** Deletes until a batch comes back short; returns the rows removed. */
   async function drain(
     stmt: { run(...a: unknown[]): { changes: number } },
     cutoff: number,
@@ -86,26 +70,18 @@ export function createRetention(deps: {
     }
   }
 
-  async function prune(): Promise<RetentionReport> {
+  async function prune() {
     const started = performance.now();
     const now = clock.now();
     logger.info('retention prune started', { settings });
     const count = { batches: 0, maxBatchMs: 0 };
-    const cutoff = (days: number) => now - days * DAY_MS;
-    const outbox = settings.outboxDays > 0 ? await drain(q.outbox, cutoff(settings.outboxDays), count) : 0;
-    const failedPayments =
-      settings.failedPaymentDays > 0 ? await drain(q.payments, cutoff(settings.failedPaymentDays), count) : 0;
-    const receipts = settings.receiptDays > 0 ? await drain(q.receipts, cutoff(settings.receiptDays), count) : 0;
-    const siwxNonces = await drain(q.siwxNonces, now, count);
-    pruned?.inc({ table: 'delivery_outbox' }, outbox);
-    pruned?.inc({ table: 'payments' }, failedPayments);
-    pruned?.inc({ table: 'receipts' }, receipts);
-    pruned?.inc({ table: 'siwx_nonces' }, siwxNonces);
+    const rows = {} as Record<(typeof tables)[number][0], number>;
+    for (const [field, , stmt, days] of tables)
+      rows[field] =
+        days === null ? await drain(stmt, now, count) : days > 0 ? await drain(stmt, now - days * DAY_MS, count) : 0;
+    for (const [field, table] of tables) pruned?.inc({ table }, rows[field]);
     const report = {
-      outbox,
-      failedPayments,
-      receipts,
-      siwxNonces,
+      ...rows,
       batches: count.batches,
       maxBatchMs: Math.round(count.maxBatchMs * 10) / 10,
       ms: Math.round(performance.now() - started),
@@ -115,19 +91,15 @@ export function createRetention(deps: {
   }
 
   /**
-   * Fresh planner statistics. Without them SQLite cannot tell that the partial index on queued
-   * outbox rows is small, and scans instead. analysis_limit bounds the work on a large table.
+   * The prune, then fresh planner statistics: without them SQLite cannot tell that the partial
+   * index on queued outbox rows is small, and scans instead. analysis_limit bounds the work.
    */
-  function optimize(): void {
+  async function runOnce() {
+    const report = await prune();
     const started = performance.now();
     db.pragma('analysis_limit = 400');
     db.pragma('optimize = 0x10002');
     logger.info('database optimized', { ms: Math.round(performance.now() - started) });
-  }
-
-  async function runOnce(): Promise<RetentionReport> {
-    const report = await prune();
-    optimize();
     return report;
   }
 
@@ -143,14 +115,13 @@ export function createRetention(deps: {
   };
   return {
     prune,
-    optimize,
     runOnce,
     /** Runs now and then every day; the timer does not keep the process alive. */
     start(): void {
       void guarded();
       timer = setInterval(() => {
         void guarded();
-      }, RETENTION_INTERVAL_MS);
+      }, DAY_MS);
       timer.unref();
     },
     async stop(): Promise<void> {
@@ -160,5 +131,3 @@ export function createRetention(deps: {
     },
   };
 }
-
-export type Retention = ReturnType<typeof createRetention>;

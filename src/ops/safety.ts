@@ -1,8 +1,4 @@
-/**
- * Configurations that would lose money or leak if started by accident. config.ts reports these as
- * ordinary config problems (exit 2, one `config:` line each); the sanctions-file check needs the
- * file read, so main.ts runs it once the list is loaded.
- */
+/** Configurations that would lose money or leak if started by accident (config.ts reports them). */
 const EXAMPLE_ADMIN_TOKENS = [
   'change-me-to-a-long-random-string', // deploy/env.example before 1.0.1
   'replace-me-with-the-output-of-openssl-rand-hex-32', // deploy/env.example now
@@ -36,18 +32,16 @@ function burnReason(address: string, usdc: string): string | null {
   return null;
 }
 
-type SafetyInput = {
+/** OFAC_REQUIRED as given: undefined when not set, so "not required" must be said explicitly. */
+export function safetyProblems(c: {
   PAYMENT_MODE: 'mock' | 'live';
   FEED: 'sim' | 'live';
   PAY_TO?: string;
   USDC_ADDRESS: string;
   ADMIN_TOKEN?: string;
   OFAC_LIST_PATH?: string;
-  /** As given: undefined when not set, so "not required" must be said explicitly. */
   OFAC_REQUIRED?: boolean;
-};
-
-export function safetyProblems(c: SafetyInput): string[] {
+}): string[] {
   const problems: string[] = [];
   if (c.ADMIN_TOKEN !== undefined) {
     if (EXAMPLE_ADMIN_TOKENS.includes(c.ADMIN_TOKEN))
@@ -102,23 +96,22 @@ export function exposureWarning(c: { PAYMENT_MODE: string; HOST: string }): stri
 export function startLine(
   c: { PAYMENT_MODE: string; FEED: string; DATA_DIR: string; HOST: string; SIM_SPEED: number },
   port: number,
-  streams?: StreamCounts,
+  s?: ReturnType<typeof streamCounts>,
 ): string {
-  const host = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST;
   const feed = c.FEED === 'sim' ? `sim (simulated weather and markets, ${c.SIM_SPEED}x speed)` : 'live';
-  const served = streams ? `  ${streamsText(streams)}` : '';
-  return `isocast listening on http://${host}:${port}  payment mode: ${c.PAYMENT_MODE}  feed: ${feed}${served}  data: ${c.DATA_DIR}`;
+  const served = s
+    ? `  ${s.cities} ${s.cities === 1 ? 'city' : 'cities'}, ${s.lowStreams} low ${s.lowStreams === 1 ? 'stream' : 'streams'}`
+    : '';
+  return `isocast listening on http://${hostPort(c.HOST, port)}  payment mode: ${c.PAYMENT_MODE}  feed: ${feed}${served}  data: ${c.DATA_DIR}`;
 }
 
 /** Daily-high cities and daily-low streams, counted apart as /v1/cities lists them. */
-type StreamCounts = { cities: number; lowStreams: number };
-
-export function streamCounts(active: readonly { kind?: 'high' | 'low' }[]): StreamCounts {
+export function streamCounts(active: readonly { kind?: 'high' | 'low' }[]) {
   const lowStreams = active.filter((c) => c.kind === 'low').length;
   return { cities: active.length - lowStreams, lowStreams };
 }
 
-/** "37 cities, 37 low streams" */
-function streamsText(s: StreamCounts): string {
-  return `${s.cities} ${s.cities === 1 ? 'city' : 'cities'}, ${s.lowStreams} low ${s.lowStreams === 1 ? 'stream' : 'streams'}`;
+/** The configured address as a URL would write it (an IPv6 host in brackets). */
+export function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -1,10 +1,8 @@
 import type { Logger } from '../lib/logger.ts';
 
 /**
- * Shutdown for money, in this order: stop accepting connections; let in-flight
- * requests (purchases mid-settle above all) finish, for longer than the settler's own timeouts;
- * then the reconciler, the poller and the delivery worker; the database; Litestream last. A settle still
- * running at the deadline is marked in doubt before the exit, and the next start's reconciler
+ * In-flight purchases finish first, for longer than the settler's own timeouts; Litestream stops
+ * last. A settle still running at the deadline is marked in doubt, and the next start's reconciler
  * asks the token contract about it (a SIGKILL leaves a `claimed` row, resolved the same way).
  */
 type Stoppable = { stop(): Promise<void> | void };
@@ -18,17 +16,15 @@ type ShutdownDeps = {
     inflightCount(): number;
     strandInflight(reason: string): number;
   };
-  /** Stopped in this order once requests are done (reconciler, poller, worker). */
+  /** Stopped in order once requests are done; `afterDb` once the database closed (Litestream: its final sync sees every commit). */
   workers: Stoppable[];
   closeDb(): void;
   /** Answers held long-poll reads now instead of after up to 25 s (signals/notifier.ts). */
   releaseWaiters?: () => void;
-  /** Stopped after the database closed: Litestream (src/replication/), whose final sync sees every commit. */
   afterDb?: Stoppable[];
-  /** The settler's longest settle (Settler.maxSettleMs). */
+  /** Settler.maxSettleMs. */
   maxSettleMs: number;
   exit?: (code: number) => void;
-  /** Margin over maxSettleMs (SHUTDOWN_MARGIN_MS); tests shorten it. */
   marginMs?: number;
 };
 
@@ -63,19 +59,16 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
     }, deadlineMs);
     force.unref();
     try {
-      // 1. No new connections (a new purchase cannot start); idle keep-alive sockets are closed
-      // so the listener can finish once the in-flight requests have been answered.
-      // A kept-alive connection can still carry a request: the plane refuses new purchases too.
+      // No new connections; a kept-alive one can still carry a request, so the plane refuses
+      // new purchases too. Idle sockets close so the listener can finish.
       deps.plane.stopAccepting();
       deps.releaseWaiters?.();
       const closed = new Promise<void>((resolve) => deps.server.close(() => resolve()));
       deps.server.closeIdleConnections?.();
-      // 2. In-flight purchases finish (settle, record, apply) and their answers are written.
       await deps.plane.drain();
       deps.server.closeIdleConnections?.();
       await Promise.race([closed, new Promise((r) => setTimeout(r, ANSWER_GRACE_MS).unref())]);
       deps.server.closeAllConnections?.();
-      // 3. Background work, 4. the database, 5. what must outlive it (the replication).
       for (const w of deps.workers) await w.stop();
       deps.closeDb();
       for (const w of deps.afterDb ?? []) await w.stop();
@@ -94,7 +87,6 @@ export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<
   return (signal) => (stopping ??= run(signal));
 }
 
-/** SIGTERM and SIGINT run the shutdown once. */
 export function installShutdownSignals(shutdown: (signal: string) => Promise<void>): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
 }

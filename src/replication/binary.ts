@@ -2,11 +2,9 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 
 /**
- * Where the litestream executable is (the single binary does not carry it: docs/decisions.md).
  * `@flydotio/litestream`'s command is a Node wrapper whose spawnSync never passes our SIGTERM on
- * (no final sync, an orphan replicating a file a restore may replace), so a wrapper is replaced by
- * its platform package's binary, nested or hoisted. File-system checks only, nothing spawned:
- * LITESTREAM_BIN, beside our executable, PATH, npm's global prefixes, ./node_modules.
+ * (no final sync, an orphan), so a wrapper is replaced by its platform package's binary. File-system
+ * checks only: LITESTREAM_BIN, beside our executable, PATH, npm's global prefixes, ./node_modules.
  */
 export type BinaryLookup = { path: string } | { problem: string };
 
@@ -48,7 +46,6 @@ export type LitestreamSearch = {
   configured?: string | undefined;
   execPath?: string;
   pathEnv?: string;
-  /** The process environment, read for npm's prefix variables. */
   env?: Record<string, string | undefined>;
   cwd?: string;
   platform?: string;

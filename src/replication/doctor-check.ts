@@ -1,18 +1,15 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { litestreamBinary, replicaName, replicationSettings, type ReplicaSettings } from './from-config.ts';
-import { litestreamYaml } from './settings.ts';
-import { childEnv } from './supervisor.ts';
+import { childEnv, writeLitestreamConfig } from './supervisor.ts';
 
 /**
- * `doctor`'s replica line: where the replica is, its newest generation's last upload and its lag
- * behind the local database, as `litestream generations` reports them from the replica itself (so
- * it works from a separate process, while serve runs or not). Reads only: the configuration goes
- * to a private temporary file, removed afterwards.
+ * `doctor`'s replica line, from `litestream generations` on the replica itself (so it works while
+ * serve runs or not). Reads only: the configuration goes to a private temporary file.
  */
-export type ReplicaCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
+type ReplicaCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
 
 /** A replica behind the database by more than this is a warning. */
 const LAG_WARN_S = 60;
@@ -60,8 +57,7 @@ export async function replicaCheck(config: ReplicaSettings, dbPath: string, time
   if ('problem' in bin) return { status: 'fail', detail: `${where}: ${bin.problem}` };
   const dir = mkdtempSync(join(tmpdir(), 'isocast-doctor-'));
   try {
-    const configPath = join(dir, 'litestream.yml');
-    writeFileSync(configPath, litestreamYaml(dbPath, settings), { mode: 0o600 });
+    const configPath = writeLitestreamConfig(dir, dbPath, settings);
     const out = await new Promise<{ stdout: string; error?: string }>((resolve) => {
       execFile(
         bin.path,

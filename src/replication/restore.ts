@@ -10,12 +10,9 @@ import { litestreamBinary, replicaName, replicationSettings, type ReplicaSetting
 import { childEnv, writeLitestreamConfig } from './supervisor.ts';
 
 /**
- * `isocast restore [--timestamp <ISO 8601>]`: the database from REPLICA_URL into an empty
- * DATA_DIR, with `litestream restore`. It refuses a DATA_DIR that holds a database (or its WAL),
- * refuses while a server holds the directory (its lock, db/exclusive.ts), and refuses without the
- * server secret: the secret is not in the database, and a restored ledger under a new secret
- * would reject every receipt buyers hold. Exit codes as main.ts: 0 done, 1 refused or failed,
- * 2 usage or configuration.
+ * `isocast restore`: into an empty DATA_DIR only, never while a server holds it, never without the
+ * server secret (not in the database: a ledger under a new secret rejects every receipt buyers
+ * hold). Exit 0 done, 1 refused or failed, 2 usage or configuration.
  */
 type RestoreIo = {
   stdout(line: string): void;
@@ -32,7 +29,6 @@ function parseTimestamp(raw: string): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
-/** Splits --timestamp off the configuration flags. */
 export function restoreArgs(argv: string[]): { timestamp?: string; rest: string[]; problem?: string } {
   const rest: string[] = [];
   let timestamp: string | undefined;
@@ -67,8 +63,7 @@ export async function restoreDatabase(
   }
   const dir = config.DATA_DIR;
   secureDataDir(dir);
-  // The server's own lock (db/exclusive.ts): refused while a server holds DATA_DIR, and held
-  // here so no server starts on a half-restored directory.
+  // Held, so no server starts on a half-restored directory.
   let hold: { release(): void };
   try {
     hold = lockDataDir(dir, io.nativeBinding);

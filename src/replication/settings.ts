@@ -1,8 +1,6 @@
 /**
- * What REPLICA_URL and its companions mean for Litestream 0.3.13 (the version the npm package
- * `@flydotio/litestream` ships and our tests run): the replica target, the problems loadConfig
- * refuses, and the litestream.yml the supervisor and `isocast restore` write. Pure: no file, no
- * process. Secrets go into the YAML file only (mode 0600, never logged, never on a command line).
+ * REPLICA_URL and its companions for Litestream 0.3.13 (what `@flydotio/litestream` ships). Pure.
+ * Secrets go into the YAML file only (mode 0600, never logged, never on a command line).
  */
 type ReplicaTarget =
   | { type: 'file'; path: string }
@@ -27,8 +25,7 @@ export type ReplicationInput = {
 const MONITOR_INTERVAL_MS = 100;
 /** Full snapshots this often bound a restore to replaying at most this much WAL. */
 const SNAPSHOT_INTERVAL = '6h';
-/** How far back `isocast restore --timestamp` can go. */
-const RETENTION = '72h';
+const RETENTION = '72h'; // how far back `restore --timestamp` can go
 /**
  * Litestream's own checkpoints (it is the only checkpointer while it runs, db/checkpointer.ts):
  * PASSIVE from 1,000 pages (4 MiB), RESTART from 10,000, and PASSIVE after a minute of quiet.
@@ -51,7 +48,7 @@ export function replicaTarget(url: string): ReplicaTarget {
   };
 }
 
-/** Settings that only make sense together; loadConfig adds these to its problems. */
+/** loadConfig's problems with settings that only make sense together. */
 export function replicationProblems(c: ReplicationInput): string[] {
   const out: string[] = [];
   const s3Only = ['REPLICA_ENDPOINT', 'REPLICA_REGION', 'REPLICA_ACCESS_KEY_ID', 'REPLICA_SECRET_ACCESS_KEY'] as const;

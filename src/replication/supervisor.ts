@@ -10,16 +10,15 @@ import { litestreamYaml, type ReplicationInput } from './settings.ts';
 import { createReplicaTracker } from './tracker.ts';
 
 /**
- * Litestream as serve's child (docs/decisions.md), stopped after the database is closed so its
- * final sync sees every commit. Node has no parent-death signal, so a four-line `sh` guard holds
- * our end of a pipe: however serve exits, even kill -9, the pipe closes and the guard sends
- * SIGTERM -- no orphan replicating a file a restore may replace. Its own process group keeps a
+ * Litestream as serve's child, stopped after the database closed so its final sync sees every
+ * commit. Node has no parent-death signal, so an `sh` guard holds our end of a pipe: however serve
+ * exits, even kill -9, the pipe closes and the guard sends SIGTERM. Its own process group keeps a
  * terminal's Ctrl-C from stopping it before the database is closed.
  */
 const LITESTREAM_CONFIG_FILE = 'litestream.yml';
 const GUARD =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & ls=$!; (read -r _ <&3; kill -TERM "$ls" 2>/dev/null) & w=$!; exec 3<&-; wait "$ls"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
-/** Restart delays: 1 s doubling to 1 min; a run of a minute or more starts the count again. */
+/** Restarts: 1 s doubling to 1 min; a run of a minute starts the count again. */
 const RESTART_BASE_MS = 1_000;
 const RESTART_MAX_MS = 60_000;
 const HEALTHY_RUN_MS = 60_000;

@@ -1,10 +1,9 @@
 /**
- * The replica's state from our commits (total_changes(), polled) and Litestream's log lines. Pure:
- * every call takes the time. Lag is the age of the oldest commit no finished upload covers (an
- * upload covers what was seen before it began); good to about the 100 ms poll.
+ * The replica's state from our commits (polled) and Litestream's log lines. Lag is the age of the
+ * oldest commit no finished upload covers (one covers what was seen before it began); `up`: the
+ * litestream process runs.
  */
 export type ReplicaStatus = {
-  /** The litestream process is running. */
   up: boolean;
   lagMs: number;
   lastSyncAt: number | null;
@@ -12,10 +11,8 @@ export type ReplicaStatus = {
   lastError: string | null;
 };
 
-type Warning = Omit<ReplicaStatus, 'failures'> & { failuresSinceLastWarning: number };
-
 /** A replica is "not syncing" once a commit has waited this long (or Litestream is down with work). */
-export const STALL_MS = 10_000;
+const STALL_MS = 10_000;
 /** At most one warning a minute, whatever the rate of failures underneath. */
 export const WARN_EVERY_MS = 60_000;
 
@@ -69,9 +66,9 @@ export function createReplicaTracker() {
       return { up, lagMs: lagAt(now), lastSyncAt, failures, lastError };
     },
     /** A warning to log now, or null: when the replica is stalled and none was given this minute. */
-    warning(now: number, stallMs = STALL_MS): Warning | null {
+    warning(now: number) {
       const lagMs = lagAt(now);
-      const stalled = lagMs >= stallMs || (!up && oldest() !== null) || failures > failuresAtWarning;
+      const stalled = lagMs >= STALL_MS || (!up && oldest() !== null) || failures > failuresAtWarning;
       if (!stalled || now - lastWarnAt < WARN_EVERY_MS) return null;
       // Errors alone, with nothing waiting, are still worth the once-a-minute line.
       lastWarnAt = now;
