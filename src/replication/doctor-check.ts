@@ -30,11 +30,12 @@ export function goDurationSeconds(text: string): number | null {
 
 /** The newest generation of `litestream generations` output (rows: name, generation, lag, start, end). */
 export function interpretGenerations(output: string, nowMs: number): ReplicaCheck {
+  // Rows are recognised by their end time, not by position: Litestream may print a line (an s3
+  // retry, a warning) before its header, which read as a row gave "generation generation".
   const rows = output
     .split('\n')
-    .slice(1)
     .map((l) => l.trim().split(/\s+/))
-    .filter((f) => f.length === 5);
+    .filter((f) => f.length === 5 && Number.isFinite(Date.parse(f[4]!)));
   if (rows.length === 0) return { status: 'fail', detail: 'the replica holds no backup of this database yet' };
   rows.sort((a, b) => Date.parse(a[4]!) - Date.parse(b[4]!));
   const [, generation, lagText, , end] = rows[rows.length - 1]!;

@@ -69,6 +69,11 @@ replica  0bb2  1.5s  2026-11-26T10:00:00Z  2026-11-26T12:00:00Z
   assert.equal(r.detail, 'generation 0bb2, last sync 2026-11-26T12:00:00Z (10 s ago), lag 1.5 s');
   assert.equal(interpretGenerations(out.replace('1.5s', '5m0s'), Date.now()).status, 'warn');
   assert.equal(interpretGenerations('name generation lag start end\n', Date.now()).status, 'fail');
+  // A line Litestream printed before its header (an unanswered s3 replica) is not a generation.
+  const noisy = `level=WARN msg="s3 retry" attempt=1 of=3\n${out}`;
+  assert.equal(interpretGenerations(noisy, Date.parse('2026-11-26T12:00:10Z')).detail, r.detail);
+  const onlyNoise = 'time=2026-11-26 msg=retry attempt 1\nname generation lag start end\n';
+  assert.equal(interpretGenerations(onlyNoise, Date.now()).status, 'fail');
 
   const root = mkdtempSync(join(tmpdir(), 'isocast-doc-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
