@@ -80,19 +80,16 @@ export function discoveryIndex(d: DiscoveryDeps) {
       saltEcho: SALT_ECHO,
       receiptRecovery: receiptRecovery(d),
     },
-    cities: {
-      count: streams(d, 'high').length,
-      list: url(d, '/v1/cities'),
-      slugs: streams(d, 'high').map((c) => c.slug),
-    },
-    lowStreams: {
-      count: streams(d, 'low').length,
-      list: url(d, '/v1/cities?kind=low'),
-      slugs: streams(d, 'low').map((c) => c.slug),
-    },
+    cities: streamList(d, 'high', '/v1/cities'),
+    lowStreams: streamList(d, 'low', '/v1/cities?kind=low'),
     terms: d.termsUrl,
     license: 'Signals are licensed for your own use; resale and redistribution are not permitted.',
   };
+}
+
+function streamList(d: DiscoveryDeps, kind: 'high' | 'low', list: string) {
+  const served = streams(d, kind);
+  return { count: served.length, list: url(d, list), slugs: served.map((c) => c.slug) };
 }
 
 /** One paid route as the manifest's instructions name it: method, URL with its query, what it costs. */

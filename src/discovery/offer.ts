@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { formatUsdPrice, microToUsd } from '../lib/money.ts';
-import { BASE_UNIT_MICRO, MAX_COUNT, MIN_COUNT, MIN_SPEND_MICRO, TIERS } from '../pricing/tiers.ts';
+import { BASE_UNIT_MICRO, MAX_COUNT, MIN_COUNT, MIN_SPEND_MICRO, TIERS, tiersPublic } from '../pricing/tiers.ts';
 import { BINDING_FORMULA } from '../payments/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import { offeredAccept } from '../payments/envelope.ts';
@@ -40,15 +40,9 @@ export const SERVICE_SUMMARY =
   'Bucket-crossing signals on daily-high temperature prediction markets, sold per city in prepaid bundles over x402 (USDC on Base).';
 export const DEFAULT_BUNDLE = 20;
 
-export function priceTiers() {
-  return TIERS.map((t) => ({
-    name: t.name,
-    minCount: t.minCount,
-    unitPriceUsd: microToUsd(t.unitMicro),
-    totalUsd: microToUsd(t.unitMicro * t.minCount),
-    price: formatUsdPrice(t.unitMicro * t.minCount),
-  }));
-}
+/** The public tier list (as GET /v1/signals/meta gives it) plus each tier's total as a price string. */
+export const priceTiers = () =>
+  tiersPublic().map((t, i) => ({ ...t, price: formatUsdPrice(TIERS[i]!.unitMicro * t.minCount) }));
 
 export function pricing(d: DiscoveryDeps) {
   return {

@@ -70,11 +70,12 @@ const doc = (path: string, summary: string, responses: RouteDoc['responses']): R
   responses,
 });
 const textDoc = (contentType: string, description: string) => ({ 200: { description, contentType } });
+const jsonDoc = (description: string, name: keyof ReturnType<typeof documentSchemas>) => ({
+  200: { description, schema: () => documentSchemas()[name] },
+});
 
 export const discoveryDocs: RouteDoc[] = [
-  doc('/openapi.json', 'This OpenAPI 3.1 document', {
-    200: { description: 'OpenAPI 3.1 document', schema: () => documentSchemas().OpenApiDocument },
-  }),
+  doc('/openapi.json', 'This OpenAPI 3.1 document', jsonDoc('OpenAPI 3.1 document', 'OpenApiDocument')),
   doc('/api', 'API reference page for people (renders offline)', textDoc('text/html', 'HTML page')),
   {
     ...doc('/api/assets/{file}', 'Stylesheet and script of the API page', {
@@ -90,18 +91,18 @@ export const discoveryDocs: RouteDoc[] = [
     'The weather-signals product: fields, cities, prices, buying',
     textDoc('text/markdown', 'Markdown'),
   ),
-  doc('/discovery', 'JSON index of every resource and price', {
-    200: { description: 'Discovery index', schema: () => documentSchemas().DiscoveryIndex },
-  }),
-  doc('/.well-known/x402', 'x402 manifest: the paid resources with their accepts', {
-    200: { description: 'x402 manifest', schema: () => documentSchemas().X402Manifest },
-  }),
-  doc('/.well-known/x402.json', 'The x402 manifest (same document)', {
-    200: { description: 'x402 manifest', schema: () => documentSchemas().X402Manifest },
-  }),
-  doc('/.well-known/agent-card.json', 'A2A agent card: skills and the x402 payment requirement', {
-    200: { description: 'Agent card', schema: () => documentSchemas().AgentCard },
-  }),
+  doc('/discovery', 'JSON index of every resource and price', jsonDoc('Discovery index', 'DiscoveryIndex')),
+  doc(
+    '/.well-known/x402',
+    'x402 manifest: the paid resources with their accepts',
+    jsonDoc('x402 manifest', 'X402Manifest'),
+  ),
+  doc('/.well-known/x402.json', 'The x402 manifest (same document)', jsonDoc('x402 manifest', 'X402Manifest')),
+  doc(
+    '/.well-known/agent-card.json',
+    'A2A agent card: skills and the x402 payment requirement',
+    jsonDoc('Agent card', 'AgentCard'),
+  ),
   doc('/robots.txt', 'Crawler rules', textDoc('text/plain', 'robots.txt')),
   doc('/favicon.ico', 'The site icon', textDoc('image/x-icon', 'A 16x16 icon')),
   doc('/sitemap.xml', 'Public documents and city pages', textDoc('application/xml', 'Sitemap')),

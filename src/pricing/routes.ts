@@ -8,7 +8,7 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import { NETWORK } from '../x402/networks.ts';
-import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, TIERS } from './tiers.ts';
+import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, tiersPublic } from './tiers.ts';
 
 const CURRENCY = 'USDC';
 
@@ -42,15 +42,6 @@ export const SignalsMeta = once(() =>
 
 const MetaQuery = z.object({ city: z.string().optional() });
 const UNKNOWN_CITY = { description: ERRORS.unknown_city.message, schema: ErrorBody };
-
-export function tiersPublic() {
-  return TIERS.map((t) => ({
-    name: t.name,
-    minCount: t.minCount,
-    unitPriceUsd: microToUsd(t.unitMicro),
-    totalUsd: microToUsd(t.unitMicro * t.minCount),
-  }));
-}
 
 export function pricingRoutes(deps: {
   payTo: string | null;

@@ -1,4 +1,5 @@
-import type { Micro } from '../lib/money.ts';
+import { type Micro, microToUsd } from '../lib/money.ts';
+import { TIERS } from '../../packages/isocast-client/src/pricing.ts';
 
 /**
  * Bundle pricing (spec 2.6), in integer micro-USDC. The table and its arithmetic are the buyer
@@ -13,3 +14,13 @@ export {
 
 export const BASE_UNIT_MICRO: Micro = 5_000;
 export const MIN_SPEND_MICRO: Micro = 10_000;
+
+/** The tier table as GET /v1/signals/meta publishes it (USD numbers). */
+export function tiersPublic() {
+  return TIERS.map((t) => ({
+    name: t.name,
+    minCount: t.minCount,
+    unitPriceUsd: microToUsd(t.unitMicro),
+    totalUsd: microToUsd(t.unitMicro * t.minCount),
+  }));
+}
