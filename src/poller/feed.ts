@@ -10,7 +10,7 @@ import { CITY_ROWS } from '../cities/catalog-data.ts';
 import { kindOf, lowStreamOf } from '../cities/catalog.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import { localDate } from '../lib/local-day.ts';
-import type { DiscoverySource } from './discovery.ts';
+import type { DiscoverySource } from './parts.ts';
 
 /**
  * FEED=sim discovery: every catalog city's simulated daily-high and daily-low events for its
