@@ -3,7 +3,7 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSimClock } from '../sources/sim/clock.ts';
-import { createSimWeather } from '../sources/weather/sim.ts';
+import { createSimWeather } from '../sources/sim/model.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
 import type { MarketSource } from '../sources/market/types.ts';
 import { CITY_ROWS } from '../cities/catalog-data.ts';

@@ -88,8 +88,3 @@ export async function fetchGammaEventJson(opts: GammaOptions, slug: string, filt
   );
   return match ?? null;
 }
-
-export async function fetchGammaEvent(opts: GammaOptions, slug: string): Promise<MarketEvent | null> {
-  const match = await fetchGammaEventJson(opts, slug);
-  return match === null ? null : parseGammaEvent(match);
-}
