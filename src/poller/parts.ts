@@ -1,3 +1,4 @@
+import type { Observation } from '../buckets/daily-high.ts';
 import type { Catalog, CityRecord } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -11,8 +12,8 @@ import type { SignalStore } from '../signals/store.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
+import { asError } from '../sources/upstream.ts';
 import { createBackoff } from './backoff.ts';
-import { createFeedBatches } from './feed-batches.ts';
 import { createPollHealth } from './health.ts';
 import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
 
@@ -236,5 +237,40 @@ function createDiscoveryRun(
       notServed: groups.reduce((n, g) => n + g.count, 0),
       notServedByReason: groups.map(reasonLine),
     });
+  };
+}
+
+/**
+ * One observation batch per weather feed per tick: NOAA-rule days read METAR even when Weather
+ * Underground days read weather.com. A feed with its own cadence (weather.com: one call per
+ * station) is asked only when it is due; its cities simply wait for the next tick that asks it.
+ */
+function createFeedBatches(intervalMs: number) {
+  const lastAskedAt = new Map<WeatherSource, number>();
+  // Tick start times jitter by a few ms; a feed due "now" should not slip a whole tick.
+  const slackMs = Math.min(1_000, intervalMs / 2);
+
+  return async function observeDue<D extends { city: CityRecord; date: string; feed: WeatherSource }>(
+    days: D[],
+    startedAtMs: number,
+  ): Promise<{ asked: D[]; observations: Map<string, Observation[] | Error> }> {
+    const feeds = [...new Set(days.map((d) => d.feed))].filter((feed) => {
+      const last = lastAskedAt.get(feed);
+      if (feed.minIntervalMs && last !== undefined && startedAtMs - last < feed.minIntervalMs - slackMs) return false;
+      lastAskedAt.set(feed, startedAtMs);
+      return true;
+    });
+    const observations = new Map<string, Observation[] | Error>();
+    await Promise.all(
+      feeds.map(async (feed) => {
+        const batch = days.filter((d) => d.feed === feed);
+        try {
+          for (const [slug, obs] of await feed.observe(batch)) observations.set(slug, obs);
+        } catch (err) {
+          for (const d of batch) observations.set(d.city.slug, asError(err));
+        }
+      }),
+    );
+    return { asked: days.filter((d) => feeds.includes(d.feed)), observations };
   };
 }

@@ -29,7 +29,7 @@ export async function runTick(p: PollerParts): Promise<TickReport> {
   const withEvents = (await mapLimit(days, p.concurrency, (d) => eventOf(p, report, d))).filter((x) => x !== null);
   p.metrics.pausedNow?.set(report.paused.length);
 
-  // One batch per feed, each feed only when its own cadence says it is due (feed-batches.ts).
+  // One batch per feed, each feed only when its own cadence says it is due (parts.ts).
   const { asked, observations } = await p.observeDue(withEvents, startedAtMs);
   report.waitingForFeed = withEvents.length - asked.length;
   const seenAtMs = p.deps.clock.now();
