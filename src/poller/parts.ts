@@ -114,7 +114,6 @@ function createMarketUrls(maxEntries: number) {
   };
 }
 
-/** The poller's /metrics instruments; all undefined when the poller runs without metrics. */
 function createPollerMetrics(metrics: Metrics | undefined) {
   return {
     ticks: metrics?.counter('isocast_poll_ticks_total', 'Poller ticks completed'),

@@ -39,7 +39,6 @@ export function createPoller(deps: PollerDeps) {
   };
 
   return {
-    /** Begins ticking; the first tick after `firstTickDelayMs` (default at once). */
     start: (firstTickDelayMs = 0) => {
       if (running) return;
       running = true;

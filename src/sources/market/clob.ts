@@ -57,7 +57,6 @@ export function oddsFromBooks(yesBook: Book | undefined, noBook: Book | undefine
   return { yes: round4(yes), no: round4(no), midpoint: round4(midpoint) };
 }
 
-/** Books for every bucket's YES and NO tokens in one call; odds by bucket label. */
 export async function fetchOdds(opts: ClobOptions, buckets: readonly MarketBucket[]): Promise<Map<string, BucketOdds>> {
   const body = buckets.flatMap((b) => [{ token_id: b.yesTokenId }, { token_id: b.noTokenId }]);
   const raw = await httpJson({

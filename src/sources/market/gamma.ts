@@ -49,7 +49,6 @@ const GammaEvent = z.object({
 
 export type GammaOptions = { baseUrl: string; timeoutMs: number };
 
-/** Parses one Gamma event into a bucket ladder; throws UpstreamError('gamma') on garbage. */
 export function parseGammaEvent(raw: unknown): MarketEvent {
   const ev = parseUpstream(GammaEvent, raw, { upstream: 'gamma', what: 'event' });
   const buckets: MarketBucket[] = [];
@@ -70,7 +69,6 @@ export function parseGammaEvent(raw: unknown): MarketEvent {
   return { slug: ev.slug, url: eventUrl(ev.slug), conditionId: negRisk, buckets: ordered.buckets, rule };
 }
 
-/** `GET /events?<query>`: Gamma's list of raw events; anything but an array is an UpstreamError. */
 export async function gammaEvents(opts: GammaOptions, query: string): Promise<unknown[]> {
   const body = await httpJson({ upstream: 'gamma', url: `${opts.baseUrl}/events?${query}`, timeoutMs: opts.timeoutMs });
   if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
