@@ -47,7 +47,7 @@ const GammaEvent = z.object({
   markets: z.array(GammaMarket).min(1),
 });
 
-export type GammaOptions = { baseUrl: string; timeoutMs: number };
+type GammaOptions = { baseUrl: string; timeoutMs: number };
 
 export function parseGammaEvent(raw: unknown): MarketEvent {
   const ev = parseUpstream(GammaEvent, raw, { upstream: 'gamma', what: 'event' });
