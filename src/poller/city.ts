@@ -83,7 +83,6 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
   return signal;
 }
 
-/** A stored signal: counted, logged, and handed on (the delivery worker's wake-up). */
 function announce(p: PollerParts, { slug, date, signal }: { slug: string; date: string; signal: SignalPublic }): void {
   const { logger } = p.deps;
   p.metrics.signalsEmitted?.inc({ city: slug });

@@ -3,14 +3,14 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSimClock } from '../sources/sim/clock.ts';
-import { createSimWeather } from '../sources/weather/sim.ts';
+import { createSimWeather } from '../sources/sim/model.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
 import type { MarketSource } from '../sources/market/types.ts';
 import { CITY_ROWS } from '../cities/catalog-data.ts';
 import { kindOf, lowStreamOf } from '../cities/catalog.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import { localDate } from '../lib/local-day.ts';
-import type { DiscoverySource } from './discovery.ts';
+import type { DiscoverySource } from './parts.ts';
 
 /**
  * FEED=sim discovery: every catalog city's simulated daily-high and daily-low events for its

@@ -5,7 +5,7 @@ import { createMetarWeather } from '../sources/weather/metar.ts';
 import { createWuWeather } from '../sources/weather/wu.ts';
 import { createHkoWeather } from '../sources/weather/hko.ts';
 import { fetchDailyTemperatureEvents } from '../sources/market/discovery.ts';
-import type { DiscoverySource } from './discovery.ts';
+import type { DiscoverySource } from './parts.ts';
 
 /** Per page of the tag listing; a run is at most a few pages. */
 const DISCOVERY_TIMEOUT_MS = 10_000;

@@ -36,7 +36,6 @@ export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; de
   }
 
   return {
-    /** The deadline for observations that arrived at `perfNow` (a performance.now() value). */
     deadlineFrom: (perfNow: number) => perfNow + opts.deadlineMs,
     sample: async (
       city: CityRecord,

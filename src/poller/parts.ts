@@ -1,13 +1,60 @@
-import type { ObservableSource } from '../resolution/judge.ts';
-import type { WeatherSource } from '../sources/weather/types.ts';
-import { createBackoff } from './backoff.ts';
-import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
-import { createPollHealth } from './health.ts';
-import { createDayJudge } from './day-judge.ts';
-import { createFeedBatches } from './feed-batches.ts';
-import { createDiscoveryRun } from './discovery.ts';
-import type { PollerDeps } from './types.ts';
+import type { Observation } from '../buckets/daily-high.ts';
+import type { Catalog, CityRecord } from '../cities/catalog.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
+import { decideDiscovered } from '../resolution/discover.ts';
+import { groupByReason, reasonLine, type DiscoveryStore } from '../resolution/discovery-store.ts';
+import { judgeRule, type ObservableSource } from '../resolution/judge.ts';
+import type { RuleStore } from '../resolution/store.ts';
+import type { SignalPublic } from '../signals/schemas.ts';
+import type { SignalStore } from '../signals/store.ts';
+import type { DiscoveredEvent } from '../sources/market/discovery.ts';
+import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+import { asError } from '../sources/upstream.ts';
+import { createBackoff } from './backoff.ts';
+import { createPollHealth } from './health.ts';
+import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
+
+/** Where discovered events come from: Gamma by tag slug (live), or the simulated market's events. */
+export type DiscoverySource = { list(): Promise<DiscoveredEvent[]> };
+
+export type PollerDeps = {
+  /** The process's stores (src/stores.ts): signals and day state, day rules, discovered events. */
+  stores: { signals: SignalStore; rules: RuleStore; discovery: DiscoveryStore };
+  catalog: Catalog;
+  /** Real time: signal stamps, backoff. */
+  clock: Clock;
+  logger: Logger;
+  /** Observes days whose rule resolves on Weather Underground (weather.com, or METAR as an approximation). */
+  weather: WeatherSource;
+  /**
+   * Observes days whose rule resolves on NOAA's station timeseries (METAR reports). Absent: `weather`
+   * when that is itself METAR or the simulation, otherwise NOAA-rule days are paused.
+   */
+  noaaWeather?: WeatherSource;
+  /** Observes days whose rule resolves on the Hong Kong Observatory; absent: those days are paused. */
+  hkoWeather?: WeatherSource;
+  /**
+   * Daily-high events to discover (src/poller/discovery.ts), asked every `discoveryIntervalMs` at
+   * the start of a tick; absent: the catalog's selection is served as it is.
+   */
+  discovery?: DiscoverySource;
+  discoveryIntervalMs?: number;
+  market: MarketSource;
+  intervalMs: number;
+  /** Instant whose city-local date is the market day; the simulated feed passes its own clock. */
+  dayClock?: Clock;
+  /**
+   * Real-time budget for the odds of a crossing, counted from when the observations arrived; past
+   * it the signal is stored with `buckets: null` (default ODDS_DEADLINE_MS, 10 s).
+   */
+  oddsDeadlineMs?: number;
+  onSignalInTransaction?: (signal: SignalPublic) => void;
+  onSignalCommitted?: (signal: SignalPublic) => void;
+  metrics?: Metrics;
+};
 
 /**
  * The poller's state, built once and kept between ticks: backoff, health, the event-URL cache, the
@@ -15,7 +62,7 @@ import type { Metrics } from '../lib/metrics.ts';
  * and each city's work (city.ts) read and update it; nothing else does.
  */
 export function createPollerParts(deps: PollerDeps) {
-  const { catalog, clock, logger, weather } = deps;
+  const { catalog, clock, weather } = deps;
   const backoff = createBackoff(deps.intervalMs);
   const odds = createOddsFetcher({ market: deps.market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS });
   const observeDue = createFeedBatches(deps.intervalMs);
@@ -26,26 +73,8 @@ export function createPollerParts(deps: PollerDeps) {
   const noaaWeather = deps.noaaWeather ?? (weather.name === 'metar' || weather.name === 'sim' ? weather : undefined);
   const feedFor = (s: ObservableSource): WeatherSource | undefined =>
     s === 'noaa' ? noaaWeather : s === 'hko' ? deps.hkoWeather : weather;
-  const discover = deps.discovery
-    ? createDiscoveryRun({
-        store: deps.stores.discovery,
-        catalog,
-        logger,
-        source: deps.discovery,
-        intervalMs: deps.discoveryIntervalMs ?? 3_600_000,
-        canObserve: (s) => feedFor(s) !== undefined,
-      })
-    : null;
-  const judgeDay = createDayJudge({
-    rules,
-    clock,
-    logger,
-    feedFor,
-    notePaused: (slug, reason) => {
-      health.of(slug).paused = reason;
-    },
-    onPause: (slug) => metrics.pauses?.inc({ city: slug }),
-  });
+  const discover = deps.discovery ? createDiscoveryRun(deps, deps.discovery, feedFor) : null;
+  const judgeDay = createDayJudge(deps, { health, metrics, feedFor });
   const dayClock = deps.dayClock ?? clock;
   return {
     deps,
@@ -85,7 +114,6 @@ function createMarketUrls(maxEntries: number) {
   };
 }
 
-/** The poller's /metrics instruments; all undefined when the poller runs without metrics. */
 function createPollerMetrics(metrics: Metrics | undefined) {
   return {
     ticks: metrics?.counter('isocast_poll_ticks_total', 'Poller ticks completed'),
@@ -115,5 +143,133 @@ function createPollerMetrics(metrics: Metrics | undefined) {
       'isocast_cities_paused',
       'Active cities whose current market day is paused (rule mismatch or unobservable source)',
     ),
+  };
+}
+
+/**
+ * Match or pause (spec: resolution-source awareness): the weather feed a city-day's market rule
+ * calls for, or null when the day is paused. The verdict is stored with the day's first rule;
+ * a pause is logged and counted once, when it begins.
+ */
+function createDayJudge(
+  deps: PollerDeps,
+  p: {
+    health: ReturnType<typeof createPollHealth>;
+    metrics: ReturnType<typeof createPollerMetrics>;
+    feedFor(source: ObservableSource): WeatherSource | undefined;
+  },
+) {
+  /** Per city, the last judged (day, rule, verdict, feed) and its feed: an unchanged day costs no transaction. */
+  const judged = new Map<string, { key: string; feed: WeatherSource | null }>();
+
+  return function judgeDay(city: CityRecord, date: string, event: MarketEvent): WeatherSource | null {
+    const verdict = judgeRule(event.rule, city, (s) => p.feedFor(s) !== undefined);
+    const feed = verdict.status === 'ok' ? p.feedFor(verdict.observe)! : null;
+    // Settling the same inputs again gives the same answer, so an unchanged day costs no transaction.
+    const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
+    const last = judged.get(city.slug);
+    if (last?.key === key) return last.feed;
+    const day = deps.stores.rules.settle({
+      city: city.slug,
+      date,
+      rule: event.rule,
+      verdict,
+      feed: feed?.name ?? null,
+      nowMs: deps.clock.now(),
+    });
+    p.health.of(city.slug).paused = day.status === 'paused' ? day.reason : null;
+    judged.set(city.slug, { key, feed: day.status === 'ok' ? feed : null });
+    if (day.status === 'ok') return feed;
+    if (day.newlyPaused) {
+      p.metrics.pauses?.inc({ city: city.slug });
+      deps.logger.warn('city paused for the day: market rule does not match', {
+        city: city.slug,
+        date,
+        rule: event.rule,
+        reason: day.reason,
+      });
+    }
+    return null;
+  };
+}
+
+/** After a failed run, the next try comes sooner than the interval, but not on every tick. */
+const RETRY_MS = 5 * 60_000;
+
+/**
+ * Runs discovery when due, at the start of a poller tick: reads every daily-high event, decides
+ * what to serve (src/resolution/discover.ts), serves the new cities (each starts its own seq at 1:
+ * a city's seq is per city) and records the run for doctor and /admin. A failed run changes
+ * nothing served: cities once served stay served for the life of the process.
+ */
+function createDiscoveryRun(
+  deps: PollerDeps,
+  source: DiscoverySource,
+  feedFor: (s: ObservableSource) => WeatherSource | undefined,
+) {
+  const intervalMs = deps.discoveryIntervalMs ?? 3_600_000;
+  let nextAtMs = 0;
+  return async function maybeRun(nowMs: number): Promise<void> {
+    if (nowMs < nextAtMs) return;
+    let events: DiscoveredEvent[];
+    try {
+      events = await source.list();
+    } catch (err) {
+      nextAtMs = nowMs + Math.min(RETRY_MS, intervalMs);
+      deps.logger.warn('discovery failed', { error: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    nextAtMs = nowMs + intervalMs;
+    const verdicts = decideDiscovered(events, deps.catalog, (s) => feedFor(s) !== undefined);
+    const added: string[] = [];
+    for (const v of verdicts) if (v.served && v.record && deps.catalog.serve(v.record)) added.push(v.city);
+    deps.stores.discovery.replace(verdicts, nowMs);
+    const left = verdicts
+      .filter((v) => !v.served && !deps.catalog.get(v.city))
+      .map((v) => ({ city: v.city, reason: v.reason ?? 'not served' }));
+    const groups = groupByReason(left);
+    // One field per reason ("31 streams: ...: amsterdam, ..."), not one entry per event.
+    deps.logger.info('discovery', {
+      events: verdicts.length,
+      served: deps.catalog.active.length,
+      newlyServed: added,
+      notServed: groups.reduce((n, g) => n + g.count, 0),
+      notServedByReason: groups.map(reasonLine),
+    });
+  };
+}
+
+/**
+ * One observation batch per weather feed per tick: NOAA-rule days read METAR even when Weather
+ * Underground days read weather.com. A feed with its own cadence (weather.com: one call per
+ * station) is asked only when it is due; its cities simply wait for the next tick that asks it.
+ */
+function createFeedBatches(intervalMs: number) {
+  const lastAskedAt = new Map<WeatherSource, number>();
+  // Tick start times jitter by a few ms; a feed due "now" should not slip a whole tick.
+  const slackMs = Math.min(1_000, intervalMs / 2);
+
+  return async function observeDue<D extends { city: CityRecord; date: string; feed: WeatherSource }>(
+    days: D[],
+    startedAtMs: number,
+  ): Promise<{ asked: D[]; observations: Map<string, Observation[] | Error> }> {
+    const feeds = [...new Set(days.map((d) => d.feed))].filter((feed) => {
+      const last = lastAskedAt.get(feed);
+      if (feed.minIntervalMs && last !== undefined && startedAtMs - last < feed.minIntervalMs - slackMs) return false;
+      lastAskedAt.set(feed, startedAtMs);
+      return true;
+    });
+    const observations = new Map<string, Observation[] | Error>();
+    await Promise.all(
+      feeds.map(async (feed) => {
+        const batch = days.filter((d) => d.feed === feed);
+        try {
+          for (const [slug, obs] of await feed.observe(batch)) observations.set(slug, obs);
+        } catch (err) {
+          for (const d of batch) observations.set(d.city.slug, asError(err));
+        }
+      }),
+    );
+    return { asked: days.filter((d) => feeds.includes(d.feed)), observations };
   };
 }

@@ -2,9 +2,9 @@ import { localDate } from '../lib/local-day.ts';
 import { createPollerParts } from './parts.ts';
 import { runTick, type TickReport } from './tick.ts';
 import type { CityRecord } from '../cities/catalog.ts';
-import type { PollerDeps } from './types.ts';
+import type { PollerDeps } from './parts.ts';
 
-export type { PollerDeps } from './types.ts';
+export type { PollerDeps } from './parts.ts';
 export type Poller = ReturnType<typeof createPoller>;
 
 /**
@@ -39,7 +39,6 @@ export function createPoller(deps: PollerDeps) {
   };
 
   return {
-    /** Begins ticking; the first tick after `firstTickDelayMs` (default at once). */
     start: (firstTickDelayMs = 0) => {
       if (running) return;
       running = true;

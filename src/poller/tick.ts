@@ -29,7 +29,7 @@ export async function runTick(p: PollerParts): Promise<TickReport> {
   const withEvents = (await mapLimit(days, p.concurrency, (d) => eventOf(p, report, d))).filter((x) => x !== null);
   p.metrics.pausedNow?.set(report.paused.length);
 
-  // One batch per feed, each feed only when its own cadence says it is due (feed-batches.ts).
+  // One batch per feed, each feed only when its own cadence says it is due (parts.ts).
   const { asked, observations } = await p.observeDue(withEvents, startedAtMs);
   report.waitingForFeed = withEvents.length - asked.length;
   const seenAtMs = p.deps.clock.now();
@@ -61,7 +61,6 @@ function emptyReport(startedAtMs: number) {
   };
 }
 
-/** The active cities not backing off, each with its city-local market day. */
 function dueDays(p: PollerParts, report: TickReport, dayNow: number): CityDay[] {
   const { startedAtMs } = report;
   const due = p.deps.catalog.active.filter((c) => {
@@ -74,7 +73,6 @@ function dueDays(p: PollerParts, report: TickReport, dayNow: number): CityDay[] 
   return due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
 }
 
-/** A city's market event and the feed its rule resolves on; null when there is none or the day is paused. */
 async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<WithEvent | null> {
   const { market } = p.deps;
   const memo = p.health.of(d.city.slug);
@@ -135,7 +133,6 @@ function fail(p: PollerParts, report: TickReport, { city, err }: { city: CityRec
   logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
 }
 
-/** The tick's duration into health, /metrics and, when anything happened, one log line. */
 function finish(p: PollerParts, report: TickReport, startedPerf: number): void {
   report.durationMs = p.deps.clock.now() - report.startedAtMs;
   p.health.tickDone({

@@ -7,7 +7,9 @@ import { createWuWeather } from '../sources/weather/wu.ts';
 import { createHkoWeather } from '../sources/weather/hko.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { ReplayInputError } from './errors.ts';
-import { fetchMarket, type ReplayMarket } from './market.ts';
+import { eventSlugs } from '../cities/market-slug.ts';
+import { fetchGammaEventJson } from '../sources/market/gamma.ts';
+import { marketFromEventJson, type ReplayMarket } from './market.ts';
 
 /** Replay without files, through the live adapters: weather.com serves any past day, aviationweather.gov recent hours. */
 export type ReplayUpstreams = {
@@ -62,11 +64,17 @@ export async function fetchObservations(
   return { source: weather.name, observations: got };
 }
 
+/** Both slug forms (with the year first), then again with `closed=true`: Gamma has not always returned closed events. */
 export async function fetchReplayMarket(up: ReplayUpstreams, city: CityRecord, date: string): Promise<ReplayMarket> {
-  const market = await fetchMarket({ baseUrl: up.gammaUrl, timeoutMs: up.timeoutMs ?? 8_000 }, city, date);
-  if (!market)
-    throw new ReplayInputError(
-      `Gamma has no daily-high event for ${city.slug} on ${date}; pass --market <file> or --buckets "<labels>"`,
-    );
-  return market;
+  const gamma = { baseUrl: up.gammaUrl, timeoutMs: up.timeoutMs ?? 8_000 };
+  const { withYear, withoutYear } = eventSlugs(city.marketToken, date, city.kind);
+  for (const filters of ['', 'closed=true']) {
+    for (const slug of [withYear, withoutYear]) {
+      const raw = await fetchGammaEventJson(gamma, slug, filters);
+      if (raw !== null) return marketFromEventJson(raw, 'gamma');
+    }
+  }
+  throw new ReplayInputError(
+    `Gamma has no daily-high event for ${city.slug} on ${date}; pass --market <file> or --buckets "<labels>"`,
+  );
 }

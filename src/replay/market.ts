@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { CityRecord } from '../cities/catalog.ts';
-import { eventSlugs } from '../cities/market-slug.ts';
 import { orderBuckets, parseLabel, type BucketRange } from '../buckets/labels.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import { fetchGammaEventJson, parseGammaEvent, type GammaOptions } from '../sources/market/gamma.ts';
+import { parseGammaEvent } from '../sources/market/gamma.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 import { ReplayInputError } from './errors.ts';
 
@@ -102,18 +101,6 @@ export function resolvedBucket(raw: unknown): string | null {
     return price !== undefined && Number(price) === 1;
   });
   return winners.length === 1 ? winners[0]!.groupItemTitle : null;
-}
-
-/** Both slug forms (with the year first), then again with `closed=true`: Gamma has not always returned closed events. */
-export async function fetchMarket(opts: GammaOptions, city: CityRecord, date: string): Promise<ReplayMarket | null> {
-  const { withYear, withoutYear } = eventSlugs(city.marketToken, date, city.kind);
-  for (const filters of ['', 'closed=true']) {
-    for (const slug of [withYear, withoutYear]) {
-      const raw = await fetchGammaEventJson(opts, slug, filters);
-      if (raw !== null) return marketFromEventJson(raw, 'gamma');
-    }
-  }
-  return null;
 }
 
 /** Whether the catalog station's observations are what the rule resolves on; an unreadable rule only gets a note. */

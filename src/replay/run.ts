@@ -5,7 +5,7 @@ import { bucketFor } from '../buckets/assign.ts';
 import { dailyExtreme, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
 import { resolveReading } from '../buckets/rounding.ts';
 import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
-import { foldDay } from './fold.ts';
+import { detect, type DayState } from '../signals/detect.ts';
 import type { ReplayMarket } from './market.ts';
 
 /** One city-day replayed (pure). Signals are numbered from 1 within the day; live `seq` continues across days. */
@@ -32,18 +32,28 @@ export function runReplay(input: ReplayInput) {
   const inDay = input.observations.filter((o) => Number.isFinite(o.temp) && o.atMs >= startMs && o.atMs < endMs).length;
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  const { steps } = foldDay(input.observations, day, { buckets: market.buckets });
+  // Played back as a poller ticking after every observation would have seen it: each step is the
+  // poller's own `dailyHighReading` then `detect`, so no rule is re-implemented here.
+  const sorted = [...input.observations].sort((a, b) => a.atMs - b.atMs);
+  let state: DayState | null = null;
   let baseline: (ReplayReading & { observedAt: string }) | null = null;
   const signals: ReplaySignal[] = [];
-  for (const s of steps) {
-    const d = s.detection;
-    if (d.baseline) baseline = { reading: d.next.high, unit, bucket: d.next.bucket, observedAt: iso(s.atMs) };
+  for (let i = 0; i < sorted.length; i++) {
+    const atMs = sorted[i]!.atMs;
+    // Reports sharing one instant (a METAR and its SPECI) arrive together, as in one poll.
+    if (i + 1 < sorted.length && sorted[i + 1]!.atMs === atMs) continue;
+    const reading = dailyHighReading(sorted.slice(0, i + 1), day);
+    if (reading === null) continue;
+    const d = detect(state, reading, { buckets: market.buckets, kind: day.extreme });
+    if (!d.changed) continue;
+    state = d.next;
+    if (d.baseline) baseline = { reading: d.next.high, unit, bucket: d.next.bucket, observedAt: iso(atMs) };
     if (d.crossing) {
       signals.push({
         seq: signals.length + 1,
         old: { reading: d.crossing.old.reading, unit, bucket: d.crossing.old.bucket },
         new: { reading: d.crossing.new.reading, unit, bucket: d.crossing.new.bucket },
-        observedAt: iso(s.atMs),
+        observedAt: iso(atMs),
       });
     }
   }

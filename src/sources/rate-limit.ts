@@ -38,7 +38,6 @@ export function createRateLimiter(opts: { limit: number; windowMs: number; now?:
   };
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
 export async function mapLimit<T, R>(
   items: readonly T[],
   limit: number,

@@ -10,7 +10,6 @@ export function parseUpstream<S extends z.ZodType>(schema: S, raw: unknown, wher
   throw new UpstreamError(where.upstream, `malformed ${where.what}: ${issue.path.join('.')}: ${issue.message}`);
 }
 
-/** A thrown value as the Error a source reports for each city it failed. */
 export const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /** A non-2xx answer as the UpstreamError the backoff reads (status, and Retry-After when sent). */

@@ -7,10 +7,9 @@ import { openDb } from '../../src/db/open.ts';
 import { localDayBounds } from '../../src/lib/local-day.ts';
 import { dailyHighReading } from '../../src/buckets/daily-high.ts';
 import { bucketFor, isDead } from '../../src/buckets/assign.ts';
-import { curveC, simDay, simObservations } from '../../src/sources/sim/model.ts';
+import { createSimWeather, curveC, simDay, simObservations } from '../../src/sources/sim/model.ts';
 import { createSimClock } from '../../src/sources/sim/clock.ts';
 import { createSimMarket, normalCdf } from '../../src/sources/market/sim.ts';
-import { createSimWeather } from '../../src/sources/weather/sim.ts';
 import { tempDir } from '../helpers/app.ts';
 
 const catalog = createCatalog();

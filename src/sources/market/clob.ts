@@ -11,9 +11,8 @@ import { parseUpstream } from '../upstream.ts';
  * the complementary book (YES ask = 1 - NO best bid), then the last trade. A bucket with nothing
  * at all is `NO_QUOTE` (the widest market, flagged); only a ladder with no price anywhere fails.
  */
-const price = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().min(0).max(1));
-const size = z.union([z.string(), z.number()]).transform(Number).pipe(z.number().nonnegative());
-const Level = z.object({ price, size });
+const num = z.union([z.string(), z.number()]).transform(Number);
+const Level = z.object({ price: num.pipe(z.number().min(0).max(1)), size: num.pipe(z.number().nonnegative()) });
 const Book = z.object({
   asset_id: z.string(),
   bids: z.array(Level).nullish(),
@@ -57,7 +56,6 @@ export function oddsFromBooks(yesBook: Book | undefined, noBook: Book | undefine
   return { yes: round4(yes), no: round4(no), midpoint: round4(midpoint) };
 }
 
-/** Books for every bucket's YES and NO tokens in one call; odds by bucket label. */
 export async function fetchOdds(opts: ClobOptions, buckets: readonly MarketBucket[]): Promise<Map<string, BucketOdds>> {
   const body = buckets.flatMap((b) => [{ token_id: b.yesTokenId }, { token_id: b.noTokenId }]);
   const raw = await httpJson({

@@ -47,9 +47,8 @@ const GammaEvent = z.object({
   markets: z.array(GammaMarket).min(1),
 });
 
-export type GammaOptions = { baseUrl: string; timeoutMs: number };
+type GammaOptions = { baseUrl: string; timeoutMs: number };
 
-/** Parses one Gamma event into a bucket ladder; throws UpstreamError('gamma') on garbage. */
 export function parseGammaEvent(raw: unknown): MarketEvent {
   const ev = parseUpstream(GammaEvent, raw, { upstream: 'gamma', what: 'event' });
   const buckets: MarketBucket[] = [];
@@ -70,7 +69,6 @@ export function parseGammaEvent(raw: unknown): MarketEvent {
   return { slug: ev.slug, url: eventUrl(ev.slug), conditionId: negRisk, buckets: ordered.buckets, rule };
 }
 
-/** `GET /events?<query>`: Gamma's list of raw events; anything but an array is an UpstreamError. */
 export async function gammaEvents(opts: GammaOptions, query: string): Promise<unknown[]> {
   const body = await httpJson({ upstream: 'gamma', url: `${opts.baseUrl}/events?${query}`, timeoutMs: opts.timeoutMs });
   if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
@@ -87,9 +85,4 @@ export async function fetchGammaEventJson(opts: GammaOptions, slug: string, filt
     (e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug,
   );
   return match ?? null;
-}
-
-export async function fetchGammaEvent(opts: GammaOptions, slug: string): Promise<MarketEvent | null> {
-  const match = await fetchGammaEventJson(opts, slug);
-  return match === null ? null : parseGammaEvent(match);
 }

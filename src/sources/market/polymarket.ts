@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { eventSlugs } from '../../cities/market-slug.ts';
 import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
-import { fetchGammaEvent } from './gamma.ts';
+import { fetchGammaEventJson, parseGammaEvent } from './gamma.ts';
 import { fetchOdds } from './clob.ts';
 import type { MarketEvent, MarketSource } from './types.ts';
 
@@ -43,7 +43,8 @@ export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
 
   async function lookup(slug: string): Promise<MarketEvent | null> {
     await gammaLimit.acquire();
-    return fetchGammaEvent(gamma, slug);
+    const raw = await fetchGammaEventJson(gamma, slug);
+    return raw === null ? null : parseGammaEvent(raw);
   }
 
   return {

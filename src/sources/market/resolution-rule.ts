@@ -38,7 +38,6 @@ export type ResolutionRule = {
 const HIGHEST = /\bhighest (?:temperature|reading)\b|\bAbsolute Daily Max\b/i;
 const LOWEST = /\blowest (?:temperature|reading)\b|\bAbsolute Daily Min\b/i;
 
-/** The extreme a rule text names, or null when it names neither or both. */
 export function extremeOf(text: string): 'high' | 'low' | null {
   const high = HIGHEST.test(text);
   const low = LOWEST.test(text);
@@ -60,7 +59,6 @@ function primaryProvider(text: string): Exclude<RuleSource, 'unknown'> | null {
   return hits.length === 1 ? hits[0]!.source : null;
 }
 
-/** Provider and station of a resolution page URL, or null for a page of no known provider. */
 export function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown'>; station: string } | null {
   let u: URL;
   try {

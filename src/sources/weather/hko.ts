@@ -17,7 +17,6 @@ const HKT_OFFSET_MS = 8 * 3_600_000;
 
 type HkoReading = { atMs: number; localDate: string; localMinutes: number; maxC: number };
 
-/** The Observatory's row of the CSV, or null when it is absent or has no maximum yet. */
 export function parseHkoMaxMin(csv: string): HkoReading | null {
   const lines = csv.replace(/^\uFEFF/, '').split(/\r?\n/);
   const header = lines[0]?.split(',').map((c) => c.trim()) ?? [];

@@ -56,7 +56,6 @@ function tGroupTemp(rawOb: string | undefined): number | null {
   return ((m[1] === '1' ? -1 : 1) * Number(m[2])) / 10;
 }
 
-/** `METAR`/`SPECI` from the row's `metarType`, else from the raw report's first word; undefined when neither says. */
 function reportType(metarType: string | null | undefined, rawOb: string | undefined): ReportType | undefined {
   const t = (metarType ?? /^\s*(METAR|SPECI)\b/i.exec(rawOb ?? '')?.[1] ?? '').toUpperCase();
   return t === 'SPECI' ? 'special' : t === 'METAR' ? 'routine' : undefined;
