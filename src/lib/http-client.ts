@@ -255,11 +255,7 @@ export const NOT_SENT = 'ERR_REQUEST_NOT_SENT';
 export function createJsonPost(
   upstream: string,
   target: { baseUrl: string; headers?: Record<string, string>; perRequest?: PerRequestHeaders },
-): {
-  post(path: string, body: unknown, timeoutMs: number): Promise<JsonAnswer>;
-  get(path: string, timeoutMs: number): Promise<JsonAnswer>;
-  close(): void;
-} {
+) {
   const { perRequest } = target;
   const headers: Record<string, string> = {
     accept: 'application/json',
@@ -299,12 +295,13 @@ export function createJsonPost(
       payload: method === 'POST' ? JSON.stringify(body) : '',
     };
     const r = await bounded({ upstream, timeoutMs, maxBytes: MAX_JSON_POST_BYTES }, agents, (send) => send(t));
-    return { status: r.status, json: parseJson(r.text), text: r.text };
+    const answer: JsonAnswer = { status: r.status, json: parseJson(r.text), text: r.text };
+    return answer;
   };
 
   return {
-    post: (path, body, timeoutMs) => call('POST', path, { body, timeoutMs }),
-    get: (path, timeoutMs) => call('GET', path, { timeoutMs }),
+    post: (path: string, body: unknown, timeoutMs: number) => call('POST', path, { body, timeoutMs }),
+    get: (path: string, timeoutMs: number) => call('GET', path, { timeoutMs }),
     close: () => agent.destroy(),
   };
 }
