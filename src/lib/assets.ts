@@ -5,7 +5,6 @@ import { dirname, join } from 'node:path';
 /** Run-time project files: from the repo in a checkout, SEA assets of the same names inside the binary. */
 type SeaModule = {
   isSea(): boolean;
-  getAsset(key: string, encoding: string): string;
   getRawAsset(key: string): ArrayBuffer;
 };
 
@@ -31,9 +30,7 @@ export function repoRoot(): string {
 }
 
 export function readAssetText(relPath: string): string {
-  const s = seaModule();
-  if (s) return s.getAsset(relPath, 'utf8');
-  return readFileSync(join(repoRoot(), relPath), 'utf8');
+  return readAssetBytes(relPath).toString('utf8');
 }
 
 export function readAssetBytes(relPath: string): Buffer {

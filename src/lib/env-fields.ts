@@ -88,19 +88,18 @@ export const httpUrl = (): Field<string> =>
   });
 
 /** Where Litestream streams the database: s3, sftp or a directory, the three Litestream 0.3.13 does and we test. */
+const REPLICA_FORMS = 'must be s3://bucket/path, sftp://user@host/path, or an absolute directory path';
 export const replicaUrl = (): Field<string> =>
   field((raw) => {
     if (raw.startsWith('/')) return ok(raw.replace(/\/+$/, '') || '/');
-    if (!URL.canParse(raw))
-      return bad('must be s3://bucket/path, sftp://user@host/path, or an absolute directory path');
+    if (!URL.canParse(raw)) return bad(REPLICA_FORMS);
     const u = new URL(raw);
     if (u.username !== '' && u.protocol !== 'sftp:') return bad('must not carry credentials');
     if (u.password !== '') return bad('must not carry a password (use REPLICA_SFTP_KEY_PATH)');
     if (u.search !== '' || u.hash !== '') return bad('must not have a query or fragment');
-    if (u.protocol === 's3:' && u.hostname !== '') return ok(raw.replace(/\/+$/, ''));
-    if (u.protocol === 'sftp:' && u.hostname !== '' && u.pathname.length > 1) return ok(raw.replace(/\/+$/, ''));
-    if (u.protocol === 'file:' && u.hostname === '' && u.pathname.length > 1) return ok(raw.replace(/\/+$/, ''));
-    return bad('must be s3://bucket/path, sftp://user@host/path, or an absolute directory path');
+    const named = u.hostname !== '' && (u.protocol === 's3:' || (u.protocol === 'sftp:' && u.pathname.length > 1));
+    const directory = u.protocol === 'file:' && u.hostname === '' && u.pathname.length > 1;
+    return named || directory ? ok(raw.replace(/\/+$/, '')) : bad(REPLICA_FORMS);
   });
 
 type Shape = Record<string, Field<unknown, unknown>>;

@@ -16,34 +16,24 @@ interface ReplyInit {
   headers?: Record<string, string>;
 }
 
-function jsonResponse(body: string | Uint8Array, { status = 200, headers }: ReplyInit): Response {
+/** A JSON response from text or UTF-8 bytes whose object already carries the disclaimer. */
+export function replyJsonBytes(body: string | Uint8Array, { status = 200, headers }: ReplyInit = {}): Response {
   return new Response(body, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
 /** A JSON object response with the disclaimer appended. */
 export function replyJson(c: Ctx, body: object, init: ReplyInit = {}): Response {
-  return jsonResponse(JSON.stringify({ ...body, disclaimer: c.env.disclaimer }), init);
+  return replyJsonBytes(JSON.stringify({ ...body, disclaimer: c.env.disclaimer }), init);
 }
 
 /** Appends the disclaimer to an already-serialised JSON object without re-parsing it. */
 export function replyJsonText(c: Ctx, objectJson: string, init: ReplyInit = {}): Response {
-  const text =
-    objectJson.slice(0, -1) +
-    (objectJson.length > 2 ? ',' : '') +
-    '"disclaimer":' +
-    JSON.stringify(c.env.disclaimer) +
-    '}';
-  return jsonResponse(text, init);
+  return replyJsonBytes(closeWithDisclaimer(c, objectJson), init);
 }
 
-/** The closing members of a JSON object (`,"a":1}`) with the disclaimer before the final brace. */
-export function closeWithDisclaimer(c: Ctx, closingJson: string): string {
-  return closingJson.slice(0, -1) + ',"disclaimer":' + JSON.stringify(c.env.disclaimer) + '}';
-}
-
-/** A JSON response already encoded to UTF-8, whose object was closed with closeWithDisclaimer. */
-export function replyJsonBytes(bytes: Uint8Array, init: ReplyInit = {}): Response {
-  return jsonResponse(bytes, init);
+/** A serialised object, or its closing members (`,"a":1}`), with the disclaimer before the final brace. */
+export function closeWithDisclaimer(c: Ctx, json: string): string {
+  return json.slice(0, -1) + (json.length > 2 ? ',' : '') + '"disclaimer":' + JSON.stringify(c.env.disclaimer) + '}';
 }
 
 /** Parses the query with the schema; `onError` lets a route map issues to the spec's exact strings. */

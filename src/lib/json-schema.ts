@@ -26,17 +26,13 @@ export function toOpenApiSchema(schema: z.ZodType, io: 'input' | 'output', compo
       changed = true;
     }
   }
-  for (const [id, def] of Object.entries(defs)) components.set(renames.get(id) ?? id, tidy(def, renames));
-  return tidy(rest, renames);
+  for (const [id, def] of Object.entries(defs)) components.set(renames.get(id) ?? id, tidy(def, renames) as JsonSchema);
+  return tidy(rest, renames) as JsonSchema;
 }
 
 /** `$defs` references to components, without zod's safe-integer bounds and its regex beside a `format`. */
-function tidy(node: unknown, renames: Map<string, string>): JsonSchema {
-  return walk(node, renames) as JsonSchema;
-}
-
-function walk(node: unknown, renames: Map<string, string>): unknown {
-  if (Array.isArray(node)) return node.map((n) => walk(n, renames));
+function tidy(node: unknown, renames: Map<string, string>): unknown {
+  if (Array.isArray(node)) return node.map((n) => tidy(n, renames));
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   const obj = node as Record<string, unknown>;
@@ -49,7 +45,7 @@ function walk(node: unknown, renames: Map<string, string>): unknown {
     if (obj.type === 'integer' && ((k === 'minimum' && v === -SAFE_INT) || (k === 'maximum' && v === SAFE_INT)))
       continue;
     if (k === 'pattern' && (obj.format === 'date-time' || obj.format === 'date' || obj.format === 'uri')) continue;
-    out[k] = walk(v, renames);
+    out[k] = tidy(v, renames);
   }
   return out;
 }

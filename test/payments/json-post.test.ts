@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createJsonPost } from '../../src/lib/http-exchange.ts';
+import { createJsonPost } from '../../src/lib/http-client.ts';
 
 /** The facilitator's HTTP client against a real local server: reuse, deadlines, bad answers. */
 async function server(t: TestContext, handle: (req: IncomingMessage, res: ServerResponse, body: string) => void) {

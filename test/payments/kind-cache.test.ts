@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKindCache } from '../../src/payments/settlers/negotiate.ts';
-import type { JsonAnswer } from '../../src/lib/http-exchange.ts';
+import type { JsonAnswer } from '../../src/lib/http-client.ts';
 
 /**
  * Issue 35 item 6: a refusal naming the network makes the next payment read `/supported` again,

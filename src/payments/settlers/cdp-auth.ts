@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { CDP_JWT_LIFETIME_S, cdpSigningKey } from './cdp-key.ts';
-import type { PerRequestHeaders } from '../../lib/http-exchange.ts';
+import type { PerRequestHeaders } from '../../lib/http-client.ts';
 
 /** CDP's per-request JWT, signed with jose: an `Authorization: Bearer <jwt>` for each request's method, host and path. */
 export function cdpJwtHeaders(opts: { keyId: string; secret: string; now?: () => number }): PerRequestHeaders {

@@ -6,7 +6,7 @@ import {
   settlementVerdict,
   type ProofLog,
 } from '../settlement-proof.ts';
-import { createJsonPost } from '../../lib/http-exchange.ts';
+import { createJsonPost } from '../../lib/http-client.ts';
 import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Hex } from 'viem';
-import type { JsonAnswer } from '../../lib/http-exchange.ts';
+import type { JsonAnswer } from '../../lib/http-client.ts';
 
 /**
  * What a facilitator's answer means for money (docs/payments.md, "Facilitators"): a 4xx naming no

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from '../../lib/http-exchange.ts';
+import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from '../../lib/http-client.ts';
 import { classifySettle, classifyVerify } from './facilitator-answer.ts';
 import { NAMES_KIND, createKindCache, type SupportedResult } from './negotiate.ts';
 import type { TransactionProof } from './chain-proof.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BASE_CAIP2, BASE_V1_NAME } from '../../x402/networks.ts';
-import type { JsonAnswer } from '../../lib/http-exchange.ts';
+import type { JsonAnswer } from '../../lib/http-client.ts';
 import type { WireKind } from '../../x402/v2.ts';
 
 /**
