@@ -133,12 +133,47 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   } catch {
     return { ok: false, reason: 'not base64-encoded JSON' };
   }
+  // Most of the header is the buyer's echo of our offer: a shape check of the few fields read here
+  // instead of zod's walk over all of it; anything it does not accept, or the payload refuses, is
+  // decoded again by zod alone, so a refusal's reason is zod's as before.
+  const fast = envelopeOf(json);
+  const decoded = fast && fromEnvelope(fast);
+  if (decoded?.ok) return decoded;
   const parsed = PaymentPayloadV2.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };
   }
-  const { accepted, payload, extensions } = parsed.data;
+  return fromEnvelope(parsed.data);
+}
+
+type Envelope = Pick<z.infer<typeof PaymentPayloadV2>, 'accepted' | 'payload' | 'extensions'>;
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const shortOrAbsent = (v: unknown) => v === undefined || (typeof v === 'string' && v.length <= 80);
+const SALT = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * The v2 envelope when `PaymentPayloadV2` would accept its `x402Version`, `accepted` and
+ * `extensions`, or null. The payload is only required to be an object whose `salt` is absent or a
+ * string (so `??` picks the same salt as after zod); decodePayloadJson checks the rest.
+ */
+function envelopeOf(json: unknown): Envelope | null {
+  if (!isObject(json) || json.x402Version !== 2) return null;
+  const { accepted: a, payload: p, extensions: e } = json;
+  if (!isObject(a) || a.scheme !== 'exact' || typeof a.network !== 'string') return null;
+  if (!NETWORK_ALIASES.includes(a.network)) return null;
+  if (!shortOrAbsent(a.amount) || !shortOrAbsent(a.asset) || !shortOrAbsent(a.payTo)) return null;
+  const x = a.extra;
+  if (x !== undefined && !(isObject(x) && isObject(x.binding) && typeof x.binding.salt === 'string')) return null;
+  if (x !== undefined && !SALT.test((x.binding as Json).salt as string)) return null;
+  if (!isObject(p) || (p.salt !== undefined && typeof p.salt !== 'string')) return null;
+  if (e !== undefined && !isObject(e)) return null;
+  return json as unknown as Envelope;
+}
+
+function fromEnvelope({ accepted, payload, extensions }: Envelope): DecodeResult {
   const id = paymentIdOf(extensions);
   if (!id.ok) return { ok: false, reason: id.reason };
   const salt = payload.salt ?? (accepted.extra?.binding.salt as string | undefined);
