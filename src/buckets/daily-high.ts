@@ -21,7 +21,7 @@ export type Observation = {
 
 /** The station's local day, the rule kind whose reports count, and the direction (default 'high'). */
 type LocalDay = { timezone: string; date: string; kind?: RuleKind; extreme?: MarketKind };
-export type ReadingDay = LocalDay & { unit: TempUnit };
+type ReadingDay = LocalDay & { unit: TempUnit };
 
 /** The reports the rule kind counts inside the local day (half-open: local midnight starts a day). */
 function counted(observations: readonly Observation[], day: LocalDay): Observation[] {
