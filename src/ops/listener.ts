@@ -63,7 +63,17 @@ export function openListener(
     fetch: (req: Request, env?: never) => {
       if (serveFetch) return serveFetch(req, env);
       if (waiting.length >= maxWaiting) return busy();
-      return new Promise<Response>((resolve) => waiting.push(() => resolve(serveFetch!(req, env))));
+      // A fetch that throws rejects this request alone, as it would unparked; thrown inside the
+      // wake-up it would end the process.
+      return new Promise<Response>((resolve, reject) =>
+        waiting.push(() => {
+          try {
+            resolve(serveFetch!(req, env));
+          } catch (err) {
+            reject(err);
+          }
+        }),
+      );
     },
     hostname: config.HOST,
     port: config.PORT,

@@ -89,3 +89,15 @@ test('past its limit of requests waiting for a starting server, the next is answ
   listener.open(() => new Response('ok'));
   for (const r of await Promise.all(held)) assert.equal(await r.text(), 'ok');
 });
+
+test('an app that throws on a request that waited fails that request alone, not the process', async (t) => {
+  const { open, port } = await opened(t);
+  const early = fetch(`http://127.0.0.1:${port}/boom`);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  open((req) => {
+    if (new URL(req.url).pathname === '/boom') throw new Error('boom');
+    return new Response('ok');
+  });
+  assert.equal((await early).status, 500);
+  assert.equal(await (await fetch(`http://127.0.0.1:${port}/fine`)).text(), 'ok');
+});
