@@ -95,7 +95,7 @@ export async function preflight(argv: string[]) {
   const metrics = createMetrics();
   let listener: Listener;
   try {
-    listener = await openListener(config, metrics);
+    listener = await openListener(config, { metrics, logger });
     held.dataDirLock = lockDataDir(config.DATA_DIR, nativeSqliteBinding());
   } catch (err) {
     if (err instanceof StartRefused) refuseStart(err.message);

@@ -27,7 +27,7 @@ import { disclaimerText } from './terms/terms.ts';
 import { replicaName } from './replication/from-config.ts';
 import { startReplication } from './replication/supervisor.ts';
 import { readerSettler, startCluster } from './cluster/start.ts';
-import { dbPath, open, preflight, refuse, refuseStart, type Preflight } from './preflight.ts';
+import { dbPath, open, preflight, refuse, type Preflight } from './preflight.ts';
 import { writeSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 
@@ -207,10 +207,6 @@ function listen(s: Started, payments: Payments, workers: Workers) {
       process.exit(1);
     });
   }, STATEMENT_WARM_DELAY_MS).unref();
-  // Bound since the preflight; an error now is an accept failing, not Node's unhandled-error trace.
-  server.on('error', (err: NodeJS.ErrnoException) => {
-    refuseStart(`cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`);
-  });
   return { server, ofacWatch };
 }
 

@@ -3,6 +3,7 @@ import { StartRefused } from '../db/exclusive.ts';
 import { parseTrustedProxies } from '../limits/client-address.ts';
 import { createConnectionCap } from '../limits/connections.ts';
 import { starting } from '../lib/api-errors.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { disclaimerText } from '../terms/terms.ts';
 import { startHttpServer } from './http-server.ts';
@@ -12,6 +13,8 @@ type Fetch = (req: Request, env?: never) => Response | Promise<Response>;
 
 /** Requests held for a starting server; beyond it a 503 with Retry-After (each holds its socket). */
 const MAX_WAITING = 1_000;
+/** A flood of failed accepts logs one line per interval, with how many it covers. */
+const ACCEPT_LOG_INTERVAL_MS = 60_000;
 
 function addressInUse(host: string, port: number): string {
   return (
@@ -45,7 +48,7 @@ export function openListener(
     TRUSTED_PROXIES?: string;
     TERMS_URL: string;
   },
-  metrics: Metrics,
+  ops: { metrics: Metrics; logger: Logger },
   maxWaiting = MAX_WAITING,
 ): Promise<{ server: Server; open(fetch: Fetch): void }> {
   let serveFetch: Fetch | undefined;
@@ -81,7 +84,7 @@ export function openListener(
       max: config.MAX_CONNECTIONS_PER_ADDRESS,
       trustedProxies: parseTrustedProxies(config.TRUSTED_PROXIES),
     }),
-    metrics,
+    metrics: ops.metrics,
     disclaimer,
   });
   const open = (fetch: Fetch) => {
@@ -101,7 +104,30 @@ export function openListener(
     server.once('error', failed);
     server.once('listening', () => {
       server.off('error', failed);
+      server.on('error', acceptFailed(ops));
       resolve({ server, open });
     });
   });
+}
+
+/**
+ * Once listening, an 'error' is an accept that failed (ENOBUFS, ENOMEM, a firewall's EPERM; libuv
+ * absorbs EMFILE itself by closing the connections it cannot take). That connection is lost; the
+ * failure is counted and logged, and the server goes on: exiting would let whoever can provoke it
+ * stop the service.
+ */
+function acceptFailed({ metrics, logger }: { metrics: Metrics; logger: Logger }) {
+  const failures = metrics.counter('isocast_accept_errors_total', 'Connections the listener failed to accept');
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  let unlogged = 0;
+  return (err: NodeJS.ErrnoException) => {
+    const code = err.code ?? 'unknown';
+    failures.inc({ code });
+    unlogged++;
+    const now = Date.now();
+    if (now - loggedAt < ACCEPT_LOG_INTERVAL_MS) return;
+    logger.warn('accept failed', { code, failures: unlogged });
+    loggedAt = now;
+    unlogged = 0;
+  };
 }

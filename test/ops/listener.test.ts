@@ -7,6 +7,7 @@ import { openListener } from '../../src/ops/listener.ts';
 import { StartRefused } from '../../src/db/exclusive.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { disclaimerText } from '../../src/terms/terms.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 
 /**
  * `serve` binds its listener first (src/ops/listener.ts): the socket that refused a taken port is
@@ -21,7 +22,8 @@ const settings = (port: number) => ({
 });
 
 async function opened(t: { after(fn: () => Promise<void>): void }, port = 0) {
-  const listener = await openListener(settings(port), createMetrics());
+  const ops = { metrics: createMetrics(), logger: memoryLogger() };
+  const listener = await openListener(settings(port), ops);
   t.after(
     () =>
       new Promise<void>((resolve) => {
@@ -29,7 +31,7 @@ async function opened(t: { after(fn: () => Promise<void>): void }, port = 0) {
         listener.server.close(() => resolve());
       }),
   );
-  return { ...listener, port: (listener.server.address() as AddressInfo).port };
+  return { ...listener, ...ops, port: (listener.server.address() as AddressInfo).port };
 }
 
 test('a request sent before the app exists waits for it, then is answered by it with its socket', async (t) => {
@@ -50,7 +52,7 @@ test('a request sent before the app exists waits for it, then is answered by it 
 test('a taken port refuses with the one line and fix, not an error trace', async (t) => {
   const { port } = await opened(t);
   await assert.rejects(
-    openListener(settings(port), createMetrics()),
+    openListener(settings(port), { metrics: createMetrics(), logger: memoryLogger() }),
     (err: Error) =>
       err instanceof StartRefused &&
       err.message.startsWith(`127.0.0.1:${port} is already in use`) &&
@@ -60,14 +62,14 @@ test('a taken port refuses with the one line and fix, not an error trace', async
 
 test('a HOST that is not an address of this machine refuses with the fix', async () => {
   await assert.rejects(
-    openListener({ ...settings(0), HOST: '192.0.2.1' }, createMetrics()),
+    openListener({ ...settings(0), HOST: '192.0.2.1' }, { metrics: createMetrics(), logger: memoryLogger() }),
     (err: Error) =>
       err instanceof StartRefused && /HOST 192\.0\.2\.1 is not an address of this machine/.test(err.message),
   );
 });
 
 test('past its limit of requests waiting for a starting server, the next is answered 503 with Retry-After', async (t) => {
-  const listener = await openListener(settings(0), createMetrics(), 2);
+  const listener = await openListener(settings(0), { metrics: createMetrics(), logger: memoryLogger() }, 2);
   t.after(
     () =>
       new Promise<void>((resolve) => {
@@ -100,4 +102,21 @@ test('an app that throws on a request that waited fails that request alone, not 
   });
   assert.equal((await early).status, 500);
   assert.equal(await (await fetch(`http://127.0.0.1:${port}/fine`)).text(), 'ok');
+});
+
+test('an accept that fails once listening is counted and logged once a minute; the server goes on', async (t) => {
+  const { open, port, server, metrics, logger } = await opened(t);
+  open(() => new Response('ok'));
+  // libuv absorbs EMFILE itself (test/ops/accept-errors.test.ts); what reaches the server is rarer
+  // (ENOBUFS, ENOMEM, a firewall's EPERM), so the fault is raised here by hand.
+  for (const code of ['ENOBUFS', 'ENOBUFS', 'EPERM'])
+    server.emit('error', Object.assign(new Error(`accept ${code}`), { code, syscall: 'accept' }));
+  assert.equal(await (await fetch(`http://127.0.0.1:${port}/`)).text(), 'ok');
+  const logged = logger.lines.map((l) => JSON.parse(l)).filter((r) => r.msg === 'accept failed');
+  assert.deepEqual(
+    logged.map((r) => [r.level, r.code, r.failures]),
+    [['warn', 'ENOBUFS', 1]],
+  );
+  assert.match(metrics.render(), /isocast_accept_errors_total\{code="ENOBUFS"\} 2\n/);
+  assert.match(metrics.render(), /isocast_accept_errors_total\{code="EPERM"\} 1\n/);
 });
