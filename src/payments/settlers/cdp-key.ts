@@ -2,7 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 
 /**
  * Reads the CDP API key (Ed25519 seed+public key in base64, or EC P-256 PEM) without loading jose,
- * so config.ts can check it at start in every mode; cdp-auth.ts signs the per-request JWT.
+ * so config.ts can check it at start in every mode; from-config.ts signs the per-request JWT.
  */
 export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
 export const CDP_JWT_LIFETIME_S = 120;

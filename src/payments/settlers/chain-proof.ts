@@ -36,7 +36,7 @@ export function chainFor(rpcUrl: string) {
 }
 
 /** A transaction's verdict: `absent` when it reverted or says nothing about (payer, nonce). */
-export type TransactionProof =
+type TransactionProof =
   | { state: 'used'; txHash: Hex }
   | { state: 'spent'; txHash: Hex; reason: string }
   | { state: 'absent' }
@@ -122,8 +122,8 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
     }
   }
 
-  /** status() with the block it was read at, for checks that must see the same state. */
-  async function statusAt(
+  /** The token's word on (payer, nonce), with the block it was read at for checks that must see the same state. */
+  async function status(
     payer: Address,
     nonce: Hex,
     terms: PaymentTerms,
@@ -169,11 +169,7 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
       return { state: 'unknown', reason: `rpc: ${shortError(err)}` };
     }
   }
-  const status = async (payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus> => {
-    const { block: _, ...st } = await statusAt(payer, nonce, terms);
-    return st;
-  };
-  return { pub, status, statusAt, confirm, judge };
+  return { pub, status, confirm, judge };
 }
 
 /** A receipt as the node sends it: status `0x1` is success; logs keep their hex topics. */

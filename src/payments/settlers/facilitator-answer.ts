@@ -15,7 +15,7 @@ const VerifyResponse = z
   })
   .loose();
 
-export const SettleResponse = z
+const SettleResponse = z
   .object({
     success: z.boolean(),
     errorReason: z.string().nullish(),
@@ -102,20 +102,15 @@ export function classifySettle(answer: JsonAnswer, nonce: Hex): SettleClass {
 const settleFailure = (s: SettleAnswer) =>
   `facilitator settlement failed: ${s.errorReason ?? s.errorMessage ?? 'no reason given'}`;
 
-type VerifyClass = { kind: 'valid' } | { kind: 'refused'; reason: string };
-
-/** `/verify` moves no money: every answer but a clear "valid" is a definite failure. */
-export function classifyVerify(answer: JsonAnswer): VerifyClass {
+/** `/verify` moves no money: every answer but a clear "valid" (null) is a definite refusal, with this reason. */
+export function verifyRefusal(answer: JsonAnswer): string | null {
   const parsed = VerifyResponse.safeParse(answer.json);
   if (parsed.success && answer.status < 500) {
-    if (parsed.data.isValid && answer.status < 300) return { kind: 'valid' };
+    if (parsed.data.isValid && answer.status < 300) return null;
     if (!parsed.data.isValid)
-      return {
-        kind: 'refused',
-        reason: `facilitator refused verification: ${parsed.data.invalidReason ?? parsed.data.invalidMessage ?? 'no reason given'}`,
-      };
+      return `facilitator refused verification: ${parsed.data.invalidReason ?? parsed.data.invalidMessage ?? 'no reason given'}`;
   }
   if (answer.status >= 400 && answer.status < 500)
-    return { kind: 'refused', reason: `facilitator: /verify answered HTTP ${answer.status}: ${refusalReason(answer)}` };
-  return { kind: 'refused', reason: `facilitator: /verify answered HTTP ${answer.status} without a valid x402 body` };
+    return `facilitator: /verify answered HTTP ${answer.status}: ${refusalReason(answer)}`;
+  return `facilitator: /verify answered HTTP ${answer.status} without a valid x402 body`;
 }

@@ -62,16 +62,15 @@ export const NAMES_KIND = /network|version|scheme/i;
 
 /** A good answer is read again (without holding any payment) after this. */
 const TTL_MS = 3_600_000;
+/** While it has never answered, at most one read per this interval (each may hold a payment). */
+const RETRY_MS = 10_000;
 
-export function createKindCache(opts: {
-  fetch: () => Promise<JsonAnswer>;
-  now: () => number;
-  /** While it has never answered, at most one read per this interval (each may hold a payment). */
-  retryMs?: number;
-  onResult?: (r: SupportedResult) => void;
-}) {
-  const retryMs = opts.retryMs ?? 10_000;
+/** A reading that lists none of our kinds: nothing is sent (failover asks the next one). */
+type NoKind = Extract<SupportedResult, { problem: 'none' }>;
+
+export function createKindCache(opts: { fetch: () => Promise<JsonAnswer>; now: () => number }) {
   let kind: WireKind | null = null;
+  let last: SupportedResult | null = null;
   let checkedAt = Number.NEGATIVE_INFINITY;
   let stale = true;
   /** When a refusal last made a payment wait for a read of `/supported`. */
@@ -87,9 +86,8 @@ export function createKindCache(opts: {
     }
     checkedAt = opts.now();
     stale = false;
-    // A list without Base keeps what was sent before: payments then fail as refusals, visibly.
     if (result.ok) kind = result.kind;
-    opts.onResult?.(result);
+    last = result;
     return result;
   }
 
@@ -103,18 +101,19 @@ export function createKindCache(opts: {
   return {
     /** Reads `/supported` now (doctor, serve start). */
     refresh,
-    /** A refusal named the network, version or scheme: read `/supported` again before the next call (at most once per retryMs). */
+    /** A refusal named the network, version or scheme: read `/supported` again before the next call (at most once per RETRY_MS). */
     invalidate: () => {
       stale = true;
     },
-    /** The kind to send now: cached, fetched first when stale after a refusal or never fetched. */
-    async current(): Promise<WireKind> {
+    /** The kind to send now (fetched first when stale after a refusal or never fetched), or the list without one. */
+    async current(): Promise<WireKind | NoKind> {
       const age = opts.now() - checkedAt;
-      // At most one read per retryMs however many refusals come: a burst waits on one shared read.
-      if (kind === null ? age >= retryMs : stale && opts.now() - forcedAt >= retryMs) {
+      // At most one read per RETRY_MS however many refusals come: a burst waits on one shared read.
+      if (kind === null ? age >= RETRY_MS : stale && opts.now() - forcedAt >= RETRY_MS) {
         if (kind !== null) forcedAt = opts.now();
         await refresh();
       } else if (age >= TTL_MS) void refresh();
+      if (last?.ok === false && last.problem === 'none') return last;
       return kind ?? FALLBACK_KIND;
     },
   };
