@@ -36,11 +36,7 @@ export function chainFor(rpcUrl: string) {
 }
 
 /** A transaction's verdict: `absent` when it reverted or says nothing about (payer, nonce). */
-type TransactionProof =
-  | { state: 'used'; txHash: Hex }
-  | { state: 'spent'; txHash: Hex; reason: string }
-  | { state: 'absent' }
-  | { state: 'unknown'; reason: string };
+type TransactionProof = Exclude<AuthorizationStatus, { state: 'unused' }> | { state: 'absent' };
 
 type Expect = { payer: Address; nonce: Hex; terms: PaymentTerms };
 

@@ -1,7 +1,6 @@
 import type { Address, Hex } from 'viem';
 import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from '../../lib/http-client.ts';
-import { classifySettle, verifyRefusal } from './facilitator-answer.ts';
-import { NAMES_KIND, createKindCache } from './negotiate.ts';
+import { NAMES_KIND, classifySettle, createKindCache, verifyRefusal } from './negotiate.ts';
 import type { createProofReader } from './chain-proof.ts';
 import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 import { facilitatorBody } from '../../x402/v2.ts';
@@ -9,7 +8,7 @@ import { facilitatorBody } from '../../x402/v2.ts';
 /**
  * An x402 facilitator: `POST /settle` (after `/verify` unless our recovery proved the signature)
  * in a kind its `/supported` lists. A refusal is "not charged" at once; only an unclear answer
- * waits for the chain (facilitator-answer.ts). Payloads never reach a log.
+ * waits for the chain (negotiate.ts). Payloads never reach a log.
  */
 type FacilitatorOptions = {
   url: string;
