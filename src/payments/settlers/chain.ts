@@ -27,7 +27,6 @@ export const EIP3009_ABI = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
-/** How long to wait for the receipt before the outcome is reported in doubt. */
 export const RECEIPT_TIMEOUT_MS = 60_000;
 
 export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc: Address }): Settler {
@@ -128,7 +127,7 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
 
 type TransferCall = ReturnType<typeof transferCall>;
 
-/** The transferWithAuthorization call for a request: (v, r, s) for a 65-byte signature, else bytes. */
+/** (v, r, s) for a 65-byte signature, else bytes. */
 function transferCall(req: SettleRequest) {
   const a = req.authorization;
   const base = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;

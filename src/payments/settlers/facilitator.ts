@@ -82,7 +82,6 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
     return decide(req, reason, 'refusal');
   }
 
-  /** A `/settle` success, checked against our own RPC: PAY_TO must have received the price. */
   async function settled(req: SettleRequest, txHash: Hex): Promise<SettleOutcome> {
     if (!opts.confirm) return { ok: true, txHash };
     const proof = await opts.confirm(txHash, { payer: req.payer, nonce: req.authorization.nonce, terms: termsOf(req) });
@@ -152,7 +151,6 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   };
 }
 
-/** Errors raised before a connection existed: the request cannot have been delivered. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', NOT_SENT]);
 function neverConnected(err: unknown): boolean {
   const code = (err as { cause?: { code?: unknown } }).cause?.code;

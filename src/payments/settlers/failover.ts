@@ -12,8 +12,6 @@ import type { SettleOutcome, SettleRequest, Settler } from './settler.ts';
 export const COOL_OFF_MS = 30_000;
 export const WARN_EVERY_MS = 60_000;
 
-type FacilitatorEntry = { name: string; settler: Settler };
-
 export type FacilitatorHealth = {
   name: string;
   up: boolean;
@@ -31,7 +29,7 @@ export type FailoverSettler = Settler & {
 };
 
 export function createFailoverSettler(
-  entries: readonly FacilitatorEntry[],
+  entries: readonly { name: string; settler: Settler }[],
   opts: { now: () => number; logger?: Logger; onSkip?: (name: string) => void },
 ): FailoverSettler {
   if (entries.length === 0) throw new Error('no facilitator configured');
@@ -109,7 +107,6 @@ export function createFailoverSettler(
   };
 }
 
-/** The health of each facilitator a settler settles through, or undefined (mock, chain). */
 export function facilitatorHealthOf(settler: Settler): (() => FacilitatorHealth[]) | undefined {
   const h = (settler as Partial<FailoverSettler>).health;
   return h ? () => h.call(settler) : undefined;

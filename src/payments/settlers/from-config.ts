@@ -13,7 +13,6 @@ import type { Logger } from '../../lib/logger.ts';
 import type { PerRequestHeaders } from '../../lib/http-client.ts';
 import type { Settler } from './settler.ts';
 
-/** The settings a settler reads; the server's Config carries them (config.ts). */
 export interface SettlerSettings {
   PAYMENT_MODE: 'mock' | 'live';
   SETTLEMENT: 'facilitator' | 'chain';
@@ -109,9 +108,6 @@ function authorizationUsed(rpcUrl: string, usdc: Address) {
 /** Live mode with RPC_URL: smart-wallet signatures (ERC-1271, ERC-6492) verify through the chain. */
 export function chainVerifierFromConfig(config: SettlerSettings): TypedDataVerifier | undefined {
   if (config.PAYMENT_MODE !== 'live' || !config.RPC_URL) return undefined;
-  const client = rpcClient(config.RPC_URL, 1);
-  return {
-    verifyTypedData: (args) => client.verifyTypedData(args),
-    verifyMessage: (args) => client.verifyMessage(args),
-  };
+  // viem's public client is one: its verifyTypedData and verifyMessage need no `this`.
+  return rpcClient(config.RPC_URL, 1);
 }
