@@ -86,8 +86,7 @@ export function siwxExtension(i: {
   };
 }
 
-const instantOf = (s: string | undefined): number | null => {
-  if (s === undefined) return null;
+const instantOf = (s: string): number | null => {
   const ms = Date.parse(s);
   return Number.isFinite(ms) ? ms : null;
 };
