@@ -23,10 +23,7 @@ type SiwxSignInDeps = {
 
 /** The library's parser and verifier, evaluated on the first sign-in (siwx-verify.ts). */
 let library: Promise<typeof import('./siwx-verify.ts')> | undefined;
-const siwxLibrary = () => {
-  library ??= import('./siwx-verify.ts');
-  return library;
-};
+const siwxLibrary = () => (library ??= import('./siwx-verify.ts'));
 
 /**
  * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError; its (wallet, nonce) is

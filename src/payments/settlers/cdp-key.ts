@@ -7,10 +7,8 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
 export const CDP_JWT_LIFETIME_S = 120;
 
-type CdpKey = { key: KeyObject; alg: 'EdDSA' | 'ES256' };
-
 /** Throws with a message fit for a `config:` line when the secret is neither kind of key. */
-export function cdpSigningKey(secret: string): CdpKey {
+export function cdpSigningKey(secret: string): { key: KeyObject; alg: 'EdDSA' | 'ES256' } {
   // A PEM pasted into one environment line arrives with literal "\n".
   const text = secret.trim().replace(/\\n/g, '\n');
   if (text.startsWith('-----BEGIN')) {
