@@ -109,10 +109,7 @@ function terse(node: unknown): unknown {
   return Object.fromEntries(
     Object.entries(node)
       .filter(([k, v]) => !(k === 'description' && typeof v === 'string') && !(k === 'examples' && Array.isArray(v)))
-      .map(([k, v]) => [
-        k,
-        k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, terse(s)])) : terse(v),
-      ]),
+      .map(([k, v]) => [k, terse(v)]),
   );
 }
 

@@ -1,12 +1,13 @@
-import { recoverTypedDataAddress, type Hex } from 'viem';
+import { getTypesForEIP712Domain, recoverTypedDataAddress, type Hex } from 'viem';
 import {
   RECEIPT_REQUEST_DOMAIN,
   RECEIPT_REQUEST_PRIMARY_TYPE,
   RECEIPT_REQUEST_TYPES,
-  RECEIPT_REVOCATION_TYPES,
   type ReceiptSignedKind,
   receiptTypedData,
 } from '../../packages/isocast-client/src/receipt-typed-data.ts';
+import { createSingleUse } from '../db/single-use.ts';
+import type { Db } from '../db/open.ts';
 import { SKEW_RULE } from '../lib/signed-request.ts';
 
 /**
@@ -21,20 +22,15 @@ export {
   type ReceiptSignedKind,
 } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 
-const TYPES = { ReceiptRequest: RECEIPT_REQUEST_TYPES, ReceiptRevocation: RECEIPT_REVOCATION_TYPES } as const;
-
 /** The typed data with the EIP712Domain type spelled out, for clients calling eth_signTypedData_v4. */
 export function receiptTypedDataDoc(origin: string, kind: ReceiptSignedKind = RECEIPT_REQUEST_PRIMARY_TYPE) {
   return {
     domain: RECEIPT_REQUEST_DOMAIN,
     primaryType: kind,
+    // Both kinds sign the same fields.
     types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-      ],
-      ...TYPES[kind],
+      EIP712Domain: getTypesForEIP712Domain({ domain: RECEIPT_REQUEST_DOMAIN }),
+      [kind]: RECEIPT_REQUEST_TYPES.ReceiptRequest,
     },
     message: { wallet: '0x<your wallet>', origin, timestamp: '<unix seconds>' },
     notes: `origin is exactly "${origin}" (this server; a signature naming another origin is refused); timestamp is unix seconds, ${SKEW_RULE}; each (wallet, timestamp) is honoured once.`,
@@ -58,4 +54,25 @@ export async function verifyReceiptSigned(s: {
   } catch {
     return false;
   }
+}
+
+/**
+ * Each signed receipt request or revocation (wallet, timestamp) is consumed once per kind (spec 8);
+ * a row is forgotten once its timestamp is twice the skew old, as it is refused as stale anyway.
+ */
+export function createReceiptRequestStore(db: Db) {
+  const table = (name: string) =>
+    createSingleUse<{ wallet: string; timestamp: number; used_at: number }>(db, {
+      table: name,
+      key: ['wallet', 'timestamp'],
+      columns: ['wallet', 'timestamp', 'used_at'],
+      agedBy: { column: 'timestamp', unit: 's' },
+    });
+  const uses = { request: table('receipt_requests'), revocation: table('receipt_revocations') };
+  return {
+    /** True the first time (wallet, timestamp) is used for `kind`; run inside the caller's transaction. */
+    consume(u: { kind: keyof typeof uses; wallet: string; timestamp: number; nowMs: number }): boolean {
+      return uses[u.kind].consume({ wallet: u.wallet, timestamp: u.timestamp, used_at: u.nowMs }, u.nowMs);
+    },
+  };
 }

@@ -4,28 +4,25 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes, type KeyObje
  * AES-256-GCM under a key derived from the server secret, for a stored answer holding a receipt
  * token. `context` is authenticated, not stored: a value moved to another row does not open.
  */
-export type Sealer = {
-  seal(plain: string, context: string): string;
-  /** The plain text, or null for a value that does not open under this secret and context. */
-  open(sealed: string, context: string): string | null;
-};
+export type Sealer = ReturnType<typeof createSealer>;
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export function createSealer(secret: () => KeyObject): Sealer {
+export function createSealer(secret: () => KeyObject) {
   let key: Buffer | undefined;
   // Derived once, on first use: a purpose-bound key, never the secret itself.
   const keyOf = () => (key ??= createHmac('sha256', secret()).update('isocast sealed payment result v1').digest());
   return {
-    seal(plain, context) {
+    seal(plain: string, context: string): string {
       const iv = randomBytes(IV_BYTES);
       const c = createCipheriv('aes-256-gcm', keyOf(), iv);
       c.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
       return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64');
     },
-    open(sealed, context) {
+    /** The plain text, or null for a value that does not open under this secret and context. */
+    open(sealed: string, context: string): string | null {
       try {
         const raw = Buffer.from(sealed, 'base64');
         if (raw.length < IV_BYTES + TAG_BYTES) return null;

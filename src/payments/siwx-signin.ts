@@ -23,10 +23,7 @@ type SiwxSignInDeps = {
 
 /** The library's parser and verifier, evaluated on the first sign-in (siwx-verify.ts). */
 let library: Promise<typeof import('./siwx-verify.ts')> | undefined;
-const siwxLibrary = () => {
-  library ??= import('./siwx-verify.ts');
-  return library;
-};
+const siwxLibrary = () => (library ??= import('./siwx-verify.ts'));
 
 /**
  * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError; its (wallet, nonce) is
@@ -46,12 +43,12 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
 
   /** ECDSA first (no RPC); only a signature that does not recover goes to the chain client. */
   async function signer(p: SIWxPayload): Promise<string> {
-    const { verifySiwx } = await siwxLibrary();
+    const { verifySIWxSignature } = await siwxLibrary();
     try {
-      const local = await verifySiwx(p);
+      const local = await verifySIWxSignature(p);
       if (local.isValid) return local.payer;
       if (deps.verifyMessage) {
-        const onChain = await verifySiwx(p, deps.verifyMessage);
+        const onChain = await verifySIWxSignature(p, { evmVerifier: deps.verifyMessage });
         if (onChain.isValid) return onChain.payer;
         if (onChain.invalidReason === 'invalid_siwx_verifier_error') throw siwxUnverifiable(onChain.invalidReason);
       }
@@ -66,10 +63,10 @@ export function createSiwxSignIn(deps: SiwxSignInDeps) {
   return async function signIn(header: string): Promise<string> {
     if (header.length > MAX_HEADER_CHARS)
       throw siwxRefused({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: 'header too long' });
-    const { parseSiwx } = await siwxLibrary();
+    const { parseSIWxHeader } = await siwxLibrary();
     let payload: SIWxPayload;
     try {
-      payload = parseSiwx(header.trim());
+      payload = parseSIWxHeader(header.trim());
     } catch (err) {
       throw siwxRefused({ error: SIWX_ERRORS.malformed, code: 'invalid_siwx_header', reason: (err as Error).message });
     }

@@ -1,21 +1,7 @@
-import {
-  parseSIWxHeader,
-  verifySIWxSignature,
-  type EVMMessageVerifier,
-  type SIWxPayload,
-  type SIWxVerifyResult,
-} from '@x402/extensions/sign-in-with-x';
-
 /**
  * `@x402/extensions`' parser and signature check for `SIGN-IN-WITH-X`, imported on the first
  * sign-in, never at start: the library is about a quarter of the binary's main bundle and its
  * start-up evaluation. It is a bundle of its own in the binary (scripts/sea/asset-bundles.ts), so
  * it takes and returns plain data; only a thrown error's message is read.
  */
-export function parseSiwx(header: string): SIWxPayload {
-  return parseSIWxHeader(header);
-}
-
-export function verifySiwx(p: SIWxPayload, evmVerifier?: EVMMessageVerifier): Promise<SIWxVerifyResult> {
-  return evmVerifier ? verifySIWxSignature(p, { evmVerifier }) : verifySIWxSignature(p);
-}
+export { parseSIWxHeader, verifySIWxSignature } from '@x402/extensions/sign-in-with-x';

@@ -35,6 +35,16 @@ type SiwxRefusal = { error: string; code: string; reason?: string };
 const text = { type: 'string' } as const;
 const uri = { type: 'string', format: 'uri' } as const;
 const instant = { type: 'string', format: 'date-time' } as const;
+/** The message's fields in the library's order; those not listed in SHAPES are plain strings. */
+const FIELDS =
+  'domain address statement uri version chainId type nonce issuedAt expirationTime notBefore requestId resources signature';
+const SHAPES: Record<string, object> = {
+  uri,
+  issuedAt: instant,
+  expirationTime: instant,
+  notBefore: instant,
+  resources: { type: 'array', items: uri },
+};
 
 /**
  * `declareSIWxExtension({ network, expirationSeconds })` of `@x402/extensions` less its `_options`,
@@ -46,22 +56,7 @@ const DECLARED = {
   schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
-    properties: {
-      domain: text,
-      address: text,
-      statement: text,
-      uri,
-      version: text,
-      chainId: text,
-      type: text,
-      nonce: text,
-      issuedAt: instant,
-      expirationTime: instant,
-      notBefore: instant,
-      requestId: text,
-      resources: { type: 'array', items: uri },
-      signature: text,
-    },
+    properties: Object.fromEntries(FIELDS.split(' ').map((k) => [k, SHAPES[k] ?? text])),
     required: ['domain', 'address', 'uri', 'version', 'chainId', 'type', 'nonce', 'issuedAt', 'signature'],
   },
 } as SIWxExtension;
@@ -91,8 +86,7 @@ export function siwxExtension(i: {
   };
 }
 
-const instantOf = (s: string | undefined): number | null => {
-  if (s === undefined) return null;
+const instantOf = (s: string): number | null => {
   const ms = Date.parse(s);
   return Number.isFinite(ms) ? ms : null;
 };

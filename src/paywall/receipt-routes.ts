@@ -27,13 +27,13 @@ import type { SanctionsList } from '../sanctions/list.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import {
+  createReceiptRequestStore,
   originOf,
   RECEIPT_REQUEST_PRIMARY_TYPE,
   RECEIPT_REVOCATION_PRIMARY_TYPE,
   type ReceiptSignedKind,
   verifyReceiptSigned,
 } from '../payments/receipt-request.ts';
-import { createReceiptRequestStore } from '../payments/receipt-request-store.ts';
 import { createPaymentReads } from '../payments/store.ts';
 
 /**

@@ -19,7 +19,6 @@ test('refusals naming the network: one shared read of /supported, then none for 
   let gate = Promise.resolve();
   const cache = createKindCache({
     now: () => nowMs,
-    retryMs: 10_000,
     fetch: async () => {
       reads++;
       await gate;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
 import { checkSignedRequest, SIGNED_REQUEST_SKEW_SEC } from '../../src/lib/signed-request.ts';
-import { createReceiptRequestStore } from '../../src/payments/receipt-request-store.ts';
+import { createReceiptRequestStore } from '../../src/payments/receipt-request.ts';
 
 const nowMs = 1_784_000_000_000;
 const nowS = nowMs / 1000;

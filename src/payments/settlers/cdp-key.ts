@@ -2,15 +2,13 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 
 /**
  * Reads the CDP API key (Ed25519 seed+public key in base64, or EC P-256 PEM) without loading jose,
- * so config.ts can check it at start in every mode; cdp-auth.ts signs the per-request JWT.
+ * so config.ts can check it at start in every mode; from-config.ts signs the per-request JWT.
  */
 export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
 export const CDP_JWT_LIFETIME_S = 120;
 
-type CdpKey = { key: KeyObject; alg: 'EdDSA' | 'ES256' };
-
 /** Throws with a message fit for a `config:` line when the secret is neither kind of key. */
-export function cdpSigningKey(secret: string): CdpKey {
+export function cdpSigningKey(secret: string): { key: KeyObject; alg: 'EdDSA' | 'ES256' } {
   // A PEM pasted into one environment line arrives with literal "\n".
   const text = secret.trim().replace(/\\n/g, '\n');
   if (text.startsWith('-----BEGIN')) {

@@ -18,12 +18,10 @@ const AUTHORIZATION_STATE_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ]);
 
-/** Each JSON-RPC call gives up after this; viem retries once. */
 export const RPC_TIMEOUT_MS = 15_000;
-/** How long a facilitator's named transaction may take to appear on our own RPC. */
+/** A facilitator's named transaction may take this long to appear on our own RPC. */
 const CONFIRM_WAIT_MS = 10_000;
 const POLL_MS = 1_000;
-/** How far back to look for the event of an already-used nonce. */
 const LOOKBACK_BLOCKS = 50_000n;
 
 export function chainFor(rpcUrl: string) {
@@ -36,11 +34,7 @@ export function chainFor(rpcUrl: string) {
 }
 
 /** A transaction's verdict: `absent` when it reverted or says nothing about (payer, nonce). */
-export type TransactionProof =
-  | { state: 'used'; txHash: Hex }
-  | { state: 'spent'; txHash: Hex; reason: string }
-  | { state: 'absent' }
-  | { state: 'unknown'; reason: string };
+type TransactionProof = Exclude<AuthorizationStatus, { state: 'unused' }> | { state: 'absent' };
 
 type Expect = { payer: Address; nonce: Hex; terms: PaymentTerms };
 
@@ -95,7 +89,6 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
       if (queued.length === 1) setImmediate(flush);
     });
 
-  /** A receipt's logs already in hand (our own transaction's), judged without another call. */
   const judge = (tx: { hash: Hex; logs: readonly ProofLog[] }, { payer, nonce, terms }: Expect): TransactionProof => {
     const v = settlementVerdict(tx.logs, { usdc: opts.usdc, payer, nonce, payTo: terms.payTo, value: terms.value });
     if (v.kind === 'paid') return { state: 'used', txHash: tx.hash };
@@ -103,7 +96,6 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
     return { state: 'absent' };
   };
 
-  /** One transaction (ours, or one a facilitator named) judged against the payment. */
   async function confirm(txHash: Hex, expect: Expect): Promise<TransactionProof> {
     try {
       let receipt = await readReceipt(txHash);
@@ -122,8 +114,8 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
     }
   }
 
-  /** status() with the block it was read at, for checks that must see the same state. */
-  async function statusAt(
+  /** The token's word on (payer, nonce), with the block it was read at for checks that must see the same state. */
+  async function status(
     payer: Address,
     nonce: Hex,
     terms: PaymentTerms,
@@ -169,14 +161,9 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
       return { state: 'unknown', reason: `rpc: ${shortError(err)}` };
     }
   }
-  const status = async (payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus> => {
-    const { block: _, ...st } = await statusAt(payer, nonce, terms);
-    return st;
-  };
-  return { pub, status, statusAt, confirm, judge };
+  return { pub, status, confirm, judge };
 }
 
-/** A receipt as the node sends it: status `0x1` is success; logs keep their hex topics. */
 type RawReceipt = { status: string; logs: ProofLog[] };
 
 function receiptOf(answer: { status: number; json: unknown }): RawReceipt | null {

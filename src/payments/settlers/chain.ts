@@ -2,6 +2,7 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   createWalletClient,
+  formatUnits,
   http,
   parseAbi,
   parseSignature,
@@ -10,6 +11,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { USDC_DECIMALS } from '../../../packages/isocast-client/src/chain.ts';
 import { chainFor, createProofReader, RPC_TIMEOUT_MS, shortError } from './chain-proof.ts';
 import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 
@@ -25,12 +27,11 @@ export const EIP3009_ABI = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
-/** How long to wait for the receipt before the outcome is reported in doubt. */
 export const RECEIPT_TIMEOUT_MS = 60_000;
 
 export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc: Address }): Settler {
   const chain = chainFor(opts.rpcUrl);
-  const { pub, status, statusAt, judge } = createProofReader(opts);
+  const { pub, status, judge } = createProofReader(opts);
   const account = privateKeyToAccount(opts.privateKey);
   const wallet = createWalletClient({
     chain,
@@ -60,7 +61,7 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
         ...at,
       });
       if (balance < req.authorization.value)
-        return `payer balance ${formatUsdc(balance)} USDC is below the ${formatUsdc(req.authorization.value)} USDC authorized`;
+        return `payer balance ${formatUnits(balance, USDC_DECIMALS)} USDC is below the ${formatUnits(req.authorization.value, USDC_DECIMALS)} USDC authorized`;
     } catch {
       return null;
     }
@@ -87,7 +88,7 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
     maxSettleMs: RECEIPT_TIMEOUT_MS + 2 * RPC_TIMEOUT_MS,
     async settle(req) {
       const a = req.authorization;
-      const earlier = await statusAt(req.payer, a.nonce, termsOf(req));
+      const earlier = await status(req.payer, a.nonce, termsOf(req));
       const final = settledBefore(earlier);
       if (final) return final;
       // Without a definite answer nothing is sent: a competitor may already have used the nonce.
@@ -126,7 +127,7 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
 
 type TransferCall = ReturnType<typeof transferCall>;
 
-/** The transferWithAuthorization call for a request: (v, r, s) for a 65-byte signature, else bytes. */
+/** (v, r, s) for a 65-byte signature, else bytes. */
 function transferCall(req: SettleRequest) {
   const a = req.authorization;
   const base = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
@@ -138,11 +139,4 @@ function transferCall(req: SettleRequest) {
     };
   }
   return { functionName: 'transferWithAuthorization' as const, args: [...base, req.signature] as const };
-}
-
-/** Micro-USDC (6 decimals) as a decimal string, for messages only. */
-function formatUsdc(micro: bigint): string {
-  const whole = micro / 1_000_000n;
-  const frac = (micro % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : String(whole);
 }

@@ -1,36 +1,27 @@
 import type { Address, Hex } from 'viem';
 import { NOT_SENT, createJsonPost, type JsonAnswer, type PerRequestHeaders } from '../../lib/http-client.ts';
-import { classifySettle, classifyVerify } from './facilitator-answer.ts';
-import { NAMES_KIND, createKindCache, type SupportedResult } from './negotiate.ts';
-import type { TransactionProof } from './chain-proof.ts';
-import {
-  settledBefore,
-  termsOf,
-  type AuthorizationStatus,
-  type PaymentTerms,
-  type SettleOutcome,
-  type SettleRequest,
-  type Settler,
-} from './settler.ts';
+import { NAMES_KIND, classifySettle, createKindCache, verifyRefusal } from './negotiate.ts';
+import type { createProofReader } from './chain-proof.ts';
+import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 import { facilitatorBody } from '../../x402/v2.ts';
 
 /**
  * An x402 facilitator: `POST /settle` (after `/verify` unless our recovery proved the signature)
  * in a kind its `/supported` lists. A refusal is "not charged" at once; only an unclear answer
- * waits for the chain (facilitator-answer.ts). Payloads never reach a log.
+ * waits for the chain (negotiate.ts). Payloads never reach a log.
  */
 type FacilitatorOptions = {
   url: string;
   /** Sent verbatim as the Authorization header when set (FACILITATOR_AUTH). */
   auth?: string;
-  /** Headers made for each request instead (CDP's per-request JWT, cdp-auth.ts). */
+  /** Headers made for each request instead (CDP's per-request JWT). */
   perRequest?: PerRequestHeaders;
   verifyTimeoutMs?: number;
   settleTimeoutMs?: number;
   /** The token's word on (payer, nonce); without it a `/settle` that went quiet stays in doubt. */
-  status?: (payer: Address, nonce: Hex, terms: PaymentTerms) => Promise<AuthorizationStatus>;
+  status?: Settler['status'];
   /** Judges a `/settle` success's transaction on our RPC: a facilitator's "success" is not proof PAY_TO was paid. */
-  confirm?: (txHash: Hex, expect: { payer: Address; nonce: Hex; terms: PaymentTerms }) => Promise<TransactionProof>;
+  confirm?: ReturnType<typeof createProofReader>['confirm'];
   /** authorizationState alone, one RPC call: what a refusal costs. Without it a refusal asks `status`. */
   used?: (payer: Address, nonce: Hex) => Promise<boolean>;
   /**
@@ -48,32 +39,28 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const headers: Record<string, string> = opts.auth ? { authorization: opts.auth } : {};
   const verifyTimeoutMs = opts.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS;
   const settleTimeoutMs = opts.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
-  const status = async (payer: Address, nonce: Hex, terms: PaymentTerms): Promise<AuthorizationStatus> =>
+  const status: Settler['status'] = async (payer, nonce, terms) =>
     opts.status
       ? opts.status(payer, nonce, terms)
       : { state: 'unknown', reason: 'no RPC_URL to ask the token contract' };
 
   const client = createJsonPost('facilitator', { baseUrl: opts.url, headers, perRequest: opts.perRequest });
-  // The last /supported reading: one that lists none of our kinds takes no payment (failover).
-  let lastSupported: SupportedResult | null = null;
-  const kinds = createKindCache({
-    fetch: () => client.get('/supported', SUPPORTED_TIMEOUT_MS),
-    now: Date.now,
-    onResult: (r) => {
-      lastSupported = r;
-    },
-  });
+  const kinds = createKindCache({ fetch: () => client.get('/supported', SUPPORTED_TIMEOUT_MS), now: Date.now });
   const verifyAlways = opts.verify === 'always';
 
-  async function post(path: '/verify' | '/settle', req: SettleRequest, timeoutMs: number): Promise<JsonAnswer> {
-    return client.post(path, facilitatorBody(await kinds.current(), req), timeoutMs);
-  }
-
-  /** An answer that left the outcome unknown: the token contract decides. */
-  async function decide(req: SettleRequest, reason: string, submitted: Hex | null): Promise<SettleOutcome> {
+  /**
+   * An answer that left the outcome open: the token contract decides. After a refusal naming no
+   * transaction (`refusal`), money can have moved only if the authorization was used before it
+   * reached us, so an unused one is "not charged". A used nonce is not a payment (a cancelled one
+   * is "already used" too): only a transaction paying PAY_TO the price is credited.
+   */
+  async function decide(req: SettleRequest, reason: string, after: Hex | null | 'refusal'): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, termsOf(req));
-    if (st.state === 'used') return { ok: true, txHash: st.txHash };
+    const refusal = after === 'refusal';
+    if (st.state === 'used') return { ok: true, txHash: st.txHash, ...(refusal ? { alreadySettled: true } : {}) };
     if (st.state === 'spent') return { ok: false, inDoubt: false, reason: `${reason}; ${st.reason}` };
+    if (st.state === 'unused' && refusal) return { ok: false, inDoubt: false, reason };
+    const submitted = refusal ? null : after;
     return {
       ok: false,
       inDoubt: true,
@@ -82,29 +69,19 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
     };
   }
 
-  /**
-   * A refusal naming no transaction: money can still have moved only if the authorization was used
-   * before it reached us. A used nonce is not a payment (a cancelled nonce is "already used" too):
-   * only a transaction paying PAY_TO the price is credited, without a receipt token.
-   */
   async function refused(req: SettleRequest, reason: string): Promise<SettleOutcome> {
     if (NAMES_KIND.test(reason)) kinds.invalidate();
     if (!opts.used && !opts.status) return { ok: false, inDoubt: false, reason };
-    const a = req.authorization;
     try {
-      if (opts.used && !(await opts.used(req.payer, a.nonce))) return { ok: false, inDoubt: false, reason };
+      if (opts.used && !(await opts.used(req.payer, req.authorization.nonce)))
+        return { ok: false, inDoubt: false, reason };
     } catch (err) {
       // The chain did not answer: a prior use cannot be ruled out, so "not charged" is not known.
       return { ok: false, inDoubt: true, reason: `${reason}; rpc: ${(err as Error).message}` };
     }
-    const st = await status(req.payer, a.nonce, termsOf(req));
-    if (st.state === 'used') return { ok: true, txHash: st.txHash, alreadySettled: true };
-    if (st.state === 'spent') return { ok: false, inDoubt: false, reason: `${reason}; ${st.reason}` };
-    if (st.state === 'unused') return { ok: false, inDoubt: false, reason };
-    return { ok: false, inDoubt: true, reason: `${reason}; ${st.reason}` };
+    return decide(req, reason, 'refusal');
   }
 
-  /** A `/settle` success, checked against our own RPC: PAY_TO must have received the price. */
   async function settled(req: SettleRequest, txHash: Hex): Promise<SettleOutcome> {
     if (!opts.confirm) return { ok: true, txHash };
     const proof = await opts.confirm(txHash, { payer: req.payer, nonce: req.authorization.nonce, terms: termsOf(req) });
@@ -125,31 +102,32 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
         const earlier = settledBefore(await status(req.payer, req.authorization.nonce, termsOf(req)));
         if (earlier) return earlier;
       }
+      const kind = await kinds.current();
       // Its /supported lists none of our kinds: nothing is sent (the next facilitator may take it).
-      await kinds.current();
-      const listing = lastSupported as SupportedResult | null;
-      if (listing && !listing.ok && listing.problem === 'none')
-        return { ok: false, inDoubt: false, unavailable: true, reason: `facilitator ${listing.detail}` };
+      if ('problem' in kind)
+        return { ok: false, inDoubt: false, unavailable: true, reason: `facilitator ${kind.detail}` };
+      const body = facilitatorBody(kind, req);
       // /settle verifies again before submitting (docs/decisions.md "Skipping /verify").
       if (verifyAlways || !req.signatureRecovered) {
         let answer: JsonAnswer;
         try {
-          answer = await post('/verify', req, verifyTimeoutMs);
+          answer = await client.post('/verify', body, verifyTimeoutMs);
         } catch (err) {
           // /verify moves no money: a failed verify charged nobody, and another facilitator may try.
           return { ok: false, inDoubt: false, unavailable: true, reason: `facilitator: ${(err as Error).message}` };
         }
-        const v = classifyVerify(answer);
-        if (v.kind === 'refused') {
-          if (NAMES_KIND.test(v.reason)) kinds.invalidate();
+        const refusal = verifyRefusal(answer);
+        if (refusal !== null) {
+          const namesKind = NAMES_KIND.test(refusal);
+          if (namesKind) kinds.invalidate();
           // A 5xx or a refusal naming the kind is the facilitator's trouble, not the payment's.
-          const theirs = answer.status >= 500 || NAMES_KIND.test(v.reason);
-          return { ok: false, inDoubt: false, reason: v.reason, ...(theirs ? { unavailable: true } : {}) };
+          const theirs = answer.status >= 500 || namesKind;
+          return { ok: false, inDoubt: false, reason: refusal, ...(theirs ? { unavailable: true } : {}) };
         }
       }
       let answer: JsonAnswer;
       try {
-        answer = await post('/settle', req, settleTimeoutMs);
+        answer = await client.post('/settle', body, settleTimeoutMs);
       } catch (err) {
         // No connection was ever made: nothing can have been submitted, truly not charged.
         if (neverConnected(err))
@@ -173,7 +151,6 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   };
 }
 
-/** Errors raised before a connection existed: the request cannot have been delivered. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', NOT_SENT]);
 function neverConnected(err: unknown): boolean {
   const code = (err as { cause?: { code?: unknown } }).cause?.code;

@@ -12,8 +12,6 @@ import type { SettleOutcome, SettleRequest, Settler } from './settler.ts';
 export const COOL_OFF_MS = 30_000;
 export const WARN_EVERY_MS = 60_000;
 
-type FacilitatorEntry = { name: string; settler: Settler };
-
 export type FacilitatorHealth = {
   name: string;
   up: boolean;
@@ -31,44 +29,44 @@ export type FailoverSettler = Settler & {
 };
 
 export function createFailoverSettler(
-  entries: readonly FacilitatorEntry[],
+  entries: readonly { name: string; settler: Settler }[],
   opts: { now: () => number; logger?: Logger; onSkip?: (name: string) => void },
 ): FailoverSettler {
   if (entries.length === 0) throw new Error('no facilitator configured');
-  const state = entries.map((e) => ({
-    ...e,
-    downSinceMs: null as number | null,
-    reason: null as string | null,
+  const state = entries.map(({ name, settler }) => ({
+    settler,
     warnedAtMs: Number.NEGATIVE_INFINITY,
-    answered: 0,
-    skipped: 0,
+    h: { name, up: true, reason: null, downSinceMs: null, answered: 0, skipped: 0 } as FacilitatorHealth,
   }));
 
   /** Up ones first in their order, then down ones; a down one whose cool-off passed counts as up. */
   function order(nowMs: number) {
-    const rested = (s: (typeof state)[number]) => s.downSinceMs === null || nowMs - s.downSinceMs >= COOL_OFF_MS;
+    const rested = ({ h }: (typeof state)[number]) => h.downSinceMs === null || nowMs - h.downSinceMs >= COOL_OFF_MS;
     return [...state.filter(rested), ...state.filter((s) => !rested(s))];
   }
 
   function skipped(s: (typeof state)[number], reason: string, nowMs: number) {
-    s.skipped++;
-    s.reason = reason;
-    if (s.downSinceMs === null || nowMs - s.downSinceMs >= COOL_OFF_MS) s.downSinceMs = nowMs;
-    opts.onSkip?.(s.name);
+    const { h } = s;
+    h.skipped++;
+    h.reason = reason;
+    h.up = false;
+    if (h.downSinceMs === null || nowMs - h.downSinceMs >= COOL_OFF_MS) h.downSinceMs = nowMs;
+    opts.onSkip?.(h.name);
     if (nowMs - s.warnedAtMs >= WARN_EVERY_MS) {
       s.warnedAtMs = nowMs;
-      opts.logger?.warn('facilitator unavailable; the next one is asked', { facilitator: s.name, reason });
+      opts.logger?.warn('facilitator unavailable; the next one is asked', { facilitator: h.name, reason });
     }
   }
 
-  function answered(s: (typeof state)[number]) {
-    s.answered++;
-    if (s.downSinceMs !== null) opts.logger?.info('facilitator answering again', { facilitator: s.name });
-    s.downSinceMs = null;
-    s.reason = null;
+  function answered({ h }: (typeof state)[number]) {
+    h.answered++;
+    if (h.up) return;
+    opts.logger?.info('facilitator answering again', { facilitator: h.name });
+    h.up = true;
+    h.downSinceMs = null;
+    h.reason = null;
   }
 
-  const first = entries[0]!.settler;
   return {
     kind: 'facilitator',
     maxSettleMs: entries.reduce((sum, e) => sum + e.settler.maxSettleMs, 0),
@@ -82,7 +80,7 @@ export function createFailoverSettler(
         }
         skipped(s, out.reason, opts.now());
         if (state.length === 1) return out;
-        reasons.push(`${s.name}: ${out.reason}`);
+        reasons.push(`${s.h.name}: ${out.reason}`);
       }
       // Nothing was sent anywhere money could move: truly not charged.
       return {
@@ -93,31 +91,22 @@ export function createFailoverSettler(
       };
     },
     // The token contract's answer is the same whoever asks: the first one's RPC lookup.
-    status: (payer, nonce, validBefore) => first.status(payer, nonce, validBefore),
+    status: entries[0]!.settler.status,
     async supported() {
       const all = await Promise.all(state.map((s) => s.settler.supported!()));
       // What serve needs: the first one that lists our kind, else the first problem.
       return all.find((r) => r.ok) ?? all.find((r) => !r.ok && r.problem === 'unanswered') ?? all[0]!;
     },
     async supportedEach() {
-      return Promise.all(state.map(async (s) => ({ name: s.name, result: await s.settler.supported!() })));
+      return Promise.all(state.map(async (s) => ({ name: s.h.name, result: await s.settler.supported!() })));
     },
-    health: () =>
-      state.map((s) => ({
-        name: s.name,
-        up: s.downSinceMs === null,
-        reason: s.reason,
-        downSinceMs: s.downSinceMs,
-        answered: s.answered,
-        skipped: s.skipped,
-      })),
+    health: () => state.map((s) => ({ ...s.h })),
     close() {
       for (const s of state) s.settler.close?.();
     },
   };
 }
 
-/** The health of each facilitator a settler settles through, or undefined (mock, chain). */
 export function facilitatorHealthOf(settler: Settler): (() => FacilitatorHealth[]) | undefined {
   const h = (settler as Partial<FailoverSettler>).health;
   return h ? () => h.call(settler) : undefined;

@@ -1,17 +1,18 @@
+import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { createPublicClient, http, type Address, type Hex } from 'viem';
 import type { TypedDataVerifier } from '../verify.ts';
 import { EIP3009_ABI, createChainSettler } from './chain.ts';
 import { chainFor, createProofReader } from './chain-proof.ts';
-import { cdpJwtHeaders } from './cdp-auth.ts';
 import { createFacilitatorSettler } from './facilitator.ts';
 import { createMockSettler } from './mock.ts';
 import { createFailoverSettler } from './failover.ts';
-import { CDP_FACILITATOR_URL } from './cdp-key.ts';
+import { CDP_FACILITATOR_URL, CDP_JWT_LIFETIME_S, cdpSigningKey } from './cdp-key.ts';
 import { redactUrl, splitList, splitPlaces } from '../../lib/url-credentials.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { PerRequestHeaders } from '../../lib/http-client.ts';
 import type { Settler } from './settler.ts';
 
-/** The settings a settler reads; the server's Config carries them (config.ts). */
 export interface SettlerSettings {
   PAYMENT_MODE: 'mock' | 'live';
   SETTLEMENT: 'facilitator' | 'chain';
@@ -44,7 +45,7 @@ export function settlerFromConfig(
   const used = config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined;
   const cdp =
     config.CDP_API_KEY_ID && config.CDP_API_KEY_SECRET
-      ? cdpJwtHeaders({ keyId: config.CDP_API_KEY_ID, secret: config.CDP_API_KEY_SECRET })
+      ? cdpJwtHeaders(config.CDP_API_KEY_ID, config.CDP_API_KEY_SECRET)
       : undefined;
   const entries = facilitatorList(config).map((f) => ({
     name: redactUrl(f.url),
@@ -76,12 +77,30 @@ export function facilitatorList(config: SettlerSettings): { url: string; auth?: 
   }));
 }
 
+/** CDP's per-request JWT, signed with jose: an `Authorization: Bearer <jwt>` for each request's method, host and path. */
+function cdpJwtHeaders(keyId: string, secret: string): PerRequestHeaders {
+  const { key, alg } = cdpSigningKey(secret);
+  return async (method, host, path) => {
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = await new SignJWT({ uris: [`${method} ${host}${path}`] })
+      .setProtectedHeader({ alg, kid: keyId, typ: 'JWT', nonce: randomBytes(16).toString('hex') })
+      .setIssuer('cdp')
+      .setSubject(keyId)
+      .setAudience(['cdp_service'])
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + CDP_JWT_LIFETIME_S)
+      .sign(key);
+    return { authorization: `Bearer ${jwt}` };
+  };
+}
+
+const rpcClient = (rpcUrl: string, retryCount: number) =>
+  createPublicClient({ chain: chainFor(rpcUrl), transport: http(rpcUrl, { timeout: 10_000, retryCount }) });
+
 /** authorizationState at the latest block, one eth_call, no retry: what a facilitator refusal costs. */
 function authorizationUsed(rpcUrl: string, usdc: Address) {
-  const client = createPublicClient({
-    chain: chainFor(rpcUrl),
-    transport: http(rpcUrl, { timeout: 10_000, retryCount: 0 }),
-  });
+  const client = rpcClient(rpcUrl, 0);
   return (payer: Address, nonce: Hex): Promise<boolean> =>
     client.readContract({ address: usdc, abi: EIP3009_ABI, functionName: 'authorizationState', args: [payer, nonce] });
 }
@@ -89,12 +108,6 @@ function authorizationUsed(rpcUrl: string, usdc: Address) {
 /** Live mode with RPC_URL: smart-wallet signatures (ERC-1271, ERC-6492) verify through the chain. */
 export function chainVerifierFromConfig(config: SettlerSettings): TypedDataVerifier | undefined {
   if (config.PAYMENT_MODE !== 'live' || !config.RPC_URL) return undefined;
-  const client = createPublicClient({
-    chain: chainFor(config.RPC_URL),
-    transport: http(config.RPC_URL, { timeout: 10_000, retryCount: 1 }),
-  });
-  return {
-    verifyTypedData: (args) => client.verifyTypedData(args),
-    verifyMessage: (args) => client.verifyMessage(args),
-  };
+  // viem's public client is one: its verifyTypedData and verifyMessage need no `this`.
+  return rpcClient(config.RPC_URL, 1);
 }
