@@ -10,10 +10,9 @@ import { boundToBundle, decideBinding } from './binding.ts';
 import type { BundleOffer, Challenges } from './challenge.ts';
 import { paymentKey, type Inflight } from './inflight.ts';
 import type { Ledger, ResultMemo } from './ledger.ts';
-import { inDoubtNote } from './reconcile.ts';
-import { createResolver, type Retry } from './doubt.ts';
+import { createSettle, type Retry } from './settle.ts';
 import type { SaltSteps } from './salt-steps.ts';
-import type { SettleOutcome, Settler } from './settlers/settler.ts';
+import type { Settler } from './settlers/settler.ts';
 import { identifierKey, signedPaymentDigest } from '../x402/payment-identifier.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 import { checkPayee, checkWindow, verifySignature, type TypedDataVerifier } from './verify.ts';
@@ -62,89 +61,30 @@ type PurchaseFlowDeps = PurchaseSettings & {
   accepting: () => boolean;
 };
 
-/** A known payment answers only on the bundle it was first seen on (binding.ts boundToBundle). */
-type Again = { identifier?: string; memo?: ResultMemo; city: string; count: number };
-
 export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   const { settler, logger, clock, store, ledger, inflight } = deps;
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
   const nowS = () => Math.floor(clock.now() / 1000);
-  const terms = (count: number) => ({
-    usdc: deps.usdc,
-    payTo: deps.payTo,
-    priceMicro: bundlePrice(count).totalMicro,
-    nowSeconds: nowS(),
-    chainVerifier: deps.chainVerifier,
-  });
 
-  /** One settle call for a claimed row. `fresh`: nothing of this authorization was public before. */
-  async function settleClaimed(
-    r: Retry,
-    claimed: { id: number; payer: Address; fresh: boolean },
-  ): Promise<PurchaseOutcome> {
-    const { id, payer, fresh } = claimed;
-    let outcome: SettleOutcome;
-    try {
-      outcome = await settler.settle({
-        payer,
-        authorization: r.p.authorization,
-        signature: r.p.signature,
-        payload: r.p.payload,
-        requirements: deps.challenges.requirements(r, r.p.payload.network),
-        listing: deps.challenges.listing(r.resourcePath),
-        signatureRecovered: r.recovered === true,
-        fresh,
-      });
-    } catch (err) {
-      const nonce = r.p.authorization.nonce;
-      logger.error('settler threw', { paymentId: id, payer, nonce, settler: settler.kind, err });
-      outcome = { ok: false, inDoubt: true, reason: `settler error: ${(err as Error).message}` };
-    }
-    if (outcome.ok)
-      return ledger.recordAndApply(id, outcome.txHash, { withReceipt: fresh && !outcome.alreadySettled, memo: r.memo });
-    const fields = {
-      paymentId: id,
-      payer,
-      nonce: r.p.authorization.nonce,
-      city: r.city,
-      count: r.count,
-      settler: settler.kind,
-      txHash: outcome.txHash ?? null,
-      reason: outcome.reason,
-    };
-    if (outcome.inDoubt) {
-      const note = inDoubtNote(outcome);
-      store.markInDoubt(id, note, clock.now());
-      logger.error('settlement in doubt; the token contract will decide', { ...fields, reason: note });
-      return inDoubt;
-    }
-    store.markFailed(id, outcome.reason, clock.now());
-    logger.warn('settlement failed; not charged', fields);
-    return { kind: 'failed', reason: outcome.reason };
-  }
+  const { settleClaimed, resolve } = createSettle({ ...deps, inDoubt });
 
-  const resolve = createResolver({ ...deps, inDoubt, settleClaimed, terms });
-
-  /** Another request's work on this key (payer and nonce, `paymentKey`) ended: answer the state it left. */
-  async function afterRunning(
-    running: { key: string; payer: string; nonce: string },
-    again: Again,
-  ): Promise<PurchaseOutcome> {
-    await inflight.ended(running.key);
-    const row = store.byKey(running.payer, running.nonce);
+  /** Another request's work on this payment ended: answer the state it left, on the bundle it was first seen on. */
+  async function afterRunning(r: Retry): Promise<PurchaseOutcome> {
+    const { from, nonce } = r.p.authorization;
+    await inflight.ended(paymentKey(from, nonce));
+    const row = store.byKey(from.toLowerCase(), nonce);
     if (!row) return inDoubt;
-    if (!boundToBundle(row, again.city, again.count)) return refused({ why: 'bound_elsewhere' });
-    return answerKnown(row, again);
+    if (!boundToBundle(row, r.city, r.count)) return refused({ why: 'bound_elsewhere' });
+    return answerKnown(row, r);
   }
 
   /** Its own identifier again on the same route gets the stored answer; anything else its state. */
-  function answerKnown(row: PaymentRow, again: Again): PurchaseOutcome {
-    const replayed = again.identifier && row.payment_identifier === again.identifier && again.memo;
-    const stored = replayed && ledger.replay(row, again.memo!);
+  function answerKnown(row: PaymentRow, r: Retry): PurchaseOutcome {
+    const stored = r.idKey && row.payment_identifier === r.idKey && r.memo && ledger.replay(row, r.memo);
     return stored ? outcomeOf(stored) : ledger.answer(row);
   }
 
-  async function claimAndSettle(r: Retry, payer: Address, again: Again): Promise<PurchaseOutcome> {
+  async function claimAndSettle(r: Retry, payer: Address): Promise<PurchaseOutcome> {
     const a = r.p.authorization;
     // Committed (with the other claims of this turn) before the settle call starts.
     const claim = await deps.commits.run(() =>
@@ -168,7 +108,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     // The same authorization claimed first for another bundle (a race of two v2 requests).
     if (!boundToBundle(row, r.city, r.count)) return refused({ why: 'bound_elsewhere' });
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
-    return answerKnown(row, again);
+    return answerKnown(row, r);
   }
 
   /** The whole paid flow for one payment header and an already validated (city, count). */
@@ -184,15 +124,14 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const a = p.authorization;
     const priceMicro = bundlePrice(count).totalMicro;
     const payee = checkPayee(a, { payTo: deps.payTo, priceMicro });
-    if (payee && !payee.ok) return refused({ why: 'verification_failed', reason: payee.reason });
+    if (payee) return refused({ why: 'verification_failed', reason: payee });
     const accepted = p.accepted && acceptedProblem(p.accepted, { priceMicro, asset: deps.usdc, payTo: deps.payTo });
     if (accepted) return refused({ why: 'verification_failed', reason: accepted });
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
-    const running = { key, payer: from, nonce: a.nonce };
     const idKey = p.identifier ? identifierKey(deps.secret(), p.identifier) : undefined;
     const memo = idKey && opts.memo ? { ...opts.memo, payment: signedPaymentDigest(p) } : opts.memo;
-    const again: Again = { identifier: idKey, memo, city, count };
+    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
     // An identifier is one payment's: with any other authorization (or payer) it is refused before
     // anything is verified or claimed. The unique index decides a race (claimAndSettle).
     if (idKey) {
@@ -200,23 +139,22 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
       if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
         return refused({ why: 'identifier_conflict' });
     }
-    if (inflight.has(key)) return afterRunning(running, again);
+    if (inflight.has(key)) return afterRunning(retry);
 
     // A known payment answers its state whatever the clock says: one lookup, no recovery.
     const known = store.byKey(from, a.nonce);
-    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
     if (known) {
       if (!boundToBundle(known, city, count)) return refused({ why: 'bound_elsewhere' });
       if (deps.sanctions.has(from)) return refused({ why: 'sanctioned' });
       if (known.status === 'claimed' || known.status === 'in_doubt')
-        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(running, again);
+        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(retry);
       // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
       // a new authorization, so this one is never settled later (that would charge twice).
-      return answerKnown(known, again);
+      return answerKnown(known, retry);
     }
 
     const window = checkWindow(a, nowS());
-    if (window && !window.ok) return refused({ why: 'verification_failed', reason: window.reason });
+    if (window) return refused({ why: 'verification_failed', reason: window });
     // An echoed salt this server cannot have served is refused before signature recovery. V2_NONCE=any
     // binds at first sight instead (x402's `exact` allows any 32-byte nonce).
     const anyNonce = header.version === 2 && deps.v2Nonce !== 'bound';
@@ -252,7 +190,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     retry.recovered = verified.recovered;
     // First-sight binding is the claim itself: the unique (payer, nonce) row carries the bundle.
     retry.bindingK = bound?.k;
-    return inflight.exclusive(key, () => claimAndSettle(retry, payer, again)) ?? afterRunning(running, again);
+    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(retry);
   }
 
   /** The limit's 429, or null when the wallet may buy. */
