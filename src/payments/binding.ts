@@ -13,12 +13,6 @@ import { MAX_AUTH_LIFETIME_S, type BindingNonceInput } from '../../packages/isoc
  * SALT_STEPS_CHECKED steps of k, each a settled, paid purchase.
  */
 export const SALT_EPOCH_S = 60;
-/** Shared with the buyer package, whose signer caps its authorization lifetime at the same value. */
-export {
-  BINDING_FORMULA,
-  MAX_AUTH_LIFETIME_S,
-  SALT_ECHO,
-} from '../../packages/isocast-client/src/binding.ts';
 /** Steps of a bundle's k tried for one payment, newest first; salt_steps keeps as many per bundle. */
 export const SALT_STEPS_CHECKED = 64;
 

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import type { Address, Hex } from 'viem';
+import type { Hex } from 'viem';
 import { boundedMap } from '../lib/bounded-map.ts';
 import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
@@ -10,14 +10,10 @@ import { encodeJsonText, PAYMENT_REQUIRED, paymentRequiredV2, type V2Extensions,
 import type { PaymentRequirementsV1 } from '../x402/x-payment.ts';
 
 /** The 402 challenge and the standard requirements a facilitator is sent. */
-type ChallengeDeps = {
+type ChallengeDeps = Pick<ChallengeInput, 'payTo' | 'usdc' | 'termsUrl' | 'mode'> & {
   /** The HMAC key as a KeyObject, made once (on first use): salts and tags are computed on every paid request. */
   secret: () => KeyObject;
-  payTo: Address;
-  usdc: Address;
   baseUrl: string;
-  termsUrl: string;
-  mode: 'mock' | 'live';
   nowMs: () => number;
   /** The bundle's current purchase step (salt-steps.ts). */
   currentStep: (city: string, count: number) => SaltStep;
@@ -93,12 +89,6 @@ export function createChallenges(deps: ChallengeDeps) {
 
 export type Challenges = ReturnType<typeof createChallenges>;
 
-/** Every paid route's 402 declares its Bazaar listing and the payment identifier. */
-function standardExtensions(body: PaymentRequiredBody): V2Extensions {
-  const listing = listingFor(body.accepts[0]!.resource, body.terms);
-  return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
-}
-
 type EncodedOffer = { own: V2Extensions; json: string; encoded: string };
 
 /** A kept (frozen) offer's PAYMENT-REQUIRED, made once: it lives exactly as long as the offer. */
@@ -107,9 +97,10 @@ const encodedOffers = new WeakMap<PaymentRequiredBody, EncodedOffer>();
 function encodeOffer(body: PaymentRequiredBody): EncodedOffer {
   let e = encodedOffers.get(body);
   if (!e) {
-    const own = standardExtensions(body);
-    const description = listingFor(body.accepts[0]!.resource, body.terms)?.description;
-    const json = JSON.stringify(paymentRequiredV2(body, own, description));
+    // Every paid route's 402 declares its Bazaar listing and the payment identifier.
+    const listing = listingFor(body.accepts[0]!.resource, body.terms);
+    const own = { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
+    const json = JSON.stringify(paymentRequiredV2(body, own, listing?.description));
     e = { own, json, encoded: encodeJsonText(json) };
     if (Object.isFrozen(body)) encodedOffers.set(body, e);
   }

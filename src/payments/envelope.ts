@@ -2,7 +2,7 @@ import type { Address } from 'viem';
 import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { Hex } from 'viem';
-import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
+import { BINDING_FORMULA, SALT_ECHO } from '../../packages/isocast-client/src/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 
@@ -26,13 +26,7 @@ export type ChallengeInput = {
 };
 
 /** What one `accepts` entry is about: a bundle of `count` signals, paid to `payTo` for `resource`. */
-type AcceptTerms = {
-  count: number;
-  resource: string;
-  payTo: Address;
-  usdc: Address;
-  description: string;
-};
+type AcceptTerms = Pick<ChallengeInput, 'count' | 'resource' | 'payTo' | 'usdc'> & { description: string };
 
 /** The description of one city's bundle in a challenge and in a facilitator's requirements. */
 export function bundleDescription(city: string, count: number): string {

@@ -7,22 +7,17 @@ import type { Logger } from '../lib/logger.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
 import type { SignalStore } from '../signals/store.ts';
-import { outcomeOf, type PurchaseOutcome } from './outcomes.ts';
+import type { PurchaseOutcome } from './outcomes.ts';
 import type { Sealer } from './sealed.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 
 /** What a purchase answers: the entitlement after it, and the receipt token when this request moved the money. */
-export type Purchase = {
+export type Purchase = Standing & {
   payer: string;
   city: string;
   count: number;
-  paymentId: number;
   txHash: string | null;
   idempotent: boolean;
-  paidThroughSeq: number;
-  totalPaidSignals: number;
-  latestSeq: number;
-  receiptToken: string | null;
   /**
    * Only for the request whose own settle call moved the money (as the receipt): what a header
    * alone reaches (a known payment, a coalesced copy, a doubt resolved) is public on chain.
@@ -44,18 +39,16 @@ export type ResultMemo = {
 type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
 type ApplyAt = ApplyOptions & { nowMs: number };
 
-type Standing = Pick<Purchase, 'paidThroughSeq' | 'totalPaidSignals' | 'latestSeq' | 'receiptToken'>;
+type Standing = { paidThroughSeq: number; latestSeq: number; receiptToken: string | null };
 type StoredResult = ResultMemo & Standing;
 
 const purchaseOf = (row: PaymentRow, s: Standing): Purchase => ({
   payer: row.payer,
   city: row.city,
   count: row.count,
-  paymentId: row.id,
   txHash: row.tx_hash,
   idempotent: false,
   paidThroughSeq: s.paidThroughSeq,
-  totalPaidSignals: s.totalPaidSignals,
   latestSeq: s.latestSeq,
   receiptToken: s.receiptToken,
   movedHere: false,
@@ -90,14 +83,6 @@ export function createLedger(deps: {
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
   const { signals, entitlements, receipts } = deps.stores;
 
-  /** An applied payment as it stands now: reads only (no receipt is issued for a repeat). */
-  function appliedState(row: PaymentRow): Purchase {
-    const ent = entitlements.get(row.payer, row.city);
-    const latestSeq = signals.latestSeq(row.city);
-    const standing = { paidThroughSeq: ent?.paidThroughSeq ?? 0, totalPaidSignals: ent?.totalPaidSignals ?? 0 };
-    return { ...purchaseOf(row, { ...standing, latestSeq, receiptToken: null }), idempotent: true };
-  }
-
   type Applied = { purchase: Purchase; row: PaymentRow };
 
   // The payment leaves `settled`, the ceiling moves, the receipt is stored (and, for a payment
@@ -126,7 +111,7 @@ export function createLedger(deps: {
     return applied;
   };
 
-  const logApplied = (a: Applied) => {
+  const logApplied = (a: Applied): PurchaseOutcome => {
     const { row, purchase } = a;
     logger.info('payment applied', {
       paymentId: row.id,
@@ -137,7 +122,7 @@ export function createLedger(deps: {
       settler: row.settler,
       paidThroughSeq: purchase.paidThroughSeq,
     });
-    return purchase;
+    return { kind: 'applied', purchase };
   };
 
   /** Applies a settled payment exactly once; a failure queues a refund (`refunded`). */
@@ -161,14 +146,18 @@ export function createLedger(deps: {
       return { kind: 'refunded' };
     }
     if (!applied) return answer(store.get(id)!);
-    return outcomeOf(logApplied(applied));
+    return logApplied(applied);
   }
 
   /** What a stored payment answers, moving nothing but a settled row's entitlement. */
   function answer(row: PaymentRow): PurchaseOutcome {
     switch (row.status) {
-      case 'applied':
-        return { kind: 'known', purchase: appliedState(row) };
+      case 'applied': {
+        // As it stands now, reads only: no receipt is issued for a repeat.
+        const paidThroughSeq = entitlements.get(row.payer, row.city)?.paidThroughSeq ?? 0;
+        const standing = { paidThroughSeq, latestSeq: signals.latestSeq(row.city), receiptToken: null };
+        return { kind: 'known', purchase: { ...purchaseOf(row, standing), idempotent: true } };
+      }
       case 'settled':
         return apply(row.id, { withReceipt: false });
       case 'refund_queued':
@@ -194,7 +183,7 @@ export function createLedger(deps: {
       // Rolled back whole: nothing of it was written. The two commits below redo it step by step.
     }
     if (fast === 'stale') return answer(store.get(id)!);
-    if (fast) return outcomeOf(logApplied(fast));
+    if (fast) return logApplied(fast);
     try {
       if (!store.markSettled(id, hash, nowMs)) return answer(store.get(id)!);
     } catch (err) {

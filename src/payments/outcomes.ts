@@ -30,10 +30,6 @@ export type PurchaseOutcome =
 
 export const refused = (refusal: Refusal): PurchaseOutcome => ({ kind: 'refused', refusal });
 
-/** A ledger's Purchase as an outcome: nothing moved now when it is an idempotent or stored answer. */
-export const outcomeOf = (purchase: Purchase): PurchaseOutcome =>
-  purchase.idempotent || purchase.replay ? { kind: 'known', purchase } : { kind: 'applied', purchase };
-
 const REFUSAL_LABEL: Partial<Record<Refusal['why'], string>> = {
   verification_failed: 'verification_failed',
   binding_mismatch: 'binding_mismatch',

@@ -1,18 +1,12 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { Address } from 'viem';
-import { createGroupCommit } from '../db/group-commit.ts';
-import type { Db } from '../db/open.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import { createChallenges, type BundleOffer } from './challenge.ts';
-import { createInflight, paymentKey } from './inflight.ts';
-import { createLedger, type LedgerStores } from './ledger.ts';
+import type { BundleOffer } from './challenge.ts';
+import { paymentKey } from './inflight.ts';
 import { paymentCounters, type PurchaseOutcome } from './outcomes.ts';
 import { MOCK_PAY_TO, payTo } from './pay-to.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
-import { createSaltSteps } from './salt-steps.ts';
-import { createSealer } from './sealed.ts';
 import type { PaymentHeader } from '../x402/v2.ts';
-import { createPaymentStore, type PaymentRow } from './store.ts';
+import type { PaymentRow } from './store.ts';
 
 /** The configuration the plane reads; the wiring's `Config` satisfies it. */
 interface PaymentSettings {
@@ -29,12 +23,9 @@ interface PaymentSettings {
 /** The payment plane: challenge, purchase, ledger, coalescing and counters; it answers outcomes, the paywall says them over HTTP. */
 type PaymentPlaneDeps = Pick<
   PurchaseSettings,
-  'settler' | 'sanctions' | 'clock' | 'logger' | 'chainVerifier' | 'limitPayer'
+  'db' | 'stores' | 'secret' | 'settler' | 'sanctions' | 'clock' | 'logger' | 'chainVerifier' | 'limitPayer'
 > & {
   config: PaymentSettings;
-  db: Db;
-  stores: LedgerStores;
-  secret: Buffer;
   /** Purchase attempts by outcome and settled micro-USDC go here for /metrics. */
   metrics?: Metrics;
 };
@@ -42,50 +33,27 @@ type PaymentPlaneDeps = Pick<
 export type PaymentPlane = ReturnType<typeof paymentPlaneFor>;
 
 export function paymentPlaneFor(deps: PaymentPlaneDeps) {
-  const { db, clock, logger, config } = deps;
-  const settings: PurchaseSettings = {
+  const { clock, logger, config } = deps;
+  const counters = paymentCounters(deps.metrics);
+  let accepting = true;
+  const flow = createPurchaseFlow({
     ...deps,
     ofacRequired: config.OFAC_REQUIRED,
     payTo: (payTo(config) ?? MOCK_PAY_TO) as Address,
     usdc: config.USDC_ADDRESS as Address,
     v2Nonce: config.V2_NONCE ?? 'any',
-  };
-  // The reconciler's interval: an in-doubt buyer retrying sooner would find nothing new.
-  const retryAfterSeconds = Math.max(1, Math.ceil((config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000));
-  const store = createPaymentStore(db);
-  const saltSteps = createSaltSteps(db);
-  // Made on first use: the start's only node:crypto use, loaded lazily by the binary (scripts/sea/lazy-builtins.ts).
-  let key: KeyObject | undefined;
-  const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
-  const counters = paymentCounters(deps.metrics);
-  const inflight = createInflight<PurchaseOutcome>();
-  const challenges = createChallenges({
-    ...settings,
-    secret,
     baseUrl: config.BASE_URL,
     termsUrl: config.TERMS_URL,
     mode: config.PAYMENT_MODE,
-    nowMs: () => clock.now(),
-    currentStep: saltSteps.current,
-  });
-  const commits = createGroupCommit(db, { onCommit: counters.committed });
-  const ledger = createLedger({ ...deps, store, retryAfterSeconds, commits, sealer: createSealer(secret) });
-  let accepting = true;
-  const flow = createPurchaseFlow({
-    ...settings,
-    secret,
-    store,
-    saltSteps,
-    ledger,
-    commits,
-    challenges,
-    inflight,
-    retryAfterSeconds,
+    // The reconciler's interval: an in-doubt buyer retrying sooner would find nothing new.
+    retryAfterSeconds: Math.max(1, Math.ceil((config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000)),
+    onCommit: counters.committed,
     accepting: () => accepting,
   });
+  const { store, ledger, inflight } = flow;
 
   return {
-    challenge: challenges.challenge,
+    challenge: flow.challenges.challenge,
     store,
 
     async purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions = {}): Promise<PurchaseOutcome> {

@@ -1,23 +1,25 @@
-import type { KeyObject } from 'node:crypto';
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { Address } from 'viem';
-import type { GroupCommit } from '../db/group-commit.ts';
+import { createGroupCommit } from '../db/group-commit.ts';
+import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { boundToBundle, decideBinding } from './binding.ts';
-import type { BundleOffer, Challenges } from './challenge.ts';
-import { paymentKey, type Inflight } from './inflight.ts';
-import type { Ledger, ResultMemo } from './ledger.ts';
+import { createChallenges, type BundleOffer } from './challenge.ts';
+import { createInflight, paymentKey } from './inflight.ts';
+import { createLedger, type LedgerStores, type ResultMemo } from './ledger.ts';
+import { createSaltSteps } from './salt-steps.ts';
+import { createSealer } from './sealed.ts';
 import { createSettle, type Retry } from './settle.ts';
-import type { SaltSteps } from './salt-steps.ts';
 import type { Settler } from './settlers/settler.ts';
 import { identifierKey, signedPaymentDigest } from '../x402/payment-identifier.ts';
-import type { PaymentRow, PaymentStore } from './store.ts';
+import { createPaymentStore, type PaymentRow } from './store.ts';
 import { checkPayee, checkWindow, verifySignature, type TypedDataVerifier } from './verify.ts';
 import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from '../x402/v2.ts';
-import { outcomeOf, refused, type PurchaseOutcome } from './outcomes.ts';
+import { refused, type PurchaseOutcome } from './outcomes.ts';
 
 /** The purchase flow (spec 4.3); every expected end is an outcome (outcomes.ts), never a throw. */
 export type PurchaseOptions = {
@@ -27,8 +29,11 @@ export type PurchaseOptions = {
   memo?: ResultMemo;
 };
 
-/** What the purchase flow takes from the plane's configuration (plane.ts PaymentPlaneDeps has the rest). */
+/** What the purchase flow takes from the plane (plane.ts maps the configuration to it). */
 export type PurchaseSettings = {
+  db: Db;
+  stores: LedgerStores;
+  secret: Buffer;
   settler: Settler;
   sanctions: SanctionsList;
   ofacRequired: boolean;
@@ -42,31 +47,32 @@ export type PurchaseSettings = {
   limitPayer?: (payer: string) => void;
   /** V2_NONCE: `any` binds a v2 nonce at first sighting, `bound` keeps spec 5's binding; v1 is always bound. */
   v2Nonce?: 'any' | 'bound';
-};
-
-type PurchaseFlowDeps = PurchaseSettings & {
-  /** The server secret as an HMAC key (binding salts), made on first use. */
-  secret: () => KeyObject;
-  store: PaymentStore;
-  /** Each bundle's purchase steps, from which the served binding salts are recomputed. */
-  saltSteps: SaltSteps;
-  ledger: Ledger;
-  /** Claims commit together with the other writes of the same turn (db/group-commit.ts). */
-  commits: GroupCommit;
-  challenges: Challenges;
-  inflight: Inflight<PurchaseOutcome>;
+  baseUrl: string;
+  termsUrl: string;
+  mode: 'mock' | 'live';
   /** Retry-After of the in-doubt answer. */
   retryAfterSeconds: number;
+  /** One group commit of `n` payment writes (db/group-commit.ts), for /metrics. */
+  onCommit: (n: number) => void;
   /** False once the shutdown began: nothing new is verified, claimed or settled. */
   accepting: () => boolean;
 };
 
-export function createPurchaseFlow(deps: PurchaseFlowDeps) {
-  const { settler, logger, clock, store, ledger, inflight } = deps;
+export function createPurchaseFlow(deps: PurchaseSettings) {
+  const { settler, logger, clock, db } = deps;
+  const store = createPaymentStore(db);
+  const saltSteps = createSaltSteps(db);
+  // Made on first use: the start's only node:crypto use, loaded lazily by the binary (scripts/sea/lazy-builtins.ts).
+  let key: KeyObject | undefined;
+  const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
+  const inflight = createInflight<PurchaseOutcome>();
+  const challenges = createChallenges({ ...deps, secret, nowMs: () => clock.now(), currentStep: saltSteps.current });
+  // Claims commit together with the other writes of the same turn.
+  const commits = createGroupCommit(db, { onCommit: deps.onCommit });
+  const ledger = createLedger({ ...deps, store, commits, sealer: createSealer(secret) });
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
   const nowS = () => Math.floor(clock.now() / 1000);
-
-  const { settleClaimed, resolve } = createSettle({ ...deps, inDoubt });
+  const { settleClaimed, resolve } = createSettle({ ...deps, store, ledger, challenges, inDoubt });
 
   /** Another request's work on this payment ended: answer the state it left, on the bundle it was first seen on. */
   async function afterRunning(r: Retry): Promise<PurchaseOutcome> {
@@ -81,13 +87,13 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
   /** Its own identifier again on the same route gets the stored answer; anything else its state. */
   function answerKnown(row: PaymentRow, r: Retry): PurchaseOutcome {
     const stored = r.idKey && row.payment_identifier === r.idKey && r.memo && ledger.replay(row, r.memo);
-    return stored ? outcomeOf(stored) : ledger.answer(row);
+    return stored ? { kind: 'known', purchase: stored } : ledger.answer(row);
   }
 
   async function claimAndSettle(r: Retry, payer: Address): Promise<PurchaseOutcome> {
     const a = r.p.authorization;
     // Committed (with the other claims of this turn) before the settle call starts.
-    const claim = await deps.commits.run(() =>
+    const claim = await commits.run(() =>
       store.claim({
         payer,
         nonce: a.nonce,
@@ -129,7 +135,7 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     if (accepted) return refused({ why: 'verification_failed', reason: accepted });
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
-    const idKey = p.identifier ? identifierKey(deps.secret(), p.identifier) : undefined;
+    const idKey = p.identifier ? identifierKey(secret(), p.identifier) : undefined;
     const memo = idKey && opts.memo ? { ...opts.memo, payment: signedPaymentDigest(p) } : opts.memo;
     const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
     // An identifier is one payment's: with any other authorization (or payer) it is refused before
@@ -159,11 +165,11 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     // binds at first sight instead (x402's `exact` allows any 32-byte nonce).
     const anyNonce = header.version === 2 && deps.v2Nonce !== 'bound';
     const binding = decideBinding(
-      deps.secret(),
+      secret(),
       {
         city,
         count,
-        steps: deps.saltSteps.recent(city, count),
+        steps: saltSteps.recent(city, count),
         nowMs: clock.now(),
         validBefore: Number(a.validBefore),
       },
@@ -204,5 +210,5 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     }
   }
 
-  return { purchase, resolve };
+  return { purchase, resolve, store, ledger, challenges, inflight };
 }

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { DecodedPayment } from '../x402/x-payment.ts';
-import { MAX_AUTH_LIFETIME_S } from './binding.ts';
+import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.ts';
 import type { BundleOffer, Challenges } from './challenge.ts';
 import type { Ledger, ResultMemo } from './ledger.ts';
 import type { PurchaseOutcome } from './outcomes.ts';

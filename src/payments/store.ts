@@ -64,25 +64,16 @@ export function createPaymentStore(db: Db) {
   const saveResult = db.prepare('UPDATE payments SET result = ? WHERE id = ? AND payment_identifier IS NOT NULL');
   const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = db.prepare('SELECT * FROM payments WHERE tx_hash = ?');
-  const reclaim = db.prepare(
-    `UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status = 'in_doubt'`,
-  );
-  const settled = db.prepare(
-    `UPDATE payments SET status = 'settled', tx_hash = ?, error = NULL, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`,
-  );
-  const failed = db.prepare(
-    `UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`,
-  );
-  const inDoubt = db.prepare(
-    `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`,
-  );
+  // Each move of a row's status: the set, the status it must be in, the same stamp and key.
+  const move = (set: string, from: string) =>
+    db.prepare(`UPDATE payments SET ${set}, updated_at = ? WHERE id = ? AND status ${from}`);
+  const reclaim = move(`status = 'claimed', error = NULL, settler = ?`, `= 'in_doubt'`);
+  const settled = move(`status = 'settled', tx_hash = ?, error = NULL`, `IN ('claimed', 'in_doubt')`);
+  const failed = move(`status = 'failed', error = ?`, `IN ('claimed', 'in_doubt')`);
+  const inDoubt = move(`status = 'in_doubt', error = ?`, `= 'claimed'`);
   // RETURNING: the apply transaction needs the row it moved, and reading it back was a statement more.
-  const applied = db.prepare(
-    `UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled' RETURNING *`,
-  );
-  const refundStatus = db.prepare(
-    `UPDATE payments SET status = 'refund_queued', error = ?, updated_at = ? WHERE id = ? AND status = 'settled'`,
-  );
+  const applied = move(`status = 'applied'`, `= 'settled' RETURNING *`);
+  const refundStatus = move(`status = 'refund_queued', error = ?`, `= 'settled'`);
   const refund =
     db.prepare(`INSERT INTO refunds (payment_id, wallet, amount_micro, tx_hash, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (payment_id) DO NOTHING`);

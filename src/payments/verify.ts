@@ -2,7 +2,7 @@ import { isAddressEqual, size, type Address, type Hex } from 'viem';
 import { authorizationTypedData } from '../x402/eip3009.ts';
 import type { Authorization } from '../x402/networks.ts';
 import { recoverAuthorizationSigner } from './eip3009-recover.ts';
-import { MAX_AUTH_LIFETIME_S } from './binding.ts';
+import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.ts';
 import type { DecodedPayment } from '../x402/x-payment.ts';
 
 /** Verification of an `exact` payment before anything settles (spec order: verify, sanctions, binding). */

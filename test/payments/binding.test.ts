@@ -10,13 +10,13 @@ import {
   epochAt,
   FIRST_STEP,
   matchBinding,
-  MAX_AUTH_LIFETIME_S,
   SALT_EPOCH_S,
   SALT_STEPS_CHECKED,
   servedPoints,
   servedSalt,
   type SaltStep,
 } from '../../src/payments/binding.ts';
+import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.ts';
 import { buyerA, buyerB } from './buy.ts';
 
 const secret = Buffer.alloc(32, 1);
