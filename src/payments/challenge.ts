@@ -71,14 +71,9 @@ export function createChallenges(deps: ChallengeDeps) {
      */
     requirements({ city, count, resourcePath }: BundleOffer, network: string): PaymentRequirementsV1 {
       return requirementsCache.memo(`${network}|${count}|${city}|${resourcePath}`, () => {
+        const resource = `${deps.baseUrl}${resourcePath}`;
         const accept = standardAccept(
-          {
-            count,
-            resource: `${deps.baseUrl}${resourcePath}`,
-            payTo: deps.payTo,
-            usdc: deps.usdc,
-            description: bundleDescription(city, count),
-          },
+          { ...deps, count, resource, description: bundleDescription(city, count) },
           network,
         );
         return { ...accept, extra: usdcDomain() };

@@ -1,7 +1,6 @@
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import type { Hex } from 'viem';
 import { BINDING_FORMULA, SALT_ECHO } from '../../packages/isocast-client/src/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
@@ -75,18 +74,7 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
   const body: PaymentRequiredBody = {
     x402Version: 1,
     error: i.error ?? DEFAULT_CHALLENGE_ERROR,
-    accepts: [
-      offeredAccept(
-        {
-          count: i.count,
-          resource: i.resource,
-          payTo: i.payTo,
-          usdc: i.usdc,
-          description: bundleDescription(i.city, i.count),
-        },
-        { binding, mode: i.mode },
-      ),
-    ],
+    accepts: [offeredAccept({ ...i, description: bundleDescription(i.city, i.count) }, { binding, mode: i.mode })],
     extra: { binding, mode: i.mode },
     terms: i.termsUrl,
   };

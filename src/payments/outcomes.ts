@@ -47,7 +47,7 @@ const KIND_LABEL: Record<Exclude<PurchaseOutcome['kind'], 'refused'>, string> = 
 };
 
 /** The `outcome` label of isocast_payments_total; a purchase that threw is `error`. */
-export const paymentOutcome = (o: PurchaseOutcome): string =>
+const paymentOutcome = (o: PurchaseOutcome): string =>
   o.kind === 'refused' ? (REFUSAL_LABEL[o.refusal.why] ?? 'rejected') : KIND_LABEL[o.kind];
 
 /** The plane's /metrics counters; without a registry (unit tests) they are no-ops. */

@@ -6,19 +6,17 @@ import { paymentCounters, type PurchaseOutcome } from './outcomes.ts';
 import { MOCK_PAY_TO, payTo } from './pay-to.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
 import type { PaymentHeader } from '../x402/v2.ts';
-import type { PaymentRow } from './store.ts';
+import { rowFields, type PaymentRow } from './store.ts';
 
 /** The configuration the plane reads; the wiring's `Config` satisfies it. */
-interface PaymentSettings {
-  PAYMENT_MODE: 'mock' | 'live';
-  PAY_TO?: string | undefined;
+type PaymentSettings = Parameters<typeof payTo>[0] & {
   USDC_ADDRESS: string;
   OFAC_REQUIRED: boolean;
   V2_NONCE?: 'any' | 'bound';
   BASE_URL: string;
   TERMS_URL: string;
   RECONCILE_INTERVAL_MS: number;
-}
+};
 
 /** The payment plane: challenge, purchase, ledger, coalescing and counters; it answers outcomes, the paywall says them over HTTP. */
 type PaymentPlaneDeps = Pick<
@@ -97,12 +95,7 @@ export function paymentPlaneFor(deps: PaymentPlaneDeps) {
         const row = store.byKey(payer, nonce);
         if (row && store.markInDoubt(row.id, reason, clock.now())) {
           n++;
-          logger.error('settlement cut off by shutdown; in doubt', {
-            paymentId: row.id,
-            payer,
-            nonce,
-            settler: row.settler,
-          });
+          logger.error('settlement cut off by shutdown; in doubt', rowFields(row));
         }
       }
       return n;

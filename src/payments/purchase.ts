@@ -181,8 +181,12 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
     if (!verified.ok) return refused({ why: 'verification_failed', reason: verified.reason });
     const payer = verified.payer;
     // Only now does a signature name the wallet (a 429 settles nothing).
-    const limited = overLimit(payer);
-    if (limited) return refused({ why: 'limited', error: limited });
+    try {
+      deps.limitPayer?.(payer);
+    } catch (err) {
+      if (err instanceof ApiError) return refused({ why: 'limited', error: err });
+      throw err;
+    }
     if (deps.sanctions.has(payer)) {
       logger.warn('sanctioned payer refused', { payer, city, count });
       return refused({ why: 'sanctioned' });
@@ -197,17 +201,6 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
     // First-sight binding is the claim itself: the unique (payer, nonce) row carries the bundle.
     retry.bindingK = bound?.k;
     return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(retry);
-  }
-
-  /** The limit's 429, or null when the wallet may buy. */
-  function overLimit(payer: string): ApiError | null {
-    try {
-      deps.limitPayer?.(payer);
-      return null;
-    } catch (err) {
-      if (err instanceof ApiError) return err;
-      throw err;
-    }
   }
 
   return { purchase, resolve, store, ledger, challenges, inflight };

@@ -1,6 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
 import type { PaymentPlane } from './plane.ts';
-import type { PaymentRow } from './store.ts';
+import { rowFields, type PaymentRow } from './store.ts';
 
 /**
  * Repair of open payments, at start and on a timer: `settled` rows are applied (or refunded);
@@ -40,14 +40,7 @@ export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Log
     try {
       result = await plane.reconcile(row);
     } catch (err) {
-      logger.error('reconcile step failed; payment left as it was', {
-        paymentId: row.id,
-        payer: row.payer,
-        nonce: row.nonce,
-        settler: row.settler,
-        txHash: row.tx_hash,
-        err,
-      });
+      logger.error('reconcile step failed; payment left as it was', { ...rowFields(row), txHash: row.tx_hash, err });
       report.pending++;
       return;
     }

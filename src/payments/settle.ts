@@ -8,7 +8,7 @@ import type { PurchaseOutcome } from './outcomes.ts';
 import type { PurchaseSettings } from './purchase.ts';
 import { inDoubtNote } from './reconcile.ts';
 import type { SettleOutcome } from './settlers/settler.ts';
-import { validBeforeOf, type PaymentRow, type PaymentStore } from './store.ts';
+import { rowFields, type PaymentRow, type PaymentStore } from './store.ts';
 import { verifyPayment } from './verify.ts';
 
 /** A buyer's header being settled. `recovered`: its signature recovered locally to `from` just now. */
@@ -86,13 +86,13 @@ export function createSettle(
   async function resolve(row: PaymentRow, retry: Retry | null): Promise<PurchaseOutcome> {
     const nowMs = clock.now();
     if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);
-    const paid = {
-      validBefore: validBeforeOf(row, MAX_AUTH_LIFETIME_S),
+    const st = await settler.status(row.payer as Address, row.nonce as Hex, {
+      // Rows written before 0006 have no valid_before: the longest lifetime from the claim bounds it.
+      validBefore: row.valid_before ?? Math.floor(row.created_at / 1000) + MAX_AUTH_LIFETIME_S,
       payTo: deps.payTo,
       value: BigInt(row.amount_micro),
-    };
-    const st = await settler.status(row.payer as Address, row.nonce as Hex, paid);
-    const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce, settler: row.settler };
+    });
+    const fields = rowFields(row);
     if (st.state === 'used') {
       logger.info('in-doubt payment resolved: the price reached PAY_TO on chain', { ...fields, txHash: st.txHash });
       return ledger.recordAndApply(row.id, st.txHash, { withReceipt: false });
@@ -111,13 +111,8 @@ export function createSettle(
     if (st.state === 'unknown') logger.warn('in-doubt payment still unresolved', { ...fields, reason: st.reason });
     if (st.state !== 'unused' || !retry) return inDoubt;
     // Unused and still valid: the buyer's resent header may be settled again, once it verifies.
-    const v = await verifyPayment(retry.p, {
-      usdc: deps.usdc,
-      payTo: deps.payTo,
-      priceMicro: bundlePrice(retry.count).totalMicro,
-      nowSeconds: Math.floor(clock.now() / 1000),
-      chainVerifier: deps.chainVerifier,
-    });
+    const priceMicro = bundlePrice(retry.count).totalMicro;
+    const v = await verifyPayment(retry.p, { ...deps, priceMicro, nowSeconds: Math.floor(clock.now() / 1000) });
     if (!v.ok || v.payer !== row.payer) return inDoubt;
     if (!store.reclaim(row.id, settler.kind, clock.now())) return ledger.answer(store.get(row.id)!);
     return settleClaimed({ ...retry, recovered: v.recovered }, { id: row.id, payer: v.payer, fresh: false });

@@ -49,10 +49,8 @@ type ClaimResult = { claimed: true; id: number } | { claimed: false; row: Paymen
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
-/** Rows written before 0006 have no valid_before: the longest lifetime from the claim bounds it. */
-export function validBeforeOf(row: PaymentRow, maxLifetimeS: number): number {
-  return row.valid_before ?? Math.floor(row.created_at / 1000) + maxLifetimeS;
-}
+/** The fields every log line about a payment row starts with. */
+export const rowFields = (r: PaymentRow) => ({ paymentId: r.id, payer: r.payer, nonce: r.nonce, settler: r.settler });
 
 export function createPaymentStore(db: Db) {
   const insert =
