@@ -21,7 +21,6 @@ type BindingSecret = Buffer | KeyObject;
 
 /** k became the bundle's served step at `sinceMs` (server clock). */
 export type SaltStep = { k: number; sinceMs: number };
-/** What a served salt was derived from. */
 type SaltPoint = { k: number; epoch: number };
 
 /** The step of a bundle nobody has bought yet. */
@@ -31,7 +30,6 @@ export function epochAt(ms: number): number {
   return Math.floor(ms / (SALT_EPOCH_S * 1000));
 }
 
-/** The bundle a salt and a nonce are bound to. */
 type SaltBundle = { city: string; count: number };
 
 /** Salts already derived, per secret: a purchase checks every point its authorization may echo. */
@@ -106,24 +104,13 @@ type BindingCheck = {
   validBefore: number;
 };
 
-/** The point an echoed salt was served from, or null when this server cannot have served it. */
-export function echoedPoint(secret: BindingSecret, salt: Hex, c: BindingCheck): SaltPoint | null {
-  const wanted = salt.toLowerCase();
-  for (const point of servedPoints(c.steps, c.nowMs, c.validBefore)) {
-    if (servedSalt(secret, c, point) === wanted) return point;
-  }
-  return null;
-}
-
-/** The point whose salt binds `nonce` to (payer, city, count), or null when none does. */
-export function matchBinding(
-  secret: BindingSecret,
-  c: BindingCheck & { payer: Address; nonce: Hex },
-): SaltPoint | null {
-  const nonce = c.nonce.toLowerCase();
+/** The served point whose salt is `wanted` or, given a payer, binds the nonce `wanted` to (payer, city, count). */
+function servedPointOf(secret: BindingSecret, c: BindingCheck & { payer?: Address }, wanted: Hex): SaltPoint | null {
+  const w = wanted.toLowerCase();
+  const { payer } = c;
   for (const point of servedPoints(c.steps, c.nowMs, c.validBefore)) {
     const salt = servedSalt(secret, c, point);
-    if (bindingNonce({ payer: c.payer, city: c.city, count: c.count, salt }) === nonce) return point;
+    if ((payer ? bindingNonce({ payer, city: c.city, count: c.count, salt }) : salt) === w) return point;
   }
   return null;
 }
@@ -138,11 +125,11 @@ type BindingDecision = {
 };
 
 export function decideBinding(secret: BindingSecret, c: BindingCheck, echo: Hex | null): BindingDecision {
-  const echoed = echo ? echoedPoint(secret, echo, c) : null;
+  const echoed = echo ? servedPointOf(secret, c, echo) : null;
   return {
     echoRefused: Boolean(echo) && echoed === null,
     bound(payer, nonce) {
-      if (!echo) return matchBinding(secret, { ...c, payer, nonce });
+      if (!echo) return servedPointOf(secret, { ...c, payer }, nonce);
       if (!echoed) return null;
       return bindingNonce({ payer, city: c.city, count: c.count, salt: echo }) === nonce ? echoed : null;
     },

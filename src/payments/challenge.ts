@@ -15,7 +15,6 @@ type ChallengeDeps = Pick<ChallengeInput, 'payTo' | 'usdc' | 'termsUrl' | 'mode'
   secret: () => KeyObject;
   baseUrl: string;
   nowMs: () => number;
-  /** The bundle's current purchase step (salt-steps.ts). */
   currentStep: (city: string, count: number) => SaltStep;
 };
 
@@ -25,16 +24,14 @@ export type BundleOffer = { city: string; count: number; resourcePath: string };
 /** A challenge's own words: the reason (`error`) and, on exhaustion, where the wallet stands. */
 export type ChallengeNote = Pick<ChallengeInput, 'error' | 'exhaustion'>;
 
-/** Offers kept at once (bundles x resource shapes x served salts). */
-const OFFER_CACHE_MAX = 4096;
-/** Requirements kept: cities x counts x the two resource shapes; a flood of odd queries is not kept. */
-const REQUIREMENTS_CACHE_MAX = 4096;
+/** Offers (bundles x resource shapes x served salts) and requirements kept: a flood of odd queries is not kept. */
+const CACHE_MAX = 4096;
 
 export function createChallenges(deps: ChallengeDeps) {
-  const requirementsCache = boundedMap<PaymentRequirementsV1>(REQUIREMENTS_CACHE_MAX);
+  const requirementsCache = boundedMap<PaymentRequirementsV1>(CACHE_MAX);
   // A bundle's plain offer is the same for every buyer until its salt moves, so it is kept per
   // salt, frozen so no caller can hand its words to the next buyer; a note makes a body never kept.
-  const offers = boundedMap<PaymentRequiredBody>(OFFER_CACHE_MAX);
+  const offers = boundedMap<PaymentRequiredBody>(CACHE_MAX);
 
   const build = ({ city, count, resourcePath }: BundleOffer, salt: Hex, note: ChallengeNote) =>
     paymentRequired({

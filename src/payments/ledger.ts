@@ -74,7 +74,6 @@ export function createLedger(deps: {
   clock: Clock;
   logger: Logger;
   retryAfterSeconds: number;
-  /** The fast path's commit is shared with the other purchases of the same turn (db/group-commit.ts). */
   commits: GroupCommit;
   /** Seals a payment identifier's stored answer; without it none is stored (nor replayed). */
   sealer?: Sealer;

@@ -50,9 +50,8 @@ export type PurchaseSettings = {
   baseUrl: string;
   termsUrl: string;
   mode: 'mock' | 'live';
-  /** Retry-After of the in-doubt answer. */
   retryAfterSeconds: number;
-  /** One group commit of `n` payment writes (db/group-commit.ts), for /metrics. */
+  /** Counts one group commit of `n` payment writes (db/group-commit.ts). */
   onCommit: (n: number) => void;
   /** False once the shutdown began: nothing new is verified, claimed or settled. */
   accepting: () => boolean;
@@ -67,7 +66,6 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
   const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
   const inflight = createInflight<PurchaseOutcome>();
   const challenges = createChallenges({ ...deps, secret, nowMs: () => clock.now(), currentStep: saltSteps.current });
-  // Claims commit together with the other writes of the same turn.
   const commits = createGroupCommit(db, { onCommit: deps.onCommit });
   const ledger = createLedger({ ...deps, store, commits, sealer: createSealer(secret) });
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };

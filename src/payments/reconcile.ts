@@ -3,9 +3,8 @@ import type { PaymentPlane } from './plane.ts';
 import { rowFields, type PaymentRow } from './store.ts';
 
 /**
- * Repair of open payments, at start and on a timer: `settled` rows are applied (or refunded);
- * claims cut off mid-settle and `in_doubt` rows go by the token contract's authorizationState (used:
- * applied once; unused past validBefore: failed). Nothing is settled again without the buyer's
+ * Repair of open payments, at start and on a timer: `settled` rows are applied (or refunded), the
+ * rest go by the token contract's word (settle.ts). Nothing is settled again without the buyer's
  * header, and nothing is marked failed on a guess.
  */
 type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
