@@ -33,18 +33,9 @@ export function createChallenges(deps: ChallengeDeps) {
   // salt, frozen so no caller can hand its words to the next buyer; a note makes a body never kept.
   const offers = boundedMap<PaymentRequiredBody>(CACHE_MAX);
 
+  const seller = { payTo: deps.payTo, usdc: deps.usdc, termsUrl: deps.termsUrl, mode: deps.mode };
   const build = ({ city, count, resourcePath }: BundleOffer, salt: Hex, note: ChallengeNote) =>
-    paymentRequired({
-      city,
-      count,
-      resource: `${deps.baseUrl}${resourcePath}`,
-      payTo: deps.payTo,
-      usdc: deps.usdc,
-      salt,
-      termsUrl: deps.termsUrl,
-      mode: deps.mode,
-      ...note,
-    });
+    paymentRequired({ ...seller, city, count, resource: `${deps.baseUrl}${resourcePath}`, salt, ...note });
 
   return {
     challenge(offer: BundleOffer, note: ChallengeNote = {}): PaymentRequiredBody {
