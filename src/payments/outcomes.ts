@@ -5,14 +5,9 @@ import type { Purchase } from './ledger.ts';
 
 /** Why a payment was refused before anything moved; `limited` is the per-wallet limit's own 429. */
 export type Refusal =
-  | { why: 'shutting_down' }
-  | { why: 'two_headers' }
+  | { why: 'shutting_down' | 'two_headers' | 'identifier_conflict' | 'sanctioned' | 'screening_unavailable' }
+  | { why: 'binding_mismatch' | 'bound_elsewhere' }
   | { why: 'verification_failed'; reason: string }
-  | { why: 'binding_mismatch' }
-  | { why: 'bound_elsewhere' }
-  | { why: 'sanctioned' }
-  | { why: 'screening_unavailable' }
-  | { why: 'identifier_conflict' }
   | { why: 'exhausted'; paidThrough: number; latest: number }
   | { why: 'limited'; error: ApiError };
 
