@@ -29,11 +29,8 @@ export async function paymentBackends(
   const supported = await settler.supported?.();
   if (supported && !supported.ok && supported.problem === 'none') {
     settler.close?.();
-    throw new ConfigError([
-      `FACILITATOR_URL: ${splitList(config.FACILITATOR_URL ?? '')
-        .map(redactUrl)
-        .join(', ')} ${supported.detail}`,
-    ]);
+    const urls = splitList(config.FACILITATOR_URL ?? '').map(redactUrl);
+    throw new ConfigError([`FACILITATOR_URL: ${urls.join(', ')} ${supported.detail}`]);
   }
   return { settler, chainVerifier: live.chainVerifierFromConfig(config), supported };
 }

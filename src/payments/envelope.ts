@@ -15,7 +15,6 @@ export type ChallengeInput = {
   resource: string;
   payTo: Address;
   usdc: Address;
-  /** The binding salt served now (binding.ts currentSalt). */
   salt: Hex;
   termsUrl: string;
   /** Said in every challenge so a wallet can tell a demo (settlement simulated) from a seller. */
@@ -24,7 +23,6 @@ export type ChallengeInput = {
   exhaustion?: { paidThrough: number; latest: number };
 };
 
-/** What one `accepts` entry is about: a bundle of `count` signals, paid to `payTo` for `resource`. */
 type AcceptTerms = Pick<ChallengeInput, 'count' | 'resource' | 'payTo' | 'usdc'> & { description: string };
 
 /** The description of one city's bundle in a challenge and in a facilitator's requirements. */

@@ -4,7 +4,7 @@ import { bundlePrice } from '../pricing/tiers.ts';
 import type { Purchase } from './ledger.ts';
 
 /** Why a payment was refused before anything moved; `limited` is the per-wallet limit's own 429. */
-export type Refusal =
+type Refusal =
   | { why: 'shutting_down' | 'two_headers' | 'identifier_conflict' | 'sanctioned' | 'screening_unavailable' }
   | { why: 'binding_mismatch' | 'bound_elsewhere' }
   | { why: 'verification_failed'; reason: string }
@@ -58,7 +58,6 @@ export function paymentCounters(metrics: Metrics | undefined) {
     'Payment writes (claims, settlements applied) those commits carried',
   );
   return {
-    /** One group commit of `n` payment writes (db/group-commit.ts). */
     committed: (n: number) => {
       commits?.inc();
       units?.inc({}, n);

@@ -24,7 +24,6 @@ type PaymentPlaneDeps = Pick<
   'db' | 'stores' | 'secret' | 'settler' | 'sanctions' | 'clock' | 'logger' | 'chainVerifier' | 'limitPayer'
 > & {
   config: PaymentSettings;
-  /** Purchase attempts by outcome and settled micro-USDC go here for /metrics. */
   metrics?: Metrics;
 };
 
@@ -100,7 +99,6 @@ export function paymentPlaneFor(deps: PaymentPlaneDeps) {
       }
       return n;
     },
-    /** Resolves once no settle call is running (or never, if one hangs: the caller bounds it). */
     drain: inflight.drain,
   };
 }

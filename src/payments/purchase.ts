@@ -51,9 +51,7 @@ export type PurchaseSettings = {
   termsUrl: string;
   mode: 'mock' | 'live';
   retryAfterSeconds: number;
-  /** Counts one group commit of `n` payment writes (db/group-commit.ts). */
   onCommit: (n: number) => void;
-  /** False once the shutdown began: nothing new is verified, claimed or settled. */
   accepting: () => boolean;
 };
 

@@ -20,5 +20,3 @@ export function createSaltSteps(db: Db) {
     },
   };
 }
-
-export type SaltSteps = ReturnType<typeof createSaltSteps>;

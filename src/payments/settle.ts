@@ -15,7 +15,6 @@ import { verifyPayment } from './verify.ts';
 export type Retry = BundleOffer & {
   p: DecodedPayment;
   recovered?: boolean;
-  /** The purchase step of the salt the nonce is bound to. */
   bindingK?: number;
   memo?: ResultMemo;
   /** The payment identifier as stored: its keyed hash (payment-identifier.ts). */

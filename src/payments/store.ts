@@ -62,7 +62,6 @@ export function createPaymentStore(db: Db) {
   const saveResult = db.prepare('UPDATE payments SET result = ? WHERE id = ? AND payment_identifier IS NOT NULL');
   const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = db.prepare('SELECT * FROM payments WHERE tx_hash = ?');
-  // Each move of a row's status: the set, the status it must be in, the same stamp and key.
   const move = (set: string, from: string) =>
     db.prepare(`UPDATE payments SET ${set}, updated_at = ? WHERE id = ? AND status ${from}`);
   const reclaim = move(`status = 'claimed', error = NULL, settler = ?`, `= 'in_doubt'`);

@@ -7,7 +7,6 @@ import type { DecodedPayment } from '../x402/x-payment.ts';
 
 /** Verification of an `exact` payment before anything settles (spec order: verify, sanctions, binding). */
 export type TypedDataVerifier = {
-  /** ERC-1271 / ERC-6492 aware check through a chain client (viem public client). */
   verifyTypedData(
     args: { address: Address; signature: Hex } & ReturnType<typeof authorizationTypedData>,
   ): Promise<boolean>;
@@ -15,12 +14,11 @@ export type TypedDataVerifier = {
   verifyMessage?(args: { address: Address; message: string; signature: Hex }): Promise<boolean>;
 };
 
-export type VerifyTerms = {
+type VerifyTerms = {
   usdc: Address;
   payTo: Address;
   priceMicro: number;
   nowSeconds: number;
-  /** Present in live mode with RPC_URL: smart-wallet signatures verify on chain. */
   chainVerifier?: TypedDataVerifier;
 };
 
