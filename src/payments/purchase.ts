@@ -67,7 +67,6 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
   const commits = createGroupCommit(db, { onCommit: deps.onCommit });
   const ledger = createLedger({ ...deps, store, commits, sealer: createSealer(secret) });
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
-  const nowS = () => Math.floor(clock.now() / 1000);
   const { settleClaimed, resolve } = createSettle({ ...deps, store, ledger, challenges, inDoubt });
 
   /** Another request's work on this payment ended: answer the state it left, on the bundle it was first seen on. */
@@ -155,7 +154,7 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
       return answerKnown(known, retry);
     }
 
-    const window = checkWindow(a, nowS());
+    const window = checkWindow(a, Math.floor(clock.now() / 1000));
     if (window) return refused({ why: 'verification_failed', reason: window });
     // An echoed salt this server cannot have served is refused before signature recovery. V2_NONCE=any
     // binds at first sight instead (x402's `exact` allows any 32-byte nonce).
