@@ -4,14 +4,7 @@ import { boundedMap, type BoundedMap } from '../lib/bounded-map.ts';
 import { keccak256Hex } from '../lib/keccak.ts';
 import { MAX_AUTH_LIFETIME_S, type BindingNonceInput } from '../../packages/isocast-client/src/binding.ts';
 
-/**
- * Nonce binding (spec 5): nonce = keccak256(abi.encodePacked(payer, citySlug, uint256 count,
- * bytes32 salt)), so a signed authorization cannot be re-pointed at another city or count.
- * salt = HMAC(secret, city | count | k | minute); k moves when a purchase at the current k settles
- * (salt_steps trigger), so buying again gets a fresh nonce, and the minute stops a refused payment
- * pinning its nonce. Nothing per challenge is stored: served salts are recomputed, bounded by
- * SALT_STEPS_CHECKED steps of k, each a settled, paid purchase.
- */
+/** Nonce binding (spec 5): served salts are recomputed, never stored (docs/payments.md "Binding salt"). */
 export const SALT_EPOCH_S = 60;
 /** Steps of a bundle's k tried for one payment, newest first; salt_steps keeps as many per bundle. */
 export const SALT_STEPS_CHECKED = 64;

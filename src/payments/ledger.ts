@@ -168,10 +168,6 @@ export function createLedger(deps: {
     }
   }
 
-  /**
-   * Records the transfer and applies it in one group commit (resolved once in the WAL); if that
-   * fails, step by step: recorded first (a hash another payment holds leaves it in doubt), then applied.
-   */
   async function recordAndApply(id: number, txHash: Hex | null, opts: ApplyOptions): Promise<PurchaseOutcome> {
     const nowMs = clock.now();
     const hash = txHash ? txHash.toLowerCase() : null;

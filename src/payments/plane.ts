@@ -18,7 +18,7 @@ type PaymentSettings = Parameters<typeof payTo>[0] & {
   RECONCILE_INTERVAL_MS: number;
 };
 
-/** The payment plane: challenge, purchase, ledger, coalescing and counters; it answers outcomes, the paywall says them over HTTP. */
+/** Challenge, purchase, ledger, coalescing, counters: the plane answers outcomes, the paywall says them over HTTP. */
 type PaymentPlaneDeps = Pick<
   PurchaseSettings,
   'db' | 'stores' | 'secret' | 'settler' | 'sanctions' | 'clock' | 'logger' | 'chainVerifier' | 'limitPayer'

@@ -1,10 +1,7 @@
 import type { Db } from '../db/open.ts';
 import { FIRST_STEP, SALT_STEPS_CHECKED, type SaltStep } from './binding.ts';
 
-/**
- * The read side of `salt_steps` (binding.ts). Only the salt_step trigger writes it, in the statement
- * that marks a payment settled, so a step and the payment that paid for it commit together.
- */
+/** The read side of `salt_steps`: only the trigger that marks a payment settled writes it, in that statement. */
 export function createSaltSteps(db: Db) {
   const recent = db.prepare(
     'SELECT k, since AS sinceMs FROM salt_steps WHERE city = +? AND count = +? ORDER BY k DESC LIMIT +?',

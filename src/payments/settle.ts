@@ -21,7 +21,7 @@ export type Retry = BundleOffer & {
   idKey?: string;
 };
 
-/** The settle call for a claimed row, and a payment whose settle went quiet or was cut off: the token contract decides (never a fresh purchase). */
+/** The settle call for a claimed row, and the token contract's word when a settle went quiet or was cut off. */
 export function createSettle(
   deps: Pick<PurchaseSettings, 'settler' | 'clock' | 'logger' | 'payTo' | 'usdc' | 'chainVerifier'> & {
     store: PaymentStore;
@@ -78,10 +78,7 @@ export function createSettle(
     return { kind: 'failed', reason: outcome.reason };
   }
 
-  /**
-   * Paid PAY_TO the price -> applied once; spent otherwise or unused past validBefore -> failed,
-   * not charged; unused and valid -> settled again if the buyer resent it; else still in doubt.
-   */
+  /** The token contract's word on a claimed or in-doubt row (docs/payments.md "Reconciliation"). */
   async function resolve(row: PaymentRow, retry: Retry | null): Promise<PurchaseOutcome> {
     const nowMs = clock.now();
     if (row.status === 'claimed') store.markInDoubt(row.id, 'settle attempt cut off', nowMs);

@@ -1,10 +1,9 @@
 import type { Db } from '../db/open.ts';
 
 /**
- * The payments table. A row is claimed for (payer, nonce) before any settle call: SQLite's unique
- * constraint makes a second settle of one authorization impossible, even across processes.
- * claimed -> settled -> applied (or refund_queued); claimed -> failed only when no transfer happened
- * and none can; claimed -> in_doubt, which leaves only on the token contract's word.
+ * The payments table; the (payer, nonce) row claimed before any settle call is the lock (docs/payments.md "Exactly
+ * once"). claimed -> settled -> applied | refund_queued; -> failed only when no transfer happened and none can;
+ * -> in_doubt, which leaves only on the token contract's word.
  */
 type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
 
