@@ -48,10 +48,7 @@ export function currentSalt(secret: BindingSecret, c: SaltBundle & { step: SaltS
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
-/**
- * abi.encodePacked(address, string, uint256, bytes32) written out: viem's hex round trip per field
- * is too slow for once per candidate salt on the paid path. Throws where viem would refuse to pack.
- */
+/** encodePacked written out (viem's per-field hex round trip is slow per candidate salt); throws where viem would. */
 export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): Hex {
   if (!ADDRESS.test(payer)) throw new TypeError(`not an address: ${payer}`);
   if (!BYTES32.test(salt)) throw new TypeError('salt must be 32 bytes');
@@ -68,9 +65,8 @@ export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): H
 }
 
 /**
- * Every (k, minute) a challenge behind a still-valid authorization can have served, newest first:
- * served at t >= validBefore - MAX_AUTH_LIFETIME_S; step i covers [steps[i].sinceMs,
- * steps[i-1].sinceMs], closed because a challenge read in the millisecond k moved may carry either.
+ * Every (k, minute) a challenge behind a still-valid authorization can have served, newest first; step i covers
+ * [steps[i].sinceMs, steps[i-1].sinceMs], closed because a challenge read in the millisecond k moved may carry either.
  */
 export function servedPoints(steps: readonly SaltStep[], nowMs: number, validBefore: number): SaltPoint[] {
   // A still-valid authorization has validBefore > now, so the floor is never below now - max.
@@ -108,10 +104,7 @@ function servedPointOf(secret: BindingSecret, c: BindingCheck & { payer?: Addres
   return null;
 }
 
-/**
- * Binding in the spec's order (5 and 4.3: verify, sanctions, binding): `echoRefused` before any
- * signature recovery; `bound(payer, nonce)` after, null when no served salt binds the nonce.
- */
+/** In the spec's order (4.3, 5): `echoRefused` before signature recovery, `bound(payer, nonce)` after it. */
 type BindingDecision = {
   readonly echoRefused: boolean;
   bound(payer: Address, nonce: Hex): SaltPoint | null;

@@ -53,10 +53,7 @@ export function createChallenges(deps: ChallengeDeps) {
     /** The paid route's Bazaar listing, for a v2 settle call (x402/v2.ts facilitatorBody). */
     listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
-    /**
-     * Standard x402 v1 requirements: our binding and `mode` stay out of what a facilitator is sent.
-     * No salt, so built once per (city, count, resource, network), not an HMAC per settle.
-     */
+    /** The standard v1 requirements a facilitator is sent: no binding, mode or salt, so built once per bundle. */
     requirements({ city, count, resourcePath }: BundleOffer, network: string): PaymentRequirementsV1 {
       return requirementsCache.memo(`${network}|${count}|${city}|${resourcePath}`, () => {
         const resource = `${deps.baseUrl}${resourcePath}`;

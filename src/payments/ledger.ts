@@ -18,10 +18,7 @@ export type Purchase = Standing & {
   count: number;
   txHash: string | null;
   idempotent: boolean;
-  /**
-   * Only for the request whose own settle call moved the money (as the receipt): what a header
-   * alone reaches (a known payment, a coalesced copy, a doubt resolved) is public on chain.
-   */
+  /** As the receipt, only where this request's own settle moved the money: what a header alone reaches is public. */
   movedHere: boolean;
   /** A payment identifier sent again with its payment: the stored answer, and the cursor it read from. */
   replay?: { since: number | null };
@@ -57,10 +54,7 @@ const purchaseOf = (row: PaymentRow, s: Standing): Purchase => ({
 const sealContext = (row: Pick<PaymentRow, 'id' | 'payment_identifier'>, payment: string | undefined) =>
   `payment ${row.id} ${row.payment_identifier} ${payment ?? ''}`;
 
-/**
- * The stores a purchase writes through. Their statements run on the ledger's connection, so a call
- * made inside one of its transactions reads and writes within that transaction.
- */
+/** The stores a purchase writes through, on the ledger's connection: inside its transactions, within them. */
 export type LedgerStores = {
   signals: Pick<SignalStore, 'latestSeq'>;
   entitlements: Pick<EntitlementStore, 'get' | 'applyPurchase'>;
@@ -84,8 +78,7 @@ export function createLedger(deps: {
 
   type Applied = { purchase: Purchase; row: PaymentRow };
 
-  // The payment leaves `settled`, the ceiling moves, the receipt is stored (and, for a payment
-  // identifier, the answer): one transaction.
+  // One transaction: the payment leaves `settled`, the ceiling moves, the receipt (and an identifier's answer) is kept.
   function applyIn(id: number, { nowMs, withReceipt, memo }: ApplyAt): Applied | null {
     const row = store.markApplied(id, nowMs);
     if (!row) return null;
@@ -101,8 +94,7 @@ export function createLedger(deps: {
     return { purchase: { ...purchaseOf(row, standing), movedHere: withReceipt }, row };
   }
   const applyTx = db.transaction(applyIn);
-  // The common case in one commit: the transfer recorded and applied together. Any error rolls it
-  // all back and the two-commit path below runs instead, with its known failure handling.
+  // The common case in one commit; any error rolls it all back for the two-commit path and its failure handling.
   const recordApply = (id: number, hash: string | null, at: ApplyAt): Applied | 'stale' => {
     if (!store.markSettled(id, hash, at.nowMs)) return 'stale';
     const applied = applyIn(id, at);
@@ -202,9 +194,8 @@ export function createLedger(deps: {
   }
 
   /**
-   * The stored answer of an applied payment, for its payment identifier sent again on the same
-   * route with the same signed payment (a forged signature does not open the seal). Null when none
-   * was stored, or its receipt token was revoked since (a revoked token never comes back).
+   * A payment identifier's stored answer, opened only by the same signed payment on the same route; null when
+   * none was stored or its receipt token was revoked since (docs/payments.md "Payment identifiers").
    */
   function replay(row: PaymentRow, memo: ResultMemo): Purchase | null {
     if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer || !memo.payment) return null;
@@ -216,10 +207,7 @@ export function createLedger(deps: {
     return { ...purchaseOf(row, r), replay: { since: r.since ?? null } };
   }
 
-  /**
-   * Where `payer` would stand after buying `count` more of `city` when that ceiling leaves nothing
-   * after `since` (by the rule the purchase writes a moment later); null when the purchase reads.
-   */
+  /** Where `payer` would stand if the ceiling of buying `count` more leaves nothing after `since`; else null. */
   function leavesNothing(payer: string, r: { city: string; count: number; since: number }) {
     // Any new ceiling is at least `count`, so a cursor below it needs no lookup.
     if (r.since < r.count) return null;

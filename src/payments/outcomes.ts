@@ -11,10 +11,7 @@ type Refusal =
   | { why: 'exhausted'; paidThrough: number; latest: number }
   | { why: 'limited'; error: ApiError };
 
-/**
- * `known`: an applied payment answered again; `in_doubt`: the same header may be resent;
- * `failed`: not charged; `refunded`: settled but not applied, a refund is queued.
- */
+/** `known`: applied, answered again; `in_doubt`: resend the header; `failed`: not charged; `refunded`: refund queued */
 export type PurchaseOutcome =
   | { kind: 'applied'; purchase: Purchase }
   | { kind: 'known'; purchase: Purchase }

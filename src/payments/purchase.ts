@@ -116,8 +116,7 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
   async function purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions): Promise<PurchaseOutcome> {
     const { city, count } = offer;
     if (!deps.accepting()) return refused({ why: 'shutting_down' });
-    // Two headers of one name arrive joined by ", " (never in base64): refused whole, so no proxy
-    // in front can read one payment while we settle the other.
+    // Two headers arrive joined by ", " (never in base64): refused whole, so no proxy reads one as we settle the other.
     if (header.value.includes(',')) return refused({ why: 'two_headers' });
     const decoded = decodePaymentHeader(header);
     if (!decoded.ok) return refused({ why: 'verification_failed', reason: decoded.reason });
@@ -133,8 +132,7 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
     const idKey = p.identifier ? identifierKey(secret(), p.identifier) : undefined;
     const memo = idKey && opts.memo ? { ...opts.memo, payment: signedPaymentDigest(p) } : opts.memo;
     const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
-    // An identifier is one payment's: with any other authorization (or payer) it is refused before
-    // anything is verified or claimed. The unique index decides a race (claimAndSettle).
+    // An identifier is one payment's: any other authorization is refused unverified; the unique index decides a race.
     if (idKey) {
       const holder = store.byIdentifier(idKey);
       if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
@@ -149,15 +147,13 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
       if (deps.sanctions.has(from)) return refused({ why: 'sanctioned' });
       if (known.status === 'claimed' || known.status === 'in_doubt')
         return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(retry);
-      // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
-      // a new authorization, so this one is never settled later (that would charge twice).
+      // Everything else is final, `failed` too: a buyer told "not charged" may pay anew; settling later charges twice.
       return answerKnown(known, retry);
     }
 
     const window = checkWindow(a, Math.floor(clock.now() / 1000));
     if (window) return refused({ why: 'verification_failed', reason: window });
-    // An echoed salt this server cannot have served is refused before signature recovery. V2_NONCE=any
-    // binds at first sight instead (x402's `exact` allows any 32-byte nonce).
+    // An unserved echoed salt is refused before recovery; V2_NONCE=any binds at first sight (`exact` allows any nonce).
     const anyNonce = header.version === 2 && deps.v2Nonce !== 'bound';
     const binding = decideBinding(
       secret(),

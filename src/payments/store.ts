@@ -124,10 +124,7 @@ type RefundListRow = {
   status: string;
 };
 
-/**
- * The read side of `payments` and `refunds`, and the applied-payment counter the triggers keep
- * (row_counts): counting a table that only grows would cost more every day.
- */
+/** Reads of `payments` and `refunds`; applied totals are the triggers' row_counts (a growing table costs more to count). */
 export function createPaymentReads(db: Db) {
   // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
   // the partial index payments_applied answers this and the totals without touching the table.
