@@ -57,11 +57,8 @@ export function createChallenges(deps: ChallengeDeps) {
     requirements({ city, count, resourcePath }: BundleOffer, network: string): PaymentRequirementsV1 {
       return requirementsCache.memo(`${network}|${count}|${city}|${resourcePath}`, () => {
         const resource = `${deps.baseUrl}${resourcePath}`;
-        const accept = standardAccept(
-          { ...deps, count, resource, description: bundleDescription(city, count) },
-          network,
-        );
-        return { ...accept, extra: usdcDomain() };
+        const terms = { ...deps, count, resource, description: bundleDescription(city, count) };
+        return { ...standardAccept(terms, network), extra: usdcDomain() };
       });
     },
   };

@@ -90,8 +90,7 @@ export function paymentPlaneFor(deps: PaymentPlaneDeps) {
     strandInflight(reason: string): number {
       let n = 0;
       for (const key of inflight.keys()) {
-        const [payer, nonce] = key.split(':') as [string, string];
-        const row = store.byKey(payer, nonce);
+        const row = store.byKey(...(key.split(':') as [string, string]));
         if (row && store.markInDoubt(row.id, reason, clock.now())) {
           n++;
           logger.error('settlement cut off by shutdown; in doubt', rowFields(row));

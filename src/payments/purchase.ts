@@ -155,18 +155,10 @@ export function createPurchaseFlow(deps: PurchaseSettings) {
     if (window) return refused({ why: 'verification_failed', reason: window });
     // An unserved echoed salt is refused before recovery; V2_NONCE=any binds at first sight (`exact` allows any nonce).
     const anyNonce = header.version === 2 && deps.v2Nonce !== 'bound';
-    const binding = decideBinding(
-      secret(),
-      {
-        city,
-        count,
-        steps: saltSteps.recent(city, count),
-        nowMs: clock.now(),
-        validBefore: Number(a.validBefore),
-      },
-      // Searching every served salt is not worth it when any nonce pays.
-      anyNonce && !p.salt ? null : p.salt,
-    );
+    const steps = saltSteps.recent(city, count);
+    const check = { city, count, steps, nowMs: clock.now(), validBefore: Number(a.validBefore) };
+    // Searching every served salt is not worth it when any nonce pays.
+    const binding = decideBinding(secret(), check, anyNonce && !p.salt ? null : p.salt);
     if (binding.echoRefused && !anyNonce) return refused({ why: 'binding_mismatch' });
     const verified = await verifySignature(p, { usdc: deps.usdc, chainVerifier: deps.chainVerifier });
     if (!verified.ok) return refused({ why: 'verification_failed', reason: verified.reason });
