@@ -1,7 +1,7 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { SECURITY_SCHEMES } from './openapi.ts';
 import { NETWORK } from '../x402/networks.ts';
-import { SALT_ECHO } from '../payments/binding.ts';
+import { SALT_ECHO } from '../../packages/isocast-client/src/binding.ts';
 import { originOf, type ReceiptSignedKind, receiptTypedDataDoc } from '../payments/receipt-request.ts';
 import {
   acceptsFor,

@@ -10,10 +10,7 @@ import type { TypedDataVerifier } from './verify.ts';
 
 type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerifier; supported?: SupportedResult };
 
-/**
- * The settler and the on-chain signature verifier the configuration asks for. Mock mode never
- * loads the live ones: viem's RPC client was about a tenth of the binary's start.
- */
+/** The configured settler and chain verifier; mock mode never loads the live ones (viem was a tenth of the start). */
 export async function paymentBackends(
   config: SettlerSettings,
   opts: { logger?: Logger; metrics?: Metrics } = {},
@@ -29,11 +26,8 @@ export async function paymentBackends(
   const supported = await settler.supported?.();
   if (supported && !supported.ok && supported.problem === 'none') {
     settler.close?.();
-    throw new ConfigError([
-      `FACILITATOR_URL: ${splitList(config.FACILITATOR_URL ?? '')
-        .map(redactUrl)
-        .join(', ')} ${supported.detail}`,
-    ]);
+    const urls = splitList(config.FACILITATOR_URL ?? '').map(redactUrl);
+    throw new ConfigError([`FACILITATOR_URL: ${urls.join(', ')} ${supported.detail}`]);
   }
   return { settler, chainVerifier: live.chainVerifierFromConfig(config), supported };
 }

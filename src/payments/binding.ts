@@ -4,21 +4,8 @@ import { boundedMap, type BoundedMap } from '../lib/bounded-map.ts';
 import { keccak256Hex } from '../lib/keccak.ts';
 import { MAX_AUTH_LIFETIME_S, type BindingNonceInput } from '../../packages/isocast-client/src/binding.ts';
 
-/**
- * Nonce binding (spec 5): nonce = keccak256(abi.encodePacked(payer, citySlug, uint256 count,
- * bytes32 salt)), so a signed authorization cannot be re-pointed at another city or count.
- * salt = HMAC(secret, city | count | k | minute); k moves when a purchase at the current k settles
- * (salt_steps trigger), so buying again gets a fresh nonce, and the minute stops a refused payment
- * pinning its nonce. Nothing per challenge is stored: served salts are recomputed, bounded by
- * SALT_STEPS_CHECKED steps of k, each a settled, paid purchase.
- */
+/** Nonce binding (spec 5): served salts are recomputed, never stored (docs/payments.md "Binding salt"). */
 export const SALT_EPOCH_S = 60;
-/** Shared with the buyer package, whose signer caps its authorization lifetime at the same value. */
-export {
-  BINDING_FORMULA,
-  MAX_AUTH_LIFETIME_S,
-  SALT_ECHO,
-} from '../../packages/isocast-client/src/binding.ts';
 /** Steps of a bundle's k tried for one payment, newest first; salt_steps keeps as many per bundle. */
 export const SALT_STEPS_CHECKED = 64;
 
@@ -27,7 +14,6 @@ type BindingSecret = Buffer | KeyObject;
 
 /** k became the bundle's served step at `sinceMs` (server clock). */
 export type SaltStep = { k: number; sinceMs: number };
-/** What a served salt was derived from. */
 type SaltPoint = { k: number; epoch: number };
 
 /** The step of a bundle nobody has bought yet. */
@@ -37,7 +23,6 @@ export function epochAt(ms: number): number {
   return Math.floor(ms / (SALT_EPOCH_S * 1000));
 }
 
-/** The bundle a salt and a nonce are bound to. */
 type SaltBundle = { city: string; count: number };
 
 /** Salts already derived, per secret: a purchase checks every point its authorization may echo. */
@@ -63,10 +48,7 @@ export function currentSalt(secret: BindingSecret, c: SaltBundle & { step: SaltS
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
-/**
- * abi.encodePacked(address, string, uint256, bytes32) written out: viem's hex round trip per field
- * is too slow for once per candidate salt on the paid path. Throws where viem would refuse to pack.
- */
+/** encodePacked written out (viem's per-field hex round trip is slow per candidate salt); throws where viem would. */
 export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): Hex {
   if (!ADDRESS.test(payer)) throw new TypeError(`not an address: ${payer}`);
   if (!BYTES32.test(salt)) throw new TypeError('salt must be 32 bytes');
@@ -83,9 +65,8 @@ export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): H
 }
 
 /**
- * Every (k, minute) a challenge behind a still-valid authorization can have served, newest first:
- * served at t >= validBefore - MAX_AUTH_LIFETIME_S; step i covers [steps[i].sinceMs,
- * steps[i-1].sinceMs], closed because a challenge read in the millisecond k moved may carry either.
+ * Every (k, minute) a challenge behind a still-valid authorization can have served, newest first; step i covers
+ * [steps[i].sinceMs, steps[i-1].sinceMs], closed because a challenge read in the millisecond k moved may carry either.
  */
 export function servedPoints(steps: readonly SaltStep[], nowMs: number, validBefore: number): SaltPoint[] {
   // A still-valid authorization has validBefore > now, so the floor is never below now - max.
@@ -112,43 +93,29 @@ type BindingCheck = {
   validBefore: number;
 };
 
-/** The point an echoed salt was served from, or null when this server cannot have served it. */
-export function echoedPoint(secret: BindingSecret, salt: Hex, c: BindingCheck): SaltPoint | null {
-  const wanted = salt.toLowerCase();
-  for (const point of servedPoints(c.steps, c.nowMs, c.validBefore)) {
-    if (servedSalt(secret, c, point) === wanted) return point;
-  }
-  return null;
-}
-
-/** The point whose salt binds `nonce` to (payer, city, count), or null when none does. */
-export function matchBinding(
-  secret: BindingSecret,
-  c: BindingCheck & { payer: Address; nonce: Hex },
-): SaltPoint | null {
-  const nonce = c.nonce.toLowerCase();
+/** The served point whose salt is `wanted` or, given a payer, binds the nonce `wanted` to (payer, city, count). */
+function servedPointOf(secret: BindingSecret, c: BindingCheck & { payer?: Address }, wanted: Hex): SaltPoint | null {
+  const w = wanted.toLowerCase();
+  const { payer } = c;
   for (const point of servedPoints(c.steps, c.nowMs, c.validBefore)) {
     const salt = servedSalt(secret, c, point);
-    if (bindingNonce({ payer: c.payer, city: c.city, count: c.count, salt }) === nonce) return point;
+    if ((payer ? bindingNonce({ payer, city: c.city, count: c.count, salt }) : salt) === w) return point;
   }
   return null;
 }
 
-/**
- * Binding in the spec's order (5 and 4.3: verify, sanctions, binding): `echoRefused` before any
- * signature recovery; `bound(payer, nonce)` after, null when no served salt binds the nonce.
- */
+/** In the spec's order (4.3, 5): `echoRefused` before signature recovery, `bound(payer, nonce)` after it. */
 type BindingDecision = {
   readonly echoRefused: boolean;
   bound(payer: Address, nonce: Hex): SaltPoint | null;
 };
 
 export function decideBinding(secret: BindingSecret, c: BindingCheck, echo: Hex | null): BindingDecision {
-  const echoed = echo ? echoedPoint(secret, echo, c) : null;
+  const echoed = echo ? servedPointOf(secret, c, echo) : null;
   return {
     echoRefused: Boolean(echo) && echoed === null,
     bound(payer, nonce) {
-      if (!echo) return matchBinding(secret, { ...c, payer, nonce });
+      if (!echo) return servedPointOf(secret, { ...c, payer }, nonce);
       if (!echoed) return null;
       return bindingNonce({ payer, city: c.city, count: c.count, salt: echo }) === nonce ? echoed : null;
     },

@@ -13,10 +13,7 @@ import {
 /** Errors about a bundle carry `minSpendUsd` (spec 4.3). */
 const MIN_SPEND_USD = microToUsd(MIN_SPEND_MICRO);
 
-/**
- * A requested bundle, checked before any payment work: an integer count from 2 to MAX_COUNT (one
- * authorization's worth at the Whale price is 35 USDC) whose total reaches the minimum spend.
- */
+/** Before any payment work: a count from 2 to MAX_COUNT (35 USDC at the Whale price) reaching the minimum spend. */
 export function parseCount(raw: string | undefined, fallback?: number): number {
   if ((raw === undefined || raw === '') && fallback !== undefined) return fallback;
   // Any numeric spelling above the maximum (1e30, 21 digits, Infinity) gets the maximum's message.

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import type { Address, Hex } from 'viem';
+import type { Hex } from 'viem';
 import { boundedMap } from '../lib/bounded-map.ts';
 import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
@@ -10,16 +10,11 @@ import { encodeJsonText, PAYMENT_REQUIRED, paymentRequiredV2, type V2Extensions,
 import type { PaymentRequirementsV1 } from '../x402/x-payment.ts';
 
 /** The 402 challenge and the standard requirements a facilitator is sent. */
-type ChallengeDeps = {
+type ChallengeDeps = Pick<ChallengeInput, 'payTo' | 'usdc' | 'termsUrl' | 'mode'> & {
   /** The HMAC key as a KeyObject, made once (on first use): salts and tags are computed on every paid request. */
   secret: () => KeyObject;
-  payTo: Address;
-  usdc: Address;
   baseUrl: string;
-  termsUrl: string;
-  mode: 'mock' | 'live';
   nowMs: () => number;
-  /** The bundle's current purchase step (salt-steps.ts). */
   currentStep: (city: string, count: number) => SaltStep;
 };
 
@@ -29,29 +24,18 @@ export type BundleOffer = { city: string; count: number; resourcePath: string };
 /** A challenge's own words: the reason (`error`) and, on exhaustion, where the wallet stands. */
 export type ChallengeNote = Pick<ChallengeInput, 'error' | 'exhaustion'>;
 
-/** Offers kept at once (bundles x resource shapes x served salts). */
-const OFFER_CACHE_MAX = 4096;
-/** Requirements kept: cities x counts x the two resource shapes; a flood of odd queries is not kept. */
-const REQUIREMENTS_CACHE_MAX = 4096;
+/** Offers (bundles x resource shapes x served salts) and requirements kept: a flood of odd queries is not kept. */
+const CACHE_MAX = 4096;
 
 export function createChallenges(deps: ChallengeDeps) {
-  const requirementsCache = boundedMap<PaymentRequirementsV1>(REQUIREMENTS_CACHE_MAX);
+  const requirementsCache = boundedMap<PaymentRequirementsV1>(CACHE_MAX);
   // A bundle's plain offer is the same for every buyer until its salt moves, so it is kept per
   // salt, frozen so no caller can hand its words to the next buyer; a note makes a body never kept.
-  const offers = boundedMap<PaymentRequiredBody>(OFFER_CACHE_MAX);
+  const offers = boundedMap<PaymentRequiredBody>(CACHE_MAX);
 
+  const seller = { payTo: deps.payTo, usdc: deps.usdc, termsUrl: deps.termsUrl, mode: deps.mode };
   const build = ({ city, count, resourcePath }: BundleOffer, salt: Hex, note: ChallengeNote) =>
-    paymentRequired({
-      city,
-      count,
-      resource: `${deps.baseUrl}${resourcePath}`,
-      payTo: deps.payTo,
-      usdc: deps.usdc,
-      salt,
-      termsUrl: deps.termsUrl,
-      mode: deps.mode,
-      ...note,
-    });
+    paymentRequired({ ...seller, city, count, resource: `${deps.baseUrl}${resourcePath}`, salt, ...note });
 
   return {
     challenge(offer: BundleOffer, note: ChallengeNote = {}): PaymentRequiredBody {
@@ -69,35 +53,18 @@ export function createChallenges(deps: ChallengeDeps) {
     /** The paid route's Bazaar listing, for a v2 settle call (x402/v2.ts facilitatorBody). */
     listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
-    /**
-     * Standard x402 v1 requirements: our binding and `mode` stay out of what a facilitator is sent.
-     * No salt, so built once per (city, count, resource, network), not an HMAC per settle.
-     */
+    /** The standard v1 requirements a facilitator is sent: no binding, mode or salt, so built once per bundle. */
     requirements({ city, count, resourcePath }: BundleOffer, network: string): PaymentRequirementsV1 {
       return requirementsCache.memo(`${network}|${count}|${city}|${resourcePath}`, () => {
-        const accept = standardAccept(
-          {
-            count,
-            resource: `${deps.baseUrl}${resourcePath}`,
-            payTo: deps.payTo,
-            usdc: deps.usdc,
-            description: bundleDescription(city, count),
-          },
-          network,
-        );
-        return { ...accept, extra: usdcDomain() };
+        const resource = `${deps.baseUrl}${resourcePath}`;
+        const terms = { ...deps, count, resource, description: bundleDescription(city, count) };
+        return { ...standardAccept(terms, network), extra: usdcDomain() };
       });
     },
   };
 }
 
 export type Challenges = ReturnType<typeof createChallenges>;
-
-/** Every paid route's 402 declares its Bazaar listing and the payment identifier. */
-function standardExtensions(body: PaymentRequiredBody): V2Extensions {
-  const listing = listingFor(body.accepts[0]!.resource, body.terms);
-  return { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
-}
 
 type EncodedOffer = { own: V2Extensions; json: string; encoded: string };
 
@@ -107,9 +74,10 @@ const encodedOffers = new WeakMap<PaymentRequiredBody, EncodedOffer>();
 function encodeOffer(body: PaymentRequiredBody): EncodedOffer {
   let e = encodedOffers.get(body);
   if (!e) {
-    const own = standardExtensions(body);
-    const description = listingFor(body.accepts[0]!.resource, body.terms)?.description;
-    const json = JSON.stringify(paymentRequiredV2(body, own, description));
+    // Every paid route's 402 declares its Bazaar listing and the payment identifier.
+    const listing = listingFor(body.accepts[0]!.resource, body.terms);
+    const own = { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
+    const json = JSON.stringify(paymentRequiredV2(body, own, listing?.description));
     e = { own, json, encoded: encodeJsonText(json) };
     if (Object.isFrozen(body)) encodedOffers.set(body, e);
   }

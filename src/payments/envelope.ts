@@ -1,8 +1,7 @@
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import type { Hex } from 'viem';
-import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
+import { BINDING_FORMULA, SALT_ECHO } from '../../packages/isocast-client/src/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 
@@ -16,7 +15,6 @@ export type ChallengeInput = {
   resource: string;
   payTo: Address;
   usdc: Address;
-  /** The binding salt served now (binding.ts currentSalt). */
   salt: Hex;
   termsUrl: string;
   /** Said in every challenge so a wallet can tell a demo (settlement simulated) from a seller. */
@@ -25,14 +23,7 @@ export type ChallengeInput = {
   exhaustion?: { paidThrough: number; latest: number };
 };
 
-/** What one `accepts` entry is about: a bundle of `count` signals, paid to `payTo` for `resource`. */
-type AcceptTerms = {
-  count: number;
-  resource: string;
-  payTo: Address;
-  usdc: Address;
-  description: string;
-};
+type AcceptTerms = Pick<ChallengeInput, 'count' | 'resource' | 'payTo' | 'usdc'> & { description: string };
 
 /** The description of one city's bundle in a challenge and in a facilitator's requirements. */
 export function bundleDescription(city: string, count: number): string {
@@ -81,18 +72,7 @@ export function paymentRequired(i: ChallengeInput): PaymentRequiredBody {
   const body: PaymentRequiredBody = {
     x402Version: 1,
     error: i.error ?? DEFAULT_CHALLENGE_ERROR,
-    accepts: [
-      offeredAccept(
-        {
-          count: i.count,
-          resource: i.resource,
-          payTo: i.payTo,
-          usdc: i.usdc,
-          description: bundleDescription(i.city, i.count),
-        },
-        { binding, mode: i.mode },
-      ),
-    ],
+    accepts: [offeredAccept({ ...i, description: bundleDescription(i.city, i.count) }, { binding, mode: i.mode })],
     extra: { binding, mode: i.mode },
     terms: i.termsUrl,
   };

@@ -28,5 +28,3 @@ export function createInflight<T>() {
     },
   };
 }
-
-export type Inflight<T> = ReturnType<typeof createInflight<T>>;

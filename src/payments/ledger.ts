@@ -7,26 +7,18 @@ import type { Logger } from '../lib/logger.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
 import type { SignalStore } from '../signals/store.ts';
-import { outcomeOf, type PurchaseOutcome } from './outcomes.ts';
+import type { PurchaseOutcome } from './outcomes.ts';
 import type { Sealer } from './sealed.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 
 /** What a purchase answers: the entitlement after it, and the receipt token when this request moved the money. */
-export type Purchase = {
+export type Purchase = Standing & {
   payer: string;
   city: string;
   count: number;
-  paymentId: number;
   txHash: string | null;
   idempotent: boolean;
-  paidThroughSeq: number;
-  totalPaidSignals: number;
-  latestSeq: number;
-  receiptToken: string | null;
-  /**
-   * Only for the request whose own settle call moved the money (as the receipt): what a header
-   * alone reaches (a known payment, a coalesced copy, a doubt resolved) is public on chain.
-   */
+  /** As the receipt, only where this request's own settle moved the money: what a header alone reaches is public. */
   movedHere: boolean;
   /** A payment identifier sent again with its payment: the stored answer, and the cursor it read from. */
   replay?: { since: number | null };
@@ -44,18 +36,16 @@ export type ResultMemo = {
 type ApplyOptions = { withReceipt: boolean; memo?: ResultMemo };
 type ApplyAt = ApplyOptions & { nowMs: number };
 
-type Standing = Pick<Purchase, 'paidThroughSeq' | 'totalPaidSignals' | 'latestSeq' | 'receiptToken'>;
+type Standing = { paidThroughSeq: number; latestSeq: number; receiptToken: string | null };
 type StoredResult = ResultMemo & Standing;
 
 const purchaseOf = (row: PaymentRow, s: Standing): Purchase => ({
   payer: row.payer,
   city: row.city,
   count: row.count,
-  paymentId: row.id,
   txHash: row.tx_hash,
   idempotent: false,
   paidThroughSeq: s.paidThroughSeq,
-  totalPaidSignals: s.totalPaidSignals,
   latestSeq: s.latestSeq,
   receiptToken: s.receiptToken,
   movedHere: false,
@@ -64,10 +54,7 @@ const purchaseOf = (row: PaymentRow, s: Standing): Purchase => ({
 const sealContext = (row: Pick<PaymentRow, 'id' | 'payment_identifier'>, payment: string | undefined) =>
   `payment ${row.id} ${row.payment_identifier} ${payment ?? ''}`;
 
-/**
- * The stores a purchase writes through. Their statements run on the ledger's connection, so a call
- * made inside one of its transactions reads and writes within that transaction.
- */
+/** The stores a purchase writes through, on the ledger's connection: inside its transactions, within them. */
 export type LedgerStores = {
   signals: Pick<SignalStore, 'latestSeq'>;
   entitlements: Pick<EntitlementStore, 'get' | 'applyPurchase'>;
@@ -81,7 +68,6 @@ export function createLedger(deps: {
   clock: Clock;
   logger: Logger;
   retryAfterSeconds: number;
-  /** The fast path's commit is shared with the other purchases of the same turn (db/group-commit.ts). */
   commits: GroupCommit;
   /** Seals a payment identifier's stored answer; without it none is stored (nor replayed). */
   sealer?: Sealer;
@@ -90,18 +76,9 @@ export function createLedger(deps: {
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
   const { signals, entitlements, receipts } = deps.stores;
 
-  /** An applied payment as it stands now: reads only (no receipt is issued for a repeat). */
-  function appliedState(row: PaymentRow): Purchase {
-    const ent = entitlements.get(row.payer, row.city);
-    const latestSeq = signals.latestSeq(row.city);
-    const standing = { paidThroughSeq: ent?.paidThroughSeq ?? 0, totalPaidSignals: ent?.totalPaidSignals ?? 0 };
-    return { ...purchaseOf(row, { ...standing, latestSeq, receiptToken: null }), idempotent: true };
-  }
-
   type Applied = { purchase: Purchase; row: PaymentRow };
 
-  // The payment leaves `settled`, the ceiling moves, the receipt is stored (and, for a payment
-  // identifier, the answer): one transaction.
+  // One transaction: the payment leaves `settled`, the ceiling moves, the receipt (and an identifier's answer) is kept.
   function applyIn(id: number, { nowMs, withReceipt, memo }: ApplyAt): Applied | null {
     const row = store.markApplied(id, nowMs);
     if (!row) return null;
@@ -117,8 +94,7 @@ export function createLedger(deps: {
     return { purchase: { ...purchaseOf(row, standing), movedHere: withReceipt }, row };
   }
   const applyTx = db.transaction(applyIn);
-  // The common case in one commit: the transfer recorded and applied together. Any error rolls it
-  // all back and the two-commit path below runs instead, with its known failure handling.
+  // The common case in one commit; any error rolls it all back for the two-commit path and its failure handling.
   const recordApply = (id: number, hash: string | null, at: ApplyAt): Applied | 'stale' => {
     if (!store.markSettled(id, hash, at.nowMs)) return 'stale';
     const applied = applyIn(id, at);
@@ -126,7 +102,7 @@ export function createLedger(deps: {
     return applied;
   };
 
-  const logApplied = (a: Applied) => {
+  const logApplied = (a: Applied): PurchaseOutcome => {
     const { row, purchase } = a;
     logger.info('payment applied', {
       paymentId: row.id,
@@ -137,7 +113,7 @@ export function createLedger(deps: {
       settler: row.settler,
       paidThroughSeq: purchase.paidThroughSeq,
     });
-    return purchase;
+    return { kind: 'applied', purchase };
   };
 
   /** Applies a settled payment exactly once; a failure queues a refund (`refunded`). */
@@ -161,14 +137,18 @@ export function createLedger(deps: {
       return { kind: 'refunded' };
     }
     if (!applied) return answer(store.get(id)!);
-    return outcomeOf(logApplied(applied));
+    return logApplied(applied);
   }
 
   /** What a stored payment answers, moving nothing but a settled row's entitlement. */
   function answer(row: PaymentRow): PurchaseOutcome {
     switch (row.status) {
-      case 'applied':
-        return { kind: 'known', purchase: appliedState(row) };
+      case 'applied': {
+        // As it stands now, reads only: no receipt is issued for a repeat.
+        const paidThroughSeq = entitlements.get(row.payer, row.city)?.paidThroughSeq ?? 0;
+        const standing = { paidThroughSeq, latestSeq: signals.latestSeq(row.city), receiptToken: null };
+        return { kind: 'known', purchase: { ...purchaseOf(row, standing), idempotent: true } };
+      }
       case 'settled':
         return apply(row.id, { withReceipt: false });
       case 'refund_queued':
@@ -180,10 +160,6 @@ export function createLedger(deps: {
     }
   }
 
-  /**
-   * Records the transfer and applies it in one group commit (resolved once in the WAL); if that
-   * fails, step by step: recorded first (a hash another payment holds leaves it in doubt), then applied.
-   */
   async function recordAndApply(id: number, txHash: Hex | null, opts: ApplyOptions): Promise<PurchaseOutcome> {
     const nowMs = clock.now();
     const hash = txHash ? txHash.toLowerCase() : null;
@@ -194,7 +170,7 @@ export function createLedger(deps: {
       // Rolled back whole: nothing of it was written. The two commits below redo it step by step.
     }
     if (fast === 'stale') return answer(store.get(id)!);
-    if (fast) return outcomeOf(logApplied(fast));
+    if (fast) return logApplied(fast);
     try {
       if (!store.markSettled(id, hash, nowMs)) return answer(store.get(id)!);
     } catch (err) {
@@ -218,9 +194,8 @@ export function createLedger(deps: {
   }
 
   /**
-   * The stored answer of an applied payment, for its payment identifier sent again on the same
-   * route with the same signed payment (a forged signature does not open the seal). Null when none
-   * was stored, or its receipt token was revoked since (a revoked token never comes back).
+   * A payment identifier's stored answer, opened only by the same signed payment on the same route; null when
+   * none was stored or its receipt token was revoked since (docs/payments.md "Payment identifiers").
    */
   function replay(row: PaymentRow, memo: ResultMemo): Purchase | null {
     if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer || !memo.payment) return null;
@@ -232,10 +207,7 @@ export function createLedger(deps: {
     return { ...purchaseOf(row, r), replay: { since: r.since ?? null } };
   }
 
-  /**
-   * Where `payer` would stand after buying `count` more of `city` when that ceiling leaves nothing
-   * after `since` (by the rule the purchase writes a moment later); null when the purchase reads.
-   */
+  /** Where `payer` would stand if the ceiling of buying `count` more leaves nothing after `since`; else null. */
   function leavesNothing(payer: string, r: { city: string; count: number; since: number }) {
     // Any new ceiling is at least `count`, so a cursor below it needs no lookup.
     if (r.since < r.count) return null;

@@ -4,22 +4,14 @@ import { bundlePrice } from '../pricing/tiers.ts';
 import type { Purchase } from './ledger.ts';
 
 /** Why a payment was refused before anything moved; `limited` is the per-wallet limit's own 429. */
-export type Refusal =
-  | { why: 'shutting_down' }
-  | { why: 'two_headers' }
+type Refusal =
+  | { why: 'shutting_down' | 'two_headers' | 'identifier_conflict' | 'sanctioned' | 'screening_unavailable' }
+  | { why: 'binding_mismatch' | 'bound_elsewhere' }
   | { why: 'verification_failed'; reason: string }
-  | { why: 'binding_mismatch' }
-  | { why: 'bound_elsewhere' }
-  | { why: 'sanctioned' }
-  | { why: 'screening_unavailable' }
-  | { why: 'identifier_conflict' }
   | { why: 'exhausted'; paidThrough: number; latest: number }
   | { why: 'limited'; error: ApiError };
 
-/**
- * `known`: an applied payment answered again; `in_doubt`: the same header may be resent;
- * `failed`: not charged; `refunded`: settled but not applied, a refund is queued.
- */
+/** `known`: applied, answered again; `in_doubt`: resend the header; `failed`: not charged; `refunded`: refund queued */
 export type PurchaseOutcome =
   | { kind: 'applied'; purchase: Purchase }
   | { kind: 'known'; purchase: Purchase }
@@ -29,10 +21,6 @@ export type PurchaseOutcome =
   | { kind: 'refunded' };
 
 export const refused = (refusal: Refusal): PurchaseOutcome => ({ kind: 'refused', refusal });
-
-/** A ledger's Purchase as an outcome: nothing moved now when it is an idempotent or stored answer. */
-export const outcomeOf = (purchase: Purchase): PurchaseOutcome =>
-  purchase.idempotent || purchase.replay ? { kind: 'known', purchase } : { kind: 'applied', purchase };
 
 const REFUSAL_LABEL: Partial<Record<Refusal['why'], string>> = {
   verification_failed: 'verification_failed',
@@ -51,7 +39,7 @@ const KIND_LABEL: Record<Exclude<PurchaseOutcome['kind'], 'refused'>, string> = 
 };
 
 /** The `outcome` label of isocast_payments_total; a purchase that threw is `error`. */
-export const paymentOutcome = (o: PurchaseOutcome): string =>
+const paymentOutcome = (o: PurchaseOutcome): string =>
   o.kind === 'refused' ? (REFUSAL_LABEL[o.refusal.why] ?? 'rejected') : KIND_LABEL[o.kind];
 
 /** The plane's /metrics counters; without a registry (unit tests) they are no-ops. */
@@ -67,7 +55,6 @@ export function paymentCounters(metrics: Metrics | undefined) {
     'Payment writes (claims, settlements applied) those commits carried',
   );
   return {
-    /** One group commit of `n` payment writes (db/group-commit.ts). */
     committed: (n: number) => {
       commits?.inc();
       units?.inc({}, n);

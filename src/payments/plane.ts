@@ -1,65 +1,57 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
-import { createGroupCommit } from '../db/group-commit.ts';
-import type { Db } from '../db/open.ts';
+import type { Address } from 'viem';
 import type { Metrics } from '../lib/metrics.ts';
-import { createChallenges, type BundleOffer } from './challenge.ts';
-import { createInflight, paymentKey } from './inflight.ts';
-import { createLedger, type LedgerStores } from './ledger.ts';
+import type { BundleOffer } from './challenge.ts';
+import { paymentKey } from './inflight.ts';
 import { paymentCounters, type PurchaseOutcome } from './outcomes.ts';
+import { MOCK_PAY_TO, payTo } from './pay-to.ts';
 import { createPurchaseFlow, type PurchaseOptions, type PurchaseSettings } from './purchase.ts';
-import { createSaltSteps } from './salt-steps.ts';
-import { createSealer } from './sealed.ts';
 import type { PaymentHeader } from '../x402/v2.ts';
-import { createPaymentStore, type PaymentRow } from './store.ts';
+import { rowFields, type PaymentRow } from './store.ts';
 
-/** The payment plane: challenge, purchase, ledger, coalescing and counters; it answers outcomes, the paywall says them over HTTP. */
-export type PaymentPlaneDeps = PurchaseSettings & {
-  db: Db;
-  stores: LedgerStores;
-  secret: Buffer;
-  baseUrl: string;
-  termsUrl: string;
-  mode: 'mock' | 'live';
-  /** Purchase attempts by outcome and settled micro-USDC go here for /metrics. */
-  metrics?: Metrics;
-  /** Retry-After of the in-doubt answer (the reconciler's interval is a good value). */
-  retryAfterSeconds?: number;
+/** The configuration the plane reads; the wiring's `Config` satisfies it. */
+type PaymentSettings = Parameters<typeof payTo>[0] & {
+  USDC_ADDRESS: string;
+  OFAC_REQUIRED: boolean;
+  V2_NONCE?: 'any' | 'bound';
+  BASE_URL: string;
+  TERMS_URL: string;
+  RECONCILE_INTERVAL_MS: number;
 };
 
-export type PaymentPlane = ReturnType<typeof createPaymentPlane>;
+/** Challenge, purchase, ledger, coalescing, counters: the plane answers outcomes, the paywall says them over HTTP. */
+type PaymentPlaneDeps = Pick<
+  PurchaseSettings,
+  'db' | 'stores' | 'secret' | 'settler' | 'sanctions' | 'clock' | 'logger' | 'chainVerifier' | 'limitPayer'
+> & {
+  config: PaymentSettings;
+  metrics?: Metrics;
+};
 
-export function createPaymentPlane(deps: PaymentPlaneDeps) {
-  const { db, clock, logger } = deps;
-  const store = createPaymentStore(db);
-  const saltSteps = createSaltSteps(db);
-  // Made on first use: the start's only node:crypto use, loaded lazily by the binary (scripts/sea/lazy-builtins.ts).
-  let key: KeyObject | undefined;
-  const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
-  const retryAfterSeconds = deps.retryAfterSeconds ?? 10;
+export type PaymentPlane = ReturnType<typeof paymentPlaneFor>;
+
+export function paymentPlaneFor(deps: PaymentPlaneDeps) {
+  const { clock, logger, config } = deps;
   const counters = paymentCounters(deps.metrics);
-  const inflight = createInflight<PurchaseOutcome>();
-  const challenges = createChallenges({ ...deps, secret, nowMs: () => clock.now(), currentStep: saltSteps.current });
-  const commits = createGroupCommit(db, { onCommit: counters.committed });
-  const ledger = createLedger({ ...deps, store, retryAfterSeconds, commits, sealer: createSealer(secret) });
   let accepting = true;
   const flow = createPurchaseFlow({
     ...deps,
-    secret,
-    store,
-    saltSteps,
-    ledger,
-    commits,
-    challenges,
-    inflight,
-    retryAfterSeconds,
+    ofacRequired: config.OFAC_REQUIRED,
+    payTo: (payTo(config) ?? MOCK_PAY_TO) as Address,
+    usdc: config.USDC_ADDRESS as Address,
+    v2Nonce: config.V2_NONCE ?? 'any',
+    baseUrl: config.BASE_URL,
+    termsUrl: config.TERMS_URL,
+    mode: config.PAYMENT_MODE,
+    // The reconciler's interval: an in-doubt buyer retrying sooner would find nothing new.
+    retryAfterSeconds: Math.max(1, Math.ceil((config.RECONCILE_INTERVAL_MS ?? 30_000) / 1000)),
+    onCommit: counters.committed,
     accepting: () => accepting,
   });
+  const { store, ledger, inflight } = flow;
 
   return {
-    challenge: challenges.challenge,
+    challenge: flow.challenges.challenge,
     store,
-    apply: ledger.apply,
-    recordAndApply: ledger.recordAndApply,
 
     async purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions = {}): Promise<PurchaseOutcome> {
       try {
@@ -98,21 +90,14 @@ export function createPaymentPlane(deps: PaymentPlaneDeps) {
     strandInflight(reason: string): number {
       let n = 0;
       for (const key of inflight.keys()) {
-        const [payer, nonce] = key.split(':') as [string, string];
-        const row = store.byKey(payer, nonce);
+        const row = store.byKey(...(key.split(':') as [string, string]));
         if (row && store.markInDoubt(row.id, reason, clock.now())) {
           n++;
-          logger.error('settlement cut off by shutdown; in doubt', {
-            paymentId: row.id,
-            payer,
-            nonce,
-            settler: row.settler,
-          });
+          logger.error('settlement cut off by shutdown; in doubt', rowFields(row));
         }
       }
       return n;
     },
-    /** Resolves once no settle call is running (or never, if one hangs: the caller bounds it). */
     drain: inflight.drain,
   };
 }

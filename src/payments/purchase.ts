@@ -1,24 +1,25 @@
-import type { KeyObject } from 'node:crypto';
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { Address } from 'viem';
-import type { GroupCommit } from '../db/group-commit.ts';
+import { createGroupCommit } from '../db/group-commit.ts';
+import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { boundToBundle, decideBinding } from './binding.ts';
-import type { BundleOffer, Challenges } from './challenge.ts';
-import { paymentKey, type Inflight } from './inflight.ts';
-import type { Ledger, ResultMemo } from './ledger.ts';
-import { inDoubtNote } from './reconcile.ts';
-import { createResolver, type Retry } from './doubt.ts';
-import type { SaltSteps } from './salt-steps.ts';
-import type { SettleOutcome, Settler } from './settlers/settler.ts';
+import { createChallenges, type BundleOffer } from './challenge.ts';
+import { createInflight, paymentKey } from './inflight.ts';
+import { createLedger, type LedgerStores, type ResultMemo } from './ledger.ts';
+import { createSaltSteps } from './salt-steps.ts';
+import { createSealer } from './sealed.ts';
+import { createSettle, type Retry } from './settle.ts';
+import type { Settler } from './settlers/settler.ts';
 import { identifierKey, signedPaymentDigest } from '../x402/payment-identifier.ts';
-import type { PaymentRow, PaymentStore } from './store.ts';
+import { createPaymentStore, type PaymentRow } from './store.ts';
 import { checkPayee, checkWindow, verifySignature, type TypedDataVerifier } from './verify.ts';
 import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from '../x402/v2.ts';
-import { outcomeOf, refused, type PurchaseOutcome } from './outcomes.ts';
+import { refused, type PurchaseOutcome } from './outcomes.ts';
 
 /** The purchase flow (spec 4.3); every expected end is an outcome (outcomes.ts), never a throw. */
 export type PurchaseOptions = {
@@ -28,8 +29,11 @@ export type PurchaseOptions = {
   memo?: ResultMemo;
 };
 
-/** What the purchase flow takes from the plane's configuration (plane.ts PaymentPlaneDeps has the rest). */
+/** What the purchase flow takes from the plane (plane.ts maps the configuration to it). */
 export type PurchaseSettings = {
+  db: Db;
+  stores: LedgerStores;
+  secret: Buffer;
   settler: Settler;
   sanctions: SanctionsList;
   ofacRequired: boolean;
@@ -43,111 +47,48 @@ export type PurchaseSettings = {
   limitPayer?: (payer: string) => void;
   /** V2_NONCE: `any` binds a v2 nonce at first sighting, `bound` keeps spec 5's binding; v1 is always bound. */
   v2Nonce?: 'any' | 'bound';
-};
-
-type PurchaseFlowDeps = PurchaseSettings & {
-  /** The server secret as an HMAC key (binding salts), made on first use. */
-  secret: () => KeyObject;
-  store: PaymentStore;
-  /** Each bundle's purchase steps, from which the served binding salts are recomputed. */
-  saltSteps: SaltSteps;
-  ledger: Ledger;
-  /** Claims commit together with the other writes of the same turn (db/group-commit.ts). */
-  commits: GroupCommit;
-  challenges: Challenges;
-  inflight: Inflight<PurchaseOutcome>;
-  /** Retry-After of the in-doubt answer. */
+  baseUrl: string;
+  termsUrl: string;
+  mode: 'mock' | 'live';
   retryAfterSeconds: number;
-  /** False once the shutdown began: nothing new is verified, claimed or settled. */
+  onCommit: (n: number) => void;
   accepting: () => boolean;
 };
 
-/** A known payment answers only on the bundle it was first seen on (binding.ts boundToBundle). */
-type Again = { identifier?: string; memo?: ResultMemo; city: string; count: number };
-
-export function createPurchaseFlow(deps: PurchaseFlowDeps) {
-  const { settler, logger, clock, store, ledger, inflight } = deps;
+export function createPurchaseFlow(deps: PurchaseSettings) {
+  const { settler, logger, clock, db } = deps;
+  const store = createPaymentStore(db);
+  const saltSteps = createSaltSteps(db);
+  // Made on first use: the start's only node:crypto use, loaded lazily by the binary (scripts/sea/lazy-builtins.ts).
+  let key: KeyObject | undefined;
+  const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
+  const inflight = createInflight<PurchaseOutcome>();
+  const challenges = createChallenges({ ...deps, secret, nowMs: () => clock.now(), currentStep: saltSteps.current });
+  const commits = createGroupCommit(db, { onCommit: deps.onCommit });
+  const ledger = createLedger({ ...deps, store, commits, sealer: createSealer(secret) });
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
-  const nowS = () => Math.floor(clock.now() / 1000);
-  const terms = (count: number) => ({
-    usdc: deps.usdc,
-    payTo: deps.payTo,
-    priceMicro: bundlePrice(count).totalMicro,
-    nowSeconds: nowS(),
-    chainVerifier: deps.chainVerifier,
-  });
+  const { settleClaimed, resolve } = createSettle({ ...deps, store, ledger, challenges, inDoubt });
 
-  /** One settle call for a claimed row. `fresh`: nothing of this authorization was public before. */
-  async function settleClaimed(
-    r: Retry,
-    claimed: { id: number; payer: Address; fresh: boolean },
-  ): Promise<PurchaseOutcome> {
-    const { id, payer, fresh } = claimed;
-    let outcome: SettleOutcome;
-    try {
-      outcome = await settler.settle({
-        payer,
-        authorization: r.p.authorization,
-        signature: r.p.signature,
-        payload: r.p.payload,
-        requirements: deps.challenges.requirements(r, r.p.payload.network),
-        listing: deps.challenges.listing(r.resourcePath),
-        signatureRecovered: r.recovered === true,
-        fresh,
-      });
-    } catch (err) {
-      const nonce = r.p.authorization.nonce;
-      logger.error('settler threw', { paymentId: id, payer, nonce, settler: settler.kind, err });
-      outcome = { ok: false, inDoubt: true, reason: `settler error: ${(err as Error).message}` };
-    }
-    if (outcome.ok)
-      return ledger.recordAndApply(id, outcome.txHash, { withReceipt: fresh && !outcome.alreadySettled, memo: r.memo });
-    const fields = {
-      paymentId: id,
-      payer,
-      nonce: r.p.authorization.nonce,
-      city: r.city,
-      count: r.count,
-      settler: settler.kind,
-      txHash: outcome.txHash ?? null,
-      reason: outcome.reason,
-    };
-    if (outcome.inDoubt) {
-      const note = inDoubtNote(outcome);
-      store.markInDoubt(id, note, clock.now());
-      logger.error('settlement in doubt; the token contract will decide', { ...fields, reason: note });
-      return inDoubt;
-    }
-    store.markFailed(id, outcome.reason, clock.now());
-    logger.warn('settlement failed; not charged', fields);
-    return { kind: 'failed', reason: outcome.reason };
-  }
-
-  const resolve = createResolver({ ...deps, inDoubt, settleClaimed, terms });
-
-  /** Another request's work on this key (payer and nonce, `paymentKey`) ended: answer the state it left. */
-  async function afterRunning(
-    running: { key: string; payer: string; nonce: string },
-    again: Again,
-  ): Promise<PurchaseOutcome> {
-    await inflight.ended(running.key);
-    const row = store.byKey(running.payer, running.nonce);
+  /** Another request's work on this payment ended: answer the state it left, on the bundle it was first seen on. */
+  async function afterRunning(r: Retry): Promise<PurchaseOutcome> {
+    const { from, nonce } = r.p.authorization;
+    await inflight.ended(paymentKey(from, nonce));
+    const row = store.byKey(from.toLowerCase(), nonce);
     if (!row) return inDoubt;
-    if (!boundToBundle(row, again.city, again.count)) return refused({ why: 'bound_elsewhere' });
-    return answerKnown(row, again);
+    if (!boundToBundle(row, r.city, r.count)) return refused({ why: 'bound_elsewhere' });
+    return answerKnown(row, r);
   }
 
   /** Its own identifier again on the same route gets the stored answer; anything else its state. */
-  function answerKnown(row: PaymentRow, again: Again): PurchaseOutcome {
-    const replayed = again.identifier && row.payment_identifier === again.identifier && again.memo;
-    const stored = replayed && ledger.replay(row, again.memo!);
-    return stored ? outcomeOf(stored) : ledger.answer(row);
+  function answerKnown(row: PaymentRow, r: Retry): PurchaseOutcome {
+    const stored = r.idKey && row.payment_identifier === r.idKey && r.memo && ledger.replay(row, r.memo);
+    return stored ? { kind: 'known', purchase: stored } : ledger.answer(row);
   }
 
-  async function claimAndSettle(r: Retry, payer: Address, again: Again): Promise<PurchaseOutcome> {
+  async function claimAndSettle(r: Retry, payer: Address): Promise<PurchaseOutcome> {
     const a = r.p.authorization;
     // Committed (with the other claims of this turn) before the settle call starts.
-    const claim = await deps.commits.run(() =>
+    const claim = await commits.run(() =>
       store.claim({
         payer,
         nonce: a.nonce,
@@ -168,15 +109,14 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     // The same authorization claimed first for another bundle (a race of two v2 requests).
     if (!boundToBundle(row, r.city, r.count)) return refused({ why: 'bound_elsewhere' });
     if (row.status === 'claimed' || row.status === 'in_doubt') return resolve(row, r);
-    return answerKnown(row, again);
+    return answerKnown(row, r);
   }
 
   /** The whole paid flow for one payment header and an already validated (city, count). */
   async function purchase(header: PaymentHeader, offer: BundleOffer, opts: PurchaseOptions): Promise<PurchaseOutcome> {
     const { city, count } = offer;
     if (!deps.accepting()) return refused({ why: 'shutting_down' });
-    // Two headers of one name arrive joined by ", " (never in base64): refused whole, so no proxy
-    // in front can read one payment while we settle the other.
+    // Two headers arrive joined by ", " (never in base64): refused whole, so no proxy reads one as we settle the other.
     if (header.value.includes(',')) return refused({ why: 'two_headers' });
     const decoded = decodePaymentHeader(header);
     if (!decoded.ok) return refused({ why: 'verification_failed', reason: decoded.reason });
@@ -184,61 +124,52 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     const a = p.authorization;
     const priceMicro = bundlePrice(count).totalMicro;
     const payee = checkPayee(a, { payTo: deps.payTo, priceMicro });
-    if (payee && !payee.ok) return refused({ why: 'verification_failed', reason: payee.reason });
+    if (payee) return refused({ why: 'verification_failed', reason: payee });
     const accepted = p.accepted && acceptedProblem(p.accepted, { priceMicro, asset: deps.usdc, payTo: deps.payTo });
     if (accepted) return refused({ why: 'verification_failed', reason: accepted });
     const from = a.from.toLowerCase();
     const key = paymentKey(from, a.nonce);
-    const running = { key, payer: from, nonce: a.nonce };
-    const idKey = p.identifier ? identifierKey(deps.secret(), p.identifier) : undefined;
+    const idKey = p.identifier ? identifierKey(secret(), p.identifier) : undefined;
     const memo = idKey && opts.memo ? { ...opts.memo, payment: signedPaymentDigest(p) } : opts.memo;
-    const again: Again = { identifier: idKey, memo, city, count };
-    // An identifier is one payment's: with any other authorization (or payer) it is refused before
-    // anything is verified or claimed. The unique index decides a race (claimAndSettle).
+    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
+    // An identifier is one payment's: any other authorization is refused unverified; the unique index decides a race.
     if (idKey) {
       const holder = store.byIdentifier(idKey);
       if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
         return refused({ why: 'identifier_conflict' });
     }
-    if (inflight.has(key)) return afterRunning(running, again);
+    if (inflight.has(key)) return afterRunning(retry);
 
     // A known payment answers its state whatever the clock says: one lookup, no recovery.
     const known = store.byKey(from, a.nonce);
-    const retry: Retry = { p, city, count, resourcePath: offer.resourcePath, memo, idKey };
     if (known) {
       if (!boundToBundle(known, city, count)) return refused({ why: 'bound_elsewhere' });
       if (deps.sanctions.has(from)) return refused({ why: 'sanctioned' });
       if (known.status === 'claimed' || known.status === 'in_doubt')
-        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(running, again);
-      // Everything else is final, `failed` included: a buyer told "not charged" may pay again with
-      // a new authorization, so this one is never settled later (that would charge twice).
-      return answerKnown(known, again);
+        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(retry);
+      // Everything else is final, `failed` too: a buyer told "not charged" may pay anew; settling later charges twice.
+      return answerKnown(known, retry);
     }
 
-    const window = checkWindow(a, nowS());
-    if (window && !window.ok) return refused({ why: 'verification_failed', reason: window.reason });
-    // An echoed salt this server cannot have served is refused before signature recovery. V2_NONCE=any
-    // binds at first sight instead (x402's `exact` allows any 32-byte nonce).
+    const window = checkWindow(a, Math.floor(clock.now() / 1000));
+    if (window) return refused({ why: 'verification_failed', reason: window });
+    // An unserved echoed salt is refused before recovery; V2_NONCE=any binds at first sight (`exact` allows any nonce).
     const anyNonce = header.version === 2 && deps.v2Nonce !== 'bound';
-    const binding = decideBinding(
-      deps.secret(),
-      {
-        city,
-        count,
-        steps: deps.saltSteps.recent(city, count),
-        nowMs: clock.now(),
-        validBefore: Number(a.validBefore),
-      },
-      // Searching every served salt is not worth it when any nonce pays.
-      anyNonce && !p.salt ? null : p.salt,
-    );
+    const steps = saltSteps.recent(city, count);
+    const check = { city, count, steps, nowMs: clock.now(), validBefore: Number(a.validBefore) };
+    // Searching every served salt is not worth it when any nonce pays.
+    const binding = decideBinding(secret(), check, anyNonce && !p.salt ? null : p.salt);
     if (binding.echoRefused && !anyNonce) return refused({ why: 'binding_mismatch' });
     const verified = await verifySignature(p, { usdc: deps.usdc, chainVerifier: deps.chainVerifier });
     if (!verified.ok) return refused({ why: 'verification_failed', reason: verified.reason });
     const payer = verified.payer;
     // Only now does a signature name the wallet (a 429 settles nothing).
-    const limited = overLimit(payer);
-    if (limited) return refused({ why: 'limited', error: limited });
+    try {
+      deps.limitPayer?.(payer);
+    } catch (err) {
+      if (err instanceof ApiError) return refused({ why: 'limited', error: err });
+      throw err;
+    }
     if (deps.sanctions.has(payer)) {
       logger.warn('sanctioned payer refused', { payer, city, count });
       return refused({ why: 'sanctioned' });
@@ -252,19 +183,8 @@ export function createPurchaseFlow(deps: PurchaseFlowDeps) {
     retry.recovered = verified.recovered;
     // First-sight binding is the claim itself: the unique (payer, nonce) row carries the bundle.
     retry.bindingK = bound?.k;
-    return inflight.exclusive(key, () => claimAndSettle(retry, payer, again)) ?? afterRunning(running, again);
+    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(retry);
   }
 
-  /** The limit's 429, or null when the wallet may buy. */
-  function overLimit(payer: string): ApiError | null {
-    try {
-      deps.limitPayer?.(payer);
-      return null;
-    } catch (err) {
-      if (err instanceof ApiError) return err;
-      throw err;
-    }
-  }
-
-  return { purchase, resolve };
+  return { purchase, resolve, store, ledger, challenges, inflight };
 }

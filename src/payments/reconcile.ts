@@ -1,19 +1,11 @@
 import type { Logger } from '../lib/logger.ts';
 import type { PaymentPlane } from './plane.ts';
-import type { PaymentRow } from './store.ts';
+import { rowFields, type PaymentRow } from './store.ts';
 
-/**
- * Repair of open payments, at start and on a timer: `settled` rows are applied (or refunded);
- * claims cut off mid-settle and `in_doubt` rows go by the token contract's authorizationState (used:
- * applied once; unused past validBefore: failed). Nothing is settled again without the buyer's
- * header, and nothing is marked failed on a guess.
- */
+/** Repair of open payments at start and on a timer; the rules are docs/payments.md "Reconciliation". */
 type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
 
-/**
- * The `error` mark of an in-doubt row whose settler sent nothing: no transfer of ours can land, so
- * the reconciler takes such rows last.
- */
+/** The `error` mark of an in-doubt row whose settler sent nothing: no transfer of ours can land. */
 const NOTHING_SENT = 'nothing sent: ';
 
 export const inDoubtNote = (o: { reason: string; sent?: boolean }): string =>
@@ -24,11 +16,7 @@ const nothingSent = (r: PaymentRow): boolean => r.error?.startsWith(NOTHING_SENT
 /** Chain lookups running at once in one pass: a slow RPC answer holds up only its own row. */
 const RECONCILE_CONCURRENCY = 4;
 
-/**
- * One pass takes `settled` rows first (no chain call), then rows where money may have moved, then
- * rows where nothing was sent, oldest first within each (the sort is stable): however many junk rows
- * are in doubt, a real one is looked at before any of them.
- */
+/** `settled` first (no chain call), nothing-sent junk last, oldest first within each (a stable sort). */
 const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : nothingSent(r) ? 2 : 1);
 
 export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Logger }): Promise<ReconcileReport> {
@@ -40,14 +28,7 @@ export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Log
     try {
       result = await plane.reconcile(row);
     } catch (err) {
-      logger.error('reconcile step failed; payment left as it was', {
-        paymentId: row.id,
-        payer: row.payer,
-        nonce: row.nonce,
-        settler: row.settler,
-        txHash: row.tx_hash,
-        err,
-      });
+      logger.error('reconcile step failed; payment left as it was', { ...rowFields(row), txHash: row.tx_hash, err });
       report.pending++;
       return;
     }

@@ -1,20 +1,14 @@
 import type { Db } from '../db/open.ts';
 import { FIRST_STEP, SALT_STEPS_CHECKED, type SaltStep } from './binding.ts';
 
-/**
- * The read side of `salt_steps` (binding.ts). Only the salt_step trigger writes it, in the statement
- * that marks a payment settled, so a step and the payment that paid for it commit together.
- */
+/** The read side of `salt_steps`: only the trigger that marks a payment settled writes it, in that statement. */
 export function createSaltSteps(db: Db) {
-  const current = db.prepare(
-    'SELECT k, since AS sinceMs FROM salt_steps WHERE city = +? AND count = +? ORDER BY k DESC LIMIT 1',
-  );
   const recent = db.prepare(
     'SELECT k, since AS sinceMs FROM salt_steps WHERE city = +? AND count = +? ORDER BY k DESC LIMIT +?',
   );
   return {
     current: (city: string, count: number): SaltStep =>
-      (current.get(city, count) as SaltStep | undefined) ?? FIRST_STEP,
+      (recent.get(city, count, 1) as SaltStep | undefined) ?? FIRST_STEP,
     /** The newest steps, newest first, ending with k = 0 when the history still reaches it. */
     recent(city: string, count: number): SaltStep[] {
       const rows = recent.all(city, count, SALT_STEPS_CHECKED) as SaltStep[];
@@ -23,5 +17,3 @@ export function createSaltSteps(db: Db) {
     },
   };
 }
-
-export type SaltSteps = ReturnType<typeof createSaltSteps>;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MarketResolution } from '../cities/schemas.ts';
 import { Address, Disclaimer, Hex32 } from '../lib/schemas.ts';
 import { IsocastSignalPublic } from '../signals/schemas.ts';
-import { BINDING_FORMULA, SALT_ECHO } from './binding.ts';
+import { BINDING_FORMULA, SALT_ECHO } from '../../packages/isocast-client/src/binding.ts';
 import { MAX_WAIT_S } from './bundle.ts';
 import { NETWORK } from '../x402/networks.ts';
 

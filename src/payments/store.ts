@@ -1,10 +1,9 @@
 import type { Db } from '../db/open.ts';
 
 /**
- * The payments table. A row is claimed for (payer, nonce) before any settle call: SQLite's unique
- * constraint makes a second settle of one authorization impossible, even across processes.
- * claimed -> settled -> applied (or refund_queued); claimed -> failed only when no transfer happened
- * and none can; claimed -> in_doubt, which leaves only on the token contract's word.
+ * The payments table; the (payer, nonce) row claimed before any settle call is the lock (docs/payments.md "Exactly
+ * once"). claimed -> settled -> applied | refund_queued; -> failed only when no transfer happened and none can;
+ * -> in_doubt, which leaves only on the token contract's word.
  */
 type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
 
@@ -49,10 +48,8 @@ type ClaimResult = { claimed: true; id: number } | { claimed: false; row: Paymen
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
-/** Rows written before 0006 have no valid_before: the longest lifetime from the claim bounds it. */
-export function validBeforeOf(row: PaymentRow, maxLifetimeS: number): number {
-  return row.valid_before ?? Math.floor(row.created_at / 1000) + maxLifetimeS;
-}
+/** The fields every log line about a payment row starts with. */
+export const rowFields = (r: PaymentRow) => ({ paymentId: r.id, payer: r.payer, nonce: r.nonce, settler: r.settler });
 
 export function createPaymentStore(db: Db) {
   const insert =
@@ -64,25 +61,15 @@ export function createPaymentStore(db: Db) {
   const saveResult = db.prepare('UPDATE payments SET result = ? WHERE id = ? AND payment_identifier IS NOT NULL');
   const byId = db.prepare('SELECT * FROM payments WHERE id = ?');
   const byTx = db.prepare('SELECT * FROM payments WHERE tx_hash = ?');
-  const reclaim = db.prepare(
-    `UPDATE payments SET status = 'claimed', error = NULL, settler = ?, updated_at = ? WHERE id = ? AND status = 'in_doubt'`,
-  );
-  const settled = db.prepare(
-    `UPDATE payments SET status = 'settled', tx_hash = ?, error = NULL, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`,
-  );
-  const failed = db.prepare(
-    `UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status IN ('claimed', 'in_doubt')`,
-  );
-  const inDoubt = db.prepare(
-    `UPDATE payments SET status = 'in_doubt', error = ?, updated_at = ? WHERE id = ? AND status = 'claimed'`,
-  );
+  const move = (set: string, from: string) =>
+    db.prepare(`UPDATE payments SET ${set}, updated_at = ? WHERE id = ? AND status ${from}`);
+  const reclaim = move(`status = 'claimed', error = NULL, settler = ?`, `= 'in_doubt'`);
+  const settled = move(`status = 'settled', tx_hash = ?, error = NULL`, `IN ('claimed', 'in_doubt')`);
+  const failed = move(`status = 'failed', error = ?`, `IN ('claimed', 'in_doubt')`);
+  const inDoubt = move(`status = 'in_doubt', error = ?`, `= 'claimed'`);
   // RETURNING: the apply transaction needs the row it moved, and reading it back was a statement more.
-  const applied = db.prepare(
-    `UPDATE payments SET status = 'applied', updated_at = ? WHERE id = ? AND status = 'settled' RETURNING *`,
-  );
-  const refundStatus = db.prepare(
-    `UPDATE payments SET status = 'refund_queued', error = ?, updated_at = ? WHERE id = ? AND status = 'settled'`,
-  );
+  const applied = move(`status = 'applied'`, `= 'settled' RETURNING *`);
+  const refundStatus = move(`status = 'refund_queued', error = ?`, `= 'settled'`);
   const refund =
     db.prepare(`INSERT INTO refunds (payment_id, wallet, amount_micro, tx_hash, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (payment_id) DO NOTHING`);
@@ -137,10 +124,7 @@ type RefundListRow = {
   status: string;
 };
 
-/**
- * The read side of `payments` and `refunds`, and the applied-payment counter the triggers keep
- * (row_counts): counting a table that only grows would cost more every day.
- */
+/** Reads of `payments` and `refunds`; applied totals are the triggers' row_counts (a growing table costs more to count). */
 export function createPaymentReads(db: Db) {
   // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
   // the partial index payments_applied answers this and the totals without touching the table.

@@ -2,12 +2,11 @@ import { isAddressEqual, size, type Address, type Hex } from 'viem';
 import { authorizationTypedData } from '../x402/eip3009.ts';
 import type { Authorization } from '../x402/networks.ts';
 import { recoverAuthorizationSigner } from './eip3009-recover.ts';
-import { MAX_AUTH_LIFETIME_S } from './binding.ts';
+import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.ts';
 import type { DecodedPayment } from '../x402/x-payment.ts';
 
 /** Verification of an `exact` payment before anything settles (spec order: verify, sanctions, binding). */
 export type TypedDataVerifier = {
-  /** ERC-1271 / ERC-6492 aware check through a chain client (viem public client). */
   verifyTypedData(
     args: { address: Address; signature: Hex } & ReturnType<typeof authorizationTypedData>,
   ): Promise<boolean>;
@@ -15,34 +14,31 @@ export type TypedDataVerifier = {
   verifyMessage?(args: { address: Address; message: string; signature: Hex }): Promise<boolean>;
 };
 
-export type VerifyTerms = {
+type VerifyTerms = {
   usdc: Address;
   payTo: Address;
   priceMicro: number;
   nowSeconds: number;
-  /** Present in live mode with RPC_URL: smart-wallet signatures verify on chain. */
   chainVerifier?: TypedDataVerifier;
 };
 
 /** `recovered`: the signature recovered (ECDSA) to `from`, rather than passing a contract wallet's check. */
-type Refusal = { ok: false; reason: string };
-type VerifyResult = { ok: true; payer: Address; recovered: boolean } | Refusal;
+type VerifyResult = { ok: true; payer: Address; recovered: boolean } | { ok: false; reason: string };
 
-/** Payee and amount: no signature recovery, so they run before anything costly. */
-export function checkPayee(a: Authorization, terms: Pick<VerifyTerms, 'payTo' | 'priceMicro'>): Refusal | null {
-  if (!isAddressEqual(a.to, terms.payTo)) return { ok: false, reason: 'authorization.to is not the settlement wallet' };
-  if (a.value !== BigInt(terms.priceMicro))
-    return { ok: false, reason: `authorization.value must be exactly ${terms.priceMicro}` };
+/** Payee and amount, the refusal's reason or null: no signature recovery, so they run before anything costly. */
+export function checkPayee(a: Authorization, terms: Pick<VerifyTerms, 'payTo' | 'priceMicro'>): string | null {
+  if (!isAddressEqual(a.to, terms.payTo)) return 'authorization.to is not the settlement wallet';
+  if (a.value !== BigInt(terms.priceMicro)) return `authorization.value must be exactly ${terms.priceMicro}`;
   return null;
 }
 
 /** The validity window, for a payment not seen before (a known one answers whatever the clock says). */
-export function checkWindow(a: Authorization, nowSeconds: number): Refusal | null {
+export function checkWindow(a: Authorization, nowSeconds: number): string | null {
   const now = BigInt(nowSeconds);
-  if (a.validAfter > now) return { ok: false, reason: 'authorization is not yet valid' };
-  if (a.validBefore <= now) return { ok: false, reason: 'authorization has expired' };
+  if (a.validAfter > now) return 'authorization is not yet valid';
+  if (a.validBefore <= now) return 'authorization has expired';
   if (a.validBefore - now > BigInt(MAX_AUTH_LIFETIME_S))
-    return { ok: false, reason: `authorization.validBefore is more than ${MAX_AUTH_LIFETIME_S} s away` };
+    return `authorization.validBefore is more than ${MAX_AUTH_LIFETIME_S} s away`;
   return null;
 }
 
@@ -73,7 +69,6 @@ export async function verifySignature(
 
 /** A resent in-doubt header: the cheap terms first, then the signature. */
 export async function verifyPayment(p: DecodedPayment, terms: VerifyTerms): Promise<VerifyResult> {
-  return (
-    checkPayee(p.authorization, terms) ?? checkWindow(p.authorization, terms.nowSeconds) ?? verifySignature(p, terms)
-  );
+  const reason = checkPayee(p.authorization, terms) ?? checkWindow(p.authorization, terms.nowSeconds);
+  return reason === null ? verifySignature(p, terms) : { ok: false, reason };
 }

@@ -6,7 +6,7 @@ import { listen, testApp } from '../helpers/app.ts';
 import { deployTestUsdc, SETTLER_KEY, startLocalChain } from './evm.ts';
 import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { decodeXPayment } from '../../src/x402/x-payment.ts';
 import { buy, buyerA, over, signFor, subscribeWith } from '../payments/buy.ts';

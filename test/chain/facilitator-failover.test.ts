@@ -9,7 +9,7 @@ import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import type { FailoverSettler } from '../../src/payments/settlers/failover.ts';
 import { COOL_OFF_MS } from '../../src/payments/settlers/failover.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { decodeXPayment } from '../../src/x402/x-payment.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
 import { buyerA, buyerB, over, signFor, subscribeWith } from '../payments/buy.ts';

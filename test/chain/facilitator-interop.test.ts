@@ -7,7 +7,7 @@ import { deployTestUsdc, startLocalChain } from './evm.ts';
 import { startReferenceFront, type ReferenceFront } from './reference-facilitators.ts';
 import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { decodeXPayment } from '../../src/x402/x-payment.ts';

@@ -11,7 +11,7 @@ import { createProofReader } from '../../src/payments/settlers/chain-proof.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { decodeXPayment } from '../../src/x402/x-payment.ts';

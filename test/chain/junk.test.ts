@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listen, testApp } from '../helpers/app.ts';
 import { deployTestUsdc, SETTLER_KEY, startLocalChain } from './evm.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, over } from '../payments/buy.ts';

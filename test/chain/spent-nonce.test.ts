@@ -7,7 +7,7 @@ import { deployTestUsdc, SETTLER_KEY, startLocalChain } from './evm.ts';
 import { startReferenceFront } from './reference-facilitators.ts';
 import { spendNonce, type SpendVariant } from './spend-nonce.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';

@@ -16,7 +16,7 @@ import { deployTestUsdc, startLocalChain } from './evm.ts';
 import { startReferenceFront } from './reference-facilitators.ts';
 import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 import { BASE_USDC } from '../../packages/isocast-client/src/index.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { testApp } from '../helpers/app.ts';
 import { ROUTE_DOCS } from '../../src/app.ts';
 import { documentSchemas } from '../../src/discovery/schemas.ts';
-import { BINDING_FORMULA } from '../../src/payments/binding.ts';
+import { BINDING_FORMULA } from '../../packages/isocast-client/src/binding.ts';
 import { offeredAccept } from '../../src/payments/envelope.ts';
 
 const { AgentCard, DiscoveryIndex, X402Manifest } = documentSchemas();

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import * as catalog from '../../src/lib/api-errors.ts';
 import { ERRORS, type ErrorCode } from '../../src/lib/api-errors.ts';
 import { ApiError } from '../../src/lib/errors.ts';
-import { paymentOutcome } from '../../src/payments/outcomes.ts';
+import { createMetrics } from '../../src/lib/metrics.ts';
+import { paymentCounters, type PurchaseOutcome } from '../../src/payments/outcomes.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SPEC = '/work/shared/spec/service-spec.md';
@@ -79,6 +80,16 @@ test('placeholders are filled, and the bodies keep the extra fields the spec lis
 
 test('the payment outcome metric keys on the outcome, never on an error text', () => {
   const reason = 'reworded';
+  /** The `outcome` label isocast_payments_total counts one attempt under. */
+  const paymentOutcome = (o: PurchaseOutcome): string => {
+    const metrics = createMetrics();
+    paymentCounters(metrics).attempt(o);
+    const line = metrics
+      .render()
+      .split('\n')
+      .find((l) => l.startsWith('isocast_payments_total{'));
+    return /outcome="([^"]+)"\} 1$/.exec(line ?? '')?.[1] ?? 'none';
+  };
   assert.equal(paymentOutcome({ kind: 'failed', reason }), 'settlement_failed');
   assert.equal(paymentOutcome({ kind: 'in_doubt', retryAfterSeconds: 10 }), 'in_doubt');
   assert.equal(paymentOutcome({ kind: 'refunded' }), 'entitlement_failed');

@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import Database from 'better-sqlite3';
 import { testApp } from '../helpers/app.ts';
 import { createApp } from '../../src/app.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import {

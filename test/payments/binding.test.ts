@@ -6,17 +6,15 @@ import {
   boundToBundle,
   currentSalt,
   decideBinding,
-  echoedPoint,
   epochAt,
   FIRST_STEP,
-  matchBinding,
-  MAX_AUTH_LIFETIME_S,
   SALT_EPOCH_S,
   SALT_STEPS_CHECKED,
   servedPoints,
   servedSalt,
   type SaltStep,
 } from '../../src/payments/binding.ts';
+import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.ts';
 import { buyerA, buyerB } from './buy.ts';
 
 const secret = Buffer.alloc(32, 1);
@@ -107,7 +105,7 @@ test('a step stamped after now (another clock ahead) still counts from now', () 
   assert.ok(pts.some((p) => p.k === 4 && p.epoch === epochAt(nowMs)));
 });
 
-test('matchBinding and echoedPoint find the serving point; other payers, cities, counts and stale salts are refused', () => {
+test('decideBinding finds the serving point, searched or echoed; other payers, cities, counts and stale salts are refused', () => {
   const steps: SaltStep[] = [{ k: 2, sinceMs: nowMs - 10_000 }, { k: 1, sinceMs: nowMs - 20 * MIN }, FIRST_STEP];
   // Served 5 minutes ago, when k was 1; two purchases later the buyer pays.
   const servedAt = nowMs - 5 * MIN;
@@ -116,17 +114,17 @@ test('matchBinding and echoedPoint find the serving point; other payers, cities,
   const vb = servedAt / 1000 + 300;
   const check = { city: 'nyc', count: 20, steps, nowMs, validBefore: vb };
   const want = { k: 1, epoch: epochAt(servedAt) };
-  assert.deepEqual(matchBinding(secret, { ...check, payer: buyerA.address, nonce }), want);
-  assert.deepEqual(echoedPoint(secret, salt, check), want);
-  assert.equal(matchBinding(secret, { ...check, payer: buyerB.address, nonce }), null);
-  assert.equal(matchBinding(secret, { ...check, city: 'miami', payer: buyerA.address, nonce }), null);
-  assert.equal(matchBinding(secret, { ...check, count: 21, payer: buyerA.address, nonce }), null);
-  assert.equal(echoedPoint(secret, salt, { ...check, count: 21 }), null);
-  assert.equal(echoedPoint(secret, `0x${'11'.repeat(32)}`, check), null);
+  assert.deepEqual(decideBinding(secret, check, null).bound(buyerA.address, nonce), want);
+  assert.deepEqual(decideBinding(secret, check, salt).bound(buyerA.address, nonce), want);
+  assert.equal(decideBinding(secret, check, null).bound(buyerB.address, nonce), null);
+  assert.equal(decideBinding(secret, { ...check, city: 'miami' }, null).bound(buyerA.address, nonce), null);
+  assert.equal(decideBinding(secret, { ...check, count: 21 }, null).bound(buyerA.address, nonce), null);
+  assert.equal(decideBinding(secret, { ...check, count: 21 }, salt).echoRefused, true);
+  assert.equal(decideBinding(secret, check, `0x${'11'.repeat(32)}`).echoRefused, true);
   // Uppercase hex is the same nonce and salt.
   const upper = (h: string) => `0x${h.slice(2).toUpperCase()}` as `0x${string}`;
-  assert.deepEqual(matchBinding(secret, { ...check, payer: buyerA.address, nonce: upper(nonce) }), want);
-  assert.deepEqual(echoedPoint(secret, upper(salt), check), want);
+  assert.deepEqual(decideBinding(secret, check, null).bound(buyerA.address, upper(nonce)), want);
+  assert.deepEqual(decideBinding(secret, check, upper(salt)).bound(buyerA.address, nonce), want);
   // A salt served longer than one lifetime before validBefore cannot back a still-valid authorization.
   const oldAt = nowMs - MAX_AUTH_LIFETIME_S * 1000 - 2 * MIN;
   const oldNonce = bindingNonce({
@@ -135,10 +133,7 @@ test('matchBinding and echoedPoint find the serving point; other payers, cities,
     count: 20,
     salt: currentSalt(secret, { city: 'nyc', count: 20, step: steps[1]!, nowMs: oldAt }),
   });
-  assert.equal(
-    matchBinding(secret, { ...check, validBefore: nowS + 10, payer: buyerA.address, nonce: oldNonce }),
-    null,
-  );
+  assert.equal(decideBinding(secret, { ...check, validBefore: nowS + 10 }, null).bound(buyerA.address, oldNonce), null);
   // A salt for a step never served (k = 3 does not exist yet) is refused.
   const future = bindingNonce({
     payer: buyerA.address,
@@ -146,7 +141,7 @@ test('matchBinding and echoedPoint find the serving point; other payers, cities,
     count: 20,
     salt: servedSalt(secret, { city: 'nyc', count: 20 }, { k: 3, epoch: epochAt(nowMs) }),
   });
-  assert.equal(matchBinding(secret, { ...check, payer: buyerA.address, nonce: future }), null);
+  assert.equal(decideBinding(secret, check, null).bound(buyerA.address, future), null);
 });
 
 test('bindingNonce and mockTxHash pack exactly as viem encodePacked, for any payer, slug, count and salt', async () => {

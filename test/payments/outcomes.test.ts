@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ERRORS, paymentRequired, rateLimited } from '../../src/lib/api-errors.ts';
 import { ApiError } from '../../src/lib/errors.ts';
 import type { Purchase } from '../../src/payments/ledger.ts';
-import type { PurchaseOutcome, Refusal } from '../../src/payments/outcomes.ts';
+import type { PurchaseOutcome } from '../../src/payments/outcomes.ts';
 import { purchaseOf, TWO_PAYMENT_HEADERS } from '../../src/paywall/refusal.ts';
 
 /** The paywall turns every purchase outcome into its answer in one place: the Purchase, or the catalog's error. */
@@ -24,6 +24,7 @@ const thrown = (o: PurchaseOutcome, version: 1 | 2 = 1): ApiError => {
   }
   assert.fail('expected a thrown error');
 };
+type Refusal = Extract<PurchaseOutcome, { kind: 'refused' }>['refusal'];
 const refused = (refusal: Refusal): PurchaseOutcome => ({ kind: 'refused', refusal });
 
 test('an applied or known outcome answers its purchase', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Address, Hex } from 'viem';
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { paymentPlaneFor } from '../../src/payments/from-config.ts';
+import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments, startReconciler } from '../../src/payments/reconcile.ts';
 import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { AuthorizationStatus, Settler } from '../../src/payments/settlers/settler.ts';
