@@ -5,7 +5,7 @@ import { loadOrCreateSecret } from './db/secret.ts';
 import { citySelection, createCatalog } from './cities/catalog.ts';
 import { CITY_ROWS } from './cities/catalog-data.ts';
 import { systemClock } from './lib/clock.ts';
-import { paymentPlaneFor } from './payments/from-config.ts';
+import { paymentPlaneFor } from './payments/plane.ts';
 import { reconcilePayments, startReconciler } from './payments/reconcile.ts';
 import { createShutdown, installShutdownSignals } from './ops/shutdown.ts';
 import { paymentBackends } from './payments/backends.ts';
