@@ -68,9 +68,8 @@ export function createNatsLink(url: string, deps: { name: string; logger: Logger
 const RETRY_MS = 1_000;
 
 /**
- * The publisher's and the follower's loop: `step` until stopped. A failure drops the connection
- * (the next `ensure` rebuilds it), is logged once until `ok` says a step went through again, and
- * waits `RETRY_MS` (by `wait`, the caller's pause, or a sleep that `stop` cuts short).
+ * The publisher's and the follower's loop. A failed `step` drops the connection, is logged once
+ * until `ok` says a step went through again, and waits RETRY_MS (`wait`, or a sleep `stop` cuts).
  */
 export function linkLoop(
   link: NatsLink,
@@ -118,9 +117,8 @@ export function linkLoop(
 }
 
 /**
- * The client packages are imported on the first connect, so a single node never loads them (the
- * start-up bench). Only what nats-server 2.9 (Debian 12) has is used: one stream, ordered pull
- * consumers started at a sequence, a key-value bucket with the bucket's age limit (per-key TTLs are 2.11).
+ * Imported on the first connect, so a single node never loads the client. Only what nats-server 2.9
+ * (Debian 12) has is used: one stream, ordered consumers, a bucket-wide age limit (not per-key TTLs).
  */
 type Nats = {
   nc: NatsConnection;

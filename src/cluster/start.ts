@@ -37,8 +37,12 @@ export function startCluster(
   if (!config.NATS_URL) return null;
   const logger = deps.logger.child({ component: 'cluster' });
   const stream = config.NATS_URL.replace(/\/\/[^@/]*@/, '//');
+  const link = createNatsLink(config.NATS_URL, { name: `isocast-${config.ROLE}`, logger });
+  const stopWith = (worker: { stop(): Promise<void> }) => async () => {
+    await worker.stop();
+    await link.close();
+  };
   if (config.ROLE === 'primary') {
-    const link = createNatsLink(config.NATS_URL, { name: 'isocast-primary', logger });
     const outbox = createReplicationOutbox(deps.db);
     outbox.startRecording();
     const publisher = startPublisher({ link, outbox, logger, now: deps.now });
@@ -46,20 +50,12 @@ export function startCluster(
       crossNode: createCrossNodeUses(link, { whenDown: 'local' }),
       health: () => ({ role: 'primary', stream, ...publisher.status() }),
       wake: () => publisher.wake(),
-      stop: async () => {
-        await publisher.stop();
-        await link.close();
-      },
+      stop: stopWith(publisher),
     };
   }
   // A copy: its integrity is the primary's. A receipt arrives without the payment it references.
   deps.db.pragma('foreign_keys = OFF');
-  const link = createNatsLink(config.NATS_URL, { name: 'isocast-reader', logger });
   const follower = startFollower({ link, applier: createApplier(deps.db, deps.notifier), logger, now: deps.now });
-  const fresh = () => {
-    const lag = follower.lagMs();
-    return lag !== null && lag <= config.READ_MAX_LAG_MS;
-  };
   return {
     middleware: readNodeMiddleware({
       primaryUrl: config.PRIMARY_URL!,
@@ -68,12 +64,13 @@ export function startCluster(
       lagMs: follower.lagMs,
     }),
     crossNode: createCrossNodeUses(link, { whenDown: 'refuse' }),
-    health: () => ({ role: 'reader', stream, fresh: fresh(), maxLagMs: config.READ_MAX_LAG_MS, ...follower.status() }),
-    wake: () => {},
-    stop: async () => {
-      await follower.stop();
-      await link.close();
+    health: () => {
+      const lag = follower.lagMs();
+      const fresh = lag !== null && lag <= config.READ_MAX_LAG_MS;
+      return { role: 'reader', stream, fresh, maxLagMs: config.READ_MAX_LAG_MS, ...follower.status() };
     },
+    wake: () => {},
+    stop: stopWith(follower),
   };
 }
 

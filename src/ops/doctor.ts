@@ -21,19 +21,30 @@ import type { Db } from '../db/open.ts';
  */
 
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
+  const d: Deps = {
+    ...deps,
+    probe: deps.probe ?? (async (url, timeoutMs) => (await httpRequest({ upstream: 'doctor', url, timeoutMs })).status),
+    rpcChainId: deps.rpcChainId ?? defaultRpcChainId,
+    timeoutMs: deps.timeoutMs ?? 5000,
+  };
   const checks: Check[] = [];
   // Each returns its lines, in the order they print.
   for (const check of [
     configChecks,
     databaseChecks,
-    replicaChecks,
-    clusterChecks,
+    async () => [{ name: 'replica', ...(await replicaCheck(d.config, d.dbPath)) }],
+    async () => [
+      {
+        name: 'read nodes',
+        ...(await clusterCheck(d.config, { path: d.dbPath, open: d.openDb, timeoutMs: d.timeoutMs })),
+      },
+    ],
     sanctionsChecks,
     upstreamChecks,
     facilitatorChecks,
     rpcChecks,
   ])
-    checks.push(...(await check(deps)));
+    checks.push(...(await check(d)));
   return checks.map((c) => ({ ...c, detail: redact(c.detail, deps.config) }));
 }
 
@@ -73,11 +84,12 @@ type DoctorDeps = {
   rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
 };
 
+/** DoctorDeps with its defaults filled in. */
+type Deps = Required<Omit<DoctorDeps, 'openDb'>> & Pick<DoctorDeps, 'openDb'>;
+
 const line = (name: string, status: Check['status'], detail: string): Check => ({ name, status, detail });
 
-const DEFAULT_TIMEOUT_MS = 5000;
-
-function configChecks({ config }: DoctorDeps): Check[] {
+function configChecks({ config }: Deps): Check[] {
   const wallet = payTo(config);
   const live = config.PAYMENT_MODE === 'live';
   return [
@@ -94,7 +106,7 @@ function configChecks({ config }: DoctorDeps): Check[] {
   ];
 }
 
-function databaseChecks(deps: DoctorDeps): Check[] {
+function databaseChecks(deps: Deps): Check[] {
   const lines: Check[] = [];
   try {
     if (!existsSync(deps.dbPath))
@@ -131,16 +143,7 @@ function databaseChecks(deps: DoctorDeps): Check[] {
   return lines;
 }
 
-async function replicaChecks(deps: DoctorDeps): Promise<Check[]> {
-  return [{ name: 'replica', ...(await replicaCheck(deps.config, deps.dbPath)) }];
-}
-
-async function clusterChecks(deps: DoctorDeps): Promise<Check[]> {
-  const db = { path: deps.dbPath, open: deps.openDb, timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS };
-  return [{ name: 'read nodes', ...(await clusterCheck(deps.config, db)) }];
-}
-
-function sanctionsChecks({ config }: DoctorDeps): Check[] {
+function sanctionsChecks({ config }: Deps): Check[] {
   const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   const st = list.status();
   const missing = config.OFAC_REQUIRED ? 'fail' : 'warn';
@@ -162,10 +165,7 @@ function sanctionsChecks({ config }: DoctorDeps): Check[] {
 }
 
 /** Each upstream probed at once; lines in the order the answers come. */
-async function upstreamChecks(deps: DoctorDeps): Promise<Check[]> {
-  const { config } = deps;
-  const probe = deps.probe ?? defaultProbe;
-  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+async function upstreamChecks({ config, probe, timeoutMs }: Deps): Promise<Check[]> {
   const upstreams: [string, string | undefined, boolean][] = [
     ['market (gamma)', config.GAMMA_URL, config.FEED === 'live'],
     ['odds (clob)', config.CLOB_URL, config.FEED === 'live'],
@@ -197,13 +197,18 @@ async function upstreamChecks(deps: DoctorDeps): Promise<Check[]> {
   return lines;
 }
 
-async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
+/** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
+async function facilitatorChecks({ config }: Deps): Promise<Check[]> {
   if (!facilitatorInUse(config)) return [];
   let each: { name: string; result: SupportedResult }[];
+  const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
+  const settler = settlerFromConfig(config) as FailoverSettler;
   try {
-    each = await facilitatorSupported(config);
+    each = await settler.supportedEach();
   } catch (err) {
     return [line('facilitator', 'fail', `${redactUrl(config.FACILITATOR_URL!)} unusable: ${(err as Error).message}`)];
+  } finally {
+    settler.close?.();
   }
   // One line each: a payment skips one that is down for the next (payments/settlers/failover.ts).
   const auth = config.CDP_API_KEY_ID ? ' (CDP JWT auth)' : '';
@@ -219,13 +224,10 @@ async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
  * Every settler resolves an in-doubt settlement through the token contract on RPC_URL: it must
  * answer JSON-RPC for Base (8453), not merely HTTP.
  */
-async function rpcChecks(deps: DoctorDeps): Promise<Check[]> {
-  const { config } = deps;
+async function rpcChecks({ config, rpcChainId, timeoutMs }: Deps): Promise<Check[]> {
   if (config.PAYMENT_MODE !== 'live')
     return config.RPC_URL ? [line('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`)] : [];
-  const id = await (deps.rpcChainId ?? defaultRpcChainId)(config.RPC_URL!, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS).catch(
-    (err: Error) => err,
-  );
+  const id = await rpcChainId(config.RPC_URL!, timeoutMs).catch((err: Error) => err);
   if (id instanceof Error)
     return [line('rpc', 'fail', `${config.RPC_URL} unusable: ${id.message}; in-doubt settlements cannot be resolved`)];
   const base = id === 8453;
@@ -272,20 +274,4 @@ async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number
   if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
     throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
   return Number.parseInt(result.slice(2), 16);
-}
-
-/** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
-async function facilitatorSupported(config: Config): Promise<{ name: string; result: SupportedResult }[]> {
-  const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
-  const settler = settlerFromConfig(config) as FailoverSettler;
-  try {
-    return await settler.supportedEach();
-  } finally {
-    settler.close?.();
-  }
-}
-
-async function defaultProbe(url: string, timeoutMs: number): Promise<number> {
-  const res = await httpRequest({ upstream: 'doctor', url, timeoutMs });
-  return res.status;
 }

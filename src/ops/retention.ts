@@ -10,12 +10,8 @@ import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
 
 /**
  * Only rows nothing depends on are pruned (a receipt token owed nothing can be recovered by
- * signing); the ledger and money in flight never are. Batches are sized to stay near
- * TARGET_BATCH_MS (a row's cost depends on how scattered the old rows are).
- */
-/**
- * Days kept (0: forever): a sent or failed outbox row after its last change, a failed payment
- * attempt, a receipt token once its wallet is owed nothing more.
+ * signing); the ledger and money in flight never are. Batches stay near TARGET_BATCH_MS (a row's
+ * cost depends on how scattered the old rows are). Settings: days kept, 0 forever.
  */
 type RetentionSettings = { outboxDays: number; failedPaymentDays: number; receiptDays: number };
 
@@ -34,8 +30,7 @@ export function createRetention(deps: {
 }) {
   const { db, clock, logger, settings } = deps;
   const batch = deps.batch ?? 5_000;
-  // Each table's owner holds its delete; this module owns the batching and the schedule. Payments:
-  // only 'failed' (any other status is the ledger or a payment whose outcome is not final).
+  // Each table's owner holds its delete (payments: only 'failed'); this module batches and schedules.
   // [report field, metric label, delete, days kept (0: forever; null: until it expires)]
   const tables = [
     ['outbox', 'delivery_outbox', createOutboxPrune(db), settings.outboxDays],

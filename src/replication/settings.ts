@@ -17,19 +17,12 @@ export type ReplicationInput = {
   REPLICA_SFTP_KEY_PATH?: string;
 };
 
-/**
- * How often Litestream copies new WAL frames into its shadow WAL. The replica's sync interval is
- * REPLICA_SYNC_INTERVAL_MS minus this, so a commit's upload starts at most REPLICA_SYNC_INTERVAL_MS
- * after it (the monitor finds it within 100 ms, the next sync tick takes it).
- */
+/** Litestream's WAL monitor; the sync interval is REPLICA_SYNC_INTERVAL_MS minus it, so a commit's upload starts within REPLICA_SYNC_INTERVAL_MS. */
 const MONITOR_INTERVAL_MS = 100;
 /** Full snapshots this often bound a restore to replaying at most this much WAL. */
 const SNAPSHOT_INTERVAL = '6h';
 const RETENTION = '72h'; // how far back `restore --timestamp` can go
-/**
- * Litestream's own checkpoints (it is the only checkpointer while it runs, db/checkpointer.ts):
- * PASSIVE from 1,000 pages (4 MiB), RESTART from 10,000, and PASSIVE after a minute of quiet.
- */
+/** Litestream checkpoints alone while it runs (db/checkpointer.ts): PASSIVE from 4 MiB, RESTART from 40 MiB, PASSIVE after a quiet minute. */
 const MIN_CHECKPOINT_PAGES = 1_000;
 const MAX_CHECKPOINT_PAGES = 10_000;
 const CHECKPOINT_INTERVAL = '1m';

@@ -10,10 +10,9 @@ import { litestreamYaml, type ReplicationInput } from './settings.ts';
 import { createReplicaTracker } from './tracker.ts';
 
 /**
- * Litestream as serve's child, stopped after the database closed so its final sync sees every
- * commit. Node has no parent-death signal, so an `sh` guard holds our end of a pipe: however serve
- * exits, even kill -9, the pipe closes and the guard sends SIGTERM. Its own process group keeps a
- * terminal's Ctrl-C from stopping it before the database is closed.
+ * Litestream as serve's child, stopped after the database closed (its final sync sees every
+ * commit). Node has no parent-death signal: an `sh` guard holds a pipe from us and sends SIGTERM
+ * when it closes, even at kill -9. Its own process group keeps Ctrl-C off it.
  */
 const LITESTREAM_CONFIG_FILE = 'litestream.yml';
 const GUARD =
@@ -83,9 +82,8 @@ export function startReplication(deps: {
     failures?.inc();
   };
 
-  // Litestream is the only checkpointer while it runs (its guidance for applications that
-  // checkpoint); while it is down SQLite's default comes back so the WAL cannot grow unbounded,
-  // and Litestream's next start sees the restarted WAL and takes a new snapshot.
+  // Litestream is the only checkpointer while it runs; while it is down SQLite's default comes back
+  // so the WAL cannot grow unbounded (Litestream's next start takes a new snapshot).
   const autocheckpoint = (pages: number) => {
     if (attached) deps.db.pragma(`wal_autocheckpoint = ${pages}`);
   };
