@@ -8,9 +8,8 @@ import type { WeatherSource } from '../weather/types.ts';
 import type { SimClock } from './clock.ts';
 
 /**
- * The simulated world, deterministic from SIM_SEED: every value is a hash of (seed, city, day,
- * ...), so the same seed gives the same weather and markets on every machine and after restarts.
- * Temperatures are °C to tenths like a METAR, so °F cities go through the real conversion path.
+ * Every value is a hash of (SIM_SEED, city, day, ...): the same world on every machine and restart.
+ * °C to tenths like a METAR, so °F cities go through the real conversion path.
  */
 /** Plausible, not authoritative: annual mean high, seasonal swing, day-night range (°C), hemisphere. */
 type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south?: boolean };
@@ -184,7 +183,7 @@ export function simBelief(
   return { mean, sd: (0.6 + 2 * left) * perDegC, floor: soFar, ceiling: null };
 }
 
-/** FEED=sim weather: the station's simulated observations so far on its local day (simulated time). */
+/** FEED=sim weather. */
 export function createSimWeather(opts: {
   seed: string;
   simClock: Pick<SimClock, 'now'> & Partial<Pick<SimClock, 'realAt'>>;
