@@ -29,10 +29,7 @@ export function kindOf(city: Pick<CityRecord, 'kind'>): MarketKind {
   return city.kind ?? 'high';
 }
 
-/**
- * The stream rows for MARKET_KINDS: the cities' daily-high rows, their daily-low twins, or both
- * (every high first, so the spec's cities keep their order, positions and slugs).
- */
+/** The stream rows for MARKET_KINDS, every high first so the spec's cities keep their order. */
 function streamRows(rows: readonly CityRecord[], kinds: string): CityRecord[] {
   const wanted = new Set(kinds.split(','));
   // Only a daily-high row has a low twin: a low row handed back (discovery re-serving a stream) is itself.
@@ -43,10 +40,7 @@ function streamRows(rows: readonly CityRecord[], kinds: string): CityRecord[] {
 /** Suffix of a low stream's slug: `nyc` -> `nyc-low`. */
 export const LOW_SUFFIX = '-low';
 
-/**
- * The daily-low stream of a daily-high city: its own slug, seq, entitlements and receipts, the
- * same station, unit, ladder width and rule wording ("lowest" for "highest").
- */
+/** The daily-low twin: its own slug, seq and receipts; the same station, unit and ladder. */
 export function lowStreamOf(high: CityRecord): CityRecord {
   return {
     ...high,
@@ -66,11 +60,7 @@ type CitySelection = { mode: 'spec' } | { mode: 'all' } | { mode: 'list'; slugs:
 
 export type Catalog = ReturnType<typeof createCatalog>;
 
-/**
- * `rows` are the cities' daily-high rows (and any stream rows a caller builds itself); `kinds`
- * (MARKET_KINDS) says which streams each city gets: `high`, `low` (its `<city>-low` twin), or both.
- * A low stream follows its city: served when the city is (CITIES names cities, not streams).
- */
+/** A low stream follows its city: served when the city is (CITIES names cities, not streams). */
 export function createCatalog(
   rows: readonly CityRecord[] = CITY_ROWS,
   selection: CitySelection = { mode: 'spec' },
@@ -111,11 +101,7 @@ export function createCatalog(
     get: (slug: string) => bySlug.get(slug),
     /** Whether the selection lets this city (a city's slug, not a `-low` stream's) be served once its rule is discovered. */
     wants: (slug: string) => selection.mode === 'all' || (listed?.has(slug) ?? bySlug.has(slug)),
-    /**
-     * Serves a discovered stream (a no-op for one already served, or of a kind MARKET_KINDS leaves
-     * out); true when it is new. A discovered high brings no low twin: a city's low stream is served
-     * when its own daily-low event is discovered (not every city with a high market runs a low one).
-     */
+    /** True when new. A discovered high brings no low twin: not every city with a high market runs a low one. */
     serve: (city: CityRecord) => wantedKinds.has(kindOf(city)) && serveOne(city),
   };
 }

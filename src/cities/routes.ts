@@ -30,11 +30,7 @@ type CitiesDeps = {
 
 const CITY_CACHE_MS = 30_000;
 
-/**
- * `resolutionSource` and `station` are those of the current market day's own rule once its event
- * has been read (`wu`, `noaa`, `hko`, `cwa` or `unknown`; the station only when it is an ICAO
- * code), and the catalog's until then.
- */
+/** `resolutionSource` and `station` are the current day's own rule's once read, the catalog's until then. */
 function cityPublic(city: CityRecord, latestSeq: number, rule: DayRule | null = null) {
   return {
     slug: city.slug,
@@ -67,9 +63,7 @@ export function resolutionFor(catalog: Catalog, ruleFor?: (city: CityRecord) => 
 
 export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // The list is the same for every caller, so it is built and encoded at most once per 30 s (spec 8).
-  // One entry per order (catalog, recent).
-  // A newly served city (discovery) rebuilds it at once: the entry remembers which list it encoded.
+  // The same for every caller: encoded at most once per 30 s (spec 8), per order; a newly served city rebuilds it.
   const caches = new Map<string, { at: number; bytes: Buffer; served: readonly unknown[] }>();
 
   app.get('/v1/cities', (c) => {

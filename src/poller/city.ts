@@ -25,10 +25,7 @@ export function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/**
- * The day's high (or low) from the observations, saved against the committed day state; on a
- * crossing the signal is stored in its own transaction. 'baseline' is the day's first reading.
- */
+/** 'baseline' is the day's first reading; a crossing is stored in its own transaction. */
 export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPublic | 'baseline' | null> {
   const { city, date, event, obs, seenAtMs } = w;
   // Which reports count and the rounding are the day's rule's (src/buckets/rule-kinds.ts); a

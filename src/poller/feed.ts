@@ -12,11 +12,7 @@ import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import { localDate } from '../lib/local-day.ts';
 import type { DiscoverySource } from './parts.ts';
 
-/**
- * FEED=sim discovery: every catalog city's simulated daily-high and daily-low events for its
- * current local day, read as Gamma's would be (the same rule parser), so CITIES=all works in the
- * demo as live.
- */
+/** FEED=sim discovery, through the same rule parser as Gamma's, so CITIES=all works in the demo as live. */
 function simDiscovery(market: MarketSource, simClock: Clock): DiscoverySource {
   return {
     list: async () => {
@@ -42,10 +38,7 @@ function simDiscovery(market: MarketSource, simClock: Clock): DiscoverySource {
   };
 }
 
-/**
- * A fresh simulated start runs its first simulated day in this much real time, so every city
- * passes its afternoon (and crosses at least twice) within the first few minutes (sim/clock.ts).
- */
+/** A fresh simulated start's first day takes this much real time, so every city crosses within minutes. */
 const SIM_WARM_UP_MS = 150_000;
 
 /** The settings the poller's sources read; the server's Config carries them (config.ts). */

@@ -20,11 +20,7 @@ export type PollerHealth = {
   cities: ({ city: string } & CityMemo & { failures: number; retryAtMs: number | null })[];
 };
 
-/**
- * The poller's in-memory record since start, per city (last attempt, success, error, market and
- * pause state) and of the last tick; failures and retry times come from the backoff, so they are
- * never kept twice.
- */
+/** Failures and retry times come from the backoff, so they are never kept twice. */
 export function createPollHealth(catalog: Catalog, backoff: Backoff) {
   const memo = new Map<string, CityMemo>();
   let lastTick: PollerHealth['lastTick'] = null;

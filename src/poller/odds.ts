@@ -4,11 +4,8 @@ import { UpstreamError } from '../lib/errors.ts';
 import type { MarketEvent, MarketSource, OddsRequest, OddsSample } from '../sources/market/types.ts';
 
 /**
- * Odds for a crossing under a hard budget (spec: `bucketsAsOf` trails `observedAt` by at most
- * about 10 s): when it runs out the signal is stored with `buckets: null`, never held back for odds.
- * Every attempt, a rate-limiter wait included, is cut at the deadline. A market Retry-After is
- * honoured across crossings. Deadlines use `performance.now()` because the injected clock may be
- * simulated or moved by hand; the Retry-After window uses the injected clock like the city backoff.
+ * Spec: `bucketsAsOf` trails `observedAt` by at most about 10 s, so past the budget the signal goes
+ * out with `buckets: null`. Deadlines use `performance.now()`: the injected clock may be simulated.
  */
 export const ODDS_DEADLINE_MS = 10_000;
 /** First pause between attempts; doubles each time (250, 500, 1000, 2000 ms ...). */

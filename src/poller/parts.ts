@@ -17,11 +17,9 @@ import { createBackoff } from './backoff.ts';
 import { createPollHealth } from './health.ts';
 import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
 
-/** Where discovered events come from: Gamma by tag slug (live), or the simulated market's events. */
 export type DiscoverySource = { list(): Promise<DiscoveredEvent[]> };
 
 export type PollerDeps = {
-  /** The process's stores (src/stores.ts): signals and day state, day rules, discovered events. */
   stores: { signals: SignalStore; rules: RuleStore; discovery: DiscoveryStore };
   catalog: Catalog;
   /** Real time: signal stamps, backoff. */
@@ -29,38 +27,25 @@ export type PollerDeps = {
   logger: Logger;
   /** Observes days whose rule resolves on Weather Underground (weather.com, or METAR as an approximation). */
   weather: WeatherSource;
-  /**
-   * Observes days whose rule resolves on NOAA's station timeseries (METAR reports). Absent: `weather`
-   * when that is itself METAR or the simulation, otherwise NOAA-rule days are paused.
-   */
+  /** NOAA-rule days; absent: `weather` when that is METAR or the simulation, else those days pause. */
   noaaWeather?: WeatherSource;
   /** Observes days whose rule resolves on the Hong Kong Observatory; absent: those days are paused. */
   hkoWeather?: WeatherSource;
-  /**
-   * Daily-high events to discover (src/poller/discovery.ts), asked every `discoveryIntervalMs` at
-   * the start of a tick; absent: the catalog's selection is served as it is.
-   */
+  /** Absent: the catalog's selection is served as it is. */
   discovery?: DiscoverySource;
   discoveryIntervalMs?: number;
   market: MarketSource;
   intervalMs: number;
   /** Instant whose city-local date is the market day; the simulated feed passes its own clock. */
   dayClock?: Clock;
-  /**
-   * Real-time budget for the odds of a crossing, counted from when the observations arrived; past
-   * it the signal is stored with `buckets: null` (default ODDS_DEADLINE_MS, 10 s).
-   */
+  /** Real-time budget for a crossing's odds from when the observations arrived; past it `buckets: null`. */
   oddsDeadlineMs?: number;
   onSignalInTransaction?: (signal: SignalPublic) => void;
   onSignalCommitted?: (signal: SignalPublic) => void;
   metrics?: Metrics;
 };
 
-/**
- * The poller's state, built once and kept between ticks: backoff, health, the event-URL cache, the
- * feed cadences, the stores, the rule verdicts and the /metrics instruments. The tick (tick.ts)
- * and each city's work (city.ts) read and update it; nothing else does.
- */
+/** The poller's state, built once and kept between ticks; only tick.ts and city.ts touch it. */
 export function createPollerParts(deps: PollerDeps) {
   const { catalog, clock, weather } = deps;
   const backoff = createBackoff(deps.intervalMs);
@@ -96,11 +81,7 @@ export function createPollerParts(deps: PollerDeps) {
 
 export type PollerParts = ReturnType<typeof createPollerParts>;
 
-/**
- * Event pages the poller has seen, by (city, local date), for the signal routes' `marketUrl`
- * before a signal exists. Only recent days are asked for, so the oldest entries are dropped past
- * `maxEntries` (a Map keeps insertion order; a re-remembered key moves to the end).
- */
+/** Event pages by (city, date) for `marketUrl` before a signal exists; only recent days are asked, so the oldest go. */
 function createMarketUrls(maxEntries: number) {
   const urls = new Map<string, string>();
   return {
@@ -146,11 +127,7 @@ function createPollerMetrics(metrics: Metrics | undefined) {
   };
 }
 
-/**
- * Match or pause (spec: resolution-source awareness): the weather feed a city-day's market rule
- * calls for, or null when the day is paused. The verdict is stored with the day's first rule;
- * a pause is logged and counted once, when it begins.
- */
+/** Match or pause (spec: resolution-source awareness): the feed a day's rule calls for, or null when paused. */
 function createDayJudge(
   deps: PollerDeps,
   p: {
@@ -159,7 +136,6 @@ function createDayJudge(
     feedFor(source: ObservableSource): WeatherSource | undefined;
   },
 ) {
-  /** Per city, the last judged (day, rule, verdict, feed) and its feed: an unchanged day costs no transaction. */
   const judged = new Map<string, { key: string; feed: WeatherSource | null }>();
 
   return function judgeDay(city: CityRecord, date: string, event: MarketEvent): WeatherSource | null {
@@ -196,12 +172,7 @@ function createDayJudge(
 /** After a failed run, the next try comes sooner than the interval, but not on every tick. */
 const RETRY_MS = 5 * 60_000;
 
-/**
- * Runs discovery when due, at the start of a poller tick: reads every daily-high event, decides
- * what to serve (src/resolution/discover.ts), serves the new cities (each starts its own seq at 1:
- * a city's seq is per city) and records the run for doctor and /admin. A failed run changes
- * nothing served: cities once served stay served for the life of the process.
- */
+/** Discovery when due; a failed run changes nothing: cities once served stay served for the process's life. */
 function createDiscoveryRun(
   deps: PollerDeps,
   source: DiscoverySource,
@@ -239,11 +210,7 @@ function createDiscoveryRun(
   };
 }
 
-/**
- * One observation batch per weather feed per tick: NOAA-rule days read METAR even when Weather
- * Underground days read weather.com. A feed with its own cadence (weather.com: one call per
- * station) is asked only when it is due; its cities simply wait for the next tick that asks it.
- */
+/** One observation batch per feed per tick; a feed with its own cadence (weather.com) is asked only when due. */
 function createFeedBatches(intervalMs: number) {
   const lastAskedAt = new Map<WeatherSource, number>();
   // Tick start times jitter by a few ms; a feed due "now" should not slip a whole tick.

@@ -12,11 +12,7 @@ import type { SignalPublic } from '../signals/schemas.ts';
 type CityDay = { city: CityRecord; date: string };
 type WithEvent = CityDay & { event: MarketEvent; feed: WeatherSource };
 
-/**
- * One tick over every due city: discovery, each city's event and rule verdict, one batch of
- * observations per due feed, then each city's detection (city.ts). One city's failure is recorded
- * and backed off; it never stops the others.
- */
+/** One city's failure is recorded and backed off; it never stops the others. */
 export async function runTick(p: PollerParts): Promise<TickReport> {
   const startedAtMs = p.deps.clock.now();
   const startedPerf = performance.now();
@@ -29,7 +25,6 @@ export async function runTick(p: PollerParts): Promise<TickReport> {
   const withEvents = (await mapLimit(days, p.concurrency, (d) => eventOf(p, report, d))).filter((x) => x !== null);
   p.metrics.pausedNow?.set(report.paused.length);
 
-  // One batch per feed, each feed only when its own cadence says it is due (parts.ts).
   const { asked, observations } = await p.observeDue(withEvents, startedAtMs);
   report.waitingForFeed = withEvents.length - asked.length;
   const seenAtMs = p.deps.clock.now();

@@ -6,10 +6,7 @@ import { parseGammaEvent } from '../sources/market/gamma.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 import { ReplayInputError } from './errors.ts';
 
-/**
- * The ladder a replay reads the day against, from the live Gamma or label parser (so exactly the
- * shapes the poller accepts), and how the market resolved when known.
- */
+/** Parsed with the live Gamma or label parser, so exactly the shapes the poller accepts. */
 export type ReplayMarket = {
   origin: 'file' | 'labels' | 'gamma';
   slug: string | null;
@@ -85,10 +82,7 @@ const Resolution = z.object({
   ),
 });
 
-/**
- * A resolved event has exactly one market whose Yes price is exactly 1 (`["1", "0"]`); live and
- * merely lopsided prices (`"0.9995"`) are not a resolution.
- */
+/** Exactly one Yes price of exactly 1 (`["1", "0"]`); a lopsided live price (`"0.9995"`) is not a resolution. */
 export function resolvedBucket(raw: unknown): string | null {
   const parsed = Resolution.safeParse(raw);
   if (!parsed.success) return null;

@@ -6,10 +6,7 @@ import { parseWu } from '../sources/weather/wu.ts';
 import { parseMetar } from '../sources/weather/metar.ts';
 import { ReplayInputError } from './errors.ts';
 
-/**
- * Observation files, read with the live adapters' own parsers so a file means what the same bytes
- * from the API would. `csv`: `time,temp,unit` lines (ISO 8601 with a zone, or epoch seconds).
- */
+/** Read with the live adapters' parsers, so a file means what the same bytes from the API would. */
 export const OBSERVATION_FORMATS = ['wu', 'metar', 'csv'] as const;
 export type ObservationFormat = (typeof OBSERVATION_FORMATS)[number];
 

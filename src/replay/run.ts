@@ -32,8 +32,7 @@ export function runReplay(input: ReplayInput) {
   const inDay = input.observations.filter((o) => Number.isFinite(o.temp) && o.atMs >= startMs && o.atMs < endMs).length;
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  // Played back as a poller ticking after every observation would have seen it: each step is the
-  // poller's own `dailyHighReading` then `detect`, so no rule is re-implemented here.
+  // As a poller ticking after every observation would have seen it, so no rule is re-implemented here.
   const sorted = [...input.observations].sort((a, b) => a.atMs - b.atMs);
   let state: DayState | null = null;
   let baseline: (ReplayReading & { observedAt: string }) | null = null;

@@ -2,11 +2,7 @@ import type { z } from 'zod';
 import type { LatencyWindowSchema } from './latency-schemas.ts';
 import type { SignalPublic } from './schemas.ts';
 
-/**
- * The path of a reading from each signal's stored instants (pure): each stage is the difference
- * of two neighbours, reportToStored the whole; a stage missing an instant is left out. Negative
- * differences are kept: two clocks are involved and hiding their skew would misstate the figures.
- */
+/** Negative stages are kept: two clocks are involved and hiding their skew would misstate the figures. */
 export const LATENCY_STAGES = [
   'reportToAvailable',
   'availableToObserved',

@@ -1,8 +1,6 @@
 /**
- * Wakes long-poll reads (`GET /v1/signals?wait=N`) right after a signal's transaction. Timeouts
- * share one timer: waits of one length end in the order they began, so each length keeps an
- * insertion-ordered set and one timer is armed for the earliest head; a timer per read cost about
- * 150 bytes and a clearTimeout per wake (scripts/bench/longpoll.ts).
+ * Waits of one length end in the order they began, so each length keeps an ordered set and one timer
+ * for its head; a timer per read cost about 150 bytes and a clearTimeout per wake (scripts/bench/longpoll.ts).
  */
 type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
 
@@ -95,10 +93,7 @@ export function createSignalNotifier(now: () => number = () => performance.now()
       });
     },
     waiting: () => count,
-    /**
-     * Counts commits that woke at least one read. Reads woken by one commit see the same value, so
-     * the route can answer them from one lookup per wallet and one body per page (paywall/held-read.ts).
-     */
+    /** Reads woken by one commit see one value: one lookup per wallet, one body per page (paywall/held-read.ts). */
     wakes: () => wakes,
     /** Shutdown: answers every held read now, and every later wait at once. */
     releaseAll(): void {

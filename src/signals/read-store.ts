@@ -12,10 +12,7 @@ const LATEST_MEMO_MS = 1_000;
 /** Bytes of cached page heads kept at most (a full page is about 200 KiB). */
 const PAGE_CACHE_BYTES = 32 * 1024 * 1024;
 
-/**
- * max(seq) per city, one index descent per city (a recursive skip over the distinct cities of the
- * primary key). `GROUP BY city` reads every signal instead: 1 million rows is tens of ms.
- */
+/** One index descent per city; `GROUP BY city` reads every signal instead: 1 million rows is tens of ms. */
 const LATEST_SEQ_PER_CITY = `WITH RECURSIVE c(city) AS (
     SELECT (SELECT min(city) FROM signals)
     UNION ALL SELECT (SELECT min(city) FROM signals WHERE city > c.city) FROM c WHERE c.city IS NOT NULL)
@@ -58,10 +55,7 @@ export function createSignalReader(db: Db, store: Pick<SignalStore, 'latestSeq'>
     cachedBytes += entry.head.length;
     return entry;
   };
-  /**
-   * `{"signals":[...]` for since < seq <= end, then `tail(lastSeq)`. Stored signals never change, so
-   * the head is cached with the last complete body: a reader polling the same page allocates nothing.
-   */
+  // Stored signals never change, so a reader polling the same page allocates nothing.
   const pageBytes = (city: string, { since, end, tail }: PageRange): Buffer => {
     const entry = headFor(city, since, end);
     const t = tail(entry.lastSeq);

@@ -36,11 +36,7 @@ export const Bucket = z
 
 const OLD_ROWS = 'null on signals stored before isocast recorded it (schema version 0019)';
 
-/**
- * Where the reading came from and when each party had it (extensions; the spec's fields are
- * unchanged), so a buyer can check `rawReport` and each step's lag. The Bazaar listing leaves
- * these out (payments/bazaar.ts says why).
- */
+/** Extensions, so a buyer can check `rawReport` and each step's lag; the Bazaar listing leaves them out. */
 export const SignalProvenance = z.object({
   channel: z
     .string()

@@ -7,11 +7,7 @@ import type { z } from 'zod';
 import { IsocastSignalPublic, SignalProvenance, type SignalPublic } from './schemas.ts';
 import type { SignalNotifier } from './notifier.ts';
 
-/**
- * Writes `signals` and `day_state`. Detection is re-run inside the transaction against the
- * committed day state, so whatever the poller decided from an older read (a repeated tick, a
- * restart, a duplicate observation) the database alone decides whether a signal exists.
- */
+/** Detection re-runs inside the transaction, so the database alone decides whether a signal exists. */
 type ReadingInput = {
   /** `kind` is the stream's: a low market's reading only falls (absent: a daily-high market). */
   city: { slug: string; displayName: string; unit: TempUnit; kind?: MarketKind };

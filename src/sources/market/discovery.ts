@@ -3,12 +3,7 @@ import { EVENT_PREFIX, MONTHS } from '../../cities/market-slug.ts';
 import { gammaEvents } from './gamma.ts';
 import { parseResolutionRule, type ResolutionRule } from './resolution-rule.ts';
 
-/**
- * The daily-temperature events Gamma lists, found by tag slug (`highest-temperature`,
- * `lowest-temperature`). Not `tag=Weather`: Gamma ignores it and answers 200 with an empty list,
- * so a discovery built on it silently finds nothing. What to serve is decided by
- * src/resolution/discover.ts.
- */
+/** By tag slug, not `tag=Weather`: Gamma ignores that and answers 200 with an empty list. */
 const DISCOVERY_TAG_SLUGS: Readonly<Record<MarketKind, string>> = {
   high: 'highest-temperature',
   low: 'lowest-temperature',
@@ -36,11 +31,7 @@ type RawEvent = Partial<Record<string, unknown>> & { markets?: Partial<Record<st
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-/**
- * One raw Gamma event read for discovery, or null when it is not a daily-high or daily-low event
- * (another slug shape). The year comes from the slug, else from `endDate` (noon UTC of the market
- * day).
- */
+/** Null for another slug shape; the year comes from the slug, else `endDate` (noon UTC of the market day). */
 export function readDiscoveredEvent(raw: unknown): DiscoveredEvent | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const ev = raw as RawEvent;
@@ -63,11 +54,7 @@ export function readDiscoveredEvent(raw: unknown): DiscoveredEvent | null {
   return { slug, extreme, token: m[2]!, date, name, rule };
 }
 
-/**
- * Every open daily-high and daily-low event Gamma lists now, read: the highs' tag, then the lows'
- * (an event listed under both is read once); other events under the tags are skipped. Either tag
- * failing fails the run, so a run never records half the market as gone.
- */
+/** Either tag failing fails the run, so a run never records half the market as gone. */
 export async function fetchDailyTemperatureEvents(opts: {
   baseUrl: string;
   timeoutMs: number;

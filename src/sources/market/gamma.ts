@@ -8,9 +8,8 @@ import type { MarketBucket, MarketEvent } from './types.ts';
 import { parseUpstream } from '../upstream.ts';
 
 /**
- * Gamma `/events?slug=` reader. Gamma returns `outcomes` and `clobTokenIds` as JSON-encoded
- * strings (`"[\"Yes\", \"No\"]"`); both the string and a plain array are accepted. Anything that
- * does not parse is rejected whole: a half-read ladder would put readings in the wrong bucket.
+ * `outcomes` and `clobTokenIds` come as JSON-encoded strings or arrays. Anything that does not parse
+ * is rejected whole: a half-read ladder would put readings in the wrong bucket.
  */
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 const jsonStrings = z.union([

@@ -7,12 +7,8 @@ import { fetchOdds } from './clob.ts';
 import type { MarketEvent, MarketSource } from './types.ts';
 
 /**
- * FEED=live markets: Gamma for the city-day event (both slug forms: `-YYYY` first, the newer
- * form, then the older one without the year), the CLOB for odds. Events are cached: a found
- * event's ladder does not change during its day, so it is kept for the day (`foundTtlMs`, default
- * forever; the key holds the date) and Gamma is asked only while the day's event is not yet known;
- * a missing one is asked again only after `missingTtlMs`, so a city without a market costs one
- * Gamma call per few minutes, not per tick.
+ * A found event's ladder is fixed for its day, so it is cached for the day; a missing one is asked
+ * again only after `missingTtlMs` (one Gamma call per few minutes, not per tick).
  * Limits (reference rate_limits_per_10s): Gamma /events 500, CLOB /books 500; we stay at 80 %.
  */
 type PolymarketOptions = {

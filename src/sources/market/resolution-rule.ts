@@ -1,20 +1,11 @@
-/**
- * Reads a daily-high event's own resolution rule from its `description` and `resolutionSource`
- * (pure). The known wordings are in docs/resolution-rules.md. Anything else, or a text whose parts
- * disagree (one provider's URL under another's name, two stations, no unit), is `unknown` with
- * the reason: the service never guesses a basis.
- */
+/** Known wordings: docs/resolution-rules.md. Anything else, or parts that disagree, is `unknown`: never guess a basis. */
 import type { RuleKind } from '../../buckets/rule-kinds.ts';
 
 type RuleSource = 'wu' | 'noaa' | 'hko' | 'cwa' | 'unknown';
 
 export type ResolutionRule = {
   source: RuleSource;
-  /**
-   * Which reports enter the day's maximum and how it is rounded (src/buckets/rule-kinds.ts):
-   * `noaa-hourly` when a NOAA rule says it resolves off the "Show Hourly Data" view, `noaa-all`
-   * for a NOAA rule read "for all times on this day", `wu-table`, `hko`, `cwa`; null when unknown.
-   */
+  /** Which reports enter the day's maximum and how it is rounded (src/buckets/rule-kinds.ts). */
   kind: RuleKind | null;
   /** ICAO code for `wu` and `noaa`; the page URL for `hko` and `cwa`; null when unknown. */
   station: string | null;
@@ -25,11 +16,7 @@ export type ResolutionRule = {
   fallback: 'wu' | null;
   /** The resolution page the rule names. */
   url: string | null;
-  /**
-   * Which extreme the rule resolves on: `high` ("the highest temperature", "the highest reading",
-   * HKO's "Absolute Daily Max"), `low` ("the lowest ...", "Absolute Daily Min"); null when the text
-   * says neither or both. A stream whose kind disagrees is paused (resolution/judge.ts).
-   */
+  /** Null when the text says neither or both; a stream whose kind disagrees is paused (resolution/judge.ts). */
   extreme?: 'high' | 'low' | null;
   /** Why the rule is `unknown`; absent otherwise. */
   reason?: string;

@@ -1,12 +1,7 @@
 import type { CityRecord } from '../../cities/catalog.ts';
 import type { MarketKind } from '../../lib/temperature.ts';
 
-/**
- * Rule texts in the live markets' wording, for the simulated feed's events (and the test fakes):
- * the Weather Underground rule most events carry, and the NOAA-timeseries rule with the Weather
- * Underground fallback that several markets moved to in August 2026. The simulated events go
- * through the same parser as live ones, so the demo exercises the real match-or-pause path.
- */
+/** Live wording for simulated events, so the demo goes through the real parser and match-or-pause path. */
 export type RuleKind = 'wu' | 'noaa' | 'hko';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -95,8 +90,5 @@ function hkoRuleText(day: string): { description: string; resolutionSource: stri
   };
 }
 
-/**
- * Which wording each simulated city's events carry: the markets reported on NOAA's timeseries
- * (São Paulo and Seattle since late August 2026, Tel Aviv by May 2026), Weather Underground elsewhere.
- */
+/** The markets reported on NOAA's timeseries (late August 2026 for São Paulo and Seattle); WU elsewhere. */
 export const SIM_NOAA_CITIES: ReadonlySet<string> = new Set(['sao-paulo', 'seattle', 'tel-aviv']);

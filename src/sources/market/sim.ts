@@ -10,13 +10,7 @@ import { parseResolutionRule } from './resolution-rule.ts';
 import { ruleText, SIM_NOAA_CITIES } from './rule-text.ts';
 import type { MarketBucket, MarketEvent, MarketSource } from './types.ts';
 
-/**
- * FEED=sim markets: 11 buckets around the day's forecast high, or for a low stream its forecast
- * low (nine inner buckets of the city's width plus two open ends, the live ladder's shape), and
- * odds from a normal belief about the final extreme given the simulated one so far. Dead buckets
- * trade near zero; the belief narrows as the local afternoon peak (a low: dawn) passes. Ids are
- * hashes, the page URL has the live slug shape.
- */
+/** FEED=sim markets: the live ladder's shape around the forecast, odds from a normal belief that narrows past the peak. */
 export function simLadder(city: CityRecord, forecastC: number): BucketRange[] {
   const e = resolveReading(forecastC, 'C', city.unit);
   const w = city.bucketWidth;
@@ -42,10 +36,6 @@ export function normalCdf(x: number): number {
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 
-/**
- * Prices for each bucket from a normal belief, cut off below the high already reached (`floor`)
- * or above the low already reached (`ceiling`).
- */
 function priceLadder(
   buckets: readonly BucketRange[],
   belief: { mean: number; sd: number; floor: number | null; ceiling?: number | null },

@@ -2,12 +2,9 @@ import type { Db } from '../../db/open.ts';
 import type { Clock } from '../../lib/clock.ts';
 
 /**
- * The simulated feed's accelerated clock (SIM_SPEED=60: a local day in 24 real minutes); signal
- * timestamps stay real. The anchor is stored so a restart continues forward instead of replaying
- * days already signalled. A fresh database may warm up (`warmUpRealMs`): a daily high only moves
- * between about 09:20 and 15:00 local, and without it a city past its afternoon waited 18 real
- * minutes for a first signal. The stored anchor is the instant the warm-up ends, so it needs no
- * extra column.
+ * The anchor is stored so a restart continues forward instead of replaying days already signalled.
+ * The warm-up exists because a high only moves 09:20-15:00 local: a city past its afternoon waited
+ * 18 real minutes for a first signal. The stored anchor is where the warm-up ends (no extra column).
  */
 export const DAY_MS = 86_400_000;
 
@@ -22,13 +19,7 @@ function simAt(a: Anchor, realMs: number): number {
   return Math.round(realStart + ((realMs - realStart) * DAY_MS) / (a.realMs - realStart));
 }
 
-/**
- * The real instant at which simulated time showed `simMs`, never after `realNow`. A simulated
- * station's report is stamped in simulated time, hours ahead of the real clock; a signal's
- * `reportedAt` is this, so it is never after the `observedAt` at which we received the report.
- * Reports from before the current anchor (an earlier run at another speed) are placed on the
- * current line (extrapolated at the current speed) and clamped to `realNow`.
- */
+/** The real instant simulated time showed `simMs`, clamped to `realNow`: `reportedAt` is never after `observedAt`. */
 function realAt(a: Anchor, simMs: number, realNow: number): number {
   const realStart = a.simMs - DAY_MS;
   const inWarmUp = realNow < a.realMs && realNow > realStart;

@@ -8,15 +8,10 @@ import type { WeatherSource } from '../weather/types.ts';
 import type { SimClock } from './clock.ts';
 
 /**
- * The simulated world, deterministic from SIM_SEED: every value is a hash of (seed, city, day,
- * ...), so the same seed gives the same weather and markets on every machine and after restarts.
- * Temperatures are °C to tenths like a METAR, so °F cities go through the real conversion path.
+ * Every value is a hash of (SIM_SEED, city, day, ...): the same world on every machine and restart.
+ * °C to tenths like a METAR, so °F cities go through the real conversion path.
  */
-/**
- * Rough climatology for the simulated feed, per active city: annual mean daily high (°C), the
- * seasonal swing either side of it (°C), the typical day-night range (°C) and the hemisphere.
- * Plausible, not authoritative: it only has to make curves that look like the city's weather.
- */
+/** Plausible, not authoritative: annual mean high, seasonal swing, day-night range (°C), hemisphere. */
 type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south?: boolean };
 
 /** A northern-hemisphere city's climate; `S` is a southern one's (seasons shifted half a year). */
@@ -100,10 +95,7 @@ type SimDay = {
   lowC: number;
 };
 
-/**
- * The weather of a stream's city: a low stream (`nyc-low`) watches the same station as its
- * high (`nyc`), so both hash the city's own slug and see one world.
- */
+/** A low stream (`nyc-low`) hashes its high city's slug, so both see one world. */
 const worldKey = (city: Pick<CityRecord, 'slug' | 'baseSlug'>): string => city.baseSlug ?? city.slug;
 
 export function simDay(seed: string, city: CityRecord, date: string): SimDay {
@@ -127,10 +119,7 @@ export function curveC(day: SimDay, localHour: number): number {
   return day.highC - (day.highC - night) * ((localHour - PEAK_HOUR) / (24 - PEAK_HOUR));
 }
 
-/**
- * Share of the night's cooling still to come at the local hour: 1 at midnight, 0 from dawn on
- * (the evening cools toward the night value, never below the dawn low).
- */
+/** Share of the night's cooling still to come: 1 at midnight, 0 from dawn on. */
 function coolingLeft(localHour: number): number {
   return localHour >= TROUGH_HOUR ? 0 : 1 - localHour / TROUGH_HOUR;
 }
@@ -149,10 +138,7 @@ function localHour(timezone: string, atMs: number, startMs: number): number {
   return Math.min(23.999, Math.max(0, (wall - wallStart) / HOUR));
 }
 
-/**
- * Observations of the city's station on its local day `date`, up to and including `untilMs`
- * (simulated time): every 20 minutes, at a per-station minute offset, with sensor noise.
- */
+/** Observations on local day `date` up to `untilMs`: every 20 minutes at a per-station offset, with noise. */
 export function simObservations(
   seed: string,
   { city, date, untilMs }: { city: CityRecord; date: string; untilMs: number },
@@ -170,11 +156,7 @@ export function simObservations(
   return out;
 }
 
-/**
- * The market's view at `atMs`: where the day's final extreme is expected and how unsure it is, in
- * `unit`. A high market's final high is at least the high so far (`floor`); a low market's final
- * low is at most the low so far (`ceiling`), and stops moving at dawn.
- */
+/** The market's view at `atMs`: a high is at least the high so far (`floor`), a low at most the low so far (`ceiling`). */
 export function simBelief(
   seed: string,
   {
@@ -201,7 +183,7 @@ export function simBelief(
   return { mean, sd: (0.6 + 2 * left) * perDegC, floor: soFar, ceiling: null };
 }
 
-/** FEED=sim weather: the station's simulated observations so far on its local day (simulated time). */
+/** FEED=sim weather. */
 export function createSimWeather(opts: {
   seed: string;
   simClock: Pick<SimClock, 'now'> & Partial<Pick<SimClock, 'realAt'>>;

@@ -5,11 +5,8 @@ import type { WeatherSource } from './types.ts';
 import { asError, requireOk } from '../upstream.ts';
 
 /**
- * The Hong Kong Observatory's since-midnight max/min CSV (no key, every 10 minutes, Hong Kong
- * time, 0.1 °C, `N/A` when missing). The `HK Observatory` row is the station the markets resolve
- * on, so its maximum is the day's running maximum. Rows stamped before 01:00 are left out: the
- * file has been seen carrying the previous day's maximum until the reset. (The `rhrread` JSON is
- * whole degrees and CLMMAXT is published after the day: neither gives the running maximum.)
+ * The since-midnight max/min CSV: `rhrread` is whole degrees and CLMMAXT comes after the day. Rows
+ * before 01:00 are left out: the file has carried the previous day's maximum until the reset.
  */
 const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midnight_maxmin.csv';
 const HKO_STATION = 'HK Observatory';

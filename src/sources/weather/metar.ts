@@ -10,11 +10,8 @@ import type { WeatherSource } from './types.ts';
 import { asError, parseUpstream, requireOk } from '../upstream.ts';
 
 /**
- * aviationweather.gov METARs, many stations per request (`/api/data/metar?ids=...&format=json`;
- * 204 when empty). When `temp` is whole but the raw report has a T-group, its tenths are used:
- * °F cities need them (buckets/rounding.ts). A row's report type (`metarType`, else the raw
- * report's first word) matters because NOAA's hourly view leaves SPECIs out. An unreadable
- * `receiptTime` is left out, never guessed.
+ * A T-group's tenths are used when `temp` is whole: °F cities need them (buckets/rounding.ts). The
+ * report type matters because NOAA's hourly view leaves SPECIs out. A bad `receiptTime` is never guessed.
  */
 const MetarRow = z.object({
   icaoId: z.string().min(3),
@@ -25,11 +22,7 @@ const MetarRow = z.object({
   receiptTime: z.string().nullish(),
 });
 
-/**
- * A receiptTime is kept only near its report's own time: a clock a little behind, or a report
- * received days late, are facts; a year 275760 is a broken row, and kept it would stop the signal
- * (the schema's date-time refuses it). Outside the range the signal says `availableAt: null`.
- */
+/** A year-275760 receiptTime would stop the signal (the schema refuses it): out of range means `availableAt: null`. */
 const RECEIPT_BEFORE_MS = 3_600_000;
 const RECEIPT_AFTER_MS = 7 * 86_400_000;
 

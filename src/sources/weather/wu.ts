@@ -8,12 +8,9 @@ import type { WeatherSource } from './types.ts';
 import { asError, parseUpstream } from '../upstream.ts';
 
 /**
- * weather.com v1 historical observations, the rows of Weather Underground's "Daily Observations"
- * table that the rules name: `GET /v1/location/{ICAO}:9:{CC}/observations/historical.json
- * ?apiKey=&units=e|m&startDate=YYYYMMDD&endDate=YYYYMMDD`, dates being the station-LOCAL day.
- * `units=e` gives whole °F, `units=m` whole °C, so each city is asked in its own unit. Only
- * `temp` and `valid_time_gmt` are read: `max_temp` is a rolling 6/24-hour field, often null.
- * One request per station; the API key travels in the query string and is never logged.
+ * weather.com's rows of WU's "Daily Observations" table, asked in the city's own unit for the
+ * station-local day. `max_temp` is not read: a rolling 6/24-hour field, often null. The API key
+ * travels in the query string and is never logged.
  */
 const WuResponse = z.object({
   observations: z.array(
@@ -43,10 +40,7 @@ export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
   return out;
 }
 
-/**
- * The location id in the path keeps its literal colons (`KLGA:9:US`), as every published capture
- * of the API shows; only characters outside ICAO codes and country codes would be escaped.
- */
+/** The location id keeps its literal colons (`KLGA:9:US`), as every published capture of the API shows. */
 function locationPath(loc: string): string {
   return loc.split(':').map(encodeURIComponent).join(':');
 }
