@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { runCli } from './buyer/cli/index.ts';
 import type { CliCommand } from './buyer/cli/help.ts';
 import { terminalConfirm } from './buyer/cli/prompt.ts';
-import { stateHome } from './buyer/cli/receipts.ts';
+import { stateHomeOf } from '../packages/isocast-client/src/mcp/config.ts';
 import { createCatalog } from './cities/catalog.ts';
 import { CITY_ROWS } from './cities/catalog-data.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -34,7 +34,7 @@ export async function buyerCommand(command: CliCommand, argv: string[], env: Nod
       envKey: env.ISOCAST_KEY || undefined,
       envServer: env.ISOCAST_SERVER || undefined,
       signal: stop.signal,
-      stateHome: stateHome(env),
+      stateHome: stateHomeOf(env),
       confirm: terminalConfirm(),
     });
   } finally {

@@ -117,34 +117,26 @@ function revenueByDayOf({ payments }: Reads, nowMs: number): AdminDataBody['reve
   }));
 }
 
+/**
+ * A stored row as the page shows it: snake_case names in camelCase (`payer` as `wallet`), `*_at`
+ * instants as ISO strings, and beside `amount_micro` its USD figure. Key order is the row's.
+ */
+function shown(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    const name = k === 'payer' ? 'wallet' : k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    out[name] = k.endsWith('_at') ? iso(v as number) : v;
+    if (k === 'amount_micro') out.amountUsd = microToUsd(v as number);
+  }
+  return out;
+}
+
 function recentPaymentsOf({ payments }: Reads): AdminDataBody['recentPayments'] {
-  return payments.recent(LIMITS.payments).map((r) => ({
-    id: r.id,
-    createdAt: iso(r.created_at),
-    wallet: r.payer,
-    city: r.city,
-    count: r.count,
-    amountMicro: r.amount_micro,
-    amountUsd: microToUsd(r.amount_micro),
-    settler: r.settler,
-    txHash: r.tx_hash,
-    status: r.status,
-    error: r.error,
-  }));
+  return payments.recent(LIMITS.payments).map(shown) as AdminDataBody['recentPayments'];
 }
 
 function refundsOf({ payments }: Reads): AdminDataBody['refunds'] {
-  return payments.queuedRefunds(LIMITS.refunds).map((r) => ({
-    id: r.id,
-    paymentId: r.payment_id,
-    createdAt: iso(r.created_at),
-    wallet: r.wallet,
-    amountMicro: r.amount_micro,
-    amountUsd: microToUsd(r.amount_micro),
-    txHash: r.tx_hash,
-    reason: r.reason,
-    status: r.status,
-  }));
+  return payments.queuedRefunds(LIMITS.refunds).map(shown) as AdminDataBody['refunds'];
 }
 
 function entitlementsOf({ entitlements }: Reads, latest: Map<string, number>): AdminDataBody['entitlements'] {
@@ -161,17 +153,6 @@ function entitlementsOf({ entitlements }: Reads, latest: Map<string, number>): A
 function deliveriesOf({ outboxCounts, outboxRecent }: Reads): AdminDataBody['deliveries'] {
   return {
     counts: outboxCounts(),
-    recent: outboxRecent(LIMITS.deliveries).map((r) => ({
-      id: r.id,
-      wallet: r.wallet,
-      city: r.city,
-      targetDate: r.target_date,
-      bucket: r.bucket,
-      seq: r.seq,
-      status: r.status,
-      attempts: r.attempts,
-      lastError: r.last_error,
-      updatedAt: iso(r.updated_at),
-    })),
+    recent: outboxRecent(LIMITS.deliveries).map(shown) as AdminDataBody['deliveries']['recent'],
   };
 }

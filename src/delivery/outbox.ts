@@ -5,10 +5,8 @@ import type { SignalReader } from '../signals/read-store.ts';
 import { SANCTIONED_NOT_PUSHED, type WalletScreen } from './screen.ts';
 
 /**
- * The push outbox. Rows are queued inside the transaction that stores the signal, so a signal and
- * its deliveries commit together. Each state change is its own committed write, and the claim
- * (queued -> sending) commits before the network call: whatever happens next, a row leaves
- * `sending` at most once, which is what makes delivery at-most-once.
+ * The push outbox, queued in the signal's own transaction. The claim (queued -> sending) commits
+ * before the network call, so a row leaves `sending` at most once: delivery is at-most-once.
  */
 export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed';
 
@@ -75,8 +73,6 @@ export function createOutbox(
   const failSending = db.prepare(
     `UPDATE delivery_outbox SET status = 'failed', last_error = ?, updated_at = ? WHERE status = 'sending'`,
   );
-  // The signal's stored JSON comes from its owner (`signals`): one primary-key read per due row (a
-  // batch is at most `limit` rows, and the worker is off the request path).
   const counts = createOutboxCounts(db);
 
   return {
@@ -115,11 +111,7 @@ export function createOutbox(
   };
 }
 
-/**
- * Outbox rows by status, the one place they are counted (the worker, the operator page and the
- * /metrics gauges). Read from row_counts, kept by triggers (schema.sql 0007): a GROUP BY over the
- * table reads every row ever queued.
- */
+/** Outbox rows by status, from row_counts (kept by triggers): a GROUP BY would read every row ever queued. */
 export function createOutboxCounts(db: Db): () => Record<OutboxStatus, number> {
   const counts = db.prepare(`SELECT substr(name, 8) AS status, n FROM row_counts WHERE name LIKE 'outbox:%'`);
   return () => {

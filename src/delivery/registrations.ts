@@ -2,27 +2,16 @@ import type { Db } from '../db/open.ts';
 import { createSingleUse } from '../db/single-use.ts';
 
 /**
- * Chat registrations (one per wallet) and the single-use record of accepted signed requests.
- * Every change records the request's digest in the same transaction (the shared single-use
- * mechanism, db/single-use.ts), so a signed body can change state at most once even when two
+ * Chat registrations (one per wallet). Every change consumes the signed request's digest in the
+ * same transaction (db/single-use.ts), so a signed body changes state at most once even when two
  * copies race.
  */
-/** What a delete removed: the chat and the city it was registered for. */
 type Removed = { chatId: string; city: string | null };
 
 /** The accepted signed request a change consumes; expires_at ages its record. */
 type SignedUse = { wallet: string; digest: string; nowMs: number; expiresAtSec: number };
 
-type RegistrationStore = {
-  /** Whether this digest was already accepted (and not yet pruned). */
-  digestUsed(digest: string): boolean;
-  /** Upserts the registration and consumes the digest; false if the digest was used meanwhile. */
-  set(input: SignedUse & { chatId: string; city: string | null }): boolean;
-  /** Deletes the registration and consumes the digest; the removed row, 'none', or 'replayed'. */
-  remove(input: SignedUse): Removed | 'none' | 'replayed';
-};
-
-export function createRegistrationStore(db: Db): RegistrationStore {
+export function createRegistrationStore(db: Db) {
   const getRow = db.prepare('SELECT chat_id AS chatId, city FROM delivery_registrations WHERE wallet = ?');
   // expires_at is the signed timestamp plus the skew (unix seconds): its index ages the rows.
   const digests = createSingleUse<{ digest: string; wallet: string; used_at: number; expires_at: number }>(db, {
@@ -43,7 +32,7 @@ export function createRegistrationStore(db: Db): RegistrationStore {
       i.nowMs,
     );
 
-  const setTx = db.transaction((i: Parameters<RegistrationStore['set']>[0]): boolean => {
+  const setTx = db.transaction((i: SignedUse & { chatId: string; city: string | null }): boolean => {
     if (!consumeDigest(i)) return false;
     upsert.run({ wallet: i.wallet, chatId: i.chatId, city: i.city, now: i.nowMs });
     return true;
@@ -59,8 +48,10 @@ export function createRegistrationStore(db: Db): RegistrationStore {
   });
 
   return {
-    digestUsed: (digest) => digests.has({ digest }),
-    set: (i) => setTx.immediate(i),
-    remove: (i) => removeTx.immediate(i),
+    digestUsed: (digest: string) => digests.has({ digest }),
+    /** false if the digest was used meanwhile. */
+    set: (i: SignedUse & { chatId: string; city: string | null }) => setTx.immediate(i),
+    /** The removed row, 'none', or 'replayed'. */
+    remove: (i: SignedUse) => removeTx.immediate(i),
   };
 }

@@ -1,10 +1,8 @@
 import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
+import { RECEIPT_REQUEST_DOMAIN } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 
-/**
- * The EIP-712 message a wallet signs to register, change or delete its chat (spec 4.2). Exported
- * as constants so the discovery documents publish exactly what the server verifies.
- */
-export const DELIVERY_DOMAIN = { name: 'Isocast', version: '1', chainId: 8453 } as const;
+/** The EIP-712 message a wallet signs to register, change or delete its chat (spec 4.2), in the receipts' domain. */
+export const DELIVERY_DOMAIN = RECEIPT_REQUEST_DOMAIN;
 
 export const DELIVERY_PRIMARY_TYPE = 'MessengerDelivery' as const;
 

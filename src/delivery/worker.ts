@@ -9,12 +9,9 @@ import type { DueRow, Outbox } from './outbox.ts';
 import { SANCTIONED_NOT_PUSHED } from './screen.ts';
 
 /**
- * Pushes queued outbox rows to their chats. Each row is claimed (committed as `sending`) before
- * the send and settled after it; rows found in `sending` at start are failed, never resent. Only
- * failures known to precede the platform accepting the message go back to `queued`, with
- * exponential backoff (or the platform's retry_after, if longer) and a bounded number of attempts.
- * Sends to different chats overlap up to `MAX_IN_FLIGHT`; one chat has at most one send in flight,
- * and the messenger's pacing decides when the next may leave.
+ * Pushes queued outbox rows to their chats, each claimed (`sending`, committed) before the send:
+ * rows found in `sending` at start are failed, never resent. Only failures known to precede the
+ * platform accepting the message are retried. One chat has at most one send in flight.
  */
 type WorkerOptions = { maxAttempts?: number; baseBackoffMs?: number; maxBackoffMs?: number };
 

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isLoopback, parseFlags } from '../../src/buyer/cli/args.ts';
-import { describeServers, receiptsFileFor, stateHome } from '../../src/buyer/cli/receipts.ts';
+import { parseFlags } from '../../src/lib/flags.ts';
+import { serverUrl } from '../../src/buyer/cli/client.ts';
+import { describeServers, receiptsFileFor } from '../../src/buyer/cli/receipts.ts';
+import { stateHomeOf as stateHome } from '../../packages/isocast-client/src/mcp/config.ts';
 import { stripControls, findControls } from '../../packages/isocast-client/src/index.ts';
 
 const defaultReceiptsFile = (home: string) =>
@@ -33,9 +35,11 @@ test('receipts go under $XDG_STATE_HOME/isocast (absolute only), else ~/.local/s
 });
 
 test('only this machine counts as loopback for plain http', () => {
-  for (const h of ['localhost', '127.0.0.1', '127.8.9.10', '[::1]', 'api.localhost']) assert.ok(isLoopback(h), h);
+  const server = (h: string) =>
+    serverUrl(parseFlags(['--server', `http://${h}:1`], { strings: ['server'], booleans: ['insecure'] }));
+  for (const h of ['localhost', '127.0.0.1', '127.8.9.10', '[::1]', 'api.localhost']) assert.ok(server(h), h);
   for (const h of ['signals.example', '10.0.0.1', '127.0.0.1.nip.io', '[::ffff:7f00:1]', '0.0.0.0'])
-    assert.ok(!isLoopback(h), h);
+    assert.throws(() => server(h), /refusing plain http/, h);
 });
 
 test('control characters: C0, DEL, C1 and bidi/format controls are removed and located', () => {

@@ -7,19 +7,25 @@ import {
   tierProblem,
   usdToAtomic,
 } from '../../../packages/isocast-client/src/index.ts';
-import { intFlag, parseFlags, requireValue, serverUrl, UsageError } from './args.ts';
-import { createClient, serverError, type ApiAnswer, type Client } from './client.ts';
+import { intFlag, parseFlags, requireValue, UsageError } from '../../lib/flags.ts';
+import {
+  type ApiAnswer,
+  type Client,
+  createClient,
+  DEFAULT_SERVER,
+  refusal,
+  serverError,
+  serverUrl,
+  unknownCity,
+} from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, defaultSleep, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
 import { receiptsFileFor, saveReceipts } from './receipts.ts';
 
 /**
- * `isocast buy --city <slug> --count <n>`: read the published price list and settlement wallet,
- * ask for the 402, check it against both (and against the tier table built into this client),
- * show what will be paid and to whom, sign the bound EIP-3009 authorization, pay, keep the
- * receipt. Nothing is signed unless every check passes.
+ * `isocast buy --city <slug> --count <n>`: the 402 is checked against the published price list
+ * and settlement wallet and the tier table built into this client before anything is signed.
  */
-export const DEFAULT_SERVER = 'http://localhost:8402';
 const BUY_FLAGS = {
   strings: ['city', 'count', 'server', 'key-file', 'receipts', 'timeout', 'max-usd'],
   booleans: ['json', 'yes', 'insecure'],
@@ -29,34 +35,32 @@ const PENDING_RETRIES = 6;
 const PENDING_MAX_WAIT_MS = 30_000;
 
 function challengeProblem(a: ApiAnswer, city: string): CliError {
-  if (a.status === 404) return new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`, EXIT.usage);
-  if (a.status === 400)
-    return new CliError(
-      `the server refused this bundle: ${serverError(a)}${typeof a.body.minSpendUsd === 'number' ? ` (minimum spend ${a.body.minSpendUsd} USDC)` : ''}`,
-      EXIT.usage,
-    );
-  if (a.status === 503)
-    return new CliError(`the server cannot take payments now: ${serverError(a)}; nothing was charged, try again later`);
-  return new CliError(`expected a 402 payment challenge, got HTTP ${a.status}: ${serverError(a)}`);
+  const e = serverError(a);
+  const min = typeof a.body.minSpendUsd === 'number' ? ` (minimum spend ${a.body.minSpendUsd} USDC)` : '';
+  return refusal(
+    a,
+    {
+      404: [unknownCity(city), EXIT.usage],
+      400: [`the server refused this bundle: ${e}${min}`, EXIT.usage],
+      503: `the server cannot take payments now: ${e}; nothing was charged, try again later`,
+    },
+    `expected a 402 payment challenge, got HTTP ${a.status}: ${e}`,
+  );
 }
 
 function paymentProblem(a: ApiAnswer, wallet: string): CliError {
-  switch (a.status) {
-    case 402:
-      return new CliError(
-        `payment refused: ${serverError(a)}${/not charged/.test(serverError(a)) ? '' : '; you were not charged'}`,
-      );
-    case 403:
-      return new CliError(`wallet ${wallet} is on a sanctions list; payment refused and nothing was charged`);
-    case 404:
-      return new CliError('unknown city (the list is at GET /v1/cities)', EXIT.usage);
-    case 502:
-      return new CliError(`${serverError(a)}: your payment was taken but could not be applied; a refund is queued`);
-    case 503:
-      return new CliError(`${serverError(a)}; nothing was charged, try again later`);
-    default:
-      return new CliError(`payment failed with HTTP ${a.status}: ${serverError(a)}`);
-  }
+  const e = serverError(a);
+  return refusal(
+    a,
+    {
+      402: `payment refused: ${e}${/not charged/.test(e) ? '' : '; you were not charged'}`,
+      403: `wallet ${wallet} is on a sanctions list; payment refused and nothing was charged`,
+      404: ['unknown city (the list is at GET /v1/cities)', EXIT.usage],
+      502: `${e}: your payment was taken but could not be applied; a refund is queued`,
+      503: `${e}; nothing was charged, try again later`,
+    },
+    `payment failed with HTTP ${a.status}: ${e}`,
+  );
 }
 
 const settlementPending = (a: ApiAnswer) =>
@@ -66,7 +70,7 @@ const settlementPending = (a: ApiAnswer) =>
 /** The published settlement wallet and tiers; a server that will not say whom it wants paid is not paid. */
 async function publishedTerms(client: Client, city: string): Promise<{ payTo: string }> {
   const meta = await client.request('GET', `/v1/signals/meta?city=${encodeURIComponent(city)}`);
-  if (meta.status === 404) throw new CliError(`unknown city: ${city} (the list is at GET /v1/cities)`, EXIT.usage);
+  if (meta.status === 404) throw new CliError(unknownCity(city), EXIT.usage);
   if (meta.status !== 200)
     throw new CliError(
       `cannot read the price list (GET /v1/signals/meta answered HTTP ${meta.status}: ${serverError(meta)}); nothing was signed`,
@@ -85,7 +89,6 @@ async function pay(
   { xPayment, io, json }: { xPayment: string; io: CliIo; json: boolean },
 ): Promise<{ answer: ApiAnswer; retried: boolean }> {
   const sleep = io.sleep ?? defaultSleep;
-  let retried = false;
   for (let attempt = 0; ; attempt++) {
     const answer = await client.request('POST', path, { headers: { 'x-payment': xPayment } });
     if (!settlementPending(answer) || attempt >= PENDING_RETRIES || io.signal?.aborted) {
@@ -95,7 +98,7 @@ async function pay(
             'The signed authorization can be charged at most once',
         );
       }
-      return { answer, retried };
+      return { answer, retried: attempt > 0 };
     }
     const waitMs = Math.min(
       PENDING_MAX_WAIT_MS,
@@ -105,7 +108,6 @@ async function pay(
       io.stderr(
         `settlement pending; resending the same authorization in ${Math.round(waitMs / 1000)} s (you will not be charged twice)`,
       );
-    retried = true;
     await sleep(waitMs, io.signal);
   }
 }
@@ -115,7 +117,7 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
   const city = requireValue(flags, 'city');
   const count = intFlag(flags, 'count', { fallback: Number.NaN, min: 2 });
   if (Number.isNaN(count)) throw new UsageError('--count is required (an integer of at least 2)');
-  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
+  const server = serverUrl(flags, io.envServer);
   const maxUsd = flags.values['max-usd'];
   const maxAtomic = maxUsd === undefined ? undefined : usdToAtomic(maxUsd);
   if (maxAtomic === null || maxAtomic === 0n)

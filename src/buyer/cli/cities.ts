@@ -1,13 +1,8 @@
-import { intFlag, parseFlags, serverUrl, UsageError } from './args.ts';
-import { DEFAULT_SERVER } from './buy.ts';
-import { createClient, serverError } from './client.ts';
+import { intFlag, parseFlags, UsageError } from '../../lib/flags.ts';
+import { createClient, serverError, serverUrl } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 
-/**
- * `isocast cities`: the slugs to pass as --city, each city's local time and its latest signal
- * seq. A newcomer's first question is which city to try; one with latestSeq >= 2 has a real free
- * sample (`/v1/sample` shows the first signal once a second exists).
- */
+/** `isocast cities`: a newcomer's first question is which city to try (latestSeq >= 2 has a real free sample). */
 const CITIES_FLAGS = { strings: ['server', 'timeout', 'kind'], booleans: ['json', 'insecure'] } as const;
 
 /** What `/v1/cities?kind=` lists: the daily-high cities (the spec's list, the default), the low streams, or both. */
@@ -34,7 +29,7 @@ export function localTime(timezone: string, nowMs: number): string {
 
 export async function citiesCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, CITIES_FLAGS);
-  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
+  const server = serverUrl(flags, io.envServer);
   const kind = kindFlag(flags.values.kind);
   const cities = await fetchCities(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000, kind);
   const now = io.nowMs?.() ?? Date.now();

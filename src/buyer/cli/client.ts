@@ -1,12 +1,13 @@
 import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
 import { UpstreamError } from '../../lib/errors.ts';
+import { type Flags, UsageError } from '../../lib/flags.ts';
 import { serverErrorText, stripControls, stripControlsDeep } from '../../../packages/isocast-client/src/index.ts';
+import { CliError } from './output.ts';
 
 /**
- * The HTTP side of the buyer commands. Every call has a timeout (lib/http-client.ts); answers
- * come back as status + JSON, and the commands decide what each status means for the user.
- * `raw` is the body exactly as sent (for the challenge checks, which refuse control characters);
- * `body` has every string stripped of them, so whatever a command prints from it is safe.
+ * The buyer commands' server: its URL rule and its answers. `raw` is the body exactly as sent (the
+ * challenge checks refuse control characters); `body` has every string stripped of them, so
+ * whatever a command prints from it is safe.
  */
 export type ApiAnswer = {
   status: number;
@@ -17,21 +18,46 @@ export type ApiAnswer = {
   headers: Headers;
 };
 
-export class NetworkError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'NetworkError';
-  }
+export class NetworkError extends CliError {
+  override name = 'NetworkError';
 }
 
-export type Client = {
-  server: string;
-  request(
-    method: 'GET' | 'POST',
-    path: string,
-    opts?: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number; signal?: AbortSignal },
-  ): Promise<ApiAnswer>;
-};
+export type Client = ReturnType<typeof createClient>;
+
+export const DEFAULT_SERVER = 'http://localhost:8402';
+
+/** Hosts a plain-http connection may reach without --insecure: this machine only. */
+function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * `http(s)://host:port` without a trailing slash; anything else is a usage error naming the likely
+ * fix (`localhost:8402` parses as the scheme `localhost:`). Plain http to another machine would
+ * send payment headers and bearer receipts in the clear, so it needs `--insecure`. `--server` wins
+ * over ISOCAST_SERVER (`envServer`), which wins over DEFAULT_SERVER.
+ */
+export function serverUrl(flags: Flags, envServer?: string): string {
+  const raw = flags.values.server ?? (envServer || DEFAULT_SERVER);
+  let u: URL | null = null;
+  try {
+    u = new URL(raw);
+  } catch {}
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) {
+    const bare = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+    const guess = `${isLoopback(bare.split(/[/:]/)[0] ?? '') ? 'http' : 'https'}://${bare}`;
+    const name = flags.values.server === undefined && envServer ? 'ISOCAST_SERVER' : '--server';
+    throw new UsageError(`${name} must be an absolute http(s) URL, got ${raw}; did you mean ${guess}?`);
+  }
+  if (u.protocol === 'http:' && !isLoopback(u.hostname) && !flags.on.has('insecure')) {
+    throw new UsageError(
+      `refusing plain http to ${u.host}: payments and receipt tokens would cross the network unencrypted. ` +
+        'Use https, or pass --insecure if you really mean it',
+    );
+  }
+  return raw.replace(/\/+$/, '');
+}
 
 /** The most specific reason in a fetch failure chain: `ECONNREFUSED`, `ENOTFOUND`, `bad port`... */
 function rootCause(err: unknown): string {
@@ -46,20 +72,20 @@ function rootCause(err: unknown): string {
   return message;
 }
 
-export function createClient(server: string, timeoutMs = 15_000): Client {
+type RequestOptions = { headers?: Record<string, string>; body?: unknown; timeoutMs?: number; signal?: AbortSignal };
+
+export function createClient(server: string, timeoutMs = 15_000) {
   return {
     server,
-    async request(method, path, opts = {}) {
+    async request(method: 'GET' | 'POST', path: string, opts: RequestOptions = {}): Promise<ApiAnswer> {
       let res: Awaited<ReturnType<typeof httpRequest>>;
       try {
         res = await httpRequest({
           upstream: 'isocast',
           url: server + path,
           method,
-          headers: opts.headers,
-          body: opts.body,
+          ...opts,
           timeoutMs: opts.timeoutMs ?? timeoutMs,
-          signal: opts.signal,
         });
       } catch (err) {
         if (err instanceof UpstreamError) {
@@ -84,4 +110,12 @@ export function createClient(server: string, timeoutMs = 15_000): Client {
 /** `error` plus `reason` when the server gave one, for messages. */
 export function serverError(a: ApiAnswer): string {
   return serverErrorText(a.status, a.body);
+}
+
+export const unknownCity = (city: string) => `unknown city: ${city} (the list is at GET /v1/cities)`;
+
+/** A refused answer in the buyer's words: the message for its status (with its exit code when not 1), else `fallback`. */
+export function refusal(a: ApiAnswer, byStatus: Record<number, string | [string, number]>, fallback: string): CliError {
+  const m = byStatus[a.status] ?? fallback;
+  return typeof m === 'string' ? new CliError(m) : new CliError(m[0], m[1]);
 }

@@ -1,8 +1,4 @@
-/**
- * The buyer's command names and help, apart from the commands themselves: main.ts shows the
- * help and dispatches on the names at every start, and evaluates the commands only when one runs
- * (src/cli-commands.ts).
- */
+/** The buyer's command names and help, apart from the commands: main.ts loads this at every start. */
 export const CLI_COMMANDS = ['buy', 'read', 'receipt', 'register-chat', 'cities', 'keygen'] as const;
 export type CliCommand = (typeof CLI_COMMANDS)[number];
 

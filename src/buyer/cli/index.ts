@@ -1,6 +1,6 @@
-import { UsageError } from './args.ts';
-import { buyCommand, DEFAULT_SERVER } from './buy.ts';
-import { NetworkError } from './client.ts';
+import { readFlags, UsageError } from '../../lib/flags.ts';
+import { buyCommand } from './buy.ts';
+import { DEFAULT_SERVER } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { readCommand } from './read.ts';
 import { receiptCommand } from './receipt.ts';
@@ -31,13 +31,8 @@ function lowerCity(argv: readonly string[]): string[] {
 async function withSuggestion(message: string, argv: readonly string[], envServer?: string): Promise<string> {
   const m = /^unknown city: (\S+)/.exec(message);
   if (!m) return message;
-  const at = argv.indexOf('--server');
-  const inline = argv.find((a) => a.startsWith('--server='));
-  const server = (
-    inline?.slice('--server='.length) ??
-    (at >= 0 ? argv[at + 1] : undefined) ??
-    (envServer || DEFAULT_SERVER)
-  ).replace(/\/+$/, '');
+  const flag = readFlags(argv, { strings: ['server'], booleans: [] }).values.server;
+  const server = (flag ?? (envServer || DEFAULT_SERVER)).replace(/\/+$/, '');
   try {
     const near = nearest(
       m[1]!,
@@ -65,9 +60,9 @@ export async function runCli(command: CliCommand, rawArgv: readonly string[], ra
       io.stderr(`isocast ${command}: ${err.message}\n${COMMAND_USAGE[command]}`);
       return EXIT.usage;
     }
-    if (err instanceof CliError || err instanceof NetworkError) {
+    if (err instanceof CliError) {
       io.stderr(`isocast ${command}: ${await withSuggestion(err.message, argv, io.envServer)}`);
-      return err instanceof CliError ? err.exitCode : EXIT.failure;
+      return err.exitCode;
     }
     io.stderr(`isocast ${command}: ${err instanceof Error ? err.message : String(err)}`);
     return EXIT.failure;

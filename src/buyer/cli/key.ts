@@ -1,24 +1,22 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { UsageError } from './args.ts';
+import { UsageError } from '../../lib/flags.ts';
 
-/**
- * The buyer's signing key: from `--key-file` (a file holding one 0x-prefixed 32-byte hex key)
- * or the ISOCAST_KEY environment value. The key never leaves this process; only signatures do.
- */
-type KeySource = { keyFile?: string; envKey?: string };
-
+/** The buyer's signing key, from `--key-file` or ISOCAST_KEY; only signatures leave this process. */
 const KEY = /^(0x)?([0-9a-fA-F]{64})$/;
 
-export function parseKey(text: string, where: string): Hex {
+function parseKey(text: string, where: string): Hex {
   const m = KEY.exec(text.trim());
   if (!m) throw new UsageError(`${where} does not hold a private key (expected 64 hex characters, 0x-prefixed or not)`);
   return `0x${m[2]!.toLowerCase()}`;
 }
 
 /** Returns the account and, when the key file is readable by others, a warning to show. */
-export function loadAccount(src: KeySource): { account: PrivateKeyAccount; warning: string | null } {
+export function loadAccount(src: { keyFile?: string; envKey?: string }): {
+  account: PrivateKeyAccount;
+  warning: string | null;
+} {
   let key: Hex;
   let warning: string | null = null;
   if (src.keyFile) {

@@ -1,13 +1,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { parseFlags, UsageError } from './args.ts';
+import { parseFlags, UsageError } from '../../lib/flags.ts';
 import { EXIT, type CliIo } from './output.ts';
 
-/**
- * `isocast keygen [--out <file>]`: a new random wallet key for trying isocast (mock mode, a
- * demo), so nobody exports a real wallet's key to follow the README. With `--out` the key goes to
- * a new file with mode 0600 and only the address is printed; without, the key is printed once.
- */
+/** `isocast keygen`: a throwaway key for trying isocast, so nobody exports a real wallet's key to follow the README. */
 const KEYGEN_FLAGS = { strings: ['out'], booleans: ['json'] } as const;
 const WARNING =
   'a new throwaway key for testing: it holds no funds; do not send real USDC to it or reuse it for anything of value';

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SignalPublic } from '../../signals/schemas.ts';
 
 /**
  * What the buyer commands print. Human output is one line per event; `--json` prints one JSON
@@ -8,16 +9,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export type CliIo = {
   stdout(line: string): void;
   stderr(line: string): void;
-  /** ISOCAST_KEY, read by main.ts and passed down. */
+  /** ISOCAST_KEY and ISOCAST_SERVER, read by main.ts. */
   envKey?: string;
-  /** ISOCAST_SERVER, read by main.ts: the server when no --server is given. */
   envServer?: string;
   nowMs?(): number;
   /** Resolves after ms, or early when `signal` aborts. */
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
   /** Stops `read --follow` (main.ts wires it to SIGINT/SIGTERM). */
   signal?: AbortSignal;
-  /** The XDG state directory (main.ts: $XDG_STATE_HOME or ~/.local/state); receipts go in isocast/ under it. */
+  /** The XDG state directory; receipts go in isocast/ under it. */
   stateHome?: string;
   /** Asks the person at the terminal; absent when there is none (then `buy` proceeds after its checks). */
   confirm?(question: string): Promise<boolean>;
@@ -35,20 +35,13 @@ export class CliError extends Error {
   }
 }
 
-type Reading = { reading: number; unit: string; bucket: string | null };
-type BucketOdds = { label: string; yes: number; dead?: boolean; noQuote?: boolean };
-export type SignalLine = {
-  city: string;
-  seq: number;
-  targetDate: string;
-  old: Reading;
-  new: Reading;
-  buckets: BucketOdds[] | null;
-  observedAt: string;
-  marketUrl: string;
-};
+/** The fields of a signal (as the server sends it) that its line shows. */
+export type SignalLine = Pick<
+  SignalPublic,
+  'city' | 'seq' | 'targetDate' | 'old' | 'new' | 'buckets' | 'observedAt' | 'marketUrl'
+>;
 
-const deg = (r: Reading) => `${r.reading}°${r.unit}`;
+const deg = (r: SignalLine['old']) => `${r.reading}°${r.unit}`;
 
 /** `#3 nyc 2026-07-15  40-41°F -> 44-45°F  (41°F -> 44°F at 19:52Z)  odds 44-45°F 0.62, ...  <url>` */
 export function formatSignal(s: SignalLine): string {

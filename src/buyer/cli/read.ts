@@ -1,9 +1,24 @@
-import type { PrivateKeyAccount } from 'viem/accounts';
-import { intFlag, parseFlags, requireValue, serverUrl } from './args.ts';
-import { DEFAULT_SERVER } from './buy.ts';
-import { createClient } from './client.ts';
+import { intFlag, parseFlags, requireValue } from '../../lib/flags.ts';
+import {
+  type ApiAnswer,
+  createClient,
+  DEFAULT_SERVER,
+  NetworkError,
+  refusal,
+  serverError,
+  serverUrl,
+  unknownCity,
+} from './client.ts';
 import { loadAccount } from './key.ts';
-import { CliError, defaultSleep, EXIT, type CliIo } from './output.ts';
+import {
+  CliError,
+  defaultSleep,
+  EXIT,
+  formatSignal,
+  withoutDisclaimer,
+  type CliIo,
+  type SignalLine,
+} from './output.ts';
 import {
   describeServers,
   findReceipt,
@@ -14,16 +29,13 @@ import {
   type Receipt,
 } from './receipts.ts';
 import { recoverReceipts } from './recover.ts';
-import { buyMore, followPages } from './read-follow.ts';
 
 /**
- * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with
- * the saved receipt token (recovering it with a wallet signature when it is missing). `--follow`
- * then long-polls (`wait=--wait`, 25 s by default: the server answers as soon as a signal is
- * stored); against a server that answers at once anyway (an older one, or one holding
- * too many reads) it polls politely every --interval seconds (30 by default, longer when the
- * server asks with Retry-After or the network fails). It says once that it is waiting, prints
- * nothing more until a signal arrives, and ends when the bundle is used up or on Ctrl-C.
+ * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with the
+ * saved receipt token (recovered with a wallet signature when missing). `--follow` then long-polls
+ * (the server answers as soon as a signal is stored), or, against a server that answers at once,
+ * polls every --interval seconds (longer when asked with Retry-After or the network fails). It
+ * says once that it is waiting and ends when the bundle is used up or on Ctrl-C.
  */
 const READ_FLAGS = {
   strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout', 'wait'],
@@ -33,11 +45,15 @@ const DEFAULT_INTERVAL_S = 30;
 /** The server's longest hold (payments/bundle.ts MAX_WAIT_S). */
 const DEFAULT_WAIT_S = 25;
 const MIN_INTERVAL_S = 1;
+const MAX_BACKOFF_S = 300;
 
-export async function readCommand(argv: readonly string[], io: CliIo): Promise<number> {
+const buyMore = (city: string, server: string) =>
+  `isocast buy --city ${city} --count 20${server === DEFAULT_SERVER ? '' : ` --server ${server}`}`;
+
+async function readSetup(argv: readonly string[], io: CliIo) {
   const flags = parseFlags(argv, READ_FLAGS);
   const city = requireValue(flags, 'city');
-  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
+  const server = serverUrl(flags, io.envServer);
   const since = intFlag(flags, 'since', { fallback: 0 });
   const follow = flags.on.has('follow');
   const json = flags.on.has('json');
@@ -66,28 +82,196 @@ export async function readCommand(argv: readonly string[], io: CliIo): Promise<n
   };
   let receipt = findReceipt(all, { server, city, wallet: account?.address });
   if (!receipt && account) receipt = await recover();
-  if (!receipt) throw noReceipt({ all, server, city, account, receiptsFile });
+  if (!receipt) {
+    const elsewhere = all.length > 0 ? ` Receipts in that file are for: ${describeServers(all)}.` : '';
+    const legacy = legacyReceiptsPresent()
+      ? ` An older receipts file exists at ./${LEGACY_RECEIPTS_FILE}; use it with --receipts ${LEGACY_RECEIPTS_FILE}.`
+      : '';
+    const hint = account ? '' : ' With your key (--key-file or ISOCAST_KEY) a lost receipt is recovered automatically.';
+    throw new CliError(
+      `no receipt for ${server}${account ? ` and wallet ${account.address}` : ''} in ${receiptsFile}.${elsewhere}${legacy}${hint} ` +
+        `To buy: ${buyMore(city, server)}`,
+      EXIT.paymentNeeded,
+    );
+  }
   const sleep = io.sleep ?? defaultSleep;
-  const setup = { io, city, server, since, follow, json, intervalMs, waitS, timeoutMs, client, sleep, now, account };
-  return followPages({ ...setup, receipt, recover, recovered: () => recoveredOnce });
+  const recovered = () => recoveredOnce;
+  return {
+    io,
+    city,
+    server,
+    since,
+    follow,
+    json,
+    intervalMs,
+    waitS,
+    timeoutMs,
+    client,
+    sleep,
+    now,
+    account,
+    receipt,
+    recover,
+    recovered,
+  };
 }
 
-function noReceipt(o: {
-  all: Receipt[];
-  server: string;
-  city: string;
-  account: PrivateKeyAccount | undefined;
-  receiptsFile: string;
-}): CliError {
-  const { all, server, city, account, receiptsFile } = o;
-  const elsewhere = all.length > 0 ? ` Receipts in that file are for: ${describeServers(all)}.` : '';
-  const legacy = legacyReceiptsPresent()
-    ? ` An older receipts file exists at ./${LEGACY_RECEIPTS_FILE}; use it with --receipts ${LEGACY_RECEIPTS_FILE}.`
-    : '';
-  const hint = account ? '' : ' With your key (--key-file or ISOCAST_KEY) a lost receipt is recovered automatically.';
-  return new CliError(
-    `no receipt for ${server}${account ? ` and wallet ${account.address}` : ''} in ${receiptsFile}.${elsewhere}${legacy}${hint} ` +
-      `To buy: ${buyMore(city, server)}`,
-    EXIT.paymentNeeded,
+type ReadSetup = Awaited<ReturnType<typeof readSetup>>;
+
+/** What changes from one request to the next. */
+const startProgress = (r: ReadSetup) => ({
+  since: r.since,
+  headers: { authorization: `Bearer ${r.receipt.receiptToken}` },
+  printed: 0,
+  backoffMs: r.intervalMs,
+  waitingSaid: false,
+  offlineSaid: false,
+  /** Caught up on the previous answer: the next request long-polls. */
+  caughtUp: false,
+  /** Until a long-poll comes back early with nothing new. */
+  serverHolds: true,
+});
+type Progress = ReturnType<typeof startProgress>;
+
+type Page = { signals: SignalLine[]; paidThrough: number; latest: number };
+
+const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)}Z`;
+
+function exhausted({ paidThrough, latest }: { paidThrough: number; latest: number }, r: ReadSetup): CliError {
+  const what =
+    paidThrough === 0
+      ? `this wallet has no bundle for ${r.city} yet. Buy one with`
+      : `bundle used up: entitled through seq ${paidThrough}, latest is ${latest}. Buy more with`;
+  return new CliError(`${what}: ${buyMore(r.city, r.server)}`, EXIT.paymentNeeded);
+}
+
+function readProblem(a: ApiAnswer, r: ReadSetup): CliError {
+  if (a.status === 402 && typeof a.body.paid_through === 'number')
+    return exhausted({ paidThrough: a.body.paid_through, latest: a.body.latest }, r);
+  const e = serverError(a);
+  return refusal(
+    a,
+    {
+      402: [`the server did not accept the receipt: ${e}`, EXIT.paymentNeeded],
+      401: [`the server did not accept the receipt token: ${e}`, EXIT.paymentNeeded],
+      403: 'this wallet is on a sanctions list; reads are refused',
+      404: [unknownCity(r.city), EXIT.usage],
+    },
+    `read failed with HTTP ${a.status}: ${e}`,
   );
+}
+
+export async function readCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const r = await readSetup(argv, io);
+  const p = startProgress(r);
+  while (!io.signal?.aborted) {
+    const held = r.follow && p.caughtUp && r.waitS > 0 && p.serverHolds;
+    const askedAt = performance.now();
+    const a = await ask(r, p, { held });
+    if (a === 'stopped') break;
+    if (a === 'again' || (await askAgain(r, p, a))) continue;
+    const page = pageOf(r, p, a);
+    for (const s of page.signals) {
+      io.stdout(r.json ? JSON.stringify(s) : formatSignal(s));
+      p.printed++;
+    }
+    if (page.signals.length > 0) p.waitingSaid = false;
+    if (a.status === 200) p.since = a.body.next_cursor;
+    if (a.status === 200 && a.body.more) continue;
+    if (!r.follow) return summary(r, p, { answer: a, page });
+    if (p.since >= page.paidThrough) throw exhausted(page, r);
+    // A long-poll that came back early with nothing means this server does not hold reads (an
+    // older one): from then on poll politely instead of asking again at once.
+    if (held && page.signals.length === 0 && performance.now() - askedAt < r.waitS * 1000 - 1_000 && p.serverHolds) {
+      p.serverHolds = false;
+      p.waitingSaid = false;
+    }
+    p.caughtUp = true;
+    await waitForMore(r, p, page);
+  }
+  io.stderr(`stopped after ${p.printed} signal(s); resume with --since ${p.since}`);
+  return EXIT.ok;
+}
+
+/** One request; 'again' after a network failure a follower waits out, 'stopped' when aborted. */
+async function ask(r: ReadSetup, p: Progress, { held }: { held: boolean }): Promise<ApiAnswer | 'again' | 'stopped'> {
+  const { io } = r;
+  let a: ApiAnswer;
+  try {
+    const path = `/v1/signals?city=${encodeURIComponent(r.city)}&since=${p.since}${held ? `&wait=${r.waitS}` : ''}`;
+    a = await r.client.request('GET', path, {
+      headers: p.headers,
+      signal: io.signal,
+      ...(held ? { timeoutMs: r.waitS * 1000 + r.timeoutMs } : {}),
+    });
+  } catch (err) {
+    if (io.signal?.aborted) return 'stopped';
+    if (!(r.follow && err instanceof NetworkError)) throw err;
+    // A follower outlives server restarts: wait longer each time, never hammer, say it once.
+    if (!p.offlineSaid) io.stderr(`warning: ${err.message}; retrying with growing waits (up to ${MAX_BACKOFF_S} s)`);
+    p.offlineSaid = true;
+    await r.sleep(p.backoffMs, io.signal);
+    p.backoffMs = Math.min(p.backoffMs * 2, MAX_BACKOFF_S * 1000);
+    return 'again';
+  }
+  if (p.offlineSaid) io.stderr(`reconnected to ${r.server}`);
+  p.offlineSaid = false;
+  p.backoffMs = r.intervalMs;
+  return a;
+}
+
+/** A busy server (followers wait and ask again) or a refused token a signature may recover. */
+async function askAgain(r: ReadSetup, p: Progress, a: ApiAnswer): Promise<boolean> {
+  if (a.status === 429 || a.status === 503) {
+    if (!r.follow) throw readProblem(a, r);
+    await r.sleep(Math.max(r.intervalMs, a.retryAfterMs ?? 0), r.io.signal);
+    return true;
+  }
+  const tokenRefused = a.status === 401 || (a.status === 402 && typeof a.body.paid_through !== 'number');
+  if (tokenRefused && r.account && !r.recovered()) {
+    const fresh = await r.recover();
+    if (fresh) {
+      p.headers = { authorization: `Bearer ${fresh.receiptToken}` };
+      return true;
+    }
+  }
+  return false;
+}
+
+function pageOf(r: ReadSetup, p: Progress, a: ApiAnswer): Page {
+  if (a.status === 200)
+    return { signals: a.body.signals as SignalLine[], paidThrough: a.body.paid_through, latest: a.body.latest };
+  // Asking past the latest signal but inside the bundle: nothing new yet, not a used-up bundle.
+  if (a.status === 402 && typeof a.body.paid_through === 'number' && p.since < a.body.paid_through)
+    return { signals: [], paidThrough: a.body.paid_through, latest: a.body.latest };
+  throw readProblem(a, r);
+}
+
+/** Without --follow: one closing line on stderr (JSON with --json). */
+function summary(r: ReadSetup, p: Progress, { answer: a, page }: { answer: ApiAnswer; page: Page }): number {
+  const { paidThrough, latest } = page;
+  const none = p.printed === 0 && p.since >= latest;
+  const note = none
+    ? `no new signals yet: latest is seq ${latest}, entitled through seq ${paidThrough}; run again later or add --follow`
+    : `${p.printed} signal(s); entitled through seq ${paidThrough}, latest ${latest}; next --since ${p.since}`;
+  if (r.json)
+    r.io.stderr(JSON.stringify({ ...withoutDisclaimer({ ...a.body, signals: undefined }), printed: p.printed }));
+  else r.io.stderr(note);
+  return EXIT.ok;
+}
+
+/** Says once that it is waiting; sleeps the interval unless the next request long-polls. */
+async function waitForMore(r: ReadSetup, p: Progress, { paidThrough, latest }: Page): Promise<void> {
+  const longPolling = r.waitS > 0 && p.serverHolds;
+  if (!p.waitingSaid) {
+    const left = paidThrough - p.since;
+    const how = longPolling
+      ? `the server answers as soon as one is stored (long-poll, up to ${r.waitS} s per request)`
+      : `polling every ${r.intervalMs / 1000} s, next at ${clock(r.now() + r.intervalMs)}`;
+    r.io.stderr(
+      `waiting for new ${r.city} signals (${left} left in the bundle, latest seq ${latest}); ${how}. Ctrl-C stops`,
+    );
+    p.waitingSaid = true;
+  }
+  if (!longPolling) await r.sleep(r.intervalMs, r.io.signal);
 }

@@ -1,27 +1,19 @@
-import { intFlag, parseFlags, serverUrl } from './args.ts';
-import { DEFAULT_SERVER } from './buy.ts';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { intFlag, parseFlags } from '../../lib/flags.ts';
 import { readRevocationAnswer } from '../../../packages/isocast-client/src/index.ts';
-import { createClient, type Client } from './client.ts';
+import { createClient, serverUrl, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { forgetReceipts, receiptsFileFor } from './receipts.ts';
 import { recoverReceipts, signedPost, signedRefusal } from './recover.ts';
 
-/**
- * `isocast receipt`: recover this wallet's receipt token from the server with a signature (free,
- * nothing is paid) and save it for every city the wallet has bought; prints the cities and their
- * entitlement ceilings, never the token.
- */
+/** `isocast receipt`: the wallet's receipt token back for a free signature; prints its cities, never the token. */
 const RECEIPT_FLAGS = {
   strings: ['server', 'key-file', 'receipts', 'timeout'],
   booleans: ['json', 'insecure', 'revoke'],
 } as const;
 
-/**
- * `isocast receipt --revoke`: one ReceiptRevocation signature for this server's origin; every
- * token of the wallet stops reading there, and the saved records for it are dropped.
- */
+/** `--revoke`: one signature stops every token of the wallet at this server; its saved records are dropped. */
 async function revoke(
   client: Client,
   account: PrivateKeyAccount,
@@ -51,7 +43,7 @@ async function revoke(
 
 export async function receiptCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, RECEIPT_FLAGS);
-  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
+  const server = serverUrl(flags, io.envServer);
   const receiptsFile = receiptsFileFor(flags, io);
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);

@@ -1,53 +1,41 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { once } from '../../lib/once.ts';
-import type { Flags } from './args.ts';
+import type { Flags } from '../../lib/flags.ts';
+import { stateHomeOf } from '../../../packages/isocast-client/src/mcp/config.ts';
 import type { CliIo } from './output.ts';
 
 /**
- * The buyer's receipts, kept where per-user state belongs: `$XDG_STATE_HOME/isocast/receipts.json`
- * (default `~/.local/state/isocast/`), never in the current directory where a checkout would show
- * it as untracked. A receipt token reads the paying wallet's signals without paying again, so it
- * is a secret: the file is written 0600 in a 0700 directory, atomically (temp file + rename), and
- * tokens are never printed. Records are keyed by (server, wallet, city).
+ * A receipt token reads its wallet's signals without paying again: a secret, kept under the state
+ * directory (not the current one, where a checkout shows it), 0600 in a 0700 directory, written
+ * atomically, never printed. Records are keyed by (server, wallet, city).
  */
 const RECEIPTS_FILE_NAME = 'receipts.json';
 /** Where receipts lived before they moved to the state directory; only mentioned, never written. */
 export const LEGACY_RECEIPTS_FILE = '.isocast/receipts.json';
 
-/** `$XDG_STATE_HOME` when it is an absolute path (the XDG rule), else `~/.local/state`. */
-export function stateHome(env: { XDG_STATE_HOME?: string; HOME?: string }): string {
-  const xdg = env.XDG_STATE_HOME;
-  if (xdg && isAbsolute(xdg)) return xdg;
-  return join(env.HOME || homedir(), '.local', 'state');
-}
-
 /** `--receipts FILE`, else receipts.json in isocast/ under the state directory main.ts resolved. */
 export function receiptsFileFor(flags: Flags, io: CliIo): string {
-  return flags.values.receipts ?? join(io.stateHome ?? stateHome(process.env), 'isocast', RECEIPTS_FILE_NAME);
+  return flags.values.receipts ?? join(io.stateHome ?? stateHomeOf(process.env), 'isocast', RECEIPTS_FILE_NAME);
 }
 
-const receiptSchema = () =>
-  z.object({
-    server: z.string(),
-    wallet: z.string(),
-    city: z.string(),
-    receiptToken: z.string(),
-    paidThroughSeq: z.number().int(),
-    latestSeq: z.number().int().nullable().optional(),
-    count: z.number().int().nullable().optional(),
-    amountUsd: z.number().nullable().optional(),
-    txHash: z.string().nullable().optional(),
-    /** `purchase` (isocast buy) or `recovered` (POST /v1/receipts). */
-    source: z.enum(['purchase', 'recovered']).optional(),
-    savedAt: z.string(),
-  });
-export type Receipt = z.infer<ReturnType<typeof receiptSchema>>;
+const ReceiptSchema = z.object({
+  server: z.string(),
+  wallet: z.string(),
+  city: z.string(),
+  receiptToken: z.string(),
+  paidThroughSeq: z.number().int(),
+  latestSeq: z.number().int().nullable().optional(),
+  count: z.number().int().nullable().optional(),
+  amountUsd: z.number().nullable().optional(),
+  txHash: z.string().nullable().optional(),
+  /** `purchase` (isocast buy) or `recovered` (POST /v1/receipts). */
+  source: z.enum(['purchase', 'recovered']).optional(),
+  savedAt: z.string(),
+});
+export type Receipt = z.infer<typeof ReceiptSchema>;
 
-/** Built on the first read: `serve` imports this module (stateHome) and never reads receipts. */
-const receiptFile = once(() => z.object({ version: z.literal(1), receipts: z.array(receiptSchema()) }));
+const ReceiptFile = z.object({ version: z.literal(1), receipts: z.array(ReceiptSchema) });
 
 export function loadReceipts(file: string): Receipt[] {
   let text: string;
@@ -63,7 +51,7 @@ export function loadReceipts(file: string): Receipt[] {
   } catch {
     throw new Error(`receipts file ${file} is not valid JSON`);
   }
-  const parsed = receiptFile().safeParse(json);
+  const parsed = ReceiptFile.safeParse(json);
   if (!parsed.success) throw new Error(`receipts file ${file} is not an isocast receipts file`);
   return parsed.data.receipts;
 }

@@ -10,17 +10,13 @@ import { CliError, EXIT } from './output.ts';
 import { saveReceipts, type Receipt } from './receipts.ts';
 
 /**
- * Receipt recovery for the CLI: the package signs ReceiptRequest(wallet, origin, timestamp) for
- * the origin of the server it talks to and reads the answer (`POST /v1/receipts`: a fresh receipt
- * token and the wallet's entitlements per city); this file turns the answer into records in the
- * receipts file and into messages. A lost receipts file (or a new machine) costs one signature,
- * not a purchase. Returns null when the server has no such endpoint (an older isocast). Never
- * signs a second request on its own: "signature already used" means something else sent this
- * signature first, and the user decides.
+ * Receipt recovery for the CLI: the package's signed request and answer reader, saved as records
+ * and worded as messages. Never signs a second request on its own: "signature already used" means
+ * something else sent this signature first, and the user decides.
  */
 type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
 
-/** Signs `kind` for this client's server and posts it; the origin goes in the body too, so a refusal can say which one the server is. */
+/** Signs `kind` for this client's server and posts it. */
 export async function signedPost(
   client: Client,
   account: PrivateKeyAccount,
@@ -43,6 +39,7 @@ export function signedRefusal(what: string, f: { reason: ReceiptFailure; status:
   return new CliError(`${what} failed with HTTP ${f.status}: ${f.error}`);
 }
 
+/** null when the server has no such endpoint (an older isocast). */
 export async function recoverReceipts(
   client: Client,
   account: PrivateKeyAccount,

@@ -1,15 +1,10 @@
 import { type DeliveryAction, deliveryTypedData } from '../../delivery/typed-data.ts';
-import { parseFlags, serverUrl, UsageError } from './args.ts';
-import { DEFAULT_SERVER } from './buy.ts';
-import { createClient, serverError } from './client.ts';
+import { parseFlags, UsageError } from '../../lib/flags.ts';
+import { createClient, refusal, serverError, serverUrl } from './client.ts';
 import { loadAccount } from './key.ts';
-import { CliError, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
+import { EXIT, withoutDisclaimer, type CliIo } from './output.ts';
 
-/**
- * `isocast register-chat --chat <id> [--city <slug>]` and `--delete`: signs the EIP-712
- * MessengerDelivery message with the wallet key and posts it. Free; never charges. The server
- * sends a test message to the chat before it stores anything.
- */
+/** `isocast register-chat --chat <id> [--city <slug>]` and `--delete`: a wallet-signed MessengerDelivery, free. */
 const REGISTER_FLAGS = {
   strings: ['chat', 'city', 'server', 'key-file', 'timeout'],
   booleans: ['delete', 'json', 'insecure'],
@@ -22,7 +17,7 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
   if (action === 'set' && chatId === '')
     throw new UsageError('--chat <id> is required (or --delete to remove the registration)');
   const citySlug = flags.values.city ?? '';
-  const server = serverUrl(flags, DEFAULT_SERVER, io.envServer);
+  const server = serverUrl(flags, io.envServer);
   const json = flags.on.has('json');
   const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
   if (warning) io.stderr(`warning: ${warning}`);
@@ -45,28 +40,19 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
     { body },
   );
 
-  if (a.status !== 200) {
-    switch (a.status) {
-      case 400:
-        throw new CliError(`the server refused the request: ${serverError(a)}`, EXIT.usage);
-      case 401:
-        throw new CliError(
-          `${serverError(a)}${/stale/.test(serverError(a)) ? ": check this machine's clock (600 s tolerance)" : ''}`,
-        );
-      case 404:
-        if (action === 'delete')
-          throw new CliError(
-            citySlug
-              ? `nothing to delete: ${serverError(a)}`
-              : `nothing to delete: wallet ${account.address} has no chat registered at ${server}`,
-          );
-        throw new CliError(`unknown city: ${citySlug}`, EXIT.usage);
-      case 502:
-        throw new CliError(`the test message to chat ${chatId} failed, nothing was stored: ${serverError(a)}`);
-      default:
-        throw new CliError(`registration failed with HTTP ${a.status}: ${serverError(a)}`);
-    }
-  }
+  const e = serverError(a);
+  const nothing = citySlug ? e : `wallet ${account.address} has no chat registered at ${server}`;
+  if (a.status !== 200)
+    throw refusal(
+      a,
+      {
+        400: [`the server refused the request: ${e}`, EXIT.usage],
+        401: `${e}${/stale/.test(e) ? ": check this machine's clock (600 s tolerance)" : ''}`,
+        404: action === 'delete' ? `nothing to delete: ${nothing}` : [`unknown city: ${citySlug}`, EXIT.usage],
+        502: `the test message to chat ${chatId} failed, nothing was stored: ${e}`,
+      },
+      `registration failed with HTTP ${a.status}: ${e}`,
+    );
   const r = a.body;
   if (json) io.stdout(JSON.stringify(withoutDisclaimer(r)));
   else if (action === 'set')
