@@ -58,23 +58,19 @@ function canRead(path: string): boolean {
   }
 }
 
-function configOrExit(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+/** Runs a configuration loader; a ConfigError prints its problems and exits 2 (refuse). */
+function orExit<T>(load: () => T): T {
   try {
-    return loadConfig(env, argv);
+    return load();
   } catch (err) {
     if (err instanceof ConfigError) refuse(err.problems);
     throw err;
   }
 }
 
-function dataDirOrExit(argv: string[]): { DATA_DIR: string } {
-  try {
-    return loadDataDir(process.env, argv);
-  } catch (err) {
-    if (err instanceof ConfigError) refuse(err.problems);
-    throw err;
-  }
-}
+const configOrExit = (argv: string[], env: NodeJS.ProcessEnv = process.env): Config =>
+  orExit(() => loadConfig(env, argv));
+const dataDirOrExit = (argv: string[]) => orExit(() => loadDataDir(process.env, argv));
 
 function migrate(args: string[]): void {
   const config = dataDirOrExit(args);
@@ -206,41 +202,20 @@ async function main(rawArgv: string[]): Promise<void> {
   // `isocast --help` is the whole help even though the command it implies is serve.
   if (answeredHelp(command === first ? command : '', args)) return;
   // Every file the process creates (database, WAL, secret, backups) is private to its user.
-  if (['serve', 'migrate', 'backup', 'doctor', 'restore'].includes(command)) usePrivateUmask();
-  switch (command) {
-    case 'serve':
-      return serve(args);
-    case 'migrate':
-      return migrate(args);
-    case 'backup':
-      return backup(args);
-    case 'restore':
-      return restore(args);
-    case 'explain':
-      return explain(args);
-    case 'doctor':
-      return doctor(args);
-    case 'replay': {
-      // The buyer's client and replay are evaluated only when asked for (src/cli-commands.ts).
-      const { replay } = await import('./cli-commands.ts');
-      process.exitCode = await replay(args, process.env);
-      return;
-    }
-    case 'mcp': {
-      // The MCP server (and its SDK) loads only here: serve's start-up never evaluates it.
-      const { mcp } = await import('./cli-commands.ts');
-      process.exitCode = await mcp(args, process.env);
-      return;
-    }
-    default:
-      if (isCliCommand(command)) {
-        const { buyerCommand } = await import('./cli-commands.ts');
-        process.exitCode = await buyerCommand(command, args, process.env);
-        return;
-      }
-      process.stderr.write(`${unknownCommand(command)}\n`);
-      process.exit(2);
+  if (isServerCommand(command)) usePrivateUmask();
+  const local = new Map(Object.entries({ serve, migrate, backup, restore, explain, doctor })).get(command);
+  if (local) return local(args);
+  // The buyer's client, replay and the MCP server (and its SDK) are evaluated only when asked for:
+  // serve's start-up never loads src/cli-commands.ts.
+  if (command === 'replay' || command === 'mcp' || isCliCommand(command)) {
+    const cli = await import('./cli-commands.ts');
+    if (command === 'replay') process.exitCode = await cli.replay(args, process.env);
+    else if (command === 'mcp') process.exitCode = await cli.mcp(args, process.env);
+    else process.exitCode = await cli.buyerCommand(command, args, process.env);
+    return;
   }
+  process.stderr.write(`${unknownCommand(command)}\n`);
+  process.exit(2);
 }
 
 main(process.argv.slice(2)).catch((err) => {
