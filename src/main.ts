@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig, loadDataDir, type Config } from './config.ts';
 import { withoutUnreadableSecretFiles } from './lib/secrets.ts';
 import { openDb, openReadOnly } from './db/open.ts';
-import { usePrivateUmask, secureDataDir } from './db/files.ts';
+import { secureDataDir } from './db/files.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, COMMAND_USAGE, isCliCommand, MCP_USAGE } from './buyer/cli/help.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
@@ -205,8 +205,8 @@ async function main(rawArgv: string[]): Promise<void> {
   const args = command === first ? rest : argv;
   // `isocast --help` is the whole help even though the command it implies is serve.
   if (answeredHelp(command === first ? command : '', args)) return;
-  // Every file the process creates (database, WAL, secret, backups) is private to its user.
-  if (['serve', 'migrate', 'backup', 'doctor', 'restore'].includes(command)) usePrivateUmask();
+  // Every file the process creates (database, WAL, secret, backups) is private to its user, systemd's UMask=0077 or not.
+  if (['serve', 'migrate', 'backup', 'doctor', 'restore'].includes(command)) process.umask(0o077);
   switch (command) {
     case 'serve':
       return serve(args);
