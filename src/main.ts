@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig, loadDataDir, type Config } from './config.ts';
 import { withoutUnreadableSecretFiles } from './lib/secrets.ts';
 import { openDb, openReadOnly } from './db/open.ts';
-import { usePrivateUmask, secureDataDir } from './db/files.ts';
+import { secureDataDir } from './db/files.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, COMMAND_USAGE, isCliCommand, MCP_USAGE } from './buyer/cli/help.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
@@ -201,8 +201,8 @@ async function main(rawArgv: string[]): Promise<void> {
   const args = command === first ? rest : argv;
   // `isocast --help` is the whole help even though the command it implies is serve.
   if (answeredHelp(command === first ? command : '', args)) return;
-  // Every file the process creates (database, WAL, secret, backups) is private to its user.
-  if (isServerCommand(command)) usePrivateUmask();
+  // Every file the process creates (database, WAL, secret, backups) is private to its user, systemd's UMask=0077 or not.
+  if (isServerCommand(command)) process.umask(0o077);
   const local = new Map(Object.entries({ serve, migrate, backup, restore, explain, doctor })).get(command);
   if (local) return local(args);
   // The buyer's client, replay and the MCP server (and its SDK) are evaluated only when asked for:

@@ -1,13 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Payments and keys: only the service user may read them, whether or not systemd's UMask=0077 applies. */
-const PRIVATE_UMASK = 0o077;
 const DATA_FILES = ['isocast.db', 'isocast.db-wal', 'isocast.db-shm', 'server-secret'];
-
-export function usePrivateUmask(): void {
-  process.umask(PRIVATE_UMASK);
-}
 
 /**
  * Names that may sit in a DATA_DIR of our own: our files, Litestream's `.isocast.db-litestream`,

@@ -90,8 +90,10 @@ function build(
   return new ApiError({ code, status: ERRORS[code].status, message, extra, headers: more.headers });
 }
 
-const retryLater = (code: ErrorCode, retryAfterSeconds: number) =>
-  build(code, { retryAfterSeconds }, { headers: { 'retry-after': String(retryAfterSeconds) } });
+const retryLater = (code: ErrorCode, retryAfterSeconds: number, extra: Record<string, unknown> = {}) =>
+  build(code, { retryAfterSeconds, ...extra }, { headers: { 'retry-after': String(retryAfterSeconds) } });
+const bearerChallenge = (code: ErrorCode, challenge = 'Bearer') =>
+  build(code, {}, { headers: { 'www-authenticate': challenge } });
 
 const withReason = (reason: string | undefined) => (reason === undefined ? {} : { reason });
 
@@ -126,12 +128,9 @@ export const invalidSince = () => build('invalid_since');
 export const cityRequired = () => build('city_required');
 export const invalidWait = (max: number) =>
   build('invalid_wait', {}, { message: errorMessage('invalid_wait', { max }) });
-export const adminTokenRequired = () =>
-  build('admin_token_required', {}, { headers: { 'www-authenticate': 'Bearer' } });
-export const receiptTokenRequired = () =>
-  build('receipt_token_required', {}, { headers: { 'www-authenticate': 'Bearer' } });
-export const receiptExpired = () =>
-  build('receipt_expired', {}, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+export const adminTokenRequired = () => bearerChallenge('admin_token_required');
+export const receiptTokenRequired = () => bearerChallenge('receipt_token_required');
+export const receiptExpired = () => bearerChallenge('receipt_expired', 'Bearer error="invalid_token"');
 export const signatureAlreadyUsed = () => build('signature_already_used');
 /** A 402 whose body is the PaymentRequired challenge; its `error` is the catalog's message for `code`. */
 export function paymentRequired(
@@ -158,7 +157,7 @@ export const shuttingDown = (retryAfterSeconds: number) => retryLater('shutting_
 export const starting = (retryAfterSeconds: number) => retryLater('starting', retryAfterSeconds);
 export const tooManyWaiting = (retryAfterSeconds: number) => retryLater('too_many_waiting', retryAfterSeconds);
 export const replicaLagging = (retryAfterSeconds: number, lagMs: number | null) =>
-  build('replica_lagging', { retryAfterSeconds, lagMs }, { headers: { 'retry-after': String(retryAfterSeconds) } });
+  retryLater('replica_lagging', retryAfterSeconds, { lagMs });
 export const primaryUnreachable = (reason: string) => build('primary_unreachable', { reason });
 
 /** The payment plane's messages by short name (the tests' and llms-full.txt's list), taken from ERRORS. */

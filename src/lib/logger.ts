@@ -54,10 +54,7 @@ export function defaultLogFormat(isTty: boolean = process.stdout.isTTY === true)
 
 const LEVEL_LABEL: Record<Level, string> = { debug: 'DEBUG', info: 'INFO ', warn: 'WARN ', error: 'ERROR' };
 
-function prettyValue(v: unknown): string {
-  if (typeof v === 'string') return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
-  return JSON.stringify(v);
-}
+const prettyValue = (v: unknown) => (typeof v === 'string' && /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v));
 
 export function formatPretty(rec: Record<string, unknown>): string {
   const { ts, level, msg, service: _service, ...fields } = rec;
