@@ -27,7 +27,7 @@ export function refuse(problems: string[]): never {
 }
 
 /** A start refused for a reason the operator fixes (port taken, DATA_DIR in use): one line, exit 2. */
-export function refuseStart(message: string): never {
+function refuseStart(message: string): never {
   process.stderr.write(`isocast: ${message}\n`);
   process.exit(2);
 }

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
  * first problem, and a typo'd line should get all its mistakes at once. `refuse(name)` rejects a
  * declared flag whatever its value (secrets on `serve`).
  */
-export type FlagSpec = {
+type FlagSpec = {
   strings: readonly string[];
   booleans: readonly string[];
   refuse?: (name: string) => string | null;
@@ -82,7 +82,7 @@ export class UsageError extends Error {
   }
 }
 
-export type CommandFlagSpec = Pick<FlagSpec, 'strings' | 'booleans'>;
+type CommandFlagSpec = Pick<FlagSpec, 'strings' | 'booleans'>;
 
 export type Flags = { values: Record<string, string>; on: Set<string> };
 
