@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Address, Hex } from 'viem';
-import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
+import { NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 
 /** The `X-Payment` header, shared by server (decode) and buyer (encode) so the two cannot drift. */
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -150,23 +150,4 @@ export function decodePayloadJson(json: unknown): DecodeResult {
       },
     },
   };
-}
-
-/** An X-Payment header for a signed authorization; `network` defaults to Base's v1 name, `salt` is the echo (binding.ts SALT_ECHO). */
-export function encodeXPayment(
-  signature: Hex,
-  auth: Authorization,
-  { network = NETWORK, salt }: { network?: string; salt?: Hex } = {},
-): string {
-  const payload: PaymentPayloadV1 = {
-    x402Version: 1,
-    scheme: 'exact',
-    network,
-    payload: {
-      signature,
-      ...(salt ? { salt } : {}),
-      authorization: authorizationJson(auth),
-    },
-  };
-  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64');
 }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
-import { decodeXPayment, encodeXPayment, MAX_HEADER_CHARS, PaymentPayloadV1 } from '../../src/x402/x-payment.ts';
+import { decodeXPayment, MAX_HEADER_CHARS, PaymentPayloadV1 } from '../../src/x402/x-payment.ts';
+import { encodeXPayment } from '../helpers/x-payment.ts';
 
 const auth = {
   from: '0x1111111111111111111111111111111111111111',
