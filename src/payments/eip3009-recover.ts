@@ -2,8 +2,8 @@ import { isAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem
 import { keccak256Bytes } from '../lib/keccak.ts';
 import { recoverPublicKey, secp256k1LoadError } from '../lib/secp256k1.ts';
 import { createLogger } from '../lib/logger.ts';
-import { authorizationTypedData, CHAIN_ID } from '../x402/eip3009.ts';
-import { type Authorization, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
+import { authorizationTypedData } from '../x402/eip3009.ts';
+import { type Authorization, BASE_CHAIN_ID, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 
 /**
  * The EIP-712 digest built by hand from cached hashes, recovered with libsecp256k1 (native addon or
@@ -50,7 +50,7 @@ function domainSeparator(usdc: Address): Uint8Array {
     enc.set(typeHash().domain, 0);
     enc.set(keccak256Bytes(utf8(USDC_NAME)), 32);
     enc.set(keccak256Bytes(utf8(USDC_VERSION)), 64);
-    word(enc, 3, BigInt(CHAIN_ID));
+    word(enc, 3, BigInt(BASE_CHAIN_ID));
     addressWord(enc, 4, usdc);
     d = keccak256Bytes(enc);
     // Configured token addresses only (one in production): the map stays tiny.

@@ -3,12 +3,17 @@ import { microToAtomic } from '../lib/money.ts';
 import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 import { paymentIdOf } from './payment-identifier.ts';
 import {
+  BYTES32,
   ExactEvmPayload,
   MAX_V2_HEADER_CHARS,
+  decodeHeader,
   decodePayloadJson,
   decodeXPayment,
-  strictBase64,
+  isObject,
+  networkName,
+  zodRefusal,
   type DecodeResult,
+  type Json,
   type AcceptedTerms,
   type PaymentPayloadV1,
   type PaymentRequirementsV1,
@@ -18,8 +23,6 @@ import {
 export const PAYMENT_REQUIRED = 'payment-required';
 export const PAYMENT_SIGNATURE = 'payment-signature';
 export const PAYMENT_RESPONSE = 'payment-response';
-
-const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
 
 /** The v2 `extensions` of a challenge: one declaration per extension, keyed by its name. */
 export type V2Extensions = Record<string, unknown>;
@@ -78,18 +81,20 @@ export function withExtensions(json: string, more: V2Extensions, own: V2Extensio
 
 /** `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`: the same x402 SettleResponse, once per version. */
 export function settleResponse(r: { transaction: string | null; payer: string }): string {
-  return b64({ success: true, transaction: r.transaction ?? '', network: NETWORK, payer: r.payer });
+  return encodeJsonText(
+    JSON.stringify({ success: true, transaction: r.transaction ?? '', network: NETWORK, payer: r.payer }),
+  );
 }
 
 const Accepted = z
   .object({
     scheme: z.literal('exact'),
-    network: z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`),
+    network: networkName,
     amount: z.string().max(80).optional(),
     asset: z.string().max(80).optional(),
     payTo: z.string().max(80).optional(),
     extra: z
-      .object({ binding: z.object({ salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }).loose() })
+      .object({ binding: z.object({ salt: z.string().regex(BYTES32) }).loose() })
       .loose()
       .optional(),
   })
@@ -125,14 +130,10 @@ export function paymentHeaderOf(req: {
  * is set. Amount, recipient and token are checked on the authorization: `accepted` is an echo.
  */
 export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
-  if (h.version === 1) return decodeXPayment(h.value);
-  if (h.value.length > MAX_V2_HEADER_CHARS) return { ok: false, reason: 'header too long' };
-  let json: unknown;
-  try {
-    json = JSON.parse(strictBase64(h.value).toString('utf8'));
-  } catch {
-    return { ok: false, reason: 'not base64-encoded JSON' };
-  }
+  return h.version === 1 ? decodeXPayment(h.value) : decodeHeader(h.value, MAX_V2_HEADER_CHARS, decodeV2Json);
+}
+
+function decodeV2Json(json: unknown): DecodeResult {
   // Most of the header is the buyer's echo of our offer: a shape check of the few fields read here
   // instead of zod's walk over all of it; anything it does not accept, or the payload refuses, is
   // decoded again by zod alone, so a refusal's reason is zod's as before.
@@ -140,19 +141,12 @@ export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   const decoded = fast && fromEnvelope(fast);
   if (decoded?.ok) return decoded;
   const parsed = PaymentPayloadV2.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };
-  }
-  return fromEnvelope(parsed.data);
+  return parsed.success ? fromEnvelope(parsed.data) : zodRefusal(parsed.error);
 }
 
 type Envelope = Pick<z.infer<typeof PaymentPayloadV2>, 'accepted' | 'payload' | 'extensions'>;
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const shortOrAbsent = (v: unknown) => v === undefined || (typeof v === 'string' && v.length <= 80);
-const SALT = /^0x[0-9a-fA-F]{64}$/;
 
 /**
  * The v2 envelope when `PaymentPayloadV2` would accept its `x402Version`, `accepted` and
@@ -167,7 +161,7 @@ function envelopeOf(json: unknown): Envelope | null {
   if (!shortOrAbsent(a.amount) || !shortOrAbsent(a.asset) || !shortOrAbsent(a.payTo)) return null;
   const x = a.extra;
   if (x !== undefined && !(isObject(x) && isObject(x.binding) && typeof x.binding.salt === 'string')) return null;
-  if (x !== undefined && !SALT.test((x.binding as Json).salt as string)) return null;
+  if (x !== undefined && !BYTES32.test((x.binding as Json).salt as string)) return null;
   if (!isObject(p) || (p.salt !== undefined && typeof p.salt !== 'string')) return null;
   if (e !== undefined && !isObject(e)) return null;
   return json as unknown as Envelope;

@@ -5,7 +5,7 @@ import { NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 /** The `X-Payment` header, shared by server (decode) and buyer (encode) so the two cannot drift. */
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+export const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const SIGNATURE = /^0x([0-9a-fA-F]{2})+$/;
 const addressStr = z.string().regex(ADDRESS);
 const uintStr = z.string().regex(UINT, 'must be a decimal integer string');
@@ -25,10 +25,12 @@ export const ExactEvmPayload = z.object({
   }),
 });
 
+export const networkName = z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`);
+
 export const PaymentPayloadV1 = z.object({
   x402Version: z.literal(1),
   scheme: z.literal('exact'),
-  network: z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`),
+  network: networkName,
   payload: ExactEvmPayload,
 });
 
@@ -81,19 +83,29 @@ export function strictBase64(value: string): Buffer {
   return Buffer.from(s, s.includes('-') || s.includes('_') ? 'base64url' : 'base64');
 }
 
-export function decodeXPayment(header: string): DecodeResult {
-  if (header.length > MAX_HEADER_CHARS) return { ok: false, reason: 'header too long' };
+/** Either header's base64 JSON, given to `decode` (a module-level function: no closure per request). */
+export function decodeHeader(value: string, max: number, decode: (json: unknown) => DecodeResult): DecodeResult {
+  if (value.length > max) return { ok: false, reason: 'header too long' };
   let json: unknown;
   try {
-    json = JSON.parse(strictBase64(header).toString('utf8'));
+    json = JSON.parse(strictBase64(value).toString('utf8'));
   } catch {
     return { ok: false, reason: 'not base64-encoded JSON' };
   }
-  return decodePayloadJson(json);
+  return decode(json);
 }
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const decodeXPayment = (header: string): DecodeResult =>
+  decodeHeader(header, MAX_HEADER_CHARS, decodePayloadJson);
+
+/** zod's first issue as a refusal's reason. */
+export function zodRefusal(error: z.ZodError): DecodeResult {
+  const issue = error.issues[0]!;
+  return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };
+}
+
+export type Json = Record<string, unknown>;
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const is = (v: unknown, re: RegExp): v is string => typeof v === 'string' && re.test(v);
 
 /**
@@ -126,10 +138,7 @@ export function decodePayloadJson(json: unknown): DecodeResult {
   let data = wellFormed(json);
   if (!data) {
     const parsed = PaymentPayloadV1.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };
-    }
+    if (!parsed.success) return zodRefusal(parsed.error);
     data = parsed.data;
   }
   const a = data.payload.authorization;

@@ -1,5 +1,5 @@
 import { createPublicClient, defineChain, http, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
-import { CHAIN_ID } from '../../x402/eip3009.ts';
+import { BASE_CHAIN_ID } from '../../x402/networks.ts';
 import {
   AUTHORIZATION_CANCELED_TOPIC,
   AUTHORIZATION_USED_TOPIC,
@@ -26,7 +26,7 @@ const LOOKBACK_BLOCKS = 50_000n;
 
 export function chainFor(rpcUrl: string) {
   return defineChain({
-    id: CHAIN_ID,
+    id: BASE_CHAIN_ID,
     name: 'Base',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
