@@ -124,27 +124,24 @@ export function createKindCache(opts: { fetch: () => Promise<JsonAnswer>; now: (
  * What a facilitator's answer means for money (docs/payments.md, "Facilitators"): a 4xx naming no
  * transaction is "not charged" at once; anything else unclear is for the token contract to decide.
  */
-const VerifyResponse = z
-  .object({
-    isValid: z.boolean(),
-    invalidReason: z.string().nullish(),
-    invalidMessage: z.string().nullish(),
-    payer: z.string().nullish(),
-  })
-  .loose();
+type VerifyAnswer = { isValid: boolean; invalidReason?: string | null; invalidMessage?: string | null };
+type SettleAnswer = {
+  success: boolean;
+  errorReason?: string | null;
+  errorMessage?: string | null;
+  transaction?: string | null;
+};
 
-const SettleResponse = z
-  .object({
-    success: z.boolean(),
-    errorReason: z.string().nullish(),
-    errorMessage: z.string().nullish(),
-    transaction: z.string().nullish(),
-    network: z.string().nullish(),
-    payer: z.string().nullish(),
-  })
-  .loose();
-
-type SettleAnswer = z.infer<typeof SettleResponse>;
+/** The answer as x402 types it (`flag` a boolean, each of `texts` a string, null or absent, more allowed), or null. */
+function x402Answer<T>(json: unknown, flag: string, texts: readonly string[]): T | null {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
+  const j = json as Record<string, unknown>;
+  if (typeof j[flag] !== 'boolean') return null;
+  for (const k of texts) if (j[k] != null && typeof j[k] !== 'string') return null;
+  return json as T;
+}
+const VERIFY_TEXTS = ['invalidReason', 'invalidMessage', 'payer'];
+const SETTLE_TEXTS = ['errorReason', 'errorMessage', 'transaction', 'network', 'payer'];
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 const HASH_IN_TEXT = /0x[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
@@ -187,7 +184,7 @@ type SettleClass =
 
 export function classifySettle(answer: JsonAnswer, nonce: Hex): SettleClass {
   const { status } = answer;
-  const parsed = SettleResponse.safeParse(answer.json);
+  const s = x402Answer<SettleAnswer>(answer.json, 'success', SETTLE_TEXTS);
   const named = namedTransaction(answer, nonce);
   if (status >= 500) return { kind: 'unclear', reason: `facilitator /settle answered HTTP ${status}`, txHash: named };
   if (status >= 400) {
@@ -196,18 +193,15 @@ export function classifySettle(answer: JsonAnswer, nonce: Hex): SettleClass {
     return {
       kind: 'refused',
       reason:
-        parsed.success && !parsed.data.success
-          ? settleFailure(parsed.data)
-          : `facilitator refused /settle (HTTP ${status}): ${refusalReason(answer)}`,
+        s && !s.success ? settleFailure(s) : `facilitator refused /settle (HTTP ${status}): ${refusalReason(answer)}`,
     };
   }
-  if (!parsed.success)
+  if (!s)
     return {
       kind: 'unclear',
       reason: `facilitator /settle answered HTTP ${status} without a valid x402 body`,
       txHash: named,
     };
-  const s = parsed.data;
   const tx = s.transaction && TX_HASH.test(s.transaction) ? (s.transaction.toLowerCase() as Hex) : null;
   if (s.success && tx) return { kind: 'settled', txHash: tx };
   if (s.success)
@@ -222,11 +216,11 @@ const settleFailure = (s: SettleAnswer) =>
 
 /** `/verify` moves no money: every answer but a clear "valid" (null) is a definite refusal, with this reason. */
 export function verifyRefusal(answer: JsonAnswer): string | null {
-  const parsed = VerifyResponse.safeParse(answer.json);
-  if (parsed.success && answer.status < 500) {
-    if (parsed.data.isValid && answer.status < 300) return null;
-    if (!parsed.data.isValid)
-      return `facilitator refused verification: ${parsed.data.invalidReason ?? parsed.data.invalidMessage ?? 'no reason given'}`;
+  const v = x402Answer<VerifyAnswer>(answer.json, 'isValid', VERIFY_TEXTS);
+  if (v && answer.status < 500) {
+    if (v.isValid && answer.status < 300) return null;
+    if (!v.isValid)
+      return `facilitator refused verification: ${v.invalidReason ?? v.invalidMessage ?? 'no reason given'}`;
   }
   if (answer.status >= 400 && answer.status < 500)
     return `facilitator: /verify answered HTTP ${answer.status}: ${refusalReason(answer)}`;
