@@ -44,7 +44,6 @@ export function createSettle(
         payer,
         authorization: r.p.authorization,
         signature: r.p.signature,
-        payload: r.p.payload,
         requirements: deps.challenges.requirements(r, r.p.payload.network),
         listing: deps.challenges.listing(r.resourcePath),
         signatureRecovered: r.recovered === true,

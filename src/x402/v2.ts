@@ -24,7 +24,6 @@ export const PAYMENT_REQUIRED = 'payment-required';
 export const PAYMENT_SIGNATURE = 'payment-signature';
 export const PAYMENT_RESPONSE = 'payment-response';
 
-/** The v2 `extensions` of a challenge: one declaration per extension, keyed by its name. */
 export type V2Extensions = Record<string, unknown>;
 
 /** `resource.description` is the route's listing (what a catalogue shows); v1 keeps the bundle's line. */
@@ -56,10 +55,8 @@ function resourceV2(r: PaymentRequirementsV1, description: string | undefined) {
   return { url: r.resource, description: description ?? r.description, mimeType: r.mimeType };
 }
 
-/** The v1 402 body as the v2 envelope reads it. */
 type PaymentRequiredV1 = { error: string; accepts: PaymentRequirementsV1[] };
 
-/** Base64 of a JSON text: a `PAYMENT-REQUIRED` header's value from `paymentRequiredJson`. */
 export function encodeJsonText(json: string): string {
   return Buffer.from(json, 'utf8').toString('base64');
 }
@@ -107,7 +104,6 @@ const PaymentPayloadV2 = z.object({
   extensions: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** A payment credential and the header it came in: `X-Payment` (x402 v1) or `PAYMENT-SIGNATURE` (v2). */
 export type PaymentHeader = { version: 1 | 2; value: string };
 
 /** The payment header: `X-Payment` (the spec's) wins over both; HEAD never moves money. */
@@ -185,14 +181,14 @@ function fromEnvelope({ accepted, payload, extensions }: Envelope): DecodeResult
   return decoded;
 }
 
-/** What this request offers, as `accepted` must name it (the standard `exact` on v2). */
-type OfferedTerms = { priceMicro: number; asset: string; payTo: string };
-
 /**
  * Why a v2 `accepted` is not an offer of this request, or null: stops paying one offer while
  * claiming another (a price read elsewhere, another network or token).
  */
-export function acceptedProblem(a: AcceptedTerms, offered: OfferedTerms): string | null {
+export function acceptedProblem(
+  a: AcceptedTerms,
+  offered: { priceMicro: number; asset: string; payTo: string },
+): string | null {
   const amount = microToAtomic(offered.priceMicro);
   const same = (x: string | undefined, y: string) => x !== undefined && x.toLowerCase() === y.toLowerCase();
   if (a.network !== NETWORK) return `accepted.network must be ${NETWORK}`;
@@ -202,7 +198,6 @@ export function acceptedProblem(a: AcceptedTerms, offered: OfferedTerms): string
   return null;
 }
 
-/** What a settle call carries: the verified authorization, our requirements, the route's listing. */
 type SettleWire = {
   authorization: Authorization;
   signature: string;

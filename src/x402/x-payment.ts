@@ -13,7 +13,7 @@ const bytes32 = z.string().regex(BYTES32);
 
 export const ExactEvmPayload = z.object({
   signature: z.string().regex(SIGNATURE),
-  /** isocast extension: the challenge's `extra.binding.salt`, echoed (never sent to a facilitator). */
+  /** isocast's: the challenge's `extra.binding.salt`, echoed (never sent to a facilitator). */
   salt: bytes32.optional(),
   authorization: z.object({
     from: addressStr,
@@ -98,7 +98,6 @@ export function decodeHeader(value: string, max: number, decode: (json: unknown)
 export const decodeXPayment = (header: string): DecodeResult =>
   decodeHeader(header, MAX_HEADER_CHARS, decodePayloadJson);
 
-/** zod's first issue as a refusal's reason. */
 export function zodRefusal(error: z.ZodError): DecodeResult {
   const issue = error.issues[0]!;
   return { ok: false, reason: `${issue.path.join('.') || 'payload'}: ${issue.message}` };

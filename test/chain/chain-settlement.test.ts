@@ -79,7 +79,6 @@ test('live chain settlement on a local EVM (chain id 8453): real transfer, repla
     payer: buyerA.address,
     authorization: a,
     signature: d.value.signature,
-    payload: d.value.payload,
     requirements: {} as never,
   });
   assert.deepEqual(resolved, { ok: true, txHash: first.body.txHash, alreadySettled: true });

@@ -145,7 +145,6 @@ test('a second facilitator cannot move money twice for one authorization', async
     payer: buyerA.address,
     authorization: d.value.authorization,
     signature: d.value.signature,
-    payload: d.value.payload,
     requirements: {
       scheme: 'exact' as const,
       network: 'base',

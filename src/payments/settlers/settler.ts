@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { Authorization } from '../../x402/networks.ts';
 import type { Listing } from '../bazaar.ts';
-import type { PaymentPayloadV1, PaymentRequirementsV1 } from '../../x402/x-payment.ts';
+import type { PaymentRequirementsV1 } from '../../x402/x-payment.ts';
 import type { SupportedResult } from './negotiate.ts';
 
 /** How a verified authorization becomes money moved: mock, facilitator, or our own chain submit. */
@@ -9,8 +9,6 @@ export type SettleRequest = {
   payer: Address;
   authorization: Authorization;
   signature: Hex;
-  /** The client's PaymentPayload as received, minus anything a facilitator does not expect. */
-  payload: PaymentPayloadV1;
   requirements: PaymentRequirementsV1;
   /** The ECDSA signature was recovered here, so a facilitator need not verify it separately. */
   signatureRecovered?: boolean;
