@@ -5,7 +5,7 @@ import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.t
 import type { BundleOffer, Challenges } from './challenge.ts';
 import type { Ledger, ResultMemo } from './ledger.ts';
 import type { PurchaseOutcome } from './outcomes.ts';
-import type { PurchaseSettings } from './purchase.ts';
+import type { PurchaseSettings } from './plane.ts';
 import { inDoubtNote } from './reconcile.ts';
 import type { SettleOutcome } from './settlers/settler.ts';
 import { rowFields, type PaymentRow, type PaymentStore } from './store.ts';

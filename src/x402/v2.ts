@@ -115,7 +115,7 @@ export function paymentHeaderOf(req: {
   const v1 = req.header('x-payment');
   const v2 = req.header(PAYMENT_SIGNATURE);
   // One of each is two payments as much as two of one name: joined the way HTTP joins a repeated
-  // header, so the flow refuses both whole (purchase.ts) and no proxy can read the other one.
+  // header, so the flow refuses both whole (payments/plane.ts) and no proxy can read the other one.
   if (v1 && v2) return { version: 1, value: `${v1}, ${v2}` };
   if (v1) return { version: 1, value: v1 };
   return v2 ? { version: 2, value: v2 } : null;
