@@ -1,4 +1,5 @@
 import { createHmac, type KeyObject } from 'node:crypto';
+import type { Db } from '../db/open.ts';
 import type { Address, Hex } from 'viem';
 import { boundedMap, type BoundedMap } from '../lib/bounded-map.ts';
 import { keccak256Hex } from '../lib/keccak.ts';
@@ -125,4 +126,21 @@ export function decideBinding(secret: BindingSecret, c: BindingCheck, echo: Hex 
 /** A known (payer, nonce) stays bound to the bundle it was bought for: another city or count is refused. */
 export function boundToBundle(known: { city: string; count: number }, city: string, count: number): boolean {
   return known.city === city && known.count === count;
+}
+
+/** The read side of `salt_steps`: only the trigger that marks a payment settled writes it, in that statement. */
+export function createSaltSteps(db: Db) {
+  const recent = db.prepare(
+    'SELECT k, since AS sinceMs FROM salt_steps WHERE city = +? AND count = +? ORDER BY k DESC LIMIT +?',
+  );
+  return {
+    current: (city: string, count: number): SaltStep =>
+      (recent.get(city, count, 1) as SaltStep | undefined) ?? FIRST_STEP,
+    /** The newest steps, newest first, ending with k = 0 when the history still reaches it. */
+    recent(city: string, count: number): SaltStep[] {
+      const rows = recent.all(city, count, SALT_STEPS_CHECKED) as SaltStep[];
+      if (rows.length < SALT_STEPS_CHECKED && (rows.at(-1)?.k ?? 1) === 1) rows.push(FIRST_STEP);
+      return rows;
+    },
+  };
 }

@@ -34,10 +34,9 @@ export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Log
     }
     if (result === 'busy') return;
     report[result]++;
-    if (result === 'applied')
-      logger.info('reconciled: payment applied', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
-    if (result === 'refunded')
-      logger.warn('reconciled: refund queued', { paymentId: row.id, payer: row.payer, nonce: row.nonce });
+    const fields = { paymentId: row.id, payer: row.payer, nonce: row.nonce };
+    if (result === 'applied') logger.info('reconciled: payment applied', fields);
+    if (result === 'refunded') logger.warn('reconciled: refund queued', fields);
   };
   // A few workers take rows off the ordered queue: the order decides who is asked first, the
   // bound keeps a pass from opening one RPC request per open row at once.
