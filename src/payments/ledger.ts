@@ -12,17 +12,15 @@ import type { Sealer } from './sealed.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 
 /** What a purchase answers: the entitlement after it, and the receipt token when this request moved the money. */
-export type Purchase = Standing & {
-  payer: string;
-  city: string;
-  count: number;
-  txHash: string | null;
-  idempotent: boolean;
-  /** As the receipt, only where this request's own settle moved the money: what a header alone reaches is public. */
-  movedHere: boolean;
-  /** A payment identifier sent again with its payment: the stored answer, and the cursor it read from. */
-  replay?: { since: number | null };
-};
+export type Purchase = Standing &
+  Pick<PaymentRow, 'payer' | 'city' | 'count'> & {
+    txHash: string | null;
+    idempotent: boolean;
+    /** As the receipt, only where this request's own settle moved the money: what a header alone reaches is public. */
+    movedHere: boolean;
+    /** A payment identifier sent again with its payment: the stored answer, and the cursor it read from. */
+    replay?: { since: number | null };
+  };
 
 /** What a route keeps of its answer, for the same payment identifier sent again (payment-identifier.ts). */
 export type ResultMemo = {
@@ -216,7 +214,7 @@ export function createLedger(deps: {
     return r.since >= nextCeiling(paidThrough, latest, r.count) ? { paidThrough: paidThrough ?? 0, latest } : null;
   }
 
-  return { apply, answer, recordAndApply, replay, leavesNothing };
+  return { answer, recordAndApply, replay, leavesNothing };
 }
 
 export type Ledger = ReturnType<typeof createLedger>;
