@@ -49,7 +49,6 @@ type PaymentPlaneDeps = {
   metrics?: Metrics;
 };
 
-/** The purchase flow (spec 4.3); every expected end is an outcome (outcomes.ts), never a throw. */
 export type PurchaseOptions = {
   /** The read's cursor: a payment whose new ceiling stays at or below it is refused `exhausted` before its claim. */
   readsAfter?: number;
@@ -75,7 +74,10 @@ function settingsOf(given: PaymentPlaneDeps) {
 export type PurchaseSettings = ReturnType<typeof settingsOf>;
 export type PaymentPlane = ReturnType<typeof paymentPlaneFor>;
 
-/** Challenge, purchase, ledger, coalescing, counters: the plane answers outcomes, the paywall says them over HTTP. */
+/**
+ * Challenge, purchase flow (spec 4.3), ledger, coalescing, counters: every expected end is an outcome
+ * (outcomes.ts), never a throw, which the paywall says over HTTP.
+ */
 export function paymentPlaneFor(given: PaymentPlaneDeps) {
   const counters = paymentCounters(given.metrics);
   let accepting = true;

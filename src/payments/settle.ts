@@ -44,7 +44,7 @@ export function createSettle(
         payer,
         authorization: r.p.authorization,
         signature: r.p.signature,
-        requirements: deps.challenges.requirements(r, r.p.payload.network),
+        requirements: deps.challenges.requirements(r, r.p.network),
         listing: deps.challenges.listing(r.resourcePath),
         signatureRecovered: r.recovered === true,
         fresh,

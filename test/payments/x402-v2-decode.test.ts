@@ -41,7 +41,14 @@ test('a well-formed PAYMENT-SIGNATURE decodes: salt from accepted, identifier, a
   assert.equal(r.value.salt, SALT);
   assert.equal(r.value.identifier, 'abcdefghijklmnop');
   assert.deepEqual(r.value.accepted, { network: 'eip155:8453', amount: '10000', asset: '0xa', payTo: '0xb' });
-  assert.deepEqual(Object.keys(r.value.payload.payload).sort(), ['authorization', 'signature']);
+  assert.deepEqual(Object.keys(r.value).sort(), [
+    'accepted',
+    'authorization',
+    'identifier',
+    'network',
+    'salt',
+    'signature',
+  ]);
   assert.equal(r.value.authorization.value, 10000n);
 });
 
