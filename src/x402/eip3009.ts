@@ -11,8 +11,8 @@ import {
  * USDC's EIP-3009 typed data with the configured token as verifying contract (a test token
  * verifies under its own address); the buyer package's definitions, so what it signs verifies.
  */
-export function usdcDomain(usdcAddress: Address, name = USDC_NAME, version = USDC_VERSION) {
-  return { name, version, chainId: BASE_CHAIN_ID, verifyingContract: usdcAddress } as const;
+export function usdcDomain(usdcAddress: Address) {
+  return { name: USDC_NAME, version: USDC_VERSION, chainId: BASE_CHAIN_ID, verifyingContract: usdcAddress } as const;
 }
 
 export function authorizationTypedData(usdcAddress: Address, auth: Authorization) {
