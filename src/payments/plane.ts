@@ -49,7 +49,7 @@ type PaymentPlaneDeps = {
   metrics?: Metrics;
 };
 
-export type PurchaseOptions = {
+type PurchaseOptions = {
   /** The read's cursor: a payment whose new ceiling stays at or below it is refused `exhausted` before its claim. */
   readsAfter?: number;
   /** The route's stored answer for a payment identifier (ledger.ts), replayed for the same payment. */

@@ -76,7 +76,7 @@ export type DecodeResult = { ok: true; value: DecodedPayment } | { ok: false; re
  * Strict base64 (either alphabet, padding optional): Node's decoder would read `A, B` (two headers
  * joined) as A alone; here junk or padding in the middle throws.
  */
-export function strictBase64(value: string): Buffer {
+function strictBase64(value: string): Buffer {
   const s = value.trim();
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || (s.includes('=') ? s.length % 4 !== 0 : s.length % 4 === 1))
     throw new Error('not strict base64');
