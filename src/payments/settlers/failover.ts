@@ -107,10 +107,8 @@ export function createFailoverSettler(
   };
 }
 
-export function facilitatorHealthOf(settler: Settler): (() => FacilitatorHealth[]) | undefined {
-  const h = (settler as Partial<FailoverSettler>).health;
-  return h ? () => h.call(settler) : undefined;
-}
+/** `health` is an arrow over the failover's own state: no `this` to bind. */
+export const facilitatorHealthOf = (settler: Settler) => (settler as Partial<FailoverSettler>).health;
 
 /** /metrics: isocast_facilitator_up per facilitator (read at scrape), skips counted as they happen. */
 export function facilitatorMetrics(metrics: Metrics) {
