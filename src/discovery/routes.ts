@@ -11,7 +11,7 @@ import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
 import { llmsFullTxt, llmsTxt, llmsWeatherSignals } from './llms.ts';
 import { robotsTxt, sitemapXml } from './site.ts';
 import { FAVICON_ICO } from './favicon.ts';
-import { type DiscoveryDeps, paymentInfo } from './offer.ts';
+import { type DiscoveryDeps, type Offer, offerOf, paymentInfo } from './offer.ts';
 import { AssetParams, documentSchemas } from './schemas.ts';
 
 /** Spec 4.1's discovery addresses; each document is built once, on first request. */
@@ -22,21 +22,22 @@ const CACHE = { 'cache-control': 'public, max-age=300' };
 export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   serveStaticPage(app, { path: '/api', name: 'api', headers: CACHE });
+  const offer = once(() => offerOf(d));
   const openapi = once(() =>
     buildOpenApi(d.docs, {
       ...d,
       namedSchemas: [IsocastSignalPublic],
-      paymentInfo: (doc) => paymentInfo(d, doc),
+      paymentInfo: (doc) => paymentInfo(offer(), doc),
     }),
   );
-  const manifest = once(() => x402Manifest(d));
+  const manifest = once(() => x402Manifest(offer()));
   const json: [string, () => object][] = [
-    ['/discovery', once(() => discoveryIndex(d))],
+    ['/discovery', once(() => discoveryIndex(offer()))],
     ['/.well-known/x402', manifest],
     ['/.well-known/x402.json', manifest],
-    ['/.well-known/agent-card.json', once(() => agentCard(d))],
+    ['/.well-known/agent-card.json', once(() => agentCard(offer()))],
   ];
-  const texts: [string, (d: DiscoveryDeps) => string, string][] = [
+  const texts: [string, (o: Offer) => string, string][] = [
     ['/llms.txt', llmsTxt, TEXT],
     ['/llms-full.txt', llmsFullTxt, TEXT],
     ['/llms/weather-signals', llmsWeatherSignals, MARKDOWN],
@@ -48,7 +49,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   // The OpenAPI document goes out as built: a root `disclaimer` would make it invalid OpenAPI.
   app.get('/openapi.json', () => text(JSON.stringify(openapi()), 'application/json; charset=utf-8'));
   for (const [path, build, type] of texts) {
-    const body = once(() => build(d));
+    const body = once(() => build(offer()));
     app.get(path, () => text(body(), type));
   }
   for (const [path, body] of json) app.get(path, (c) => replyJson(c, body(), { headers: CACHE }));
