@@ -29,10 +29,6 @@ export const DOCUMENT_PATHS = {
   sitemap: '/sitemap.xml',
 } as const;
 
-/** The A2A extension URI of the x402 payments extension for agents. */
-const A2A_X402_EXTENSION = 'https://github.com/google-a2a/a2a-x402/v0.1';
-const A2A_PROTOCOL_VERSION = '0.3.0';
-
 export function discoveryIndex(o: Offer) {
   return {
     service: SERVICE_NAME,
@@ -150,7 +146,7 @@ export function x402Manifest(o: Offer) {
         tiers: o.tiers.map(({ name, minCount, unitPriceUsd }) => ({ name, minCount, unitPriceUsd })),
         rule: o.pricing.rule,
       },
-      accepts: acceptsFor(o, doc),
+      accepts: acceptsFor(o, doc.path),
       nonceBinding:
         'required: the EIP-3009 nonce must be keccak256(abi.encodePacked(payer, citySlug, uint256 count, bytes32 salt)) with the salt from the 402 challenge, echoed back as payload.salt',
       saltEcho: SALT_ECHO,
@@ -178,10 +174,8 @@ function receiptRecovery(o: Offer) {
 }
 
 export function agentCard(o: Offer) {
-  const subscribe = o.paid.find((doc) => doc.path === '/v1/subscribe') ?? o.paid[0];
-  const served = new Set(o.docs.map((doc) => doc.path));
   return {
-    protocolVersion: A2A_PROTOCOL_VERSION,
+    protocolVersion: '0.3.0',
     name: SERVICE_NAME,
     description:
       `${SERVICE_SUMMARY} One signal per bucket crossing of a city's observed daily high, with live odds for every bucket. ` +
@@ -198,10 +192,11 @@ export function agentCard(o: Offer) {
       stateTransitionHistory: false,
       extensions: [
         {
-          uri: A2A_X402_EXTENSION,
+          // The A2A x402 payments extension for agents.
+          uri: 'https://github.com/google-a2a/a2a-x402/v0.1',
           description: `Paid skills require an x402 payment (exact scheme, USDC on ${NETWORK}) whose EIP-3009 nonce binds payer, city and count.`,
           required: true,
-          params: { x402Version: 1, accepts: subscribe ? acceptsFor(o, subscribe) : [], steps: o.steps },
+          params: { x402Version: 1, accepts: acceptsFor(o, '/v1/subscribe'), steps: o.steps },
         },
       ],
     },
@@ -209,10 +204,8 @@ export function agentCard(o: Offer) {
     security: [{ x402: [] }, { receipt: [] }],
     defaultInputModes: ['application/json'],
     defaultOutputModes: ['application/json'],
-    // Only skills whose route this instance serves.
     skills: [
       {
-        path: '/v1/subscribe',
         id: 'buy-weather-signals',
         name: 'Buy a bundle of weather-market signals',
         description: `POST ${o.url('/v1/subscribe')}?city=<slug>&count=<n> paid with x402; returns a receipt token and the new entitlement ceiling.`,
@@ -220,7 +213,6 @@ export function agentCard(o: Offer) {
         examples: ['Buy 20 signals for nyc', 'POST /v1/subscribe?city=london&count=100 with X-Payment'],
       },
       {
-        path: '/v1/signals',
         id: 'read-weather-signals',
         name: 'Read entitled signals',
         description: `GET ${o.url('/v1/signals')}?city=<slug>&since=<cursor> with Authorization: Bearer <receipt token>; pages of at most 100, ascending seq.`,
@@ -228,7 +220,6 @@ export function agentCard(o: Offer) {
         examples: ['New signals for nyc since seq 12', 'GET /v1/signals?city=nyc&since=0'],
       },
       {
-        path: '/v1/cities',
         id: 'list-cities',
         name: 'List covered cities',
         description: `GET ${o.url('/v1/cities')}: the ${o.high.length} daily-high cities (?kind=low: the ${o.low.length} daily-low streams) with unit, bucket width, timezone and latest seq. Free.`,
@@ -236,7 +227,6 @@ export function agentCard(o: Offer) {
         examples: ['Which cities are covered?'],
       },
       {
-        path: '/v1/sample',
         id: 'sample-and-prices',
         name: 'Sample signal and prices',
         description: `GET ${o.url('/v1/sample')} for a free example signal, ${o.url('/v1/signals/meta')} for tiers and the settlement wallet.`,
@@ -244,7 +234,6 @@ export function agentCard(o: Offer) {
         examples: ['What does a signal look like?', 'How much do 100 signals cost?'],
       },
       {
-        path: '/v1/receipts',
         id: 'recover-receipt',
         name: 'Recover a receipt token',
         description: `POST ${o.url('/v1/receipts')} with an EIP-712 ReceiptRequest signature {wallet, origin, timestamp} gets a new receipt token for every city the wallet bought. Free.`,
@@ -252,15 +241,12 @@ export function agentCard(o: Offer) {
         examples: ['I lost my receipt token for wallet 0x...'],
       },
       {
-        path: '/v1/delivery/messenger',
         id: 'chat-delivery',
         name: 'Push signals to a chat',
         description: `POST ${o.url('/v1/delivery/messenger')} with an EIP-712 wallet signature registers the chat that receives entitled signals. Free; never charges.`,
         tags: ['delivery', 'free'],
         examples: ['Send my nyc signals to chat 123456'],
       },
-    ]
-      .filter((s) => served.has(s.path))
-      .map(({ path: _path, ...skill }) => skill),
+    ],
   };
 }

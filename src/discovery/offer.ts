@@ -89,13 +89,13 @@ export const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}
  * 402 challenge carries, except the binding salt, which the server derives per request and
  * serves only in the challenge itself.
  */
-export function acceptsFor(o: Offer, doc: RouteDoc) {
+export function acceptsFor(o: Offer, path: string) {
   if (!o.payTo) return [];
   return TIERS.map((t) =>
     offeredAccept(
       {
         count: t.minCount,
-        resource: o.url(doc.path),
+        resource: o.url(path),
         payTo: o.payTo as Address,
         usdc: o.usdc as Address,
         description: `${t.name}: ${t.minCount} isocast signals for one city at ${microToUsd(t.unitMicro)} USDC each (any count from ${t.minCount} gets this unit price)`,

@@ -8,9 +8,7 @@ import { ErrorBody } from '../lib/schemas.ts';
 import { IsocastSignalPublic } from '../signals/schemas.ts';
 import { buildOpenApi } from './openapi.ts';
 import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
-import { llmsFullTxt, llmsTxt, llmsWeatherSignals } from './llms.ts';
-import { robotsTxt, sitemapXml } from './site.ts';
-import { FAVICON_ICO } from './favicon.ts';
+import { llmsFullTxt, llmsTxt, llmsWeatherSignals, robotsTxt, sitemapXml } from './llms.ts';
 import { type DiscoveryDeps, type Offer, offerOf, paymentInfo } from './offer.ts';
 import { AssetParams, documentSchemas } from './schemas.ts';
 
@@ -18,6 +16,13 @@ import { AssetParams, documentSchemas } from './schemas.ts';
 const TEXT = 'text/plain; charset=utf-8';
 const MARKDOWN = 'text/markdown; charset=utf-8';
 const CACHE = { 'cache-control': 'public, max-age=300' };
+/** 16x16 ICO: browsers ask every origin for /favicon.ico, and a 404 there fills logs with noise. */
+const FAVICON_ICO: Uint8Array = Uint8Array.from(
+  Buffer.from(
+    'AAABAAEAEBAAAAEAIABoBAAAFgAAACgAAAAQAAAAIAAAAAEAIAAAAAAAQAQAAAAAAAAAAAAAAAAAAAAAAABfOh8AXzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh8AXzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/GUrm/xlK5v8ZSub/GUrm/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/8ZSub/GUrm/xlK5v8ZSub/GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/8ZSub/GUrm/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof//X19f/19fX/Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H//19fX/9fX1/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//9fX1//X19f9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof//X19f/19fX/Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh8AXzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==',
+    'base64',
+  ),
+);
 
 export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
