@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { closeWithDisclaimer, replyJsonBytes, type AppEnv, type Ctx } from '../lib/http.ts';
-import { ERRORS, receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
+import { receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
@@ -10,7 +10,7 @@ import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from '../p
 import type { BundleOffer } from '../payments/challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
-import { createReadChallenges } from './read-challenge.ts';
+import { createReadChallenges, exhaustedNote } from './read-challenge.ts';
 import { asPaymentRefusal, purchaseOf, type Standing } from './refusal.ts';
 import {
   PAID_ROUTE_DOCS,
@@ -156,10 +156,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
     // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
     if (r.since >= paidThrough && !at.paid)
-      return challenges.reply(c, r, {
-        note: { error: ERRORS.exhausted.message, exhaustion: { paidThrough, latest } },
-        headers,
-      });
+      return challenges.reply(c, r, { note: exhaustedNote('exhausted', at), headers });
     // Seqs are gapless (invariant 1), so the page is (since, end]; its bytes are cached (immutable).
     const readable = Math.min(paidThrough, latest);
     const end = Math.max(r.since, Math.min(readable, r.since + PAGE_SIZE));

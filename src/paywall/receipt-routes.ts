@@ -121,9 +121,8 @@ export function receiptRoutes(deps: {
   receiptTtlMs: number;
   limitWallet?: (wallet: string) => void;
 }): Hono<AppEnv> {
-  const { db, clock } = deps;
+  const { db, clock, entitlements, receipts } = deps;
   const origin = originOf(deps.baseUrl);
-  const { entitlements, receipts } = deps;
   const payments = createPaymentReads(db);
   const used = createReceiptRequestStore(db);
   /**
