@@ -6,11 +6,7 @@ import { BINDING_FORMULA } from '../../packages/isocast-client/src/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import { offeredAccept } from '../payments/envelope.ts';
 
-/**
- * What the service offers, in one place, for every discovery document: the routes (from the
- * routers' RouteDoc lists), the price list, the payment terms and the cities. The documents differ
- * only in how they say it, so they cannot disagree with each other or with the 402 challenge.
- */
+/** What the documents describe: the routers' RouteDoc lists, the payment terms and the cities. */
 export type DiscoveryDeps = {
   docs: readonly RouteDoc[];
   baseUrl: string;
@@ -33,8 +29,9 @@ export const SERVICE_SUMMARY =
 export const DEFAULT_BUNDLE = 20;
 
 /**
- * The facts every document states, derived once from the deps: each document is one renderer of
- * this object. `url`: the absolute URL of a documented path (`{param}` templates stay as written).
+ * The facts every discovery document states, in one place: the documents differ only in how they
+ * say it, so they cannot disagree with each other or with the 402 challenge. `url`: the absolute
+ * URL of a documented path (`{param}` templates stay as written).
  */
 export function offerOf(d: DiscoveryDeps) {
   const url = (path: string) => d.baseUrl + path;

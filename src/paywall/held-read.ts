@@ -20,13 +20,9 @@ export function walletShare(maxWaiters: number): number {
   return Math.max(4, Math.ceil(maxWaiters / 20));
 }
 
-export type Receipt = { wallet: string; createdAt: number } | null;
-
 /** What the reads woken by one commit look up, each once: a receipt per token, a ceiling per wallet. */
-export type WakeLookups = {
-  receipt(token: string): Receipt;
-  paidThrough(wallet: string, city: string): number;
-};
+export type WakeLookups = ReturnType<typeof directLookups>;
+type Receipt = ReturnType<WakeLookups['receipt']>;
 
 type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
 
@@ -116,9 +112,9 @@ export function createHeldReads(
 }
 
 /** The same questions asked of the database each time (a read that is not woken by a commit). */
-function directLookups(stores: LookupStores): WakeLookups {
+function directLookups(stores: LookupStores) {
   return {
-    receipt: (token) => stores.receipts.lookup(token),
-    paidThrough: (wallet, city) => stores.entitlements.get(wallet, city)?.paidThroughSeq ?? 0,
+    receipt: (token: string) => stores.receipts.lookup(token),
+    paidThrough: (wallet: string, city: string) => stores.entitlements.get(wallet, city)?.paidThroughSeq ?? 0,
   };
 }
