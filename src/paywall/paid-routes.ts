@@ -86,14 +86,10 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
 
   /** An inline payment reads only in the answer to the request whose own settlement moved the money. */
   function paidRead(c: Ctx, payment: PaymentHeader, r: BundleOffer & { since: number }): Promise<Response> {
-    const memo = { route: 'signals', since: r.since };
-    const refused = (err: unknown) => {
-      throw asPaymentRefusal(err, { header: payment, fresh: () => challenges.fresh(r) });
-    };
     return (
       deps.plane
         // Refused (exhausted) by the plane before anything is settled.
-        .purchase(payment, r, { readsAfter: r.since, memo })
+        .purchase(payment, r, { readsAfter: r.since, memo: { route: 'signals', since: r.since } })
         .then((outcome) => {
           const purchase = purchaseOf(outcome, {
             version: payment.version,
@@ -109,7 +105,9 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
           };
           return page(c, { ...r, since: purchase.replay?.since ?? r.since }, { ...standing, headers, paid: true });
         })
-        .catch(refused)
+        .catch((err) => {
+          throw asPaymentRefusal(err, { header: payment, fresh: () => challenges.fresh(r) });
+        })
     );
   }
 
