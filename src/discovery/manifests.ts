@@ -30,6 +30,7 @@ export const DOCUMENT_PATHS = {
 } as const;
 
 export function discoveryIndex(o: Offer) {
+  const price = { from: o.from.price, per: 'bundle of count signals for one city', defaultCount: DEFAULT_BUNDLE };
   return {
     service: SERVICE_NAME,
     description: SERVICE_SUMMARY,
@@ -44,15 +45,7 @@ export function discoveryIndex(o: Offer) {
       summary: doc.summary,
       tags: doc.tags,
       access: access(doc),
-      ...(isPaid(doc)
-        ? {
-            price: {
-              from: o.from.price,
-              per: 'bundle of count signals for one city',
-              defaultCount: DEFAULT_BUNDLE,
-            },
-          }
-        : {}),
+      ...(isPaid(doc) ? { price } : {}),
     })),
     pricing: o.pricing,
     payment: {
