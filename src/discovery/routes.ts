@@ -58,13 +58,8 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
     app.get(path, () => text(body(), type));
   }
   for (const [path, body] of json) app.get(path, (c) => replyJson(c, body(), { headers: CACHE }));
-  app.get(
-    '/favicon.ico',
-    () =>
-      new Response(FAVICON_ICO, {
-        headers: { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400' },
-      }),
-  );
+  const icon = { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400' };
+  app.get('/favicon.ico', () => new Response(FAVICON_ICO, { headers: icon }));
   return app;
 }
 

@@ -25,10 +25,8 @@ export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
   const text = termsText(deps.termsUrl);
   const json = termsJson(deps.termsUrl);
   const headers = { 'x-terms-url': deps.termsUrl };
-  app.get(
-    '/terms.txt',
-    () => new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }),
-  );
+  const textHeaders = { 'content-type': 'text/plain; charset=utf-8', ...headers };
+  app.get('/terms.txt', () => new Response(text, { headers: textHeaders }));
   app.get('/terms.json', (c) => replyJson(c, json, { headers }));
   return app;
 }
