@@ -262,15 +262,11 @@ const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
 const escapeXml = (s: string) => s.replace(/[&<>"']/g, (ch) => XML_ESCAPES[ch]!);
 
 /** Every public document, the free city pages and the terms. */
-function sitemapPaths(o: Offer): string[] {
+export function sitemapXml(o: Offer): string {
   const docs = Object.values(DOCUMENT_PATHS).filter((p) => p !== DOCUMENT_PATHS.robots && p !== DOCUMENT_PATHS.sitemap);
   const free = ['/terms.json', '/v1/cities', '/v1/sample', '/v1/signals/meta'];
   const cities = o.cities.map((c) => `/v1/cities/${encodeURIComponent(c.slug)}`);
-  return [...new Set([...docs, '/.well-known/x402.json', ...free, ...cities])];
-}
-
-export function sitemapXml(o: Offer): string {
-  const entries = sitemapPaths(o)
+  const entries = [...new Set([...docs, '/.well-known/x402.json', ...free, ...cities])]
     .map((p) => `  <url><loc>${escapeXml(o.url(p))}</loc></url>`)
     .join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
