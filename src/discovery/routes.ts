@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../lib/http.ts';
-import { replyJson } from '../lib/http.ts';
+import { replyJson, type AppEnv } from '../lib/http.ts';
 import { serveStaticPage } from '../lib/static-page.ts';
 import { once } from '../lib/once.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';

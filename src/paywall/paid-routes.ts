@@ -13,6 +13,7 @@ import type { PaymentPlane } from '../payments/plane.ts';
 import { createReadChallenges, exhaustedNote } from './read-challenge.ts';
 import { asPaymentRefusal, purchaseOf, type Standing } from './refusal.ts';
 import {
+  PAID_BODIES,
   PAID_ROUTE_DOCS,
   PAYMENT_REQUIRED_DOC,
   paymentResponseHeaders,
@@ -22,14 +23,7 @@ import {
 import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from '../payments/siwx.ts';
 import type { SiwxSignIn } from '../payments/siwx-signin.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
-import {
-  MinSpendError,
-  PaymentRequired,
-  SettlementFailed,
-  SettlementPending,
-  SignalsPage,
-  SignalsQuery,
-} from '../payments/schemas.ts';
+import { MinSpendError, SignalsPage, SignalsQuery } from '../payments/schemas.ts';
 
 /**
  * `GET /v1/signals`: an inline payment reads only in its own answer; a SIGN-IN-WITH-X or receipt
@@ -225,7 +219,7 @@ export const paidSignalsDocs: RouteDoc[] = [
         description:
           'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ' +
           `({error, reason?, x402Version, accepts}: ${REFUSAL_DOC}). Every challenge also carries the PAYMENT-REQUIRED header`,
-        schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
+        schema: PAID_BODIES[402],
         headers: {
           'PAYMENT-RESPONSE': REFUSAL_RESPONSE_DOC,
           'PAYMENT-REQUIRED': `${PAYMENT_REQUIRED_DOC} Here it also has extensions {"sign-in-with-x": {info, supportedChains, schema}}: a fresh sign-in to sign (SIWE) and send as SIGN-IN-WITH-X.`,
@@ -235,7 +229,7 @@ export const paidSignalsDocs: RouteDoc[] = [
       503: {
         description:
           'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, `server shutting down; send the same request again shortly` (Retry-After), or too many `wait` reads held (Retry-After)',
-        schema: z.union([SettlementPending, ErrorBody]),
+        schema: PAID_BODIES[503],
       },
     },
   },

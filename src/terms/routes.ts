@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../lib/http.ts';
-import { replyJson } from '../lib/http.ts';
+import { replyJson, type AppEnv } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
