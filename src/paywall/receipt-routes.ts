@@ -10,8 +10,7 @@ import {
   signatureVerificationFailed,
   staleTimestamp,
 } from '../lib/api-errors.ts';
-import type { AppEnv, Ctx } from '../lib/http.ts';
-import { readJsonObject, replyJson } from '../lib/http.ts';
+import { readJsonObject, replyJson, type AppEnv, type Ctx } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import {
   invalidSignedBody,
