@@ -13,7 +13,6 @@ import { AssetParams, documentSchemas } from './schemas.ts';
 
 /** Spec 4.1's discovery addresses; each document is built once, on first request. */
 const TEXT = 'text/plain; charset=utf-8';
-const MARKDOWN = 'text/markdown; charset=utf-8';
 const CACHE = { 'cache-control': 'public, max-age=300' };
 /** 16x16 ICO: browsers ask every origin for /favicon.ico, and a 404 there fills logs with noise. */
 const FAVICON_ICO: Uint8Array = Uint8Array.from(
@@ -44,7 +43,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const texts: [string, (o: Offer) => string, string][] = [
     ['/llms.txt', llmsTxt, TEXT],
     ['/llms-full.txt', llmsFullTxt, TEXT],
-    ['/llms/weather-signals', llmsWeatherSignals, MARKDOWN],
+    ['/llms/weather-signals', llmsWeatherSignals, 'text/markdown; charset=utf-8'],
     ['/robots.txt', robotsTxt, TEXT],
     ['/sitemap.xml', sitemapXml, 'application/xml; charset=utf-8'],
   ];
