@@ -1,42 +1,28 @@
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ERRORS, PAYMENT_ERRORS } from '../lib/api-errors.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
-import {
-  access,
-  isPaid,
-  numbered,
-  streams,
-  paymentSteps,
-  pricing,
-  readingSteps,
-  SERVICE_NAME,
-  SERVICE_SUMMARY,
-  url,
-  type DiscoveryDeps,
-} from './offer.ts';
+import { access, isPaid, numbered, type Offer, SERVICE_NAME, SERVICE_SUMMARY } from './offer.ts';
 
-/** The llms.txt family (llmstxt.org), built from the same facts as the JSON documents (offer.ts). */
+/** The text documents: the llms.txt family (llmstxt.org), robots.txt and sitemap.xml, from the facts of offer.ts. */
 
-function priceTable(d: DiscoveryDeps): string {
-  const p = pricing(d);
+function priceTable(o: Offer): string {
   return [
     '| Tier | from count | unit price (USDC) | total at minimum |',
     '|---|---|---|---|',
-    ...p.tiers.map((t) => `| ${t.name} | ${t.minCount} | ${t.unitPriceUsd} | ${t.price} |`),
+    ...o.tiers.map((t) => `| ${t.name} | ${t.minCount} | ${t.unitPriceUsd} | ${t.price} |`),
   ].join('\n');
 }
 
-function terms(d: DiscoveryDeps): string {
+function terms(o: Offer): string {
   return `- Informational only; not financial, investment or betting advice. No guarantee of accuracy; you assume all risk.
 - Prediction markets are restricted or illegal in some jurisdictions; comply with your local law.
 - Signals are licensed for your own use; resale and redistribution are not permitted.
 - Wallets on sanctions lists are refused (403) and never charged.
-- Full terms: ${d.termsUrl}`;
+- Full terms: ${o.termsUrl}`;
 }
 
-function stockClient(d: DiscoveryDeps): string {
-  const any = (d.v2Nonce ?? 'any') === 'any';
-  const stock = any
+function stockClient(o: Offer): string {
+  const stock = o.anyNonce
     ? `Any x402 v2 client pays this server as is, with the standard exact scheme and its random 32-byte nonce: for example @x402/fetch or @x402/axios with ExactEvmScheme from @x402/evm, @faremeter/fetch with @faremeter/payment-evm, or @dexterai/x402. Every 402 carries the x402 v2 PAYMENT-REQUIRED header (base64 JSON: x402Version 2, resource {url, description, mimeType}, accepts [{scheme, network eip155:8453, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding}}]) beside the v1 body; the client pays with PAYMENT-SIGNATURE and reads PAYMENT-RESPONSE. The authorization is bound to the bundle (city, count) of the request it first arrives on: sent again on the same bundle it answers its state, on another it is refused. A refused payment answers 402 with a fresh PAYMENT-REQUIRED and PAYMENT-RESPONSE {success: false, errorReason}. The v1 X-Payment flow still needs the bound nonce (the steps below).`
     : "This server keeps the nonce binding on x402 v2 too (V2_NONCE=bound): a stock client needs isocast's scheme registered for x402 v1 and v2.";
   return `## Paying with a stock x402 client
@@ -55,30 +41,30 @@ With the binding (X-Payment, or V2_NONCE=bound): IsocastExactScheme in the @isoc
 Whatever client you use: never sign a challenge whose maxAmountRequired differs from the tier price of its count, whose asset is not Base USDC, or whose payTo is not the settlement wallet this document names.`;
 }
 
-export function llmsTxt(d: DiscoveryDeps): string {
-  const p = pricing(d);
-  const link = (title: string, path: string, note: string) => `- [${title}](${url(d, path)}): ${note}`;
+export function llmsTxt(o: Offer): string {
+  const p = o.pricing;
+  const link = (title: string, path: string, note: string) => `- [${title}](${o.url(path)}): ${note}`;
   return `# ${SERVICE_NAME}
 
 > ${SERVICE_SUMMARY} A signal is emitted exactly once when a city's observed daily-high temperature crosses from one market bucket into another, with live odds for every bucket.
 
-${streams(d, 'high').length} cities are covered (their daily-high markets, slug = the city; GET /v1/cities lists them). Each city also has a daily-low stream (${streams(d, 'low').length} in all, slug = <city>-low, e.g. nyc-low), listed only with GET /v1/cities?kind=low; each stream has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${p.tiers[0]!.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). On the x402 v1 X-Payment flow the authorization nonce must bind payer, city and count with a salt the 402 challenge serves (the steps below, or the \`isocast buy\` command, do it); ${(d.v2Nonce ?? 'any') === 'any' ? 'on x402 v2 (PAYMENT-SIGNATURE) any stock x402 client pays with its own random nonce (below).' : 'this server keeps that binding on x402 v2 too (V2_NONCE=bound).'} This instance runs in ${d.paymentMode} payment mode${d.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
+${o.high.length} cities are covered (their daily-high markets, slug = the city; GET /v1/cities lists them). Each city also has a daily-low stream (${o.low.length} in all, slug = <city>-low, e.g. nyc-low), listed only with GET /v1/cities?kind=low; each stream has one market per city-local day and is bought, read and counted on its own. Signals are sold per city in prepaid bundles (from ${o.from.price} for ${p.minCount} signals; ${p.unitPriceUsd} USDC per signal, less in larger tiers) and paid with x402: a USDC EIP-3009 authorization on Base (${p.network}). On the x402 v1 X-Payment flow the authorization nonce must bind payer, city and count with a salt the 402 challenge serves (the steps below, or the \`isocast buy\` command, do it); ${o.anyNonce ? 'on x402 v2 (PAYMENT-SIGNATURE) any stock x402 client pays with its own random nonce (below).' : 'this server keeps that binding on x402 v2 too (V2_NONCE=bound).'} This instance runs in ${o.paymentMode} payment mode${o.paymentMode === 'mock' ? ' (signatures are verified for real; settlement is simulated and moves no money)' : ''}.
 
 ## Prices
 
-${priceTable(d)}
+${priceTable(o)}
 
 Total = count x the unit price of the largest tier whose minimum is at most count; minimum spend ${p.minSpendUsd} USDC; at most ${p.maxCount} signals per purchase. Settlement wallet: ${p.payTo ?? '(not configured)'}; USDC contract: ${p.asset}.
 
 ## How to pay
 
-${numbered(paymentSteps(d))}
+${numbered(o.steps)}
 
-${stockClient(d)}
+${stockClient(o)}
 
 ## How to read
 
-${numbered(readingSteps(d))}
+${numbered(o.reading)}
 
 ## Docs
 
@@ -101,7 +87,7 @@ ${link('Receipt recovery', '/v1/receipts', 'POST {wallet, origin, timestamp, sig
 
 ## Terms
 
-${terms(d)}
+${terms(o)}
 
 ## Optional
 
@@ -119,8 +105,8 @@ function describeParams(schema: RouteDoc['query']): string[] {
   });
 }
 
-function endpointReference(d: DiscoveryDeps): string {
-  return d.docs
+function endpointReference(o: Offer): string {
+  return o.docs
     .map((doc) => {
       const auth =
         access(doc) === 'operator'
@@ -160,15 +146,13 @@ const SIGNAL_FIELDS = `| Field | Type | Notes |
 
 Bucket labels look like \`44-45°F\` (2 °F buckets) or \`14°C\` (1 °C buckets); the open ends are \`<n>°<unit> or below\` and \`<n>°<unit> or higher\`.`;
 
-export function llmsWeatherSignals(d: DiscoveryDeps): string {
-  const cities = streams(d, 'high')
-    .map((c) => `| ${c.slug} | ${c.displayName} | °${c.unit} | ${c.timezone} |`)
-    .join('\n');
+export function llmsWeatherSignals(o: Offer): string {
+  const cities = o.high.map((c) => `| ${c.slug} | ${c.displayName} | °${c.unit} | ${c.timezone} |`).join('\n');
   return `# ${SERVICE_NAME} weather signals
 
 > One signal per bucket crossing of a city's observed daily-high temperature, on the daily-high temperature markets of a prediction market. Delivered at most once per (city, day, bucket), with the odds of every bucket at the moment of the crossing.
 
-Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. A low stream (\`<city>-low\`, kind low, listed by /v1/cities?kind=low) is the same in the other direction: the running minimum only falls, a signal fires when it enters a colder bucket, and every bucket wholly above it is dead. Fetch ${url(d, '/v1/sample')}?city=<slug> for a free example.
+Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. A low stream (\`<city>-low\`, kind low, listed by /v1/cities?kind=low) is the same in the other direction: the running minimum only falls, a signal fires when it enters a colder bucket, and every bucket wholly above it is dead. Fetch ${o.url('/v1/sample')}?city=<slug> for a free example.
 
 ## Signal fields (IsocastSignalPublic)
 
@@ -176,13 +160,13 @@ ${SIGNAL_FIELDS}
 
 ## Prices
 
-${priceTable(d)}
+${priceTable(o)}
 
 A bundle of count signals entitles your wallet to the next count signals of one city: the ceiling becomes max(ceiling, latestSeq) + count. Bundles never expire.
 
 ## Buying and reading
 
-${numbered([...paymentSteps(d), ...readingSteps(d)])}
+${numbered([...o.steps, ...o.reading])}
 
 ## Cities
 
@@ -192,15 +176,15 @@ ${cities}
 
 ## Terms
 
-${terms(d)}
+${terms(o)}
 `;
 }
 
-export function llmsFullTxt(d: DiscoveryDeps): string {
+export function llmsFullTxt(o: Offer): string {
   const errors = Object.values(PAYMENT_ERRORS)
     .map((e) => `- \`${e}\``)
     .join('\n');
-  return `${llmsTxt(d).trimEnd()}
+  return `${llmsTxt(o).trimEnd()}
 
 ## Signal fields (IsocastSignalPublic)
 
@@ -210,7 +194,7 @@ ${SIGNAL_FIELDS}
 
 Every JSON object response, errors included, carries a \`disclaimer\` string. Error bodies are \`{error, ..., disclaimer}\`.
 
-${endpointReference(d)}
+${endpointReference(o)}
 
 ## Error strings
 
@@ -224,7 +208,7 @@ ${errors}
 import { encodePacked, keccak256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
-const base = '${d.baseUrl}';
+const base = '${o.baseUrl}';
 const account = privateKeyToAccount(process.env.KEY as \`0x\${string}\`);
 const challenge = await (await fetch(\`\${base}/v1/subscribe?city=nyc&count=20\`, { method: 'POST' })).json();
 const a = challenge.accepts[0];
@@ -254,6 +238,40 @@ const recovered = await (await fetch(\`\${base}/v1/receipts\`, { method: 'POST',
   body: JSON.stringify({ wallet: account.address, origin: new URL(base).origin, timestamp, signature: receiptSig }) })).json();
 \`\`\`
 
-The \`isocast\` binary does the same: \`isocast buy --city nyc --count 20 --key-file key.txt --server ${d.baseUrl}\`, then \`isocast read --city nyc --follow --server ${d.baseUrl}\`.
+The \`isocast\` binary does the same: \`isocast buy --city nyc --count 20 --key-file key.txt --server ${o.baseUrl}\`, then \`isocast read --city nyc --follow --server ${o.baseUrl}\`.
+`;
+}
+
+/** The paid and wallet-signed routes are disallowed: a crawler can only ever get a 402 or a 400 there. */
+export function robotsTxt(o: Offer): string {
+  return `# ${o.baseUrl}: isocast. Agents: start at ${o.url(DOCUMENT_PATHS.llms)}
+User-agent: *
+Allow: /
+Disallow: /v1/subscribe
+Disallow: /v1/signals$
+Disallow: /v1/signals?
+Disallow: /v1/delivery/
+Disallow: /metrics
+Disallow: /admin
+
+Sitemap: ${o.url(DOCUMENT_PATHS.sitemap)}
+`;
+}
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const escapeXml = (s: string) => s.replace(/[&<>"']/g, (ch) => XML_ESCAPES[ch]!);
+
+/** Every public document, the free city pages and the terms. */
+export function sitemapXml(o: Offer): string {
+  const docs = Object.values(DOCUMENT_PATHS).filter((p) => p !== DOCUMENT_PATHS.robots && p !== DOCUMENT_PATHS.sitemap);
+  const free = ['/terms.json', '/v1/cities', '/v1/sample', '/v1/signals/meta'];
+  const cities = o.cities.map((c) => `/v1/cities/${encodeURIComponent(c.slug)}`);
+  const entries = [...new Set([...docs, '/.well-known/x402.json', ...free, ...cities])]
+    .map((p) => `  <url><loc>${escapeXml(o.url(p))}</loc></url>`)
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+${entries}
+</urlset>
 `;
 }

@@ -6,11 +6,7 @@ import { BINDING_FORMULA } from '../../packages/isocast-client/src/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import { offeredAccept } from '../payments/envelope.ts';
 
-/**
- * What the service offers, in one place, for every discovery document: the routes (from the
- * routers' RouteDoc lists), the price list, the payment terms and the cities. The documents differ
- * only in how they say it, so they cannot disagree with each other or with the 402 challenge.
- */
+/** What the documents describe: the routers' RouteDoc lists, the payment terms and the cities. */
 export type DiscoveryDeps = {
   docs: readonly RouteDoc[];
   baseUrl: string;
@@ -27,43 +23,50 @@ export type DiscoveryDeps = {
   cities: readonly { slug: string; displayName: string; unit: string; timezone: string; kind?: 'high' | 'low' }[];
 };
 
-/**
- * The spec's cities (daily-high markets, what every document lists as "the cities"), or the
- * daily-low streams: served and sold like cities, listed apart (GET /v1/cities?kind=low).
- */
-export function streams(d: DiscoveryDeps, kind: 'high' | 'low') {
-  return d.cities.filter((c) => (c.kind === 'low') === (kind === 'low'));
-}
-
 export const SERVICE_NAME = 'isocast';
 export const SERVICE_SUMMARY =
   'Bucket-crossing signals on daily-high temperature prediction markets, sold per city in prepaid bundles over x402 (USDC on Base).';
 export const DEFAULT_BUNDLE = 20;
 
-/** The public tier list (as GET /v1/signals/meta gives it) plus each tier's total as a price string. */
-export const priceTiers = () =>
-  tiersPublic().map((t, i) => ({ ...t, price: formatUsdPrice(TIERS[i]!.unitMicro * t.minCount) }));
-
-export function pricing(d: DiscoveryDeps) {
+/**
+ * The facts every discovery document states, in one place: the documents differ only in how they
+ * say it, so they cannot disagree with each other or with the 402 challenge. `url`: the absolute
+ * URL of a documented path (`{param}` templates stay as written).
+ */
+export function offerOf(d: DiscoveryDeps) {
+  const url = (path: string) => d.baseUrl + path;
+  // The public tier list (as GET /v1/signals/meta gives it) plus each tier's total as a price string.
+  const tiers = tiersPublic().map((t, i) => ({ ...t, price: formatUsdPrice(TIERS[i]!.unitMicro * t.minCount) }));
   return {
-    currency: 'USDC',
-    network: NETWORK,
-    asset: d.usdc,
-    payTo: d.payTo,
-    unitPriceUsd: microToUsd(BASE_UNIT_MICRO),
-    minSpendUsd: microToUsd(MIN_SPEND_MICRO),
-    minCount: MIN_COUNT,
-    maxCount: MAX_COUNT,
-    defaultCount: DEFAULT_BUNDLE,
-    tiers: priceTiers(),
-    rule: 'total = count x the unit price of the largest tier whose minCount is at most count',
+    ...d,
+    url,
+    // The spec's cities (daily-high markets, "the cities" of every document), and the daily-low
+    // streams: served and sold like cities, listed apart (GET /v1/cities?kind=low).
+    high: d.cities.filter((c) => c.kind !== 'low'),
+    low: d.cities.filter((c) => c.kind === 'low'),
+    anyNonce: (d.v2Nonce ?? 'any') === 'any',
+    tiers,
+    from: tiers[0]!,
+    pricing: {
+      currency: 'USDC',
+      network: NETWORK,
+      asset: d.usdc,
+      payTo: d.payTo,
+      unitPriceUsd: microToUsd(BASE_UNIT_MICRO),
+      minSpendUsd: microToUsd(MIN_SPEND_MICRO),
+      minCount: MIN_COUNT,
+      maxCount: MAX_COUNT,
+      defaultCount: DEFAULT_BUNDLE,
+      tiers,
+      rule: 'total = count x the unit price of the largest tier whose minCount is at most count',
+    },
+    paid: d.docs.filter(isPaid),
+    steps: paymentSteps(url),
+    reading: readingSteps(d, url),
   };
 }
 
-/** Absolute URL of a documented path; `{param}` templates stay as written. */
-export function url(d: DiscoveryDeps, path: string): string {
-  return d.baseUrl + path;
-}
+export type Offer = ReturnType<typeof offerOf>;
 
 /** Who may call a documented route, from its security alternatives (admin: the instance's operator). */
 export function access(doc: RouteDoc): 'free' | 'paid' | 'paid-or-receipt' | 'operator' {
@@ -78,30 +81,26 @@ export const isPaid = (doc: RouteDoc): boolean => access(doc).startsWith('paid')
 /** A numbered Markdown list, so agents can follow the steps literally. */
 export const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
 
-export function paidRoutes(d: DiscoveryDeps): RouteDoc[] {
-  return d.docs.filter(isPaid);
-}
-
 /**
  * x402 `accepts` entries for a paid route, one per tier at its minimum count: the same fields the
  * 402 challenge carries, except the binding salt, which the server derives per request and
  * serves only in the challenge itself.
  */
-export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
-  if (!d.payTo) return [];
+export function acceptsFor(o: Offer, path: string) {
+  if (!o.payTo) return [];
   return TIERS.map((t) =>
     offeredAccept(
       {
         count: t.minCount,
-        resource: url(d, doc.path),
-        payTo: d.payTo as Address,
-        usdc: d.usdc as Address,
+        resource: o.url(path),
+        payTo: o.payTo as Address,
+        usdc: o.usdc as Address,
         description: `${t.name}: ${t.minCount} isocast signals for one city at ${microToUsd(t.unitMicro)} USDC each (any count from ${t.minCount} gets this unit price)`,
       },
       {
         tier: t.name,
         count: t.minCount,
-        mode: d.paymentMode,
+        mode: o.paymentMode,
         binding: {
           formula: BINDING_FORMULA,
           salt: 'served in every 402 challenge (accepts[].extra.binding.salt); clients cannot compute it; it moves after each settled purchase of the bundle and every minute',
@@ -112,30 +111,31 @@ export function acceptsFor(d: DiscoveryDeps, doc: RouteDoc) {
 }
 
 /** `x-payment-info` of a paid OpenAPI operation, as agent tooling reads it. */
-export function paymentInfo(d: DiscoveryDeps, doc: RouteDoc) {
+export function paymentInfo(o: Offer, doc: RouteDoc) {
   if (!isPaid(doc)) return null;
-  const tiers = priceTiers();
   const usd = (micro: number) => microToUsd(micro).toFixed(6);
   return {
     pricingMode: 'range',
     minPrice: usd(MIN_SPEND_MICRO),
     maxPrice: usd(TIERS.at(-1)!.unitMicro * MAX_COUNT),
     price: { mode: 'dynamic', currency: 'USD', min: usd(MIN_SPEND_MICRO), unit: 'count signals of one city' },
-    protocols: [{ x402: { version: 1, scheme: 'exact', network: NETWORK, asset: d.usdc, payTo: d.payTo } }],
+    protocols: [{ x402: { version: 1, scheme: 'exact', network: NETWORK, asset: o.usdc, payTo: o.payTo } }],
     network: NETWORK,
-    asset: d.usdc,
-    payTo: d.payTo,
-    tiers: tiers.map(({ name, minCount, unitPriceUsd, price }) => ({ name, minCount, unitPriceUsd, from: price })),
-    rule: pricing(d).rule,
+    asset: o.usdc,
+    payTo: o.payTo,
+    tiers: o.tiers.map(({ name, minCount, unitPriceUsd, price }) => ({ name, minCount, unitPriceUsd, from: price })),
+    rule: o.pricing.rule,
     nonceBinding: BINDING_FORMULA,
   };
 }
 
+type Url = (path: string) => string;
+
 /** The payment recipe every text document repeats; numbered so agents can follow it literally. */
-export function paymentSteps(d: DiscoveryDeps): string[] {
+function paymentSteps(url: Url): string[] {
   return [
-    `Pick a city slug from ${url(d, '/v1/cities')} and a bundle size count (integer, at least ${MIN_COUNT}; total at least ${formatUsdPrice(MIN_SPEND_MICRO)}).`,
-    `POST ${url(d, '/v1/subscribe')}?city=<slug>&count=<count> with no X-Payment header. The answer is HTTP 402 with a PaymentRequired body (the same offer is in the x402 v2 PAYMENT-REQUIRED header; a v2 client pays it with PAYMENT-SIGNATURE).`,
+    `Pick a city slug from ${url('/v1/cities')} and a bundle size count (integer, at least ${MIN_COUNT}; total at least ${formatUsdPrice(MIN_SPEND_MICRO)}).`,
+    `POST ${url('/v1/subscribe')}?city=<slug>&count=<count> with no X-Payment header. The answer is HTTP 402 with a PaymentRequired body (the same offer is in the x402 v2 PAYMENT-REQUIRED header; a v2 client pays it with PAYMENT-SIGNATURE).`,
     "From accepts[0] read payTo, asset (the USDC contract), maxAmountRequired (atomic USDC, 6 decimals), maxTimeoutSeconds and extra.binding.salt (server-derived from the city, the count, the bundle's purchase step and the minute).",
     `Compute the binding nonce: ${BINDING_FORMULA}, where payer is your wallet address (20 bytes), citySlug the slug as UTF-8 bytes, count a uint256 and salt the bytes32 from the challenge. Stock x402 clients use a random nonce and are refused; the nonce must bind (payer, city, count).`,
     `Sign an EIP-712 TransferWithAuthorization (EIP-3009) with domain {name: "${USDC_NAME}", version: "${USDC_VERSION}", chainId: 8453, verifyingContract: asset} and message {from: payer, to: payTo, value: maxAmountRequired, validAfter: 0, validBefore: now + maxTimeoutSeconds, nonce}.`,
@@ -145,13 +145,13 @@ export function paymentSteps(d: DiscoveryDeps): string[] {
   ];
 }
 
-export function readingSteps(d: DiscoveryDeps): string[] {
+function readingSteps(d: DiscoveryDeps, url: Url): string[] {
   return [
-    `GET ${url(d, '/v1/signals')}?city=<slug>&since=0 with header "Authorization: Bearer <receiptToken>".`,
+    `GET ${url('/v1/signals')}?city=<slug>&since=0 with header "Authorization: Bearer <receiptToken>".`,
     'The page holds signals with since < seq <= paid_through in ascending seq order, at most 100. Pass next_cursor as the next since; more=true means another page is ready now.',
     'When since >= paid_through your bundle is used up: the answer is 402 with paid_through and latest. Buy another bundle to go on (buying while behind starts from latest, so you never pay for a skipped backlog). A since at or past latest but below paid_through is a 200 empty page: your paid signals are still to come.',
-    `Or sign in with the wallet that paid, no token and no payment (x402 v2 sign-in-with-x): every 402 of ${url(d, '/v1/signals')} declares PAYMENT-REQUIRED extensions["sign-in-with-x"] (a SIWE message to sign on eip155:8453: domain ${new URL(d.baseUrl).host}, a fresh nonce, expiring in 300 s); send the signed payload, base64 JSON, as header SIGN-IN-WITH-X on the same request and it reads like the wallet's receipt token. Each nonce works once; a sign-in for another server is refused (401). @x402/fetch does this itself with @x402/extensions' createSIWxClientExtension registered on its client.`,
-    `Lost or expired receipt token: sign the EIP-712 ReceiptRequest {wallet: address, origin: string, timestamp: uint256} (domain {name: "Isocast", version: "1", chainId: 8453}; origin exactly "${new URL(d.baseUrl).origin}", this server; timestamp in unix seconds, within 600 s) and POST {wallet, origin, timestamp, signature} to ${url(d, '/v1/receipts')}; each signature works once. The same fields signed as ReceiptRevocation and POSTed to ${url(d, '/v1/receipts/revoke')} revoke every token of the wallet.`,
+    `Or sign in with the wallet that paid, no token and no payment (x402 v2 sign-in-with-x): every 402 of ${url('/v1/signals')} declares PAYMENT-REQUIRED extensions["sign-in-with-x"] (a SIWE message to sign on eip155:8453: domain ${new URL(d.baseUrl).host}, a fresh nonce, expiring in 300 s); send the signed payload, base64 JSON, as header SIGN-IN-WITH-X on the same request and it reads like the wallet's receipt token. Each nonce works once; a sign-in for another server is refused (401). @x402/fetch does this itself with @x402/extensions' createSIWxClientExtension registered on its client.`,
+    `Lost or expired receipt token: sign the EIP-712 ReceiptRequest {wallet: address, origin: string, timestamp: uint256} (domain {name: "Isocast", version: "1", chainId: 8453}; origin exactly "${new URL(d.baseUrl).origin}", this server; timestamp in unix seconds, within 600 s) and POST {wallet, origin, timestamp, signature} to ${url('/v1/receipts')}; each signature works once. The same fields signed as ReceiptRevocation and POSTed to ${url('/v1/receipts/revoke')} revoke every token of the wallet.`,
     "Signals never expire: since=0 replays everything you are entitled to. Poll politely (every 30 s or more); a new signal appears only when a city's daily high crosses into another bucket.",
   ];
 }

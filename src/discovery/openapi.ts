@@ -91,6 +91,8 @@ function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined, co
   });
 }
 
+const header = (description: string) => ({ description, schema: { type: 'string' } });
+
 function responses(doc: RouteDoc, components: Components): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   for (const [status, r] of Object.entries(doc.responses)) {
@@ -98,15 +100,10 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
     const schema = r.schema
       ? toOpenApiSchema(typeof r.schema === 'function' ? r.schema() : r.schema, 'output', components)
       : { type: 'string' };
+    const headers = r.headers && Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, header(d)]));
     out[status] = {
       description: r.description,
-      ...(r.headers
-        ? {
-            headers: Object.fromEntries(
-              Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }]),
-            ),
-          }
-        : {}),
+      ...(headers ? { headers } : {}),
       content: { [contentType]: { schema } },
     };
   }
@@ -116,20 +113,14 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
 function operation(doc: RouteDoc, components: Components, info: OpenApiInfo): JsonSchema {
   const payment = info.paymentInfo?.(doc) ?? null;
   const params = [...parameters('path', doc.params, components), ...parameters('query', doc.query, components)];
+  const body = doc.body && toOpenApiSchema(doc.body, 'input', components);
   return {
     operationId: operationId(doc.method, doc.path),
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: doc.tags,
     ...(params.length ? { parameters: params } : {}),
-    ...(doc.body
-      ? {
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: toOpenApiSchema(doc.body, 'input', components) } },
-          },
-        }
-      : {}),
+    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
     // An empty list says "free" explicitly, so tools never assume a global requirement.
     security: (doc.security ?? []).map((alternative) => Object.fromEntries(alternative.map((name) => [name, []]))),
     ...(payment ? { 'x-payment-info': payment } : {}),

@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../lib/http.ts';
-import { replyJson } from '../lib/http.ts';
+import { replyJson, type AppEnv } from '../lib/http.ts';
 import { serveStaticPage } from '../lib/static-page.ts';
 import { once } from '../lib/once.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -8,38 +7,43 @@ import { ErrorBody } from '../lib/schemas.ts';
 import { IsocastSignalPublic } from '../signals/schemas.ts';
 import { buildOpenApi } from './openapi.ts';
 import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
-import { llmsFullTxt, llmsTxt, llmsWeatherSignals } from './llms.ts';
-import { robotsTxt, sitemapXml } from './site.ts';
-import { FAVICON_ICO } from './favicon.ts';
-import { type DiscoveryDeps, paymentInfo } from './offer.ts';
+import { llmsFullTxt, llmsTxt, llmsWeatherSignals, robotsTxt, sitemapXml } from './llms.ts';
+import { type DiscoveryDeps, type Offer, offerOf, paymentInfo } from './offer.ts';
 import { AssetParams, documentSchemas } from './schemas.ts';
 
 /** Spec 4.1's discovery addresses; each document is built once, on first request. */
 const TEXT = 'text/plain; charset=utf-8';
-const MARKDOWN = 'text/markdown; charset=utf-8';
 const CACHE = { 'cache-control': 'public, max-age=300' };
+/** 16x16 ICO: browsers ask every origin for /favicon.ico, and a 404 there fills logs with noise. */
+const FAVICON_ICO: Uint8Array = Uint8Array.from(
+  Buffer.from(
+    'AAABAAEAEBAAAAEAIABoBAAAFgAAACgAAAAQAAAAIAAAAAEAIAAAAAAAQAQAAAAAAAAAAAAAAAAAAAAAAABfOh8AXzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh8AXzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/GUrm/xlK5v8ZSub/GUrm/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/8ZSub/GUrm/xlK5v8ZSub/GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/xlK5v8ZSub/Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/8ZSub/GUrm/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//GUrm/xlK5v9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof//X19f/19fX/Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H//19fX/9fX1/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//9fX1//X19f9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof//X19f/19fX/Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh8AXzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh//Xzof/186H/9fOh8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==',
+    'base64',
+  ),
+);
 
 export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   serveStaticPage(app, { path: '/api', name: 'api', headers: CACHE });
+  const offer = once(() => offerOf(d));
   const openapi = once(() =>
     buildOpenApi(d.docs, {
       ...d,
       namedSchemas: [IsocastSignalPublic],
-      paymentInfo: (doc) => paymentInfo(d, doc),
+      paymentInfo: (doc) => paymentInfo(offer(), doc),
     }),
   );
-  const manifest = once(() => x402Manifest(d));
+  const manifest = once(() => x402Manifest(offer()));
   const json: [string, () => object][] = [
-    ['/discovery', once(() => discoveryIndex(d))],
+    ['/discovery', once(() => discoveryIndex(offer()))],
     ['/.well-known/x402', manifest],
     ['/.well-known/x402.json', manifest],
-    ['/.well-known/agent-card.json', once(() => agentCard(d))],
+    ['/.well-known/agent-card.json', once(() => agentCard(offer()))],
   ];
-  const texts: [string, (d: DiscoveryDeps) => string, string][] = [
+  const texts: [string, (o: Offer) => string, string][] = [
     ['/llms.txt', llmsTxt, TEXT],
     ['/llms-full.txt', llmsFullTxt, TEXT],
-    ['/llms/weather-signals', llmsWeatherSignals, MARKDOWN],
+    ['/llms/weather-signals', llmsWeatherSignals, 'text/markdown; charset=utf-8'],
     ['/robots.txt', robotsTxt, TEXT],
     ['/sitemap.xml', sitemapXml, 'application/xml; charset=utf-8'],
   ];
@@ -48,17 +52,12 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   // The OpenAPI document goes out as built: a root `disclaimer` would make it invalid OpenAPI.
   app.get('/openapi.json', () => text(JSON.stringify(openapi()), 'application/json; charset=utf-8'));
   for (const [path, build, type] of texts) {
-    const body = once(() => build(d));
+    const body = once(() => build(offer()));
     app.get(path, () => text(body(), type));
   }
   for (const [path, body] of json) app.get(path, (c) => replyJson(c, body(), { headers: CACHE }));
-  app.get(
-    '/favicon.ico',
-    () =>
-      new Response(FAVICON_ICO, {
-        headers: { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400' },
-      }),
-  );
+  const icon = { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400' };
+  app.get('/favicon.ico', () => new Response(FAVICON_ICO, { headers: icon }));
   return app;
 }
 

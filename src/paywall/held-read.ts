@@ -20,22 +20,17 @@ export function walletShare(maxWaiters: number): number {
   return Math.max(4, Math.ceil(maxWaiters / 20));
 }
 
-export type Receipt = { wallet: string; createdAt: number } | null;
-
 /** What the reads woken by one commit look up, each once: a receipt per token, a ceiling per wallet. */
-export type WakeLookups = {
-  receipt(token: string): Receipt;
-  paidThrough(wallet: string, city: string): number;
-};
+export type WakeLookups = ReturnType<typeof directLookups>;
+type Receipt = ReturnType<WakeLookups['receipt']>;
+
+type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
 
 /**
  * Lookups shared by the reads one commit wakes, so 1,000 held reads of one wallet are not 2,000
  * identical queries. They live for one wake and only while this connection wrote nothing
  * (`total_changes()`), so each answers as a fresh read would.
  */
-/** The stores the lookups ask (built once in the wiring, src/stores.ts). */
-type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
-
 export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: LookupStores): { current(): WakeLookups } {
   const direct = directLookups(stores);
   const changes = db.prepare('SELECT total_changes()').pluck();
@@ -69,22 +64,21 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: Look
 /** What decides a hold: the city and cursor read, and `wait` (seconds; null: answer now). */
 type HoldQuery = { city: string; since: number; wait: number | null };
 
-export function createHeldReads(deps: {
-  db: Db;
-  notifier: SignalNotifier;
-  /** Reads held at once at most (MAX_SIGNAL_WAITERS); past it a `wait` read answers 503. */
-  maxWaiters: number;
-  entitlements: Pick<EntitlementStore, 'get'>;
-  receipts: Pick<ReceiptStore, 'lookup'>;
-  reader: Pick<SignalReader, 'latestSeq'>;
-}) {
+export function createHeldReads(
+  deps: LookupStores & {
+    db: Db;
+    notifier: SignalNotifier;
+    /** Reads held at once at most (MAX_SIGNAL_WAITERS); past it a `wait` read answers 503. */
+    maxWaiters: number;
+    reader: Pick<SignalReader, 'latestSeq'>;
+  },
+) {
   const direct = directLookups(deps);
   const shared = createWakeLookups(deps.db, deps.notifier, deps);
   const share = walletShare(deps.maxWaiters);
   /** Reads held now, per wallet (lowercase); a wallet leaves the map with its last one. */
   const perWallet = new Map<string, number>();
   return {
-    /** The lookups of a read answered now. */
     direct,
 
     /** Held only inside the bundle but past the latest signal: exhaustion answers at once. */
@@ -118,9 +112,9 @@ export function createHeldReads(deps: {
 }
 
 /** The same questions asked of the database each time (a read that is not woken by a commit). */
-function directLookups(stores: LookupStores): WakeLookups {
+function directLookups(stores: LookupStores) {
   return {
-    receipt: (token) => stores.receipts.lookup(token),
-    paidThrough: (wallet, city) => stores.entitlements.get(wallet, city)?.paidThroughSeq ?? 0,
+    receipt: (token: string) => stores.receipts.lookup(token),
+    paidThrough: (wallet: string, city: string) => stores.entitlements.get(wallet, city)?.paidThroughSeq ?? 0,
   };
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { closeWithDisclaimer, replyJsonBytes, type AppEnv, type Ctx } from '../lib/http.ts';
-import { ERRORS, receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
+import { receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
@@ -10,9 +10,10 @@ import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from '../p
 import type { BundleOffer } from '../payments/challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
-import { createReadChallenges } from './read-challenge.ts';
+import { createReadChallenges, exhaustedNote } from './read-challenge.ts';
 import { asPaymentRefusal, purchaseOf, type Standing } from './refusal.ts';
 import {
+  PAID_BODIES,
   PAID_ROUTE_DOCS,
   PAYMENT_REQUIRED_DOC,
   paymentResponseHeaders,
@@ -22,14 +23,7 @@ import {
 import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from '../payments/siwx.ts';
 import type { SiwxSignIn } from '../payments/siwx-signin.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
-import {
-  MinSpendError,
-  PaymentRequired,
-  SettlementFailed,
-  SettlementPending,
-  SignalsPage,
-  SignalsQuery,
-} from '../payments/schemas.ts';
+import { MinSpendError, SignalsPage, SignalsQuery } from '../payments/schemas.ts';
 
 /**
  * `GET /v1/signals`: an inline payment reads only in its own answer; a SIGN-IN-WITH-X or receipt
@@ -86,14 +80,10 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
 
   /** An inline payment reads only in the answer to the request whose own settlement moved the money. */
   function paidRead(c: Ctx, payment: PaymentHeader, r: BundleOffer & { since: number }): Promise<Response> {
-    const memo = { route: 'signals', since: r.since };
-    const refused = (err: unknown) => {
-      throw asPaymentRefusal(err, { header: payment, fresh: () => challenges.fresh(r) });
-    };
     return (
       deps.plane
         // Refused (exhausted) by the plane before anything is settled.
-        .purchase(payment, r, { readsAfter: r.since, memo })
+        .purchase(payment, r, { readsAfter: r.since, memo: { route: 'signals', since: r.since } })
         .then((outcome) => {
           const purchase = purchaseOf(outcome, {
             version: payment.version,
@@ -109,7 +99,9 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
           };
           return page(c, { ...r, since: purchase.replay?.since ?? r.since }, { ...standing, headers, paid: true });
         })
-        .catch(refused)
+        .catch((err) => {
+          throw asPaymentRefusal(err, { header: payment, fresh: () => challenges.fresh(r) });
+        })
     );
   }
 
@@ -156,10 +148,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
     // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
     if (r.since >= paidThrough && !at.paid)
-      return challenges.reply(c, r, {
-        note: { error: ERRORS.exhausted.message, exhaustion: { paidThrough, latest } },
-        headers,
-      });
+      return challenges.reply(c, r, { note: exhaustedNote('exhausted', at), headers });
     // Seqs are gapless (invariant 1), so the page is (since, end]; its bytes are cached (immutable).
     const readable = Math.min(paidThrough, latest);
     const end = Math.max(r.since, Math.min(readable, r.since + PAGE_SIZE));
@@ -230,7 +219,7 @@ export const paidSignalsDocs: RouteDoc[] = [
         description:
           'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ' +
           `({error, reason?, x402Version, accepts}: ${REFUSAL_DOC}). Every challenge also carries the PAYMENT-REQUIRED header`,
-        schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
+        schema: PAID_BODIES[402],
         headers: {
           'PAYMENT-RESPONSE': REFUSAL_RESPONSE_DOC,
           'PAYMENT-REQUIRED': `${PAYMENT_REQUIRED_DOC} Here it also has extensions {"sign-in-with-x": {info, supportedChains, schema}}: a fresh sign-in to sign (SIWE) and send as SIGN-IN-WITH-X.`,
@@ -240,7 +229,7 @@ export const paidSignalsDocs: RouteDoc[] = [
       503: {
         description:
           'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, `server shutting down; send the same request again shortly` (Retry-After), or too many `wait` reads held (Retry-After)',
-        schema: z.union([SettlementPending, ErrorBody]),
+        schema: PAID_BODIES[503],
       },
     },
   },

@@ -3,12 +3,10 @@ import { ERRORS, paymentRequired } from '../lib/api-errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { ApiError } from '../lib/errors.ts';
 import { replyJson, type Ctx } from '../lib/http.ts';
-import type { BundleOffer, ChallengeNote } from '../payments/challenge.ts';
+import { type BundleOffer, type ChallengeNote, challengeHeaders } from '../payments/challenge.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
 import type { FreshChallenge, Standing } from './refusal.ts';
-import type { PaymentRequiredBody } from '../payments/schemas.ts';
 import { siwxExtension } from '../payments/siwx.ts';
-import { challengeHeaders } from '../payments/challenge.ts';
 
 /**
  * The paid read's 402s (spec 4.4) in one place, so each offers the same things: the challenge, the
@@ -17,37 +15,33 @@ import { challengeHeaders } from '../payments/challenge.ts';
 export const RECEIPT_HINT =
   "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
 
+/** The note of an exhaustion (or already-applied) 402: the wallet's ceiling and the latest seq. */
+export const exhaustedNote = (code: 'exhausted' | 'already_applied', standing: Standing): ChallengeNote => ({
+  error: ERRORS[code].message,
+  exhaustion: { paidThrough: standing.paidThrough, latest: standing.latest },
+});
+
 export function createReadChallenges(deps: {
   plane: Pick<PaymentPlane, 'challenge'>;
   clock: Clock;
   /** BASE_URL: the domain and uri the declared sign-in names. */
   baseUrl: string;
 }) {
-  const headersOf = (body: PaymentRequiredBody, offer: BundleOffer) =>
-    challengeHeaders(
-      body,
-      siwxExtension({
-        baseUrl: deps.baseUrl,
-        resourcePath: offer.resourcePath,
-        nowMs: deps.clock.now(),
-        nonce: randomBytes(16).toString('hex'),
-      }),
-    );
-  const exhaustedNote = (code: 'exhausted' | 'already_applied', standing: Standing): ChallengeNote => ({
-    error: ERRORS[code].message,
-    exhaustion: { paidThrough: standing.paidThrough, latest: standing.latest },
-  });
-
   /** The current offer for `offer` with this route's headers: also what a refused payment is answered with. */
   const fresh = (offer: BundleOffer, note?: ChallengeNote): FreshChallenge => {
     const body = deps.plane.challenge(offer, note);
-    return { body, headers: headersOf(body, offer) };
+    const siwx = siwxExtension({
+      baseUrl: deps.baseUrl,
+      resourcePath: offer.resourcePath,
+      nowMs: deps.clock.now(),
+      nonce: randomBytes(16).toString('hex'),
+    });
+    return { body, headers: challengeHeaders(body, siwx) };
   };
 
   return {
     fresh,
 
-    /** The challenge for `offer` with `note`'s words and extra `headers`. */
     reply(c: Ctx, offer: BundleOffer, init: { note?: ChallengeNote; headers?: Record<string, string> } = {}): Response {
       const { body, headers } = fresh(offer, init.note);
       return replyJson(c, body, { status: 402, headers: { ...init.headers, ...headers } });

@@ -10,8 +10,7 @@ import {
   signatureVerificationFailed,
   staleTimestamp,
 } from '../lib/api-errors.ts';
-import type { AppEnv, Ctx } from '../lib/http.ts';
-import { readJsonObject, replyJson } from '../lib/http.ts';
+import { readJsonObject, replyJson, type AppEnv, type Ctx } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import {
   invalidSignedBody,
@@ -121,9 +120,8 @@ export function receiptRoutes(deps: {
   receiptTtlMs: number;
   limitWallet?: (wallet: string) => void;
 }): Hono<AppEnv> {
-  const { db, clock } = deps;
+  const { db, clock, entitlements, receipts } = deps;
   const origin = originOf(deps.baseUrl);
-  const { entitlements, receipts } = deps;
   const payments = createPaymentReads(db);
   const used = createReceiptRequestStore(db);
   /**

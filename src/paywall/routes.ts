@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../lib/http.ts';
-import { replyJson } from '../lib/http.ts';
+import { replyJson, type AppEnv } from '../lib/http.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
@@ -92,6 +91,12 @@ export const REFUSAL_DOC =
 export const REFUSAL_RESPONSE_DOC =
   'on a refused PAYMENT-SIGNATURE: base64 JSON {success: false, errorReason (the error code), errorMessage, transaction: "", network, payer}';
 
+/** The 402 (a challenge or a refused payment) and 503 bodies of both paid routes. */
+export const PAID_BODIES = {
+  402: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
+  503: z.union([SettlementPending, ErrorBody]),
+};
+
 /** The answers both paid routes give alike; the 409 is payment-identifier.ts's. */
 export const PAID_ROUTE_DOCS = {
   403: { description: 'wallet is sanctioned; payment refused', schema: ErrorBody },
@@ -136,7 +141,7 @@ export const subscribeDocs: RouteDoc[] = [
         description:
           'Payment required (PaymentRequired challenge, with the PAYMENT-REQUIRED header), or a verification, binding or settlement failure ' +
           `({error, reason?, x402Version, accepts}: ${REFUSAL_DOC})`,
-        schema: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
+        schema: PAID_BODIES[402],
         headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC, 'PAYMENT-RESPONSE': REFUSAL_RESPONSE_DOC },
       },
       ...PAID_ROUTE_DOCS,
@@ -144,7 +149,7 @@ export const subscribeDocs: RouteDoc[] = [
       503: {
         description:
           '`settlement pending — retry the same X-Payment; you will not be charged twice` with retryAfterSeconds and Retry-After (the outcome is in doubt until the token contract answers), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)',
-        schema: z.union([SettlementPending, ErrorBody]),
+        schema: PAID_BODIES[503],
       },
     },
   },

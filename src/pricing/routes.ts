@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../lib/http.ts';
-import { parseQuery, replyJson } from '../lib/http.ts';
+import { parseQuery, replyJson, type AppEnv } from '../lib/http.ts';
 import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../lib/http.ts';
-import { replyJson } from '../lib/http.ts';
+import { replyJson, type AppEnv } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
@@ -25,10 +24,8 @@ export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
   const text = termsText(deps.termsUrl);
   const json = termsJson(deps.termsUrl);
   const headers = { 'x-terms-url': deps.termsUrl };
-  app.get(
-    '/terms.txt',
-    () => new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } }),
-  );
+  const textHeaders = { 'content-type': 'text/plain; charset=utf-8', ...headers };
+  app.get('/terms.txt', () => new Response(text, { headers: textHeaders }));
   app.get('/terms.json', (c) => replyJson(c, json, { headers }));
   return app;
 }
