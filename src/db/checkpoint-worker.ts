@@ -21,25 +21,13 @@ const data = workerData as CheckpointWorkerData;
 const port = parentPort!;
 const post = (m: CheckpointMessage) => port.postMessage(m);
 
-function open(): Database.Database {
-  let nativeBinding: object | undefined;
-  if (data.addonFile) {
-    // The main thread's own file: one SQLite library, so POSIX locks and the WAL index are shared.
-    const mod = { exports: {} as object };
-    process.dlopen(mod, data.addonFile);
-    nativeBinding = mod.exports;
-  }
-  const options = {
-    fileMustExist: true,
-    timeout: 1000,
-    ...(nativeBinding ? { nativeBinding: nativeBinding as unknown as string } : {}),
-  };
-  return new Database(data.path, options);
-}
-
 let db: Database.Database;
 try {
-  db = open();
+  // The main thread's own addon file: one SQLite library, so POSIX locks and the WAL index are shared.
+  const addon = { exports: {} as object };
+  if (data.addonFile) process.dlopen(addon, data.addonFile);
+  const nativeBinding = data.addonFile ? { nativeBinding: addon.exports as unknown as string } : {};
+  db = new Database(data.path, { fileMustExist: true, timeout: 1000, ...nativeBinding });
 } catch (err) {
   post({ type: 'error', message: `cannot open the database: ${(err as Error).message}` });
   process.exit(1);

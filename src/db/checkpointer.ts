@@ -97,11 +97,8 @@ export function startCheckpointer(deps: {
       // Held open until the thread has closed its connection, so the database closes after it.
       w.ref();
       w.postMessage('stop');
-      let late: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'late'>((resolve) => {
-        late = setTimeout(resolve, 2000, 'late');
-      });
-      if ((await Promise.race([exited, deadline])) === 'late') await w.terminate();
+      const late = setTimeout(() => void w.terminate(), 2000);
+      await exited;
       clearTimeout(late);
     },
   };

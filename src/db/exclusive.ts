@@ -8,10 +8,7 @@ import { join } from 'node:path';
  * it dies). Both refuse with one line and the fix; main.ts exits 2.
  */
 export class StartRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StartRefused';
-  }
+  override name = 'StartRefused';
 }
 
 const SERVE_LOCK_FILE = 'isocast-serve.lock';

@@ -6,19 +6,12 @@ import type { Db } from './open.ts';
  * the batch rolls back and each unit runs again alone, so an error reaches only its own caller:
  * units must be synchronous, database-only, and safe to run again after a rollback.
  */
-export type GroupCommit = {
-  run<T>(unit: () => T): Promise<T>;
-};
-
 /** Units per transaction at most: bounds the time one flush holds the event loop. */
 const MAX_UNITS_PER_COMMIT = 64;
 
 type Queued = { unit: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
-export function createGroupCommit(
-  db: Db,
-  opts: { maxUnits?: number; onCommit?: (units: number) => void } = {},
-): GroupCommit {
+export function createGroupCommit(db: Db, opts: { maxUnits?: number; onCommit?: (units: number) => void } = {}) {
   const maxUnits = opts.maxUnits ?? MAX_UNITS_PER_COMMIT;
   const begin = db.prepare('BEGIN');
   const commit = db.prepare('COMMIT');
@@ -87,3 +80,5 @@ export function createGroupCommit(
     },
   };
 }
+
+export type GroupCommit = ReturnType<typeof createGroupCommit>;

@@ -76,10 +76,7 @@ export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
 
 /** Every problem at once; the commands answer it with exit code 2. */
 export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
+  override name = 'UsageError';
 }
 
 type CommandFlagSpec = Pick<FlagSpec, 'strings' | 'booleans'>;

@@ -30,14 +30,11 @@ type Exports = {
   PUBLIC_KEY_INPUT: WasmGlobal;
   recover(outputLength: number, recoveryId: number): number;
 };
-const WASM = (
-  globalThis as unknown as {
-    WebAssembly: {
-      Module: new (bytes: Uint8Array) => object;
-      Instance: new (module: object, imports: object) => { exports: unknown };
-    };
-  }
-).WebAssembly;
+type WasmApi = {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+};
+const WASM = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 type Engine = {
   name: 'native' | 'wasm';
@@ -47,24 +44,15 @@ type Engine = {
 /** The curve order n, big-endian: r and s must be below it. */
 const N = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', 'hex');
 
-const ERRORS = [
-  'Expected Private',
-  'Expected Point',
-  'Expected Tweak',
-  'Expected Hash',
-  'Expected Signature',
-  'Expected Extra Data',
-  'Expected Parity',
-  'Bad Recovery Id',
-];
-
-function instantiate(bytes: Uint8Array): Engine {
-  // The module imports its randomness (context blinding) and its error reporting from JS.
+export function loadWasmEngine(
+  bytes: Uint8Array = seaModule() ? readAssetBytes(SECP256K1_WASM_ASSET) : readFileSync(secp256k1WasmPath()),
+): Engine {
+  // The module imports its randomness (context blinding) and its error reporting (caught in recover) from JS.
   const imports = {
     './rand.js': { generateInt32: () => randomBytes(4).readInt32BE(0) },
     './validate_error.js': {
       throwError: (code: number) => {
-        throw new TypeError(ERRORS[code] ?? `secp256k1 error ${code}`);
+        throw new TypeError(`secp256k1 error ${code}`);
       },
     },
   };
@@ -91,16 +79,6 @@ function instantiate(bytes: Uint8Array): Engine {
       }
     },
   };
-}
-
-function wasmBytes(): Uint8Array {
-  const sea = seaModule();
-  if (sea) return new Uint8Array(sea.getRawAsset(SECP256K1_WASM_ASSET));
-  return readFileSync(secp256k1WasmPath());
-}
-
-export function loadWasmEngine(bytes: Uint8Array = wasmBytes()): Engine {
-  return instantiate(bytes);
 }
 
 /** The package's prebuilds for this platform, in the order to try: each libc's fails to load on the other. */
@@ -193,25 +171,18 @@ export function resetSecp256k1ForTests(order?: (() => Engine)[]): void {
 const below = (x: Uint8Array) => Buffer.compare(x, N) < 0;
 const isZero = (x: Uint8Array) => x.every((b) => b === 0);
 
-/** What the curve itself needs from a 65-byte signature before any recovery runs. */
-type RecoveryInput = { hash: Uint8Array; sig64: Uint8Array; recoveryId: number };
-
-/** viem `recoverAddress`'s pre-checks (v in {0, 1, 27, 28}, r and s in [1, n-1]); null recovers nothing. */
-function recoveryInput(hash: Uint8Array, signature: Uint8Array): RecoveryInput | null {
-  if (hash.length !== 32 || signature.length !== 65) return null;
-  const v = signature[64]!;
-  const recoveryId = v === 0 || v === 1 ? v : v === 27 ? 0 : v === 28 ? 1 : -1;
-  if (recoveryId < 0) return null;
-  const r = signature.subarray(0, 32);
-  const s = signature.subarray(32, 64);
-  if (isZero(r) || isZero(s) || !below(r) || !below(s)) return null;
-  return { hash, sig64: signature.subarray(0, 64), recoveryId };
-}
-
-/** The 64-byte public key that signed `hash`; null when nothing recovers, `undefined` without an engine. */
+/**
+ * The 64-byte public key that signed `hash`; null when nothing recovers, `undefined` without an
+ * engine. viem `recoverAddress`'s pre-checks first: v in {0, 1, 27, 28}, r and s in [1, n-1].
+ */
 export function recoverPublicKey(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
   const e = engine === undefined ? loadEngine() : engine;
   if (!e) return undefined;
-  const input = recoveryInput(hash, signature);
-  return input && e.recover(input.hash, input.sig64, input.recoveryId);
+  if (hash.length !== 32 || signature.length !== 65) return null;
+  const v = signature[64]!;
+  const recoveryId = v === 0 || v === 1 ? v : v === 27 ? 0 : v === 28 ? 1 : -1;
+  const r = signature.subarray(0, 32);
+  const s = signature.subarray(32, 64);
+  if (recoveryId < 0 || isZero(r) || isZero(s) || !below(r) || !below(s)) return null;
+  return e.recover(hash, signature.subarray(0, 64), recoveryId);
 }
