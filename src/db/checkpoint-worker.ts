@@ -2,9 +2,8 @@ import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**
- * The checkpoint thread (checkpointer.ts): its own connection runs PASSIVE checkpoints, which
- * never block the main connection, so their fsyncs happen off the event loop. Kept to
- * better-sqlite3 and worker_threads: the binary carries it as its own bundle (scripts/build-binary.ts).
+ * PASSIVE checkpoints on its own connection never block the main one. Only better-sqlite3 and
+ * worker_threads: the binary carries it as its own bundle (scripts/build-binary.ts).
  */
 export type CheckpointWorkerData = {
   path: string;

@@ -2,11 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/**
- * What `serve` must own alone, checked before it creates anything: the listen address (bound once)
- * and the data directory (a lock held for the life of the process, which the OS releases however
- * it dies). Both refuse with one line and the fix; main.ts exits 2.
- */
+/** `serve` must own its address and DATA_DIR alone: a refusal is one line with the fix; main.ts exits 2. */
 export class StartRefused extends Error {
   override name = 'StartRefused';
 }

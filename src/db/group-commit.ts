@@ -1,10 +1,9 @@
 import type { Db } from './open.ts';
 
 /**
- * Group commit for the payment writes: one event-loop turn's units (7.5 per commit on 2 cores
- * under load) share one transaction, and each promise settles only after COMMIT. On any failure
- * the batch rolls back and each unit runs again alone, so an error reaches only its own caller:
- * units must be synchronous, database-only, and safe to run again after a rollback.
+ * One event-loop turn's payment writes (7.5 per commit on 2 cores under load) share one
+ * transaction; each promise settles after COMMIT. On failure each unit runs again alone, so units
+ * must be synchronous, database-only, and safe to rerun after a rollback.
  */
 /** Units per transaction at most: bounds the time one flush holds the event loop. */
 const MAX_UNITS_PER_COMMIT = 64;

@@ -1,11 +1,7 @@
 import { singleUseCutoff } from '../lib/signed-request.ts';
 import type { Db } from './open.ts';
 
-/**
- * The one single-use mechanism of signed requests (spec 8), a table per kind. A use is forgotten
- * once the clock rule would refuse its request anyway (singleUseCutoff), so each table stays the
- * size of one window.
- */
+/** Single use of signed requests (spec 8), a table per kind, each the size of one clock window (singleUseCutoff). */
 type SingleUseTable<Use> = {
   table: string;
   key: readonly (keyof Use & string)[];

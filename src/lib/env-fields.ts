@@ -1,7 +1,6 @@
 /**
- * Parsers for configuration strings, used by src/config.ts instead of zod: building its zod schema
- * was the first execution of zod's code, about 3 ms of the binary's start (docs/performance.md).
- * A field yields a value or one problem in words an operator can act on.
+ * Configuration parsers for src/config.ts instead of zod, whose first use cost about 3 ms of the
+ * binary's start (docs/performance.md). A field yields a value or one problem an operator can fix.
  */
 import { nearest } from './nearest.ts';
 

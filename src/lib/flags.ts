@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 
 /**
- * The one flag reader for every command. parseArgs only tokenises: its strict mode stops at the
- * first problem, and a typo'd line should get all its mistakes at once. `refuse(name)` rejects a
- * declared flag whatever its value (secrets on `serve`).
+ * parseArgs only tokenises: its strict mode stops at the first problem, and a typo'd line should
+ * get all its mistakes at once. `refuse(name)` rejects a declared flag whatever its value.
  */
 type FlagSpec = {
   strings: readonly string[];

@@ -3,14 +3,10 @@ import type { z } from 'zod';
 import { invalidJsonBody, invalidQuery } from './api-errors.ts';
 import type { ApiError } from './errors.ts';
 
-/**
- * Hono glue shared by every router: routers never build error bodies by hand, and every JSON
- * answer carries the disclaimer (a `c.env` binding the fetch wrapper adds, lib/fast-path.ts).
- */
+/** Every JSON answer carries the disclaimer, a `c.env` binding the fetch wrapper adds (lib/fast-path.ts). */
 export type AppEnv = { Bindings: { disclaimer: string } };
 export type Ctx = Context<AppEnv>;
 
-/** Status (default 200) and extra headers of a JSON answer. */
 interface ReplyInit {
   status?: number;
   headers?: Record<string, string>;

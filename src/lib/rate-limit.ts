@@ -1,7 +1,4 @@
-/**
- * Token buckets keyed by a string; pure (the instant is an argument). Bounded memory: full buckets
- * are swept, and at `maxKeys` the least recently seen key is evicted (forgetting at worst its limit).
- */
+/** Token buckets, bounded: full ones are swept, and past `maxKeys` the least recently seen is evicted. */
 type BucketLimit = {
   /** Tokens added per minute; 0 turns the limit off. */
   perMinute: number;
