@@ -23,10 +23,8 @@ export function lockDataDir(dir: string, nativeBinding?: string | object): { rel
     db.prepare('INSERT OR REPLACE INTO holder (id, pid) VALUES (1, ?)').run(process.pid);
   } catch (err) {
     db.close();
-    if (
-      (err as { code?: string }).code?.startsWith('SQLITE_BUSY') ||
-      (err as { code?: string }).code === 'SQLITE_LOCKED'
-    )
+    const code = (err as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_BUSY') || code === 'SQLITE_LOCKED')
       throw new StartRefused(
         `DATA_DIR ${dir} is in use by another running isocast server; stop it first, or give this one its own DATA_DIR=<dir>`,
       );

@@ -10,9 +10,7 @@ type FlagSpec = {
   refuse?: (name: string) => string | null;
 };
 
-type ReadFlags = { values: Record<string, string>; on: Set<string>; problems: string[] };
-
-export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
+export function readFlags(argv: readonly string[], spec: FlagSpec) {
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
   for (const name of spec.strings) options[name] = { type: 'string' };
   for (const name of spec.booleans) options[name] = { type: 'boolean' };
@@ -78,11 +76,9 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-type CommandFlagSpec = Pick<FlagSpec, 'strings' | 'booleans'>;
-
 export type Flags = { values: Record<string, string>; on: Set<string> };
 
-export function parseFlags(argv: readonly string[], spec: CommandFlagSpec): Flags {
+export function parseFlags(argv: readonly string[], spec: FlagSpec): Flags {
   const { values, on, problems } = readFlags(argv, spec);
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   return { values, on };
