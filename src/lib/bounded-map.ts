@@ -5,7 +5,6 @@
 export function boundedMap<V>(max: number) {
   const map = new Map<string, V>();
   return {
-    /** The kept value, or `make()`'s, kept. */
     memo(key: string, make: () => V): V {
       let v = map.get(key);
       if (v === undefined) {

@@ -43,9 +43,7 @@ export function mergeHeaders(res: Response, extra: Record<string, string>, out: 
 }
 
 type Series = { observe(v: number): void };
-/** One request as the latency metric sees it: built once per request, read when it is answered. */
 type Timing = { req: Request; path: string; started: number };
-/** Hono's `app.fetch`, whatever its bindings type. */
 type Fetch = (req: Request, env?: never, ctx?: never) => Response | Promise<Response>;
 
 type WrapFetchDeps<Env> = {
@@ -55,13 +53,11 @@ type WrapFetchDeps<Env> = {
   pathOf(req: Request, env: unknown): string;
   /** The route pattern for the metric label (bounded: `unmatched` for anything else). */
   routeOf(path: string): string;
-  /** An answer that replaces routing (redirect, preflight, 429), or null. */
   before(req: Request, path: string, env: unknown): Response | null;
   finish(res: Response, path: string, env: unknown): Response;
   series(method: string, route: string, status: number): Series;
 };
 
-/** `app.fetch` wrapped as described above: `app.fetch = wrapFetch(app.fetch, ...)`. */
 export function wrapFetch<F extends Fetch, Env extends object>(dispatch: F, deps: WrapFetchDeps<Env>): F {
   // One series per (route, status, method), found through nested maps of values the request
   // already holds. Methods come from Node's fixed list, routes from ROUTE_DOCS: the maps stay small.

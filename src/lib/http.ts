@@ -17,7 +17,6 @@ export function replyJsonBytes(body: string | Uint8Array, { status = 200, header
   return new Response(body, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
-/** A JSON object response with the disclaimer appended. */
 export function replyJson(c: Ctx, body: object, init: ReplyInit = {}): Response {
   return replyJsonBytes(JSON.stringify({ ...body, disclaimer: c.env.disclaimer }), init);
 }
@@ -45,7 +44,6 @@ export function parseQuery<S extends z.ZodType>(
   throw invalidQuery(issue.path.join('.'), issue.message);
 }
 
-/** Reads a JSON body, answering 400 for anything that is not a JSON object. */
 export async function readJsonObject(c: Ctx): Promise<Record<string, unknown>> {
   let body: unknown;
   try {
