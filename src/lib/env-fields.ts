@@ -114,14 +114,9 @@ export function parseShape<S extends Shape>(
   const bad = new Set<string>();
   for (const [key, f] of Object.entries(shape)) {
     const raw = input[key];
-    if (raw === undefined) {
-      value[key] = f.unset();
-      continue;
-    }
-    const r = f.parse(raw);
-    if (r.ok) value[key] = r.value;
-    else {
-      value[key] = f.unset();
+    const r = raw === undefined ? null : f.parse(raw);
+    value[key] = r?.ok ? r.value : f.unset();
+    if (r?.ok === false) {
       problems.push(`${key}: ${r.problem}`);
       bad.add(key);
     }

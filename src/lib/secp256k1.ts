@@ -126,46 +126,40 @@ export function loadNativeEngine(files?: string[]): Engine {
 
 const DEFAULT_LOADERS: (() => Engine)[] = [() => loadNativeEngine(), () => loadWasmEngine()];
 let loaders = DEFAULT_LOADERS;
-let engine: Engine | null | undefined;
-let loadError: string | null = null;
+/** The first engine that loaded (null: none did) and why the ones before it did not. */
+let loaded: { engine: Engine | null; error: string | null } | undefined;
 
-/** The first engine that loads, on first use (never at start-up: dlopen and WASM compile cost ms); null when none does. */
-function loadEngine(): Engine | null {
+/** On first use, never at start-up: dlopen and WASM compile cost ms. */
+function load(): { engine: Engine | null; error: string | null } {
   const problems: string[] = [];
-  engine = null;
-  for (const load of loaders) {
+  let engine: Engine | null = null;
+  for (const next of loaders) {
     try {
-      engine = load();
+      engine = next();
       break;
     } catch (err) {
       problems.push(err instanceof Error ? err.message : String(err));
     }
   }
-  loadError = problems.length ? problems.join('; ') : null;
+  loaded = { engine, error: problems.length ? problems.join('; ') : null };
   // Expected where no prebuild exists (linux-arm64); eip3009-recover.ts warns if viem must serve.
-  if (engine && loadError)
+  if (engine && loaded.error)
     createLogger({ base: { service: 'isocast' } }).info(`secp256k1: recovering with the ${engine.name} engine`, {
-      reason: loadError,
+      reason: loaded.error,
     });
-  return engine;
+  return loaded;
 }
 
 /** Which engine recovers ('native' or 'wasm'), loading it now; null when neither loads. */
-export function secp256k1Engine(): Engine['name'] | null {
-  return (engine === undefined ? loadEngine() : engine)?.name ?? null;
-}
+export const secp256k1Engine = (): Engine['name'] | null => (loaded ?? load()).engine?.name ?? null;
 
 /** Why an engine did not load (the native addon's reason even when the WASM took over). */
-export function secp256k1LoadError(): string | null {
-  secp256k1Engine();
-  return loadError;
-}
+export const secp256k1LoadError = (): string | null => (loaded ?? load()).error;
 
 /** Test and bench hook: the engines to try, in order (default: native, then WASM), loaded at next use. */
 export function resetSecp256k1ForTests(order?: (() => Engine)[]): void {
   loaders = order ?? DEFAULT_LOADERS;
-  engine = undefined;
-  loadError = null;
+  loaded = undefined;
 }
 
 const below = (x: Uint8Array) => Buffer.compare(x, N) < 0;
@@ -176,7 +170,7 @@ const isZero = (x: Uint8Array) => x.every((b) => b === 0);
  * engine. viem `recoverAddress`'s pre-checks first: v in {0, 1, 27, 28}, r and s in [1, n-1].
  */
 export function recoverPublicKey(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
-  const e = engine === undefined ? loadEngine() : engine;
+  const e = (loaded ?? load()).engine;
   if (!e) return undefined;
   if (hash.length !== 32 || signature.length !== 65) return null;
   const v = signature[64]!;
