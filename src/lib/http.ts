@@ -7,10 +7,7 @@ import type { ApiError } from './errors.ts';
 export type AppEnv = { Bindings: { disclaimer: string } };
 export type Ctx = Context<AppEnv>;
 
-interface ReplyInit {
-  status?: number;
-  headers?: Record<string, string>;
-}
+type ReplyInit = { status?: number; headers?: Record<string, string> };
 
 /** A JSON response from text or UTF-8 bytes whose object already carries the disclaimer. */
 export function replyJsonBytes(body: string | Uint8Array, { status = 200, headers }: ReplyInit = {}): Response {
