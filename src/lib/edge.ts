@@ -33,7 +33,6 @@ export function createEdge(deps: EdgeDeps) {
     'access-control-expose-headers': CORS_EXPOSE_HEADERS,
   };
   const operatorHeaders: Record<string, string> = { 'x-content-type-options': 'nosniff' };
-  const extraFor = (path: string) => (isOperatorPath(path) ? operatorHeaders : publicHeaders);
 
   return {
     /** An answer that replaces routing (redirect, preflight, 429), or null; `finish` adds the headers. */
@@ -51,8 +50,7 @@ export function createEdge(deps: EdgeDeps) {
           });
         }
       }
-      const method = req.method;
-      if (method === 'OPTIONS' && !isOperatorPath(path)) {
+      if (req.method === 'OPTIONS' && !isOperatorPath(path)) {
         const allowed = routes.allowed(path);
         if (allowed.length > 0) {
           const methods = [...allowed, 'OPTIONS'].join(', ');
@@ -71,6 +69,6 @@ export function createEdge(deps: EdgeDeps) {
       return deps.limit?.(req, path, env?.incoming?.socket?.remoteAddress) ?? null;
     },
     finish: (res: Response, path: string, out: ServerResponse | undefined): Response =>
-      mergeHeaders(res, extraFor(path), out),
+      mergeHeaders(res, isOperatorPath(path) ? operatorHeaders : publicHeaders, out),
   };
 }
