@@ -2,9 +2,8 @@ import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**
- * The checkpoint thread (checkpointer.ts): its own connection runs PASSIVE checkpoints, which
- * never block the main connection, so their fsyncs happen off the event loop. Kept to
- * better-sqlite3 and worker_threads: the binary carries it as its own bundle (scripts/build-binary.ts).
+ * PASSIVE checkpoints on its own connection never block the main one. Only better-sqlite3 and
+ * worker_threads: the binary carries it as its own bundle (scripts/build-binary.ts).
  */
 export type CheckpointWorkerData = {
   path: string;
@@ -21,25 +20,13 @@ const data = workerData as CheckpointWorkerData;
 const port = parentPort!;
 const post = (m: CheckpointMessage) => port.postMessage(m);
 
-function open(): Database.Database {
-  let nativeBinding: object | undefined;
-  if (data.addonFile) {
-    // The main thread's own file: one SQLite library, so POSIX locks and the WAL index are shared.
-    const mod = { exports: {} as object };
-    process.dlopen(mod, data.addonFile);
-    nativeBinding = mod.exports;
-  }
-  const options = {
-    fileMustExist: true,
-    timeout: 1000,
-    ...(nativeBinding ? { nativeBinding: nativeBinding as unknown as string } : {}),
-  };
-  return new Database(data.path, options);
-}
-
 let db: Database.Database;
 try {
-  db = open();
+  // The main thread's own addon file: one SQLite library, so POSIX locks and the WAL index are shared.
+  const addon = { exports: {} as object };
+  if (data.addonFile) process.dlopen(addon, data.addonFile);
+  const nativeBinding = data.addonFile ? { nativeBinding: addon.exports as unknown as string } : {};
+  db = new Database(data.path, { fileMustExist: true, timeout: 1000, ...nativeBinding });
 } catch (err) {
   post({ type: 'error', message: `cannot open the database: ${(err as Error).message}` });
   process.exit(1);

@@ -6,9 +6,8 @@ import type { CheckpointMessage, CheckpointWorkerData } from './checkpoint-worke
 import type { Db } from './open.ts';
 
 /**
- * WAL checkpoints off the event loop: SQLite's own runs inside a purchase's commit and fsyncs
- * twice (up to 57 ms on a VPS disk; docs/performance.md, "Checkpoints"). The main connection's
- * automatic checkpoint stays as a safety net (FALLBACK_PAGES) and comes back if the thread dies.
+ * SQLite's own checkpoint runs inside a purchase's commit and fsyncs twice (up to 57 ms on a VPS
+ * disk, docs/performance.md); the main connection's stays as a safety net (FALLBACK_PAGES).
  */
 export const CHECKPOINT_WORKER_ASSET = 'checkpoint-worker.cjs';
 const CHECKPOINT_INTERVAL_MS = 250;
@@ -97,11 +96,8 @@ export function startCheckpointer(deps: {
       // Held open until the thread has closed its connection, so the database closes after it.
       w.ref();
       w.postMessage('stop');
-      let late: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'late'>((resolve) => {
-        late = setTimeout(resolve, 2000, 'late');
-      });
-      if ((await Promise.race([exited, deadline])) === 'late') await w.terminate();
+      const late = setTimeout(() => void w.terminate(), 2000);
+      await exited;
       clearTimeout(late);
     },
   };

@@ -2,16 +2,9 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/**
- * What `serve` must own alone, checked before it creates anything: the listen address (bound once)
- * and the data directory (a lock held for the life of the process, which the OS releases however
- * it dies). Both refuse with one line and the fix; main.ts exits 2.
- */
+/** `serve` must own its address and DATA_DIR alone: a refusal is one line with the fix; main.ts exits 2. */
 export class StartRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StartRefused';
-  }
+  override name = 'StartRefused';
 }
 
 const SERVE_LOCK_FILE = 'isocast-serve.lock';
@@ -30,10 +23,8 @@ export function lockDataDir(dir: string, nativeBinding?: string | object): { rel
     db.prepare('INSERT OR REPLACE INTO holder (id, pid) VALUES (1, ?)').run(process.pid);
   } catch (err) {
     db.close();
-    if (
-      (err as { code?: string }).code?.startsWith('SQLITE_BUSY') ||
-      (err as { code?: string }).code === 'SQLITE_LOCKED'
-    )
+    const code = (err as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_BUSY') || code === 'SQLITE_LOCKED')
       throw new StartRefused(
         `DATA_DIR ${dir} is in use by another running isocast server; stop it first, or give this one its own DATA_DIR=<dir>`,
       );

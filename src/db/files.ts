@@ -3,17 +3,13 @@ import { join } from 'node:path';
 
 const DATA_FILES = ['isocast.db', 'isocast.db-wal', 'isocast.db-shm', 'server-secret'];
 
-/**
- * Names that may sit in a DATA_DIR of our own: our files, Litestream's `.isocast.db-litestream`,
- * a mount point's `lost+found`. Any other entry means DATA_DIR is a shared parent.
- */
+/** Litestream's `.isocast.db-litestream` and `lost+found` too; any other entry means a shared parent. */
 const isOurs = (name: string) =>
   DATA_FILES.includes(name) || name.startsWith('isocast') || name.startsWith('.isocast') || name === 'lost+found';
 
 /**
- * Creates DATA_DIR 0700, or tightens an existing one holding only our files, before the database
- * is opened (SQLite gives the WAL and SHM its mode). A shared parent is left as it is; our files in
- * it are still made 0600.
+ * DATA_DIR 0700 before the database opens (SQLite gives the WAL and SHM its mode); a shared parent
+ * is left as it is, our files in it made 0600.
  */
 export function secureDataDir(dir: string): void {
   if (!existsSync(dir)) {

@@ -1,24 +1,16 @@
 import type { Db } from './open.ts';
 
 /**
- * Group commit for the payment writes: one event-loop turn's units (7.5 per commit on 2 cores
- * under load) share one transaction, and each promise settles only after COMMIT. On any failure
- * the batch rolls back and each unit runs again alone, so an error reaches only its own caller:
- * units must be synchronous, database-only, and safe to run again after a rollback.
+ * One event-loop turn's payment writes (7.5 per commit on 2 cores under load) share one
+ * transaction; each promise settles after COMMIT. On failure each unit runs again alone, so units
+ * must be synchronous, database-only, and safe to rerun after a rollback.
  */
-export type GroupCommit = {
-  run<T>(unit: () => T): Promise<T>;
-};
-
 /** Units per transaction at most: bounds the time one flush holds the event loop. */
 const MAX_UNITS_PER_COMMIT = 64;
 
 type Queued = { unit: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
-export function createGroupCommit(
-  db: Db,
-  opts: { maxUnits?: number; onCommit?: (units: number) => void } = {},
-): GroupCommit {
+export function createGroupCommit(db: Db, opts: { maxUnits?: number; onCommit?: (units: number) => void } = {}) {
   const maxUnits = opts.maxUnits ?? MAX_UNITS_PER_COMMIT;
   const begin = db.prepare('BEGIN');
   const commit = db.prepare('COMMIT');
@@ -87,3 +79,5 @@ export function createGroupCommit(
     },
   };
 }
+
+export type GroupCommit = ReturnType<typeof createGroupCommit>;

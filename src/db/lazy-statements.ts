@@ -9,12 +9,10 @@ const MODES = ['pluck', 'expand', 'raw', 'safeIntegers'] as const;
 const PROPERTIES = ['reader', 'readonly', 'source', 'busy', 'database'] as const;
 
 /**
- * `serve` prepares about a hundred statements while its stores, plane and routes are built, a few
- * milliseconds of every start before the first answer (docs/performance.md, "Issue 39, fourth
- * round: start-up"). Until `end()`, `db.prepare` hands out a stand-in that prepares at its first
- * call and from then on is the statement's own bound methods, so a request pays no check; `warm()`
- * prepares the rest a few at a time, each batch its own macrotask, so a statement whose SQL is
- * wrong still stops the process within moments of the start rather than at its first request.
+ * Preparing serve's ~100 statements cost milliseconds of every start (docs/performance.md). Until
+ * `end()`, `db.prepare` returns a stand-in that prepares at first call and is then the statement's
+ * own bound methods (no check per request); `warm()` prepares the rest in small macrotask batches,
+ * so bad SQL still stops the process moments after the start.
  */
 export function prepareOnFirstUse(db: Db, batch = 8): { end(): void; warm(): Promise<void> } {
   const prepare = db.prepare;

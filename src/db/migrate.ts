@@ -1,10 +1,7 @@
 import type Database from 'better-sqlite3';
 import { readAssetText } from '../lib/assets.ts';
 
-/**
- * Schema versions live in PRAGMA user_version, written inside each migration's transaction so a
- * crash leaves the file at a whole version. A new file is built from schema.sql in one step.
- */
+/** user_version is written inside each migration's transaction, so a crash leaves a whole version. */
 export const MIGRATIONS: readonly string[] = [
   '0001_foundation.sql',
   '0002_payments.sql',

@@ -5,10 +5,7 @@ import { migrate } from './migrate.ts';
 
 export type Db = Database.Database;
 
-/**
- * busy_timeout first, so switching to WAL waits instead of failing while a backup or `doctor`
- * holds the file; synchronous=NORMAL in WAL mode survives process crashes, not power loss.
- */
+/** busy_timeout first: WAL waits while a backup holds the file. synchronous=NORMAL survives a crash, not power loss. */
 export function openDb(path: string, opts: { nativeBinding?: string | object; migrate?: boolean } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, opts.nativeBinding ? { nativeBinding: opts.nativeBinding as string } : {});

@@ -2,10 +2,7 @@ import { existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from 'n
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-/**
- * Unset SERVER_SECRET: generated once into DATA_DIR (0600) so salts and receipts survive
- * restarts; `wx` makes two processes racing at first start agree on one file.
- */
+/** Unset SERVER_SECRET is generated once into DATA_DIR; `wx` makes two racing first starts agree on one file. */
 export function loadOrCreateSecret(dataDir: string, configured?: string): Buffer {
   if (configured) return Buffer.from(configured.replace(/^0x/, ''), 'hex');
   mkdirSync(dataDir, { recursive: true });

@@ -1,11 +1,7 @@
 import { singleUseCutoff } from '../lib/signed-request.ts';
 import type { Db } from './open.ts';
 
-/**
- * The one single-use mechanism of signed requests (spec 8), a table per kind. A use is forgotten
- * once the clock rule would refuse its request anyway (singleUseCutoff), so each table stays the
- * size of one window.
- */
+/** Single use of signed requests (spec 8), a table per kind, each the size of one clock window (singleUseCutoff). */
 type SingleUseTable<Use> = {
   table: string;
   key: readonly (keyof Use & string)[];
@@ -18,19 +14,11 @@ type SingleUseTable<Use> = {
 /** Across read nodes (cluster/single-use-guard.ts): false when another node used the key; throws when it cannot tell. */
 export type CrossNodeUses = { claim(table: string, key: string): Promise<boolean> };
 
-type SingleUse<Use> = {
-  /** True the first time this use's key is seen (and then recorded); run it inside the caller's transaction. */
-  consume(use: Use, nowMs: number): boolean;
-  has(key: Partial<Use>): boolean;
-  /** Before `consume`, outside the transaction: false when another node already used this key. */
-  claimAcross(use: Use): Promise<boolean>;
-};
-
 export function createSingleUse<Use extends Record<string, string | number>>(
   db: Db,
   t: SingleUseTable<Use>,
   across?: CrossNodeUses,
-): SingleUse<Use> {
+) {
   const insert = db.prepare(
     `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${t.columns.map((c) => `@${c}`).join(', ')})
       ON CONFLICT DO NOTHING`,
@@ -38,13 +26,15 @@ export function createSingleUse<Use extends Record<string, string | number>>(
   const prune = db.prepare(`DELETE FROM ${t.table} WHERE ${t.agedBy.column} < ?`);
   const found = db.prepare(`SELECT 1 FROM ${t.table} WHERE ${t.key.map((c) => `${c} = @${c}`).join(' AND ')}`).pluck();
   return {
-    consume(use, nowMs) {
+    /** True the first time this use's key is seen (and then recorded); run it inside the caller's transaction. */
+    consume(use: Use, nowMs: number): boolean {
       if (insert.run(use).changes !== 1) return false;
       prune.run(singleUseCutoff(nowMs, t.agedBy.unit));
       return true;
     },
-    has: (key) => found.get(key) !== undefined,
-    claimAcross: (use) =>
+    has: (key: Partial<Use>) => found.get(key) !== undefined,
+    /** Before `consume`, outside the transaction: false when another node already used this key. */
+    claimAcross: (use: Use): Promise<boolean> =>
       across ? across.claim(t.table, JSON.stringify(t.key.map((c) => use[c]))) : Promise.resolve(true),
   };
 }

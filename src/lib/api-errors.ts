@@ -4,7 +4,7 @@ import { ApiError } from './errors.ts';
  * Every error the API answers, written once: a stable machine `code`, the status and the exact
  * message. SPEC_7 holds spec section 7's own strings (verbatim); EXTENSIONS the service's
  * documented ones (docs/errors.md, one row per code; test/lib/api-errors.test.ts holds both lists
- * to their sources). `<name>` in a message is filled by the constructor.
+ * to their sources). `<name>` in a message is filled from the constructor's `fill`.
  */
 const SPEC_7 = {
   invalid_count: [400, 'count must be an integer of at least 2'],
@@ -76,17 +76,15 @@ export const ERRORS = { ...entries(SPEC_7, { spec: true }), ...entries(EXTENSION
 
 export type ErrorCode = keyof typeof ERRORS;
 
-/** The message of `code`, with each `<name>` replaced from `fill`. */
-export function errorMessage(code: ErrorCode, fill: Record<string, string | number> = {}): string {
-  return ERRORS[code].message.replace(/<(\w+)>/g, (all, name: string) => (name in fill ? String(fill[name]) : all));
-}
-
 function build(
   code: ErrorCode,
   extra: Record<string, unknown> = {},
-  more: { headers?: Record<string, string>; message?: string } = {},
+  more: { headers?: Record<string, string>; message?: string; fill?: Record<string, string | number> } = {},
 ): ApiError {
-  const message = more.message ?? ERRORS[code].message;
+  const { fill } = more;
+  const text = ERRORS[code].message;
+  const message =
+    more.message ?? (fill ? text.replace(/<(\w+)>/g, (all, name: string) => String(fill[name] ?? all)) : text);
   return new ApiError({ code, status: ERRORS[code].status, message, extra, headers: more.headers });
 }
 
@@ -113,8 +111,7 @@ export const entitlementFailed = () => build('entitlement_failed', { refund: 'qu
 export const screeningUnavailable = () => build('screening_unavailable');
 
 // Extensions.
-export const fieldRequired = (field: string) =>
-  build('field_required', {}, { message: errorMessage('field_required', { field }) });
+export const fieldRequired = (field: string) => build('field_required', {}, { fill: { field } });
 /** A field that is present but breaks its rule; `rule` is the caller's per-field message. */
 export const invalidField = (rule: string) => build('invalid_field', {}, { message: rule });
 export const chatIdRequired = () => build('chat_id_required');
@@ -123,11 +120,10 @@ export const invalidJsonBody = () => build('invalid_json_body');
 export const invalidQuery = (name: string, problem: string) =>
   build('invalid_query', {}, { message: `invalid query parameter ${name}: ${problem}`.replace(' :', ':') });
 export const countTooLarge = (max: number, minSpendUsd: number) =>
-  build('count_too_large', { minSpendUsd }, { message: errorMessage('count_too_large', { max }) });
+  build('count_too_large', { minSpendUsd }, { fill: { max } });
 export const invalidSince = () => build('invalid_since');
 export const cityRequired = () => build('city_required');
-export const invalidWait = (max: number) =>
-  build('invalid_wait', {}, { message: errorMessage('invalid_wait', { max }) });
+export const invalidWait = (max: number) => build('invalid_wait', {}, { fill: { max } });
 export const adminTokenRequired = () => bearerChallenge('admin_token_required');
 export const receiptTokenRequired = () => bearerChallenge('receipt_token_required');
 export const receiptExpired = () => bearerChallenge('receipt_expired', 'Bearer error="invalid_token"');

@@ -3,16 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 /** Run-time project files: from the repo in a checkout, SEA assets of the same names inside the binary. */
-type SeaModule = {
-  isSea(): boolean;
-  getRawAsset(key: string): ArrayBuffer;
-};
+type SeaModule = typeof import('node:sea');
 
 let sea: SeaModule | null | undefined;
 export function seaModule(): SeaModule | null {
   if (sea === undefined) {
     try {
-      const m = process.getBuiltinModule('node:sea') as SeaModule;
+      const m = process.getBuiltinModule('node:sea');
       sea = m.isSea() ? m : null;
     } catch {
       sea = null;

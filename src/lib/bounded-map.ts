@@ -2,16 +2,10 @@
  * A memo that starts again empty at `max`: a flood of unusual keys costs memory up to the cap,
  * without an LRU's bookkeeping on every hit.
  */
-export type BoundedMap<V> = {
-  /** The kept value, or `make()`'s, kept. */
-  memo(key: string, make: () => V): V;
-  readonly size: number;
-};
-
-export function boundedMap<V>(max: number): BoundedMap<V> {
+export function boundedMap<V>(max: number) {
   const map = new Map<string, V>();
   return {
-    memo(key, make) {
+    memo(key: string, make: () => V): V {
       let v = map.get(key);
       if (v === undefined) {
         v = make();
@@ -25,3 +19,5 @@ export function boundedMap<V>(max: number): BoundedMap<V> {
     },
   };
 }
+
+export type BoundedMap<V> = ReturnType<typeof boundedMap<V>>;

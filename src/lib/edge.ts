@@ -3,9 +3,8 @@ import { mergeHeaders } from './fast-path.ts';
 import { pathOf, type RouteTable } from './route-match.ts';
 
 /**
- * Around the router: trailing-slash 308, CORS, nosniff, the address limit. `path` is decoded, so
- * `/%61dmin` is the operator route here too. CORS `*` grants a browser nothing (no cookies); the
- * operator routes get none, so a page elsewhere cannot read them.
+ * `path` is decoded, so `/%61dmin` is the operator route here too. CORS `*` grants a browser
+ * nothing (no cookies); the operator routes get none, so a page elsewhere cannot read them.
  */
 // x402 v2: PAYMENT-SIGNATURE pays, PAYMENT-REQUIRED and PAYMENT-RESPONSE answer; SIGN-IN-WITH-X reads.
 // @x402/fetch also sends an Access-Control-Expose-Headers request header, so a browser asks for it.
@@ -34,7 +33,6 @@ export function createEdge(deps: EdgeDeps) {
     'access-control-expose-headers': CORS_EXPOSE_HEADERS,
   };
   const operatorHeaders: Record<string, string> = { 'x-content-type-options': 'nosniff' };
-  const extraFor = (path: string) => (isOperatorPath(path) ? operatorHeaders : publicHeaders);
 
   return {
     /** An answer that replaces routing (redirect, preflight, 429), or null; `finish` adds the headers. */
@@ -52,8 +50,7 @@ export function createEdge(deps: EdgeDeps) {
           });
         }
       }
-      const method = req.method;
-      if (method === 'OPTIONS' && !isOperatorPath(path)) {
+      if (req.method === 'OPTIONS' && !isOperatorPath(path)) {
         const allowed = routes.allowed(path);
         if (allowed.length > 0) {
           const methods = [...allowed, 'OPTIONS'].join(', ');
@@ -71,8 +68,7 @@ export function createEdge(deps: EdgeDeps) {
       }
       return deps.limit?.(req, path, env?.incoming?.socket?.remoteAddress) ?? null;
     },
-    /** Adds the headers to an answer; `out` is the node response when there is one. */
     finish: (res: Response, path: string, out: ServerResponse | undefined): Response =>
-      mergeHeaders(res, extraFor(path), out),
+      mergeHeaders(res, isOperatorPath(path) ? operatorHeaders : publicHeaders, out),
   };
 }

@@ -1,7 +1,6 @@
 /**
- * Parsers for configuration strings, used by src/config.ts instead of zod: building its zod schema
- * was the first execution of zod's code, about 3 ms of the binary's start (docs/performance.md).
- * A field yields a value or one problem in words an operator can act on.
+ * Configuration parsers for src/config.ts instead of zod, whose first use cost about 3 ms of the
+ * binary's start (docs/performance.md). A field yields a value or one problem an operator can fix.
  */
 import { nearest } from './nearest.ts';
 
@@ -115,14 +114,9 @@ export function parseShape<S extends Shape>(
   const bad = new Set<string>();
   for (const [key, f] of Object.entries(shape)) {
     const raw = input[key];
-    if (raw === undefined) {
-      value[key] = f.unset();
-      continue;
-    }
-    const r = f.parse(raw);
-    if (r.ok) value[key] = r.value;
-    else {
-      value[key] = f.unset();
+    const r = raw === undefined ? null : f.parse(raw);
+    value[key] = r?.ok ? r.value : f.unset();
+    if (r?.ok === false) {
       problems.push(`${key}: ${r.problem}`);
       bad.add(key);
     }

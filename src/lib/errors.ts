@@ -1,7 +1,4 @@
-/**
- * The one error type routes throw, built only by api-errors.ts. `code` (docs/errors.md) is for
- * metrics and logs; it stays off the body because spec section 7 lists each body's fields.
- */
+/** Built only by api-errors.ts. `code` is for metrics and logs, off the body: spec 7 lists each body's fields. */
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;

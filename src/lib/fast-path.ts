@@ -2,11 +2,9 @@ import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 
 /**
- * Every request-path measure that bends the HTTP stack lives here; docs/performance.md (items
- * 7-9) has the figures. Hono answers synchronously only for a single-handler route, so one
- * `app.use('*')` would make every answer a Promise and the node adapter's slow path: the wrapper
- * took /v1/cities from 32.2 to 24.3 µs CPU, one writeHead 25.05 -> 20.7 µs, the body limit only
- * for declared bodies saved 150 µs on paid subscribe. Removing them keeps the same bytes.
+ * Request-path measures that bend the HTTP stack (figures: docs/performance.md items 7-9). Hono
+ * answers synchronously only for a single-handler route; one `app.use('*')` would make every answer
+ * a Promise, the node adapter's slow path. Removing them keeps the same bytes.
  */
 
 /** Hono's body limit, run only for requests that declare a body (Content-Length > 0 or chunked). */
@@ -32,10 +30,7 @@ function plainHeaderCache(res: Response): unknown[] | null {
   return h !== null && typeof h === 'object' && !(h instanceof Headers) && !Array.isArray(h) ? cache : null;
 }
 
-/**
- * Adds `extra` to an answer; `out` is the node response when there is one. A route's own value
- * wins over `extra` when the answer is a real Response (in-process `app.request` in tests).
- */
+/** Adds `extra` to an answer (`out`: the node response); in-process, a route's own value wins. */
 export function mergeHeaders(res: Response, extra: Record<string, string>, out: ServerResponse | undefined): Response {
   if (out) {
     const cache = plainHeaderCache(res);
@@ -48,30 +43,21 @@ export function mergeHeaders(res: Response, extra: Record<string, string>, out: 
 }
 
 type Series = { observe(v: number): void };
-/** One request as the latency metric sees it: built once per request, read when it is answered. */
 type Timing = { req: Request; path: string; started: number };
-/** Hono's `app.fetch`, whatever its bindings type. */
 type Fetch = (req: Request, env?: never, ctx?: never) => Response | Promise<Response>;
 
 type WrapFetchDeps<Env> = {
   /** Bindings every request gets (the disclaimer); the node adapter's own are kept. */
   bindings: Env;
-  /**
-   * The path every decision keys on (limits, CORS, operator routes, metric label, 405): the
-   * router's own `app.getPath`, so a percent-encoded spelling of a route is the route everywhere.
-   */
+  /** The router's own `app.getPath`, so a percent-encoded spelling of a route is the route everywhere. */
   pathOf(req: Request, env: unknown): string;
   /** The route pattern for the metric label (bounded: `unmatched` for anything else). */
   routeOf(path: string): string;
-  /** An answer that replaces routing (redirect, preflight, 429), or null. */
   before(req: Request, path: string, env: unknown): Response | null;
-  /** Adds the edge headers to an answer. */
   finish(res: Response, path: string, env: unknown): Response;
-  /** The latency series for one (method, route, status). */
   series(method: string, route: string, status: number): Series;
 };
 
-/** `app.fetch` wrapped as described above: `app.fetch = wrapFetch(app.fetch, ...)`. */
 export function wrapFetch<F extends Fetch, Env extends object>(dispatch: F, deps: WrapFetchDeps<Env>): F {
   // One series per (route, status, method), found through nested maps of values the request
   // already holds. Methods come from Node's fixed list, routes from ROUTE_DOCS: the maps stay small.

@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 
 /**
- * The one flag reader for every command. parseArgs only tokenises: its strict mode stops at the
- * first problem, and a typo'd line should get all its mistakes at once. `refuse(name)` rejects a
- * declared flag whatever its value (secrets on `serve`).
+ * parseArgs only tokenises: its strict mode stops at the first problem, and a typo'd line should
+ * get all its mistakes at once. `refuse(name)` rejects a declared flag whatever its value.
  */
 type FlagSpec = {
   strings: readonly string[];
@@ -11,9 +10,7 @@ type FlagSpec = {
   refuse?: (name: string) => string | null;
 };
 
-type ReadFlags = { values: Record<string, string>; on: Set<string>; problems: string[] };
-
-export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
+export function readFlags(argv: readonly string[], spec: FlagSpec) {
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
   for (const name of spec.strings) options[name] = { type: 'string' };
   for (const name of spec.booleans) options[name] = { type: 'boolean' };
@@ -76,17 +73,12 @@ export function readFlags(argv: readonly string[], spec: FlagSpec): ReadFlags {
 
 /** Every problem at once; the commands answer it with exit code 2. */
 export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
+  override name = 'UsageError';
 }
-
-type CommandFlagSpec = Pick<FlagSpec, 'strings' | 'booleans'>;
 
 export type Flags = { values: Record<string, string>; on: Set<string> };
 
-export function parseFlags(argv: readonly string[], spec: CommandFlagSpec): Flags {
+export function parseFlags(argv: readonly string[], spec: FlagSpec): Flags {
   const { values, on, problems } = readFlags(argv, spec);
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   return { values, on };

@@ -295,8 +295,7 @@ export function createJsonPost(
       payload: method === 'POST' ? JSON.stringify(body) : '',
     };
     const r = await bounded({ upstream, timeoutMs, maxBytes: MAX_JSON_POST_BYTES }, agents, (send) => send(t));
-    const answer: JsonAnswer = { status: r.status, json: parseJson(r.text), text: r.text };
-    return answer;
+    return { status: r.status, json: parseJson(r.text), text: r.text } satisfies JsonAnswer;
   };
 
   return {

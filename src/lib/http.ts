@@ -3,25 +3,17 @@ import type { z } from 'zod';
 import { invalidJsonBody, invalidQuery } from './api-errors.ts';
 import type { ApiError } from './errors.ts';
 
-/**
- * Hono glue shared by every router: routers never build error bodies by hand, and every JSON
- * answer carries the disclaimer (a `c.env` binding the fetch wrapper adds, lib/fast-path.ts).
- */
+/** Every JSON answer carries the disclaimer, a `c.env` binding the fetch wrapper adds (lib/fast-path.ts). */
 export type AppEnv = { Bindings: { disclaimer: string } };
 export type Ctx = Context<AppEnv>;
 
-/** Status (default 200) and extra headers of a JSON answer. */
-interface ReplyInit {
-  status?: number;
-  headers?: Record<string, string>;
-}
+type ReplyInit = { status?: number; headers?: Record<string, string> };
 
 /** A JSON response from text or UTF-8 bytes whose object already carries the disclaimer. */
 export function replyJsonBytes(body: string | Uint8Array, { status = 200, headers }: ReplyInit = {}): Response {
   return new Response(body, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
-/** A JSON object response with the disclaimer appended. */
 export function replyJson(c: Ctx, body: object, init: ReplyInit = {}): Response {
   return replyJsonBytes(JSON.stringify({ ...body, disclaimer: c.env.disclaimer }), init);
 }
@@ -49,7 +41,6 @@ export function parseQuery<S extends z.ZodType>(
   throw invalidQuery(issue.path.join('.'), issue.message);
 }
 
-/** Reads a JSON body, answering 400 for anything that is not a JSON object. */
 export async function readJsonObject(c: Ctx): Promise<Record<string, unknown>> {
   let body: unknown;
   try {

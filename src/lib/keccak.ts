@@ -5,42 +5,16 @@
  */
 const RATE = 136; // bytes: 1600 - 2 x 256 bits of capacity
 
-/** ρ offsets by lane index x + 5y: the triangular numbers along the walk (1,0) -> (y, 2x + 3y). */
-function rhoOffsets(): number[] {
-  const r = new Array<number>(25).fill(0);
-  let x = 1;
-  let y = 0;
-  for (let t = 0; t < 24; t++) {
-    r[x + 5 * y] = (((t + 1) * (t + 2)) / 2) % 64;
-    [x, y] = [y, (2 * x + 3 * y) % 5];
-  }
-  return r;
-}
+/** ρ rotation offsets by lane index x + 5y (FIPS 202 3.2.2). */
+const RHO = [0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14];
 
-/** ι round constants, from the degree-8 LFSR rc(t), as [lo, hi] pairs. */
-function roundConstants(): number[] {
-  const rc = (t: number) => {
-    let r = 1;
-    for (let i = 0; i < t % 255; i++) {
-      r <<= 1;
-      if (r & 0x100) r ^= 0x171;
-    }
-    return r & 1;
-  };
-  const out: number[] = [];
-  for (let round = 0; round < 24; round++) {
-    let lo = 0;
-    let hi = 0;
-    for (let j = 0; j <= 6; j++) {
-      if (!rc(j + 7 * round)) continue;
-      const bit = 2 ** j - 1;
-      if (bit < 32) lo |= 1 << bit;
-      else hi |= 1 << (bit - 32);
-    }
-    out.push(lo | 0, hi | 0);
-  }
-  return out;
-}
+/** ι round constants (FIPS 202 3.2.5), each as its [lo, hi] 32-bit halves. */
+const RC = Int32Array.from([
+  0x1, 0x0, 0x8082, 0x0, 0x808a, 0x80000000, 0x80008000, 0x80000000, 0x808b, 0x0, 0x80000001, 0x0, 0x80008081,
+  0x80000000, 0x8009, 0x80000000, 0x8a, 0x0, 0x88, 0x0, 0x80008009, 0x0, 0x8000000a, 0x0, 0x8000808b, 0x0, 0x8b,
+  0x80000000, 0x8089, 0x80000000, 0x8003, 0x80000000, 0x8002, 0x80000000, 0x80, 0x80000000, 0x800a, 0x0, 0x8000000a,
+  0x80000000, 0x80008081, 0x80000000, 0x8080, 0x80000000, 0x80000001, 0x0, 0x80008008, 0x80000000,
+]);
 
 /** Source of `lo` and `hi` of (l, h) rotated left by n bits, as two expressions. */
 function rotl(l: string, h: string, n: number): [string, string] {
@@ -53,7 +27,6 @@ function rotl(l: string, h: string, n: number): [string, string] {
 
 /** One function `(state: Int32Array(50), rc: Int32Array(48)) => void`: the 24 rounds of Keccak-f[1600]. */
 function generatePermutation(): (s: Int32Array, rc: Int32Array) => void {
-  const R = rhoOffsets();
   const lanes = [...Array(25).keys()];
   const L = (i: number) => `l${i}`;
   const H = (i: number) => `h${i}`;
@@ -78,7 +51,7 @@ function generatePermutation(): (s: Int32Array, rc: Int32Array) => void {
   for (let x = 0; x < 5; x++)
     for (let y = 0; y < 5; y++) {
       const to = y + 5 * ((2 * x + 3 * y) % 5);
-      const [rl, rh] = rotl(L(x + 5 * y), H(x + 5 * y), R[x + 5 * y]!);
+      const [rl, rh] = rotl(L(x + 5 * y), H(x + 5 * y), RHO[x + 5 * y]!);
       src.push(`b${2 * to} = ${rl}; b${2 * to + 1} = ${rh};`);
     }
   // χ: each row mixed with its next two lanes.
@@ -98,7 +71,6 @@ function generatePermutation(): (s: Int32Array, rc: Int32Array) => void {
   return new Function('s', 'rc', src.join('\n')) as (s: Int32Array, rc: Int32Array) => void;
 }
 
-const RC = Int32Array.from(roundConstants());
 // Generated on the first hash: compiling it was about 0.8 ms of the binary's start.
 let permuteFn: ((s: Int32Array, rc: Int32Array) => void) | undefined;
 const state = new Int32Array(50);

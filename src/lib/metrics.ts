@@ -9,22 +9,6 @@ type Family =
   | { kind: 'counter' | 'gauge'; name: string; help: string; series: Map<string, Series> }
   | { kind: 'histogram'; name: string; help: string; buckets: number[]; series: Map<string, HistSeries> };
 
-type Counter = { inc(labels?: Labels, by?: number): void };
-type Gauge = { set(value: number, labels?: Labels): void };
-type Histogram = {
-  observe(value: number, labels?: Labels): void;
-  /** The series for fixed labels, for a hot path that observes it often: no key built per call. */
-  series(labels: Labels): { observe(value: number): void };
-};
-
-export type Metrics = {
-  counter(name: string, help: string): Counter;
-  gauge(name: string, help: string): Gauge;
-  histogram(name: string, help: string, buckets: number[]): Histogram;
-  collect(fn: () => void): void;
-  render(): string;
-};
-
 /** Series key: labels in name order. Callers usually pass them sorted already; then no sort. */
 const key = (labels: Labels) => {
   let names = Object.keys(labels);
@@ -47,7 +31,7 @@ const fmtLabels = (labels: Labels, extra?: [string, string]) => {
 };
 const num = (n: number) => (Number.isFinite(n) ? String(n) : n > 0 ? '+Inf' : n < 0 ? '-Inf' : 'NaN');
 
-export function createMetrics(): Metrics {
+export function createMetrics() {
   const families = new Map<string, Family>();
   const collectors: (() => void)[] = [];
 
@@ -59,27 +43,30 @@ export function createMetrics(): Metrics {
     return f;
   }
 
+  const scalar = (kind: 'counter' | 'gauge', name: string, help: string) =>
+    family(name, () => ({ kind, name, help, series: new Map<string, Series>() })).series;
+
   return {
-    counter(name, help) {
-      const f = family(name, () => ({ kind: 'counter' as const, name, help, series: new Map<string, Series>() }));
+    counter(name: string, help: string) {
+      const series = scalar('counter', name, help);
       return {
-        inc(labels = {}, by = 1) {
+        inc(labels: Labels = {}, by = 1) {
           const k = key(labels);
-          const s = f.series.get(k) ?? { labels, value: 0 };
+          const s = series.get(k) ?? { labels, value: 0 };
           s.value += by;
-          f.series.set(k, s);
+          series.set(k, s);
         },
       };
     },
-    gauge(name, help) {
-      const f = family(name, () => ({ kind: 'gauge' as const, name, help, series: new Map<string, Series>() }));
+    gauge(name: string, help: string) {
+      const series = scalar('gauge', name, help);
       return {
-        set(value, labels = {}) {
-          f.series.set(key(labels), { labels, value });
+        set(value: number, labels: Labels = {}) {
+          series.set(key(labels), { labels, value });
         },
       };
     },
-    histogram(name, help, buckets) {
+    histogram(name: string, help: string, buckets: number[]) {
       const sorted = [...buckets].sort((a, b) => a - b);
       const f = family(name, () => ({
         kind: 'histogram' as const,
@@ -105,19 +92,20 @@ export function createMetrics(): Metrics {
         s.count++;
       };
       return {
-        observe(value, labels = {}) {
+        observe(value: number, labels: Labels = {}) {
           record(seriesFor(labels), value);
         },
-        series(labels) {
+        /** The series for fixed labels, for a hot path that observes it often: no key built per call. */
+        series(labels: Labels) {
           const s = seriesFor(labels);
-          return { observe: (value) => record(s, value) };
+          return { observe: (value: number) => record(s, value) };
         },
       };
     },
-    collect(fn) {
+    collect(fn: () => void) {
       collectors.push(fn);
     },
-    render() {
+    render(): string {
       for (const fn of collectors) {
         try {
           fn();
@@ -149,3 +137,5 @@ export function createMetrics(): Metrics {
     },
   };
 }
+
+export type Metrics = ReturnType<typeof createMetrics>;

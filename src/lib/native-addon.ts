@@ -3,11 +3,7 @@ import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } fr
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
-/**
- * A native addon embedded in the single binary: the OS loads a shared object only from a file,
- * so the asset is written once to a cache directory named after its hash (better-sqlite3's,
- * libsecp256k1's).
- */
+/** The OS loads a shared object only from a file: an embedded addon is written to a cache dir named by its hash. */
 export function addonHash(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 }
@@ -33,10 +29,7 @@ export function dlopenAddon(file: string): object {
   return mod.exports;
 }
 
-/**
- * `hash` only names the cache directory. A file found there is loaded when only this user could
- * have written it (ensureAddonFile) and its size is the asset's; anything else is rewritten.
- */
+/** `hash` only names the cache directory; what ensureAddonFile does not trust there is rewritten. */
 export function loadEmbeddedAddon(
   bytes: Buffer,
   roots: string[],
@@ -57,10 +50,9 @@ export function loadEmbeddedAddon(
 
 /**
  * `file` holding `bytes`, in a directory closed to others (or they could have us load their code).
- * An existing file is not read back: with both directory levels and the file owned by this user
- * and writable by no one else, only this user (or root) could have put other bytes there, and
- * either could as well edit the binary. The size check catches a copy cut short; reading 2 MB back
- * to compare was about 2 ms of every start (docs/performance.md, "Issue 39, fifth round").
+ * A file owned by this user and writable by no one else is not read back (2 ms of every start):
+ * only this user or root could have changed it, and either could edit the binary. The size check
+ * catches a copy cut short.
  */
 function ensureAddonFile(root: string, file: string, bytes: Buffer): void {
   const dir = dirname(file);

@@ -1,7 +1,4 @@
-/**
- * Token buckets keyed by a string; pure (the instant is an argument). Bounded memory: full buckets
- * are swept, and at `maxKeys` the least recently seen key is evicted (forgetting at worst its limit).
- */
+/** Token buckets, bounded: full ones are swept, and past `maxKeys` the least recently seen is evicted. */
 type BucketLimit = {
   /** Tokens added per minute; 0 turns the limit off. */
   perMinute: number;
@@ -11,20 +8,12 @@ type BucketLimit = {
 
 type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
 
-export type RateLimiter = {
-  /** Takes one token for `key`, or says how long until one is available. */
-  take(key: string, nowMs: number): TakeResult;
-  /** Whether a token is available, without taking it. */
-  peek(key: string, nowMs: number): TakeResult;
-  size(): number;
-};
-
 type Bucket = { tokens: number; atMs: number };
 // One object each, not one per request: the address limit runs on every limited request.
 const TAKE = { consume: true } as const;
 const PEEK = { consume: false } as const;
 
-export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number } = {}): RateLimiter {
+export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number } = {}) {
   const maxKeys = opts.maxKeys ?? 100_000;
   const perMs = limit.perMinute / 60_000;
   const burst = Math.max(1, limit.burst);
@@ -57,8 +46,12 @@ export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number }
   };
 
   return {
-    take: (key, nowMs) => check(key, nowMs, TAKE),
-    peek: (key, nowMs) => check(key, nowMs, PEEK),
+    /** Takes one token for `key`, or says how long until one is available. */
+    take: (key: string, nowMs: number) => check(key, nowMs, TAKE),
+    /** Whether a token is available, without taking it. */
+    peek: (key: string, nowMs: number) => check(key, nowMs, PEEK),
     size: () => buckets.size,
   };
 }
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

@@ -46,14 +46,5 @@ export function routeTable(docs: RouteDoc[]): RouteTable {
 export function pathOf(url: string): string {
   const scheme = url.indexOf('://');
   const start = url.indexOf('/', scheme < 0 ? 0 : scheme + 3);
-  if (start < 0) return '/';
-  let end = url.length;
-  for (let i = start; i < url.length; i++) {
-    const ch = url.charCodeAt(i);
-    if (ch === 63 || ch === 35) {
-      end = i;
-      break;
-    } // '?' or '#'
-  }
-  return url.slice(start, end);
+  return start < 0 ? '/' : /^[^?#]*/.exec(url.slice(start))![0];
 }

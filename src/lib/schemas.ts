@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { ERRORS } from './api-errors.ts';
 
-/** Response pieces every router shares. */
 export const Disclaimer = z.string().describe('Informational-only notice with a pointer to the terms');
 
 export const ErrorBody = z
@@ -14,7 +14,7 @@ export const ErrorBody = z
 /** 429 from the abuse limits (src/limits/limits.ts); `Retry-After` carries the same seconds. */
 export const RateLimited = z
   .object({
-    error: z.literal('rate limit exceeded; retry later'),
+    error: z.literal(ERRORS.rate_limited.message),
     retryAfterSeconds: z.number().int().min(1),
     disclaimer: Disclaimer,
   })

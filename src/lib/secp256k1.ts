@@ -30,14 +30,11 @@ type Exports = {
   PUBLIC_KEY_INPUT: WasmGlobal;
   recover(outputLength: number, recoveryId: number): number;
 };
-const WASM = (
-  globalThis as unknown as {
-    WebAssembly: {
-      Module: new (bytes: Uint8Array) => object;
-      Instance: new (module: object, imports: object) => { exports: unknown };
-    };
-  }
-).WebAssembly;
+type WasmApi = {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+};
+const WASM = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 type Engine = {
   name: 'native' | 'wasm';
@@ -47,24 +44,15 @@ type Engine = {
 /** The curve order n, big-endian: r and s must be below it. */
 const N = Buffer.from('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', 'hex');
 
-const ERRORS = [
-  'Expected Private',
-  'Expected Point',
-  'Expected Tweak',
-  'Expected Hash',
-  'Expected Signature',
-  'Expected Extra Data',
-  'Expected Parity',
-  'Bad Recovery Id',
-];
-
-function instantiate(bytes: Uint8Array): Engine {
-  // The module imports its randomness (context blinding) and its error reporting from JS.
+export function loadWasmEngine(
+  bytes: Uint8Array = seaModule() ? readAssetBytes(SECP256K1_WASM_ASSET) : readFileSync(secp256k1WasmPath()),
+): Engine {
+  // The module imports its randomness (context blinding) and its error reporting (caught in recover) from JS.
   const imports = {
     './rand.js': { generateInt32: () => randomBytes(4).readInt32BE(0) },
     './validate_error.js': {
       throwError: (code: number) => {
-        throw new TypeError(ERRORS[code] ?? `secp256k1 error ${code}`);
+        throw new TypeError(`secp256k1 error ${code}`);
       },
     },
   };
@@ -91,16 +79,6 @@ function instantiate(bytes: Uint8Array): Engine {
       }
     },
   };
-}
-
-function wasmBytes(): Uint8Array {
-  const sea = seaModule();
-  if (sea) return new Uint8Array(sea.getRawAsset(SECP256K1_WASM_ASSET));
-  return readFileSync(secp256k1WasmPath());
-}
-
-export function loadWasmEngine(bytes: Uint8Array = wasmBytes()): Engine {
-  return instantiate(bytes);
 }
 
 /** The package's prebuilds for this platform, in the order to try: each libc's fails to load on the other. */
@@ -148,70 +126,57 @@ export function loadNativeEngine(files?: string[]): Engine {
 
 const DEFAULT_LOADERS: (() => Engine)[] = [() => loadNativeEngine(), () => loadWasmEngine()];
 let loaders = DEFAULT_LOADERS;
-let engine: Engine | null | undefined;
-let loadError: string | null = null;
+/** The first engine that loaded (null: none did) and why the ones before it did not. */
+let loaded: { engine: Engine | null; error: string | null } | undefined;
 
-/** The first engine that loads, on first use (never at start-up: dlopen and WASM compile cost ms); null when none does. */
-function loadEngine(): Engine | null {
+/** On first use, never at start-up: dlopen and WASM compile cost ms. */
+function load(): { engine: Engine | null; error: string | null } {
   const problems: string[] = [];
-  engine = null;
-  for (const load of loaders) {
+  let engine: Engine | null = null;
+  for (const next of loaders) {
     try {
-      engine = load();
+      engine = next();
       break;
     } catch (err) {
       problems.push(err instanceof Error ? err.message : String(err));
     }
   }
-  loadError = problems.length ? problems.join('; ') : null;
+  loaded = { engine, error: problems.length ? problems.join('; ') : null };
   // Expected where no prebuild exists (linux-arm64); eip3009-recover.ts warns if viem must serve.
-  if (engine && loadError)
+  if (engine && loaded.error)
     createLogger({ base: { service: 'isocast' } }).info(`secp256k1: recovering with the ${engine.name} engine`, {
-      reason: loadError,
+      reason: loaded.error,
     });
-  return engine;
+  return loaded;
 }
 
 /** Which engine recovers ('native' or 'wasm'), loading it now; null when neither loads. */
-export function secp256k1Engine(): Engine['name'] | null {
-  return (engine === undefined ? loadEngine() : engine)?.name ?? null;
-}
+export const secp256k1Engine = (): Engine['name'] | null => (loaded ?? load()).engine?.name ?? null;
 
 /** Why an engine did not load (the native addon's reason even when the WASM took over). */
-export function secp256k1LoadError(): string | null {
-  secp256k1Engine();
-  return loadError;
-}
+export const secp256k1LoadError = (): string | null => (loaded ?? load()).error;
 
 /** Test and bench hook: the engines to try, in order (default: native, then WASM), loaded at next use. */
 export function resetSecp256k1ForTests(order?: (() => Engine)[]): void {
   loaders = order ?? DEFAULT_LOADERS;
-  engine = undefined;
-  loadError = null;
+  loaded = undefined;
 }
 
 const below = (x: Uint8Array) => Buffer.compare(x, N) < 0;
 const isZero = (x: Uint8Array) => x.every((b) => b === 0);
 
-/** What the curve itself needs from a 65-byte signature before any recovery runs. */
-type RecoveryInput = { hash: Uint8Array; sig64: Uint8Array; recoveryId: number };
-
-/** viem `recoverAddress`'s pre-checks (v in {0, 1, 27, 28}, r and s in [1, n-1]); null recovers nothing. */
-function recoveryInput(hash: Uint8Array, signature: Uint8Array): RecoveryInput | null {
+/**
+ * The 64-byte public key that signed `hash`; null when nothing recovers, `undefined` without an
+ * engine. viem `recoverAddress`'s pre-checks first: v in {0, 1, 27, 28}, r and s in [1, n-1].
+ */
+export function recoverPublicKey(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
+  const e = (loaded ?? load()).engine;
+  if (!e) return undefined;
   if (hash.length !== 32 || signature.length !== 65) return null;
   const v = signature[64]!;
   const recoveryId = v === 0 || v === 1 ? v : v === 27 ? 0 : v === 28 ? 1 : -1;
-  if (recoveryId < 0) return null;
   const r = signature.subarray(0, 32);
   const s = signature.subarray(32, 64);
-  if (isZero(r) || isZero(s) || !below(r) || !below(s)) return null;
-  return { hash, sig64: signature.subarray(0, 64), recoveryId };
-}
-
-/** The 64-byte public key that signed `hash`; null when nothing recovers, `undefined` without an engine. */
-export function recoverPublicKey(hash: Uint8Array, signature: Uint8Array): Uint8Array | null | undefined {
-  const e = engine === undefined ? loadEngine() : engine;
-  if (!e) return undefined;
-  const input = recoveryInput(hash, signature);
-  return input && e.recover(input.hash, input.sig64, input.recoveryId);
+  if (recoveryId < 0 || isZero(r) || isZero(s) || !below(r) || !below(s)) return null;
+  return e.recover(hash, signature.subarray(0, 64), recoveryId);
 }

@@ -1,9 +1,6 @@
 import { signatureVerificationFailed, staleTimestamp } from './api-errors.ts';
 
-/**
- * The clock rule every signed request shares (spec 8), so a buyer's clock one of them accepts,
- * every one accepts.
- */
+/** The clock rule every signed request shares (spec 8): a clock one accepts, all accept. */
 export const SIGNED_REQUEST_SKEW_SEC = 600;
 const SKEW_MS = SIGNED_REQUEST_SKEW_SEC * 1000;
 
@@ -22,11 +19,7 @@ export function isStaleTimestamp(nowMs: number, timestampSec: number): boolean {
   return skewOf(Math.floor(nowMs / 1000) * 1000, timestampSec * 1000) !== null;
 }
 
-/**
- * A request naming its own lifetime (a sign-in): the expiry must not have passed and be at most
- * one skew window after both now and the issue instant, so a copy is worth no more than a signed
- * timestamp.
- */
+/** A sign-in's lifetime: at most one skew after now and after issue, so a copy is worth no more than a timestamp. */
 export function signedLifetime(r: {
   nowMs: number;
   issuedAtMs: number;
@@ -50,10 +43,7 @@ export async function checkSignedRequest(r: {
   if (!(await r.verify())) throw signatureVerificationFailed(r.refusedFor?.());
 }
 
-/**
- * A recorded use may be forgotten once its request would fail the clock rule anyway: rows older
- * than twice the skew go, so a server clock stepped back by less than the skew still refuses a copy.
- */
+/** Uses older than twice the skew go: a server clock stepped back by less than the skew still refuses a copy. */
 export function singleUseCutoff(nowMs: number, unit: 's' | 'ms'): number {
   const cutoffMs = nowMs - 2 * SKEW_MS;
   return unit === 'ms' ? cutoffMs : Math.floor(cutoffMs / 1000);

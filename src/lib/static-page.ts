@@ -6,11 +6,7 @@ import { type AppEnv, replyJson } from './http.ts';
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/**
- * `public/<name>.html` at `path`, and `<name>.css` and `<name>.js` at `path/assets/<file>`, each
- * answer with `headers`. Read at start: a binary built without its page fails here, not on a
- * visitor's request.
- */
+/** `public/<name>.html` at `path`, its css and js under `path/assets/`; read at start, so a bad binary fails here. */
 export function serveStaticPage(
   app: Hono<AppEnv>,
   page: { path: string; name: string; headers: Record<string, string> },

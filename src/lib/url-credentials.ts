@@ -1,8 +1,4 @@
-/**
- * fetch refuses `user:pass@` URLs, so a setting either turns them into an Authorization header or
- * is refused at start. Only the two private endpoints take them; BASE_URL and TERMS_URL are shown
- * to every buyer, where a password would leak.
- */
+/** `user:pass@` becomes an Authorization header on the private endpoints only: BASE_URL and TERMS_URL are public. */
 const CREDENTIAL_URL_SETTINGS = ['RPC_URL', 'FACILITATOR_URL'] as const;
 
 const URL_SETTINGS = [
