@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../lib/http.ts';
-import { parseQuery, replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
+import { type AppEnv, parseQuery, replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
 import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';

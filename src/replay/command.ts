@@ -77,22 +77,14 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     io.stdout(flags.on.has('json') ? `${JSON.stringify(result, null, 2)}\n` : `${formatReplay(result)}\n`);
     return REPLAY_EXIT.ok;
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`isocast replay: ${err.message}\n\n${REPLAY_HELP}`);
-      return REPLAY_EXIT.input;
-    }
-    if (err instanceof ReplayInputError) {
-      io.stderr(`isocast replay: ${err.message}\n`);
-      return REPLAY_EXIT.input;
-    }
     const msg =
       err instanceof UpstreamError
         ? `${err.upstream}: ${err.message}`
         : err instanceof Error
           ? err.message
           : String(err);
-    io.stderr(`isocast replay: ${msg}\n`);
-    return REPLAY_EXIT.failure;
+    io.stderr(`isocast replay: ${msg}\n${err instanceof UsageError ? `\n${REPLAY_HELP}` : ''}`);
+    return err instanceof UsageError || err instanceof ReplayInputError ? REPLAY_EXIT.input : REPLAY_EXIT.failure;
   }
 }
 

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
-import type { AppEnv } from '../lib/http.ts';
-import { closeWithDisclaimer, replyJsonBytes } from '../lib/http.ts';
+import { type AppEnv, closeWithDisclaimer, replyJsonBytes } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { LATENCY_MAX_ROWS, LATENCY_SPAN_MS, latencyWindows } from './latency.ts';
 import { LatencyStats } from './latency-schemas.ts';
