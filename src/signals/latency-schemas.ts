@@ -3,7 +3,7 @@ import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 
 /** Built on first use: only the documents, the operator page and tests need these shapes. */
-const build = () => {
+export const LatencyWindowSchema = once(() => {
   const Percentiles = z
     .object({
       count: z.number().int().min(0).describe('Signals that have both instants of this step'),
@@ -27,7 +27,7 @@ const build = () => {
 
   const Group = { signals: z.number().int().min(0), stages: Stages };
 
-  const LatencyWindowSchema = z
+  return z
     .object({
       window: z.enum(['24h', '7d']),
       from: z.iso.datetime(),
@@ -42,20 +42,17 @@ const build = () => {
       byCity: z.array(z.object({ city: z.string(), ...Group })),
     })
     .meta({ id: 'LatencyWindow' });
+});
 
-  const LatencyStats = z
+export const LatencyStats = once(() =>
+  z
     .object({
       generatedAt: z.iso.datetime().describe('When these figures were computed; they are cached for 30 s'),
-      windows: z.array(LatencyWindowSchema),
+      windows: z.array(LatencyWindowSchema()),
       truncated: z
         .boolean()
         .describe('true when the 7 days held more signals than the figures read (the newest are read)'),
       disclaimer: Disclaimer,
     })
-    .meta({ id: 'LatencyStats' });
-  return { LatencyWindowSchema, LatencyStats };
-};
-const shapes = once(build);
-
-export const LatencyWindowSchema = () => shapes().LatencyWindowSchema;
-export const LatencyStats = () => shapes().LatencyStats;
+    .meta({ id: 'LatencyStats' }),
+);
