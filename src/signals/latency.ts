@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { LatencyWindowSchema } from './latency-schemas.ts';
-import type { SignalPublic } from './schemas.ts';
+import type { LatencyWindowSchema, SignalPublic } from './schemas.ts';
 
 /** Negative stages are kept: two clocks are involved and hiding their skew would misstate the figures. */
 export const LATENCY_STAGES = [
