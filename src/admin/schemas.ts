@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
-import { LatencyWindowSchema } from '../signals/latency-schemas.ts';
+import { LatencyWindowSchema } from '../signals/schemas.ts';
 
 /**
  * The operator page's data document (`GET /admin/data.json`). Money is integer micro-USDC with a

@@ -61,12 +61,9 @@ export function dailyHighReport(
 ): { reading: number; reportedAtMs: number; report: Observation } | null {
   const reading = dailyHighReading(observations, day);
   if (reading === null) return null;
-  const kind = day.kind ?? DEFAULT_KIND;
-  let first: Observation | null = null;
-  for (const o of counted(observations, day)) {
-    if (first !== null && o.atMs >= first.atMs) continue;
-    if (roundForKind(kind, o, day.unit) === reading) first = o;
-  }
-  // dailyHighReading found a report with this reading, so `first` is set.
-  return { reading, reportedAtMs: first!.atMs, report: first! };
+  // dailyHighReading found a report with this reading, so the list is not empty; ties keep the earlier in the list.
+  const first = counted(observations, day)
+    .filter((o) => roundForKind(day.kind ?? DEFAULT_KIND, o, day.unit) === reading)
+    .reduce((a, b) => (b.atMs < a.atMs ? b : a));
+  return { reading, reportedAtMs: first.atMs, report: first };
 }

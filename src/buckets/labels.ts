@@ -13,10 +13,13 @@ export type BucketRange = { label: string; lo: number; hi: number; unit: TempUni
 
 const NUM = '(-?\\d{1,3})';
 const DEG = '\\s*°\\s*([CF])';
-const RANGE = new RegExp(`^${NUM}\\s*-\\s*${NUM}${DEG}$`, 'i');
-const SINGLE = new RegExp(`^${NUM}${DEG}$`, 'i');
-const BELOW = new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:below|lower|less)$`, 'i');
-const ABOVE = new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:higher|above|more)$`, 'i');
+/** Each shape and the bounds its numbers give; the unit is the last group. */
+const SHAPES: readonly [RegExp, (m: RegExpExecArray) => [lo: number, hi: number]][] = [
+  [new RegExp(`^${NUM}\\s*-\\s*${NUM}${DEG}$`, 'i'), (m) => [Number(m[1]), Number(m[2])]],
+  [new RegExp(`^${NUM}${DEG}$`, 'i'), (m) => [Number(m[1]), Number(m[1])]],
+  [new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:below|lower|less)$`, 'i'), (m) => [Number.NEGATIVE_INFINITY, Number(m[1])]],
+  [new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:higher|above|more)$`, 'i'), (m) => [Number(m[1]), Number.POSITIVE_INFINITY]],
+];
 
 /**
  * Typographic variants seen in hand-typed titles: ordinal º and ring ˚ (written as escapes: the
@@ -37,18 +40,12 @@ function unitOf(s: string): TempUnit {
 
 export function parseLabel(label: string): BucketRange | null {
   const s = normalise(label);
-  const m = RANGE.exec(s);
-  if (m) {
-    const lo = Number(m[1]);
-    const hi = Number(m[2]);
-    return lo <= hi ? { label, lo, hi, unit: unitOf(m[3]!) } : null;
+  for (const [shape, bounds] of SHAPES) {
+    const m = shape.exec(s);
+    if (!m) continue;
+    const [lo, hi] = bounds(m);
+    return lo <= hi ? { label, lo, hi, unit: unitOf(m.at(-1)!) } : null;
   }
-  const single = SINGLE.exec(s);
-  if (single) return { label, lo: Number(single[1]), hi: Number(single[1]), unit: unitOf(single[2]!) };
-  const below = BELOW.exec(s);
-  if (below) return { label, lo: Number.NEGATIVE_INFINITY, hi: Number(below[1]), unit: unitOf(below[2]!) };
-  const above = ABOVE.exec(s);
-  if (above) return { label, lo: Number(above[1]), hi: Number.POSITIVE_INFINITY, unit: unitOf(above[2]!) };
   return null;
 }
 

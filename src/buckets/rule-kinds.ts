@@ -11,11 +11,9 @@ export type RuleKind = (typeof RULE_KINDS)[number];
 /** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say. */
 export type ReportType = 'routine' | 'special';
 
-type Rounding = 'half-up' | 'floor-tenth';
-
 type KindRule = {
   counts(report: ReportType | undefined): boolean;
-  rounding: Rounding;
+  rounding: 'half-up' | 'floor-tenth';
   describe: string;
 };
 

@@ -29,14 +29,6 @@ export function kindOf(city: Pick<CityRecord, 'kind'>): MarketKind {
   return city.kind ?? 'high';
 }
 
-/** The stream rows for MARKET_KINDS, every high first so the spec's cities keep their order. */
-function streamRows(rows: readonly CityRecord[], kinds: string): CityRecord[] {
-  const wanted = new Set(kinds.split(','));
-  // Only a daily-high row has a low twin: a low row handed back (discovery re-serving a stream) is itself.
-  const lows = wanted.has('low') ? rows.filter((r) => kindOf(r) === 'high').map(lowStreamOf) : [];
-  return [...(wanted.has('high') ? rows : rows.filter((r) => kindOf(r) === 'low')), ...lows];
-}
-
 /** Suffix of a low stream's slug: `nyc` -> `nyc-low`. */
 export const LOW_SUFFIX = '-low';
 
@@ -69,7 +61,10 @@ export function createCatalog(
   const listed = selection.mode === 'list' ? new Set(selection.slugs) : null;
   const wantedKinds = new Set(kinds.split(',') as MarketKind[]);
   const cityOf = (r: CityRecord) => r.baseSlug ?? r.slug;
-  const streams = streamRows(rows, kinds);
+  // The stream rows, every high first so the spec's cities keep their order. Only a daily-high row
+  // has a low twin: a low row handed back (discovery re-serving a stream) is itself.
+  const lows = wantedKinds.has('low') ? rows.filter((r) => kindOf(r) === 'high').map(lowStreamOf) : [];
+  const streams = [...(wantedKinds.has('high') ? rows : rows.filter((r) => kindOf(r) === 'low')), ...lows];
   // The spec's cities start served (their records and slugs are the spec's); a listed one only if listed.
   let active: CityRecord[] = streams.filter((r) => r.active && (listed === null || listed.has(cityOf(r))));
   let all: CityRecord[] = [...streams];

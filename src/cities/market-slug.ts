@@ -27,8 +27,4 @@ export const EVENT_PREFIX: Readonly<Record<MarketKind, string>> = {
   low: 'lowest-temperature-in',
 };
 
-const EVENT_PAGE_BASE = 'https://polymarket.com/event/';
-
-export function eventUrl(slug: string): string {
-  return EVENT_PAGE_BASE + slug;
-}
+export const eventUrl = (slug: string): string => `https://polymarket.com/event/${slug}`;

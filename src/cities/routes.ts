@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../lib/http.ts';
-import { parseQuery, replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
+import { type AppEnv, parseQuery, replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
 import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -9,19 +8,16 @@ import { kindOf, type Catalog, type CityRecord } from './catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
 import type { DayRule } from '../resolution/store.ts';
+import type { SignalReader } from '../signals/read-store.ts';
 import { marketResolution } from '../resolution/metadata.ts';
 import { icaoOf } from '../resolution/judge.ts';
 import { CityDetail, CityList, CityListQuery, CityParams, type MarketResolutionBody } from './schemas.ts';
 
-type CitiesDeps = {
+type CitiesDeps = Pick<SignalReader, 'latestSeqAll' | 'latestAtAll' | 'latestSeq'> & {
   catalog: Catalog;
   clock: Clock;
   /** Market days follow this clock: with FEED=sim it runs SIM_SPEED times faster, like the signals. */
-  dayClock?: Clock;
-  latestSeqAll(): Map<string, number>;
-  /** Time of each city's latest signal; `?sort=recent` orders by it. */
-  latestAtAll?(): Map<string, number>;
-  latestSeq(city: string): number;
+  dayClock: Clock;
   /** Event page of the city's market for a local date; the poller knows the real slug once seen. */
   marketUrlFor?(city: CityRecord, date: string): string | null;
   /** The parsed rule of the city's current market day once the poller has read its event (poller.ruleFor). */
@@ -77,7 +73,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
       const seqs = deps.latestSeqAll();
       let active = want === 'all' ? deps.catalog.active : deps.catalog.active.filter((city) => kindOf(city) === want);
       if (sort === 'recent') {
-        const at = deps.latestAtAll?.() ?? new Map<string, number>();
+        const at = deps.latestAtAll();
         // Stable sort: cities without a signal keep catalog order at the end.
         active = [...active].sort((a, b) => (at.get(b.slug) ?? -1) - (at.get(a.slug) ?? -1));
       }
@@ -96,7 +92,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
   app.get('/v1/cities/:slug', (c) => {
     const city = deps.catalog.get(c.req.param('slug'));
     if (!city) throw unknownCity();
-    const targetDate = localDate(city.timezone, (deps.dayClock ?? deps.clock).now());
+    const targetDate = localDate(city.timezone, deps.dayClock.now());
     const marketUrl =
       deps.marketUrlFor?.(city, targetDate) ?? eventUrl(eventSlugs(city.marketToken, targetDate, city.kind).withYear);
     const rule = deps.ruleFor?.(city) ?? null;

@@ -15,7 +15,7 @@ const RESOLUTION_EXAMPLE = {
   from: 'catalog',
 } as const;
 
-/** A market's resolution metadata (cities/resolution.ts), with the example the OpenAPI document shows. */
+/** A market's resolution metadata (resolution/metadata.ts), with the example the OpenAPI document shows. */
 export const MarketResolution = z
   .object({
     station: z.string().nullable().describe('ICAO code of the station the market resolves on; null when none'),

@@ -1,5 +1,6 @@
 import { rateLimited } from '../lib/api-errors.ts';
 import type { ApiError } from '../lib/errors.ts';
+import { replyJsonBytes } from '../lib/http.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { createRateLimiter, type RateLimiter } from '../lib/rate-limit.ts';
 import { clientKey, parseTrustedProxies } from './client-address.ts';
@@ -40,25 +41,16 @@ export function abuseLimitsFromConfig(
   deps: { now: () => number; disclaimer: string; metrics?: Metrics },
 ) {
   const trustedProxies = parseTrustedProxies(config.TRUSTED_PROXIES);
-  const byAddress = createRateLimiter({
-    perMinute: config.RATE_LIMIT_ADDRESS_PER_MIN,
-    burst: config.RATE_LIMIT_ADDRESS_BURST,
-  });
-  const byWallet = createRateLimiter({
-    perMinute: config.RATE_LIMIT_WALLET_PER_MIN,
-    burst: config.RATE_LIMIT_WALLET_BURST,
-  });
-  const testMessages = { perMinute: config.TEST_MESSAGES_PER_HOUR / 60, burst: config.TEST_MESSAGES_BURST };
-  const testByChat = createRateLimiter(testMessages);
-  const testByWallet = createRateLimiter(testMessages);
+  const limiter = (perMinute: number, burst: number) => createRateLimiter({ perMinute, burst });
+  const byAddress = limiter(config.RATE_LIMIT_ADDRESS_PER_MIN, config.RATE_LIMIT_ADDRESS_BURST);
+  const byWallet = limiter(config.RATE_LIMIT_WALLET_PER_MIN, config.RATE_LIMIT_WALLET_BURST);
+  const testByChat = limiter(config.TEST_MESSAGES_PER_HOUR / 60, config.TEST_MESSAGES_BURST);
+  const testByWallet = limiter(config.TEST_MESSAGES_PER_HOUR / 60, config.TEST_MESSAGES_BURST);
   // Per client address too: fresh wallets cost nothing to make, so without it one client could
   // fill the shared test lane (2 a second) and make everyone else's test message wait past its
   // 5 s limit (a 502). Twice the wallet budget lets a household register a few chats, yet its
   // burst stays at 6 slots of the lane: 3 s, under the 5 s a test message waits.
-  const testByAddress = createRateLimiter({
-    perMinute: (2 * config.TEST_MESSAGES_PER_HOUR) / 60,
-    burst: 2 * config.TEST_MESSAGES_BURST,
-  });
+  const testByAddress = limiter((2 * config.TEST_MESSAGES_PER_HOUR) / 60, 2 * config.TEST_MESSAGES_BURST);
   const refused = deps.metrics?.counter(
     'isocast_rate_limited_total',
     'Requests refused with 429 by the abuse limits, by limit and route',
@@ -90,10 +82,7 @@ export function abuseLimitsFromConfig(
       if (r.ok) return null;
       const err = refuse('address', route, r.retryAfterMs);
       const body = JSON.stringify({ error: err.message, ...err.extra, disclaimer: deps.disclaimer });
-      return new Response(body, {
-        status: 429,
-        headers: { 'content-type': 'application/json; charset=utf-8', ...err.headers },
-      });
+      return replyJsonBytes(body, { status: 429, headers: err.headers });
     },
     // Per wallet; each throws a 429 ApiError. `payer`: a purchase (subscribe, inline-paid read).
     payer: (wallet: string) => walletCheck('payment', wallet),

@@ -44,37 +44,30 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
 
     // Inputs are all read before anything is fetched, so a bad file fails fast and offline.
     const obsPath = flags.values.observations;
-    const fromFile =
+    const file =
       obsPath === undefined
         ? null
-        : {
-            path: obsPath,
-            ...parseObservationFile(
-              readInput(io, obsPath, 'observations'),
-              city,
-              format as ObservationFormat | undefined,
-            ),
-          };
+        : parseObservationFile(readInput(io, obsPath, 'observations'), city, format as ObservationFormat | undefined);
     let market: ReplayMarket | null = null;
     if (flags.values.buckets !== undefined) market = marketFromLabels(flags.values.buckets);
     else if (flags.values.market !== undefined)
       market = marketFromEventJson(parseJson(readInput(io, flags.values.market, 'market'), 'market'));
 
-    const upstreams = fromFile && market ? null : io.upstreams();
+    const upstreams = file && market ? null : io.upstreams();
     // The market first: its rule says which station and feed the day resolves on.
     market ??= await fetchReplayMarket(upstreams!, city, date);
     const check = stationCheck(market.rule, city);
     const force = flags.on.has('force');
     if (check.refuse && !force) throw new ReplayInputError(`${check.refuse}; pass --force to replay anyway`);
-    const obs = fromFile
-      ? { source: `${fromFile.format} file ${fromFile.path}`, observations: fromFile.observations }
+    const obs = file
+      ? { source: `${file.format} file ${obsPath}`, observations: file.observations }
       : await fetchObservations(upstreams!, {
           city,
           date,
           clock: io.clock,
           prefer: market.rule?.source === 'noaa' ? 'metar' : undefined,
         });
-    if (!fromFile && city.resolutionSource === 'hko' && obs.observations.length === 0)
+    if (!file && city.resolutionSource === 'hko' && obs.observations.length === 0)
       throw new ReplayInputError(
         "the Hong Kong Observatory's open data has only today's running maximum; pass --observations <file> (time,temp,unit)",
       );
@@ -84,22 +77,14 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     io.stdout(flags.on.has('json') ? `${JSON.stringify(result, null, 2)}\n` : `${formatReplay(result)}\n`);
     return REPLAY_EXIT.ok;
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`isocast replay: ${err.message}\n\n${REPLAY_HELP}`);
-      return REPLAY_EXIT.input;
-    }
-    if (err instanceof ReplayInputError) {
-      io.stderr(`isocast replay: ${err.message}\n`);
-      return REPLAY_EXIT.input;
-    }
     const msg =
       err instanceof UpstreamError
         ? `${err.upstream}: ${err.message}`
         : err instanceof Error
           ? err.message
           : String(err);
-    io.stderr(`isocast replay: ${msg}\n`);
-    return REPLAY_EXIT.failure;
+    io.stderr(`isocast replay: ${msg}\n${err instanceof UsageError ? `\n${REPLAY_HELP}` : ''}`);
+    return err instanceof UsageError || err instanceof ReplayInputError ? REPLAY_EXIT.input : REPLAY_EXIT.failure;
   }
 }
 

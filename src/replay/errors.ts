@@ -1,7 +1,4 @@
 /** Bad replay input (flags, files, labels): the command answers with the message and exit code 2. */
 export class ReplayInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ReplayInputError';
-  }
+  override name = 'ReplayInputError';
 }

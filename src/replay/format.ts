@@ -6,33 +6,31 @@ import type { ReplayReading, ReplayResult } from './run.ts';
 export function formatReplay(r: ReplayResult): string {
   const at = (iso: string) => `${localTime(r.timezone, Date.parse(iso))} (${iso.slice(11, 16)}Z)`;
   const rd = (x: ReplayReading) => `${x.reading}°${x.unit} ${x.bucket ?? '(no bucket)'}`;
-  const lines: string[] = [];
-  lines.push(`replay ${r.city} ${r.date}  ${r.displayName}, ${r.timezone}`);
-  lines.push(`local day   ${r.localDay.start} .. ${r.localDay.end} (${r.localDay.hours} h)`);
-  lines.push(`buckets     ${r.buckets.join(' | ')}`);
   const o = r.observations;
-  lines.push(
+  const lines = [
+    `replay ${r.city} ${r.date}  ${r.displayName}, ${r.timezone}`,
+    `local day   ${r.localDay.start} .. ${r.localDay.end} (${r.localDay.hours} h)`,
+    `buckets     ${r.buckets.join(' | ')}`,
     `observations ${o.total} from ${o.source}: ${o.inDay} in the local day, ${o.outsideDay} outside (ignored)`,
-  );
-  lines.push(
     r.baseline
       ? `baseline    ${rd(r.baseline)} at ${at(r.baseline.observedAt)} (sets the day, emits nothing)`
       : 'baseline    none',
-  );
-  if (r.signals.length === 0) lines.push('signals     none would have fired');
-  for (const s of r.signals) lines.push(`signal #${s.seq}  ${rd(s.old)} -> ${rd(s.new)}  at ${at(s.observedAt)}`);
-  lines.push(
+    r.signals.length === 0 ? 'signals     none would have fired' : null,
+    ...r.signals.map((s) => `signal #${s.seq}  ${rd(s.old)} -> ${rd(s.new)}  at ${at(s.observedAt)}`),
     r.final
       ? `final high  ${rd(r.final)}  (first seen ${at(r.final.observedAt)})`
       : 'final high  none (no observation in the local day)',
-  );
-  if (r.market.slug) lines.push(`market      ${r.market.slug} (${r.market.origin})`);
-  if (r.rule) lines.push(`rule        ${ruleLine(r.rule)}`);
-  lines.push(`counts      ${KIND_RULES[r.kind].describe}`);
-  if (r.market.resolvedBucket !== null) lines.push(`resolved    ${r.market.resolvedBucket}  match: ${r.match}`);
-  else if (r.market.origin !== 'labels') lines.push('resolved    not yet (no bucket has outcomePrices ["1","0"])');
-  for (const n of r.notes) lines.push(`note        ${n}`);
-  return lines.join('\n');
+    r.market.slug ? `market      ${r.market.slug} (${r.market.origin})` : null,
+    r.rule ? `rule        ${ruleLine(r.rule)}` : null,
+    `counts      ${KIND_RULES[r.kind].describe}`,
+    r.market.resolvedBucket !== null
+      ? `resolved    ${r.market.resolvedBucket}  match: ${r.match}`
+      : r.market.origin !== 'labels'
+        ? 'resolved    not yet (no bucket has outcomePrices ["1","0"])'
+        : null,
+    ...r.notes.map((n) => `note        ${n}`),
+  ];
+  return lines.filter((l) => l !== null).join('\n');
 }
 
 /** `noaa KSEA °F, whole degrees, fallback wu (https://www.weather.gov/wrh/timeseries?site=ksea)` */

@@ -24,15 +24,13 @@ export function marketFromLabels(list: string): ReplayMarket {
     .map((s) => s.trim())
     .filter((s) => s !== '');
   if (labels.length === 0) throw new ReplayInputError('--buckets needs at least one label');
-  const ranges: BucketRange[] = [];
-  for (const label of labels) {
+  const ranges = labels.map((label) => {
     const r = parseLabel(label);
-    if (!r)
-      throw new ReplayInputError(
-        `--buckets: ${JSON.stringify(label)} is not a bucket label (like 40-41°F, 14°C, 27°F or below, 38°F or higher)`,
-      );
-    ranges.push(r);
-  }
+    if (r) return r;
+    throw new ReplayInputError(
+      `--buckets: ${JSON.stringify(label)} is not a bucket label (like 40-41°F, 14°C, 27°F or below, 38°F or higher)`,
+    );
+  });
   const ordered = orderBuckets(ranges);
   if (!ordered.ok) throw new ReplayInputError(`--buckets: ${ordered.reason}`);
   return { origin: 'labels', slug: null, url: null, buckets: ordered.buckets, resolvedBucket: null, rule: null };
@@ -102,25 +100,21 @@ export function stationCheck(
   rule: ResolutionRule | null,
   city: CityRecord,
 ): { refuse: string | null; note: string | null } {
-  if (!rule) return { refuse: null, note: null };
-  if (rule.source === 'unknown')
+  const refuse = (why: string | null) => ({ refuse: why, note: null });
+  if (rule?.source === 'unknown')
     return {
       refuse: null,
       note: `the event's rule could not be read (${rule.reason ?? 'unknown wording'}); the station was not checked`,
     };
   // The Hong Kong row watches the Observatory itself: its readings are what the rule resolves on.
-  if (rule.source === 'hko' && city.resolutionSource === 'hko') return { refuse: null, note: null };
-  if (rule.source === 'hko' || rule.source === 'cwa') {
-    return {
-      refuse: `the event resolves on ${rule.source} (${rule.station}), not on ${city.slug}'s station ${city.station ?? '(none)'}`,
-      note: null,
-    };
-  }
-  if (rule.station !== city.station?.toUpperCase()) {
-    return {
-      refuse: `the event's rule resolves on station ${rule.station}, but the observations are ${city.slug}'s catalog station ${city.station ?? '(none)'}`,
-      note: null,
-    };
-  }
-  return { refuse: null, note: null };
+  if (!rule || (rule.source === 'hko' && city.resolutionSource === 'hko')) return refuse(null);
+  if (rule.source === 'hko' || rule.source === 'cwa')
+    return refuse(
+      `the event resolves on ${rule.source} (${rule.station}), not on ${city.slug}'s station ${city.station ?? '(none)'}`,
+    );
+  if (rule.station !== city.station?.toUpperCase())
+    return refuse(
+      `the event's rule resolves on station ${rule.station}, but the observations are ${city.slug}'s catalog station ${city.station ?? '(none)'}`,
+    );
+  return refuse(null);
 }

@@ -34,14 +34,8 @@ export function decideDiscovered(
     const row = byToken.get(ev.token);
     const base = row?.slug ?? ev.token;
     const city = ev.extreme === 'low' ? base + LOW_SUFFIX : base;
-    const no = (reason: string): DiscoveryVerdict => ({
-      slug: ev.slug,
-      city,
-      date: ev.date,
-      rule: ev.rule,
-      served: false,
-      reason,
-    });
+    const head = { slug: ev.slug, city, date: ev.date, rule: ev.rule };
+    const no = (reason: string): DiscoveryVerdict => ({ ...head, served: false, reason });
     const { rule } = ev;
     if (!catalog.kinds.includes(ev.extreme))
       return no(`a daily-${ev.extreme} market, and MARKET_KINDS=${catalog.kinds.join(',')} serves none`);

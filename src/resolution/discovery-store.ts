@@ -31,19 +31,8 @@ export function createDiscoveryStore(db: Db) {
     replace(verdicts: readonly DiscoveryVerdict[], nowMs: number): void {
       db.transaction(() => {
         s.clear.run();
-        for (const v of verdicts) {
-          s.insert.run(
-            v.slug,
-            v.city,
-            v.date,
-            v.rule.source,
-            v.rule.kind,
-            icaoOf(v.rule.station),
-            v.served ? 1 : 0,
-            v.reason,
-            nowMs,
-          );
-        }
+        for (const { slug, city, date, rule, served, reason } of verdicts)
+          s.insert.run(slug, city, date, rule.source, rule.kind, icaoOf(rule.station), served ? 1 : 0, reason, nowMs);
       })();
     },
     /** Not served first, then by city and day. */

@@ -37,43 +37,27 @@ export function judgeRule(
   city: Pick<CityRecord, 'station' | 'unit' | 'kind'> & Partial<Pick<CityRecord, 'resolutionSource'>>,
   canObserve: (s: ObservableSource) => boolean,
 ): Verdict {
-  if (rule.source === 'unknown')
-    return { status: 'paused', reason: `rule not understood: ${rule.reason ?? 'unrecognised wording'}` };
+  const paused = (reason: string): Verdict => ({ status: 'paused', reason });
+  if (rule.source === 'unknown') return paused(`rule not understood: ${rule.reason ?? 'unrecognised wording'}`);
   // A low stream must never signal off a high market's rule, nor the reverse.
   if (rule.extreme && rule.extreme !== kindOf(city))
-    return {
-      status: 'paused',
-      reason: `rule resolves on the day's ${rule.extreme === 'low' ? 'lowest' : 'highest'} temperature, this stream watches the daily ${kindOf(city)}`,
-    };
+    return paused(
+      `rule resolves on the day's ${rule.extreme === 'low' ? 'lowest' : 'highest'} temperature, this stream watches the daily ${kindOf(city)}`,
+    );
   if (rule.source === 'hko') {
     // The Observatory's own 0.1 °C readings at its headquarters: only the city that watches it.
     if (city.resolutionSource !== 'hko')
-      return {
-        status: 'paused',
-        reason: `rule resolves on ${LABEL.hko}, the catalog watches ${city.station ?? 'no station'}`,
-      };
-    if (rule.unit !== 'C')
-      return { status: 'paused', reason: `rule resolves in °${rule.unit}, the Observatory reports °C` };
-    if (!canObserve('hko')) return { status: 'paused', reason: `no weather feed configured for ${LABEL.hko} rules` };
+      return paused(`rule resolves on ${LABEL.hko}, the catalog watches ${city.station ?? 'no station'}`);
+    if (rule.unit !== 'C') return paused(`rule resolves in °${rule.unit}, the Observatory reports °C`);
+    if (!canObserve('hko')) return paused(`no weather feed configured for ${LABEL.hko} rules`);
     return { status: 'ok', observe: 'hko' };
   }
-  if (rule.source === 'cwa') {
-    return {
-      status: 'paused',
-      reason: `resolves on ${LABEL.cwa} (${rule.station}), whose open data needs an API key: no feed observes it`,
-    };
-  }
-  if (!city.station || rule.station !== city.station.toUpperCase()) {
-    return {
-      status: 'paused',
-      reason: `rule names station ${rule.station}, the catalog watches ${city.station ?? 'no station'}`,
-    };
-  }
-  if (rule.unit !== city.unit)
-    return { status: 'paused', reason: `rule resolves in °${rule.unit}, the catalog's unit is °${city.unit}` };
-  if (rule.precision !== 1)
-    return { status: 'paused', reason: `rule resolves to ${rule.precision}°, signals are whole degrees` };
-  if (!canObserve(rule.source))
-    return { status: 'paused', reason: `no weather feed configured for ${LABEL[rule.source]} rules` };
+  if (rule.source === 'cwa')
+    return paused(`resolves on ${LABEL.cwa} (${rule.station}), whose open data needs an API key: no feed observes it`);
+  if (!city.station || rule.station !== city.station.toUpperCase())
+    return paused(`rule names station ${rule.station}, the catalog watches ${city.station ?? 'no station'}`);
+  if (rule.unit !== city.unit) return paused(`rule resolves in °${rule.unit}, the catalog's unit is °${city.unit}`);
+  if (rule.precision !== 1) return paused(`rule resolves to ${rule.precision}°, signals are whole degrees`);
+  if (!canObserve(rule.source)) return paused(`no weather feed configured for ${LABEL[rule.source]} rules`);
   return { status: 'ok', observe: rule.source };
 }

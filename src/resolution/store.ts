@@ -85,24 +85,17 @@ export function createRuleStore(db: Db) {
           s.insert.run({ ...next, parseNote: rule.reason ?? null, nowMs: input.nowMs });
           return { ...next, newlyPaused: !ok };
         }
-        let status: DayRule['status'] = 'ok';
-        let reason: string | null = null;
-        let observedWith = row.observedWith;
-        if (!sameRule(row, rule)) {
-          status = 'paused';
-          reason = `rule changed during the day: ${describeRule(row)} first, now ${describeRule(rule)}`;
-        } else if (verdict.status === 'paused') {
-          status = 'paused';
-          reason = verdict.reason;
-        } else if (row.observedWith !== null && row.observedWith !== input.feed) {
-          status = 'paused';
-          reason = `the day is observed with ${row.observedWith}; switching to ${input.feed} would mix sources`;
-        } else {
-          observedWith = input.feed;
-        }
-        if (status !== row.status || reason !== row.reason || observedWith !== row.observedWith) {
+        const reason = !sameRule(row, rule)
+          ? `rule changed during the day: ${describeRule(row)} first, now ${describeRule(rule)}`
+          : verdict.status === 'paused'
+            ? verdict.reason
+            : row.observedWith !== null && row.observedWith !== input.feed
+              ? `the day is observed with ${row.observedWith}; switching to ${input.feed} would mix sources`
+              : null;
+        const status: DayRule['status'] = reason === null ? 'ok' : 'paused';
+        const observedWith = reason === null ? input.feed : row.observedWith;
+        if (status !== row.status || reason !== row.reason || observedWith !== row.observedWith)
           s.update.run(status, reason, observedWith, input.nowMs, input.city, input.date);
-        }
         return { ...row, status, reason, observedWith, newlyPaused: status === 'paused' && row.status !== 'paused' };
       })(),
     read: (city: string, date: string) => (s.get.get(city, date) as DayRule | undefined) ?? null,

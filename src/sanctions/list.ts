@@ -68,11 +68,6 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }) {
   };
   if (opts.path) reload();
 
-  const count = () => {
-    let n = fileSet.size;
-    for (const e of extraSet) if (!fileSet.has(e)) n++;
-    return n;
-  };
   return {
     has: (address: string): boolean => {
       const a = address.toLowerCase();
@@ -81,7 +76,7 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }) {
     status: (nowMs = Date.now()) => ({
       listLoaded,
       extraConfigured: extras.length > 0,
-      count: count(),
+      count: fileSet.size + [...extraSet].filter((e) => !fileSet.has(e)).length,
       // Seconds since the loaded file was last modified: how old the list in force is. Null without one.
       ageSeconds: mtimeMs === null ? null : Math.max(0, Math.floor((nowMs - mtimeMs) / 1000)),
     }),

@@ -1,10 +1,9 @@
 import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
-import type { AppEnv } from '../lib/http.ts';
-import { closeWithDisclaimer, replyJsonBytes } from '../lib/http.ts';
+import { type AppEnv, closeWithDisclaimer, replyJsonBytes } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { LATENCY_MAX_ROWS, LATENCY_SPAN_MS, latencyWindows } from './latency.ts';
-import { LatencyStats } from './latency-schemas.ts';
+import { LatencyStats } from './schemas.ts';
 import type { SignalReader } from './read-store.ts';
 
 const LATENCY_CACHE_MS = 30_000;

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { LatencyWindowSchema } from './latency-schemas.ts';
-import type { SignalPublic } from './schemas.ts';
+import type { LatencyWindowSchema, SignalPublic } from './schemas.ts';
 
 /** Negative stages are kept: two clocks are involved and hiding their skew would misstate the figures. */
 export const LATENCY_STAGES = [
@@ -21,14 +20,7 @@ export const LATENCY_MAX_ROWS = 200_000;
 
 export const LATENCY_SPAN_MS = LATENCY_WINDOWS[LATENCY_WINDOWS.length - 1]!.ms;
 
-type LatencyRow = {
-  city: string;
-  channel: string | null;
-  reportedAtMs: number | null;
-  availableAtMs: number | null;
-  observedAtMs: number;
-  storedAtMs: number;
-};
+type LatencyRow = ReturnType<typeof latencyRowOf>;
 
 type LatencyWindow = z.infer<ReturnType<typeof LatencyWindowSchema>>;
 type LatencyGroup = Omit<LatencyWindow['byCity'][number], 'city'>;
@@ -91,7 +83,7 @@ export type SignalTimes = Pick<SignalPublic, 'city' | 'channel' | 'reportedAt' |
 };
 
 /** A signal's instants as a row of the figures: a committed one (the poller's /metrics), or a stored row's. */
-export function latencyRowOf(s: SignalTimes, storedAtMs = Date.parse(s.storedAt ?? s.observedAt)): LatencyRow {
+export function latencyRowOf(s: SignalTimes, storedAtMs = Date.parse(s.storedAt ?? s.observedAt)) {
   return {
     city: s.city,
     channel: s.channel,

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../lib/http.ts';
-import { parseQuery, replyJsonText } from '../lib/http.ts';
+import { type AppEnv, parseQuery, replyJsonText } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
+import type { SignalReader } from './read-store.ts';
 import { SampleQuery, SampleSignal } from './schemas.ts';
 import { SYNTHETIC_SAMPLE } from './synthetic-sample.ts';
 
@@ -9,11 +9,7 @@ import { SYNTHETIC_SAMPLE } from './synthetic-sample.ts';
  * `/v1/sample`: seq 1 of a city once its latest seq is at least 2 (with one signal, seq 1 is the
  * latest, which is what buyers pay for); the fixed synthetic example otherwise.
  */
-export function sampleRoutes(deps: {
-  isCity(slug: string): boolean;
-  payload(city: string, seq: number): string | null;
-  latestSeq(city: string): number;
-}): Hono<AppEnv> {
+export function sampleRoutes(deps: Pick<SignalReader, 'payload' | 'latestSeq'> & { isCity(slug: string): boolean }) {
   const app = new Hono<AppEnv>();
   const synthetic = JSON.stringify({ ...SYNTHETIC_SAMPLE, sample: true, synthetic: true });
   app.get('/v1/sample', (c) => {

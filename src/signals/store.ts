@@ -59,9 +59,8 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
 
   const readDayState = (city: string, targetDate: string): DayState | null =>
     (state.get(city, targetDate) as DayState | undefined) ?? null;
-  const writeState = (input: ReadingInput, next: DayState): void => {
+  const writeState = (input: ReadingInput, next: DayState) =>
     upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
-  };
   /** The city's latest seq (0 before its first signal); the entitlement ceiling reads it inside the purchase. */
   const latestSeq = (city: string): number => latest.get(city) as number;
   const detectIn = (input: ReadingInput): Detection =>

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type latencyRowOf, latencyWindows, percentiles, stageDurations } from '../../src/signals/latency.ts';
-import { LatencyStats } from '../../src/signals/latency-schemas.ts';
+import { LatencyStats } from '../../src/signals/schemas.ts';
 import { testApp } from '../helpers/app.ts';
 import { signalPayload } from '../helpers/signals.ts';
 import type { Db } from '../../src/db/open.ts';
