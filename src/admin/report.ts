@@ -43,20 +43,13 @@ export type ReportDeps = {
 
 const DAY_MS = 86_400_000;
 
-type Reads = ReportDeps['stores'] & {
-  payments: ReturnType<typeof createPaymentReads>;
-  outboxCounts: ReturnType<typeof createOutboxCounts>;
-  outboxRecent: ReturnType<typeof createOutboxRecent>;
-};
+type Reads = ReportDeps['stores'] & { payments: ReturnType<typeof createPaymentReads> };
 
 export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
   const { db } = deps;
-  const reads: Reads = {
-    ...deps.stores,
-    payments: createPaymentReads(db),
-    outboxCounts: createOutboxCounts(db),
-    outboxRecent: createOutboxRecent(db),
-  };
+  const reads: Reads = { ...deps.stores, payments: createPaymentReads(db) };
+  const outboxCounts = createOutboxCounts(db);
+  const outboxRecent = createOutboxRecent(db);
 
   // One read transaction: every section describes the same committed state.
   return (nowMs) =>
@@ -68,10 +61,20 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         feed: deps.feed,
         totals: totalsOf(reads, latest, nowMs),
         revenueByDay: revenueByDayOf(reads, nowMs),
-        recentPayments: recentPaymentsOf(reads),
-        refunds: refundsOf(reads),
-        entitlements: entitlementsOf(reads, latest),
-        deliveries: deliveriesOf(reads),
+        recentPayments: reads.payments.recent(LIMITS.payments).map(shown) as AdminDataBody['recentPayments'],
+        refunds: reads.payments.queuedRefunds(LIMITS.refunds).map(shown) as AdminDataBody['refunds'],
+        entitlements: reads.entitlements.recent(LIMITS.entitlements).map((r) => ({
+          wallet: r.wallet,
+          city: r.city,
+          paidThroughSeq: r.paidThroughSeq,
+          totalPaidSignals: r.totalPaidSignals,
+          latestSeq: latest.get(r.city) ?? 0,
+          updatedAt: iso(r.updatedAtMs),
+        })),
+        deliveries: {
+          counts: outboxCounts(),
+          recent: outboxRecent(LIMITS.deliveries).map(shown) as AdminDataBody['deliveries']['recent'],
+        },
         replication: replicationOf(deps.replication?.()),
         facilitators: (deps.facilitators?.() ?? []).map(({ downSinceMs, ...f }) => ({
           ...f,
@@ -129,30 +132,4 @@ function shown(row: Record<string, unknown>): Record<string, unknown> {
     if (k === 'amount_micro') out.amountUsd = microToUsd(v as number);
   }
   return out;
-}
-
-function recentPaymentsOf({ payments }: Reads): AdminDataBody['recentPayments'] {
-  return payments.recent(LIMITS.payments).map(shown) as AdminDataBody['recentPayments'];
-}
-
-function refundsOf({ payments }: Reads): AdminDataBody['refunds'] {
-  return payments.queuedRefunds(LIMITS.refunds).map(shown) as AdminDataBody['refunds'];
-}
-
-function entitlementsOf({ entitlements }: Reads, latest: Map<string, number>): AdminDataBody['entitlements'] {
-  return entitlements.recent(LIMITS.entitlements).map((r) => ({
-    wallet: r.wallet,
-    city: r.city,
-    paidThroughSeq: r.paidThroughSeq,
-    totalPaidSignals: r.totalPaidSignals,
-    latestSeq: latest.get(r.city) ?? 0,
-    updatedAt: iso(r.updatedAtMs),
-  }));
-}
-
-function deliveriesOf({ outboxCounts, outboxRecent }: Reads): AdminDataBody['deliveries'] {
-  return {
-    counts: outboxCounts(),
-    recent: outboxRecent(LIMITS.deliveries).map(shown) as AdminDataBody['deliveries']['recent'],
-  };
 }

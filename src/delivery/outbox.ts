@@ -121,25 +121,12 @@ export function createOutboxCounts(db: Db): () => Record<OutboxStatus, number> {
   };
 }
 
-type OutboxRow = {
-  id: number;
-  wallet: string;
-  city: string;
-  target_date: string;
-  bucket: string;
-  seq: number;
-  status: OutboxStatus;
-  attempts: number;
-  last_error: string | null;
-  updated_at: number;
-};
-
 /** The newest outbox rows, by id (the rowid: no sort), each with its current status (the operator page). */
-export function createOutboxRecent(db: Db): (limit: number) => OutboxRow[] {
+export function createOutboxRecent(db: Db): (limit: number) => Record<string, unknown>[] {
   const recent = db.prepare(
     `SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT +?`,
   );
-  return (limit) => recent.all(limit) as OutboxRow[];
+  return (limit) => recent.all(limit) as Record<string, unknown>[];
 }
 
 /**
