@@ -124,8 +124,7 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
     throw new UsageError(`--max-usd must be a positive USD amount such as 0.10, got ${maxUsd}`);
   const receiptsFile = receiptsFileFor(flags, io);
   const json = flags.on.has('json');
-  const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
-  if (warning) io.stderr(`warning: ${warning}`);
+  const account = loadAccount(flags, io);
   const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
   const path = `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}`;
 

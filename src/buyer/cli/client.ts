@@ -15,7 +15,6 @@ export type ApiAnswer = {
   body: Record<string, any>;
   raw: unknown;
   retryAfterMs: number | null;
-  headers: Headers;
 };
 
 export class NetworkError extends CliError {
@@ -102,7 +101,7 @@ export function createClient(server: string, timeoutMs = 15_000) {
       const body = isObject
         ? stripControlsDeep(res.json as ApiAnswer['body'])
         : { error: stripControls(res.text.slice(0, 200)) };
-      return { status: res.status, body, raw: res.json, retryAfterMs: retryAfterMs(res.headers), headers: res.headers };
+      return { status: res.status, body, raw: res.json, retryAfterMs: retryAfterMs(res.headers) };
     },
   };
 }

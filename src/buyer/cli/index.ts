@@ -1,6 +1,6 @@
 import { readFlags, UsageError } from '../../lib/flags.ts';
 import { buyCommand } from './buy.ts';
-import { DEFAULT_SERVER } from './client.ts';
+import { serverUrl } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { readCommand } from './read.ts';
 import { receiptCommand } from './receipt.ts';
@@ -31,9 +31,8 @@ function lowerCity(argv: readonly string[]): string[] {
 async function withSuggestion(message: string, argv: readonly string[], envServer?: string): Promise<string> {
   const m = /^unknown city: (\S+)/.exec(message);
   if (!m) return message;
-  const flag = readFlags(argv, { strings: ['server'], booleans: [] }).values.server;
-  const server = (flag ?? (envServer || DEFAULT_SERVER)).replace(/\/+$/, '');
   try {
+    const server = serverUrl(readFlags(argv, { strings: ['server'], booleans: ['insecure'] }), envServer);
     const near = nearest(
       m[1]!,
       (await fetchCities(server, 5_000, 'all')).map((c) => c.slug),

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { UsageError } from '../../lib/flags.ts';
+import { type Flags, UsageError } from '../../lib/flags.ts';
+import type { CliIo } from './output.ts';
 
 /** The buyer's signing key, from `--key-file` or ISOCAST_KEY; only signatures leave this process. */
 const KEY = /^(0x)?([0-9a-fA-F]{64})$/;
@@ -12,30 +13,30 @@ function parseKey(text: string, where: string): Hex {
   return `0x${m[2]!.toLowerCase()}`;
 }
 
-/** Returns the account and, when the key file is readable by others, a warning to show. */
-export function loadAccount(src: { keyFile?: string; envKey?: string }): {
-  account: PrivateKeyAccount;
-  warning: string | null;
-} {
+/** A key file others can read is warned about on `io.stderr`, when one is given. */
+export function loadAccount(
+  flags: Flags,
+  io: Pick<CliIo, 'envKey'> & Partial<Pick<CliIo, 'stderr'>>,
+): PrivateKeyAccount {
+  const keyFile = flags.values['key-file'];
   let key: Hex;
-  let warning: string | null = null;
-  if (src.keyFile) {
+  if (keyFile) {
     let text: string;
     try {
-      text = readFileSync(src.keyFile, 'utf8');
+      text = readFileSync(keyFile, 'utf8');
     } catch (err) {
       throw new UsageError(
-        `cannot read --key-file ${src.keyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        `cannot read --key-file ${keyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       );
     }
-    key = parseKey(text, `--key-file ${src.keyFile}`);
-    if (process.platform !== 'win32' && (statSync(src.keyFile).mode & 0o077) !== 0) {
-      warning = `${src.keyFile} is readable by other users; chmod 600 it`;
+    key = parseKey(text, `--key-file ${keyFile}`);
+    if (process.platform !== 'win32' && (statSync(keyFile).mode & 0o077) !== 0) {
+      io.stderr?.(`warning: ${keyFile} is readable by other users; chmod 600 it`);
     }
-  } else if (src.envKey) {
-    key = parseKey(src.envKey, 'ISOCAST_KEY');
+  } else if (io.envKey) {
+    key = parseKey(io.envKey, 'ISOCAST_KEY');
   } else {
     throw new UsageError('a wallet key is needed: --key-file <file> or the ISOCAST_KEY environment variable');
   }
-  return { account: privateKeyToAccount(key), warning };
+  return privateKeyToAccount(key);
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { intFlag, parseFlags, requireValue } from '../../lib/flags.ts';
 import {
   type ApiAnswer,
@@ -23,7 +24,6 @@ import {
   describeServers,
   findReceipt,
   LEGACY_RECEIPTS_FILE,
-  legacyReceiptsPresent,
   loadReceipts,
   receiptsFileFor,
   type Receipt,
@@ -66,11 +66,12 @@ async function readSetup(argv: readonly string[], io: CliIo) {
   const now = () => io.nowMs?.() ?? Date.now();
   // With a key at hand, read with that wallet's receipt; without one, the newest receipt will do.
   const keyed = flags.values['key-file'] !== undefined || io.envKey !== undefined;
-  const account = keyed ? loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey }).account : undefined;
+  const account = keyed ? loadAccount(flags, { envKey: io.envKey }) : undefined;
   const all = loadReceipts(receiptsFile);
   let recoveredOnce = false;
-  // A lost, never-made or no longer recognised receipt: one signature recovers the token (no payment).
+  // A lost, never-made or no longer recognised receipt: one signature (no payment), once a run.
   const recover = async (): Promise<Receipt | null> => {
+    if (recoveredOnce) return null;
     recoveredOnce = true;
     const recovered = account ? await recoverReceipts(client, account, { file: receiptsFile, nowMs: now() }) : null;
     if (!recovered || !account) return null;
@@ -84,7 +85,7 @@ async function readSetup(argv: readonly string[], io: CliIo) {
   if (!receipt && account) receipt = await recover();
   if (!receipt) {
     const elsewhere = all.length > 0 ? ` Receipts in that file are for: ${describeServers(all)}.` : '';
-    const legacy = legacyReceiptsPresent()
+    const legacy = existsSync(LEGACY_RECEIPTS_FILE)
       ? ` An older receipts file exists at ./${LEGACY_RECEIPTS_FILE}; use it with --receipts ${LEGACY_RECEIPTS_FILE}.`
       : '';
     const hint = account ? '' : ' With your key (--key-file or ISOCAST_KEY) a lost receipt is recovered automatically.';
@@ -95,7 +96,6 @@ async function readSetup(argv: readonly string[], io: CliIo) {
     );
   }
   const sleep = io.sleep ?? defaultSleep;
-  const recovered = () => recoveredOnce;
   return {
     io,
     city,
@@ -112,7 +112,6 @@ async function readSetup(argv: readonly string[], io: CliIo) {
     account,
     receipt,
     recover,
-    recovered,
   };
 }
 
@@ -228,7 +227,7 @@ async function askAgain(r: ReadSetup, p: Progress, a: ApiAnswer): Promise<boolea
     return true;
   }
   const tokenRefused = a.status === 401 || (a.status === 402 && typeof a.body.paid_through !== 'number');
-  if (tokenRefused && r.account && !r.recovered()) {
+  if (tokenRefused) {
     const fresh = await r.recover();
     if (fresh) {
       p.headers = { authorization: `Bearer ${fresh.receiptToken}` };

@@ -19,11 +19,7 @@ async function revoke(
   account: PrivateKeyAccount,
   { file, nowMs, json, io }: { file: string; nowMs: number; json: boolean; io: CliIo },
 ) {
-  const a = await signedPost(client, account, {
-    kind: 'ReceiptRevocation',
-    path: '/v1/receipts/revoke',
-    timestamp: Math.floor(nowMs / 1000),
-  });
+  const a = await signedPost(client, account, { kind: 'ReceiptRevocation', nowMs });
   const answer = readRevocationAnswer(a.status, a.body);
   if (!answer.ok && answer.reason === 'unsupported')
     throw new CliError(
@@ -45,8 +41,7 @@ export async function receiptCommand(argv: readonly string[], io: CliIo): Promis
   const flags = parseFlags(argv, RECEIPT_FLAGS);
   const server = serverUrl(flags, io.envServer);
   const receiptsFile = receiptsFileFor(flags, io);
-  const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
-  if (warning) io.stderr(`warning: ${warning}`);
+  const account = loadAccount(flags, io);
   const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
   if (flags.on.has('revoke'))
     return revoke(client, account, {

@@ -16,14 +16,18 @@ import { saveReceipts, type Receipt } from './receipts.ts';
  */
 type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
 
-/** Signs `kind` for this client's server and posts it. */
+/** Signs `kind` for this client's server and posts it to its endpoint. */
 export async function signedPost(
   client: Client,
   account: PrivateKeyAccount,
-  { kind, path, timestamp }: { kind: ReceiptSignedKind; path: string; timestamp: number },
+  o: { kind: ReceiptSignedKind; nowMs: number },
 ) {
-  const body = await signReceiptBody(account, { server: client.server, kind, timestampS: timestamp });
-  return client.request('POST', path, { body });
+  const body = await signReceiptBody(account, {
+    server: client.server,
+    kind: o.kind,
+    timestampS: Math.floor(o.nowMs / 1000),
+  });
+  return client.request('POST', o.kind === 'ReceiptRequest' ? '/v1/receipts' : '/v1/receipts/revoke', { body });
 }
 
 /** A signed receipt request the server did not grant, in words a buyer can act on. */
@@ -45,11 +49,7 @@ export async function recoverReceipts(
   account: PrivateKeyAccount,
   { file, nowMs }: { file: string; nowMs: number },
 ): Promise<Recovered | null> {
-  const a = await signedPost(client, account, {
-    kind: 'ReceiptRequest',
-    path: '/v1/receipts',
-    timestamp: Math.floor(nowMs / 1000),
-  });
+  const a = await signedPost(client, account, { kind: 'ReceiptRequest', nowMs });
   const answer = readReceiptAnswer(a.status, a.body);
   if (!answer.ok) {
     if (answer.reason === 'no-purchases')
