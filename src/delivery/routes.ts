@@ -146,6 +146,8 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
   return app;
 }
 
+const failure = (description: string) => ({ description, schema: ErrorBody });
+
 export const deliveryDocs: RouteDoc[] = [
   {
     method: 'post',
@@ -164,35 +166,22 @@ export const deliveryDocs: RouteDoc[] = [
         description: 'Registration set or deleted (or this signed request was already applied)',
         schema: MessengerDeliveryResult,
       },
-      400: {
-        description: 'Invalid wallet, bad action, missing chatId on set, missing signature or timestamp',
-        schema: ErrorBody,
-      },
-      401: { description: '`stale timestamp` or `signature verification failed`', schema: ErrorBody },
+      400: failure('Invalid wallet, bad action, missing chatId on set, missing signature or timestamp'),
+      401: failure('`stale timestamp` or `signature verification failed`'),
       429: {
         ...RATE_LIMITED_DOC,
         description:
           'too many registrations from this address or wallet, or test messages to this chat or from this wallet',
       },
-      404: {
-        description:
-          '`unknown city`: the slug is unknown, or (delete) there is no registration, with `reason: "no delivery registration to delete"`',
-        schema: ErrorBody,
-      },
-      403: {
-        description:
-          '`wallet is sanctioned; payment refused` (set only), with `reason: "a sanctioned wallet cannot register a chat"`; no test message is sent',
-        schema: ErrorBody,
-      },
-      409: { description: 'The same signed request is being processed right now', schema: ErrorBody },
-      502: {
-        description: '`test message failed` (chat unreachable or bot not configured), with `reason`',
-        schema: ErrorBody,
-      },
-      503: {
-        description: '`sanctions screening unavailable` (set only): fail-closed, nothing stored',
-        schema: ErrorBody,
-      },
+      404: failure(
+        '`unknown city`: the slug is unknown, or (delete) there is no registration, with `reason: "no delivery registration to delete"`',
+      ),
+      403: failure(
+        '`wallet is sanctioned; payment refused` (set only), with `reason: "a sanctioned wallet cannot register a chat"`; no test message is sent',
+      ),
+      409: failure('The same signed request is being processed right now'),
+      502: failure('`test message failed` (chat unreachable or bot not configured), with `reason`'),
+      503: failure('`sanctions screening unavailable` (set only): fail-closed, nothing stored'),
     },
   },
 ];
