@@ -9,9 +9,7 @@ import { registerChatCommand } from './register-chat.ts';
 import { COMMAND_USAGE, type CliCommand } from './help.ts';
 import { citiesCommand, fetchCities } from './cities.ts';
 import { nearest } from '../../lib/nearest.ts';
-import { keygenCommand } from './keygen.ts';
-
-export type { CliCommand } from './help.ts';
+import { keygenCommand } from './key.ts';
 
 const COMMANDS: Record<CliCommand, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   buy: buyCommand,

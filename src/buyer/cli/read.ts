@@ -28,7 +28,7 @@ import {
   receiptsFileFor,
   type Receipt,
 } from './receipts.ts';
-import { recoverReceipts } from './recover.ts';
+import { recoverReceipts } from './receipt.ts';
 
 /**
  * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with the
