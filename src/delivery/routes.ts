@@ -85,7 +85,8 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       if (!deps.screen.available()) throw screeningUnavailable();
     }
     const citySlug = signed.citySlug === '' ? null : signed.citySlug;
-    if (citySlug !== null && !catalog.get(citySlug)) throw unknownCity();
+    const city = citySlug === null ? null : catalog.get(citySlug);
+    if (city === undefined) throw unknownCity();
 
     const digest = deliveryDigest(signed);
     // The last second this signed body passes the clock rule (lib/signed-request.ts).
@@ -112,7 +113,6 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         logger.info('delivery registration deleted', { wallet, city: removed.city });
         return done({ chatId: removed.chatId, city: removed.city, idempotent: false });
       }
-      const city = citySlug === null ? null : catalog.get(citySlug)!;
       // Budgets, pacing and the store see only the canonical spelling (chat-id.ts).
       const chatId = body.chat!;
       deps.limits?.testMessage(wallet, chatId, {

@@ -41,10 +41,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   // The outbox's screen: the enqueue and the send ask the same list.
   const screen = outbox.screen;
   const logger = deps.logger.child({ component: 'delivery' });
-  const o = deps.options ?? {};
-  const maxAttempts = o.maxAttempts ?? 5;
-  const baseBackoffMs = o.baseBackoffMs ?? 2_000;
-  const maxBackoffMs = o.maxBackoffMs ?? 300_000;
+  const { maxAttempts = 5, baseBackoffMs = 2_000, maxBackoffMs = 300_000 } = deps.options ?? {};
 
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
