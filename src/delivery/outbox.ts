@@ -94,16 +94,11 @@ export function createOutbox(
     nextAttemptAt: (): number | null => (nextAt.get() as number | null) ?? null,
     /** queued -> sending, committed; false if another claimer won. */
     claim: (id: number, chatId: string, nowMs: number) => claim.run(chatId, nowMs, id).changes === 1,
-    markSent: (id: number, nowMs: number) => {
-      sent.run(nowMs, id);
-    },
+    markSent: (id: number, nowMs: number) => void sent.run(nowMs, id),
     /** For failures known to precede the platform accepting the message. */
-    requeue: (id: number, r: { nextAttemptAt: number; error: string; nowMs: number }) => {
-      requeue.run(r.nextAttemptAt, r.error, r.nowMs, id);
-    },
-    markFailed: (id: number, error: string, nowMs: number) => {
-      failed.run(error, nowMs, id);
-    },
+    requeue: (id: number, r: { nextAttemptAt: number; error: string; nowMs: number }) =>
+      void requeue.run(r.nextAttemptAt, r.error, r.nowMs, id),
+    markFailed: (id: number, error: string, nowMs: number) => void failed.run(error, nowMs, id),
     /** Rows left in `sending` may have reached the chat, so they are failed, not resent. */
     failInterrupted: (nowMs: number) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
     counts,
