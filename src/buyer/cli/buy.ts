@@ -7,17 +7,9 @@ import {
   tierProblem,
   usdToAtomic,
 } from '../../../packages/isocast-client/src/index.ts';
+import { DEFAULT_SERVER } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { intFlag, parseFlags, requireValue, UsageError } from '../../lib/flags.ts';
-import {
-  type ApiAnswer,
-  type Client,
-  createClient,
-  DEFAULT_SERVER,
-  refusal,
-  serverError,
-  serverUrl,
-  unknownCity,
-} from './client.ts';
+import { type ApiAnswer, type Client, createClient, refusal, serverError, serverUrl, unknownCity } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, defaultSleep, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
 import { receiptsFileFor, saveReceipts } from './receipts.ts';

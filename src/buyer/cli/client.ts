@@ -2,6 +2,7 @@ import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { type Flags, UsageError } from '../../lib/flags.ts';
 import { serverErrorText, stripControls, stripControlsDeep } from '../../../packages/isocast-client/src/index.ts';
+import { DEFAULT_SERVER, isLoopback } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { CliError } from './output.ts';
 
 /**
@@ -23,19 +24,11 @@ export class NetworkError extends CliError {
 
 export type Client = ReturnType<typeof createClient>;
 
-export const DEFAULT_SERVER = 'http://localhost:8402';
-
-/** Hosts a plain-http connection may reach without --insecure: this machine only. */
-function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 /**
  * `http(s)://host:port` without a trailing slash; anything else is a usage error naming the likely
  * fix (`localhost:8402` parses as the scheme `localhost:`). Plain http to another machine would
  * send payment headers and bearer receipts in the clear, so it needs `--insecure`. `--server` wins
- * over ISOCAST_SERVER (`envServer`), which wins over DEFAULT_SERVER.
+ * over ISOCAST_SERVER (`envServer`), which wins over DEFAULT_SERVER (the MCP server's too).
  */
 export function serverUrl(flags: Flags, envServer?: string): string {
   const raw = flags.values.server ?? (envServer || DEFAULT_SERVER);

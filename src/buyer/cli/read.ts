@@ -1,15 +1,7 @@
 import { existsSync } from 'node:fs';
+import { DEFAULT_SERVER } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { intFlag, parseFlags, requireValue } from '../../lib/flags.ts';
-import {
-  type ApiAnswer,
-  createClient,
-  DEFAULT_SERVER,
-  NetworkError,
-  refusal,
-  serverError,
-  serverUrl,
-  unknownCity,
-} from './client.ts';
+import { type ApiAnswer, createClient, NetworkError, refusal, serverError, serverUrl, unknownCity } from './client.ts';
 import { loadAccount } from './key.ts';
 import {
   CliError,
