@@ -2,21 +2,16 @@ import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { type Flags, UsageError } from '../../lib/flags.ts';
 import { serverErrorText, stripControls, stripControlsDeep } from '../../../packages/isocast-client/src/index.ts';
+import type { Answer } from '../../../packages/isocast-client/src/mcp/api.ts';
 import { DEFAULT_SERVER, isLoopback } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { CliError } from './output.ts';
 
 /**
- * The buyer commands' server: its URL rule and its answers. `raw` is the body exactly as sent (the
- * challenge checks refuse control characters); `body` has every string stripped of them, so
- * whatever a command prints from it is safe.
+ * The buyer commands' server: its URL rule and its answers, shaped as isocast-mcp's: `raw` is the
+ * body exactly as sent (the challenge checks refuse control characters); `body` has every string
+ * stripped of them, so whatever a command prints from it is safe.
  */
-export type ApiAnswer = {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: a server's JSON; each command checks the fields it reads
-  body: Record<string, any>;
-  raw: unknown;
-  retryAfterMs: number | null;
-};
+export type ApiAnswer = Omit<Answer, 'retryAfterS'> & { retryAfterMs: number | null };
 
 export class NetworkError extends CliError {
   override name = 'NetworkError';
