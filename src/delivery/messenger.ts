@@ -75,16 +75,14 @@ function causeCodes(err: unknown): string[] {
   return codes;
 }
 
-type BotMessengerOptions = {
+export function createBotMessenger(opts: {
   token?: string;
   apiUrl: string;
   /** Per request; under the 10 s shutdown grace so a stop never waits on a hung send. */
   timeoutMs?: number;
   limits?: SendLimits;
   clock?: Clock;
-};
-
-export function createBotMessenger(opts: BotMessengerOptions) {
+}) {
   const { token, apiUrl } = opts;
   const clock = opts.clock ?? systemClock;
   const timeoutMs = opts.timeoutMs ?? 7_000;

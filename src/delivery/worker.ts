@@ -13,8 +13,6 @@ import { SANCTIONED_NOT_PUSHED } from './screen.ts';
  * rows found in `sending` at start are failed, never resent. Only failures known to precede the
  * platform accepting the message are retried. One chat has at most one send in flight.
  */
-type WorkerOptions = { maxAttempts?: number; baseBackoffMs?: number; maxBackoffMs?: number };
-
 const MAX_IN_FLIGHT = 16;
 /** Longest sleep with nothing due; wake() cuts it short when a signal commits. */
 const IDLE_MS = 30_000;
@@ -33,7 +31,7 @@ type DeliveryWorkerDeps = {
   logger: Logger;
   termsUrl: string;
   metrics?: Metrics;
-  options?: WorkerOptions;
+  options?: { maxAttempts?: number; baseBackoffMs?: number; maxBackoffMs?: number };
 };
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
