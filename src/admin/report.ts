@@ -43,27 +43,46 @@ export type ReportDeps = {
 
 const DAY_MS = 86_400_000;
 
-type Reads = ReportDeps['stores'] & { payments: ReturnType<typeof createPaymentReads> };
-
 export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
-  const { db } = deps;
-  const reads: Reads = { ...deps.stores, payments: createPaymentReads(db) };
+  const { db, stores } = deps;
+  const payments = createPaymentReads(db);
   const outboxCounts = createOutboxCounts(db);
   const outboxRecent = createOutboxRecent(db);
 
   // One read transaction: every section describes the same committed state.
   return (nowMs) =>
     db.transaction(() => {
-      const latest = reads.reader.latestSeqAll();
+      const latest = stores.reader.latestSeqAll();
+      const applied = payments.appliedTotals();
+      const refundTotals = payments.queuedRefundTotals();
+      const doubt = payments.inDoubt();
+      const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
       return {
         generatedAt: iso(nowMs),
         paymentMode: deps.paymentMode,
         feed: deps.feed,
-        totals: totalsOf(reads, latest, nowMs),
-        revenueByDay: revenueByDayOf(reads, nowMs),
-        recentPayments: reads.payments.recent(LIMITS.payments).map(shown) as AdminDataBody['recentPayments'],
-        refunds: reads.payments.queuedRefunds(LIMITS.refunds).map(shown) as AdminDataBody['refunds'],
-        entitlements: reads.entitlements.recent(LIMITS.entitlements).map((r) => ({
+        totals: {
+          revenueMicro: applied.micro,
+          revenueUsd: microToUsd(applied.micro),
+          appliedPayments: applied.n,
+          refundsQueued: refundTotals.n,
+          refundsQueuedMicro: refundTotals.micro,
+          inDoubtPayments: doubt.n,
+          oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
+          // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
+          signals: [...latest.values()].reduce((a, b) => a + b, 0),
+          entitlements: stores.entitlements.count(),
+        },
+        revenueByDay: payments.revenueSince(since).map((r) => ({
+          day: iso(r.dayNumber * DAY_MS).slice(0, 10),
+          city: r.city,
+          payments: r.payments,
+          micro: r.micro,
+          usd: microToUsd(r.micro),
+        })),
+        recentPayments: payments.recent(LIMITS.payments).map(shown) as AdminDataBody['recentPayments'],
+        refunds: payments.queuedRefunds(LIMITS.refunds).map(shown) as AdminDataBody['refunds'],
+        entitlements: stores.entitlements.recent(LIMITS.entitlements).map((r) => ({
           wallet: r.wallet,
           city: r.city,
           paidThroughSeq: r.paidThroughSeq,
@@ -82,42 +101,13 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         })),
         poller: pollerOf(deps.catalog, deps.pollerHealth?.(), {
           latest,
-          readings: reads.signals.latestReadings(),
-          rules: reads.rules.latest(),
+          readings: stores.signals.latestReadings(),
+          rules: stores.rules.latest(),
         }),
-        discovery: discoveryOf(reads.discovery.all(), deps.catalog),
-        latency: latencyWindows(reads.reader.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
+        discovery: discoveryOf(stores.discovery.all(), deps.catalog),
+        latency: latencyWindows(stores.reader.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
       };
     })();
-}
-
-function totalsOf({ payments, entitlements }: Reads, latest: Map<string, number>, nowMs: number) {
-  const totals = payments.appliedTotals();
-  const refundTotals = payments.queuedRefundTotals();
-  const doubt = payments.inDoubt();
-  return {
-    revenueMicro: totals.micro,
-    revenueUsd: microToUsd(totals.micro),
-    appliedPayments: totals.n,
-    refundsQueued: refundTotals.n,
-    refundsQueuedMicro: refundTotals.micro,
-    inDoubtPayments: doubt.n,
-    oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
-    // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
-    signals: [...latest.values()].reduce((a, b) => a + b, 0),
-    entitlements: entitlements.count(),
-  };
-}
-
-function revenueByDayOf({ payments }: Reads, nowMs: number): AdminDataBody['revenueByDay'] {
-  const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
-  return payments.revenueSince(since).map((r) => ({
-    day: iso(r.dayNumber * DAY_MS).slice(0, 10),
-    city: r.city,
-    payments: r.payments,
-    micro: r.micro,
-    usd: microToUsd(r.micro),
-  }));
 }
 
 /**
