@@ -111,16 +111,12 @@ export async function receiptCommand(argv: readonly string[], io: CliIo): Promis
   const receiptsFile = receiptsFileFor(flags, io);
   const account = loadAccount(flags, io);
   const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
-  if (flags.on.has('revoke'))
-    return revoke(client, account, {
-      file: receiptsFile,
-      nowMs: io.nowMs?.() ?? Date.now(),
-      json: flags.on.has('json'),
-      io,
-    });
-  const r = await recoverReceipts(client, account, { file: receiptsFile, nowMs: io.nowMs?.() ?? Date.now() });
+  const nowMs = io.nowMs?.() ?? Date.now();
+  const json = flags.on.has('json');
+  if (flags.on.has('revoke')) return revoke(client, account, { file: receiptsFile, nowMs, json, io });
+  const r = await recoverReceipts(client, account, { file: receiptsFile, nowMs });
   if (!r) throw new CliError(`${server} does not offer receipt recovery (POST /v1/receipts); it is an older isocast`);
-  if (flags.on.has('json')) {
+  if (json) {
     io.stdout(JSON.stringify({ wallet: account.address, server, cities: r.cities, receiptsFile }));
   } else {
     io.stdout(`receipt for ${account.address} at ${server} saved to ${receiptsFile} (mode 0600)`);
