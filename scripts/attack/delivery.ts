@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import { deliveryTypedData } from '../../src/delivery/typed-data.ts';
 import { startFakeBotApi } from '../../test/fakes/bot-api.ts';
 import type { AttackCase, AttackContext } from './types.ts';
 
@@ -13,12 +13,9 @@ import type { AttackCase, AttackContext } from './types.ts';
  */
 async function setBody(account: PrivateKeyAccount, chatId: string): Promise<string> {
   const timestamp = Math.floor(Date.now() / 1000);
-  const signature = await account.signTypedData({
-    domain: DELIVERY_DOMAIN,
-    types: DELIVERY_TYPES,
-    primaryType: DELIVERY_PRIMARY_TYPE,
-    message: { wallet: account.address, chatId, citySlug: '', action: 'set', timestamp: BigInt(timestamp) },
-  });
+  const signature = await account.signTypedData(
+    deliveryTypedData({ wallet: account.address, chatId, citySlug: '', action: 'set', timestamp }),
+  );
   return JSON.stringify({ wallet: account.address, chatId, citySlug: '', action: 'set', signature, timestamp });
 }
 

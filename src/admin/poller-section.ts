@@ -27,14 +27,7 @@ export function pollerOf(
   const name = (slug: string) => catalog.get(slug)?.displayName ?? slug;
   return {
     running: health !== undefined,
-    lastTick: health?.lastTick
-      ? {
-          startedAt: iso(health.lastTick.startedAtMs),
-          durationMs: health.lastTick.durationMs,
-          signals: health.lastTick.signals,
-          errors: health.lastTick.errors,
-        }
-      : null,
+    lastTick: health?.lastTick ? tickOf(health.lastTick) : null,
     cities: slugs.map((slug) => {
       const h = byCity.get(slug);
       const r = readings.get(slug);
@@ -62,6 +55,10 @@ export function pollerOf(
         : [];
     }),
   };
+}
+
+function tickOf({ startedAtMs, ...tick }: NonNullable<PollerHealth['lastTick']>) {
+  return { startedAt: iso(startedAtMs), ...tick };
 }
 
 /** The day's rule as the page shows it: without the city (the row's), the rule kind or the page URL. */

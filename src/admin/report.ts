@@ -43,35 +43,57 @@ export type ReportDeps = {
 
 const DAY_MS = 86_400_000;
 
-type Reads = ReportDeps['stores'] & {
-  payments: ReturnType<typeof createPaymentReads>;
-  outboxCounts: ReturnType<typeof createOutboxCounts>;
-  outboxRecent: ReturnType<typeof createOutboxRecent>;
-};
-
 export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDataBody {
-  const { db } = deps;
-  const reads: Reads = {
-    ...deps.stores,
-    payments: createPaymentReads(db),
-    outboxCounts: createOutboxCounts(db),
-    outboxRecent: createOutboxRecent(db),
-  };
+  const { db, stores } = deps;
+  const payments = createPaymentReads(db);
+  const outboxCounts = createOutboxCounts(db);
+  const outboxRecent = createOutboxRecent(db);
 
   // One read transaction: every section describes the same committed state.
   return (nowMs) =>
     db.transaction(() => {
-      const latest = reads.reader.latestSeqAll();
+      const latest = stores.reader.latestSeqAll();
+      const applied = payments.appliedTotals();
+      const refundTotals = payments.queuedRefundTotals();
+      const doubt = payments.inDoubt();
+      const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
       return {
         generatedAt: iso(nowMs),
         paymentMode: deps.paymentMode,
         feed: deps.feed,
-        totals: totalsOf(reads, latest, nowMs),
-        revenueByDay: revenueByDayOf(reads, nowMs),
-        recentPayments: recentPaymentsOf(reads),
-        refunds: refundsOf(reads),
-        entitlements: entitlementsOf(reads, latest),
-        deliveries: deliveriesOf(reads),
+        totals: {
+          revenueMicro: applied.micro,
+          revenueUsd: microToUsd(applied.micro),
+          appliedPayments: applied.n,
+          refundsQueued: refundTotals.n,
+          refundsQueuedMicro: refundTotals.micro,
+          inDoubtPayments: doubt.n,
+          oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
+          // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
+          signals: [...latest.values()].reduce((a, b) => a + b, 0),
+          entitlements: stores.entitlements.count(),
+        },
+        revenueByDay: payments.revenueSince(since).map((r) => ({
+          day: iso(r.dayNumber * DAY_MS).slice(0, 10),
+          city: r.city,
+          payments: r.payments,
+          micro: r.micro,
+          usd: microToUsd(r.micro),
+        })),
+        recentPayments: payments.recent(LIMITS.payments).map(shown) as AdminDataBody['recentPayments'],
+        refunds: payments.queuedRefunds(LIMITS.refunds).map(shown) as AdminDataBody['refunds'],
+        entitlements: stores.entitlements.recent(LIMITS.entitlements).map((r) => ({
+          wallet: r.wallet,
+          city: r.city,
+          paidThroughSeq: r.paidThroughSeq,
+          totalPaidSignals: r.totalPaidSignals,
+          latestSeq: latest.get(r.city) ?? 0,
+          updatedAt: iso(r.updatedAtMs),
+        })),
+        deliveries: {
+          counts: outboxCounts(),
+          recent: outboxRecent(LIMITS.deliveries).map(shown) as AdminDataBody['deliveries']['recent'],
+        },
         replication: replicationOf(deps.replication?.()),
         facilitators: (deps.facilitators?.() ?? []).map(({ downSinceMs, ...f }) => ({
           ...f,
@@ -79,42 +101,13 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
         })),
         poller: pollerOf(deps.catalog, deps.pollerHealth?.(), {
           latest,
-          readings: reads.signals.latestReadings(),
-          rules: reads.rules.latest(),
+          readings: stores.signals.latestReadings(),
+          rules: stores.rules.latest(),
         }),
-        discovery: discoveryOf(reads.discovery.all(), deps.catalog),
-        latency: latencyWindows(reads.reader.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
+        discovery: discoveryOf(stores.discovery.all(), deps.catalog),
+        latency: latencyWindows(stores.reader.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
       };
     })();
-}
-
-function totalsOf({ payments, entitlements }: Reads, latest: Map<string, number>, nowMs: number) {
-  const totals = payments.appliedTotals();
-  const refundTotals = payments.queuedRefundTotals();
-  const doubt = payments.inDoubt();
-  return {
-    revenueMicro: totals.micro,
-    revenueUsd: microToUsd(totals.micro),
-    appliedPayments: totals.n,
-    refundsQueued: refundTotals.n,
-    refundsQueuedMicro: refundTotals.micro,
-    inDoubtPayments: doubt.n,
-    oldestInDoubtSeconds: doubt.oldest === null ? null : Math.max(0, Math.floor((nowMs - doubt.oldest) / 1000)),
-    // Seqs run 1..latest without gaps per city (invariant 1) and signals are never pruned.
-    signals: [...latest.values()].reduce((a, b) => a + b, 0),
-    entitlements: entitlements.count(),
-  };
-}
-
-function revenueByDayOf({ payments }: Reads, nowMs: number): AdminDataBody['revenueByDay'] {
-  const since = (Math.floor(nowMs / DAY_MS) - (LIMITS.revenueDays - 1)) * DAY_MS;
-  return payments.revenueSince(since).map((r) => ({
-    day: iso(r.dayNumber * DAY_MS).slice(0, 10),
-    city: r.city,
-    payments: r.payments,
-    micro: r.micro,
-    usd: microToUsd(r.micro),
-  }));
 }
 
 /**
@@ -129,30 +122,4 @@ function shown(row: Record<string, unknown>): Record<string, unknown> {
     if (k === 'amount_micro') out.amountUsd = microToUsd(v as number);
   }
   return out;
-}
-
-function recentPaymentsOf({ payments }: Reads): AdminDataBody['recentPayments'] {
-  return payments.recent(LIMITS.payments).map(shown) as AdminDataBody['recentPayments'];
-}
-
-function refundsOf({ payments }: Reads): AdminDataBody['refunds'] {
-  return payments.queuedRefunds(LIMITS.refunds).map(shown) as AdminDataBody['refunds'];
-}
-
-function entitlementsOf({ entitlements }: Reads, latest: Map<string, number>): AdminDataBody['entitlements'] {
-  return entitlements.recent(LIMITS.entitlements).map((r) => ({
-    wallet: r.wallet,
-    city: r.city,
-    paidThroughSeq: r.paidThroughSeq,
-    totalPaidSignals: r.totalPaidSignals,
-    latestSeq: latest.get(r.city) ?? 0,
-    updatedAt: iso(r.updatedAtMs),
-  }));
-}
-
-function deliveriesOf({ outboxCounts, outboxRecent }: Reads): AdminDataBody['deliveries'] {
-  return {
-    counts: outboxCounts(),
-    recent: outboxRecent(LIMITS.deliveries).map(shown) as AdminDataBody['deliveries']['recent'],
-  };
 }

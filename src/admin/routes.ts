@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
 import { adminTokenRequired } from '../lib/api-errors.ts';
 import type { AppEnv } from '../lib/http.ts';
@@ -25,12 +25,11 @@ export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
   const token = deps.adminToken;
   const report = createAdminReport(deps);
 
-  const off: MiddlewareHandler<AppEnv> = async (c, next) => {
+  // `/admin/*` matches `/admin` itself too.
+  app.use('/admin/*', async (c, next) => {
     if (!token) return replyJson(c, { error: 'not found' }, { status: 404 });
     await next();
-  };
-  app.use('/admin', off);
-  app.use('/admin/*', off);
+  });
   serveStaticPage(app, { path: '/admin', name: 'admin', headers: PRIVATE });
   app.get('/admin/data.json', (c) => {
     if (!bearerMatches(c.req.header('authorization'), token!)) throw adminTokenRequired();

@@ -12,6 +12,8 @@ export const CHAT_ID_RULE =
 
 const NUMBER = /^-?[1-9][0-9]{0,15}$/;
 const USERNAME = /^@[A-Za-z][A-Za-z0-9_]{3,31}$/;
+/** The spellings canonicalChatId accepts, for the body schema (an empty chatId is absent: `delete` signs it as ""). */
+export const CHAT_ID_PATTERN = new RegExp(`^(|${NUMBER.source.slice(1, -1)}|${USERNAME.source.slice(1, -1)})$`);
 
 export function canonicalChatId(raw: string): ChatIdResult {
   if (NUMBER.test(raw) && Number.isSafeInteger(Number(raw))) return { ok: true, chatId: raw };

@@ -12,21 +12,7 @@ import { BOT_API_LIMITS, createPacer, type Lane, type SendLimits } from './pacer
  * Every failure is a MessengerError that says whether the platform can be known NOT to have
  * accepted the message (`retryable`): only those may be sent again without risking a duplicate.
  */
-export type Messenger = {
-  readonly configured: boolean;
-  /** Milliseconds until a message to the chat could leave without waiting on pacing; 0 if now. */
-  waitMs(chatId: string): number;
-  /**
-   * Sends plain text; waits for its pacing slot unless that is further than `maxWaitMs` away.
-   * `cancelIf` is asked once the slot has come, just before the request leaves: a reason it
-   * returns fails the send as `cancelled` with nothing sent (a wallet listed while it waited).
-   */
-  send(
-    chatId: string,
-    text: string,
-    opts?: { maxWaitMs?: number; lane?: Lane; cancelIf?: () => string | null },
-  ): Promise<void>;
-};
+export type Messenger = ReturnType<typeof createBotMessenger>;
 
 type MessengerFailure =
   | 'not_configured' // no bot token
@@ -89,16 +75,14 @@ function causeCodes(err: unknown): string[] {
   return codes;
 }
 
-type BotMessengerOptions = {
+export function createBotMessenger(opts: {
   token?: string;
   apiUrl: string;
   /** Per request; under the 10 s shutdown grace so a stop never waits on a hung send. */
   timeoutMs?: number;
   limits?: SendLimits;
   clock?: Clock;
-};
-
-export function createBotMessenger(opts: BotMessengerOptions): Messenger {
+}) {
   const { token, apiUrl } = opts;
   const clock = opts.clock ?? systemClock;
   const timeoutMs = opts.timeoutMs ?? 7_000;
@@ -129,11 +113,21 @@ export function createBotMessenger(opts: BotMessengerOptions): Messenger {
 
   return {
     configured: Boolean(token),
-    waitMs: (chatId) => {
+    /** Milliseconds until a message to the chat could leave without waiting on pacing; 0 if now. */
+    waitMs: (chatId: string) => {
       const now = clock.now();
       return pacer.readyAt(chatId, now) - now;
     },
-    async send(chatId, text, sendOpts = {}) {
+    /**
+     * Sends plain text; waits for its pacing slot unless that is further than `maxWaitMs` away.
+     * `cancelIf` is asked once the slot has come, just before the request leaves: a reason it
+     * returns fails the send as `cancelled` with nothing sent (a wallet listed while it waited).
+     */
+    async send(
+      chatId: string,
+      text: string,
+      sendOpts: { maxWaitMs?: number; lane?: Lane; cancelIf?: () => string | null } = {},
+    ): Promise<void> {
       if (!token) throw new MessengerError('not_configured', 'messenger bot is not configured');
       const now = clock.now();
       const lane = sendOpts.lane ?? 'paid';

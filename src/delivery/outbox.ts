@@ -94,16 +94,11 @@ export function createOutbox(
     nextAttemptAt: (): number | null => (nextAt.get() as number | null) ?? null,
     /** queued -> sending, committed; false if another claimer won. */
     claim: (id: number, chatId: string, nowMs: number) => claim.run(chatId, nowMs, id).changes === 1,
-    markSent: (id: number, nowMs: number) => {
-      sent.run(nowMs, id);
-    },
+    markSent: (id: number, nowMs: number) => void sent.run(nowMs, id),
     /** For failures known to precede the platform accepting the message. */
-    requeue: (id: number, r: { nextAttemptAt: number; error: string; nowMs: number }) => {
-      requeue.run(r.nextAttemptAt, r.error, r.nowMs, id);
-    },
-    markFailed: (id: number, error: string, nowMs: number) => {
-      failed.run(error, nowMs, id);
-    },
+    requeue: (id: number, r: { nextAttemptAt: number; error: string; nowMs: number }) =>
+      void requeue.run(r.nextAttemptAt, r.error, r.nowMs, id),
+    markFailed: (id: number, error: string, nowMs: number) => void failed.run(error, nowMs, id),
     /** Rows left in `sending` may have reached the chat, so they are failed, not resent. */
     failInterrupted: (nowMs: number) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
     counts,
@@ -121,25 +116,12 @@ export function createOutboxCounts(db: Db): () => Record<OutboxStatus, number> {
   };
 }
 
-type OutboxRow = {
-  id: number;
-  wallet: string;
-  city: string;
-  target_date: string;
-  bucket: string;
-  seq: number;
-  status: OutboxStatus;
-  attempts: number;
-  last_error: string | null;
-  updated_at: number;
-};
-
 /** The newest outbox rows, by id (the rowid: no sort), each with its current status (the operator page). */
-export function createOutboxRecent(db: Db): (limit: number) => OutboxRow[] {
+export function createOutboxRecent(db: Db): (limit: number) => Record<string, unknown>[] {
   const recent = db.prepare(
     `SELECT id, wallet, city, target_date, bucket, seq, status, attempts, last_error, updated_at FROM delivery_outbox ORDER BY id DESC LIMIT +?`,
   );
-  return (limit) => recent.all(limit) as OutboxRow[];
+  return (limit) => recent.all(limit) as Record<string, unknown>[];
 }
 
 /**

@@ -8,24 +8,19 @@
  */
 export type Lane = 'paid' | 'test';
 
-export type SendLimits = {
-  /** Messages per second across all chats. */
-  globalPerSecond: number;
-  /** Minimum ms between two messages to one private chat. */
-  chatIntervalMs: number;
-  /** Minimum ms between two messages to one group or channel (chat ids starting with '-' or '@'). */
-  groupIntervalMs: number;
-  /** Test messages per second across all chats, on top of globalPerSecond. */
-  testPerSecond?: number;
-};
-
 /** Margins under the platform's limits absorb network jitter between our clock and theirs. */
-export const BOT_API_LIMITS: SendLimits = {
+export const BOT_API_LIMITS = {
+  /** Messages per second across all chats. */
   globalPerSecond: 25,
+  /** Minimum ms between two messages to one private chat. */
   chatIntervalMs: 1100,
+  /** Minimum ms between two messages to one group or channel (chat ids starting with '-' or '@'). */
   groupIntervalMs: 3100,
+  /** Test messages per second across all chats, on top of globalPerSecond. */
   testPerSecond: 2,
 };
+
+export type SendLimits = Omit<typeof BOT_API_LIMITS, 'testPerSecond'> & { testPerSecond?: number };
 
 /**
  * Groups and channels (negative ids) and public channels named by `@username` take the slower

@@ -85,7 +85,8 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       if (!deps.screen.available()) throw screeningUnavailable();
     }
     const citySlug = signed.citySlug === '' ? null : signed.citySlug;
-    if (citySlug !== null && !catalog.get(citySlug)) throw unknownCity();
+    const city = citySlug === null ? null : catalog.get(citySlug);
+    if (city === undefined) throw unknownCity();
 
     const digest = deliveryDigest(signed);
     // The last second this signed body passes the clock rule (lib/signed-request.ts).
@@ -112,7 +113,6 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         logger.info('delivery registration deleted', { wallet, city: removed.city });
         return done({ chatId: removed.chatId, city: removed.city, idempotent: false });
       }
-      const city = citySlug === null ? null : catalog.get(citySlug)!;
       // Budgets, pacing and the store see only the canonical spelling (chat-id.ts).
       const chatId = body.chat!;
       deps.limits?.testMessage(wallet, chatId, {
@@ -146,6 +146,8 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
   return app;
 }
 
+const failure = (description: string) => ({ description, schema: ErrorBody });
+
 export const deliveryDocs: RouteDoc[] = [
   {
     method: 'post',
@@ -164,35 +166,22 @@ export const deliveryDocs: RouteDoc[] = [
         description: 'Registration set or deleted (or this signed request was already applied)',
         schema: MessengerDeliveryResult,
       },
-      400: {
-        description: 'Invalid wallet, bad action, missing chatId on set, missing signature or timestamp',
-        schema: ErrorBody,
-      },
-      401: { description: '`stale timestamp` or `signature verification failed`', schema: ErrorBody },
+      400: failure('Invalid wallet, bad action, missing chatId on set, missing signature or timestamp'),
+      401: failure('`stale timestamp` or `signature verification failed`'),
       429: {
         ...RATE_LIMITED_DOC,
         description:
           'too many registrations from this address or wallet, or test messages to this chat or from this wallet',
       },
-      404: {
-        description:
-          '`unknown city`: the slug is unknown, or (delete) there is no registration, with `reason: "no delivery registration to delete"`',
-        schema: ErrorBody,
-      },
-      403: {
-        description:
-          '`wallet is sanctioned; payment refused` (set only), with `reason: "a sanctioned wallet cannot register a chat"`; no test message is sent',
-        schema: ErrorBody,
-      },
-      409: { description: 'The same signed request is being processed right now', schema: ErrorBody },
-      502: {
-        description: '`test message failed` (chat unreachable or bot not configured), with `reason`',
-        schema: ErrorBody,
-      },
-      503: {
-        description: '`sanctions screening unavailable` (set only): fail-closed, nothing stored',
-        schema: ErrorBody,
-      },
+      404: failure(
+        '`unknown city`: the slug is unknown, or (delete) there is no registration, with `reason: "no delivery registration to delete"`',
+      ),
+      403: failure(
+        '`wallet is sanctioned; payment refused` (set only), with `reason: "a sanctioned wallet cannot register a chat"`; no test message is sent',
+      ),
+      409: failure('The same signed request is being processed right now'),
+      502: failure('`test message failed` (chat unreachable or bot not configured), with `reason`'),
+      503: failure('`sanctions screening unavailable` (set only): fail-closed, nothing stored'),
     },
   },
 ];

@@ -3,10 +3,7 @@ import { chatIdRequired, invalidField } from '../lib/api-errors.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import * as signed from '../lib/signed-fields.ts';
-import { CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
-
-/** The spellings canonicalChatId accepts (an empty chatId is absent: `delete` signs it as ""). */
-const CHAT_ID_PATTERN = /^(|-?[1-9][0-9]{0,15}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
+import { CHAT_ID_PATTERN, CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
 
 /** Body of POST /v1/delivery/messenger (spec 4.2). */
 export const MessengerDeliveryRequest = z

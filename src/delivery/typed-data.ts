@@ -1,13 +1,8 @@
 import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
 import { RECEIPT_REQUEST_DOMAIN } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 
-/** The EIP-712 message a wallet signs to register, change or delete its chat (spec 4.2), in the receipts' domain. */
-export const DELIVERY_DOMAIN = RECEIPT_REQUEST_DOMAIN;
-
-export const DELIVERY_PRIMARY_TYPE = 'MessengerDelivery' as const;
-
 /** Field order is part of the type hash: a signature over a reordered type does not verify. */
-export const DELIVERY_TYPES = {
+const DELIVERY_TYPES = {
   MessengerDelivery: [
     { name: 'wallet', type: 'address' },
     { name: 'chatId', type: 'string' },
@@ -28,12 +23,15 @@ export type DeliveryMessage = {
   timestamp: number;
 };
 
-/** The full EIP-712 input for `m`: what the buyer's CLI signs and the server hashes and verifies. */
+/**
+ * The EIP-712 message a wallet signs to register, change or delete its chat (spec 4.2), in the
+ * receipts' domain: what the buyer's CLI signs and the server hashes and verifies.
+ */
 export function deliveryTypedData(m: DeliveryMessage) {
   return {
-    domain: DELIVERY_DOMAIN,
+    domain: RECEIPT_REQUEST_DOMAIN,
     types: DELIVERY_TYPES,
-    primaryType: DELIVERY_PRIMARY_TYPE,
+    primaryType: 'MessengerDelivery' as const,
     // Address case does not change the encoded bytes; lowercasing skips viem's checksum check, so a
     // body may spell the wallet in any case.
     message: { ...m, wallet: m.wallet.toLowerCase() as Hex, timestamp: BigInt(m.timestamp) },

@@ -13,8 +13,6 @@ import { SANCTIONED_NOT_PUSHED } from './screen.ts';
  * rows found in `sending` at start are failed, never resent. Only failures known to precede the
  * platform accepting the message are retried. One chat has at most one send in flight.
  */
-type WorkerOptions = { maxAttempts?: number; baseBackoffMs?: number; maxBackoffMs?: number };
-
 const MAX_IN_FLIGHT = 16;
 /** Longest sleep with nothing due; wake() cuts it short when a signal commits. */
 const IDLE_MS = 30_000;
@@ -33,7 +31,7 @@ type DeliveryWorkerDeps = {
   logger: Logger;
   termsUrl: string;
   metrics?: Metrics;
-  options?: WorkerOptions;
+  options?: { maxAttempts?: number; baseBackoffMs?: number; maxBackoffMs?: number };
 };
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
@@ -41,10 +39,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   // The outbox's screen: the enqueue and the send ask the same list.
   const screen = outbox.screen;
   const logger = deps.logger.child({ component: 'delivery' });
-  const o = deps.options ?? {};
-  const maxAttempts = o.maxAttempts ?? 5;
-  const baseBackoffMs = o.baseBackoffMs ?? 2_000;
-  const maxBackoffMs = o.maxBackoffMs ?? 300_000;
+  const { maxAttempts = 5, baseBackoffMs = 2_000, maxBackoffMs = 300_000 } = deps.options ?? {};
 
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();

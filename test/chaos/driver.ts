@@ -1,7 +1,7 @@
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { keccak256, toHex, type Hex } from 'viem';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import { deliveryTypedData } from '../../src/delivery/typed-data.ts';
 import type { Upstreams } from './upstreams.ts';
 
 /**
@@ -282,19 +282,15 @@ export function createDriver(u: Upstreams, wallets: Wallet[], opts: { allowNotCh
   async function register(base: string, stop?: AbortSignal): Promise<void> {
     for (const w of wallets.filter((x) => !x.registered)) {
       const timestamp = Math.floor(Date.now() / 1000);
-      const message = {
-        wallet: w.account.address,
-        chatId: w.chatId,
-        citySlug: w.citySlug,
-        action: 'set',
-        timestamp: BigInt(timestamp),
-      } as const;
-      const signature = await w.account.signTypedData({
-        domain: DELIVERY_DOMAIN,
-        types: DELIVERY_TYPES,
-        primaryType: DELIVERY_PRIMARY_TYPE,
-        message,
-      });
+      const signature = await w.account.signTypedData(
+        deliveryTypedData({
+          wallet: w.account.address,
+          chatId: w.chatId,
+          citySlug: w.citySlug,
+          action: 'set',
+          timestamp,
+        }),
+      );
       const res = await call(
         `${base}/v1/delivery/messenger`,
         {

@@ -4,7 +4,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { tempDir } from '../helpers/app.ts';
-import { runCli, type CliCommand } from '../../src/buyer/cli/index.ts';
+import type { CliCommand } from '../../src/buyer/cli/help.ts';
+import { runCli } from '../../src/buyer/cli/index.ts';
 import type { CliIo } from '../../src/buyer/cli/output.ts';
 import { startFakeIsocast, type FakeOptions } from '../buyer/fake-isocast.ts';
 

@@ -7,7 +7,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { crossings } from '../helpers/crossings.ts';
-import { runCli, type CliCommand } from '../../src/buyer/cli/index.ts';
+import type { CliCommand } from '../../src/buyer/cli/help.ts';
+import { runCli } from '../../src/buyer/cli/index.ts';
 import type { CliIo } from '../../src/buyer/cli/output.ts';
 
 /** The buyer commands in-process against a real app on a real socket, with real signatures. */

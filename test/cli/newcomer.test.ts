@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { runCli, type CliCommand } from '../../src/buyer/cli/index.ts';
+import type { CliCommand } from '../../src/buyer/cli/help.ts';
+import { runCli } from '../../src/buyer/cli/index.ts';
 import { nearest } from '../../src/lib/nearest.ts';
 
 /**

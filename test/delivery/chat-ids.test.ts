@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { canonicalChatId } from '../../src/delivery/chat-id.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { BOT_API_LIMITS, createPacer, type SendLimits } from '../../src/delivery/pacer.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import { deliveryTypedData } from '../../src/delivery/typed-data.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
 import { listen, testApp } from '../helpers/app.ts';
 
@@ -58,12 +58,9 @@ type Client = { xff: string };
 
 async function setBody(account: PrivateKeyAccount, chatId: string, nowMs: number): Promise<string> {
   const timestamp = Math.floor(nowMs / 1000);
-  const signature = await account.signTypedData({
-    domain: DELIVERY_DOMAIN,
-    types: DELIVERY_TYPES,
-    primaryType: DELIVERY_PRIMARY_TYPE,
-    message: { wallet: account.address, chatId, citySlug: '', action: 'set', timestamp: BigInt(timestamp) },
-  });
+  const signature = await account.signTypedData(
+    deliveryTypedData({ wallet: account.address, chatId, citySlug: '', action: 'set', timestamp }),
+  );
   return JSON.stringify({ wallet: account.address, chatId, citySlug: '', action: 'set', signature, timestamp });
 }
 

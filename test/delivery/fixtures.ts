@@ -1,6 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Db } from '../../src/db/open.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import { deliveryTypedData } from '../../src/delivery/typed-data.ts';
 import type { Fetcher } from '../payments/buy.ts';
 import { sanctionsScreen, type WalletScreen } from '../../src/delivery/screen.ts';
 import { loadSanctionsList } from '../../src/sanctions/list.ts';
@@ -92,12 +92,9 @@ export async function registerOverHttp(
   nowMs: number,
 ): Promise<number> {
   const timestamp = Math.floor(nowMs / 1000);
-  const signature = await account.signTypedData({
-    domain: DELIVERY_DOMAIN,
-    types: DELIVERY_TYPES,
-    primaryType: DELIVERY_PRIMARY_TYPE,
-    message: { wallet: account.address, chatId, citySlug, action: 'set', timestamp: BigInt(timestamp) },
-  });
+  const signature = await account.signTypedData(
+    deliveryTypedData({ wallet: account.address, chatId, citySlug, action: 'set', timestamp }),
+  );
   const res = await f('/v1/delivery/messenger', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import { deliveryTypedData } from '../../src/delivery/typed-data.ts';
 import { testApp, type TestEnv } from '../helpers/app.ts';
 import { startFakeBotApi, type FakeBotApi } from '../fakes/bot-api.ts';
 import { grant } from './fixtures.ts';
@@ -44,21 +44,21 @@ async function sign(
   m: { wallet?: string; chatId?: string; citySlug?: string; action: string; timestamp: number },
   over: { chainId?: number; name?: string; types?: unknown } = {},
 ): Promise<string> {
+  const typed = deliveryTypedData({
+    wallet: m.wallet ?? account.address,
+    chatId: m.chatId ?? '',
+    citySlug: m.citySlug ?? '',
+    action: m.action as 'set',
+    timestamp: m.timestamp,
+  });
   return account.signTypedData({
+    ...typed,
     domain: {
-      ...DELIVERY_DOMAIN,
+      ...typed.domain,
       ...(over.chainId !== undefined ? { chainId: over.chainId } : {}),
       ...(over.name ? { name: over.name } : {}),
     },
-    types: (over.types ?? DELIVERY_TYPES) as typeof DELIVERY_TYPES,
-    primaryType: DELIVERY_PRIMARY_TYPE,
-    message: {
-      wallet: (m.wallet ?? account.address) as `0x${string}`,
-      chatId: m.chatId ?? '',
-      citySlug: m.citySlug ?? '',
-      action: m.action,
-      timestamp: BigInt(m.timestamp),
-    },
+    types: (over.types ?? typed.types) as typeof typed.types,
   });
 }
 

@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createBotMessenger, MessengerError } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
 import { SANCTIONED_NOT_PUSHED, sanctionsScreen } from '../../src/delivery/screen.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import { deliveryTypedData } from '../../src/delivery/typed-data.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { manualClock } from '../helpers/clock.ts';
@@ -229,11 +229,8 @@ async function signed(
   nowMs: number,
 ) {
   const timestamp = Math.floor(nowMs / 1000);
-  const signature = await account.signTypedData({
-    domain: DELIVERY_DOMAIN,
-    types: DELIVERY_TYPES,
-    primaryType: DELIVERY_PRIMARY_TYPE,
-    message: { wallet: account.address, chatId, citySlug: '', action, timestamp: BigInt(timestamp) },
-  });
+  const signature = await account.signTypedData(
+    deliveryTypedData({ wallet: account.address, chatId, citySlug: '', action, timestamp }),
+  );
   return { wallet: account.address, chatId: chatId || undefined, citySlug: '', action, signature, timestamp };
 }

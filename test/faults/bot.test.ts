@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseLabel } from '../../src/buckets/labels.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import { deliveryTypedData } from '../../src/delivery/typed-data.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import type { MarketBucketRef } from '../../src/sources/market/types.ts';
@@ -60,12 +60,9 @@ test('bot 5xx, 429, garbage and hangs: retried to exactly one message, or failed
   const chat = '4242';
   const register = async () => {
     const timestamp = Math.floor(env.clock.now() / 1000);
-    const signature = await account.signTypedData({
-      domain: DELIVERY_DOMAIN,
-      types: DELIVERY_TYPES,
-      primaryType: DELIVERY_PRIMARY_TYPE,
-      message: { wallet: account.address, chatId: chat, citySlug: 'nyc', action: 'set', timestamp: BigInt(timestamp) },
-    });
+    const signature = await account.signTypedData(
+      deliveryTypedData({ wallet: account.address, chatId: chat, citySlug: 'nyc', action: 'set', timestamp }),
+    );
     const res = await f('/v1/delivery/messenger', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

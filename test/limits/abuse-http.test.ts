@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';
-import { DELIVERY_DOMAIN, DELIVERY_PRIMARY_TYPE, DELIVERY_TYPES } from '../../src/delivery/typed-data.ts';
+import { deliveryTypedData } from '../../src/delivery/typed-data.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
@@ -214,13 +214,9 @@ test('a flood of chat registrations while paid pushes are queued delays no paid 
     Array.from({ length: FLOOD }, async (_, i) => {
       const account = privateKeyToAccount(generatePrivateKey());
       const chatId = i < 20 ? '5550000' : `${5_550_001 + i}`;
-      const message = { wallet: account.address, chatId, citySlug: '', action: 'set', timestamp: BigInt(timestamp) };
-      const signature = await account.signTypedData({
-        domain: DELIVERY_DOMAIN,
-        types: DELIVERY_TYPES,
-        primaryType: DELIVERY_PRIMARY_TYPE,
-        message,
-      });
+      const signature = await account.signTypedData(
+        deliveryTypedData({ wallet: account.address, chatId, citySlug: '', action: 'set', timestamp }),
+      );
       return JSON.stringify({ wallet: account.address, chatId, citySlug: '', action: 'set', signature, timestamp });
     }),
   );

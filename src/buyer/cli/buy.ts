@@ -7,17 +7,10 @@ import {
   tierProblem,
   usdToAtomic,
 } from '../../../packages/isocast-client/src/index.ts';
+import { pending } from '../../../packages/isocast-client/src/mcp/buy.ts';
+import { DEFAULT_SERVER } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { intFlag, parseFlags, requireValue, UsageError } from '../../lib/flags.ts';
-import {
-  type ApiAnswer,
-  type Client,
-  createClient,
-  DEFAULT_SERVER,
-  refusal,
-  serverError,
-  serverUrl,
-  unknownCity,
-} from './client.ts';
+import { type ApiAnswer, type Client, createClient, refusal, serverError, serverUrl, unknownCity } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, defaultSleep, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
 import { receiptsFileFor, saveReceipts } from './receipts.ts';
@@ -63,10 +56,6 @@ function paymentProblem(a: ApiAnswer, wallet: string): CliError {
   );
 }
 
-const settlementPending = (a: ApiAnswer) =>
-  a.status === 503 &&
-  (/settlement pending/i.test(String(a.body.error)) || typeof a.body.retryAfterSeconds === 'number');
-
 /** The published settlement wallet and tiers; a server that will not say whom it wants paid is not paid. */
 async function publishedTerms(client: Client, city: string): Promise<{ payTo: string }> {
   const meta = await client.request('GET', `/v1/signals/meta?city=${encodeURIComponent(city)}`);
@@ -91,8 +80,8 @@ async function pay(
   const sleep = io.sleep ?? defaultSleep;
   for (let attempt = 0; ; attempt++) {
     const answer = await client.request('POST', path, { headers: { 'x-payment': xPayment } });
-    if (!settlementPending(answer) || attempt >= PENDING_RETRIES || io.signal?.aborted) {
-      if (settlementPending(answer)) {
+    if (!pending(answer) || attempt >= PENDING_RETRIES || io.signal?.aborted) {
+      if (pending(answer)) {
         throw new CliError(
           `settlement still pending after ${attempt + 1} tries; run the same purchase later or check with: isocast receipt --server ${client.server}. ` +
             'The signed authorization can be charged at most once',
@@ -124,8 +113,7 @@ export async function buyCommand(argv: readonly string[], io: CliIo): Promise<nu
     throw new UsageError(`--max-usd must be a positive USD amount such as 0.10, got ${maxUsd}`);
   const receiptsFile = receiptsFileFor(flags, io);
   const json = flags.on.has('json');
-  const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
-  if (warning) io.stderr(`warning: ${warning}`);
+  const account = loadAccount(flags, io);
   const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
   const path = `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}`;
 

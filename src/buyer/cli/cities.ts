@@ -30,7 +30,9 @@ export function localTime(timezone: string, nowMs: number): string {
 export async function citiesCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, CITIES_FLAGS);
   const server = serverUrl(flags, io.envServer);
-  const kind = kindFlag(flags.values.kind);
+  const kind = (flags.values.kind ?? 'high') as CityKind;
+  if (!CITY_KINDS.includes(kind))
+    throw new UsageError(`--kind must be high, low or all, not ${JSON.stringify(flags.values.kind)}`);
   const cities = await fetchCities(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000, kind);
   const now = io.nowMs?.() ?? Date.now();
   if (flags.on.has('json')) {
@@ -57,10 +59,4 @@ export async function citiesCommand(argv: readonly string[], io: CliIo): Promise
       : `${cities.length} ${kind === 'low' ? 'low streams' : 'streams'}`;
   io.stderr(`${listed}; one with latest seq 2 or more has a real free sample (/v1/sample?city=<slug>)`);
   return EXIT.ok;
-}
-
-function kindFlag(raw: string | undefined): CityKind {
-  if (raw === undefined) return 'high';
-  if ((CITY_KINDS as readonly string[]).includes(raw)) return raw as CityKind;
-  throw new UsageError(`--kind must be high, low or all, not ${JSON.stringify(raw)}`);
 }

@@ -2,21 +2,16 @@ import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { type Flags, UsageError } from '../../lib/flags.ts';
 import { serverErrorText, stripControls, stripControlsDeep } from '../../../packages/isocast-client/src/index.ts';
+import type { Answer } from '../../../packages/isocast-client/src/mcp/api.ts';
+import { DEFAULT_SERVER, isLoopback } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { CliError } from './output.ts';
 
 /**
- * The buyer commands' server: its URL rule and its answers. `raw` is the body exactly as sent (the
- * challenge checks refuse control characters); `body` has every string stripped of them, so
- * whatever a command prints from it is safe.
+ * The buyer commands' server: its URL rule and its answers, shaped as isocast-mcp's: `raw` is the
+ * body exactly as sent (the challenge checks refuse control characters); `body` has every string
+ * stripped of them, so whatever a command prints from it is safe.
  */
-export type ApiAnswer = {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: a server's JSON; each command checks the fields it reads
-  body: Record<string, any>;
-  raw: unknown;
-  retryAfterMs: number | null;
-  headers: Headers;
-};
+export type ApiAnswer = Omit<Answer, 'retryAfterS'> & { retryAfterMs: number | null };
 
 export class NetworkError extends CliError {
   override name = 'NetworkError';
@@ -24,19 +19,11 @@ export class NetworkError extends CliError {
 
 export type Client = ReturnType<typeof createClient>;
 
-export const DEFAULT_SERVER = 'http://localhost:8402';
-
-/** Hosts a plain-http connection may reach without --insecure: this machine only. */
-function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 /**
  * `http(s)://host:port` without a trailing slash; anything else is a usage error naming the likely
  * fix (`localhost:8402` parses as the scheme `localhost:`). Plain http to another machine would
  * send payment headers and bearer receipts in the clear, so it needs `--insecure`. `--server` wins
- * over ISOCAST_SERVER (`envServer`), which wins over DEFAULT_SERVER.
+ * over ISOCAST_SERVER (`envServer`), which wins over DEFAULT_SERVER (the MCP server's too).
  */
 export function serverUrl(flags: Flags, envServer?: string): string {
   const raw = flags.values.server ?? (envServer || DEFAULT_SERVER);
@@ -102,7 +89,7 @@ export function createClient(server: string, timeoutMs = 15_000) {
       const body = isObject
         ? stripControlsDeep(res.json as ApiAnswer['body'])
         : { error: stripControls(res.text.slice(0, 200)) };
-      return { status: res.status, body, raw: res.json, retryAfterMs: retryAfterMs(res.headers), headers: res.headers };
+      return { status: res.status, body, raw: res.json, retryAfterMs: retryAfterMs(res.headers) };
     },
   };
 }

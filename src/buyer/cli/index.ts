@@ -1,6 +1,6 @@
 import { readFlags, UsageError } from '../../lib/flags.ts';
 import { buyCommand } from './buy.ts';
-import { DEFAULT_SERVER } from './client.ts';
+import { serverUrl } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { readCommand } from './read.ts';
 import { receiptCommand } from './receipt.ts';
@@ -9,9 +9,7 @@ import { registerChatCommand } from './register-chat.ts';
 import { COMMAND_USAGE, type CliCommand } from './help.ts';
 import { citiesCommand, fetchCities } from './cities.ts';
 import { nearest } from '../../lib/nearest.ts';
-import { keygenCommand } from './keygen.ts';
-
-export type { CliCommand } from './help.ts';
+import { keygenCommand } from './key.ts';
 
 const COMMANDS: Record<CliCommand, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   buy: buyCommand,
@@ -31,9 +29,8 @@ function lowerCity(argv: readonly string[]): string[] {
 async function withSuggestion(message: string, argv: readonly string[], envServer?: string): Promise<string> {
   const m = /^unknown city: (\S+)/.exec(message);
   if (!m) return message;
-  const flag = readFlags(argv, { strings: ['server'], booleans: [] }).values.server;
-  const server = (flag ?? (envServer || DEFAULT_SERVER)).replace(/\/+$/, '');
   try {
+    const server = serverUrl(readFlags(argv, { strings: ['server'], booleans: ['insecure'] }), envServer);
     const near = nearest(
       m[1]!,
       (await fetchCities(server, 5_000, 'all')).map((c) => c.slug),

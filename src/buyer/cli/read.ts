@@ -1,14 +1,7 @@
+import { existsSync } from 'node:fs';
+import { DEFAULT_SERVER } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { intFlag, parseFlags, requireValue } from '../../lib/flags.ts';
-import {
-  type ApiAnswer,
-  createClient,
-  DEFAULT_SERVER,
-  NetworkError,
-  refusal,
-  serverError,
-  serverUrl,
-  unknownCity,
-} from './client.ts';
+import { type ApiAnswer, createClient, NetworkError, refusal, serverError, serverUrl, unknownCity } from './client.ts';
 import { loadAccount } from './key.ts';
 import {
   CliError,
@@ -23,12 +16,11 @@ import {
   describeServers,
   findReceipt,
   LEGACY_RECEIPTS_FILE,
-  legacyReceiptsPresent,
   loadReceipts,
   receiptsFileFor,
   type Receipt,
 } from './receipts.ts';
-import { recoverReceipts } from './recover.ts';
+import { recoverReceipts } from './receipt.ts';
 
 /**
  * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with the
@@ -66,11 +58,12 @@ async function readSetup(argv: readonly string[], io: CliIo) {
   const now = () => io.nowMs?.() ?? Date.now();
   // With a key at hand, read with that wallet's receipt; without one, the newest receipt will do.
   const keyed = flags.values['key-file'] !== undefined || io.envKey !== undefined;
-  const account = keyed ? loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey }).account : undefined;
+  const account = keyed ? loadAccount(flags, { envKey: io.envKey }) : undefined;
   const all = loadReceipts(receiptsFile);
   let recoveredOnce = false;
-  // A lost, never-made or no longer recognised receipt: one signature recovers the token (no payment).
+  // A lost, never-made or no longer recognised receipt: one signature (no payment), once a run.
   const recover = async (): Promise<Receipt | null> => {
+    if (recoveredOnce) return null;
     recoveredOnce = true;
     const recovered = account ? await recoverReceipts(client, account, { file: receiptsFile, nowMs: now() }) : null;
     if (!recovered || !account) return null;
@@ -84,7 +77,7 @@ async function readSetup(argv: readonly string[], io: CliIo) {
   if (!receipt && account) receipt = await recover();
   if (!receipt) {
     const elsewhere = all.length > 0 ? ` Receipts in that file are for: ${describeServers(all)}.` : '';
-    const legacy = legacyReceiptsPresent()
+    const legacy = existsSync(LEGACY_RECEIPTS_FILE)
       ? ` An older receipts file exists at ./${LEGACY_RECEIPTS_FILE}; use it with --receipts ${LEGACY_RECEIPTS_FILE}.`
       : '';
     const hint = account ? '' : ' With your key (--key-file or ISOCAST_KEY) a lost receipt is recovered automatically.';
@@ -95,12 +88,10 @@ async function readSetup(argv: readonly string[], io: CliIo) {
     );
   }
   const sleep = io.sleep ?? defaultSleep;
-  const recovered = () => recoveredOnce;
   return {
     io,
     city,
     server,
-    since,
     follow,
     json,
     intervalMs,
@@ -110,34 +101,29 @@ async function readSetup(argv: readonly string[], io: CliIo) {
     sleep,
     now,
     account,
-    receipt,
     recover,
-    recovered,
+    // What changes from one request to the next:
+    since,
+    headers: { authorization: `Bearer ${receipt.receiptToken}` },
+    printed: 0,
+    backoffMs: intervalMs,
+    waitingSaid: false,
+    offlineSaid: false,
+    /** Caught up on the previous answer: the next request long-polls. */
+    caughtUp: false,
+    /** Until a long-poll comes back early with nothing new. */
+    serverHolds: true,
   };
 }
 
-type ReadSetup = Awaited<ReturnType<typeof readSetup>>;
-
-/** What changes from one request to the next. */
-const startProgress = (r: ReadSetup) => ({
-  since: r.since,
-  headers: { authorization: `Bearer ${r.receipt.receiptToken}` },
-  printed: 0,
-  backoffMs: r.intervalMs,
-  waitingSaid: false,
-  offlineSaid: false,
-  /** Caught up on the previous answer: the next request long-polls. */
-  caughtUp: false,
-  /** Until a long-poll comes back early with nothing new. */
-  serverHolds: true,
-});
-type Progress = ReturnType<typeof startProgress>;
+/** One run's settings and its progress. */
+type Run = Awaited<ReturnType<typeof readSetup>>;
 
 type Page = { signals: SignalLine[]; paidThrough: number; latest: number };
 
 const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)}Z`;
 
-function exhausted({ paidThrough, latest }: { paidThrough: number; latest: number }, r: ReadSetup): CliError {
+function exhausted({ paidThrough, latest }: { paidThrough: number; latest: number }, r: Run): CliError {
   const what =
     paidThrough === 0
       ? `this wallet has no bundle for ${r.city} yet. Buy one with`
@@ -145,7 +131,7 @@ function exhausted({ paidThrough, latest }: { paidThrough: number; latest: numbe
   return new CliError(`${what}: ${buyMore(r.city, r.server)}`, EXIT.paymentNeeded);
 }
 
-function readProblem(a: ApiAnswer, r: ReadSetup): CliError {
+function readProblem(a: ApiAnswer, r: Run): CliError {
   if (a.status === 402 && typeof a.body.paid_through === 'number')
     return exhausted({ paidThrough: a.body.paid_through, latest: a.body.latest }, r);
   const e = serverError(a);
@@ -163,44 +149,43 @@ function readProblem(a: ApiAnswer, r: ReadSetup): CliError {
 
 export async function readCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const r = await readSetup(argv, io);
-  const p = startProgress(r);
   while (!io.signal?.aborted) {
-    const held = r.follow && p.caughtUp && r.waitS > 0 && p.serverHolds;
+    const held = r.follow && r.caughtUp && r.waitS > 0 && r.serverHolds;
     const askedAt = performance.now();
-    const a = await ask(r, p, { held });
+    const a = await ask(r, { held });
     if (a === 'stopped') break;
-    if (a === 'again' || (await askAgain(r, p, a))) continue;
-    const page = pageOf(r, p, a);
+    if (a === 'again' || (await askAgain(r, a))) continue;
+    const page = pageOf(r, a);
     for (const s of page.signals) {
       io.stdout(r.json ? JSON.stringify(s) : formatSignal(s));
-      p.printed++;
+      r.printed++;
     }
-    if (page.signals.length > 0) p.waitingSaid = false;
-    if (a.status === 200) p.since = a.body.next_cursor;
+    if (page.signals.length > 0) r.waitingSaid = false;
+    if (a.status === 200) r.since = a.body.next_cursor;
     if (a.status === 200 && a.body.more) continue;
-    if (!r.follow) return summary(r, p, { answer: a, page });
-    if (p.since >= page.paidThrough) throw exhausted(page, r);
+    if (!r.follow) return summary(r, { answer: a, page });
+    if (r.since >= page.paidThrough) throw exhausted(page, r);
     // A long-poll that came back early with nothing means this server does not hold reads (an
     // older one): from then on poll politely instead of asking again at once.
-    if (held && page.signals.length === 0 && performance.now() - askedAt < r.waitS * 1000 - 1_000 && p.serverHolds) {
-      p.serverHolds = false;
-      p.waitingSaid = false;
+    if (held && page.signals.length === 0 && performance.now() - askedAt < r.waitS * 1000 - 1_000 && r.serverHolds) {
+      r.serverHolds = false;
+      r.waitingSaid = false;
     }
-    p.caughtUp = true;
-    await waitForMore(r, p, page);
+    r.caughtUp = true;
+    await waitForMore(r, page);
   }
-  io.stderr(`stopped after ${p.printed} signal(s); resume with --since ${p.since}`);
+  io.stderr(`stopped after ${r.printed} signal(s); resume with --since ${r.since}`);
   return EXIT.ok;
 }
 
 /** One request; 'again' after a network failure a follower waits out, 'stopped' when aborted. */
-async function ask(r: ReadSetup, p: Progress, { held }: { held: boolean }): Promise<ApiAnswer | 'again' | 'stopped'> {
+async function ask(r: Run, { held }: { held: boolean }): Promise<ApiAnswer | 'again' | 'stopped'> {
   const { io } = r;
   let a: ApiAnswer;
   try {
-    const path = `/v1/signals?city=${encodeURIComponent(r.city)}&since=${p.since}${held ? `&wait=${r.waitS}` : ''}`;
+    const path = `/v1/signals?city=${encodeURIComponent(r.city)}&since=${r.since}${held ? `&wait=${r.waitS}` : ''}`;
     a = await r.client.request('GET', path, {
-      headers: p.headers,
+      headers: r.headers,
       signal: io.signal,
       ...(held ? { timeoutMs: r.waitS * 1000 + r.timeoutMs } : {}),
     });
@@ -208,70 +193,70 @@ async function ask(r: ReadSetup, p: Progress, { held }: { held: boolean }): Prom
     if (io.signal?.aborted) return 'stopped';
     if (!(r.follow && err instanceof NetworkError)) throw err;
     // A follower outlives server restarts: wait longer each time, never hammer, say it once.
-    if (!p.offlineSaid) io.stderr(`warning: ${err.message}; retrying with growing waits (up to ${MAX_BACKOFF_S} s)`);
-    p.offlineSaid = true;
-    await r.sleep(p.backoffMs, io.signal);
-    p.backoffMs = Math.min(p.backoffMs * 2, MAX_BACKOFF_S * 1000);
+    if (!r.offlineSaid) io.stderr(`warning: ${err.message}; retrying with growing waits (up to ${MAX_BACKOFF_S} s)`);
+    r.offlineSaid = true;
+    await r.sleep(r.backoffMs, io.signal);
+    r.backoffMs = Math.min(r.backoffMs * 2, MAX_BACKOFF_S * 1000);
     return 'again';
   }
-  if (p.offlineSaid) io.stderr(`reconnected to ${r.server}`);
-  p.offlineSaid = false;
-  p.backoffMs = r.intervalMs;
+  if (r.offlineSaid) io.stderr(`reconnected to ${r.server}`);
+  r.offlineSaid = false;
+  r.backoffMs = r.intervalMs;
   return a;
 }
 
 /** A busy server (followers wait and ask again) or a refused token a signature may recover. */
-async function askAgain(r: ReadSetup, p: Progress, a: ApiAnswer): Promise<boolean> {
+async function askAgain(r: Run, a: ApiAnswer): Promise<boolean> {
   if (a.status === 429 || a.status === 503) {
     if (!r.follow) throw readProblem(a, r);
     await r.sleep(Math.max(r.intervalMs, a.retryAfterMs ?? 0), r.io.signal);
     return true;
   }
   const tokenRefused = a.status === 401 || (a.status === 402 && typeof a.body.paid_through !== 'number');
-  if (tokenRefused && r.account && !r.recovered()) {
+  if (tokenRefused) {
     const fresh = await r.recover();
     if (fresh) {
-      p.headers = { authorization: `Bearer ${fresh.receiptToken}` };
+      r.headers = { authorization: `Bearer ${fresh.receiptToken}` };
       return true;
     }
   }
   return false;
 }
 
-function pageOf(r: ReadSetup, p: Progress, a: ApiAnswer): Page {
+function pageOf(r: Run, a: ApiAnswer): Page {
   if (a.status === 200)
     return { signals: a.body.signals as SignalLine[], paidThrough: a.body.paid_through, latest: a.body.latest };
   // Asking past the latest signal but inside the bundle: nothing new yet, not a used-up bundle.
-  if (a.status === 402 && typeof a.body.paid_through === 'number' && p.since < a.body.paid_through)
+  if (a.status === 402 && typeof a.body.paid_through === 'number' && r.since < a.body.paid_through)
     return { signals: [], paidThrough: a.body.paid_through, latest: a.body.latest };
   throw readProblem(a, r);
 }
 
 /** Without --follow: one closing line on stderr (JSON with --json). */
-function summary(r: ReadSetup, p: Progress, { answer: a, page }: { answer: ApiAnswer; page: Page }): number {
+function summary(r: Run, { answer: a, page }: { answer: ApiAnswer; page: Page }): number {
   const { paidThrough, latest } = page;
-  const none = p.printed === 0 && p.since >= latest;
+  const none = r.printed === 0 && r.since >= latest;
   const note = none
     ? `no new signals yet: latest is seq ${latest}, entitled through seq ${paidThrough}; run again later or add --follow`
-    : `${p.printed} signal(s); entitled through seq ${paidThrough}, latest ${latest}; next --since ${p.since}`;
+    : `${r.printed} signal(s); entitled through seq ${paidThrough}, latest ${latest}; next --since ${r.since}`;
   if (r.json)
-    r.io.stderr(JSON.stringify({ ...withoutDisclaimer({ ...a.body, signals: undefined }), printed: p.printed }));
+    r.io.stderr(JSON.stringify({ ...withoutDisclaimer({ ...a.body, signals: undefined }), printed: r.printed }));
   else r.io.stderr(note);
   return EXIT.ok;
 }
 
 /** Says once that it is waiting; sleeps the interval unless the next request long-polls. */
-async function waitForMore(r: ReadSetup, p: Progress, { paidThrough, latest }: Page): Promise<void> {
-  const longPolling = r.waitS > 0 && p.serverHolds;
-  if (!p.waitingSaid) {
-    const left = paidThrough - p.since;
+async function waitForMore(r: Run, { paidThrough, latest }: Page): Promise<void> {
+  const longPolling = r.waitS > 0 && r.serverHolds;
+  if (!r.waitingSaid) {
+    const left = paidThrough - r.since;
     const how = longPolling
       ? `the server answers as soon as one is stored (long-poll, up to ${r.waitS} s per request)`
       : `polling every ${r.intervalMs / 1000} s, next at ${clock(r.now() + r.intervalMs)}`;
     r.io.stderr(
       `waiting for new ${r.city} signals (${left} left in the bundle, latest seq ${latest}); ${how}. Ctrl-C stops`,
     );
-    p.waitingSaid = true;
+    r.waitingSaid = true;
   }
   if (!longPolling) await r.sleep(r.intervalMs, r.io.signal);
 }

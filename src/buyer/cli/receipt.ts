@@ -1,11 +1,79 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { intFlag, parseFlags } from '../../lib/flags.ts';
-import { readRevocationAnswer } from '../../../packages/isocast-client/src/index.ts';
+import {
+  type ReceiptFailure,
+  type ReceiptSignedKind,
+  readReceiptAnswer,
+  readRevocationAnswer,
+  signReceiptBody,
+} from '../../../packages/isocast-client/src/index.ts';
 import { createClient, serverUrl, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
-import { forgetReceipts, receiptsFileFor } from './receipts.ts';
-import { recoverReceipts, signedPost, signedRefusal } from './recover.ts';
+import { forgetReceipts, receiptsFileFor, saveReceipts, type Receipt } from './receipts.ts';
+
+/**
+ * Receipt recovery for the CLI: the package's signed request and answer reader, saved as records
+ * and worded as messages. Never signs a second request on its own: "signature already used" means
+ * something else sent this signature first, and the user decides.
+ */
+type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
+
+/** Signs `kind` for this client's server and posts it to its endpoint. */
+async function signedPost(client: Client, account: PrivateKeyAccount, o: { kind: ReceiptSignedKind; nowMs: number }) {
+  const body = await signReceiptBody(account, {
+    server: client.server,
+    kind: o.kind,
+    timestampS: Math.floor(o.nowMs / 1000),
+  });
+  return client.request('POST', o.kind === 'ReceiptRequest' ? '/v1/receipts' : '/v1/receipts/revoke', { body });
+}
+
+/** A signed receipt request the server did not grant, in words a buyer can act on. */
+function signedRefusal(what: string, f: { reason: ReceiptFailure; status: number; error: string }): CliError {
+  if (f.reason === 'signature-used')
+    return new CliError(
+      `${what} refused: signature already used. This exact signed request reached the server before; if you did not send it ` +
+        '(or another isocast run in the same second did not), a copy of your signature was used: run isocast receipt --revoke. ' +
+        'Otherwise run the command again in a second (a new timestamp is a new signature).',
+    );
+  if (f.reason === 'clock') return new CliError(`${what} refused: ${f.error} (check this machine's clock)`);
+  if (f.status === 401) return new CliError(`${what} refused: ${f.error}`);
+  return new CliError(`${what} failed with HTTP ${f.status}: ${f.error}`);
+}
+
+/** null when the server has no such endpoint (an older isocast). */
+export async function recoverReceipts(
+  client: Client,
+  account: PrivateKeyAccount,
+  { file, nowMs }: { file: string; nowMs: number },
+): Promise<Recovered | null> {
+  const a = await signedPost(client, account, { kind: 'ReceiptRequest', nowMs });
+  const answer = readReceiptAnswer(a.status, a.body);
+  if (!answer.ok) {
+    if (answer.reason === 'no-purchases')
+      throw new CliError(
+        `${client.server} has no purchases for wallet ${account.address}; buy first: isocast buy --city <slug> --count 20`,
+        EXIT.paymentNeeded,
+      );
+    if (answer.reason === 'unsupported') return null;
+    if (a.status === 200) throw new CliError(`${answer.error}; nothing was saved`);
+    throw signedRefusal('receipt recovery', answer);
+  }
+  const { receiptToken, cities } = answer.value;
+  const savedAt = new Date(nowMs).toISOString();
+  const receipts: Receipt[] = cities.map((c) => ({
+    server: client.server,
+    wallet: account.address,
+    city: c.city,
+    receiptToken,
+    paidThroughSeq: c.paidThroughSeq,
+    source: 'recovered',
+    savedAt,
+  }));
+  if (receipts.length > 0) saveReceipts(file, receipts);
+  return { receipts, cities };
+}
 
 /** `isocast receipt`: the wallet's receipt token back for a free signature; prints its cities, never the token. */
 const RECEIPT_FLAGS = {
@@ -19,11 +87,7 @@ async function revoke(
   account: PrivateKeyAccount,
   { file, nowMs, json, io }: { file: string; nowMs: number; json: boolean; io: CliIo },
 ) {
-  const a = await signedPost(client, account, {
-    kind: 'ReceiptRevocation',
-    path: '/v1/receipts/revoke',
-    timestamp: Math.floor(nowMs / 1000),
-  });
+  const a = await signedPost(client, account, { kind: 'ReceiptRevocation', nowMs });
   const answer = readRevocationAnswer(a.status, a.body);
   if (!answer.ok && answer.reason === 'unsupported')
     throw new CliError(
@@ -45,19 +109,14 @@ export async function receiptCommand(argv: readonly string[], io: CliIo): Promis
   const flags = parseFlags(argv, RECEIPT_FLAGS);
   const server = serverUrl(flags, io.envServer);
   const receiptsFile = receiptsFileFor(flags, io);
-  const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
-  if (warning) io.stderr(`warning: ${warning}`);
+  const account = loadAccount(flags, io);
   const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
-  if (flags.on.has('revoke'))
-    return revoke(client, account, {
-      file: receiptsFile,
-      nowMs: io.nowMs?.() ?? Date.now(),
-      json: flags.on.has('json'),
-      io,
-    });
-  const r = await recoverReceipts(client, account, { file: receiptsFile, nowMs: io.nowMs?.() ?? Date.now() });
+  const nowMs = io.nowMs?.() ?? Date.now();
+  const json = flags.on.has('json');
+  if (flags.on.has('revoke')) return revoke(client, account, { file: receiptsFile, nowMs, json, io });
+  const r = await recoverReceipts(client, account, { file: receiptsFile, nowMs });
   if (!r) throw new CliError(`${server} does not offer receipt recovery (POST /v1/receipts); it is an older isocast`);
-  if (flags.on.has('json')) {
+  if (json) {
     io.stdout(JSON.stringify({ wallet: account.address, server, cities: r.cities, receiptsFile }));
   } else {
     io.stdout(`receipt for ${account.address} at ${server} saved to ${receiptsFile} (mode 0600)`);

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Flags } from '../../lib/flags.ts';
@@ -101,8 +101,4 @@ export function describeServers(receipts: readonly Receipt[]): string {
   const byServer = new Map<string, Set<string>>();
   for (const r of receipts) byServer.set(r.server, (byServer.get(r.server) ?? new Set()).add(r.city));
   return [...byServer].map(([s, cities]) => `${s} (${[...cities].join(', ')})`).join('; ');
-}
-
-export function legacyReceiptsPresent(cwd: string = process.cwd()): boolean {
-  return existsSync(join(cwd, LEGACY_RECEIPTS_FILE));
 }

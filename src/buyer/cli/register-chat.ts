@@ -19,8 +19,7 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
   const citySlug = flags.values.city ?? '';
   const server = serverUrl(flags, io.envServer);
   const json = flags.on.has('json');
-  const { account, warning } = loadAccount({ keyFile: flags.values['key-file'], envKey: io.envKey });
-  if (warning) io.stderr(`warning: ${warning}`);
+  const account = loadAccount(flags, io);
   const timestamp = Math.floor((io.nowMs?.() ?? Date.now()) / 1000);
   const signature = await account.signTypedData(
     deliveryTypedData({ wallet: account.address, chatId, citySlug, action, timestamp }),

@@ -30,7 +30,7 @@ const PENDING_MAX_WAIT_MS = 5_000;
 /** Answers that say nothing was charged, so the reserved amount goes back under the cap. */
 const NOT_CHARGED = new Set([400, 401, 402, 403, 404, 409, 422, 429]);
 
-const pending = (a: Answer) =>
+export const pending = (a: Pick<Answer, 'status' | 'body'>) =>
   a.status === 503 &&
   (/settlement pending/i.test(String(a.body.error)) || typeof a.body.retryAfterSeconds === 'number');
 
