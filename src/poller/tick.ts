@@ -59,7 +59,7 @@ function emptyReport(startedAtMs: number) {
 function dueDays(p: PollerParts, report: TickReport, dayNow: number): CityDay[] {
   const { startedAtMs } = report;
   const due = p.deps.catalog.active.filter((c) => {
-    if (p.backoff.due(c.slug, startedAtMs)) return true;
+    if (p.health.due(c.slug, startedAtMs)) return true;
     report.backingOff.push(c.slug);
     return false;
   });
@@ -112,13 +112,13 @@ async function detect(p: PollerParts, report: TickReport, d: Observed): Promise<
 }
 
 function succeeded(p: PollerParts, city: CityRecord): void {
-  p.backoff.ok(city.slug);
+  p.health.ok(city.slug);
   p.health.of(city.slug).lastOkAtMs = p.deps.clock.now();
 }
 
 function fail(p: PollerParts, report: TickReport, { city, err }: { city: CityRecord; err: unknown }): void {
   const { clock, logger } = p.deps;
-  const { failures, retryAtMs } = p.backoff.fail(city.slug, clock.now(), err);
+  const { failures, retryAtMs } = p.health.fail(city.slug, clock.now(), err);
   const error = describe(err);
   report.errors.push({ city: city.slug, error });
   const m = p.health.of(city.slug);
