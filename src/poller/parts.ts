@@ -49,7 +49,6 @@ export function createPollerParts(deps: PollerDeps) {
   const { catalog, clock, weather } = deps;
   const odds = createOddsFetcher({ market: deps.market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS });
   const observeDue = createFeedBatches(deps.intervalMs);
-  const { signals, rules } = deps.stores;
   const urls = createMarketUrls(4 * catalog.active.length + 16);
   const health = createPollHealth(catalog, deps.intervalMs);
   const metrics = createPollerMetrics(deps.metrics);
@@ -66,8 +65,6 @@ export function createPollerParts(deps: PollerDeps) {
     concurrency: 8,
     odds,
     observeDue,
-    signals,
-    rules,
     urls,
     health,
     metrics,

@@ -5,7 +5,7 @@ import type { Observation } from '../buckets/daily-high.ts';
 import type { MarketEvent } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
-import { describe, processCity } from './city.ts';
+import { failure, processCity } from './city.ts';
 import type { PollerParts } from './parts.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 
@@ -74,26 +74,18 @@ async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<
   try {
     const event = await market.event(d.city, d.date);
     memo.noMarket = !event;
-    if (!event) {
-      memo.paused = null;
-      report.noMarket.push(d.city.slug);
-      succeeded(p, d.city);
-      return null;
-    }
-    if (event.buckets.some((b) => b.unit !== d.city.unit))
+    if (!event) memo.paused = null;
+    else if (event.buckets.some((b) => b.unit !== d.city.unit))
       throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
-    p.urls.remember(d.city.slug, d.date, event.url);
-    const feed = p.judgeDay(d.city, d.date, event);
-    if (!feed) {
-      report.paused.push(d.city.slug);
-      succeeded(p, d.city);
-      return null;
-    }
-    return { ...d, event, feed };
+    else p.urls.remember(d.city.slug, d.date, event.url);
+    const feed = event && p.judgeDay(d.city, d.date, event);
+    if (feed) return { ...d, event, feed };
+    (event ? report.paused : report.noMarket).push(d.city.slug);
+    succeeded(p, d.city);
   } catch (err) {
     fail(p, report, { city: d.city, err });
-    return null;
   }
+  return null;
 }
 
 type Observed = WithEvent & { obs: Observation[] | Error | undefined; seenAtMs: number; oddsDeadline: number };
@@ -119,12 +111,11 @@ function succeeded(p: PollerParts, city: CityRecord): void {
 function fail(p: PollerParts, report: TickReport, { city, err }: { city: CityRecord; err: unknown }): void {
   const { clock, logger } = p.deps;
   const { failures, retryAtMs } = p.health.fail(city.slug, clock.now(), err);
-  const error = describe(err);
+  const error = failure(p, err);
   report.errors.push({ city: city.slug, error });
   const m = p.health.of(city.slug);
   m.lastError = error;
   m.lastErrorAtMs = clock.now();
-  p.metrics.upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
   logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
 }
 
