@@ -75,25 +75,25 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
     },
     { inTransaction: p.deps.onSignalInTransaction },
   );
-  if (signal) announce(p, { slug: city.slug, date, signal });
+  if (signal) announce(p, signal);
   return signal;
 }
 
-function announce(p: PollerParts, { slug, date, signal }: { slug: string; date: string; signal: SignalPublic }): void {
+function announce(p: PollerParts, signal: SignalPublic): void {
   const { logger } = p.deps;
-  p.metrics.signalsEmitted?.inc({ city: slug });
+  p.metrics.signalsEmitted?.inc({ city: signal.city });
   observeStages(p, signal);
   logger.info('signal', {
-    city: slug,
+    city: signal.city,
     seq: signal.seq,
-    targetDate: date,
+    targetDate: signal.targetDate,
     from: signal.old.bucket,
     to: signal.new.bucket,
   });
   try {
     p.deps.onSignalCommitted?.(signal);
   } catch (err) {
-    logger.error('onSignalCommitted failed', { city: slug, err });
+    logger.error('onSignalCommitted failed', { city: signal.city, err });
   }
 }
 

@@ -30,14 +30,7 @@ export type PollerHealth = {
 export function createPollHealth(catalog: Catalog, intervalMs: number, maxBackoffMs = 10 * 60_000) {
   const memo = new Map<string, CityMemo>();
   let lastTick: PollerHealth['lastTick'] = null;
-  const of = (slug: string): CityMemo => {
-    let m = memo.get(slug);
-    if (!m) {
-      m = { ...NEVER_POLLED };
-      memo.set(slug, m);
-    }
-    return m;
-  };
+  const of = (slug: string): CityMemo => memo.get(slug) ?? memo.set(slug, { ...NEVER_POLLED }).get(slug)!;
   return {
     of,
     due: (city: string, nowMs: number) => (memo.get(city)?.retryAtMs ?? 0) <= nowMs,
