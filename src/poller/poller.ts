@@ -45,10 +45,8 @@ export function createPoller(deps: PollerDeps) {
     },
     stop: async () => {
       running = false;
-      if (timer) {
-        clearTimeout(timer);
-        timer = null;
-      }
+      clearTimeout(timer ?? undefined);
+      timer = null;
       if (inFlight) await inFlight.catch(() => undefined);
     },
     tick,
