@@ -21,7 +21,14 @@ export async function runTick(p: PollerParts): Promise<TickReport> {
 
   // New cities join before the tick's list is taken, so they are polled in this tick.
   await p.discover?.(startedAtMs);
-  const days = dueDays(p, report, dayNow);
+  const due = p.deps.catalog.active.filter((c) => {
+    if (p.health.due(c.slug, startedAtMs)) return true;
+    report.backingOff.push(c.slug);
+    return false;
+  });
+  report.cities = due.length;
+  for (const c of due) p.health.of(c.slug).lastAttemptAtMs = startedAtMs;
+  const days = due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
   const withEvents = (await mapLimit(days, p.concurrency, (d) => eventOf(p, report, d))).filter((x) => x !== null);
   p.metrics.pausedNow?.set(report.paused.length);
 
@@ -54,18 +61,6 @@ function emptyReport(startedAtMs: number) {
     waitingForFeed: 0,
     errors: [] as { city: string; error: string }[],
   };
-}
-
-function dueDays(p: PollerParts, report: TickReport, dayNow: number): CityDay[] {
-  const { startedAtMs } = report;
-  const due = p.deps.catalog.active.filter((c) => {
-    if (p.health.due(c.slug, startedAtMs)) return true;
-    report.backingOff.push(c.slug);
-    return false;
-  });
-  report.cities = due.length;
-  for (const c of due) p.health.of(c.slug).lastAttemptAtMs = startedAtMs;
-  return due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
 }
 
 async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<WithEvent | null> {

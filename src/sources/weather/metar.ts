@@ -56,7 +56,6 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
     const temp = tenths !== null && (typeof r.temp !== 'number' || Math.abs(tenths - r.temp) <= 0.5) ? tenths : r.temp;
     if (typeof temp !== 'number') continue;
     const id = r.icaoId.toUpperCase();
-    const list = out.get(id) ?? [];
     const report = reportType(r.metarType, r.rawOb);
     const o: Observation = { atMs: r.obsTime * 1000, temp, unit: 'C' };
     if (report) o.report = report;
@@ -65,8 +64,7 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
     const receipt = r.receiptTime ? Date.parse(r.receiptTime) : Number.NaN;
     if (Number.isFinite(receipt) && receipt - o.atMs >= -RECEIPT_BEFORE_MS && receipt - o.atMs <= RECEIPT_AFTER_MS)
       o.availableAtMs = receipt;
-    list.push(o);
-    out.set(id, list);
+    (out.get(id) ?? out.set(id, []).get(id)!).push(o);
   }
   return out;
 }
