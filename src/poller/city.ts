@@ -8,7 +8,7 @@ import type { MarketEvent } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './parts.ts';
 
-type CityWork = {
+export type CityWork = {
   city: CityRecord;
   date: string;
   event: MarketEvent;

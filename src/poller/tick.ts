@@ -2,15 +2,13 @@ import type { CityRecord } from '../cities/catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import type { Observation } from '../buckets/daily-high.ts';
-import type { MarketEvent } from '../sources/market/types.ts';
-import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
-import { failure, processCity } from './city.ts';
+import { failure, processCity, type CityWork } from './city.ts';
 import type { PollerParts } from './parts.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 
 type CityDay = { city: CityRecord; date: string };
-type WithEvent = CityDay & { event: MarketEvent; feed: WeatherSource };
+type WithEvent = Omit<CityWork, 'obs' | 'seenAtMs' | 'oddsDeadline'>;
 
 /** One city's failure is recorded and backed off; it never stops the others. */
 export async function runTick(p: PollerParts): Promise<TickReport> {
@@ -83,7 +81,7 @@ async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<
   return null;
 }
 
-type Observed = WithEvent & { obs: Observation[] | Error | undefined; seenAtMs: number; oddsDeadline: number };
+type Observed = Omit<CityWork, 'obs'> & { obs: Observation[] | Error | undefined };
 
 async function detect(p: PollerParts, report: TickReport, d: Observed): Promise<void> {
   try {

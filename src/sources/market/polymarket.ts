@@ -6,7 +6,10 @@ import { fetchGammaEventJson, parseGammaEvent } from './gamma.ts';
 import { fetchOdds } from './clob.ts';
 import type { MarketEvent, MarketSource } from './types.ts';
 
-type PolymarketOptions = {
+/** Events kept (a few KiB each); two per city for catalogs up to 8,000 cities. */
+const MAX_CACHED_EVENTS = 16_384;
+
+export function createPolymarketSource(opts: {
   gammaUrl: string;
   clobUrl: string;
   clock: Clock;
@@ -17,12 +20,7 @@ type PolymarketOptions = {
   missingTtlMs?: number;
   gammaLimiter?: RateLimiter;
   clobLimiter?: RateLimiter;
-};
-
-/** Events kept (a few KiB each); two per city for catalogs up to 8,000 cities. */
-const MAX_CACHED_EVENTS = 16_384;
-
-export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
+}): MarketSource {
   const gamma = { baseUrl: opts.gammaUrl, timeoutMs: opts.gammaTimeoutMs ?? 5_000 };
   const clob = { baseUrl: opts.clobUrl, timeoutMs: opts.clobTimeoutMs ?? 3_000 };
   // A found day's ladder and rule are fixed when it is listed; a missing one is asked again after

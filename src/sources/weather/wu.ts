@@ -23,14 +23,6 @@ const WuResponse = z.object({
 
 const CONCURRENCY = 6;
 
-type WuOptions = {
-  baseUrl: string;
-  apiKey: string;
-  timeoutMs?: number;
-  /** Least time between two asks (WU_POLL_INTERVAL_MS): every ask is one call per station. */
-  minIntervalMs?: number;
-};
-
 export function parseWu(raw: unknown, unit: 'C' | 'F'): Observation[] {
   const { observations } = parseUpstream(WuResponse, raw, { upstream: 'wu', what: 'observations' });
   const out: Observation[] = [];
@@ -45,7 +37,13 @@ function locationPath(loc: string): string {
   return loc.split(':').map(encodeURIComponent).join(':');
 }
 
-export function createWuWeather(opts: WuOptions): WeatherSource {
+export function createWuWeather(opts: {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+  /** Least time between two asks (WU_POLL_INTERVAL_MS): every ask is one call per station. */
+  minIntervalMs?: number;
+}): WeatherSource {
   // weather.com publishes no limit for this key; a few calls a second is what the site itself makes.
   const limiter = createRateLimiter({ limit: 20, windowMs: 1_000 });
   return {
