@@ -104,7 +104,7 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
       });
       return {
         asOfMs: opts.real.now(),
-        byLabel: priceLadder(event.buckets, simBelief(opts.seed, { city, date, atMs: at, soFar, unit: city.unit })),
+        byLabel: priceLadder(event.buckets, simBelief(opts.seed, { city, date, atMs: at, soFar })),
       };
     },
   };

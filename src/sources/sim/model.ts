@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { CityRecord } from '../../cities/catalog.ts';
-import type { TempUnit } from '../../lib/temperature.ts';
 import { localDayBounds, zoneOffsetMs } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import { convertTemp } from '../../buckets/rounding.ts';
@@ -147,17 +146,12 @@ export function simObservations(
 /** The market's view at `atMs`: a high is at least the high so far (`floor`), a low at most the low so far (`ceiling`). */
 export function simBelief(
   seed: string,
-  {
-    city,
-    date,
-    atMs,
-    soFar,
-    unit,
-  }: { city: CityRecord; date: string; atMs: number; soFar: number | null; unit: TempUnit },
-): { mean: number; sd: number; floor: number | null; ceiling: number | null } {
+  { city, date, atMs, soFar }: { city: CityRecord; date: string; atMs: number; soFar: number | null },
+) {
   const { startMs } = localDayBounds(city.timezone, date);
   const hour = localHour(city.timezone, Math.max(atMs, startMs), startMs);
   const day = simDay(seed, city, date);
+  const { unit } = city;
   const perDegC = unit === 'F' ? 1.8 : 1;
   if (city.kind === 'low') {
     // Share of the night's cooling still to come: 1 at midnight, 0 from dawn on.
