@@ -8,7 +8,7 @@ import type { MarketEvent } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './parts.ts';
 
-type CityWork = {
+export type CityWork = {
   city: CityRecord;
   date: string;
   event: MarketEvent;
@@ -20,7 +20,9 @@ type CityWork = {
   oddsDeadline: number;
 };
 
-export function describe(err: unknown): string {
+/** Counts the failure by its upstream (`internal`: not an upstream) and says it in one line. */
+export function failure(p: PollerParts, err: unknown): string {
+  p.metrics.upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
   if (err instanceof UpstreamError) return `${err.upstream}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
 }
@@ -39,21 +41,18 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
   });
   if (high === null) return null;
   const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
-  const d = p.signals.saveReading(base);
+  const d = p.deps.stores.signals.saveReading(base);
   if (!d.crossing) return d.baseline ? 'baseline' : null;
 
   // The crossing is a fact: odds get until the deadline, then the signal goes out without them.
   const sampled = await p.odds.sample(city, date, { event, deadline: w.oddsDeadline });
-  if (sampled.error !== null) {
-    const err = sampled.error;
-    p.metrics.upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
+  if (sampled.error !== null)
     p.deps.logger.warn('storing signal without odds', {
       city: city.slug,
       bucket: d.crossing.new.bucket,
-      error: describe(err),
+      error: failure(p, sampled.error),
     });
-  }
-  const signal = p.signals.storeSignal(
+  const signal = p.deps.stores.signals.storeSignal(
     {
       ...base,
       nowMs: p.deps.clock.now(),
@@ -76,25 +75,25 @@ export async function processCity(p: PollerParts, w: CityWork): Promise<SignalPu
     },
     { inTransaction: p.deps.onSignalInTransaction },
   );
-  if (signal) announce(p, { slug: city.slug, date, signal });
+  if (signal) announce(p, signal);
   return signal;
 }
 
-function announce(p: PollerParts, { slug, date, signal }: { slug: string; date: string; signal: SignalPublic }): void {
+function announce(p: PollerParts, signal: SignalPublic): void {
   const { logger } = p.deps;
-  p.metrics.signalsEmitted?.inc({ city: slug });
+  p.metrics.signalsEmitted?.inc({ city: signal.city });
   observeStages(p, signal);
   logger.info('signal', {
-    city: slug,
+    city: signal.city,
     seq: signal.seq,
-    targetDate: date,
+    targetDate: signal.targetDate,
     from: signal.old.bucket,
     to: signal.new.bucket,
   });
   try {
     p.deps.onSignalCommitted?.(signal);
   } catch (err) {
-    logger.error('onSignalCommitted failed', { city: slug, err });
+    logger.error('onSignalCommitted failed', { city: signal.city, err });
   }
 }
 

@@ -52,6 +52,7 @@ interface FeedSettings extends LiveSourceSettings {
 
 /** The sources FEED selects (each documented on PollerDeps), and the clock whose local dates are market days. */
 export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Clock; logger: Logger }) {
+  const shared = { discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS, oddsDeadlineMs: config.ODDS_DEADLINE_MS };
   if (config.FEED === 'sim') {
     const simClock = createSimClock(deps.db, {
       speed: config.SIM_SPEED,
@@ -60,24 +61,11 @@ export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Cl
     });
     const weather = createSimWeather({ seed: config.SIM_SEED, simClock });
     const market = createSimMarket({ seed: config.SIM_SEED, simClock, real: deps.clock });
-    return {
-      weather,
-      noaaWeather: weather,
-      hkoWeather: weather,
-      discovery: simDiscovery(market, simClock),
-      discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
-      market,
-      dayClock: simClock,
-      oddsDeadlineMs: config.ODDS_DEADLINE_MS,
-    };
+    const discovery = simDiscovery(market, simClock);
+    return { weather, noaaWeather: weather, hkoWeather: weather, discovery, market, dayClock: simClock, ...shared };
   }
   // The live sources (and their upstream schemas) are evaluated only in live mode: about 1.5 ms
   // of every simulated start (docs/performance.md, start-up).
   const { liveSources } = await import('./live-sources.ts');
-  return {
-    ...liveSources(config, deps.clock, deps.logger),
-    discoveryIntervalMs: config.DISCOVERY_INTERVAL_MS,
-    dayClock: deps.clock,
-    oddsDeadlineMs: config.ODDS_DEADLINE_MS,
-  };
+  return { ...liveSources(config, deps.clock, deps.logger), dayClock: deps.clock, ...shared };
 }

@@ -1,5 +1,6 @@
 import type { Catalog } from '../cities/catalog.ts';
-import type { Backoff } from './backoff.ts';
+import { backoffMs } from '../lib/backoff.ts';
+import { UpstreamError } from '../lib/errors.ts';
 
 /** What the operator page shows per city before its first poll; times in epoch ms of the poller's clock. */
 const NEVER_POLLED = {
@@ -11,43 +12,46 @@ const NEVER_POLLED = {
   noMarket: false,
   /** Why the city's current day is paused (its rule does not match the catalog); null when not paused. */
   paused: null as string | null,
+  /** Consecutive failures, 0 when the city is not backing off. */
+  failures: 0,
+  retryAtMs: null as number | null,
 };
 type CityMemo = typeof NEVER_POLLED;
 
 export type PollerHealth = {
   lastTick: { startedAtMs: number; durationMs: number; signals: number; errors: number } | null;
-  /** `failures`: consecutive failures, 0 when the city is not backing off. */
-  cities: ({ city: string } & CityMemo & { failures: number; retryAtMs: number | null })[];
+  cities: ({ city: string } & CityMemo)[];
 };
 
-/** Failures and retry times come from the backoff, so they are never kept twice. */
-export function createPollHealth(catalog: Catalog, backoff: Backoff) {
+/**
+ * Per-city failure backoff: a failing city waits interval * 2^(n-1) (capped, and never less than
+ * an upstream's Retry-After) before its next attempt, while the other cities keep their cadence.
+ */
+export function createPollHealth(catalog: Catalog, intervalMs: number, maxBackoffMs = 10 * 60_000) {
   const memo = new Map<string, CityMemo>();
   let lastTick: PollerHealth['lastTick'] = null;
-  const of = (slug: string): CityMemo => {
-    let m = memo.get(slug);
-    if (!m) {
-      m = { ...NEVER_POLLED };
-      memo.set(slug, m);
-    }
-    return m;
-  };
+  const of = (slug: string): CityMemo => memo.get(slug) ?? memo.set(slug, { ...NEVER_POLLED }).get(slug)!;
   return {
     of,
+    due: (city: string, nowMs: number) => (memo.get(city)?.retryAtMs ?? 0) <= nowMs,
+    fail: (city: string, nowMs: number, err: unknown) => {
+      const m = of(city);
+      const failures = ++m.failures;
+      const retryAfter = err instanceof UpstreamError ? (err.retryAfterMs ?? 0) : 0;
+      const retryAtMs =
+        nowMs + Math.max(backoffMs(failures, intervalMs, maxBackoffMs), Math.min(retryAfter, maxBackoffMs));
+      m.retryAtMs = retryAtMs;
+      return { failures, retryAtMs };
+    },
+    ok: (city: string) => {
+      Object.assign(of(city), { failures: 0, retryAtMs: null });
+    },
     tickDone: (tick: NonNullable<PollerHealth['lastTick']>) => {
       lastTick = tick;
     },
     snapshot: (): PollerHealth => ({
       lastTick,
-      cities: catalog.active.map((c) => {
-        const b = backoff.state(c.slug);
-        return {
-          city: c.slug,
-          ...(memo.get(c.slug) ?? NEVER_POLLED),
-          failures: b?.failures ?? 0,
-          retryAtMs: b?.retryAtMs ?? null,
-        };
-      }),
+      cities: catalog.active.map((c) => ({ city: c.slug, ...(memo.get(c.slug) ?? NEVER_POLLED) })),
     }),
   };
 }

@@ -5,7 +5,6 @@ import { createMetarWeather } from '../sources/weather/metar.ts';
 import { createWuWeather } from '../sources/weather/wu.ts';
 import { createHkoWeather } from '../sources/weather/hko.ts';
 import { fetchDailyTemperatureEvents } from '../sources/market/discovery.ts';
-import type { DiscoverySource } from './parts.ts';
 
 /** Per page of the tag listing; a run is at most a few pages. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
@@ -23,26 +22,23 @@ export interface LiveSourceSettings {
 
 /** FEED=live: Polymarket's Gamma and CLOB, and the weather source WEATHER_SOURCE names (src/poller/feed.ts). */
 export function liveSources(config: LiveSourceSettings, clock: Clock, logger: Logger) {
-  const market = createPolymarketSource({
-    gammaUrl: config.GAMMA_URL,
-    clobUrl: config.CLOB_URL,
-    clock,
-    logger,
-  });
   const metar = createMetarWeather({ baseUrl: config.METAR_URL, clock });
-  const weather =
-    config.WEATHER_SOURCE === 'wu'
-      ? // loadConfig refuses FEED=live + wu without a key, so the key is present here.
-        // One call per station: its own slower cadence keeps the shared key's load modest (docs/signal-engine.md).
-        createWuWeather({
-          baseUrl: config.WEATHER_URL,
-          apiKey: config.WU_API_KEY ?? '',
-          minIntervalMs: config.WU_POLL_INTERVAL_MS,
-        })
-      : metar;
-  const hkoWeather = createHkoWeather({ baseUrl: config.HKO_URL });
-  const discovery: DiscoverySource = {
-    list: () => fetchDailyTemperatureEvents({ baseUrl: config.GAMMA_URL, timeoutMs: DISCOVERY_TIMEOUT_MS }),
+  return {
+    // loadConfig refuses FEED=live + wu without a key, so the key is present here. One call per station:
+    // its own slower cadence keeps the shared key's load modest (docs/signal-engine.md).
+    weather:
+      config.WEATHER_SOURCE === 'wu'
+        ? createWuWeather({
+            baseUrl: config.WEATHER_URL,
+            apiKey: config.WU_API_KEY ?? '',
+            minIntervalMs: config.WU_POLL_INTERVAL_MS,
+          })
+        : metar,
+    noaaWeather: metar,
+    hkoWeather: createHkoWeather({ baseUrl: config.HKO_URL }),
+    discovery: {
+      list: () => fetchDailyTemperatureEvents({ baseUrl: config.GAMMA_URL, timeoutMs: DISCOVERY_TIMEOUT_MS }),
+    },
+    market: createPolymarketSource({ gammaUrl: config.GAMMA_URL, clobUrl: config.CLOB_URL, clock, logger }),
   };
-  return { weather, noaaWeather: metar, hkoWeather, discovery, market };
 }

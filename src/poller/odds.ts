@@ -17,19 +17,15 @@ export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; de
   let blockedUntilMs = 0;
   const overBudget = () => new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`);
 
+  /** The source's call, cut at `timeoutMs` even while it waits for its own rate limiter. */
   async function attempt(city: CityRecord, date: string, request: Required<OddsRequest>): Promise<OddsSample> {
-    const leftMs = request.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const call = opts.market.odds(city, date, request);
     call.catch(() => undefined); // settled later than the race below: its error is already reported
     const cut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(overBudget()), leftMs);
+      timer = setTimeout(() => reject(overBudget()), request.timeoutMs);
     });
-    try {
-      return await Promise.race([call, cut]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return Promise.race([call, cut]).finally(() => clearTimeout(timer));
   }
 
   return {
@@ -41,9 +37,8 @@ export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; de
     ): Promise<OddsResult> => {
       let error: unknown = null;
       for (let n = 0; ; n++) {
-        if (opts.clock.now() < blockedUntilMs) {
+        if (opts.clock.now() < blockedUntilMs)
           return { odds: null, error: error ?? new UpstreamError(opts.market.name, 'odds rate-limited (Retry-After)') };
-        }
         const left = Math.floor(deadline - performance.now());
         if (left <= 0) return { odds: null, error: error ?? overBudget() };
         try {

@@ -13,7 +13,6 @@ import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { asError } from '../sources/upstream.ts';
-import { createBackoff } from './backoff.ts';
 import { createPollHealth } from './health.ts';
 import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
 
@@ -48,12 +47,10 @@ export type PollerDeps = {
 /** The poller's state, built once and kept between ticks; only tick.ts and city.ts touch it. */
 export function createPollerParts(deps: PollerDeps) {
   const { catalog, clock, weather } = deps;
-  const backoff = createBackoff(deps.intervalMs);
   const odds = createOddsFetcher({ market: deps.market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS });
   const observeDue = createFeedBatches(deps.intervalMs);
-  const { signals, rules } = deps.stores;
   const urls = createMarketUrls(4 * catalog.active.length + 16);
-  const health = createPollHealth(catalog, backoff);
+  const health = createPollHealth(catalog, deps.intervalMs);
   const metrics = createPollerMetrics(deps.metrics);
   const noaaWeather = deps.noaaWeather ?? (weather.name === 'metar' || weather.name === 'sim' ? weather : undefined);
   const feedFor = (s: ObservableSource): WeatherSource | undefined =>
@@ -66,11 +63,8 @@ export function createPollerParts(deps: PollerDeps) {
     dayClock,
     /** Cities worked on at once (upstream rate limits are enforced by the sources). */
     concurrency: 8,
-    backoff,
     odds,
     observeDue,
-    signals,
-    rules,
     urls,
     health,
     metrics,

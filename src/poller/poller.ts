@@ -1,10 +1,8 @@
 import { localDate } from '../lib/local-day.ts';
-import { createPollerParts } from './parts.ts';
+import { createPollerParts, type PollerDeps } from './parts.ts';
 import { runTick, type TickReport } from './tick.ts';
 import type { CityRecord } from '../cities/catalog.ts';
-import type { PollerDeps } from './parts.ts';
 
-export type { PollerDeps } from './parts.ts';
 export type Poller = ReturnType<typeof createPoller>;
 
 /**
@@ -47,17 +45,16 @@ export function createPoller(deps: PollerDeps) {
     },
     stop: async () => {
       running = false;
-      if (timer) {
-        clearTimeout(timer);
-        timer = null;
-      }
+      clearTimeout(timer ?? undefined);
+      timer = null;
       if (inFlight) await inFlight.catch(() => undefined);
     },
     tick,
     /** Event page of the city's market for a date once the poller has seen that event. */
     marketUrlFor: (city: CityRecord, date: string) => parts.urls.get(city.slug, date),
     /** The parsed rule and verdict of the city's current market day, once the poller has read its event. */
-    ruleFor: (city: CityRecord) => parts.rules.read(city.slug, localDate(city.timezone, parts.dayClock.now())),
+    ruleFor: (city: CityRecord) =>
+      parts.deps.stores.rules.read(city.slug, localDate(city.timezone, parts.dayClock.now())),
     /** In-memory state since start: last tick, and per active city its last attempt, success, error and backoff. */
     health: parts.health.snapshot,
   };

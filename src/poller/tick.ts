@@ -2,15 +2,13 @@ import type { CityRecord } from '../cities/catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import type { Observation } from '../buckets/daily-high.ts';
-import type { MarketEvent } from '../sources/market/types.ts';
-import type { WeatherSource } from '../sources/weather/types.ts';
 import { mapLimit } from '../sources/rate-limit.ts';
-import { describe, processCity } from './city.ts';
+import { failure, processCity, type CityWork } from './city.ts';
 import type { PollerParts } from './parts.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 
 type CityDay = { city: CityRecord; date: string };
-type WithEvent = CityDay & { event: MarketEvent; feed: WeatherSource };
+type WithEvent = Omit<CityWork, 'obs' | 'seenAtMs' | 'oddsDeadline'>;
 
 /** One city's failure is recorded and backed off; it never stops the others. */
 export async function runTick(p: PollerParts): Promise<TickReport> {
@@ -21,7 +19,14 @@ export async function runTick(p: PollerParts): Promise<TickReport> {
 
   // New cities join before the tick's list is taken, so they are polled in this tick.
   await p.discover?.(startedAtMs);
-  const days = dueDays(p, report, dayNow);
+  const due = p.deps.catalog.active.filter((c) => {
+    if (p.health.due(c.slug, startedAtMs)) return true;
+    report.backingOff.push(c.slug);
+    return false;
+  });
+  report.cities = due.length;
+  for (const c of due) p.health.of(c.slug).lastAttemptAtMs = startedAtMs;
+  const days = due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
   const withEvents = (await mapLimit(days, p.concurrency, (d) => eventOf(p, report, d))).filter((x) => x !== null);
   p.metrics.pausedNow?.set(report.paused.length);
 
@@ -56,47 +61,27 @@ function emptyReport(startedAtMs: number) {
   };
 }
 
-function dueDays(p: PollerParts, report: TickReport, dayNow: number): CityDay[] {
-  const { startedAtMs } = report;
-  const due = p.deps.catalog.active.filter((c) => {
-    if (p.backoff.due(c.slug, startedAtMs)) return true;
-    report.backingOff.push(c.slug);
-    return false;
-  });
-  report.cities = due.length;
-  for (const c of due) p.health.of(c.slug).lastAttemptAtMs = startedAtMs;
-  return due.map((city) => ({ city, date: localDate(city.timezone, dayNow) }));
-}
-
 async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<WithEvent | null> {
   const { market } = p.deps;
   const memo = p.health.of(d.city.slug);
   try {
     const event = await market.event(d.city, d.date);
     memo.noMarket = !event;
-    if (!event) {
-      memo.paused = null;
-      report.noMarket.push(d.city.slug);
-      succeeded(p, d.city);
-      return null;
-    }
-    if (event.buckets.some((b) => b.unit !== d.city.unit))
+    if (!event) memo.paused = null;
+    else if (event.buckets.some((b) => b.unit !== d.city.unit))
       throw new UpstreamError(market.name, `market buckets are not in °${d.city.unit}`);
-    p.urls.remember(d.city.slug, d.date, event.url);
-    const feed = p.judgeDay(d.city, d.date, event);
-    if (!feed) {
-      report.paused.push(d.city.slug);
-      succeeded(p, d.city);
-      return null;
-    }
-    return { ...d, event, feed };
+    else p.urls.remember(d.city.slug, d.date, event.url);
+    const feed = event && p.judgeDay(d.city, d.date, event);
+    if (feed) return { ...d, event, feed };
+    (event ? report.paused : report.noMarket).push(d.city.slug);
+    succeeded(p, d.city);
   } catch (err) {
     fail(p, report, { city: d.city, err });
-    return null;
   }
+  return null;
 }
 
-type Observed = WithEvent & { obs: Observation[] | Error | undefined; seenAtMs: number; oddsDeadline: number };
+type Observed = Omit<CityWork, 'obs'> & { obs: Observation[] | Error | undefined };
 
 async function detect(p: PollerParts, report: TickReport, d: Observed): Promise<void> {
   try {
@@ -112,19 +97,18 @@ async function detect(p: PollerParts, report: TickReport, d: Observed): Promise<
 }
 
 function succeeded(p: PollerParts, city: CityRecord): void {
-  p.backoff.ok(city.slug);
+  p.health.ok(city.slug);
   p.health.of(city.slug).lastOkAtMs = p.deps.clock.now();
 }
 
 function fail(p: PollerParts, report: TickReport, { city, err }: { city: CityRecord; err: unknown }): void {
   const { clock, logger } = p.deps;
-  const { failures, retryAtMs } = p.backoff.fail(city.slug, clock.now(), err);
-  const error = describe(err);
+  const { failures, retryAtMs } = p.health.fail(city.slug, clock.now(), err);
+  const error = failure(p, err);
   report.errors.push({ city: city.slug, error });
   const m = p.health.of(city.slug);
   m.lastError = error;
   m.lastErrorAtMs = clock.now();
-  p.metrics.upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
   logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
 }
 

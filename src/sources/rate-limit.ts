@@ -5,15 +5,14 @@
  */
 export type RateLimiter = { acquire(): Promise<void>; readonly waiting: number };
 
-export function createRateLimiter(opts: { limit: number; windowMs: number; now?: () => number }): RateLimiter {
-  const now = opts.now ?? Date.now;
+export function createRateLimiter(opts: { limit: number; windowMs: number }): RateLimiter {
   const granted: number[] = [];
   const queue: (() => void)[] = [];
   let timer: NodeJS.Timeout | null = null;
 
   const drain = () => {
     timer = null;
-    const t = now();
+    const t = Date.now();
     while (granted.length > 0 && granted[0]! <= t - opts.windowMs) granted.shift();
     while (queue.length > 0 && granted.length < opts.limit) {
       granted.push(t);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { backoffMs } from '../../src/lib/backoff.ts';
-import { createBackoff } from '../../src/poller/backoff.ts';
+import { createCatalog } from '../../src/cities/catalog.ts';
+import { createPollHealth } from '../../src/poller/health.ts';
 import { UpstreamError } from '../../src/lib/errors.ts';
 
 test('doubles from the base, capped, finite however long the streak', () => {
@@ -14,7 +15,7 @@ test('doubles from the base, capped, finite however long the streak', () => {
 });
 
 test('the poller waits by the same formula, or the upstream Retry-After if longer (capped)', () => {
-  const b = createBackoff(1_000, 10_000);
+  const b = createPollHealth(createCatalog(), 1_000, 10_000);
   assert.deepEqual(
     [1, 2, 3, 4, 5].map(() => b.fail('nyc', 0, new Error('x')).retryAtMs),
     [1_000, 2_000, 4_000, 8_000, 10_000],

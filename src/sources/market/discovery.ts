@@ -1,7 +1,7 @@
 import type { MarketKind } from '../../lib/temperature.ts';
 import { EVENT_PREFIX, MONTHS } from '../../cities/market-slug.ts';
 import { gammaEvents } from './gamma.ts';
-import { parseResolutionRule, type ResolutionRule } from './resolution-rule.ts';
+import { parseResolutionRule } from './resolution-rule.ts';
 
 /** By tag slug, not `tag=Weather`: Gamma ignores that and answers 200 with an empty list. */
 const DISCOVERY_TAG_SLUGS: Readonly<Record<MarketKind, string>> = {
@@ -12,16 +12,7 @@ const PAGE = 100;
 /** Three days of ~60 cities fit in two pages per tag; the cap only bounds a misbehaving upstream. */
 const MAX_PAGES = 10;
 
-export type DiscoveredEvent = {
-  slug: string;
-  /** The market's extreme, from the slug's head: `highest-temperature-in-` or `lowest-temperature-in-`. */
-  extreme: MarketKind;
-  token: string;
-  date: string;
-  /** The city's name as the title writes it ("Lowest temperature in Hong Kong on ...?"). */
-  name: string;
-  rule: ResolutionRule;
-};
+export type DiscoveredEvent = NonNullable<ReturnType<typeof readDiscoveredEvent>>;
 
 const SLUG = new RegExp(
   `^(${EVENT_PREFIX.high}|${EVENT_PREFIX.low})-([a-z0-9-]+?)-on-(${MONTHS.join('|')})-(\\d{1,2})(?:-(\\d{4}))?$`,
@@ -31,8 +22,11 @@ type RawEvent = Partial<Record<string, unknown>> & { markets?: Partial<Record<st
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-/** Null for another slug shape; the year comes from the slug, else `endDate` (noon UTC of the market day). */
-export function readDiscoveredEvent(raw: unknown): DiscoveredEvent | null {
+/**
+ * Null for another slug shape; the year comes from the slug, else `endDate` (noon UTC of the market
+ * day). `extreme` comes from the slug's head; `name` is the city as the title writes it.
+ */
+export function readDiscoveredEvent(raw: unknown) {
   if (typeof raw !== 'object' || raw === null) return null;
   const ev = raw as RawEvent;
   const slug = str(ev.slug);

@@ -80,8 +80,5 @@ export async function gammaEvents(opts: GammaOptions, query: string): Promise<un
  */
 export async function fetchGammaEventJson(opts: GammaOptions, slug: string, filters = ''): Promise<unknown> {
   const body = await gammaEvents(opts, `slug=${encodeURIComponent(slug)}${filters ? `&${filters}` : ''}`);
-  const match: unknown = body.find(
-    (e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug,
-  );
-  return match ?? null;
+  return body.find((e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug) ?? null;
 }

@@ -6,12 +6,10 @@ import { fetchGammaEventJson, parseGammaEvent } from './gamma.ts';
 import { fetchOdds } from './clob.ts';
 import type { MarketEvent, MarketSource } from './types.ts';
 
-/**
- * A found event's ladder is fixed for its day, so it is cached for the day; a missing one is asked
- * again only after `missingTtlMs` (one Gamma call per few minutes, not per tick).
- * Limits (reference rate_limits_per_10s): Gamma /events 500, CLOB /books 500; we stay at 80 %.
- */
-type PolymarketOptions = {
+/** Events kept (a few KiB each); two per city for catalogs up to 8,000 cities. */
+const MAX_CACHED_EVENTS = 16_384;
+
+export function createPolymarketSource(opts: {
   gammaUrl: string;
   clobUrl: string;
   clock: Clock;
@@ -22,26 +20,23 @@ type PolymarketOptions = {
   missingTtlMs?: number;
   gammaLimiter?: RateLimiter;
   clobLimiter?: RateLimiter;
-};
-
-/** Events kept (a few KiB each); two per city for catalogs up to 8,000 cities. */
-const MAX_CACHED_EVENTS = 16_384;
-
-export function createPolymarketSource(opts: PolymarketOptions): MarketSource {
+}): MarketSource {
   const gamma = { baseUrl: opts.gammaUrl, timeoutMs: opts.gammaTimeoutMs ?? 5_000 };
   const clob = { baseUrl: opts.clobUrl, timeoutMs: opts.clobTimeoutMs ?? 3_000 };
-  // A found day's event is not asked again: its ladder and rule are fixed when it is listed.
+  // A found day's ladder and rule are fixed when it is listed; a missing one is asked again after
+  // `missingTtlMs` (one Gamma call per few minutes, not per tick).
   const foundTtl = opts.foundTtlMs ?? Number.POSITIVE_INFINITY;
   const missingTtl = opts.missingTtlMs ?? 5 * 60_000;
+  // Reference rate_limits_per_10s: Gamma /events 500, CLOB /books 500; we stay at 80 %.
   const gammaLimit = opts.gammaLimiter ?? createRateLimiter({ limit: 400, windowMs: 10_000 });
   const clobLimit = opts.clobLimiter ?? createRateLimiter({ limit: 400, windowMs: 10_000 });
   const cache = new Map<string, { event: MarketEvent | null; atMs: number }>();
 
-  async function lookup(slug: string): Promise<MarketEvent | null> {
+  const lookup = async (slug: string) => {
     await gammaLimit.acquire();
     const raw = await fetchGammaEventJson(gamma, slug);
     return raw === null ? null : parseGammaEvent(raw);
-  }
+  };
 
   return {
     name: 'polymarket',

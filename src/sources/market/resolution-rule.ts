@@ -22,6 +22,8 @@ export type ResolutionRule = {
   reason?: string;
 };
 
+/** "This market will resolve off of the Hourly Data provided using the "Show Hourly Data" button." */
+const HOURLY_VIEW = /\bresolve off of the Hourly Data\b|\bShow Hourly Data\b/i;
 const HIGHEST = /\bhighest (?:temperature|reading)\b|\bAbsolute Daily Max\b/i;
 const LOWEST = /\blowest (?:temperature|reading)\b|\bAbsolute Daily Min\b/i;
 
@@ -62,13 +64,10 @@ export function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown
     const site = u.searchParams.get('site') ?? u.searchParams.get('STID');
     return site && /^[A-Za-z0-9]{4}$/.test(site) ? { source: 'noaa', station: site.toUpperCase() } : null;
   }
-  if (host === 'weather.gov.hk' || host === 'hko.gov.hk') return { source: 'hko', station: canonicalUrl(u) };
-  if (host === 'cwa.gov.tw' || host === 'cwb.gov.tw') return { source: 'cwa', station: canonicalUrl(u) };
+  const page = `${u.protocol}//${u.host}${u.pathname}${u.search}`;
+  if (host === 'weather.gov.hk' || host === 'hko.gov.hk') return { source: 'hko', station: page };
+  if (host === 'cwa.gov.tw' || host === 'cwb.gov.tw') return { source: 'cwa', station: page };
   return null;
-}
-
-function canonicalUrl(u: URL): string {
-  return `${u.protocol}//${u.host}${u.pathname}${u.search}`;
 }
 
 /** URLs in the text; a sentence's closing period is not part of the address. */
@@ -134,28 +133,17 @@ export function parseResolutionRule(
   const fb = /\bif\b[^.]*\bunavailable\b[^.]*?,\s*(?:the\s+)?([^.]*?)\s+will be used as the resolution source/i.exec(
     text,
   );
-  let fallback: ResolutionRule['fallback'] = null;
-  if (fb) {
-    if (!/\b(?:Wunderground|Weather Underground)\b/i.test(fb[1]!))
-      return unknown('the rule names a fallback this service does not know', url);
-    fallback = 'wu';
-  }
+  if (fb && !/\b(?:Wunderground|Weather Underground)\b/i.test(fb[1]!))
+    return unknown('the rule names a fallback this service does not know', url);
+  const noaaKind = HOURLY_VIEW.test(text) ? 'noaa-hourly' : 'noaa-all';
   return {
     source: provider,
-    kind: kindOf(provider, text),
+    kind: provider === 'noaa' ? noaaKind : provider === 'wu' ? 'wu-table' : provider,
     station,
     unit: [...units][0]!,
     precision,
-    fallback,
+    fallback: fb ? 'wu' : null,
     url,
     extreme: extremeOf(text),
   };
-}
-
-/** "This market will resolve off of the Hourly Data provided using the "Show Hourly Data" button." */
-const HOURLY_VIEW = /\bresolve off of the Hourly Data\b|\bShow Hourly Data\b/i;
-
-function kindOf(provider: Exclude<RuleSource, 'unknown'>, text: string): RuleKind {
-  if (provider === 'noaa') return HOURLY_VIEW.test(text) ? 'noaa-hourly' : 'noaa-all';
-  return provider === 'wu' ? 'wu-table' : provider;
 }

@@ -12,22 +12,20 @@ function ruleDay(date: string): string {
   return `${d} ${MONTHS[m - 1]} '${String(y).slice(2)}`;
 }
 
-type RuleTextOptions = {
-  kind: RuleKind;
-  /** Station named by the rule; the city's catalog station unless a test wants another. */
-  station?: string;
-  unit?: 'C' | 'F';
-  stationName?: string;
-  /** NOAA rules: whether the text names the "Show Hourly Data" view; default: US cities do, as the live US rules. */
-  hourly?: boolean;
-  /** A daily-low market's rule reads "lowest" where a high's reads "highest" (default high). */
-  extreme?: MarketKind;
-};
-
 export function ruleText(
   city: Pick<CityRecord, 'displayName' | 'unit' | 'station' | 'stationPage'> & { country?: string | null },
   date: string,
-  opts: RuleTextOptions,
+  opts: {
+    kind: RuleKind;
+    /** Station named by the rule; the city's catalog station unless a test wants another. */
+    station?: string;
+    unit?: 'C' | 'F';
+    stationName?: string;
+    /** NOAA rules: whether the text names the "Show Hourly Data" view; default: US cities do, as the live US rules. */
+    hourly?: boolean;
+    /** A daily-low market's rule reads "lowest" where a high's reads "highest" (default high). */
+    extreme?: MarketKind;
+  },
 ): { description: string; resolutionSource: string } {
   const station = (opts.station ?? city.station ?? 'XXXX').toUpperCase();
   const unitWord = (opts.unit ?? city.unit) === 'F' ? 'Fahrenheit' : 'Celsius';
@@ -54,7 +52,20 @@ export function ruleText(
       ].join('\n\n'),
     };
   }
-  if (opts.kind === 'hko') return hkoRuleText(day);
+  if (opts.kind === 'hko') {
+    // The Hong Kong Observatory wording (the 16 Mar '26 market's text).
+    const url = 'https://www.weather.gov.hk/en/cis/climat.htm';
+    return {
+      resolutionSource: url,
+      description: [
+        `This market will resolve to the temperature range that contains the highest temperature recorded by the Hong Kong Observatory in degrees Celsius on ${day}.`,
+        `The resolution source for this market will be information from the Hong Kong Observatory, specifically the "Absolute Daily Max (deg. C)" the specified date once information is finalized in the relevant "Daily Extract", available here: ${url}`,
+        'This market can not resolve to "Yes" until data for this date has been finalized.',
+        'The resolution source for this market measures temperatures in Celsius to one decimal place (eg, 9.1°C). Thus, this is the level of precision that will be used when resolving the market.',
+        "Any revisions to temperatures recorded after data is finalized for this market's timeframe will not be considered for this market's resolution.",
+      ].join('\n\n'),
+    };
+  }
   const url = `https://www.weather.gov/wrh/timeseries?site=${station.toLowerCase()}`;
   const hourly = opts.hourly ?? city.country === 'US';
   return {
@@ -71,21 +82,6 @@ export function ruleText(
       'This market can not resolve until the first data point for the following date has been published on the resolution source.',
       `The resolution source for this market measures temperatures to whole degrees ${unitWord} (eg, ${eg}). Thus, this is the level of precision that will be used when resolving the market.`,
       "Revisions to temperatures recorded within this market's timeframe will be considered until the first datapoint for the following date has been published, after which any alterations will not be considered.",
-    ].join('\n\n'),
-  };
-}
-
-/** The Hong Kong Observatory wording (the 16 Mar '26 market's text). */
-function hkoRuleText(day: string): { description: string; resolutionSource: string } {
-  const url = 'https://www.weather.gov.hk/en/cis/climat.htm';
-  return {
-    resolutionSource: url,
-    description: [
-      `This market will resolve to the temperature range that contains the highest temperature recorded by the Hong Kong Observatory in degrees Celsius on ${day}.`,
-      `The resolution source for this market will be information from the Hong Kong Observatory, specifically the "Absolute Daily Max (deg. C)" the specified date once information is finalized in the relevant "Daily Extract", available here: ${url}`,
-      'This market can not resolve to "Yes" until data for this date has been finalized.',
-      'The resolution source for this market measures temperatures in Celsius to one decimal place (eg, 9.1°C). Thus, this is the level of precision that will be used when resolving the market.',
-      "Any revisions to temperatures recorded after data is finalized for this market's timeframe will not be considered for this market's resolution.",
     ].join('\n\n'),
   };
 }

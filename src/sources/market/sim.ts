@@ -40,8 +40,8 @@ function priceLadder(
   buckets: readonly BucketRange[],
   belief: { mean: number; sd: number; floor: number | null; ceiling?: number | null },
 ): Map<string, BucketOdds> {
-  const cdf = (x: number) => normalCdf((x - belief.mean) / belief.sd);
-  const cdfAt = (x: number) => (x === Number.NEGATIVE_INFINITY ? 0 : x === Number.POSITIVE_INFINITY ? 1 : cdf(x));
+  const cdfAt = (x: number) =>
+    x === Number.NEGATIVE_INFINITY ? 0 : x === Number.POSITIVE_INFINITY ? 1 : normalCdf((x - belief.mean) / belief.sd);
   const cutLo = belief.floor == null ? Number.NEGATIVE_INFINITY : belief.floor - 0.5;
   const cutHi = belief.ceiling == null ? Number.POSITIVE_INFINITY : belief.ceiling + 0.5;
   const mass = cdfAt(cutHi) - cdfAt(cutLo);
@@ -104,7 +104,7 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
       });
       return {
         asOfMs: opts.real.now(),
-        byLabel: priceLadder(event.buckets, simBelief(opts.seed, { city, date, atMs: at, soFar, unit: city.unit })),
+        byLabel: priceLadder(event.buckets, simBelief(opts.seed, { city, date, atMs: at, soFar })),
       };
     },
   };

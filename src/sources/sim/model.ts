@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { CityRecord } from '../../cities/catalog.ts';
-import type { TempUnit } from '../../lib/temperature.ts';
 import { localDayBounds, zoneOffsetMs } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import { convertTemp } from '../../buckets/rounding.ts';
@@ -84,21 +83,14 @@ function dayOfYear(date: string): number {
   return (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / 86_400_000;
 }
 
-type SimDay = {
-  /** The "forecast" the simulated high market is centred on, °C. */
-  forecastC: number;
-  /** The high the day will actually reach at the peak hour, °C. */
-  highC: number;
-  /** The forecast low the simulated low market is centred on, °C. */
-  lowForecastC: number;
-  /** The low the day reaches at dawn (06:00 local); the evening never cools below it. */
-  lowC: number;
-};
-
 /** A low stream (`nyc-low`) hashes its high city's slug, so both see one world. */
 const worldKey = (city: Pick<CityRecord, 'slug' | 'baseSlug'>): string => city.baseSlug ?? city.slug;
 
-export function simDay(seed: string, city: CityRecord, date: string): SimDay {
+/**
+ * The high market's forecast and the high the day reaches at the peak hour; the low market's
+ * forecast and the low at dawn (06:00 local), which the evening never cools below. All °C.
+ */
+export function simDay(seed: string, city: CityRecord, date: string) {
   const key = worldKey(city);
   const c = CLIMATE[key] ?? DEFAULT_CLIMATE;
   const peakDoy = c.south ? 15 : 196;
@@ -110,18 +102,13 @@ export function simDay(seed: string, city: CityRecord, date: string): SimDay {
 }
 
 /** Smooth day curve: night cooling to the trough at 06:00, cosine rise to the peak at 15:00, evening fall. */
-export function curveC(day: SimDay, localHour: number): number {
+export function curveC(day: ReturnType<typeof simDay>, localHour: number): number {
   const range = day.highC - day.lowC;
   const night = day.lowC + 0.3 * range;
   if (localHour < TROUGH_HOUR) return night - (night - day.lowC) * (localHour / TROUGH_HOUR);
   if (localHour <= PEAK_HOUR)
     return day.lowC + (range * (1 - Math.cos((Math.PI * (localHour - TROUGH_HOUR)) / (PEAK_HOUR - TROUGH_HOUR)))) / 2;
   return day.highC - (day.highC - night) * ((localHour - PEAK_HOUR) / (24 - PEAK_HOUR));
-}
-
-/** Share of the night's cooling still to come: 1 at midnight, 0 from dawn on. */
-function coolingLeft(localHour: number): number {
-  return localHour >= TROUGH_HOUR ? 0 : 1 - localHour / TROUGH_HOUR;
 }
 
 /** Share of the day's warming still to come at the local hour: 1 before dawn, 0 after the peak. */
@@ -159,20 +146,16 @@ export function simObservations(
 /** The market's view at `atMs`: a high is at least the high so far (`floor`), a low at most the low so far (`ceiling`). */
 export function simBelief(
   seed: string,
-  {
-    city,
-    date,
-    atMs,
-    soFar,
-    unit,
-  }: { city: CityRecord; date: string; atMs: number; soFar: number | null; unit: TempUnit },
-): { mean: number; sd: number; floor: number | null; ceiling: number | null } {
+  { city, date, atMs, soFar }: { city: CityRecord; date: string; atMs: number; soFar: number | null },
+) {
   const { startMs } = localDayBounds(city.timezone, date);
   const hour = localHour(city.timezone, Math.max(atMs, startMs), startMs);
   const day = simDay(seed, city, date);
+  const { unit } = city;
   const perDegC = unit === 'F' ? 1.8 : 1;
   if (city.kind === 'low') {
-    const left = coolingLeft(hour);
+    // Share of the night's cooling still to come: 1 at midnight, 0 from dawn on.
+    const left = hour >= TROUGH_HOUR ? 0 : 1 - hour / TROUGH_HOUR;
     const forecast = convertTemp(day.lowForecastC, 'C', unit);
     const mean = soFar === null ? forecast : soFar - left * Math.max(soFar - forecast, 0.5 * perDegC);
     return { mean, sd: (0.4 + 2 * left) * perDegC, floor: null, ceiling: soFar };

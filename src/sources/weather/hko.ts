@@ -1,8 +1,7 @@
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpRequest } from '../../lib/http-client.ts';
-import type { Observation } from '../../buckets/daily-high.ts';
-import type { WeatherSource } from './types.ts';
-import { asError, requireOk } from '../upstream.ts';
+import { observeByCall, type WeatherSource } from './types.ts';
+import { requireOk } from '../upstream.ts';
 
 /**
  * The since-midnight max/min CSV: `rhrread` is whole degrees and CLMMAXT comes after the day. Rows
@@ -12,9 +11,7 @@ const HKO_MAXMIN_PATH = '/weatherAPI/hko_data/regional-weather/latest_since_midn
 const HKO_STATION = 'HK Observatory';
 const HKT_OFFSET_MS = 8 * 3_600_000;
 
-type HkoReading = { atMs: number; localDate: string; localMinutes: number; maxC: number };
-
-export function parseHkoMaxMin(csv: string): HkoReading | null {
+export function parseHkoMaxMin(csv: string) {
   const lines = csv.replace(/^\uFEFF/, '').split(/\r?\n/);
   const header = lines[0]?.split(',').map((c) => c.trim()) ?? [];
   const maxCol = header.findIndex((h) => /^Maximum Air Temperature/i.test(h));
@@ -38,36 +35,28 @@ export function parseHkoMaxMin(csv: string): HkoReading | null {
 }
 
 export function createHkoWeather(opts: { baseUrl: string; timeoutMs?: number }): WeatherSource {
-  const timeoutMs = opts.timeoutMs ?? 8_000;
   return {
     name: 'hko',
     channel: 'hko',
-    observe: async (requests) => {
-      const out = new Map<string, Observation[] | Error>();
-      if (requests.length === 0) return out;
-      let reading: HkoReading | null;
-      try {
-        const res = await httpRequest({
-          upstream: 'hko',
-          url: `${opts.baseUrl}${HKO_MAXMIN_PATH}`,
-          headers: { accept: 'text/csv, text/plain, */*' },
-          timeoutMs,
-        });
-        requireOk('hko', res);
-        reading = parseHkoMaxMin(res.text);
-      } catch (err) {
-        for (const r of requests) out.set(r.city.slug, asError(err));
-        return out;
-      }
-      for (const r of requests) {
-        if (r.city.resolutionSource !== 'hko') {
-          out.set(r.city.slug, new UpstreamError('hko', 'only the Hong Kong Observatory row is observed here'));
-          continue;
-        }
-        const usable = reading !== null && reading.localDate === r.date && reading.localMinutes >= 60;
-        out.set(r.city.slug, usable ? [{ atMs: reading!.atMs, temp: reading!.maxC, unit: 'C', precision: 0.1 }] : []);
-      }
-      return out;
-    },
+    observe: (requests) =>
+      observeByCall(requests, {
+        keyOf: () => 'hko',
+        call: async () => {
+          const res = await httpRequest({
+            upstream: 'hko',
+            url: `${opts.baseUrl}${HKO_MAXMIN_PATH}`,
+            headers: { accept: 'text/csv, text/plain, */*' },
+            timeoutMs: opts.timeoutMs ?? 8_000,
+          });
+          requireOk('hko', res);
+          const reading = parseHkoMaxMin(res.text);
+          return (r) => {
+            if (r.city.resolutionSource !== 'hko')
+              return new UpstreamError('hko', 'only the Hong Kong Observatory row is observed here');
+            const usable = reading !== null && reading.localDate === r.date && reading.localMinutes >= 60;
+            return usable ? [{ atMs: reading.atMs, temp: reading.maxC, unit: 'C', precision: 0.1 }] : [];
+          };
+        },
+      }),
   };
 }

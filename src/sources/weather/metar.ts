@@ -6,8 +6,8 @@ import { localDayBounds } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import type { ReportType } from '../../buckets/rule-kinds.ts';
 import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
-import type { WeatherSource } from './types.ts';
-import { asError, parseUpstream, requireOk } from '../upstream.ts';
+import { observeByCall, type WeatherSource } from './types.ts';
+import { parseUpstream, requireOk } from '../upstream.ts';
 
 /**
  * A T-group's tenths are used when `temp` is whole: °F cities need them (buckets/rounding.ts). The
@@ -35,13 +35,6 @@ const cleanRaw = (raw: string) =>
     .trim()
     .slice(0, MAX_RAW_REPORT);
 
-type MetarOptions = {
-  baseUrl: string;
-  clock: Clock;
-  timeoutMs?: number;
-  limiter?: RateLimiter;
-};
-
 /** `T02170078` -> 21.7; `T10231045` -> -2.3 (sign digit 1 = negative). */
 function tGroupTemp(rawOb: string | undefined): number | null {
   const m = rawOb ? /\bRMK\b.*?\bT([01])(\d{3})[01]\d{3}\b/.exec(rawOb) : null;
@@ -63,7 +56,6 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
     const temp = tenths !== null && (typeof r.temp !== 'number' || Math.abs(tenths - r.temp) <= 0.5) ? tenths : r.temp;
     if (typeof temp !== 'number') continue;
     const id = r.icaoId.toUpperCase();
-    const list = out.get(id) ?? [];
     const report = reportType(r.metarType, r.rawOb);
     const o: Observation = { atMs: r.obsTime * 1000, temp, unit: 'C' };
     if (report) o.report = report;
@@ -72,54 +64,40 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
     const receipt = r.receiptTime ? Date.parse(r.receiptTime) : Number.NaN;
     if (Number.isFinite(receipt) && receipt - o.atMs >= -RECEIPT_BEFORE_MS && receipt - o.atMs <= RECEIPT_AFTER_MS)
       o.availableAtMs = receipt;
-    list.push(o);
-    out.set(id, list);
+    (out.get(id) ?? out.set(id, []).get(id)!).push(o);
   }
   return out;
 }
 
-export function createMetarWeather(opts: MetarOptions): WeatherSource {
-  const timeoutMs = opts.timeoutMs ?? 8_000;
+export function createMetarWeather(opts: {
+  baseUrl: string;
+  clock: Clock;
+  timeoutMs?: number;
+  limiter?: RateLimiter;
+}): WeatherSource {
   // aviationweather.gov asks for no more than 100 requests a minute.
   const limiter = opts.limiter ?? createRateLimiter({ limit: 60, windowMs: 60_000 });
   return {
     name: 'metar',
     channel: 'metar-api',
-    observe: async (requests) => {
-      const out = new Map<string, Observation[] | Error>();
-      const byStation = new Map<string, (typeof requests)[number][]>();
-      for (const r of requests) {
-        if (!r.city.station) {
-          out.set(r.city.slug, new UpstreamError('metar', 'city has no ICAO station'));
-          continue;
-        }
-        byStation.set(r.city.station, [...(byStation.get(r.city.station) ?? []), r]);
-      }
-      const stations = [...byStation.keys()];
-      for (let i = 0; i < stations.length; i += STATIONS_PER_REQUEST) {
-        const chunk = stations.slice(i, i + STATIONS_PER_REQUEST);
-        const reqs = chunk.flatMap((s) => byStation.get(s)!);
-        // Enough hours back to cover the earliest local midnight among the chunk's days.
-        const earliest = Math.min(...reqs.map((r) => localDayBounds(r.city.timezone, r.date).startMs));
-        const hours = Math.min(48, Math.max(1, Math.ceil((opts.clock.now() - earliest) / 3_600_000) + 1));
-        const url = `${opts.baseUrl}/api/data/metar?ids=${chunk.map(encodeURIComponent).join(',')}&format=json&hours=${hours}`;
-        try {
+    observe: (requests) =>
+      observeByCall(requests, {
+        keyOf: (r) => r.city.station || new UpstreamError('metar', 'city has no ICAO station'),
+        perCall: STATIONS_PER_REQUEST,
+        call: async (stations, reqs) => {
+          // Enough hours back to cover the earliest local midnight among the call's days.
+          const earliest = Math.min(...reqs.map((r) => localDayBounds(r.city.timezone, r.date).startMs));
+          const hours = Math.min(48, Math.max(1, Math.ceil((opts.clock.now() - earliest) / 3_600_000) + 1));
+          const url = `${opts.baseUrl}/api/data/metar?ids=${stations.map(encodeURIComponent).join(',')}&format=json&hours=${hours}`;
           await limiter.acquire();
-          const res = await httpRequest({ upstream: 'metar', url, timeoutMs });
-          if (res.status === 204) {
-            for (const r of reqs) out.set(r.city.slug, []);
-            continue;
-          }
+          const res = await httpRequest({ upstream: 'metar', url, timeoutMs: opts.timeoutMs ?? 8_000 });
+          if (res.status === 204) return () => [];
           requireOk('metar', res);
           if (res.json === undefined)
             throw new UpstreamError('metar', 'response is not JSON', { httpStatus: res.status });
           const rows = parseMetar(res.json);
-          for (const r of reqs) out.set(r.city.slug, rows.get(r.city.station!.toUpperCase()) ?? []);
-        } catch (err) {
-          for (const r of reqs) out.set(r.city.slug, asError(err));
-        }
-      }
-      return out;
-    },
+          return (r) => rows.get(r.city.station!.toUpperCase()) ?? [];
+        },
+      }),
   };
 }
