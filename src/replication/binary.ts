@@ -1,5 +1,6 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
+import type { ReplicationInput } from './settings.ts';
 
 /**
  * `@flydotio/litestream`'s command is a Node wrapper whose spawnSync never passes our SIGTERM on
@@ -51,6 +52,11 @@ export type LitestreamSearch = {
   platform?: string;
   arch?: string;
 };
+
+/** REPLICA_URL's settings, or null without a replica. */
+export const replicationSettings = (c: ReplicationInput): ReplicationInput | null => (c.REPLICA_URL ? c : null);
+
+export const litestreamBinary = (c: ReplicationInput): BinaryLookup => findLitestream({ configured: c.LITESTREAM_BIN });
 
 export function findLitestream(opts: LitestreamSearch): BinaryLookup {
   if (opts.configured) {

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { litestreamBinary, replicaName, replicationSettings, type ReplicaSettings } from './from-config.ts';
+import { litestreamBinary } from './binary.ts';
+import { describeReplica, type ReplicationInput } from './settings.ts';
 import { childEnv, writeLitestreamConfig } from './supervisor.ts';
 
 /**
@@ -13,6 +14,7 @@ type ReplicaCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
 
 /** A replica behind the database by more than this is a warning. */
 const LAG_WARN_S = 60;
+const TIMEOUT_MS = 15_000;
 
 /** Go's time.Duration text (1h2m3.5s, 250ms, 0s) in seconds. */
 export function goDurationSeconds(text: string): number | null {
@@ -46,24 +48,23 @@ export function interpretGenerations(output: string, nowMs: number): ReplicaChec
   return { status: lagSeconds !== null && lagSeconds <= LAG_WARN_S ? 'ok' : 'warn', detail };
 }
 
-export async function replicaCheck(config: ReplicaSettings, dbPath: string, timeoutMs = 15_000): Promise<ReplicaCheck> {
-  const settings = replicationSettings(config);
-  if (!settings)
+export async function replicaCheck(config: ReplicationInput, dbPath: string): Promise<ReplicaCheck> {
+  if (!config.REPLICA_URL)
     return {
       status: 'warn',
       detail: 'off (REPLICA_URL unset): the ledger lives on this disk and in the last `isocast backup` only',
     };
-  const where = replicaName(config);
+  const where = describeReplica(config);
   const bin = litestreamBinary(config);
   if ('problem' in bin) return { status: 'fail', detail: `${where}: ${bin.problem}` };
   const dir = mkdtempSync(join(tmpdir(), 'isocast-doctor-'));
   try {
-    const configPath = writeLitestreamConfig(dir, dbPath, settings);
+    const configPath = writeLitestreamConfig(dir, dbPath, config);
     const out = await new Promise<{ stdout: string; error?: string }>((resolve) => {
       execFile(
         bin.path,
         ['generations', '-config', configPath, '-no-expand-env', dbPath],
-        { timeout: timeoutMs, env: childEnv(process.env) },
+        { timeout: TIMEOUT_MS, env: childEnv(process.env) },
         (err, stdout, stderr) =>
           resolve({ stdout, error: err ? (stderr.trim().split('\n').pop() ?? err.message) : undefined }),
       );

@@ -6,7 +6,8 @@ import { openReadOnly } from '../db/open.ts';
 import { schemaVersion } from '../db/migrate.ts';
 import { lockDataDir, StartRefused } from '../db/exclusive.ts';
 import { secureDataDir } from '../db/files.ts';
-import { litestreamBinary, replicaName, replicationSettings, type ReplicaSettings } from './from-config.ts';
+import { litestreamBinary } from './binary.ts';
+import { describeReplica, type ReplicationInput } from './settings.ts';
 import { childEnv, writeLitestreamConfig } from './supervisor.ts';
 
 /**
@@ -48,11 +49,10 @@ export function restoreArgs(argv: string[]): { timestamp?: string; rest: string[
 }
 
 export async function restoreDatabase(
-  config: ReplicaSettings & { DATA_DIR: string; SERVER_SECRET?: string | undefined },
+  config: ReplicationInput & { DATA_DIR: string; SERVER_SECRET?: string | undefined },
   { dbPath, timestamp, io }: { dbPath: string; timestamp: string | undefined; io: RestoreIo },
 ) {
-  const settings = replicationSettings(config);
-  if (!settings) {
+  if (!config.REPLICA_URL) {
     io.stderr('isocast restore: REPLICA_URL is not set: there is no replica to restore from');
     return 2;
   }
@@ -86,7 +86,7 @@ export async function restoreDatabase(
       );
       return 1;
     }
-    const configPath = writeLitestreamConfig(dir, dbPath, settings);
+    const configPath = writeLitestreamConfig(dir, dbPath, config);
     const args = ['restore', '-config', configPath, '-no-expand-env'];
     if (timestamp) args.push('-timestamp', timestamp);
     args.push(dbPath);
@@ -101,7 +101,7 @@ export async function restoreDatabase(
       const none = output.some((l) => /no matching backups|no generations|no snapshots available/i.test(l));
       io.stderr(
         none
-          ? `isocast restore: the replica (${replicaName(config)}) holds no backup of this database${timestamp ? ` at or before ${timestamp}` : ''}`
+          ? `isocast restore: the replica (${describeReplica(config)}) holds no backup of this database${timestamp ? ` at or before ${timestamp}` : ''}`
           : `isocast restore: litestream restore failed (exit ${code})`,
       );
       return 1;
@@ -113,7 +113,7 @@ export async function restoreDatabase(
         0) as number;
       const signals = (db.prepare('SELECT count(*) FROM signals').pluck().get() ?? 0) as number;
       io.stdout(
-        `restored ${dbPath} from ${replicaName(config)}${timestamp ? ` as of ${timestamp}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s: quick_check ${String(check)}, schema v${schemaVersion(db)}, ${payments} applied payments, ${signals} signals`,
+        `restored ${dbPath} from ${describeReplica(config)}${timestamp ? ` as of ${timestamp}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s: quick_check ${String(check)}, schema v${schemaVersion(db)}, ${payments} applied payments, ${signals} signals`,
       );
       return check === 'ok' ? 0 : 1;
     } finally {

@@ -15,6 +15,7 @@ export type ReplicationInput = {
   REPLICA_ACCESS_KEY_ID?: string;
   REPLICA_SECRET_ACCESS_KEY?: string;
   REPLICA_SFTP_KEY_PATH?: string;
+  LITESTREAM_BIN?: string | undefined;
 };
 
 /** Litestream's WAL monitor; the sync interval is REPLICA_SYNC_INTERVAL_MS minus it, so a commit's upload starts within REPLICA_SYNC_INTERVAL_MS. */
