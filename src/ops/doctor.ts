@@ -28,17 +28,11 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     timeoutMs: deps.timeoutMs ?? 5000,
   };
   const checks: Check[] = [];
-  // Each returns its lines, in the order they print.
   for (const check of [
     configChecks,
     databaseChecks,
     async () => [{ name: 'replica', ...(await replicaCheck(d.config, d.dbPath)) }],
-    async () => [
-      {
-        name: 'read nodes',
-        ...(await clusterCheck(d.config, { path: d.dbPath, open: d.openDb, timeoutMs: d.timeoutMs })),
-      },
-    ],
+    async () => [{ name: 'read nodes', ...(await clusterCheck(d)) }],
     sanctionsChecks,
     upstreamChecks,
     facilitatorChecks,

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Db } from '../db/open.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -201,10 +202,8 @@ export function startReplication(deps: {
       proc.ref();
       // Closing the guard's pipe is the stop: SIGTERM to Litestream, which syncs and exits.
       proc.stdin!.end();
-      let late: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'late'>((resolve) => {
-        late = setTimeout(resolve, STOP_TIMEOUT_MS, 'late');
-      });
+      const cancel = new AbortController();
+      const deadline = delay(STOP_TIMEOUT_MS, 'late' as const, { signal: cancel.signal }).catch(() => null);
       if ((await Promise.race([exited, deadline])) === 'late') {
         log.warn('litestream did not stop in time; killed', { timeoutMs: STOP_TIMEOUT_MS });
         try {
@@ -214,7 +213,7 @@ export function startReplication(deps: {
         }
         await exited;
       }
-      clearTimeout(late);
+      cancel.abort();
       log.info('litestream stopped');
     },
   };
