@@ -41,8 +41,6 @@ export function createReplicationOutbox(db: Db) {
       setRecording.run();
       seed();
     }),
-    /** Queues every existing row again (the stream was recreated, so it lacks them). */
-    reseed: db.transaction(seed),
     /** The oldest `limit` queued changes, each read as its row is now. */
     next(limit: number): { id: number; change: Change }[] {
       const rows = batch.all(limit) as { id: number; tbl: ReplicatedTable; key: string }[];
@@ -58,9 +56,12 @@ export function createReplicationOutbox(db: Db) {
     /** The newest id ever queued (moves on every recorded change: the publisher's wake-up check). */
     lastId: () => last.get() as number,
     backlog: () => count.get() as number,
-    streamCreated: () => (created.get() as string | null) ?? null,
-    setStreamCreated: (c: string) => {
+    /** The stream published to; one created anew (its store was lost) lacks the rows already published: all are queued again. */
+    useStream: db.transaction((c: string) => {
+      const was = (created.get() as string | null) ?? null;
+      if (was === c) return;
+      if (was !== null) seed();
       setCreated.run(c);
-    },
+    }),
   };
 }

@@ -38,11 +38,7 @@ export function startPublisher(deps: { link: NatsLink; outbox: ReplicationOutbox
     });
   async function once(): Promise<boolean> {
     const nats = await link.ensure();
-    // A stream created anew (its store was lost) lacks the rows already published: queue them all again.
-    if (outbox.streamCreated() !== nats.streamCreated) {
-      if (outbox.streamCreated() !== null) outbox.reseed();
-      outbox.setStreamCreated(nats.streamCreated);
-    }
+    outbox.useStream(nats.streamCreated);
     const batch = outbox.next(BATCH);
     if (batch.length > 0) {
       // One connection publishes in order and JetStream stores in that order; the acks come back together.
