@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { litestreamBinary } from './binary.ts';
 import { describeReplica, type ReplicationInput } from './settings.ts';
-import { childEnv, writeLitestreamConfig } from './supervisor.ts';
+import { runLitestream, writeLitestreamConfig } from './supervisor.ts';
 
 /**
  * `doctor`'s replica line, from `litestream generations` on the replica itself (so it works while
@@ -60,17 +59,11 @@ export async function replicaCheck(config: ReplicationInput, dbPath: string): Pr
   const dir = mkdtempSync(join(tmpdir(), 'isocast-doctor-'));
   try {
     const configPath = writeLitestreamConfig(dir, dbPath, config);
-    const out = await new Promise<{ stdout: string; error?: string }>((resolve) => {
-      execFile(
-        bin.path,
-        ['generations', '-config', configPath, '-no-expand-env', dbPath],
-        { timeout: TIMEOUT_MS, env: childEnv(process.env) },
-        (err, stdout, stderr) =>
-          resolve({ stdout, error: err ? (stderr.trim().split('\n').pop() ?? err.message) : undefined }),
-      );
-    });
-    if (out.error) return { status: 'fail', detail: `${where}: litestream generations failed: ${out.error}` };
-    const r = interpretGenerations(out.stdout, Date.now());
+    const args = ['generations', '-config', configPath, '-no-expand-env', dbPath];
+    const out = await runLitestream(bin.path, args, { timeoutMs: TIMEOUT_MS });
+    const error = out.code === 0 ? '' : out.stderr.join('\n').trim().split('\n').pop();
+    if (error) return { status: 'fail', detail: `${where}: litestream generations failed: ${error}` };
+    const r = interpretGenerations(out.stdout.join('\n'), Date.now());
     return { status: r.status, detail: `${where}: ${r.detail}` };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { openReadOnly } from '../db/open.ts';
 import { schemaVersion } from '../db/migrate.ts';
 import { lockDataDir, StartRefused } from '../db/exclusive.ts';
 import { secureDataDir } from '../db/files.ts';
 import { litestreamBinary } from './binary.ts';
 import { describeReplica, type ReplicationInput } from './settings.ts';
-import { childEnv, writeLitestreamConfig } from './supervisor.ts';
+import { runLitestream, writeLitestreamConfig } from './supervisor.ts';
 
 /**
  * `isocast restore`: into an empty DATA_DIR only, never while a server holds it, never without the
@@ -93,12 +91,15 @@ export async function restoreDatabase(
     const started = performance.now();
     // Litestream's local state for a database that is gone would confuse its next start.
     rmSync(join(dir, `.${basename(dbPath)}-litestream`), { recursive: true, force: true });
-    const { code, output } = await run(bin.path, args, io);
+    // Litestream's JSON lines go to stderr as they are; they are kept to recognise its refusals.
+    const { code, stdout, stderr } = await runLitestream(bin.path, args, { onLine: io.stderr });
     // Litestream restores into <db>.tmp and renames it; SQLite leaves the temporary's -wal/-shm.
     for (const s of ['-wal', '-shm']) rmSync(`${dbPath}.tmp${s}`, { force: true });
     if (code !== 0) {
       rmSync(`${dbPath}.tmp`, { force: true });
-      const none = output.some((l) => /no matching backups|no generations|no snapshots available/i.test(l));
+      const none = [...stdout, ...stderr].some((l) =>
+        /no matching backups|no generations|no snapshots available/i.test(l),
+      );
       io.stderr(
         none
           ? `isocast restore: the replica (${describeReplica(config)}) holds no backup of this database${timestamp ? ` at or before ${timestamp}` : ''}`
@@ -122,23 +123,4 @@ export async function restoreDatabase(
   } finally {
     hold.release();
   }
-}
-
-/** Litestream's JSON lines go to stderr as they are; they are kept to recognise its refusals. */
-function run(bin: string, args: string[], io: RestoreIo): Promise<{ code: number; output: string[] }> {
-  return new Promise((resolve) => {
-    const output: string[] = [];
-    const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(process.env) });
-    for (const s of [proc.stdout, proc.stderr]) {
-      createInterface({ input: s }).on('line', (line) => {
-        output.push(line);
-        io.stderr(line);
-      });
-    }
-    proc.on('error', (err) => {
-      output.push(err.message);
-      resolve({ code: 127, output });
-    });
-    proc.on('close', (code) => resolve({ code: code ?? 1, output }));
-  });
 }

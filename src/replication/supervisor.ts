@@ -29,13 +29,33 @@ const POLL_MS = 100;
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** The child's environment: what Litestream needs, none of our secrets. */
-export function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) continue;
     if (['PATH', 'HOME', 'TZ', 'SSL_CERT_FILE', 'SSL_CERT_DIR'].includes(k) || k.startsWith('AWS_')) out[k] = v;
   }
   return out;
+}
+
+/** A one-off litestream command (restore, generations); each output line goes to `onLine` as it comes. */
+export function runLitestream(
+  bin: string,
+  args: string[],
+  opts: { timeoutMs?: number; onLine?: (line: string) => void } = {},
+): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
+  return new Promise((resolve) => {
+    const out = { stdout: [] as string[], stderr: [] as string[] };
+    const env = childEnv(process.env);
+    const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env, timeout: opts.timeoutMs });
+    for (const s of ['stdout', 'stderr'] as const)
+      createInterface({ input: proc[s] }).on('line', (line) => {
+        out[s].push(line);
+        opts.onLine?.(line);
+      });
+    proc.on('error', () => resolve({ code: 127, ...out }));
+    proc.on('close', (code) => resolve({ code: code ?? 1, ...out }));
+  });
 }
 
 export function writeLitestreamConfig(dataDir: string, dbPath: string, settings: ReplicationInput): string {
