@@ -7,7 +7,7 @@ import type { ReplicationInput } from './settings.ts';
  * (no final sync, an orphan), so a wrapper is replaced by its platform package's binary. File-system
  * checks only: LITESTREAM_BIN, beside our executable, PATH, npm's global prefixes, ./node_modules.
  */
-export type BinaryLookup = { path: string } | { problem: string };
+type BinaryLookup = { path: string } | { problem: string };
 
 function executable(path: string): boolean {
   try {
