@@ -1,14 +1,9 @@
 import type { Db } from '../db/open.ts';
 import { encodeRow, REPLICATED_TABLES, type Change, type ReplicatedTable } from './tables.ts';
 
-/**
- * The primary's side of `replication_outbox` (schema.sql 0020: the triggers write a key per
- * changed row in its own transaction). A change is the row as it is when published, not as it was
- * written: several writes of one row arrive as the newest, a row deleted since as a delete.
- */
-
 export type ReplicationOutbox = ReturnType<typeof createReplicationOutbox>;
 
+/** A change is published as its row is then (triggers queue the key): several writes arrive as the newest. */
 export function createReplicationOutbox(db: Db) {
   const recording = db.prepare('SELECT recording FROM replication_state WHERE id = 1').pluck();
   const setRecording = db.prepare('UPDATE replication_state SET recording = 1 WHERE id = 1');

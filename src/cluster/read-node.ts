@@ -4,10 +4,8 @@ import { primaryUnreachable, replicaLagging } from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
 
 /**
- * Anything that may write (any method but GET, HEAD, OPTIONS) and any read carrying a payment is
- * answered by PRIMARY_URL: money is settled once, by the primary. Other /v1/ reads are served
- * locally within the lag bound, else 503. It runs inside the app so the router's decoded path
- * decides (a `%73ubscribe` spelling cannot slip past) and the edge's limits, CORS and disclaimer apply.
+ * Writes and paid reads go to PRIMARY_URL (money is settled once, by the primary); other /v1/ reads
+ * are local within the lag bound. Inside the app, so the decoded path decides (`%73ubscribe`).
  */
 type ReadNodeSettings = { primaryUrl: string; forwardTimeoutMs: number; maxLagMs: number; lagMs(): number | null };
 
