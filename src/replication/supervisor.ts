@@ -15,7 +15,6 @@ import { createReplicaTracker } from './tracker.ts';
  * commit). Node has no parent-death signal: an `sh` guard holds a pipe from us and sends SIGTERM
  * when it closes, even at kill -9. Its own process group keeps Ctrl-C off it.
  */
-const LITESTREAM_CONFIG_FILE = 'litestream.yml';
 const GUARD =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & ls=$!; (read -r _ <&3; kill -TERM "$ls" 2>/dev/null) & w=$!; exec 3<&-; wait "$ls"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
 /** Restarts: 1 s doubling to 1 min; a run of a minute starts the count again. */
@@ -29,14 +28,9 @@ const POLL_MS = 100;
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** The child's environment: what Litestream needs, none of our secrets. */
-function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) continue;
-    if (['PATH', 'HOME', 'TZ', 'SSL_CERT_FILE', 'SSL_CERT_DIR'].includes(k) || k.startsWith('AWS_')) out[k] = v;
-  }
-  return out;
-}
+const childEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && CHILD_ENV.test(k)));
+const CHILD_ENV = /^(PATH|HOME|TZ|SSL_CERT_FILE|SSL_CERT_DIR|AWS_.*)$/;
 
 /** A one-off litestream command (restore, generations); each output line goes to `onLine` as it comes. */
 export function runLitestream(
@@ -59,7 +53,7 @@ export function runLitestream(
 }
 
 export function writeLitestreamConfig(dataDir: string, dbPath: string, settings: ReplicationInput): string {
-  const path = join(dataDir, LITESTREAM_CONFIG_FILE);
+  const path = join(dataDir, 'litestream.yml');
   writeFileSync(path, litestreamYaml(dbPath, settings), { mode: 0o600 });
   // An older file keeps its mode through writeFileSync.
   chmodSync(path, 0o600);
