@@ -6,10 +6,7 @@ import { RESTORE_USAGE } from './replication/restore.ts';
 const FLAGS_NOTE = `Every configuration variable is also a flag (PAY_TO=0x.. or --pay-to 0x..), except secrets;
 \`isocast help config\` lists them. --env-file <path> reads variables from a file (systemd's rules).`;
 
-const SERVER_COMMANDS = ['serve', 'migrate', 'backup', 'restore', 'doctor'] as const;
-type ServerCommand = (typeof SERVER_COMMANDS)[number];
-
-export const SERVER_USAGE: Record<ServerCommand, string> = {
+export const SERVER_USAGE = {
   serve: `usage: isocast serve [flags]
 run the API, the poller and the delivery worker (the default command). Stops gracefully on
 SIGTERM/SIGINT; SIGHUP reloads the sanctions list. Exit 2 on bad configuration.
@@ -31,13 +28,11 @@ upstreams as serve would use them; exit 1 when a check fails.
 ${FLAGS_NOTE}`,
 };
 
-export function isServerCommand(name: string): name is ServerCommand {
-  return (SERVER_COMMANDS as readonly string[]).includes(name);
-}
+export const isServerCommand = (name: string): name is keyof typeof SERVER_USAGE => Object.hasOwn(SERVER_USAGE, name);
 
 /** Every command name main.ts dispatches on. */
 const COMMAND_NAMES: readonly string[] = [
-  ...SERVER_COMMANDS,
+  ...Object.keys(SERVER_USAGE),
   'explain',
   'replay',
   'mcp',

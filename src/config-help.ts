@@ -2,10 +2,8 @@ import { CONFIG_SHAPE } from './config.ts';
 import { SECRET_NAMES } from './lib/secrets.ts';
 
 /**
- * `isocast help config`: every variable with its default and meaning. The binary ships without a
- * README, so this is the operator's reference. Typed by the configuration's keys, so a variable added
- * to config.ts without a line here fails the typecheck; literal defaults are read from its fields.
- * A default is given (second in the pair) only where it is computed from other settings.
+ * `isocast help config`, the binary's reference (it ships without a README). Keyed by config.ts's
+ * fields, whose literal defaults it prints; a pair's second part is a default computed from others.
  */
 type Doc = string | readonly [meaning: string, computedDefault: string];
 

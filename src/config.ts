@@ -22,11 +22,7 @@ import { citiesProblem } from './cities/catalog.ts';
 import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
 import { ConfigError } from './lib/config-error.ts';
 
-/**
- * The server's settings come only from here (README "Configuration"): loadConfig takes the
- * environment and `serve`'s flags (a flag wins), everything else receives a Config. Secrets are
- * never flags (lib/secrets.ts): environment or `<NAME>_FILE` only.
- */
+/** The server's settings (README "Configuration"): the environment and `serve`'s flags, a flag winning. */
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
 const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
@@ -185,10 +181,8 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
 }
 
 /**
- * `backup` and `migrate` need only the data directory. They read DATA_DIR (flag, then environment)
- * and nothing else, so the nightly backup, which reads the service's env file, does not fail on a
- * serve-only secret it cannot read (a systemd credential exists only inside the service) or on a
- * setting only `serve` checks.
+ * DATA_DIR alone, for `backup` and `migrate`: the nightly backup must not fail on a serve-only
+ * secret it cannot read (a systemd credential exists only inside the service) or setting.
  */
 export function loadDataDir(env: Record<string, string | undefined>, argv: string[] = []): { DATA_DIR: string } {
   const flags = flagsToEnv(argv);

@@ -18,11 +18,7 @@ import { dbPath, open, refuse } from './preflight.ts';
 import { serve } from './serve.ts';
 import { isServerCommand, SERVER_USAGE, unknownCommand } from './command-help.ts';
 
-/**
- * The commands. With `serve`'s start-up (src/preflight.ts, src/serve.ts) the only place that reads
- * the environment, opens the database, listens and starts timers.
- * Exit codes: 0 done, 1 runtime failure, 2 bad configuration or usage.
- */
+/** The commands. Exit codes: 0 done, 1 runtime failure, 2 bad configuration or usage. */
 const HELP = `isocast ${VERSION}: daily-high temperature market signals, sold over x402
 
 Usage: isocast <command> [flags]
@@ -58,7 +54,12 @@ function canRead(path: string): boolean {
   }
 }
 
-/** Runs a configuration loader; a ConfigError prints its problems and exits 2 (refuse). */
+/** Bad usage: the problem (and the usage) on stderr, exit 2. */
+function usage(text: string): never {
+  process.stderr.write(`${text}\n`);
+  process.exit(2);
+}
+
 function orExit<T>(load: () => T): T {
   try {
     return load();
@@ -81,10 +82,7 @@ function migrate(args: string[]): void {
 
 async function backup(args: string[]): Promise<void> {
   const [dest, ...flags] = args;
-  if (!dest || dest.startsWith('--')) {
-    process.stderr.write(`isocast backup: needs the file to write\n${SERVER_USAGE.backup}\n`);
-    process.exit(2);
-  }
+  if (!dest || dest.startsWith('--')) usage(`isocast backup: needs the file to write\n${SERVER_USAGE.backup}`);
   const config = dataDirOrExit(flags);
   // No migration here: the upgrade path backs up with the new binary before it first starts, and
   // the copy must hold the old schema so the old binary can be restored with it.
@@ -104,10 +102,7 @@ async function backup(args: string[]): Promise<void> {
 
 async function restore(args: string[]): Promise<void> {
   const parsed = restoreArgs(args);
-  if (parsed.problem) {
-    process.stderr.write(`${parsed.problem}\n${RESTORE_USAGE}\n`);
-    process.exit(2);
-  }
+  if (parsed.problem) usage(`${parsed.problem}\n${RESTORE_USAGE}`);
   const config = configOrExit(parsed.rest);
   process.exitCode = await restoreDatabase(config, {
     dbPath: dbPath(config),
@@ -134,10 +129,8 @@ async function doctor(args: string[]): Promise<void> {
 /** `isocast explain`: read-only, never migrates; exit 2 for usage, 1 without a database. */
 function explain(args: string[]): void {
   const parsed = explainArgs(args);
-  if ('problem' in parsed) {
-    process.stderr.write(`${parsed.problem}\n${parsed.problem === EXPLAIN_USAGE ? '' : `${EXPLAIN_USAGE}\n`}`);
-    process.exit(2);
-  }
+  if ('problem' in parsed)
+    usage(parsed.problem === EXPLAIN_USAGE ? parsed.problem : `${parsed.problem}\n${EXPLAIN_USAGE}`);
   const config = dataDirOrExit(parsed.rest);
   if (!existsSync(dbPath(config))) {
     process.stderr.write(`isocast explain: no database at ${dbPath(config)}\n`);
@@ -170,25 +163,20 @@ function answeredHelp(command: string, args: string[]): boolean {
 }
 
 /**
- * `--env-file <path>` anywhere on the line: the file's variables, read with systemd's
- * EnvironmentFile= rules (src/lib/env-file.ts), override the environment as they do in the unit.
- * It lets hand-run commands and cron lines use /etc/isocast/env without a shell `source`.
+ * `--env-file <path>` anywhere on the line: the file's variables (systemd's EnvironmentFile= rules)
+ * override the environment, so hand-run commands and cron lines need no shell `source`.
  */
 function applyEnvFile(argv: string[]): string[] {
   const at = argv.findIndex((a) => a === '--env-file' || a.startsWith('--env-file='));
   if (at < 0) return argv;
   const inline = argv[at]!.startsWith('--env-file=');
   const path = inline ? argv[at]!.slice('--env-file='.length) : argv[at + 1];
-  if (!path || path.startsWith('--')) {
-    process.stderr.write('isocast: --env-file needs a path\n');
-    process.exit(2);
-  }
+  if (!path || path.startsWith('--')) usage('isocast: --env-file needs a path');
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    process.stderr.write(`isocast: --env-file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}\n`);
-    process.exit(2);
+    usage(`isocast: --env-file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
   }
   Object.assign(process.env, parseEnvFile(text));
   return [...argv.slice(0, at), ...argv.slice(at + (inline ? 1 : 2))];
@@ -214,8 +202,7 @@ async function main(rawArgv: string[]): Promise<void> {
     else process.exitCode = await cli.buyerCommand(command, args, process.env);
     return;
   }
-  process.stderr.write(`${unknownCommand(command)}\n`);
-  process.exit(2);
+  usage(unknownCommand(command));
 }
 
 main(process.argv.slice(2)).catch((err) => {

@@ -10,7 +10,7 @@ import { exposureWarning, sanctionsProblem } from './ops/safety.ts';
 import { lockDataDir, StartRefused } from './db/exclusive.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { openListener } from './ops/listener.ts';
-import { litestreamBinary, replicationSettings } from './replication/from-config.ts';
+import { litestreamBinary, replicationSettings } from './replication/binary.ts';
 
 /**
  * What the commands share to refuse or open, and `serve`'s first start-up phase: every reason to

@@ -24,7 +24,7 @@ import { startLine, streamCounts } from './ops/safety.ts';
 import { watchSanctionsList } from './sanctions/watch.ts';
 import { abuseLimitsFromConfig } from './limits/limits.ts';
 import { disclaimerText } from './terms/terms.ts';
-import { replicaName } from './replication/from-config.ts';
+import { describeReplica as replicaName } from './replication/settings.ts';
 import { startReplication } from './replication/supervisor.ts';
 import { readerSettler, startCluster } from './cluster/start.ts';
 import { dbPath, open, preflight, refuse, type Preflight } from './preflight.ts';

@@ -1,11 +1,11 @@
 import type { Db } from './db/open.ts';
-import { createEntitlementStore, type EntitlementStore } from './entitlements/store.ts';
-import { createReceiptStore, type ReceiptStore } from './entitlements/receipts.ts';
-import { createDiscoveryStore, type DiscoveryStore } from './resolution/discovery-store.ts';
-import { createRuleStore, type RuleStore } from './resolution/store.ts';
-import { createSignalNotifier, type SignalNotifier } from './signals/notifier.ts';
-import { createSignalReader, type SignalReader } from './signals/read-store.ts';
-import { createSignalStore, type SignalStore } from './signals/store.ts';
+import { createEntitlementStore } from './entitlements/store.ts';
+import { createReceiptStore } from './entitlements/receipts.ts';
+import { createDiscoveryStore } from './resolution/discovery-store.ts';
+import { createRuleStore } from './resolution/store.ts';
+import { createSignalNotifier } from './signals/notifier.ts';
+import { createSignalReader } from './signals/read-store.ts';
+import { createSignalStore } from './signals/store.ts';
 
 /**
  * One store per table, built once per process by the wiring (main.ts, and tests the same way) and
@@ -14,17 +14,9 @@ import { createSignalStore, type SignalStore } from './signals/store.ts';
  * any write of this connection (read-store.ts), so the poller's commits show at once. The
  * notifier the signal store tells of each commit is the one the long-poll routes wait on.
  */
-export type Stores = {
-  notifier: SignalNotifier;
-  signals: SignalStore;
-  reader: SignalReader;
-  entitlements: EntitlementStore;
-  receipts: ReceiptStore;
-  rules: RuleStore;
-  discovery: DiscoveryStore;
-};
+export type Stores = ReturnType<typeof createStores>;
 
-export function createStores(db: Db): Stores {
+export function createStores(db: Db) {
   const notifier = createSignalNotifier();
   const signals = createSignalStore(db, notifier);
   return {

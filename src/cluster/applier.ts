@@ -61,10 +61,11 @@ export function createApplier(db: Db, notifier: Pick<SignalNotifier, 'committed'
         if (m.change?.t === 'signals' && m.change.r) notifier.committed(String(m.change.k[0]), Number(m.change.k[1]));
     },
     appliedSeq: () => seq.get() as number,
-    streamCreated: () => (created.get() as string | null) ?? null,
-    /** A different stream than the one `appliedSeq` counts in: start over from its first message. */
-    restartFor: (c: string) => {
-      restart.run(c);
+    /** A different stream than the one `appliedSeq` counts in: start over from its first message; the one it replaces, or null. */
+    useStream(c: string): string | null {
+      const was = (created.get() as string | null) ?? null;
+      if (was !== c) restart.run(c);
+      return was === c ? null : was;
     },
   };
 }

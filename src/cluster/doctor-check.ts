@@ -7,18 +7,20 @@ import type { ClusterSettings } from './start.ts';
  * `doctor`'s read-node line. A reader without NATS cannot serve: that fails; a primary whose NATS
  * is unreachable still sells, so that is a warning.
  */
-export async function clusterCheck(
-  config: ClusterSettings,
-  db: { path: string; open(): Db; timeoutMs: number },
-): Promise<{ status: 'ok' | 'warn' | 'fail'; detail: string }> {
+type DoctorInput = { config: ClusterSettings; dbPath: string; openDb(): Db; timeoutMs: number };
+
+export async function clusterCheck({ config, dbPath, openDb, timeoutMs }: DoctorInput): Promise<{
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+}> {
   if (!config.NATS_URL) return { status: 'ok', detail: 'single node (NATS_URL unset)' };
   const url = new URL(config.NATS_URL);
   const host = url.hostname;
   const port = Number(url.port || 4222);
-  const reachable = await tcpReachable(host, port, db.timeoutMs);
+  const reachable = await tcpReachable(host, port, timeoutMs);
   let state = 'no database yet';
-  if (existsSync(db.path)) {
-    const d = db.open();
+  if (existsSync(dbPath)) {
+    const d = openDb();
     try {
       const row = d.prepare('SELECT recording, applied_seq FROM replication_state WHERE id = 1').get() as
         | { recording: number; applied_seq: number }

@@ -21,11 +21,8 @@ export function startFollower(deps: { link: NatsLink; applier: Applier; logger: 
 
   async function follow(): Promise<void> {
     const nats = await link.ensure();
-    if (applier.streamCreated() !== nats.streamCreated) {
-      if (applier.streamCreated() !== null)
-        logger.warn('replication stream was recreated; replaying it from the start', { was: applier.streamCreated() });
-      applier.restartFor(nats.streamCreated);
-    }
+    const was = applier.useStream(nats.streamCreated);
+    if (was !== null) logger.warn('replication stream was recreated; replaying it from the start', { was });
     const from = applier.appliedSeq() + 1;
     const consumer = await nats.js.consumers.get(STREAM, {
       deliver_policy: 'by_start_sequence' as never,

@@ -6,11 +6,7 @@ import type { KV } from '@nats-io/kv';
 import { SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import { SINGLE_USE_BUCKET, STREAM, SUBJECT_ROOT } from './tables.ts';
 
-/**
- * One NATS connection per process. `drop` forgets a failed one, so the next `ensure` builds it
- * again and re-checks the stream; while it is down `current` is null and each user falls back
- * its own way (the primary keeps working alone).
- */
+/** One NATS connection per process; `drop` forgets a failed one, `ensure` builds it again and re-checks the stream. */
 export type NatsLink = ReturnType<typeof createNatsLink>;
 
 export function createNatsLink(url: string, deps: { name: string; logger: Logger }) {
@@ -29,20 +25,18 @@ export function createNatsLink(url: string, deps: { name: string; logger: Logger
     ensure(): Promise<Nats> {
       if (nats) return Promise.resolve(nats);
       if (closed) return Promise.reject(new Error('NATS link closed'));
-      connecting ??= connectNats(url, deps.name).then(
-        (n) => {
-          connecting = null;
+      connecting ??= (async () => {
+        try {
+          const n = await connectNats(url, deps.name);
           nats = n;
           up = true;
           void watch(n);
           deps.logger.info('nats connected', { server: n.nc.getServer(), streamCreated: n.streamCreated });
           return n;
-        },
-        (err) => {
+        } finally {
           connecting = null;
-          throw err;
-        },
-      );
+        }
+      })();
       return connecting;
     },
     drop(reason: unknown) {

@@ -1,14 +1,9 @@
 import type { Db } from '../db/open.ts';
 import { encodeRow, REPLICATED_TABLES, type Change, type ReplicatedTable } from './tables.ts';
 
-/**
- * The primary's side of `replication_outbox` (schema.sql 0020: the triggers write a key per
- * changed row in its own transaction). A change is the row as it is when published, not as it was
- * written: several writes of one row arrive as the newest, a row deleted since as a delete.
- */
-
 export type ReplicationOutbox = ReturnType<typeof createReplicationOutbox>;
 
+/** A change is published as its row is then (triggers queue the key): several writes arrive as the newest. */
 export function createReplicationOutbox(db: Db) {
   const recording = db.prepare('SELECT recording FROM replication_state WHERE id = 1').pluck();
   const setRecording = db.prepare('UPDATE replication_state SET recording = 1 WHERE id = 1');
@@ -41,8 +36,6 @@ export function createReplicationOutbox(db: Db) {
       setRecording.run();
       seed();
     }),
-    /** Queues every existing row again (the stream was recreated, so it lacks them). */
-    reseed: db.transaction(seed),
     /** The oldest `limit` queued changes, each read as its row is now. */
     next(limit: number): { id: number; change: Change }[] {
       const rows = batch.all(limit) as { id: number; tbl: ReplicatedTable; key: string }[];
@@ -58,9 +51,12 @@ export function createReplicationOutbox(db: Db) {
     /** The newest id ever queued (moves on every recorded change: the publisher's wake-up check). */
     lastId: () => last.get() as number,
     backlog: () => count.get() as number,
-    streamCreated: () => (created.get() as string | null) ?? null,
-    setStreamCreated: (c: string) => {
+    /** The stream published to; one created anew (its store was lost) lacks the rows already published: all are queued again. */
+    useStream: db.transaction((c: string) => {
+      const was = (created.get() as string | null) ?? null;
+      if (was === c) return;
+      if (was !== null) seed();
       setCreated.run(c);
-    },
+    }),
   };
 }

@@ -4,10 +4,8 @@ import type { ReplicationOutbox } from './outbox.ts';
 import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat } from './tables.ts';
 
 /**
- * Drains `replication_outbox` to the stream in id order, at least once (the msg id is the outbox
- * id, so JetStream stores a re-sent one once; a reader's upsert is idempotent beyond that). While
- * NATS is down the keys wait and the primary sells alone. An empty outbox sends a heartbeat each
- * second: a reader that applied it held all the primary had committed, which is its lag.
+ * Drains `replication_outbox` in id order, at least once (the msg id is the outbox id, so JetStream
+ * stores a re-sent one once). An empty outbox sends a heartbeat each second: a reader's lag.
  */
 const HEARTBEAT_MS = 1_000;
 /** How often an idle publisher looks for a new outbox row (a primary-key read, about 2 µs). */
@@ -38,11 +36,7 @@ export function startPublisher(deps: { link: NatsLink; outbox: ReplicationOutbox
     });
   async function once(): Promise<boolean> {
     const nats = await link.ensure();
-    // A stream created anew (its store was lost) lacks the rows already published: queue them all again.
-    if (outbox.streamCreated() !== nats.streamCreated) {
-      if (outbox.streamCreated() !== null) outbox.reseed();
-      outbox.setStreamCreated(nats.streamCreated);
-    }
+    outbox.useStream(nats.streamCreated);
     const batch = outbox.next(BATCH);
     if (batch.length > 0) {
       // One connection publishes in order and JetStream stores in that order; the acks come back together.

@@ -1,14 +1,11 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Ctx } from '../lib/http.ts';
-import { replyJson } from '../lib/http.ts';
 import { primaryUnreachable, replicaLagging } from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
 
 /**
- * Anything that may write (any method but GET, HEAD, OPTIONS) and any read carrying a payment is
- * answered by PRIMARY_URL: money is settled once, by the primary. Other /v1/ reads are served
- * locally within the lag bound, else 503. It runs inside the app so the router's decoded path
- * decides (a `%73ubscribe` spelling cannot slip past) and the edge's limits, CORS and disclaimer apply.
+ * Writes and paid reads go to PRIMARY_URL (money is settled once, by the primary); other /v1/ reads
+ * are local within the lag bound. Inside the app, so the decoded path decides (`%73ubscribe`).
  */
 type ReadNodeSettings = { primaryUrl: string; forwardTimeoutMs: number; maxLagMs: number; lagMs(): number | null };
 
@@ -27,10 +24,7 @@ export function readNodeMiddleware(s: ReadNodeSettings): MiddlewareHandler<AppEn
     if (!reads || (c.req.path === '/v1/signals' && paysInline(c.req.raw.headers))) return forward(c as Ctx, primary, s);
     if (method !== 'OPTIONS' && c.req.path.startsWith('/v1/')) {
       const lag = s.lagMs();
-      if (lag === null || lag > s.maxLagMs) {
-        const err = replicaLagging(Math.max(1, Math.ceil(s.maxLagMs / 1000)), lag);
-        return replyJson(c as Ctx, { error: err.message, ...err.extra }, { status: err.status, headers: err.headers });
-      }
+      if (lag === null || lag > s.maxLagMs) throw replicaLagging(Math.max(1, Math.ceil(s.maxLagMs / 1000)), lag);
     }
     await next();
   };
@@ -59,7 +53,6 @@ async function forward(c: Ctx, primary: string, s: ReadNodeSettings): Promise<Re
       out.delete(h);
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers: out });
   } catch (err) {
-    const e = primaryUnreachable((err as Error).name === 'TimeoutError' ? 'timeout' : 'connection failed');
-    return replyJson(c, { error: e.message, ...e.extra }, { status: e.status });
+    throw primaryUnreachable((err as Error).name === 'TimeoutError' ? 'timeout' : 'connection failed');
   }
 }

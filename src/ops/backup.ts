@@ -2,11 +2,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Db } from '../db/open.ts';
 
-/**
- * Online backup while serving (SQLite's backup API gives a consistent snapshot), written to
- * `dest.partial` and renamed only after `PRAGMA integrity_check`, so a half-written file never has
- * the final name.
- */
+/** SQLite's online backup to `dest.partial`, renamed once integrity_check passes: no half-written file has the name. */
 export async function backupDatabase(
   db: Db,
   dest: string,

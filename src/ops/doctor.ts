@@ -28,17 +28,11 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     timeoutMs: deps.timeoutMs ?? 5000,
   };
   const checks: Check[] = [];
-  // Each returns its lines, in the order they print.
   for (const check of [
     configChecks,
     databaseChecks,
     async () => [{ name: 'replica', ...(await replicaCheck(d.config, d.dbPath)) }],
-    async () => [
-      {
-        name: 'read nodes',
-        ...(await clusterCheck(d.config, { path: d.dbPath, open: d.openDb, timeoutMs: d.timeoutMs })),
-      },
-    ],
+    async () => [{ name: 'read nodes', ...(await clusterCheck(d)) }],
     sanctionsChecks,
     upstreamChecks,
     facilitatorChecks,
@@ -84,25 +78,18 @@ type DoctorDeps = {
   rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
 };
 
-/** DoctorDeps with its defaults filled in. */
-type Deps = Required<Omit<DoctorDeps, 'openDb'>> & Pick<DoctorDeps, 'openDb'>;
+type Deps = Required<DoctorDeps>;
 
 const line = (name: string, status: Check['status'], detail: string): Check => ({ name, status, detail });
 
 function configChecks({ config }: Deps): Check[] {
-  const wallet = payTo(config);
-  const live = config.PAYMENT_MODE === 'live';
+  const wallet = `${payTo(config)}`;
+  const listens = `serve listens on ${hostPort(config.HOST, config.PORT)} (HOST, PORT)`;
   return [
-    line(
-      'config',
-      'ok',
-      `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, serve listens on ${hostPort(config.HOST, config.PORT)} (HOST, PORT)`,
-    ),
-    line(
-      'settlement wallet',
-      live ? 'ok' : 'warn',
-      live ? `${wallet}` : `mock mode: payments are simulated (payTo ${wallet})`,
-    ),
+    line('config', 'ok', `payment mode ${config.PAYMENT_MODE}, feed ${config.FEED}, ${listens}`),
+    config.PAYMENT_MODE === 'live'
+      ? line('settlement wallet', 'ok', wallet)
+      : line('settlement wallet', 'warn', `mock mode: payments are simulated (payTo ${wallet})`),
   ];
 }
 
@@ -127,13 +114,12 @@ function databaseChecks(deps: Deps): Check[] {
             `${detail}: older than this binary, not migrated; back it up (isocast backup <file>), then run isocast migrate`,
           ),
         );
-      else {
-        lines.push(line('database', 'ok', detail));
-        const r = resolutionCheck(db, Date.now());
-        lines.push(line('resolution rules', r.status, r.detail));
-        const d = discoveryCheck(db);
-        lines.push(line('discovered events', d.status, d.detail));
-      }
+      else
+        lines.push(
+          line('database', 'ok', detail),
+          { name: 'resolution rules', ...resolutionCheck(db, Date.now()) },
+          { name: 'discovered events', ...discoveryCheck(db) },
+        );
     } finally {
       db.close();
     }

@@ -6,13 +6,11 @@ import type { SignalPublic } from '../signals/schemas.ts';
 /** `isocast explain`: rows as stored, nothing recomputed, so the answer is what was sent. */
 export const EXPLAIN_USAGE = 'usage: isocast explain <city> <YYYY-MM-DD> [--json] [flags]';
 
-type ExplainArgs = { city: string; date: string; json: boolean; rest: string[] };
-
 const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The city and market day, or the problem with them (exit 2). Other flags are the data directory's. */
-export function explainArgs(args: readonly string[]): ExplainArgs | { problem: string } {
+export function explainArgs(args: readonly string[]) {
   const json = args.includes('--json');
   const [city, date, ...rest] = args.filter((a) => a !== '--json');
   if (!city || city.startsWith('-') || !date || date.startsWith('-')) return { problem: EXPLAIN_USAGE };

@@ -7,10 +7,8 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
 
 /**
- * `/metrics` in Prometheus text format. Revenue and payment counts are business data, so the
- * endpoint needs `Authorization: Bearer <ADMIN_TOKEN>`, and without ADMIN_TOKEN it answers the same
- * 404 as `/admin`. There is no loopback exception: behind the documented same-host reverse proxy
- * every request comes from 127.0.0.1, so "local" would mean "anyone".
+ * Revenue and payment counts are business data: the admin token or 404, as `/admin`. No loopback
+ * exception: behind the documented same-host proxy every request comes from 127.0.0.1.
  */
 export function metricsRoutes(deps: { metrics: Metrics; adminToken?: string }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

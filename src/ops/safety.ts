@@ -72,20 +72,17 @@ export function safetyProblems(c: {
 
 /** After the list is read: live mode that requires screening must not start without it. */
 export function sanctionsProblem(
-  c: { PAYMENT_MODE: string; OFAC_REQUIRED: boolean; OFAC_LIST_PATH?: string },
+  c: { PAYMENT_MODE: string; OFAC_REQUIRED: boolean },
   loadError: string | null,
 ): string | null {
   if (c.PAYMENT_MODE !== 'live' || !c.OFAC_REQUIRED || !loadError) return null;
   return `OFAC_LIST_PATH: ${loadError}; fix the file (or set OFAC_REQUIRED=false to run without one)`;
 }
 
-function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
 /** Mock mode reachable from other machines: a buyer could mistake it for a real seller. */
 export function exposureWarning(c: { PAYMENT_MODE: string; HOST: string }): string | null {
-  if (c.PAYMENT_MODE !== 'mock' || isLoopbackHost(c.HOST)) return null;
+  const loopback = c.HOST === 'localhost' || c.HOST === '::1' || c.HOST.startsWith('127.');
+  if (c.PAYMENT_MODE !== 'mock' || loopback) return null;
   return (
     `WARNING: mock payment mode is listening on ${c.HOST}, reachable from other machines. Payments are simulated and ` +
     'move no money; signals are not for sale here. Use HOST=127.0.0.1 unless this is a shared demo.'
@@ -96,12 +93,10 @@ export function exposureWarning(c: { PAYMENT_MODE: string; HOST: string }): stri
 export function startLine(
   c: { PAYMENT_MODE: string; FEED: string; DATA_DIR: string; HOST: string; SIM_SPEED: number },
   port: number,
-  s?: ReturnType<typeof streamCounts>,
+  s: ReturnType<typeof streamCounts>,
 ): string {
   const feed = c.FEED === 'sim' ? `sim (simulated weather and markets, ${c.SIM_SPEED}x speed)` : 'live';
-  const served = s
-    ? `  ${s.cities} ${s.cities === 1 ? 'city' : 'cities'}, ${s.lowStreams} low ${s.lowStreams === 1 ? 'stream' : 'streams'}`
-    : '';
+  const served = `  ${s.cities} ${s.cities === 1 ? 'city' : 'cities'}, ${s.lowStreams} low ${s.lowStreams === 1 ? 'stream' : 'streams'}`;
   return `isocast listening on http://${hostPort(c.HOST, port)}  payment mode: ${c.PAYMENT_MODE}  feed: ${feed}${served}  data: ${c.DATA_DIR}`;
 }
 

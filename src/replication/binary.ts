@@ -1,12 +1,13 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
+import type { ReplicationInput } from './settings.ts';
 
 /**
  * `@flydotio/litestream`'s command is a Node wrapper whose spawnSync never passes our SIGTERM on
  * (no final sync, an orphan), so a wrapper is replaced by its platform package's binary. File-system
  * checks only: LITESTREAM_BIN, beside our executable, PATH, npm's global prefixes, ./node_modules.
  */
-export type BinaryLookup = { path: string } | { problem: string };
+type BinaryLookup = { path: string } | { problem: string };
 
 function executable(path: string): boolean {
   try {
@@ -51,6 +52,11 @@ export type LitestreamSearch = {
   platform?: string;
   arch?: string;
 };
+
+/** REPLICA_URL's settings, or null without a replica. */
+export const replicationSettings = (c: ReplicationInput): ReplicationInput | null => (c.REPLICA_URL ? c : null);
+
+export const litestreamBinary = (c: ReplicationInput): BinaryLookup => findLitestream({ configured: c.LITESTREAM_BIN });
 
 export function findLitestream(opts: LitestreamSearch): BinaryLookup {
   if (opts.configured) {

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { litestreamBinary, replicaName, replicationSettings, type ReplicaSettings } from './from-config.ts';
-import { childEnv, writeLitestreamConfig } from './supervisor.ts';
+import { litestreamBinary } from './binary.ts';
+import { describeReplica, type ReplicationInput } from './settings.ts';
+import { runLitestream, writeLitestreamConfig } from './supervisor.ts';
 
 /**
  * `doctor`'s replica line, from `litestream generations` on the replica itself (so it works while
@@ -13,6 +13,7 @@ type ReplicaCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
 
 /** A replica behind the database by more than this is a warning. */
 const LAG_WARN_S = 60;
+const TIMEOUT_MS = 15_000;
 
 /** Go's time.Duration text (1h2m3.5s, 250ms, 0s) in seconds. */
 export function goDurationSeconds(text: string): number | null {
@@ -46,30 +47,23 @@ export function interpretGenerations(output: string, nowMs: number): ReplicaChec
   return { status: lagSeconds !== null && lagSeconds <= LAG_WARN_S ? 'ok' : 'warn', detail };
 }
 
-export async function replicaCheck(config: ReplicaSettings, dbPath: string, timeoutMs = 15_000): Promise<ReplicaCheck> {
-  const settings = replicationSettings(config);
-  if (!settings)
+export async function replicaCheck(config: ReplicationInput, dbPath: string): Promise<ReplicaCheck> {
+  if (!config.REPLICA_URL)
     return {
       status: 'warn',
       detail: 'off (REPLICA_URL unset): the ledger lives on this disk and in the last `isocast backup` only',
     };
-  const where = replicaName(config);
+  const where = describeReplica(config);
   const bin = litestreamBinary(config);
   if ('problem' in bin) return { status: 'fail', detail: `${where}: ${bin.problem}` };
   const dir = mkdtempSync(join(tmpdir(), 'isocast-doctor-'));
   try {
-    const configPath = writeLitestreamConfig(dir, dbPath, settings);
-    const out = await new Promise<{ stdout: string; error?: string }>((resolve) => {
-      execFile(
-        bin.path,
-        ['generations', '-config', configPath, '-no-expand-env', dbPath],
-        { timeout: timeoutMs, env: childEnv(process.env) },
-        (err, stdout, stderr) =>
-          resolve({ stdout, error: err ? (stderr.trim().split('\n').pop() ?? err.message) : undefined }),
-      );
-    });
-    if (out.error) return { status: 'fail', detail: `${where}: litestream generations failed: ${out.error}` };
-    const r = interpretGenerations(out.stdout, Date.now());
+    const configPath = writeLitestreamConfig(dir, dbPath, config);
+    const args = ['generations', '-config', configPath, '-no-expand-env', dbPath];
+    const out = await runLitestream(bin.path, args, { timeoutMs: TIMEOUT_MS });
+    const error = out.code === 0 ? '' : out.stderr.join('\n').trim().split('\n').pop();
+    if (error) return { status: 'fail', detail: `${where}: litestream generations failed: ${error}` };
+    const r = interpretGenerations(out.stdout.join('\n'), Date.now());
     return { status: r.status, detail: `${where}: ${r.detail}` };
   } finally {
     rmSync(dir, { recursive: true, force: true });

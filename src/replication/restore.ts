@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { openReadOnly } from '../db/open.ts';
 import { schemaVersion } from '../db/migrate.ts';
 import { lockDataDir, StartRefused } from '../db/exclusive.ts';
 import { secureDataDir } from '../db/files.ts';
-import { litestreamBinary, replicaName, replicationSettings, type ReplicaSettings } from './from-config.ts';
-import { childEnv, writeLitestreamConfig } from './supervisor.ts';
+import { litestreamBinary } from './binary.ts';
+import { describeReplica, type ReplicationInput } from './settings.ts';
+import { runLitestream, writeLitestreamConfig } from './supervisor.ts';
 
 /**
  * `isocast restore`: into an empty DATA_DIR only, never while a server holds it, never without the
@@ -48,11 +47,10 @@ export function restoreArgs(argv: string[]): { timestamp?: string; rest: string[
 }
 
 export async function restoreDatabase(
-  config: ReplicaSettings & { DATA_DIR: string; SERVER_SECRET?: string | undefined },
+  config: ReplicationInput & { DATA_DIR: string; SERVER_SECRET?: string | undefined },
   { dbPath, timestamp, io }: { dbPath: string; timestamp: string | undefined; io: RestoreIo },
 ) {
-  const settings = replicationSettings(config);
-  if (!settings) {
+  if (!config.REPLICA_URL) {
     io.stderr('isocast restore: REPLICA_URL is not set: there is no replica to restore from');
     return 2;
   }
@@ -86,22 +84,25 @@ export async function restoreDatabase(
       );
       return 1;
     }
-    const configPath = writeLitestreamConfig(dir, dbPath, settings);
+    const configPath = writeLitestreamConfig(dir, dbPath, config);
     const args = ['restore', '-config', configPath, '-no-expand-env'];
     if (timestamp) args.push('-timestamp', timestamp);
     args.push(dbPath);
     const started = performance.now();
     // Litestream's local state for a database that is gone would confuse its next start.
     rmSync(join(dir, `.${basename(dbPath)}-litestream`), { recursive: true, force: true });
-    const { code, output } = await run(bin.path, args, io);
+    // Litestream's JSON lines go to stderr as they are; they are kept to recognise its refusals.
+    const { code, stdout, stderr } = await runLitestream(bin.path, args, { onLine: io.stderr });
     // Litestream restores into <db>.tmp and renames it; SQLite leaves the temporary's -wal/-shm.
     for (const s of ['-wal', '-shm']) rmSync(`${dbPath}.tmp${s}`, { force: true });
     if (code !== 0) {
       rmSync(`${dbPath}.tmp`, { force: true });
-      const none = output.some((l) => /no matching backups|no generations|no snapshots available/i.test(l));
+      const none = [...stdout, ...stderr].some((l) =>
+        /no matching backups|no generations|no snapshots available/i.test(l),
+      );
       io.stderr(
         none
-          ? `isocast restore: the replica (${replicaName(config)}) holds no backup of this database${timestamp ? ` at or before ${timestamp}` : ''}`
+          ? `isocast restore: the replica (${describeReplica(config)}) holds no backup of this database${timestamp ? ` at or before ${timestamp}` : ''}`
           : `isocast restore: litestream restore failed (exit ${code})`,
       );
       return 1;
@@ -113,7 +114,7 @@ export async function restoreDatabase(
         0) as number;
       const signals = (db.prepare('SELECT count(*) FROM signals').pluck().get() ?? 0) as number;
       io.stdout(
-        `restored ${dbPath} from ${replicaName(config)}${timestamp ? ` as of ${timestamp}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s: quick_check ${String(check)}, schema v${schemaVersion(db)}, ${payments} applied payments, ${signals} signals`,
+        `restored ${dbPath} from ${describeReplica(config)}${timestamp ? ` as of ${timestamp}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s: quick_check ${String(check)}, schema v${schemaVersion(db)}, ${payments} applied payments, ${signals} signals`,
       );
       return check === 'ok' ? 0 : 1;
     } finally {
@@ -122,23 +123,4 @@ export async function restoreDatabase(
   } finally {
     hold.release();
   }
-}
-
-/** Litestream's JSON lines go to stderr as they are; they are kept to recognise its refusals. */
-function run(bin: string, args: string[], io: RestoreIo): Promise<{ code: number; output: string[] }> {
-  return new Promise((resolve) => {
-    const output: string[] = [];
-    const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(process.env) });
-    for (const s of [proc.stdout, proc.stderr]) {
-      createInterface({ input: s }).on('line', (line) => {
-        output.push(line);
-        io.stderr(line);
-      });
-    }
-    proc.on('error', (err) => {
-      output.push(err.message);
-      resolve({ code: 127, output });
-    });
-    proc.on('close', (code) => resolve({ code: code ?? 1, output }));
-  });
 }

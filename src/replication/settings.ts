@@ -15,6 +15,7 @@ export type ReplicationInput = {
   REPLICA_ACCESS_KEY_ID?: string;
   REPLICA_SECRET_ACCESS_KEY?: string;
   REPLICA_SFTP_KEY_PATH?: string;
+  LITESTREAM_BIN?: string | undefined;
 };
 
 /** Litestream's WAL monitor; the sync interval is REPLICA_SYNC_INTERVAL_MS minus it, so a commit's upload starts within REPLICA_SYNC_INTERVAL_MS. */
@@ -81,27 +82,23 @@ const q = (s: string) => JSON.stringify(s);
  */
 export function litestreamYaml(dbPath: string, c: ReplicationInput): string {
   if (!c.REPLICA_URL) throw new Error('REPLICA_URL is not set');
-  const t = replicaTarget(c.REPLICA_URL);
+  const { type, ...where } = replicaTarget(c.REPLICA_URL);
   const syncMs = Math.max(MONITOR_INTERVAL_MS, c.REPLICA_SYNC_INTERVAL_MS - MONITOR_INTERVAL_MS);
-  const replica: string[] = [`        name: "replica"`, `        type: ${t.type}`];
-  if (t.type === 'file') replica.push(`        path: ${q(t.path)}`);
-  if (t.type === 's3') {
-    replica.push(`        bucket: ${q(t.bucket)}`, `        path: ${q(t.path)}`);
-    if (c.REPLICA_ENDPOINT)
-      replica.push(`        endpoint: ${q(c.REPLICA_ENDPOINT)}`, '        force-path-style: true');
-    if (c.REPLICA_REGION) replica.push(`        region: ${q(c.REPLICA_REGION)}`);
-    if (c.REPLICA_ACCESS_KEY_ID) replica.push(`        access-key-id: ${q(c.REPLICA_ACCESS_KEY_ID)}`);
-    if (c.REPLICA_SECRET_ACCESS_KEY) replica.push(`        secret-access-key: ${q(c.REPLICA_SECRET_ACCESS_KEY)}`);
-  }
-  if (t.type === 'sftp') {
-    replica.push(`        host: ${q(t.host)}`, `        user: ${q(t.user)}`, `        path: ${q(t.path)}`);
-    replica.push(`        key-path: ${q(c.REPLICA_SFTP_KEY_PATH ?? '')}`);
-  }
-  replica.push(
-    `        sync-interval: ${syncMs}ms`,
-    `        snapshot-interval: ${SNAPSHOT_INTERVAL}`,
-    `        retention: ${RETENTION}`,
-  );
+  const s3 = (v: string | undefined) => (type === 's3' && v ? v : undefined);
+  // In Litestream's order; a field without a value is left out.
+  const fields: [string, string | undefined][] = [
+    ['type', type],
+    ...Object.entries(where).map(([k, v]): [string, string] => [k, q(v)]),
+    ['endpoint', s3(c.REPLICA_ENDPOINT) && q(c.REPLICA_ENDPOINT!)],
+    ['force-path-style', s3(c.REPLICA_ENDPOINT) && 'true'],
+    ['region', s3(c.REPLICA_REGION) && q(c.REPLICA_REGION!)],
+    ['access-key-id', s3(c.REPLICA_ACCESS_KEY_ID) && q(c.REPLICA_ACCESS_KEY_ID!)],
+    ['secret-access-key', s3(c.REPLICA_SECRET_ACCESS_KEY) && q(c.REPLICA_SECRET_ACCESS_KEY!)],
+    ['key-path', type === 'sftp' ? q(c.REPLICA_SFTP_KEY_PATH ?? '') : undefined],
+    ['sync-interval', `${syncMs}ms`],
+    ['snapshot-interval', SNAPSHOT_INTERVAL],
+    ['retention', RETENTION],
+  ];
   return [
     '# Written by isocast (src/replication/settings.ts) at every start; edits are overwritten.',
     'logging:',
@@ -114,8 +111,8 @@ export function litestreamYaml(dbPath: string, c: ReplicationInput): string {
     `    min-checkpoint-page-count: ${MIN_CHECKPOINT_PAGES}`,
     `    max-checkpoint-page-count: ${MAX_CHECKPOINT_PAGES}`,
     '    replicas:',
-    `      - ${replica[0]!.trim()}`,
-    ...replica.slice(1),
+    '      - name: "replica"',
+    ...fields.filter(([, v]) => v !== undefined).map(([k, v]) => `        ${k}: ${v}`),
     '',
   ].join('\n');
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Db } from '../db/open.ts';
 import { backoffMs } from '../lib/backoff.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -14,7 +15,6 @@ import { createReplicaTracker } from './tracker.ts';
  * commit). Node has no parent-death signal: an `sh` guard holds a pipe from us and sends SIGTERM
  * when it closes, even at kill -9. Its own process group keeps Ctrl-C off it.
  */
-const LITESTREAM_CONFIG_FILE = 'litestream.yml';
 const GUARD =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & ls=$!; (read -r _ <&3; kill -TERM "$ls" 2>/dev/null) & w=$!; exec 3<&-; wait "$ls"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
 /** Restarts: 1 s doubling to 1 min; a run of a minute starts the count again. */
@@ -28,17 +28,32 @@ const POLL_MS = 100;
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** The child's environment: what Litestream needs, none of our secrets. */
-export function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) continue;
-    if (['PATH', 'HOME', 'TZ', 'SSL_CERT_FILE', 'SSL_CERT_DIR'].includes(k) || k.startsWith('AWS_')) out[k] = v;
-  }
-  return out;
+const childEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && CHILD_ENV.test(k)));
+const CHILD_ENV = /^(PATH|HOME|TZ|SSL_CERT_FILE|SSL_CERT_DIR|AWS_.*)$/;
+
+/** A one-off litestream command (restore, generations); each output line goes to `onLine` as it comes. */
+export function runLitestream(
+  bin: string,
+  args: string[],
+  opts: { timeoutMs?: number; onLine?: (line: string) => void } = {},
+): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
+  return new Promise((resolve) => {
+    const out = { stdout: [] as string[], stderr: [] as string[] };
+    const env = childEnv(process.env);
+    const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env, timeout: opts.timeoutMs });
+    for (const s of ['stdout', 'stderr'] as const)
+      createInterface({ input: proc[s] }).on('line', (line) => {
+        out[s].push(line);
+        opts.onLine?.(line);
+      });
+    proc.on('error', () => resolve({ code: 127, ...out }));
+    proc.on('close', (code) => resolve({ code: code ?? 1, ...out }));
+  });
 }
 
 export function writeLitestreamConfig(dataDir: string, dbPath: string, settings: ReplicationInput): string {
-  const path = join(dataDir, LITESTREAM_CONFIG_FILE);
+  const path = join(dataDir, 'litestream.yml');
   writeFileSync(path, litestreamYaml(dbPath, settings), { mode: 0o600 });
   // An older file keeps its mode through writeFileSync.
   chmodSync(path, 0o600);
@@ -201,10 +216,8 @@ export function startReplication(deps: {
       proc.ref();
       // Closing the guard's pipe is the stop: SIGTERM to Litestream, which syncs and exits.
       proc.stdin!.end();
-      let late: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'late'>((resolve) => {
-        late = setTimeout(resolve, STOP_TIMEOUT_MS, 'late');
-      });
+      const cancel = new AbortController();
+      const deadline = delay(STOP_TIMEOUT_MS, 'late' as const, { signal: cancel.signal }).catch(() => null);
       if ((await Promise.race([exited, deadline])) === 'late') {
         log.warn('litestream did not stop in time; killed', { timeoutMs: STOP_TIMEOUT_MS });
         try {
@@ -214,7 +227,7 @@ export function startReplication(deps: {
         }
         await exited;
       }
-      clearTimeout(late);
+      cancel.abort();
       log.info('litestream stopped');
     },
   };

@@ -1,8 +1,4 @@
-/**
- * The replica's state from our commits (polled) and Litestream's log lines. Lag is the age of the
- * oldest commit no finished upload covers (one covers what was seen before it began); `up`: the
- * litestream process runs.
- */
+/** Lag: the age of the oldest commit no finished upload covers (one covers what was seen before it began). */
 export type ReplicaStatus = {
   up: boolean;
   lagMs: number;
