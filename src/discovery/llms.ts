@@ -96,9 +96,9 @@ ${link('Sitemap', DOCUMENT_PATHS.sitemap, 'every public document')}
 `;
 }
 
-function describeParams(schema: RouteDoc['query']): string[] {
-  if (!schema) return [];
-  return Object.entries(schema.shape).map(([name, s]) => {
+function describeParams(given: RouteDoc['query']): string[] {
+  if (!given) return [];
+  return Object.entries((typeof given === 'function' ? given() : given).shape).map(([name, s]) => {
     const t = s as { description?: string; isOptional?: () => boolean };
     const optional = typeof t.isOptional === 'function' && t.isOptional();
     return `\`${name}\`${optional ? ' (optional)' : ''}${t.description ? `: ${t.description}` : ''}`;

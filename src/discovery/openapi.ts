@@ -74,9 +74,9 @@ function operationId(method: string, path: string): string {
   return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
-function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined, components: Components): JsonSchema[] {
-  if (!schema) return [];
-  const obj = toOpenApiSchema(schema, 'input', components);
+function parameters(where: 'query' | 'path', given: RouteDoc['query'], components: Components): JsonSchema[] {
+  if (!given) return [];
+  const obj = toOpenApiSchema(typeof given === 'function' ? given() : given, 'input', components);
   const props = (obj.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((obj.required ?? []) as string[]);
   return Object.entries(props).map(([name, prop]) => {

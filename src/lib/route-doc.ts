@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-/** The schemas that validate each route make its OpenAPI entry; a function `schema` is built on first use. */
+/** The schemas that validate each route make its OpenAPI entry; a function `schema` or `query` is built on first use. */
 type ResponseDoc = {
   description: string;
   schema?: z.ZodType | (() => z.ZodType);
@@ -14,7 +14,7 @@ export type RouteDoc = {
   summary: string;
   description?: string;
   tags: string[];
-  query?: z.ZodObject;
+  query?: z.ZodObject | (() => z.ZodObject);
   params?: z.ZodObject;
   body?: z.ZodType;
   security?: string[][];

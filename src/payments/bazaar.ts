@@ -6,7 +6,7 @@ import { bundlePrice } from '../pricing/tiers.ts';
 import { SYNTHETIC_SAMPLE } from '../signals/synthetic-sample.ts';
 import { IsocastSignalPublic, SignalProvenance } from '../signals/schemas.ts';
 import { disclaimerText } from '../terms/terms.ts';
-import { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } from './schemas.ts';
+import { paymentSchemas } from './schemas.ts';
 
 /**
  * The x402 Bazaar declaration (`extensions.bazaar`) of each paid route and its catalogue
@@ -46,7 +46,7 @@ const PROVENANCE = Object.fromEntries(Object.keys(SignalProvenance.shape).map((k
  * provenance fields spelled out here would take the PAYMENT-REQUIRED header past 8 KiB.
  */
 export const listedSignalsPage = once(() =>
-  SignalsPage.extend({ signals: z.array(IsocastSignalPublic.omit(PROVENANCE).loose()) }),
+  paymentSchemas().SignalsPage.extend({ signals: z.array(IsocastSignalPublic.omit(PROVENANCE).loose()) }),
 );
 
 const listedExample = () => {
@@ -61,7 +61,7 @@ const routes = once(
     '/v1/signals': {
       method: 'GET',
       description: `${WHAT} GET /v1/signals?city=<slug>&count=<n> buys a bundle of n signals for one city and reads them, ascending, with a cursor (since). ${PAY}`,
-      query: SignalsQuery,
+      query: paymentSchemas().SignalsQuery,
       queryExample: { city: EXAMPLE_CITY, count: String(EXAMPLE_COUNT), since: '0' },
       output: listedSignalsPage(),
       outputExample: (disclaimer) => ({
@@ -77,9 +77,9 @@ const routes = once(
     '/v1/subscribe': {
       method: 'POST',
       description: `${WHAT} POST /v1/subscribe?city=<slug>&count=<n> buys a bundle of n signals for one city and answers a receipt token that reads them at GET /v1/signals. ${PAY}`,
-      query: SubscribeQuery,
+      query: paymentSchemas().SubscribeQuery,
       queryExample: { city: EXAMPLE_CITY, count: String(EXAMPLE_COUNT) },
-      output: SubscribeResult,
+      output: paymentSchemas().SubscribeResult,
       outputExample: (disclaimer) => ({
         ok: true,
         city: EXAMPLE_CITY,

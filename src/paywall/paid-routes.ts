@@ -23,7 +23,7 @@ import {
 import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from '../payments/siwx.ts';
 import type { SiwxSignIn } from '../payments/siwx-signin.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
-import { MinSpendError, SignalsPage, SignalsQuery } from '../payments/schemas.ts';
+import { paymentSchemas } from '../payments/schemas.ts';
 
 /**
  * `GET /v1/signals`: an inline payment reads only in its own answer; a SIGN-IN-WITH-X or receipt
@@ -190,19 +190,22 @@ export const paidSignalsDocs: RouteDoc[] = [
       "Sign in with the wallet that paid: PAYMENT-REQUIRED declares extensions['sign-in-with-x'] (SIWE, eip155:8453); a SIGN-IN-WITH-X header answering it " +
       "reads that wallet's entitled signals exactly as its bearer token would, with no token and no payment. Each (wallet, nonce) signs in once; domain and uri " +
       `must be this server's BASE_URL; expirationTime is required, at most ${SIWX_MAX_LIFETIME_SEC} s ahead. A payment header wins over it; it wins over Authorization.`,
-    query: SignalsQuery,
+    query: () => paymentSchemas().SignalsQuery,
     security: [['receipt'], ['x402'], ['x402v2'], ['siwx']],
     responses: {
       200: {
         description: 'A page of signals',
-        schema: SignalsPage,
+        schema: () => paymentSchemas().SignalsPage,
         headers: {
           'X-PAYMENT-RESPONSE': 'on inline payment',
           'PAYMENT-RESPONSE': 'on inline payment: the same settle response, for x402 v2 clients',
           'X-Receipt-Token': 'on the inline payment whose settlement moved the money (issued once)',
         },
       },
-      400: { description: 'since, count or wait invalid', schema: z.union([MinSpendError, ErrorBody]) },
+      400: {
+        description: 'since, count or wait invalid',
+        schema: () => z.union([paymentSchemas().MinSpendError, ErrorBody]),
+      },
       401: {
         description:
           '`receipt token required: Authorization: Bearer <receiptToken>` (an Authorization header that is not a Bearer token), `receipt token expired; sign a ReceiptRequest and POST /v1/receipts for a new one (free, no payment)` (a token older than RECEIPT_TTL_DAYS), ' +
@@ -219,7 +222,7 @@ export const paidSignalsDocs: RouteDoc[] = [
         description:
           'Payment required or exhaustion (PaymentRequired, with paid_through and latest on exhaustion; also idempotent and receipt for an X-Payment already applied), or an inline-payment failure ' +
           `({error, reason?, x402Version, accepts}: ${REFUSAL_DOC}). Every challenge also carries the PAYMENT-REQUIRED header`,
-        schema: PAID_BODIES[402],
+        schema: () => PAID_BODIES()[402],
         headers: {
           'PAYMENT-RESPONSE': REFUSAL_RESPONSE_DOC,
           'PAYMENT-REQUIRED': `${PAYMENT_REQUIRED_DOC} Here it also has extensions {"sign-in-with-x": {info, supportedChains, schema}}: a fresh sign-in to sign (SIWE) and send as SIGN-IN-WITH-X.`,
@@ -229,7 +232,7 @@ export const paidSignalsDocs: RouteDoc[] = [
       503: {
         description:
           'Inline payment in doubt (`settlement pending — retry the same X-Payment; you will not be charged twice`, Retry-After), `sanctions screening unavailable`, `server shutting down; send the same request again shortly` (Retry-After), or too many `wait` reads held (Retry-After)',
-        schema: PAID_BODIES[503],
+        schema: () => PAID_BODIES()[503],
       },
     },
   },

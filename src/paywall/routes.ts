@@ -12,16 +12,8 @@ import { ERRORS } from '../lib/api-errors.ts';
 import { PAYMENT_ID_RULE } from '../x402/payment-identifier.ts';
 import { asPaymentRefusal, purchaseOf } from './refusal.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
-import {
-  MinSpendError,
-  PaymentRequired,
-  RefundQueued,
-  SettlementFailed,
-  SettlementPending,
-  SubscribeQuery,
-  SubscribeResult,
-  type SubscribeResultBody,
-} from '../payments/schemas.ts';
+import { paymentSchemas, type SubscribeResultBody } from '../payments/schemas.ts';
+import { once } from '../lib/once.ts';
 import { challengeHeaders } from '../payments/challenge.ts';
 import { PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from '../x402/v2.ts';
 
@@ -91,11 +83,14 @@ export const REFUSAL_DOC =
 export const REFUSAL_RESPONSE_DOC =
   'on a refused PAYMENT-SIGNATURE: base64 JSON {success: false, errorReason (the error code), errorMessage, transaction: "", network, payer}';
 
-/** The 402 (a challenge or a refused payment) and 503 bodies of both paid routes. */
-export const PAID_BODIES = {
-  402: z.union([PaymentRequired, SettlementFailed, ErrorBody]),
-  503: z.union([SettlementPending, ErrorBody]),
-};
+/** The 402 (a challenge or a refused payment) and 503 bodies of both paid routes, built for the documents. */
+export const PAID_BODIES = once(() => {
+  const s = paymentSchemas();
+  return {
+    402: z.union([s.PaymentRequired, s.SettlementFailed, ErrorBody]),
+    503: z.union([s.SettlementPending, ErrorBody]),
+  };
+});
 
 /** The answers both paid routes give alike; the 409 is payment-identifier.ts's. */
 export const PAID_ROUTE_DOCS = {
@@ -107,7 +102,10 @@ export const PAID_ROUTE_DOCS = {
       'already belongs to another payment; nothing was verified, settled or charged. The same id with the same payment answers the stored result (the same status, body and PAYMENT-RESPONSE; the receipt token included)',
     schema: ErrorBody,
   },
-  502: { description: 'entitlement update failed after payment; refund queued', schema: RefundQueued },
+  502: {
+    description: 'entitlement update failed after payment; refund queued',
+    schema: () => paymentSchemas().RefundQueued,
+  },
 };
 
 export const subscribeDocs: RouteDoc[] = [
@@ -122,12 +120,12 @@ export const subscribeDocs: RouteDoc[] = [
       'With a payment: cheap checks (decode, payee, amount), then a known (payer, nonce) answers its state (idempotent: true, no receiptToken) whatever the clock says; ' +
       'a new one is verified, screened, bound, settled, recorded once and applied atomically. receiptToken is issued once, to the request whose settlement moved the money; ' +
       'a lost token is recovered with POST /v1/receipts. A settlement whose outcome is unknown answers 503 settlement pending: retry the same X-Payment.',
-    query: SubscribeQuery,
+    query: () => paymentSchemas().SubscribeQuery,
     security: [['x402'], ['x402v2']],
     responses: {
       200: {
         description: 'Purchase applied (or an idempotent replay)',
-        schema: SubscribeResult,
+        schema: () => paymentSchemas().SubscribeResult,
         headers: {
           'X-PAYMENT-RESPONSE': 'base64 JSON x402 settle response {success, transaction, network, payer}',
           'PAYMENT-RESPONSE': 'the same settle response, for x402 v2 clients',
@@ -135,13 +133,13 @@ export const subscribeDocs: RouteDoc[] = [
       },
       400: {
         description: 'count below 2, not an integer, above the maximum, or total below the minimum spend',
-        schema: MinSpendError,
+        schema: () => paymentSchemas().MinSpendError,
       },
       402: {
         description:
           'Payment required (PaymentRequired challenge, with the PAYMENT-REQUIRED header), or a verification, binding or settlement failure ' +
           `({error, reason?, x402Version, accepts}: ${REFUSAL_DOC})`,
-        schema: PAID_BODIES[402],
+        schema: () => PAID_BODIES()[402],
         headers: { 'PAYMENT-REQUIRED': PAYMENT_REQUIRED_DOC, 'PAYMENT-RESPONSE': REFUSAL_RESPONSE_DOC },
       },
       ...PAID_ROUTE_DOCS,
@@ -149,7 +147,7 @@ export const subscribeDocs: RouteDoc[] = [
       503: {
         description:
           '`settlement pending — retry the same X-Payment; you will not be charged twice` with retryAfterSeconds and Retry-After (the outcome is in doubt until the token contract answers), `sanctions screening unavailable`, or `server shutting down; send the same request again shortly` (Retry-After)',
-        schema: PAID_BODIES[503],
+        schema: () => PAID_BODIES()[503],
       },
     },
   },

@@ -15,8 +15,9 @@ import { insertSignals } from '../helpers/signals.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { listedSignalsPage, listingFor, schemaOf } from '../../src/payments/bazaar.ts';
 import { SYNTHETIC_SAMPLE } from '../../src/signals/synthetic-sample.ts';
-import { SignalsPage, SignalsQuery } from '../../src/payments/schemas.ts';
-import { SubscribeQuery, SubscribeResult } from '../../src/payments/schemas.ts';
+import { paymentSchemas } from '../../src/payments/schemas.ts';
+
+const { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } = paymentSchemas();
 import { buy, buyerA, inApp, signFor } from './buy.ts';
 
 /** Longer descriptions are refused or silently dropped by the CDP catalogue (docs/discovery.md). */

@@ -3,13 +3,15 @@ import assert from 'node:assert/strict';
 import { PaymentRequiredV1Schema, PaymentPayloadV1Schema } from '@x402/core/schemas';
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
-import { SubscribeResult, PaymentRequired } from '../../src/payments/schemas.ts';
+import { paymentSchemas } from '../../src/payments/schemas.ts';
 import { decodePaymentResponseHeader as decodePaymentResponse } from '@x402/core/http';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
 import { BASE_USDC } from '../../packages/isocast-client/src/chain.ts';
 import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { buy, buyerA, buyerB, challenge, inApp, signFor, subscribeWith, tamper } from './buy.ts';
+
+const { SubscribeResult, PaymentRequired } = paymentSchemas();
 import { createStores } from '../../src/stores.ts';
 
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {

@@ -5,9 +5,11 @@ import { testApp } from '../helpers/app.ts';
 import { insertSignals, signalPayload } from '../helpers/signals.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { SignalsPage } from '../../src/payments/schemas.ts';
+import { paymentSchemas } from '../../src/payments/schemas.ts';
 import { decodePaymentResponseHeader as decodePaymentResponse } from '@x402/core/http';
 import { buy, buyerA, buyerB, inApp, type Fetcher } from '../payments/buy.ts';
+
+const { SignalsPage } = paymentSchemas();
 
 async function setup(t: Parameters<typeof testApp>[0], env: Record<string, string> = {}) {
   const e = testApp(t, { env });
