@@ -113,7 +113,7 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
 function operation(doc: RouteDoc, components: Components, info: OpenApiInfo): JsonSchema {
   const payment = info.paymentInfo?.(doc) ?? null;
   const params = [...parameters('path', doc.params, components), ...parameters('query', doc.query, components)];
-  const body = doc.body && toOpenApiSchema(doc.body, 'input', components);
+  const body = doc.body && toOpenApiSchema(typeof doc.body === 'function' ? doc.body() : doc.body, 'input', components);
   return {
     operationId: operationId(doc.method, doc.path),
     summary: doc.summary,

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { once } from '../lib/once.ts';
 import type { Hex } from 'viem';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -63,37 +64,42 @@ const signedFields = (what: string) => ({
 });
 
 const ReceiptRequestBody = z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' });
-const ReceiptRevocationBody = z.object(signedFields('ReceiptRevocation')).meta({ id: 'ReceiptRevocation' });
+// The revocation's body and both answers are documents only, built on first use (lib/once.ts).
+const ReceiptRevocationBody = once(() => z.object(signedFields('ReceiptRevocation')).meta({ id: 'ReceiptRevocation' }));
 type SignedBody = z.infer<typeof ReceiptRequestBody>;
 
-const ReceiptResult = z
-  .object({
-    ok: z.literal(true),
-    wallet: z.string().describe('Lowercase wallet address'),
-    receiptToken: z
-      .string()
-      .describe(
-        'A new opaque bearer token (isocast-receipt) for GET /v1/signals; earlier tokens keep working until they expire or are revoked',
-      ),
-    expiresAt: z
-      .string()
-      .nullable()
-      .describe('When the token stops reading (RECEIPT_TTL_DAYS after issue); null when tokens never expire'),
-    cities: z
-      .array(z.object({ city: z.string(), paidThroughSeq: z.number().int() }))
-      .describe('Every city this wallet has bought, with its ceiling'),
-    disclaimer: Disclaimer,
-  })
-  .meta({ id: 'ReceiptResult' });
+const ReceiptResult = once(() =>
+  z
+    .object({
+      ok: z.literal(true),
+      wallet: z.string().describe('Lowercase wallet address'),
+      receiptToken: z
+        .string()
+        .describe(
+          'A new opaque bearer token (isocast-receipt) for GET /v1/signals; earlier tokens keep working until they expire or are revoked',
+        ),
+      expiresAt: z
+        .string()
+        .nullable()
+        .describe('When the token stops reading (RECEIPT_TTL_DAYS after issue); null when tokens never expire'),
+      cities: z
+        .array(z.object({ city: z.string(), paidThroughSeq: z.number().int() }))
+        .describe('Every city this wallet has bought, with its ceiling'),
+      disclaimer: Disclaimer,
+    })
+    .meta({ id: 'ReceiptResult' }),
+);
 
-const RevocationResult = z
-  .object({
-    ok: z.literal(true),
-    wallet: z.string().describe('Lowercase wallet address'),
-    revoked: z.number().int().describe('How many receipt tokens of this wallet stopped working'),
-    disclaimer: Disclaimer,
-  })
-  .meta({ id: 'RevocationResult' });
+const RevocationResult = once(() =>
+  z
+    .object({
+      ok: z.literal(true),
+      wallet: z.string().describe('Lowercase wallet address'),
+      revoked: z.number().int().describe('How many receipt tokens of this wallet stopped working'),
+      disclaimer: Disclaimer,
+    })
+    .meta({ id: 'RevocationResult' }),
+);
 
 /** The receipt bodies' own field; wallet, timestamp and signature are every signed body's (lib/signed-fields.ts). */
 const MESSAGES = { origin: 'invalid origin: must be a string' };
