@@ -4,7 +4,7 @@ import { serveStaticPage } from '../lib/static-page.ts';
 import { once } from '../lib/once.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
-import { IsocastSignalPublic } from '../signals/schemas.ts';
+import { signalSchema } from '../signals/schemas.ts';
 import { buildOpenApi } from './openapi.ts';
 import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
 import { llmsFullTxt, llmsTxt, llmsWeatherSignals, robotsTxt, sitemapXml } from './llms.ts';
@@ -29,7 +29,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const openapi = once(() =>
     buildOpenApi(d.docs, {
       ...d,
-      namedSchemas: [IsocastSignalPublic],
+      namedSchemas: [signalSchema()],
       paymentInfo: (doc) => paymentInfo(offer(), doc),
     }),
   );

@@ -4,7 +4,7 @@ import { microToUsd } from '../lib/money.ts';
 import { once } from '../lib/once.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { SYNTHETIC_SAMPLE } from '../signals/synthetic-sample.ts';
-import { IsocastSignalPublic, SignalProvenance } from '../signals/schemas.ts';
+import { signalSchema, SignalProvenance } from '../signals/schemas.ts';
 import { disclaimerText } from '../terms/terms.ts';
 import { paymentSchemas } from './schemas.ts';
 
@@ -46,7 +46,7 @@ const PROVENANCE = Object.fromEntries(Object.keys(SignalProvenance.shape).map((k
  * provenance fields spelled out here would take the PAYMENT-REQUIRED header past 8 KiB.
  */
 export const listedSignalsPage = once(() =>
-  paymentSchemas().SignalsPage.extend({ signals: z.array(IsocastSignalPublic.omit(PROVENANCE).loose()) }),
+  paymentSchemas().SignalsPage.extend({ signals: z.array(signalSchema().omit(PROVENANCE).loose()) }),
 );
 
 const listedExample = () => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { once } from '../lib/once.ts';
 import { MarketResolution } from '../cities/schemas.ts';
 import { Address, Disclaimer, Hex32 } from '../lib/schemas.ts';
-import { IsocastSignalPublic } from '../signals/schemas.ts';
+import { signalSchema } from '../signals/schemas.ts';
 import { BINDING_FORMULA, SALT_ECHO } from '../../packages/isocast-client/src/binding.ts';
 import { MAX_WAIT_S } from './bundle.ts';
 import { NETWORK } from '../x402/networks.ts';
@@ -135,7 +135,7 @@ export const paymentSchemas = once(() => {
 
   const SignalsPage = z
     .object({
-      signals: z.array(IsocastSignalPublic),
+      signals: z.array(signalSchema()),
       next_cursor: z.number().int(),
       paid_through: z.number().int(),
       latest: z.number().int(),

@@ -4,7 +4,7 @@ import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
 import type { z } from 'zod';
-import { IsocastSignalPublic, SignalProvenance, type SignalPublic } from './schemas.ts';
+import { signalSchema, SignalProvenance, type SignalPublic } from './schemas.ts';
 import type { SignalNotifier } from './notifier.ts';
 
 /** Detection re-runs inside the transaction, so the database alone decides whether a signal exists. */
@@ -133,7 +133,7 @@ function buildSignal(input: StoreSignalInput, crossing: NonNullable<Detection['c
             ...(o.noQuote ? { noQuote: true as const } : {}),
           };
         });
-  return IsocastSignalPublic.parse({
+  return signalSchema().parse({
     city: input.city.slug,
     displayName: input.city.displayName,
     seq,

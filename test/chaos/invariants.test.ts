@@ -11,7 +11,7 @@ import { wideLadder, type CityWorld } from './upstreams.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { lowStreamOf } from '../../src/cities/catalog.ts';
 import { parseLabel } from '../../src/buckets/labels.ts';
-import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
+import { signalSchema } from '../../src/signals/schemas.ts';
 import { makeWallets, type LedgerEntry } from './driver.ts';
 
 /** The checker itself must see violations, or a green chaos table means nothing. */
@@ -124,7 +124,7 @@ test('the settlement checker reports a failed payment whose transfer exists, a f
 /** A low stream's signals: readings that fall, dead on the buckets above the low, never below it. */
 function lowSignal(seq: number, from: number, to: number, dead: (lo: number) => boolean) {
   const label = (t: number) => `${t - (t % 2)}-${t - (t % 2) + 1}°F`;
-  return IsocastSignalPublic.parse({
+  return signalSchema().parse({
     city: 'nyc-low',
     displayName: 'New York City (low)',
     seq,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, migrate } from '../../src/db/migrate.ts';
-import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
+import { signalSchema } from '../../src/signals/schemas.ts';
 import { tempDir } from '../helpers/app.ts';
 import { signalPayload } from '../helpers/signals.ts';
 
@@ -52,7 +52,7 @@ test('0019: old signals answer null for what they never recorded, their channel 
       availableAt: null,
       storedAt: new Date(1_784_127_602_007 + i).toISOString(),
     });
-    assert.deepEqual(IsocastSignalPublic.parse(payload), payload);
+    assert.deepEqual(signalSchema().parse(payload), payload);
     assert.equal(r.raw_report, null);
     assert.equal(r.available_at, null);
   });

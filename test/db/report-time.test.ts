@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, migrate } from '../../src/db/migrate.ts';
-import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
+import { signalSchema } from '../../src/signals/schemas.ts';
 import { tempDir } from '../helpers/app.ts';
 import { signalPayload } from '../helpers/signals.ts';
 
@@ -37,6 +37,6 @@ test('0009: signals stored before it get reported_at NULL and "reportedAt": null
   assert.deepEqual(payload, { ...old, reportedAt: null });
   migrate(db);
   const now = JSON.parse(db.prepare('SELECT payload FROM signals').pluck().get() as string);
-  assert.deepEqual(IsocastSignalPublic.parse(now), now);
+  assert.deepEqual(signalSchema().parse(now), now);
   db.close();
 });

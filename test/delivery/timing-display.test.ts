@@ -2,13 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatSignalMessage } from '../../src/delivery/message.ts';
 import { formatSignal } from '../../src/buyer/cli/output.ts';
-import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
+import { signalSchema } from '../../src/signals/schemas.ts';
 import { signalFixture } from './fixtures.ts';
 
 /** A bucket with an empty book, as the poller stores it (docs/signal-engine.md "Odds semantics"). */
 function withEmptyBook() {
   const s = signalFixture();
-  return IsocastSignalPublic.parse({
+  return signalSchema().parse({
     ...s,
     buckets: s.buckets!.map((b) =>
       b.label === '88°F or higher' ? { ...b, yes: 1, no: 1, midpoint: 0.5, noQuote: true } : b,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { localDate } from '../../src/lib/local-day.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
-import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
+import { signalSchema } from '../../src/signals/schemas.ts';
 import { gammaEvent, tokensOf } from '../fakes/gamma.ts';
 import type { Fault } from '../fakes/upstream.ts';
 import { harness, NYC_LABELS, START, type Harness } from '../poller/harness.ts';
@@ -16,7 +16,7 @@ import { harness, NYC_LABELS, START, type Harness } from '../poller/harness.ts';
  */
 const signals = (h: Harness) =>
   (h.env.db.prepare('SELECT payload FROM signals ORDER BY seq').pluck().all() as string[]).map((p) =>
-    IsocastSignalPublic.parse(JSON.parse(p)),
+    signalSchema().parse(JSON.parse(p)),
   );
 
 /** A poller that asks Gamma every tick (no event cache), so Gamma faults are seen at once. */

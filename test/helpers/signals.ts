@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/open.ts';
-import { IsocastSignalPublic, type SignalPublic } from '../../src/signals/schemas.ts';
+import { signalSchema, type SignalPublic } from '../../src/signals/schemas.ts';
 
 /**
  * Inserts valid IsocastSignalPublic rows for a city straight into the signals table, continuing
@@ -7,7 +7,7 @@ import { IsocastSignalPublic, type SignalPublic } from '../../src/signals/schema
  */
 export function signalPayload(city: string, seq: number): SignalPublic {
   const low = 40 + 2 * seq;
-  return IsocastSignalPublic.parse({
+  return signalSchema().parse({
     city,
     displayName: city.toUpperCase(),
     seq,

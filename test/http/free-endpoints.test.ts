@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
-import { IsocastSignalPublic, SampleSignal } from '../../src/signals/schemas.ts';
+import { signalSchema, SampleSignal } from '../../src/signals/schemas.ts';
 import { CityDetail, CityList } from '../../src/cities/schemas.ts';
 import { SignalsMeta } from '../../src/pricing/routes.ts';
 import { Health } from '../../src/ops/health-routes.ts';
@@ -159,7 +159,7 @@ function seedSignals(db: import('../../src/db/open.ts').Db) {
   );
   for (const seq of [1, 2]) {
     const s = { ...SYNTHETIC_SAMPLE, seq, new: { ...SYNTHETIC_SAMPLE.new, bucket: seq === 1 ? '44-45°F' : '46-47°F' } };
-    IsocastSignalPublic.parse(s);
+    signalSchema().parse(s);
     insert.run('nyc', seq, s.targetDate, s.new.bucket, s.observedAt, JSON.stringify(s), Date.now());
   }
 }

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { openReadOnly } from '../../src/db/open.ts';
 import { EXPLAIN_USAGE, explainArgs, formatExplain, readDay } from '../../src/ops/explain.ts';
-import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
+import { signalSchema } from '../../src/signals/schemas.ts';
 import { tempDir } from '../helpers/app.ts';
 import { harness } from '../poller/harness.ts';
 
@@ -70,7 +70,7 @@ test('explain prints each stored signal of the day: report, value, reading, buck
   assert.equal(json.status, 0, json.stderr);
   const parsed = JSON.parse(json.stdout) as unknown[];
   assert.deepEqual(
-    parsed.map((s) => IsocastSignalPublic.parse(s)),
+    parsed.map((s) => signalSchema().parse(s)),
     [first, second],
   );
   const none = run(['london', date], env);

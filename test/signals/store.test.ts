@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { openDb, type Db } from '../../src/db/open.ts';
 import type { SignalStore } from '../../src/signals/store.ts';
 import type { MarketBucketRef, OddsSample } from '../../src/sources/market/types.ts';
-import { IsocastSignalPublic } from '../../src/signals/schemas.ts';
+import { signalSchema } from '../../src/signals/schemas.ts';
 import { bucketFor } from '../../src/buckets/assign.ts';
 import { tempDir } from '../helpers/app.ts';
 import { ladderF } from '../buckets/ladder.ts';
@@ -60,7 +60,7 @@ test('baseline is stored without a signal; a crossing stores the canonical signa
   assert.equal(feed(d, 73), null);
   assert.deepEqual(createStores(d).signals.readDayState('nyc', '2026-07-15'), { high: 73, bucket: '72-73°F' });
   const s = feed(d, 75)!;
-  assert.deepEqual(IsocastSignalPublic.parse(s), s);
+  assert.deepEqual(signalSchema().parse(s), s);
   assert.equal(s.seq, 1);
   assert.deepEqual(s.old, { reading: 73, unit: 'F', bucket: '72-73°F' });
   assert.deepEqual(s.new, { reading: 75, unit: 'F', bucket: '74-75°F' });
