@@ -227,7 +227,8 @@ export async function makeFuzzer(seed: number, baseUrl: string): Promise<{ next(
       const k = r();
       // Payment and bearer junk goes mostly where it is read: the paid routes.
       const doc = k >= 0.12 && k < 0.38 && r() < 0.75 ? pick(PAID) : pick(ROUTE_DOCS);
-      const keys = doc.query ? Object.keys((doc.query as unknown as { shape: Record<string, unknown> }).shape) : [];
+      const shape = typeof doc.query === 'function' ? doc.query().shape : doc.query?.shape;
+      const keys = shape ? Object.keys(shape) : [];
       let method = doc.method.toUpperCase();
       let kind = 'query';
       const headers: Record<string, string> = {};
