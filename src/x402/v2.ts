@@ -1,16 +1,16 @@
 import { z } from 'zod';
+import { once } from '../lib/once.ts';
 import { microToAtomic } from '../lib/money.ts';
 import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 import { paymentIdOf } from './payment-identifier.ts';
 import {
   BYTES32,
-  ExactEvmPayload,
   MAX_V2_HEADER_CHARS,
   decodeHeader,
   decodePayloadJson,
   decodeXPayment,
   isObject,
-  networkName,
+  payloadSchemas,
   zodRefusal,
   type DecodeResult,
   type Json,
@@ -83,25 +83,29 @@ export function settleResponse(r: { transaction: string | null; payer: string })
   );
 }
 
-const Accepted = z
-  .object({
-    scheme: z.literal('exact'),
-    network: networkName,
-    amount: z.string().max(80).optional(),
-    asset: z.string().max(80).optional(),
-    payTo: z.string().max(80).optional(),
-    extra: z
-      .object({ binding: z.object({ salt: z.string().regex(BYTES32) }).loose() })
-      .loose()
-      .optional(),
-  })
-  .loose();
+/** zod's walk for what the fast shape check refuses, built on first use (lib/once.ts). */
+const PaymentPayloadV2 = once(() => {
+  const { ExactEvmPayload, networkName } = payloadSchemas();
+  const Accepted = z
+    .object({
+      scheme: z.literal('exact'),
+      network: networkName,
+      amount: z.string().max(80).optional(),
+      asset: z.string().max(80).optional(),
+      payTo: z.string().max(80).optional(),
+      extra: z
+        .object({ binding: z.object({ salt: z.string().regex(BYTES32) }).loose() })
+        .loose()
+        .optional(),
+    })
+    .loose();
 
-const PaymentPayloadV2 = z.object({
-  x402Version: z.literal(2),
-  accepted: Accepted,
-  payload: ExactEvmPayload,
-  extensions: z.record(z.string(), z.unknown()).optional(),
+  return z.object({
+    x402Version: z.literal(2),
+    accepted: Accepted,
+    payload: ExactEvmPayload,
+    extensions: z.record(z.string(), z.unknown()).optional(),
+  });
 });
 
 export type PaymentHeader = { version: 1 | 2; value: string };
@@ -136,11 +140,11 @@ function decodeV2Json(json: unknown): DecodeResult {
   const fast = envelopeOf(json);
   const decoded = fast && fromEnvelope(fast);
   if (decoded?.ok) return decoded;
-  const parsed = PaymentPayloadV2.safeParse(json);
+  const parsed = PaymentPayloadV2().safeParse(json);
   return parsed.success ? fromEnvelope(parsed.data) : zodRefusal(parsed.error);
 }
 
-type Envelope = Pick<z.infer<typeof PaymentPayloadV2>, 'accepted' | 'payload' | 'extensions'>;
+type Envelope = Pick<z.infer<ReturnType<typeof PaymentPayloadV2>>, 'accepted' | 'payload' | 'extensions'>;
 
 const shortOrAbsent = (v: unknown) => v === undefined || (typeof v === 'string' && v.length <= 80);
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { once } from '../lib/once.ts';
 import type { Address, Hex } from 'viem';
 import { NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
 
@@ -7,34 +8,39 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
 export const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const SIGNATURE = /^0x([0-9a-fA-F]{2})+$/;
-const addressStr = z.string().regex(ADDRESS);
-const uintStr = z.string().regex(UINT, 'must be a decimal integer string');
-const bytes32 = z.string().regex(BYTES32);
+/** zod's shapes, for the slow path and its refusal reasons only: built on first use (lib/once.ts). */
+export const payloadSchemas = once(() => {
+  const addressStr = z.string().regex(ADDRESS);
+  const uintStr = z.string().regex(UINT, 'must be a decimal integer string');
+  const bytes32 = z.string().regex(BYTES32);
 
-export const ExactEvmPayload = z.object({
-  signature: z.string().regex(SIGNATURE),
-  /** isocast's: the challenge's `extra.binding.salt`, echoed (never sent to a facilitator). */
-  salt: bytes32.optional(),
-  authorization: z.object({
-    from: addressStr,
-    to: addressStr,
-    value: uintStr,
-    validAfter: uintStr,
-    validBefore: uintStr,
-    nonce: bytes32,
-  }),
+  const ExactEvmPayload = z.object({
+    signature: z.string().regex(SIGNATURE),
+    /** isocast's: the challenge's `extra.binding.salt`, echoed (never sent to a facilitator). */
+    salt: bytes32.optional(),
+    authorization: z.object({
+      from: addressStr,
+      to: addressStr,
+      value: uintStr,
+      validAfter: uintStr,
+      validBefore: uintStr,
+      nonce: bytes32,
+    }),
+  });
+
+  const networkName = z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`);
+
+  const PaymentPayloadV1 = z.object({
+    x402Version: z.literal(1),
+    scheme: z.literal('exact'),
+    network: networkName,
+    payload: ExactEvmPayload,
+  });
+
+  return { ExactEvmPayload, networkName, PaymentPayloadV1 };
 });
 
-export const networkName = z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`);
-
-export const PaymentPayloadV1 = z.object({
-  x402Version: z.literal(1),
-  scheme: z.literal('exact'),
-  network: networkName,
-  payload: ExactEvmPayload,
-});
-
-export type PaymentPayloadV1 = z.infer<typeof PaymentPayloadV1>;
+export type PaymentPayloadV1 = z.infer<ReturnType<typeof payloadSchemas>['PaymentPayloadV1']>;
 
 /** Standard x402 v1 PaymentRequirements, as a 402 offers them and a facilitator is sent them. */
 export type PaymentRequirementsV1 = {
@@ -126,7 +132,7 @@ export function decodePayloadJson(json: unknown): DecodeResult {
   let data: PaymentPayloadV1;
   if (wellFormed(json)) data = json;
   else {
-    const parsed = PaymentPayloadV1.safeParse(json);
+    const parsed = payloadSchemas().PaymentPayloadV1.safeParse(json);
     if (!parsed.success) return zodRefusal(parsed.error);
     data = parsed.data;
   }

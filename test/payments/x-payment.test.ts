@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
-import { decodeXPayment, MAX_HEADER_CHARS, PaymentPayloadV1 } from '../../src/x402/x-payment.ts';
+import { decodeXPayment, MAX_HEADER_CHARS, payloadSchemas } from '../../src/x402/x-payment.ts';
 import { encodeXPayment } from '../helpers/x-payment.ts';
 
 const auth = {
@@ -96,7 +96,7 @@ test('the decoder accepts exactly what the zod schema accepts, with the same pay
     const json = JSON.parse(JSON.stringify(make(base()) ?? null));
     const header = Buffer.from(JSON.stringify(json)).toString('base64');
     const got = decodeXPayment(header);
-    const zod = PaymentPayloadV1.safeParse(json);
+    const zod = payloadSchemas().PaymentPayloadV1.safeParse(json);
     assert.equal(got.ok, zod.success, JSON.stringify(json));
     if (got.ok && zod.success) {
       const z = zod.data;
