@@ -15,28 +15,30 @@ const RESOLUTION_EXAMPLE = {
   from: 'catalog',
 } as const;
 
-/** A market's resolution metadata (resolution/metadata.ts), with the example the OpenAPI document shows. */
-export const MarketResolution = z
-  .object({
-    station: z.string().nullable().describe('ICAO code of the station the market resolves on; null when none'),
-    unit: z.enum(['C', 'F']).describe('Unit the market resolves in'),
-    // buckets/rule-kinds.ts RULE_KINDS (a sibling folder of this layer; test/cities/resolution-metadata.test.ts compares them)
-    ruleKind: z
-      .enum(['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'])
-      .describe('Which reports count: noaa-hourly, noaa-all, wu-table (every row), hko or cwa (0.1 degree maximum)'),
-    rounding: z.enum(['half-up', 'floor-tenth']).describe('How the maximum becomes whole degrees'),
-    roundingRule: z.string().describe('The rounding and the reports that count, in words'),
-    resolutionSource: z.string().describe('wu (Weather Underground), noaa, hko, cwa or unknown'),
-    resolutionUrl: z.string().describe('The resolution page the market names'),
-    bucketWidth: z.number().describe('Bucket width in the unit'),
-    from: z
-      .enum(['market-rule', 'catalog'])
-      .describe("market-rule: read from the current market day's own rule; catalog: the default until then"),
-  })
-  .meta({
-    id: 'MarketResolution',
-    examples: [RESOLUTION_EXAMPLE],
-  });
+/** A market's resolution metadata (resolution/metadata.ts), with the example the OpenAPI document shows; built on first use. */
+export const MarketResolution = once(() =>
+  z
+    .object({
+      station: z.string().nullable().describe('ICAO code of the station the market resolves on; null when none'),
+      unit: z.enum(['C', 'F']).describe('Unit the market resolves in'),
+      // buckets/rule-kinds.ts RULE_KINDS (a sibling folder of this layer; test/cities/resolution-metadata.test.ts compares them)
+      ruleKind: z
+        .enum(['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'])
+        .describe('Which reports count: noaa-hourly, noaa-all, wu-table (every row), hko or cwa (0.1 degree maximum)'),
+      rounding: z.enum(['half-up', 'floor-tenth']).describe('How the maximum becomes whole degrees'),
+      roundingRule: z.string().describe('The rounding and the reports that count, in words'),
+      resolutionSource: z.string().describe('wu (Weather Underground), noaa, hko, cwa or unknown'),
+      resolutionUrl: z.string().describe('The resolution page the market names'),
+      bucketWidth: z.number().describe('Bucket width in the unit'),
+      from: z
+        .enum(['market-rule', 'catalog'])
+        .describe("market-rule: read from the current market day's own rule; catalog: the default until then"),
+    })
+    .meta({
+      id: 'MarketResolution',
+      examples: [RESOLUTION_EXAMPLE],
+    }),
+);
 
 // The answer shapes below are built on first use (lib/once.ts): only the documents and tests need them.
 const CityPublic = once(() =>
@@ -70,7 +72,7 @@ const CityPublic = once(() =>
     .meta({ id: 'City' }),
 );
 
-export type MarketResolutionBody = z.infer<typeof MarketResolution>;
+export type MarketResolutionBody = z.infer<ReturnType<typeof MarketResolution>>;
 
 export const CityListQuery = z.object({
   sort: z
@@ -116,7 +118,7 @@ export const CityDetail = once(() =>
       city: CityPublic(),
       targetDate: z.string().describe('City-local market day, YYYY-MM-DD'),
       marketUrl: z.url(),
-      resolutionMetadata: MarketResolution,
+      resolutionMetadata: MarketResolution(),
       resolution: ResolutionRulePublic()
         .nullable()
         .describe("The current market day's parsed resolution rule; null until the poller has read the day's event"),

@@ -93,9 +93,11 @@ export const paymentSchemas = once(() => {
         ),
       txHash: z.string().nullable(),
       idempotent: z.boolean().describe('True when this settlement was already applied'),
-      resolutionMetadata: MarketResolution.optional().describe(
-        'What the bought market resolves on (station, unit, rule kind, rounding, source and its page), as GET /v1/cities/{slug} says',
-      ),
+      resolutionMetadata: MarketResolution()
+        .optional()
+        .describe(
+          'What the bought market resolves on (station, unit, rule kind, rounding, source and its page), as GET /v1/cities/{slug} says',
+        ),
       disclaimer: Disclaimer,
     })
     .meta({ id: 'SubscribeResult' });

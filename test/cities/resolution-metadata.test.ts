@@ -15,7 +15,7 @@ import type { DayRule } from '../../src/resolution/store.ts';
  */
 const catalog = createCatalog();
 /** The example the OpenAPI document shows, as the schema carries it. */
-const RESOLUTION_EXAMPLE = (MarketResolution.meta()!.examples as Record<string, unknown>[])[0]!;
+const RESOLUTION_EXAMPLE = (MarketResolution().meta()!.examples as Record<string, unknown>[])[0]!;
 const rule = (over: Partial<DayRule>): DayRule => ({
   city: 'nyc',
   targetDate: '2026-07-15',
@@ -51,7 +51,7 @@ test('the catalog gives the metadata until the day rule is read, then the rule d
     const m = marketResolution(hk, null);
     assert.deepEqual([m.ruleKind, m.rounding, m.unit], ['hko', 'floor-tenth', 'C']);
   }
-  for (const c of catalog.active) MarketResolution.parse(marketResolution(c, null));
+  for (const c of catalog.active) MarketResolution().parse(marketResolution(c, null));
 });
 
 test('GET /v1/cities/{slug} serves it; the OpenAPI document and the Bazaar purchase schema describe it', async (t) => {
