@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { once } from '../lib/once.ts';
 import type { Clock } from '../lib/clock.ts';
 import { systemClock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
@@ -44,15 +45,18 @@ export class MessengerError extends Error {
   }
 }
 
-const BotAnswer = z.union([
-  z.object({ ok: z.literal(true), result: z.unknown() }),
-  z.object({
-    ok: z.literal(false),
-    error_code: z.number().int().optional(),
-    description: z.string().optional(),
-    parameters: z.object({ retry_after: z.number().nonnegative().optional() }).loose().optional(),
-  }),
-]);
+/** The Bot API's answer, built at the first send (lib/once.ts). */
+const BotAnswer = once(() =>
+  z.union([
+    z.object({ ok: z.literal(true), result: z.unknown() }),
+    z.object({
+      ok: z.literal(false),
+      error_code: z.number().int().optional(),
+      description: z.string().optional(),
+      parameters: z.object({ retry_after: z.number().nonnegative().optional() }).loose().optional(),
+    }),
+  ]),
+);
 
 /** Socket errors raised before any request byte reached the platform. */
 const NEVER_SENT = new Set(
@@ -91,7 +95,7 @@ export function createBotMessenger(opts: {
   const scrub = (s: string) => (token ? s.split(token).join('[redacted]') : s);
 
   const interpret = (res: HttpResponse): void => {
-    const parsed = BotAnswer.safeParse(res.json);
+    const parsed = BotAnswer().safeParse(res.json);
     if (res.status >= 200 && res.status < 300 && parsed.success && parsed.data.ok) return;
     if (!parsed.success && res.status >= 200 && res.status < 300) {
       throw new MessengerError('ambiguous', `bot API answered HTTP ${res.status} without a readable result`, {

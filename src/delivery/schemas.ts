@@ -5,30 +5,32 @@ import { once } from '../lib/once.ts';
 import * as signed from '../lib/signed-fields.ts';
 import { CHAT_ID_PATTERN, CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
 
-/** Body of POST /v1/delivery/messenger (spec 4.2). */
-export const MessengerDeliveryRequest = z
-  .object({
-    wallet: signed.signedWallet(),
-    chatId: z
-      .string()
-      .regex(CHAT_ID_PATTERN)
-      .optional()
-      .describe(
-        `Chat id, required when action is set: ${CHAT_ID_RULE}. A username is stored lower-cased; the signature covers the chatId as sent.`,
-      ),
-    citySlug: z
-      .string()
-      .max(64)
-      .nullable()
-      .optional()
-      .describe('City slug; empty or absent means all cities (stored as null)'),
-    action: z.enum(['set', 'delete']),
-    signature: signed.signedSignature().describe('EIP-712 signature over MessengerDelivery; must recover to wallet'),
-    timestamp: signed.signedTimestamp(),
-  })
-  .meta({ id: 'MessengerDeliveryRequest' });
+/** Body of POST /v1/delivery/messenger (spec 4.2), built on its first request (lib/once.ts). */
+export const MessengerDeliveryRequest = once(() =>
+  z
+    .object({
+      wallet: signed.signedWallet(),
+      chatId: z
+        .string()
+        .regex(CHAT_ID_PATTERN)
+        .optional()
+        .describe(
+          `Chat id, required when action is set: ${CHAT_ID_RULE}. A username is stored lower-cased; the signature covers the chatId as sent.`,
+        ),
+      citySlug: z
+        .string()
+        .max(64)
+        .nullable()
+        .optional()
+        .describe('City slug; empty or absent means all cities (stored as null)'),
+      action: z.enum(['set', 'delete']),
+      signature: signed.signedSignature().describe('EIP-712 signature over MessengerDelivery; must recover to wallet'),
+      timestamp: signed.signedTimestamp(),
+    })
+    .meta({ id: 'MessengerDeliveryRequest' }),
+);
 
-type MessengerDeliveryBody = z.infer<typeof MessengerDeliveryRequest>;
+type MessengerDeliveryBody = z.infer<ReturnType<typeof MessengerDeliveryRequest>>;
 
 /** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
 export const MessengerDeliveryResult = once(() =>
@@ -66,7 +68,7 @@ const ORDER = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp
  */
 export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody & { chat: string | null } {
   signed.requireFields(body, ['wallet', 'action', 'signature', 'timestamp']);
-  const result = MessengerDeliveryRequest.safeParse(body);
+  const result = MessengerDeliveryRequest().safeParse(body);
   if (!result.success)
     throw signed.invalidSignedBody(result.error, {
       order: ORDER,
