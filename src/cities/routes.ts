@@ -64,7 +64,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
 
   app.get('/v1/cities', (c) => {
     const now = deps.clock.now();
-    const { sort, kind } = c.req.url.includes('?') ? parseQuery(c, CityListQuery) : {};
+    const { sort, kind } = c.req.url.includes('?') ? parseQuery(c, CityListQuery()) : {};
     // Absent means the spec's list: daily-high cities only, so a spec client never buys a low it never asked for.
     const want = kind ?? 'high';
     const key = `${sort ?? 'catalog'}|${want}`;

@@ -74,20 +74,22 @@ const CityPublic = once(() =>
 
 export type MarketResolutionBody = z.infer<ReturnType<typeof MarketResolution>>;
 
-export const CityListQuery = z.object({
-  sort: z
-    .enum(['recent'])
-    .optional()
-    .describe(
-      'recent: cities whose latest signal is newest come first (cities without a signal last): where signals are flowing right now',
-    ),
-  kind: z
-    .enum(['high', 'low', 'all'])
-    .optional()
-    .describe(
-      "high (the default: the spec's daily-high cities), low (only the daily-low streams, slug <city>-low) or all (both)",
-    ),
-});
+export const CityListQuery = once(() =>
+  z.object({
+    sort: z
+      .enum(['recent'])
+      .optional()
+      .describe(
+        'recent: cities whose latest signal is newest come first (cities without a signal last): where signals are flowing right now',
+      ),
+    kind: z
+      .enum(['high', 'low', 'all'])
+      .optional()
+      .describe(
+        "high (the default: the spec's daily-high cities), low (only the daily-low streams, slug <city>-low) or all (both)",
+      ),
+  }),
+);
 
 export const CityList = once(() =>
   z.object({ cities: z.array(CityPublic()), count: z.number().int(), disclaimer: Disclaimer }).meta({ id: 'CityList' }),
@@ -127,4 +129,4 @@ export const CityDetail = once(() =>
     .meta({ id: 'CityDetail' }),
 );
 
-export const CityParams = z.object({ slug: z.string().describe('City slug') });
+export const CityParams = once(() => z.object({ slug: z.string().describe('City slug') }));

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-/** The schemas that validate each route make its OpenAPI entry; a function `schema`, `query` or `body` is built on first use. */
+/** The schemas that validate each route make its OpenAPI entry; a function `schema`, `query`, `params` or `body` is built on first use. */
 type ResponseDoc = {
   description: string;
   schema?: z.ZodType | (() => z.ZodType);
@@ -15,7 +15,7 @@ export type RouteDoc = {
   description?: string;
   tags: string[];
   query?: z.ZodObject | (() => z.ZodObject);
-  params?: z.ZodObject;
+  params?: z.ZodObject | (() => z.ZodObject);
   body?: z.ZodType | (() => z.ZodType);
   security?: string[][];
   responses: Record<number, ResponseDoc>;

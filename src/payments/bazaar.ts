@@ -37,21 +37,24 @@ const WHAT =
   "prediction market, with the reading and every bucket's odds at that moment.";
 const PAY = `x402, USDC on Base, from ${microToUsd(EXAMPLE_PRICE.unitMicro)} USDC a signal; informational only, not advice.`;
 
-const PROVENANCE = Object.fromEntries(Object.keys(SignalProvenance.shape).map((k) => [k, true as const])) as {
-  [K in keyof typeof SignalProvenance.shape]: true;
-};
+const provenance = once(
+  () =>
+    Object.fromEntries(Object.keys(SignalProvenance().shape).map((k) => [k, true as const])) as {
+      [K in keyof ReturnType<typeof SignalProvenance>['shape']]: true;
+    },
+);
 
 /**
  * The paid read as the listing declares it: the spec's signal fields, further fields allowed. The
  * provenance fields spelled out here would take the PAYMENT-REQUIRED header past 8 KiB.
  */
 export const listedSignalsPage = once(() =>
-  paymentSchemas().SignalsPage.extend({ signals: z.array(signalSchema().omit(PROVENANCE).loose()) }),
+  paymentSchemas().SignalsPage.extend({ signals: z.array(signalSchema().omit(provenance()).loose()) }),
 );
 
 const listedExample = () => {
   const signal: Record<string, unknown> = { ...SYNTHETIC_SAMPLE, buckets: SYNTHETIC_SAMPLE.buckets!.slice(5, 6) };
-  for (const k of Object.keys(PROVENANCE)) delete signal[k];
+  for (const k of Object.keys(provenance())) delete signal[k];
   return signal;
 };
 

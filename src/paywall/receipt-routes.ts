@@ -63,10 +63,10 @@ const signedFields = (what: string) => ({
   ),
 });
 
-const ReceiptRequestBody = z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' });
-// The revocation's body and both answers are documents only, built on first use (lib/once.ts).
+const ReceiptRequestBody = once(() => z.object(signedFields('ReceiptRequest')).meta({ id: 'ReceiptRequest' }));
+// Built on first use (lib/once.ts): the request body by the first request, the rest are documents only.
 const ReceiptRevocationBody = once(() => z.object(signedFields('ReceiptRevocation')).meta({ id: 'ReceiptRevocation' }));
-type SignedBody = z.infer<typeof ReceiptRequestBody>;
+type SignedBody = z.infer<ReturnType<typeof ReceiptRequestBody>>;
 
 const ReceiptResult = once(() =>
   z
@@ -107,7 +107,7 @@ const ORDER = ['wallet', 'timestamp', 'origin', 'signature'];
 
 function parseBody(body: Record<string, unknown>): SignedBody {
   requireFields(body, ['wallet', 'timestamp', 'signature']);
-  const parsed = ReceiptRequestBody.safeParse(body);
+  const parsed = ReceiptRequestBody().safeParse(body);
   if (!parsed.success)
     throw invalidSignedBody(parsed.error, { order: ORDER, messages: MESSAGES, fallback: 'invalid request body' });
   return parsed.data;

@@ -13,7 +13,7 @@ export function sampleRoutes(deps: Pick<SignalReader, 'payload' | 'latestSeq'> &
   const app = new Hono<AppEnv>();
   const synthetic = JSON.stringify({ ...SYNTHETIC_SAMPLE, sample: true, synthetic: true });
   app.get('/v1/sample', (c) => {
-    const { city } = parseQuery(c, SampleQuery);
+    const { city } = parseQuery(c, SampleQuery());
     const stored = city !== undefined && deps.isCity(city) && deps.latestSeq(city) >= 2 ? deps.payload(city, 1) : null;
     if (stored) return replyJsonText(c, stored.slice(0, -1) + ',"sample":true,"synthetic":false}');
     return replyJsonText(c, synthetic);

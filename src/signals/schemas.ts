@@ -5,51 +5,53 @@ import { once } from '../lib/once.ts';
 const OLD_ROWS = 'null on signals stored before isocast recorded it (schema version 0019)';
 
 /** Extensions, so a buyer can check `rawReport` and each step's lag; the Bazaar listing leaves them out. */
-export const SignalProvenance = z.object({
-  channel: z
-    .string()
-    .nullable()
-    .describe(
-      'The wire the reading came over: metar-api (aviationweather.gov data API), wu (weather.com), hko (Hong Kong ' +
-        'Observatory open data), sim (the simulated feed). Signals stored before it existed carry the one their source implies',
-    ),
-  rawReport: z
-    .string()
-    .nullable()
-    .describe(
-      'The report that first showed new.reading, as the source published it (the METAR text: its RMK T group holds the ' +
-        `tenths); null for sources without report text (wu, hko, sim) and ${OLD_ROWS}`,
-    ),
-  reportedValue: z
-    .number()
-    .nullable()
-    .describe(
-      "That report's temperature as used, before conversion and the rule's rounding to new.reading (e.g. 23.3 from " +
-        `T02330117); ${OLD_ROWS}`,
-    ),
-  reportedUnit: z.enum(['C', 'F']).nullable().describe(`Unit of reportedValue (METAR is always C); ${OLD_ROWS}`),
-  reportedPrecision: z
-    .number()
-    .positive()
-    .nullable()
-    .describe(
-      `Step of reportedValue as the source gave it: 0.1 (tenths: a METAR T group, HKO) or 1 (whole degrees); ${OLD_ROWS}`,
-    ),
-  availableAt: z.iso
-    .datetime()
-    .nullable()
-    .describe(
-      "The source's own time of receiving that report, where it publishes one (aviationweather.gov receiptTime); " +
-        `availableAt - reportedAt is the source's lag. null for wu, hko and sim, and ${OLD_ROWS}`,
-    ),
-  storedAt: z.iso
-    .datetime()
-    .nullable()
-    .describe(
-      'When isocast committed the signal (the row is written once, in the transaction that gives it its seq); storedAt - ' +
-        'observedAt is our own work, odds sampling included',
-    ),
-});
+export const SignalProvenance = once(() =>
+  z.object({
+    channel: z
+      .string()
+      .nullable()
+      .describe(
+        'The wire the reading came over: metar-api (aviationweather.gov data API), wu (weather.com), hko (Hong Kong ' +
+          'Observatory open data), sim (the simulated feed). Signals stored before it existed carry the one their source implies',
+      ),
+    rawReport: z
+      .string()
+      .nullable()
+      .describe(
+        'The report that first showed new.reading, as the source published it (the METAR text: its RMK T group holds the ' +
+          `tenths); null for sources without report text (wu, hko, sim) and ${OLD_ROWS}`,
+      ),
+    reportedValue: z
+      .number()
+      .nullable()
+      .describe(
+        "That report's temperature as used, before conversion and the rule's rounding to new.reading (e.g. 23.3 from " +
+          `T02330117); ${OLD_ROWS}`,
+      ),
+    reportedUnit: z.enum(['C', 'F']).nullable().describe(`Unit of reportedValue (METAR is always C); ${OLD_ROWS}`),
+    reportedPrecision: z
+      .number()
+      .positive()
+      .nullable()
+      .describe(
+        `Step of reportedValue as the source gave it: 0.1 (tenths: a METAR T group, HKO) or 1 (whole degrees); ${OLD_ROWS}`,
+      ),
+    availableAt: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        "The source's own time of receiving that report, where it publishes one (aviationweather.gov receiptTime); " +
+          `availableAt - reportedAt is the source's lag. null for wu, hko and sim, and ${OLD_ROWS}`,
+      ),
+    storedAt: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        'When isocast committed the signal (the row is written once, in the transaction that gives it its seq); storedAt - ' +
+          'observedAt is our own work, odds sampling included',
+      ),
+  }),
+);
 
 /**
  * The signal as the API serves it, built on first use (lib/once.ts): the first signal the poller
@@ -131,7 +133,7 @@ export const signalSchema = once(() => {
             '(METAR obsTime, weather.com valid_time_gmt; simulated time with source sim). observedAt - reportedAt is the upstream ' +
             'publication lag plus the poll wait. null only on signals stored before isocast recorded it',
         ),
-      ...SignalProvenance.shape,
+      ...SignalProvenance().shape,
     })
     .meta({ id: 'IsocastSignalPublic' });
 });
@@ -149,7 +151,7 @@ export const SampleSignal = once(() =>
     .meta({ id: 'SampleSignal' }),
 );
 
-export const SampleQuery = z.object({ city: z.string().optional() });
+export const SampleQuery = once(() => z.object({ city: z.string().optional() }));
 
 /** `/v1/stats/latency`'s shapes, built on first use: only the documents, the operator page and tests need them. */
 export const LatencyWindowSchema = once(() => {

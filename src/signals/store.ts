@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import { once } from '../lib/once.ts';
 import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
 import { isDead } from '../buckets/assign.ts';
@@ -29,11 +30,11 @@ type StoreSignalInput = ReadingInput & {
   /** The station's own time of the report that first showed `new.reading`; absent or null when unknown. */
   reportedAtMs?: number | null;
   /** The report that first showed `new.reading`, as the feed gave it; absent: every provenance field null. */
-  provenance?: Omit<z.infer<typeof SignalProvenance>, 'storedAt'>;
+  provenance?: Omit<z.infer<ReturnType<typeof SignalProvenance>>, 'storedAt'>;
 };
 
 // Every provenance field null; buildSignal sets storedAt after it.
-const NO_PROVENANCE = Object.fromEntries(Object.keys(SignalProvenance.shape).map((k) => [k, null]));
+const noProvenance = once(() => Object.fromEntries(Object.keys(SignalProvenance().shape).map((k) => [k, null])));
 
 type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
 
@@ -147,7 +148,7 @@ function buildSignal(input: StoreSignalInput, crossing: NonNullable<Detection['c
     source: input.source,
     observedAt: new Date(input.observedAtMs).toISOString(),
     reportedAt: input.reportedAtMs == null ? null : new Date(input.reportedAtMs).toISOString(),
-    ...(input.provenance ?? NO_PROVENANCE),
+    ...(input.provenance ?? noProvenance()),
     storedAt: new Date(input.nowMs).toISOString(),
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { once } from '../../lib/once.ts';
 import type { Hex } from 'viem';
 import { BASE_CAIP2, BASE_V1_NAME } from '../../x402/networks.ts';
 import type { JsonAnswer } from '../../lib/http-client.ts';
@@ -9,11 +10,13 @@ import type { WireKind } from '../../x402/v2.ts';
  * it lists Base by CAIP-2, else v1 `base` (v1 facilitators refuse `eip155:8453`). Cached; a
  * refusal naming the kind, or age, makes it stale.
  */
-const Supported = z
-  .object({
-    kinds: z.array(z.object({ x402Version: z.number(), scheme: z.string(), network: z.string() }).loose()),
-  })
-  .loose();
+const Supported = once(() =>
+  z
+    .object({
+      kinds: z.array(z.object({ x402Version: z.number(), scheme: z.string(), network: z.string() }).loose()),
+    })
+    .loose(),
+);
 
 /** Most preferred first. The last covers a v1 facilitator that names Base by CAIP-2. */
 const PREFERRED_KINDS: readonly WireKind[] = [
@@ -35,7 +38,7 @@ export const describeKind = (k: { x402Version: number; scheme: string; network: 
   `v${k.x402Version} ${k.scheme} ${k.network}`;
 
 function chooseKind(answer: JsonAnswer): SupportedResult {
-  const parsed = Supported.safeParse(answer.json);
+  const parsed = Supported().safeParse(answer.json);
   if (answer.status < 200 || answer.status > 299 || !parsed.success)
     return {
       ok: false,
