@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -77,8 +78,9 @@ export async function preflight(argv: string[]) {
     level: config.LOG_LEVEL,
     base: { service: 'isocast' },
     // isatty, not process.stdout.isTTY: that getter builds the stdout stream (a net.Socket for a
-    // pipe), which the first info line's flush, after the first answer, builds anyway.
-    format: config.LOG_FORMAT ?? defaultLogFormat(isatty(1)),
+    // pipe), which the first info line's flush, after the first answer, builds anyway. A terminal
+    // is a character device: a pipe, file, socket or /dev/null answers without loading node:tty (lazy in the binary).
+    format: config.LOG_FORMAT ?? defaultLogFormat(stdoutIsCharDevice() && isatty(1)),
   });
   if (sanctions.loadError)
     logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
@@ -107,3 +109,13 @@ export async function preflight(argv: string[]) {
 }
 
 export type Preflight = Awaited<ReturnType<typeof preflight>>;
+
+/** Could stdout be a terminal? Not a pipe, file or socket, nor a memory device (/dev/null: major 1 on Linux). */
+function stdoutIsCharDevice(): boolean {
+  try {
+    const st = fstatSync(1);
+    return st.isCharacterDevice() && (process.platform !== 'linux' || st.rdev >> 8 !== 1);
+  } catch {
+    return false;
+  }
+}

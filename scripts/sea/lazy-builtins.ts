@@ -31,6 +31,7 @@ export const LAZY_BUILTINS: readonly string[] = [
   'node:https',
   'node:zlib',
   'node:os',
+  'node:tty',
   'node:timers/promises',
   'node:module',
 ];

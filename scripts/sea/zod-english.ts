@@ -11,6 +11,8 @@
  *   - `z.compile` (core/compile.js, 47 KB) and `z.fromJSONSchema` (classic/from-json-schema.js,
  *     18 KB): nothing in src/ calls them (test/binary/zod-english.test.ts checks); in the binary
  *     they throw (docs/performance.md, "Issue 39, fourth round: start-up").
+ *   - zod's Cloudflare Workers check (core/util.js), which reads `navigator`: Node then loads
+ *     internal/navigator before the first answer. The binary is never a Worker; it is `false`.
  *   - every other factory the source never names: `import { z } from 'zod'` resolves to a `z`
  *     holding only the names src/ and the buyer package use as `z.<name>` (zodUsedNames), so
  *     esbuild drops the schema kinds, string formats and JSON Schema processors nothing reaches
@@ -29,6 +31,9 @@ type EsbuildPlugin = NonNullable<import('tsup').Options['esbuildPlugins']>[numbe
 const LOCALES_INDEX = /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
 const COMPILE = /[\\/]zod[\\/]v4[\\/]core[\\/]compile\.js$/;
 const FROM_JSON_SCHEMA = /[\\/]zod[\\/]v4[\\/]classic[\\/]from-json-schema\.js$/;
+const CORE_UTIL = /[\\/]zod[\\/]v4[\\/]core[\\/]util\.js$/;
+/** zod's check for Cloudflare Workers, whose first read of `navigator` makes Node load internal/navigator. */
+const CLOUDFLARE_CHECK = 'typeof navigator !== "undefined" && navigator?.userAgent?.includes("Cloudflare")';
 
 /** zod functions that are not in the binary, as the stand-ins export them. */
 export const ZOD_LEFT_OUT: readonly string[] = ['compile', 'withParser', 'compileFn', 'fromJSONSchema'];
@@ -95,5 +100,12 @@ export const zodEnglishOnly: EsbuildPlugin = {
       loader: 'js',
     }));
     b.onLoad({ filter: FROM_JSON_SCHEMA }, () => ({ contents: absent('fromJSONSchema'), loader: 'js' }));
+    // The binary is Node: never a Worker. The check must be there to replace, or the build stops.
+    b.onLoad({ filter: CORE_UTIL }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes(CLOUDFLARE_CHECK))
+        return { errors: [{ text: `zod's Cloudflare check changed in ${args.path}` }] };
+      return { contents: text.replace(CLOUDFLARE_CHECK, 'false'), loader: 'js' };
+    });
   },
 };

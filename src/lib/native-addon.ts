@@ -13,13 +13,15 @@ export function cacheRoots(env: NodeJS.ProcessEnv): string[] {
   const roots: string[] = [];
   if (env.XDG_CACHE_HOME?.startsWith('/')) roots.push(join(env.XDG_CACHE_HOME, 'isocast'));
   try {
-    const home = homedir();
+    // homedir() is $HOME when set: node:os (lazy in the binary) stays unloaded at a start.
+    const home = env.HOME || homedir();
     if (home) roots.push(join(home, '.cache', 'isocast'));
   } catch {
     // No home directory (a service user without one): the tmpdir candidate remains.
   }
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  roots.push(join(tmpdir(), `isocast-${uid}`));
+  // os.tmpdir() is /tmp unless one of these names another.
+  roots.push(join(env.TMPDIR || env.TMP || env.TEMP ? tmpdir() : '/tmp', `isocast-${uid}`));
   return [...new Set(roots)];
 }
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, defaultLogFormat, formatPretty } from '../../src/lib/logger.ts';
 import { tempDir } from '../helpers/app.ts';
@@ -61,4 +62,37 @@ test('serve honours LOG_FORMAT=pretty (and stays JSON on a pipe without it)', as
       assert.match(first, /^\d\d:\d\d:\d\d INFO {2}listening {2}host=127\.0\.0\.1 port=\d+ mode=mock/);
     else assert.equal(JSON.parse(first).msg, 'listening');
   }
+});
+
+/**
+ * The default at a real terminal (a pty from util-linux `script`): pretty. A start decides that
+ * without node:tty when stdout is a pipe, file, socket or /dev/null (src/preflight.ts).
+ */
+test('serve at a terminal logs pretty lines by default', async (t) => {
+  const script = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
+  if (!script) return t.skip('util-linux script is not installed');
+  const command = `${JSON.stringify(process.execPath)} src/main.ts serve`;
+  const child = spawn(script, ['-qfec', command, '/dev/null'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      DATA_DIR: join(tempDir(t), 'data'),
+      POLL_INTERVAL_MS: '3600000',
+    },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const l = out.split(/\r?\n/).find((x) => x.includes('listening') && !x.includes('isocast listening'));
+      if (l) resolve(l);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out.slice(-500)}`)));
+  });
+  child.kill('SIGTERM');
+  assert.match(line, /\d\d:\d\d:\d\d INFO {2}listening {2}host=127\.0\.0\.1 port=\d+ mode=mock/);
 });
