@@ -80,7 +80,7 @@ export async function preflight(argv: string[]) {
     // isatty, not process.stdout.isTTY: that getter builds the stdout stream (a net.Socket for a
     // pipe), which the first info line's flush, after the first answer, builds anyway. A terminal
     // is a character device: a pipe, file, socket or /dev/null answers without loading node:tty (lazy in the binary).
-    format: config.LOG_FORMAT ?? defaultLogFormat(stdoutIsCharDevice() && isatty(1)),
+    format: config.LOG_FORMAT ?? defaultLogFormat(stdoutMayBeTerminal() && isatty(1)),
   });
   if (sanctions.loadError)
     logger.warn('sanctions list not loaded', { reason: sanctions.loadError, required: config.OFAC_REQUIRED });
@@ -111,7 +111,7 @@ export async function preflight(argv: string[]) {
 export type Preflight = Awaited<ReturnType<typeof preflight>>;
 
 /** Could stdout be a terminal? Not a pipe, file or socket, nor a memory device (/dev/null: major 1 on Linux). */
-function stdoutIsCharDevice(): boolean {
+function stdoutMayBeTerminal(): boolean {
   try {
     const st = fstatSync(1);
     return st.isCharacterDevice() && (process.platform !== 'linux' || st.rdev >> 8 !== 1);
