@@ -1,4 +1,4 @@
-/** Built on first use: zod shapes only the documents need cost start-up time at import (docs/performance.md). */
+/** Built on first use: a zod shape built at import costs every start, needed or not (docs/performance.md). */
 export function once<T>(build: () => T): () => T {
   let box: { value: T } | undefined;
   return () => {
