@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,31 +33,44 @@ test('the default follows the terminal: pretty on a TTY, JSON for systemd and pi
   assert.equal(defaultLogFormat(false), 'json');
 });
 
+/** Starts `serve` (through `file`: node itself, or a pty) and answers its first "listening" log line. */
+async function firstListeningLine(
+  t: TestContext,
+  command: { file: string; args: string[] },
+  env: Record<string, string> = {},
+): Promise<string> {
+  const child = spawn(command.file, command.args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      DATA_DIR: join(tempDir(t), 'data'),
+      POLL_INTERVAL_MS: '3600000',
+      ...env,
+    },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      // A pty also carries stderr, whose start line says "isocast listening on ...".
+      const l = out.split(/\r?\n/).find((x) => x.includes('listening') && !x.includes('isocast listening'));
+      if (l) resolve(l);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out.slice(-500)}`)));
+  });
+  child.kill('SIGTERM');
+  return line;
+}
+
+const SERVE = { file: process.execPath, args: ['src/main.ts', 'serve'] };
+
 test('serve honours LOG_FORMAT=pretty (and stays JSON on a pipe without it)', async (t) => {
   for (const format of ['pretty', undefined] as const) {
-    const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: '0',
-        DATA_DIR: join(tempDir(t), 'data'),
-        POLL_INTERVAL_MS: '3600000',
-        ...(format ? { LOG_FORMAT: format } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    t.after(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    const first = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const line = out.split('\n').find((l) => l.includes('listening'));
-        if (line) resolve(line);
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${code}`)));
-    });
-    child.kill('SIGTERM');
+    const first = await firstListeningLine(t, SERVE, format ? { LOG_FORMAT: format } : {});
     if (format === 'pretty')
       assert.match(first, /^\d\d:\d\d:\d\d INFO {2}listening {2}host=127\.0\.0\.1 port=\d+ mode=mock/);
     else assert.equal(JSON.parse(first).msg, 'listening');
@@ -71,28 +84,7 @@ test('serve honours LOG_FORMAT=pretty (and stays JSON on a pipe without it)', as
 test('serve at a terminal logs pretty lines by default', async (t) => {
   const script = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
   if (!script) return t.skip('util-linux script is not installed');
-  const command = `${JSON.stringify(process.execPath)} src/main.ts serve`;
-  const child = spawn(script, ['-qfec', command, '/dev/null'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      DATA_DIR: join(tempDir(t), 'data'),
-      POLL_INTERVAL_MS: '3600000',
-    },
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
-  t.after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const l = out.split(/\r?\n/).find((x) => x.includes('listening') && !x.includes('isocast listening'));
-      if (l) resolve(l);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out.slice(-500)}`)));
-  });
-  child.kill('SIGTERM');
+  const command = `${JSON.stringify(process.execPath)} ${SERVE.args.join(' ')}`;
+  const line = await firstListeningLine(t, { file: script, args: ['-qfec', command, '/dev/null'] });
   assert.match(line, /\d\d:\d\d:\d\d INFO {2}listening {2}host=127\.0\.0\.1 port=\d+ mode=mock/);
 });
