@@ -1,4 +1,4 @@
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { built, type RouteDoc } from '../lib/route-doc.ts';
 import { ERRORS, PAYMENT_ERRORS } from '../lib/api-errors.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
 import { access, isPaid, numbered, type Offer, SERVICE_NAME, SERVICE_SUMMARY } from './offer.ts';
@@ -98,7 +98,7 @@ ${link('Sitemap', DOCUMENT_PATHS.sitemap, 'every public document')}
 
 function describeParams(given: RouteDoc['query']): string[] {
   if (!given) return [];
-  return Object.entries((typeof given === 'function' ? given() : given).shape).map(([name, s]) => {
+  return Object.entries(built(given).shape).map(([name, s]) => {
     const t = s as { description?: string; isOptional?: () => boolean };
     const optional = typeof t.isOptional === 'function' && t.isOptional();
     return `\`${name}\`${optional ? ' (optional)' : ''}${t.description ? `: ${t.description}` : ''}`;

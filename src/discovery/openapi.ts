@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { built, type RouteDoc } from '../lib/route-doc.ts';
 import { toOpenApiSchema, type Components, type JsonSchema } from '../lib/json-schema.ts';
 import type { DiscoveryDeps } from './offer.ts';
 
@@ -76,7 +76,7 @@ function operationId(method: string, path: string): string {
 
 function parameters(where: 'query' | 'path', given: RouteDoc['query'], components: Components): JsonSchema[] {
   if (!given) return [];
-  const obj = toOpenApiSchema(typeof given === 'function' ? given() : given, 'input', components);
+  const obj = toOpenApiSchema(built(given), 'input', components);
   const props = (obj.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((obj.required ?? []) as string[]);
   return Object.entries(props).map(([name, prop]) => {
@@ -97,9 +97,7 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
   const out: Record<string, JsonSchema> = {};
   for (const [status, r] of Object.entries(doc.responses)) {
     const contentType = r.contentType ?? 'application/json';
-    const schema = r.schema
-      ? toOpenApiSchema(typeof r.schema === 'function' ? r.schema() : r.schema, 'output', components)
-      : { type: 'string' };
+    const schema = r.schema ? toOpenApiSchema(built(r.schema), 'output', components) : { type: 'string' };
     const headers = r.headers && Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, header(d)]));
     out[status] = {
       description: r.description,
@@ -113,7 +111,7 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
 function operation(doc: RouteDoc, components: Components, info: OpenApiInfo): JsonSchema {
   const payment = info.paymentInfo?.(doc) ?? null;
   const params = [...parameters('path', doc.params, components), ...parameters('query', doc.query, components)];
-  const body = doc.body && toOpenApiSchema(typeof doc.body === 'function' ? doc.body() : doc.body, 'input', components);
+  const body = doc.body && toOpenApiSchema(built(doc.body), 'input', components);
   return {
     operationId: operationId(doc.method, doc.path),
     summary: doc.summary,

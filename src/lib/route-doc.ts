@@ -20,3 +20,7 @@ export type RouteDoc = {
   security?: string[][];
   responses: Record<number, ResponseDoc>;
 };
+
+/** A RouteDoc schema, built now if it was given as a function. */
+export const built = <T extends z.ZodType>(schema: T | (() => T)): T =>
+  typeof schema === 'function' ? schema() : schema;

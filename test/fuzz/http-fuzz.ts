@@ -2,6 +2,7 @@ import { Agent, request } from 'node:http';
 import { privateKeyToAccount } from 'viem/accounts';
 import { keccak256, toHex } from 'viem';
 import { ROUTE_DOCS, MAX_BODY_BYTES } from '../../src/app.ts';
+import { built } from '../../src/lib/route-doc.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { rng, type Rng } from '../chaos/driver.ts';
 
@@ -227,7 +228,7 @@ export async function makeFuzzer(seed: number, baseUrl: string): Promise<{ next(
       const k = r();
       // Payment and bearer junk goes mostly where it is read: the paid routes.
       const doc = k >= 0.12 && k < 0.38 && r() < 0.75 ? pick(PAID) : pick(ROUTE_DOCS);
-      const shape = typeof doc.query === 'function' ? doc.query().shape : doc.query?.shape;
+      const shape = doc.query && built(doc.query).shape;
       const keys = shape ? Object.keys(shape) : [];
       let method = doc.method.toUpperCase();
       let kind = 'query';
