@@ -6,6 +6,7 @@ import { bundlePrice } from '../pricing/tiers.ts';
 import { SYNTHETIC_SAMPLE } from '../signals/synthetic-sample.ts';
 import { signalSchema, SignalProvenance } from '../signals/schemas.ts';
 import { disclaimerText } from '../terms/terms.ts';
+import { echoedVerbatim } from '../x402/v2.ts';
 import { paymentSchemas } from './schemas.ts';
 
 /**
@@ -189,6 +190,7 @@ export function listingFor(resource: string, termsUrl: string): Listing | null {
   if (!l) {
     l = { description: route.description, extensions: { bazaar: declare(route, disclaimerText(termsUrl)) } };
     built.set(key, l);
+    echoedVerbatim('bazaar', l.extensions.bazaar);
   }
   return l;
 }

@@ -6,7 +6,14 @@ import { currentSalt, type SaltStep } from './binding.ts';
 import { bundleDescription, paymentRequired, standardAccept, usdcDomain, type ChallengeInput } from './envelope.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
 import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration } from '../x402/payment-identifier.ts';
-import { encodeJsonText, PAYMENT_REQUIRED, paymentRequiredV2, type V2Extensions, withExtensions } from '../x402/v2.ts';
+import {
+  echoedVerbatim,
+  encodeJsonText,
+  PAYMENT_REQUIRED,
+  paymentRequiredV2,
+  type V2Extensions,
+  withExtensions,
+} from '../x402/v2.ts';
 import type { PaymentRequirementsV1 } from '../x402/x-payment.ts';
 
 /** The 402 challenge and the standard requirements a facilitator is sent. */
@@ -76,7 +83,9 @@ function encodeOffer(body: PaymentRequiredBody): EncodedOffer {
   if (!e) {
     // Every paid route's 402 declares its Bazaar listing and the payment identifier.
     const listing = listingFor(body.accepts[0]!.resource, body.terms);
-    const own = { ...listing?.extensions, [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() };
+    const identifier = paymentIdentifierDeclaration();
+    echoedVerbatim('schema', identifier.schema);
+    const own = { ...listing?.extensions, [PAYMENT_IDENTIFIER]: identifier };
     const json = JSON.stringify(paymentRequiredV2(body, own, listing?.description));
     e = { own, json, encoded: encodeJsonText(json) };
     if (Object.isFrozen(body)) encodedOffers.set(body, e);

@@ -1,7 +1,9 @@
 import type { SIWxExtension, SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import { ERRORS } from '../lib/api-errors.ts';
 import { SIGNED_REQUEST_SKEW_SEC, signedLifetime, skewOf } from '../lib/signed-request.ts';
+import { once } from '../lib/once.ts';
 import { NETWORK } from '../x402/networks.ts';
+import { echoedVerbatim } from '../x402/v2.ts';
 
 /**
  * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`): what the `GET /v1/signals` 402
@@ -61,6 +63,8 @@ const DECLARED = {
   },
 } as SIWxExtension;
 
+const echoSchema = once(() => echoedVerbatim('schema', DECLARED.schema));
+
 /** The `extensions` entry of a `GET /v1/signals` 402, filled as the library's server does, for a stock client. */
 export function siwxExtension(i: {
   baseUrl: string;
@@ -69,6 +73,7 @@ export function siwxExtension(i: {
   nonce: string;
 }): Record<string, SIWxExtension> {
   const uri = `${i.baseUrl}${i.resourcePath}`;
+  echoSchema();
   return {
     [SIWX_HEADER]: {
       ...DECLARED,

@@ -80,29 +80,40 @@ export type DecodeResult = { ok: true; value: DecodedPayment } | { ok: false; re
 
 /**
  * Strict base64 (either alphabet, padding optional): Node's decoder would read `A, B` (two headers
- * joined) as A alone; here junk or padding in the middle throws.
+ * joined) as A alone. It skips what is not base64 and stops at `=`, so junk or padding in the
+ * middle shows as fewer bytes than the length promises (a regex over the header cost 13 us at 8 KB).
  */
 function strictBase64(value: string): Buffer {
   const s = value.trim();
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || (s.includes('=') ? s.length % 4 !== 0 : s.length % 4 === 1))
-    throw new Error('not strict base64');
-  return Buffer.from(s, s.includes('-') || s.includes('_') ? 'base64url' : 'base64');
+  let n = s.length;
+  if (n > 0 && s.charCodeAt(n - 1) === 61) n--;
+  if (n > 0 && s.charCodeAt(n - 1) === 61) n--;
+  if (n === s.length ? n % 4 === 1 : s.length % 4 !== 0) throw new Error('not strict base64');
+  const bytes = Buffer.from(s, 'base64');
+  if (bytes.length !== Math.floor((n * 3) / 4)) throw new Error('not strict base64');
+  return bytes;
 }
 
-/** Either header's base64 JSON, given to `decode` (a module-level function: no closure per request). */
-export function decodeHeader(value: string, max: number, decode: (json: unknown) => DecodeResult): DecodeResult {
-  if (value.length > max) return { ok: false, reason: 'header too long' };
+/**
+ * Either header's base64 JSON, given to `decode` (module-level functions: no closure per request).
+ * `parse` may read the text faster than JSON.parse, but must accept exactly what it accepts.
+ */
+export function decodeHeader(
+  value: string,
+  how: { max: number; decode: (json: unknown) => DecodeResult; parse?: (text: string) => unknown },
+): DecodeResult {
+  if (value.length > how.max) return { ok: false, reason: 'header too long' };
   let json: unknown;
   try {
-    json = JSON.parse(strictBase64(value).toString('utf8'));
+    json = (how.parse ?? JSON.parse)(strictBase64(value).toString('utf8'));
   } catch {
     return { ok: false, reason: 'not base64-encoded JSON' };
   }
-  return decode(json);
+  return how.decode(json);
 }
 
-export const decodeXPayment = (header: string): DecodeResult =>
-  decodeHeader(header, MAX_HEADER_CHARS, decodePayloadJson);
+const X_PAYMENT = { max: MAX_HEADER_CHARS, decode: decodePayloadJson };
+export const decodeXPayment = (header: string): DecodeResult => decodeHeader(header, X_PAYMENT);
 
 export function zodRefusal(error: z.ZodError): DecodeResult {
   const issue = error.issues[0]!;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodePaymentHeader } from '../../src/x402/v2.ts';
+import fc from 'fast-check';
+import { decodePaymentHeader, echoedVerbatim } from '../../src/x402/v2.ts';
 
 // decodePaymentHeader reads a well-formed envelope without zod and leaves everything else to zod:
 // these pin that both roads give the same answers (a shortcut that accepted more would move money).
@@ -83,4 +84,29 @@ test('what the envelope check does not accept gets zod reasons, as before', () =
   const badId = good();
   badId.extensions['payment-identifier'].info.id = 'short';
   assert.match(reason(badId), /^extensions\.payment-identifier\.info\.id must be /);
+});
+
+test('an echo of our own declaration, wherever it sits in the text, decodes as the same JSON not echoed verbatim', () => {
+  // The decoder skips parsing what a stock client echoes byte for byte (the Bazaar declaration):
+  // it must accept and refuse exactly the texts JSON.parse does, with the same result.
+  const declared = { info: { say: 'a "quoted" \\ word', n: [1, { b: null }] }, schema: { type: 'object' } };
+  echoedVerbatim('bazaar', declared);
+  const echo = `"bazaar":${JSON.stringify(declared)}`;
+  const unmatched = echo.replace('":{', '": {'); // the same JSON, not the registered text
+  const { bazaar: _, ...extensions } = good().extensions;
+  const base = JSON.stringify({ ...good(), extensions });
+  const at = (text: string) => decodePaymentHeader({ version: 2, value: Buffer.from(text).toString('base64') });
+  const same = (text: string) => assert.deepEqual(at(text), at(text.replace(echo, unmatched)));
+  const wellPlaced = JSON.stringify({ ...good(), extensions: { ...extensions, bazaar: declared } });
+  assert.ok(wellPlaced.includes(echo) && at(wellPlaced).ok);
+  same(wellPlaced);
+  fc.assert(
+    fc.property(
+      fc.nat(base.length),
+      fc.constantFrom('', ',', '\\', '"', '{', ':', '[', '"x":'),
+      fc.constantFrom('', ',', '}', ']', '"', ':0'),
+      (i, before, after) => same(`${base.slice(0, i)}${before}${echo}${after}${base.slice(i)}`),
+    ),
+    { numRuns: 3000 },
+  );
 });
