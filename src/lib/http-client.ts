@@ -274,7 +274,7 @@ export function createJsonPost(
   const call = async (
     method: 'GET' | 'POST',
     path: string,
-    { body, timeoutMs }: { body?: unknown; timeoutMs: number },
+    { payload, timeoutMs }: { payload: string; timeoutMs: number },
   ) => {
     let signed: Record<string, string> = {};
     try {
@@ -292,15 +292,18 @@ export function createJsonPost(
       path: pathOf(path),
       method,
       headers: method === 'POST' ? { ...headers, ...signed } : { ...getHeaders, ...signed },
-      payload: method === 'POST' ? JSON.stringify(body) : '',
+      payload,
     };
     const r = await bounded({ upstream, timeoutMs, maxBytes: MAX_JSON_POST_BYTES }, agents, (send) => send(t));
     return { status: r.status, json: parseJson(r.text), text: r.text } satisfies JsonAnswer;
   };
 
   return {
-    post: (path: string, body: unknown, timeoutMs: number) => call('POST', path, { body, timeoutMs }),
-    get: (path: string, timeoutMs: number) => call('GET', path, { timeoutMs }),
+    post: (path: string, body: unknown, timeoutMs: number) =>
+      call('POST', path, { payload: JSON.stringify(body), timeoutMs }),
+    /** `json` is the body's JSON text already (a facilitator body with its listing spliced in). */
+    postJson: (path: string, json: string, timeoutMs: number) => call('POST', path, { payload: json, timeoutMs }),
+    get: (path: string, timeoutMs: number) => call('GET', path, { payload: '', timeoutMs }),
     close: () => agent.destroy(),
   };
 }

@@ -111,7 +111,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       if (verifyAlways || !req.signatureRecovered) {
         let answer: JsonAnswer;
         try {
-          answer = await client.post('/verify', body, verifyTimeoutMs);
+          answer = await client.postJson('/verify', body, verifyTimeoutMs);
         } catch (err) {
           // /verify moves no money: a failed verify charged nobody, and another facilitator may try.
           return { ok: false, inDoubt: false, unavailable: true, reason: `facilitator: ${(err as Error).message}` };
@@ -127,7 +127,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
       }
       let answer: JsonAnswer;
       try {
-        answer = await client.post('/settle', body, settleTimeoutMs);
+        answer = await client.postJson('/settle', body, settleTimeoutMs);
       } catch (err) {
         // No connection was ever made: nothing can have been submitted, truly not charged.
         if (neverConnected(err))
