@@ -91,8 +91,8 @@ const REPLICA_FORMS = 'must be s3://bucket/path, sftp://user@host/path, or an ab
 export const replicaUrl = (): Field<string> =>
   field((raw) => {
     if (raw.startsWith('/')) return ok(raw.replace(/\/+$/, '') || '/');
-    if (!URL.canParse(raw)) return bad(REPLICA_FORMS);
-    const u = new URL(raw);
+    const u = URL.parse(raw);
+    if (u === null) return bad(REPLICA_FORMS);
     if (u.username !== '' && u.protocol !== 'sftp:') return bad('must not carry credentials');
     if (u.password !== '') return bad('must not carry a password (use REPLICA_SFTP_KEY_PATH)');
     if (u.search !== '' || u.hash !== '') return bad('must not have a query or fragment');
