@@ -1,7 +1,4 @@
-/**
- * Configuration parsers for src/config.ts instead of zod, whose first use cost about 3 ms of the
- * binary's start (docs/performance.md). A field yields a value or one problem an operator can fix.
- */
+/** Configuration parsers instead of zod, whose first use cost about 3 ms of the binary's start (docs/performance.md). */
 import { nearest } from './nearest.ts';
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };

@@ -66,9 +66,8 @@ function formatPretty(rec: Record<string, unknown>): string {
 }
 
 /**
- * Stdout lines written together FLUSH_MS after the first: a write(2) per line cost 6.6 % of a paid
- * request's CPU (docs/performance.md). Warnings flush at once and `exit` writes the rest; only a
- * SIGKILL can lose the last FLUSH_MS of info lines.
+ * Stdout lines written together FLUSH_MS after the first: a write(2) per line cost 6.6 % of a paid request's CPU.
+ * Warnings flush at once and `exit` writes the rest; only a SIGKILL loses the last FLUSH_MS of info lines.
  */
 const FLUSH_MS = 25;
 const FLUSH_LINES = 128;
