@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startCheckpointer, type Checkpointer } from '../src/db/checkpointer.ts';
+import { startCheckpointer } from '../src/db/checkpointer.ts';
 import { createGroupCommit } from '../src/db/group-commit.ts';
 import { openDb } from '../src/db/open.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -55,7 +55,7 @@ async function variant(name: string, thread: boolean, group = 1): Promise<Varian
     retryAfterSeconds: 10,
     commits,
   });
-  let ckpt: Checkpointer | null = null;
+  let ckpt: ReturnType<typeof startCheckpointer> | null = null;
   if (thread) {
     ckpt = startCheckpointer({ db, path, logger });
     while (!ckpt.running()) await new Promise((r) => setTimeout(r, 10));

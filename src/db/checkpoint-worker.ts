@@ -1,10 +1,7 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 
-/**
- * PASSIVE checkpoints on its own connection never block the main one. Only better-sqlite3 and
- * worker_threads: the binary carries it as its own bundle (scripts/build-binary.ts).
- */
+/** PASSIVE checkpoints on their own connection never block the main one; the binary bundles this file alone. */
 export type CheckpointWorkerData = {
   path: string;
   addonFile?: string;

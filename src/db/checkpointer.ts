@@ -5,18 +5,13 @@ import type { Metrics } from '../lib/metrics.ts';
 import type { CheckpointMessage, CheckpointWorkerData } from './checkpoint-worker.ts';
 import type { Db } from './open.ts';
 
-/**
- * SQLite's own checkpoint runs inside a purchase's commit and fsyncs twice (up to 57 ms on a VPS
- * disk, docs/performance.md); the main connection's stays as a safety net (FALLBACK_PAGES).
- */
+/** SQLite's own checkpoint runs inside a purchase's commit and fsyncs twice (up to 57 ms on a VPS disk). */
 export const CHECKPOINT_WORKER_ASSET = 'checkpoint-worker.cjs';
 const CHECKPOINT_INTERVAL_MS = 250;
-/** 16,384 pages of 4 KiB: 64 MiB of WAL before the main connection checkpoints itself. */
-export const FALLBACK_PAGES = 16_384;
+/** The main connection's own checkpoint stays as a safety net: 16,384 pages of 4 KiB, 64 MiB of WAL. */
+const FALLBACK_PAGES = 16_384;
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 const SQLITE_DEFAULT_PAGES = 1000;
-
-export type Checkpointer = { stop(): Promise<void>; running(): boolean };
 
 export function startCheckpointer(deps: {
   db: Db;
@@ -26,7 +21,7 @@ export function startCheckpointer(deps: {
   metrics?: Metrics;
   intervalMs?: number;
   startDelayMs?: number;
-}): Checkpointer {
+}) {
   const { db, logger } = deps;
   const checkpoints = deps.metrics?.counter(
     'isocast_sqlite_checkpoints_total',

@@ -7,10 +7,7 @@ const DATA_FILES = ['isocast.db', 'isocast.db-wal', 'isocast.db-shm', 'server-se
 const isOurs = (name: string) =>
   DATA_FILES.includes(name) || name.startsWith('isocast') || name.startsWith('.isocast') || name === 'lost+found';
 
-/**
- * DATA_DIR 0700 before the database opens (SQLite gives the WAL and SHM its mode); a shared parent
- * is left as it is, our files in it made 0600.
- */
+/** DATA_DIR 0700 before the database opens (the WAL and SHM take its mode); in a shared parent, our files 0600. */
 export function secureDataDir(dir: string): void {
   if (!existsSync(dir)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -1,15 +1,14 @@
 import type { Db } from './open.ts';
 
-/**
- * One event-loop turn's payment writes (7.5 per commit on 2 cores under load) share one
- * transaction; each promise settles after COMMIT. On failure each unit runs again alone, so units
- * must be synchronous, database-only, and safe to rerun after a rollback.
- */
 /** Units per transaction at most: bounds the time one flush holds the event loop. */
 const MAX_UNITS_PER_COMMIT = 64;
 
 type Queued = { unit: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
+/**
+ * One turn's payment writes (7.5 per commit on 2 cores under load) share one transaction, each promise settled
+ * after COMMIT; on failure each unit runs again alone, so units are synchronous, database-only and rerunnable.
+ */
 export function createGroupCommit(db: Db, opts: { maxUnits?: number; onCommit?: (units: number) => void } = {}) {
   const maxUnits = opts.maxUnits ?? MAX_UNITS_PER_COMMIT;
   const begin = db.prepare('BEGIN');

@@ -9,10 +9,8 @@ const MODES = ['pluck', 'expand', 'raw', 'safeIntegers'] as const;
 const PROPERTIES = ['reader', 'readonly', 'source', 'busy', 'database'] as const;
 
 /**
- * Preparing serve's ~100 statements cost milliseconds of every start (docs/performance.md). Until
- * `end()`, `db.prepare` returns a stand-in that prepares at first call and is then the statement's
- * own bound methods (no check per request); `warm()` prepares the rest in small macrotask batches,
- * so bad SQL still stops the process moments after the start.
+ * Preparing serve's ~100 statements cost milliseconds of every start (docs/performance.md); a stand-in prepares at
+ * first call and then is the statement's bound methods. `warm()` prepares the rest, so bad SQL still stops the start.
  */
 export function prepareOnFirstUse(db: Db, batch = 8): { end(): void; warm(): Promise<void> } {
   const prepare = db.prepare;

@@ -7,27 +7,18 @@ export const ADDON_ASSET = 'better_sqlite3.node';
 export const ADDON_HASH_ASSET = `${ADDON_ASSET}.sha256`;
 export { addonHash } from '../lib/native-addon.ts';
 
-function embeddedHash(): string | undefined {
-  try {
-    const h = readAssetText(ADDON_HASH_ASSET).trim();
-    return /^[0-9a-f]{16}$/.test(h) ? h : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The loaded addon and the file it came from: a worker thread must load that same file. */
 let loaded: { exports: object; file: string } | undefined;
 
-export function nativeSqliteBinding(env: NodeJS.ProcessEnv = process.env): object | undefined {
+export function nativeSqliteBinding(): object | undefined {
   if (!isSingleBinary()) return undefined;
-  loaded ??= loadEmbeddedAddon(readAssetBytes(ADDON_ASSET), cacheRoots(env), {
+  loaded ??= loadEmbeddedAddon(readAssetBytes(ADDON_ASSET), cacheRoots(process.env), {
     name: ADDON_ASSET,
-    hash: embeddedHash(),
+    hash: readAssetText(ADDON_HASH_ASSET).trim(),
   });
   return loaded.exports;
 }
 
-export function nativeSqliteAddonFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return nativeSqliteBinding(env) && loaded?.file;
+export function nativeSqliteAddonFile(): string | undefined {
+  return nativeSqliteBinding() && loaded?.file;
 }

@@ -1,11 +1,6 @@
 import { ApiError } from './errors.ts';
 
-/**
- * Every error the API answers, written once: a stable machine `code`, the status and the exact
- * message. SPEC_7 holds spec section 7's own strings (verbatim); EXTENSIONS the service's
- * documented ones (docs/errors.md, one row per code; test/lib/api-errors.test.ts holds both lists
- * to their sources). `<name>` in a message is filled from the constructor's `fill`.
- */
+/** Every error the API answers, once: spec section 7's strings verbatim, then the service's (docs/errors.md). */
 const SPEC_7 = {
   invalid_count: [400, 'count must be an integer of at least 2'],
   min_spend: [400, 'minimum spend is 0.01 USDC'],
@@ -74,7 +69,7 @@ function entries<T extends Rows, S extends boolean>(rows: T, source: { spec: S }
 
 export const ERRORS = { ...entries(SPEC_7, { spec: true }), ...entries(EXTENSIONS, { spec: false }) };
 
-export type ErrorCode = keyof typeof ERRORS;
+type ErrorCode = keyof typeof ERRORS;
 
 function build(
   code: ErrorCode,

@@ -1,22 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { once } from './once.ts';
 
 /** Run-time project files: from the repo in a checkout, SEA assets of the same names inside the binary. */
-type SeaModule = typeof import('node:sea');
-
-let sea: SeaModule | null | undefined;
-export function seaModule(): SeaModule | null {
-  if (sea === undefined) {
-    try {
-      const m = process.getBuiltinModule('node:sea');
-      sea = m.isSea() ? m : null;
-    } catch {
-      sea = null;
-    }
-  }
-  return sea;
-}
+export const seaModule = once(() => {
+  const m = process.getBuiltinModule('node:sea');
+  return m.isSea() ? m : null;
+});
 
 export function isSingleBinary(): boolean {
   return seaModule() !== null;

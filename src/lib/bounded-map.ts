@@ -1,7 +1,4 @@
-/**
- * A memo that starts again empty at `max`: a flood of unusual keys costs memory up to the cap,
- * without an LRU's bookkeeping on every hit.
- */
+/** A memo that starts again empty at `max`: a flood of unusual keys costs at most the cap, and no LRU work per hit. */
 export function boundedMap<V>(max: number) {
   const map = new Map<string, V>();
   return {
@@ -13,9 +10,6 @@ export function boundedMap<V>(max: number) {
         map.set(key, v);
       }
       return v;
-    },
-    get size() {
-      return map.size;
     },
   };
 }

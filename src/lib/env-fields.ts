@@ -1,7 +1,4 @@
-/**
- * Configuration parsers for src/config.ts instead of zod, whose first use cost about 3 ms of the
- * binary's start (docs/performance.md). A field yields a value or one problem an operator can fix.
- */
+/** Configuration parsers instead of zod, whose first use cost about 3 ms of the binary's start (docs/performance.md). */
 import { nearest } from './nearest.ts';
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -91,8 +88,8 @@ const REPLICA_FORMS = 'must be s3://bucket/path, sftp://user@host/path, or an ab
 export const replicaUrl = (): Field<string> =>
   field((raw) => {
     if (raw.startsWith('/')) return ok(raw.replace(/\/+$/, '') || '/');
-    if (!URL.canParse(raw)) return bad(REPLICA_FORMS);
-    const u = new URL(raw);
+    const u = URL.parse(raw);
+    if (u === null) return bad(REPLICA_FORMS);
     if (u.username !== '' && u.protocol !== 'sftp:') return bad('must not carry credentials');
     if (u.password !== '') return bad('must not carry a password (use REPLICA_SFTP_KEY_PATH)');
     if (u.search !== '' || u.hash !== '') return bad('must not have a query or fragment');

@@ -1,7 +1,4 @@
-/**
- * systemd's EnvironmentFile= rules (systemd.exec(5)), so a hand-run `--env-file` sees exactly what
- * the unit sees; a shell `.` does not (`FACILITATOR_AUTH=Bearer abc` runs `abc`).
- */
+/** systemd.exec(5)'s EnvironmentFile= rules: `--env-file` sees what the unit sees, which a shell `.` does not. */
 const WHITESPACE = ' \t\r\n';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -1,9 +1,6 @@
 import { parseArgs } from 'node:util';
 
-/**
- * parseArgs only tokenises: its strict mode stops at the first problem, and a typo'd line should
- * get all its mistakes at once. `refuse(name)` rejects a declared flag whatever its value.
- */
+/** parseArgs only tokenises: its strict mode stops at the first problem, and a line's mistakes come all at once. */
 type FlagSpec = {
   strings: readonly string[];
   booleans: readonly string[];

@@ -50,11 +50,8 @@ export function zoneOffsetMs(timeZone: string, ms: number): number {
   return asUtc - Math.floor(ms / 1000) * 1000;
 }
 
-/**
- * First instant of the local date. Local midnight may not exist (a zone that springs forward at
- * 00:00), in which case the day starts at the first existing instant after it.
- */
-export function startOfLocalDay(timeZone: string, date: string): number {
+/** First instant of the local date: after a skipped midnight (spring forward at 00:00), the first that exists. */
+function startOfLocalDay(timeZone: string, date: string): number {
   const [y, m, d] = parseDate(date);
   const wallMidnight = Date.UTC(y, m - 1, d);
   // Try the offsets in force around that wall time; one of them maps back to the same date.

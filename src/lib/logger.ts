@@ -48,7 +48,7 @@ function redactText(s: string): string {
 /** `pretty` (a terminal's default) is built from the same redacted record as `json`, so secrets are masked in both. */
 type LogFormat = 'json' | 'pretty';
 
-export function defaultLogFormat(isTty: boolean = process.stdout.isTTY === true): LogFormat {
+export function defaultLogFormat(isTty: boolean): LogFormat {
   return isTty ? 'pretty' : 'json';
 }
 
@@ -56,7 +56,7 @@ const LEVEL_LABEL: Record<Level, string> = { debug: 'DEBUG', info: 'INFO ', warn
 
 const prettyValue = (v: unknown) => (typeof v === 'string' && /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v));
 
-export function formatPretty(rec: Record<string, unknown>): string {
+function formatPretty(rec: Record<string, unknown>): string {
   const { ts, level, msg, service: _service, ...fields } = rec;
   const time = typeof ts === 'string' ? ts.slice(11, 19) : '';
   const rest = Object.entries(fields)
@@ -66,9 +66,8 @@ export function formatPretty(rec: Record<string, unknown>): string {
 }
 
 /**
- * Stdout lines written together FLUSH_MS after the first: a write(2) per line cost 6.6 % of a paid
- * request's CPU (docs/performance.md). Warnings flush at once and `exit` writes the rest; only a
- * SIGKILL can lose the last FLUSH_MS of info lines.
+ * Stdout lines written together FLUSH_MS after the first: a write(2) per line cost 6.6 % of a paid request's CPU.
+ * Warnings flush at once and `exit` writes the rest; only a SIGKILL loses the last FLUSH_MS of info lines.
  */
 const FLUSH_MS = 25;
 const FLUSH_LINES = 128;

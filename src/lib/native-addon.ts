@@ -51,10 +51,8 @@ export function loadEmbeddedAddon(
 }
 
 /**
- * `file` holding `bytes`, in a directory closed to others (or they could have us load their code).
- * A file owned by this user and writable by no one else is not read back (2 ms of every start):
- * only this user or root could have changed it, and either could edit the binary. The size check
- * catches a copy cut short.
+ * `file` holding `bytes`, in a directory closed to others (or they could have us load their code). A file only this
+ * user or root could have changed is not read back (2 ms of every start), as either could edit the binary.
  */
 function ensureAddonFile(root: string, file: string, bytes: Buffer): void {
   const dir = dirname(file);

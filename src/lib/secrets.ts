@@ -13,10 +13,8 @@ export const SECRET_NAMES = [
   'REPLICA_SECRET_ACCESS_KEY',
 ] as const;
 
-const SECRETS = new Set<string>(SECRET_NAMES);
-
 export function isSecretName(name: string): boolean {
-  return SECRETS.has(name);
+  return (SECRET_NAMES as readonly string[]).includes(name);
 }
 
 export function flagOf(name: string): string {
@@ -29,10 +27,7 @@ export function secretFlagProblem(name: string): string {
 }
 
 /** One trailing newline is trimmed; setting both forms is refused rather than silently preferring one. */
-export function secretsFromFiles(
-  env: Record<string, string | undefined>,
-  read: (path: string) => string = (p) => readFileSync(p, 'utf8'),
-): { values: Record<string, string>; problems: string[] } {
+export function secretsFromFiles(env: Record<string, string | undefined>) {
   const values: Record<string, string> = {};
   const problems: string[] = [];
   for (const name of SECRET_NAMES) {
@@ -44,7 +39,7 @@ export function secretsFromFiles(
     }
     let text: string;
     try {
-      text = read(path);
+      text = readFileSync(path, 'utf8');
     } catch (err) {
       problems.push(
         `${name}_FILE: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,

@@ -14,11 +14,6 @@ export function skewOf(nowMs: number, signedMs: number): 'ahead' | 'behind' | nu
   return null;
 }
 
-/** Whether `timestampSec` is outside the window; the server clock is truncated to the signed unit. */
-export function isStaleTimestamp(nowMs: number, timestampSec: number): boolean {
-  return skewOf(Math.floor(nowMs / 1000) * 1000, timestampSec * 1000) !== null;
-}
-
 /** A sign-in's lifetime: at most one skew after now and after issue, so a copy is worth no more than a timestamp. */
 export function signedLifetime(r: {
   nowMs: number;
@@ -39,7 +34,8 @@ export async function checkSignedRequest(r: {
   verify: () => Promise<boolean>;
   refusedFor?: () => string | undefined;
 }): Promise<void> {
-  if (isStaleTimestamp(r.nowMs, r.timestamp)) throw staleTimestamp();
+  // The server clock is truncated to the unit signed (whole seconds).
+  if (skewOf(Math.floor(r.nowMs / 1000) * 1000, r.timestamp * 1000) !== null) throw staleTimestamp();
   if (!(await r.verify())) throw signatureVerificationFailed(r.refusedFor?.());
 }
 

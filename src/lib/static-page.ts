@@ -13,12 +13,13 @@ export function serveStaticPage(
 ): void {
   const { path, name, headers } = page;
   const html = readAssetText(`public/${name}.html`);
-  const types: [string, string][] = [
-    [`${name}.css`, 'text/css; charset=utf-8'],
-    [`${name}.js`, 'text/javascript; charset=utf-8'],
-  ];
   // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
-  const assets = new Map(types.map(([file, type]) => [file, { body: readAssetText(`public/${file}`), type }]));
+  const assets = new Map<string, { body: string; type: string }>();
+  for (const [ext, type] of [
+    ['css', 'text/css'],
+    ['js', 'text/javascript'],
+  ])
+    assets.set(`${name}.${ext}`, { body: readAssetText(`public/${name}.${ext}`), type: `${type}; charset=utf-8` });
   app.get(
     path,
     () =>

@@ -14,23 +14,14 @@ const URL_SETTINGS = [
 ] as const;
 
 function hasCredentials(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.username !== '' || u.password !== '';
-  } catch {
-    return false;
-  }
+  const u = URL.parse(url);
+  return u !== null && (u.username !== '' || u.password !== '');
 }
 
 /** The URL without its user:pass, and the Basic Authorization header value they stand for. */
 export function splitCredentials(url: string): { url: string; authorization?: string } {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return { url };
-  }
-  if (u.username === '' && u.password === '') return { url };
+  const u = URL.parse(url);
+  if (u === null || (u.username === '' && u.password === '')) return { url };
   const pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
   u.username = '';
   u.password = '';
@@ -72,12 +63,8 @@ export function urlCredentialProblems(
 
 /** Credentials, query values and key-like path segments (Alchemy and Infura put the key there) become `***`. */
 export function redactUrl(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return '***';
-  }
+  const u = URL.parse(url);
+  if (u === null) return '***';
   const creds = u.username !== '' || u.password !== '';
   u.username = '';
   u.password = '';

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as catalog from '../../src/lib/api-errors.ts';
-import { ERRORS, type ErrorCode } from '../../src/lib/api-errors.ts';
+import { ERRORS } from '../../src/lib/api-errors.ts';
 import { ApiError } from '../../src/lib/errors.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { paymentCounters, type PurchaseOutcome } from '../../src/payments/outcomes.ts';
 
+type ErrorCode = keyof typeof ERRORS;
 const ROOT = join(import.meta.dirname, '..', '..');
 const SPEC = '/work/shared/spec/service-spec.md';
 const entries = Object.entries(ERRORS) as [ErrorCode, (typeof ERRORS)[ErrorCode]][];
