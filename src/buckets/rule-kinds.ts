@@ -5,8 +5,7 @@ import { convertTemp, resolveReading } from './rounding.ts';
  * Which reports enter a day's maximum and how it is rounded, per rule kind (evidence:
  * docs/resolution-rules.md "Rule kinds"). A report of unknown type counts under every kind.
  */
-export const RULE_KINDS = ['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'] as const;
-export type RuleKind = (typeof RULE_KINDS)[number];
+export type RuleKind = keyof typeof KIND_RULES;
 
 /** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say. */
 export type ReportType = 'routine' | 'special';
@@ -19,7 +18,7 @@ type KindRule = {
 
 const everyReport = () => true;
 
-export const KIND_RULES: Readonly<Record<RuleKind, KindRule>> = {
+export const KIND_RULES = {
   'noaa-hourly': {
     counts: (report) => report !== 'special',
     rounding: 'half-up',
@@ -41,7 +40,7 @@ export const KIND_RULES: Readonly<Record<RuleKind, KindRule>> = {
     rounding: 'floor-tenth',
     describe: "the station's 0.1 °C hourly maximum, rounded down to a whole degree",
   },
-};
+} as const satisfies Record<string, KindRule>;
 
 /** What the day's rules read when a caller has no parsed rule: every report, half-up. */
 export const DEFAULT_KIND: RuleKind = 'wu-table';

@@ -7,9 +7,9 @@ import { ErrorBody } from '../lib/schemas.ts';
 import { kindOf, type Catalog, type CityRecord } from './catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
+import { DEFAULT_KIND, KIND_RULES, type RuleKind } from '../buckets/rule-kinds.ts';
 import type { DayRule } from '../resolution/store.ts';
 import type { SignalReader } from '../signals/read-store.ts';
-import { marketResolution } from '../resolution/metadata.ts';
 import { icaoOf } from '../resolution/judge.ts';
 import { CityDetail, CityList, CityListQuery, CityParams, type MarketResolutionBody } from './schemas.ts';
 
@@ -47,6 +47,27 @@ function resolutionPublic(rule: DayRule | null) {
   if (!rule) return null;
   const { city: _city, kind: _kind, reason, observedWith, ...stored } = rule;
   return { ...stored, pausedReason: reason, observedWith };
+}
+
+/**
+ * What a market resolves on, for an agent to judge before paying: from the day's own rule once
+ * the poller has read it (`from: market-rule`), the catalog's until then. Without a rule the
+ * observatories (hko, cwa) publish tenths and floor them; the rest is Weather Underground's table.
+ */
+export function marketResolution(city: CityRecord, rule: DayRule | null): MarketResolutionBody {
+  const source = city.resolutionSource;
+  const kind: RuleKind = rule?.kind ?? (source === 'hko' || source === 'cwa' ? source : DEFAULT_KIND);
+  return {
+    station: rule ? icaoOf(rule.station) : city.station,
+    unit: rule?.unit ?? city.unit,
+    ruleKind: kind,
+    rounding: KIND_RULES[kind].rounding,
+    roundingRule: KIND_RULES[kind].describe,
+    resolutionSource: rule?.source ?? city.resolutionSource,
+    resolutionUrl: rule?.url ?? city.stationPage,
+    bucketWidth: city.bucketWidth,
+    from: rule ? 'market-rule' : 'catalog',
+  };
 }
 
 /** A served city's resolution metadata by slug, for the purchase's answer (paywall/routes.ts). */

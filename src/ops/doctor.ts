@@ -4,7 +4,7 @@ import { payTo } from '../payments/pay-to.ts';
 import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
 import { httpRequest } from '../lib/http-client.ts';
 import { loadSanctionsList } from '../sanctions/list.ts';
-import { resolutionCheck } from '../resolution/doctor-check.ts';
+import { resolutionCheck } from '../resolution/store.ts';
 import { discoveryCheck } from '../resolution/discovery-store.ts';
 import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/settlers/negotiate.ts';
 import { replicaCheck } from '../replication/doctor-check.ts';

@@ -6,10 +6,9 @@ import { parseFlags, requireValue, UsageError } from '../lib/flags.ts';
 import { ReplayInputError } from './errors.ts';
 import { REPLAY_HELP } from './help.ts';
 import { fetchObservations, fetchReplayMarket, type ReplayUpstreams } from './fetch.ts';
-import { formatReplay } from './format.ts';
 import { marketFromEventJson, marketFromLabels, stationCheck, type ReplayMarket } from './market.ts';
 import { OBSERVATION_FORMATS, parseObservationFile, type ObservationFormat } from './observations.ts';
-import { runReplay } from './run.ts';
+import { formatReplay, runReplay } from './run.ts';
 
 export type ReplayIo = {
   stdout(text: string): void;

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import { addDays } from '../lib/local-day.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 import { describeRule, type Verdict } from './judge.ts';
 
@@ -21,17 +22,11 @@ export type DayRule = Pick<
 const COLUMNS =
   'city, target_date AS targetDate, source, kind, station, unit, precision, fallback, url, status, pause_reason AS reason, observed_with AS observedWith';
 
-function sameRule(r: DayRule, rule: ResolutionRule): boolean {
-  return (
-    r.source === rule.source &&
-    // A day recorded before 0010 has no kind; the first read that states one does not pause it.
-    (r.kind === null || r.kind === rule.kind) &&
-    r.station === rule.station &&
-    r.unit === rule.unit &&
-    r.precision === rule.precision &&
-    r.fallback === rule.fallback
-  );
-}
+const RULE_FIELDS = ['source', 'kind', 'station', 'unit', 'precision', 'fallback'] as const;
+
+// A day recorded before 0010 has no kind; the first read that states one does not pause it.
+const sameRule = (r: DayRule, rule: ResolutionRule): boolean =>
+  RULE_FIELDS.every((k) => r[k] === rule[k] || (k === 'kind' && r.kind === null));
 
 type SettleInput = {
   city: string;
@@ -68,16 +63,11 @@ export function createRuleStore(db: Db) {
         const { rule, verdict } = input;
         if (!row) {
           const ok = verdict.status === 'ok';
+          // The rule's own fields spread: the insert binds the columns it names and ignores the rest.
           const next: DayRule = {
+            ...rule,
             city: input.city,
             targetDate: input.date,
-            source: rule.source,
-            kind: rule.kind,
-            station: rule.station,
-            unit: rule.unit,
-            precision: rule.precision,
-            fallback: rule.fallback,
-            url: rule.url,
             status: verdict.status,
             reason: ok ? null : verdict.reason,
             observedWith: ok ? input.feed : null,
@@ -103,4 +93,13 @@ export function createRuleStore(db: Db) {
     /** Paused city-days from `sinceDate` on, newest first. */
     paused: (sinceDate: string, limit = 200) => s.paused.all(sinceDate, limit) as DayRule[],
   };
+}
+
+/** `doctor`: city-days paused since yesterday (UTC). A warning: the service runs, those days get no signals. */
+export function resolutionCheck(db: Db, nowMs: number): { status: 'ok' | 'warn'; detail: string } {
+  const since = addDays(new Date(nowMs).toISOString().slice(0, 10), -1);
+  const paused = createRuleStore(db).paused(since, 50);
+  if (paused.length === 0) return { status: 'ok', detail: `no city paused since ${since}` };
+  const list = paused.map((p) => `${p.city} ${p.targetDate}: ${p.reason ?? 'paused'}`).join('; ');
+  return { status: 'warn', detail: `${paused.length} city-day(s) paused (no signals): ${list}` };
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dailyExtreme, dailyHighReading, dailyHighReport } from '../../src/buckets/daily-high.ts';
-import { KIND_RULES, roundForKind, RULE_KINDS } from '../../src/buckets/rule-kinds.ts';
+import { KIND_RULES, roundForKind, type RuleKind } from '../../src/buckets/rule-kinds.ts';
 import { parseMetar } from '../../src/sources/weather/metar.ts';
 import { parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
 import { RULE_FIXTURES } from '../resolution/rule-fixtures.ts';
@@ -123,7 +123,8 @@ test('the report type comes from metarType, else the raw report; unknown counts 
     obs.map((o) => o.report),
     ['routine', 'special', undefined],
   );
-  for (const kind of RULE_KINDS) assert.equal(KIND_RULES[kind].counts(undefined), true, kind);
+  for (const kind of Object.keys(KIND_RULES) as RuleKind[])
+    assert.equal(KIND_RULES[kind].counts(undefined), true, kind);
 });
 
 test('HKO and CWA: the 0.1 °C maximum is rounded down; the others round half-up', () => {

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp } from '../helpers/app.ts';
 import { createCatalog } from '../../src/cities/catalog.ts';
-import { marketResolution } from '../../src/resolution/metadata.ts';
-import { RULE_KINDS } from '../../src/buckets/rule-kinds.ts';
+import { marketResolution } from '../../src/cities/routes.ts';
+import { KIND_RULES } from '../../src/buckets/rule-kinds.ts';
 import { MarketResolution } from '../../src/cities/schemas.ts';
 import { listingFor } from '../../src/payments/bazaar.ts';
 import type { DayRule } from '../../src/resolution/store.ts';
@@ -71,5 +71,5 @@ test('GET /v1/cities/{slug} serves it; the OpenAPI document and the Bazaar purch
   const declared = listingFor('/v1/subscribe', env.config.TERMS_URL)!.extensions.bazaar.schema as any;
   const output = declared.properties.output.properties.example.properties.resolutionMetadata;
   assert.deepEqual(Object.keys(output.properties).sort(), Object.keys(RESOLUTION_EXAMPLE).sort());
-  assert.deepEqual(output.properties.ruleKind.enum, [...RULE_KINDS]);
+  assert.deepEqual(output.properties.ruleKind.enum, Object.keys(KIND_RULES));
 });

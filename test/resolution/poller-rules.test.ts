@@ -8,7 +8,7 @@ import { localDate } from '../../src/lib/local-day.ts';
 import { repoRoot } from '../../src/lib/assets.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { createPoller, type Poller } from '../../src/poller/poller.ts';
-import { resolutionCheck } from '../../src/resolution/doctor-check.ts';
+import { resolutionCheck } from '../../src/resolution/store.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
 import { createWuWeather } from '../../src/sources/weather/wu.ts';
