@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { runCli } from './buyer/cli/index.ts';
 import type { CliCommand } from './buyer/cli/help.ts';
-import { terminalConfirm } from './buyer/cli/prompt.ts';
+import { terminalConfirm } from './buyer/cli/output.ts';
 import { stateHomeOf } from '../packages/isocast-client/src/mcp/config.ts';
 import { createCatalog } from './cities/catalog.ts';
 import { CITY_ROWS } from './cities/catalog-data.ts';

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
-import type { Hex } from 'viem';
+import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
 import type { Catalog } from '../cities/catalog.ts';
 import type { Db } from '../db/open.ts';
+import { createSingleUse } from '../db/single-use.ts';
 import type { Clock } from '../lib/clock.ts';
 import {
   sanctioned,
@@ -19,10 +20,9 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { registrationTestMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
-import { createRegistrationStore } from './registrations.ts';
 import type { WalletScreen } from './screen.ts';
 import { MessengerDeliveryRequest, MessengerDeliveryResult, parseDeliveryBody } from './schemas.ts';
-import { deliveryDigest, verifyDeliverySignature, type DeliveryMessage } from './typed-data.ts';
+import { deliveryTypedData, type DeliveryMessage } from './typed-data.ts';
 
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
@@ -52,9 +52,46 @@ type DeliveryDeps = {
   };
 };
 
+/** The accepted signed request a change consumes; expires_at ages its record. */
+type SignedUse = { wallet: string; digest: string; nowMs: number; expiresAtSec: number };
+type Removed = { chatId: string; city: string | null };
+
 export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
-  const { catalog, clock, logger, messenger } = deps;
-  const store = createRegistrationStore(deps.db);
+  const { db, catalog, clock, logger, messenger } = deps;
+  // One registration per wallet. Every change consumes the signed request's digest in the same
+  // transaction (db/single-use.ts), so a signed body changes state at most once even when two copies race.
+  const getRow = db.prepare('SELECT chat_id AS chatId, city FROM delivery_registrations WHERE wallet = ?');
+  // expires_at is the signed timestamp plus the skew (unix seconds): its index ages the rows.
+  const digests = createSingleUse<{ digest: string; wallet: string; used_at: number; expires_at: number }>(db, {
+    table: 'delivery_signatures',
+    key: ['digest'],
+    columns: ['digest', 'wallet', 'used_at', 'expires_at'],
+    agedBy: { column: 'expires_at', unit: 's' },
+  });
+  const upsert =
+    db.prepare(`INSERT INTO delivery_registrations (wallet, chat_id, city, created_at, updated_at) VALUES (@wallet, @chatId, @city, @now, @now)
+    ON CONFLICT (wallet) DO UPDATE SET chat_id = excluded.chat_id, city = excluded.city, updated_at = excluded.updated_at`);
+  const del = db.prepare('DELETE FROM delivery_registrations WHERE wallet = ?');
+  // Consuming first makes the digest check and the change one atomic step.
+  const consumeDigest = (i: SignedUse): boolean =>
+    digests.consume(
+      { digest: i.digest, wallet: i.wallet, used_at: Math.floor(i.nowMs / 1000), expires_at: i.expiresAtSec },
+      i.nowMs,
+    );
+  /** false if the digest was used meanwhile. */
+  const setTx = db.transaction((i: SignedUse & { chatId: string; city: string | null }): boolean => {
+    if (!consumeDigest(i)) return false;
+    upsert.run({ wallet: i.wallet, chatId: i.chatId, city: i.city, now: i.nowMs });
+    return true;
+  });
+  const removeTx = db.transaction((i: SignedUse): Removed | 'none' | 'replayed' => {
+    const row = getRow.get(i.wallet) as Removed | undefined;
+    // Nothing to delete consumes nothing: the 404 changed no state.
+    if (!row) return 'none';
+    if (!consumeDigest(i)) return 'replayed';
+    del.run(i.wallet);
+    return row;
+  });
   // Digests being processed right now: a copy arriving while the first awaits its test message
   // would otherwise send a second test message before either is stored.
   const inFlight = new Set<string>();
@@ -74,7 +111,12 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     await checkSignedRequest({
       nowMs,
       timestamp: body.timestamp,
-      verify: () => verifyDeliverySignature(signed, body.signature as Hex),
+      // A malformed signature is simply not a match.
+      verify: () =>
+        recoverTypedDataAddress({ ...deliveryTypedData(signed), signature: body.signature as Hex }).then(
+          (signer) => signer.toLowerCase() === wallet,
+          () => false,
+        ),
     });
     deps.limits?.registration(wallet);
     // Spec 5 for the paid plane, applied to the free push channel too: a listed wallet gets no
@@ -88,7 +130,8 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     const city = citySlug === null ? null : catalog.get(citySlug);
     if (city === undefined) throw unknownCity();
 
-    const digest = deliveryDigest(signed);
+    // The EIP-712 digest: the identity of one signed request, accepted once.
+    const digest = hashTypedData(deliveryTypedData(signed));
     // The last second this signed body passes the clock rule (lib/signed-request.ts).
     const expiresAtSec = body.timestamp + SIGNED_REQUEST_SKEW_SEC;
     const done = (a: { chatId: string | null; city: string | null; idempotent: boolean }) =>
@@ -101,12 +144,12 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         idempotent: a.idempotent,
       });
     const replayed = () => done({ chatId: body.chat, city: citySlug, idempotent: true });
-    if (store.digestUsed(digest)) return replayed();
+    if (digests.has({ digest })) return replayed();
     if (inFlight.has(digest)) throw requestInProgress();
     inFlight.add(digest);
     try {
       if (body.action === 'delete') {
-        const removed = store.remove({ wallet, digest, nowMs, expiresAtSec });
+        const removed = removeTx.immediate({ wallet, digest, nowMs, expiresAtSec });
         // The spec's one 404 string (section 7: `unknown city`, also for nothing to delete); `reason` says which.
         if (removed === 'none') throw unknownCity(NOTHING_TO_DELETE);
         if (removed === 'replayed') return replayed();
@@ -135,7 +178,8 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         });
         throw testMessageFailed(reason);
       }
-      if (!store.set({ wallet, chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec })) return replayed();
+      if (!setTx.immediate({ wallet, chatId, city: citySlug, digest, nowMs: clock.now(), expiresAtSec }))
+        return replayed();
       logger.info('delivery registration set', { wallet, city: citySlug });
       return done({ chatId, city: citySlug, idempotent: false });
     } finally {

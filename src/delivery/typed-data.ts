@@ -1,4 +1,4 @@
-import { hashTypedData, recoverTypedDataAddress, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { RECEIPT_REQUEST_DOMAIN } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 
 /** Field order is part of the type hash: a signature over a reordered type does not verify. */
@@ -36,19 +36,4 @@ export function deliveryTypedData(m: DeliveryMessage) {
     // body may spell the wallet in any case.
     message: { ...m, wallet: m.wallet.toLowerCase() as Hex, timestamp: BigInt(m.timestamp) },
   };
-}
-
-/** The EIP-712 digest: the identity of one signed request, used to accept each signature once. */
-export function deliveryDigest(m: DeliveryMessage): Hex {
-  return hashTypedData(deliveryTypedData(m));
-}
-
-/** True when the signature recovers to `m.wallet`; malformed signatures are simply false. */
-export async function verifyDeliverySignature(m: DeliveryMessage, signature: Hex): Promise<boolean> {
-  try {
-    const signer = await recoverTypedDataAddress({ ...deliveryTypedData(m), signature });
-    return signer.toLowerCase() === m.wallet.toLowerCase();
-  } catch {
-    return false;
-  }
 }

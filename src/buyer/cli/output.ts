@@ -66,3 +66,18 @@ export function withoutDisclaimer<T extends Record<string, unknown>>(o: T): Omit
 
 export const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   sleep(ms, undefined, { signal }).catch(() => {});
+
+/** Only when a person can answer (stdin and stderr are terminals): a yes/no on stderr, only "y"/"yes" is yes. */
+export function terminalConfirm(): ((q: string) => Promise<boolean>) | undefined {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
+  return async (question) => {
+    // readline loads only when a question is asked.
+    const { createInterface } = process.getBuiltinModule('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return /^(y|yes)$/i.test((await rl.question(question)).trim());
+    } finally {
+      rl.close();
+    }
+  };
+}

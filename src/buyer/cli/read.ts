@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_SERVER } from '../../../packages/isocast-client/src/mcp/config.ts';
+import { MAX_WAIT_S } from '../../../packages/isocast-client/src/mcp/read.ts';
 import { intFlag, parseFlags, requireValue } from '../../lib/flags.ts';
 import { type ApiAnswer, createClient, NetworkError, refusal, serverError, serverUrl, unknownCity } from './client.ts';
 import { loadAccount } from './key.ts';
@@ -34,8 +35,6 @@ const READ_FLAGS = {
   booleans: ['follow', 'json', 'insecure'],
 } as const;
 const DEFAULT_INTERVAL_S = 30;
-/** The server's longest hold (payments/bundle.ts MAX_WAIT_S). */
-const DEFAULT_WAIT_S = 25;
 const MIN_INTERVAL_S = 1;
 const MAX_BACKOFF_S = 300;
 
@@ -50,8 +49,8 @@ async function readSetup(argv: readonly string[], io: CliIo) {
   const follow = flags.on.has('follow');
   const json = flags.on.has('json');
   const intervalMs = intFlag(flags, 'interval', { fallback: DEFAULT_INTERVAL_S, min: MIN_INTERVAL_S }) * 1000;
-  const waitS = intFlag(flags, 'wait', { fallback: DEFAULT_WAIT_S });
-  if (waitS > DEFAULT_WAIT_S) throw new CliError(`--wait must be at most ${DEFAULT_WAIT_S} seconds`, EXIT.usage);
+  const waitS = intFlag(flags, 'wait', { fallback: MAX_WAIT_S });
+  if (waitS > MAX_WAIT_S) throw new CliError(`--wait must be at most ${MAX_WAIT_S} seconds`, EXIT.usage);
   const timeoutMs = intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000;
   const receiptsFile = receiptsFileFor(flags, io);
   const client = createClient(server, timeoutMs);
