@@ -34,8 +34,10 @@ export function createPollHealth(catalog: Catalog, intervalMs: number, maxBackof
   return {
     of,
     due: (city: string, nowMs: number) => (memo.get(city)?.retryAtMs ?? 0) <= nowMs,
-    fail: (city: string, nowMs: number, err: unknown) => {
+    /** `error` is the failure in one line, as the operator page shows it. */
+    fail: (city: string, nowMs: number, { err, error }: { err: unknown; error: string }) => {
       const m = of(city);
+      Object.assign(m, { lastError: error, lastErrorAtMs: nowMs });
       const failures = ++m.failures;
       const retryAfter = err instanceof UpstreamError ? (err.retryAfterMs ?? 0) : 0;
       const retryAtMs =
@@ -43,8 +45,8 @@ export function createPollHealth(catalog: Catalog, intervalMs: number, maxBackof
       m.retryAtMs = retryAtMs;
       return { failures, retryAtMs };
     },
-    ok: (city: string) => {
-      Object.assign(of(city), { failures: 0, retryAtMs: null });
+    ok: (city: string, nowMs: number) => {
+      Object.assign(of(city), { failures: 0, retryAtMs: null, lastOkAtMs: nowMs });
     },
     tickDone: (tick: NonNullable<PollerHealth['lastTick']>) => {
       lastTick = tick;

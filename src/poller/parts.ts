@@ -44,7 +44,7 @@ export type PollerDeps = {
   metrics?: Metrics;
 };
 
-/** The poller's state, built once and kept between ticks; only tick.ts and city.ts touch it. */
+/** The poller's state, built once and kept between ticks; only tick.ts touches it. */
 export function createPollerParts(deps: PollerDeps) {
   const { catalog, clock, weather } = deps;
   const odds = createOddsFetcher({ market: deps.market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS });

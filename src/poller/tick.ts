@@ -1,14 +1,25 @@
 import type { CityRecord } from '../cities/catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import type { Observation } from '../buckets/daily-high.ts';
-import { mapLimit } from '../sources/rate-limit.ts';
-import { failure, processCity, type CityWork } from './city.ts';
-import type { PollerParts } from './parts.ts';
+import { dailyHighReport, type Observation } from '../buckets/daily-high.ts';
+import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
+import { LATENCY_STAGES, latencyRowOf, stageDurations } from '../signals/latency.ts';
+import type { MarketEvent } from '../sources/market/types.ts';
+import { mapLimit } from '../sources/rate-limit.ts';
+import type { WeatherSource } from '../sources/weather/types.ts';
+import type { PollerParts } from './parts.ts';
 
 type CityDay = { city: CityRecord; date: string };
-type WithEvent = Omit<CityWork, 'obs' | 'seenAtMs' | 'oddsDeadline'>;
+type WithEvent = CityDay & { event: MarketEvent; feed: WeatherSource };
+type CityWork = WithEvent & {
+  /** Absent: the feed's answer left the station out. */
+  obs: Observation[] | Error | undefined;
+  /** When the observations arrived: the reading's stamp and the signal's `observedAt`. */
+  seenAtMs: number;
+  /** performance.now() past which the odds of a crossing are not waited for. */
+  oddsDeadline: number;
+};
 
 /** One city's failure is recorded and backed off; it never stops the others. */
 export async function runTick(p: PollerParts): Promise<TickReport> {
@@ -74,21 +85,17 @@ async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<
     const feed = event && p.judgeDay(d.city, d.date, event);
     if (feed) return { ...d, event, feed };
     (event ? report.paused : report.noMarket).push(d.city.slug);
-    succeeded(p, d.city);
+    p.health.ok(d.city.slug, p.deps.clock.now());
   } catch (err) {
     fail(p, report, { city: d.city, err });
   }
   return null;
 }
 
-type Observed = Omit<CityWork, 'obs'> & { obs: Observation[] | Error | undefined };
-
-async function detect(p: PollerParts, report: TickReport, d: Observed): Promise<void> {
+async function detect(p: PollerParts, report: TickReport, d: CityWork): Promise<void> {
   try {
-    if (d.obs === undefined) throw new UpstreamError(d.feed.name, 'no observations returned for the station');
-    if (d.obs instanceof Error) throw d.obs;
-    const signal = await processCity(p, { ...d, obs: d.obs });
-    succeeded(p, d.city);
+    const signal = await processCity(p, d);
+    p.health.ok(d.city.slug, p.deps.clock.now());
     if (signal === 'baseline') report.baselines++;
     else if (signal) report.signals.push(signal);
   } catch (err) {
@@ -96,19 +103,11 @@ async function detect(p: PollerParts, report: TickReport, d: Observed): Promise<
   }
 }
 
-function succeeded(p: PollerParts, city: CityRecord): void {
-  p.health.ok(city.slug);
-  p.health.of(city.slug).lastOkAtMs = p.deps.clock.now();
-}
-
 function fail(p: PollerParts, report: TickReport, { city, err }: { city: CityRecord; err: unknown }): void {
   const { clock, logger } = p.deps;
-  const { failures, retryAtMs } = p.health.fail(city.slug, clock.now(), err);
   const error = failure(p, err);
+  const { failures, retryAtMs } = p.health.fail(city.slug, clock.now(), { err, error });
   report.errors.push({ city: city.slug, error });
-  const m = p.health.of(city.slug);
-  m.lastError = error;
-  m.lastErrorAtMs = clock.now();
   logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
 }
 
@@ -131,5 +130,97 @@ function finish(p: PollerParts, report: TickReport, startedPerf: number): void {
       errors: report.errors.length,
       noMarket: report.noMarket.length,
     });
+  }
+}
+
+/** Counts the failure by its upstream (`internal`: not an upstream) and says it in one line. */
+function failure(p: PollerParts, err: unknown): string {
+  p.metrics.upstreamErrors?.inc({ upstream: err instanceof UpstreamError ? err.upstream : 'internal' });
+  if (err instanceof UpstreamError) return `${err.upstream}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** 'baseline' is the day's first reading; a crossing is stored in its own transaction. */
+async function processCity(p: PollerParts, w: CityWork): Promise<SignalPublic | 'baseline' | null> {
+  const { city, date, event, obs, seenAtMs } = w;
+  if (obs === undefined) throw new UpstreamError(w.feed.name, 'no observations returned for the station');
+  if (obs instanceof Error) throw obs;
+  // Which reports count and the rounding are the day's rule's (src/buckets/rule-kinds.ts); a
+  // low stream reads the same reports for the day's minimum.
+  const high = dailyHighReport(obs, {
+    timezone: city.timezone,
+    date,
+    unit: city.unit,
+    kind: event.rule.kind ?? DEFAULT_KIND,
+    extreme: city.kind,
+  });
+  if (high === null) return null;
+  const base = { city, targetDate: date, reading: high.reading, buckets: event.buckets, nowMs: seenAtMs };
+  const d = p.deps.stores.signals.saveReading(base);
+  if (!d.crossing) return d.baseline ? 'baseline' : null;
+
+  // The crossing is a fact: odds get until the deadline, then the signal goes out without them.
+  const sampled = await p.odds.sample(city, date, { event, deadline: w.oddsDeadline });
+  if (sampled.error !== null)
+    p.deps.logger.warn('storing signal without odds', {
+      city: city.slug,
+      bucket: d.crossing.new.bucket,
+      error: failure(p, sampled.error),
+    });
+  const signal = p.deps.stores.signals.storeSignal(
+    {
+      ...base,
+      nowMs: p.deps.clock.now(),
+      marketUrl: event.url,
+      conditionId: event.conditionId,
+      odds: sampled.odds,
+      source: w.feed.name,
+      observedAtMs: seenAtMs,
+      // The station's report time is never after we received it (the sim stamps it in simulated time).
+      reportedAtMs: Math.min(w.feed.reportedAtReal?.(high.reportedAtMs) ?? high.reportedAtMs, seenAtMs),
+      provenance: {
+        channel: w.feed.channel ?? w.feed.name,
+        rawReport: high.report.raw ?? null,
+        reportedValue: high.report.temp,
+        reportedUnit: high.report.unit,
+        reportedPrecision: high.report.precision ?? null,
+        // As the source stamped it, never adjusted: a dispute compares it with the source's own record.
+        availableAt: high.report.availableAtMs === undefined ? null : new Date(high.report.availableAtMs).toISOString(),
+      },
+    },
+    { inTransaction: p.deps.onSignalInTransaction },
+  );
+  if (signal) announce(p, signal);
+  return signal;
+}
+
+function announce(p: PollerParts, signal: SignalPublic): void {
+  const { logger } = p.deps;
+  p.metrics.signalsEmitted?.inc({ city: signal.city });
+  observeStages(p, signal);
+  logger.info('signal', {
+    city: signal.city,
+    seq: signal.seq,
+    targetDate: signal.targetDate,
+    from: signal.old.bucket,
+    to: signal.new.bucket,
+  });
+  try {
+    p.deps.onSignalCommitted?.(signal);
+  } catch (err) {
+    logger.error('onSignalCommitted failed', { city: signal.city, err });
+  }
+}
+
+/** The signal's steps into /metrics, the same figures GET /v1/stats/latency reads from the rows. */
+function observeStages(p: PollerParts, signal: SignalPublic): void {
+  const h = p.metrics.stageSeconds;
+  if (!h) return;
+  const d = stageDurations(latencyRowOf(signal));
+  for (const stage of LATENCY_STAGES) {
+    const v = d[stage];
+    // The metric's label is the stage in snake case: reportToStored -> report_to_stored.
+    const label = stage.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: label });
   }
 }

@@ -17,9 +17,12 @@ test('doubles from the base, capped, finite however long the streak', () => {
 test('the poller waits by the same formula, or the upstream Retry-After if longer (capped)', () => {
   const b = createPollHealth(createCatalog(), 1_000, 10_000);
   assert.deepEqual(
-    [1, 2, 3, 4, 5].map(() => b.fail('nyc', 0, new Error('x')).retryAtMs),
+    [1, 2, 3, 4, 5].map(() => b.fail('nyc', 0, { err: new Error('x'), error: 'x' }).retryAtMs),
     [1_000, 2_000, 4_000, 8_000, 10_000],
   );
-  b.ok('nyc');
-  assert.equal(b.fail('nyc', 0, new UpstreamError('metar', 'slow down', { retryAfterMs: 7_000 })).retryAtMs, 7_000);
+  b.ok('nyc', 0);
+  assert.equal(
+    b.fail('nyc', 0, { err: new UpstreamError('metar', 'slow down', { retryAfterMs: 7_000 }), error: 'x' }).retryAtMs,
+    7_000,
+  );
 });
