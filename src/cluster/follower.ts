@@ -1,7 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
-import type { Applier, StreamMessage } from './applier.ts';
 import { linkLoop, type NatsLink } from './nats-link.ts';
-import { HEARTBEAT_SUBJECT, STREAM, type Change, type Heartbeat } from './tables.ts';
+import { HEARTBEAT_SUBJECT, STREAM, type Applier, type Change, type Heartbeat, type StreamMessage } from './tables.ts';
 
 /**
  * An ordered consumer started after the last sequence the reader's file holds, so any failure

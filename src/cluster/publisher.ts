@@ -1,7 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
 import { linkLoop, type NatsLink } from './nats-link.ts';
-import type { ReplicationOutbox } from './outbox.ts';
-import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat } from './tables.ts';
+import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat, type ReplicationOutbox } from './tables.ts';
 
 /**
  * Drains `replication_outbox` in id order, at least once (the msg id is the outbox id, so JetStream

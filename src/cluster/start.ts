@@ -1,16 +1,16 @@
+import { hash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../db/open.ts';
 import type { CrossNodeUses } from '../db/single-use.ts';
 import type { AppEnv } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
+import { replicaLagging } from '../lib/api-errors.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
-import { createApplier } from './applier.ts';
 import { startFollower } from './follower.ts';
-import { createNatsLink } from './nats-link.ts';
-import { createReplicationOutbox } from './outbox.ts';
+import { createNatsLink, type NatsLink } from './nats-link.ts';
 import { startPublisher } from './publisher.ts';
 import { readNodeMiddleware } from './read-node.ts';
-import { createCrossNodeUses } from './single-use-guard.ts';
+import { createApplier, createReplicationOutbox } from './tables.ts';
 
 /** A primary's publisher, or a reader's follower and forwarding; on both the single-use check across nodes. */
 export type ClusterSettings = {
@@ -47,7 +47,7 @@ export function startCluster(
     outbox.startRecording();
     const publisher = startPublisher({ link, outbox, logger, now: deps.now });
     return {
-      crossNode: createCrossNodeUses(link, { whenDown: 'local' }),
+      crossNode: crossNodeUses(link, 'local'),
       health: () => ({ role: 'primary', stream, ...publisher.status() }),
       wake: () => publisher.wake(),
       stop: stopWith(publisher),
@@ -63,7 +63,7 @@ export function startCluster(
       maxLagMs: config.READ_MAX_LAG_MS,
       lagMs: follower.lagMs,
     }),
-    crossNode: createCrossNodeUses(link, { whenDown: 'refuse' }),
+    crossNode: crossNodeUses(link, 'refuse'),
     health: () => {
       const lag = follower.lagMs();
       const fresh = lag !== null && lag <= config.READ_MAX_LAG_MS;
@@ -71,6 +71,31 @@ export function startCluster(
     },
     wake: () => {},
     stop: stopWith(follower),
+  };
+}
+
+/**
+ * A create-only write to the key-value bucket succeeds on exactly one node. When NATS cannot be
+ * asked, the primary answers as the single node it then is (`'local'`: its own table decides) and
+ * a reader refuses (`'refuse'`): it cannot know whether another node took the same nonce.
+ */
+function crossNodeUses(link: NatsLink, whenDown: 'local' | 'refuse'): CrossNodeUses {
+  const down = (): boolean => {
+    if (whenDown === 'refuse') throw replicaLagging(1, null);
+    return true;
+  };
+  return {
+    async claim(table, key) {
+      const kv = link.current()?.singleUse;
+      if (!kv) return down();
+      try {
+        await kv.create(`${table}.${hash('sha256', key, 'hex')}`, '');
+        return true;
+      } catch (err) {
+        if (/wrong last sequence|key exists/i.test((err as Error).message)) return false;
+        return down();
+      }
+    },
   };
 }
 

@@ -11,7 +11,7 @@ type SingleUseTable<Use> = {
   agedBy: { column: keyof Use & string; unit: 's' | 'ms' };
 };
 
-/** Across read nodes (cluster/single-use-guard.ts): false when another node used the key; throws when it cannot tell. */
+/** Across read nodes (cluster/start.ts): false when another node used the key; throws when it cannot tell. */
 export type CrossNodeUses = { claim(table: string, key: string): Promise<boolean> };
 
 export function createSingleUse<Use extends Record<string, string | number>>(

@@ -21,24 +21,18 @@ import type { Db } from '../db/open.ts';
  */
 
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
-  const d: Deps = {
-    ...deps,
-    probe: deps.probe ?? (async (url, timeoutMs) => (await httpRequest({ upstream: 'doctor', url, timeoutMs })).status),
-    rpcChainId: deps.rpcChainId ?? defaultRpcChainId,
-    timeoutMs: deps.timeoutMs ?? 5000,
-  };
   const checks: Check[] = [];
   for (const check of [
     configChecks,
     databaseChecks,
-    async () => [{ name: 'replica', ...(await replicaCheck(d.config, d.dbPath)) }],
-    async () => [{ name: 'read nodes', ...(await clusterCheck(d)) }],
+    async () => [{ name: 'replica', ...(await replicaCheck(deps.config, deps.dbPath)) }],
+    async () => [{ name: 'read nodes', ...(await clusterCheck({ ...deps, timeoutMs: TIMEOUT_MS })) }],
     sanctionsChecks,
     upstreamChecks,
     facilitatorChecks,
     rpcChecks,
   ])
-    checks.push(...(await check(d)));
+    checks.push(...(await check(deps)));
   return checks.map((c) => ({ ...c, detail: redact(c.detail, deps.config) }));
 }
 
@@ -72,17 +66,13 @@ type DoctorDeps = {
   /** Read-only, so a database older than the binary is reported, never migrated; called only when the file exists. */
   openDb(): Db;
   dbPath: string;
-  timeoutMs?: number;
-  probe?: (url: string, timeoutMs: number) => Promise<number>;
-  /** eth_chainId of RPC_URL (a read; moves nothing). */
-  rpcChainId?: (url: string, timeoutMs: number) => Promise<number>;
 };
 
-type Deps = Required<DoctorDeps>;
+const TIMEOUT_MS = 5_000;
 
 const line = (name: string, status: Check['status'], detail: string): Check => ({ name, status, detail });
 
-function configChecks({ config }: Deps): Check[] {
+function configChecks({ config }: DoctorDeps): Check[] {
   const wallet = `${payTo(config)}`;
   const listens = `serve listens on ${hostPort(config.HOST, config.PORT)} (HOST, PORT)`;
   return [
@@ -93,43 +83,40 @@ function configChecks({ config }: Deps): Check[] {
   ];
 }
 
-function databaseChecks(deps: Deps): Check[] {
-  const lines: Check[] = [];
+function databaseChecks({ dbPath, openDb }: DoctorDeps): Check[] {
+  if (!existsSync(dbPath))
+    return [line('database', 'warn', `${dbPath} does not exist yet; serve or migrate creates it`)];
   try {
-    if (!existsSync(deps.dbPath))
-      return [line('database', 'warn', `${deps.dbPath} does not exist yet; serve or migrate creates it`)];
-    const db = deps.openDb();
+    const db = openDb();
     try {
       const integrity = db.pragma('quick_check', { simple: true });
       const version = schemaVersion(db);
       const mode = db.pragma('journal_mode', { simple: true });
-      const detail = `${deps.dbPath}: quick_check ${String(integrity)}, schema v${version}/${SCHEMA_VERSION}, journal ${String(mode)}`;
+      const detail = `${dbPath}: quick_check ${String(integrity)}, schema v${version}/${SCHEMA_VERSION}, journal ${String(mode)}`;
       if (integrity !== 'ok' || mode !== 'wal' || version > SCHEMA_VERSION)
-        lines.push(line('database', 'fail', `${detail}${version > SCHEMA_VERSION ? ' (newer than this binary)' : ''}`));
-      else if (version < SCHEMA_VERSION)
-        lines.push(
+        return [line('database', 'fail', `${detail}${version > SCHEMA_VERSION ? ' (newer than this binary)' : ''}`)];
+      if (version < SCHEMA_VERSION)
+        return [
           line(
             'database',
             'warn',
             `${detail}: older than this binary, not migrated; back it up (isocast backup <file>), then run isocast migrate`,
           ),
-        );
-      else
-        lines.push(
-          line('database', 'ok', detail),
-          { name: 'resolution rules', ...resolutionCheck(db, Date.now()) },
-          { name: 'discovered events', ...discoveryCheck(db) },
-        );
+        ];
+      return [
+        line('database', 'ok', detail),
+        { name: 'resolution rules', ...resolutionCheck(db, Date.now()) },
+        { name: 'discovered events', ...discoveryCheck(db) },
+      ];
     } finally {
       db.close();
     }
   } catch (err) {
-    lines.push(line('database', 'fail', `${deps.dbPath}: ${(err as Error).message}`));
+    return [line('database', 'fail', `${dbPath}: ${(err as Error).message}`)];
   }
-  return lines;
 }
 
-function sanctionsChecks({ config }: Deps): Check[] {
+function sanctionsChecks({ config }: DoctorDeps): Check[] {
   const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   const st = list.status();
   const missing = config.OFAC_REQUIRED ? 'fail' : 'warn';
@@ -151,7 +138,7 @@ function sanctionsChecks({ config }: Deps): Check[] {
 }
 
 /** Each upstream probed at once; lines in the order the answers come. */
-async function upstreamChecks({ config, probe, timeoutMs }: Deps): Promise<Check[]> {
+async function upstreamChecks({ config }: DoctorDeps): Promise<Check[]> {
   const upstreams: [string, string | undefined, boolean][] = [
     ['market (gamma)', config.GAMMA_URL, config.FEED === 'live'],
     ['odds (clob)', config.CLOB_URL, config.FEED === 'live'],
@@ -173,7 +160,7 @@ async function upstreamChecks({ config, probe, timeoutMs }: Deps): Promise<Check
         return;
       }
       try {
-        const status = await probe(url, timeoutMs);
+        const { status } = await httpRequest({ upstream: 'doctor', url, timeoutMs: TIMEOUT_MS });
         lines.push(line(name, status < 500 ? 'ok' : 'warn', `${url} answered HTTP ${status}`));
       } catch (err) {
         lines.push(line(name, 'fail', `${url} unreachable: ${(err as Error).message}`));
@@ -184,18 +171,16 @@ async function upstreamChecks({ config, probe, timeoutMs }: Deps): Promise<Check
 }
 
 /** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
-async function facilitatorChecks({ config }: Deps): Promise<Check[]> {
+async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
   if (!facilitatorInUse(config)) return [];
-  let each: { name: string; result: SupportedResult }[];
   const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
   const settler = settlerFromConfig(config) as FailoverSettler;
-  try {
-    each = await settler.supportedEach();
-  } catch (err) {
-    return [line('facilitator', 'fail', `${redactUrl(config.FACILITATOR_URL!)} unusable: ${(err as Error).message}`)];
-  } finally {
-    settler.close?.();
-  }
+  const each = await settler
+    .supportedEach()
+    .catch((err: Error) => err)
+    .finally(() => settler.close?.());
+  if (each instanceof Error)
+    return [line('facilitator', 'fail', `${redactUrl(config.FACILITATOR_URL!)} unusable: ${each.message}`)];
   // One line each: a payment skips one that is down for the next (payments/settlers/failover.ts).
   const auth = config.CDP_API_KEY_ID ? ' (CDP JWT auth)' : '';
   return each.map(({ name, result }, i) =>
@@ -210,10 +195,10 @@ async function facilitatorChecks({ config }: Deps): Promise<Check[]> {
  * Every settler resolves an in-doubt settlement through the token contract on RPC_URL: it must
  * answer JSON-RPC for Base (8453), not merely HTTP.
  */
-async function rpcChecks({ config, rpcChainId, timeoutMs }: Deps): Promise<Check[]> {
+async function rpcChecks({ config }: DoctorDeps): Promise<Check[]> {
   if (config.PAYMENT_MODE !== 'live')
     return config.RPC_URL ? [line('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`)] : [];
-  const id = await rpcChainId(config.RPC_URL!, timeoutMs).catch((err: Error) => err);
+  const id = await rpcChainId(config.RPC_URL!).catch((err: Error) => err);
   if (id instanceof Error)
     return [line('rpc', 'fail', `${config.RPC_URL} unusable: ${id.message}; in-doubt settlements cannot be resolved`)];
   const base = id === 8453;
@@ -248,13 +233,14 @@ function facilitatorCheck(who: string, r: SupportedResult, others: number): [Che
   ];
 }
 
-async function defaultRpcChainId(url: string, timeoutMs: number): Promise<number> {
+/** eth_chainId of RPC_URL (a read; moves nothing). */
+async function rpcChainId(url: string): Promise<number> {
   const res = await httpRequest({
     upstream: 'rpc',
     url,
     method: 'POST',
     body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
-    timeoutMs,
+    timeoutMs: TIMEOUT_MS,
   });
   const result = (res.json as { result?: unknown } | undefined)?.result;
   if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))

@@ -85,7 +85,6 @@ test('doctor reports each check, probing only the upstreams the mode uses', asyn
     config,
     openDb: () => openReadOnly(join(dir, 'isocast.db')),
     dbPath: join(dir, 'isocast.db'),
-    timeoutMs: 2000,
   });
   const by = Object.fromEntries(checks.map((c) => [c.name, c]));
   assert.equal(by.database!.status, 'ok', by.database!.detail);

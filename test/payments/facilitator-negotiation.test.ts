@@ -168,6 +168,9 @@ test('a facilitator listing neither kind: doctor fails it and serve start refuse
     FACILITATOR_URL: fac.url,
     OFAC_REQUIRED: 'false',
     RPC_URL: 'http://127.0.0.1:9',
+    GAMMA_URL: 'http://127.0.0.1:9',
+    CLOB_URL: 'http://127.0.0.1:9',
+    METAR_URL: 'http://127.0.0.1:9',
   });
   await assert.rejects(paymentBackends(config), (err: unknown) => {
     assert.ok(err instanceof ConfigError);
@@ -182,9 +185,6 @@ test('a facilitator listing neither kind: doctor fails it and serve start refuse
       throw new Error('no database in this test');
     },
     dbPath: '/nonexistent/isocast.db',
-    probe: async () => 200,
-    rpcChainId: async () => 8453,
-    timeoutMs: 2_000,
   });
   const check = checks.find((c) => c.name === 'facilitator')!;
   assert.equal(check.status, 'fail');
@@ -192,9 +192,9 @@ test('a facilitator listing neither kind: doctor fails it and serve start refuse
   assert.equal(checks.filter((c) => c.name === 'facilitator').length, 1);
 
   fac.supported = V2_AND_V1;
-  const ok = (
-    await runDoctor({ config, openDb: () => ({}) as never, dbPath: '/nonexistent/x.db', rpcChainId: async () => 8453 })
-  ).find((c) => c.name === 'facilitator')!;
+  const ok = (await runDoctor({ config, openDb: () => ({}) as never, dbPath: '/nonexistent/x.db' })).find(
+    (c) => c.name === 'facilitator',
+  )!;
   assert.equal(ok.status, 'ok');
   assert.match(ok.detail, /sends v2 exact eip155:8453 \(lists v2 exact eip155:8453, v1 exact base\)$/);
 });
