@@ -4,11 +4,10 @@ import { serveStaticPage } from '../lib/static-page.ts';
 import { once } from '../lib/once.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
-import { signalSchema } from '../signals/schemas.ts';
 import { buildOpenApi } from './openapi.ts';
 import { agentCard, discoveryIndex, x402Manifest } from './manifests.ts';
 import { llmsFullTxt, llmsTxt, llmsWeatherSignals, robotsTxt, sitemapXml } from './llms.ts';
-import { type DiscoveryDeps, type Offer, offerOf, paymentInfo } from './offer.ts';
+import { type DiscoveryDeps, type Offer, offerOf } from './offer.ts';
 import { AssetParams, documentSchemas } from './schemas.ts';
 
 /** Spec 4.1's discovery addresses; each document is built once, on first request. */
@@ -26,13 +25,7 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   serveStaticPage(app, { path: '/api', name: 'api', headers: CACHE });
   const offer = once(() => offerOf(d));
-  const openapi = once(() =>
-    buildOpenApi(d.docs, {
-      ...d,
-      namedSchemas: [signalSchema()],
-      paymentInfo: (doc) => paymentInfo(offer(), doc),
-    }),
-  );
+  const openapi = once(() => buildOpenApi(offer()));
   const manifest = once(() => x402Manifest(offer()));
   const json: [string, () => object][] = [
     ['/discovery', once(() => discoveryIndex(offer()))],
