@@ -98,11 +98,9 @@ ${link('Sitemap', DOCUMENT_PATHS.sitemap, 'every public document')}
 
 function describeParams(given: RouteDoc['query']): string[] {
   if (!given) return [];
-  return Object.entries(built(given).shape).map(([name, s]) => {
-    const t = s as { description?: string; isOptional?: () => boolean };
-    const optional = typeof t.isOptional === 'function' && t.isOptional();
-    return `\`${name}\`${optional ? ' (optional)' : ''}${t.description ? `: ${t.description}` : ''}`;
-  });
+  return Object.entries(built(given).shape).map(
+    ([name, s]) => `\`${name}\`${s.isOptional() ? ' (optional)' : ''}${s.description ? `: ${s.description}` : ''}`,
+  );
 }
 
 function endpointReference(o: Offer): string {

@@ -14,8 +14,8 @@ export type DiscoveryDeps = {
   apiVersion: string;
   disclaimer: string;
   paymentMode: 'mock' | 'live';
-  /** V2_NONCE: whether PAYMENT-SIGNATURE takes any nonce (the standard exact scheme); default any. */
-  v2Nonce?: 'any' | 'bound';
+  /** V2_NONCE: whether PAYMENT-SIGNATURE takes any nonce (the standard exact scheme). */
+  v2Nonce: 'any' | 'bound';
   /** Settlement wallet; null only in a misconfigured live mode (which refuses to start). */
   payTo: string | null;
   usdc: string;
@@ -28,14 +28,9 @@ export const SERVICE_SUMMARY =
   'Bucket-crossing signals on daily-high temperature prediction markets, sold per city in prepaid bundles over x402 (USDC on Base).';
 export const DEFAULT_BUNDLE = 20;
 
-/**
- * The facts every discovery document states, in one place: the documents differ only in how they
- * say it, so they cannot disagree with each other or with the 402 challenge. `url`: the absolute
- * URL of a documented path (`{param}` templates stay as written).
- */
+/** The facts every discovery document states, in one place, so they cannot disagree with each other or the 402. */
 export function offerOf(d: DiscoveryDeps) {
   const url = (path: string) => d.baseUrl + path;
-  // The public tier list (as GET /v1/signals/meta gives it) plus each tier's total as a price string.
   const tiers = tiersPublic().map((t, i) => ({ ...t, price: formatUsdPrice(TIERS[i]!.unitMicro * t.minCount) }));
   return {
     ...d,
@@ -44,7 +39,7 @@ export function offerOf(d: DiscoveryDeps) {
     // streams: served and sold like cities, listed apart (GET /v1/cities?kind=low).
     high: d.cities.filter((c) => c.kind !== 'low'),
     low: d.cities.filter((c) => c.kind === 'low'),
-    anyNonce: (d.v2Nonce ?? 'any') === 'any',
+    anyNonce: d.v2Nonce === 'any',
     tiers,
     from: tiers[0]!,
     pricing: {
@@ -81,11 +76,7 @@ export const isPaid = (doc: RouteDoc): boolean => access(doc).startsWith('paid')
 /** A numbered Markdown list, so agents can follow the steps literally. */
 export const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join('\n');
 
-/**
- * x402 `accepts` entries for a paid route, one per tier at its minimum count: the same fields the
- * 402 challenge carries, except the binding salt, which the server derives per request and
- * serves only in the challenge itself.
- */
+/** x402 `accepts` of a paid route, one per tier minimum: the 402's fields but the salt, which is served per request. */
 export function acceptsFor(o: Offer, path: string) {
   if (!o.payTo) return [];
   return TIERS.map((t) =>
@@ -131,7 +122,6 @@ export function paymentInfo(o: Offer, doc: RouteDoc) {
 
 type Url = (path: string) => string;
 
-/** The payment recipe every text document repeats; numbered so agents can follow it literally. */
 function paymentSteps(url: Url): string[] {
   return [
     `Pick a city slug from ${url('/v1/cities')} and a bundle size count (integer, at least ${MIN_COUNT}; total at least ${formatUsdPrice(MIN_SPEND_MICRO)}).`,

@@ -1,18 +1,12 @@
-import type { z } from 'zod';
 import { built, type RouteDoc } from '../lib/route-doc.ts';
 import { toOpenApiSchema, type Components, type JsonSchema } from '../lib/json-schema.ts';
-import type { DiscoveryDeps } from './offer.ts';
+import { signalSchema } from '../signals/schemas.ts';
+import { type Offer, paymentInfo } from './offer.ts';
 
 /**
  * The OpenAPI 3.1 document, from the routers' RouteDoc lists. The disclaimer is `x-disclaimer`:
  * OpenAPI forbids other root fields, so a root `disclaimer` would make the document invalid.
  */
-type OpenApiInfo = Pick<DiscoveryDeps, 'baseUrl' | 'termsUrl' | 'apiVersion' | 'disclaimer'> & {
-  /** Named schemas that must be components even where no route references them directly. */
-  namedSchemas?: z.ZodType[];
-  /** `x-payment-info` of a paid operation (offer.ts paymentInfo), null for a free one. */
-  paymentInfo?: (doc: RouteDoc) => JsonSchema | null;
-};
 
 export const SECURITY_SCHEMES = {
   x402: {
@@ -108,8 +102,8 @@ function responses(doc: RouteDoc, components: Components): Record<string, JsonSc
   return out;
 }
 
-function operation(doc: RouteDoc, components: Components, info: OpenApiInfo): JsonSchema {
-  const payment = info.paymentInfo?.(doc) ?? null;
+function operation(doc: RouteDoc, components: Components, o: Offer): JsonSchema {
+  const payment = paymentInfo(o, doc);
   const params = [...parameters('path', doc.params, components), ...parameters('query', doc.query, components)];
   const body = doc.body && toOpenApiSchema(built(doc.body), 'input', components);
   return {
@@ -126,27 +120,28 @@ function operation(doc: RouteDoc, components: Components, info: OpenApiInfo): Js
   };
 }
 
-export function buildOpenApi(docs: readonly RouteDoc[], info: OpenApiInfo): JsonSchema {
+export function buildOpenApi(o: Offer): JsonSchema {
   const components: Components = new Map();
-  for (const s of info.namedSchemas ?? []) toOpenApiSchema(s, 'output', components);
+  // The signal is a component even where no route's schema names it.
+  toOpenApiSchema(signalSchema(), 'output', components);
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const doc of docs) paths[doc.path] = { ...paths[doc.path], [doc.method]: operation(doc, components, info) };
-  const usedTags = new Set(docs.flatMap((d) => d.tags));
+  for (const doc of o.docs) paths[doc.path] = { ...paths[doc.path], [doc.method]: operation(doc, components, o) };
+  const usedTags = new Set(o.docs.flatMap((d) => d.tags));
   return {
     openapi: '3.1.0',
     info: {
       title: 'isocast',
-      version: info.apiVersion,
+      version: o.apiVersion,
       summary: 'Bucket-crossing signals on daily-high temperature prediction markets, sold per bundle over x402',
       description:
         "isocast emits exactly one signal each time a city's observed daily-high temperature crosses into a new " +
         'market bucket, with live odds for every bucket. Signals are sold as prepaid per-city bundles paid with x402 ' +
         '(USDC EIP-3009 authorizations on Base, eip155:8453); read them with the receipt token. Guides: ' +
-        `${info.baseUrl}/llms.txt and ${info.baseUrl}/api.\n\n${info.disclaimer}`,
-      termsOfService: info.termsUrl,
-      license: { name: "Signals licensed for the buyer's own use; no resale or redistribution", url: info.termsUrl },
+        `${o.baseUrl}/llms.txt and ${o.baseUrl}/api.\n\n${o.disclaimer}`,
+      termsOfService: o.termsUrl,
+      license: { name: "Signals licensed for the buyer's own use; no resale or redistribution", url: o.termsUrl },
     },
-    servers: [{ url: info.baseUrl }],
+    servers: [{ url: o.baseUrl }],
     tags: Object.entries(TAGS)
       .filter(([name]) => usedTags.has(name))
       .map(([name, description]) => ({ name, description })),
@@ -155,6 +150,6 @@ export function buildOpenApi(docs: readonly RouteDoc[], info: OpenApiInfo): Json
       schemas: Object.fromEntries([...components].sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: SECURITY_SCHEMES,
     },
-    'x-disclaimer': info.disclaimer,
+    'x-disclaimer': o.disclaimer,
   };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { testApp } from '../helpers/app.ts';
 import { ROUTE_DOCS } from '../../src/app.ts';
-import { buildOpenApi } from '../../src/discovery/openapi.ts';
+import { type Components, toOpenApiSchema } from '../../src/lib/json-schema.ts';
 import { z } from 'zod';
 
 type Doc = {
@@ -193,46 +193,25 @@ test('security schemes, the named signal schema and parameters', async (t) => {
 
 test('input and output variants of one named schema become two components', () => {
   const Thing = z.object({ n: z.number().default(1) }).meta({ id: 'Thing' });
-  const doc = buildOpenApi(
-    [
-      {
-        method: 'post',
-        path: '/t',
-        summary: 's',
-        tags: [],
-        body: Thing,
-        responses: { 200: { description: 'ok', schema: Thing } },
-      },
-    ],
-    { baseUrl: 'http://x', termsUrl: 'http://x/t', apiVersion: '1.0.0', disclaimer: 'd' },
-  ) as any;
-  assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['Thing', 'ThingInput']);
-  assert.deepEqual(doc.components.schemas.Thing.required, ['n']);
-  assert.equal(doc.components.schemas.ThingInput.required, undefined);
+  const components: Components = new Map();
+  toOpenApiSchema(Thing, 'input', components);
+  toOpenApiSchema(Thing, 'output', components);
+  const schemas = Object.fromEntries(components) as any;
+  assert.deepEqual(Object.keys(schemas).sort(), ['Thing', 'ThingInput']);
+  assert.deepEqual(schemas.Thing.required, ['n']);
+  assert.equal(schemas.ThingInput.required, undefined);
 });
 
 test('a schema whose nested part differs on input is renamed with it', () => {
   const Inner = z.object({ n: z.number().default(1) }).meta({ id: 'Inner' });
   const Outer = z.object({ inner: Inner }).meta({ id: 'Outer' });
-  const doc = buildOpenApi(
-    [
-      {
-        method: 'post',
-        path: '/t',
-        summary: 's',
-        tags: [],
-        body: Outer,
-        responses: { 200: { description: 'ok', schema: Outer } },
-      },
-    ],
-    { baseUrl: 'http://x', termsUrl: 'http://x/t', apiVersion: '1.0.0', disclaimer: 'd' },
-  ) as any;
-  assert.equal(doc.components.schemas.Outer.properties.inner.$ref, '#/components/schemas/Inner');
-  assert.equal(doc.components.schemas.OuterInput.properties.inner.$ref, '#/components/schemas/InnerInput');
-  assert.equal(
-    doc.paths['/t'].post.requestBody.content['application/json'].schema.$ref,
-    '#/components/schemas/OuterInput',
-  );
+  const components: Components = new Map();
+  const body = toOpenApiSchema(Outer, 'input', components);
+  toOpenApiSchema(Outer, 'output', components);
+  const schemas = Object.fromEntries(components) as any;
+  assert.equal(schemas.Outer.properties.inner.$ref, '#/components/schemas/Inner');
+  assert.equal(schemas.OuterInput.properties.inner.$ref, '#/components/schemas/InnerInput');
+  assert.equal(body.$ref, '#/components/schemas/OuterInput');
 });
 
 test('a 402 documents both the challenge and the failure body', async (t) => {
