@@ -1,13 +1,10 @@
 import type { MarketKind } from '../lib/temperature.ts';
 
 /**
- * Event slugs of the daily-temperature markets. Two forms are live: older events have no year
+ * Event slugs of the daily-temperature markets: older events have no year
  * (`highest-temperature-in-nyc-on-december-30`), newer ones end in `-YYYY`
- * (`highest-temperature-in-ankara-on-august-20-2026`). The month is spelt out, the day unpadded.
- * Daily-low events read `lowest-temperature-in-<token>-on-...`
- * (`lowest-temperature-in-nyc-on-june-4-2026`).
+ * (`lowest-temperature-in-nyc-on-june-4-2026`, a daily low). Months spelt out, days unpadded.
  */
-/** Month names as event slugs spell them. */
 export const MONTHS: readonly string[] =
   'january february march april may june july august september october november december'.split(' ');
 
