@@ -110,13 +110,13 @@ export function citySelection(raw: string): CitySelection {
 }
 
 /** A problem with a CITIES value, or null: every listed slug must be a known city row. */
-export function citiesProblem(raw: string, rows: readonly CityRecord[] = CITY_ROWS): string | null {
+export function citiesProblem(raw: string): string | null {
   const sel = citySelection(raw);
   if (sel.mode !== 'list') return null;
   if (sel.slugs.length === 0) return 'must be spec, all, or a comma-separated list of city slugs';
-  const known = new Set(rows.map((r) => r.slug));
+  const known = new Set(CITY_ROWS.map((r) => r.slug));
   const unknown = sel.slugs.filter((s) => !known.has(s));
-  const examples = rows.slice(0, 3).map((r) => r.slug);
+  const examples = CITY_ROWS.slice(0, 3).map((r) => r.slug);
   return unknown.length === 0
     ? null
     : `unknown city ${unknown.join(', ')} (known: spec, all, or slugs such as ${examples.join(', ')}; \`isocast help config\`)`;

@@ -8,11 +8,7 @@ import type { MarketKind } from '../lib/temperature.ts';
 export const MONTHS: readonly string[] =
   'january february march april may june july august september october november december'.split(' ');
 
-export function eventSlugs(
-  marketToken: string,
-  date: string,
-  kind: MarketKind = 'high',
-): { withYear: string; withoutYear: string } {
+export function eventSlugs(marketToken: string, date: string, kind: MarketKind = 'high') {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   const withoutYear = `${EVENT_PREFIX[kind]}-${marketToken}-on-${MONTHS[m - 1]}-${d}`;
   return { withYear: `${withoutYear}-${y}`, withoutYear };

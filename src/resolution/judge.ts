@@ -10,12 +10,11 @@ export type ObservableSource = 'wu' | 'noaa' | 'hko';
 
 export type Verdict = { status: 'ok'; observe: ObservableSource } | { status: 'paused'; reason: string };
 
-const LABEL: Record<ResolutionRule['source'], string> = {
+const LABEL: Record<Exclude<ResolutionRule['source'], 'unknown'>, string> = {
   wu: 'Weather Underground',
   noaa: 'NOAA',
   hko: 'the Hong Kong Observatory',
   cwa: "Taipei's Central Weather Administration",
-  unknown: 'an unknown source',
 };
 
 /** The rule's station when it is an ICAO code (hko and cwa rules name a page instead). */
