@@ -3,8 +3,7 @@ import { inlineSchema, type JsonSchema } from '../lib/json-schema.ts';
 import { microToUsd } from '../lib/money.ts';
 import { once } from '../lib/once.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
-import { SYNTHETIC_SAMPLE } from '../signals/synthetic-sample.ts';
-import { signalSchema, SignalProvenance } from '../signals/schemas.ts';
+import { signalSchema, SignalProvenance, SYNTHETIC_SAMPLE } from '../signals/schemas.ts';
 import { disclaimerText } from '../terms/terms.ts';
 import { paymentSchemas } from './schemas.ts';
 

@@ -23,7 +23,7 @@ const CWA_REASON =
 
 export function decideDiscovered(
   events: readonly DiscoveredEvent[],
-  catalog: Pick<Catalog, 'all' | 'get' | 'wants' | 'selection' | 'kinds'>,
+  catalog: Pick<Catalog, 'all' | 'wants' | 'selection' | 'kinds'>,
   canObserve: (source: ObservableSource) => boolean,
 ): DiscoveryVerdict[] {
   // Tokens and stations are the cities' (their daily-high rows); a low stream is derived from its city's record.

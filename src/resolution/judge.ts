@@ -21,9 +21,7 @@ const LABEL: Record<Exclude<ResolutionRule['source'], 'unknown'>, string> = {
 export const icaoOf = (station: string | null): string | null =>
   station && /^[A-Z0-9]{4}$/.test(station) ? station : null;
 
-export function describeRule(
-  rule: Pick<ResolutionRule, 'source' | 'station' | 'unit' | 'precision'> & Partial<Pick<ResolutionRule, 'kind'>>,
-): string {
+export function describeRule(rule: Pick<ResolutionRule, 'source' | 'station' | 'unit' | 'precision' | 'kind'>): string {
   if (rule.source === 'unknown') return 'unknown rule';
   const station = icaoOf(rule.station) ? ` ${rule.station}` : '';
   const prec = rule.precision === 0.1 ? ', 0.1°' : '';
