@@ -55,10 +55,7 @@ export function dailyHighReading(observations: readonly Observation[], day: Read
 }
 
 /** The day's reading and the first report in the day that showed it (later equal reports do not move it). */
-export function dailyHighReport(
-  observations: readonly Observation[],
-  day: ReadingDay,
-): { reading: number; reportedAtMs: number; report: Observation } | null {
+export function dailyHighReport(observations: readonly Observation[], day: ReadingDay) {
   const reading = dailyHighReading(observations, day);
   if (reading === null) return null;
   // dailyHighReading found a report with this reading, so the list is not empty; ties keep the earlier in the list.

@@ -34,17 +34,13 @@ function normalise(label: string): string {
     .replace(/\s+/g, ' ');
 }
 
-function unitOf(s: string): TempUnit {
-  return s.toUpperCase() === 'F' ? 'F' : 'C';
-}
-
 export function parseLabel(label: string): BucketRange | null {
   const s = normalise(label);
   for (const [shape, bounds] of SHAPES) {
     const m = shape.exec(s);
     if (!m) continue;
     const [lo, hi] = bounds(m);
-    return lo <= hi ? { label, lo, hi, unit: unitOf(m.at(-1)!) } : null;
+    return lo <= hi ? { label, lo, hi, unit: m.at(-1)!.toUpperCase() === 'F' ? 'F' : 'C' } : null;
   }
   return null;
 }

@@ -69,17 +69,6 @@ export function createCatalog(
   let active: CityRecord[] = streams.filter((r) => r.active && (listed === null || listed.has(cityOf(r))));
   let all: CityRecord[] = [...streams];
   const bySlug = new Map(active.map((r) => [r.slug, r]));
-  const serveOne = (city: CityRecord): boolean => {
-    if (bySlug.has(city.slug)) return false;
-    const served = { ...city, active: true };
-    bySlug.set(city.slug, served);
-    // New arrays: a reader holding the previous list keeps a consistent snapshot.
-    active = [...active, served];
-    all = all.some((r) => r.slug === city.slug)
-      ? all.map((r) => (r.slug === city.slug ? served : r))
-      : [...all, served];
-    return true;
-  };
   return {
     /** Every known row: the catalog's and any city discovery added. */
     get all(): readonly CityRecord[] {
@@ -97,7 +86,17 @@ export function createCatalog(
     /** Whether the selection lets this city (a city's slug, not a `-low` stream's) be served once its rule is discovered. */
     wants: (slug: string) => selection.mode === 'all' || (listed?.has(slug) ?? bySlug.has(slug)),
     /** True when new. A discovered high brings no low twin: not every city with a high market runs a low one. */
-    serve: (city: CityRecord) => wantedKinds.has(kindOf(city)) && serveOne(city),
+    serve: (city: CityRecord): boolean => {
+      if (!wantedKinds.has(kindOf(city)) || bySlug.has(city.slug)) return false;
+      const served = { ...city, active: true };
+      bySlug.set(city.slug, served);
+      // New arrays: a reader holding the previous list keeps a consistent snapshot.
+      active = [...active, served];
+      all = all.some((r) => r.slug === city.slug)
+        ? all.map((r) => (r.slug === city.slug ? served : r))
+        : [...all, served];
+      return true;
+    },
   };
 }
 
@@ -110,13 +109,13 @@ export function citySelection(raw: string): CitySelection {
 }
 
 /** A problem with a CITIES value, or null: every listed slug must be a known city row. */
-export function citiesProblem(raw: string, rows: readonly CityRecord[] = CITY_ROWS): string | null {
+export function citiesProblem(raw: string): string | null {
   const sel = citySelection(raw);
   if (sel.mode !== 'list') return null;
   if (sel.slugs.length === 0) return 'must be spec, all, or a comma-separated list of city slugs';
-  const known = new Set(rows.map((r) => r.slug));
+  const known = new Set(CITY_ROWS.map((r) => r.slug));
   const unknown = sel.slugs.filter((s) => !known.has(s));
-  const examples = rows.slice(0, 3).map((r) => r.slug);
+  const examples = CITY_ROWS.slice(0, 3).map((r) => r.slug);
   return unknown.length === 0
     ? null
     : `unknown city ${unknown.join(', ')} (known: spec, all, or slugs such as ${examples.join(', ')}; \`isocast help config\`)`;

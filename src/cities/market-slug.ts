@@ -1,21 +1,14 @@
 import type { MarketKind } from '../lib/temperature.ts';
 
 /**
- * Event slugs of the daily-temperature markets. Two forms are live: older events have no year
+ * Event slugs of the daily-temperature markets: older events have no year
  * (`highest-temperature-in-nyc-on-december-30`), newer ones end in `-YYYY`
- * (`highest-temperature-in-ankara-on-august-20-2026`). The month is spelt out, the day unpadded.
- * Daily-low events read `lowest-temperature-in-<token>-on-...`
- * (`lowest-temperature-in-nyc-on-june-4-2026`).
+ * (`lowest-temperature-in-nyc-on-june-4-2026`, a daily low). Months spelt out, days unpadded.
  */
-/** Month names as event slugs spell them. */
 export const MONTHS: readonly string[] =
   'january february march april may june july august september october november december'.split(' ');
 
-export function eventSlugs(
-  marketToken: string,
-  date: string,
-  kind: MarketKind = 'high',
-): { withYear: string; withoutYear: string } {
+export function eventSlugs(marketToken: string, date: string, kind: MarketKind = 'high') {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   const withoutYear = `${EVENT_PREFIX[kind]}-${marketToken}-on-${MONTHS[m - 1]}-${d}`;
   return { withYear: `${withoutYear}-${y}`, withoutYear };

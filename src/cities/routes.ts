@@ -54,7 +54,7 @@ function resolutionPublic(rule: DayRule | null) {
  * the poller has read it (`from: market-rule`), the catalog's until then. Without a rule the
  * observatories (hko, cwa) publish tenths and floor them; the rest is Weather Underground's table.
  */
-export function marketResolution(city: CityRecord, rule: DayRule | null): MarketResolutionBody {
+function marketResolution(city: CityRecord, rule: DayRule | null): MarketResolutionBody {
   const source = city.resolutionSource;
   const kind: RuleKind = rule?.kind ?? (source === 'hko' || source === 'cwa' ? source : DEFAULT_KIND);
   return {

@@ -15,7 +15,7 @@ const RESOLUTION_EXAMPLE = {
   from: 'catalog',
 } as const;
 
-/** A market's resolution metadata (resolution/metadata.ts), with the example the OpenAPI document shows; built on first use. */
+/** A market's resolution metadata (routes.ts marketResolution), with the example the OpenAPI document shows; built on first use. */
 export const MarketResolution = once(() =>
   z
     .object({

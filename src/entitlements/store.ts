@@ -6,9 +6,7 @@ import { nextCeiling } from './ceiling.ts';
  * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.
  * delivery/outbox.ts and the receipts prune also read it (docs/architecture.md says why).
  */
-export type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
-
-type EntitlementRow = Entitlement & { wallet: string; city: string; updatedAtMs: number };
+type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
 
 export type EntitlementStore = ReturnType<typeof createEntitlementStore>;
 
@@ -49,7 +47,8 @@ export function createEntitlementStore(db: Db, signals: Pick<SignalStore, 'lates
         latestSeq: latest,
       };
     },
-    recent: (limit: number) => recent.all(limit) as EntitlementRow[],
+    recent: (limit: number) =>
+      recent.all(limit) as (Entitlement & { wallet: string; city: string; updatedAtMs: number })[],
     count: () => count.get() as number,
   };
 }

@@ -33,16 +33,11 @@ export async function fetchObservations(
   const { startMs } = localDayBounds(city.timezone, date);
   const now = clock.now();
   if (startMs > now) throw new ReplayInputError(`${date} has not begun yet in ${city.timezone}; nothing to fetch`);
+  let weather: WeatherSource;
   if (city.resolutionSource === 'hko') {
     // Past days: the Observatory's since-midnight file only holds today's running maximum.
-    const hko = createHkoWeather({ baseUrl: up.hkoUrl ?? 'https://data.weather.gov.hk', timeoutMs: up.timeoutMs });
-    const got = (await hko.observe([{ city, date }])).get(city.slug);
-    if (got instanceof Error) throw got;
-    return { source: 'hko', observations: got ?? [] };
-  }
-  let weather: WeatherSource;
-  const useWu = up.weatherSource === 'wu' && !(prefer === 'metar' && now - startMs <= METAR_REACH_MS);
-  if (useWu) {
+    weather = createHkoWeather({ baseUrl: up.hkoUrl ?? 'https://data.weather.gov.hk', timeoutMs: up.timeoutMs });
+  } else if (up.weatherSource === 'wu' && !(prefer === 'metar' && now - startMs <= METAR_REACH_MS)) {
     if (!up.wuApiKey)
       throw new ReplayInputError(
         'WEATHER_SOURCE=wu needs WU_API_KEY to fetch weather.com history (or pass --observations <file>)',
@@ -59,9 +54,10 @@ export async function fetchObservations(
     weather = createMetarWeather({ baseUrl: up.metarUrl, clock, timeoutMs: up.timeoutMs });
   }
   const got = (await weather.observe([{ city, date }])).get(city.slug);
-  if (got === undefined) throw new Error(`${weather.name} returned nothing for ${city.slug}`);
   if (got instanceof Error) throw got;
-  return { source: weather.name, observations: got };
+  // Nothing from the Observatory is an empty day (the command says why); from the others, a fault.
+  if (got === undefined && weather.name !== 'hko') throw new Error(`${weather.name} returned nothing for ${city.slug}`);
+  return { source: weather.name, observations: got ?? [] };
 }
 
 /** Both slug forms (with the year first), then again with `closed=true`: Gamma has not always returned closed events. */

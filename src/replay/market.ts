@@ -81,7 +81,7 @@ const Resolution = z.object({
 });
 
 /** Exactly one Yes price of exactly 1 (`["1", "0"]`); a lopsided live price (`"0.9995"`) is not a resolution. */
-export function resolvedBucket(raw: unknown): string | null {
+function resolvedBucket(raw: unknown): string | null {
   const parsed = Resolution.safeParse(raw);
   if (!parsed.success) return null;
   const winners = parsed.data.markets.filter((m) => {
@@ -96,10 +96,7 @@ export function resolvedBucket(raw: unknown): string | null {
 }
 
 /** Whether the catalog station's observations are what the rule resolves on; an unreadable rule only gets a note. */
-export function stationCheck(
-  rule: ResolutionRule | null,
-  city: CityRecord,
-): { refuse: string | null; note: string | null } {
+export function stationCheck(rule: ResolutionRule | null, city: CityRecord) {
   const refuse = (why: string | null) => ({ refuse: why, note: null });
   if (rule?.source === 'unknown')
     return {

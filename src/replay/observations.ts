@@ -10,10 +10,8 @@ import { ReplayInputError } from './errors.ts';
 export const OBSERVATION_FORMATS = ['wu', 'metar', 'csv'] as const;
 export type ObservationFormat = (typeof OBSERVATION_FORMATS)[number];
 
-type ParsedObservations = { format: ObservationFormat; observations: Observation[] };
-
 /** Reads `text` as `format`, or guesses: a JSON array is METAR, a JSON object is weather.com, else CSV. */
-export function parseObservationFile(text: string, city: CityRecord, format?: ObservationFormat): ParsedObservations {
+export function parseObservationFile(text: string, city: CityRecord, format?: ObservationFormat) {
   const trimmed = text.trim();
   if (trimmed === '') throw new ReplayInputError('observation file is empty');
   const json = format === 'csv' ? undefined : tryJson(trimmed);

@@ -11,8 +11,6 @@ import type { ReplayMarket } from './market.ts';
 /** One city-day replayed (pure). Signals are numbered from 1 within the day; live `seq` continues across days. */
 type ReplayReading = { reading: number; unit: TempUnit; bucket: string | null };
 
-type ReplaySignal = { seq: number; old: ReplayReading; new: ReplayReading; observedAt: string };
-
 type ReplayInput = {
   city: CityRecord;
   date: string;
@@ -36,7 +34,7 @@ export function runReplay(input: ReplayInput) {
   const sorted = [...input.observations].sort((a, b) => a.atMs - b.atMs);
   let state: DayState | null = null;
   let baseline: (ReplayReading & { observedAt: string }) | null = null;
-  const signals: ReplaySignal[] = [];
+  const signals: { seq: number; old: ReplayReading; new: ReplayReading; observedAt: string }[] = [];
   for (let i = 0; i < sorted.length; i++) {
     const atMs = sorted[i]!.atMs;
     // Reports sharing one instant (a METAR and its SPECI) arrive together, as in one poll.

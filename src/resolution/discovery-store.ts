@@ -1,7 +1,6 @@
 import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import type { Db } from '../db/open.ts';
-import type { DiscoveryVerdict } from './discover.ts';
-import { icaoOf } from './judge.ts';
+import { icaoOf, type DiscoveryVerdict } from './judge.ts';
 
 /** The last discovery run's events and verdicts (`discovered_events`, replaced whole per run). */
 export type DiscoveredRow = {

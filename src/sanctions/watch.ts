@@ -13,7 +13,7 @@ const SANCTIONS_CHECK_MS = 60_000;
 export function watchSanctionsList(
   list: SanctionsList,
   deps: { logger: Logger; clock: Clock; metrics?: Metrics; intervalMs?: number },
-): { reload(reason: string): void; check(): void; start(): void; stop(): void } {
+) {
   const { logger } = deps;
   const reloads = deps.metrics?.counter(
     'isocast_sanctions_reloads_total',
@@ -68,7 +68,6 @@ export function watchSanctionsList(
   };
   return {
     reload,
-    check,
     start: () => {
       if (!list.path || timer) return;
       timer = setInterval(check, deps.intervalMs ?? SANCTIONS_CHECK_MS);

@@ -9,17 +9,12 @@ import type { MarketKind } from '../lib/temperature.ts';
  */
 export type DayState = { high: number; bucket: string | null };
 
-type Crossing = {
-  old: { reading: number; bucket: string | null };
-  new: { reading: number; bucket: string };
-};
-
 export type Detection = {
   next: DayState;
   changed: boolean;
   /** The first reading of the day is the baseline: it sets the state and never emits. */
   baseline: boolean;
-  crossing: Crossing | null;
+  crossing: { old: { reading: number; bucket: string | null }; new: { reading: number; bucket: string } } | null;
 };
 
 type Ladder = { buckets: readonly BucketRange[]; kind?: MarketKind };

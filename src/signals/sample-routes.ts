@@ -2,8 +2,7 @@ import { Hono } from 'hono';
 import { type AppEnv, parseQuery, replyJsonText } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import type { SignalReader } from './read-store.ts';
-import { SampleQuery, SampleSignal } from './schemas.ts';
-import { SYNTHETIC_SAMPLE } from './synthetic-sample.ts';
+import { SampleQuery, SampleSignal, SYNTHETIC_SAMPLE } from './schemas.ts';
 
 /**
  * `/v1/sample`: seq 1 of a city once its latest seq is at least 2 (with one signal, seq 1 is the

@@ -4,23 +4,21 @@ import { once } from '../lib/once.ts';
 
 const OLD_ROWS = 'null on signals stored before isocast recorded it (schema version 0019)';
 
+// The two nullable shapes most fields share: an instant, and a text.
+const instantOrNull = () => z.iso.datetime().nullable();
+const textOrNull = () => z.string().nullable();
+
 /** Extensions, so a buyer can check `rawReport` and each step's lag; the Bazaar listing leaves them out. */
 export const SignalProvenance = once(() =>
   z.object({
-    channel: z
-      .string()
-      .nullable()
-      .describe(
-        'The wire the reading came over: metar-api (aviationweather.gov data API), wu (weather.com), hko (Hong Kong ' +
-          'Observatory open data), sim (the simulated feed). Signals stored before it existed carry the one their source implies',
-      ),
-    rawReport: z
-      .string()
-      .nullable()
-      .describe(
-        'The report that first showed new.reading, as the source published it (the METAR text: its RMK T group holds the ' +
-          `tenths); null for sources without report text (wu, hko, sim) and ${OLD_ROWS}`,
-      ),
+    channel: textOrNull().describe(
+      'The wire the reading came over: metar-api (aviationweather.gov data API), wu (weather.com), hko (Hong Kong ' +
+        'Observatory open data), sim (the simulated feed). Signals stored before it existed carry the one their source implies',
+    ),
+    rawReport: textOrNull().describe(
+      'The report that first showed new.reading, as the source published it (the METAR text: its RMK T group holds the ' +
+        `tenths); null for sources without report text (wu, hko, sim) and ${OLD_ROWS}`,
+    ),
     reportedValue: z
       .number()
       .nullable()
@@ -36,20 +34,14 @@ export const SignalProvenance = once(() =>
       .describe(
         `Step of reportedValue as the source gave it: 0.1 (tenths: a METAR T group, HKO) or 1 (whole degrees); ${OLD_ROWS}`,
       ),
-    availableAt: z.iso
-      .datetime()
-      .nullable()
-      .describe(
-        "The source's own time of receiving that report, where it publishes one (aviationweather.gov receiptTime); " +
-          `availableAt - reportedAt is the source's lag. null for wu, hko and sim, and ${OLD_ROWS}`,
-      ),
-    storedAt: z.iso
-      .datetime()
-      .nullable()
-      .describe(
-        'When isocast committed the signal (the row is written once, in the transaction that gives it its seq); storedAt - ' +
-          'observedAt is our own work, odds sampling included',
-      ),
+    availableAt: instantOrNull().describe(
+      "The source's own time of receiving that report, where it publishes one (aviationweather.gov receiptTime); " +
+        `availableAt - reportedAt is the source's lag. null for wu, hko and sim, and ${OLD_ROWS}`,
+    ),
+    storedAt: instantOrNull().describe(
+      'When isocast committed the signal (the row is written once, in the transaction that gives it its seq); storedAt - ' +
+        'observedAt is our own work, odds sampling included',
+    ),
   }),
 );
 
@@ -62,10 +54,7 @@ export const signalSchema = once(() => {
     .object({
       reading: z.number(),
       unit: z.string(),
-      bucket: z
-        .string()
-        .nullable()
-        .describe('`<low>-<high>°<unit>`, or `<n>°<unit> or higher` / `or below` for open ends'),
+      bucket: textOrNull().describe('`<low>-<high>°<unit>`, or `<n>°<unit> or higher` / `or below` for open ends'),
     })
     .meta({ id: 'Reading' });
 
@@ -107,10 +96,9 @@ export const signalSchema = once(() => {
           'Odds of every bucket, coldest first, at bucketsAsOf; null when the whole ladder ' +
             'could not be priced within 10 s of observedAt (the signal is not held back for odds)',
         ),
-      bucketsAsOf: z.iso
-        .datetime()
-        .nullable()
-        .describe('When the odds response arrived; at most 10 s after observedAt; null with buckets null'),
+      bucketsAsOf: instantOrNull().describe(
+        'When the odds response arrived; at most 10 s after observedAt; null with buckets null',
+      ),
       source: z
         .string()
         .describe(
@@ -125,14 +113,11 @@ export const signalSchema = once(() => {
           'When isocast received the observations that showed the crossing (the first poll that ' +
             'saw them); the signal is committed at most about 10 s later',
         ),
-      reportedAt: z.iso
-        .datetime()
-        .nullable()
-        .describe(
-          "The station's own time of the first report in the day showing new.reading " +
-            '(METAR obsTime, weather.com valid_time_gmt; simulated time with source sim). observedAt - reportedAt is the upstream ' +
-            'publication lag plus the poll wait. null only on signals stored before isocast recorded it',
-        ),
+      reportedAt: instantOrNull().describe(
+        "The station's own time of the first report in the day showing new.reading " +
+          '(METAR obsTime, weather.com valid_time_gmt; simulated time with source sim). observedAt - reportedAt is the upstream ' +
+          'publication lag plus the poll wait. null only on signals stored before isocast recorded it',
+      ),
       ...SignalProvenance().shape,
     })
     .meta({ id: 'IsocastSignalPublic' });
@@ -207,3 +192,41 @@ export const LatencyStats = once(() =>
     })
     .meta({ id: 'LatencyStats' }),
 );
+
+/** `/v1/sample`'s example when no real seq-1 signal exists (marked `synthetic: true`; its ids are made up). */
+const labels = [
+  '35°F or below',
+  ...Array.from({ length: 9 }, (_, i) => `${36 + 2 * i}-${37 + 2 * i}°F`),
+  '54°F or higher',
+];
+const yes = [0.001, 0.001, 0.002, 0.004, 0.06, 0.41, 0.33, 0.13, 0.04, 0.015, 0.008];
+
+export const SYNTHETIC_SAMPLE: SignalPublic = {
+  city: 'nyc',
+  displayName: 'NYC',
+  seq: 1,
+  targetDate: '2026-01-15',
+  marketUrl: 'https://polymarket.com/event/highest-temperature-in-nyc-on-january-15-2026',
+  conditionId: '0x' + '5a'.repeat(32),
+  old: { reading: 41, unit: 'F', bucket: '40-41°F' },
+  new: { reading: 44, unit: 'F', bucket: '44-45°F' },
+  buckets: labels.map((label, i) => ({
+    label,
+    conditionId: '0x' + (i + 16).toString(16).padStart(2, '0').repeat(32),
+    yes: yes[i]!,
+    no: Math.min(0.999, Math.round((1 - yes[i]! + 0.002) * 1000) / 1000),
+    midpoint: Math.round((yes[i]! - 0.001) * 10000) / 10000 || 0.0005,
+    ...(i < 5 ? { dead: true as const } : {}),
+  })),
+  bucketsAsOf: '2026-01-15T17:52:03.000Z',
+  source: 'wu',
+  observedAt: '2026-01-15T17:52:01.000Z',
+  reportedAt: '2026-01-15T17:51:00.000Z',
+  channel: 'wu',
+  rawReport: null,
+  reportedValue: 44,
+  reportedUnit: 'F',
+  reportedPrecision: 1,
+  availableAt: null,
+  storedAt: '2026-01-15T17:52:03.400Z',
+};

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp } from '../helpers/app.ts';
 import { createCatalog } from '../../src/cities/catalog.ts';
-import { marketResolution } from '../../src/cities/routes.ts';
+import { resolutionFor } from '../../src/cities/routes.ts';
 import { KIND_RULES } from '../../src/buckets/rule-kinds.ts';
 import { MarketResolution } from '../../src/cities/schemas.ts';
 import { listingFor } from '../../src/payments/bazaar.ts';
@@ -31,11 +31,12 @@ const rule = (over: Partial<DayRule>): DayRule => ({
   observedWith: 'metar',
   ...over,
 });
+/** A served city's metadata through the purchase's own lookup, with the day rule the poller would have read. */
+const metadata = (slug: string, dayRule: DayRule | null = null) => resolutionFor(catalog, () => dayRule)(slug)!;
 
 test('the catalog gives the metadata until the day rule is read, then the rule does', () => {
-  const nyc = catalog.get('nyc')!;
-  assert.deepEqual(marketResolution(nyc, null), RESOLUTION_EXAMPLE, 'the documented example is what nyc serves');
-  assert.deepEqual(marketResolution(nyc, rule({})), {
+  assert.deepEqual(metadata('nyc'), RESOLUTION_EXAMPLE, 'the documented example is what nyc serves');
+  assert.deepEqual(metadata('nyc', rule({})), {
     station: 'KLGA',
     unit: 'F',
     ruleKind: 'noaa-hourly',
@@ -48,10 +49,10 @@ test('the catalog gives the metadata until the day rule is read, then the rule d
   });
   const hk = catalog.active.find((c) => c.resolutionSource === 'hko');
   if (hk) {
-    const m = marketResolution(hk, null);
+    const m = metadata(hk.slug);
     assert.deepEqual([m.ruleKind, m.rounding, m.unit], ['hko', 'floor-tenth', 'C']);
   }
-  for (const c of catalog.active) MarketResolution().parse(marketResolution(c, null));
+  for (const c of catalog.active) MarketResolution().parse(metadata(c.slug));
 });
 
 test('GET /v1/cities/{slug} serves it; the OpenAPI document and the Bazaar purchase schema describe it', async (t) => {

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listen, testApp } from '../helpers/app.ts';
-import { signalSchema, SampleSignal } from '../../src/signals/schemas.ts';
+import { signalSchema, SampleSignal, SYNTHETIC_SAMPLE } from '../../src/signals/schemas.ts';
 import { CityDetail, CityList } from '../../src/cities/schemas.ts';
 import { SignalsMeta } from '../../src/pricing/routes.ts';
 import { Health } from '../../src/ops/health-routes.ts';
 import { TermsBody } from '../../src/terms/routes.ts';
-import { SYNTHETIC_SAMPLE } from '../../src/signals/synthetic-sample.ts';
 
 type Scenario = {
   name: string;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createCatalog, citySelection } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { decideDiscovered } from '../../src/resolution/discover.ts';
+import { decideDiscovered } from '../../src/resolution/judge.ts';
 import { discoveryCheck } from '../../src/resolution/discovery-store.ts';
 import { createStores } from '../../src/stores.ts';
 import { createAdminReport } from '../../src/admin/report.ts';

@@ -14,7 +14,7 @@ import { startFakeFacilitator } from '../fakes/facilitator.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { listedSignalsPage, listingFor, schemaOf } from '../../src/payments/bazaar.ts';
-import { SYNTHETIC_SAMPLE } from '../../src/signals/synthetic-sample.ts';
+import { SYNTHETIC_SAMPLE } from '../../src/signals/schemas.ts';
 import { paymentSchemas } from '../../src/payments/schemas.ts';
 
 const { SignalsPage, SignalsQuery, SubscribeQuery, SubscribeResult } = paymentSchemas();
