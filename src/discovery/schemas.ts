@@ -3,10 +3,7 @@ import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import { NETWORK } from '../x402/networks.ts';
 
-/**
- * Shapes of the JSON discovery documents (spec 4.1 leaves them "not shown"). They are loose:
- * the fields below are promised, more may be added without a version change.
- */
+/** The JSON documents' shapes (spec 4.1 leaves them "not shown"): these fields are promised, more may come (loose). */
 function buildDocumentSchemas() {
   const DiscoveryAccept = z
     .object({
