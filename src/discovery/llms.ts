@@ -1,4 +1,5 @@
 import { built, type RouteDoc } from '../lib/route-doc.ts';
+import { readAssetText } from '../lib/assets.ts';
 import { ERRORS, PAYMENT_ERRORS } from '../lib/api-errors.ts';
 import { DOCUMENT_PATHS } from './manifests.ts';
 import { access, isPaid, numbered, type Offer, SERVICE_NAME, SERVICE_SUMMARY } from './offer.ts';
@@ -126,23 +127,8 @@ ${statuses}`;
     .join('\n\n');
 }
 
-const SIGNAL_FIELDS = `| Field | Type | Notes |
-|---|---|---|
-| city | string | city slug |
-| displayName | string | |
-| seq | integer | per-city sequence, 1-based, gapless |
-| targetDate | string | city-local market day, YYYY-MM-DD |
-| marketUrl | string (URI) | the market event page |
-| conditionId | string | market condition id, 0x-prefixed |
-| old, new | Reading | {reading, unit, bucket}: the daily high (a low stream: the daily low) and its bucket before and after the crossing |
-| buckets | array of Bucket or null | {label, conditionId, yes, no, midpoint, dead?, noQuote?}: odds for every bucket at bucketsAsOf; dead: true when the day's high can no longer land there; noQuote: true when that bucket's order books were empty and it never traded (its yes 1, no 1, midpoint 0.5 are the widest possible market, not a quote; the other buckets keep their prices). null when the ladder could not be priced within 10 s: a signal is never held back for odds |
-| bucketsAsOf | date-time or null | when the odds were sampled; at most 10 s after observedAt; null with buckets null |
-| source | string | observation source (e.g. wu): the feed the day's own resolution rule calls for. wu = weather.com (the Weather Underground table a wu rule names); metar = the station's METAR reports (what NOAA's timeseries shows, for a noaa rule; an approximation for a wu rule where configured); sim = simulated. A day never mixes feeds; a day whose rule names another station, unit or an unobservable source gets no signals (GET /v1/cities/{slug} shows the day's rule as resolution) |
-| observedAt | date-time | when the service received the observations that showed the crossing (its first poll that saw them); the signal is stored at most about 10 s later |
-| reportedAt | date-time or null | the station's own time of the first report of the day showing new.reading (METAR obsTime, weather.com valid_time_gmt); observedAt - reportedAt is the upstream's publication lag plus the poll wait. null only on signals stored before the field existed |
-| channel, rawReport, reportedValue, reportedUnit, reportedPrecision, availableAt, storedAt | provenance (string, number, date-time; each null where unknown) | the wire the reading came over (metar-api, wu, hko, sim), the report that first showed new.reading as published (the METAR text), its value as used with unit and precision (0.1 = tenths from the METAR T group, 1 = whole degrees), the source's own receipt time (aviationweather.gov receiptTime) and when the signal was committed. reportedAt -> availableAt is the source's lag, availableAt -> observedAt the polling, observedAt -> storedAt the service's own work; GET /v1/stats/latency publishes their percentiles |
-
-Bucket labels look like \`44-45째F\` (2 째F buckets) or \`14째C\` (1 째C buckets); the open ends are \`<n>째<unit> or below\` and \`<n>째<unit> or higher\`.`;
+/** The signal's fields and bucket labels, in the two documents that describe a signal. */
+const signalFields = () => readAssetText('public/llms-signal-fields.md').trimEnd();
 
 export function llmsWeatherSignals(o: Offer): string {
   const cities = o.high.map((c) => `| ${c.slug} | ${c.displayName} | 째${c.unit} | ${c.timezone} |`).join('\n');
@@ -154,7 +140,7 @@ Each city has one market per city-local day, split into temperature buckets (2 �
 
 ## Signal fields (IsocastSignalPublic)
 
-${SIGNAL_FIELDS}
+${signalFields()}
 
 ## Prices
 
@@ -179,6 +165,10 @@ ${terms(o)}
 }
 
 export function llmsFullTxt(o: Offer): string {
+  // A runnable client, kept as a file so it reads as plain TypeScript rather than an escaped template.
+  const example = readAssetText('public/llms-example.md')
+    .trimEnd()
+    .replace('{{baseUrl}}', () => o.baseUrl);
   const errors = Object.values(PAYMENT_ERRORS)
     .map((e) => `- \`${e}\``)
     .join('\n');
@@ -186,7 +176,7 @@ export function llmsFullTxt(o: Offer): string {
 
 ## Signal fields (IsocastSignalPublic)
 
-${SIGNAL_FIELDS}
+${signalFields()}
 
 ## Endpoint reference
 
@@ -202,39 +192,7 @@ ${errors}
 
 ## TypeScript (viem)
 
-\`\`\`ts
-import { encodePacked, keccak256 } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-
-const base = '${o.baseUrl}';
-const account = privateKeyToAccount(process.env.KEY as \`0x\${string}\`);
-const challenge = await (await fetch(\`\${base}/v1/subscribe?city=nyc&count=20\`, { method: 'POST' })).json();
-const a = challenge.accepts[0];
-const nonce = keccak256(encodePacked(['address', 'string', 'uint256', 'bytes32'],
-  [account.address, 'nyc', 20n, a.extra.binding.salt]));
-const authorization = { from: account.address, to: a.payTo, value: BigInt(a.maxAmountRequired), validAfter: 0n,
-  validBefore: BigInt(Math.floor(Date.now() / 1000) + a.maxTimeoutSeconds), nonce };
-const signature = await account.signTypedData({
-  domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: a.asset },
-  types: { TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' }] },
-  primaryType: 'TransferWithAuthorization', message: authorization,
-});
-const strings = Object.fromEntries(Object.entries(authorization).map(([k, v]) => [k, String(v)]));
-const xPayment = Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'eip155:8453',
-  payload: { signature, authorization: strings, salt: a.extra.binding.salt } })).toString('base64');
-const bought = await (await fetch(\`\${base}/v1/subscribe?city=nyc&count=20\`, { method: 'POST', headers: { 'X-Payment': xPayment } })).json();
-const page = await (await fetch(\`\${base}/v1/signals?city=nyc&since=0\`, { headers: { authorization: \`Bearer \${bought.receiptToken}\` } })).json();
-
-// A lost token: a new one from a wallet signature (each signed timestamp works once).
-const timestamp = Math.floor(Date.now() / 1000);
-const receiptSig = await account.signTypedData({ domain: { name: 'Isocast', version: '1', chainId: 8453 },
-  types: { ReceiptRequest: [{ name: 'wallet', type: 'address' }, { name: 'origin', type: 'string' }, { name: 'timestamp', type: 'uint256' }] },
-  primaryType: 'ReceiptRequest', message: { wallet: account.address, origin: new URL(base).origin, timestamp: BigInt(timestamp) } });
-const recovered = await (await fetch(\`\${base}/v1/receipts\`, { method: 'POST', headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ wallet: account.address, origin: new URL(base).origin, timestamp, signature: receiptSig }) })).json();
-\`\`\`
+${example}
 
 The \`isocast\` binary does the same: \`isocast buy --city nyc --count 20 --key-file key.txt --server ${o.baseUrl}\`, then \`isocast read --city nyc --follow --server ${o.baseUrl}\`.
 `;

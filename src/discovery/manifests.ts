@@ -113,10 +113,7 @@ function manifestInstructions(o: Offer): string {
   ].join('\n\n');
 }
 
-/**
- * The x402 manifest in the shape x402scan and agentcash read (`resources` as plain URLs,
- * `instructions` as text), plus `items` in the shape of an x402 discovery listing.
- */
+/** The x402 manifest as x402scan and agentcash read it, plus `items` in the shape of an x402 discovery listing. */
 export function x402Manifest(o: Offer) {
   return {
     version: 1,
@@ -185,7 +182,6 @@ export function agentCard(o: Offer) {
       stateTransitionHistory: false,
       extensions: [
         {
-          // The A2A x402 payments extension for agents.
           uri: 'https://github.com/google-a2a/a2a-x402/v0.1',
           description: `Paid skills require an x402 payment (exact scheme, USDC on ${NETWORK}) whose EIP-3009 nonce binds payer, city and count.`,
           required: true,

@@ -35,8 +35,7 @@ export function offerOf(d: DiscoveryDeps) {
   return {
     ...d,
     url,
-    // The spec's cities (daily-high markets, "the cities" of every document), and the daily-low
-    // streams: served and sold like cities, listed apart (GET /v1/cities?kind=low).
+    // The spec's cities are the daily-high markets; the daily-low streams are sold like cities, listed apart.
     high: d.cities.filter((c) => c.kind !== 'low'),
     low: d.cities.filter((c) => c.kind === 'low'),
     anyNonce: d.v2Nonce === 'any',

@@ -3,10 +3,7 @@ import { toOpenApiSchema, type Components, type JsonSchema } from '../lib/json-s
 import { signalSchema } from '../signals/schemas.ts';
 import { type Offer, paymentInfo } from './offer.ts';
 
-/**
- * The OpenAPI 3.1 document, from the routers' RouteDoc lists. The disclaimer is `x-disclaimer`:
- * OpenAPI forbids other root fields, so a root `disclaimer` would make the document invalid.
- */
+/** The OpenAPI 3.1 document from the routers' RouteDoc lists; no root field but OpenAPI's: `x-disclaimer`. */
 
 export const SECURITY_SCHEMES = {
   x402: {

@@ -49,8 +49,6 @@ export function discoveryRoutes(d: DiscoveryDeps): Hono<AppEnv> {
   return app;
 }
 
-type DocumentSchema = keyof ReturnType<typeof documentSchemas>;
-
 /** [path, summary, the 200's description, its content type or the name of the JSON document's schema]. */
 const DOCUMENTS: [string, string, string, string][] = [
   ['/openapi.json', 'This OpenAPI 3.1 document', 'OpenAPI 3.1 document', 'OpenApiDocument'],
@@ -81,7 +79,7 @@ const DOCUMENTS: [string, string, string, string][] = [
 export const discoveryDocs = DOCUMENTS.map(([path, summary, description, body]): RouteDoc => {
   const ok = body.includes('/')
     ? { description, contentType: body }
-    : { description, schema: () => documentSchemas()[body as DocumentSchema] };
+    : { description, schema: () => documentSchemas()[body as keyof ReturnType<typeof documentSchemas>] };
   const doc: RouteDoc = { method: 'get', path, summary, tags: ['discovery'], responses: { 200: ok } };
   if (path !== '/api/assets/{file}') return doc;
   return { ...doc, params: AssetParams, responses: { 200: ok, 404: { description: 'not found', schema: ErrorBody } } };

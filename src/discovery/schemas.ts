@@ -3,10 +3,7 @@ import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import { NETWORK } from '../x402/networks.ts';
 
-/**
- * Shapes of the JSON discovery documents (spec 4.1 leaves them "not shown"). They are loose:
- * the fields below are promised, more may be added without a version change.
- */
+/** The JSON documents' shapes (spec 4.1 leaves them "not shown"): these fields are promised, more may come (loose). */
 function buildDocumentSchemas() {
   const DiscoveryAccept = z
     .object({
@@ -57,85 +54,85 @@ function buildDocumentSchemas() {
     })
     .meta({ id: 'Pricing' });
 
+  // A served JSON document: the promised fields, the router's disclaimer, and room for more (loose).
+  const served = <T extends z.ZodRawShape>(id: string, shape: T, description?: string) =>
+    z
+      .object({ ...shape, disclaimer: Disclaimer })
+      .loose()
+      .meta(description ? { id, description } : { id });
+
   const Streams = z.object({ count: z.number().int(), list: z.url(), slugs: z.array(z.string()) });
-  const DiscoveryIndex = z
-    .object({
-      service: z.literal('isocast'),
-      description: z.string(),
-      apiVersion: z.string(),
-      baseUrl: z.url(),
-      paymentMode: z.enum(['mock', 'live']),
-      documents: z.record(z.string(), z.url()),
-      resources: z.array(
-        z.object({
-          method: z.string(),
-          path: z.string(),
-          url: z.string(),
-          summary: z.string(),
-          tags: z.array(z.string()),
-          access: z.enum(['free', 'paid', 'paid-or-receipt', 'operator']),
-          price: z.object({ from: z.string(), per: z.string(), defaultCount: z.number().int() }).optional(),
-        }),
-      ),
-      pricing: Pricing,
-      payment: z.object({
-        protocol: z.literal('x402'),
-        x402Version: z.literal(1),
-        scheme: z.literal('exact'),
-        network: z.string(),
-        asset: z.string(),
-        payTo: z.string().nullable(),
-        header: z.literal('X-Payment'),
-        receipt: z.object({ header: z.string(), scheme: z.string(), bearerFormat: z.string() }),
-        steps: z.array(z.string()),
-        reading: z.array(z.string()),
+  const DiscoveryIndex = served('DiscoveryIndex', {
+    service: z.literal('isocast'),
+    description: z.string(),
+    apiVersion: z.string(),
+    baseUrl: z.url(),
+    paymentMode: z.enum(['mock', 'live']),
+    documents: z.record(z.string(), z.url()),
+    resources: z.array(
+      z.object({
+        method: z.string(),
+        path: z.string(),
+        url: z.string(),
+        summary: z.string(),
+        tags: z.array(z.string()),
+        access: z.enum(['free', 'paid', 'paid-or-receipt', 'operator']),
+        price: z.object({ from: z.string(), per: z.string(), defaultCount: z.number().int() }).optional(),
       }),
-      cities: Streams.describe("The spec's cities: daily-high markets"),
-      lowStreams: Streams.describe('Daily-low streams (<city>-low): served and sold like cities, listed apart'),
-      terms: z.url(),
-      license: z.string(),
-      disclaimer: Disclaimer,
-    })
-    .loose()
-    .meta({ id: 'DiscoveryIndex' });
-
-  const X402Manifest = z
-    .object({
-      version: z.literal(1),
+    ),
+    pricing: Pricing,
+    payment: z.object({
+      protocol: z.literal('x402'),
       x402Version: z.literal(1),
-      service: z.string(),
-      description: z.string(),
-      resources: z.array(z.url()).describe('The paid resources, as plain URLs'),
-      items: z.array(
-        z.object({
-          resource: z.url(),
-          type: z.literal('http'),
-          method: z.string(),
-          x402Version: z.literal(1),
-          description: z.string(),
-          query: z.record(z.string(), z.string()),
-          price: z.object({
-            from: z.string(),
-            currency: z.literal('USDC'),
-            tiers: z.array(z.object({ name: z.string(), minCount: z.number().int(), unitPriceUsd: z.number() })),
-            rule: z.string(),
-          }),
-          accepts: z.array(DiscoveryAccept),
-          nonceBinding: z.string(),
-        }),
-      ),
-      instructions: z
-        .string()
-        .describe('How to pay and read again, as Markdown: every paid route with its method and price, then the steps'),
-      llms: z.url(),
-      openapi: z.url(),
-      disclaimer: Disclaimer,
-    })
-    .loose()
-    .meta({ id: 'X402Manifest' });
+      scheme: z.literal('exact'),
+      network: z.string(),
+      asset: z.string(),
+      payTo: z.string().nullable(),
+      header: z.literal('X-Payment'),
+      receipt: z.object({ header: z.string(), scheme: z.string(), bearerFormat: z.string() }),
+      steps: z.array(z.string()),
+      reading: z.array(z.string()),
+    }),
+    cities: Streams.describe("The spec's cities: daily-high markets"),
+    lowStreams: Streams.describe('Daily-low streams (<city>-low): served and sold like cities, listed apart'),
+    terms: z.url(),
+    license: z.string(),
+  });
 
-  const AgentCard = z
-    .object({
+  const X402Manifest = served('X402Manifest', {
+    version: z.literal(1),
+    x402Version: z.literal(1),
+    service: z.string(),
+    description: z.string(),
+    resources: z.array(z.url()).describe('The paid resources, as plain URLs'),
+    items: z.array(
+      z.object({
+        resource: z.url(),
+        type: z.literal('http'),
+        method: z.string(),
+        x402Version: z.literal(1),
+        description: z.string(),
+        query: z.record(z.string(), z.string()),
+        price: z.object({
+          from: z.string(),
+          currency: z.literal('USDC'),
+          tiers: z.array(z.object({ name: z.string(), minCount: z.number().int(), unitPriceUsd: z.number() })),
+          rule: z.string(),
+        }),
+        accepts: z.array(DiscoveryAccept),
+        nonceBinding: z.string(),
+      }),
+    ),
+    instructions: z
+      .string()
+      .describe('How to pay and read again, as Markdown: every paid route with its method and price, then the steps'),
+    llms: z.url(),
+    openapi: z.url(),
+  });
+
+  const AgentCard = served(
+    'AgentCard',
+    {
       protocolVersion: z.string(),
       name: z.string(),
       description: z.string(),
@@ -170,10 +167,9 @@ function buildDocumentSchemas() {
           examples: z.array(z.string()),
         }),
       ),
-      disclaimer: Disclaimer,
-    })
-    .loose()
-    .meta({ id: 'AgentCard', description: 'A2A agent card' });
+    },
+    'A2A agent card',
+  );
 
   const OpenApiDocument = z
     .object({

@@ -11,20 +11,17 @@ import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, tiersPublic } from './tiers.ts';
 
 const CURRENCY = 'USDC';
 
-/** The answer's shapes, built on first use (lib/once.ts): only the documents and tests need them. */
-const Tier = once(() =>
-  z
+/** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
+export const SignalsMeta = once(() => {
+  const Tier = z
     .object({
       name: z.string(),
       minCount: z.number().int(),
       unitPriceUsd: z.number(),
       totalUsd: z.number().describe('Total at the tier minimum count'),
     })
-    .meta({ id: 'Tier' }),
-);
-
-export const SignalsMeta = once(() =>
-  z
+    .meta({ id: 'Tier' });
+  return z
     .object({
       city: z.string().optional(),
       latestSeq: z.number().int().optional(),
@@ -33,11 +30,11 @@ export const SignalsMeta = once(() =>
       currency: z.literal(CURRENCY),
       network: z.literal(NETWORK),
       payTo: z.string().nullable(),
-      tiers: z.array(Tier()),
+      tiers: z.array(Tier),
       disclaimer: Disclaimer,
     })
-    .meta({ id: 'SignalsMeta' }),
-);
+    .meta({ id: 'SignalsMeta' });
+});
 
 const MetaQuery = z.object({ city: z.string().optional() });
 const UNKNOWN_CITY = { description: ERRORS.unknown_city.message, schema: ErrorBody };

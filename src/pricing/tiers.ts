@@ -1,10 +1,7 @@
 import { type Micro, microToUsd } from '../lib/money.ts';
 import { TIERS } from '../../packages/isocast-client/src/pricing.ts';
 
-/**
- * Bundle pricing (spec 2.6), in integer micro-USDC. The table and its arithmetic are the buyer
- * package's: every buyer checks a 402's amount against that same table before signing.
- */
+/** Bundle pricing (spec 2.6), micro-USDC: the buyer package's table, which every buyer checks a 402 against. */
 export {
   bundlePrice,
   MAX_COUNT,
