@@ -5,7 +5,8 @@ import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
 import { bundleDescription, paymentRequired, standardAccept, usdcDomain, type ChallengeInput } from './envelope.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
-import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration } from '../x402/payment-identifier.ts';
+import { PAYMENT_IDENTIFIER } from '../../packages/isocast-client/src/payment-id.ts';
+import { paymentIdentifierDeclaration } from '../x402/payment-identifier.ts';
 import {
   echoedVerbatim,
   encodeJsonText,

@@ -4,12 +4,11 @@
  * costs a start about 200 ms of zod 3 and ajv.
  */
 import { createHash, createHmac, type KeyObject } from 'node:crypto';
+import { isValidPaymentId, PAYMENT_IDENTIFIER } from '../../packages/isocast-client/src/payment-id.ts';
 import type { Authorization } from './networks.ts';
 
-export const PAYMENT_IDENTIFIER = 'payment-identifier';
 const PAYMENT_ID_MIN_LENGTH = 16;
 const PAYMENT_ID_MAX_LENGTH = 128;
-const PAYMENT_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 export const PAYMENT_ID_RULE = `${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters of A-Z, a-z, 0-9, "-" and "_"`;
 
@@ -26,21 +25,12 @@ export function paymentIdentifierDeclaration() {
           type: 'string',
           minLength: PAYMENT_ID_MIN_LENGTH,
           maxLength: PAYMENT_ID_MAX_LENGTH,
-          pattern: PAYMENT_ID_PATTERN.source,
+          pattern: '^[a-zA-Z0-9_-]+$',
         },
       },
       required: ['required'],
     },
   };
-}
-
-export function isValidPaymentId(id: unknown): id is string {
-  return (
-    typeof id === 'string' &&
-    id.length >= PAYMENT_ID_MIN_LENGTH &&
-    id.length <= PAYMENT_ID_MAX_LENGTH &&
-    PAYMENT_ID_PATTERN.test(id)
-  );
 }
 
 type PaymentIdResult = { ok: true; id: string | null } | { ok: false; reason: string };

@@ -14,8 +14,12 @@ import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
  * settle reads nothing more, a facilitator's success one receipt, a used nonce found later one
  * eth_getLogs.
  */
-const AUTHORIZATION_STATE_ABI = parseAbi([
+export const EIP3009_ABI = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function balanceOf(address account) view returns (uint256)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
 export const RPC_TIMEOUT_MS = 15_000;
@@ -125,7 +129,7 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
       const block = await pub.getBlock({ blockTag: 'latest' });
       const used = await pub.readContract({
         address: opts.usdc,
-        abi: AUTHORIZATION_STATE_ABI,
+        abi: EIP3009_ABI,
         functionName: 'authorizationState',
         args: [payer, nonce],
         blockNumber: block.number,

@@ -4,7 +4,6 @@ import {
   createWalletClient,
   formatUnits,
   http,
-  parseAbi,
   parseSignature,
   size,
   type Address,
@@ -12,23 +11,17 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { USDC_DECIMALS } from '../../../packages/isocast-client/src/chain.ts';
-import { chainFor, createProofReader, RPC_TIMEOUT_MS, shortError } from './chain-proof.ts';
+import { chainFor, createProofReader, EIP3009_ABI, RPC_TIMEOUT_MS, shortError } from './chain-proof.ts';
 import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
+
+export { EIP3009_ABI } from './chain-proof.ts';
+
+export const RECEIPT_TIMEOUT_MS = 60_000;
 
 /**
  * Self-settlement from SETTLER_PRIVATE_KEY (gas only). A nonce already used on chain is resolved
  * to its transaction, not resent, and is paid only if that transaction paid PAY_TO the price.
  */
-export const EIP3009_ABI = parseAbi([
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-  'function balanceOf(address account) view returns (uint256)',
-  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
-]);
-
-export const RECEIPT_TIMEOUT_MS = 60_000;
-
 export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc: Address }): Settler {
   const chain = chainFor(opts.rpcUrl);
   const { pub, status, judge } = createProofReader(opts);

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-import { once } from '../../lib/once.ts';
 import type { Hex } from 'viem';
 import { BASE_CAIP2, BASE_V1_NAME } from '../../x402/networks.ts';
 import type { JsonAnswer } from '../../lib/http-client.ts';
@@ -8,17 +6,9 @@ import type { WireKind } from '../../x402/v2.ts';
 /**
  * Which (x402Version, scheme, network) a facilitator is sent, from its `GET /supported`: v2 when
  * it lists Base by CAIP-2, else v1 `base` (v1 facilitators refuse `eip155:8453`). Cached; a
- * refusal naming the kind, or age, makes it stale.
+ * refusal naming the kind, or age, makes it stale. Most preferred first; the last covers a v1
+ * facilitator that names Base by CAIP-2.
  */
-const Supported = once(() =>
-  z
-    .object({
-      kinds: z.array(z.object({ x402Version: z.number(), scheme: z.string(), network: z.string() }).loose()),
-    })
-    .loose(),
-);
-
-/** Most preferred first. The last covers a v1 facilitator that names Base by CAIP-2. */
 const PREFERRED_KINDS: readonly WireKind[] = [
   { x402Version: 2, scheme: 'exact', network: BASE_CAIP2 },
   { x402Version: 1, scheme: 'exact', network: BASE_V1_NAME },
@@ -37,19 +27,29 @@ export type SupportedResult =
 export const describeKind = (k: { x402Version: number; scheme: string; network: string }) =>
   `v${k.x402Version} ${k.scheme} ${k.network}`;
 
+const isKind = (k: unknown): k is WireKind => {
+  const o = k as Partial<Record<keyof WireKind, unknown>> | null;
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.x402Version === 'number' &&
+    typeof o.scheme === 'string' &&
+    typeof o.network === 'string'
+  );
+};
+
 function chooseKind(answer: JsonAnswer): SupportedResult {
-  const parsed = Supported().safeParse(answer.json);
-  if (answer.status < 200 || answer.status > 299 || !parsed.success)
+  const kinds = (answer.json as { kinds?: unknown } | null)?.kinds;
+  const parsed = Array.isArray(kinds) && kinds.every(isKind);
+  if (answer.status < 200 || answer.status > 299 || !parsed)
     return {
       ok: false,
       problem: 'unanswered',
-      detail: `GET /supported answered HTTP ${answer.status}${parsed.success ? '' : ' without a kinds list'}`,
+      detail: `GET /supported answered HTTP ${answer.status}${parsed ? '' : ' without a kinds list'}`,
     };
-  const listed = parsed.data.kinds.map(describeKind);
+  const listed = kinds.map(describeKind);
   const kind = PREFERRED_KINDS.find((want) =>
-    parsed.data.kinds.some(
-      (k) => k.x402Version === want.x402Version && k.scheme === want.scheme && k.network === want.network,
-    ),
+    kinds.some((k) => k.x402Version === want.x402Version && k.scheme === want.scheme && k.network === want.network),
   );
   if (!kind)
     return {
