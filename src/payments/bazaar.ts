@@ -45,10 +45,7 @@ const provenance = once(
     },
 );
 
-/**
- * The paid read as the listing declares it: the spec's signal fields, further fields allowed. The
- * provenance fields spelled out here would take the PAYMENT-REQUIRED header past 8 KiB.
- */
+/** The spec's signal fields, further allowed: the provenance fields would take PAYMENT-REQUIRED past 8 KiB. */
 export const listedSignalsPage = once(() =>
   paymentSchemas().SignalsPage.extend({ signals: z.array(signalSchema().omit(provenance()).loose()) }),
 );
@@ -101,10 +98,7 @@ const routes = once(
   }),
 );
 
-/**
- * A schema without its prose or examples: the declaration rides in PAYMENT-REQUIRED, and a stock
- * v2 client echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound.
- */
+/** Without prose or examples: a stock v2 client echoes the declaration into PAYMENT-SIGNATURE, a bounded header. */
 function terse(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(terse);
   if (!node || typeof node !== 'object') return node;

@@ -2,6 +2,7 @@ import { isAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem
 import { keccak256Bytes } from '../lib/keccak.ts';
 import { recoverPublicKey, secp256k1LoadError } from '../lib/secp256k1.ts';
 import { createLogger } from '../lib/logger.ts';
+import { once } from '../lib/once.ts';
 import { authorizationTypedData } from '../x402/eip3009.ts';
 import { type Authorization, BASE_CHAIN_ID, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 
@@ -13,23 +14,15 @@ import { type Authorization, BASE_CHAIN_ID, USDC_NAME, USDC_VERSION } from '../x
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 /** Hex (0x optional) to bytes; callers have checked the format. */
 const bytesOf = (hex: string) => Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
-// Hashed on the first digest, not at load: the first keccak also generates its permutation
-// (src/lib/keccak.ts), which the start then does not pay for (docs/performance.md, start-up).
-let typeHashes: { transfer: Uint8Array; domain: Uint8Array } | undefined;
-function typeHash(): { transfer: Uint8Array; domain: Uint8Array } {
-  if (!typeHashes)
-    typeHashes = {
-      transfer: keccak256Bytes(
-        utf8(
-          'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
-        ),
-      ),
-      domain: keccak256Bytes(
-        utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
-      ),
-    };
-  return typeHashes;
-}
+// On the first digest, not at load: the first keccak builds its permutation (docs/performance.md, start-up).
+const typeHash = once(() => ({
+  transfer: keccak256Bytes(
+    utf8(
+      'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
+    ),
+  ),
+  domain: keccak256Bytes(utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)')),
+}));
 const UINT256_LIMIT = 1n << 256n;
 
 const domainSeparators = new Map<string, Uint8Array>();

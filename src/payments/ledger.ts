@@ -191,10 +191,7 @@ export function createLedger(deps: {
     return apply(id, opts);
   }
 
-  /**
-   * A payment identifier's stored answer, opened only by the same signed payment on the same route; null when
-   * none was stored or its receipt token was revoked since (docs/payments.md "Payment identifiers").
-   */
+  /** An identifier's stored answer for the same signed payment and route; null if none or its token was revoked. */
   function replay(row: PaymentRow, memo: ResultMemo): Purchase | null {
     if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer || !memo.payment) return null;
     const plain = sealer.open(row.result, sealContext(row, memo.payment));

@@ -74,10 +74,7 @@ function settingsOf(given: PaymentPlaneDeps) {
 export type PurchaseSettings = ReturnType<typeof settingsOf>;
 export type PaymentPlane = ReturnType<typeof paymentPlaneFor>;
 
-/**
- * Challenge, purchase flow (spec 4.3), ledger, coalescing, counters: every expected end is an outcome
- * (outcomes.ts), never a throw, which the paywall says over HTTP.
- */
+/** Challenge, purchase flow (spec 4.3), ledger, coalescing: every expected end is an outcome, never a throw. */
 export function paymentPlaneFor(given: PaymentPlaneDeps) {
   const counters = paymentCounters(given.metrics);
   let accepting = true;

@@ -48,10 +48,7 @@ const SHAPES: Record<string, object> = {
   resources: { type: 'array', items: uri },
 };
 
-/**
- * `declareSIWxExtension({ network, expirationSeconds })` of `@x402/extensions` less its `_options`,
- * written out so that no start evaluates the library (test/payments/siwx.test.ts compares them).
- */
+/** The library's `declareSIWxExtension` less `_options`, written out: no start evaluates it (siwx.test.ts compares). */
 const DECLARED = {
   info: { version: '1' },
   supportedChains: [{ chainId: NETWORK, type: 'eip191' }],

@@ -109,10 +109,7 @@ export function createPaymentStore(db: Db) {
   };
 }
 
-/**
- * Reads of `payments` and `refunds`; applied totals are the triggers' row_counts (a growing table costs more to count).
- * The listed rows' shape is the admin report's schema (admin/schemas.ts), which names them as selected here.
- */
+/** Reads of `payments` and `refunds`; totals are the triggers' row_counts; row shapes are admin/schemas.ts's. */
 export function createPaymentReads(db: Db) {
   // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
   // the partial index payments_applied answers this and the totals without touching the table.

@@ -6,10 +6,7 @@ import type { Ctx } from '../lib/http.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 
-/**
- * The held read (`GET /v1/signals?wait=N`): held until a signal for its city commits, `wait`
- * elapses, the client leaves or the server stops, then answered exactly as without `wait`.
- */
+/** `GET /v1/signals?wait=N`: held until a signal commits, N s pass or the client leaves, then answered as without. */
 const WAITERS_RETRY_S = 2;
 
 /**
@@ -88,10 +85,7 @@ export function createHeldReads(
       return q.since < paidThrough && deps.reader.latestSeq(q.city) <= q.since;
     },
 
-    /**
-     * Holds the read, then `answer`s it with the wake's shared lookups; `answer` checks the
-     * credential again (a token revoked while held). Too many held, in all or by this wallet: 503.
-     */
+    /** `answer` checks the credential again (revoked while held); too many held, in all or by this wallet: 503. */
     hold(c: Ctx, q: HoldQuery & { wallet: string }, answer: (lookups: WakeLookups) => Response): Promise<Response> {
       if (deps.notifier.waiting() >= deps.maxWaiters) throw tooManyWaiting(WAITERS_RETRY_S);
       const held = perWallet.get(q.wallet) ?? 0;

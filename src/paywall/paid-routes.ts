@@ -25,10 +25,7 @@ import type { SiwxSignIn } from '../payments/siwx-signin.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
 import { paymentSchemas } from '../payments/schemas.ts';
 
-/**
- * `GET /v1/signals`: an inline payment reads only in its own answer; a SIGN-IN-WITH-X or receipt
- * token names the wallet that paid. Holding is held-read.ts's, every 402 read-challenge.ts's.
- */
+/** `GET /v1/signals`: an inline payment reads only in its own answer; a sign-in or receipt token names the payer. */
 const DEFAULT_CHALLENGE_COUNT = 20;
 const PAGE_SIZE = 100;
 

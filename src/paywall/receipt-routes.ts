@@ -36,16 +36,9 @@ import {
 } from '../payments/receipt-request.ts';
 import { createPaymentReads } from '../payments/store.ts';
 
-/**
- * `POST /v1/receipts` (a new token on an EIP-712 ReceiptRequest) and `/v1/receipts/revoke`. Both
- * signatures name this server's origin, so one given to a lookalike deployment is refused here;
- * each (wallet, timestamp) once per kind.
- */
+/** `POST /v1/receipts` and `/v1/receipts/revoke`: signatures name this origin (a lookalike's are refused), once. */
 
-/**
- * How far ahead a ReceiptRequest may be dated: the shared 600 s skew would let one signed before a
- * revocation but dated after it mint a token for ten minutes.
- */
+/** The shared 600 s skew would let a request signed before a revocation, dated after it, mint tokens for 10 min. */
 const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
 const NO_STORE = { headers: { 'cache-control': 'no-store' } };
 

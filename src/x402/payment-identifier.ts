@@ -35,10 +35,7 @@ export function paymentIdentifierDeclaration() {
 
 type PaymentIdResult = { ok: true; id: string | null } | { ok: false; reason: string };
 
-/**
- * The id in a v2 PaymentPayload's `extensions`; an echo without an id is no id, and a bad id is
- * refused, not ignored, so a buyer never believes a retry is protected when it is not.
- */
+/** A bad id is refused, not ignored: a buyer must never believe a retry is protected when it is not. */
 export function paymentIdOf(extensions: Record<string, unknown> | undefined): PaymentIdResult {
   const ext = extensions?.[PAYMENT_IDENTIFIER];
   if (ext === undefined || ext === null) return { ok: true, id: null };
@@ -56,10 +53,7 @@ export function identifierKey(secret: KeyObject, id: string): string {
   return createHmac('sha256', secret).update('isocast payment identifier v1\0').update(id).digest('base64url');
 }
 
-/**
- * A digest of the whole signed payment, used as AEAD context for the stored answer (ledger.ts), so
- * it never opens for the public fields with a forged signature. Not stored.
- */
+/** The stored answer's AEAD context (not stored): it never opens for the public fields with a forged signature. */
 export function signedPaymentDigest(p: { authorization: Authorization; signature: string }): string {
   const a = p.authorization;
   return createHash('sha256')

@@ -125,10 +125,7 @@ export function paymentHeaderOf(req: {
   return v2 ? { version: 2, value: v2 } : null;
 }
 
-/**
- * Either header as a v1 PaymentPayload, salt from `accepted.extra.binding` unless `payload.salt`
- * is set. Amount, recipient and token are checked on the authorization: `accepted` is an echo.
- */
+/** Either header as a v1 PaymentPayload; the salt is `payload.salt`, else `accepted.extra.binding.salt`. */
 export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   return h.version === 1 ? decodeXPayment(h.value) : decodeHeader(h.value, PAYMENT_SIGNATURE_JSON);
 }
@@ -214,10 +211,7 @@ function fromEnvelope({ accepted, payload, extensions }: Envelope): DecodeResult
   return decoded;
 }
 
-/**
- * Why a v2 `accepted` is not an offer of this request, or null: stops paying one offer while
- * claiming another (a price read elsewhere, another network or token).
- */
+/** Why a v2 `accepted` is not this request's offer, or null: no paying one offer while claiming another. */
 export function acceptedProblem(
   a: AcceptedTerms,
   offered: { priceMicro: number; asset: string; payTo: string },

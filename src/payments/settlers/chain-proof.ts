@@ -9,11 +9,7 @@ import {
 import { createJsonPost } from '../../lib/http-client.ts';
 import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
 
-/**
- * The token's word on a payment over our own RPC_URL, judged by settlement-proof.ts. Cost: our own
- * settle reads nothing more, a facilitator's success one receipt, a used nonce found later one
- * eth_getLogs.
- */
+/** The token's word over our RPC_URL: a facilitator's success costs one receipt, a used nonce one eth_getLogs. */
 export const EIP3009_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',

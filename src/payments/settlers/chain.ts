@@ -31,10 +31,7 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
     transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
     account,
   });
-  /**
-   * After our attempt went wrong: paid (ours or a competitor's use, which pays the same wallet),
-   * spent without paying us (definitely not charged), anything else in doubt.
-   */
+  /** After our attempt went wrong: a competitor's use pays the same wallet; spent is not charged; else in doubt. */
   async function after(req: SettleRequest, reason: string, txHash?: Hex): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, termsOf(req));
     if (st.state === 'used') return { ok: true, txHash: st.txHash };

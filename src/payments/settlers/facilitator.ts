@@ -24,10 +24,7 @@ type FacilitatorOptions = {
   confirm?: ReturnType<typeof createProofReader>['confirm'];
   /** authorizationState alone, one RPC call: what a refusal costs. Without it a refusal asks `status`. */
   used?: (payer: Address, nonce: Hex) => Promise<boolean>;
-  /**
-   * `unless-recovered` (default) skips `/verify` when our recovery proved the signature: `/settle`
-   * runs the same check before any transfer (docs/decisions.md). `always`: `/verify` first.
-   */
+  /** Default `unless-recovered`: no `/verify` after our recovery, as `/settle` checks again (docs/decisions.md). */
   verify?: 'always' | 'unless-recovered';
 };
 

@@ -62,10 +62,7 @@ export function settlerFromConfig(
   return createFailoverSettler(entries, { now: opts.now ?? Date.now, logger: opts.logger, onSkip: opts.onSkip });
 }
 
-/**
- * FACILITATOR_URL's list with each one's auth: FACILITATOR_AUTH's entry in the same place (one URL
- * takes the whole value), user:password@ in its URL (sent as Basic), or CDP's JWT for CDP.
- */
+/** Each FACILITATOR_URL with FACILITATOR_AUTH's entry in its place (one URL: the whole value), or CDP's JWT. */
 export function facilitatorList(config: SettlerSettings): { url: string; auth?: string; cdp: boolean }[] {
   const urls = splitList(config.FACILITATOR_URL ?? '');
   const auths = urls.length === 1 ? [config.FACILITATOR_AUTH ?? ''] : splitPlaces(config.FACILITATOR_AUTH ?? '');

@@ -123,10 +123,7 @@ export function createKindCache(opts: { fetch: () => Promise<JsonAnswer>; now: (
   };
 }
 
-/**
- * What a facilitator's answer means for money (docs/payments.md, "Facilitators"): a 4xx naming no
- * transaction is "not charged" at once; anything else unclear is for the token contract to decide.
- */
+/** A facilitator's answer for money (docs/payments.md "Facilitators"): a 4xx naming no transaction is not charged. */
 type VerifyAnswer = { isValid: boolean; invalidReason?: string | null; invalidMessage?: string | null };
 type SettleAnswer = {
   success: boolean;
