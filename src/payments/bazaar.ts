@@ -10,11 +10,8 @@ import { echoedVerbatim } from '../x402/v2.ts';
 import { paymentSchemas } from './schemas.ts';
 
 /**
- * The x402 Bazaar declaration (`extensions.bazaar`) of each paid route and its catalogue
- * description (docs/discovery.md, "Bazaar"), written as plain data in exactly the shape
- * @x402/extensions gives (test/payments/bazaar.test.ts compares them): importing the library costs
- * a start some 400 ms of zod 3 and ajv. The schemas are the OpenAPI document's zod objects, inlined:
- * a declaration travels alone, so it cannot point at `components`.
+ * Each paid route's Bazaar declaration (docs/discovery.md) as plain data in @x402/extensions' shape (bazaar.test.ts
+ * compares): the library costs a start 400 ms. Schemas are inlined: a declaration cannot point at `components`.
  */
 
 export type Listing = { description: string; extensions: { bazaar: BazaarDeclaration } };

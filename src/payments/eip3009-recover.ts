@@ -7,9 +7,8 @@ import { authorizationTypedData } from '../x402/eip3009.ts';
 import { type Authorization, BASE_CHAIN_ID, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 
 /**
- * The EIP-712 digest built by hand from cached hashes, recovered with libsecp256k1 (native addon or
- * WASM); equals viem's `recoverTypedDataAddress`, except null where viem throws (bad checksum, value
- * outside uint256). Without either engine, viem does the whole job (logged once).
+ * viem's `recoverTypedDataAddress` (null where it throws) from a hand-built digest and libsecp256k1 (native or
+ * WASM); without either engine, viem does the whole job (logged once).
  */
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 /** Hex (0x optional) to bytes; callers have checked the format. */

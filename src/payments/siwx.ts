@@ -6,10 +6,8 @@ import { NETWORK } from '../x402/networks.ts';
 import { echoedVerbatim } from '../x402/v2.ts';
 
 /**
- * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`): what the `GET /v1/signals` 402
- * declares, and the checks of a signed-in message that need no signature and no database. The
- * library's `validateSIWxMessage` is not used for them: it reads `Date.now()`, allows no clock skew
- * on `issuedAt`, and lets a message without `expirationTime` live for ever.
+ * `sign-in-with-x`: the 402's declaration and the message checks needing no signature or database. Not the library's
+ * `validateSIWxMessage`: it reads `Date.now()`, allows no skew on `issuedAt` and no `expirationTime` for ever.
  */
 export const SIWX_HEADER = 'sign-in-with-x';
 const SIWX_DECLARED_LIFETIME_SEC = 300;

@@ -1,9 +1,8 @@
 import type { Db } from '../db/open.ts';
 
 /**
- * The payments table; the (payer, nonce) row claimed before any settle call is the lock (docs/payments.md "Exactly
- * once"). claimed -> settled -> applied | refund_queued; -> failed only when no transfer happened and none can;
- * -> in_doubt, which leaves only on the token contract's word.
+ * The (payer, nonce) row claimed before any settle call is the lock (docs/payments.md "Exactly once"). claimed ->
+ * settled -> applied | refund_queued; -> failed only when no transfer can happen; in_doubt left on the chain's word.
  */
 type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
 

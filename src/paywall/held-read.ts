@@ -9,10 +9,7 @@ import type { SignalReader } from '../signals/read-store.ts';
 /** `GET /v1/signals?wait=N`: held until a signal commits, N s pass or the client leaves, then answered as without. */
 const WAITERS_RETRY_S = 2;
 
-/**
- * One wallet's share of MAX_SIGNAL_WAITERS (5 %, at least 4): a cheap token, or many of one wallet,
- * cannot take every slot from paying buyers of other wallets; past it a `wait` read answers 503.
- */
+/** One wallet's share of MAX_SIGNAL_WAITERS (5 %, at least 4): no wallet takes every slot from other buyers. */
 export function walletShare(maxWaiters: number): number {
   return Math.max(4, Math.ceil(maxWaiters / 20));
 }

@@ -60,8 +60,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     // HEAD never moves money: its payment header is ignored (nothing verified, nothing settled).
     const payment = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
     if (payment) return paidRead(c, payment, { city, count, resourcePath, since });
-    // HEAD ignores a sign-in too: it is single-use and costs a recovery (an eth_call for a
-    // contract wallet).
+    // HEAD ignores a sign-in too: it is single-use and costs a recovery (an eth_call for a contract wallet).
     const siwx = c.req.method === 'HEAD' ? undefined : c.req.header(SIWX_HEADER);
     if (siwx !== undefined)
       return deps
@@ -132,9 +131,8 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
   }
 
   /**
-   * The paid read's page (spec 4.4): rows `since < seq <= min(paid_through, latest)`, at most
-   * PAGE_SIZE, or the exhaustion 402. `paid`: the standing this request's own payment produced, always
-   * a 200. Hot path: stored JSON joined, never re-serialised.
+   * Rows `since < seq <= min(paid_through, latest)`, at most PAGE_SIZE, or the exhaustion 402 (spec 4.4); `paid`
+   * (this request's own payment) is always a 200. Hot path: stored JSON joined, never re-serialised.
    */
   function page(
     c: Ctx,

@@ -1,8 +1,4 @@
-/**
- * The x402 `payment-identifier` extension (docs/payments.md, "Payment identifiers"). Declaration
- * and id rule are @x402/extensions 2.27's (tests compare them), written out because importing it
- * costs a start about 200 ms of zod 3 and ajv.
- */
+/** The `payment-identifier` extension (docs/payments.md), @x402/extensions' written out: importing it costs 200 ms. */
 import { createHash, createHmac, type KeyObject } from 'node:crypto';
 import { isValidPaymentId, PAYMENT_IDENTIFIER } from '../../packages/isocast-client/src/payment-id.ts';
 import type { Authorization } from './networks.ts';

@@ -18,10 +18,7 @@ export { EIP3009_ABI } from './chain-proof.ts';
 
 export const RECEIPT_TIMEOUT_MS = 60_000;
 
-/**
- * Self-settlement from SETTLER_PRIVATE_KEY (gas only). A nonce already used on chain is resolved
- * to its transaction, not resent, and is paid only if that transaction paid PAY_TO the price.
- */
+/** Self-settlement (SETTLER_PRIVATE_KEY pays gas): a used nonce pays only if its transaction paid PAY_TO the price. */
 export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc: Address }): Settler {
   const chain = chainFor(opts.rpcUrl);
   const { pub, status, judge } = createProofReader(opts);

@@ -5,11 +5,7 @@ import type { createProofReader } from './chain-proof.ts';
 import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 import { facilitatorBody } from '../../x402/v2.ts';
 
-/**
- * An x402 facilitator: `POST /settle` (after `/verify` unless our recovery proved the signature)
- * in a kind its `/supported` lists. A refusal is "not charged" at once; only an unclear answer
- * waits for the chain (negotiate.ts). Payloads never reach a log.
- */
+/** An x402 facilitator: a refusal is "not charged" at once, an unclear answer waits for the chain; logs no payload. */
 type FacilitatorOptions = {
   url: string;
   /** Sent verbatim as the Authorization header when set (FACILITATOR_AUTH). */

@@ -5,7 +5,6 @@ import type { TypedDataVerifier } from '../verify.ts';
 import { EIP3009_ABI, createChainSettler } from './chain.ts';
 import { chainFor, createProofReader } from './chain-proof.ts';
 import { createFacilitatorSettler } from './facilitator.ts';
-import { createMockSettler } from './mock.ts';
 import { createFailoverSettler } from './failover.ts';
 import { CDP_FACILITATOR_URL, CDP_JWT_LIFETIME_S, cdpSigningKey } from './cdp-key.ts';
 import { redactUrl, splitList, splitPlaces } from '../../lib/url-credentials.ts';
@@ -25,12 +24,11 @@ export interface SettlerSettings {
   CDP_API_KEY_SECRET?: string | undefined;
 }
 
-/** The settler the configuration asks for; config.ts has already required what each one needs. */
+/** The live settler the configuration asks for (backends.ts gives mock mode its own); config.ts required its parts. */
 export function settlerFromConfig(
   config: SettlerSettings,
   opts: { logger?: Logger; onSkip?: (facilitator: string) => void; now?: () => number } = {},
 ): Settler {
-  if (config.PAYMENT_MODE === 'mock') return createMockSettler();
   if (config.SETTLEMENT === 'chain') {
     return createChainSettler({
       rpcUrl: config.RPC_URL!,

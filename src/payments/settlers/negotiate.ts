@@ -4,10 +4,8 @@ import type { JsonAnswer } from '../../lib/http-client.ts';
 import type { WireKind } from '../../x402/v2.ts';
 
 /**
- * Which (x402Version, scheme, network) a facilitator is sent, from its `GET /supported`: v2 when
- * it lists Base by CAIP-2, else v1 `base` (v1 facilitators refuse `eip155:8453`). Cached; a
- * refusal naming the kind, or age, makes it stale. Most preferred first; the last covers a v1
- * facilitator that names Base by CAIP-2.
+ * The kind a facilitator is sent, from its cached `GET /supported`: v2 when it lists Base by CAIP-2, else v1 `base`
+ * (v1 facilitators refuse `eip155:8453`), else v1 by CAIP-2. A refusal naming the kind, or age, makes it stale.
  */
 const PREFERRED_KINDS: readonly WireKind[] = [
   { x402Version: 2, scheme: 'exact', network: BASE_CAIP2 },
