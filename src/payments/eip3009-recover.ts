@@ -84,8 +84,7 @@ export async function recoverAuthorizationSigner(
   const digest = authorizationDigest(usdc, a);
   if (!digest) return null;
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
-  // On the event loop: handing it to a worker thread cost about as much CPU as the recovery
-  // itself (docs/performance.md).
+  // On the event loop: a worker thread cost about as much CPU as the recovery (docs/performance.md).
   const publicKey = recoverPublicKey(digest, bytesOf(signature));
   if (publicKey !== undefined)
     return publicKey && (`0x${Buffer.from(keccak256Bytes(publicKey).buffer, 12).toString('hex')}` as Address);

@@ -174,8 +174,7 @@ export function createLedger(deps: {
     } catch (err) {
       const other = hash ? store.byTxHash(hash) : null;
       if (!other) throw err;
-      // One transfer settles one authorization, so a hash another row holds is a settler fault.
-      // Whether this payer was charged is unknown: in doubt, for the chain to decide.
+      // A hash another row holds is a settler fault (one transfer, one authorization): in doubt, for the chain.
       const row = store.get(id)!;
       store.markInDoubt(id, `settler named transaction ${hash}, which belongs to payment ${other.id}`, nowMs);
       logger.error('settler returned a transaction hash held by another payment; left in doubt', {

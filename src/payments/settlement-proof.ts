@@ -62,7 +62,6 @@ function uint256(data: string): bigint | null {
   return BigInt(data);
 }
 
-/** The transfer the nonce went with, for the buyer's and the operator's reason. */
 function describe(next: ProofLog | undefined, expect: ExpectedPayment): string {
   const want = `${expect.value} micro-USDC to ${expect.payTo}`;
   if (!next || !sameHex(next.topics[0], TRANSFER_TOPIC)) return `${want} (no transfer followed)`;

@@ -78,8 +78,7 @@ export function siwxExtension(i: {
         uri,
         nonce: i.nonce,
         issuedAt: new Date(i.nowMs).toISOString(),
-        // No statement and no `resources` (the uri again): the whole PAYMENT-REQUIRED header,
-        // Bazaar listing included, stays under 8 KiB for proxies' header buffers.
+        // No statement or `resources` (the uri again): PAYMENT-REQUIRED stays under proxies' 8 KiB.
         expirationTime: new Date(i.nowMs + SIWX_DECLARED_LIFETIME_SEC * 1000).toISOString(),
       },
     },

@@ -47,7 +47,6 @@ type ClaimResult = { claimed: true; id: number } | { claimed: false; row: Paymen
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
-/** The fields every log line about a payment row starts with. */
 export const rowFields = (r: PaymentRow) => ({ paymentId: r.id, payer: r.payer, nonce: r.nonce, settler: r.settler });
 
 export function createPaymentStore(db: Db) {
@@ -110,8 +109,7 @@ export function createPaymentStore(db: Db) {
 
 /** Reads of `payments` and `refunds`; totals are the triggers' row_counts; row shapes are admin/schemas.ts's. */
 export function createPaymentReads(db: Db) {
-  // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
-  // the partial index payments_applied answers this and the totals without touching the table.
+  // UTC day numbers by integer division (far cheaper than strftime); the partial index payments_applied answers it.
   const revenue =
     db.prepare(`SELECT created_at / 86400000 AS dayNumber, city, count(*) AS payments, sum(amount_micro) AS micro
       FROM payments WHERE status = 'applied' AND created_at >= ? GROUP BY dayNumber, city ORDER BY dayNumber, city`);

@@ -32,7 +32,6 @@ const PAGE_SIZE = 100;
 /** A read: the bundle its 402 offers, the cursor, `wait`, and who reads (checked again at a wake). */
 type Read = BundleOffer & { since: number; wait: number | null; credential: { bearer: string } | { signedIn: string } };
 
-/** Beside what holding and the 402s need: the page's reader, screening and the credentials' checks. */
 type PaidSignalsDeps = Parameters<typeof createHeldReads>[0] &
   Parameters<typeof createReadChallenges>[0] & {
     plane: PaymentPlane;
@@ -41,7 +40,6 @@ type PaidSignalsDeps = Parameters<typeof createHeldReads>[0] &
     isCity(slug: string): boolean;
     /** Receipt token lifetime (RECEIPT_TTL_DAYS); 0: tokens never expire. */
     receiptTtlMs: number;
-    /** A `SIGN-IN-WITH-X` header to its wallet (siwx-signin.ts). */
     signIn: SiwxSignIn;
   };
 
@@ -86,8 +84,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
             exhausted: (s) => challenges.exhausted(r, s),
           });
           const standing = { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq };
-          // A payment this request did not move reads nothing: its header is public once settled.
-          // Its own payment identifier is not, so with it the stored answer comes back whole.
+          // A header is public once settled, so one this request did not move reads nothing; its identifier is not.
           if (!purchase.movedHere && !purchase.replay) throw challenges.alreadyApplied(r, standing);
           const headers = {
             ...paymentResponseHeaders(purchase),
@@ -140,8 +137,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     at: Standing & { headers: Record<string, string>; paid?: boolean },
   ): Response {
     const { paidThrough, latest, headers } = at;
-    // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
-    // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
+    // Exhaustion only at or past the ceiling; past `latest` but below `paid_through` is an empty page.
     if (r.since >= paidThrough && !at.paid)
       return challenges.reply(c, r, { note: exhaustedNote('exhausted', at), headers });
     // Seqs are gapless (invariant 1), so the page is (since, end]; its bytes are cached (immutable).

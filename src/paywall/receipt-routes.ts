@@ -130,8 +130,7 @@ export function receiptRoutes(deps: {
   const revokedThrough = db
     .prepare('SELECT max(max(timestamp), max(used_at) / 1000) FROM receipt_revocations WHERE wallet = +?')
     .pluck();
-  // Consuming the signature and storing the new token commit together: a crash between them
-  // cannot burn a signature without a token, nor issue a token twice for one signature.
+  // Signature consumed and token stored in one commit: no crash burns a signature or issues a token twice.
   const issue = db.transaction(
     (i: { wallet: string; timestamp: number; paymentId: number; nowMs: number }): string | null => {
       // Inside the same transaction as the issue: a revocation commits wholly before or after it.

@@ -1,5 +1,5 @@
 /** Base is `eip155:8453` (x402 v2) or `base` (v1 tooling), either accepted; the buyer package's names, re-exported. */
-import { BASE_ALIASES, BASE_CAIP2 } from '../../packages/isocast-client/src/chain.ts';
+import { BASE_CAIP2 } from '../../packages/isocast-client/src/chain.ts';
 
 export {
   authorizationJson,
@@ -15,5 +15,3 @@ export {
 
 /** The network our challenges, documents and settle responses name. */
 export const NETWORK = BASE_CAIP2;
-/** Both spellings of Base a payment may carry. */
-export const NETWORK_ALIASES = BASE_ALIASES;

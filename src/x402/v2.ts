@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { once } from '../lib/once.ts';
 import { microToAtomic } from '../lib/money.ts';
-import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
+import { authorizationJson, NETWORK, BASE_ALIASES, type Authorization } from './networks.ts';
 import { paymentIdOf } from './payment-identifier.ts';
 import {
   BYTES32,
@@ -118,8 +118,7 @@ export function paymentHeaderOf(req: {
   if (req.method === 'HEAD') return null;
   const v1 = req.header('x-payment');
   const v2 = req.header(PAYMENT_SIGNATURE);
-  // One of each is two payments as much as two of one name: joined the way HTTP joins a repeated
-  // header, so the flow refuses both whole (payments/plane.ts) and no proxy can read the other one.
+  // One of each is two payments too: joined as HTTP joins a repeated header, so the flow refuses both whole.
   if (v1 && v2) return { version: 1, value: `${v1}, ${v2}` };
   if (v1) return { version: 1, value: v1 };
   return v2 ? { version: 2, value: v2 } : null;
@@ -183,7 +182,7 @@ function envelopeOf(json: unknown): Envelope | null {
   if (!isObject(json) || json.x402Version !== 2) return null;
   const { accepted: a, payload: p, extensions: e } = json;
   if (!isObject(a) || a.scheme !== 'exact' || typeof a.network !== 'string') return null;
-  if (!NETWORK_ALIASES.includes(a.network)) return null;
+  if (!BASE_ALIASES.includes(a.network)) return null;
   if (!shortOrAbsent(a.amount) || !shortOrAbsent(a.asset) || !shortOrAbsent(a.payTo)) return null;
   const x = a.extra;
   if (x !== undefined && !(isObject(x) && isObject(x.binding) && typeof x.binding.salt === 'string')) return null;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { once } from '../lib/once.ts';
 import type { Address, Hex } from 'viem';
-import { NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
+import { NETWORK, BASE_ALIASES, type Authorization } from './networks.ts';
 
-/** The `X-Payment` header, shared by server (decode) and buyer (encode) so the two cannot drift. */
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
 export const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
@@ -28,7 +27,7 @@ export const payloadSchemas = once(() => {
     }),
   });
 
-  const networkName = z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`);
+  const networkName = z.string().refine((n) => BASE_ALIASES.includes(n), `network must be ${NETWORK}`);
 
   const PaymentPayloadV1 = z.object({
     x402Version: z.literal(1),
@@ -131,7 +130,7 @@ const is = (v: unknown, re: RegExp): v is string => typeof v === 'string' && re.
 function wellFormed(json: unknown): json is PaymentPayloadV1 {
   if (!isObject(json) || json.x402Version !== 1 || json.scheme !== 'exact') return false;
   const { network, payload: p } = json;
-  if (typeof network !== 'string' || !NETWORK_ALIASES.includes(network)) return false;
+  if (typeof network !== 'string' || !BASE_ALIASES.includes(network)) return false;
   if (!isObject(p) || !is(p.signature, SIGNATURE) || (p.salt !== undefined && !is(p.salt, BYTES32))) return false;
   const a = p.authorization;
   if (!isObject(a) || !is(a.from, ADDRESS) || !is(a.to, ADDRESS) || !is(a.nonce, BYTES32)) return false;

@@ -44,8 +44,7 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
     transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
     pollingInterval: POLL_MS,
   }) as PublicClient;
-  // Every facilitator success reads one receipt: a plain JSON-RPC post, without viem's
-  // transport, formatters and error classes (they cost twice the /settle call itself).
+  // A plain JSON-RPC post per facilitator success: viem's transport and formatters cost twice the /settle call.
   const rpc = createJsonPost('rpc', { baseUrl: opts.rpcUrl });
   let rpcId = 0;
   const receiptCall = (txHash: Hex) => ({
@@ -60,8 +59,7 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
     return answer === null || answer.status >= 500 ? rpc.post('', body, RPC_TIMEOUT_MS) : answer;
   };
   const readOne = async (txHash: Hex) => receiptOf(await postTwice(receiptCall(txHash)));
-  // Reads of one event-loop turn go as one JSON-RPC batch; a node that answers a batch badly is
-  // asked again one call at a time.
+  // One JSON-RPC batch per event-loop turn; a node that answers a batch badly is asked one call at a time.
   let queued: { txHash: Hex; done: (r: Promise<RawReceipt | null>) => void }[] = [];
   const flush = async () => {
     const batch = queued;

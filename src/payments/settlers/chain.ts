@@ -81,16 +81,14 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
       // Without a definite answer nothing is sent: a competitor may already have used the nonce.
       if (earlier.state === 'unknown') return { ok: false, inDoubt: true, sent: false, reason: earlier.reason };
       const call = transferCall(req);
-      // Balance, then a simulated call, at the block that said "unused": a refusal here is definite
-      // (nothing was sent), so an unfunded authorization is "not charged" at once, never in doubt.
+      // Balance and a simulated call at the block that said "unused": a refusal here sent nothing, not charged.
       const refused = await preflight(req, call, earlier.block);
       if (refused) return { ok: false, inDoubt: false, reason: refused };
       let hash: Hex;
       try {
         hash = await wallet.writeContract({ address: opts.usdc, abi: EIP3009_ABI, ...call } as never);
       } catch (err) {
-        // A send that errored may still have reached the mempool, and a competitor may have used
-        // the nonce between our check and our send: only the chain can say.
+        // An errored send may have reached the mempool, or a competitor used the nonce: only the chain can say.
         return after(req, `transferWithAuthorization send failed: ${shortError(err)}`);
       }
       try {
@@ -101,8 +99,7 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
             ? judge({ hash, logs: receipt.logs }, { payer: req.payer, nonce: a.nonce, terms: termsOf(req) })
             : null;
         if (proof?.state === 'used') return { ok: true, txHash: hash };
-        // Reverted: by a competitor's earlier use of the nonce (then we were paid by theirs), or
-        // for another reason, in which case the now-public calldata can still land until validBefore.
+        // Reverted by a competitor's use (which paid us), or else the public calldata may land until validBefore.
         return after(req, `transaction ${hash} reverted`, hash);
       } catch (err) {
         return after(req, `transaction ${hash} not confirmed: ${shortError(err)}`, hash);

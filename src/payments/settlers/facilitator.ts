@@ -89,8 +89,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
     kind: 'facilitator',
     maxSettleMs: SUPPORTED_TIMEOUT_MS + verifyTimeoutMs + settleTimeoutMs + 15_000,
     async settle(req) {
-      // Only a retry asks the chain first: for a fresh claim it would cost two RPC calls per
-      // purchase, and an authorization used elsewhere is refused by /settle and found by refused().
+      // Only a retry asks the chain first (two RPC calls a purchase); /settle refuses a used one, refused() finds it.
       if (!req.fresh) {
         const earlier = settledBefore(await status(req.payer, req.authorization.nonce, termsOf(req)));
         if (earlier) return earlier;

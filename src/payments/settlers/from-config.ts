@@ -36,8 +36,7 @@ export function settlerFromConfig(
       usdc: config.USDC_ADDRESS as Address,
     });
   }
-  // Only the token's authorizationState settles a /settle that went quiet, and a /settle success
-  // is believed only once our own RPC shows the transfer to PAY_TO (chain-proof.ts).
+  // A quiet /settle is settled by authorizationState; a success is believed once our RPC shows PAY_TO paid.
   const usdc = config.USDC_ADDRESS as Address;
   const reader = config.RPC_URL ? createProofReader({ rpcUrl: config.RPC_URL, usdc }) : undefined;
   const used = config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined;
@@ -72,7 +71,6 @@ export function facilitatorList(config: SettlerSettings): { url: string; auth?: 
   }));
 }
 
-/** CDP's per-request JWT, signed with jose: an `Authorization: Bearer <jwt>` for each request's method, host and path. */
 function cdpJwtHeaders(keyId: string, secret: string): PerRequestHeaders {
   const { key, alg } = cdpSigningKey(secret);
   return async (method, host, path) => {

@@ -101,7 +101,6 @@ export function createKindCache(opts: { fetch: () => Promise<JsonAnswer>; now: (
   }
 
   return {
-    /** Reads `/supported` now (doctor, serve start). */
     refresh,
     /** A refusal named the network, version or scheme: read `/supported` again before the next call (at most once per RETRY_MS). */
     invalidate: () => {
@@ -155,7 +154,6 @@ function namedTransaction(answer: JsonAnswer, nonce: Hex): Hex | null {
   return null;
 }
 
-/** The reason a refusal gives: an x402 reason field, an error message, or the start of the body. */
 function refusalReason(answer: JsonAnswer): string {
   const j = answer.json as Record<string, unknown> | undefined;
   const fields = ['invalidReason', 'errorReason', 'error', 'message', 'invalidMessage', 'errorMessage', 'detail'];

@@ -71,6 +71,5 @@ export type Settler = {
   readonly maxSettleMs: number;
   /** A facilitator's `GET /supported`, read now, and the kind chosen from it (negotiate.ts). */
   supported?(): Promise<SupportedResult>;
-  /** Releases pooled connections (the facilitator's keep-alive sockets), where there are any. */
   close?(): void;
 };
