@@ -21,9 +21,8 @@ type Receipt = ReturnType<WakeLookups['receipt']>;
 type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
 
 /**
- * Lookups shared by the reads one commit wakes, so 1,000 held reads of one wallet are not 2,000
- * identical queries. They live for one wake and only while this connection wrote nothing
- * (`total_changes()`), so each answers as a fresh read would.
+ * Shared by the reads one commit wakes (1,000 held reads of a wallet are not 2,000 queries), for one wake and only
+ * while this connection wrote nothing (`total_changes()`), so each answers as a fresh read would.
  */
 export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: LookupStores): { current(): WakeLookups } {
   const direct = directLookups(stores);

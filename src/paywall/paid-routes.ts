@@ -114,10 +114,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     return page(c, r, { paidThrough, latest: deps.reader.latestSeq(r.city), headers: noStore() });
   }
 
-  /**
-   * The wallet a credential reads for, or the answer when none: a bearer expired (401), unknown or
-   * revoked (402), sanctioned (403); a sign-in's wallet is screened again here, as at a wake.
-   */
+  /** The credential's wallet, or 401 expired, 402 unknown or revoked, 403 sanctioned (screened again at a wake). */
   function walletOf(c: Ctx, r: Read, lookups: WakeLookups): string | Response {
     if ('signedIn' in r.credential) return screened(r.credential.signedIn);
     const receipt = lookups.receipt(r.credential.bearer);

@@ -123,10 +123,7 @@ export function receiptRoutes(deps: {
   const origin = originOf(deps.baseUrl);
   const payments = createPaymentReads(db);
   const used = createReceiptRequestStore(db);
-  /**
-   * A wallet's latest revocation (unix s, the later of signed and server time): a ReceiptRequest
-   * dated at or before it mints nothing. Kept two skew windows, after which such a request is stale.
-   */
+  /** A wallet's last revocation (unix s, later of signed and server time): a request dated no later mints nothing. */
   const revokedThrough = db
     .prepare('SELECT max(max(timestamp), max(used_at) / 1000) FROM receipt_revocations WHERE wallet = +?')
     .pluck();

@@ -93,10 +93,7 @@ function strictBase64(value: string): Buffer {
   return bytes;
 }
 
-/**
- * Either header's base64 JSON, given to `decode` (module-level functions: no closure per request).
- * `parse` may read the text faster than JSON.parse, but must accept exactly what it accepts.
- */
+/** Either header's base64 JSON to `decode` (no closure per request); `parse` accepts exactly what JSON.parse does. */
 export function decodeHeader(
   value: string,
   how: { max: number; decode: (json: unknown) => DecodeResult; parse?: (text: string) => unknown },
@@ -123,10 +120,7 @@ export type Json = Record<string, unknown>;
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const is = (v: unknown, re: RegExp): v is string => typeof v === 'string' && re.test(v);
 
-/**
- * Whether `PaymentPayloadV1` accepts `json` (only its fields are read after), so zod runs only to
- * word a refusal: its walk was about 3 % of a paid request's CPU.
- */
+/** Whether `PaymentPayloadV1` accepts `json`: zod only words a refusal (its walk was 3 % of a paid request's CPU). */
 function wellFormed(json: unknown): json is PaymentPayloadV1 {
   if (!isObject(json) || json.x402Version !== 1 || json.scheme !== 'exact') return false;
   const { network, payload: p } = json;

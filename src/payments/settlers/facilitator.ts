@@ -42,10 +42,8 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const verifyAlways = opts.verify === 'always';
 
   /**
-   * An answer that left the outcome open: the token contract decides. After a refusal naming no
-   * transaction (`refusal`), money can have moved only if the authorization was used before it
-   * reached us, so an unused one is "not charged". A used nonce is not a payment (a cancelled one
-   * is "already used" too): only a transaction paying PAY_TO the price is credited.
+   * An open outcome, for the token contract: after a `refusal` naming no transaction an unused authorization is not
+   * charged; a used nonce (a cancelled one too) is credited only for a transaction paying PAY_TO the price.
    */
   async function decide(req: SettleRequest, reason: string, after: Hex | null | 'refusal'): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, termsOf(req));
