@@ -21,8 +21,7 @@ export async function paymentBackends(
   const watch = opts.metrics ? facilitatorMetrics(opts.metrics) : undefined;
   const settler = live.settlerFromConfig(config, { logger: opts.logger, onSkip: watch?.onSkip });
   watch?.watch(settler);
-  // The facilitator's /supported picks what it is sent; one that can take no Base payment at all
-  // is a configuration error. One that does not answer yet is retried on the first payment.
+  // A facilitator listing no Base kind is a configuration error; one not answering yet is asked again on a payment.
   const supported = await settler.supported?.();
   if (supported && !supported.ok && supported.problem === 'none') {
     settler.close?.();

@@ -9,11 +9,8 @@ import { echoedVerbatim } from '../x402/v2.ts';
 import { paymentSchemas } from './schemas.ts';
 
 /**
- * The x402 Bazaar declaration (`extensions.bazaar`) of each paid route and its catalogue
- * description (docs/discovery.md, "Bazaar"), written as plain data in exactly the shape
- * @x402/extensions gives (test/payments/bazaar.test.ts compares them): importing the library costs
- * a start some 400 ms of zod 3 and ajv. The schemas are the OpenAPI document's zod objects, inlined:
- * a declaration travels alone, so it cannot point at `components`.
+ * Each paid route's Bazaar declaration (docs/discovery.md) as plain data in @x402/extensions' shape (bazaar.test.ts
+ * compares): the library costs a start 400 ms. Schemas are inlined: a declaration cannot point at `components`.
  */
 
 export type Listing = { description: string; extensions: { bazaar: BazaarDeclaration } };
@@ -44,10 +41,7 @@ const provenance = once(
     },
 );
 
-/**
- * The paid read as the listing declares it: the spec's signal fields, further fields allowed. The
- * provenance fields spelled out here would take the PAYMENT-REQUIRED header past 8 KiB.
- */
+/** The spec's signal fields, further allowed: the provenance fields would take PAYMENT-REQUIRED past 8 KiB. */
 export const listedSignalsPage = once(() =>
   paymentSchemas().SignalsPage.extend({ signals: z.array(signalSchema().omit(provenance()).loose()) }),
 );
@@ -100,10 +94,7 @@ const routes = once(
   }),
 );
 
-/**
- * A schema without its prose or examples: the declaration rides in PAYMENT-REQUIRED, and a stock
- * v2 client echoes it into PAYMENT-SIGNATURE, whose size a request's headers bound.
- */
+/** Without prose or examples: a stock v2 client echoes the declaration into PAYMENT-SIGNATURE, a bounded header. */
 function terse(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(terse);
   if (!node || typeof node !== 'object') return node;

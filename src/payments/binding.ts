@@ -17,7 +17,6 @@ type BindingSecret = Buffer | KeyObject;
 export type SaltStep = { k: number; sinceMs: number };
 type SaltPoint = { k: number; epoch: number };
 
-/** The step of a bundle nobody has bought yet. */
 export const FIRST_STEP: SaltStep = { k: 0, sinceMs: 0 };
 
 export function epochAt(ms: number): number {
@@ -41,7 +40,6 @@ export function servedSalt(secret: BindingSecret, bundle: SaltBundle, point: Sal
   return memo.memo(input, () => `0x${createHmac('sha256', secret).update(input).digest('hex')}`);
 }
 
-/** The salt a 402 serves now: the bundle's current `step`, this minute. */
 export function currentSalt(secret: BindingSecret, c: SaltBundle & { step: SaltStep; nowMs: number }): Hex {
   return servedSalt(secret, c, { k: c.step.k, epoch: epochAt(c.nowMs) });
 }

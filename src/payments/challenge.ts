@@ -5,7 +5,8 @@ import { listingFor } from './bazaar.ts';
 import { currentSalt, type SaltStep } from './binding.ts';
 import { bundleDescription, paymentRequired, standardAccept, usdcDomain, type ChallengeInput } from './envelope.ts';
 import type { PaymentRequiredBody } from './schemas.ts';
-import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration } from '../x402/payment-identifier.ts';
+import { PAYMENT_IDENTIFIER } from '../../packages/isocast-client/src/payment-id.ts';
+import { paymentIdentifierDeclaration } from '../x402/payment-identifier.ts';
 import {
   echoedVerbatim,
   encodeJsonText,
@@ -16,7 +17,6 @@ import {
 } from '../x402/v2.ts';
 import type { PaymentRequirementsV1 } from '../x402/x-payment.ts';
 
-/** The 402 challenge and the standard requirements a facilitator is sent. */
 type ChallengeDeps = Pick<ChallengeInput, 'payTo' | 'usdc' | 'termsUrl' | 'mode'> & {
   /** The HMAC key as a KeyObject, made once (on first use): salts and tags are computed on every paid request. */
   secret: () => KeyObject;
@@ -36,8 +36,7 @@ const CACHE_MAX = 4096;
 
 export function createChallenges(deps: ChallengeDeps) {
   const requirementsCache = boundedMap<PaymentRequirementsV1>(CACHE_MAX);
-  // A bundle's plain offer is the same for every buyer until its salt moves, so it is kept per
-  // salt, frozen so no caller can hand its words to the next buyer; a note makes a body never kept.
+  // Kept per salt (every buyer's until it moves), frozen so no caller hands its words on; a note is never kept.
   const offers = boundedMap<PaymentRequiredBody>(CACHE_MAX);
 
   const seller = { payTo: deps.payTo, usdc: deps.usdc, termsUrl: deps.termsUrl, mode: deps.mode };
@@ -57,7 +56,6 @@ export function createChallenges(deps: ChallengeDeps) {
       return offers.memo(`${salt}|${count}|${city}|${offer.resourcePath}`, () => deepFreeze(build(offer, salt, note)));
     },
 
-    /** The paid route's Bazaar listing, for a v2 settle call (x402/v2.ts facilitatorBody). */
     listing: (resourcePath: string) => listingFor(resourcePath, deps.termsUrl),
 
     /** The standard v1 requirements a facilitator is sent: no binding, mode or salt, so built once per bundle. */

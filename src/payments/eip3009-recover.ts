@@ -2,34 +2,26 @@ import { isAddress, recoverTypedDataAddress, type Address, type Hex } from 'viem
 import { keccak256Bytes } from '../lib/keccak.ts';
 import { recoverPublicKey, secp256k1LoadError } from '../lib/secp256k1.ts';
 import { createLogger } from '../lib/logger.ts';
+import { once } from '../lib/once.ts';
 import { authorizationTypedData } from '../x402/eip3009.ts';
 import { type Authorization, BASE_CHAIN_ID, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 
 /**
- * The EIP-712 digest built by hand from cached hashes, recovered with libsecp256k1 (native addon or
- * WASM); equals viem's `recoverTypedDataAddress`, except null where viem throws (bad checksum, value
- * outside uint256). Without either engine, viem does the whole job (logged once).
+ * viem's `recoverTypedDataAddress` (null where it throws) from a hand-built digest and libsecp256k1 (native or
+ * WASM); without either engine, viem does the whole job (logged once).
  */
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 /** Hex (0x optional) to bytes; callers have checked the format. */
 const bytesOf = (hex: string) => Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
-// Hashed on the first digest, not at load: the first keccak also generates its permutation
-// (src/lib/keccak.ts), which the start then does not pay for (docs/performance.md, start-up).
-let typeHashes: { transfer: Uint8Array; domain: Uint8Array } | undefined;
-function typeHash(): { transfer: Uint8Array; domain: Uint8Array } {
-  if (!typeHashes)
-    typeHashes = {
-      transfer: keccak256Bytes(
-        utf8(
-          'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
-        ),
-      ),
-      domain: keccak256Bytes(
-        utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
-      ),
-    };
-  return typeHashes;
-}
+// On the first digest, not at load: the first keccak builds its permutation (docs/performance.md, start-up).
+const typeHash = once(() => ({
+  transfer: keccak256Bytes(
+    utf8(
+      'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
+    ),
+  ),
+  domain: keccak256Bytes(utf8('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)')),
+}));
 const UINT256_LIMIT = 1n << 256n;
 
 const domainSeparators = new Map<string, Uint8Array>();
@@ -92,8 +84,7 @@ export async function recoverAuthorizationSigner(
   const digest = authorizationDigest(usdc, a);
   if (!digest) return null;
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
-  // On the event loop: handing it to a worker thread cost about as much CPU as the recovery
-  // itself (docs/performance.md).
+  // On the event loop: a worker thread cost about as much CPU as the recovery (docs/performance.md).
   const publicKey = recoverPublicKey(digest, bytesOf(signature));
   if (publicKey !== undefined)
     return publicKey && (`0x${Buffer.from(keccak256Bytes(publicKey).buffer, 12).toString('hex')}` as Address);

@@ -25,7 +25,6 @@ export type ChallengeInput = {
 
 type AcceptTerms = Pick<ChallengeInput, 'count' | 'resource' | 'payTo' | 'usdc'> & { description: string };
 
-/** The description of one city's bundle in a challenge and in a facilitator's requirements. */
 export function bundleDescription(city: string, count: number): string {
   const price = bundlePrice(count);
   return `${count} isocast signals for ${city} (${price.tier.name} tier, ${microToUsd(price.unitMicro)} USDC each)`;

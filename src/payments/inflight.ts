@@ -5,7 +5,6 @@ export function createInflight<T>() {
   const running = new Map<string, Promise<T>>();
   return {
     has: (key: string) => running.has(key),
-    /** Runs `work` as the one piece of work on this key; null when another is already running. */
     exclusive(key: string, work: () => Promise<T>): Promise<T> | null {
       if (running.has(key)) return null;
       const p = work();
@@ -16,7 +15,6 @@ export function createInflight<T>() {
       p.then(done, done);
       return p;
     },
-    /** Resolves once the work running on `key` (if any) has ended, whatever its outcome. */
     async ended(key: string): Promise<void> {
       await running.get(key)?.catch(() => undefined);
     },

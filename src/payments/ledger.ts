@@ -174,8 +174,7 @@ export function createLedger(deps: {
     } catch (err) {
       const other = hash ? store.byTxHash(hash) : null;
       if (!other) throw err;
-      // One transfer settles one authorization, so a hash another row holds is a settler fault.
-      // Whether this payer was charged is unknown: in doubt, for the chain to decide.
+      // A hash another row holds is a settler fault (one transfer, one authorization): in doubt, for the chain.
       const row = store.get(id)!;
       store.markInDoubt(id, `settler named transaction ${hash}, which belongs to payment ${other.id}`, nowMs);
       logger.error('settler returned a transaction hash held by another payment; left in doubt', {
@@ -191,10 +190,7 @@ export function createLedger(deps: {
     return apply(id, opts);
   }
 
-  /**
-   * A payment identifier's stored answer, opened only by the same signed payment on the same route; null when
-   * none was stored or its receipt token was revoked since (docs/payments.md "Payment identifiers").
-   */
+  /** An identifier's stored answer for the same signed payment and route; null if none or its token was revoked. */
   function replay(row: PaymentRow, memo: ResultMemo): Purchase | null {
     if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer || !memo.payment) return null;
     const plain = sealer.open(row.result, sealContext(row, memo.payment));

@@ -59,7 +59,6 @@ export function paymentCounters(metrics: Metrics | undefined) {
       commits?.inc();
       units?.inc({}, n);
     },
-    /** One purchase attempt ended: its outcome, or `error` when it threw. */
     attempt: (o: PurchaseOutcome | 'error') => outcomes?.inc({ outcome: o === 'error' ? 'error' : paymentOutcome(o) }),
     /** A payment newly applied: its amount counts as settled revenue. */
     applied: (o: PurchaseOutcome) => {

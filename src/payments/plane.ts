@@ -22,7 +22,6 @@ import { checkPayee, checkWindow, verifySignature, type TypedDataVerifier } from
 import { identifierKey, signedPaymentDigest } from '../x402/payment-identifier.ts';
 import { acceptedProblem, decodePaymentHeader, type PaymentHeader } from '../x402/v2.ts';
 
-/** The configuration the plane reads; the wiring's `Config` satisfies it. */
 type PaymentSettings = Parameters<typeof payTo>[0] & {
   USDC_ADDRESS: string;
   OFAC_REQUIRED: boolean;
@@ -56,7 +55,6 @@ type PurchaseOptions = {
   memo?: ResultMemo;
 };
 
-/** The plane's deps with the configuration read into what challenge, ledger and settle take. */
 function settingsOf(given: PaymentPlaneDeps) {
   const { config } = given;
   return {
@@ -74,10 +72,7 @@ function settingsOf(given: PaymentPlaneDeps) {
 export type PurchaseSettings = ReturnType<typeof settingsOf>;
 export type PaymentPlane = ReturnType<typeof paymentPlaneFor>;
 
-/**
- * Challenge, purchase flow (spec 4.3), ledger, coalescing, counters: every expected end is an outcome
- * (outcomes.ts), never a throw, which the paywall says over HTTP.
- */
+/** Challenge, purchase flow (spec 4.3), ledger, coalescing: every expected end is an outcome, never a throw. */
 export function paymentPlaneFor(given: PaymentPlaneDeps) {
   const counters = paymentCounters(given.metrics);
   let accepting = true;

@@ -10,11 +10,7 @@ import { createSingleUse } from '../db/single-use.ts';
 import type { Db } from '../db/open.ts';
 import { SKEW_RULE } from '../lib/signed-request.ts';
 
-/**
- * The EIP-712 messages a wallet signs about its receipt tokens (`ReceiptRequest`, `ReceiptRevocation`),
- * as the buyer package defines them. Both name the server's own origin, so a signature given to
- * one server (a lookalike a client was pointed at) is worth nothing on another.
- */
+/** The buyer package's receipt messages: both name the server's origin, so a lookalike's signature is worth nothing. */
 export {
   originOf,
   RECEIPT_REQUEST_PRIMARY_TYPE,
@@ -56,10 +52,7 @@ export async function verifyReceiptSigned(s: {
   }
 }
 
-/**
- * Each signed receipt request or revocation (wallet, timestamp) is consumed once per kind (spec 8);
- * a row is forgotten once its timestamp is twice the skew old, as it is refused as stale anyway.
- */
+/** Each (wallet, timestamp) once per kind (spec 8); a row older than twice the skew goes (stale anyway). */
 export function createReceiptRequestStore(db: Db) {
   const table = (name: string) =>
     createSingleUse<{ wallet: string; timestamp: number; used_at: number }>(db, {

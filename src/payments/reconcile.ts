@@ -38,8 +38,7 @@ export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Log
     if (result === 'applied') logger.info('reconciled: payment applied', fields);
     if (result === 'refunded') logger.warn('reconciled: refund queued', fields);
   };
-  // A few workers take rows off the ordered queue: the order decides who is asked first, the
-  // bound keeps a pass from opening one RPC request per open row at once.
+  // A few workers on the ordered queue: a pass never opens one RPC request per open row at once.
   let next = 0;
   const worker = async () => {
     while (next < queue.length) await step(queue[next++]!);

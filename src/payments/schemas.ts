@@ -7,10 +7,7 @@ import { BINDING_FORMULA, SALT_ECHO } from '../../packages/isocast-client/src/bi
 import { MAX_WAIT_S } from './bundle.ts';
 import { NETWORK } from '../x402/networks.ts';
 
-/**
- * The payment routes' documented shapes, built on first use (lib/once.ts): the OpenAPI document and
- * the Bazaar listings need them, no request does (zod built them at import, a share of every start).
- */
+/** The payment routes' documented shapes, built on first use: documents and listings need them, no request does. */
 export const paymentSchemas = once(() => {
   const Binding = z
     .object({

@@ -1,9 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, type KeyObject } from 'node:crypto';
 
-/**
- * AES-256-GCM under a key derived from the server secret, for a stored answer holding a receipt
- * token. `context` is authenticated, not stored: a value moved to another row does not open.
- */
+/** AES-256-GCM for a stored answer holding a receipt token; `context` is authenticated, not stored. */
 export type Sealer = ReturnType<typeof createSealer>;
 
 const IV_BYTES = 12;

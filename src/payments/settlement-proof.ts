@@ -1,9 +1,7 @@
 /**
- * "Paid" means USDC reached payTo: a spent nonce is not enough (`cancelAuthorization`, or a
- * value-0 transfer to the payer, spend it without paying us). One transaction's token logs must
- * show `AuthorizationUsed(payer, nonce)` followed at once by `Transfer(payer, payTo, value)`
- * (FiatToken emits them adjacently); pairing adjacent logs keeps one transfer from vouching for
- * several nonces. Every place that decides "paid" calls this.
+ * "Paid" means USDC reached payTo, not a spent nonce (`cancelAuthorization` or a value-0 transfer spend it): every
+ * place that decides it asks for `AuthorizationUsed(payer, nonce)` then at once `Transfer(payer, payTo, value)`, as
+ * FiatToken emits them, so one transfer cannot vouch for several nonces.
  */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 export const AUTHORIZATION_USED_TOPIC = '0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5';
@@ -62,7 +60,6 @@ function uint256(data: string): bigint | null {
   return BigInt(data);
 }
 
-/** The transfer the nonce went with, for the buyer's and the operator's reason. */
 function describe(next: ProofLog | undefined, expect: ExpectedPayment): string {
   const want = `${expect.value} micro-USDC to ${expect.payTo}`;
   if (!next || !sameHex(next.topics[0], TRANSFER_TOPIC)) return `${want} (no transfer followed)`;

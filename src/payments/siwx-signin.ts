@@ -25,10 +25,7 @@ type SiwxSignInDeps = {
 let library: Promise<typeof import('./siwx-verify.ts')> | undefined;
 const siwxLibrary = () => (library ??= import('./siwx-verify.ts'));
 
-/**
- * A `SIGN-IN-WITH-X` header to the wallet it proves, or an ApiError; its (wallet, nonce) is
- * consumed in SQLite, so each header reads once.
- */
+/** A `SIGN-IN-WITH-X` header to the wallet it proves; its (wallet, nonce) is consumed, so each header reads once. */
 export function createSiwxSignIn(deps: SiwxSignInDeps) {
   const nonces = createSingleUse<{ wallet: string; nonce: string; expires_at: number; used_at: number }>(
     deps.db,

@@ -1,7 +1,5 @@
 /**
- * `@x402/extensions`' parser and signature check for `SIGN-IN-WITH-X`, imported on the first
- * sign-in, never at start: the library is about a quarter of the binary's main bundle and its
- * start-up evaluation. It is a bundle of its own in the binary (scripts/sea/asset-bundles.ts), so
- * it takes and returns plain data; only a thrown error's message is read.
+ * Loaded on the first sign-in, never at start (a quarter of the main bundle's evaluation); a bundle of its own in
+ * the binary (scripts/sea/asset-bundles.ts), so only plain data and a thrown error's message cross it.
  */
 export { parseSIWxHeader, verifySIWxSignature } from '@x402/extensions/sign-in-with-x';

@@ -6,10 +6,8 @@ import { NETWORK } from '../x402/networks.ts';
 import { echoedVerbatim } from '../x402/v2.ts';
 
 /**
- * Sign in with the wallet that paid (x402 v2 `sign-in-with-x`): what the `GET /v1/signals` 402
- * declares, and the checks of a signed-in message that need no signature and no database. The
- * library's `validateSIWxMessage` is not used for them: it reads `Date.now()`, allows no clock skew
- * on `issuedAt`, and lets a message without `expirationTime` live for ever.
+ * `sign-in-with-x`: the 402's declaration and the message checks needing no signature or database. Not the library's
+ * `validateSIWxMessage`: it reads `Date.now()`, allows no skew on `issuedAt` and no `expirationTime` for ever.
  */
 export const SIWX_HEADER = 'sign-in-with-x';
 const SIWX_DECLARED_LIFETIME_SEC = 300;
@@ -48,10 +46,7 @@ const SHAPES: Record<string, object> = {
   resources: { type: 'array', items: uri },
 };
 
-/**
- * `declareSIWxExtension({ network, expirationSeconds })` of `@x402/extensions` less its `_options`,
- * written out so that no start evaluates the library (test/payments/siwx.test.ts compares them).
- */
+/** The library's `declareSIWxExtension` less `_options`, written out: no start evaluates it (siwx.test.ts compares). */
 const DECLARED = {
   info: { version: '1' },
   supportedChains: [{ chainId: NETWORK, type: 'eip191' }],
@@ -83,8 +78,7 @@ export function siwxExtension(i: {
         uri,
         nonce: i.nonce,
         issuedAt: new Date(i.nowMs).toISOString(),
-        // No statement and no `resources` (the uri again): the whole PAYMENT-REQUIRED header,
-        // Bazaar listing included, stays under 8 KiB for proxies' header buffers.
+        // No statement or `resources` (the uri again): PAYMENT-REQUIRED stays under proxies' 8 KiB.
         expirationTime: new Date(i.nowMs + SIWX_DECLARED_LIFETIME_SEC * 1000).toISOString(),
       },
     },

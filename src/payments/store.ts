@@ -1,9 +1,8 @@
 import type { Db } from '../db/open.ts';
 
 /**
- * The payments table; the (payer, nonce) row claimed before any settle call is the lock (docs/payments.md "Exactly
- * once"). claimed -> settled -> applied | refund_queued; -> failed only when no transfer happened and none can;
- * -> in_doubt, which leaves only on the token contract's word.
+ * The (payer, nonce) row claimed before any settle call is the lock (docs/payments.md "Exactly once"). claimed ->
+ * settled -> applied | refund_queued; -> failed only when no transfer can happen; in_doubt left on the chain's word.
  */
 type PaymentStatus = 'claimed' | 'settled' | 'applied' | 'failed' | 'refund_queued' | 'in_doubt';
 
@@ -48,7 +47,6 @@ type ClaimResult = { claimed: true; id: number } | { claimed: false; row: Paymen
 
 export type PaymentStore = ReturnType<typeof createPaymentStore>;
 
-/** The fields every log line about a payment row starts with. */
 export const rowFields = (r: PaymentRow) => ({ paymentId: r.id, payer: r.payer, nonce: r.nonce, settler: r.settler });
 
 export function createPaymentStore(db: Db) {
@@ -109,13 +107,9 @@ export function createPaymentStore(db: Db) {
   };
 }
 
-/**
- * Reads of `payments` and `refunds`; applied totals are the triggers' row_counts (a growing table costs more to count).
- * The listed rows' shape is the admin report's schema (admin/schemas.ts), which names them as selected here.
- */
+/** Reads of `payments` and `refunds`; totals are the triggers' row_counts; row shapes are admin/schemas.ts's. */
 export function createPaymentReads(db: Db) {
-  // Whole UTC days since the epoch: integer division is far cheaper per row than strftime, and
-  // the partial index payments_applied answers this and the totals without touching the table.
+  // UTC day numbers by integer division (far cheaper than strftime); the partial index payments_applied answers it.
   const revenue =
     db.prepare(`SELECT created_at / 86400000 AS dayNumber, city, count(*) AS payments, sum(amount_micro) AS micro
       FROM payments WHERE status = 'applied' AND created_at >= ? GROUP BY dayNumber, city ORDER BY dayNumber, city`);

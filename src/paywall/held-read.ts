@@ -6,16 +6,10 @@ import type { Ctx } from '../lib/http.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 
-/**
- * The held read (`GET /v1/signals?wait=N`): held until a signal for its city commits, `wait`
- * elapses, the client leaves or the server stops, then answered exactly as without `wait`.
- */
+/** `GET /v1/signals?wait=N`: held until a signal commits, N s pass or the client leaves, then answered as without. */
 const WAITERS_RETRY_S = 2;
 
-/**
- * One wallet's share of MAX_SIGNAL_WAITERS (5 %, at least 4): a cheap token, or many of one wallet,
- * cannot take every slot from paying buyers of other wallets; past it a `wait` read answers 503.
- */
+/** One wallet's share of MAX_SIGNAL_WAITERS (5 %, at least 4): no wallet takes every slot from other buyers. */
 export function walletShare(maxWaiters: number): number {
   return Math.max(4, Math.ceil(maxWaiters / 20));
 }
@@ -27,9 +21,8 @@ type Receipt = ReturnType<WakeLookups['receipt']>;
 type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pick<ReceiptStore, 'lookup'> };
 
 /**
- * Lookups shared by the reads one commit wakes, so 1,000 held reads of one wallet are not 2,000
- * identical queries. They live for one wake and only while this connection wrote nothing
- * (`total_changes()`), so each answers as a fresh read would.
+ * Shared by the reads one commit wakes (1,000 held reads of a wallet are not 2,000 queries), for one wake and only
+ * while this connection wrote nothing (`total_changes()`), so each answers as a fresh read would.
  */
 export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: LookupStores): { current(): WakeLookups } {
   const direct = directLookups(stores);
@@ -88,10 +81,7 @@ export function createHeldReads(
       return q.since < paidThrough && deps.reader.latestSeq(q.city) <= q.since;
     },
 
-    /**
-     * Holds the read, then `answer`s it with the wake's shared lookups; `answer` checks the
-     * credential again (a token revoked while held). Too many held, in all or by this wallet: 503.
-     */
+    /** `answer` checks the credential again (revoked while held); too many held, in all or by this wallet: 503. */
     hold(c: Ctx, q: HoldQuery & { wallet: string }, answer: (lookups: WakeLookups) => Response): Promise<Response> {
       if (deps.notifier.waiting() >= deps.maxWaiters) throw tooManyWaiting(WAITERS_RETRY_S);
       const held = perWallet.get(q.wallet) ?? 0;

@@ -25,17 +25,13 @@ import type { SiwxSignIn } from '../payments/siwx-signin.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
 import { paymentSchemas } from '../payments/schemas.ts';
 
-/**
- * `GET /v1/signals`: an inline payment reads only in its own answer; a SIGN-IN-WITH-X or receipt
- * token names the wallet that paid. Holding is held-read.ts's, every 402 read-challenge.ts's.
- */
+/** `GET /v1/signals`: an inline payment reads only in its own answer; a sign-in or receipt token names the payer. */
 const DEFAULT_CHALLENGE_COUNT = 20;
 const PAGE_SIZE = 100;
 
 /** A read: the bundle its 402 offers, the cursor, `wait`, and who reads (checked again at a wake). */
 type Read = BundleOffer & { since: number; wait: number | null; credential: { bearer: string } | { signedIn: string } };
 
-/** Beside what holding and the 402s need: the page's reader, screening and the credentials' checks. */
 type PaidSignalsDeps = Parameters<typeof createHeldReads>[0] &
   Parameters<typeof createReadChallenges>[0] & {
     plane: PaymentPlane;
@@ -44,7 +40,6 @@ type PaidSignalsDeps = Parameters<typeof createHeldReads>[0] &
     isCity(slug: string): boolean;
     /** Receipt token lifetime (RECEIPT_TTL_DAYS); 0: tokens never expire. */
     receiptTtlMs: number;
-    /** A `SIGN-IN-WITH-X` header to its wallet (siwx-signin.ts). */
     signIn: SiwxSignIn;
   };
 
@@ -63,8 +58,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     // HEAD never moves money: its payment header is ignored (nothing verified, nothing settled).
     const payment = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
     if (payment) return paidRead(c, payment, { city, count, resourcePath, since });
-    // HEAD ignores a sign-in too: it is single-use and costs a recovery (an eth_call for a
-    // contract wallet).
+    // HEAD ignores a sign-in too: it is single-use and costs a recovery (an eth_call for a contract wallet).
     const siwx = c.req.method === 'HEAD' ? undefined : c.req.header(SIWX_HEADER);
     if (siwx !== undefined)
       return deps
@@ -90,8 +84,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
             exhausted: (s) => challenges.exhausted(r, s),
           });
           const standing = { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq };
-          // A payment this request did not move reads nothing: its header is public once settled.
-          // Its own payment identifier is not, so with it the stored answer comes back whole.
+          // A header is public once settled, so one this request did not move reads nothing; its identifier is not.
           if (!purchase.movedHere && !purchase.replay) throw challenges.alreadyApplied(r, standing);
           const headers = {
             ...paymentResponseHeaders(purchase),
@@ -121,10 +114,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     return page(c, r, { paidThrough, latest: deps.reader.latestSeq(r.city), headers: noStore() });
   }
 
-  /**
-   * The wallet a credential reads for, or the answer when none: a bearer expired (401), unknown or
-   * revoked (402), sanctioned (403); a sign-in's wallet is screened again here, as at a wake.
-   */
+  /** The credential's wallet, or 401 expired, 402 unknown or revoked, 403 sanctioned (screened again at a wake). */
   function walletOf(c: Ctx, r: Read, lookups: WakeLookups): string | Response {
     if ('signedIn' in r.credential) return screened(r.credential.signedIn);
     const receipt = lookups.receipt(r.credential.bearer);
@@ -135,9 +125,8 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
   }
 
   /**
-   * The paid read's page (spec 4.4): rows `since < seq <= min(paid_through, latest)`, at most
-   * PAGE_SIZE, or the exhaustion 402. `paid`: the standing this request's own payment produced, always
-   * a 200. Hot path: stored JSON joined, never re-serialised.
+   * Rows `since < seq <= min(paid_through, latest)`, at most PAGE_SIZE, or the exhaustion 402 (spec 4.4); `paid`
+   * (this request's own payment) is always a 200. Hot path: stored JSON joined, never re-serialised.
    */
   function page(
     c: Ctx,
@@ -145,8 +134,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     at: Standing & { headers: Record<string, string>; paid?: boolean },
   ): Response {
     const { paidThrough, latest, headers } = at;
-    // Exhaustion only when nothing up to the ceiling is left after `since`; a cursor at or past
-    // `latest` but below `paid_through` is an empty page (the paid signals are still to come).
+    // Exhaustion only at or past the ceiling; past `latest` but below `paid_through` is an empty page.
     if (r.since >= paidThrough && !at.paid)
       return challenges.reply(c, r, { note: exhaustedNote('exhausted', at), headers });
     // Seqs are gapless (invariant 1), so the page is (since, end]; its bytes are cached (immutable).

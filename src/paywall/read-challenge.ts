@@ -8,10 +8,7 @@ import type { PaymentPlane } from '../payments/plane.ts';
 import type { FreshChallenge, Standing } from './refusal.ts';
 import { siwxExtension } from '../payments/siwx.ts';
 
-/**
- * The paid read's 402s (spec 4.4) in one place, so each offers the same things: the challenge, the
- * v2 PAYMENT-REQUIRED header and a fresh sign-in with the paying wallet (siwx.ts).
- */
+/** The paid read's 402s (spec 4.4), each with the challenge, PAYMENT-REQUIRED and a fresh sign-in (siwx.ts). */
 export const RECEIPT_HINT =
   "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
 

@@ -36,16 +36,9 @@ import {
 } from '../payments/receipt-request.ts';
 import { createPaymentReads } from '../payments/store.ts';
 
-/**
- * `POST /v1/receipts` (a new token on an EIP-712 ReceiptRequest) and `/v1/receipts/revoke`. Both
- * signatures name this server's origin, so one given to a lookalike deployment is refused here;
- * each (wallet, timestamp) once per kind.
- */
+/** `POST /v1/receipts` and `/v1/receipts/revoke`: signatures name this origin (a lookalike's are refused), once. */
 
-/**
- * How far ahead a ReceiptRequest may be dated: the shared 600 s skew would let one signed before a
- * revocation but dated after it mint a token for ten minutes.
- */
+/** The shared 600 s skew would let a request signed before a revocation, dated after it, mint tokens for 10 min. */
 const RECEIPT_REQUEST_MAX_AHEAD_SEC = 60;
 const NO_STORE = { headers: { 'cache-control': 'no-store' } };
 
@@ -130,15 +123,11 @@ export function receiptRoutes(deps: {
   const origin = originOf(deps.baseUrl);
   const payments = createPaymentReads(db);
   const used = createReceiptRequestStore(db);
-  /**
-   * A wallet's latest revocation (unix s, the later of signed and server time): a ReceiptRequest
-   * dated at or before it mints nothing. Kept two skew windows, after which such a request is stale.
-   */
+  /** A wallet's last revocation (unix s, later of signed and server time): a request dated no later mints nothing. */
   const revokedThrough = db
     .prepare('SELECT max(max(timestamp), max(used_at) / 1000) FROM receipt_revocations WHERE wallet = +?')
     .pluck();
-  // Consuming the signature and storing the new token commit together: a crash between them
-  // cannot burn a signature without a token, nor issue a token twice for one signature.
+  // Signature consumed and token stored in one commit: no crash burns a signature or issues a token twice.
   const issue = db.transaction(
     (i: { wallet: string; timestamp: number; paymentId: number; nowMs: number }): string | null => {
       // Inside the same transaction as the issue: a revocation commits wholly before or after it.

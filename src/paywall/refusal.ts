@@ -67,11 +67,7 @@ export function purchaseOf(o: PurchaseOutcome, r: { version: 1 | 2; exhausted?: 
   }
 }
 
-/**
- * A refusing 402 the way an x402 client reads it: a fresh `PAYMENT-REQUIRED` (what to sign next),
- * on v2 a failed `PAYMENT-RESPONSE`, and in the v1 body `x402Version` and `accepts` beside the
- * spec 7 fields. errorReason is the catalog's stable code (docs/errors.md).
- */
+/** A refusing 402 as x402 clients read it: a fresh PAYMENT-REQUIRED, on v2 a failed PAYMENT-RESPONSE, v1 `accepts`. */
 export type FreshChallenge = { body: PaymentRequiredBody; headers: Record<string, string> };
 
 export function asPaymentRefusal(err: unknown, r: { header: PaymentHeader; fresh: () => FreshChallenge }): unknown {

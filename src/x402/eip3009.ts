@@ -7,10 +7,7 @@ import {
   USDC_VERSION,
 } from './networks.ts';
 
-/**
- * USDC's EIP-3009 typed data with the configured token as verifying contract (a test token
- * verifies under its own address); the buyer package's definitions, so what it signs verifies.
- */
+/** The buyer package's EIP-3009 typed data (what it signs verifies), under the configured token's address. */
 export function usdcDomain(usdcAddress: Address) {
   return { name: USDC_NAME, version: USDC_VERSION, chainId: BASE_CHAIN_ID, verifyingContract: usdcAddress } as const;
 }

@@ -1,8 +1,5 @@
-/**
- * Base is `eip155:8453` (spec, x402 v2) or legacy `base` (x402 v1 tooling); a buyer may send either.
- * The names live in the buyer package (chain.ts); this is their one re-export.
- */
-import { BASE_ALIASES, BASE_CAIP2 } from '../../packages/isocast-client/src/chain.ts';
+/** Base is `eip155:8453` (x402 v2) or `base` (v1 tooling), either accepted; the buyer package's names, re-exported. */
+import { BASE_CAIP2 } from '../../packages/isocast-client/src/chain.ts';
 
 export {
   authorizationJson,
@@ -18,5 +15,3 @@ export {
 
 /** The network our challenges, documents and settle responses name. */
 export const NETWORK = BASE_CAIP2;
-/** Both spellings of Base a payment may carry. */
-export const NETWORK_ALIASES = BASE_ALIASES;

@@ -1,15 +1,10 @@
-/**
- * The x402 `payment-identifier` extension (docs/payments.md, "Payment identifiers"). Declaration
- * and id rule are @x402/extensions 2.27's (tests compare them), written out because importing it
- * costs a start about 200 ms of zod 3 and ajv.
- */
+/** The `payment-identifier` extension (docs/payments.md), @x402/extensions' written out: importing it costs 200 ms. */
 import { createHash, createHmac, type KeyObject } from 'node:crypto';
+import { isValidPaymentId, PAYMENT_IDENTIFIER } from '../../packages/isocast-client/src/payment-id.ts';
 import type { Authorization } from './networks.ts';
 
-export const PAYMENT_IDENTIFIER = 'payment-identifier';
 const PAYMENT_ID_MIN_LENGTH = 16;
 const PAYMENT_ID_MAX_LENGTH = 128;
-const PAYMENT_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 export const PAYMENT_ID_RULE = `${PAYMENT_ID_MIN_LENGTH}-${PAYMENT_ID_MAX_LENGTH} characters of A-Z, a-z, 0-9, "-" and "_"`;
 
@@ -26,7 +21,7 @@ export function paymentIdentifierDeclaration() {
           type: 'string',
           minLength: PAYMENT_ID_MIN_LENGTH,
           maxLength: PAYMENT_ID_MAX_LENGTH,
-          pattern: PAYMENT_ID_PATTERN.source,
+          pattern: '^[a-zA-Z0-9_-]+$',
         },
       },
       required: ['required'],
@@ -34,21 +29,9 @@ export function paymentIdentifierDeclaration() {
   };
 }
 
-export function isValidPaymentId(id: unknown): id is string {
-  return (
-    typeof id === 'string' &&
-    id.length >= PAYMENT_ID_MIN_LENGTH &&
-    id.length <= PAYMENT_ID_MAX_LENGTH &&
-    PAYMENT_ID_PATTERN.test(id)
-  );
-}
-
 type PaymentIdResult = { ok: true; id: string | null } | { ok: false; reason: string };
 
-/**
- * The id in a v2 PaymentPayload's `extensions`; an echo without an id is no id, and a bad id is
- * refused, not ignored, so a buyer never believes a retry is protected when it is not.
- */
+/** A bad id is refused, not ignored: a buyer must never believe a retry is protected when it is not. */
 export function paymentIdOf(extensions: Record<string, unknown> | undefined): PaymentIdResult {
   const ext = extensions?.[PAYMENT_IDENTIFIER];
   if (ext === undefined || ext === null) return { ok: true, id: null };
@@ -66,10 +49,7 @@ export function identifierKey(secret: KeyObject, id: string): string {
   return createHmac('sha256', secret).update('isocast payment identifier v1\0').update(id).digest('base64url');
 }
 
-/**
- * A digest of the whole signed payment, used as AEAD context for the stored answer (ledger.ts), so
- * it never opens for the public fields with a forged signature. Not stored.
- */
+/** The stored answer's AEAD context (not stored): it never opens for the public fields with a forged signature. */
 export function signedPaymentDigest(p: { authorization: Authorization; signature: string }): string {
   const a = p.authorization;
   return createHash('sha256')

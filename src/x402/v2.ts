@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { once } from '../lib/once.ts';
 import { microToAtomic } from '../lib/money.ts';
-import { authorizationJson, NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
+import { authorizationJson, NETWORK, BASE_ALIASES, type Authorization } from './networks.ts';
 import { paymentIdOf } from './payment-identifier.ts';
 import {
   BYTES32,
@@ -118,17 +118,13 @@ export function paymentHeaderOf(req: {
   if (req.method === 'HEAD') return null;
   const v1 = req.header('x-payment');
   const v2 = req.header(PAYMENT_SIGNATURE);
-  // One of each is two payments as much as two of one name: joined the way HTTP joins a repeated
-  // header, so the flow refuses both whole (payments/plane.ts) and no proxy can read the other one.
+  // One of each is two payments too: joined as HTTP joins a repeated header, so the flow refuses both whole.
   if (v1 && v2) return { version: 1, value: `${v1}, ${v2}` };
   if (v1) return { version: 1, value: v1 };
   return v2 ? { version: 2, value: v2 } : null;
 }
 
-/**
- * Either header as a v1 PaymentPayload, salt from `accepted.extra.binding` unless `payload.salt`
- * is set. Amount, recipient and token are checked on the authorization: `accepted` is an echo.
- */
+/** Either header as a v1 PaymentPayload; the salt is `payload.salt`, else `accepted.extra.binding.salt`. */
 export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   return h.version === 1 ? decodeXPayment(h.value) : decodeHeader(h.value, PAYMENT_SIGNATURE_JSON);
 }
@@ -186,7 +182,7 @@ function envelopeOf(json: unknown): Envelope | null {
   if (!isObject(json) || json.x402Version !== 2) return null;
   const { accepted: a, payload: p, extensions: e } = json;
   if (!isObject(a) || a.scheme !== 'exact' || typeof a.network !== 'string') return null;
-  if (!NETWORK_ALIASES.includes(a.network)) return null;
+  if (!BASE_ALIASES.includes(a.network)) return null;
   if (!shortOrAbsent(a.amount) || !shortOrAbsent(a.asset) || !shortOrAbsent(a.payTo)) return null;
   const x = a.extra;
   if (x !== undefined && !(isObject(x) && isObject(x.binding) && typeof x.binding.salt === 'string')) return null;
@@ -214,10 +210,7 @@ function fromEnvelope({ accepted, payload, extensions }: Envelope): DecodeResult
   return decoded;
 }
 
-/**
- * Why a v2 `accepted` is not an offer of this request, or null: stops paying one offer while
- * claiming another (a price read elsewhere, another network or token).
- */
+/** Why a v2 `accepted` is not this request's offer, or null: no paying one offer while claiming another. */
 export function acceptedProblem(
   a: AcceptedTerms,
   offered: { priceMicro: number; asset: string; payTo: string },

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { once } from '../lib/once.ts';
 import type { Address, Hex } from 'viem';
-import { NETWORK, NETWORK_ALIASES, type Authorization } from './networks.ts';
+import { NETWORK, BASE_ALIASES, type Authorization } from './networks.ts';
 
-/** The `X-Payment` header, shared by server (decode) and buyer (encode) so the two cannot drift. */
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
 export const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
@@ -28,7 +27,7 @@ export const payloadSchemas = once(() => {
     }),
   });
 
-  const networkName = z.string().refine((n) => NETWORK_ALIASES.includes(n), `network must be ${NETWORK}`);
+  const networkName = z.string().refine((n) => BASE_ALIASES.includes(n), `network must be ${NETWORK}`);
 
   const PaymentPayloadV1 = z.object({
     x402Version: z.literal(1),
@@ -94,10 +93,7 @@ function strictBase64(value: string): Buffer {
   return bytes;
 }
 
-/**
- * Either header's base64 JSON, given to `decode` (module-level functions: no closure per request).
- * `parse` may read the text faster than JSON.parse, but must accept exactly what it accepts.
- */
+/** Either header's base64 JSON to `decode` (no closure per request); `parse` accepts exactly what JSON.parse does. */
 export function decodeHeader(
   value: string,
   how: { max: number; decode: (json: unknown) => DecodeResult; parse?: (text: string) => unknown },
@@ -124,14 +120,11 @@ export type Json = Record<string, unknown>;
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const is = (v: unknown, re: RegExp): v is string => typeof v === 'string' && re.test(v);
 
-/**
- * Whether `PaymentPayloadV1` accepts `json` (only its fields are read after), so zod runs only to
- * word a refusal: its walk was about 3 % of a paid request's CPU.
- */
+/** Whether `PaymentPayloadV1` accepts `json`: zod only words a refusal (its walk was 3 % of a paid request's CPU). */
 function wellFormed(json: unknown): json is PaymentPayloadV1 {
   if (!isObject(json) || json.x402Version !== 1 || json.scheme !== 'exact') return false;
   const { network, payload: p } = json;
-  if (typeof network !== 'string' || !NETWORK_ALIASES.includes(network)) return false;
+  if (typeof network !== 'string' || !BASE_ALIASES.includes(network)) return false;
   if (!isObject(p) || !is(p.signature, SIGNATURE) || (p.salt !== undefined && !is(p.salt, BYTES32))) return false;
   const a = p.authorization;
   if (!isObject(a) || !is(a.from, ADDRESS) || !is(a.to, ADDRESS) || !is(a.nonce, BYTES32)) return false;

@@ -1,9 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 
-/**
- * Reads the CDP API key (Ed25519 seed+public key in base64, or EC P-256 PEM) without loading jose,
- * so config.ts can check it at start in every mode; from-config.ts signs the per-request JWT.
- */
+/** The CDP API key (base64 Ed25519 or EC P-256 PEM) read without jose: config.ts checks it at start in every mode. */
 export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
 export const CDP_JWT_LIFETIME_S = 120;
 

@@ -9,13 +9,13 @@ import {
 import { createJsonPost } from '../../lib/http-client.ts';
 import type { AuthorizationStatus, PaymentTerms } from './settler.ts';
 
-/**
- * The token's word on a payment over our own RPC_URL, judged by settlement-proof.ts. Cost: our own
- * settle reads nothing more, a facilitator's success one receipt, a used nonce found later one
- * eth_getLogs.
- */
-const AUTHORIZATION_STATE_ABI = parseAbi([
+/** The token's word over our RPC_URL: a facilitator's success costs one receipt, a used nonce one eth_getLogs. */
+export const EIP3009_ABI = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function balanceOf(address account) view returns (uint256)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
 export const RPC_TIMEOUT_MS = 15_000;
@@ -44,8 +44,7 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
     transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
     pollingInterval: POLL_MS,
   }) as PublicClient;
-  // Every facilitator success reads one receipt: a plain JSON-RPC post, without viem's
-  // transport, formatters and error classes (they cost twice the /settle call itself).
+  // A plain JSON-RPC post per facilitator success: viem's transport and formatters cost twice the /settle call.
   const rpc = createJsonPost('rpc', { baseUrl: opts.rpcUrl });
   let rpcId = 0;
   const receiptCall = (txHash: Hex) => ({
@@ -60,8 +59,7 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
     return answer === null || answer.status >= 500 ? rpc.post('', body, RPC_TIMEOUT_MS) : answer;
   };
   const readOne = async (txHash: Hex) => receiptOf(await postTwice(receiptCall(txHash)));
-  // Reads of one event-loop turn go as one JSON-RPC batch; a node that answers a batch badly is
-  // asked again one call at a time.
+  // One JSON-RPC batch per event-loop turn; a node that answers a batch badly is asked one call at a time.
   let queued: { txHash: Hex; done: (r: Promise<RawReceipt | null>) => void }[] = [];
   const flush = async () => {
     const batch = queued;
@@ -125,7 +123,7 @@ export function createProofReader(opts: { rpcUrl: string; usdc: Address }) {
       const block = await pub.getBlock({ blockTag: 'latest' });
       const used = await pub.readContract({
         address: opts.usdc,
-        abi: AUTHORIZATION_STATE_ABI,
+        abi: EIP3009_ABI,
         functionName: 'authorizationState',
         args: [payer, nonce],
         blockNumber: block.number,

@@ -4,7 +4,6 @@ import {
   createWalletClient,
   formatUnits,
   http,
-  parseAbi,
   parseSignature,
   size,
   type Address,
@@ -12,23 +11,14 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { USDC_DECIMALS } from '../../../packages/isocast-client/src/chain.ts';
-import { chainFor, createProofReader, RPC_TIMEOUT_MS, shortError } from './chain-proof.ts';
+import { chainFor, createProofReader, EIP3009_ABI, RPC_TIMEOUT_MS, shortError } from './chain-proof.ts';
 import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 
-/**
- * Self-settlement from SETTLER_PRIVATE_KEY (gas only). A nonce already used on chain is resolved
- * to its transaction, not resent, and is paid only if that transaction paid PAY_TO the price.
- */
-export const EIP3009_ABI = parseAbi([
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-  'function balanceOf(address account) view returns (uint256)',
-  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
-]);
+export { EIP3009_ABI } from './chain-proof.ts';
 
 export const RECEIPT_TIMEOUT_MS = 60_000;
 
+/** Self-settlement (SETTLER_PRIVATE_KEY pays gas): a used nonce pays only if its transaction paid PAY_TO the price. */
 export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc: Address }): Settler {
   const chain = chainFor(opts.rpcUrl);
   const { pub, status, judge } = createProofReader(opts);
@@ -38,10 +28,7 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
     transport: http(opts.rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
     account,
   });
-  /**
-   * After our attempt went wrong: paid (ours or a competitor's use, which pays the same wallet),
-   * spent without paying us (definitely not charged), anything else in doubt.
-   */
+  /** After our attempt went wrong: a competitor's use pays the same wallet; spent is not charged; else in doubt. */
   async function after(req: SettleRequest, reason: string, txHash?: Hex): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, termsOf(req));
     if (st.state === 'used') return { ok: true, txHash: st.txHash };
@@ -94,16 +81,14 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
       // Without a definite answer nothing is sent: a competitor may already have used the nonce.
       if (earlier.state === 'unknown') return { ok: false, inDoubt: true, sent: false, reason: earlier.reason };
       const call = transferCall(req);
-      // Balance, then a simulated call, at the block that said "unused": a refusal here is definite
-      // (nothing was sent), so an unfunded authorization is "not charged" at once, never in doubt.
+      // Balance and a simulated call at the block that said "unused": a refusal here sent nothing, not charged.
       const refused = await preflight(req, call, earlier.block);
       if (refused) return { ok: false, inDoubt: false, reason: refused };
       let hash: Hex;
       try {
         hash = await wallet.writeContract({ address: opts.usdc, abi: EIP3009_ABI, ...call } as never);
       } catch (err) {
-        // A send that errored may still have reached the mempool, and a competitor may have used
-        // the nonce between our check and our send: only the chain can say.
+        // An errored send may have reached the mempool, or a competitor used the nonce: only the chain can say.
         return after(req, `transferWithAuthorization send failed: ${shortError(err)}`);
       }
       try {
@@ -114,8 +99,7 @@ export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc
             ? judge({ hash, logs: receipt.logs }, { payer: req.payer, nonce: a.nonce, terms: termsOf(req) })
             : null;
         if (proof?.state === 'used') return { ok: true, txHash: hash };
-        // Reverted: by a competitor's earlier use of the nonce (then we were paid by theirs), or
-        // for another reason, in which case the now-public calldata can still land until validBefore.
+        // Reverted by a competitor's use (which paid us), or else the public calldata may land until validBefore.
         return after(req, `transaction ${hash} reverted`, hash);
       } catch (err) {
         return after(req, `transaction ${hash} not confirmed: ${shortError(err)}`, hash);

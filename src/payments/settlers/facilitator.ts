@@ -5,11 +5,7 @@ import type { createProofReader } from './chain-proof.ts';
 import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Settler } from './settler.ts';
 import { facilitatorBody } from '../../x402/v2.ts';
 
-/**
- * An x402 facilitator: `POST /settle` (after `/verify` unless our recovery proved the signature)
- * in a kind its `/supported` lists. A refusal is "not charged" at once; only an unclear answer
- * waits for the chain (negotiate.ts). Payloads never reach a log.
- */
+/** An x402 facilitator: a refusal is "not charged" at once, an unclear answer waits for the chain; logs no payload. */
 type FacilitatorOptions = {
   url: string;
   /** Sent verbatim as the Authorization header when set (FACILITATOR_AUTH). */
@@ -24,10 +20,7 @@ type FacilitatorOptions = {
   confirm?: ReturnType<typeof createProofReader>['confirm'];
   /** authorizationState alone, one RPC call: what a refusal costs. Without it a refusal asks `status`. */
   used?: (payer: Address, nonce: Hex) => Promise<boolean>;
-  /**
-   * `unless-recovered` (default) skips `/verify` when our recovery proved the signature: `/settle`
-   * runs the same check before any transfer (docs/decisions.md). `always`: `/verify` first.
-   */
+  /** Default `unless-recovered`: no `/verify` after our recovery, as `/settle` checks again (docs/decisions.md). */
   verify?: 'always' | 'unless-recovered';
 };
 
@@ -49,10 +42,8 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
   const verifyAlways = opts.verify === 'always';
 
   /**
-   * An answer that left the outcome open: the token contract decides. After a refusal naming no
-   * transaction (`refusal`), money can have moved only if the authorization was used before it
-   * reached us, so an unused one is "not charged". A used nonce is not a payment (a cancelled one
-   * is "already used" too): only a transaction paying PAY_TO the price is credited.
+   * An open outcome, for the token contract: after a `refusal` naming no transaction an unused authorization is not
+   * charged; a used nonce (a cancelled one too) is credited only for a transaction paying PAY_TO the price.
    */
   async function decide(req: SettleRequest, reason: string, after: Hex | null | 'refusal'): Promise<SettleOutcome> {
     const st = await status(req.payer, req.authorization.nonce, termsOf(req));
@@ -96,8 +87,7 @@ export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {
     kind: 'facilitator',
     maxSettleMs: SUPPORTED_TIMEOUT_MS + verifyTimeoutMs + settleTimeoutMs + 15_000,
     async settle(req) {
-      // Only a retry asks the chain first: for a fresh claim it would cost two RPC calls per
-      // purchase, and an authorization used elsewhere is refused by /settle and found by refused().
+      // Only a retry asks the chain first (two RPC calls a purchase); /settle refuses a used one, refused() finds it.
       if (!req.fresh) {
         const earlier = settledBefore(await status(req.payer, req.authorization.nonce, termsOf(req)));
         if (earlier) return earlier;

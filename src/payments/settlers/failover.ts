@@ -4,10 +4,8 @@ import type { SupportedResult } from './negotiate.ts';
 import type { SettleOutcome, SettleRequest, Settler } from './settler.ts';
 
 /**
- * FACILITATOR_URL as an ordered list: one that took nothing where money could move (`unavailable`)
- * is skipped within the request; any other answer, in doubt included, is final (the token accepts
- * an authorization once, so a second facilitator can never move the money twice). A down one is
- * asked last (else a failed connection per purchase) until COOL_OFF_MS; one warning a minute.
+ * FACILITATOR_URL in order: one that took nothing where money could move (`unavailable`) is skipped; any other answer,
+ * in doubt too, is final (the token takes an authorization once). A down one is asked last until COOL_OFF_MS.
  */
 export const COOL_OFF_MS = 30_000;
 export const WARN_EVERY_MS = 60_000;

@@ -5,7 +5,6 @@ import type { TypedDataVerifier } from '../verify.ts';
 import { EIP3009_ABI, createChainSettler } from './chain.ts';
 import { chainFor, createProofReader } from './chain-proof.ts';
 import { createFacilitatorSettler } from './facilitator.ts';
-import { createMockSettler } from './mock.ts';
 import { createFailoverSettler } from './failover.ts';
 import { CDP_FACILITATOR_URL, CDP_JWT_LIFETIME_S, cdpSigningKey } from './cdp-key.ts';
 import { redactUrl, splitList, splitPlaces } from '../../lib/url-credentials.ts';
@@ -25,12 +24,11 @@ export interface SettlerSettings {
   CDP_API_KEY_SECRET?: string | undefined;
 }
 
-/** The settler the configuration asks for; config.ts has already required what each one needs. */
+/** The live settler the configuration asks for (backends.ts gives mock mode its own); config.ts required its parts. */
 export function settlerFromConfig(
   config: SettlerSettings,
   opts: { logger?: Logger; onSkip?: (facilitator: string) => void; now?: () => number } = {},
 ): Settler {
-  if (config.PAYMENT_MODE === 'mock') return createMockSettler();
   if (config.SETTLEMENT === 'chain') {
     return createChainSettler({
       rpcUrl: config.RPC_URL!,
@@ -38,8 +36,7 @@ export function settlerFromConfig(
       usdc: config.USDC_ADDRESS as Address,
     });
   }
-  // Only the token's authorizationState settles a /settle that went quiet, and a /settle success
-  // is believed only once our own RPC shows the transfer to PAY_TO (chain-proof.ts).
+  // A quiet /settle is settled by authorizationState; a success is believed once our RPC shows PAY_TO paid.
   const usdc = config.USDC_ADDRESS as Address;
   const reader = config.RPC_URL ? createProofReader({ rpcUrl: config.RPC_URL, usdc }) : undefined;
   const used = config.RPC_URL ? authorizationUsed(config.RPC_URL, usdc) : undefined;
@@ -62,10 +59,7 @@ export function settlerFromConfig(
   return createFailoverSettler(entries, { now: opts.now ?? Date.now, logger: opts.logger, onSkip: opts.onSkip });
 }
 
-/**
- * FACILITATOR_URL's list with each one's auth: FACILITATOR_AUTH's entry in the same place (one URL
- * takes the whole value), user:password@ in its URL (sent as Basic), or CDP's JWT for CDP.
- */
+/** Each FACILITATOR_URL with FACILITATOR_AUTH's entry in its place (one URL: the whole value), or CDP's JWT. */
 export function facilitatorList(config: SettlerSettings): { url: string; auth?: string; cdp: boolean }[] {
   const urls = splitList(config.FACILITATOR_URL ?? '');
   const auths = urls.length === 1 ? [config.FACILITATOR_AUTH ?? ''] : splitPlaces(config.FACILITATOR_AUTH ?? '');
@@ -77,7 +71,6 @@ export function facilitatorList(config: SettlerSettings): { url: string; auth?: 
   }));
 }
 
-/** CDP's per-request JWT, signed with jose: an `Authorization: Bearer <jwt>` for each request's method, host and path. */
 function cdpJwtHeaders(keyId: string, secret: string): PerRequestHeaders {
   const { key, alg } = cdpSigningKey(secret);
   return async (method, host, path) => {

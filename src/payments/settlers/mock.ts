@@ -2,12 +2,8 @@ import type { Address, Hex } from 'viem';
 import { keccak256Hex } from '../../lib/keccak.ts';
 import type { Settler } from './settler.ts';
 
-/**
- * Mock mode: signatures were verified for real upstream, but nothing moves on chain. The
- * "transaction hash" is keccak256(payer, nonce), so a replay maps to the same hash.
- */
+/** Mock mode moves nothing: the "transaction hash" is keccak256(payer, nonce), so a replay maps to the same hash. */
 export function mockTxHash(payer: Address, nonce: Hex): Hex {
-  // abi.encodePacked(address, bytes32): the 20 address bytes, then the 32 nonce bytes.
   if (!/^0x[0-9a-fA-F]{40}$/.test(payer) || !/^0x[0-9a-fA-F]{64}$/.test(nonce))
     throw new TypeError('mockTxHash needs an address and a 32-byte nonce');
   const packed = Buffer.alloc(52);

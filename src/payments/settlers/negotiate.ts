@@ -1,24 +1,12 @@
-import { z } from 'zod';
-import { once } from '../../lib/once.ts';
 import type { Hex } from 'viem';
 import { BASE_CAIP2, BASE_V1_NAME } from '../../x402/networks.ts';
 import type { JsonAnswer } from '../../lib/http-client.ts';
 import type { WireKind } from '../../x402/v2.ts';
 
 /**
- * Which (x402Version, scheme, network) a facilitator is sent, from its `GET /supported`: v2 when
- * it lists Base by CAIP-2, else v1 `base` (v1 facilitators refuse `eip155:8453`). Cached; a
- * refusal naming the kind, or age, makes it stale.
+ * The kind a facilitator is sent, from its cached `GET /supported`: v2 when it lists Base by CAIP-2, else v1 `base`
+ * (v1 facilitators refuse `eip155:8453`), else v1 by CAIP-2. A refusal naming the kind, or age, makes it stale.
  */
-const Supported = once(() =>
-  z
-    .object({
-      kinds: z.array(z.object({ x402Version: z.number(), scheme: z.string(), network: z.string() }).loose()),
-    })
-    .loose(),
-);
-
-/** Most preferred first. The last covers a v1 facilitator that names Base by CAIP-2. */
 const PREFERRED_KINDS: readonly WireKind[] = [
   { x402Version: 2, scheme: 'exact', network: BASE_CAIP2 },
   { x402Version: 1, scheme: 'exact', network: BASE_V1_NAME },
@@ -37,19 +25,29 @@ export type SupportedResult =
 export const describeKind = (k: { x402Version: number; scheme: string; network: string }) =>
   `v${k.x402Version} ${k.scheme} ${k.network}`;
 
+const isKind = (k: unknown): k is WireKind => {
+  const o = k as Partial<Record<keyof WireKind, unknown>> | null;
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.x402Version === 'number' &&
+    typeof o.scheme === 'string' &&
+    typeof o.network === 'string'
+  );
+};
+
 function chooseKind(answer: JsonAnswer): SupportedResult {
-  const parsed = Supported().safeParse(answer.json);
-  if (answer.status < 200 || answer.status > 299 || !parsed.success)
+  const kinds = (answer.json as { kinds?: unknown } | null)?.kinds;
+  const parsed = Array.isArray(kinds) && kinds.every(isKind);
+  if (answer.status < 200 || answer.status > 299 || !parsed)
     return {
       ok: false,
       problem: 'unanswered',
-      detail: `GET /supported answered HTTP ${answer.status}${parsed.success ? '' : ' without a kinds list'}`,
+      detail: `GET /supported answered HTTP ${answer.status}${parsed ? '' : ' without a kinds list'}`,
     };
-  const listed = parsed.data.kinds.map(describeKind);
+  const listed = kinds.map(describeKind);
   const kind = PREFERRED_KINDS.find((want) =>
-    parsed.data.kinds.some(
-      (k) => k.x402Version === want.x402Version && k.scheme === want.scheme && k.network === want.network,
-    ),
+    kinds.some((k) => k.x402Version === want.x402Version && k.scheme === want.scheme && k.network === want.network),
   );
   if (!kind)
     return {
@@ -103,7 +101,6 @@ export function createKindCache(opts: { fetch: () => Promise<JsonAnswer>; now: (
   }
 
   return {
-    /** Reads `/supported` now (doctor, serve start). */
     refresh,
     /** A refusal named the network, version or scheme: read `/supported` again before the next call (at most once per RETRY_MS). */
     invalidate: () => {
@@ -123,10 +120,7 @@ export function createKindCache(opts: { fetch: () => Promise<JsonAnswer>; now: (
   };
 }
 
-/**
- * What a facilitator's answer means for money (docs/payments.md, "Facilitators"): a 4xx naming no
- * transaction is "not charged" at once; anything else unclear is for the token contract to decide.
- */
+/** A facilitator's answer for money (docs/payments.md "Facilitators"): a 4xx naming no transaction is not charged. */
 type VerifyAnswer = { isValid: boolean; invalidReason?: string | null; invalidMessage?: string | null };
 type SettleAnswer = {
   success: boolean;
@@ -160,7 +154,6 @@ function namedTransaction(answer: JsonAnswer, nonce: Hex): Hex | null {
   return null;
 }
 
-/** The reason a refusal gives: an x402 reason field, an error message, or the start of the body. */
 function refusalReason(answer: JsonAnswer): string {
   const j = answer.json as Record<string, unknown> | undefined;
   const fields = ['invalidReason', 'errorReason', 'error', 'message', 'invalidMessage', 'errorMessage', 'detail'];

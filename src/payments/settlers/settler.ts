@@ -33,9 +33,8 @@ export type SettleOutcome =
     };
 
 /**
- * The token contract's word on (payer, nonce) at one block: `used` only when that transaction paid
- * `payTo` exactly `value`; `spent` (used otherwise) and expired `unused` are definitely not charged;
- * `unknown` keeps the payment in doubt.
+ * The token's word on (payer, nonce) at one block: `used` only if that transaction paid `payTo` exactly `value`;
+ * `spent` and expired `unused` are definitely not charged; `unknown` stays in doubt.
  */
 export type AuthorizationStatus =
   | { state: 'used'; txHash: Hex | null }
@@ -71,6 +70,5 @@ export type Settler = {
   readonly maxSettleMs: number;
   /** A facilitator's `GET /supported`, read now, and the kind chosen from it (negotiate.ts). */
   supported?(): Promise<SupportedResult>;
-  /** Releases pooled connections (the facilitator's keep-alive sockets), where there are any. */
   close?(): void;
 };
