@@ -124,7 +124,10 @@ export function paymentHeaderOf(req: {
   return v2 ? { version: 2, value: v2 } : null;
 }
 
-/** Either header as a v1 PaymentPayload; the salt is `payload.salt`, else `accepted.extra.binding.salt`. */
+/**
+ * Either header as a v1 PaymentPayload; the salt is `payload.salt`, else `accepted.extra.binding.salt`.
+ * `accepted` is the buyer's echo: amount, recipient and token are checked on the authorization.
+ */
 export function decodePaymentHeader(h: PaymentHeader): DecodeResult {
   return h.version === 1 ? decodeXPayment(h.value) : decodeHeader(h.value, PAYMENT_SIGNATURE_JSON);
 }
