@@ -1,6 +1,18 @@
 /** Configuration parsers instead of zod, whose first use cost about 3 ms of the binary's start (docs/performance.md). */
 import { nearest } from './nearest.ts';
 
+/** Every problem in one run; in lib so payments/backends.ts can refuse without importing the wiring. */
+export class ConfigError<P extends object = Record<string, unknown>> extends Error {
+  readonly problems: string[];
+  readonly partial: Partial<P>;
+  constructor(problems: string[], partial: Partial<P> = {}) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+    this.partial = partial;
+  }
+}
+
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 export type Field<T, Out = T | undefined> = {
