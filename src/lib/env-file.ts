@@ -22,7 +22,7 @@ export function parseEnvFile(text: string): Record<string, string> {
   return out;
 }
 
-/** Reads the value from `from` into out[key]; returns where the next line starts. */
+/** Returns where the next line starts. */
 function assign(out: Record<string, string>, key: string, { text, from }: { text: string; from: number }): number {
   let value = '';
   // Unquoted text has begun (quotes are then literal); from `trailingFrom` it is whitespace, dropped at the end.

@@ -17,7 +17,6 @@ export function replyJson(c: Ctx, body: object, init: ReplyInit = {}): Response 
   return replyJsonBytes(JSON.stringify({ ...body, disclaimer: c.env.disclaimer }), init);
 }
 
-/** Appends the disclaimer to an already-serialised JSON object without re-parsing it. */
 export function replyJsonText(c: Ctx, objectJson: string, init: ReplyInit = {}): Response {
   return replyJsonBytes(closeWithDisclaimer(c, objectJson), init);
 }

@@ -42,9 +42,7 @@ export function createRateLimiter(limit: { perMinute: number; burst: number }, o
   };
 
   return {
-    /** Takes one token for `key`, or says how long until one is available. */
     take: (key: string, nowMs: number) => check(key, nowMs, TAKE),
-    /** Whether a token is available, without taking it. */
     peek: (key: string, nowMs: number) => check(key, nowMs, PEEK),
     size: () => buckets.size,
   };

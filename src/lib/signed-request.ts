@@ -23,8 +23,7 @@ export function signedLifetime(r: {
   expiresAtMs: number;
 }): 'expired' | 'tooLong' | null {
   if (r.expiresAtMs <= r.nowMs) return 'expired';
-  // Both bounds: without the one from issuedAt, a request made to last a day would be refused
-  // until its last ten minutes and then work.
+  // Without the bound from issuedAt, a request made to last a day would be refused until its last ten minutes.
   if (r.expiresAtMs - r.nowMs > SKEW_MS || r.expiresAtMs - r.issuedAtMs > SKEW_MS) return 'tooLong';
   return null;
 }
