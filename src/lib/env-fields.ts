@@ -58,14 +58,13 @@ export const matching = (re: RegExp, problem: string): Field<string> =>
 
 export function oneOf<const V extends string>(values: readonly V[]): Field<V> {
   const allowed = new Set<string>(values);
-  return field((raw) => (allowed.has(raw) ? ok(raw as V) : bad(notOneOf(raw, values))));
-}
-
-/** `'lve' is not one of mock, live; did you mean live?`: the value as given (cut short), and the nearest. */
-function notOneOf(raw: string, values: readonly string[]): string {
-  const shown = raw.length > 40 ? `${raw.slice(0, 40)}...` : raw;
-  const near = nearest(raw, values);
-  return `${JSON.stringify(shown)} is not one of ${values.join(', ')}${near ? `; did you mean ${near}?` : ''}`;
+  return field((raw) => {
+    if (allowed.has(raw)) return ok(raw as V);
+    // `"lve" is not one of mock, live; did you mean live?`: the value as given (cut short), and the nearest.
+    const shown = raw.length > 40 ? `${raw.slice(0, 40)}...` : raw;
+    const near = nearest(raw, values);
+    return bad(`${JSON.stringify(shown)} is not one of ${values.join(', ')}${near ? `; did you mean ${near}?` : ''}`);
+  });
 }
 
 export const flag = (): Field<boolean> =>
