@@ -20,7 +20,7 @@ import { splitList } from './lib/url-credentials.ts';
 import { replicationProblems } from './replication/settings.ts';
 import { citiesProblem } from './cities/catalog.ts';
 import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
-import { ConfigError } from './lib/config-error.ts';
+import { ConfigError } from './lib/env-fields.ts';
 
 /** The server's settings (README "Configuration"): the environment and `serve`'s flags, a flag winning. */
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */

@@ -10,7 +10,7 @@ export type CheckpointWorkerData = {
 
 export type CheckpointMessage =
   | { type: 'ready' }
-  | { type: 'checkpoint'; walFrames: number; checkpointed: number; ms: number }
+  | { type: 'checkpoint'; walFrames: number }
   | { type: 'error'; message: string };
 
 const data = workerData as CheckpointWorkerData;
@@ -34,12 +34,10 @@ const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 let last = { log: -1, checkpointed: -1 };
 const timer = setInterval(() => {
   try {
-    const started = performance.now();
     const r = checkpoint.get() as { busy: number; log: number; checkpointed: number };
     if (r.log === last.log && r.checkpointed === last.checkpointed) return;
     last = { log: r.log, checkpointed: r.checkpointed };
-    if (r.log > 0)
-      post({ type: 'checkpoint', walFrames: r.log, checkpointed: r.checkpointed, ms: performance.now() - started });
+    if (r.log > 0) post({ type: 'checkpoint', walFrames: r.log });
   } catch (err) {
     post({ type: 'error', message: (err as Error).message });
   }

@@ -19,7 +19,6 @@ export function startCheckpointer(deps: {
   addonFile?: string;
   logger: Logger;
   metrics?: Metrics;
-  intervalMs?: number;
   startDelayMs?: number;
 }) {
   const { db, logger } = deps;
@@ -31,7 +30,7 @@ export function startCheckpointer(deps: {
   const workerData: CheckpointWorkerData = {
     path: deps.path,
     addonFile: deps.addonFile,
-    intervalMs: deps.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+    intervalMs: CHECKPOINT_INTERVAL_MS,
   };
   let ready = false;
   let stopping = false;

@@ -9,8 +9,7 @@ type Queued = { unit: () => unknown; resolve: (v: unknown) => void; reject: (e: 
  * One turn's payment writes (7.5 per commit on 2 cores under load) share one transaction, each promise settled
  * after COMMIT; on failure each unit runs again alone, so units are synchronous, database-only and rerunnable.
  */
-export function createGroupCommit(db: Db, opts: { maxUnits?: number; onCommit?: (units: number) => void } = {}) {
-  const maxUnits = opts.maxUnits ?? MAX_UNITS_PER_COMMIT;
+export function createGroupCommit(db: Db, opts: { onCommit?: (units: number) => void } = {}) {
   const begin = db.prepare('BEGIN');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -66,7 +65,7 @@ export function createGroupCommit(db: Db, opts: { maxUnits?: number; onCommit?: 
     }
     const all = queue;
     queue = [];
-    for (let i = 0; i < all.length; i += maxUnits) runBatch(all.slice(i, i + maxUnits));
+    for (let i = 0; i < all.length; i += MAX_UNITS_PER_COMMIT) runBatch(all.slice(i, i + MAX_UNITS_PER_COMMIT));
   }
 
   return {

@@ -1,6 +1,7 @@
 import type { Db } from './open.ts';
 
 type Statement = ReturnType<Db['prepare']>;
+type Method = (...args: unknown[]) => unknown;
 
 /** Calls that run the statement: each prepares it first, then is the statement's own method, bound. */
 const CALLS = ['run', 'get', 'all', 'iterate', 'columns', 'bind'] as const;
@@ -22,21 +23,17 @@ export function prepareOnFirstUse(db: Db, batch = 8): { end(): void; warm(): Pro
     const real = (): Statement => {
       if (statement) return statement;
       const s = prepare.call(db, source) as Statement;
-      for (const [mode, args] of modes) (s[mode] as (...a: unknown[]) => unknown)(...args);
-      for (const k of CALLS) stand[k] = (s[k] as (...a: unknown[]) => unknown).bind(s);
-      for (const k of MODES)
-        stand[k] = (...args: unknown[]) => {
-          (s[k] as (...a: unknown[]) => unknown)(...args);
-          return stand;
-        };
+      for (const [mode, args] of modes) (s[mode] as Method)(...args);
+      for (const k of CALLS) stand[k] = (s[k] as Method).bind(s);
       pending.delete(real);
       statement = s;
       return s;
     };
-    for (const k of CALLS) stand[k] = (...args: unknown[]) => (real()[k] as (...a: unknown[]) => unknown)(...args);
+    for (const k of CALLS) stand[k] = (...args: unknown[]) => (real()[k] as Method)(...args);
     for (const k of MODES)
       stand[k] = (...args: unknown[]) => {
-        modes.push([k, args]);
+        if (statement) (statement[k] as Method)(...args);
+        else modes.push([k, args]);
         return stand;
       };
     for (const k of PROPERTIES) Object.defineProperty(stand, k, { get: () => real()[k], enumerable: true });

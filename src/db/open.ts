@@ -19,9 +19,6 @@ export function openDb(path: string, opts: { nativeBinding?: string | object; mi
 
 /** An existing database, read-only and unmigrated: for `doctor`, which must change nothing. */
 export function openReadOnly(path: string, opts: { nativeBinding?: string | object } = {}): Db {
-  return new Database(path, {
-    readonly: true,
-    fileMustExist: true,
-    ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding as string } : {}),
-  });
+  // better-sqlite3 loads its own addon for an undefined nativeBinding, as for none.
+  return new Database(path, { readonly: true, fileMustExist: true, nativeBinding: opts.nativeBinding as string });
 }

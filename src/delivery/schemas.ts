@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { chatIdRequired, invalidField } from '../lib/api-errors.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
-import * as signed from '../lib/signed-fields.ts';
+import * as signed from '../lib/signed-request.ts';
 import { CHAT_ID_PATTERN, CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
 
 /** Body of POST /v1/delivery/messenger (spec 4.2), built on its first request (lib/once.ts). */
@@ -52,7 +52,7 @@ export const MessengerDeliveryResult = once(() =>
     .meta({ id: 'MessengerDeliveryResult' }),
 );
 
-/** The registration's own fields; wallet, signature and timestamp are every signed body's (lib/signed-fields.ts). */
+/** The registration's own fields; wallet, signature and timestamp are every signed body's (lib/signed-request.ts). */
 const MESSAGES: Record<string, string> = {
   action: 'invalid action: must be "set" or "delete"',
   chatId: `invalid chatId: must be ${CHAT_ID_RULE}`,

@@ -59,12 +59,9 @@ const EXTENSIONS = {
   ],
 } as const;
 
-type Rows = Record<string, readonly [status: number, message: string]>;
-type Entries<T extends Rows, S extends boolean> = { [K in keyof T]: { status: T[K][0]; message: T[K][1]; spec: S } };
-
-function entries<T extends Rows, S extends boolean>(rows: T, source: { spec: S }): Entries<T, S> {
+function entries<T extends Record<string, readonly [number, string]>>(rows: T, source: { spec: boolean }) {
   const out = Object.entries(rows).map(([code, [status, message]]) => [code, { status, message, spec: source.spec }]);
-  return Object.fromEntries(out) as Entries<T, S>;
+  return Object.fromEntries(out) as { [K in keyof T]: { status: T[K][0]; message: T[K][1]; spec: boolean } };
 }
 
 export const ERRORS = { ...entries(SPEC_7, { spec: true }), ...entries(EXTENSIONS, { spec: false }) };

@@ -1,6 +1,18 @@
 /** Configuration parsers instead of zod, whose first use cost about 3 ms of the binary's start (docs/performance.md). */
 import { nearest } from './nearest.ts';
 
+/** Every problem in one run; in lib so payments/backends.ts can refuse without importing the wiring. */
+export class ConfigError<P extends object = Record<string, unknown>> extends Error {
+  readonly problems: string[];
+  readonly partial: Partial<P>;
+  constructor(problems: string[], partial: Partial<P> = {}) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+    this.partial = partial;
+  }
+}
+
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 export type Field<T, Out = T | undefined> = {
@@ -46,14 +58,13 @@ export const matching = (re: RegExp, problem: string): Field<string> =>
 
 export function oneOf<const V extends string>(values: readonly V[]): Field<V> {
   const allowed = new Set<string>(values);
-  return field((raw) => (allowed.has(raw) ? ok(raw as V) : bad(notOneOf(raw, values))));
-}
-
-/** `'lve' is not one of mock, live; did you mean live?`: the value as given (cut short), and the nearest. */
-function notOneOf(raw: string, values: readonly string[]): string {
-  const shown = raw.length > 40 ? `${raw.slice(0, 40)}...` : raw;
-  const near = nearest(raw, values);
-  return `${JSON.stringify(shown)} is not one of ${values.join(', ')}${near ? `; did you mean ${near}?` : ''}`;
+  return field((raw) => {
+    if (allowed.has(raw)) return ok(raw as V);
+    // `"lve" is not one of mock, live; did you mean live?`: the value as given (cut short), and the nearest.
+    const shown = raw.length > 40 ? `${raw.slice(0, 40)}...` : raw;
+    const near = nearest(raw, values);
+    return bad(`${JSON.stringify(shown)} is not one of ${values.join(', ')}${near ? `; did you mean ${near}?` : ''}`);
+  });
 }
 
 export const flag = (): Field<boolean> =>

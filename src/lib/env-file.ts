@@ -2,103 +2,59 @@
 const WHITESPACE = ' \t\r\n';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-type State =
-  | 'preKey'
-  | 'key'
-  | 'preValue'
-  | 'value'
-  | 'valueEscape'
-  | 'single'
-  | 'double'
-  | 'doubleEscape'
-  | 'comment'
-  | 'commentEscape';
-
 export function parseEnvFile(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  let state: State = 'preKey';
-  let key = '';
-  let value = '';
-  // Index in `value` from which the unquoted tail is whitespace (dropped at the end of the line).
-  let trailingFrom = -1;
-  const finish = () => {
-    const k = key.trimEnd();
-    const v = trailingFrom >= 0 ? value.slice(0, trailingFrom) : value;
-    if (NAME.test(k)) out[k] = v;
-    key = '';
-    value = '';
-    trailingFrom = -1;
-  };
-  for (const c of text) {
-    switch (state) {
-      case 'preKey':
-        if (c === '#' || c === ';') state = 'comment';
-        else if (!WHITESPACE.includes(c)) {
-          state = 'key';
-          key = c;
-        }
-        break;
-      case 'key':
-        if (c === '\n') {
-          state = 'preKey';
-          key = '';
-        } else if (c === '=') state = 'preValue';
-        else key += c;
-        break;
-      case 'preValue':
-        if (c === '\n') {
-          finish();
-          state = 'preKey';
-        } else if (c === "'") state = 'single';
-        else if (c === '"') state = 'double';
-        else if (c === '\\') state = 'valueEscape';
-        else if (!WHITESPACE.includes(c)) {
-          state = 'value';
-          value += c;
-        }
-        break;
-      case 'value':
-        if (c === '\n') {
-          finish();
-          state = 'preKey';
-        } else if (c === '\\') {
-          state = 'valueEscape';
-          trailingFrom = -1;
-        } else {
-          if (WHITESPACE.includes(c)) {
-            if (trailingFrom < 0) trailingFrom = value.length;
-          } else trailingFrom = -1;
-          value += c;
-        }
-        break;
-      case 'valueEscape':
-        state = 'value';
-        if (c !== '\n') value += c;
-        break;
-      case 'single':
-        if (c === "'") state = 'preValue';
-        else value += c;
-        break;
-      case 'double':
-        if (c === '"') state = 'preValue';
-        else if (c === '\\') state = 'doubleEscape';
-        else value += c;
-        break;
-      case 'doubleEscape':
-        state = 'double';
-        if (c === '\n') break;
-        if ('"\\`$'.includes(c)) value += c;
-        else value += `\\${c}`;
-        break;
-      case 'comment':
-        if (c === '\\') state = 'commentEscape';
-        else if (c === '\n') state = 'preKey';
-        break;
-      case 'commentEscape':
-        state = 'comment';
-        break;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (WHITESPACE.includes(c)) i++;
+    else if (c === '#' || c === ';') {
+      // To the end of the line; a backslash carries a comment onto the next.
+      while (i < text.length && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+    } else {
+      const eq = text.indexOf('=', i + 1);
+      const nl = text.indexOf('\n', i);
+      // A line without `=` is skipped.
+      if (eq < 0 || (nl >= 0 && nl < eq)) i = nl < 0 ? text.length : nl + 1;
+      else i = assign(out, text.slice(i, eq).trimEnd(), { text, from: eq + 1 });
     }
   }
-  if (state !== 'preKey' && state !== 'comment' && state !== 'commentEscape' && state !== 'key') finish();
   return out;
+}
+
+/** Returns where the next line starts. */
+function assign(out: Record<string, string>, key: string, { text, from }: { text: string; from: number }): number {
+  let value = '';
+  // Unquoted text has begun (quotes are then literal); from `trailingFrom` it is whitespace, dropped at the end.
+  let bare = false;
+  let trailingFrom = -1;
+  let j = from;
+  for (; j < text.length && text[j] !== '\n'; j++) {
+    const c = text[j]!;
+    if (c === '\\') {
+      // The next character as it is; a newline continues the value on the next line.
+      if (++j < text.length && text[j] !== '\n') value += text[j];
+      bare = true;
+      trailingFrom = -1;
+    } else if (!bare && c === "'") {
+      const close = text.indexOf("'", j + 1);
+      const end = close < 0 ? text.length : close;
+      value += text.slice(j + 1, end);
+      j = end;
+    } else if (!bare && c === '"') {
+      for (j++; j < text.length && text[j] !== '"'; j++) {
+        if (text[j] !== '\\') value += text[j];
+        else if (++j < text.length && text[j] !== '\n') value += '"\\`$'.includes(text[j]!) ? text[j] : `\\${text[j]}`;
+      }
+    } else if (!WHITESPACE.includes(c)) {
+      bare = true;
+      trailingFrom = -1;
+      value += c;
+    } else if (bare) {
+      if (trailingFrom < 0) trailingFrom = value.length;
+      value += c;
+    }
+  }
+  if (NAME.test(key)) out[key] = trailingFrom >= 0 ? value.slice(0, trailingFrom) : value;
+  return j + 1;
 }

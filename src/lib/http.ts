@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { invalidJsonBody, invalidQuery } from './api-errors.ts';
-import type { ApiError } from './errors.ts';
 
 /** Every JSON answer carries the disclaimer, a `c.env` binding the fetch wrapper adds (lib/fast-path.ts). */
 export type AppEnv = { Bindings: { disclaimer: string } };
@@ -18,7 +17,6 @@ export function replyJson(c: Ctx, body: object, init: ReplyInit = {}): Response 
   return replyJsonBytes(JSON.stringify({ ...body, disclaimer: c.env.disclaimer }), init);
 }
 
-/** Appends the disclaimer to an already-serialised JSON object without re-parsing it. */
 export function replyJsonText(c: Ctx, objectJson: string, init: ReplyInit = {}): Response {
   return replyJsonBytes(closeWithDisclaimer(c, objectJson), init);
 }
@@ -28,15 +26,10 @@ export function closeWithDisclaimer(c: Ctx, json: string): string {
   return json.slice(0, -1) + (json.length > 2 ? ',' : '') + '"disclaimer":' + JSON.stringify(c.env.disclaimer) + '}';
 }
 
-/** Parses the query with the schema; `onError` lets a route map issues to the spec's exact strings. */
-export function parseQuery<S extends z.ZodType>(
-  c: Ctx,
-  schema: S,
-  onError?: (issues: z.core.$ZodIssue[]) => ApiError,
-): z.infer<S> {
+/** The query parsed by the schema, or a 400 naming the first issue. */
+export function parseQuery<S extends z.ZodType>(c: Ctx, schema: S): z.infer<S> {
   const result = schema.safeParse(c.req.query());
   if (result.success) return result.data;
-  if (onError) throw onError(result.error.issues);
   const issue = result.error.issues[0]!;
   throw invalidQuery(issue.path.join('.'), issue.message);
 }

@@ -10,8 +10,7 @@ const COMPONENTS_PREFIX = '#/components/schemas/';
 const SAFE_INT = Number.MAX_SAFE_INTEGER;
 
 export function toOpenApiSchema(schema: z.ZodType, io: 'input' | 'output', components: Components): JsonSchema {
-  // The output shapes own the plain names; converting them first lets an input variant that
-  // differs (defaults make fields optional on input) take `<Id>Input` instead of overwriting.
+  // Output shapes own the plain names: an input variant that differs (defaults are optional there) is `<Id>Input`.
   if (io === 'input') toOpenApiSchema(schema, 'output', components);
   const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
   const { $schema: _dialect, $defs, ...rest } = raw;

@@ -78,15 +78,12 @@ export function localDayBounds(timeZone: string, date: string): { startMs: numbe
 
 export function addDays(date: string, n: number): string {
   const [y, m, d] = parseDate(date);
-  const t = new Date(Date.UTC(y, m - 1, d + n));
-  return `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())}`;
+  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
 }
 
+/** A real calendar date: 2026-02-30 comes back from the calendar as another. */
 export function isValidDate(date: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false;
-  const [y, m, d] = parseDate(date);
-  const t = new Date(Date.UTC(y, m - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) && addDays(date, 0) === date;
 }
 
 function parseDate(date: string): [number, number, number] {

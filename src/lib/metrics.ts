@@ -35,16 +35,14 @@ export function createMetrics() {
   const families = new Map<string, Family>();
   const collectors: (() => void)[] = [];
 
-  function family<F extends Family>(name: string, make: () => F): F {
-    const existing = families.get(name);
-    if (existing) return existing as F;
-    const f = make();
-    families.set(name, f);
-    return f;
+  /** A name registered again is the family registered first. */
+  function family<F extends Family>(f: F): F {
+    if (!families.has(f.name)) families.set(f.name, f);
+    return families.get(f.name) as F;
   }
 
   const scalar = (kind: 'counter' | 'gauge', name: string, help: string) =>
-    family(name, () => ({ kind, name, help, series: new Map<string, Series>() })).series;
+    family({ kind, name, help, series: new Map<string, Series>() }).series;
 
   return {
     counter(name: string, help: string) {
@@ -67,14 +65,13 @@ export function createMetrics() {
       };
     },
     histogram(name: string, help: string, buckets: number[]) {
-      const sorted = [...buckets].sort((a, b) => a - b);
-      const f = family(name, () => ({
+      const f = family({
         kind: 'histogram' as const,
         name,
         help,
-        buckets: sorted,
+        buckets: [...buckets].sort((a, b) => a - b),
         series: new Map<string, HistSeries>(),
-      }));
+      });
       const seriesFor = (labels: Labels): HistSeries => {
         const k = key(labels);
         let s = f.series.get(k);

@@ -12,8 +12,7 @@ export function microToUsd(micro: Micro): number {
 /** `$0.0045`-style price string: no trailing zeros, at least two decimals. */
 export function formatUsdPrice(micro: Micro): string {
   assertMicro(micro);
-  const s = formatDecimal(micro);
-  const [whole, frac = ''] = s.split('.');
+  const [whole, frac = ''] = formatDecimal(micro).split('.');
   return `$${whole}.${frac.padEnd(2, '0')}`;
 }
 

@@ -56,22 +56,19 @@ export function loadEmbeddedAddon(
  */
 function ensureAddonFile(root: string, file: string, bytes: Buffer): void {
   const dir = dirname(file);
+  const uid = process.getuid?.();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Both levels: whoever owns the parent could swap the hash directory under us.
   for (const d of [root, dir]) {
     const st = lstatSync(d);
     if (!st.isDirectory()) throw new Error(`${d} is not a directory`);
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid())
-      throw new Error(`${d} is owned by another user`);
+    if (uid !== undefined && st.uid !== uid) throw new Error(`${d} is owned by another user`);
     if ((st.mode & 0o022) !== 0) chmodSync(d, 0o700);
   }
-  try {
-    const st = lstatSync(file);
-    const ours = typeof process.getuid !== 'function' || st.uid === process.getuid();
-    if (st.isFile() && ours && (st.mode & 0o022) === 0 && st.size === bytes.length) return;
-  } catch {
-    // Not there yet: written below.
-  }
+  // The size check catches a copy cut short.
+  const st = lstatSync(file, { throwIfNoEntry: false });
+  if (st?.isFile() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0 && st.size === bytes.length)
+    return;
   // A concurrent start or a crash mid-write never leaves a partial file under the final name.
   const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}`);
   try {

@@ -1,11 +1,3 @@
-/** Token buckets, bounded: full ones are swept, and past `maxKeys` the least recently seen is evicted. */
-type BucketLimit = {
-  /** Tokens added per minute; 0 turns the limit off. */
-  perMinute: number;
-  /** Bucket size: the burst allowed after an idle period. */
-  burst: number;
-};
-
 type TakeResult = { ok: true } | { ok: false; retryAfterMs: number };
 
 type Bucket = { tokens: number; atMs: number };
@@ -13,7 +5,11 @@ type Bucket = { tokens: number; atMs: number };
 const TAKE = { consume: true } as const;
 const PEEK = { consume: false } as const;
 
-export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number } = {}) {
+/**
+ * Token buckets, bounded: full ones are swept, and past `maxKeys` the least recently seen is evicted.
+ * `perMinute` 0 turns the limit off; `burst` is what a key may spend at once after an idle period.
+ */
+export function createRateLimiter(limit: { perMinute: number; burst: number }, opts: { maxKeys?: number } = {}) {
   const maxKeys = opts.maxKeys ?? 100_000;
   const perMs = limit.perMinute / 60_000;
   const burst = Math.max(1, limit.burst);
@@ -46,9 +42,7 @@ export function createRateLimiter(limit: BucketLimit, opts: { maxKeys?: number }
   };
 
   return {
-    /** Takes one token for `key`, or says how long until one is available. */
     take: (key: string, nowMs: number) => check(key, nowMs, TAKE),
-    /** Whether a token is available, without taking it. */
     peek: (key: string, nowMs: number) => check(key, nowMs, PEEK),
     size: () => buckets.size,
   };

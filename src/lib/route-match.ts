@@ -1,16 +1,9 @@
 import type { RouteDoc } from './route-doc.ts';
 
-/** Route matching outside Hono's router, for the 405 methods and the metric label in the fetch wrapper. */
-export type RouteTable = {
-  /** Methods documented for the path (GET implies HEAD); empty when no route matches. */
-  allowed(path: string): string[];
-  /** The route pattern in Hono syntax (`/v1/cities/:slug`), or `unmatched`: a bounded label set whatever clients send. */
-  label(path: string): string;
-};
-
 type Entry = { pattern: string; methods: string[] };
 
-export function routeTable(docs: RouteDoc[]): RouteTable {
+/** Route matching outside Hono's router, for the 405 methods and the metric label in the fetch wrapper. */
+export function routeTable(docs: RouteDoc[]) {
   const byPath = new Map<string, Entry>();
   for (const d of docs) {
     const pattern = d.path.replace(/\{([^}]+)\}/g, ':$1');
@@ -37,10 +30,14 @@ export function routeTable(docs: RouteDoc[]): RouteTable {
   }
   const find = (path: string): Entry | undefined => exact.get(path) ?? dynamic.find((d) => d.re.test(path))?.entry;
   return {
-    allowed: (path) => find(path)?.methods ?? [],
-    label: (path) => find(path)?.pattern ?? 'unmatched',
+    /** Methods documented for the path (GET implies HEAD); empty when no route matches. */
+    allowed: (path: string): string[] => find(path)?.methods ?? [],
+    /** The pattern (`/v1/cities/:slug`) or `unmatched`: a bounded label set whatever clients send. */
+    label: (path: string): string => find(path)?.pattern ?? 'unmatched',
   };
 }
+
+export type RouteTable = ReturnType<typeof routeTable>;
 
 /** The path of an absolute request URL, without query or fragment. */
 export function pathOf(url: string): string {

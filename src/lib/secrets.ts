@@ -37,21 +37,15 @@ export function secretsFromFiles(env: Record<string, string | undefined>) {
       problems.push(`${name}_FILE: set ${name} or ${name}_FILE, not both`);
       continue;
     }
-    let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      const value = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+      if (value === '') problems.push(`${name}_FILE: ${path} is empty`);
+      else values[name] = value;
     } catch (err) {
       problems.push(
         `${name}_FILE: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       );
-      continue;
     }
-    const value = text.replace(/\r?\n$/, '');
-    if (value === '') {
-      problems.push(`${name}_FILE: ${path} is empty`);
-      continue;
-    }
-    values[name] = value;
   }
   return { values, problems };
 }

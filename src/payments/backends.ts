@@ -1,4 +1,4 @@
-import { ConfigError } from '../lib/config-error.ts';
+import { ConfigError } from '../lib/env-fields.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { SettlerSettings } from './settlers/from-config.ts';

@@ -19,7 +19,7 @@ import {
   signedSignature,
   signedTimestamp,
   signedWallet,
-} from '../lib/signed-fields.ts';
+} from '../lib/signed-request.ts';
 import { checkSignedRequest, SKEW_RULE } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
@@ -94,7 +94,7 @@ const RevocationResult = once(() =>
     .meta({ id: 'RevocationResult' }),
 );
 
-/** The receipt bodies' own field; wallet, timestamp and signature are every signed body's (lib/signed-fields.ts). */
+/** The receipt bodies' own field; wallet, timestamp and signature are every signed body's (lib/signed-request.ts). */
 const MESSAGES = { origin: 'invalid origin: must be a string' };
 const ORDER = ['wallet', 'timestamp', 'origin', 'signature'];
 

@@ -34,7 +34,7 @@ test('a background thread checkpoints the WAL; the main connection only keeps a 
   const { db, path } = scratch(t);
   const metrics = createMetrics();
   const logger = memoryLogger();
-  const ckpt = startCheckpointer({ db, path, logger, metrics, intervalMs: 50 });
+  const ckpt = startCheckpointer({ db, path, logger, metrics });
   await until('the thread to be ready', () => ckpt.running());
   assert.equal(autocheckpoint(db), 16_384, 'the main connection checkpoints only past 64 MiB of WAL');
 
@@ -62,7 +62,7 @@ test('a background thread checkpoints the WAL; the main connection only keeps a 
 test('a thread that cannot open the database leaves checkpoints to the main connection, with a warning', async (t) => {
   const { db } = scratch(t);
   const logger = memoryLogger();
-  const ckpt = startCheckpointer({ db, path: join(tmpdir(), 'no-such-dir-isocast', 'x.db'), logger, intervalMs: 50 });
+  const ckpt = startCheckpointer({ db, path: join(tmpdir(), 'no-such-dir-isocast', 'x.db'), logger });
   await until('the warning', () => logger.lines.some((l) => l.includes('checkpoint thread stopped')));
   assert.equal(ckpt.running(), false);
   assert.equal(autocheckpoint(db), 1000);

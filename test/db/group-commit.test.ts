@@ -8,7 +8,7 @@ import { createGroupCommit } from '../../src/db/group-commit.ts';
 import { openDb } from '../../src/db/open.ts';
 
 /** A WAL database file with a table to write, a second connection to look from, and a commit log. */
-function setup(t: { after(fn: () => void): void }, maxUnits?: number) {
+function setup(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'isocast-group-commit-'));
   const path = join(dir, 'g.db');
   const db = openDb(path, { migrate: false });
@@ -22,7 +22,7 @@ function setup(t: { after(fn: () => void): void }, maxUnits?: number) {
     rmSync(dir, { recursive: true, force: true });
   });
   const commits: number[] = [];
-  const gc = createGroupCommit(db, { maxUnits, onCommit: (n) => commits.push(n) });
+  const gc = createGroupCommit(db, { onCommit: (n) => commits.push(n) });
   const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
   const seen = () => other.prepare('SELECT k, v FROM t ORDER BY k').all() as { k: string; v: number }[];
   return { db, gc, commits, insert, seen };
@@ -102,11 +102,11 @@ test('a unit that returns a promise is refused; the rest of its batch commits', 
   assert.equal(seen().length, 1);
 });
 
-test('a large queue is split into commits of at most maxUnits', async (t) => {
-  const { gc, commits, insert, seen } = setup(t, 4);
-  await Promise.all(Array.from({ length: 10 }, (_, i) => gc.run(() => insert.run(`k${i}`, i))));
-  assert.deepEqual(commits, [4, 4, 2]);
-  assert.equal(seen().length, 10);
+test('a large queue is split into commits of at most 64 units', async (t) => {
+  const { gc, commits, insert, seen } = setup(t);
+  await Promise.all(Array.from({ length: 130 }, (_, i) => gc.run(() => insert.run(`k${i}`, i))));
+  assert.deepEqual(commits, [64, 64, 2]);
+  assert.equal(seen().length, 130);
 });
 
 test("a transaction left open across a turn is waited for, never committed on its holder's behalf", async (t) => {
