@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.ts';
 import { systemClock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { httpRequest, retryAfterMs, type HttpResponse } from '../lib/http-client.ts';
-import { isNumericChatId } from './chat-id.ts';
+import { isNumericChatId } from './schemas.ts';
 import { BOT_API_LIMITS, createPacer, type Lane, type SendLimits } from './pacer.ts';
 
 /**

@@ -24,7 +24,7 @@ export type SendLimits = Omit<typeof BOT_API_LIMITS, 'testPerSecond'> & { testPe
 
 /**
  * Groups and channels (negative ids) and public channels named by `@username` take the slower
- * group spacing. Callers pass the canonical id (chat-id.ts), so every spelling of one chat shares
+ * group spacing. Callers pass the canonical id (schemas.ts), so every spelling of one chat shares
  * one pacing slot.
  */
 function isGroupChat(chatId: string): boolean {

@@ -156,7 +156,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
         logger.info('delivery registration deleted', { wallet, city: removed.city });
         return done({ chatId: removed.chatId, city: removed.city, idempotent: false });
       }
-      // Budgets, pacing and the store see only the canonical spelling (chat-id.ts).
+      // Budgets, pacing and the store see only the canonical spelling.
       const chatId = body.chat!;
       deps.limits?.testMessage(wallet, chatId, {
         peer: (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress,
