@@ -4,10 +4,7 @@ import type { SignalPublic } from '../signals/schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import { SANCTIONED_NOT_PUSHED, type WalletScreen } from './screen.ts';
 
-/**
- * The push outbox, queued in the signal's own transaction. The claim (queued -> sending) commits
- * before the network call, so a row leaves `sending` at most once: delivery is at-most-once.
- */
+/** The push outbox. The claim (queued -> sending) commits before the send: delivery is at-most-once. */
 export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed';
 
 export type DueRow = {
@@ -124,10 +121,7 @@ export function createOutboxRecent(db: Db): (limit: number) => Record<string, un
   return (limit) => recent.all(limit) as Record<string, unknown>[];
 }
 
-/**
- * One retention batch: deletes up to `limit` finished (sent or failed) rows last changed before
- * `cutoff`. ops/retention.ts decides the batch sizes and runs each in its own transaction.
- */
+/** One retention batch (ops/retention.ts): up to `limit` sent or failed rows last changed before `cutoff`. */
 export function createOutboxPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   const prune = db.prepare(`DELETE FROM delivery_outbox WHERE id IN (SELECT id FROM delivery_outbox
     WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT +?)`);

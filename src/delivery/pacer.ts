@@ -22,11 +22,7 @@ export const BOT_API_LIMITS = {
 
 export type SendLimits = Omit<typeof BOT_API_LIMITS, 'testPerSecond'> & { testPerSecond?: number };
 
-/**
- * Groups and channels (negative ids) and public channels named by `@username` take the slower
- * group spacing. Callers pass the canonical id (schemas.ts), so every spelling of one chat shares
- * one pacing slot.
- */
+/** Groups and channels (negative ids, `@username`) take the group spacing; ids come canonical (one slot per chat). */
 function isGroupChat(chatId: string): boolean {
   return chatId.startsWith('-') || chatId.startsWith('@');
 }

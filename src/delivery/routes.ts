@@ -12,6 +12,7 @@ import {
   unknownCity,
 } from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
+import type { AbuseLimits } from '../limits/limits.ts';
 import type { AppEnv, Ctx } from '../lib/http.ts';
 import { readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -40,16 +41,7 @@ type DeliveryDeps = {
   termsUrl: string;
   /** Sanctions: a listed wallet cannot register a chat (403); no list in force is 503. */
   screen: WalletScreen;
-  /** Abuse limits (structural, so delivery/ need not import limits/): each throws a 429 ApiError. */
-  limits?: {
-    registration(wallet: string): void;
-    /** `client` is the request's socket peer and forwarded-for header: the budget per client address. */
-    testMessage(
-      wallet: string,
-      chatId: string,
-      client: { peer: string | undefined; forwardedFor: () => string | null },
-    ): void;
-  };
+  limits: Pick<AbuseLimits, 'registration' | 'testMessage'>;
 };
 
 /** The accepted signed request a change consumes; expires_at ages its record. */
@@ -118,10 +110,9 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
           () => false,
         ),
     });
-    deps.limits?.registration(wallet);
-    // Spec 5 for the paid plane, applied to the free push channel too: a listed wallet gets no
-    // chat set (nothing is sent, not even the test message), and without a list nothing is set.
-    // A delete stays open to everyone: it only stops pushes.
+    deps.limits.registration(wallet);
+    // Spec 5 applied to the free push channel too: no chat set (not even a test message) for a listed
+    // wallet or without a list. A delete stays open to everyone: it only stops pushes.
     if (body.action === 'set') {
       if (deps.screen.listed(wallet)) throw sanctioned(SANCTIONED_REGISTRATION);
       if (!deps.screen.available()) throw screeningUnavailable();
@@ -158,7 +149,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       }
       // Budgets, pacing and the store see only the canonical spelling.
       const chatId = body.chat!;
-      deps.limits?.testMessage(wallet, chatId, {
+      deps.limits.testMessage(wallet, chatId, {
         peer: (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress,
         forwardedFor: () => c.req.header('x-forwarded-for') ?? null,
       });

@@ -9,9 +9,8 @@ import type { DueRow, Outbox } from './outbox.ts';
 import { SANCTIONED_NOT_PUSHED } from './screen.ts';
 
 /**
- * Pushes queued outbox rows to their chats, each claimed (`sending`, committed) before the send:
- * rows found in `sending` at start are failed, never resent. Only failures known to precede the
- * platform accepting the message are retried. One chat has at most one send in flight.
+ * Pushes claimed rows (at-most-once: outbox.ts), retrying only failures known to precede the
+ * platform's acceptance; one send per chat in flight.
  */
 const MAX_IN_FLIGHT = 16;
 /** Longest sleep with nothing due; wake() cuts it short when a signal commits. */
@@ -90,9 +89,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   };
 
-  // Asked again when the pacing slot comes, just before the request leaves: a reload in between
-  // (SIGHUP) withholds the message. (Availability cannot be lost once a list has loaded: a failed
-  // reload keeps the last good list.)
+  // Asked again just before the request leaves: a reload in between (SIGHUP) withholds the message
+  // (availability holds once a list has loaded: a failed reload keeps the last good one).
   const withheld = (wallet: string) => () => (screen.listed(wallet) ? SANCTIONED_NOT_PUSHED : null);
 
   const dispatch = (row: DueRow, chatId: string, text: string) => {
