@@ -15,10 +15,7 @@ import { createPaymentReads } from '../payments/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
 import type { FacilitatorHealth } from '../payments/settlers/failover.ts';
 
-/**
- * The operator page's data. Lists are LIMITed on an index and totals come from counters or partial
- * indexes, so a request stays flat as history grows, except queued refunds and the newest readings.
- */
+/** Lists LIMITed on an index, totals from counters or partial indexes: flat as history grows (but queued refunds). */
 const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
 
 export type ReportDeps = {
@@ -112,10 +109,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
     })();
 }
 
-/**
- * A stored row as the page shows it: snake_case names in camelCase (`payer` as `wallet`), `*_at`
- * instants as ISO strings, and beside `amount_micro` its USD figure. Key order is the row's.
- */
+/** A row as the page shows it: camelCase (`payer` as `wallet`), `*_at` as ISO, USD beside `amount_micro`. */
 function shown(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {

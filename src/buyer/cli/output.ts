@@ -1,11 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SignalPublic } from '../../signals/schemas.ts';
 
-/**
- * What the buyer commands print. Human output is one line per event; `--json` prints one JSON
- * object per line on stdout (signals as the server sent them, minus `disclaimer`) and keeps
- * progress notes on stderr, so a script can pipe stdout straight into a JSON-lines reader.
- */
+/** `--json` prints JSON lines on stdout and notes on stderr, so a script can pipe stdout to a JSON-lines reader. */
 export type CliIo = {
   stdout(line: string): void;
   stderr(line: string): void;

@@ -23,13 +23,7 @@ import {
 } from './receipts.ts';
 import { recoverReceipts } from './receipt.ts';
 
-/**
- * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with the
- * saved receipt token (recovered with a wallet signature when missing). `--follow` then long-polls
- * (the server answers as soon as a signal is stored), or, against a server that answers at once,
- * polls every --interval seconds (longer when asked with Retry-After or the network fails). It
- * says once that it is waiting and ends when the bundle is used up or on Ctrl-C.
- */
+/** `isocast read`: `--follow` long-polls, or polls every --interval against a server that answers at once. */
 const READ_FLAGS = {
   strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout', 'wait'],
   booleans: ['follow', 'json', 'insecure'],

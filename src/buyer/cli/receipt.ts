@@ -12,11 +12,7 @@ import { loadAccount } from './key.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { forgetReceipts, receiptsFileFor, saveReceipts, type Receipt } from './receipts.ts';
 
-/**
- * Receipt recovery for the CLI: the package's signed request and answer reader, saved as records
- * and worded as messages. Never signs a second request on its own: "signature already used" means
- * something else sent this signature first, and the user decides.
- */
+/** Never signs a second request on its own: "signature already used" means something else sent it first. */
 type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
 
 /** Signs `kind` for this client's server and posts it to its endpoint. */

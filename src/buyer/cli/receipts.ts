@@ -6,9 +6,8 @@ import { stateHomeOf } from '../../../packages/isocast-client/src/mcp/config.ts'
 import type { CliIo } from './output.ts';
 
 /**
- * A receipt token reads its wallet's signals without paying again: a secret, kept under the state
- * directory (not the current one, where a checkout shows it), 0600 in a 0700 directory, written
- * atomically, never printed. Records are keyed by (server, wallet, city).
+ * A receipt token reads its wallet's signals without paying: a secret, kept under the state directory (not
+ * the current one, where a checkout shows it), 0600 in a 0700 directory, written atomically, never printed.
  */
 const RECEIPTS_FILE_NAME = 'receipts.json';
 /** Where receipts lived before they moved to the state directory; only mentioned, never written. */
@@ -82,10 +81,7 @@ function writeReceipts(file: string, receipts: readonly Receipt[]): void {
   renameSync(tmp, file);
 }
 
-/**
- * The token to read a city with: the newest receipt for this server and city, else the newest
- * for this server (a token reads all of its wallet's cities). `wallet` narrows the choice.
- */
+/** The newest receipt for this server and city, else for this server (a token reads all its wallet's cities). */
 export function findReceipt(
   receipts: readonly Receipt[],
   { server, city, wallet }: { server: string; city: string; wallet?: string | undefined },
