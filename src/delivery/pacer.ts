@@ -8,15 +8,11 @@
  */
 export type Lane = 'paid' | 'test';
 
-/** Margins under the platform's limits absorb network jitter between our clock and theirs. */
+/** Per second overall, ms apart per chat and per group, test messages per second on top; margins absorb jitter. */
 export const BOT_API_LIMITS = {
-  /** Messages per second across all chats. */
   globalPerSecond: 25,
-  /** Minimum ms between two messages to one private chat. */
   chatIntervalMs: 1100,
-  /** Minimum ms between two messages to one group or channel (chat ids starting with '-' or '@'). */
   groupIntervalMs: 3100,
-  /** Test messages per second across all chats, on top of globalPerSecond. */
   testPerSecond: 2,
 };
 

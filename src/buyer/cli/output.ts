@@ -5,7 +5,6 @@ import type { SignalPublic } from '../../signals/schemas.ts';
 export type CliIo = {
   stdout(line: string): void;
   stderr(line: string): void;
-  /** ISOCAST_KEY and ISOCAST_SERVER, read by main.ts. */
   envKey?: string;
   envServer?: string;
   nowMs?(): number;
@@ -13,7 +12,6 @@ export type CliIo = {
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
   /** Stops `read --follow` (main.ts wires it to SIGINT/SIGTERM). */
   signal?: AbortSignal;
-  /** The XDG state directory; receipts go in isocast/ under it. */
   stateHome?: string;
   /** Asks the person at the terminal; absent when there is none (then `buy` proceeds after its checks). */
   confirm?(question: string): Promise<boolean>;

@@ -93,7 +93,6 @@ async function readSetup(argv: readonly string[], io: CliIo) {
     client,
     sleep,
     now,
-    account,
     recover,
     // What changes from one request to the next:
     since,
@@ -113,8 +112,6 @@ async function readSetup(argv: readonly string[], io: CliIo) {
 type Run = Awaited<ReturnType<typeof readSetup>>;
 
 type Page = { signals: SignalLine[]; paidThrough: number; latest: number };
-
-const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)}Z`;
 
 function exhausted({ paidThrough, latest }: { paidThrough: number; latest: number }, r: Run): CliError {
   const what =
@@ -245,7 +242,7 @@ async function waitForMore(r: Run, { paidThrough, latest }: Page): Promise<void>
     const left = paidThrough - r.since;
     const how = longPolling
       ? `the server answers as soon as one is stored (long-poll, up to ${r.waitS} s per request)`
-      : `polling every ${r.intervalMs / 1000} s, next at ${clock(r.now() + r.intervalMs)}`;
+      : `polling every ${r.intervalMs / 1000} s, next at ${new Date(r.now() + r.intervalMs).toISOString().slice(11, 19)}Z`;
     r.io.stderr(
       `waiting for new ${r.city} signals (${left} left in the bundle, latest seq ${latest}); ${how}. Ctrl-C stops`,
     );

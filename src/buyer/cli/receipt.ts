@@ -13,7 +13,6 @@ import { CliError, EXIT, type CliIo } from './output.ts';
 import { forgetReceipts, receiptsFileFor, saveReceipts, type Receipt } from './receipts.ts';
 
 /** Never signs a second request on its own: "signature already used" means something else sent it first. */
-type Recovered = { receipts: Receipt[]; cities: { city: string; paidThroughSeq: number }[] };
 
 /** Signs `kind` for this client's server and posts it to its endpoint. */
 async function signedPost(client: Client, account: PrivateKeyAccount, o: { kind: ReceiptSignedKind; nowMs: number }) {
@@ -43,7 +42,7 @@ export async function recoverReceipts(
   client: Client,
   account: PrivateKeyAccount,
   { file, nowMs }: { file: string; nowMs: number },
-): Promise<Recovered | null> {
+) {
   const a = await signedPost(client, account, { kind: 'ReceiptRequest', nowMs });
   const answer = readReceiptAnswer(a.status, a.body);
   if (!answer.ok) {
