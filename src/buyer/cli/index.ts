@@ -3,7 +3,7 @@ import { buyCommand } from './buy.ts';
 import { serverUrl } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { readCommand } from './read.ts';
-import { receiptCommand } from './receipt.ts';
+import { receiptCommand } from './receipts.ts';
 import { stripControls } from '../../../packages/isocast-client/src/index.ts';
 import { registerChatCommand } from './register-chat.ts';
 import { COMMAND_USAGE, type CliCommand } from './help.ts';

@@ -19,9 +19,9 @@ import {
   LEGACY_RECEIPTS_FILE,
   loadReceipts,
   receiptsFileFor,
+  recoverReceipts,
   type Receipt,
 } from './receipts.ts';
-import { recoverReceipts } from './receipt.ts';
 
 /** `isocast read`: `--follow` long-polls, or polls every --interval against a server that answers at once. */
 const READ_FLAGS = {
