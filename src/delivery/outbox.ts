@@ -22,8 +22,6 @@ export type DueRow = {
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
-const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
-
 let screenFunctions = 0;
 
 /** `reader` is the process's one signal reader (src/stores.ts). */
@@ -97,7 +95,8 @@ export function createOutbox(
       void requeue.run(r.nextAttemptAt, r.error, r.nowMs, id),
     markFailed: (id: number, error: string, nowMs: number) => void failed.run(error, nowMs, id),
     /** Rows left in `sending` may have reached the chat, so they are failed, not resent. */
-    failInterrupted: (nowMs: number) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
+    failInterrupted: (nowMs: number) =>
+      failSending.run('interrupted while sending; outcome unknown, not resent', nowMs).changes,
     counts,
     screen,
   };

@@ -27,10 +27,6 @@ import { deliveryTypedData, type DeliveryMessage } from './typed-data.ts';
 
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
-/** The 404 reason when a delete finds no registration (the error itself is the spec's `unknown city`). */
-const NOTHING_TO_DELETE = 'no delivery registration to delete';
-/** The 403 reason beside the spec's one sanctions string (section 7). */
-const SANCTIONED_REGISTRATION = 'a sanctioned wallet cannot register a chat';
 
 type DeliveryDeps = {
   db: Db;
@@ -114,7 +110,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
     // Spec 5 applied to the free push channel too: no chat set (not even a test message) for a listed
     // wallet or without a list. A delete stays open to everyone: it only stops pushes.
     if (body.action === 'set') {
-      if (deps.screen.listed(wallet)) throw sanctioned(SANCTIONED_REGISTRATION);
+      if (deps.screen.listed(wallet)) throw sanctioned('a sanctioned wallet cannot register a chat');
       if (!deps.screen.available()) throw screeningUnavailable();
     }
     const citySlug = signed.citySlug === '' ? null : signed.citySlug;
@@ -142,7 +138,7 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       if (body.action === 'delete') {
         const removed = removeTx.immediate({ wallet, digest, nowMs, expiresAtSec });
         // The spec's one 404 string (section 7: `unknown city`, also for nothing to delete); `reason` says which.
-        if (removed === 'none') throw unknownCity(NOTHING_TO_DELETE);
+        if (removed === 'none') throw unknownCity('no delivery registration to delete');
         if (removed === 'replayed') return replayed();
         logger.info('delivery registration deleted', { wallet, city: removed.city });
         return done({ chatId: removed.chatId, city: removed.city, idempotent: false });

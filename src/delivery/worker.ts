@@ -17,7 +17,6 @@ const MAX_IN_FLIGHT = 16;
 const IDLE_MS = 30_000;
 const BATCH = 200;
 
-const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 /** How soon the worker looks again while no sanctions list is in force. */
 const UNSCREENED_RECHECK_MS = 5_000;
 
@@ -143,7 +142,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         continue;
       }
       if (row.chatId === null || (row.registeredCity !== null && row.registeredCity !== row.city)) {
-        outbox.markFailed(row.id, REGISTRATION_GONE, now);
+        outbox.markFailed(row.id, 'registration deleted or moved to another city before sending', now);
         continue;
       }
       if (busyChats.has(row.chatId)) continue;
@@ -165,9 +164,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
     const next = outbox.nextAttemptAt();
     if (next !== null && next > now) sleepMs = Math.min(sleepMs, next - now);
-    if (inFlight.size === 0 && next === null) {
-      releaseIdle();
-    }
+    if (inFlight.size === 0 && next === null) releaseIdle();
     return Math.max(0, sleepMs);
   };
 
