@@ -28,7 +28,11 @@ import { deliveryTypedData, type DeliveryMessage } from './typed-data.ts';
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
 
-type DeliveryDeps = {
+/** The accepted signed request a change consumes; expires_at ages its record. */
+type SignedUse = { wallet: string; digest: string; nowMs: number; expiresAtSec: number };
+type Removed = { chatId: string; city: string | null };
+
+export function deliveryRoutes(deps: {
   db: Db;
   catalog: Catalog;
   clock: Clock;
@@ -38,13 +42,7 @@ type DeliveryDeps = {
   /** Sanctions: a listed wallet cannot register a chat (403); no list in force is 503. */
   screen: WalletScreen;
   limits: Pick<AbuseLimits, 'registration' | 'testMessage'>;
-};
-
-/** The accepted signed request a change consumes; expires_at ages its record. */
-type SignedUse = { wallet: string; digest: string; nowMs: number; expiresAtSec: number };
-type Removed = { chatId: string; city: string | null };
-
-export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
+}): Hono<AppEnv> {
   const { db, catalog, clock, logger, messenger } = deps;
   // One registration per wallet. Every change consumes the signed request's digest in the same
   // transaction (db/single-use.ts), so a signed body changes state at most once even when two copies race.

@@ -22,7 +22,7 @@ const UNSCREENED_RECHECK_MS = 5_000;
 
 const logFields = (row: DueRow) => ({ id: row.id, wallet: row.wallet, city: row.city, seq: row.seq });
 
-type DeliveryWorkerDeps = {
+export function createDeliveryWorker(deps: {
   outbox: Outbox;
   messenger: Messenger;
   clock: Clock;
@@ -30,9 +30,7 @@ type DeliveryWorkerDeps = {
   termsUrl: string;
   metrics?: Metrics;
   options?: { maxAttempts?: number; baseBackoffMs?: number; maxBackoffMs?: number };
-};
-
-export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
+}) {
   const { outbox, messenger, clock, termsUrl } = deps;
   // The outbox's screen: the enqueue and the send ask the same list.
   const screen = outbox.screen;
@@ -51,7 +49,6 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     'isocast_delivery_sends_total',
     'Chat sends by outcome (sent, retry, failed, withheld: wallet sanctioned)',
   );
-  // From the signal's commit (the row's creation) to the platform's acknowledgement.
   const latency = deps.metrics?.histogram(
     'isocast_delivery_latency_seconds',
     'Signal stored to message acknowledged by the bot platform',
