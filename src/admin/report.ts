@@ -7,7 +7,7 @@ import { groupByReason, type DiscoveredRow, type DiscoveryStore } from '../resol
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
-import type { LatestReading, SignalStore } from '../signals/store.ts';
+import type { SignalStore } from '../signals/store.ts';
 import { LATENCY_MAX_ROWS, LATENCY_SPAN_MS, latencyWindows } from '../signals/latency.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
@@ -98,11 +98,7 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
           ...f,
           downSince: isoOrNull(downSinceMs),
         })),
-        poller: pollerOf(deps.catalog, deps.pollerHealth?.(), {
-          latest,
-          readings: stores.signals.latestReadings(),
-          rules: stores.rules.latest(),
-        }),
+        poller: pollerOf(deps, latest),
         discovery: discoveryOf(stores.discovery.all(), deps.catalog),
         latency: latencyWindows(stores.reader.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
       };
@@ -120,18 +116,11 @@ function shown(row: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-type PollerReads = {
-  latest: Map<string, number>;
-  readings: Map<string, LatestReading>;
-  rules: Map<string, DayRule>;
-};
-
 /** Per city: its seq, last reading, poll health and day rule; then the paused days. */
-function pollerOf(
-  catalog: Catalog,
-  health: PollerHealth | undefined,
-  { latest, readings, rules }: PollerReads,
-): AdminDataBody['poller'] {
+function pollerOf({ catalog, pollerHealth, stores }: ReportDeps, latest: Map<string, number>): AdminDataBody['poller'] {
+  const health = pollerHealth?.();
+  const readings = stores.signals.latestReadings();
+  const rules = stores.rules.latest();
   const byCity = new Map(health?.cities.map((c) => [c.city, c]));
   const slugs = health ? health.cities.map((c) => c.city) : catalog.active.map((c) => c.slug);
   const name = (slug: string) => catalog.get(slug)?.displayName ?? slug;
