@@ -1,8 +1,7 @@
 import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
 import { adminTokenRequired } from '../lib/api-errors.ts';
-import type { AppEnv } from '../lib/http.ts';
-import { replyJson } from '../lib/http.ts';
+import { type AppEnv, replyJson } from '../lib/http.ts';
 import { serveStaticPage } from '../lib/static-page.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';

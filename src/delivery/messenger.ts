@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { once } from '../lib/once.ts';
-import type { Clock } from '../lib/clock.ts';
-import { systemClock } from '../lib/clock.ts';
+import { type Clock, systemClock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { httpRequest, retryAfterMs, type HttpResponse } from '../lib/http-client.ts';
 import { isNumericChatId } from './schemas.ts';

@@ -13,8 +13,7 @@ import {
 } from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
 import type { AbuseLimits } from '../limits/limits.ts';
-import type { AppEnv, Ctx } from '../lib/http.ts';
-import { readJsonObject, replyJson } from '../lib/http.ts';
+import { type AppEnv, type Ctx, readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import { checkSignedRequest, SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
