@@ -214,11 +214,10 @@ async function askAgain(r: Run, a: ApiAnswer): Promise<boolean> {
 }
 
 function pageOf(r: Run, a: ApiAnswer): Page {
-  if (a.status === 200)
-    return { signals: a.body.signals as SignalLine[], paidThrough: a.body.paid_through, latest: a.body.latest };
-  // Asking past the latest signal but inside the bundle: nothing new yet, not a used-up bundle.
-  if (a.status === 402 && typeof a.body.paid_through === 'number' && r.since < a.body.paid_through)
-    return { signals: [], paidThrough: a.body.paid_through, latest: a.body.latest };
+  const paidThrough = a.body.paid_through;
+  // A 402 past the latest signal but inside the bundle: nothing new yet, not a used-up bundle.
+  if (a.status === 200 || (a.status === 402 && typeof paidThrough === 'number' && r.since < paidThrough))
+    return { signals: a.status === 200 ? a.body.signals : [], paidThrough, latest: a.body.latest };
   throw readProblem(a, r);
 }
 
