@@ -30,15 +30,12 @@ export function createOutbox(
   deps: { clock: Clock; screen: WalletScreen; reader: Pick<SignalReader, 'payload'> },
 ) {
   const { clock, screen, reader: signals } = deps;
-  // The sanctions list lives in memory and is swapped on reload, so the enqueue asks it through a
-  // SQL function: the screen stays inside the one statement (below). Each outbox registers its own
-  // name, so two outboxes on one connection never screen with each other's list.
+  // The in-memory list (swapped on reload) screens inside the one statement through a SQL function,
+  // one name per outbox so two outboxes on one connection never use each other's list.
   const listed = `isocast_listed_${++screenFunctions}`;
   db.function(listed, { deterministic: false }, (wallet) => (screen.listed(String(wallet)) ? 1 : 0));
-  // Registrations without a city take every city. One INSERT ... SELECT joined on entitlements
-  // queues every entitled registration inside the signal's transaction (not a statement per wallet
-  // on the poller's write path). A listed wallet's row is `failed` with the reason, not skipped:
-  // the operator sees the withheld push, and the unique key keeps it from being queued later.
+  // One join, not a statement per wallet (docs/architecture.md, Tables). A listed wallet's row is `failed`,
+  // not skipped: the operator sees the withheld push and the unique key keeps it from being queued later.
   const enqueue = db.prepare(`INSERT OR IGNORE INTO delivery_outbox
       (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, created_at, updated_at, last_error)
     SELECT s.wallet, @city, @date, @bucket, @seq, CASE WHEN s.listed THEN 'failed' ELSE 'queued' END, 0, @now, @now, @now,

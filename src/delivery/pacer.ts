@@ -1,10 +1,7 @@
 /**
- * Send pacing under the Telegram Bot API's limits (about 30/s overall, 1/s per chat, 20/min per
- * group), by minimum spacing: 1/rate keeps every sliding window under the limit, where a token
- * bucket would allow a full burst at a window edge. Pure: every call takes the instant.
- * The `paid` lane sees only paid bookings, so nothing else delays a push; the `test` lane
- * (registration test messages) has its own small rate and also waits for chat slots the paid lane
- * booked, so a test message never takes a push's turn.
+ * Minimum spacing under the Bot API's limits (about 30/s, 1/s per chat, 20/min per group): unlike a token
+ * bucket, no full burst at a window edge. Pure. The `test` lane (registration test messages) has its own
+ * small rate and waits for chat slots the `paid` lane booked, so it never takes a push's turn.
  */
 export type Lane = 'paid' | 'test';
 
