@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createClient } from '../../src/buyer/cli/client.ts';
-import { recoverReceipts } from '../../src/buyer/cli/receipt.ts';
+import { recoverReceipts } from '../../src/buyer/cli/receipts.ts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { openDb } from '../../src/db/open.ts';
 import type { AttackCase, AttackContext, HttpAnswer } from './types.ts';

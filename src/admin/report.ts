@@ -7,7 +7,7 @@ import { groupByReason, type DiscoveredRow, type DiscoveryStore } from '../resol
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
-import type { LatestReading, SignalStore } from '../signals/store.ts';
+import type { SignalStore } from '../signals/store.ts';
 import { LATENCY_MAX_ROWS, LATENCY_SPAN_MS, latencyWindows } from '../signals/latency.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
 import { createOutboxCounts, createOutboxRecent } from '../delivery/outbox.ts';
@@ -15,10 +15,7 @@ import { createPaymentReads } from '../payments/store.ts';
 import type { ReplicaStatus } from '../replication/tracker.ts';
 import type { FacilitatorHealth } from '../payments/settlers/failover.ts';
 
-/**
- * The operator page's data. Lists are LIMITed on an index and totals come from counters or partial
- * indexes, so a request stays flat as history grows, except queued refunds and the newest readings.
- */
+/** Lists LIMITed on an index, totals from counters or partial indexes: flat as history grows (but queued refunds). */
 const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100, deliveries: 50 } as const;
 
 export type ReportDeps = {
@@ -101,21 +98,14 @@ export function createAdminReport(deps: ReportDeps): (nowMs: number) => AdminDat
           ...f,
           downSince: isoOrNull(downSinceMs),
         })),
-        poller: pollerOf(deps.catalog, deps.pollerHealth?.(), {
-          latest,
-          readings: stores.signals.latestReadings(),
-          rules: stores.rules.latest(),
-        }),
+        poller: pollerOf(deps, latest),
         discovery: discoveryOf(stores.discovery.all(), deps.catalog),
         latency: latencyWindows(stores.reader.latencyRows(nowMs - LATENCY_SPAN_MS, LATENCY_MAX_ROWS).rows, nowMs),
       };
     })();
 }
 
-/**
- * A stored row as the page shows it: snake_case names in camelCase (`payer` as `wallet`), `*_at`
- * instants as ISO strings, and beside `amount_micro` its USD figure. Key order is the row's.
- */
+/** A row as the page shows it: camelCase (`payer` as `wallet`), `*_at` as ISO, USD beside `amount_micro`. */
 function shown(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {
@@ -126,18 +116,11 @@ function shown(row: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-type PollerReads = {
-  latest: Map<string, number>;
-  readings: Map<string, LatestReading>;
-  rules: Map<string, DayRule>;
-};
-
 /** Per city: its seq, last reading, poll health and day rule; then the paused days. */
-function pollerOf(
-  catalog: Catalog,
-  health: PollerHealth | undefined,
-  { latest, readings, rules }: PollerReads,
-): AdminDataBody['poller'] {
+function pollerOf({ catalog, pollerHealth, stores }: ReportDeps, latest: Map<string, number>): AdminDataBody['poller'] {
+  const health = pollerHealth?.();
+  const readings = stores.signals.latestReadings();
+  const rules = stores.rules.latest();
   const byCity = new Map(health?.cities.map((c) => [c.city, c]));
   const slugs = health ? health.cities.map((c) => c.city) : catalog.active.map((c) => c.slug);
   const name = (slug: string) => catalog.get(slug)?.displayName ?? slug;

@@ -1,8 +1,7 @@
 import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
 import { adminTokenRequired } from '../lib/api-errors.ts';
-import type { AppEnv } from '../lib/http.ts';
-import { replyJson } from '../lib/http.ts';
+import { type AppEnv, replyJson } from '../lib/http.ts';
 import { serveStaticPage } from '../lib/static-page.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
@@ -11,10 +10,9 @@ import { createAdminReport, type ReportDeps } from './report.ts';
 import { AdminAssetParams, adminData } from './schemas.ts';
 
 /**
- * The operator page. Without ADMIN_TOKEN every admin path answers the same 404 as an unknown
- * path. With it, `/admin` and its assets are a static shell holding no data; the page asks for
- * the token, keeps it in sessionStorage and sends it as `Authorization: Bearer` to
- * `/admin/data.json`. The token therefore never appears in a URL, a cookie or an access log.
+ * Without ADMIN_TOKEN every admin path is the unknown path's 404. With it, `/admin` is a static shell with
+ * no data that sends the token (kept in sessionStorage) as a Bearer to `/admin/data.json`: never in a URL,
+ * a cookie or an access log.
  */
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
 

@@ -3,10 +3,7 @@ import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import { LatencyWindowSchema } from '../signals/schemas.ts';
 
-/**
- * The operator page's data document (`GET /admin/data.json`). Money is integer micro-USDC with a
- * USD number beside it for display; times are ISO 8601 strings (null when never happened).
- */
+/** `GET /admin/data.json`: money in integer micro-USDC with USD beside it; times ISO 8601 (null: never happened). */
 function buildAdminData() {
   const int = () => z.number().int();
   const Iso = z.string().describe('ISO 8601 date-time');

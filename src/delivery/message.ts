@@ -1,10 +1,7 @@
 import type { SignalPublic } from '../signals/schemas.ts';
 import { disclaimerText } from '../terms/terms.ts';
 
-/**
- * Chat texts. Plain text (no parse mode), so labels such as `90°F or higher` or a market URL need
- * no escaping and cannot break the message. Pure.
- */
+/** Chat texts, plain (no parse mode): a label such as `90°F or higher` or a URL needs no escaping. Pure. */
 const LICENCE_LINE = 'Licensed for your own use only; resale and redistribution are not permitted.';
 
 /** The Bot API refuses texts over 4096 characters. */

@@ -1,18 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { once } from '../lib/once.ts';
-import type { Clock } from '../lib/clock.ts';
-import { systemClock } from '../lib/clock.ts';
+import { type Clock, systemClock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
 import { httpRequest, retryAfterMs, type HttpResponse } from '../lib/http-client.ts';
-import { isNumericChatId } from './chat-id.ts';
+import { isNumericChatId } from './schemas.ts';
 import { BOT_API_LIMITS, createPacer, type Lane, type SendLimits } from './pacer.ts';
 
-/**
- * The chat bot, spoken over the Telegram Bot API wire format (`POST {api}/bot{token}/sendMessage`).
- * Every failure is a MessengerError that says whether the platform can be known NOT to have
- * accepted the message (`retryable`): only those may be sent again without risking a duplicate.
- */
+/** The Bot API client. A failure is `retryable` only when the platform surely did not take the message. */
 export type Messenger = ReturnType<typeof createBotMessenger>;
 
 type MessengerFailure =
@@ -122,11 +117,8 @@ export function createBotMessenger(opts: {
       const now = clock.now();
       return pacer.readyAt(chatId, now) - now;
     },
-    /**
-     * Sends plain text; waits for its pacing slot unless that is further than `maxWaitMs` away.
-     * `cancelIf` is asked once the slot has come, just before the request leaves: a reason it
-     * returns fails the send as `cancelled` with nothing sent (a wallet listed while it waited).
-     */
+    /** Waits for the pacing slot unless further than `maxWaitMs`; `cancelIf`, asked as the request is about to
+     * leave, withdraws it with nothing sent (a wallet listed while it waited). */
     async send(
       chatId: string,
       text: string,

@@ -4,10 +4,7 @@ import type { SignalPublic } from '../signals/schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import { SANCTIONED_NOT_PUSHED, type WalletScreen } from './screen.ts';
 
-/**
- * The push outbox, queued in the signal's own transaction. The claim (queued -> sending) commits
- * before the network call, so a row leaves `sending` at most once: delivery is at-most-once.
- */
+/** The push outbox. The claim (queued -> sending) commits before the send: delivery is at-most-once. */
 export type OutboxStatus = 'queued' | 'sending' | 'sent' | 'failed';
 
 export type DueRow = {
@@ -25,8 +22,6 @@ export type DueRow = {
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
-const INTERRUPTED_ERROR = 'interrupted while sending; outcome unknown, not resent';
-
 let screenFunctions = 0;
 
 /** `reader` is the process's one signal reader (src/stores.ts). */
@@ -35,15 +30,12 @@ export function createOutbox(
   deps: { clock: Clock; screen: WalletScreen; reader: Pick<SignalReader, 'payload'> },
 ) {
   const { clock, screen, reader: signals } = deps;
-  // The sanctions list lives in memory and is swapped on reload, so the enqueue asks it through a
-  // SQL function: the screen stays inside the one statement (below). Each outbox registers its own
-  // name, so two outboxes on one connection never screen with each other's list.
+  // The in-memory list (swapped on reload) screens inside the one statement through a SQL function,
+  // one name per outbox so two outboxes on one connection never use each other's list.
   const listed = `isocast_listed_${++screenFunctions}`;
   db.function(listed, { deterministic: false }, (wallet) => (screen.listed(String(wallet)) ? 1 : 0));
-  // Registrations without a city take every city. One INSERT ... SELECT joined on entitlements
-  // queues every entitled registration inside the signal's transaction (not a statement per wallet
-  // on the poller's write path). A listed wallet's row is `failed` with the reason, not skipped:
-  // the operator sees the withheld push, and the unique key keeps it from being queued later.
+  // One join, not a statement per wallet (docs/architecture.md, Tables). A listed wallet's row is `failed`,
+  // not skipped: the operator sees the withheld push and the unique key keeps it from being queued later.
   const enqueue = db.prepare(`INSERT OR IGNORE INTO delivery_outbox
       (wallet, city, target_date, bucket, seq, status, attempts, next_attempt_at, created_at, updated_at, last_error)
     SELECT s.wallet, @city, @date, @bucket, @seq, CASE WHEN s.listed THEN 'failed' ELSE 'queued' END, 0, @now, @now, @now,
@@ -100,7 +92,8 @@ export function createOutbox(
       void requeue.run(r.nextAttemptAt, r.error, r.nowMs, id),
     markFailed: (id: number, error: string, nowMs: number) => void failed.run(error, nowMs, id),
     /** Rows left in `sending` may have reached the chat, so they are failed, not resent. */
-    failInterrupted: (nowMs: number) => failSending.run(INTERRUPTED_ERROR, nowMs).changes,
+    failInterrupted: (nowMs: number) =>
+      failSending.run('interrupted while sending; outcome unknown, not resent', nowMs).changes,
     counts,
     screen,
   };
@@ -124,10 +117,7 @@ export function createOutboxRecent(db: Db): (limit: number) => Record<string, un
   return (limit) => recent.all(limit) as Record<string, unknown>[];
 }
 
-/**
- * One retention batch: deletes up to `limit` finished (sent or failed) rows last changed before
- * `cutoff`. ops/retention.ts decides the batch sizes and runs each in its own transaction.
- */
+/** One retention batch (ops/retention.ts): up to `limit` sent or failed rows last changed before `cutoff`. */
 export function createOutboxPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   const prune = db.prepare(`DELETE FROM delivery_outbox WHERE id IN (SELECT id FROM delivery_outbox
     WHERE status IN ('sent', 'failed') AND updated_at < ? LIMIT +?)`);

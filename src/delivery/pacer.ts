@@ -1,32 +1,21 @@
 /**
- * Send pacing under the Telegram Bot API's limits (about 30/s overall, 1/s per chat, 20/min per
- * group), by minimum spacing: 1/rate keeps every sliding window under the limit, where a token
- * bucket would allow a full burst at a window edge. Pure: every call takes the instant.
- * The `paid` lane sees only paid bookings, so nothing else delays a push; the `test` lane
- * (registration test messages) has its own small rate and also waits for chat slots the paid lane
- * booked, so a test message never takes a push's turn.
+ * Minimum spacing under the Bot API's limits (about 30/s, 1/s per chat, 20/min per group): unlike a token
+ * bucket, no full burst at a window edge. Pure. The `test` lane (registration test messages) has its own
+ * small rate and waits for chat slots the `paid` lane booked, so it never takes a push's turn.
  */
 export type Lane = 'paid' | 'test';
 
-/** Margins under the platform's limits absorb network jitter between our clock and theirs. */
+/** Per second overall, ms apart per chat and per group, test messages per second on top; margins absorb jitter. */
 export const BOT_API_LIMITS = {
-  /** Messages per second across all chats. */
   globalPerSecond: 25,
-  /** Minimum ms between two messages to one private chat. */
   chatIntervalMs: 1100,
-  /** Minimum ms between two messages to one group or channel (chat ids starting with '-' or '@'). */
   groupIntervalMs: 3100,
-  /** Test messages per second across all chats, on top of globalPerSecond. */
   testPerSecond: 2,
 };
 
 export type SendLimits = Omit<typeof BOT_API_LIMITS, 'testPerSecond'> & { testPerSecond?: number };
 
-/**
- * Groups and channels (negative ids) and public channels named by `@username` take the slower
- * group spacing. Callers pass the canonical id (chat-id.ts), so every spelling of one chat shares
- * one pacing slot.
- */
+/** Groups and channels (negative ids, `@username`) take the group spacing; ids come canonical (one slot per chat). */
 function isGroupChat(chatId: string): boolean {
   return chatId.startsWith('-') || chatId.startsWith('@');
 }

@@ -12,8 +12,8 @@ import {
   unknownCity,
 } from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
-import type { AppEnv, Ctx } from '../lib/http.ts';
-import { readJsonObject, replyJson } from '../lib/http.ts';
+import type { AbuseLimits } from '../limits/limits.ts';
+import { type AppEnv, type Ctx, readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import { checkSignedRequest, SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
@@ -26,12 +26,12 @@ import { deliveryTypedData, type DeliveryMessage } from './typed-data.ts';
 
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
-/** The 404 reason when a delete finds no registration (the error itself is the spec's `unknown city`). */
-const NOTHING_TO_DELETE = 'no delivery registration to delete';
-/** The 403 reason beside the spec's one sanctions string (section 7). */
-const SANCTIONED_REGISTRATION = 'a sanctioned wallet cannot register a chat';
 
-type DeliveryDeps = {
+/** The accepted signed request a change consumes; expires_at ages its record. */
+type SignedUse = { wallet: string; digest: string; nowMs: number; expiresAtSec: number };
+type Removed = { chatId: string; city: string | null };
+
+export function deliveryRoutes(deps: {
   db: Db;
   catalog: Catalog;
   clock: Clock;
@@ -40,23 +40,8 @@ type DeliveryDeps = {
   termsUrl: string;
   /** Sanctions: a listed wallet cannot register a chat (403); no list in force is 503. */
   screen: WalletScreen;
-  /** Abuse limits (structural, so delivery/ need not import limits/): each throws a 429 ApiError. */
-  limits?: {
-    registration(wallet: string): void;
-    /** `client` is the request's socket peer and forwarded-for header: the budget per client address. */
-    testMessage(
-      wallet: string,
-      chatId: string,
-      client: { peer: string | undefined; forwardedFor: () => string | null },
-    ): void;
-  };
-};
-
-/** The accepted signed request a change consumes; expires_at ages its record. */
-type SignedUse = { wallet: string; digest: string; nowMs: number; expiresAtSec: number };
-type Removed = { chatId: string; city: string | null };
-
-export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
+  limits: Pick<AbuseLimits, 'registration' | 'testMessage'>;
+}): Hono<AppEnv> {
   const { db, catalog, clock, logger, messenger } = deps;
   // One registration per wallet. Every change consumes the signed request's digest in the same
   // transaction (db/single-use.ts), so a signed body changes state at most once even when two copies race.
@@ -118,12 +103,11 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
           () => false,
         ),
     });
-    deps.limits?.registration(wallet);
-    // Spec 5 for the paid plane, applied to the free push channel too: a listed wallet gets no
-    // chat set (nothing is sent, not even the test message), and without a list nothing is set.
-    // A delete stays open to everyone: it only stops pushes.
+    deps.limits.registration(wallet);
+    // Spec 5 applied to the free push channel too: no chat set (not even a test message) for a listed
+    // wallet or without a list. A delete stays open to everyone: it only stops pushes.
     if (body.action === 'set') {
-      if (deps.screen.listed(wallet)) throw sanctioned(SANCTIONED_REGISTRATION);
+      if (deps.screen.listed(wallet)) throw sanctioned('a sanctioned wallet cannot register a chat');
       if (!deps.screen.available()) throw screeningUnavailable();
     }
     const citySlug = signed.citySlug === '' ? null : signed.citySlug;
@@ -151,14 +135,14 @@ export function deliveryRoutes(deps: DeliveryDeps): Hono<AppEnv> {
       if (body.action === 'delete') {
         const removed = removeTx.immediate({ wallet, digest, nowMs, expiresAtSec });
         // The spec's one 404 string (section 7: `unknown city`, also for nothing to delete); `reason` says which.
-        if (removed === 'none') throw unknownCity(NOTHING_TO_DELETE);
+        if (removed === 'none') throw unknownCity('no delivery registration to delete');
         if (removed === 'replayed') return replayed();
         logger.info('delivery registration deleted', { wallet, city: removed.city });
         return done({ chatId: removed.chatId, city: removed.city, idempotent: false });
       }
-      // Budgets, pacing and the store see only the canonical spelling (chat-id.ts).
+      // Budgets, pacing and the store see only the canonical spelling.
       const chatId = body.chat!;
-      deps.limits?.testMessage(wallet, chatId, {
+      deps.limits.testMessage(wallet, chatId, {
         peer: (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress,
         forwardedFor: () => c.req.header('x-forwarded-for') ?? null,
       });

@@ -3,7 +3,30 @@ import { chatIdRequired, invalidField } from '../lib/api-errors.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import * as signed from '../lib/signed-request.ts';
-import { CHAT_ID_PATTERN, CHAT_ID_RULE, canonicalChatId } from './chat-id.ts';
+
+/**
+ * One spelling per chat (docs/delivery.md, Chat ids): budgets, pacing and the registration key on
+ * it. Any other number spelling is refused, not folded, so the id a wallet signed is the id stored.
+ */
+const CHAT_ID_RULE =
+  'a chat number in plain decimal such as 123456789 or -1001234567890 (no leading zeros, "+" or spaces), or @username (a letter, then 3 to 31 letters, digits or underscores)';
+
+const NUMBER = /^-?[1-9][0-9]{0,15}$/;
+const USERNAME = /^@[A-Za-z][A-Za-z0-9_]{3,31}$/;
+/** The spellings canonicalChatId accepts, for the body schema (an empty chatId is absent: `delete` signs it as ""). */
+const CHAT_ID_PATTERN = new RegExp(`^(|${NUMBER.source.slice(1, -1)}|${USERNAME.source.slice(1, -1)})$`);
+
+/** Numbers within safe integers (every id the platform issues); a `@username` lower-cased, as the platform treats it. */
+export function canonicalChatId(raw: string): { ok: true; chatId: string } | { ok: false; error: string } {
+  if (NUMBER.test(raw) && Number.isSafeInteger(Number(raw))) return { ok: true, chatId: raw };
+  if (USERNAME.test(raw)) return { ok: true, chatId: raw.toLowerCase() };
+  return { ok: false, error: `invalid chatId: must be ${CHAT_ID_RULE}` };
+}
+
+/** Whether a stored (canonical) chat id is numeric: the Bot API takes those as JSON numbers. */
+export function isNumericChatId(chatId: string): boolean {
+  return NUMBER.test(chatId);
+}
 
 /** Body of POST /v1/delivery/messenger (spec 4.2), built on its first request (lib/once.ts). */
 export const MessengerDeliveryRequest = once(() =>
@@ -61,11 +84,7 @@ const MESSAGES: Record<string, string> = {
 /** The first problem named, in the body's reading order. */
 const ORDER = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'];
 
-/**
- * Validates the body, naming the first problem in the spec's terms (400). `chat` is the chat's one
- * canonical spelling (chat-id.ts), what every budget, the pacing and the store key on; null when
- * the body names none.
- */
+/** Validates the body, naming the first problem in the spec's terms (400); `chat` is the canonical spelling or null. */
 export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody & { chat: string | null } {
   signed.requireFields(body, ['wallet', 'action', 'signature', 'timestamp']);
   const result = MessengerDeliveryRequest().safeParse(body);

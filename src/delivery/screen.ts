@@ -1,10 +1,6 @@
 import type { SanctionsList } from '../sanctions/list.ts';
 
-/**
- * The sanctions screen delivery applies to a wallet: at registration (403 / 503), when a signal
- * queues its pushes, and again just before each send. The list itself is reloaded in place
- * (SIGHUP or a file change), so every check reads the list in force at that instant.
- */
+/** Asked at registration, enqueue and just before each send, of the list in force then (it reloads in place). */
 export type WalletScreen = ReturnType<typeof sanctionsScreen>;
 
 /** `available()` is false when screening is required but no list could be loaded: fail closed. */

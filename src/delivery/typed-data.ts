@@ -23,10 +23,7 @@ export type DeliveryMessage = {
   timestamp: number;
 };
 
-/**
- * The EIP-712 message a wallet signs to register, change or delete its chat (spec 4.2), in the
- * receipts' domain: what the buyer's CLI signs and the server hashes and verifies.
- */
+/** The EIP-712 message a wallet signs to set or delete its chat (spec 4.2), in the receipts' domain. */
 export function deliveryTypedData(m: DeliveryMessage) {
   return {
     domain: RECEIPT_REQUEST_DOMAIN,

@@ -9,22 +9,20 @@ import type { DueRow, Outbox } from './outbox.ts';
 import { SANCTIONED_NOT_PUSHED } from './screen.ts';
 
 /**
- * Pushes queued outbox rows to their chats, each claimed (`sending`, committed) before the send:
- * rows found in `sending` at start are failed, never resent. Only failures known to precede the
- * platform accepting the message are retried. One chat has at most one send in flight.
+ * Pushes claimed rows (at-most-once: outbox.ts), retrying only failures known to precede the
+ * platform's acceptance; one send per chat in flight.
  */
 const MAX_IN_FLIGHT = 16;
 /** Longest sleep with nothing due; wake() cuts it short when a signal commits. */
 const IDLE_MS = 30_000;
 const BATCH = 200;
 
-const REGISTRATION_GONE = 'registration deleted or moved to another city before sending';
 /** How soon the worker looks again while no sanctions list is in force. */
 const UNSCREENED_RECHECK_MS = 5_000;
 
 const logFields = (row: DueRow) => ({ id: row.id, wallet: row.wallet, city: row.city, seq: row.seq });
 
-type DeliveryWorkerDeps = {
+export function createDeliveryWorker(deps: {
   outbox: Outbox;
   messenger: Messenger;
   clock: Clock;
@@ -32,9 +30,7 @@ type DeliveryWorkerDeps = {
   termsUrl: string;
   metrics?: Metrics;
   options?: { maxAttempts?: number; baseBackoffMs?: number; maxBackoffMs?: number };
-};
-
-export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
+}) {
   const { outbox, messenger, clock, termsUrl } = deps;
   // The outbox's screen: the enqueue and the send ask the same list.
   const screen = outbox.screen;
@@ -53,7 +49,6 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     'isocast_delivery_sends_total',
     'Chat sends by outcome (sent, retry, failed, withheld: wallet sanctioned)',
   );
-  // From the signal's commit (the row's creation) to the platform's acknowledgement.
   const latency = deps.metrics?.histogram(
     'isocast_delivery_latency_seconds',
     'Signal stored to message acknowledged by the bot platform',
@@ -90,9 +85,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   };
 
-  // Asked again when the pacing slot comes, just before the request leaves: a reload in between
-  // (SIGHUP) withholds the message. (Availability cannot be lost once a list has loaded: a failed
-  // reload keeps the last good list.)
+  // Asked again just before the request leaves: a reload in between (SIGHUP) withholds the message
+  // (availability holds once a list has loaded: a failed reload keeps the last good one).
   const withheld = (wallet: string) => () => (screen.listed(wallet) ? SANCTIONED_NOT_PUSHED : null);
 
   const dispatch = (row: DueRow, chatId: string, text: string) => {
@@ -145,7 +139,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         continue;
       }
       if (row.chatId === null || (row.registeredCity !== null && row.registeredCity !== row.city)) {
-        outbox.markFailed(row.id, REGISTRATION_GONE, now);
+        outbox.markFailed(row.id, 'registration deleted or moved to another city before sending', now);
         continue;
       }
       if (busyChats.has(row.chatId)) continue;
@@ -167,9 +161,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
     const next = outbox.nextAttemptAt();
     if (next !== null && next > now) sleepMs = Math.min(sleepMs, next - now);
-    if (inFlight.size === 0 && next === null) {
-      releaseIdle();
-    }
+    if (inFlight.size === 0 && next === null) releaseIdle();
     return Math.max(0, sleepMs);
   };
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { canonicalChatId } from '../../src/delivery/chat-id.ts';
+import { canonicalChatId } from '../../src/delivery/schemas.ts';
 import { MIGRATIONS, migrate } from '../../src/db/migrate.ts';
 import { tempDir } from '../helpers/app.ts';
 

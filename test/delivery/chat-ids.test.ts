@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { canonicalChatId } from '../../src/delivery/chat-id.ts';
+import { canonicalChatId } from '../../src/delivery/schemas.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { BOT_API_LIMITS, createPacer, type SendLimits } from '../../src/delivery/pacer.ts';
 import { deliveryTypedData } from '../../src/delivery/typed-data.ts';

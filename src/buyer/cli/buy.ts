@@ -15,10 +15,7 @@ import { loadAccount } from './key.ts';
 import { CliError, defaultSleep, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
 import { receiptsFileFor, saveReceipts } from './receipts.ts';
 
-/**
- * `isocast buy --city <slug> --count <n>`: the 402 is checked against the published price list
- * and settlement wallet and the tier table built into this client before anything is signed.
- */
+/** `isocast buy`: the 402 must match the published payTo and tiers and the built-in tier table before a signature. */
 const BUY_FLAGS = {
   strings: ['city', 'count', 'server', 'key-file', 'receipts', 'timeout', 'max-usd'],
   booleans: ['json', 'yes', 'insecure'],

@@ -6,11 +6,7 @@ import type { Answer } from '../../../packages/isocast-client/src/mcp/api.ts';
 import { DEFAULT_SERVER, isLoopback } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { CliError } from './output.ts';
 
-/**
- * The buyer commands' server: its URL rule and its answers, shaped as isocast-mcp's: `raw` is the
- * body exactly as sent (the challenge checks refuse control characters); `body` has every string
- * stripped of them, so whatever a command prints from it is safe.
- */
+/** isocast-mcp's Answer: `raw` as sent (the challenge checks refuse control characters), `body` stripped of them. */
 export type ApiAnswer = Omit<Answer, 'retryAfterS'> & { retryAfterMs: number | null };
 
 export class NetworkError extends CliError {
@@ -20,10 +16,9 @@ export class NetworkError extends CliError {
 export type Client = ReturnType<typeof createClient>;
 
 /**
- * `http(s)://host:port` without a trailing slash; anything else is a usage error naming the likely
- * fix (`localhost:8402` parses as the scheme `localhost:`). Plain http to another machine would
- * send payment headers and bearer receipts in the clear, so it needs `--insecure`. `--server` wins
- * over ISOCAST_SERVER (`envServer`), which wins over DEFAULT_SERVER (the MCP server's too).
+ * `--server`, else ISOCAST_SERVER, else DEFAULT_SERVER, as `http(s)://host:port`; the usage error names
+ * the likely fix (`localhost:8402` parses as the scheme `localhost:`). Plain http to another machine
+ * would send payment headers and receipt tokens in the clear, so it needs `--insecure`.
  */
 export function serverUrl(flags: Flags, envServer?: string): string {
   const raw = flags.values.server ?? (envServer || DEFAULT_SERVER);

@@ -3,7 +3,7 @@ import { buyCommand } from './buy.ts';
 import { serverUrl } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 import { readCommand } from './read.ts';
-import { receiptCommand } from './receipt.ts';
+import { receiptCommand } from './receipts.ts';
 import { stripControls } from '../../../packages/isocast-client/src/index.ts';
 import { registerChatCommand } from './register-chat.ts';
 import { COMMAND_USAGE, type CliCommand } from './help.ts';
@@ -19,11 +19,6 @@ const COMMANDS: Record<CliCommand, (argv: readonly string[], io: CliIo) => Promi
   cities: citiesCommand,
   keygen: keygenCommand,
 };
-
-/** City slugs are lower case; `--city NYC` means nyc. */
-function lowerCity(argv: readonly string[]): string[] {
-  return argv.map((a, i) => (argv[i - 1] === '--city' || a.startsWith('--city=') ? a.toLowerCase() : a));
-}
 
 /** `unknown city: nyk` gains `; did you mean nyc?` when the server lists a close slug. */
 async function withSuggestion(message: string, argv: readonly string[], envServer?: string): Promise<string> {
@@ -45,7 +40,8 @@ async function withSuggestion(message: string, argv: readonly string[], envServe
 
 /** The buyer's commands, dispatched from main.ts. Returns the process exit code; never exits. */
 export async function runCli(command: CliCommand, rawArgv: readonly string[], rawIo: CliIo): Promise<number> {
-  const argv = lowerCity(rawArgv);
+  // City slugs are lower case; `--city NYC` means nyc.
+  const argv = rawArgv.map((a, i) => (rawArgv[i - 1] === '--city' || a.startsWith('--city=') ? a.toLowerCase() : a));
   // Belt and braces: whatever reaches the terminal has no control characters but line breaks.
   const clean = (line: string) => line.split('\n').map(stripControls).join('\n');
   const io: CliIo = { ...rawIo, stdout: (l) => rawIo.stdout(clean(l)), stderr: (l) => rawIo.stderr(clean(l)) };

@@ -1,15 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SignalPublic } from '../../signals/schemas.ts';
 
-/**
- * What the buyer commands print. Human output is one line per event; `--json` prints one JSON
- * object per line on stdout (signals as the server sent them, minus `disclaimer`) and keeps
- * progress notes on stderr, so a script can pipe stdout straight into a JSON-lines reader.
- */
+/** `--json` prints JSON lines on stdout and notes on stderr, so a script can pipe stdout to a JSON-lines reader. */
 export type CliIo = {
   stdout(line: string): void;
   stderr(line: string): void;
-  /** ISOCAST_KEY and ISOCAST_SERVER, read by main.ts. */
   envKey?: string;
   envServer?: string;
   nowMs?(): number;
@@ -17,7 +12,6 @@ export type CliIo = {
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
   /** Stops `read --follow` (main.ts wires it to SIGINT/SIGTERM). */
   signal?: AbortSignal;
-  /** The XDG state directory; receipts go in isocast/ under it. */
   stateHome?: string;
   /** Asks the person at the terminal; absent when there is none (then `buy` proceeds after its checks). */
   confirm?(question: string): Promise<boolean>;

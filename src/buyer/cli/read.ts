@@ -19,17 +19,11 @@ import {
   LEGACY_RECEIPTS_FILE,
   loadReceipts,
   receiptsFileFor,
+  recoverReceipts,
   type Receipt,
 } from './receipts.ts';
-import { recoverReceipts } from './receipt.ts';
 
-/**
- * `isocast read --city <slug> [--since N] [--follow]`: pages through the entitled signals with the
- * saved receipt token (recovered with a wallet signature when missing). `--follow` then long-polls
- * (the server answers as soon as a signal is stored), or, against a server that answers at once,
- * polls every --interval seconds (longer when asked with Retry-After or the network fails). It
- * says once that it is waiting and ends when the bundle is used up or on Ctrl-C.
- */
+/** `isocast read`: `--follow` long-polls, or polls every --interval against a server that answers at once. */
 const READ_FLAGS = {
   strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout', 'wait'],
   booleans: ['follow', 'json', 'insecure'],
@@ -99,7 +93,6 @@ async function readSetup(argv: readonly string[], io: CliIo) {
     client,
     sleep,
     now,
-    account,
     recover,
     // What changes from one request to the next:
     since,
@@ -119,8 +112,6 @@ async function readSetup(argv: readonly string[], io: CliIo) {
 type Run = Awaited<ReturnType<typeof readSetup>>;
 
 type Page = { signals: SignalLine[]; paidThrough: number; latest: number };
-
-const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)}Z`;
 
 function exhausted({ paidThrough, latest }: { paidThrough: number; latest: number }, r: Run): CliError {
   const what =
@@ -223,11 +214,10 @@ async function askAgain(r: Run, a: ApiAnswer): Promise<boolean> {
 }
 
 function pageOf(r: Run, a: ApiAnswer): Page {
-  if (a.status === 200)
-    return { signals: a.body.signals as SignalLine[], paidThrough: a.body.paid_through, latest: a.body.latest };
-  // Asking past the latest signal but inside the bundle: nothing new yet, not a used-up bundle.
-  if (a.status === 402 && typeof a.body.paid_through === 'number' && r.since < a.body.paid_through)
-    return { signals: [], paidThrough: a.body.paid_through, latest: a.body.latest };
+  const paidThrough = a.body.paid_through;
+  // A 402 past the latest signal but inside the bundle: nothing new yet, not a used-up bundle.
+  if (a.status === 200 || (a.status === 402 && typeof paidThrough === 'number' && r.since < paidThrough))
+    return { signals: a.status === 200 ? a.body.signals : [], paidThrough, latest: a.body.latest };
   throw readProblem(a, r);
 }
 
@@ -251,7 +241,7 @@ async function waitForMore(r: Run, { paidThrough, latest }: Page): Promise<void>
     const left = paidThrough - r.since;
     const how = longPolling
       ? `the server answers as soon as one is stored (long-poll, up to ${r.waitS} s per request)`
-      : `polling every ${r.intervalMs / 1000} s, next at ${clock(r.now() + r.intervalMs)}`;
+      : `polling every ${r.intervalMs / 1000} s, next at ${new Date(r.now() + r.intervalMs).toISOString().slice(11, 19)}Z`;
     r.io.stderr(
       `waiting for new ${r.city} signals (${left} left in the bundle, latest seq ${latest}); ${how}. Ctrl-C stops`,
     );

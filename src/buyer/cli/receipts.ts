@@ -1,14 +1,23 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { z } from 'zod';
-import type { Flags } from '../../lib/flags.ts';
+import { type Flags, intFlag, parseFlags } from '../../lib/flags.ts';
+import {
+  type ReceiptFailure,
+  type ReceiptSignedKind,
+  readReceiptAnswer,
+  readRevocationAnswer,
+  signReceiptBody,
+} from '../../../packages/isocast-client/src/index.ts';
 import { stateHomeOf } from '../../../packages/isocast-client/src/mcp/config.ts';
-import type { CliIo } from './output.ts';
+import { createClient, serverUrl, type Client } from './client.ts';
+import { loadAccount } from './key.ts';
+import { CliError, EXIT, type CliIo } from './output.ts';
 
 /**
- * A receipt token reads its wallet's signals without paying again: a secret, kept under the state
- * directory (not the current one, where a checkout shows it), 0600 in a 0700 directory, written
- * atomically, never printed. Records are keyed by (server, wallet, city).
+ * A receipt token reads its wallet's signals without paying: a secret, kept under the state directory (not
+ * the current one, where a checkout shows it), 0600 in a 0700 directory, written atomically, never printed.
  */
 const RECEIPTS_FILE_NAME = 'receipts.json';
 /** Where receipts lived before they moved to the state directory; only mentioned, never written. */
@@ -82,10 +91,7 @@ function writeReceipts(file: string, receipts: readonly Receipt[]): void {
   renameSync(tmp, file);
 }
 
-/**
- * The token to read a city with: the newest receipt for this server and city, else the newest
- * for this server (a token reads all of its wallet's cities). `wallet` narrows the choice.
- */
+/** The newest receipt for this server and city, else for this server (a token reads all its wallet's cities). */
 export function findReceipt(
   receipts: readonly Receipt[],
   { server, city, wallet }: { server: string; city: string; wallet?: string | undefined },
@@ -101,4 +107,110 @@ export function describeServers(receipts: readonly Receipt[]): string {
   const byServer = new Map<string, Set<string>>();
   for (const r of receipts) byServer.set(r.server, (byServer.get(r.server) ?? new Set()).add(r.city));
   return [...byServer].map(([s, cities]) => `${s} (${[...cities].join(', ')})`).join('; ');
+}
+
+/** Signs `kind` for this client's server and posts it; never a second time on its own ("signature already used"). */
+async function signedPost(client: Client, account: PrivateKeyAccount, o: { kind: ReceiptSignedKind; nowMs: number }) {
+  const body = await signReceiptBody(account, {
+    server: client.server,
+    kind: o.kind,
+    timestampS: Math.floor(o.nowMs / 1000),
+  });
+  return client.request('POST', o.kind === 'ReceiptRequest' ? '/v1/receipts' : '/v1/receipts/revoke', { body });
+}
+
+/** A signed receipt request the server did not grant, in words a buyer can act on. */
+function signedRefusal(what: string, f: { reason: ReceiptFailure; status: number; error: string }): CliError {
+  if (f.reason === 'signature-used')
+    return new CliError(
+      `${what} refused: signature already used. This exact signed request reached the server before; if you did not send it ` +
+        '(or another isocast run in the same second did not), a copy of your signature was used: run isocast receipt --revoke. ' +
+        'Otherwise run the command again in a second (a new timestamp is a new signature).',
+    );
+  if (f.reason === 'clock') return new CliError(`${what} refused: ${f.error} (check this machine's clock)`);
+  if (f.status === 401) return new CliError(`${what} refused: ${f.error}`);
+  return new CliError(`${what} failed with HTTP ${f.status}: ${f.error}`);
+}
+
+/** null when the server has no such endpoint (an older isocast). */
+export async function recoverReceipts(
+  client: Client,
+  account: PrivateKeyAccount,
+  { file, nowMs }: { file: string; nowMs: number },
+) {
+  const a = await signedPost(client, account, { kind: 'ReceiptRequest', nowMs });
+  const answer = readReceiptAnswer(a.status, a.body);
+  if (!answer.ok) {
+    if (answer.reason === 'no-purchases')
+      throw new CliError(
+        `${client.server} has no purchases for wallet ${account.address}; buy first: isocast buy --city <slug> --count 20`,
+        EXIT.paymentNeeded,
+      );
+    if (answer.reason === 'unsupported') return null;
+    if (a.status === 200) throw new CliError(`${answer.error}; nothing was saved`);
+    throw signedRefusal('receipt recovery', answer);
+  }
+  const { receiptToken, cities } = answer.value;
+  const savedAt = new Date(nowMs).toISOString();
+  const receipts: Receipt[] = cities.map((c) => ({
+    server: client.server,
+    wallet: account.address,
+    city: c.city,
+    receiptToken,
+    paidThroughSeq: c.paidThroughSeq,
+    source: 'recovered',
+    savedAt,
+  }));
+  if (receipts.length > 0) saveReceipts(file, receipts);
+  return { receipts, cities };
+}
+
+/** `isocast receipt`: the wallet's receipt token back for a free signature; prints its cities, never the token. */
+const RECEIPT_FLAGS = {
+  strings: ['server', 'key-file', 'receipts', 'timeout'],
+  booleans: ['json', 'insecure', 'revoke'],
+} as const;
+
+/** `--revoke`: one signature stops every token of the wallet at this server; its saved records are dropped. */
+async function revoke(
+  client: Client,
+  account: PrivateKeyAccount,
+  { file, nowMs, json, io }: { file: string; nowMs: number; json: boolean; io: CliIo },
+) {
+  const a = await signedPost(client, account, { kind: 'ReceiptRevocation', nowMs });
+  const answer = readRevocationAnswer(a.status, a.body);
+  if (!answer.ok && answer.reason === 'unsupported')
+    throw new CliError(
+      `${client.server} does not offer token revocation (POST /v1/receipts/revoke); it is an older isocast`,
+    );
+  if (!answer.ok) throw signedRefusal('revocation', answer);
+  const { revoked } = answer.value;
+  const forgotten = forgetReceipts(file, client.server, account.address);
+  if (json) io.stdout(JSON.stringify({ wallet: account.address, server: client.server, revoked, forgotten }));
+  else
+    io.stdout(
+      `revoked ${revoked} receipt token(s) of ${account.address} at ${client.server}; removed ${forgotten} saved record(s) from ${file}. ` +
+        'Your entitlements are unchanged: isocast receipt gets a new token.',
+    );
+  return EXIT.ok;
+}
+
+export async function receiptCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const flags = parseFlags(argv, RECEIPT_FLAGS);
+  const server = serverUrl(flags, io.envServer);
+  const receiptsFile = receiptsFileFor(flags, io);
+  const account = loadAccount(flags, io);
+  const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
+  const nowMs = io.nowMs?.() ?? Date.now();
+  const json = flags.on.has('json');
+  if (flags.on.has('revoke')) return revoke(client, account, { file: receiptsFile, nowMs, json, io });
+  const r = await recoverReceipts(client, account, { file: receiptsFile, nowMs });
+  if (!r) throw new CliError(`${server} does not offer receipt recovery (POST /v1/receipts); it is an older isocast`);
+  if (json) {
+    io.stdout(JSON.stringify({ wallet: account.address, server, cities: r.cities, receiptsFile }));
+  } else {
+    io.stdout(`receipt for ${account.address} at ${server} saved to ${receiptsFile} (mode 0600)`);
+    for (const c of r.cities) io.stdout(`  ${c.city}: entitled through seq ${c.paidThroughSeq}`);
+  }
+  return EXIT.ok;
 }
