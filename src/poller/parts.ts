@@ -46,48 +46,110 @@ export type PollerDeps = {
 
 /** The poller's state, built once and kept between ticks; only tick.ts touches it. */
 export function createPollerParts(deps: PollerDeps) {
-  const { catalog, clock, weather } = deps;
-  const odds = createOddsFetcher({ market: deps.market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS });
-  const observeDue = createFeedBatches(deps.intervalMs);
-  const urls = createMarketUrls(4 * catalog.active.length + 16);
+  const { catalog, clock, logger, stores, weather } = deps;
   const health = createPollHealth(catalog, deps.intervalMs);
   const metrics = createPollerMetrics(deps.metrics);
   const noaaWeather = deps.noaaWeather ?? (weather.name === 'metar' || weather.name === 'sim' ? weather : undefined);
   const feedFor = (s: ObservableSource): WeatherSource | undefined =>
     s === 'noaa' ? noaaWeather : s === 'hko' ? deps.hkoWeather : weather;
-  const discover = deps.discovery ? createDiscoveryRun(deps, deps.discovery, feedFor) : null;
-  const judgeDay = createDayJudge(deps, { health, metrics, feedFor });
-  const dayClock = deps.dayClock ?? clock;
+  const observable = (s: ObservableSource) => feedFor(s) !== undefined;
+
+  // Event pages by (city, date) for `marketUrl` before a signal exists; only recent days are asked, so the oldest go.
+  const urls = new Map<string, string>();
+  const maxUrls = 4 * catalog.active.length + 16;
+
+  const judged = new Map<string, { key: string; feed: WeatherSource | null }>();
+  /** Match or pause (spec: resolution-source awareness): the feed a day's rule calls for, or null when paused. */
+  function judgeDay(city: CityRecord, date: string, event: MarketEvent): WeatherSource | null {
+    const verdict = judgeRule(event.rule, city, observable);
+    const feed = verdict.status === 'ok' ? feedFor(verdict.observe)! : null;
+    // Settling the same inputs again gives the same answer, so an unchanged day costs no transaction.
+    const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
+    const last = judged.get(city.slug);
+    if (last?.key === key) return last.feed;
+    const day = stores.rules.settle({
+      city: city.slug,
+      date,
+      rule: event.rule,
+      verdict,
+      feed: feed?.name ?? null,
+      nowMs: clock.now(),
+    });
+    health.of(city.slug).paused = day.status === 'paused' ? day.reason : null;
+    judged.set(city.slug, { key, feed: day.status === 'ok' ? feed : null });
+    if (day.status === 'ok') return feed;
+    if (day.newlyPaused) {
+      metrics.pauses?.inc({ city: city.slug });
+      logger.warn('city paused for the day: market rule does not match', {
+        city: city.slug,
+        date,
+        rule: event.rule,
+        reason: day.reason,
+      });
+    }
+    return null;
+  }
+
+  const discoveryIntervalMs = deps.discoveryIntervalMs ?? 3_600_000;
+  let nextDiscoveryAtMs = 0;
+  /** Discovery when due; a failed run changes nothing: cities once served stay served for the process's life. */
+  async function discover(source: DiscoverySource, nowMs: number): Promise<void> {
+    if (nowMs < nextDiscoveryAtMs) return;
+    let events: DiscoveredEvent[];
+    try {
+      events = await source.list();
+    } catch (err) {
+      nextDiscoveryAtMs = nowMs + Math.min(RETRY_MS, discoveryIntervalMs);
+      logger.warn('discovery failed', { error: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    nextDiscoveryAtMs = nowMs + discoveryIntervalMs;
+    const verdicts = decideDiscovered(events, catalog, observable);
+    const added: string[] = [];
+    for (const v of verdicts) if (v.served && v.record && catalog.serve(v.record)) added.push(v.city);
+    stores.discovery.replace(verdicts, nowMs);
+    const left = verdicts
+      .filter((v) => !v.served && !catalog.get(v.city))
+      .map((v) => ({ city: v.city, reason: v.reason ?? 'not served' }));
+    const groups = groupByReason(left);
+    // One field per reason ("31 streams: ...: amsterdam, ..."), not one entry per event.
+    logger.info('discovery', {
+      events: verdicts.length,
+      served: catalog.active.length,
+      newlyServed: added,
+      notServed: groups.reduce((n, g) => n + g.count, 0),
+      notServedByReason: groups.map(reasonLine),
+    });
+  }
+
+  const { discovery } = deps;
   return {
     deps,
-    dayClock,
+    dayClock: deps.dayClock ?? clock,
     /** Cities worked on at once (upstream rate limits are enforced by the sources). */
     concurrency: 8,
-    odds,
-    observeDue,
-    urls,
+    odds: createOddsFetcher({ market: deps.market, clock, deadlineMs: deps.oddsDeadlineMs ?? ODDS_DEADLINE_MS }),
+    observeDue: createFeedBatches(deps.intervalMs),
+    urls: {
+      remember(city: string, date: string, url: string): void {
+        const key = `${city}|${date}`;
+        urls.delete(key);
+        urls.set(key, url);
+        if (urls.size > maxUrls) urls.delete(urls.keys().next().value!);
+      },
+      get: (city: string, date: string): string | null => urls.get(`${city}|${date}`) ?? null,
+    },
     health,
     metrics,
-    discover,
+    discover: discovery ? (nowMs: number) => discover(discovery, nowMs) : null,
     judgeDay,
   };
 }
 
 export type PollerParts = ReturnType<typeof createPollerParts>;
 
-/** Event pages by (city, date) for `marketUrl` before a signal exists; only recent days are asked, so the oldest go. */
-function createMarketUrls(maxEntries: number) {
-  const urls = new Map<string, string>();
-  return {
-    remember(city: string, date: string, url: string): void {
-      const key = `${city}|${date}`;
-      urls.delete(key);
-      urls.set(key, url);
-      if (urls.size > maxEntries) urls.delete(urls.keys().next().value!);
-    },
-    get: (city: string, date: string): string | null => urls.get(`${city}|${date}`) ?? null,
-  };
-}
+/** After a failed discovery run, the next try comes sooner than the interval, but not on every tick. */
+const RETRY_MS = 5 * 60_000;
 
 function createPollerMetrics(metrics: Metrics | undefined) {
   return {
@@ -118,89 +180,6 @@ function createPollerMetrics(metrics: Metrics | undefined) {
       'isocast_cities_paused',
       'Active cities whose current market day is paused (rule mismatch or unobservable source)',
     ),
-  };
-}
-
-/** Match or pause (spec: resolution-source awareness): the feed a day's rule calls for, or null when paused. */
-function createDayJudge(
-  deps: PollerDeps,
-  p: {
-    health: ReturnType<typeof createPollHealth>;
-    metrics: ReturnType<typeof createPollerMetrics>;
-    feedFor(source: ObservableSource): WeatherSource | undefined;
-  },
-) {
-  const judged = new Map<string, { key: string; feed: WeatherSource | null }>();
-
-  return function judgeDay(city: CityRecord, date: string, event: MarketEvent): WeatherSource | null {
-    const verdict = judgeRule(event.rule, city, (s) => p.feedFor(s) !== undefined);
-    const feed = verdict.status === 'ok' ? p.feedFor(verdict.observe)! : null;
-    // Settling the same inputs again gives the same answer, so an unchanged day costs no transaction.
-    const key = JSON.stringify([date, event.rule, verdict, feed?.name ?? null]);
-    const last = judged.get(city.slug);
-    if (last?.key === key) return last.feed;
-    const day = deps.stores.rules.settle({
-      city: city.slug,
-      date,
-      rule: event.rule,
-      verdict,
-      feed: feed?.name ?? null,
-      nowMs: deps.clock.now(),
-    });
-    p.health.of(city.slug).paused = day.status === 'paused' ? day.reason : null;
-    judged.set(city.slug, { key, feed: day.status === 'ok' ? feed : null });
-    if (day.status === 'ok') return feed;
-    if (day.newlyPaused) {
-      p.metrics.pauses?.inc({ city: city.slug });
-      deps.logger.warn('city paused for the day: market rule does not match', {
-        city: city.slug,
-        date,
-        rule: event.rule,
-        reason: day.reason,
-      });
-    }
-    return null;
-  };
-}
-
-/** After a failed run, the next try comes sooner than the interval, but not on every tick. */
-const RETRY_MS = 5 * 60_000;
-
-/** Discovery when due; a failed run changes nothing: cities once served stay served for the process's life. */
-function createDiscoveryRun(
-  deps: PollerDeps,
-  source: DiscoverySource,
-  feedFor: (s: ObservableSource) => WeatherSource | undefined,
-) {
-  const intervalMs = deps.discoveryIntervalMs ?? 3_600_000;
-  let nextAtMs = 0;
-  return async function maybeRun(nowMs: number): Promise<void> {
-    if (nowMs < nextAtMs) return;
-    let events: DiscoveredEvent[];
-    try {
-      events = await source.list();
-    } catch (err) {
-      nextAtMs = nowMs + Math.min(RETRY_MS, intervalMs);
-      deps.logger.warn('discovery failed', { error: err instanceof Error ? err.message : String(err) });
-      return;
-    }
-    nextAtMs = nowMs + intervalMs;
-    const verdicts = decideDiscovered(events, deps.catalog, (s) => feedFor(s) !== undefined);
-    const added: string[] = [];
-    for (const v of verdicts) if (v.served && v.record && deps.catalog.serve(v.record)) added.push(v.city);
-    deps.stores.discovery.replace(verdicts, nowMs);
-    const left = verdicts
-      .filter((v) => !v.served && !deps.catalog.get(v.city))
-      .map((v) => ({ city: v.city, reason: v.reason ?? 'not served' }));
-    const groups = groupByReason(left);
-    // One field per reason ("31 streams: ...: amsterdam, ..."), not one entry per event.
-    deps.logger.info('discovery', {
-      events: verdicts.length,
-      served: deps.catalog.active.length,
-      newlyServed: added,
-      notServed: groups.reduce((n, g) => n + g.count, 0),
-      notServedByReason: groups.map(reasonLine),
-    });
   };
 }
 
