@@ -22,11 +22,24 @@ type CityWork = WithEvent & {
 };
 
 /** One city's failure is recorded and backed off; it never stops the others. */
-export async function runTick(p: PollerParts): Promise<TickReport> {
+export async function runTick(p: PollerParts) {
   const startedAtMs = p.deps.clock.now();
   const startedPerf = performance.now();
   const dayNow = p.dayClock.now();
-  const report = emptyReport(startedAtMs);
+  const report = {
+    startedAtMs,
+    durationMs: 0,
+    cities: 0,
+    signals: [] as SignalPublic[],
+    baselines: 0,
+    noMarket: [] as string[],
+    /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
+    paused: [] as string[],
+    backingOff: [] as string[],
+    /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
+    waitingForFeed: 0,
+    errors: [] as { city: string; error: string }[],
+  };
 
   // New cities join before the tick's list is taken, so they are polled in this tick.
   await p.discover?.(startedAtMs);
@@ -53,24 +66,7 @@ export async function runTick(p: PollerParts): Promise<TickReport> {
   return report;
 }
 
-export type TickReport = ReturnType<typeof emptyReport>;
-
-function emptyReport(startedAtMs: number) {
-  return {
-    startedAtMs,
-    durationMs: 0,
-    cities: 0,
-    signals: [] as SignalPublic[],
-    baselines: 0,
-    noMarket: [] as string[],
-    /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
-    paused: [] as string[],
-    backingOff: [] as string[],
-    /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
-    waitingForFeed: 0,
-    errors: [] as { city: string; error: string }[],
-  };
-}
+export type TickReport = Awaited<ReturnType<typeof runTick>>;
 
 async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<WithEvent | null> {
   const { market } = p.deps;

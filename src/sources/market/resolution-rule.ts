@@ -71,13 +71,9 @@ export function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown
 }
 
 /** URLs in the text; a sentence's closing period is not part of the address. */
-function urlsIn(text: string): string[] {
-  return [...text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0].replace(/[.,;:]+$/, ''));
-}
+const urlsIn = (text: string) => [...text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0].replace(/[.,;:]+$/, ''));
 
-function unitWord(w: string): 'C' | 'F' {
-  return w.toLowerCase() === 'celsius' ? 'C' : 'F';
-}
+const unitWord = (w: string): 'C' | 'F' => (w.toLowerCase() === 'celsius' ? 'C' : 'F');
 
 const unknown = (reason: string, url: string | null = null): ResolutionRule => ({
   source: 'unknown',

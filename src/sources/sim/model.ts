@@ -6,10 +6,9 @@ import { convertTemp } from '../../buckets/rounding.ts';
 import type { WeatherSource } from '../weather/types.ts';
 import type { SimClock } from './clock.ts';
 
-/**
- * Every value is a hash of (SIM_SEED, city, day, ...): the same world on every machine and restart.
- * °C to tenths like a METAR, so °F cities go through the real conversion path.
- */
+// Every value is a hash of (SIM_SEED, city, day, ...): the same world on every machine and restart.
+// °C to tenths like a METAR, so °F cities go through the real conversion path.
+
 /** Plausible, not authoritative: annual mean high, seasonal swing, day-night range (°C), hemisphere. */
 type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south?: boolean };
 
