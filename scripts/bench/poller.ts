@@ -31,7 +31,7 @@ import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
-import type { RateLimiter } from '../../src/sources/rate-limit.ts';
+import type { RateLimiter } from '../../src/sources/upstream.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
 import { gammaEvent, startFakeGamma, tokensOf } from '../../test/fakes/gamma.ts';
 import { startFakeClob } from '../../test/fakes/clob.ts';

@@ -6,7 +6,7 @@ import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import { LATENCY_STAGES, latencyRowOf, stageDurations } from '../signals/latency.ts';
 import type { MarketEvent } from '../sources/market/types.ts';
-import { mapLimit } from '../sources/rate-limit.ts';
+import { mapLimit } from '../sources/upstream.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './parts.ts';
 
@@ -62,7 +62,25 @@ export async function runTick(p: PollerParts) {
   await mapLimit(asked, p.concurrency, (d) =>
     detect(p, report, { ...d, obs: observations.get(d.city.slug), seenAtMs, oddsDeadline }),
   );
-  finish(p, report, startedPerf);
+  report.durationMs = p.deps.clock.now() - startedAtMs;
+  p.health.tickDone({
+    startedAtMs,
+    durationMs: report.durationMs,
+    signals: report.signals.length,
+    errors: report.errors.length,
+  });
+  p.metrics.ticks?.inc();
+  // Real elapsed time: the injected clock may be simulated or hand-moved.
+  p.metrics.tickSeconds?.observe((performance.now() - startedPerf) / 1000);
+  if (report.signals.length > 0 || report.errors.length > 0) {
+    p.deps.logger.info('tick', {
+      durationMs: report.durationMs,
+      cities: report.cities,
+      signals: report.signals.length,
+      errors: report.errors.length,
+      noMarket: report.noMarket.length,
+    });
+  }
   return report;
 }
 
@@ -105,28 +123,6 @@ function fail(p: PollerParts, report: TickReport, { city, err }: { city: CityRec
   const { failures, retryAtMs } = p.health.fail(city.slug, clock.now(), { err, error });
   report.errors.push({ city: city.slug, error });
   logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
-}
-
-function finish(p: PollerParts, report: TickReport, startedPerf: number): void {
-  report.durationMs = p.deps.clock.now() - report.startedAtMs;
-  p.health.tickDone({
-    startedAtMs: report.startedAtMs,
-    durationMs: report.durationMs,
-    signals: report.signals.length,
-    errors: report.errors.length,
-  });
-  p.metrics.ticks?.inc();
-  // Real elapsed time: the injected clock may be simulated or hand-moved.
-  p.metrics.tickSeconds?.observe((performance.now() - startedPerf) / 1000);
-  if (report.signals.length > 0 || report.errors.length > 0) {
-    p.deps.logger.info('tick', {
-      durationMs: report.durationMs,
-      cities: report.cities,
-      signals: report.signals.length,
-      errors: report.errors.length,
-      noMarket: report.noMarket.length,
-    });
-  }
 }
 
 /** Counts the failure by its upstream (`internal`: not an upstream) and says it in one line. */

@@ -4,8 +4,7 @@ import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { eventSlugs } from '../../cities/market-slug.ts';
-import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
-import { parseUpstream } from '../upstream.ts';
+import { createRateLimiter, parseUpstream, type RateLimiter } from '../upstream.ts';
 import { fetchGammaEventJson, parseGammaEvent } from './gamma.ts';
 import type { BucketOdds, MarketEvent, MarketSource } from './types.ts';
 
