@@ -48,7 +48,7 @@ const CHANGES = input.changes ?? 40;
 const INTERVAL_MS = input.intervalMs ?? 1_000;
 const SIZES = input.sizes ?? [37, 370, 3_700];
 const logger = createLogger({ level: 'error', write: (l) => process.stderr.write(l + '\n') });
-const unlimited: RateLimiter = { acquire: async () => {}, waiting: 0 };
+const unlimited: RateLimiter = { acquire: async () => {} };
 
 /** The active cities cloned `n` times over with distinct slugs, market tokens and stations. */
 export function syntheticCatalog(n: number): Catalog {

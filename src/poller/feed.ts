@@ -1,4 +1,3 @@
-import type { LiveSourceSettings } from './live-sources.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -14,12 +13,20 @@ import { localDate } from '../lib/local-day.ts';
 const SIM_WARM_UP_MS = 150_000;
 
 /** The settings the poller's sources read; the server's Config carries them (config.ts). */
-interface FeedSettings extends LiveSourceSettings {
+export interface FeedSettings {
   FEED: 'sim' | 'live';
   SIM_SPEED: number;
   SIM_SEED: string;
   DISCOVERY_INTERVAL_MS: number;
   ODDS_DEADLINE_MS: number;
+  GAMMA_URL: string;
+  CLOB_URL: string;
+  METAR_URL: string;
+  HKO_URL: string;
+  WEATHER_SOURCE: 'wu' | 'metar';
+  WEATHER_URL: string;
+  WU_API_KEY?: string | undefined;
+  WU_POLL_INTERVAL_MS: number;
 }
 
 /** The sources FEED selects (each documented on PollerDeps), and the clock whose local dates are market days. */

@@ -8,7 +8,7 @@ import { LATENCY_STAGES, latencyRowOf, stageDurations } from '../signals/latency
 import type { MarketEvent } from '../sources/market/types.ts';
 import { mapLimit } from '../sources/upstream.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
-import type { PollerParts } from './parts.ts';
+import type { PollerParts } from './poller.ts';
 
 type CityDay = { city: CityRecord; date: string };
 type WithEvent = CityDay & { event: MarketEvent; feed: WeatherSource };
@@ -211,7 +211,6 @@ function observeStages(p: PollerParts, signal: SignalPublic): void {
   const d = stageDurations(latencyRowOf(signal));
   for (const stage of LATENCY_STAGES) {
     const v = d[stage];
-    // The metric's label is the stage in snake case: reportToStored -> report_to_stored.
     const label = stage.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: label });
   }

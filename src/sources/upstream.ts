@@ -26,7 +26,7 @@ export function requireOk(upstream: string, res: HttpResponse): void {
  * Polymarket documents sliding windows and queues excess requests rather than rejecting them, so
  * we queue on our side too instead of failing; callers wait in FIFO order.
  */
-export type RateLimiter = { acquire(): Promise<void>; readonly waiting: number };
+export type RateLimiter = { acquire(): Promise<void> };
 
 export function createRateLimiter(opts: { limit: number; windowMs: number }): RateLimiter {
   const granted: number[] = [];
@@ -54,9 +54,6 @@ export function createRateLimiter(opts: { limit: number; windowMs: number }): Ra
         queue.push(resolve);
         if (!timer) drain();
       }),
-    get waiting() {
-      return queue.length;
-    },
   };
 }
 

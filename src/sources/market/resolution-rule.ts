@@ -14,7 +14,6 @@ export type ResolutionRule = {
   precision: 1 | 0.1 | null;
   /** The source the rule falls back to when the primary has no data in time. */
   fallback: 'wu' | null;
-  /** The resolution page the rule names. */
   url: string | null;
   /** Null when the text says neither or both; a stream whose kind disagrees is paused (resolution/judge.ts). */
   extreme?: 'high' | 'low' | null;

@@ -161,7 +161,6 @@ export function simBelief(
   return low ? { mean, sd, floor: null, ceiling: soFar } : { mean, sd, floor: soFar, ceiling: null };
 }
 
-/** FEED=sim weather. */
 export function createSimWeather(opts: {
   seed: string;
   simClock: Pick<SimClock, 'now'> & Partial<Pick<SimClock, 'realAt'>>;

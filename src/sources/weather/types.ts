@@ -2,7 +2,6 @@ import type { CityRecord } from '../../cities/catalog.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import { asError, mapLimit } from '../upstream.ts';
 
-/** One city's station and the city-local day wanted. */
 type DayRequest = { city: CityRecord; date: string };
 type Observed = Map<string, Observation[] | Error>;
 
