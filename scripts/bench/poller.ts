@@ -31,7 +31,7 @@ import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
-import type { RateLimiter } from '../../src/sources/rate-limit.ts';
+import type { RateLimiter } from '../../src/sources/upstream.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
 import { gammaEvent, startFakeGamma, tokensOf } from '../../test/fakes/gamma.ts';
 import { startFakeClob } from '../../test/fakes/clob.ts';
@@ -48,7 +48,7 @@ const CHANGES = input.changes ?? 40;
 const INTERVAL_MS = input.intervalMs ?? 1_000;
 const SIZES = input.sizes ?? [37, 370, 3_700];
 const logger = createLogger({ level: 'error', write: (l) => process.stderr.write(l + '\n') });
-const unlimited: RateLimiter = { acquire: async () => {}, waiting: 0 };
+const unlimited: RateLimiter = { acquire: async () => {} };
 
 /** The active cities cloned `n` times over with distinct slugs, market tokens and stations. */
 export function syntheticCatalog(n: number): Catalog {

@@ -1,53 +1,32 @@
-import type { LiveSourceSettings } from './live-sources.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSimClock } from '../sources/sim/clock.ts';
 import { createSimWeather } from '../sources/sim/model.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
-import type { MarketSource } from '../sources/market/types.ts';
 import { CITY_ROWS } from '../cities/catalog-data.ts';
 import { kindOf, lowStreamOf } from '../cities/catalog.ts';
 import type { DiscoveredEvent } from '../sources/market/discovery.ts';
 import { localDate } from '../lib/local-day.ts';
-import type { DiscoverySource } from './parts.ts';
-
-/** FEED=sim discovery, through the same rule parser as Gamma's, so CITIES=all works in the demo as live. */
-function simDiscovery(market: MarketSource, simClock: Clock): DiscoverySource {
-  return {
-    list: async () => {
-      const now = simClock.now();
-      const out: DiscoveredEvent[] = [];
-      for (const city of CITY_ROWS) {
-        const date = localDate(city.timezone, now);
-        for (const stream of [city, lowStreamOf(city)]) {
-          const ev = await market.event(stream, date);
-          if (ev)
-            out.push({
-              slug: ev.slug,
-              extreme: kindOf(stream),
-              token: city.marketToken,
-              date,
-              name: city.displayName,
-              rule: ev.rule,
-            });
-        }
-      }
-      return out;
-    },
-  };
-}
 
 /** A fresh simulated start's first day takes this much real time, so every city crosses within minutes. */
 const SIM_WARM_UP_MS = 150_000;
 
 /** The settings the poller's sources read; the server's Config carries them (config.ts). */
-interface FeedSettings extends LiveSourceSettings {
+export interface FeedSettings {
   FEED: 'sim' | 'live';
   SIM_SPEED: number;
   SIM_SEED: string;
   DISCOVERY_INTERVAL_MS: number;
   ODDS_DEADLINE_MS: number;
+  GAMMA_URL: string;
+  CLOB_URL: string;
+  METAR_URL: string;
+  HKO_URL: string;
+  WEATHER_SOURCE: 'wu' | 'metar';
+  WEATHER_URL: string;
+  WU_API_KEY?: string | undefined;
+  WU_POLL_INTERVAL_MS: number;
 }
 
 /** The sources FEED selects (each documented on PollerDeps), and the clock whose local dates are market days. */
@@ -61,7 +40,29 @@ export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Cl
     });
     const weather = createSimWeather({ seed: config.SIM_SEED, simClock });
     const market = createSimMarket({ seed: config.SIM_SEED, simClock, real: deps.clock });
-    const discovery = simDiscovery(market, simClock);
+    // Discovery through the same rule parser as Gamma's, so CITIES=all works in the demo as live.
+    const discovery = {
+      list: async () => {
+        const now = simClock.now();
+        const out: DiscoveredEvent[] = [];
+        for (const city of CITY_ROWS) {
+          const date = localDate(city.timezone, now);
+          for (const stream of [city, lowStreamOf(city)]) {
+            const ev = await market.event(stream, date);
+            if (ev)
+              out.push({
+                slug: ev.slug,
+                extreme: kindOf(stream),
+                token: city.marketToken,
+                date,
+                name: city.displayName,
+                rule: ev.rule,
+              });
+          }
+        }
+        return out;
+      },
+    };
     return { weather, noaaWeather: weather, hkoWeather: weather, discovery, market, dayClock: simClock, ...shared };
   }
   // The live sources (and their upstream schemas) are evaluated only in live mode: about 1.5 ms

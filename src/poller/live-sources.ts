@@ -5,23 +5,13 @@ import { createMetarWeather } from '../sources/weather/metar.ts';
 import { createWuWeather } from '../sources/weather/wu.ts';
 import { createHkoWeather } from '../sources/weather/hko.ts';
 import { fetchDailyTemperatureEvents } from '../sources/market/discovery.ts';
+import type { FeedSettings } from './feed.ts';
 
 /** Per page of the tag listing; a run is at most a few pages. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
 
-export interface LiveSourceSettings {
-  GAMMA_URL: string;
-  CLOB_URL: string;
-  METAR_URL: string;
-  HKO_URL: string;
-  WEATHER_SOURCE: 'wu' | 'metar';
-  WEATHER_URL: string;
-  WU_API_KEY?: string | undefined;
-  WU_POLL_INTERVAL_MS: number;
-}
-
 /** FEED=live: Polymarket's Gamma and CLOB, and the weather source WEATHER_SOURCE names (src/poller/feed.ts). */
-export function liveSources(config: LiveSourceSettings, clock: Clock, logger: Logger) {
+export function liveSources(config: FeedSettings, clock: Clock, logger: Logger) {
   const metar = createMetarWeather({ baseUrl: config.METAR_URL, clock });
   return {
     // loadConfig refuses FEED=live + wu without a key, so the key is present here. One call per station:

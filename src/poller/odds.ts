@@ -1,7 +1,7 @@
 import type { CityRecord } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import type { MarketEvent, MarketSource, OddsRequest, OddsSample } from '../sources/market/types.ts';
+import type { MarketEvent, MarketSource, OddsSample } from '../sources/market/types.ts';
 
 /**
  * Spec: `bucketsAsOf` trails `observedAt` by at most about 10 s, so past the budget the signal goes
@@ -17,17 +17,6 @@ export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; de
   let blockedUntilMs = 0;
   const overBudget = () => new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`);
 
-  /** The source's call, cut at `timeoutMs` even while it waits for its own rate limiter. */
-  async function attempt(city: CityRecord, date: string, request: Required<OddsRequest>): Promise<OddsSample> {
-    let timer: NodeJS.Timeout | undefined;
-    const call = opts.market.odds(city, date, request);
-    call.catch(() => undefined); // settled later than the race below: its error is already reported
-    const cut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(overBudget()), request.timeoutMs);
-    });
-    return Promise.race([call, cut]).finally(() => clearTimeout(timer));
-  }
-
   return {
     deadlineFrom: (perfNow: number) => perfNow + opts.deadlineMs,
     sample: async (
@@ -41,12 +30,21 @@ export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; de
           return { odds: null, error: error ?? new UpstreamError(opts.market.name, 'odds rate-limited (Retry-After)') };
         const left = Math.floor(deadline - performance.now());
         if (left <= 0) return { odds: null, error: error ?? overBudget() };
+        let timer: NodeJS.Timeout | undefined;
         try {
-          return { odds: await attempt(city, date, { event, timeoutMs: left }), error: null };
+          // The source's call, cut at `left` even while it waits for its own rate limiter.
+          const call = opts.market.odds(city, date, { event, timeoutMs: left });
+          call.catch(() => undefined); // settled later than the race below: its error is already reported
+          const cut = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(overBudget()), left);
+          });
+          return { odds: await Promise.race([call, cut]), error: null };
         } catch (err) {
           error = err;
           if (err instanceof UpstreamError && err.retryAfterMs)
             blockedUntilMs = Math.max(blockedUntilMs, opts.clock.now() + err.retryAfterMs);
+        } finally {
+          clearTimeout(timer);
         }
         const pause = ODDS_RETRY_PAUSE_MS * 2 ** n;
         if (performance.now() + pause >= deadline) return { odds: null, error };

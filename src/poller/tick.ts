@@ -6,9 +6,9 @@ import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import { LATENCY_STAGES, latencyRowOf, stageDurations } from '../signals/latency.ts';
 import type { MarketEvent } from '../sources/market/types.ts';
-import { mapLimit } from '../sources/rate-limit.ts';
+import { mapLimit } from '../sources/upstream.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
-import type { PollerParts } from './parts.ts';
+import type { PollerParts } from './poller.ts';
 
 type CityDay = { city: CityRecord; date: string };
 type WithEvent = CityDay & { event: MarketEvent; feed: WeatherSource };
@@ -22,11 +22,24 @@ type CityWork = WithEvent & {
 };
 
 /** One city's failure is recorded and backed off; it never stops the others. */
-export async function runTick(p: PollerParts): Promise<TickReport> {
+export async function runTick(p: PollerParts) {
   const startedAtMs = p.deps.clock.now();
   const startedPerf = performance.now();
   const dayNow = p.dayClock.now();
-  const report = emptyReport(startedAtMs);
+  const report = {
+    startedAtMs,
+    durationMs: 0,
+    cities: 0,
+    signals: [] as SignalPublic[],
+    baselines: 0,
+    noMarket: [] as string[],
+    /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
+    paused: [] as string[],
+    backingOff: [] as string[],
+    /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
+    waitingForFeed: 0,
+    errors: [] as { city: string; error: string }[],
+  };
 
   // New cities join before the tick's list is taken, so they are polled in this tick.
   await p.discover?.(startedAtMs);
@@ -49,28 +62,29 @@ export async function runTick(p: PollerParts): Promise<TickReport> {
   await mapLimit(asked, p.concurrency, (d) =>
     detect(p, report, { ...d, obs: observations.get(d.city.slug), seenAtMs, oddsDeadline }),
   );
-  finish(p, report, startedPerf);
+  report.durationMs = p.deps.clock.now() - startedAtMs;
+  p.health.tickDone({
+    startedAtMs,
+    durationMs: report.durationMs,
+    signals: report.signals.length,
+    errors: report.errors.length,
+  });
+  p.metrics.ticks?.inc();
+  // Real elapsed time: the injected clock may be simulated or hand-moved.
+  p.metrics.tickSeconds?.observe((performance.now() - startedPerf) / 1000);
+  if (report.signals.length > 0 || report.errors.length > 0) {
+    p.deps.logger.info('tick', {
+      durationMs: report.durationMs,
+      cities: report.cities,
+      signals: report.signals.length,
+      errors: report.errors.length,
+      noMarket: report.noMarket.length,
+    });
+  }
   return report;
 }
 
-export type TickReport = ReturnType<typeof emptyReport>;
-
-function emptyReport(startedAtMs: number) {
-  return {
-    startedAtMs,
-    durationMs: 0,
-    cities: 0,
-    signals: [] as SignalPublic[],
-    baselines: 0,
-    noMarket: [] as string[],
-    /** Cities whose day is paused: the market's rule and the catalog disagree, or nothing can observe it. */
-    paused: [] as string[],
-    backingOff: [] as string[],
-    /** Cities with an event whose feed was not due this tick (a feed with its own slower cadence). */
-    waitingForFeed: 0,
-    errors: [] as { city: string; error: string }[],
-  };
-}
+export type TickReport = Awaited<ReturnType<typeof runTick>>;
 
 async function eventOf(p: PollerParts, report: TickReport, d: CityDay): Promise<WithEvent | null> {
   const { market } = p.deps;
@@ -109,28 +123,6 @@ function fail(p: PollerParts, report: TickReport, { city, err }: { city: CityRec
   const { failures, retryAtMs } = p.health.fail(city.slug, clock.now(), { err, error });
   report.errors.push({ city: city.slug, error });
   logger.warn('poll failed', { city: city.slug, error, failures, retryInMs: retryAtMs - clock.now() });
-}
-
-function finish(p: PollerParts, report: TickReport, startedPerf: number): void {
-  report.durationMs = p.deps.clock.now() - report.startedAtMs;
-  p.health.tickDone({
-    startedAtMs: report.startedAtMs,
-    durationMs: report.durationMs,
-    signals: report.signals.length,
-    errors: report.errors.length,
-  });
-  p.metrics.ticks?.inc();
-  // Real elapsed time: the injected clock may be simulated or hand-moved.
-  p.metrics.tickSeconds?.observe((performance.now() - startedPerf) / 1000);
-  if (report.signals.length > 0 || report.errors.length > 0) {
-    p.deps.logger.info('tick', {
-      durationMs: report.durationMs,
-      cities: report.cities,
-      signals: report.signals.length,
-      errors: report.errors.length,
-      noMarket: report.noMarket.length,
-    });
-  }
 }
 
 /** Counts the failure by its upstream (`internal`: not an upstream) and says it in one line. */
@@ -219,7 +211,6 @@ function observeStages(p: PollerParts, signal: SignalPublic): void {
   const d = stageDurations(latencyRowOf(signal));
   for (const stage of LATENCY_STAGES) {
     const v = d[stage];
-    // The metric's label is the stage in snake case: reportToStored -> report_to_stored.
     const label = stage.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: label });
   }

@@ -2,7 +2,7 @@ import { createCatalog, type Catalog } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { localDate } from '../../src/lib/local-day.ts';
 import { createPoller, type Poller } from '../../src/poller/poller.ts';
-import type { PollerDeps } from '../../src/poller/parts.ts';
+import type { PollerDeps } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
 import type { WeatherSource } from '../../src/sources/weather/types.ts';

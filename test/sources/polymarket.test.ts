@@ -5,8 +5,7 @@ import { manualClock } from '../helpers/clock.ts';
 import { memoryLogger } from '../helpers/logger.ts';
 import { UpstreamError } from '../../src/lib/errors.ts';
 import { parseGammaEvent } from '../../src/sources/market/gamma.ts';
-import { oddsFromBooks } from '../../src/sources/market/clob.ts';
-import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
+import { createPolymarketSource, oddsFromBooks } from '../../src/sources/market/polymarket.ts';
 import { gammaEvent, startFakeGamma, tokensOf } from '../fakes/gamma.ts';
 import { startFakeClob } from '../fakes/clob.ts';
 

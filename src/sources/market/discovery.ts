@@ -1,13 +1,9 @@
-import type { MarketKind } from '../../lib/temperature.ts';
 import { EVENT_PREFIX, MONTHS } from '../../cities/market-slug.ts';
 import { gammaEvents } from './gamma.ts';
 import { parseResolutionRule } from './resolution-rule.ts';
 
 /** By tag slug, not `tag=Weather`: Gamma ignores that and answers 200 with an empty list. */
-const DISCOVERY_TAG_SLUGS: Readonly<Record<MarketKind, string>> = {
-  high: 'highest-temperature',
-  low: 'lowest-temperature',
-};
+const DISCOVERY_TAG_SLUGS = ['highest-temperature', 'lowest-temperature'];
 const PAGE = 100;
 /** Three days of ~60 cities fit in two pages per tag; the cap only bounds a misbehaving upstream. */
 const MAX_PAGES = 10;
@@ -32,7 +28,7 @@ export function readDiscoveredEvent(raw: unknown) {
   const slug = str(ev.slug);
   const m = slug ? SLUG.exec(slug) : null;
   if (!slug || !m) return null;
-  const extreme: MarketKind = m[1] === EVENT_PREFIX.low ? 'low' : 'high';
+  const extreme = m[1] === EVENT_PREFIX.low ? ('low' as const) : ('high' as const);
   const month = MONTHS.indexOf(m[3]!) + 1;
   const endYear = /^(\d{4})-/.exec(str(ev.endDate) ?? '')?.[1];
   const year = m[5] ?? endYear;
@@ -54,7 +50,7 @@ export async function fetchDailyTemperatureEvents(opts: {
   timeoutMs: number;
 }): Promise<DiscoveredEvent[]> {
   const out = new Map<string, DiscoveredEvent>();
-  for (const tag of Object.values(DISCOVERY_TAG_SLUGS)) {
+  for (const tag of DISCOVERY_TAG_SLUGS) {
     for (let page = 0; page < MAX_PAGES; page++) {
       const body = await gammaEvents(opts, `tag_slug=${tag}&closed=false&limit=${PAGE}&offset=${page * PAGE}`);
       for (const raw of body) {

@@ -14,7 +14,6 @@ export type ResolutionRule = {
   precision: 1 | 0.1 | null;
   /** The source the rule falls back to when the primary has no data in time. */
   fallback: 'wu' | null;
-  /** The resolution page the rule names. */
   url: string | null;
   /** Null when the text says neither or both; a stream whose kind disagrees is paused (resolution/judge.ts). */
   extreme?: 'high' | 'low' | null;
@@ -71,13 +70,9 @@ export function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown
 }
 
 /** URLs in the text; a sentence's closing period is not part of the address. */
-function urlsIn(text: string): string[] {
-  return [...text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0].replace(/[.,;:]+$/, ''));
-}
+const urlsIn = (text: string) => [...text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0].replace(/[.,;:]+$/, ''));
 
-function unitWord(w: string): 'C' | 'F' {
-  return w.toLowerCase() === 'celsius' ? 'C' : 'F';
-}
+const unitWord = (w: string): 'C' | 'F' => (w.toLowerCase() === 'celsius' ? 'C' : 'F');
 
 const unknown = (reason: string, url: string | null = null): ResolutionRule => ({
   source: 'unknown',

@@ -2,7 +2,6 @@ import type { CityRecord } from '../../cities/catalog.ts';
 import type { MarketKind } from '../../lib/temperature.ts';
 
 /** Live wording for simulated events, so the demo goes through the real parser and match-or-pause path. */
-export type RuleKind = 'wu' | 'noaa' | 'hko';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -16,7 +15,7 @@ export function ruleText(
   city: Pick<CityRecord, 'displayName' | 'unit' | 'station' | 'stationPage'> & { country?: string | null },
   date: string,
   opts: {
-    kind: RuleKind;
+    kind: 'wu' | 'noaa' | 'hko';
     /** Station named by the rule; the city's catalog station unless a test wants another. */
     station?: string;
     unit?: 'C' | 'F';

@@ -6,7 +6,6 @@ import type { BucketRange } from '../../buckets/labels.ts';
 export type MarketBucketRef = BucketRange & { conditionId: string };
 /** `noQuote`: the bucket's books were empty and it never traded (prices are then the NO_QUOTE bounds). */
 export type BucketOdds = { yes: number; no: number; midpoint: number; noQuote?: true };
-/** Odds for every bucket of one event, sampled at `asOfMs`. */
 export type OddsSample = { asOfMs: number; byLabel: ReadonlyMap<string, BucketOdds> };
 
 export type MarketBucket = MarketBucketRef & { yesTokenId: string; noTokenId: string };

@@ -6,10 +6,9 @@ import { convertTemp } from '../../buckets/rounding.ts';
 import type { WeatherSource } from '../weather/types.ts';
 import type { SimClock } from './clock.ts';
 
-/**
- * Every value is a hash of (SIM_SEED, city, day, ...): the same world on every machine and restart.
- * °C to tenths like a METAR, so °F cities go through the real conversion path.
- */
+// Every value is a hash of (SIM_SEED, city, day, ...): the same world on every machine and restart.
+// °C to tenths like a METAR, so °F cities go through the real conversion path.
+
 /** Plausible, not authoritative: annual mean high, seasonal swing, day-night range (°C), hemisphere. */
 type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south?: boolean };
 
@@ -151,22 +150,17 @@ export function simBelief(
   const { startMs } = localDayBounds(city.timezone, date);
   const hour = localHour(city.timezone, Math.max(atMs, startMs), startMs);
   const day = simDay(seed, city, date);
-  const { unit } = city;
-  const perDegC = unit === 'F' ? 1.8 : 1;
-  if (city.kind === 'low') {
-    // Share of the night's cooling still to come: 1 at midnight, 0 from dawn on.
-    const left = hour >= TROUGH_HOUR ? 0 : 1 - hour / TROUGH_HOUR;
-    const forecast = convertTemp(day.lowForecastC, 'C', unit);
-    const mean = soFar === null ? forecast : soFar - left * Math.max(soFar - forecast, 0.5 * perDegC);
-    return { mean, sd: (0.4 + 2 * left) * perDegC, floor: null, ceiling: soFar };
-  }
-  const left = warmingLeft(hour);
-  const forecast = convertTemp(day.forecastC, 'C', unit);
-  const mean = soFar === null ? forecast : soFar + left * Math.max(forecast - soFar, 0.5 * perDegC);
-  return { mean, sd: (0.6 + 2 * left) * perDegC, floor: soFar, ceiling: null };
+  const perDegC = city.unit === 'F' ? 1.8 : 1;
+  const low = city.kind === 'low';
+  // A low moves down: the share of the night's cooling still to come is 1 at midnight, 0 from dawn on.
+  const left = low ? (hour >= TROUGH_HOUR ? 0 : 1 - hour / TROUGH_HOUR) : warmingLeft(hour);
+  const sign = low ? -1 : 1;
+  const forecast = convertTemp(low ? day.lowForecastC : day.forecastC, 'C', city.unit);
+  const mean = soFar === null ? forecast : soFar + sign * left * Math.max(sign * (forecast - soFar), 0.5 * perDegC);
+  const sd = ((low ? 0.4 : 0.6) + 2 * left) * perDegC;
+  return low ? { mean, sd, floor: null, ceiling: soFar } : { mean, sd, floor: soFar, ceiling: null };
 }
 
-/** FEED=sim weather. */
 export function createSimWeather(opts: {
   seed: string;
   simClock: Pick<SimClock, 'now'> & Partial<Pick<SimClock, 'realAt'>>;

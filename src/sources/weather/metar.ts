@@ -5,9 +5,8 @@ import { httpRequest } from '../../lib/http-client.ts';
 import { localDayBounds } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import type { ReportType } from '../../buckets/rule-kinds.ts';
-import { createRateLimiter, type RateLimiter } from '../rate-limit.ts';
 import { observeByCall, type WeatherSource } from './types.ts';
-import { parseUpstream, requireOk } from '../upstream.ts';
+import { createRateLimiter, parseUpstream, requireOk, type RateLimiter } from '../upstream.ts';
 
 /**
  * A T-group's tenths are used when `temp` is whole: °F cities need them (buckets/rounding.ts). The

@@ -1,9 +1,7 @@
 import type { CityRecord } from '../../cities/catalog.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
-import { mapLimit } from '../rate-limit.ts';
-import { asError } from '../upstream.ts';
+import { asError, mapLimit } from '../upstream.ts';
 
-/** One city's station and the city-local day wanted. */
 type DayRequest = { city: CityRecord; date: string };
 type Observed = Map<string, Observation[] | Error>;
 

@@ -3,9 +3,8 @@ import { wuLocationId } from '../../cities/catalog.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
-import { createRateLimiter } from '../rate-limit.ts';
 import { observeByCall, type WeatherSource } from './types.ts';
-import { parseUpstream } from '../upstream.ts';
+import { createRateLimiter, parseUpstream } from '../upstream.ts';
 
 /**
  * weather.com's rows of WU's "Daily Observations" table, asked in the city's own unit for the
