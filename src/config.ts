@@ -22,7 +22,6 @@ import { citiesProblem } from './cities/catalog.ts';
 import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
 import { ConfigError } from './lib/config-error.ts';
 
-/** The server's settings (README "Configuration"): the environment and `serve`'s flags, a flag winning. */
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
 const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');

@@ -6,11 +6,11 @@ import { secureDataDir } from './db/files.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, COMMAND_USAGE, isCliCommand, MCP_USAGE } from './buyer/cli/help.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
-import { backupDatabase } from './ops/backup.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
 import { EXPLAIN_USAGE, explainArgs, formatExplain, readDay } from './ops/explain.ts';
 import { REPLAY_HELP } from './replay/help.ts';
-import { accessSync, constants as fsConstants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { parseEnvFile } from './lib/env-file.ts';
 import { configHelp } from './config-help.ts';
 import { RESTORE_USAGE, restoreArgs, restoreDatabase } from './replication/restore.ts';
@@ -91,10 +91,30 @@ async function backup(args: string[]): Promise<void> {
     process.exit(1);
   }
   secureDataDir(config.DATA_DIR);
-  const db = openDb(dbPath(config), { nativeBinding: nativeSqliteBinding(), migrate: false });
+  const nativeBinding = nativeSqliteBinding();
+  const db = openDb(dbPath(config), { nativeBinding, migrate: false });
   try {
-    const r = await backupDatabase(db, dest, { nativeBinding: nativeSqliteBinding() });
-    process.stdout.write(`backup written to ${dest}: ${r.pages} pages, integrity ${r.integrity}\n`);
+    if (existsSync(dest)) throw new Error(`${dest} already exists; choose a new file name`);
+    // SQLite's online backup to `dest.partial`, renamed once integrity_check passes: no half-written file has the name.
+    const partial = `${dest}.partial`;
+    rmSync(partial, { force: true });
+    try {
+      const { totalPages } = await db.backup(partial, { progress: () => 256 });
+      const copy = new Database(partial, nativeBinding ? { nativeBinding: nativeBinding as unknown as string } : {});
+      try {
+        const check = copy.pragma('integrity_check', { simple: true });
+        if (check !== 'ok') throw new Error(`backup failed integrity check: ${String(check)}`);
+        // A single-file copy is easier to move around than a WAL pair.
+        copy.pragma('journal_mode = DELETE');
+      } finally {
+        copy.close();
+      }
+      renameSync(partial, dest);
+      process.stdout.write(`backup written to ${dest}: ${totalPages} pages, integrity ok\n`);
+    } catch (err) {
+      rmSync(partial, { force: true });
+      throw err;
+    }
   } finally {
     db.close();
   }

@@ -2,8 +2,7 @@ import type { Logger } from '../lib/logger.ts';
 
 /**
  * In-flight purchases finish first, for longer than the settler's own timeouts; Litestream stops
- * last. A settle still running at the deadline is marked in doubt, and the next start's reconciler
- * asks the token contract about it (a SIGKILL leaves a `claimed` row, resolved the same way).
+ * last. A settle still running at the deadline is marked in doubt for the next start's reconciler.
  */
 type Stoppable = { stop(): Promise<void> | void };
 
