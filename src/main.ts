@@ -124,15 +124,7 @@ async function restore(args: string[]): Promise<void> {
   const parsed = restoreArgs(args);
   if (parsed.problem) usage(`${parsed.problem}\n${RESTORE_USAGE}`);
   const config = configOrExit(parsed.rest);
-  process.exitCode = await restoreDatabase(config, {
-    dbPath: dbPath(config),
-    timestamp: parsed.timestamp,
-    io: {
-      stdout: (l) => process.stdout.write(`${l}\n`),
-      stderr: (l) => process.stderr.write(`${l}\n`),
-      nativeBinding: nativeSqliteBinding(),
-    },
-  });
+  process.exitCode = await restoreDatabase(config, { dbPath: dbPath(config), timestamp: parsed.timestamp });
 }
 
 async function doctor(args: string[]): Promise<void> {
