@@ -65,8 +65,12 @@ export function createRetention(deps: {
     }
   }
 
-  async function prune() {
-    const started = performance.now();
+  /**
+   * The prune, then fresh planner statistics: without them SQLite cannot tell that the partial
+   * index on queued outbox rows is small, and scans instead. analysis_limit bounds the work.
+   */
+  async function runOnce() {
+    let started = performance.now();
     const now = clock.now();
     logger.info('retention prune started', { settings });
     const count = { batches: 0, maxBatchMs: 0 };
@@ -82,16 +86,7 @@ export function createRetention(deps: {
       ms: Math.round(performance.now() - started),
     };
     logger.info('retention prune done', report);
-    return report;
-  }
-
-  /**
-   * The prune, then fresh planner statistics: without them SQLite cannot tell that the partial
-   * index on queued outbox rows is small, and scans instead. analysis_limit bounds the work.
-   */
-  async function runOnce() {
-    const report = await prune();
-    const started = performance.now();
+    started = performance.now();
     db.pragma('analysis_limit = 400');
     db.pragma('optimize = 0x10002');
     logger.info('database optimized', { ms: Math.round(performance.now() - started) });
@@ -109,7 +104,6 @@ export function createRetention(deps: {
     return running;
   };
   return {
-    prune,
     runOnce,
     /** Runs now and then every day; the timer does not keep the process alive. */
     start(): void {

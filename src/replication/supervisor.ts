@@ -69,7 +69,6 @@ export function startReplication(deps: {
   logger: Logger;
   metrics?: Metrics;
   now?: () => number;
-  env?: NodeJS.ProcessEnv;
 }) {
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'litestream' });
@@ -139,7 +138,7 @@ export function startReplication(deps: {
     const startedAt = now();
     const proc = spawn('/bin/sh', ['-c', GUARD, deps.bin, 'replicate', '-config', configPath, '-no-expand-env'], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: childEnv(deps.env ?? process.env),
+      env: childEnv(process.env),
       detached: true,
     });
     child = proc;
