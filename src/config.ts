@@ -179,10 +179,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   };
 }
 
-/**
- * DATA_DIR alone, for `backup` and `migrate`: the nightly backup must not fail on a serve-only
- * secret it cannot read (a systemd credential exists only inside the service) or setting.
- */
+/** DATA_DIR alone: the nightly backup must not fail on a serve-only secret it cannot read. */
 export function loadDataDir(env: Record<string, string | undefined>, argv: string[] = []): { DATA_DIR: string } {
   const flags = flagsToEnv(argv);
   if (flags.problems.length > 0) throw new ConfigError(flags.problems);

@@ -174,10 +174,7 @@ function answeredHelp(command: string, args: string[]): boolean {
   return true;
 }
 
-/**
- * `--env-file <path>` anywhere on the line: the file's variables (systemd's EnvironmentFile= rules)
- * override the environment, so hand-run commands and cron lines need no shell `source`.
- */
+/** `--env-file <path>` anywhere: its variables (systemd's rules) override the environment, no shell `source`. */
 function applyEnvFile(argv: string[]): string[] {
   const at = argv.findIndex((a) => a === '--env-file' || a.startsWith('--env-file='));
   if (at < 0) return argv;
@@ -205,8 +202,7 @@ async function main(rawArgv: string[]): Promise<void> {
   if (isServerCommand(command)) process.umask(0o077);
   const local = new Map(Object.entries({ serve, migrate, backup, restore, explain, doctor })).get(command);
   if (local) return local(args);
-  // The buyer's client, replay and the MCP server (and its SDK) are evaluated only when asked for:
-  // serve's start-up never loads src/cli-commands.ts.
+  // Loaded only when asked for: serve's start-up never loads src/cli-commands.ts.
   if (command === 'replay' || command === 'mcp' || isCliCommand(command)) {
     const cli = await import('./cli-commands.ts');
     if (command === 'replay') process.exitCode = await cli.replay(args, process.env);

@@ -3,10 +3,7 @@ import { connect } from 'node:net';
 import type { Db } from '../db/open.ts';
 import type { ClusterSettings } from './start.ts';
 
-/**
- * `doctor`'s read-node line. A reader without NATS cannot serve: that fails; a primary whose NATS
- * is unreachable still sells, so that is a warning.
- */
+/** A reader without NATS cannot serve (fail); a primary without it still sells (warning). */
 type DoctorInput = { config: ClusterSettings; dbPath: string; openDb(): Db; timeoutMs: number };
 
 export async function clusterCheck({ config, dbPath, openDb, timeoutMs }: DoctorInput): Promise<{

@@ -74,11 +74,7 @@ export function startCluster(
   };
 }
 
-/**
- * A create-only write to the key-value bucket succeeds on exactly one node. When NATS cannot be
- * asked, the primary answers as the single node it then is (`'local'`: its own table decides) and
- * a reader refuses (`'refuse'`): it cannot know whether another node took the same nonce.
- */
+/** A create-only key succeeds on one node; without NATS a primary decides alone, a reader cannot know: it refuses. */
 function crossNodeUses(link: NatsLink, whenDown: 'local' | 'refuse'): CrossNodeUses {
   const down = (): boolean => {
     if (whenDown === 'refuse') throw replicaLagging(1, null);
@@ -99,10 +95,7 @@ function crossNodeUses(link: NatsLink, whenDown: 'local' | 'refuse'): CrossNodeU
   };
 }
 
-/**
- * A reader's settler: it never moves money. Every purchase is forwarded to the primary before it
- * reaches the payment plane (read-node.ts); should one ever arrive, it fails as not charged.
- */
+/** A reader never moves money: purchases are forwarded (read-node.ts); one that arrives fails as not charged. */
 export function readerSettler<
   S extends { settle(r: never): Promise<unknown>; status(...a: never[]): Promise<unknown> },
 >(base: S): S {

@@ -2,9 +2,8 @@ import type { Db } from '../db/open.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
 
 /**
- * The tables a reader answers from (salt_steps: so its 402 offers the salt the primary accepts),
- * with their keys. Rows travel whole (`SELECT *`), so a column a migration adds is copied without
- * a change here; a reader writes only the columns its own table has.
+ * The tables a reader answers from (salt_steps: so its 402 offers the salt the primary accepts), with their
+ * keys. Rows travel whole, so a column a migration adds needs no change here; a reader writes the ones it has.
  */
 export const REPLICATED_TABLES = {
   signals: ['city', 'seq'],
@@ -46,11 +45,7 @@ function decodeRow(row: Row): Record<string, string | number | null | Buffer> {
   return out;
 }
 
-/**
- * One subject per row: the stream keeps the newest message of each (max_msgs_per_subject 1), so an
- * empty reader replays the current rows, not every change since the first sale. A key part that
- * is not a plain token (dots, spaces, wildcards) is hex-escaped behind `~`.
- */
+/** One subject per row (the stream keeps the newest of each); a key part not a plain token is hex behind `~`. */
 export function subjectOf(t: ReplicatedTable, key: readonly (string | number)[]): string {
   const token = (v: string | number) => {
     const s = String(v);
@@ -125,11 +120,7 @@ export function createReplicationOutbox(db: Db) {
   };
 }
 
-/**
- * A reader's side: each batch and the stream sequence it reaches commit in one transaction, so a
- * reader killed at any instant restarts from exactly the last change it holds. After the commit,
- * long-polls held on a city whose signal arrived are woken, as the primary's commit wakes its own.
- */
+/** A batch and its stream sequence commit together, so a killed reader restarts from the last change it holds. */
 export type StreamMessage = { seq: number; change: Change | null };
 
 export type Applier = ReturnType<typeof createApplier>;

@@ -9,9 +9,8 @@ import { createFailedPaymentPrune } from '../payments/store.ts';
 import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
 
 /**
- * Only rows nothing depends on are pruned (a receipt token owed nothing can be recovered by
- * signing); the ledger and money in flight never are. Batches stay near TARGET_BATCH_MS (a row's
- * cost depends on how scattered the old rows are). Settings: days kept, 0 forever.
+ * Only rows nothing depends on are pruned, never the ledger or money in flight; settings: days kept, 0 forever.
+ * Batches stay near TARGET_BATCH_MS: a row's cost depends on how scattered the old rows are.
  */
 type RetentionSettings = { outboxDays: number; failedPaymentDays: number; receiptDays: number };
 
@@ -65,10 +64,7 @@ export function createRetention(deps: {
     }
   }
 
-  /**
-   * The prune, then fresh planner statistics: without them SQLite cannot tell that the partial
-   * index on queued outbox rows is small, and scans instead. analysis_limit bounds the work.
-   */
+  /** The prune, then planner statistics (without them SQLite scans instead of the small partial outbox index). */
   async function runOnce() {
     let started = performance.now();
     const now = clock.now();

@@ -83,10 +83,7 @@ export const healthDocs: RouteDoc[] = [
   },
 ];
 
-/**
- * Revenue and payment counts are business data: the admin token or 404, as `/admin`. No loopback
- * exception: behind the documented same-host proxy every request comes from 127.0.0.1.
- */
+/** Business data: the admin token or 404, with no loopback exception (behind the same-host proxy all is 127.0.0.1). */
 export function metricsRoutes(deps: { metrics: Metrics; adminToken?: string }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/metrics', (c) => {
@@ -116,11 +113,7 @@ export const metricsDocs: RouteDoc[] = [
   },
 ];
 
-/**
- * Read at scrape time, not counted in memory: durable state must survive a restart and show
- * another process's changes. Trigger-kept counters and the partial index payments_open keep a
- * scrape flat as history grows; refunds are scanned (rare rows).
- */
+/** Read at scrape time from durable state; trigger-kept counters and payments_open keep a scrape flat. */
 const OUTBOX_STATUSES: readonly OutboxStatus[] = ['queued', 'sending', 'sent', 'failed'];
 const OPEN_PAYMENT_STATUSES = ['claimed', 'settled', 'in_doubt'] as const;
 

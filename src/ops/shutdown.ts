@@ -1,9 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
 
-/**
- * In-flight purchases finish first, for longer than the settler's own timeouts; Litestream stops
- * last. A settle still running at the deadline is marked in doubt for the next start's reconciler.
- */
+/** Purchases in flight finish first, Litestream stops last; a settle left at the deadline is marked in doubt. */
 type Stoppable = { stop(): Promise<void> | void };
 
 type ShutdownDeps = {

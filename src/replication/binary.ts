@@ -2,11 +2,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { ReplicationInput } from './settings.ts';
 
-/**
- * `@flydotio/litestream`'s command is a Node wrapper whose spawnSync never passes our SIGTERM on
- * (no final sync, an orphan), so a wrapper is replaced by its platform package's binary. File-system
- * checks only: LITESTREAM_BIN, beside our executable, PATH, npm's global prefixes, ./node_modules.
- */
+/** npm's litestream is a Node wrapper that never passes our SIGTERM on: its platform binary is used instead. */
 type BinaryLookup = { path: string } | { problem: string };
 
 function executable(path: string): boolean {

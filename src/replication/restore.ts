@@ -9,11 +9,7 @@ import { litestreamBinary } from './binary.ts';
 import { describeReplica, type ReplicationInput } from './settings.ts';
 import { runLitestream, writeLitestreamConfig } from './supervisor.ts';
 
-/**
- * `isocast restore`: into an empty DATA_DIR only, never while a server holds it, never without the
- * server secret (not in the database: a ledger under a new secret rejects every receipt buyers
- * hold). Exit 0 done, 1 refused or failed, 2 usage or configuration.
- */
+/** Never without the server secret (a ledger under a new one rejects every receipt); exit 0, 1 refused, 2 usage. */
 export const RESTORE_USAGE = 'usage: isocast restore [--timestamp 2026-11-26T12:00:00Z] [flags]';
 
 /** --timestamp's value as Litestream takes it (RFC 3339, UTC), or null when it is not a time. */

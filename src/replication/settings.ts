@@ -1,7 +1,4 @@
-/**
- * REPLICA_URL and its companions for Litestream 0.3.13 (what `@flydotio/litestream` ships). Pure.
- * Secrets go into the YAML file only (mode 0600, never logged, never on a command line).
- */
+/** For Litestream 0.3.13; secrets go into the 0600 YAML file only, never a log or a command line. */
 type ReplicaTarget =
   | { type: 'file'; path: string }
   | { type: 's3'; bucket: string; path: string }
@@ -76,10 +73,7 @@ export function describeReplica(c: ReplicationInput): string {
 /** A YAML string: JSON's double-quoted form is valid YAML and escapes everything that matters. */
 const q = (s: string) => JSON.stringify(s);
 
-/**
- * litestream.yml for one database. Litestream runs with -no-expand-env, so a `$` in a secret
- * stays a `$`. Logs are JSON on stdout: the supervisor folds them into ours.
- */
+/** With -no-expand-env a `$` in a secret stays a `$`; JSON logs on stdout, which the supervisor folds. */
 export function litestreamYaml(dbPath: string, c: ReplicationInput): string {
   if (!c.REPLICA_URL) throw new Error('REPLICA_URL is not set');
   const { type, ...where } = replicaTarget(c.REPLICA_URL);

@@ -11,9 +11,8 @@ import { litestreamYaml, type ReplicationInput } from './settings.ts';
 import { createReplicaTracker } from './tracker.ts';
 
 /**
- * Litestream as serve's child, stopped after the database closed (its final sync sees every
- * commit). Node has no parent-death signal: an `sh` guard holds a pipe from us and sends SIGTERM
- * when it closes, even at kill -9. Its own process group keeps Ctrl-C off it.
+ * Node has no parent-death signal: an `sh` guard sends SIGTERM when our pipe closes, even at kill -9.
+ * Its own process group keeps Ctrl-C off it; it stops after the database closed, so its final sync sees every commit.
  */
 const GUARD =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & ls=$!; (read -r _ <&3; kill -TERM "$ls" 2>/dev/null) & w=$!; exec 3<&-; wait "$ls"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
