@@ -26,7 +26,6 @@ import { ConfigError } from './lib/config-error.ts';
 const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 
-/** The fields; `help config` reads their literal defaults from here. */
 export const CONFIG_SHAPE = {
   PORT: intIn(0, 65535).default(8402),
   HOST: text().optional(),

@@ -54,7 +54,6 @@ function canRead(path: string): boolean {
   }
 }
 
-/** Bad usage: the problem (and the usage) on stderr, exit 2. */
 function usage(text: string): never {
   process.stderr.write(`${text}\n`);
   process.exit(2);
@@ -158,7 +157,6 @@ function explain(args: string[]): void {
   }
 }
 
-/** Help and version answers, which need no configuration; false when the command runs. */
 function answeredHelp(command: string, args: string[]): boolean {
   const asksHelp = args.includes('--help') || args.includes('-h');
   if (command === 'help' && args[0] === 'config') process.stdout.write(configHelp());

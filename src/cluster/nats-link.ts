@@ -97,7 +97,6 @@ export function linkLoop(
       if (lastError !== null) loop.logger.info(message, fields);
       lastError = null;
     },
-    /** Ends the loop; `interrupt` ends the step in progress. */
     async stop(interrupt?: () => void) {
       stopped = true;
       stopping.abort();

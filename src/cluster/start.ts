@@ -12,7 +12,6 @@ import { startPublisher } from './publisher.ts';
 import { readNodeMiddleware } from './read-node.ts';
 import { createApplier, createReplicationOutbox } from './tables.ts';
 
-/** A primary's publisher, or a reader's follower and forwarding; on both the single-use check across nodes. */
 export type ClusterSettings = {
   ROLE: 'primary' | 'reader';
   NATS_URL?: string | undefined;

@@ -23,7 +23,6 @@ export const SINGLE_USE_BUCKET = 'isocast-single-use';
 type Value = string | number | null | { $b64: string };
 type Row = Record<string, Value>;
 
-/** The row as the primary has it now, or null when it is gone. */
 export type Change = { t: ReplicatedTable; k: (string | number)[]; r: Row | null };
 export type Heartbeat = { hb: number };
 
@@ -54,7 +53,6 @@ export function subjectOf(t: ReplicatedTable, key: readonly (string | number)[])
   return `${SUBJECT_ROOT}.${t}.${key.map(token).join('.')}`;
 }
 
-/** One statement per replicated table, its row named by its key. */
 const byKey = (db: Db, sql: (t: string, where: string) => string) =>
   Object.fromEntries(
     Object.entries(REPLICATED_TABLES).map(([t, key]) => [
@@ -95,7 +93,6 @@ export function createReplicationOutbox(db: Db) {
       setRecording.run();
       seed();
     }),
-    /** The oldest `limit` queued changes, each read as its row is now. */
     next(limit: number): { id: number; change: Change }[] {
       const rows = batch.all(limit) as { id: number; tbl: ReplicatedTable; key: string }[];
       return rows.map(({ id, tbl, key }) => {

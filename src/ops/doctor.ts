@@ -43,7 +43,6 @@ function redact(text: string, config: Partial<Record<string, unknown>>): string 
   return out;
 }
 
-/** One line per check; a check's detail may hold several lines (grouped reasons), indented under it. */
 export function formatReport(checks: Check[]): string {
   const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
   const width = Math.max(...checks.map((c) => c.name.length));
@@ -167,7 +166,6 @@ async function upstreamChecks({ config }: DoctorDeps): Promise<Check[]> {
   return lines;
 }
 
-/** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
 async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
   if (!facilitatorInUse(config)) return [];
   const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
@@ -223,7 +221,6 @@ function facilitatorCheck(who: string, r: SupportedResult, others: number): [Che
   ];
 }
 
-/** eth_chainId of RPC_URL (a read; moves nothing). */
 async function rpcChainId(url: string): Promise<number> {
   const res = await httpRequest({
     upstream: 'rpc',

@@ -25,7 +25,6 @@ type HttpServerOptions = {
   timeouts?: typeof HTTP_TIMEOUTS;
 };
 
-/** A whole HTTP/1.1 answer with Node's reason phrase for `status`; `extra` is more header lines. */
 const jsonAnswer = (status: number, body: object, extra = ''): string => {
   const text = JSON.stringify(body);
   return (

@@ -18,7 +18,6 @@ type ShutdownDeps = {
   /** Answers held long-poll reads now instead of after up to 25 s (signals/notifier.ts). */
   releaseWaiters?: () => void;
   afterDb?: Stoppable[];
-  /** Settler.maxSettleMs. */
   maxSettleMs: number;
   exit?: (code: number) => void;
   marginMs?: number;

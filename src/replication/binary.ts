@@ -15,7 +15,6 @@ function executable(path: string): boolean {
   }
 }
 
-/** The real binary of the `@flydotio/litestream` package at `pkgDir`, in either npm layout. */
 function packageBinary(pkgDir: string, platformPkg: string): string | null {
   for (const c of [
     join(pkgDir, 'node_modules', '@flydotio', platformPkg, 'litestream'),
@@ -49,7 +48,6 @@ export type LitestreamSearch = {
   arch?: string;
 };
 
-/** REPLICA_URL's settings, or null without a replica. */
 export const replicationSettings = (c: ReplicationInput): ReplicationInput | null => (c.REPLICA_URL ? c : null);
 
 export const litestreamBinary = (c: ReplicationInput): BinaryLookup => findLitestream({ configured: c.LITESTREAM_BIN });

@@ -12,7 +12,6 @@ import { runLitestream, writeLitestreamConfig } from './supervisor.ts';
 /** Never without the server secret (a ledger under a new one rejects every receipt); exit 0, 1 refused, 2 usage. */
 export const RESTORE_USAGE = 'usage: isocast restore [--timestamp 2026-11-26T12:00:00Z] [flags]';
 
-/** --timestamp's value as Litestream takes it (RFC 3339, UTC), or null when it is not a time. */
 function parseTimestamp(raw: string): string | null {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)) return null;
   const ms = Date.parse(raw);

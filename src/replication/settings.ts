@@ -39,7 +39,6 @@ export function replicaTarget(url: string): ReplicaTarget {
   };
 }
 
-/** loadConfig's problems with settings that only make sense together. */
 export function replicationProblems(c: ReplicationInput): string[] {
   const out: string[] = [];
   const s3Only = ['REPLICA_ENDPOINT', 'REPLICA_REGION', 'REPLICA_ACCESS_KEY_ID', 'REPLICA_SECRET_ACCESS_KEY'] as const;

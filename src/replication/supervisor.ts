@@ -31,7 +31,6 @@ const childEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
   Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && CHILD_ENV.test(k)));
 const CHILD_ENV = /^(PATH|HOME|TZ|SSL_CERT_FILE|SSL_CERT_DIR|AWS_.*)$/;
 
-/** A one-off litestream command (restore, generations); each output line goes to `onLine` as it comes. */
 export function runLitestream(
   bin: string,
   args: string[],
@@ -197,7 +196,6 @@ export function startReplication(deps: {
 
   return {
     status: (t = now()) => tracker.status(t),
-    /** Stops watching the database (before it closes). */
     detach() {
       attached = false;
     },
