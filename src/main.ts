@@ -45,15 +45,6 @@ Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the sanctions list (OFAC
 ${REPLAY_HELP}
 ${CLI_HELP}`;
 
-function canRead(path: string): boolean {
-  try {
-    accessSync(path, fsConstants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function usage(text: string): never {
   process.stderr.write(`${text}\n`);
   process.exit(2);
@@ -127,7 +118,14 @@ async function restore(args: string[]): Promise<void> {
 }
 
 async function doctor(args: string[]): Promise<void> {
-  const readable = withoutUnreadableSecretFiles(process.env, canRead);
+  const readable = withoutUnreadableSecretFiles(process.env, (path) => {
+    try {
+      accessSync(path, fsConstants.R_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
   for (const note of readable.notes) process.stdout.write(`note: ${note}\n`);
   const config = configOrExit(args, readable.env);
   // Read-only: doctor must never migrate (the upgrade path backs up the old schema first).

@@ -1,8 +1,6 @@
 import { hash } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../db/open.ts';
 import type { CrossNodeUses } from '../db/single-use.ts';
-import type { AppEnv } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import { replicaLagging } from '../lib/api-errors.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
@@ -20,19 +18,12 @@ export type ClusterSettings = {
   FORWARD_TIMEOUT_MS: number;
 };
 
-export type ClusterParts = {
-  middleware?: MiddlewareHandler<AppEnv>;
-  crossNode: CrossNodeUses;
-  health(): Record<string, unknown>;
-  /** A signal committed here (the primary): publish without waiting for the idle check. */
-  wake(): void;
-  stop(): Promise<void>;
-};
+export type ClusterParts = NonNullable<ReturnType<typeof startCluster>>;
 
 export function startCluster(
   config: ClusterSettings,
   deps: { db: Db; notifier: SignalNotifier; logger: Logger; now: () => number },
-): ClusterParts | null {
+) {
   if (!config.NATS_URL) return null;
   const logger = deps.logger.child({ component: 'cluster' });
   const stream = config.NATS_URL.replace(/\/\/[^@/]*@/, '//');
@@ -46,6 +37,7 @@ export function startCluster(
     outbox.startRecording();
     const publisher = startPublisher({ link, outbox, logger, now: deps.now });
     return {
+      middleware: undefined,
       crossNode: crossNodeUses(link, 'local'),
       health: () => ({ role: 'primary', stream, ...publisher.status() }),
       wake: () => publisher.wake(),

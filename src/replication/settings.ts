@@ -1,9 +1,4 @@
 /** For Litestream 0.3.13; secrets go into the 0600 YAML file only, never a log or a command line. */
-type ReplicaTarget =
-  | { type: 'file'; path: string }
-  | { type: 's3'; bucket: string; path: string }
-  | { type: 'sftp'; host: string; user: string; path: string };
-
 export type ReplicationInput = {
   REPLICA_URL?: string;
   REPLICA_SYNC_INTERVAL_MS: number;
@@ -25,14 +20,14 @@ const MIN_CHECKPOINT_PAGES = 1_000;
 const MAX_CHECKPOINT_PAGES = 10_000;
 const CHECKPOINT_INTERVAL = '1m';
 
-export function replicaTarget(url: string): ReplicaTarget {
-  if (url.startsWith('/')) return { type: 'file', path: url };
+export function replicaTarget(url: string) {
+  if (url.startsWith('/')) return { type: 'file' as const, path: url };
   const u = new URL(url);
   const path = decodeURIComponent(u.pathname);
-  if (u.protocol === 'file:') return { type: 'file', path };
-  if (u.protocol === 's3:') return { type: 's3', bucket: u.hostname, path: path.replace(/^\/+/, '') };
+  if (u.protocol === 'file:') return { type: 'file' as const, path };
+  if (u.protocol === 's3:') return { type: 's3' as const, bucket: u.hostname, path: path.replace(/^\/+/, '') };
   return {
-    type: 'sftp',
+    type: 'sftp' as const,
     host: u.port ? `${u.hostname}:${u.port}` : u.hostname,
     user: decodeURIComponent(u.username),
     path,
