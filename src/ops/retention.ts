@@ -12,8 +12,6 @@ import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
  * Only rows nothing depends on are pruned, never the ledger or money in flight; settings: days kept, 0 forever.
  * Batches stay near TARGET_BATCH_MS: a row's cost depends on how scattered the old rows are.
  */
-type RetentionSettings = { outboxDays: number; failedPaymentDays: number; receiptDays: number };
-
 const DAY_MS = 86_400_000;
 const TARGET_BATCH_MS = 10;
 const MIN_BATCH = 20;
@@ -23,7 +21,7 @@ export function createRetention(deps: {
   db: Db;
   clock: Clock;
   logger: Logger;
-  settings: RetentionSettings;
+  settings: { outboxDays: number; failedPaymentDays: number; receiptDays: number };
   metrics?: Metrics;
   batch?: number;
 }) {

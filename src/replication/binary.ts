@@ -38,7 +38,11 @@ function resolveCommand(path: string, platformPkg: string): string | null {
   return isWrapper ? packageBinary(pkgDir, platformPkg) : path;
 }
 
-export type LitestreamSearch = {
+export const replicationSettings = (c: ReplicationInput): ReplicationInput | null => (c.REPLICA_URL ? c : null);
+
+export const litestreamBinary = (c: ReplicationInput): BinaryLookup => findLitestream({ configured: c.LITESTREAM_BIN });
+
+export function findLitestream(opts: {
   configured?: string | undefined;
   execPath?: string;
   pathEnv?: string;
@@ -46,13 +50,7 @@ export type LitestreamSearch = {
   cwd?: string;
   platform?: string;
   arch?: string;
-};
-
-export const replicationSettings = (c: ReplicationInput): ReplicationInput | null => (c.REPLICA_URL ? c : null);
-
-export const litestreamBinary = (c: ReplicationInput): BinaryLookup => findLitestream({ configured: c.LITESTREAM_BIN });
-
-export function findLitestream(opts: LitestreamSearch): BinaryLookup {
+}): BinaryLookup {
   if (opts.configured) {
     return executable(opts.configured)
       ? { path: opts.configured }
