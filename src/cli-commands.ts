@@ -11,11 +11,7 @@ import { replayCommand } from './replay/command.ts';
 import { ReplayInputError } from './replay/errors.ts';
 import { VERSION } from './version.ts';
 
-/**
- * The commands `serve` never runs, loaded only when asked for (inside the binary a bundle of its
- * own): their code was about 5 ms of every start. Each returns the exit code and never exits.
- */
-
+/** Loaded only for these commands (their code was about 5 ms of every start); each returns the exit code. */
 /** Buyer commands: the environment they see (ISOCAST_KEY, the XDG state dir) comes from `env`. */
 export async function buyerCommand(command: CliCommand, argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   // `isocast cities | head`: a closed pipe ends the output quietly, not with Node's EPIPE trace.
@@ -71,10 +67,7 @@ export async function replay(argv: string[], env: NodeJS.ProcessEnv): Promise<nu
   });
 }
 
-/**
- * `mcp`: the buyer package's MCP server on stdin/stdout (ISOCAST_SERVER, ISOCAST_KEY or
- * --key-file, ISOCAST_MAX_USD_PER_DAY); it and the MCP SDK load only when asked for.
- */
+/** `mcp`: the buyer package's MCP server on stdio; it and the MCP SDK load only when asked for. */
 export async function mcp(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { runIsocastMcp } = await import('../packages/isocast-client/src/mcp/server.ts');
   return runIsocastMcp(argv, env, VERSION);

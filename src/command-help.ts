@@ -30,7 +30,6 @@ ${FLAGS_NOTE}`,
 
 export const isServerCommand = (name: string): name is keyof typeof SERVER_USAGE => Object.hasOwn(SERVER_USAGE, name);
 
-/** Every command name main.ts dispatches on. */
 const COMMAND_NAMES: readonly string[] = [
   ...Object.keys(SERVER_USAGE),
   'explain',

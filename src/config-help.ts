@@ -1,10 +1,7 @@
 import { CONFIG_SHAPE } from './config.ts';
 import { SECRET_NAMES } from './lib/secrets.ts';
 
-/**
- * `isocast help config`, the binary's reference (it ships without a README). Keyed by config.ts's
- * fields, whose literal defaults it prints; a pair's second part is a default computed from others.
- */
+/** The binary's reference (it ships without a README); a pair's second part is a computed default. */
 type Doc = string | readonly [meaning: string, computedDefault: string];
 
 const CONFIG_DOCS: Record<keyof typeof CONFIG_SHAPE, Doc> = {

@@ -22,12 +22,10 @@ import { citiesProblem } from './cities/catalog.ts';
 import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';
 import { ConfigError } from './lib/env-fields.ts';
 
-/** The server's settings (README "Configuration"): the environment and `serve`'s flags, a flag winning. */
 /** The public Base endpoint: RPC_URL's default in live mode (rate-limited; set your own for volume). */
 const BASE_RPC_URL = 'https://mainnet.base.org';
 const address = () => matching(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
 
-/** The fields; `help config` reads their literal defaults from here. */
 export const CONFIG_SHAPE = {
   PORT: intIn(0, 65535).default(8402),
   HOST: text().optional(),
@@ -180,10 +178,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   };
 }
 
-/**
- * DATA_DIR alone, for `backup` and `migrate`: the nightly backup must not fail on a serve-only
- * secret it cannot read (a systemd credential exists only inside the service) or setting.
- */
+/** DATA_DIR alone: the nightly backup must not fail on a serve-only secret it cannot read. */
 export function loadDataDir(env: Record<string, string | undefined>, argv: string[] = []): { DATA_DIR: string } {
   const flags = flagsToEnv(argv);
   if (flags.problems.length > 0) throw new ConfigError(flags.problems);

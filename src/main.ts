@@ -6,11 +6,11 @@ import { secureDataDir } from './db/files.ts';
 import { VERSION } from './version.ts';
 import { CLI_HELP, COMMAND_USAGE, isCliCommand, MCP_USAGE } from './buyer/cli/help.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
-import { backupDatabase } from './ops/backup.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
 import { EXPLAIN_USAGE, explainArgs, formatExplain, readDay } from './ops/explain.ts';
 import { REPLAY_HELP } from './replay/help.ts';
-import { accessSync, constants as fsConstants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { parseEnvFile } from './lib/env-file.ts';
 import { configHelp } from './config-help.ts';
 import { RESTORE_USAGE, restoreArgs, restoreDatabase } from './replication/restore.ts';
@@ -45,16 +45,6 @@ Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the sanctions list (OFAC
 ${REPLAY_HELP}
 ${CLI_HELP}`;
 
-function canRead(path: string): boolean {
-  try {
-    accessSync(path, fsConstants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Bad usage: the problem (and the usage) on stderr, exit 2. */
 function usage(text: string): never {
   process.stderr.write(`${text}\n`);
   process.exit(2);
@@ -91,10 +81,30 @@ async function backup(args: string[]): Promise<void> {
     process.exit(1);
   }
   secureDataDir(config.DATA_DIR);
-  const db = openDb(dbPath(config), { nativeBinding: nativeSqliteBinding(), migrate: false });
+  const nativeBinding = nativeSqliteBinding();
+  const db = openDb(dbPath(config), { nativeBinding, migrate: false });
   try {
-    const r = await backupDatabase(db, dest, { nativeBinding: nativeSqliteBinding() });
-    process.stdout.write(`backup written to ${dest}: ${r.pages} pages, integrity ${r.integrity}\n`);
+    if (existsSync(dest)) throw new Error(`${dest} already exists; choose a new file name`);
+    // SQLite's online backup to `dest.partial`, renamed once integrity_check passes: no half-written file has the name.
+    const partial = `${dest}.partial`;
+    rmSync(partial, { force: true });
+    try {
+      const { totalPages } = await db.backup(partial, { progress: () => 256 });
+      const copy = new Database(partial, nativeBinding ? { nativeBinding: nativeBinding as unknown as string } : {});
+      try {
+        const check = copy.pragma('integrity_check', { simple: true });
+        if (check !== 'ok') throw new Error(`backup failed integrity check: ${String(check)}`);
+        // A single-file copy is easier to move around than a WAL pair.
+        copy.pragma('journal_mode = DELETE');
+      } finally {
+        copy.close();
+      }
+      renameSync(partial, dest);
+      process.stdout.write(`backup written to ${dest}: ${totalPages} pages, integrity ok\n`);
+    } catch (err) {
+      rmSync(partial, { force: true });
+      throw err;
+    }
   } finally {
     db.close();
   }
@@ -104,19 +114,18 @@ async function restore(args: string[]): Promise<void> {
   const parsed = restoreArgs(args);
   if (parsed.problem) usage(`${parsed.problem}\n${RESTORE_USAGE}`);
   const config = configOrExit(parsed.rest);
-  process.exitCode = await restoreDatabase(config, {
-    dbPath: dbPath(config),
-    timestamp: parsed.timestamp,
-    io: {
-      stdout: (l) => process.stdout.write(`${l}\n`),
-      stderr: (l) => process.stderr.write(`${l}\n`),
-      nativeBinding: nativeSqliteBinding(),
-    },
-  });
+  process.exitCode = await restoreDatabase(config, { dbPath: dbPath(config), timestamp: parsed.timestamp });
 }
 
 async function doctor(args: string[]): Promise<void> {
-  const readable = withoutUnreadableSecretFiles(process.env, canRead);
+  const readable = withoutUnreadableSecretFiles(process.env, (path) => {
+    try {
+      accessSync(path, fsConstants.R_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
   for (const note of readable.notes) process.stdout.write(`note: ${note}\n`);
   const config = configOrExit(args, readable.env);
   // Read-only: doctor must never migrate (the upgrade path backs up the old schema first).
@@ -146,7 +155,6 @@ function explain(args: string[]): void {
   }
 }
 
-/** Help and version answers, which need no configuration; false when the command runs. */
 function answeredHelp(command: string, args: string[]): boolean {
   const asksHelp = args.includes('--help') || args.includes('-h');
   if (command === 'help' && args[0] === 'config') process.stdout.write(configHelp());
@@ -162,10 +170,7 @@ function answeredHelp(command: string, args: string[]): boolean {
   return true;
 }
 
-/**
- * `--env-file <path>` anywhere on the line: the file's variables (systemd's EnvironmentFile= rules)
- * override the environment, so hand-run commands and cron lines need no shell `source`.
- */
+/** `--env-file <path>` anywhere: its variables (systemd's rules) override the environment, no shell `source`. */
 function applyEnvFile(argv: string[]): string[] {
   const at = argv.findIndex((a) => a === '--env-file' || a.startsWith('--env-file='));
   if (at < 0) return argv;
@@ -193,8 +198,7 @@ async function main(rawArgv: string[]): Promise<void> {
   if (isServerCommand(command)) process.umask(0o077);
   const local = new Map(Object.entries({ serve, migrate, backup, restore, explain, doctor })).get(command);
   if (local) return local(args);
-  // The buyer's client, replay and the MCP server (and its SDK) are evaluated only when asked for:
-  // serve's start-up never loads src/cli-commands.ts.
+  // Loaded only when asked for: serve's start-up never loads src/cli-commands.ts.
   if (command === 'replay' || command === 'mcp' || isCliCommand(command)) {
     const cli = await import('./cli-commands.ts');
     if (command === 'replay') process.exitCode = await cli.replay(args, process.env);

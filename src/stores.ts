@@ -8,11 +8,8 @@ import { createSignalReader } from './signals/read-store.ts';
 import { createSignalStore } from './signals/store.ts';
 
 /**
- * One store per table, built once per process by the wiring (main.ts, and tests the same way) and
- * passed down: each prepares its statements once, and state that must be shared is shared by
- * construction. The reader's page cache and latest-seq memo exist once; the memo is dropped on
- * any write of this connection (read-store.ts), so the poller's commits show at once. The
- * notifier the signal store tells of each commit is the one the long-poll routes wait on.
+ * Built once per process and passed down, so each statement is prepared once and the reader's
+ * cache, its memo (dropped on this connection's writes) and the long-polls' notifier exist once.
  */
 export type Stores = ReturnType<typeof createStores>;
 

@@ -3,17 +3,11 @@ import { connect } from 'node:net';
 import type { Db } from '../db/open.ts';
 import type { ClusterSettings } from './start.ts';
 
-/**
- * `doctor`'s read-node line. A reader without NATS cannot serve: that fails; a primary whose NATS
- * is unreachable still sells, so that is a warning.
- */
+/** A reader without NATS cannot serve (fail); a primary without it still sells (warning). */
 type DoctorInput = { config: ClusterSettings; dbPath: string; openDb(): Db; timeoutMs: number };
 
-export async function clusterCheck({ config, dbPath, openDb, timeoutMs }: DoctorInput): Promise<{
-  status: 'ok' | 'warn' | 'fail';
-  detail: string;
-}> {
-  if (!config.NATS_URL) return { status: 'ok', detail: 'single node (NATS_URL unset)' };
+export async function clusterCheck({ config, dbPath, openDb, timeoutMs }: DoctorInput) {
+  if (!config.NATS_URL) return { status: 'ok' as const, detail: 'single node (NATS_URL unset)' };
   const url = new URL(config.NATS_URL);
   const host = url.hostname;
   const port = Number(url.port || 4222);
@@ -38,8 +32,8 @@ export async function clusterCheck({ config, dbPath, openDb, timeoutMs }: Doctor
   }
   const nats = `NATS ${host}:${port} ${reachable ? 'reachable' : 'unreachable'}`;
   const detail = `${config.ROLE}; ${nats}; ${state}${config.ROLE === 'reader' ? `; primary ${config.PRIMARY_URL}` : ''}`;
-  if (config.ROLE === 'reader' && !reachable) return { status: 'fail', detail };
-  return { status: reachable ? 'ok' : 'warn', detail };
+  if (config.ROLE === 'reader' && !reachable) return { status: 'fail' as const, detail };
+  return { status: reachable ? ('ok' as const) : ('warn' as const), detail };
 }
 
 function tcpReachable(host: string, port: number, timeoutMs: number): Promise<boolean> {

@@ -2,11 +2,7 @@ import type { Logger } from '../lib/logger.ts';
 import { linkLoop, type NatsLink } from './nats-link.ts';
 import { HEARTBEAT_SUBJECT, STREAM, type Applier, type Change, type Heartbeat, type StreamMessage } from './tables.ts';
 
-/**
- * An ordered consumer started after the last sequence the reader's file holds, so any failure
- * reconnects from there. A heartbeat applied as the stream's last message means this copy held
- * everything the primary had committed when it left: that is the lag.
- */
+/** A heartbeat applied as the stream's last message means this copy held all the primary had: that is the lag. */
 /** No message at all (the primary heartbeats every second) for this long: rebuild the consumer. */
 const STALL_MS = 5_000;
 

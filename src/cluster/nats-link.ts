@@ -61,10 +61,7 @@ export function createNatsLink(url: string, deps: { name: string; logger: Logger
 
 const RETRY_MS = 1_000;
 
-/**
- * The publisher's and the follower's loop. A failed `step` drops the connection, is logged once
- * until `ok` says a step went through again, and waits RETRY_MS (`wait`, or a sleep `stop` cuts).
- */
+/** A failed `step` drops the connection, is logged once until `ok`, and waits RETRY_MS before the next. */
 export function linkLoop(
   link: NatsLink,
   loop: {
@@ -100,7 +97,6 @@ export function linkLoop(
       if (lastError !== null) loop.logger.info(message, fields);
       lastError = null;
     },
-    /** Ends the loop; `interrupt` ends the step in progress. */
     async stop(interrupt?: () => void) {
       stopped = true;
       stopping.abort();
@@ -110,10 +106,7 @@ export function linkLoop(
   };
 }
 
-/**
- * Imported on the first connect, so a single node never loads the client. Only what nats-server 2.9
- * (Debian 12) has is used: one stream, ordered consumers, a bucket-wide age limit (not per-key TTLs).
- */
+/** Only what nats-server 2.9 (Debian 12) has: one stream, ordered consumers, a bucket-wide age limit. */
 type Nats = {
   nc: NatsConnection;
   js: JetStreamClient;
@@ -132,8 +125,7 @@ async function connectNats(url: string, name: string): Promise<Nats> {
     servers: url,
     name,
     timeout: NATS_TIMEOUT_MS,
-    // The client reconnects on its own; a message published while it is away fails its ack and
-    // stays in the outbox, so nothing relies on the client buffering it.
+    // A message published while it reconnects fails its ack and stays in the outbox.
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
   });

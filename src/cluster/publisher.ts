@@ -2,10 +2,7 @@ import type { Logger } from '../lib/logger.ts';
 import { linkLoop, type NatsLink } from './nats-link.ts';
 import { HEARTBEAT_SUBJECT, subjectOf, type Heartbeat, type ReplicationOutbox } from './tables.ts';
 
-/**
- * Drains `replication_outbox` in id order, at least once (the msg id is the outbox id, so JetStream
- * stores a re-sent one once). An empty outbox sends a heartbeat each second: a reader's lag.
- */
+/** At least once, in id order (the msg id is the outbox id: stored once); idle, a heartbeat a second. */
 const HEARTBEAT_MS = 1_000;
 /** How often an idle publisher looks for a new outbox row (a primary-key read, about 2 µs). */
 const IDLE_CHECK_MS = 5;

@@ -3,10 +3,7 @@ import type { AppEnv, Ctx } from '../lib/http.ts';
 import { primaryUnreachable, replicaLagging } from '../lib/api-errors.ts';
 import type { NodeBindings } from '../lib/edge.ts';
 
-/**
- * Writes and paid reads go to PRIMARY_URL (money is settled once, by the primary); other /v1/ reads
- * are local within the lag bound. Inside the app, so the decoded path decides (`%73ubscribe`).
- */
+/** Writes and paid reads go to the primary (it alone settles); inside the app, so the decoded path decides. */
 type ReadNodeSettings = { primaryUrl: string; forwardTimeoutMs: number; maxLagMs: number; lagMs(): number | null };
 
 /** Headers that describe one hop, not the message (RFC 9110 7.6.1), and what fetch recomputes. */

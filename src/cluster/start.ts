@@ -1,8 +1,6 @@
 import { hash } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../db/open.ts';
 import type { CrossNodeUses } from '../db/single-use.ts';
-import type { AppEnv } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import { replicaLagging } from '../lib/api-errors.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
@@ -12,7 +10,6 @@ import { startPublisher } from './publisher.ts';
 import { readNodeMiddleware } from './read-node.ts';
 import { createApplier, createReplicationOutbox } from './tables.ts';
 
-/** A primary's publisher, or a reader's follower and forwarding; on both the single-use check across nodes. */
 export type ClusterSettings = {
   ROLE: 'primary' | 'reader';
   NATS_URL?: string | undefined;
@@ -21,19 +18,12 @@ export type ClusterSettings = {
   FORWARD_TIMEOUT_MS: number;
 };
 
-export type ClusterParts = {
-  middleware?: MiddlewareHandler<AppEnv>;
-  crossNode: CrossNodeUses;
-  health(): Record<string, unknown>;
-  /** A signal committed here (the primary): publish without waiting for the idle check. */
-  wake(): void;
-  stop(): Promise<void>;
-};
+export type ClusterParts = NonNullable<ReturnType<typeof startCluster>>;
 
 export function startCluster(
   config: ClusterSettings,
   deps: { db: Db; notifier: SignalNotifier; logger: Logger; now: () => number },
-): ClusterParts | null {
+) {
   if (!config.NATS_URL) return null;
   const logger = deps.logger.child({ component: 'cluster' });
   const stream = config.NATS_URL.replace(/\/\/[^@/]*@/, '//');
@@ -47,6 +37,7 @@ export function startCluster(
     outbox.startRecording();
     const publisher = startPublisher({ link, outbox, logger, now: deps.now });
     return {
+      middleware: undefined,
       crossNode: crossNodeUses(link, 'local'),
       health: () => ({ role: 'primary', stream, ...publisher.status() }),
       wake: () => publisher.wake(),
@@ -74,11 +65,7 @@ export function startCluster(
   };
 }
 
-/**
- * A create-only write to the key-value bucket succeeds on exactly one node. When NATS cannot be
- * asked, the primary answers as the single node it then is (`'local'`: its own table decides) and
- * a reader refuses (`'refuse'`): it cannot know whether another node took the same nonce.
- */
+/** A create-only key succeeds on one node; without NATS a primary decides alone, a reader cannot know: it refuses. */
 function crossNodeUses(link: NatsLink, whenDown: 'local' | 'refuse'): CrossNodeUses {
   const down = (): boolean => {
     if (whenDown === 'refuse') throw replicaLagging(1, null);
@@ -99,10 +86,7 @@ function crossNodeUses(link: NatsLink, whenDown: 'local' | 'refuse'): CrossNodeU
   };
 }
 
-/**
- * A reader's settler: it never moves money. Every purchase is forwarded to the primary before it
- * reaches the payment plane (read-node.ts); should one ever arrive, it fails as not charged.
- */
+/** A reader never moves money: purchases are forwarded (read-node.ts); one that arrives fails as not charged. */
 export function readerSettler<
   S extends { settle(r: never): Promise<unknown>; status(...a: never[]): Promise<unknown> },
 >(base: S): S {

@@ -2,9 +2,8 @@ import type { Db } from '../db/open.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
 
 /**
- * The tables a reader answers from (salt_steps: so its 402 offers the salt the primary accepts),
- * with their keys. Rows travel whole (`SELECT *`), so a column a migration adds is copied without
- * a change here; a reader writes only the columns its own table has.
+ * The tables a reader answers from (salt_steps: so its 402 offers the salt the primary accepts), with their
+ * keys. Rows travel whole, so a column a migration adds needs no change here; a reader writes the ones it has.
  */
 export const REPLICATED_TABLES = {
   signals: ['city', 'seq'],
@@ -24,7 +23,6 @@ export const SINGLE_USE_BUCKET = 'isocast-single-use';
 type Value = string | number | null | { $b64: string };
 type Row = Record<string, Value>;
 
-/** The row as the primary has it now, or null when it is gone. */
 export type Change = { t: ReplicatedTable; k: (string | number)[]; r: Row | null };
 export type Heartbeat = { hb: number };
 
@@ -46,11 +44,7 @@ function decodeRow(row: Row): Record<string, string | number | null | Buffer> {
   return out;
 }
 
-/**
- * One subject per row: the stream keeps the newest message of each (max_msgs_per_subject 1), so an
- * empty reader replays the current rows, not every change since the first sale. A key part that
- * is not a plain token (dots, spaces, wildcards) is hex-escaped behind `~`.
- */
+/** One subject per row (the stream keeps the newest of each); a key part not a plain token is hex behind `~`. */
 export function subjectOf(t: ReplicatedTable, key: readonly (string | number)[]): string {
   const token = (v: string | number) => {
     const s = String(v);
@@ -59,7 +53,6 @@ export function subjectOf(t: ReplicatedTable, key: readonly (string | number)[])
   return `${SUBJECT_ROOT}.${t}.${key.map(token).join('.')}`;
 }
 
-/** One statement per replicated table, its row named by its key. */
 const byKey = (db: Db, sql: (t: string, where: string) => string) =>
   Object.fromEntries(
     Object.entries(REPLICATED_TABLES).map(([t, key]) => [
@@ -100,7 +93,6 @@ export function createReplicationOutbox(db: Db) {
       setRecording.run();
       seed();
     }),
-    /** The oldest `limit` queued changes, each read as its row is now. */
     next(limit: number): { id: number; change: Change }[] {
       const rows = batch.all(limit) as { id: number; tbl: ReplicatedTable; key: string }[];
       return rows.map(({ id, tbl, key }) => {
@@ -125,11 +117,7 @@ export function createReplicationOutbox(db: Db) {
   };
 }
 
-/**
- * A reader's side: each batch and the stream sequence it reaches commit in one transaction, so a
- * reader killed at any instant restarts from exactly the last change it holds. After the commit,
- * long-polls held on a city whose signal arrived are woken, as the primary's commit wakes its own.
- */
+/** A batch and its stream sequence commit together, so a killed reader restarts from the last change it holds. */
 export type StreamMessage = { seq: number; change: Change | null };
 
 export type Applier = ReturnType<typeof createApplier>;

@@ -15,10 +15,7 @@ import { hostPort } from './safety.ts';
 import { SECRET_NAMES } from '../lib/secrets.ts';
 import type { Db } from '../db/open.ts';
 
-/**
- * `isocast doctor`. Upstream checks only ask whether the host answers HTTP: they must not spend an
- * API key's quota or move money. Everything printed is redacted.
- */
+/** Upstream checks only ask whether the host answers HTTP (no API quota spent, no money moved); output is redacted. */
 
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
   const checks: Check[] = [];
@@ -46,7 +43,6 @@ function redact(text: string, config: Partial<Record<string, unknown>>): string 
   return out;
 }
 
-/** One line per check; a check's detail may hold several lines (grouped reasons), indented under it. */
 export function formatReport(checks: Check[]): string {
   const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
   const width = Math.max(...checks.map((c) => c.name.length));
@@ -170,7 +166,6 @@ async function upstreamChecks({ config }: DoctorDeps): Promise<Check[]> {
   return lines;
 }
 
-/** Each facilitator's GET /supported and the kind chosen from it, in FACILITATOR_URL's order (a read; moves nothing). */
 async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
   if (!facilitatorInUse(config)) return [];
   const { settlerFromConfig } = await import('../payments/settlers/from-config.ts');
@@ -191,10 +186,7 @@ async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
   );
 }
 
-/**
- * Every settler resolves an in-doubt settlement through the token contract on RPC_URL: it must
- * answer JSON-RPC for Base (8453), not merely HTTP.
- */
+/** In-doubt settlements are resolved through the token contract on RPC_URL: it must answer JSON-RPC for Base. */
 async function rpcChecks({ config }: DoctorDeps): Promise<Check[]> {
   if (config.PAYMENT_MODE !== 'live')
     return config.RPC_URL ? [line('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`)] : [];
@@ -214,11 +206,7 @@ async function rpcChecks({ config }: DoctorDeps): Promise<Check[]> {
 const facilitatorInUse = (c: Config) =>
   c.PAYMENT_MODE === 'live' && c.SETTLEMENT === 'facilitator' && !!c.FACILITATOR_URL;
 
-/**
- * What the facilitator's /supported lists decides what it is sent: v2 `eip155:8453` or v1 `base`.
- * Listing neither fails (serve refuses to start); no list at all (an old facilitator without
- * /supported) warns, since v1 `base` is then sent on trust.
- */
+/** /supported decides what is sent (v2 `eip155:8453` or v1 `base`); without a list, v1 is sent on trust: a warning. */
 function facilitatorCheck(who: string, r: SupportedResult, others: number): [Check['status'], string] {
   if (r.ok) return ['ok', `${who} sends ${describeKind(r.kind)} (lists ${r.listed.join(', ')})`];
   if (r.problem === 'none')
@@ -233,7 +221,6 @@ function facilitatorCheck(who: string, r: SupportedResult, others: number): [Che
   ];
 }
 
-/** eth_chainId of RPC_URL (a read; moves nothing). */
 async function rpcChainId(url: string): Promise<number> {
   const res = await httpRequest({
     upstream: 'rpc',

@@ -22,7 +22,6 @@ export function explainArgs(args: readonly string[]) {
 
 const sameDay = (date: string) => new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) === date;
 
-/** The day's stored signals, parsed (a payload that is not JSON fails the command, exit 1). */
 export function readDay(db: Db, { city, date }: { city: string; date: string }) {
   return createDaySignals(db)(city, date).map((r) => ({
     seq: r.seq,

@@ -5,9 +5,8 @@ import type { ConnectionCap } from '../limits/connections.ts';
 import type { Metrics } from '../lib/metrics.ts';
 
 /**
- * Far below Node's defaults (a request is headers and at most 16 KB of JSON): a slow client cannot
- * hold a socket. The request timeout stops once the request is received, so a 25 s long-poll is
- * never cut; checks run every second so a cut is not 30 s late.
+ * Far below Node's defaults so a slow client cannot hold a socket; the request timeout never cuts a 25 s
+ * long-poll (it stops once the request is received); checks run every second so a cut is not 30 s late.
  */
 export const HTTP_TIMEOUTS = {
   headersTimeoutMs: 10_000,
@@ -26,7 +25,6 @@ type HttpServerOptions = {
   timeouts?: typeof HTTP_TIMEOUTS;
 };
 
-/** A whole HTTP/1.1 answer with Node's reason phrase for `status`; `extra` is more header lines. */
 const jsonAnswer = (status: number, body: object, extra = ''): string => {
   const text = JSON.stringify(body);
   return (

@@ -9,12 +9,9 @@ import { createFailedPaymentPrune } from '../payments/store.ts';
 import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
 
 /**
- * Only rows nothing depends on are pruned (a receipt token owed nothing can be recovered by
- * signing); the ledger and money in flight never are. Batches stay near TARGET_BATCH_MS (a row's
- * cost depends on how scattered the old rows are). Settings: days kept, 0 forever.
+ * Only rows nothing depends on are pruned, never the ledger or money in flight; settings: days kept, 0 forever.
+ * Batches stay near TARGET_BATCH_MS: a row's cost depends on how scattered the old rows are.
  */
-type RetentionSettings = { outboxDays: number; failedPaymentDays: number; receiptDays: number };
-
 const DAY_MS = 86_400_000;
 const TARGET_BATCH_MS = 10;
 const MIN_BATCH = 20;
@@ -24,7 +21,7 @@ export function createRetention(deps: {
   db: Db;
   clock: Clock;
   logger: Logger;
-  settings: RetentionSettings;
+  settings: { outboxDays: number; failedPaymentDays: number; receiptDays: number };
   metrics?: Metrics;
   batch?: number;
 }) {
@@ -65,8 +62,9 @@ export function createRetention(deps: {
     }
   }
 
-  async function prune() {
-    const started = performance.now();
+  /** The prune, then planner statistics (without them SQLite scans instead of the small partial outbox index). */
+  async function runOnce() {
+    let started = performance.now();
     const now = clock.now();
     logger.info('retention prune started', { settings });
     const count = { batches: 0, maxBatchMs: 0 };
@@ -82,16 +80,7 @@ export function createRetention(deps: {
       ms: Math.round(performance.now() - started),
     };
     logger.info('retention prune done', report);
-    return report;
-  }
-
-  /**
-   * The prune, then fresh planner statistics: without them SQLite cannot tell that the partial
-   * index on queued outbox rows is small, and scans instead. analysis_limit bounds the work.
-   */
-  async function runOnce() {
-    const report = await prune();
-    const started = performance.now();
+    started = performance.now();
     db.pragma('analysis_limit = 400');
     db.pragma('optimize = 0x10002');
     logger.info('database optimized', { ms: Math.round(performance.now() - started) });
@@ -109,7 +98,6 @@ export function createRetention(deps: {
     return running;
   };
   return {
-    prune,
     runOnce,
     /** Runs now and then every day; the timer does not keep the process alive. */
     start(): void {

@@ -89,7 +89,6 @@ export function exposureWarning(c: { PAYMENT_MODE: string; HOST: string }): stri
   );
 }
 
-/** The one human line at start (JSON logs stay on stdout). */
 export function startLine(
   c: { PAYMENT_MODE: string; FEED: string; DATA_DIR: string; HOST: string; SIM_SPEED: number },
   port: number,
@@ -100,13 +99,11 @@ export function startLine(
   return `isocast listening on http://${hostPort(c.HOST, port)}  payment mode: ${c.PAYMENT_MODE}  feed: ${feed}${served}  data: ${c.DATA_DIR}`;
 }
 
-/** Daily-high cities and daily-low streams, counted apart as /v1/cities lists them. */
 export function streamCounts(active: readonly { kind?: 'high' | 'low' }[]) {
   const lowStreams = active.filter((c) => c.kind === 'low').length;
   return { cities: active.length - lowStreams, lowStreams };
 }
 
-/** The configured address as a URL would write it (an IPv6 host in brackets). */
 export function hostPort(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

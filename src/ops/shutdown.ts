@@ -1,10 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
 
-/**
- * In-flight purchases finish first, for longer than the settler's own timeouts; Litestream stops
- * last. A settle still running at the deadline is marked in doubt, and the next start's reconciler
- * asks the token contract about it (a SIGKILL leaves a `claimed` row, resolved the same way).
- */
+/** Purchases in flight finish first, Litestream stops last; a settle left at the deadline is marked in doubt. */
 type Stoppable = { stop(): Promise<void> | void };
 
 type ShutdownDeps = {
@@ -22,7 +18,6 @@ type ShutdownDeps = {
   /** Answers held long-poll reads now instead of after up to 25 s (signals/notifier.ts). */
   releaseWaiters?: () => void;
   afterDb?: Stoppable[];
-  /** Settler.maxSettleMs. */
   maxSettleMs: number;
   exit?: (code: number) => void;
   marginMs?: number;

@@ -2,11 +2,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import type { ReplicationInput } from './settings.ts';
 
-/**
- * `@flydotio/litestream`'s command is a Node wrapper whose spawnSync never passes our SIGTERM on
- * (no final sync, an orphan), so a wrapper is replaced by its platform package's binary. File-system
- * checks only: LITESTREAM_BIN, beside our executable, PATH, npm's global prefixes, ./node_modules.
- */
+/** npm's litestream is a Node wrapper that never passes our SIGTERM on: its platform binary is used instead. */
 type BinaryLookup = { path: string } | { problem: string };
 
 function executable(path: string): boolean {
@@ -19,7 +15,6 @@ function executable(path: string): boolean {
   }
 }
 
-/** The real binary of the `@flydotio/litestream` package at `pkgDir`, in either npm layout. */
 function packageBinary(pkgDir: string, platformPkg: string): string | null {
   for (const c of [
     join(pkgDir, 'node_modules', '@flydotio', platformPkg, 'litestream'),
@@ -43,7 +38,11 @@ function resolveCommand(path: string, platformPkg: string): string | null {
   return isWrapper ? packageBinary(pkgDir, platformPkg) : path;
 }
 
-export type LitestreamSearch = {
+export const replicationSettings = (c: ReplicationInput): ReplicationInput | null => (c.REPLICA_URL ? c : null);
+
+export const litestreamBinary = (c: ReplicationInput): BinaryLookup => findLitestream({ configured: c.LITESTREAM_BIN });
+
+export function findLitestream(opts: {
   configured?: string | undefined;
   execPath?: string;
   pathEnv?: string;
@@ -51,14 +50,7 @@ export type LitestreamSearch = {
   cwd?: string;
   platform?: string;
   arch?: string;
-};
-
-/** REPLICA_URL's settings, or null without a replica. */
-export const replicationSettings = (c: ReplicationInput): ReplicationInput | null => (c.REPLICA_URL ? c : null);
-
-export const litestreamBinary = (c: ReplicationInput): BinaryLookup => findLitestream({ configured: c.LITESTREAM_BIN });
-
-export function findLitestream(opts: LitestreamSearch): BinaryLookup {
+}): BinaryLookup {
   if (opts.configured) {
     return executable(opts.configured)
       ? { path: opts.configured }

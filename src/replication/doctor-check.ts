@@ -5,10 +5,7 @@ import { litestreamBinary } from './binary.ts';
 import { describeReplica, type ReplicationInput } from './settings.ts';
 import { runLitestream, writeLitestreamConfig } from './supervisor.ts';
 
-/**
- * `doctor`'s replica line, from `litestream generations` on the replica itself (so it works while
- * serve runs or not). Reads only: the configuration goes to a private temporary file.
- */
+/** From `litestream generations` on the replica itself, serve running or not; reads only. */
 type ReplicaCheck = { status: 'ok' | 'warn' | 'fail'; detail: string };
 
 /** A replica behind the database by more than this is a warning. */
@@ -31,8 +28,7 @@ export function goDurationSeconds(text: string): number | null {
 
 /** The newest generation of `litestream generations` output (rows: name, generation, lag, start, end). */
 export function interpretGenerations(output: string, nowMs: number): ReplicaCheck {
-  // Rows are recognised by their end time, not by position: Litestream may print a line (an s3
-  // retry, a warning) before its header, which read as a row gave "generation generation".
+  // By their end time, not position: Litestream may print a line before its header.
   const rows = output
     .split('\n')
     .map((l) => l.trim().split(/\s+/))

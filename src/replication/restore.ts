@@ -4,24 +4,14 @@ import { openReadOnly } from '../db/open.ts';
 import { schemaVersion } from '../db/migrate.ts';
 import { lockDataDir, StartRefused } from '../db/exclusive.ts';
 import { secureDataDir } from '../db/files.ts';
+import { nativeSqliteBinding } from '../db/native-binding.ts';
 import { litestreamBinary } from './binary.ts';
 import { describeReplica, type ReplicationInput } from './settings.ts';
 import { runLitestream, writeLitestreamConfig } from './supervisor.ts';
 
-/**
- * `isocast restore`: into an empty DATA_DIR only, never while a server holds it, never without the
- * server secret (not in the database: a ledger under a new secret rejects every receipt buyers
- * hold). Exit 0 done, 1 refused or failed, 2 usage or configuration.
- */
-type RestoreIo = {
-  stdout(line: string): void;
-  stderr(line: string): void;
-  nativeBinding?: string | object;
-};
-
+/** Never without the server secret (a ledger under a new one rejects every receipt); exit 0, 1 refused, 2 usage. */
 export const RESTORE_USAGE = 'usage: isocast restore [--timestamp 2026-11-26T12:00:00Z] [flags]';
 
-/** --timestamp's value as Litestream takes it (RFC 3339, UTC), or null when it is not a time. */
 function parseTimestamp(raw: string): string | null {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)) return null;
   const ms = Date.parse(raw);
@@ -48,15 +38,16 @@ export function restoreArgs(argv: string[]): { timestamp?: string; rest: string[
 
 export async function restoreDatabase(
   config: ReplicationInput & { DATA_DIR: string; SERVER_SECRET?: string | undefined },
-  { dbPath, timestamp, io }: { dbPath: string; timestamp: string | undefined; io: RestoreIo },
+  { dbPath, timestamp }: { dbPath: string; timestamp: string | undefined },
 ) {
+  const say = (line: string) => process.stderr.write(`${line}\n`);
   if (!config.REPLICA_URL) {
-    io.stderr('isocast restore: REPLICA_URL is not set: there is no replica to restore from');
+    say('isocast restore: REPLICA_URL is not set: there is no replica to restore from');
     return 2;
   }
   const bin = litestreamBinary(config);
   if ('problem' in bin) {
-    io.stderr(`isocast restore: ${bin.problem}`);
+    say(`isocast restore: ${bin.problem}`);
     return 2;
   }
   const dir = config.DATA_DIR;
@@ -64,22 +55,22 @@ export async function restoreDatabase(
   // Held, so no server starts on a half-restored directory.
   let hold: { release(): void };
   try {
-    hold = lockDataDir(dir, io.nativeBinding);
+    hold = lockDataDir(dir, nativeSqliteBinding());
   } catch (err) {
     if (!(err instanceof StartRefused)) throw err;
-    io.stderr(`isocast restore: refused: ${err.message}`);
+    say(`isocast restore: refused: ${err.message}`);
     return 1;
   }
   try {
     const present = ['', '-wal', '-shm'].map((s) => dbPath + s).filter((p) => existsSync(p));
     if (present.length > 0) {
-      io.stderr(
+      say(
         `isocast restore: refused: ${present.join(', ')} exists; restore only writes into an empty DATA_DIR (move the old files away first)`,
       );
       return 1;
     }
     if (!config.SERVER_SECRET && !existsSync(join(dir, 'server-secret'))) {
-      io.stderr(
+      say(
         `isocast restore: refused: no server secret. The secret is not in the replica; copy your saved server-secret into ${dir} (or set SERVER_SECRET / SERVER_SECRET_FILE) first, or every receipt buyers hold stops working`,
       );
       return 1;
@@ -92,7 +83,7 @@ export async function restoreDatabase(
     // Litestream's local state for a database that is gone would confuse its next start.
     rmSync(join(dir, `.${basename(dbPath)}-litestream`), { recursive: true, force: true });
     // Litestream's JSON lines go to stderr as they are; they are kept to recognise its refusals.
-    const { code, stdout, stderr } = await runLitestream(bin.path, args, { onLine: io.stderr });
+    const { code, stdout, stderr } = await runLitestream(bin.path, args, { onLine: say });
     // Litestream restores into <db>.tmp and renames it; SQLite leaves the temporary's -wal/-shm.
     for (const s of ['-wal', '-shm']) rmSync(`${dbPath}.tmp${s}`, { force: true });
     if (code !== 0) {
@@ -100,21 +91,21 @@ export async function restoreDatabase(
       const none = [...stdout, ...stderr].some((l) =>
         /no matching backups|no generations|no snapshots available/i.test(l),
       );
-      io.stderr(
+      say(
         none
           ? `isocast restore: the replica (${describeReplica(config)}) holds no backup of this database${timestamp ? ` at or before ${timestamp}` : ''}`
           : `isocast restore: litestream restore failed (exit ${code})`,
       );
       return 1;
     }
-    const db = openReadOnly(dbPath, { nativeBinding: io.nativeBinding });
+    const db = openReadOnly(dbPath, { nativeBinding: nativeSqliteBinding() });
     try {
       const check = db.pragma('quick_check', { simple: true });
       const payments = (db.prepare("SELECT count(*) FROM payments WHERE status = 'applied'").pluck().get() ??
         0) as number;
       const signals = (db.prepare('SELECT count(*) FROM signals').pluck().get() ?? 0) as number;
-      io.stdout(
-        `restored ${dbPath} from ${describeReplica(config)}${timestamp ? ` as of ${timestamp}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s: quick_check ${String(check)}, schema v${schemaVersion(db)}, ${payments} applied payments, ${signals} signals`,
+      process.stdout.write(
+        `restored ${dbPath} from ${describeReplica(config)}${timestamp ? ` as of ${timestamp}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s: quick_check ${String(check)}, schema v${schemaVersion(db)}, ${payments} applied payments, ${signals} signals\n`,
       );
       return check === 'ok' ? 0 : 1;
     } finally {

@@ -1,12 +1,4 @@
-/**
- * REPLICA_URL and its companions for Litestream 0.3.13 (what `@flydotio/litestream` ships). Pure.
- * Secrets go into the YAML file only (mode 0600, never logged, never on a command line).
- */
-type ReplicaTarget =
-  | { type: 'file'; path: string }
-  | { type: 's3'; bucket: string; path: string }
-  | { type: 'sftp'; host: string; user: string; path: string };
-
+/** For Litestream 0.3.13; secrets go into the 0600 YAML file only, never a log or a command line. */
 export type ReplicationInput = {
   REPLICA_URL?: string;
   REPLICA_SYNC_INTERVAL_MS: number;
@@ -28,21 +20,20 @@ const MIN_CHECKPOINT_PAGES = 1_000;
 const MAX_CHECKPOINT_PAGES = 10_000;
 const CHECKPOINT_INTERVAL = '1m';
 
-export function replicaTarget(url: string): ReplicaTarget {
-  if (url.startsWith('/')) return { type: 'file', path: url };
+export function replicaTarget(url: string) {
+  if (url.startsWith('/')) return { type: 'file' as const, path: url };
   const u = new URL(url);
   const path = decodeURIComponent(u.pathname);
-  if (u.protocol === 'file:') return { type: 'file', path };
-  if (u.protocol === 's3:') return { type: 's3', bucket: u.hostname, path: path.replace(/^\/+/, '') };
+  if (u.protocol === 'file:') return { type: 'file' as const, path };
+  if (u.protocol === 's3:') return { type: 's3' as const, bucket: u.hostname, path: path.replace(/^\/+/, '') };
   return {
-    type: 'sftp',
+    type: 'sftp' as const,
     host: u.port ? `${u.hostname}:${u.port}` : u.hostname,
     user: decodeURIComponent(u.username),
     path,
   };
 }
 
-/** loadConfig's problems with settings that only make sense together. */
 export function replicationProblems(c: ReplicationInput): string[] {
   const out: string[] = [];
   const s3Only = ['REPLICA_ENDPOINT', 'REPLICA_REGION', 'REPLICA_ACCESS_KEY_ID', 'REPLICA_SECRET_ACCESS_KEY'] as const;
@@ -76,10 +67,7 @@ export function describeReplica(c: ReplicationInput): string {
 /** A YAML string: JSON's double-quoted form is valid YAML and escapes everything that matters. */
 const q = (s: string) => JSON.stringify(s);
 
-/**
- * litestream.yml for one database. Litestream runs with -no-expand-env, so a `$` in a secret
- * stays a `$`. Logs are JSON on stdout: the supervisor folds them into ours.
- */
+/** With -no-expand-env a `$` in a secret stays a `$`; JSON logs on stdout, which the supervisor folds. */
 export function litestreamYaml(dbPath: string, c: ReplicationInput): string {
   if (!c.REPLICA_URL) throw new Error('REPLICA_URL is not set');
   const { type, ...where } = replicaTarget(c.REPLICA_URL);

@@ -11,9 +11,8 @@ import { litestreamYaml, type ReplicationInput } from './settings.ts';
 import { createReplicaTracker } from './tracker.ts';
 
 /**
- * Litestream as serve's child, stopped after the database closed (its final sync sees every
- * commit). Node has no parent-death signal: an `sh` guard holds a pipe from us and sends SIGTERM
- * when it closes, even at kill -9. Its own process group keeps Ctrl-C off it.
+ * Node has no parent-death signal: an `sh` guard sends SIGTERM when our pipe closes, even at kill -9.
+ * Its own process group keeps Ctrl-C off it; it stops after the database closed, so its final sync sees every commit.
  */
 const GUARD =
   'exec 3<&0; "$0" "$@" </dev/null 3<&- & ls=$!; (read -r _ <&3; kill -TERM "$ls" 2>/dev/null) & w=$!; exec 3<&-; wait "$ls"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
@@ -32,7 +31,6 @@ const childEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
   Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && CHILD_ENV.test(k)));
 const CHILD_ENV = /^(PATH|HOME|TZ|SSL_CERT_FILE|SSL_CERT_DIR|AWS_.*)$/;
 
-/** A one-off litestream command (restore, generations); each output line goes to `onLine` as it comes. */
 export function runLitestream(
   bin: string,
   args: string[],
@@ -69,7 +67,6 @@ export function startReplication(deps: {
   logger: Logger;
   metrics?: Metrics;
   now?: () => number;
-  env?: NodeJS.ProcessEnv;
 }) {
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: 'litestream' });
@@ -139,7 +136,7 @@ export function startReplication(deps: {
     const startedAt = now();
     const proc = spawn('/bin/sh', ['-c', GUARD, deps.bin, 'replicate', '-config', configPath, '-no-expand-env'], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: childEnv(deps.env ?? process.env),
+      env: childEnv(process.env),
       detached: true,
     });
     child = proc;
@@ -199,7 +196,6 @@ export function startReplication(deps: {
 
   return {
     status: (t = now()) => tracker.status(t),
-    /** Stops watching the database (before it closes). */
     detach() {
       attached = false;
     },

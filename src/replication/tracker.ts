@@ -1,11 +1,5 @@
 /** Lag: the age of the oldest commit no finished upload covers (one covers what was seen before it began). */
-export type ReplicaStatus = {
-  up: boolean;
-  lagMs: number;
-  lastSyncAt: number | null;
-  failures: number;
-  lastError: string | null;
-};
+export type ReplicaStatus = ReturnType<ReturnType<typeof createReplicaTracker>['status']>;
 
 /** A replica is "not syncing" once a commit has waited this long (or Litestream is down with work). */
 const STALL_MS = 10_000;
@@ -58,7 +52,7 @@ export function createReplicaTracker() {
       up = state.up;
       uploadBegan = null;
     },
-    status(now: number): ReplicaStatus {
+    status(now: number) {
       return { up, lagMs: lagAt(now), lastSyncAt, failures, lastError };
     },
     /** A warning to log now, or null: when the replica is stalled and none was given this minute. */

@@ -4,7 +4,7 @@ import { listen, testApp } from '../helpers/app.ts';
 import { signalSchema, SampleSignal, SYNTHETIC_SAMPLE } from '../../src/signals/schemas.ts';
 import { CityDetail, CityList } from '../../src/cities/schemas.ts';
 import { SignalsMeta } from '../../src/pricing/routes.ts';
-import { Health } from '../../src/ops/health-routes.ts';
+import { Health } from '../../src/ops/routes.ts';
 import { TermsBody } from '../../src/terms/routes.ts';
 
 type Scenario = {

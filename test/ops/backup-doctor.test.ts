@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { openDb, openReadOnly } from '../../src/db/open.ts';
-import { backupDatabase } from '../../src/ops/backup.ts';
 import { formatReport, runDoctor } from '../../src/ops/doctor.ts';
 import { loadConfig } from '../../src/config.ts';
 import { listen, tempDir } from '../helpers/app.ts';
@@ -17,9 +17,12 @@ const insertSignal = (db: Database.Database, seq: number) =>
     )
     .run('nyc', seq, '2026-07-15', `b${seq}`, '2026-07-15T12:00:00Z', '{}', seq);
 
+/** `isocast backup <file>` in a child process, while this one writes. */
+const backupCli = (dir: string, dest: string) =>
+  promisify(execFile)(process.execPath, ['src/main.ts', 'backup', dest], { env: { ...process.env, DATA_DIR: dir } });
+
 test('an online backup taken while another connection writes is consistent and complete', async (t) => {
   const dir = tempDir(t);
-  const db = openDb(join(dir, 'isocast.db'));
   const writer = openDb(join(dir, 'isocast.db'));
   for (let i = 1; i <= 2000; i++) insertSignal(writer, i);
   let next = 2001;
@@ -27,19 +30,18 @@ test('an online backup taken while another connection writes is consistent and c
     for (let k = 0; k < 20; k++) insertSignal(writer, next++);
   }, 1);
   const dest = join(dir, 'backup.db');
-  const result = await backupDatabase(db, dest);
+  const result = await backupCli(dir, dest);
   clearInterval(timer);
-  assert.equal(result.integrity, 'ok');
-  assert.ok(result.pages > 0);
+  const [, pages] = /: (\d+) pages, integrity ok$/m.exec(result.stdout)!;
+  assert.ok(Number(pages) > 0);
   const copy = new Database(dest, { readonly: true });
   const n = copy.prepare('SELECT count(*) FROM signals').pluck().get() as number;
   const max = copy.prepare('SELECT max(seq) FROM signals').pluck().get() as number;
   assert.ok(n >= 2000 && n === max, `copy holds a gapless prefix (${n} rows, max ${max})`);
   assert.equal(copy.pragma('integrity_check', { simple: true }), 'ok');
   copy.close();
-  await assert.rejects(backupDatabase(db, dest), /already exists/);
+  await assert.rejects(backupCli(dir, dest), /already exists/);
   assert.ok(!existsSync(`${dest}.partial`));
-  db.close();
   writer.close();
 });
 

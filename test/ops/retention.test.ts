@@ -108,7 +108,7 @@ test('prune removes only old finished outbox rows, old failed payments and old r
 
   // A second run finds nothing; 0 days keeps everything.
   assert.deepEqual(
-    { ...(await r.prune()), ms: 0, batches: 0, maxBatchMs: 0 },
+    { ...(await r.runOnce()), ms: 0, batches: 0, maxBatchMs: 0 },
     { outbox: 0, failedPayments: 0, receipts: 0, siwxNonces: 0, batches: 0, maxBatchMs: 0, ms: 0 },
   );
   const keep = createRetention({
@@ -117,7 +117,7 @@ test('prune removes only old finished outbox rows, old failed payments and old r
     logger,
     settings: { outboxDays: 0, failedPaymentDays: 0, receiptDays: 0 },
   });
-  assert.equal((await keep.prune()).outbox, 0);
+  assert.equal((await keep.runOnce()).outbox, 0);
   assert.equal(db.prepare('SELECT count(*) FROM delivery_outbox').pluck().get(), 60);
 });
 
@@ -140,7 +140,7 @@ test('a large backlog is pruned in batches that give the event loop back', async
   const timer = setInterval(() => {
     ticks++;
   }, 0);
-  const report = await r.prune();
+  const report = await r.runOnce();
   clearInterval(timer);
   assert.equal(report.outbox, 20_000);
   assert.ok(report.batches >= 20_000 / 5_000 + 3, `${report.batches} batches`);

@@ -175,9 +175,9 @@ test('each (wallet, nonce) signs in once; the retention job deletes used nonces 
     logger: memoryLogger(),
     settings: { outboxDays: 0, failedPaymentDays: 0, receiptDays: 0 },
   });
-  assert.equal((await retention.prune()).siwxNonces, 0, 'not yet expired');
+  assert.equal((await retention.runOnce()).siwxNonces, 0, 'not yet expired');
   clock.advance(300_001);
-  assert.equal((await retention.prune()).siwxNonces, 2);
+  assert.equal((await retention.runOnce()).siwxNonces, 2);
   assert.equal((db.prepare('SELECT count(*) AS n FROM siwx_nonces').get() as { n: number }).n, 0);
 });
 

@@ -4,7 +4,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { findLitestream, type LitestreamSearch } from '../../src/replication/binary.ts';
+import { findLitestream } from '../../src/replication/binary.ts';
+
+type LitestreamSearch = Parameters<typeof findLitestream>[0];
 import { LITESTREAM } from '../chaos/replica-drill.ts';
 
 /**

@@ -3,18 +3,22 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
+import { execFile } from 'node:child_process';
 import { lockDataDir } from '../../src/db/exclusive.ts';
-import { restoreArgs, restoreDatabase } from '../../src/replication/restore.ts';
+import { restoreArgs } from '../../src/replication/restore.ts';
 import { LITESTREAM } from '../chaos/replica-drill.ts';
 import { replicaWithData } from './helpers.ts';
 
 const SECRET = 'cd'.repeat(32);
 
-function io() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { out, err, io: { stdout: (l: string) => out.push(l), stderr: (l: string) => err.push(l) } };
+/** `isocast restore [--timestamp T]` with DATA_DIR=dir and `env`: its exit code and output. */
+function restoreCli(dir: string, env: Record<string, string>, timestamp?: string) {
+  const args = ['src/main.ts', 'restore', ...(timestamp ? ['--timestamp', timestamp] : [])];
+  return new Promise<{ code: number; out: string; err: string }>((resolve) => {
+    execFile(process.execPath, args, { env: { ...process.env, DATA_DIR: dir, ...env } }, (error, out, err) =>
+      resolve({ code: error ? Number(error.code) : 0, out, err }),
+    );
+  });
 }
 
 test('--timestamp takes ISO 8601 with a zone and nothing else', () => {
@@ -32,15 +36,7 @@ test('restore refuses: no replica, a database present, no server secret, a serve
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const { replica, before } = await replicaWithData(root);
   const env = { REPLICA_URL: replica, LITESTREAM_BIN: LITESTREAM, SERVER_SECRET: SECRET };
-  const run = async (dir: string, e: Record<string, string>, timestamp?: string) => {
-    const x = io();
-    const code = await restoreDatabase(loadConfig({ DATA_DIR: dir, ...e }), {
-      dbPath: join(dir, 'isocast.db'),
-      timestamp,
-      io: x.io,
-    });
-    return { code, out: x.out.join('\n'), err: x.err.join('\n') };
-  };
+  const run = restoreCli;
 
   assert.equal((await run(join(root, 'a'), { SERVER_SECRET: SECRET })).code, 2);
 
