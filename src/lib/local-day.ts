@@ -1,5 +1,13 @@
 /** A market day is the city's local date: 23, 24 or 25 UTC hours around daylight-saving changes. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+const WALL = {
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+} as const;
 
 /** One formatter per zone and style, kept: building one costs far more than using it. */
 function formatter(timeZone: string, last: 'second' | 'offset' = 'second'): Intl.DateTimeFormat {
@@ -7,16 +15,7 @@ function formatter(timeZone: string, last: 'second' | 'offset' = 'second'): Intl
   let f = formatters.get(key);
   if (!f) {
     const shown = last === 'second' ? { second: '2-digit' as const } : { timeZoneName: 'shortOffset' as const };
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      ...shown,
-    });
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, ...WALL, ...shown });
     formatters.set(key, f);
   }
   return f;
