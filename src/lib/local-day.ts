@@ -39,7 +39,7 @@ function partsAt(timeZone: string, ms: number): Parts {
 
 export function localDate(timeZone: string, ms: number): string {
   const p = partsAt(timeZone, ms);
-  return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
+  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
 /** Offset of the zone from UTC at the instant, in ms (east positive). */
@@ -89,8 +89,4 @@ function parseDate(date: string): [number, number, number] {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!m) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
   return [Number(m[1]), Number(m[2]), Number(m[3])];
-}
-
-function pad(n: number): string {
-  return String(n).padStart(2, '0');
 }
