@@ -2,11 +2,7 @@ import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /** PASSIVE checkpoints on their own connection never block the main one; the binary bundles this file alone. */
-export type CheckpointWorkerData = {
-  path: string;
-  addonFile?: string;
-  intervalMs: number;
-};
+export type CheckpointWorkerData = { path: string; addonFile?: string; intervalMs: number };
 
 export type CheckpointMessage =
   | { type: 'ready' }

@@ -36,9 +36,8 @@ export function migrate(
 ): { from: number; to: number } {
   const target = opts.target ?? SCHEMA_VERSION;
   const from = schemaVersion(db);
-  if (from > SCHEMA_VERSION) {
+  if (from > SCHEMA_VERSION)
     throw new Error(`database schema version ${from} is newer than this build (${SCHEMA_VERSION}); upgrade isocast`);
-  }
   if (from === 0 && target === SCHEMA_VERSION && opts.fromSchemaFile !== false && isEmpty(db)) {
     const sql = readAssetText('schema.sql');
     db.transaction(() => {

@@ -1,11 +1,7 @@
 import { parseArgs } from 'node:util';
 
 /** parseArgs only tokenises: its strict mode stops at the first problem, and a line's mistakes come all at once. */
-type FlagSpec = {
-  strings: readonly string[];
-  booleans: readonly string[];
-  refuse?: (name: string) => string | null;
-};
+type FlagSpec = { strings: readonly string[]; booleans: readonly string[]; refuse?: (name: string) => string | null };
 
 export function readFlags(argv: readonly string[], spec: FlagSpec) {
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
@@ -90,8 +86,7 @@ export function requireValue(flags: Flags, name: string): string {
 export function intFlag(flags: Flags, name: string, { fallback, min = 0 }: { fallback: number; min?: number }): number {
   const raw = flags.values[name];
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) {
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min)
     throw new UsageError(`--${name} must be an integer of at least ${min}`);
-  }
   return Number(raw);
 }

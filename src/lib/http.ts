@@ -35,12 +35,9 @@ export function parseQuery<S extends z.ZodType>(c: Ctx, schema: S): z.infer<S> {
 }
 
 export async function readJsonObject(c: Ctx): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
+  const body: unknown = await c.req.json().catch(() => {
     throw invalidJsonBody();
-  }
+  });
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidJsonBody();
   return body as Record<string, unknown>;
 }

@@ -1,5 +1,13 @@
 /** A market day is the city's local date: 23, 24 or 25 UTC hours around daylight-saving changes. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+const WALL = {
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+} as const;
 
 /** One formatter per zone and style, kept: building one costs far more than using it. */
 function formatter(timeZone: string, last: 'second' | 'offset' = 'second'): Intl.DateTimeFormat {
@@ -7,16 +15,7 @@ function formatter(timeZone: string, last: 'second' | 'offset' = 'second'): Intl
   let f = formatters.get(key);
   if (!f) {
     const shown = last === 'second' ? { second: '2-digit' as const } : { timeZoneName: 'shortOffset' as const };
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      ...shown,
-    });
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, ...WALL, ...shown });
     formatters.set(key, f);
   }
   return f;
@@ -40,7 +39,7 @@ function partsAt(timeZone: string, ms: number): Parts {
 
 export function localDate(timeZone: string, ms: number): string {
   const p = partsAt(timeZone, ms);
-  return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
+  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
 /** Offset of the zone from UTC at the instant, in ms (east positive). */
@@ -90,8 +89,4 @@ function parseDate(date: string): [number, number, number] {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!m) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
   return [Number(m[1]), Number(m[2]), Number(m[3])];
-}
-
-function pad(n: number): string {
-  return String(n).padStart(2, '0');
 }

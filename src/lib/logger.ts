@@ -10,11 +10,7 @@ const REDACT_KEY =
   /^(x-payment|authorization|cookie|signature|receipt.?token|token|bot.?token|messenger.?bot.?token|secret|server.?secret|private.?key|settler.?private.?key|facilitator.?auth|api.?key|wu.?api.?key|key|password|secret.?access.?key|replica.?secret.?access.?key)$/i;
 
 /** Token-shaped substrings that must not appear in free text either (bot tokens, bearer values). */
-const REDACT_TEXT: RegExp[] = [
-  /\bbot\d+:[A-Za-z0-9_-]{20,}/g,
-  /\bBearer\s+[A-Za-z0-9._~+/=-]+/gi,
-  /\bisr_[A-Za-z0-9_-]{16,}/g,
-];
+const REDACT_TEXT = [/\bbot\d+:[A-Za-z0-9_-]{20,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]+/gi, /\bisr_[A-Za-z0-9_-]{16,}/g];
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 6) return '[deep]';

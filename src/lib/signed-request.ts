@@ -59,9 +59,7 @@ const SIGNED_FIELD_MESSAGES = {
 
 /** 400 `<field> required` for the first of `fields`, in that order, that is absent or null. */
 export function requireFields(body: Record<string, unknown>, fields: readonly string[]): void {
-  for (const field of fields) {
-    if (body[field] === undefined || body[field] === null) throw fieldRequired(field);
-  }
+  for (const field of fields) if (body[field] === undefined || body[field] === null) throw fieldRequired(field);
 }
 
 /** The 400 for a refused body: the first field in `order` with an issue, else `fallback`. */

@@ -9,9 +9,8 @@ const PAGE_CSP =
 /** `public/<name>.html` at `path`, its css and js under `path/assets/`; read at start, so a bad binary fails here. */
 export function serveStaticPage(
   app: Hono<AppEnv>,
-  page: { path: string; name: string; headers: Record<string, string> },
+  { path, name, headers }: { path: string; name: string; headers: Record<string, string> },
 ): void {
-  const { path, name, headers } = page;
   const html = readAssetText(`public/${name}.html`);
   // A Map, not an object: `assets['constructor']` on an object is a function, not a 404.
   const assets = new Map<string, { body: string; type: string }>();
