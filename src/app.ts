@@ -52,7 +52,7 @@ import type { ClusterParts } from './cluster/start.ts';
 export type AppDeps = {
   config: Config;
   db: Db;
-  /** The stores built once for `db` (src/stores.ts); the poller and the delivery worker share them. */
+  /** Built once for `db` (src/stores.ts), shared with the poller and the delivery worker. */
   stores: Stores;
   catalog: Catalog;
   clock: Clock;
@@ -130,9 +130,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   // Monotonic, not the app clock: a limit is about real request rates, and wall time can jump.
   const limits = deps.limits ?? abuseLimitsFromConfig(config, { now: () => performance.now(), disclaimer, metrics });
 
-  // A linear scan of the 64 routes, not Hono's default RegExpRouter: that one compiles every route
-  // into one expression at the first match, 2.5 ms of every start, to save 1.3 µs per request
-  // (docs/performance.md, "Issue 39, fifth round").
+  // A linear scan of the 64 routes: Hono's RegExpRouter compiles them at the first match, 2.5 ms of
+  // every start, to save 1.3 µs per request (docs/performance.md, "Issue 39, fifth round").
   const app = new Hono<AppEnv>({ router: new LinearRouter() });
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,

@@ -31,30 +31,20 @@ import { dbPath, open, preflight, refuse, type Preflight } from './preflight.ts'
 import { writeSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 
-/**
- * `isocast serve`, in its start-up phases: checks that refuse a start before anything is created,
- * storage, payments, the workers, the listener, then the timers and the shutdown. Each phase
- * takes what the earlier ones built; the order is the order things must exist in.
- */
+/** `isocast serve` in phases, each taking what the earlier built: the order things must exist in. */
 
 /** How long after start the checkpoint thread starts (db/checkpointer.ts). */
 const CHECKPOINTER_START_DELAY_MS = 1_000;
 /** How long after start the poller's first tick waits, so the listener answers first. */
 const FIRST_TICK_DELAY_MS = 250;
-/**
- * How long after start the maintenance no request waits for begins: the delivery worker (it
- * fails deliveries a stop interrupted), the retention prune and the sanctions file watch. Their
- * first passes and log lines were about 3 ms before the first answer (docs/performance.md).
- */
+/** When the delivery worker, retention prune and sanctions watch start: ~3 ms kept off the first answer. */
 const BACKGROUND_START_DELAY_MS = 250;
 /** How long after listening the statements no request has used yet are prepared (db/lazy-statements.ts). */
 const STATEMENT_WARM_DELAY_MS = 100;
 
 /**
- * One line to stderr with write(2), as process.stderr does for a file, pipe or terminal on Linux,
- * without building the process.stderr stream (a net.Socket for a pipe) before the first answer
- * (docs/performance.md, start-up). A non-blocking descriptor that is full, or a short
- * write, hands the rest to the stream, which waits for it.
+ * One line to stderr with write(2), without building process.stderr (a net.Socket for a pipe)
+ * before the first answer; a full non-blocking descriptor or a short write hands the rest to it.
  */
 function stderrLine(text: string): void {
   const bytes = Buffer.from(text);
@@ -220,11 +210,9 @@ function startTimers(
   }: { payments: Payments; workers: Workers; ofacWatch: ReturnType<typeof watchSanctionsList> },
 ) {
   const { config, db, logger, metrics } = s;
-  // A read node only follows the stream: no poller, no deliveries, no settlement, no retention
-  // (the primary's deletes arrive through the stream); its checkpoints are as a primary's.
+  // A read node only follows the stream (the primary's deletes arrive through it); checkpoints as a primary's.
   if (config.ROLE === 'reader') return [ofacWatch, startCheckpoints(s)];
-  // The first tick is tens of milliseconds of synchronous work; health checks and clients
-  // waiting on a restart are answered first (docs/performance.md, start-up).
+  // The first tick is tens of ms of synchronous work: clients waiting on a restart are answered first.
   workers.poller.start(FIRST_TICK_DELAY_MS);
   // Prunes and PRAGMA optimize now (in batches that yield to requests) and then daily.
   const retention = createRetention({
