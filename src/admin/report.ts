@@ -20,7 +20,6 @@ const LIMITS = { revenueDays: 30, payments: 50, refunds: 200, entitlements: 100,
 
 export type ReportDeps = {
   db: Db;
-  /** The process's stores (src/stores.ts), read here inside one read transaction. */
   stores: {
     reader: Pick<SignalReader, 'latestSeqAll' | 'latencyRows'>;
     signals: Pick<SignalStore, 'latestReadings'>;

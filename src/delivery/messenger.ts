@@ -82,9 +82,7 @@ export function createBotMessenger(opts: {
   limits?: SendLimits;
   clock?: Clock;
 }) {
-  const { token, apiUrl } = opts;
-  const clock = opts.clock ?? systemClock;
-  const timeoutMs = opts.timeoutMs ?? 7_000;
+  const { token, apiUrl, clock = systemClock, timeoutMs = 7_000 } = opts;
   const pacer = createPacer(opts.limits ?? BOT_API_LIMITS);
   // Descriptions come from the network; the token must not ride along into a log line.
   const scrub = (s: string) => (token ? s.split(token).join('[redacted]') : s);

@@ -27,7 +27,7 @@ import { deliveryTypedData, type DeliveryMessage } from './typed-data.ts';
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
 
-/** The accepted signed request a change consumes; expires_at ages its record. */
+/** The accepted signed request a change consumes. */
 type SignedUse = { wallet: string; digest: string; nowMs: number; expiresAtSec: number };
 type Removed = { chatId: string; city: string | null };
 
@@ -46,7 +46,6 @@ export function deliveryRoutes(deps: {
   // One registration per wallet. Every change consumes the signed request's digest in the same
   // transaction (db/single-use.ts), so a signed body changes state at most once even when two copies race.
   const getRow = db.prepare('SELECT chat_id AS chatId, city FROM delivery_registrations WHERE wallet = ?');
-  // expires_at is the signed timestamp plus the skew (unix seconds): its index ages the rows.
   const digests = createSingleUse<{ digest: string; wallet: string; used_at: number; expires_at: number }>(db, {
     table: 'delivery_signatures',
     key: ['digest'],
@@ -116,7 +115,7 @@ export function deliveryRoutes(deps: {
 
     // The EIP-712 digest: the identity of one signed request, accepted once.
     const digest = hashTypedData(deliveryTypedData(signed));
-    // The last second this signed body passes the clock rule (lib/signed-request.ts).
+    // The last second this body passes the clock rule (lib/signed-request.ts): its record ages by it.
     const expiresAtSec = body.timestamp + SIGNED_REQUEST_SKEW_SEC;
     const done = (a: { chatId: string | null; city: string | null; idempotent: boolean }) =>
       replyJson(c as Ctx, {

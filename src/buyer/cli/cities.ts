@@ -18,14 +18,8 @@ export async function fetchCities(server: string, timeoutMs: number, kind: CityK
   return a.body.cities as City[];
 }
 
-export function localTime(timezone: string, nowMs: number): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hour12: false,
-  }).format(nowMs);
-}
+const localTime = (timeZone: string, nowMs: number) =>
+  new Date(nowMs).toLocaleTimeString('en-GB', { timeZone, hour: '2-digit', minute: '2-digit' });
 
 export async function citiesCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, CITIES_FLAGS);

@@ -26,10 +26,8 @@ async function withSuggestion(message: string, argv: readonly string[], envServe
   if (!m) return message;
   try {
     const server = serverUrl(readFlags(argv, { strings: ['server'], booleans: ['insecure'] }), envServer);
-    const near = nearest(
-      m[1]!,
-      (await fetchCities(server, 5_000, 'all')).map((c) => c.slug),
-    );
+    const slugs = (await fetchCities(server, 5_000, 'all')).map((c) => c.slug);
+    const near = nearest(m[1]!, slugs);
     return near
       ? `${message}; did you mean ${near}? (isocast cities lists them)`
       : `${message}; isocast cities lists them`;

@@ -74,7 +74,7 @@ export function saveReceipts(file: string, records: readonly Receipt[]): void {
 }
 
 /** Drops every saved record of `wallet` at `server` (its tokens were revoked); returns how many. */
-export function forgetReceipts(file: string, server: string, wallet: string): number {
+function forgetReceipts(file: string, server: string, wallet: string): number {
   const all = loadReceipts(file);
   const kept = all.filter((r) => !(r.server === server && r.wallet.toLowerCase() === wallet.toLowerCase()));
   if (kept.length !== all.length) writeReceipts(file, kept);

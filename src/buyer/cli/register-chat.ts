@@ -33,11 +33,8 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
     ...(citySlug ? { citySlug } : {}),
   };
   const timeout = Number(flags.values.timeout ?? 15);
-  const a = await createClient(server, (Number.isFinite(timeout) && timeout > 0 ? timeout : 15) * 1000).request(
-    'POST',
-    '/v1/delivery/messenger',
-    { body },
-  );
+  const timeoutMs = (Number.isFinite(timeout) && timeout > 0 ? timeout : 15) * 1000;
+  const a = await createClient(server, timeoutMs).request('POST', '/v1/delivery/messenger', { body });
 
   const e = serverError(a);
   const nothing = citySlug ? e : `wallet ${account.address} has no chat registered at ${server}`;
