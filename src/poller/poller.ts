@@ -10,7 +10,7 @@ import { judgeRule, type ObservableSource } from '../resolution/judge.ts';
 import type { RuleStore } from '../resolution/store.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import type { SignalStore } from '../signals/store.ts';
-import type { DiscoveredEvent } from '../sources/market/discovery.ts';
+import type { DiscoveredEvent } from '../sources/market/gamma.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { asError } from '../sources/upstream.ts';
