@@ -15,8 +15,7 @@ import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { asError } from '../sources/upstream.ts';
 import { createPollHealth } from './health.ts';
-import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
-import { runTick, type TickReport } from './tick.ts';
+import { createOddsFetcher, ODDS_DEADLINE_MS, runTick, type TickReport } from './tick.ts';
 
 export type DiscoverySource = { list(): Promise<DiscoveredEvent[]> };
 

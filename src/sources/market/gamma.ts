@@ -12,19 +12,14 @@ import { parseUpstream } from '../upstream.ts';
  * is rejected whole: a half-read ladder would put readings in the wrong bucket.
  */
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const jsonStrings = z.union([
-  z.array(z.string()),
-  z.string().transform((s, ctx) => {
-    try {
-      const v: unknown = JSON.parse(s);
-      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-    } catch {
-      /* reported below */
-    }
-    ctx.addIssue({ code: 'custom', message: 'not a JSON array of strings' });
-    return z.NEVER;
-  }),
-]);
+const parseJson = (s: string): unknown => {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s; // not an array: refused by the pipe below
+  }
+};
+const jsonStrings = z.union([z.array(z.string()), z.string().transform(parseJson).pipe(z.array(z.string()))]);
 
 const GammaMarket = z.object({
   conditionId: hex32,
