@@ -190,7 +190,16 @@ async function processCity(p: PollerParts, w: CityWork): Promise<SignalPublic | 
 function announce(p: PollerParts, signal: SignalPublic): void {
   const { logger } = p.deps;
   p.metrics.signalsEmitted?.inc({ city: signal.city });
-  observeStages(p, signal);
+  // The signal's steps into /metrics, the same figures GET /v1/stats/latency reads from the rows.
+  const h = p.metrics.stageSeconds;
+  if (h) {
+    const d = stageDurations(latencyRowOf(signal));
+    for (const stage of LATENCY_STAGES) {
+      const v = d[stage];
+      const label = stage.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: label });
+    }
+  }
   logger.info('signal', {
     city: signal.city,
     seq: signal.seq,
@@ -202,18 +211,6 @@ function announce(p: PollerParts, signal: SignalPublic): void {
     p.deps.onSignalCommitted?.(signal);
   } catch (err) {
     logger.error('onSignalCommitted failed', { city: signal.city, err });
-  }
-}
-
-/** The signal's steps into /metrics, the same figures GET /v1/stats/latency reads from the rows. */
-function observeStages(p: PollerParts, signal: SignalPublic): void {
-  const h = p.metrics.stageSeconds;
-  if (!h) return;
-  const d = stageDurations(latencyRowOf(signal));
-  for (const stage of LATENCY_STAGES) {
-    const v = d[stage];
-    const label = stage.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    if (v !== null) h.observe(v / 1000, { channel: signal.channel ?? 'unknown', stage: label });
   }
 }
 
