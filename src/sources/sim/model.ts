@@ -207,7 +207,7 @@ function realAt(a: Anchor, simMs: number, realNow: number): number {
   return Math.round(Math.min(realNow, r));
 }
 
-export type SimClock = Clock & { realAt(simMs: number): number };
+type SimClock = Clock & { realAt(simMs: number): number };
 
 export function createSimClock(db: Db, opts: { speed: number; real: Clock; warmUpRealMs?: number }): SimClock {
   const realNow = opts.real.now();
