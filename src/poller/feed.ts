@@ -1,12 +1,11 @@
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createSimClock } from '../sources/sim/clock.ts';
-import { createSimWeather } from '../sources/sim/model.ts';
+import { createSimClock, createSimWeather } from '../sources/sim/model.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
 import { CITY_ROWS } from '../cities/catalog-data.ts';
 import { kindOf, lowStreamOf } from '../cities/catalog.ts';
-import type { DiscoveredEvent } from '../sources/market/discovery.ts';
+import type { DiscoveredEvent } from '../sources/market/gamma.ts';
 import { localDate } from '../lib/local-day.ts';
 
 /** A fresh simulated start's first day takes this much real time, so every city crosses within minutes. */

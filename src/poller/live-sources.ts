@@ -4,7 +4,7 @@ import { createPolymarketSource } from '../sources/market/polymarket.ts';
 import { createMetarWeather } from '../sources/weather/metar.ts';
 import { createWuWeather } from '../sources/weather/wu.ts';
 import { createHkoWeather } from '../sources/weather/hko.ts';
-import { fetchDailyTemperatureEvents } from '../sources/market/discovery.ts';
+import { fetchDailyTemperatureEvents } from '../sources/market/gamma.ts';
 import type { FeedSettings } from './feed.ts';
 
 /** Per page of the tag listing; a run is at most a few pages. */

@@ -9,15 +9,12 @@ import { decideDiscovered, judgeRule, type ObservableSource } from '../resolutio
 import type { RuleStore } from '../resolution/store.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import type { SignalStore } from '../signals/store.ts';
-import type { DiscoveredEvent } from '../sources/market/discovery.ts';
+import type { DiscoveredEvent } from '../sources/market/gamma.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import { asError } from '../sources/upstream.ts';
 import { createPollHealth } from './health.ts';
-import { createOddsFetcher, ODDS_DEADLINE_MS } from './odds.ts';
-import { runTick, type TickReport } from './tick.ts';
-
-export type DiscoverySource = { list(): Promise<DiscoveredEvent[]> };
+import { createOddsFetcher, ODDS_DEADLINE_MS, runTick, type TickReport } from './tick.ts';
 
 export type PollerDeps = {
   stores: { signals: SignalStore; rules: RuleStore; discovery: DiscoveryStore };
@@ -32,7 +29,7 @@ export type PollerDeps = {
   /** Observes days whose rule resolves on the Hong Kong Observatory; absent: those days are paused. */
   hkoWeather?: WeatherSource;
   /** Absent: the catalog's selection is served as it is. */
-  discovery?: DiscoverySource;
+  discovery?: { list(): Promise<DiscoveredEvent[]> };
   discoveryIntervalMs?: number;
   market: MarketSource;
   intervalMs: number;
@@ -101,11 +98,41 @@ export function createPoller(deps: PollerDeps) {
     health: parts.health.snapshot,
   };
 }
+
 /** The poller's state, built once and kept between ticks; only tick.ts touches it. */
 function createPollerParts(deps: PollerDeps) {
   const { catalog, clock, logger, stores, weather } = deps;
   const health = createPollHealth(catalog, deps.intervalMs);
-  const metrics = createPollerMetrics(deps.metrics);
+  const m = deps.metrics;
+  const metrics = {
+    ticks: m?.counter('isocast_poll_ticks_total', 'Poller ticks completed'),
+    tickSeconds: m?.histogram(
+      'isocast_poll_tick_duration_seconds',
+      'Wall time of one poller tick over every due city',
+      [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    ),
+    upstreamErrors: m?.counter(
+      'isocast_upstream_errors_total',
+      'Failed city polls by the upstream that failed (internal: not an upstream)',
+    ),
+    signalsEmitted: m?.counter('isocast_signals_total', 'Signals emitted by city'),
+    // Labelled by channel and stage, not city: 37 cities x 4 stages x 14 buckets would swamp a
+    // scrape; GET /v1/stats/latency has the per-city figures.
+    stageSeconds: m?.histogram(
+      'isocast_signal_stage_seconds',
+      'Per committed signal, the seconds of each step from the station report to the stored signal ' +
+        '(stage: report_to_available, available_to_observed, observed_to_stored, report_to_stored), by channel',
+      [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    ),
+    pauses: m?.counter(
+      'isocast_resolution_pauses_total',
+      'City-days paused because the market rule does not match the catalog, by city',
+    ),
+    pausedNow: m?.gauge(
+      'isocast_cities_paused',
+      'Active cities whose current market day is paused (rule mismatch or unobservable source)',
+    ),
+  };
   const noaaWeather = deps.noaaWeather ?? (weather.name === 'metar' || weather.name === 'sim' ? weather : undefined);
   const feedFor = (s: ObservableSource): WeatherSource | undefined =>
     s === 'noaa' ? noaaWeather : s === 'hko' ? deps.hkoWeather : weather;
@@ -150,7 +177,7 @@ function createPollerParts(deps: PollerDeps) {
   const discoveryIntervalMs = deps.discoveryIntervalMs ?? 3_600_000;
   let nextDiscoveryAtMs = 0;
   /** Discovery when due; a failed run changes nothing: cities once served stay served for the process's life. */
-  async function discover(source: DiscoverySource, nowMs: number): Promise<void> {
+  async function discover(source: { list(): Promise<DiscoveredEvent[]> }, nowMs: number): Promise<void> {
     if (nowMs < nextDiscoveryAtMs) return;
     let events: DiscoveredEvent[];
     try {
@@ -207,38 +234,6 @@ export type PollerParts = ReturnType<typeof createPollerParts>;
 
 /** After a failed discovery run, the next try comes sooner than the interval, but not on every tick. */
 const RETRY_MS = 5 * 60_000;
-
-function createPollerMetrics(metrics: Metrics | undefined) {
-  return {
-    ticks: metrics?.counter('isocast_poll_ticks_total', 'Poller ticks completed'),
-    tickSeconds: metrics?.histogram(
-      'isocast_poll_tick_duration_seconds',
-      'Wall time of one poller tick over every due city',
-      [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    ),
-    upstreamErrors: metrics?.counter(
-      'isocast_upstream_errors_total',
-      'Failed city polls by the upstream that failed (internal: not an upstream)',
-    ),
-    signalsEmitted: metrics?.counter('isocast_signals_total', 'Signals emitted by city'),
-    // Labelled by channel and stage, not city: 37 cities x 4 stages x 14 buckets would swamp a
-    // scrape; GET /v1/stats/latency has the per-city figures.
-    stageSeconds: metrics?.histogram(
-      'isocast_signal_stage_seconds',
-      'Per committed signal, the seconds of each step from the station report to the stored signal ' +
-        '(stage: report_to_available, available_to_observed, observed_to_stored, report_to_stored), by channel',
-      [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
-    ),
-    pauses: metrics?.counter(
-      'isocast_resolution_pauses_total',
-      'City-days paused because the market rule does not match the catalog, by city',
-    ),
-    pausedNow: metrics?.gauge(
-      'isocast_cities_paused',
-      'Active cities whose current market day is paused (rule mismatch or unobservable source)',
-    ),
-  };
-}
 
 /** One observation batch per feed per tick; a feed with its own cadence (weather.com) is asked only when due. */
 function createFeedBatches(intervalMs: number) {

@@ -1,5 +1,5 @@
 import { kindOf, LOW_SUFFIX, lowStreamOf, type Catalog, type CityRecord } from '../cities/catalog.ts';
-import type { DiscoveredEvent } from '../sources/market/discovery.ts';
+import type { DiscoveredEvent } from '../sources/market/gamma.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 
 /**

@@ -7,7 +7,7 @@ import { decideDiscovered } from '../../src/resolution/judge.ts';
 import { discoveryCheck } from '../../src/resolution/discovery-store.ts';
 import { createStores } from '../../src/stores.ts';
 import { createAdminReport } from '../../src/admin/report.ts';
-import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/discovery.ts';
+import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/gamma.ts';
 import { openDb } from '../../src/db/open.ts';
 import { gammaEvent, startFakeGamma, type GammaEventJson } from '../fakes/gamma.ts';
 import { tempDir } from '../helpers/app.ts';

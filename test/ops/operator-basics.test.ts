@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { CONFIG_SHAPE } from '../../src/config.ts';
 import { manualClock } from '../helpers/clock.ts';
-import { createSimClock } from '../../src/sources/sim/clock.ts';
+import { createSimClock } from '../../src/sources/sim/model.ts';
 import { VERSION } from '../../src/version.ts';
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config.ts';
-import { ODDS_DEADLINE_MS } from '../../src/poller/odds.ts';
+import { ODDS_DEADLINE_MS } from '../../src/poller/tick.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { createWuWeather } from '../../src/sources/weather/wu.ts';
 import { tokensOf } from '../fakes/gamma.ts';

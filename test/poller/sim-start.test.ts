@@ -71,7 +71,7 @@ test('default sim feed: a fresh start signals within two minutes at any start ho
 /**
  * The quick start tells a newcomer to pick a city with `latestSeq >= 2` (its sample is then a
  * real signal): on a fresh start every city gets there within three minutes (the warm-up in
- * src/sources/sim/clock.ts; without it a city past its afternoon waited up to 18 minutes).
+ * src/sources/sim/model.ts; without it a city past its afternoon waited up to 18 minutes).
  */
 test('default sim feed: every city reaches seq 2 within three minutes of a fresh start', async (t) => {
   const dir = tempDir(t);

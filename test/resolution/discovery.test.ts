@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createCatalog, citiesProblem, citySelection } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { decideDiscovered } from '../../src/resolution/judge.ts';
-import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/discovery.ts';
+import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/gamma.ts';
 import { httpJson } from '../../src/lib/http-client.ts';
 import { startFakeGamma, type GammaEventJson } from '../fakes/gamma.ts';
 

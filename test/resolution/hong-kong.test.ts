@@ -4,7 +4,7 @@ import { createCatalog, citySelection } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
-import { fetchDailyTemperatureEvents } from '../../src/sources/market/discovery.ts';
+import { fetchDailyTemperatureEvents } from '../../src/sources/market/gamma.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { createHkoWeather, parseHkoMaxMin } from '../../src/sources/weather/hko.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpJson } from '../../lib/http-client.ts';
 import { orderBuckets, parseLabel } from '../../buckets/labels.ts';
-import { eventUrl } from '../../cities/market-slug.ts';
+import { EVENT_PREFIX, eventUrl, MONTHS } from '../../cities/market-slug.ts';
 import { parseResolutionRule } from './resolution-rule.ts';
 import type { MarketBucket, MarketEvent } from './types.ts';
 import { parseUpstream } from '../upstream.ts';
@@ -12,19 +12,14 @@ import { parseUpstream } from '../upstream.ts';
  * is rejected whole: a half-read ladder would put readings in the wrong bucket.
  */
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const jsonStrings = z.union([
-  z.array(z.string()),
-  z.string().transform((s, ctx) => {
-    try {
-      const v: unknown = JSON.parse(s);
-      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-    } catch {
-      /* reported below */
-    }
-    ctx.addIssue({ code: 'custom', message: 'not a JSON array of strings' });
-    return z.NEVER;
-  }),
-]);
+const parseJson = (s: string): unknown => {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s; // not an array: refused by the pipe below
+  }
+};
+const jsonStrings = z.union([z.array(z.string()), z.string().transform(parseJson).pipe(z.array(z.string()))]);
 
 const GammaMarket = z.object({
   conditionId: hex32,
@@ -68,7 +63,7 @@ export function parseGammaEvent(raw: unknown): MarketEvent {
   return { slug: ev.slug, url: eventUrl(ev.slug), conditionId: negRisk, buckets: ordered.buckets, rule };
 }
 
-export async function gammaEvents(opts: GammaOptions, query: string): Promise<unknown[]> {
+async function gammaEvents(opts: GammaOptions, query: string): Promise<unknown[]> {
   const body = await httpJson({ upstream: 'gamma', url: `${opts.baseUrl}/events?${query}`, timeoutMs: opts.timeoutMs });
   if (!Array.isArray(body)) throw new UpstreamError('gamma', 'events response is not an array');
   return body;
@@ -81,4 +76,65 @@ export async function gammaEvents(opts: GammaOptions, query: string): Promise<un
 export async function fetchGammaEventJson(opts: GammaOptions, slug: string, filters = ''): Promise<unknown> {
   const body = await gammaEvents(opts, `slug=${encodeURIComponent(slug)}${filters ? `&${filters}` : ''}`);
   return body.find((e) => typeof e === 'object' && e !== null && (e as { slug?: unknown }).slug === slug) ?? null;
+}
+
+/** By tag slug, not `tag=Weather`: Gamma ignores that and answers 200 with an empty list. */
+const DISCOVERY_TAG_SLUGS = ['highest-temperature', 'lowest-temperature'];
+const PAGE = 100;
+/** Three days of ~60 cities fit in two pages per tag; the cap only bounds a misbehaving upstream. */
+const MAX_PAGES = 10;
+
+export type DiscoveredEvent = NonNullable<ReturnType<typeof readDiscoveredEvent>>;
+
+const SLUG = new RegExp(
+  `^(${EVENT_PREFIX.high}|${EVENT_PREFIX.low})-([a-z0-9-]+?)-on-(${MONTHS.join('|')})-(\\d{1,2})(?:-(\\d{4}))?$`,
+);
+
+type RawEvent = Partial<Record<string, unknown>> & { markets?: Partial<Record<string, unknown>>[] };
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/**
+ * Null for another slug shape; the year comes from the slug, else `endDate` (noon UTC of the market
+ * day). `extreme` comes from the slug's head; `name` is the city as the title writes it.
+ */
+export function readDiscoveredEvent(raw: unknown) {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const ev = raw as RawEvent;
+  const slug = str(ev.slug);
+  const m = slug ? SLUG.exec(slug) : null;
+  if (!slug || !m) return null;
+  const extreme = m[1] === EVENT_PREFIX.low ? ('low' as const) : ('high' as const);
+  const month = MONTHS.indexOf(m[3]!) + 1;
+  const endYear = /^(\d{4})-/.exec(str(ev.endDate) ?? '')?.[1];
+  const year = m[5] ?? endYear;
+  if (!year) return null;
+  const date = `${year}-${String(month).padStart(2, '0')}-${m[4]!.padStart(2, '0')}`;
+  const title = str(ev.title) ?? '';
+  const name = /^(?:Highest|Lowest) temperature in (.+?) on /i.exec(title)?.[1] ?? m[2]!;
+  const first = Array.isArray(ev.markets) ? ev.markets[0] : undefined;
+  const rule = parseResolutionRule(
+    str(ev.description) ?? str(first?.description),
+    str(ev.resolutionSource) ?? str(first?.resolutionSource),
+  );
+  return { slug, extreme, token: m[2]!, date, name, rule };
+}
+
+/** Either tag failing fails the run, so a run never records half the market as gone. */
+export async function fetchDailyTemperatureEvents(opts: {
+  baseUrl: string;
+  timeoutMs: number;
+}): Promise<DiscoveredEvent[]> {
+  const out = new Map<string, DiscoveredEvent>();
+  for (const tag of DISCOVERY_TAG_SLUGS) {
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const body = await gammaEvents(opts, `tag_slug=${tag}&closed=false&limit=${PAGE}&offset=${page * PAGE}`);
+      for (const raw of body) {
+        const ev = readDiscoveredEvent(raw);
+        if (ev && !out.has(ev.slug)) out.set(ev.slug, ev);
+      }
+      if (body.length < PAGE) break;
+    }
+  }
+  return [...out.values()];
 }

@@ -21,12 +21,10 @@ export type MarketEvent = {
   rule: ResolutionRule;
 };
 
-export type OddsRequest = { event: MarketEvent; timeoutMs?: number };
-
 export type MarketSource = {
   readonly name: string;
   /** The event for (city, local date), or null when no such market exists. */
   event(city: CityRecord, date: string): Promise<MarketEvent | null>;
   /** Live odds for every bucket of the event, sampled in one batch; `timeoutMs` shortens the source's own timeout. */
-  odds(city: CityRecord, date: string, request: OddsRequest): Promise<OddsSample>;
+  odds(city: CityRecord, date: string, request: { event: MarketEvent; timeoutMs?: number }): Promise<OddsSample>;
 };

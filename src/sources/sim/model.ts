@@ -3,8 +3,9 @@ import type { CityRecord } from '../../cities/catalog.ts';
 import { localDayBounds, zoneOffsetMs } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
 import { convertTemp } from '../../buckets/rounding.ts';
+import type { Db } from '../../db/open.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { WeatherSource } from '../weather/types.ts';
-import type { SimClock } from './clock.ts';
 
 // Every value is a hash of (SIM_SEED, city, day, ...): the same world on every machine and restart.
 // °C to tenths like a METAR, so °F cities go through the real conversion path.
@@ -60,6 +61,7 @@ const CLIMATE: Readonly<Record<string, Climate>> = {
 const DEFAULT_CLIMATE: Climate = C(20, 8, 9);
 
 const HOUR = 3_600_000;
+const DAY_MS = 86_400_000;
 const OBS_EVERY_MS = 20 * 60_000;
 const PEAK_HOUR = 15;
 const TROUGH_HOUR = 6;
@@ -79,7 +81,7 @@ function wobble(...parts: (string | number)[]): number {
 
 function dayOfYear(date: string): number {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / 86_400_000;
+  return (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / DAY_MS;
 }
 
 /** A low stream (`nyc-low`) hashes its high city's slug, so both see one world. */
@@ -177,4 +179,56 @@ export function createSimWeather(opts: {
       return out;
     },
   };
+}
+
+/**
+ * The anchor is stored so a restart continues forward instead of replaying days already signalled.
+ * The warm-up exists because a high only moves 09:20-15:00 local: a city past its afternoon waited
+ * 18 real minutes for a first signal. The stored anchor is where the warm-up ends (no extra column).
+ */
+type Anchor = { realMs: number; simMs: number; speed: number };
+
+function simAt(a: Anchor, realMs: number): number {
+  if (realMs >= a.realMs) return Math.round(a.simMs + (realMs - a.realMs) * a.speed);
+  // Before the anchor: inside a warm-up, whose line started one simulated day before the anchor at
+  // simulated = real. (A wall clock set back before an ordinary anchor lands here too.)
+  const realStart = a.simMs - DAY_MS;
+  if (realMs <= realStart) return realStart;
+  return Math.round(realStart + ((realMs - realStart) * DAY_MS) / (a.realMs - realStart));
+}
+
+/** The real instant simulated time showed `simMs`, clamped to `realNow`: `reportedAt` is never after `observedAt`. */
+function realAt(a: Anchor, simMs: number, realNow: number): number {
+  const realStart = a.simMs - DAY_MS;
+  const inWarmUp = realNow < a.realMs && realNow > realStart;
+  const r = inWarmUp
+    ? realStart + ((simMs - realStart) * (a.realMs - realStart)) / DAY_MS
+    : a.realMs + (simMs - a.simMs) / a.speed;
+  return Math.round(Math.min(realNow, r));
+}
+
+type SimClock = Clock & { realAt(simMs: number): number };
+
+export function createSimClock(db: Db, opts: { speed: number; real: Clock; warmUpRealMs?: number }): SimClock {
+  const realNow = opts.real.now();
+  const warmUp = Math.max(0, opts.warmUpRealMs ?? 0);
+  const anchor = db.transaction(() => {
+    const row = db
+      .prepare('SELECT real_anchor_ms AS realMs, sim_anchor_ms AS simMs, speed FROM sim_clock WHERE id = 1')
+      .get() as Anchor | undefined;
+    if (row && row.speed === opts.speed) return row;
+    const next: Anchor = row
+      ? { realMs: Math.max(realNow, row.realMs), simMs: simAt(row, Math.max(realNow, row.realMs)), speed: opts.speed }
+      : warmUp > 0
+        ? { realMs: realNow + warmUp, simMs: realNow + DAY_MS, speed: opts.speed }
+        : { realMs: realNow, simMs: realNow, speed: opts.speed };
+    db.prepare(`INSERT INTO sim_clock (id, real_anchor_ms, sim_anchor_ms, speed) VALUES (1, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET real_anchor_ms = excluded.real_anchor_ms, sim_anchor_ms = excluded.sim_anchor_ms, speed = excluded.speed`).run(
+      next.realMs,
+      next.simMs,
+      next.speed,
+    );
+    return next;
+  })();
+  return { now: () => simAt(anchor, opts.real.now()), realAt: (simMs) => realAt(anchor, simMs, opts.real.now()) };
 }
