@@ -101,9 +101,7 @@ export function createReplicationOutbox(db: Db) {
         return { id, change: { t: tbl, k, r: row ? encodeRow(row) : null } };
       });
     },
-    published: (throughId: number) => {
-      drop.run(throughId);
-    },
+    published: (throughId: number) => void drop.run(throughId),
     /** The newest id ever queued (moves on every recorded change: the publisher's wake-up check). */
     lastId: () => last.get() as number,
     backlog: () => count.get() as number,
