@@ -148,7 +148,19 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     if (c.SETTLEMENT === 'chain' && !c.SETTLER_PRIVATE_KEY)
       derived.push('SETTLER_PRIVATE_KEY: required when SETTLEMENT=chain in live mode');
   }
-  derived.push(...cdpProblems(c));
+  // CDP's key comes as a pair, and replaces FACILITATOR_AUTH (each request carries its own JWT).
+  if (c.CDP_API_KEY_ID && !c.CDP_API_KEY_SECRET)
+    derived.push('CDP_API_KEY_SECRET: required with CDP_API_KEY_ID (or CDP_API_KEY_SECRET_FILE)');
+  if (c.CDP_API_KEY_SECRET && !c.CDP_API_KEY_ID) derived.push('CDP_API_KEY_ID: required with CDP_API_KEY_SECRET');
+  if (c.CDP_API_KEY_ID && c.FACILITATOR_AUTH)
+    derived.push('FACILITATOR_AUTH: not used with a CDP API key (each request carries its own JWT); set one of them');
+  if (c.CDP_API_KEY_ID && c.CDP_API_KEY_SECRET) {
+    try {
+      cdpSigningKey(c.CDP_API_KEY_SECRET);
+    } catch (err) {
+      derived.push(`CDP_API_KEY_SECRET: ${(err as Error).message}`);
+    }
+  }
   if (c.FEED === 'live' && c.WEATHER_SOURCE === 'wu' && !c.WU_API_KEY)
     derived.push('WU_API_KEY: required when FEED=live and WEATHER_SOURCE=wu');
   if (c.ROLE === 'reader' && !c.NATS_URL) derived.push('NATS_URL: required when ROLE=reader');
@@ -193,22 +205,4 @@ function facilitatorUrlsProblem(v: string): string | null {
   if (urls.length > 8) return 'at most 8 facilitators';
   const bad = urls.find((u) => !URL.canParse(u) || !/^https?:\/\//.test(u));
   return bad === undefined ? null : 'each comma-separated entry must be an absolute http(s) URL';
-}
-
-/** CDP's key comes as a pair, and replaces FACILITATOR_AUTH (each request carries its own JWT). */
-function cdpProblems(c: { CDP_API_KEY_ID?: string; CDP_API_KEY_SECRET?: string; FACILITATOR_AUTH?: string }): string[] {
-  const problems: string[] = [];
-  if (c.CDP_API_KEY_ID && !c.CDP_API_KEY_SECRET)
-    problems.push('CDP_API_KEY_SECRET: required with CDP_API_KEY_ID (or CDP_API_KEY_SECRET_FILE)');
-  if (c.CDP_API_KEY_SECRET && !c.CDP_API_KEY_ID) problems.push('CDP_API_KEY_ID: required with CDP_API_KEY_SECRET');
-  if (c.CDP_API_KEY_ID && c.FACILITATOR_AUTH)
-    problems.push('FACILITATOR_AUTH: not used with a CDP API key (each request carries its own JWT); set one of them');
-  if (c.CDP_API_KEY_ID && c.CDP_API_KEY_SECRET) {
-    try {
-      cdpSigningKey(c.CDP_API_KEY_SECRET);
-    } catch (err) {
-      problems.push(`CDP_API_KEY_SECRET: ${(err as Error).message}`);
-    }
-  }
-  return problems;
 }

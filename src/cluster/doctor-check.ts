@@ -8,9 +8,8 @@ type DoctorInput = { config: ClusterSettings; dbPath: string; openDb(): Db; time
 
 export async function clusterCheck({ config, dbPath, openDb, timeoutMs }: DoctorInput) {
   if (!config.NATS_URL) return { status: 'ok' as const, detail: 'single node (NATS_URL unset)' };
-  const url = new URL(config.NATS_URL);
-  const host = url.hostname;
-  const port = Number(url.port || 4222);
+  const { hostname: host, port: given } = new URL(config.NATS_URL);
+  const port = Number(given || 4222);
   const reachable = await tcpReachable(host, port, timeoutMs);
   let state = 'no database yet';
   if (existsSync(dbPath)) {

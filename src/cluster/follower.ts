@@ -18,10 +18,9 @@ export function startFollower(deps: { link: NatsLink; applier: Applier; logger: 
     const nats = await link.ensure();
     const was = applier.useStream(nats.streamCreated);
     if (was !== null) logger.warn('replication stream was recreated; replaying it from the start', { was });
-    const from = applier.appliedSeq() + 1;
     const consumer = await nats.js.consumers.get(STREAM, {
       deliver_policy: 'by_start_sequence' as never,
-      opt_start_seq: from,
+      opt_start_seq: applier.appliedSeq() + 1,
     });
     const messages = await consumer.consume({ max_messages: 512 });
     current = messages;

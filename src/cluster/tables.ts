@@ -5,14 +5,14 @@ import type { SignalNotifier } from '../signals/notifier.ts';
  * The tables a reader answers from (salt_steps: so its 402 offers the salt the primary accepts), with their
  * keys. Rows travel whole, so a column a migration adds needs no change here; a reader writes the ones it has.
  */
-export const REPLICATED_TABLES = {
+const REPLICATED_TABLES = {
   signals: ['city', 'seq'],
   entitlements: ['wallet', 'city'],
   receipts: ['selector'],
   salt_steps: ['city', 'count', 'k'],
 } as const satisfies Record<string, readonly string[]>;
 
-export type ReplicatedTable = keyof typeof REPLICATED_TABLES;
+type ReplicatedTable = keyof typeof REPLICATED_TABLES;
 
 export const STREAM = 'ISOCAST_REPLICATION';
 export const SUBJECT_ROOT = 'isocast.rep';
@@ -101,9 +101,7 @@ export function createReplicationOutbox(db: Db) {
         return { id, change: { t: tbl, k, r: row ? encodeRow(row) : null } };
       });
     },
-    published: (throughId: number) => {
-      drop.run(throughId);
-    },
+    published: (throughId: number) => void drop.run(throughId),
     /** The newest id ever queued (moves on every recorded change: the publisher's wake-up check). */
     lastId: () => last.get() as number,
     backlog: () => count.get() as number,

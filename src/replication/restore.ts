@@ -101,9 +101,8 @@ export async function restoreDatabase(
     const db = openReadOnly(dbPath, { nativeBinding: nativeSqliteBinding() });
     try {
       const check = db.pragma('quick_check', { simple: true });
-      const payments = (db.prepare("SELECT count(*) FROM payments WHERE status = 'applied'").pluck().get() ??
-        0) as number;
-      const signals = (db.prepare('SELECT count(*) FROM signals').pluck().get() ?? 0) as number;
+      const payments = db.prepare("SELECT count(*) FROM payments WHERE status = 'applied'").pluck().get() as number;
+      const signals = db.prepare('SELECT count(*) FROM signals').pluck().get() as number;
       process.stdout.write(
         `restored ${dbPath} from ${describeReplica(config)}${timestamp ? ` as of ${timestamp}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s: quick_check ${String(check)}, schema v${schemaVersion(db)}, ${payments} applied payments, ${signals} signals\n`,
       );
