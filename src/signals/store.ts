@@ -38,7 +38,7 @@ const noProvenance = once(() => Object.fromEntries(Object.keys(SignalProvenance(
 
 type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
 
-export type LatestReading = DayState & { targetDate: string; unit: string; updatedAtMs: number };
+type LatestReading = DayState & { targetDate: string; unit: string; updatedAtMs: number };
 
 export type SignalStore = ReturnType<typeof createSignalStore>;
 
