@@ -11,7 +11,7 @@
  *
  * node scripts/measure-commits.ts [--rounds 8] [--per-round 1500] [--dir bench/tmp]
  */
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -54,6 +54,7 @@ async function variant(name: string, thread: boolean, group = 1): Promise<Varian
     logger,
     retryAfterSeconds: 10,
     commits,
+    secret: () => createSecretKey(randomBytes(32)),
   });
   let ckpt: ReturnType<typeof startCheckpointer> | null = null;
   if (thread) {

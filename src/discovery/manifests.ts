@@ -2,7 +2,8 @@ import type { RouteDoc } from '../lib/route-doc.ts';
 import { SECURITY_SCHEMES } from './openapi.ts';
 import { NETWORK } from '../x402/networks.ts';
 import { SALT_ECHO } from '../../packages/isocast-client/src/binding.ts';
-import { originOf, type ReceiptSignedKind, receiptTypedDataDoc } from '../payments/receipt-request.ts';
+import { receiptTypedDataDoc } from '../payments/receipt-request.ts';
+import { originOf, type ReceiptSignedKind } from '../../packages/isocast-client/src/receipt-typed-data.ts';
 import {
   acceptsFor,
   DEFAULT_BUNDLE,

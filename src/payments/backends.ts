@@ -8,13 +8,11 @@ import type { Settler } from './settlers/settler.ts';
 import { redactUrl, splitList } from '../lib/url-credentials.ts';
 import type { TypedDataVerifier } from './verify.ts';
 
-type PaymentBackends = { settler: Settler; chainVerifier?: TypedDataVerifier; supported?: SupportedResult };
-
 /** The configured settler and chain verifier; mock mode never loads the live ones (viem was a tenth of the start). */
 export async function paymentBackends(
   config: SettlerSettings,
   opts: { logger?: Logger; metrics?: Metrics } = {},
-): Promise<PaymentBackends> {
+): Promise<{ settler: Settler; chainVerifier?: TypedDataVerifier; supported?: SupportedResult }> {
   if (config.PAYMENT_MODE === 'mock') return { settler: createMockSettler() };
   const live = await import('./settlers/from-config.ts');
   const { facilitatorMetrics } = await import('./settlers/failover.ts');

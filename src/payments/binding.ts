@@ -3,6 +3,7 @@ import type { Db } from '../db/open.ts';
 import type { Address, Hex } from 'viem';
 import { boundedMap, type BoundedMap } from '../lib/bounded-map.ts';
 import { keccak256Hex } from '../lib/keccak.ts';
+import { ADDRESS, BYTES32 } from '../x402/x-payment.ts';
 import { MAX_AUTH_LIFETIME_S, type BindingNonceInput } from '../../packages/isocast-client/src/binding.ts';
 
 /** Nonce binding (spec 5): served salts are recomputed, never stored (docs/payments.md "Binding salt"). */
@@ -43,9 +44,6 @@ export function servedSalt(secret: BindingSecret, bundle: SaltBundle, point: Sal
 export function currentSalt(secret: BindingSecret, c: SaltBundle & { step: SaltStep; nowMs: number }): Hex {
   return servedSalt(secret, c, { k: c.step.k, epoch: epochAt(c.nowMs) });
 }
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
 /** encodePacked written out (viem's per-field hex round trip is slow per candidate salt); throws where viem would. */
 export function bindingNonce({ payer, city, count, salt }: BindingNonceInput): Hex {
@@ -104,16 +102,11 @@ function servedPointOf(secret: BindingSecret, c: BindingCheck & { payer?: Addres
 }
 
 /** In the spec's order (4.3, 5): `echoRefused` before signature recovery, `bound(payer, nonce)` after it. */
-type BindingDecision = {
-  readonly echoRefused: boolean;
-  bound(payer: Address, nonce: Hex): SaltPoint | null;
-};
-
-export function decideBinding(secret: BindingSecret, c: BindingCheck, echo: Hex | null): BindingDecision {
+export function decideBinding(secret: BindingSecret, c: BindingCheck, echo: Hex | null) {
   const echoed = echo ? servedPointOf(secret, c, echo) : null;
   return {
     echoRefused: Boolean(echo) && echoed === null,
-    bound(payer, nonce) {
+    bound(payer: Address, nonce: Hex): SaltPoint | null {
       if (!echo) return servedPointOf(secret, { ...c, payer }, nonce);
       if (!echoed) return null;
       return bindingNonce({ payer, city: c.city, count: c.count, salt: echo }) === nonce ? echoed : null;

@@ -1,3 +1,4 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, type KeyObject } from 'node:crypto';
 import type { Hex } from 'viem';
 import type { GroupCommit } from '../db/group-commit.ts';
 import type { Db } from '../db/open.ts';
@@ -8,7 +9,6 @@ import type { EntitlementStore } from '../entitlements/store.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
 import type { SignalStore } from '../signals/store.ts';
 import type { PurchaseOutcome } from './outcomes.ts';
-import type { Sealer } from './sealed.ts';
 import type { PaymentRow, PaymentStore } from './store.ts';
 
 /** What a purchase answers: the entitlement after it, and the receipt token when this request moved the money. */
@@ -67,10 +67,11 @@ export function createLedger(deps: {
   logger: Logger;
   retryAfterSeconds: number;
   commits: GroupCommit;
-  /** Seals a payment identifier's stored answer; without it none is stored (nor replayed). */
-  sealer?: Sealer;
+  /** The server secret: a payment identifier's stored answer is sealed under a key derived from it. */
+  secret: () => KeyObject;
 }) {
-  const { db, store, clock, logger, commits, sealer } = deps;
+  const { db, store, clock, logger, commits } = deps;
+  const sealer = createSealer(deps.secret);
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
   const { signals, entitlements, receipts } = deps.stores;
 
@@ -84,7 +85,7 @@ export function createLedger(deps: {
       ...entitlements.applyPurchase({ wallet: row.payer, city: row.city, count: row.count, nowMs }),
       receiptToken: withReceipt ? receipts.issue(row.payer, id, nowMs) : null,
     };
-    if (withReceipt && memo && sealer && row.payment_identifier) {
+    if (withReceipt && memo && row.payment_identifier) {
       const { payment, ...kept } = memo;
       const stored: StoredResult = { ...kept, ...standing };
       store.saveResult(id, sealer.seal(JSON.stringify(stored), sealContext(row, payment)));
@@ -192,7 +193,7 @@ export function createLedger(deps: {
 
   /** An identifier's stored answer for the same signed payment and route; null if none or its token was revoked. */
   function replay(row: PaymentRow, memo: ResultMemo): Purchase | null {
-    if (row.status !== 'applied' || !row.result || !row.payment_identifier || !sealer || !memo.payment) return null;
+    if (row.status !== 'applied' || !row.result || !row.payment_identifier || !memo.payment) return null;
     const plain = sealer.open(row.result, sealContext(row, memo.payment));
     if (!plain) return null;
     const r = JSON.parse(plain) as StoredResult;
@@ -214,3 +215,35 @@ export function createLedger(deps: {
 }
 
 export type Ledger = ReturnType<typeof createLedger>;
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** AES-256-GCM for a stored answer holding a receipt token; `context` is authenticated, not stored. */
+function createSealer(secret: () => KeyObject) {
+  let key: Buffer | undefined;
+  // Derived once, on first use: a purpose-bound key, never the secret itself.
+  const keyOf = () => (key ??= createHmac('sha256', secret()).update('isocast sealed payment result v1').digest());
+  return {
+    seal(plain: string, context: string): string {
+      const iv = randomBytes(IV_BYTES);
+      const c = createCipheriv('aes-256-gcm', keyOf(), iv);
+      c.setAAD(Buffer.from(context, 'utf8'));
+      const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+      return Buffer.concat([iv, c.getAuthTag(), body]).toString('base64');
+    },
+    /** The plain text, or null for a value that does not open under this secret and context. */
+    open(sealed: string, context: string): string | null {
+      try {
+        const raw = Buffer.from(sealed, 'base64');
+        if (raw.length < IV_BYTES + TAG_BYTES) return null;
+        const d = createDecipheriv('aes-256-gcm', keyOf(), raw.subarray(0, IV_BYTES));
+        d.setAAD(Buffer.from(context, 'utf8'));
+        d.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+        return Buffer.concat([d.update(raw.subarray(IV_BYTES + TAG_BYTES)), d.final()]).toString('utf8');
+      } catch {
+        return null;
+      }
+    },
+  };
+}

@@ -10,11 +10,9 @@ import { bundlePrice } from '../pricing/tiers.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { boundToBundle, createSaltSteps, decideBinding } from './binding.ts';
 import { createChallenges, type BundleOffer } from './challenge.ts';
-import { createInflight, paymentKey } from './inflight.ts';
 import { createLedger, type LedgerStores, type ResultMemo } from './ledger.ts';
 import { paymentCounters, refused, type PurchaseOutcome } from './outcomes.ts';
 import { MOCK_PAY_TO, payTo } from './pay-to.ts';
-import { createSealer } from './sealed.ts';
 import { createSettle, type Retry } from './settle.ts';
 import type { Settler } from './settlers/settler.ts';
 import { createPaymentStore, rowFields, type PaymentRow } from './store.ts';
@@ -70,6 +68,8 @@ function settingsOf(given: PaymentPlaneDeps) {
 }
 
 export type PurchaseSettings = ReturnType<typeof settingsOf>;
+
+const paymentKey = (payer: string, nonce: string) => `${payer.toLowerCase()}:${nonce}`;
 export type PaymentPlane = ReturnType<typeof paymentPlaneFor>;
 
 /** Challenge, purchase flow (spec 4.3), ledger, coalescing: every expected end is an outcome, never a throw. */
@@ -83,17 +83,28 @@ export function paymentPlaneFor(given: PaymentPlaneDeps) {
   // Made on first use: the start's only node:crypto use, loaded lazily by the binary (scripts/sea/lazy-builtins.ts).
   let key: KeyObject | undefined;
   const secret = (): KeyObject => (key ??= createSecretKey(deps.secret));
-  const inflight = createInflight<PurchaseOutcome>();
+  // At most one settle or doubt resolution per (payer, nonce) in this process: never sent to a settler twice at once.
+  const running = new Map<string, Promise<PurchaseOutcome>>();
+  function exclusive(key: string, work: () => Promise<PurchaseOutcome>): Promise<PurchaseOutcome> | null {
+    if (running.has(key)) return null;
+    const p = work();
+    running.set(key, p);
+    const done = () => {
+      running.delete(key);
+    };
+    p.then(done, done);
+    return p;
+  }
   const challenges = createChallenges({ ...deps, secret, nowMs: () => clock.now(), currentStep: saltSteps.current });
   const commits = createGroupCommit(db, { onCommit: counters.committed });
-  const ledger = createLedger({ ...deps, store, commits, sealer: createSealer(secret) });
+  const ledger = createLedger({ ...deps, store, commits, secret });
   const inDoubt: PurchaseOutcome = { kind: 'in_doubt', retryAfterSeconds: deps.retryAfterSeconds };
   const { settleClaimed, resolve } = createSettle({ ...deps, store, ledger, challenges, inDoubt });
 
   /** Another request's work on this payment ended: answer the state it left, on the bundle it was first seen on. */
   async function afterRunning(r: Retry): Promise<PurchaseOutcome> {
     const { from, nonce } = r.p.authorization;
-    await inflight.ended(paymentKey(from, nonce));
+    await running.get(paymentKey(from, nonce))?.catch(() => undefined);
     const row = store.byKey(from.toLowerCase(), nonce);
     if (!row) return inDoubt;
     if (!boundToBundle(row, r.city, r.count)) return refused({ why: 'bound_elsewhere' });
@@ -159,7 +170,7 @@ export function paymentPlaneFor(given: PaymentPlaneDeps) {
       if (holder && (holder.payer.toLowerCase() !== from || holder.nonce !== a.nonce))
         return refused({ why: 'identifier_conflict' });
     }
-    if (inflight.has(key)) return afterRunning(retry);
+    if (running.has(key)) return afterRunning(retry);
 
     // A known payment answers its state whatever the clock says: one lookup, no recovery.
     const known = store.byKey(from, a.nonce);
@@ -167,7 +178,7 @@ export function paymentPlaneFor(given: PaymentPlaneDeps) {
       if (!boundToBundle(known, city, count)) return refused({ why: 'bound_elsewhere' });
       if (deps.sanctions.has(from)) return refused({ why: 'sanctioned' });
       if (known.status === 'claimed' || known.status === 'in_doubt')
-        return inflight.exclusive(key, () => resolve(known, retry)) ?? afterRunning(retry);
+        return exclusive(key, () => resolve(known, retry)) ?? afterRunning(retry);
       // Everything else is final, `failed` too: a buyer told "not charged" may pay anew; settling later charges twice.
       return answerKnown(known, retry);
     }
@@ -205,7 +216,7 @@ export function paymentPlaneFor(given: PaymentPlaneDeps) {
     retry.recovered = verified.recovered;
     // First-sight binding is the claim itself: the unique (payer, nonce) row carries the bundle.
     retry.bindingK = bound?.k;
-    return inflight.exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(retry);
+    return exclusive(key, () => claimAndSettle(retry, payer)) ?? afterRunning(retry);
   }
 
   return {
@@ -226,7 +237,7 @@ export function paymentPlaneFor(given: PaymentPlaneDeps) {
 
     /** The reconciler's step for one open row; rows with work running in this process are left to it. */
     async reconcile(row: PaymentRow): Promise<'applied' | 'refunded' | 'failed' | 'pending' | 'busy'> {
-      const work = inflight.exclusive(paymentKey(row.payer, row.nonce), async () => {
+      const work = exclusive(paymentKey(row.payer, row.nonce), async () => {
         // Re-read inside the exclusive section: the snapshot may predate a request's work.
         const cur = store.get(row.id)!;
         return cur.status === 'claimed' || cur.status === 'in_doubt' ? resolve(cur, null) : ledger.answer(cur);
@@ -244,11 +255,11 @@ export function paymentPlaneFor(given: PaymentPlaneDeps) {
       accepting = false;
     },
     /** Settle calls running now (the shutdown waits for them). */
-    inflightCount: () => inflight.size(),
+    inflightCount: () => running.size,
     /** Settles still running when the process must exit become in doubt, for the next start. */
     strandInflight(reason: string): number {
       let n = 0;
-      for (const key of inflight.keys()) {
+      for (const key of running.keys()) {
         const row = store.byKey(...(key.split(':') as [string, string]));
         if (row && store.markInDoubt(row.id, reason, clock.now())) {
           n++;
@@ -257,6 +268,9 @@ export function paymentPlaneFor(given: PaymentPlaneDeps) {
       }
       return n;
     },
-    drain: inflight.drain,
+    /** Resolves once nothing runs (or never, if a settle hangs: the caller bounds it). */
+    async drain(): Promise<void> {
+      while (running.size > 0) await Promise.allSettled([...running.values()]);
+    },
   };
 }

@@ -10,15 +10,10 @@ import { createSingleUse } from '../db/single-use.ts';
 import type { Db } from '../db/open.ts';
 import { SKEW_RULE } from '../lib/signed-request.ts';
 
-/** The buyer package's receipt messages: both name the server's origin, so a lookalike's signature is worth nothing. */
-export {
-  originOf,
-  RECEIPT_REQUEST_PRIMARY_TYPE,
-  RECEIPT_REVOCATION_PRIMARY_TYPE,
-  type ReceiptSignedKind,
-} from '../../packages/isocast-client/src/receipt-typed-data.ts';
-
-/** The typed data with the EIP712Domain type spelled out, for clients calling eth_signTypedData_v4. */
+/**
+ * The buyer package's typed data, with the EIP712Domain type spelled out for clients calling eth_signTypedData_v4;
+ * it names the server's origin, so a lookalike's signature is worth nothing.
+ */
 export function receiptTypedDataDoc(origin: string, kind: ReceiptSignedKind = RECEIPT_REQUEST_PRIMARY_TYPE) {
   return {
     domain: RECEIPT_REQUEST_DOMAIN,

@@ -1,17 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { closeWithDisclaimer, replyJsonBytes, type AppEnv, type Ctx } from '../lib/http.ts';
-import { receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
+import { closeWithDisclaimer, replyJson, replyJsonBytes, type AppEnv, type Ctx } from '../lib/http.ts';
+import type { Clock } from '../lib/clock.ts';
+import { ERRORS, paymentRequired, receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import { MAX_WAIT_S, parseCount, parseSince, parseWait, requireCity } from '../payments/bundle.ts';
-import type { BundleOffer } from '../payments/challenge.ts';
+import { challengeHeaders, type BundleOffer, type ChallengeNote } from '../payments/challenge.ts';
 import { createHeldReads, type WakeLookups } from './held-read.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
-import { createReadChallenges, exhaustedNote } from './read-challenge.ts';
-import { asPaymentRefusal, purchaseOf, type Standing } from './refusal.ts';
+import { asPaymentRefusal, purchaseOf, type FreshChallenge, type Standing } from './refusal.ts';
 import {
   PAID_BODIES,
   PAID_ROUTE_DOCS,
@@ -20,7 +21,7 @@ import {
   REFUSAL_DOC,
   REFUSAL_RESPONSE_DOC,
 } from './routes.ts';
-import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC } from '../payments/siwx.ts';
+import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC, siwxExtension } from '../payments/siwx.ts';
 import type { SiwxSignIn } from '../payments/siwx-signin.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
 import { paymentSchemas } from '../payments/schemas.ts';
@@ -32,22 +33,48 @@ const PAGE_SIZE = 100;
 /** A read: the bundle its 402 offers, the cursor, `wait`, and who reads (checked again at a wake). */
 type Read = BundleOffer & { since: number; wait: number | null; credential: { bearer: string } | { signedIn: string } };
 
-type PaidSignalsDeps = Parameters<typeof createHeldReads>[0] &
-  Parameters<typeof createReadChallenges>[0] & {
-    plane: PaymentPlane;
-    reader: SignalReader;
-    sanctions: SanctionsList;
-    isCity(slug: string): boolean;
-    /** Receipt token lifetime (RECEIPT_TTL_DAYS); 0: tokens never expire. */
-    receiptTtlMs: number;
-    signIn: SiwxSignIn;
-  };
+type PaidSignalsDeps = Parameters<typeof createHeldReads>[0] & {
+  plane: PaymentPlane;
+  reader: SignalReader;
+  sanctions: SanctionsList;
+  clock: Clock;
+  /** BASE_URL: the domain and uri the declared sign-in names. */
+  baseUrl: string;
+  isCity(slug: string): boolean;
+  /** Receipt token lifetime (RECEIPT_TTL_DAYS); 0: tokens never expire. */
+  receiptTtlMs: number;
+  signIn: SiwxSignIn;
+};
+
+/** The note of an exhaustion (or already-applied) 402: the wallet's ceiling and the latest seq. */
+const exhaustedNote = (code: 'exhausted' | 'already_applied', standing: Standing): ChallengeNote => ({
+  error: ERRORS[code].message,
+  exhaustion: { paidThrough: standing.paidThrough, latest: standing.latest },
+});
 
 export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const challenges = createReadChallenges(deps);
   const held = createHeldReads(deps);
   const noStore = () => ({ 'cache-control': 'no-store' });
+  /** Every 402 of the read (spec 4.4): the current offer with PAYMENT-REQUIRED and a fresh sign-in (siwx.ts). */
+  const fresh = (offer: BundleOffer, note?: ChallengeNote): FreshChallenge => {
+    const body = deps.plane.challenge(offer, note);
+    const siwx = siwxExtension({
+      baseUrl: deps.baseUrl,
+      resourcePath: offer.resourcePath,
+      nowMs: deps.clock.now(),
+      nonce: randomBytes(16).toString('hex'),
+    });
+    return { body, headers: challengeHeaders(body, siwx) };
+  };
+  const challenge = (
+    c: Ctx,
+    offer: BundleOffer,
+    init: { note?: ChallengeNote; headers?: Record<string, string> } = {},
+  ) => {
+    const { body, headers } = fresh(offer, init.note);
+    return replyJson(c, body, { status: 402, headers: { ...init.headers, ...headers } });
+  };
   // Returns a Response, not a Promise, unless an inline payment must settle (lib/fast-path.ts).
   app.get('/v1/signals', (c): Response | Promise<Response> => {
     const since = parseSince(c.req.query('since'));
@@ -65,7 +92,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
         .signIn(siwx)
         .then((wallet) => read(c, { city, count, resourcePath, since, wait, credential: { signedIn: wallet } }));
     const authorization = c.req.header('authorization');
-    if (authorization === undefined) return challenges.reply(c, { city, count, resourcePath });
+    if (authorization === undefined) return challenge(c, { city, count, resourcePath });
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
     // An Authorization header that is not `Bearer <token>`: the caller meant to read, so say how.
     if (!bearer) throw receiptTokenRequired();
@@ -81,11 +108,14 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
         .then((outcome) => {
           const purchase = purchaseOf(outcome, {
             version: payment.version,
-            exhausted: (s) => challenges.exhausted(r, s),
+            exhausted: (s) => {
+              const offer = fresh(r, exhaustedNote('exhausted', s));
+              return paymentRequired('exhausted', offer.body, offer.headers);
+            },
           });
           const standing = { paidThrough: purchase.paidThroughSeq, latest: purchase.latestSeq };
           // A header is public once settled, so one this request did not move reads nothing; its identifier is not.
-          if (!purchase.movedHere && !purchase.replay) throw challenges.alreadyApplied(r, standing);
+          if (!purchase.movedHere && !purchase.replay) throw alreadyApplied(r, standing);
           const headers = {
             ...paymentResponseHeaders(purchase),
             ...(purchase.receiptToken ? { 'x-receipt-token': purchase.receiptToken } : {}),
@@ -93,9 +123,18 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
           return page(c, { ...r, since: purchase.replay?.since ?? r.since }, { ...standing, headers, paid: true });
         })
         .catch((err) => {
-          throw asPaymentRefusal(err, { header: payment, fresh: () => challenges.fresh(r) });
+          throw asPaymentRefusal(err, { header: payment, fresh: () => fresh(r) });
         })
     );
+  }
+
+  /** A known inline payment (spec 4.4 rule 4): `idempotent: true`, nothing charged again, read by bearer token. */
+  function alreadyApplied(offer: BundleOffer & { since: number }, standing: Standing) {
+    const code = offer.since >= standing.paidThrough ? 'exhausted' : 'already_applied';
+    const { body, headers } = fresh(offer, exhaustedNote(code, standing));
+    const receipt =
+      "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature";
+    return paymentRequired(code, { ...body, idempotent: true, receipt }, headers);
   }
 
   /** A credential's read (bearer or sign-in): the page, held first for `wait` when nothing is there yet. */
@@ -120,7 +159,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
     const receipt = lookups.receipt(r.credential.bearer);
     if (receipt && deps.receiptTtlMs > 0 && deps.clock.now() >= receipt.createdAt + deps.receiptTtlMs)
       throw receiptExpired();
-    if (!receipt) return challenges.reply(c, r, { note: { error: 'receipt token not recognised; pay to continue' } });
+    if (!receipt) return challenge(c, r, { note: { error: 'receipt token not recognised; pay to continue' } });
     return screened(receipt.wallet);
   }
 
@@ -135,8 +174,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
   ): Response {
     const { paidThrough, latest, headers } = at;
     // Exhaustion only at or past the ceiling; past `latest` but below `paid_through` is an empty page.
-    if (r.since >= paidThrough && !at.paid)
-      return challenges.reply(c, r, { note: exhaustedNote('exhausted', at), headers });
+    if (r.since >= paidThrough && !at.paid) return challenge(c, r, { note: exhaustedNote('exhausted', at), headers });
     // Seqs are gapless (invariant 1), so the page is (since, end]; its bytes are cached (immutable).
     const readable = Math.min(paidThrough, latest);
     const end = Math.max(r.since, Math.min(readable, r.since + PAGE_SIZE));

@@ -14,26 +14,26 @@ import {
 import { readJsonObject, replyJson, type AppEnv, type Ctx } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import {
+  checkSignedRequest,
   invalidSignedBody,
   requireFields,
   signedSignature,
   signedTimestamp,
   signedWallet,
+  SKEW_RULE,
 } from '../lib/signed-request.ts';
-import { checkSignedRequest, SKEW_RULE } from '../lib/signed-request.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
 import type { EntitlementStore } from '../entitlements/store.ts';
+import { createReceiptRequestStore, verifyReceiptSigned } from '../payments/receipt-request.ts';
 import {
-  createReceiptRequestStore,
   originOf,
   RECEIPT_REQUEST_PRIMARY_TYPE,
   RECEIPT_REVOCATION_PRIMARY_TYPE,
   type ReceiptSignedKind,
-  verifyReceiptSigned,
-} from '../payments/receipt-request.ts';
+} from '../../packages/isocast-client/src/receipt-typed-data.ts';
 import { createPaymentReads } from '../payments/store.ts';
 
 /** `POST /v1/receipts` and `/v1/receipts/revoke`: signatures name this origin (a lookalike's are refused), once. */

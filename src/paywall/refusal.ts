@@ -18,8 +18,6 @@ import { NETWORK } from '../x402/networks.ts';
 import type { PaymentRequiredBody } from '../payments/schemas.ts';
 import { decodePaymentHeader, PAYMENT_REQUIRED, PAYMENT_RESPONSE, type PaymentHeader } from '../x402/v2.ts';
 
-export const TWO_PAYMENT_HEADERS = 'send exactly one X-Payment or PAYMENT-SIGNATURE header (two were sent)';
-
 /** Where a wallet stands after the purchase it was refused: its ceiling and the latest seq. */
 export type Standing = { paidThrough: number; latest: number };
 
@@ -41,7 +39,7 @@ export function purchaseOf(o: PurchaseOutcome, r: { version: 1 | 2; exhausted?: 
     case 'shutting_down':
       throw shuttingDown(5);
     case 'two_headers':
-      throw invalidField(TWO_PAYMENT_HEADERS);
+      throw invalidField('send exactly one X-Payment or PAYMENT-SIGNATURE header (two were sent)');
     case 'verification_failed':
       throw paymentVerificationFailed(why.reason);
     case 'binding_mismatch':

@@ -14,7 +14,7 @@ import { asPaymentRefusal, purchaseOf } from './refusal.ts';
 import type { PaymentPlane } from '../payments/plane.ts';
 import { paymentSchemas, type SubscribeResultBody } from '../payments/schemas.ts';
 import { once } from '../lib/once.ts';
-import { challengeHeaders } from '../payments/challenge.ts';
+import { challengeHeaders, type BundleOffer } from '../payments/challenge.ts';
 import { PAYMENT_RESPONSE, paymentHeaderOf, settleResponse } from '../x402/v2.ts';
 
 /** `POST /v1/subscribe?city&count`: a 402 challenge without X-Payment, a purchase with it. */
@@ -25,24 +25,24 @@ export function subscribeRoutes(deps: {
   resolutionOf?(city: string): MarketResolutionBody | null;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const challenge = (offer: BundleOffer) => {
+    const body = deps.plane.challenge(offer);
+    return { body, headers: challengeHeaders(body) };
+  };
   app.post('/v1/subscribe', async (c) => {
     const count = parseCount(c.req.query('count'));
     const city = requireCity(c.req.query('city'), deps.isCity);
     const offer = { city, count, resourcePath: `/v1/subscribe?city=${encodeURIComponent(city)}&count=${count}` };
     const header = paymentHeaderOf({ method: c.req.method, header: (n) => c.req.header(n) });
     if (!header) {
-      const challenge = deps.plane.challenge(offer);
-      return replyJson(c, challenge, { status: 402, headers: challengeHeaders(challenge) });
+      const { body, headers } = challenge(offer);
+      return replyJson(c, body, { status: 402, headers });
     }
-    const fresh = () => {
-      const body = deps.plane.challenge(offer);
-      return { body, headers: challengeHeaders(body) };
-    };
     const purchase = await deps.plane
       .purchase(header, offer, { memo: { route: 'subscribe' } })
       .then((o) => purchaseOf(o, { version: header.version }))
       .catch((err) => {
-        throw asPaymentRefusal(err, { header, fresh });
+        throw asPaymentRefusal(err, { header, fresh: () => challenge(offer) });
       });
     const price = bundlePrice(purchase.count);
     const resolution = deps.resolutionOf?.(purchase.city) ?? null;

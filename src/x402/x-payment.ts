@@ -3,7 +3,7 @@ import { once } from '../lib/once.ts';
 import type { Address, Hex } from 'viem';
 import { NETWORK, BASE_ALIASES, type Authorization } from './networks.ts';
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
 export const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const SIGNATURE = /^0x([0-9a-fA-F]{2})+$/;

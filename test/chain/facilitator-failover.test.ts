@@ -8,7 +8,6 @@ import { chainFor, createProofReader } from '../../src/payments/settlers/chain-p
 import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import type { FailoverSettler } from '../../src/payments/settlers/failover.ts';
-import { COOL_OFF_MS } from '../../src/payments/settlers/failover.ts';
 import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { decodeXPayment } from '../../src/x402/x-payment.ts';
 import { bundlePrice } from '../../src/pricing/tiers.ts';
@@ -101,7 +100,7 @@ test('failover drill: the first of two facilitators killed between purchases, th
   assert.equal(warnings.length, 1, 'one warning, not one per request');
 
   first = await startReferenceFront('v2', chain.rpcUrl, { port });
-  nowMs += COOL_OFF_MS;
+  nowMs += 30_000; // the cool-off
   const secondCallsBefore = second.calls.length;
   for (let k = 0; k < 5; k++) await purchase('first restarted');
   assert.equal(second.calls.length, secondCallsBefore, 'the restarted first takes the payments again');

@@ -10,7 +10,7 @@ import {
   type Hex,
 } from 'viem';
 import { EIP3009_ABI } from '../../src/payments/settlers/chain.ts';
-import { AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC } from '../../src/payments/settlement-proof.ts';
+import { AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC } from '../../src/payments/settlers/chain-proof.ts';
 
 /**
  * A fake Base chain for the USDC token, over JSON-RPC on 127.0.0.1: just what the settlers'

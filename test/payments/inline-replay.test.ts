@@ -5,7 +5,6 @@ import { insertSignals } from '../helpers/signals.ts';
 import { createMockSettler, mockTxHash } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { ERRORS } from '../../src/lib/api-errors.ts';
-import { RECEIPT_HINT } from '../../src/paywall/read-challenge.ts';
 
 const ALREADY_APPLIED = ERRORS.already_applied.message;
 import { buyerA, inApp, signFor, subscribeWith, tamper, type Fetcher } from './buy.ts';
@@ -63,7 +62,10 @@ test('a victim reads once; the public fields replayed (zero or real signature) r
     assert.equal(r.body.signals, undefined);
     assert.equal(r.body.error, ALREADY_APPLIED);
     assert.equal(r.body.idempotent, true);
-    assert.equal(r.body.receipt, RECEIPT_HINT);
+    assert.equal(
+      r.body.receipt,
+      "Authorization: Bearer <receiptToken> reads this wallet's signals; lost it? POST /v1/receipts with a wallet signature",
+    );
     assert.deepEqual([r.body.paid_through, r.body.latest], [25, 5]);
     assert.equal(r.res.headers.get('x-receipt-token'), null);
     assert.equal(r.res.headers.get('x-payment-response'), null);

@@ -7,7 +7,7 @@ import {
   TRANSFER_TOPIC,
   settlementVerdict,
   type ProofLog,
-} from '../../src/payments/settlement-proof.ts';
+} from '../../src/payments/settlers/chain-proof.ts';
 
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const PAYER = '0x1111111111111111111111111111111111111111';

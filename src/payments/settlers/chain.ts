@@ -16,7 +16,7 @@ import { settledBefore, termsOf, type SettleOutcome, type SettleRequest, type Se
 
 export { EIP3009_ABI } from './chain-proof.ts';
 
-export const RECEIPT_TIMEOUT_MS = 60_000;
+const RECEIPT_TIMEOUT_MS = 60_000;
 
 /** Self-settlement (SETTLER_PRIVATE_KEY pays gas): a used nonce pays only if its transaction paid PAY_TO the price. */
 export function createChainSettler(opts: { rpcUrl: string; privateKey: Hex; usdc: Address }): Settler {

@@ -24,8 +24,8 @@ type FacilitatorOptions = {
   verify?: 'always' | 'unless-recovered';
 };
 
-export const VERIFY_TIMEOUT_MS = 10_000;
-export const SETTLE_TIMEOUT_MS = 30_000;
+const VERIFY_TIMEOUT_MS = 10_000;
+const SETTLE_TIMEOUT_MS = 30_000;
 const SUPPORTED_TIMEOUT_MS = 5_000;
 
 export function createFacilitatorSettler(opts: FacilitatorOptions): Settler {

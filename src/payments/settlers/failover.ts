@@ -7,8 +7,8 @@ import type { SettleOutcome, SettleRequest, Settler } from './settler.ts';
  * FACILITATOR_URL in order: one that took nothing where money could move (`unavailable`) is skipped; any other answer,
  * in doubt too, is final (the token takes an authorization once). A down one is asked last until COOL_OFF_MS.
  */
-export const COOL_OFF_MS = 30_000;
-export const WARN_EVERY_MS = 60_000;
+const COOL_OFF_MS = 30_000;
+const WARN_EVERY_MS = 60_000;
 
 export type FacilitatorHealth = {
   name: string;
