@@ -12,7 +12,7 @@ import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, tiersPublic } from './tiers.ts';
 const CURRENCY = 'USDC';
 
 /** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
-export const SignalsMeta = once(() => {
+const SignalsMeta = once(() => {
   const Tier = z
     .object({
       name: z.string(),

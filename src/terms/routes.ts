@@ -7,7 +7,7 @@ import { once } from '../lib/once.ts';
 import { readAssetText } from '../lib/assets.ts';
 
 /** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
-export const TermsBody = once(() =>
+const TermsBody = once(() =>
   z
     .object({
       version: z.string(),
