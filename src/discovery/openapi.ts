@@ -69,13 +69,12 @@ function parameters(where: 'query' | 'path', given: RouteDoc['query'], component
   if (!given) return [];
   const obj = toOpenApiSchema(built(given), 'input', components);
   const props = (obj.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((obj.required ?? []) as string[]);
   return Object.entries(props).map(([name, prop]) => {
     const { description, ...rest } = prop;
     return {
       name,
       in: where,
-      required: where === 'path' || required.has(name),
+      required: where === 'path' || ((obj.required ?? []) as string[]).includes(name),
       ...(typeof description === 'string' ? { description } : {}),
       schema: rest,
     };
