@@ -26,20 +26,9 @@ function stockClient(o: Offer): string {
   const stock = o.anyNonce
     ? `Any x402 v2 client pays this server as is, with the standard exact scheme and its random 32-byte nonce: for example @x402/fetch or @x402/axios with ExactEvmScheme from @x402/evm, @faremeter/fetch with @faremeter/payment-evm, or @dexterai/x402. Every 402 carries the x402 v2 PAYMENT-REQUIRED header (base64 JSON: x402Version 2, resource {url, description, mimeType}, accepts [{scheme, network eip155:8453, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding}}]) beside the v1 body; the client pays with PAYMENT-SIGNATURE and reads PAYMENT-RESPONSE. The authorization is bound to the bundle (city, count) of the request it first arrives on: sent again on the same bundle it answers its state, on another it is refused. A refused payment answers 402 with a fresh PAYMENT-REQUIRED and PAYMENT-RESPONSE {success: false, errorReason}. The v1 X-Payment flow still needs the bound nonce (the steps below).`
     : "This server keeps the nonce binding on x402 v2 too (V2_NONCE=bound): a stock client needs isocast's scheme registered for x402 v1 and v2.";
-  return `## Paying with a stock x402 client
-
-${stock}
-
-\`\`\`ts
-import { wrapFetchWithPaymentFromConfig } from '@x402/fetch';
-import { ExactEvmScheme } from '@x402/evm';
-const payFetch = wrapFetchWithPaymentFromConfig(fetch, { schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(account) }] });
-const bought = await (await payFetch('<base>/v1/subscribe?city=nyc&count=20', { method: 'POST' })).json();
-\`\`\`
-
-With the binding (X-Payment, or V2_NONCE=bound): IsocastExactScheme in the @isocast/client package (packages/isocast-client in the isocast source; registerIsocast registers it for both versions) reads extra.binding, computes the bound nonce and signs the EIP-3009 authorization with any viem account; it checks that the amount is the tier price for the bound count, the token is Base USDC and, given payTo, that the recipient is the published wallet. The legacy x402-fetch 1.x and x402-axios 0.x cannot pay isocast: they accept only legacy network names (base, not eip155:8453) and sign a random nonce on X-Payment; use @x402/fetch or @x402/axios 2.x.
-
-Whatever client you use: never sign a challenge whose maxAmountRequired differs from the tier price of its count, whose asset is not Base USDC, or whose payTo is not the settlement wallet this document names.`;
+  return readAssetText('public/llms-stock-client.md')
+    .trimEnd()
+    .replace('{{stock}}', () => stock);
 }
 
 export function llmsTxt(o: Offer): string {

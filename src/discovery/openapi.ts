@@ -60,22 +60,16 @@ const TAGS: Record<string, string> = {
   discovery: 'Machine- and human-readable descriptions of this service',
 };
 
-function operationId(method: string, path: string): string {
-  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
-}
-
 function parameters(where: 'query' | 'path', given: RouteDoc['query'], components: Components): JsonSchema[] {
   if (!given) return [];
   const obj = toOpenApiSchema(built(given), 'input', components);
   const props = (obj.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((obj.required ?? []) as string[]);
   return Object.entries(props).map(([name, prop]) => {
     const { description, ...rest } = prop;
     return {
       name,
       in: where,
-      required: where === 'path' || required.has(name),
+      required: where === 'path' || ((obj.required ?? []) as string[]).includes(name),
       ...(typeof description === 'string' ? { description } : {}),
       schema: rest,
     };
@@ -103,8 +97,9 @@ function operation(doc: RouteDoc, components: Components, o: Offer): JsonSchema 
   const payment = paymentInfo(o, doc);
   const params = [...parameters('path', doc.params, components), ...parameters('query', doc.query, components)];
   const body = doc.body && toOpenApiSchema(built(doc.body), 'input', components);
+  const words = doc.path.split(/[^A-Za-z0-9]+/).filter(Boolean);
   return {
-    operationId: operationId(doc.method, doc.path),
+    operationId: doc.method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(''),
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: doc.tags,
@@ -123,7 +118,6 @@ export function buildOpenApi(o: Offer): JsonSchema {
   toOpenApiSchema(signalSchema(), 'output', components);
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const doc of o.docs) paths[doc.path] = { ...paths[doc.path], [doc.method]: operation(doc, components, o) };
-  const usedTags = new Set(o.docs.flatMap((d) => d.tags));
   return {
     openapi: '3.1.0',
     info: {
@@ -139,9 +133,7 @@ export function buildOpenApi(o: Offer): JsonSchema {
       license: { name: "Signals licensed for the buyer's own use; no resale or redistribution", url: o.termsUrl },
     },
     servers: [{ url: o.baseUrl }],
-    tags: Object.entries(TAGS)
-      .filter(([name]) => usedTags.has(name))
-      .map(([name, description]) => ({ name, description })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: Object.fromEntries([...components].sort(([a], [b]) => a.localeCompare(b))),

@@ -3,8 +3,8 @@ import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import { NETWORK } from '../x402/networks.ts';
 
-/** The JSON documents' shapes (spec 4.1 leaves them "not shown"): these fields are promised, more may come (loose). */
-function buildDocumentSchemas() {
+/** The JSON documents' shapes (spec 4.1 leaves them "not shown"), built on first use: promised fields, more may come (loose). */
+export const documentSchemas = once(() => {
   const DiscoveryAccept = z
     .object({
       scheme: z.literal('exact'),
@@ -185,9 +185,6 @@ function buildDocumentSchemas() {
       description: 'This document. The disclaimer is `x-disclaimer`: OpenAPI allows no other root field',
     });
   return { DiscoveryIndex, X402Manifest, AgentCard, OpenApiDocument };
-}
-
-/** Built on first use: only the OpenAPI document and the tests read them, never a request. */
-export const documentSchemas = once(buildDocumentSchemas);
+});
 
 export const AssetParams = z.object({ file: z.enum(['api.css', 'api.js']).describe('Page asset') });

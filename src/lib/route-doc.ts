@@ -24,3 +24,13 @@ export type RouteDoc = {
 /** A RouteDoc schema, built now if it was given as a function. */
 export const built = <T extends z.ZodType>(schema: T | (() => T)): T =>
   typeof schema === 'function' ? schema() : schema;
+
+/** A RouteDoc from its `method path` line, its one tag and the rest, so each router's list skips the repeated keys. */
+export function routeDoc(
+  route: `${RouteDoc['method']} /${string}`,
+  tag: string,
+  rest: Omit<RouteDoc, 'method' | 'path' | 'tags'>,
+): RouteDoc {
+  const [method, path] = route.split(' ') as [RouteDoc['method'], string];
+  return { method, path, tags: [tag], ...rest };
+}

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseQuery, replyJson, type AppEnv } from '../lib/http.ts';
 import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import { microToUsd } from '../lib/money.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import { NETWORK } from '../x402/networks.ts';
@@ -12,7 +12,7 @@ import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, tiersPublic } from './tiers.ts';
 const CURRENCY = 'USDC';
 
 /** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
-export const SignalsMeta = once(() => {
+const SignalsMeta = once(() => {
   const Tier = z
     .object({
       name: z.string(),
@@ -63,12 +63,9 @@ export function pricingRoutes(deps: {
 }
 
 export const pricingDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/v1/signals/meta',
-    tags: ['signals'],
+  routeDoc('get /v1/signals/meta', 'signals', {
     summary: 'Prices, tiers and payment network; never signal rows',
     query: MetaQuery,
     responses: { 200: { description: 'Pricing metadata', schema: SignalsMeta }, 404: UNKNOWN_CITY },
-  },
+  }),
 ];

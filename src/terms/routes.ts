@@ -1,13 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { replyJson, type AppEnv } from '../lib/http.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { Disclaimer } from '../lib/schemas.ts';
 import { once } from '../lib/once.ts';
 import { readAssetText } from '../lib/assets.ts';
 
 /** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
-export const TermsBody = once(() =>
+const TermsBody = once(() =>
   z
     .object({
       version: z.string(),
@@ -43,13 +43,11 @@ export function termsRoutes(deps: { termsUrl: string }): Hono<AppEnv> {
   return app;
 }
 
-const termsDoc = (path: string, summary: string, response: RouteDoc['responses'][number]): RouteDoc => ({
-  method: 'get',
-  path,
-  tags: ['terms'],
-  summary,
-  responses: { 200: { ...response, headers: { 'X-Terms-URL': 'Terms address' } } },
-});
+const termsDoc = (path: `/${string}`, summary: string, response: RouteDoc['responses'][number]) =>
+  routeDoc(`get ${path}`, 'terms', {
+    summary,
+    responses: { 200: { ...response, headers: { 'X-Terms-URL': 'Terms address' } } },
+  });
 
 export const termsDocs: RouteDoc[] = [
   termsDoc('/terms.txt', 'Terms of use (plain text)', { description: 'Terms', contentType: 'text/plain' }),

@@ -52,6 +52,9 @@ test('the served OpenAPI document passes the published OpenAPI 3.1 schema valida
   assert.ok(refs.length > 10);
   for (const r of refs) assert.ok(doc.components.schemas[r], `dangling $ref ${r}`);
   assert.doesNotThrow(() => validator.resolveRefs());
+  // The declared tags are exactly the ones the operations use.
+  const used = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags)));
+  assert.deepEqual(new Set((doc.tags as { name: string }[]).map((tag) => tag.name)), used);
 });
 
 test('every route the app serves is in the document, and nothing else', async (t) => {
