@@ -98,19 +98,7 @@ async function startPayments(s: Started) {
     disclaimer: disclaimerText(config.TERMS_URL),
     metrics,
   });
-  const plane = paymentPlaneFor({
-    config,
-    db: s.db,
-    stores: s.stores,
-    secret: s.secret,
-    settler,
-    sanctions: s.sanctions,
-    clock: systemClock,
-    logger,
-    chainVerifier,
-    metrics,
-    limitPayer: limits.payer,
-  });
+  const plane = paymentPlaneFor({ ...s, settler, clock: systemClock, chainVerifier, limitPayer: limits.payer });
   // Payments a crash left between settle and apply are finished before anyone can pay again.
   if (config.ROLE === 'primary') await reconcilePayments({ plane, logger });
   return { settler, chainVerifier, limits, plane };
@@ -155,28 +143,18 @@ type Workers = Awaited<ReturnType<typeof createWorkers>>;
 
 /** Phase 5: the app and its listener; a port lost to a race since the probe refuses the start. */
 function listen(s: Started, payments: Payments, workers: Workers) {
-  const { config, logger, metrics, catalog, replication } = s;
+  const { config, logger, catalog, replication } = s;
   const app = createApp({
-    messenger: workers.messenger,
-    config,
-    db: s.db,
-    stores: s.stores,
-    catalog,
-    clock: systemClock,
-    dayClock: workers.dayClock,
-    logger,
-    sanctions: s.sanctions,
-    metrics,
-    secret: s.secret,
+    ...s,
     ...payments,
+    clock: systemClock,
+    messenger: workers.messenger,
+    dayClock: workers.dayClock,
     pollerHealth: workers.poller.health,
     marketUrlFor: workers.poller.marketUrlFor,
     ruleFor: workers.poller.ruleFor,
     replication: replication ? () => ({ ...replication.status(), replica: replicaName(config) }) : undefined,
-    cluster: s.cluster,
   });
-  const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
-  process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
   const { server } = s.listener;
   s.listener.open(app.fetch);
@@ -197,19 +175,14 @@ function listen(s: Started, payments: Payments, workers: Workers) {
       process.exit(1);
     });
   }, STATEMENT_WARM_DELAY_MS).unref();
-  return { server, ofacWatch };
+  return server;
 }
 
 /** Phase 6: the timers, each delayed so the listener answers first, in the order a stop stops them. */
-function startTimers(
-  s: Started,
-  {
-    payments,
-    workers,
-    ofacWatch,
-  }: { payments: Payments; workers: Workers; ofacWatch: ReturnType<typeof watchSanctionsList> },
-) {
+function startTimers(s: Started, payments: Payments, workers: Workers) {
   const { config, db, logger, metrics } = s;
+  const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
+  process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
   // A read node only follows the stream (the primary's deletes arrive through it); checkpoints as a primary's.
   if (config.ROLE === 'reader') return [ofacWatch, startCheckpoints(s)];
   // The first tick is tens of ms of synchronous work: clients waiting on a restart are answered first.
@@ -257,8 +230,8 @@ export async function serve(argv: string[]): Promise<void> {
   const s: Started = { ...checked, ...openStorage(checked) };
   const payments = await startPayments(s);
   const workers = await createWorkers(s);
-  const { server, ofacWatch } = listen(s, payments, workers);
-  const stoppable = startTimers(s, { payments, workers, ofacWatch });
+  const server = listen(s, payments, workers);
+  const stoppable = startTimers(s, payments, workers);
   installShutdownSignals(
     createShutdown({
       logger: s.logger,
