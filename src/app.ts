@@ -62,7 +62,7 @@ export type AppDeps = {
   sanctions: SanctionsList;
   /** Chat bot shared with the delivery worker (one pacing state); built from config if absent. */
   messenger?: Messenger;
-  /** Server secret (src/db/secret.ts): keys binding salts. */
+  /** Server secret (src/db/files.ts): keys binding salts. */
   secret: Buffer;
   settler: Settler;
   /** Live mode with RPC_URL: verifies smart-wallet (ERC-1271/6492) payment and sign-in signatures on chain. */

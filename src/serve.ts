@@ -1,7 +1,7 @@
 import { createApp } from './app.ts';
 import { createStores } from './stores.ts';
 import { ConfigError } from './config.ts';
-import { loadOrCreateSecret } from './db/secret.ts';
+import { loadOrCreateSecret } from './db/files.ts';
 import { citySelection, createCatalog } from './cities/catalog.ts';
 import { CITY_ROWS } from './cities/catalog-data.ts';
 import { systemClock } from './lib/clock.ts';
