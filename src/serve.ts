@@ -12,7 +12,7 @@ import { paymentBackends } from './payments/backends.ts';
 import { describeKind } from './payments/settlers/negotiate.ts';
 import { nativeSqliteAddonFile } from './db/native-binding.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
-import { prepareOnFirstUse } from './db/lazy-statements.ts';
+import { prepareOnFirstUse } from './db/open.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { sanctionsScreen } from './delivery/screen.ts';
@@ -39,7 +39,7 @@ const CHECKPOINTER_START_DELAY_MS = 1_000;
 const FIRST_TICK_DELAY_MS = 250;
 /** When the delivery worker, retention prune and sanctions watch start: ~3 ms kept off the first answer. */
 const BACKGROUND_START_DELAY_MS = 250;
-/** How long after listening the statements no request has used yet are prepared (db/lazy-statements.ts). */
+/** How long after listening the statements no request has used yet are prepared (db/open.ts). */
 const STATEMENT_WARM_DELAY_MS = 100;
 
 /**
@@ -112,14 +112,7 @@ async function createWorkers(s: Started) {
   // Deliveries are screened against the same list object the payments use, reloaded in place.
   const screen = sanctionsScreen(sanctions, { required: config.OFAC_REQUIRED });
   const outbox = createOutbox(db, { clock: systemClock, screen, reader: stores.reader });
-  const delivery = createDeliveryWorker({
-    outbox,
-    messenger,
-    clock: systemClock,
-    logger,
-    termsUrl: config.TERMS_URL,
-    metrics,
-  });
+  const delivery = createDeliveryWorker({ ...s, outbox, messenger, clock: systemClock, termsUrl: config.TERMS_URL });
   const feed = await createFeed(config, { db, clock: systemClock, logger });
   const poller = createPoller({
     stores,
@@ -180,7 +173,7 @@ function listen(s: Started, payments: Payments, workers: Workers) {
 
 /** Phase 6: the timers, each delayed so the listener answers first, in the order a stop stops them. */
 function startTimers(s: Started, payments: Payments, workers: Workers) {
-  const { config, db, logger, metrics } = s;
+  const { config, logger, metrics } = s;
   const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
   process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
   // A read node only follows the stream (the primary's deletes arrive through it); checkpoints as a primary's.
@@ -189,10 +182,9 @@ function startTimers(s: Started, payments: Payments, workers: Workers) {
   workers.poller.start(FIRST_TICK_DELAY_MS);
   // Prunes and PRAGMA optimize now (in batches that yield to requests) and then daily.
   const retention = createRetention({
-    db,
+    ...s,
     clock: systemClock,
     logger: logger.child({ component: 'retention' }),
-    metrics,
     settings: {
       outboxDays: config.RETAIN_OUTBOX_DAYS,
       failedPaymentDays: config.RETAIN_FAILED_PAYMENTS_DAYS,
