@@ -19,7 +19,6 @@ import type { ReportDeps } from './admin/report.ts';
 import type { PollerHealth } from './poller/health.ts';
 import type { DayRule } from './resolution/store.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
-import { routeTable } from './lib/route-match.ts';
 import type { Catalog, CityRecord } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes, resolutionFor } from './cities/routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
@@ -43,7 +42,7 @@ import { deliveryDocs, deliveryRoutes } from './delivery/routes.ts';
 import { sanctionsScreen } from './delivery/screen.ts';
 import { discoveryDocs, discoveryRoutes } from './discovery/routes.ts';
 import { API_VERSION } from './version.ts';
-import { createEdge, type NodeBindings } from './lib/edge.ts';
+import { createEdge, type NodeBindings, routeTable } from './lib/edge.ts';
 import { abuseLimitsFromConfig, type AbuseLimits, limitedRoute } from './limits/limits.ts';
 import { isClientAbort } from './lib/client-abort.ts';
 import { bodyLimitIfDeclared, wrapFetch } from './lib/fast-path.ts';
@@ -62,7 +61,7 @@ export type AppDeps = {
   sanctions: SanctionsList;
   /** Chat bot shared with the delivery worker (one pacing state); built from config if absent. */
   messenger?: Messenger;
-  /** Server secret (src/db/secret.ts): keys binding salts. */
+  /** Server secret (src/db/files.ts): keys binding salts. */
   secret: Buffer;
   settler: Settler;
   /** Live mode with RPC_URL: verifies smart-wallet (ERC-1271/6492) payment and sign-in signatures on chain. */

@@ -6,9 +6,8 @@ import { openDb, type Db } from './db/open.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
 import { createLogger, defaultLogFormat } from './lib/logger.ts';
 import { loadSanctionsList } from './sanctions/list.ts';
-import { secureDataDir } from './db/files.ts';
 import { exposureWarning, sanctionsProblem } from './ops/safety.ts';
-import { lockDataDir, StartRefused } from './db/exclusive.ts';
+import { lockDataDir, secureDataDir, StartRefused } from './db/files.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { openListener } from './ops/listener.ts';
 import { litestreamBinary, replicationSettings } from './replication/binary.ts';
@@ -38,7 +37,7 @@ export function open(config: Pick<Config, 'DATA_DIR'>): Db {
   return openDb(dbPath(config), { nativeBinding: nativeSqliteBinding() });
 }
 
-/** Held for the life of `serve`: the DATA_DIR lock (db/exclusive.ts); the OS drops it at exit. */
+/** Held for the life of `serve`: the DATA_DIR lock (db/files.ts); the OS drops it at exit. */
 const held: { dataDirLock?: { release(): void } } = {};
 
 type Sanctions = ReturnType<typeof loadSanctionsList>;

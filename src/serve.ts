@@ -1,7 +1,7 @@
 import { createApp } from './app.ts';
 import { createStores } from './stores.ts';
 import { ConfigError } from './config.ts';
-import { loadOrCreateSecret } from './db/secret.ts';
+import { loadOrCreateSecret } from './db/files.ts';
 import { citySelection, createCatalog } from './cities/catalog.ts';
 import { CITY_ROWS } from './cities/catalog-data.ts';
 import { systemClock } from './lib/clock.ts';
@@ -12,7 +12,7 @@ import { paymentBackends } from './payments/backends.ts';
 import { describeKind } from './payments/settlers/negotiate.ts';
 import { nativeSqliteAddonFile } from './db/native-binding.ts';
 import { startCheckpointer } from './db/checkpointer.ts';
-import { prepareOnFirstUse } from './db/lazy-statements.ts';
+import { prepareOnFirstUse } from './db/open.ts';
 import { createBotMessenger } from './delivery/messenger.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { sanctionsScreen } from './delivery/screen.ts';
@@ -39,7 +39,7 @@ const CHECKPOINTER_START_DELAY_MS = 1_000;
 const FIRST_TICK_DELAY_MS = 250;
 /** When the delivery worker, retention prune and sanctions watch start: ~3 ms kept off the first answer. */
 const BACKGROUND_START_DELAY_MS = 250;
-/** How long after listening the statements no request has used yet are prepared (db/lazy-statements.ts). */
+/** How long after listening the statements no request has used yet are prepared (db/open.ts). */
 const STATEMENT_WARM_DELAY_MS = 100;
 
 /**
@@ -98,19 +98,7 @@ async function startPayments(s: Started) {
     disclaimer: disclaimerText(config.TERMS_URL),
     metrics,
   });
-  const plane = paymentPlaneFor({
-    config,
-    db: s.db,
-    stores: s.stores,
-    secret: s.secret,
-    settler,
-    sanctions: s.sanctions,
-    clock: systemClock,
-    logger,
-    chainVerifier,
-    metrics,
-    limitPayer: limits.payer,
-  });
+  const plane = paymentPlaneFor({ ...s, settler, clock: systemClock, chainVerifier, limitPayer: limits.payer });
   // Payments a crash left between settle and apply are finished before anyone can pay again.
   if (config.ROLE === 'primary') await reconcilePayments({ plane, logger });
   return { settler, chainVerifier, limits, plane };
@@ -124,14 +112,7 @@ async function createWorkers(s: Started) {
   // Deliveries are screened against the same list object the payments use, reloaded in place.
   const screen = sanctionsScreen(sanctions, { required: config.OFAC_REQUIRED });
   const outbox = createOutbox(db, { clock: systemClock, screen, reader: stores.reader });
-  const delivery = createDeliveryWorker({
-    outbox,
-    messenger,
-    clock: systemClock,
-    logger,
-    termsUrl: config.TERMS_URL,
-    metrics,
-  });
+  const delivery = createDeliveryWorker({ ...s, outbox, messenger, clock: systemClock, termsUrl: config.TERMS_URL });
   const feed = await createFeed(config, { db, clock: systemClock, logger });
   const poller = createPoller({
     stores,
@@ -155,28 +136,18 @@ type Workers = Awaited<ReturnType<typeof createWorkers>>;
 
 /** Phase 5: the app and its listener; a port lost to a race since the probe refuses the start. */
 function listen(s: Started, payments: Payments, workers: Workers) {
-  const { config, logger, metrics, catalog, replication } = s;
+  const { config, logger, catalog, replication } = s;
   const app = createApp({
-    messenger: workers.messenger,
-    config,
-    db: s.db,
-    stores: s.stores,
-    catalog,
-    clock: systemClock,
-    dayClock: workers.dayClock,
-    logger,
-    sanctions: s.sanctions,
-    metrics,
-    secret: s.secret,
+    ...s,
     ...payments,
+    clock: systemClock,
+    messenger: workers.messenger,
+    dayClock: workers.dayClock,
     pollerHealth: workers.poller.health,
     marketUrlFor: workers.poller.marketUrlFor,
     ruleFor: workers.poller.ruleFor,
     replication: replication ? () => ({ ...replication.status(), replica: replicaName(config) }) : undefined,
-    cluster: s.cluster,
   });
-  const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
-  process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
 
   const { server } = s.listener;
   s.listener.open(app.fetch);
@@ -197,29 +168,23 @@ function listen(s: Started, payments: Payments, workers: Workers) {
       process.exit(1);
     });
   }, STATEMENT_WARM_DELAY_MS).unref();
-  return { server, ofacWatch };
+  return server;
 }
 
 /** Phase 6: the timers, each delayed so the listener answers first, in the order a stop stops them. */
-function startTimers(
-  s: Started,
-  {
-    payments,
-    workers,
-    ofacWatch,
-  }: { payments: Payments; workers: Workers; ofacWatch: ReturnType<typeof watchSanctionsList> },
-) {
-  const { config, db, logger, metrics } = s;
+function startTimers(s: Started, payments: Payments, workers: Workers) {
+  const { config, logger, metrics } = s;
+  const ofacWatch = watchSanctionsList(s.sanctions, { logger, clock: systemClock, metrics });
+  process.on('SIGHUP', () => ofacWatch.reload('SIGHUP'));
   // A read node only follows the stream (the primary's deletes arrive through it); checkpoints as a primary's.
   if (config.ROLE === 'reader') return [ofacWatch, startCheckpoints(s)];
   // The first tick is tens of ms of synchronous work: clients waiting on a restart are answered first.
   workers.poller.start(FIRST_TICK_DELAY_MS);
   // Prunes and PRAGMA optimize now (in batches that yield to requests) and then daily.
   const retention = createRetention({
-    db,
+    ...s,
     clock: systemClock,
     logger: logger.child({ component: 'retention' }),
-    metrics,
     settings: {
       outboxDays: config.RETAIN_OUTBOX_DAYS,
       failedPaymentDays: config.RETAIN_FAILED_PAYMENTS_DAYS,
@@ -257,8 +222,8 @@ export async function serve(argv: string[]): Promise<void> {
   const s: Started = { ...checked, ...openStorage(checked) };
   const payments = await startPayments(s);
   const workers = await createWorkers(s);
-  const { server, ofacWatch } = listen(s, payments, workers);
-  const stoppable = startTimers(s, { payments, workers, ofacWatch });
+  const server = listen(s, payments, workers);
+  const stoppable = startTimers(s, payments, workers);
   installShutdownSignals(
     createShutdown({
       logger: s.logger,

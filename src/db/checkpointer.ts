@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { isSingleBinary, readAssetText } from '../lib/assets.ts';
+import { readAssetText, seaModule } from '../lib/assets.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { CheckpointMessage, CheckpointWorkerData } from './checkpoint-worker.ts';
@@ -47,7 +47,7 @@ export function startCheckpointer(deps: {
   let worker: Worker | null = null;
   const start = () => {
     try {
-      worker = isSingleBinary()
+      worker = seaModule()
         ? new Worker(readAssetText(CHECKPOINT_WORKER_ASSET), { eval: true, workerData })
         : new Worker(new URL('./checkpoint-worker.ts', import.meta.url), { workerData });
     } catch (err) {

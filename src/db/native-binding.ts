@@ -1,4 +1,4 @@
-import { isSingleBinary, readAssetBytes, readAssetText } from '../lib/assets.ts';
+import { readAssetBytes, readAssetText, seaModule } from '../lib/assets.ts';
 import { cacheRoots, loadEmbeddedAddon } from '../lib/native-addon.ts';
 
 /** better-sqlite3's native addon inside the single binary, loaded by src/lib/native-addon.ts. */
@@ -11,7 +11,7 @@ export { addonHash } from '../lib/native-addon.ts';
 let loaded: { exports: object; file: string } | undefined;
 
 export function nativeSqliteBinding(): object | undefined {
-  if (!isSingleBinary()) return undefined;
+  if (!seaModule()) return undefined;
   loaded ??= loadEmbeddedAddon(readAssetBytes(ADDON_ASSET), cacheRoots(process.env), {
     name: ADDON_ASSET,
     hash: readAssetText(ADDON_HASH_ASSET).trim(),

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { StartRefused } from '../db/exclusive.ts';
+import { StartRefused } from '../db/files.ts';
 import { parseTrustedProxies } from '../limits/client-address.ts';
 import { createConnectionCap } from '../limits/connections.ts';
 import { starting } from '../lib/api-errors.ts';

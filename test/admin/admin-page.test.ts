@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../../src/lib/assets.ts';
 import { offlineBrowser } from '../helpers/browser.ts';
 import { ADMIN_TOKEN, BUYERS, seededInstance } from './instance.ts';
 
@@ -12,7 +11,7 @@ import { ADMIN_TOKEN, BUYERS, seededInstance } from './instance.ts';
  * refused. Enters the token, checks each section, and keeps a screenshot. CI installs chromium
  * and this test must run there; a developer machine without it skips with a message.
  */
-export const SCREENSHOT = join(repoRoot(), 'test-artifacts', 'admin-page.png');
+export const SCREENSHOT = join(import.meta.dirname, '..', '..', 'test-artifacts', 'admin-page.png');
 
 test('the operator page asks for the token, then renders every section with charts, offline, in headless Chromium', async (t) => {
   const s = await seededInstance(t);
@@ -92,7 +91,7 @@ test('the operator page asks for the token, then renders every section with char
   assert.equal(await page.getAttribute('body', 'data-pwned'), null);
   assert.match((await page.textContent('footer')) ?? '', /not financial/);
 
-  mkdirSync(join(repoRoot(), 'test-artifacts'), { recursive: true });
+  mkdirSync(join(import.meta.dirname, '..', '..', 'test-artifacts'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
   // Issue 38 item 8: at a phone's 390 px the page never scrolls sideways (a wide table scrolls

@@ -5,7 +5,6 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
-import { repoRoot } from '../../src/lib/assets.ts';
 import { runCli } from '../../src/buyer/cli/index.ts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
@@ -95,8 +94,8 @@ test('main.ts runs the buyer commands with ISOCAST_KEY from the environment and 
   const env = testApp(t);
   const server = await listen(t, env.app.fetch);
   const dir = tempDir(t, 'isocast-main-');
-  const node = join(repoRoot(), 'node_modules', '.bin', 'node');
-  const main = join(repoRoot(), 'src', 'main.ts');
+  const node = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'node');
+  const main = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(node, [main, ...args], {

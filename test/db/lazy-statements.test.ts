@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
-import { prepareOnFirstUse } from '../../src/db/lazy-statements.ts';
+import { prepareOnFirstUse } from '../../src/db/open.ts';
 import { tempDir } from '../helpers/app.ts';
 
 function database(t: { after(fn: () => void): void }) {

@@ -5,7 +5,7 @@ import { statSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { openDb } from '../../src/db/open.ts';
 import { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from '../../src/db/migrate.ts';
-import { loadOrCreateSecret } from '../../src/db/secret.ts';
+import { loadOrCreateSecret } from '../../src/db/files.ts';
 import { tempDir } from '../helpers/app.ts';
 
 /** Normalised DDL of every object, for comparing a fresh and a migrated database. */

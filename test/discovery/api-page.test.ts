@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { listen, testApp } from '../helpers/app.ts';
 import { offlineBrowser } from '../helpers/browser.ts';
 import { ROUTE_DOCS } from '../../src/app.ts';
-import { repoRoot } from '../../src/lib/assets.ts';
 
 /**
  * Loads /api in the system's headless Chromium (Debian `chromium`, driven by playwright-core) with
@@ -13,7 +12,7 @@ import { repoRoot } from '../../src/lib/assets.ts';
  * CI installs chromium (.ci/run) and this test must run there; a developer machine without it
  * skips with a message.
  */
-export const SCREENSHOT = join(repoRoot(), 'test-artifacts', 'api-page.png');
+export const SCREENSHOT = join(import.meta.dirname, '..', '..', 'test-artifacts', 'api-page.png');
 
 test('the /api page renders offline in headless Chromium and lists every endpoint', async (t) => {
   const env = testApp(t);
@@ -67,7 +66,7 @@ test('the /api page renders offline in headless Chromium and lists every endpoin
   const sections = await page.$$eval('#endpoint-list section.tag', (s) => s.map((x) => x.id));
   assert.equal(sections.at(-1), 'tag-operations', sections.join(' '));
 
-  mkdirSync(join(repoRoot(), 'test-artifacts'), { recursive: true });
+  mkdirSync(join(import.meta.dirname, '..', '..', 'test-artifacts'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT });
   await page.screenshot({ path: SCREENSHOT.replace('.png', '-full.png'), fullPage: true });
 

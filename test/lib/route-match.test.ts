@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pathOf, routeTable } from '../../src/lib/route-match.ts';
+import { pathOf, routeTable } from '../../src/lib/edge.ts';
 import type { RouteDoc } from '../../src/lib/route-doc.ts';
 
 const doc = (method: RouteDoc['method'], path: string): RouteDoc => ({

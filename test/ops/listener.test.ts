@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { openListener } from '../../src/ops/listener.ts';
-import { StartRefused } from '../../src/db/exclusive.ts';
+import { StartRefused } from '../../src/db/files.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { disclaimerText } from '../../src/terms/terms.ts';
 import { memoryLogger } from '../helpers/logger.ts';

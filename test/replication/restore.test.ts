@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execFile } from 'node:child_process';
-import { lockDataDir } from '../../src/db/exclusive.ts';
+import { lockDataDir } from '../../src/db/files.ts';
 import { restoreArgs } from '../../src/replication/restore.ts';
 import { LITESTREAM } from '../chaos/replica-drill.ts';
 import { replicaWithData } from './helpers.ts';

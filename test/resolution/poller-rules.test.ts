@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { localDate } from '../../src/lib/local-day.ts';
-import { repoRoot } from '../../src/lib/assets.ts';
 import { createMetrics } from '../../src/lib/metrics.ts';
 import { createPoller, type Poller } from '../../src/poller/poller.ts';
 import { resolutionCheck } from '../../src/resolution/store.ts';
@@ -251,7 +250,7 @@ async function screenshotPaused(t: Parameters<typeof offlineBrowser>[0], s: Awai
   );
   assert.match((await page.textContent('#poller-table')) ?? '', /NYC.*paused.*wu KNYC °F/);
   assert.match((await page.textContent('#poller-table')) ?? '', /Chicago.*ok.*wu KORD °F, obs wu/);
-  const dir = join(repoRoot(), 'test-artifacts');
+  const dir = join(import.meta.dirname, '..', '..', 'test-artifacts');
   mkdirSync(dir, { recursive: true });
   const shot = join(dir, 'admin-paused-city.png');
   await page.locator('#poller').screenshot({ path: shot });
