@@ -2,7 +2,7 @@ import type { Db } from '../db/open.ts';
 import { once } from '../lib/once.ts';
 import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
-import { isDead } from '../buckets/assign.ts';
+import { isDead } from '../buckets/labels.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
 import type { z } from 'zod';
 import { signalSchema, SignalProvenance, type SignalPublic } from './schemas.ts';

@@ -6,7 +6,7 @@ import { openDb, type Db } from '../../src/db/open.ts';
 import type { SignalStore } from '../../src/signals/store.ts';
 import type { MarketBucketRef, OddsSample } from '../../src/sources/market/types.ts';
 import { signalSchema } from '../../src/signals/schemas.ts';
-import { bucketFor } from '../../src/buckets/assign.ts';
+import { bucketFor } from '../../src/buckets/labels.ts';
 import { tempDir } from '../helpers/app.ts';
 import { ladderF } from '../buckets/ladder.ts';
 import { createStores } from '../../src/stores.ts';
