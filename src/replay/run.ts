@@ -104,7 +104,7 @@ export function runReplay(input: ReplayInput) {
   };
 }
 
-export type ReplayResult = ReturnType<typeof runReplay>;
+type ReplayResult = ReturnType<typeof runReplay>;
 
 /** Times in the city's local time (the local day decides what counts) and in UTC, to match raw data. */
 export function formatReplay(r: ReplayResult): string {
