@@ -23,8 +23,7 @@ import type { Catalog, CityRecord } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes, resolutionFor } from './cities/routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
-import { sampleDocs, sampleRoutes } from './signals/sample-routes.ts';
-import { latencyDocs, latencyRoutes } from './signals/latency-routes.ts';
+import { signalsDocs, signalsRoutes } from './signals/routes.ts';
 import { paidSignalsDocs, paidSignalsRoutes } from './paywall/paid-routes.ts';
 import { paymentPlaneFor, type PaymentPlane } from './payments/plane.ts';
 import { subscribeDocs, subscribeRoutes } from './paywall/routes.ts';
@@ -97,8 +96,7 @@ const BODY_METHODS = METHODS.filter((m) => m !== 'GET' && m !== 'HEAD' && m !== 
 export const ROUTE_DOCS: RouteDoc[] = [
   ...healthDocs,
   ...citiesDocs,
-  ...sampleDocs,
-  ...latencyDocs,
+  ...signalsDocs,
   ...pricingDocs,
   ...termsDocs,
   ...deliveryDocs,
@@ -170,8 +168,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       ruleFor: deps.ruleFor,
     }),
   );
-  app.route('/', sampleRoutes({ isCity, payload: signals.payload, latestSeq: signals.latestSeq }));
-  app.route('/', latencyRoutes({ reader: signals, clock }));
+  app.route('/', signalsRoutes({ reader: signals, isCity, clock }));
   app.route('/', pricingRoutes({ payTo: payTo(config), isCity, latestSeq: signals.latestSeq }));
   app.route('/', termsRoutes({ termsUrl: config.TERMS_URL }));
   const messenger =

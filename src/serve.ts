@@ -21,7 +21,7 @@ import { createPoller } from './poller/poller.ts';
 import { createFeed } from './poller/feed.ts';
 import { createRetention } from './ops/retention.ts';
 import { startLine, streamCounts } from './ops/safety.ts';
-import { watchSanctionsList } from './sanctions/watch.ts';
+import { watchSanctionsList } from './sanctions/list.ts';
 import { abuseLimitsFromConfig } from './limits/limits.ts';
 import { disclaimerText } from './terms/terms.ts';
 import { describeReplica as replicaName } from './replication/settings.ts';

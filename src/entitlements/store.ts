@@ -1,6 +1,14 @@
 import type { Db } from '../db/open.ts';
 import type { SignalStore } from '../signals/store.ts';
-import { nextCeiling } from './ceiling.ts';
+
+/**
+ * The entitlement rule (spec 3): buying C signals while caught up extends the ceiling by C;
+ * buying after falling behind first raises the floor to latestSeq, so a buyer never pays for a
+ * backlog they skipped. No purchase before means P = 0.
+ */
+export function nextCeiling(paidThrough: number | null, latestSeq: number, count: number): number {
+  return Math.max(paidThrough ?? 0, latestSeq) + count;
+}
 
 /**
  * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.

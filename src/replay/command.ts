@@ -5,19 +5,18 @@ import { UpstreamError } from '../lib/errors.ts';
 import { parseFlags, requireValue, UsageError } from '../lib/flags.ts';
 import { ReplayInputError } from './errors.ts';
 import { REPLAY_HELP } from './help.ts';
-import { fetchObservations, fetchReplayMarket, type ReplayUpstreams } from './fetch.ts';
-import { marketFromEventJson, marketFromLabels, stationCheck, type ReplayMarket } from './market.ts';
-import { OBSERVATION_FORMATS, parseObservationFile, type ObservationFormat } from './observations.ts';
+import { fetchReplayMarket, marketFromEventJson, marketFromLabels, stationCheck, type ReplayMarket } from './market.ts';
+import { fetchObservations, OBSERVATION_FORMATS, parseObservationFile } from './observations.ts';
 import { formatReplay, runReplay } from './run.ts';
 
-export type ReplayIo = {
+type ReplayIo = {
   stdout(text: string): void;
   stderr(text: string): void;
   readFile(path: string): string;
   clock: Clock;
   catalog: Catalog;
   /** Read only when something is fetched: a file-only replay needs no configuration. */
-  upstreams(): ReplayUpstreams;
+  upstreams(): Parameters<typeof fetchObservations>[0];
 };
 
 const REPLAY_EXIT = { ok: 0, failure: 1, input: 2 } as const;
@@ -35,8 +34,8 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     if (!city) throw new UsageError(`unknown city ${JSON.stringify(slug)} (GET /v1/cities lists the served ones)`);
     if (!isValidDate(date))
       throw new UsageError(`--date must be a calendar date YYYY-MM-DD, got ${JSON.stringify(date)}`);
-    const format = flags.values.format;
-    if (format !== undefined && !(OBSERVATION_FORMATS as readonly string[]).includes(format))
+    const format = OBSERVATION_FORMATS.find((f) => f === flags.values.format);
+    if (flags.values.format !== undefined && !format)
       throw new UsageError(`--format must be one of ${OBSERVATION_FORMATS.join(', ')}`);
     if (flags.values.market !== undefined && flags.values.buckets !== undefined)
       throw new UsageError('give --market or --buckets, not both');
@@ -44,9 +43,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     // Inputs are all read before anything is fetched, so a bad file fails fast and offline.
     const obsPath = flags.values.observations;
     const file =
-      obsPath === undefined
-        ? null
-        : parseObservationFile(readInput(io, obsPath, 'observations'), city, format as ObservationFormat | undefined);
+      obsPath === undefined ? null : parseObservationFile(readInput(io, obsPath, 'observations'), city, format);
     let market: ReplayMarket | null = null;
     if (flags.values.buckets !== undefined) market = marketFromLabels(flags.values.buckets);
     else if (flags.values.market !== undefined)

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import type { CityRecord } from '../cities/catalog.ts';
 import { orderBuckets, parseLabel, type BucketRange } from '../buckets/labels.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import { parseGammaEvent } from '../sources/market/gamma.ts';
+import { eventSlugs } from '../cities/market-slug.ts';
+import { fetchGammaEventJson, parseGammaEvent } from '../sources/market/gamma.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 import { ReplayInputError } from './errors.ts';
+import type { ReplayUpstreams } from './observations.ts';
 
 /** Parsed with the live Gamma or label parser, so exactly the shapes the poller accepts. */
 export type ReplayMarket = {
@@ -114,4 +116,19 @@ export function stationCheck(rule: ResolutionRule | null, city: CityRecord) {
       `the event's rule resolves on station ${rule.station}, but the observations are ${city.slug}'s catalog station ${city.station ?? '(none)'}`,
     );
   return refuse(null);
+}
+
+/** Both slug forms (with the year first), then again with `closed=true`: Gamma has not always returned closed events. */
+export async function fetchReplayMarket(up: ReplayUpstreams, city: CityRecord, date: string): Promise<ReplayMarket> {
+  const gamma = { baseUrl: up.gammaUrl, timeoutMs: up.timeoutMs ?? 8_000 };
+  const { withYear, withoutYear } = eventSlugs(city.marketToken, date, city.kind);
+  for (const filters of ['', 'closed=true']) {
+    for (const slug of [withYear, withoutYear]) {
+      const raw = await fetchGammaEventJson(gamma, slug, filters);
+      if (raw !== null) return marketFromEventJson(raw, 'gamma');
+    }
+  }
+  throw new ReplayInputError(
+    `Gamma has no daily-high event for ${city.slug} on ${date}; pass --market <file> or --buckets "<labels>"`,
+  );
 }

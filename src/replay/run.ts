@@ -1,7 +1,7 @@
 import type { CityRecord } from '../cities/catalog.ts';
 import type { TempUnit } from '../lib/temperature.ts';
 import { localDayBounds, localTime } from '../lib/local-day.ts';
-import { bucketFor } from '../buckets/assign.ts';
+import { bucketFor } from '../buckets/labels.ts';
 import { dailyExtreme, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
 import { resolveReading } from '../buckets/rounding.ts';
 import { DEFAULT_KIND, KIND_RULES } from '../buckets/rule-kinds.ts';
@@ -104,7 +104,7 @@ export function runReplay(input: ReplayInput) {
   };
 }
 
-export type ReplayResult = ReturnType<typeof runReplay>;
+type ReplayResult = ReturnType<typeof runReplay>;
 
 /** Times in the city's local time (the local day decides what counts) and in UTC, to match raw data. */
 export function formatReplay(r: ReplayResult): string {

@@ -1,18 +1,17 @@
 import { readFileSync, statSync } from 'node:fs';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import { splitList } from '../lib/url-credentials.ts';
 
-/**
- * The sanctions list the payment plane screens payers against. Sources: OFAC_LIST_PATH (a text
- * file of addresses one per line, `#` comments allowed, or the OFAC SDN XML where Ethereum
- * addresses appear as "Digital Currency Address - ETH" ids/features) plus OFAC_EXTRA (commas).
- */
+/** The sanctions list the payment plane screens payers against: OFAC_LIST_PATH plus OFAC_EXTRA (commas). */
 export type SanctionsList = ReturnType<typeof loadSanctionsList>;
 export type SanctionsStatus = ReturnType<SanctionsList['status']>;
 
 const ADDRESS = /0x[0-9a-fA-F]{40}/g;
 
 /**
- * Plain text: addresses one per line, `#` comments. SDN.XML lists addresses as
+ * OFAC_LIST_PATH in plain text: addresses one per line, `#` comments. SDN.XML lists addresses as
  * `<id><idType>Digital Currency Address - ETH</idType><idNumber>0x..`; the advanced format as a
  * `<Feature>` whose type reads the same, so we scan each such block. Other chains' addresses (XBT,
  * TRX) are skipped: they cannot pay on Base.
@@ -88,5 +87,81 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }) {
     },
     reload,
     path: opts.path ?? null,
+  };
+}
+
+/**
+ * Keeps the sanctions list current: `reload(reason)` is what SIGHUP calls, and a changed file is
+ * picked up within a minute. A bad file warns once per version of it, not every tick.
+ */
+const SANCTIONS_CHECK_MS = 60_000;
+
+export function watchSanctionsList(
+  list: SanctionsList,
+  deps: { logger: Logger; clock: Clock; metrics?: Metrics; intervalMs?: number },
+) {
+  const { logger } = deps;
+  const reloads = deps.metrics?.counter(
+    'isocast_sanctions_reloads_total',
+    'Sanctions list reload attempts by trigger and result (a failed one keeps the last good list)',
+  );
+  if (deps.metrics) {
+    const age = deps.metrics.gauge(
+      'isocast_sanctions_list_age_seconds',
+      'Seconds since the sanctions list file in force was modified (-1: none loaded)',
+    );
+    const size = deps.metrics.gauge(
+      'isocast_sanctions_list_addresses',
+      'Addresses screened against (file plus OFAC_EXTRA)',
+    );
+    deps.metrics.collect(() => {
+      const st = list.status(deps.clock.now());
+      age.set(st.ageSeconds ?? -1);
+      size.set(st.count);
+    });
+  }
+  const signature = (): string | null => {
+    if (!list.path) return null;
+    try {
+      const st = statSync(list.path);
+      return `${st.mtimeMs}:${st.size}:${st.ino}`;
+    } catch {
+      return 'missing';
+    }
+  };
+  let seen = signature();
+  let timer: NodeJS.Timeout | null = null;
+
+  const reload = (reason: string) => {
+    if (!list.path) {
+      logger.warn('sanctions list reload asked but OFAC_LIST_PATH is unset', { reason });
+      return;
+    }
+    seen = signature();
+    const r = list.reload();
+    reloads?.inc({ reason, result: r.ok ? 'ok' : 'kept_previous' });
+    if (r.ok) logger.info('sanctions list reloaded', { reason, path: list.path, count: list.status().count });
+    else
+      logger.warn('sanctions list not reloaded; the previous list stays in force', {
+        reason,
+        path: list.path,
+        error: r.error,
+        listLoaded: list.status().listLoaded,
+      });
+  };
+  const check = () => {
+    if (signature() !== seen) reload('file_changed');
+  };
+  return {
+    reload,
+    start: () => {
+      if (!list.path || timer) return;
+      timer = setInterval(check, deps.intervalMs ?? SANCTIONS_CHECK_MS);
+      timer.unref();
+    },
+    stop: () => {
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
   };
 }

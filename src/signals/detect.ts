@@ -1,5 +1,4 @@
-import { bucketFor } from '../buckets/assign.ts';
-import type { BucketRange } from '../buckets/labels.ts';
+import { bucketFor, type BucketRange } from '../buckets/labels.ts';
 import type { MarketKind } from '../lib/temperature.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { Db } from '../db/open.ts';
 import { once } from '../lib/once.ts';
 import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import type { MarketBucketRef, OddsSample } from '../sources/market/types.ts';
-import { isDead } from '../buckets/assign.ts';
+import { isDead } from '../buckets/labels.ts';
 import { detect, type DayState, type Detection } from './detect.ts';
 import type { z } from 'zod';
 import { signalSchema, SignalProvenance, type SignalPublic } from './schemas.ts';
@@ -58,20 +58,17 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
   const readings = db.prepare(`SELECT d.city, d.target_date AS targetDate, d.high, d.unit, d.bucket,
     d.updated_at AS updatedAtMs FROM day_state d WHERE d.target_date = (SELECT max(target_date) FROM day_state x WHERE x.city = d.city)`);
 
-  const readDayState = (city: string, targetDate: string): DayState | null =>
-    (state.get(city, targetDate) as DayState | undefined) ?? null;
   const writeState = (input: ReadingInput, next: DayState) =>
     upsert.run(input.city.slug, input.targetDate, next.high, input.city.unit, next.bucket, input.nowMs, input.nowMs);
   /** The city's latest seq (0 before its first signal); the entitlement ceiling reads it inside the purchase. */
   const latestSeq = (city: string): number => latest.get(city) as number;
   const detectIn = (input: ReadingInput): Detection =>
-    detect(readDayState(input.city.slug, input.targetDate), input.reading, {
+    detect((state.get(input.city.slug, input.targetDate) as DayState | undefined) ?? null, input.reading, {
       buckets: input.buckets,
       kind: input.city.kind,
     });
 
   return {
-    readDayState,
     latestSeq,
     /** Records a reading that does not cross; on a crossing writes nothing, so the caller samples odds and calls storeSignal. */
     saveReading: (input: ReadingInput): Detection =>

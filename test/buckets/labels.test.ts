@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { formatLabel, orderBuckets, parseLabel } from '../../src/buckets/labels.ts';
-import { bucketFor, isDead } from '../../src/buckets/assign.ts';
+import { bucketFor, formatLabel, isDead, orderBuckets, parseLabel } from '../../src/buckets/labels.ts';
 
 const INF = Number.POSITIVE_INFINITY;
 

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Address, Hex } from 'viem';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { bucketFor, isDead } from '../../src/buckets/assign.ts';
+import { bucketFor, isDead } from '../../src/buckets/labels.ts';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
 import type { BotMessage } from '../fakes/bot-api.ts';
 import type { LedgerEntry, Wallet } from './driver.ts';

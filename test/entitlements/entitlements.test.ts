@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
-import { nextCeiling } from '../../src/entitlements/ceiling.ts';
+import { nextCeiling } from '../../src/entitlements/store.ts';
 import { tempDir } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { createStores } from '../../src/stores.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { detect, type DayState } from '../../src/signals/detect.ts';
-import { isDead } from '../../src/buckets/assign.ts';
+import { isDead } from '../../src/buckets/labels.ts';
 import { dailyExtreme, dailyHighReading, dailyHighReport, type Observation } from '../../src/buckets/daily-high.ts';
 import { ladderF } from '../buckets/ladder.ts';
 

@@ -16,7 +16,8 @@ test('a reading rising across two buckets gives exactly two signals, with odds f
   h.report(20.0, 30); // 68 °F: baseline
   const first = await poller.tick();
   assert.deepEqual([first.baselines, first.signals.length, first.errors], [1, 0, []]);
-  assert.deepEqual(h.env.stores.signals.readDayState('nyc', '2026-07-15'), { high: 68, bucket: '68-69°F' });
+  const { targetDate, high, bucket } = h.env.stores.signals.latestReadings().get('nyc')!;
+  assert.deepEqual({ targetDate, high, bucket }, { targetDate: '2026-07-15', high: 68, bucket: '68-69°F' });
 
   h.env.clock.advance(1_000);
   h.report(20.6); // 69.08 -> 69 °F: same bucket

@@ -94,10 +94,11 @@ async function compare(t: T, temps: number[], stepMs: number) {
     j.signals.map((s) => Date.parse(s.observedAt) + TICK_LAG_MS),
     emitted.map((s) => Date.parse(s.observedAt)),
   );
-  assert.deepEqual(createStores(h.db).signals.readDayState('nyc', '2026-07-15'), {
-    high: j.final!.reading,
-    bucket: j.final!.bucket,
-  });
+  const { targetDate, high, bucket } = createStores(h.db).signals.latestReadings().get('nyc')!;
+  assert.deepEqual(
+    { targetDate, high, bucket },
+    { targetDate: '2026-07-15', high: j.final!.reading, bucket: j.final!.bucket },
+  );
   return { emitted, result: j };
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventSlugs } from '../../src/cities/market-slug.ts';
-import type { ReplayUpstreams } from '../../src/replay/fetch.ts';
+import type { ReplayUpstreams } from '../../src/replay/observations.ts';
 import { gammaEvent, startFakeGamma, type GammaEventJson } from '../fakes/gamma.ts';
 import { startFakeMetar } from '../fakes/metar.ts';
 import { startFakeServer } from '../fakes/upstream.ts';

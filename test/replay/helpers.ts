@@ -2,14 +2,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { manualClock } from '../helpers/clock.ts';
-import { replayCommand, type ReplayIo } from '../../src/replay/command.ts';
-import type { ReplayUpstreams } from '../../src/replay/fetch.ts';
-import type { ReplayResult } from '../../src/replay/run.ts';
+import { replayCommand } from '../../src/replay/command.ts';
+import type { ReplayUpstreams } from '../../src/replay/observations.ts';
+import type { runReplay } from '../../src/replay/run.ts';
 
 /** A file under test/replay/fixtures/. */
 export const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
 export const NYC_LADDER = '65°F or below,66-67°F,68-69°F,70-71°F,72-73°F,74-75°F,76-77°F,78°F or higher';
+
+type ReplayResult = ReturnType<typeof runReplay>;
 
 export type ReplayRun = { code: number; stdout: string; stderr: string; json: ReplayResult | null };
 
@@ -24,7 +26,7 @@ export async function replay(
 ): Promise<ReplayRun> {
   let stdout = '';
   let stderr = '';
-  const io: ReplayIo = {
+  const io: Parameters<typeof replayCommand>[1] = {
     stdout: (s) => {
       stdout += s;
     },

@@ -2,9 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { detect, type DayState } from '../../src/signals/detect.ts';
-import { parseLabel } from '../../src/buckets/labels.ts';
+import { bucketFor, parseLabel } from '../../src/buckets/labels.ts';
 import { ladderF } from '../buckets/ladder.ts';
-import { bucketFor } from '../../src/buckets/assign.ts';
 import { dailyHighReading, type Observation } from '../../src/buckets/daily-high.ts';
 
 const NYC = ladderF(28); // 27°F or below, 28-29 ... 44-45, 46°F or higher

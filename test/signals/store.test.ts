@@ -6,7 +6,7 @@ import { openDb, type Db } from '../../src/db/open.ts';
 import type { SignalStore } from '../../src/signals/store.ts';
 import type { MarketBucketRef, OddsSample } from '../../src/sources/market/types.ts';
 import { signalSchema } from '../../src/signals/schemas.ts';
-import { bucketFor } from '../../src/buckets/assign.ts';
+import { bucketFor } from '../../src/buckets/labels.ts';
 import { tempDir } from '../helpers/app.ts';
 import { ladderF } from '../buckets/ladder.ts';
 import { createStores } from '../../src/stores.ts';
@@ -49,6 +49,12 @@ function db(t: { after(fn: () => void): void }): { db: Db; path: string } {
   return { db: d, path };
 }
 
+/** nyc's newest day_state row as the operator page reads it. */
+function dayState(d: Db) {
+  const { targetDate, high, bucket } = createStores(d).signals.latestReadings().get('nyc')!;
+  return { targetDate, high, bucket };
+}
+
 /** What the poller does with one reading: record it, and store a signal when it crosses. */
 function feed(d: Db, reading: number, over: Partial<StoreSignalInput> = {}) {
   const det = createStores(d).signals.saveReading(input(reading, over));
@@ -58,7 +64,7 @@ function feed(d: Db, reading: number, over: Partial<StoreSignalInput> = {}) {
 test('baseline is stored without a signal; a crossing stores the canonical signal with seq 1', (t) => {
   const { db: d } = db(t);
   assert.equal(feed(d, 73), null);
-  assert.deepEqual(createStores(d).signals.readDayState('nyc', '2026-07-15'), { high: 73, bucket: '72-73°F' });
+  assert.deepEqual(dayState(d), { targetDate: '2026-07-15', high: 73, bucket: '72-73°F' });
   const s = feed(d, 75)!;
   assert.deepEqual(signalSchema().parse(s), s);
   assert.equal(s.seq, 1);
@@ -126,7 +132,7 @@ test('the inTransaction hook runs inside the transaction, and a throwing hook st
     /outbox full/,
   );
   assert.equal(d.prepare('SELECT count(*) FROM signals').pluck().get(), 0);
-  assert.deepEqual(createStores(d).signals.readDayState('nyc', '2026-07-15'), { high: 71, bucket: '70-71°F' });
+  assert.deepEqual(dayState(d), { targetDate: '2026-07-15', high: 71, bucket: '70-71°F' });
   let seen: { seq: number; inTx: boolean } | null = null;
   const s = createStores(d).signals.storeSignal(input(72), {
     inTransaction: (sig) => {
@@ -152,7 +158,7 @@ test('a lost day state cannot re-emit a bucket already entered that day (unique 
   feed(d, 72);
   d.prepare("UPDATE day_state SET high = 71, bucket = '70-71°F'").run();
   assert.equal(createStores(d).signals.storeSignal(input(72)), null);
-  assert.deepEqual(createStores(d).signals.readDayState('nyc', '2026-07-15'), { high: 72, bucket: '72-73°F' });
+  assert.deepEqual(dayState(d), { targetDate: '2026-07-15', high: 72, bucket: '72-73°F' });
 });
 
 test('property: any reading sequence, with a restart anywhere and replayed readings, gives exactly the bucket entries after the baseline, seq gapless from 1', (t) => {

@@ -6,7 +6,7 @@ import { manualClock } from '../helpers/clock.ts';
 import { openDb } from '../../src/db/open.ts';
 import { localDayBounds } from '../../src/lib/local-day.ts';
 import { dailyHighReading } from '../../src/buckets/daily-high.ts';
-import { bucketFor, isDead } from '../../src/buckets/assign.ts';
+import { bucketFor, isDead } from '../../src/buckets/labels.ts';
 import { createSimClock, createSimWeather, curveC, simDay, simObservations } from '../../src/sources/sim/model.ts';
 import { createSimMarket, normalCdf } from '../../src/sources/market/sim.ts';
 import { tempDir } from '../helpers/app.ts';

@@ -1,21 +1,37 @@
 import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
-import { type AppEnv, closeWithDisclaimer, replyJsonBytes } from '../lib/http.ts';
+import { type AppEnv, closeWithDisclaimer, parseQuery, replyJsonBytes, replyJsonText } from '../lib/http.ts';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { LATENCY_MAX_ROWS, LATENCY_SPAN_MS, latencyWindows } from './latency.ts';
-import { LatencyStats } from './schemas.ts';
 import type { SignalReader } from './read-store.ts';
+import { LatencyStats, SampleQuery, SampleSignal, SYNTHETIC_SAMPLE } from './schemas.ts';
 
 const LATENCY_CACHE_MS = 30_000;
 
-/** `GET /v1/stats/latency`, free: whatever the request rate, read and encoded at most once per LATENCY_CACHE_MS. */
-export function latencyRoutes(deps: { reader: Pick<SignalReader, 'latencyRows'>; clock: Clock }): Hono<AppEnv> {
+/** The free signal routes: `/v1/sample` and `/v1/stats/latency`. */
+export function signalsRoutes(deps: {
+  reader: Pick<SignalReader, 'payload' | 'latestSeq' | 'latencyRows'>;
+  isCity(slug: string): boolean;
+  clock: Clock;
+}): Hono<AppEnv> {
+  const { reader } = deps;
   const app = new Hono<AppEnv>();
+  // Seq 1 of a city once its latest seq is at least 2 (with one signal, seq 1 is the latest, which
+  // is what buyers pay for); the fixed synthetic example otherwise.
+  const synthetic = JSON.stringify({ ...SYNTHETIC_SAMPLE, sample: true, synthetic: true });
+  app.get('/v1/sample', (c) => {
+    const { city } = parseQuery(c, SampleQuery());
+    const stored =
+      city !== undefined && deps.isCity(city) && reader.latestSeq(city) >= 2 ? reader.payload(city, 1) : null;
+    if (stored) return replyJsonText(c, stored.slice(0, -1) + ',"sample":true,"synthetic":false}');
+    return replyJsonText(c, synthetic);
+  });
+  // Whatever the request rate, read and encoded at most once per LATENCY_CACHE_MS.
   let cached: { at: number; bytes: Buffer } | null = null;
   app.get('/v1/stats/latency', (c) => {
     const now = deps.clock.now();
     if (!cached || now - cached.at >= LATENCY_CACHE_MS || now < cached.at) {
-      const { rows, truncated } = deps.reader.latencyRows(now - LATENCY_SPAN_MS, LATENCY_MAX_ROWS);
+      const { rows, truncated } = reader.latencyRows(now - LATENCY_SPAN_MS, LATENCY_MAX_ROWS);
       const body = { generatedAt: new Date(now).toISOString(), windows: latencyWindows(rows, now), truncated };
       cached = { at: now, bytes: Buffer.from(closeWithDisclaimer(c, JSON.stringify(body))) };
     }
@@ -25,7 +41,15 @@ export function latencyRoutes(deps: { reader: Pick<SignalReader, 'latencyRows'>;
   return app;
 }
 
-export const latencyDocs: RouteDoc[] = [
+export const signalsDocs: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/v1/sample',
+    tags: ['signals'],
+    summary: "A city's first signal once it has a second, or a fixed synthetic example",
+    query: SampleQuery,
+    responses: { 200: { description: 'Sample signal', schema: SampleSignal } },
+  },
   {
     method: 'get',
     path: '/v1/stats/latency',
