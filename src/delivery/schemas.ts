@@ -13,15 +13,8 @@ const CHAT_ID_RULE =
 
 const NUMBER = /^-?[1-9][0-9]{0,15}$/;
 const USERNAME = /^@[A-Za-z][A-Za-z0-9_]{3,31}$/;
-/** The spellings canonicalChatId accepts, for the body schema (an empty chatId is absent: `delete` signs it as ""). */
+/** The two spellings, for the body schema (an empty chatId is absent: `delete` signs it as ""). */
 const CHAT_ID_PATTERN = new RegExp(`^(|${NUMBER.source.slice(1, -1)}|${USERNAME.source.slice(1, -1)})$`);
-
-/** Numbers within safe integers (every id the platform issues); a `@username` lower-cased, as the platform treats it. */
-export function canonicalChatId(raw: string): { ok: true; chatId: string } | { ok: false; error: string } {
-  if (NUMBER.test(raw) && Number.isSafeInteger(Number(raw))) return { ok: true, chatId: raw };
-  if (USERNAME.test(raw)) return { ok: true, chatId: raw.toLowerCase() };
-  return { ok: false, error: `invalid chatId: must be ${CHAT_ID_RULE}` };
-}
 
 /** Whether a stored (canonical) chat id is numeric: the Bot API takes those as JSON numbers. */
 export function isNumericChatId(chatId: string): boolean {
@@ -76,7 +69,7 @@ export const MessengerDeliveryResult = once(() =>
 );
 
 /** The registration's own fields; wallet, signature and timestamp are every signed body's (lib/signed-request.ts). */
-const MESSAGES: Record<string, string> = {
+const MESSAGES = {
   action: 'invalid action: must be "set" or "delete"',
   chatId: `invalid chatId: must be ${CHAT_ID_RULE}`,
   citySlug: 'invalid citySlug: must be a string',
@@ -94,9 +87,10 @@ export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliv
       messages: MESSAGES,
       fallback: 'request body is invalid',
     });
-  if (result.data.action === 'set' && !result.data.chatId) throw chatIdRequired();
-  if (!result.data.chatId) return { ...result.data, chat: null };
-  const chat = canonicalChatId(result.data.chatId);
-  if (!chat.ok) throw invalidField(chat.error);
-  return { ...result.data, chat: chat.chatId };
+  const { chatId } = result.data;
+  if (result.data.action === 'set' && !chatId) throw chatIdRequired();
+  if (!chatId) return { ...result.data, chat: null };
+  // Numbers within safe integers (every id the platform issues); a `@username` lower-cased, as the platform treats it.
+  if (NUMBER.test(chatId) && !Number.isSafeInteger(Number(chatId))) throw invalidField(MESSAGES.chatId);
+  return { ...result.data, chat: chatId.toLowerCase() };
 }

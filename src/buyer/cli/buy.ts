@@ -4,28 +4,26 @@ import {
   PaymentDeclined,
   type Payment,
   payFor402,
+  serverErrorText,
   tierProblem,
   usdToAtomic,
 } from '../../../packages/isocast-client/src/index.ts';
 import { pending } from '../../../packages/isocast-client/src/mcp/buy.ts';
 import { DEFAULT_SERVER } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { intFlag, parseFlags, requireValue, UsageError } from '../../lib/flags.ts';
-import { type ApiAnswer, type Client, createClient, refusal, serverError, serverUrl, unknownCity } from './client.ts';
+import { type ApiAnswer, type Client, createClient, refusal, serverFlags, serverUrl, unknownCity } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, defaultSleep, EXIT, withoutDisclaimer, type CliIo } from './output.ts';
 import { receiptsFileFor, saveReceipts } from './receipts.ts';
 
 /** `isocast buy`: the 402 must match the published payTo and tiers and the built-in tier table before a signature. */
-const BUY_FLAGS = {
-  strings: ['city', 'count', 'server', 'key-file', 'receipts', 'timeout', 'max-usd'],
-  booleans: ['json', 'yes', 'insecure'],
-} as const;
+const BUY_FLAGS = serverFlags(['city', 'count', 'key-file', 'receipts', 'max-usd'], ['yes']);
 /** In-doubt settlement (503 "settlement pending"): resend the same header at most this often, this long. */
 const PENDING_RETRIES = 6;
 const PENDING_MAX_WAIT_MS = 30_000;
 
 function challengeProblem(a: ApiAnswer, city: string): CliError {
-  const e = serverError(a);
+  const e = serverErrorText(a.status, a.body);
   const min = typeof a.body.minSpendUsd === 'number' ? ` (minimum spend ${a.body.minSpendUsd} USDC)` : '';
   return refusal(
     a,
@@ -39,7 +37,7 @@ function challengeProblem(a: ApiAnswer, city: string): CliError {
 }
 
 function paymentProblem(a: ApiAnswer, wallet: string): CliError {
-  const e = serverError(a);
+  const e = serverErrorText(a.status, a.body);
   return refusal(
     a,
     {
@@ -59,7 +57,7 @@ async function publishedTerms(client: Client, city: string): Promise<{ payTo: st
   if (meta.status === 404) throw new CliError(unknownCity(city), EXIT.usage);
   if (meta.status !== 200)
     throw new CliError(
-      `cannot read the price list (GET /v1/signals/meta answered HTTP ${meta.status}: ${serverError(meta)}); nothing was signed`,
+      `cannot read the price list (GET /v1/signals/meta answered HTTP ${meta.status}: ${serverErrorText(meta.status, meta.body)}); nothing was signed`,
     );
   if (typeof meta.body.payTo !== 'string')
     throw new CliError('the server publishes no settlement wallet (payTo); nothing was signed');

@@ -1,9 +1,10 @@
 import { intFlag, parseFlags, UsageError } from '../../lib/flags.ts';
-import { createClient, serverError, serverUrl } from './client.ts';
+import { serverErrorText } from '../../../packages/isocast-client/src/index.ts';
+import { createClient, serverFlags, serverUrl } from './client.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 
 /** `isocast cities`: a newcomer's first question is which city to try (latestSeq >= 2 has a real free sample). */
-const CITIES_FLAGS = { strings: ['server', 'timeout', 'kind'], booleans: ['json', 'insecure'] } as const;
+const CITIES_FLAGS = serverFlags(['kind']);
 
 /** What `/v1/cities?kind=` lists: the daily-high cities (the spec's list, the default), the low streams, or both. */
 const CITY_KINDS = ['high', 'low', 'all'] as const;
@@ -14,7 +15,7 @@ type City = { slug: string; displayName: string; timezone: string; unit: string;
 export async function fetchCities(server: string, timeoutMs: number, kind: CityKind = 'high'): Promise<City[]> {
   const a = await createClient(server, timeoutMs).request('GET', `/v1/cities?kind=${kind}`);
   if (a.status !== 200 || !Array.isArray(a.body.cities))
-    throw new CliError(`cannot list the cities: HTTP ${a.status}: ${serverError(a)}`);
+    throw new CliError(`cannot list the cities: HTTP ${a.status}: ${serverErrorText(a.status, a.body)}`);
   return a.body.cities as City[];
 }
 

@@ -1,8 +1,8 @@
 import { httpRequest, retryAfterMs } from '../../lib/http-client.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { type Flags, UsageError } from '../../lib/flags.ts';
-import { serverErrorText, stripControls, stripControlsDeep } from '../../../packages/isocast-client/src/index.ts';
-import type { Answer } from '../../../packages/isocast-client/src/mcp/api.ts';
+import { stripControls, stripControlsDeep } from '../../../packages/isocast-client/src/index.ts';
+import { type Answer, rootCause } from '../../../packages/isocast-client/src/mcp/api.ts';
 import { DEFAULT_SERVER, isLoopback } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { CliError } from './output.ts';
 
@@ -14,6 +14,12 @@ export class NetworkError extends CliError {
 }
 
 export type Client = ReturnType<typeof createClient>;
+
+/** A command's own flags and the four every command that asks a server takes. */
+export const serverFlags = (strings: string[], booleans: string[] = []) => ({
+  strings: [...strings, 'server', 'timeout'],
+  booleans: [...booleans, 'json', 'insecure'],
+});
 
 /**
  * `--server`, else ISOCAST_SERVER, else DEFAULT_SERVER, as `http(s)://host:port`; the usage error names
@@ -39,19 +45,6 @@ export function serverUrl(flags: Flags, envServer?: string): string {
     );
   }
   return raw.replace(/\/+$/, '');
-}
-
-/** The most specific reason in a fetch failure chain: `ECONNREFUSED`, `ENOTFOUND`, `bad port`... */
-function rootCause(err: unknown): string {
-  let e: unknown = err;
-  let message = err instanceof Error ? err.message : String(err);
-  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    if (e instanceof Error && e.message) message = e.message;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return message;
 }
 
 type RequestOptions = { headers?: Record<string, string>; body?: unknown; timeoutMs?: number; signal?: AbortSignal };
@@ -87,11 +80,6 @@ export function createClient(server: string, timeoutMs = 15_000) {
       return { status: res.status, body, raw: res.json, retryAfterMs: retryAfterMs(res.headers) };
     },
   };
-}
-
-/** `error` plus `reason` when the server gave one, for messages. */
-export function serverError(a: ApiAnswer): string {
-  return serverErrorText(a.status, a.body);
 }
 
 export const unknownCity = (city: string) => `unknown city: ${city} (the list is at GET /v1/cities)`;

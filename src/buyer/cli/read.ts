@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
+import { serverErrorText } from '../../../packages/isocast-client/src/index.ts';
 import { DEFAULT_SERVER } from '../../../packages/isocast-client/src/mcp/config.ts';
 import { MAX_WAIT_S } from '../../../packages/isocast-client/src/mcp/read.ts';
 import { intFlag, parseFlags, requireValue } from '../../lib/flags.ts';
-import { type ApiAnswer, createClient, NetworkError, refusal, serverError, serverUrl, unknownCity } from './client.ts';
+import { type ApiAnswer, createClient, NetworkError, refusal, serverFlags, serverUrl, unknownCity } from './client.ts';
 import { loadAccount } from './key.ts';
 import {
   CliError,
@@ -24,10 +25,7 @@ import {
 } from './receipts.ts';
 
 /** `isocast read`: `--follow` long-polls, or polls every --interval against a server that answers at once. */
-const READ_FLAGS = {
-  strings: ['city', 'since', 'server', 'receipts', 'key-file', 'interval', 'timeout', 'wait'],
-  booleans: ['follow', 'json', 'insecure'],
-} as const;
+const READ_FLAGS = serverFlags(['city', 'since', 'receipts', 'key-file', 'interval', 'wait'], ['follow']);
 const DEFAULT_INTERVAL_S = 30;
 const MIN_INTERVAL_S = 1;
 const MAX_BACKOFF_S = 300;
@@ -124,7 +122,7 @@ function exhausted({ paidThrough, latest }: { paidThrough: number; latest: numbe
 function readProblem(a: ApiAnswer, r: Run): CliError {
   if (a.status === 402 && typeof a.body.paid_through === 'number')
     return exhausted({ paidThrough: a.body.paid_through, latest: a.body.latest }, r);
-  const e = serverError(a);
+  const e = serverErrorText(a.status, a.body);
   return refusal(
     a,
     {

@@ -11,7 +11,7 @@ import {
   signReceiptBody,
 } from '../../../packages/isocast-client/src/index.ts';
 import { stateHomeOf } from '../../../packages/isocast-client/src/mcp/config.ts';
-import { createClient, serverUrl, type Client } from './client.ts';
+import { createClient, serverFlags, serverUrl, type Client } from './client.ts';
 import { loadAccount } from './key.ts';
 import { CliError, EXIT, type CliIo } from './output.ts';
 
@@ -166,10 +166,7 @@ export async function recoverReceipts(
 }
 
 /** `isocast receipt`: the wallet's receipt token back for a free signature; prints its cities, never the token. */
-const RECEIPT_FLAGS = {
-  strings: ['server', 'key-file', 'receipts', 'timeout'],
-  booleans: ['json', 'insecure', 'revoke'],
-} as const;
+const RECEIPT_FLAGS = serverFlags(['key-file', 'receipts'], ['revoke']);
 
 /** `--revoke`: one signature stops every token of the wallet at this server; its saved records are dropped. */
 async function revoke(

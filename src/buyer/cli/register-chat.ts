@@ -1,14 +1,12 @@
 import { type DeliveryAction, deliveryTypedData } from '../../delivery/typed-data.ts';
 import { parseFlags, UsageError } from '../../lib/flags.ts';
-import { createClient, refusal, serverError, serverUrl } from './client.ts';
+import { serverErrorText } from '../../../packages/isocast-client/src/index.ts';
+import { createClient, refusal, serverFlags, serverUrl } from './client.ts';
 import { loadAccount } from './key.ts';
 import { EXIT, withoutDisclaimer, type CliIo } from './output.ts';
 
 /** `isocast register-chat --chat <id> [--city <slug>]` and `--delete`: a wallet-signed MessengerDelivery, free. */
-const REGISTER_FLAGS = {
-  strings: ['chat', 'city', 'server', 'key-file', 'timeout'],
-  booleans: ['delete', 'json', 'insecure'],
-} as const;
+const REGISTER_FLAGS = serverFlags(['chat', 'city', 'key-file'], ['delete']);
 
 export async function registerChatCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, REGISTER_FLAGS);
@@ -36,7 +34,7 @@ export async function registerChatCommand(argv: readonly string[], io: CliIo): P
   const timeoutMs = (Number.isFinite(timeout) && timeout > 0 ? timeout : 15) * 1000;
   const a = await createClient(server, timeoutMs).request('POST', '/v1/delivery/messenger', { body });
 
-  const e = serverError(a);
+  const e = serverErrorText(a.status, a.body);
   const nothing = citySlug ? e : `wallet ${account.address} has no chat registered at ${server}`;
   if (a.status !== 200)
     throw refusal(

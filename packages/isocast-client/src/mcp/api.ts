@@ -62,7 +62,8 @@ export function createApi(server: string, fetchImpl: typeof fetch = fetch): Api 
   };
 }
 
-function rootCause(err: unknown): string {
+/** The most specific reason in a fetch failure chain: `ECONNREFUSED`, `ENOTFOUND`... (the isocast CLI's too). */
+export function rootCause(err: unknown): string {
   let e: unknown = err;
   for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
     const code = (e as { code?: unknown }).code;
