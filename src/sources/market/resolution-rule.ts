@@ -26,12 +26,6 @@ const HOURLY_VIEW = /\bresolve off of the Hourly Data\b|\bShow Hourly Data\b/i;
 const HIGHEST = /\bhighest (?:temperature|reading)\b|\bAbsolute Daily Max\b/i;
 const LOWEST = /\blowest (?:temperature|reading)\b|\bAbsolute Daily Min\b/i;
 
-export function extremeOf(text: string): 'high' | 'low' | null {
-  const high = HIGHEST.test(text);
-  const low = LOWEST.test(text);
-  return high === low ? null : high ? 'high' : 'low';
-}
-
 const PROVIDERS: { source: Exclude<RuleSource, 'unknown'>; name: RegExp }[] = [
   { source: 'wu', name: /\b(?:Wunderground|Weather Underground)\b/i },
   { source: 'noaa', name: /\bNOAA\b/ },
@@ -47,7 +41,7 @@ function primaryProvider(text: string): Exclude<RuleSource, 'unknown'> | null {
   return hits.length === 1 ? hits[0]!.source : null;
 }
 
-export function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown'>; station: string } | null {
+function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown'>; station: string } | null {
   let u: URL;
   try {
     u = new URL(raw.trim());
@@ -131,6 +125,7 @@ export function parseResolutionRule(
   if (fb && !/\b(?:Wunderground|Weather Underground)\b/i.test(fb[1]!))
     return unknown('the rule names a fallback this service does not know', url);
   const noaaKind = HOURLY_VIEW.test(text) ? 'noaa-hourly' : 'noaa-all';
+  const high = HIGHEST.test(text);
   return {
     source: provider,
     kind: provider === 'noaa' ? noaaKind : provider === 'wu' ? 'wu-table' : provider,
@@ -139,6 +134,6 @@ export function parseResolutionRule(
     precision,
     fallback: fb ? 'wu' : null,
     url,
-    extreme: extremeOf(text),
+    extreme: high === LOWEST.test(text) ? null : high ? 'high' : 'low',
   };
 }

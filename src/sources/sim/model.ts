@@ -169,7 +169,6 @@ export function createSimWeather(opts: {
 }): WeatherSource {
   return {
     name: 'sim',
-    channel: 'sim',
     ...(opts.simClock.realAt ? { reportedAtReal: opts.simClock.realAt } : {}),
     observe: async (requests) => {
       const now = opts.simClock.now();
