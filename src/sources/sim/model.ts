@@ -172,10 +172,9 @@ export function createSimWeather(opts: {
     ...(opts.simClock.realAt ? { reportedAtReal: opts.simClock.realAt } : {}),
     observe: async (requests) => {
       const now = opts.simClock.now();
-      const out = new Map<string, Observation[] | Error>();
-      for (const { city, date } of requests)
-        out.set(city.slug, simObservations(opts.seed, { city, date, untilMs: now }));
-      return out;
+      return new Map(
+        requests.map(({ city, date }) => [city.slug, simObservations(opts.seed, { city, date, untilMs: now })]),
+      );
     },
   };
 }
