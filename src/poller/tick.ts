@@ -43,7 +43,7 @@ export async function runTick(p: PollerParts) {
   };
 
   // New cities join before the tick's list is taken, so they are polled in this tick.
-  await p.discover?.(startedAtMs);
+  await p.discover(startedAtMs);
   const due = p.deps.catalog.active.filter((c) => {
     if (p.health.due(c.slug, startedAtMs)) return true;
     report.backingOff.push(c.slug);

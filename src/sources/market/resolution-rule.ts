@@ -33,14 +33,6 @@ const PROVIDERS: { source: Exclude<RuleSource, 'unknown'>; name: RegExp }[] = [
   { source: 'cwa', name: /\bCentral Weather Administration\b/i },
 ];
 
-/** The provider named as "the resolution source for this market will be information from X". */
-function primaryProvider(text: string): Exclude<RuleSource, 'unknown'> | null {
-  const m = /resolution source for this market will be information from ([^,.\n]+)/i.exec(text);
-  if (!m) return null;
-  const hits = PROVIDERS.filter((p) => p.name.test(m[1]!));
-  return hits.length === 1 ? hits[0]!.source : null;
-}
-
 function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown'>; station: string } | null {
   let u: URL;
   try {
@@ -87,7 +79,10 @@ export function parseResolutionRule(
   const field = resolutionSource?.trim() || null;
   if (text.trim() === '') return unknown('the event has no rule text', field);
 
-  const provider = primaryProvider(text);
+  // The one provider named as "the resolution source for this market will be information from X".
+  const named = /resolution source for this market will be information from ([^,.\n]+)/i.exec(text)?.[1];
+  const hits = named ? PROVIDERS.filter((p) => p.name.test(named)) : [];
+  const provider = hits.length === 1 ? hits[0]!.source : null;
   if (!provider) return unknown('the rule names no resolution source this service knows', field);
 
   // Every page the rule names (text and field) must agree on provider and station.
