@@ -5,7 +5,6 @@ import { createSimClock, createSimWeather } from '../sources/sim/model.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
 import { CITY_ROWS } from '../cities/catalog-data.ts';
 import { kindOf, lowStreamOf } from '../cities/catalog.ts';
-import type { DiscoveredEvent } from '../sources/market/gamma.ts';
 import { localDate } from '../lib/local-day.ts';
 
 /** A fresh simulated start's first day takes this much real time, so every city crosses within minutes. */
@@ -41,25 +40,17 @@ export async function createFeed(config: FeedSettings, deps: { db: Db; clock: Cl
     const market = createSimMarket({ seed: config.SIM_SEED, simClock, real: deps.clock });
     // Discovery through the same rule parser as Gamma's, so CITIES=all works in the demo as live.
     const discovery = {
-      list: async () => {
+      list: () => {
         const now = simClock.now();
-        const out: DiscoveredEvent[] = [];
-        for (const city of CITY_ROWS) {
-          const date = localDate(city.timezone, now);
-          for (const stream of [city, lowStreamOf(city)]) {
-            const ev = await market.event(stream, date);
-            if (ev)
-              out.push({
-                slug: ev.slug,
-                extreme: kindOf(stream),
-                token: city.marketToken,
-                date,
-                name: city.displayName,
-                rule: ev.rule,
-              });
-          }
-        }
-        return out;
+        return Promise.all(
+          CITY_ROWS.flatMap((city) => {
+            const date = localDate(city.timezone, now);
+            return [city, lowStreamOf(city)].map(async (stream) => {
+              const { slug, rule } = await market.event(stream, date);
+              return { slug, extreme: kindOf(stream), token: city.marketToken, date, name: city.displayName, rule };
+            });
+          }),
+        );
       },
     };
     return { weather, noaaWeather: weather, hkoWeather: weather, discovery, market, dayClock: simClock, ...shared };

@@ -17,11 +17,8 @@ const NEVER_POLLED = {
   retryAtMs: null as number | null,
 };
 type CityMemo = typeof NEVER_POLLED;
-
-export type PollerHealth = {
-  lastTick: { startedAtMs: number; durationMs: number; signals: number; errors: number } | null;
-  cities: ({ city: string } & CityMemo)[];
-};
+type LastTick = { startedAtMs: number; durationMs: number; signals: number; errors: number };
+export type PollerHealth = ReturnType<ReturnType<typeof createPollHealth>['snapshot']>;
 
 /**
  * Per-city failure backoff: a failing city waits interval * 2^(n-1) (capped, and never less than
@@ -29,7 +26,7 @@ export type PollerHealth = {
  */
 export function createPollHealth(catalog: Catalog, intervalMs: number, maxBackoffMs = 10 * 60_000) {
   const memo = new Map<string, CityMemo>();
-  let lastTick: PollerHealth['lastTick'] = null;
+  let lastTick: LastTick | null = null;
   const of = (slug: string): CityMemo => memo.get(slug) ?? memo.set(slug, { ...NEVER_POLLED }).get(slug)!;
   return {
     of,
@@ -48,10 +45,10 @@ export function createPollHealth(catalog: Catalog, intervalMs: number, maxBackof
     ok: (city: string, nowMs: number) => {
       Object.assign(of(city), { failures: 0, retryAtMs: null, lastOkAtMs: nowMs });
     },
-    tickDone: (tick: NonNullable<PollerHealth['lastTick']>) => {
+    tickDone: (tick: LastTick) => {
       lastTick = tick;
     },
-    snapshot: (): PollerHealth => ({
+    snapshot: () => ({
       lastTick,
       cities: catalog.active.map((c) => ({ city: c.slug, ...(memo.get(c.slug) ?? NEVER_POLLED) })),
     }),

@@ -177,11 +177,11 @@ function createPollerParts(deps: PollerDeps) {
   const discoveryIntervalMs = deps.discoveryIntervalMs ?? 3_600_000;
   let nextDiscoveryAtMs = 0;
   /** Discovery when due; a failed run changes nothing: cities once served stay served for the process's life. */
-  async function discover(source: { list(): Promise<DiscoveredEvent[]> }, nowMs: number): Promise<void> {
-    if (nowMs < nextDiscoveryAtMs) return;
+  async function discover(nowMs: number): Promise<void> {
+    if (!deps.discovery || nowMs < nextDiscoveryAtMs) return;
     let events: DiscoveredEvent[];
     try {
-      events = await source.list();
+      events = await deps.discovery.list();
     } catch (err) {
       nextDiscoveryAtMs = nowMs + Math.min(RETRY_MS, discoveryIntervalMs);
       logger.warn('discovery failed', { error: err instanceof Error ? err.message : String(err) });
@@ -206,7 +206,6 @@ function createPollerParts(deps: PollerDeps) {
     });
   }
 
-  const { discovery } = deps;
   return {
     deps,
     dayClock: deps.dayClock ?? clock,
@@ -225,7 +224,7 @@ function createPollerParts(deps: PollerDeps) {
     },
     health,
     metrics,
-    discover: discovery ? (nowMs: number) => discover(discovery, nowMs) : null,
+    discover,
     judgeDay,
   };
 }

@@ -6,7 +6,7 @@ import { dailyHighReport, type Observation } from '../buckets/daily-high.ts';
 import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import { LATENCY_STAGES, latencyRowOf, stageDurations } from '../signals/latency.ts';
-import type { MarketEvent, MarketSource, OddsSample } from '../sources/market/types.ts';
+import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
 import { mapLimit } from '../sources/upstream.ts';
 import type { WeatherSource } from '../sources/weather/types.ts';
 import type { PollerParts } from './poller.ts';
@@ -43,7 +43,7 @@ export async function runTick(p: PollerParts) {
   };
 
   // New cities join before the tick's list is taken, so they are polled in this tick.
-  await p.discover?.(startedAtMs);
+  await p.discover(startedAtMs);
   const due = p.deps.catalog.active.filter((c) => {
     if (p.health.due(c.slug, startedAtMs)) return true;
     report.backingOff.push(c.slug);
@@ -222,19 +222,13 @@ export const ODDS_DEADLINE_MS = 10_000;
 /** First pause between attempts; doubles each time (250, 500, 1000, 2000 ms ...). */
 const ODDS_RETRY_PAUSE_MS = 250;
 
-type OddsResult = { odds: OddsSample; error: null } | { odds: null; error: unknown };
-
 export function createOddsFetcher(opts: { market: MarketSource; clock: Clock; deadlineMs: number }) {
   let blockedUntilMs = 0;
   const overBudget = () => new UpstreamError(opts.market.name, `no odds within the ${opts.deadlineMs} ms budget`);
 
   return {
     deadlineFrom: (perfNow: number) => perfNow + opts.deadlineMs,
-    sample: async (
-      city: CityRecord,
-      date: string,
-      { event, deadline }: { event: MarketEvent; deadline: number },
-    ): Promise<OddsResult> => {
+    sample: async (city: CityRecord, date: string, { event, deadline }: { event: MarketEvent; deadline: number }) => {
       let error: unknown = null;
       for (let n = 0; ; n++) {
         if (opts.clock.now() < blockedUntilMs)

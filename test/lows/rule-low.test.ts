@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { extremeOf, parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
+import { parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 
@@ -43,7 +43,14 @@ test('the real Hong Kong daily-low rule: HKO, 0.1 °C, extreme low', () => {
   assert.equal(rule.extreme, 'low');
 });
 
-test('extremeOf: highest, lowest, both or neither', () => {
+test('the extreme a rule names: highest, lowest, both or neither', () => {
+  const wu = ruleText(CITY_ROWS.find((c) => c.slug === 'nyc')!, '2026-06-04', { kind: 'wu' });
+  // The WU wording with its own "highest temperature" neutral, then the phrase under test.
+  const extremeOf = (phrase: string) =>
+    parseResolutionRule(
+      `${wu.description.replaceAll('highest temperature', 'temperature')}\n\n${phrase}`,
+      wu.resolutionSource,
+    ).extreme;
   assert.equal(extremeOf('the highest temperature recorded'), 'high');
   assert.equal(extremeOf('specifically the highest reading under the "Temp" column'), 'high');
   assert.equal(extremeOf('specifically the "Absolute Daily Max (deg. C)"'), 'high');

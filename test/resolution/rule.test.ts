@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pageStation, parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
+import { parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { parseGammaEvent } from '../../src/sources/market/gamma.ts';
 import { judgeRule } from '../../src/resolution/judge.ts';
@@ -126,20 +126,28 @@ test('unknown or inconsistent wording is unknown, with a reason, never a guess',
 });
 
 test('station pages: ICAO from Weather Underground paths and NOAA sites, page URLs for HKO and CWA', () => {
-  assert.deepEqual(pageStation('https://www.wunderground.com/history/daily/tr/%C3%A7ubuk/LTAC'), {
+  const nyc = CITY_ROWS.find((c) => c.slug === 'nyc')!;
+  // The rule's own wording with its link taken out of the text: the page is the resolutionSource field alone.
+  const pageStation = (kind: 'wu' | 'noaa', page: string) => {
+    const t = ruleText(nyc, '2026-08-29', { kind });
+    const r = parseResolutionRule(t.description.replaceAll(t.resolutionSource, ''), page);
+    return r.source === 'unknown' ? r.reason : { source: r.source, station: r.station };
+  };
+  assert.deepEqual(pageStation('wu', 'https://www.wunderground.com/history/daily/tr/%C3%A7ubuk/LTAC'), {
     source: 'wu',
     station: 'LTAC',
   });
-  assert.deepEqual(pageStation('https://www.wunderground.com/history/daily/us/tx/dallas/KDAL/date/2026-8-20'), {
+  assert.deepEqual(pageStation('wu', 'https://www.wunderground.com/history/daily/us/tx/dallas/KDAL/date/2026-8-20'), {
     source: 'wu',
     station: 'KDAL',
   });
-  assert.deepEqual(pageStation('https://www.weather.gov/wrh/timeseries?site=LTFM'), {
+  assert.deepEqual(pageStation('noaa', 'https://www.weather.gov/wrh/timeseries?site=LTFM'), {
     source: 'noaa',
     station: 'LTFM',
   });
-  assert.equal(pageStation('https://www.wunderground.com/weather/us/ny/new-york'), null);
-  assert.equal(pageStation('not a url'), null);
+  const none = 'the rule names wu but links no wu station page';
+  assert.equal(pageStation('wu', 'https://www.wunderground.com/weather/us/ny/new-york'), none);
+  assert.equal(pageStation('wu', 'not a url'), none);
 });
 
 test('the generated rule texts (simulated feed, fakes) parse back to the catalog of every active city', () => {

@@ -121,10 +121,7 @@ export function readDiscoveredEvent(raw: unknown) {
 }
 
 /** Either tag failing fails the run, so a run never records half the market as gone. */
-export async function fetchDailyTemperatureEvents(opts: {
-  baseUrl: string;
-  timeoutMs: number;
-}): Promise<DiscoveredEvent[]> {
+export async function fetchDailyTemperatureEvents(opts: GammaOptions): Promise<DiscoveredEvent[]> {
   const out = new Map<string, DiscoveredEvent>();
   for (const tag of DISCOVERY_TAG_SLUGS) {
     for (let page = 0; page < MAX_PAGES; page++) {

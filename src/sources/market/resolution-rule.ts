@@ -26,12 +26,6 @@ const HOURLY_VIEW = /\bresolve off of the Hourly Data\b|\bShow Hourly Data\b/i;
 const HIGHEST = /\bhighest (?:temperature|reading)\b|\bAbsolute Daily Max\b/i;
 const LOWEST = /\blowest (?:temperature|reading)\b|\bAbsolute Daily Min\b/i;
 
-export function extremeOf(text: string): 'high' | 'low' | null {
-  const high = HIGHEST.test(text);
-  const low = LOWEST.test(text);
-  return high === low ? null : high ? 'high' : 'low';
-}
-
 const PROVIDERS: { source: Exclude<RuleSource, 'unknown'>; name: RegExp }[] = [
   { source: 'wu', name: /\b(?:Wunderground|Weather Underground)\b/i },
   { source: 'noaa', name: /\bNOAA\b/ },
@@ -39,15 +33,7 @@ const PROVIDERS: { source: Exclude<RuleSource, 'unknown'>; name: RegExp }[] = [
   { source: 'cwa', name: /\bCentral Weather Administration\b/i },
 ];
 
-/** The provider named as "the resolution source for this market will be information from X". */
-function primaryProvider(text: string): Exclude<RuleSource, 'unknown'> | null {
-  const m = /resolution source for this market will be information from ([^,.\n]+)/i.exec(text);
-  if (!m) return null;
-  const hits = PROVIDERS.filter((p) => p.name.test(m[1]!));
-  return hits.length === 1 ? hits[0]!.source : null;
-}
-
-export function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown'>; station: string } | null {
+function pageStation(raw: string): { source: Exclude<RuleSource, 'unknown'>; station: string } | null {
   let u: URL;
   try {
     u = new URL(raw.trim());
@@ -93,7 +79,10 @@ export function parseResolutionRule(
   const field = resolutionSource?.trim() || null;
   if (text.trim() === '') return unknown('the event has no rule text', field);
 
-  const provider = primaryProvider(text);
+  // The one provider named as "the resolution source for this market will be information from X".
+  const named = /resolution source for this market will be information from ([^,.\n]+)/i.exec(text)?.[1];
+  const hits = named ? PROVIDERS.filter((p) => p.name.test(named)) : [];
+  const provider = hits.length === 1 ? hits[0]!.source : null;
   if (!provider) return unknown('the rule names no resolution source this service knows', field);
 
   // Every page the rule names (text and field) must agree on provider and station.
@@ -131,6 +120,7 @@ export function parseResolutionRule(
   if (fb && !/\b(?:Wunderground|Weather Underground)\b/i.test(fb[1]!))
     return unknown('the rule names a fallback this service does not know', url);
   const noaaKind = HOURLY_VIEW.test(text) ? 'noaa-hourly' : 'noaa-all';
+  const high = HIGHEST.test(text);
   return {
     source: provider,
     kind: provider === 'noaa' ? noaaKind : provider === 'wu' ? 'wu-table' : provider,
@@ -139,6 +129,6 @@ export function parseResolutionRule(
     precision,
     fallback: fb ? 'wu' : null,
     url,
-    extreme: extremeOf(text),
+    extreme: high === LOWEST.test(text) ? null : high ? 'high' : 'low',
   };
 }

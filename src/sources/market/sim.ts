@@ -63,7 +63,7 @@ function priceLadder(
   return out;
 }
 
-export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clock }): MarketSource {
+export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clock }) {
   return {
     name: 'sim',
     event: async (city, date): Promise<MarketEvent> => {
@@ -107,5 +107,5 @@ export function createSimMarket(opts: { seed: string; simClock: Clock; real: Clo
         byLabel: priceLadder(event.buckets, simBelief(opts.seed, { city, date, atMs: at, soFar })),
       };
     },
-  };
+  } satisfies MarketSource;
 }

@@ -169,14 +169,12 @@ export function createSimWeather(opts: {
 }): WeatherSource {
   return {
     name: 'sim',
-    channel: 'sim',
     ...(opts.simClock.realAt ? { reportedAtReal: opts.simClock.realAt } : {}),
     observe: async (requests) => {
       const now = opts.simClock.now();
-      const out = new Map<string, Observation[] | Error>();
-      for (const { city, date } of requests)
-        out.set(city.slug, simObservations(opts.seed, { city, date, untilMs: now }));
-      return out;
+      return new Map(
+        requests.map(({ city, date }) => [city.slug, simObservations(opts.seed, { city, date, untilMs: now })]),
+      );
     },
   };
 }

@@ -37,7 +37,6 @@ export function parseHkoMaxMin(csv: string) {
 export function createHkoWeather(opts: { baseUrl: string; timeoutMs?: number }): WeatherSource {
   return {
     name: 'hko',
-    channel: 'hko',
     observe: (requests) =>
       observeByCall(requests, {
         keyOf: () => 'hko',

@@ -47,7 +47,6 @@ export function createWuWeather(opts: {
   const limiter = createRateLimiter({ limit: 20, windowMs: 1_000 });
   return {
     name: 'wu',
-    channel: 'wu',
     ...(opts.minIntervalMs ? { minIntervalMs: opts.minIntervalMs } : {}),
     observe: (requests) =>
       observeByCall(requests, {
