@@ -123,36 +123,14 @@ const signalFields = () => readAssetText('public/llms-signal-fields.md').trimEnd
 
 export function llmsWeatherSignals(o: Offer): string {
   const cities = o.high.map((c) => `| ${c.slug} | ${c.displayName} | °${c.unit} | ${c.timezone} |`).join('\n');
-  return `# ${SERVICE_NAME} weather signals
-
-> One signal per bucket crossing of a city's observed daily-high temperature, on the daily-high temperature markets of a prediction market. Delivered at most once per (city, day, bucket), with the odds of every bucket at the moment of the crossing.
-
-Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. A low stream (\`<city>-low\`, kind low, listed by /v1/cities?kind=low) is the same in the other direction: the running minimum only falls, a signal fires when it enters a colder bucket, and every bucket wholly above it is dead. Fetch ${o.url('/v1/sample')}?city=<slug> for a free example.
-
-## Signal fields (IsocastSignalPublic)
-
-${signalFields()}
-
-## Prices
-
-${priceTable(o)}
-
-A bundle of count signals entitles your wallet to the next count signals of one city: the ceiling becomes max(ceiling, latestSeq) + count. Bundles never expire.
-
-## Buying and reading
-
-${numbered([...o.steps, ...o.reading])}
-
-## Cities
-
-| slug | name | unit | market-day timezone |
-|---|---|---|---|
-${cities}
-
-## Terms
-
-${terms(o)}
-`;
+  return filled('public/llms-weather-signals.md', {
+    sampleUrl: o.url('/v1/sample'),
+    signalFields: signalFields(),
+    prices: priceTable(o),
+    steps: numbered([...o.steps, ...o.reading]),
+    cities,
+    terms: terms(o),
+  });
 }
 
 export function llmsFullTxt(o: Offer): string {
