@@ -26,9 +26,7 @@ function stockClient(o: Offer): string {
   const stock = o.anyNonce
     ? `Any x402 v2 client pays this server as is, with the standard exact scheme and its random 32-byte nonce: for example @x402/fetch or @x402/axios with ExactEvmScheme from @x402/evm, @faremeter/fetch with @faremeter/payment-evm, or @dexterai/x402. Every 402 carries the x402 v2 PAYMENT-REQUIRED header (base64 JSON: x402Version 2, resource {url, description, mimeType}, accepts [{scheme, network eip155:8453, amount, asset, payTo, maxTimeoutSeconds, extra {name, version, binding}}]) beside the v1 body; the client pays with PAYMENT-SIGNATURE and reads PAYMENT-RESPONSE. The authorization is bound to the bundle (city, count) of the request it first arrives on: sent again on the same bundle it answers its state, on another it is refused. A refused payment answers 402 with a fresh PAYMENT-REQUIRED and PAYMENT-RESPONSE {success: false, errorReason}. The v1 X-Payment flow still needs the bound nonce (the steps below).`
     : "This server keeps the nonce binding on x402 v2 too (V2_NONCE=bound): a stock client needs isocast's scheme registered for x402 v1 and v2.";
-  return readAssetText('public/llms-stock-client.md')
-    .trimEnd()
-    .replace('{{stock}}', () => stock);
+  return filled('public/llms-stock-client.md', { stock }).trimEnd();
 }
 
 export function llmsTxt(o: Offer): string {
@@ -116,48 +114,27 @@ ${statuses}`;
     .join('\n\n');
 }
 
+/** A Markdown file of public/ (plain Markdown and code, no escapes) with its {{slot}}s filled. */
+const filled = (file: string, slots: Record<string, string>) =>
+  readAssetText(file).replace(/\{\{(\w+)\}\}/g, (_, slot: string) => slots[slot]!);
+
 /** The signal's fields and bucket labels, in the two documents that describe a signal. */
 const signalFields = () => readAssetText('public/llms-signal-fields.md').trimEnd();
 
 export function llmsWeatherSignals(o: Offer): string {
   const cities = o.high.map((c) => `| ${c.slug} | ${c.displayName} | °${c.unit} | ${c.timezone} |`).join('\n');
-  return `# ${SERVICE_NAME} weather signals
-
-> One signal per bucket crossing of a city's observed daily-high temperature, on the daily-high temperature markets of a prediction market. Delivered at most once per (city, day, bucket), with the odds of every bucket at the moment of the crossing.
-
-Each city has one market per city-local day, split into temperature buckets (2 °F or 1 °C wide). The first observation of a day sets the baseline; after that, each time the day's high moves into a new bucket the service emits one signal with the next \`seq\` for that city. The daily high never goes down, so a day yields a handful of signals at most. A low stream (\`<city>-low\`, kind low, listed by /v1/cities?kind=low) is the same in the other direction: the running minimum only falls, a signal fires when it enters a colder bucket, and every bucket wholly above it is dead. Fetch ${o.url('/v1/sample')}?city=<slug> for a free example.
-
-## Signal fields (IsocastSignalPublic)
-
-${signalFields()}
-
-## Prices
-
-${priceTable(o)}
-
-A bundle of count signals entitles your wallet to the next count signals of one city: the ceiling becomes max(ceiling, latestSeq) + count. Bundles never expire.
-
-## Buying and reading
-
-${numbered([...o.steps, ...o.reading])}
-
-## Cities
-
-| slug | name | unit | market-day timezone |
-|---|---|---|---|
-${cities}
-
-## Terms
-
-${terms(o)}
-`;
+  return filled('public/llms-weather-signals.md', {
+    sampleUrl: o.url('/v1/sample'),
+    signalFields: signalFields(),
+    prices: priceTable(o),
+    steps: numbered([...o.steps, ...o.reading]),
+    cities,
+    terms: terms(o),
+  });
 }
 
 export function llmsFullTxt(o: Offer): string {
-  // A runnable client, kept as a file so it reads as plain TypeScript rather than an escaped template.
-  const example = readAssetText('public/llms-example.md')
-    .trimEnd()
-    .replace('{{baseUrl}}', () => o.baseUrl);
+  const example = filled('public/llms-example.md', { baseUrl: o.baseUrl }).trimEnd();
   const errors = Object.values(PAYMENT_ERRORS)
     .map((e) => `- \`${e}\``)
     .join('\n');
