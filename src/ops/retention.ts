@@ -6,7 +6,7 @@ import type { Metrics } from '../lib/metrics.ts';
 import { createOutboxPrune } from '../delivery/outbox.ts';
 import { createReceiptPrune } from '../entitlements/receipts.ts';
 import { createFailedPaymentPrune } from '../payments/store.ts';
-import { createSiwxNoncePrune } from '../payments/siwx-signin.ts';
+import { createSiwxNoncePrune } from '../payments/siwx.ts';
 
 /**
  * Only rows nothing depends on are pruned, never the ledger or money in flight; settings: days kept, 0 forever.

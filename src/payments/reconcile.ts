@@ -2,9 +2,6 @@ import type { Logger } from '../lib/logger.ts';
 import type { PaymentPlane } from './plane.ts';
 import { rowFields, type PaymentRow } from './store.ts';
 
-/** Repair of open payments at start and on a timer; the rules are docs/payments.md "Reconciliation". */
-type ReconcileReport = { applied: number; refunded: number; failed: number; pending: number };
-
 /** The `error` mark of an in-doubt row whose settler sent nothing: no transfer of ours can land. */
 const NOTHING_SENT = 'nothing sent: ';
 
@@ -19,9 +16,10 @@ const RECONCILE_CONCURRENCY = 4;
 /** `settled` first (no chain call), nothing-sent junk last, oldest first within each (a stable sort). */
 const rank = (r: PaymentRow) => (r.status === 'settled' ? 0 : nothingSent(r) ? 2 : 1);
 
-export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Logger }): Promise<ReconcileReport> {
+/** Repair of open payments at start and on a timer; the rules are docs/payments.md "Reconciliation". */
+export async function reconcilePayments(deps: { plane: PaymentPlane; logger: Logger }) {
   const { plane, logger } = deps;
-  const report: ReconcileReport = { applied: 0, refunded: 0, failed: 0, pending: 0 };
+  const report = { applied: 0, refunded: 0, failed: 0, pending: 0 };
   const queue = plane.store.open().sort((a, b) => rank(a) - rank(b));
   const step = async (row: PaymentRow) => {
     let result: Awaited<ReturnType<PaymentPlane['reconcile']>>;

@@ -10,7 +10,7 @@ export type TypedDataVerifier = {
   verifyTypedData(
     args: { address: Address; signature: Hex } & ReturnType<typeof authorizationTypedData>,
   ): Promise<boolean>;
-  /** The same client's EIP-191 message check (ERC-1271/6492 aware): wallet sign-ins (siwx-signin.ts). */
+  /** The same client's EIP-191 message check (ERC-1271/6492 aware): wallet sign-ins (siwx.ts). */
   verifyMessage?(args: { address: Address; message: string; signature: Hex }): Promise<boolean>;
 };
 

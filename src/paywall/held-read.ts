@@ -24,7 +24,7 @@ type LookupStores = { entitlements: Pick<EntitlementStore, 'get'>; receipts: Pic
  * Shared by the reads one commit wakes (1,000 held reads of a wallet are not 2,000 queries), for one wake and only
  * while this connection wrote nothing (`total_changes()`), so each answers as a fresh read would.
  */
-export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: LookupStores): { current(): WakeLookups } {
+export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: LookupStores): () => WakeLookups {
   const direct = directLookups(stores);
   const changes = db.prepare('SELECT total_changes()').pluck();
   const receipts = new Map<string, Receipt>();
@@ -39,18 +39,16 @@ export function createWakeLookups(db: Db, notifier: SignalNotifier, stores: Look
     receipt: (token) => memo(receipts, token, () => direct.receipt(token)),
     paidThrough: (wallet, city) => memo(ceilings, `${wallet}\n${city}`, () => direct.paidThrough(wallet, city)),
   };
-  return {
-    current() {
-      const w = notifier.wakes();
-      const n = changes.get() as number;
-      if (w !== wake || n !== written) {
-        receipts.clear();
-        ceilings.clear();
-        wake = w;
-        written = n;
-      }
-      return lookups;
-    },
+  return () => {
+    const w = notifier.wakes();
+    const n = changes.get() as number;
+    if (w !== wake || n !== written) {
+      receipts.clear();
+      ceilings.clear();
+      wake = w;
+      written = n;
+    }
+    return lookups;
   };
 }
 
@@ -96,7 +94,7 @@ export function createHeldReads(
       return deps.notifier
         .wait(q.city, q.since, { ms: (q.wait ?? 0) * 1000, abort: c.req.raw.signal })
         .finally(release)
-        .then((reason) => answer(reason === 'signal' ? shared.current() : direct));
+        .then((reason) => answer(reason === 'signal' ? shared() : direct));
     },
   };
 }

@@ -21,8 +21,7 @@ import {
   REFUSAL_DOC,
   REFUSAL_RESPONSE_DOC,
 } from './routes.ts';
-import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC, siwxExtension } from '../payments/siwx.ts';
-import type { SiwxSignIn } from '../payments/siwx-signin.ts';
+import { SIWX_HEADER, SIWX_MAX_LIFETIME_SEC, siwxExtension, type SiwxSignIn } from '../payments/siwx.ts';
 import { paymentHeaderOf, type PaymentHeader } from '../x402/v2.ts';
 import { paymentSchemas } from '../payments/schemas.ts';
 

@@ -7,7 +7,7 @@ import { createSIWxMessage, encodeSIWxHeader, type SIWxPayload } from '@x402/ext
 import { compileContract, DEPLOYER_KEY, startLocalChain } from './evm.ts';
 import { chainFor } from '../../src/payments/settlers/chain-proof.ts';
 import { chainVerifierFromConfig } from '../../src/payments/settlers/from-config.ts';
-import { createSiwxSignIn } from '../../src/payments/siwx-signin.ts';
+import { createSiwxSignIn } from '../../src/payments/siwx.ts';
 import type { Config } from '../../src/config.ts';
 import { openDb } from '../../src/db/open.ts';
 import { manualClock } from '../helpers/clock.ts';

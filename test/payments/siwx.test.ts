@@ -9,8 +9,13 @@ import {
   SIGN_IN_WITH_X,
   type SIWxPayload,
 } from '@x402/extensions/sign-in-with-x';
-import { checkSiwxMessage, siwxExtension, SIWX_ERRORS, SIWX_HEADER as OUR_KEY } from '../../src/payments/siwx.ts';
-import { createSiwxSignIn } from '../../src/payments/siwx-signin.ts';
+import {
+  checkSiwxMessage,
+  createSiwxSignIn,
+  siwxExtension,
+  SIWX_ERRORS,
+  SIWX_HEADER as OUR_KEY,
+} from '../../src/payments/siwx.ts';
 import { chainVerifierFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDb } from '../../src/db/open.ts';
