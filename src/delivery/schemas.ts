@@ -46,8 +46,6 @@ export const MessengerDeliveryRequest = once(() =>
     .meta({ id: 'MessengerDeliveryRequest' }),
 );
 
-type MessengerDeliveryBody = z.infer<ReturnType<typeof MessengerDeliveryRequest>>;
-
 /** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
 export const MessengerDeliveryResult = once(() =>
   z
@@ -78,7 +76,7 @@ const MESSAGES = {
 const ORDER = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'];
 
 /** Validates the body, naming the first problem in the spec's terms (400); `chat` is the canonical spelling or null. */
-export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody & { chat: string | null } {
+export function parseDeliveryBody(body: Record<string, unknown>) {
   signed.requireFields(body, ['wallet', 'action', 'signature', 'timestamp']);
   const result = MessengerDeliveryRequest().safeParse(body);
   if (!result.success)
