@@ -72,8 +72,6 @@ const MESSAGES = {
   chatId: `invalid chatId: must be ${CHAT_ID_RULE}`,
   citySlug: 'invalid citySlug: must be a string',
 };
-/** The first problem named, in the body's reading order. */
-const ORDER = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'];
 
 /** Validates the body, naming the first problem in the spec's terms (400); `chat` is the canonical spelling or null. */
 export function parseDeliveryBody(body: Record<string, unknown>) {
@@ -81,7 +79,7 @@ export function parseDeliveryBody(body: Record<string, unknown>) {
   const result = MessengerDeliveryRequest().safeParse(body);
   if (!result.success)
     throw signed.invalidSignedBody(result.error, {
-      order: ORDER,
+      order: ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'],
       messages: MESSAGES,
       fallback: 'request body is invalid',
     });
