@@ -16,9 +16,7 @@ import { AdminAssetParams, adminData } from './schemas.ts';
  */
 const PRIVATE = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
 
-type AdminDeps = ReportDeps & { adminToken?: string; clock: Clock };
-
-export function adminRoutes(deps: AdminDeps): Hono<AppEnv> {
+export function adminRoutes(deps: ReportDeps & { adminToken?: string; clock: Clock }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const token = deps.adminToken;
   const report = createAdminReport(deps);

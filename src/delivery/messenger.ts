@@ -24,19 +24,13 @@ export class MessengerError extends Error {
   readonly kind: MessengerFailure;
   readonly retryable: boolean;
   readonly retryAfterMs: number | null;
-  readonly httpStatus: number | null;
 
-  constructor(
-    kind: MessengerFailure,
-    message: string,
-    opts: { retryAfterMs?: number | null; httpStatus?: number | null } = {},
-  ) {
+  constructor(kind: MessengerFailure, message: string, retryAfterMs: number | null = null) {
     super(message);
     this.name = 'MessengerError';
     this.kind = kind;
     this.retryable = kind === 'busy' || kind === 'unreachable' || kind === 'rate_limited' || kind === 'server_error';
-    this.retryAfterMs = opts.retryAfterMs ?? null;
-    this.httpStatus = opts.httpStatus ?? null;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -91,9 +85,7 @@ export function createBotMessenger(opts: {
     const parsed = BotAnswer().safeParse(res.json);
     if (res.status >= 200 && res.status < 300 && parsed.success && parsed.data.ok) return;
     if (!parsed.success && res.status >= 200 && res.status < 300) {
-      throw new MessengerError('ambiguous', `bot API answered HTTP ${res.status} without a readable result`, {
-        httpStatus: res.status,
-      });
+      throw new MessengerError('ambiguous', `bot API answered HTTP ${res.status} without a readable result`);
     }
     const failed = parsed.success && !parsed.data.ok ? parsed.data : null;
     const code = failed?.error_code ?? res.status;
@@ -102,10 +94,9 @@ export function createBotMessenger(opts: {
       const fromBody = failed?.parameters?.retry_after;
       const waitMs = fromBody !== undefined ? Math.ceil(fromBody * 1000) : (retryAfterMs(res.headers) ?? 1000);
       pacer.pauseUntil(clock.now() + waitMs);
-      throw new MessengerError('rate_limited', description, { retryAfterMs: waitMs, httpStatus: 429 });
+      throw new MessengerError('rate_limited', description, waitMs);
     }
-    if (res.status >= 500) throw new MessengerError('server_error', description, { httpStatus: res.status });
-    throw new MessengerError('rejected', description, { httpStatus: res.status });
+    throw new MessengerError(res.status >= 500 ? 'server_error' : 'rejected', description);
   };
 
   return {
@@ -125,12 +116,9 @@ export function createBotMessenger(opts: {
       if (!token) throw new MessengerError('not_configured', 'messenger bot is not configured');
       const now = clock.now();
       const lane = sendOpts.lane ?? 'paid';
-      const at = pacer.readyAt(chatId, now, lane);
-      if (sendOpts.maxWaitMs !== undefined && at - now > sendOpts.maxWaitMs) {
-        throw new MessengerError('busy', `chat is rate limited for another ${Math.ceil((at - now) / 1000)} s`, {
-          retryAfterMs: at - now,
-        });
-      }
+      const wait = pacer.readyAt(chatId, now, lane) - now;
+      if (sendOpts.maxWaitMs !== undefined && wait > sendOpts.maxWaitMs)
+        throw new MessengerError('busy', `chat is rate limited for another ${Math.ceil(wait / 1000)} s`, wait);
       const slot = pacer.reserve(chatId, now, lane);
       if (slot > now) await sleep(slot - now);
       const cancelled = sendOpts.cancelIf?.() ?? null;

@@ -22,14 +22,13 @@ import { registrationTestMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
 import type { WalletScreen } from './screen.ts';
 import { MessengerDeliveryRequest, MessengerDeliveryResult, parseDeliveryBody } from './schemas.ts';
-import { deliveryTypedData, type DeliveryMessage } from './typed-data.ts';
+import { deliveryTypedData } from './typed-data.ts';
 
 /** A registration answer should not hang on chat pacing; past this the test message fails fast. */
 const TEST_MESSAGE_MAX_WAIT_MS = 5_000;
 
 /** The accepted signed request a change consumes. */
 type SignedUse = { wallet: string; digest: string; nowMs: number; expiresAtSec: number };
-type Removed = { chatId: string; city: string | null };
 
 export function deliveryRoutes(deps: {
   db: Db;
@@ -68,8 +67,8 @@ export function deliveryRoutes(deps: {
     upsert.run({ wallet: i.wallet, chatId: i.chatId, city: i.city, now: i.nowMs });
     return true;
   });
-  const removeTx = db.transaction((i: SignedUse): Removed | 'none' | 'replayed' => {
-    const row = getRow.get(i.wallet) as Removed | undefined;
+  const removeTx = db.transaction((i: SignedUse) => {
+    const row = getRow.get(i.wallet) as { chatId: string; city: string | null } | undefined;
     // Nothing to delete consumes nothing: the 404 changed no state.
     if (!row) return 'none';
     if (!consumeDigest(i)) return 'replayed';
@@ -85,7 +84,7 @@ export function deliveryRoutes(deps: {
     const body = parseDeliveryBody(await readJsonObject(c));
     const nowMs = clock.now();
     const wallet = body.wallet.toLowerCase();
-    const signed: DeliveryMessage = {
+    const signed = {
       wallet,
       chatId: body.chatId ?? '',
       citySlug: body.citySlug ?? '',

@@ -46,8 +46,6 @@ export const MessengerDeliveryRequest = once(() =>
     .meta({ id: 'MessengerDeliveryRequest' }),
 );
 
-type MessengerDeliveryBody = z.infer<ReturnType<typeof MessengerDeliveryRequest>>;
-
 /** The answer's shape, built on first use (lib/once.ts): only the documents and tests need it. */
 export const MessengerDeliveryResult = once(() =>
   z
@@ -74,16 +72,14 @@ const MESSAGES = {
   chatId: `invalid chatId: must be ${CHAT_ID_RULE}`,
   citySlug: 'invalid citySlug: must be a string',
 };
-/** The first problem named, in the body's reading order. */
-const ORDER = ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'];
 
 /** Validates the body, naming the first problem in the spec's terms (400); `chat` is the canonical spelling or null. */
-export function parseDeliveryBody(body: Record<string, unknown>): MessengerDeliveryBody & { chat: string | null } {
+export function parseDeliveryBody(body: Record<string, unknown>) {
   signed.requireFields(body, ['wallet', 'action', 'signature', 'timestamp']);
   const result = MessengerDeliveryRequest().safeParse(body);
   if (!result.success)
     throw signed.invalidSignedBody(result.error, {
-      order: ORDER,
+      order: ['wallet', 'action', 'chatId', 'citySlug', 'signature', 'timestamp'],
       messages: MESSAGES,
       fallback: 'request body is invalid',
     });

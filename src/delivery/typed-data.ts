@@ -14,17 +14,10 @@ const DELIVERY_TYPES = {
 
 export type DeliveryAction = 'set' | 'delete';
 
-/** The signed fields as the body carries them; absent strings are signed as ''. */
-export type DeliveryMessage = {
-  wallet: string;
-  chatId: string;
-  citySlug: string;
-  action: DeliveryAction;
-  timestamp: number;
-};
-
-/** The EIP-712 message a wallet signs to set or delete its chat (spec 4.2), in the receipts' domain. */
-export function deliveryTypedData(m: DeliveryMessage) {
+/** The EIP-712 message setting or deleting a chat (spec 4.2), in the receipts' domain; absent strings sign as ''. */
+export function deliveryTypedData(
+  m: Record<'wallet' | 'chatId' | 'citySlug', string> & { action: DeliveryAction; timestamp: number },
+) {
   return {
     domain: RECEIPT_REQUEST_DOMAIN,
     types: DELIVERY_TYPES,

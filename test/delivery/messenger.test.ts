@@ -62,7 +62,6 @@ test('ok:false answers become clear errors; only those that cannot have delivere
     kind: string;
     retryable: boolean;
     message?: RegExp;
-    status?: number;
   }[] = [
     {
       chat: '10',
@@ -70,7 +69,6 @@ test('ok:false answers become clear errors; only those that cannot have delivere
       kind: 'rejected',
       retryable: false,
       message: /chat not found/,
-      status: 400,
     },
     {
       chat: '11',
@@ -78,11 +76,10 @@ test('ok:false answers become clear errors; only those that cannot have delivere
       kind: 'rejected',
       retryable: false,
       message: /bot was blocked/,
-      status: 403,
     },
-    { chat: '12', setup: { kind: 'server_error' }, kind: 'server_error', retryable: true, status: 502 },
+    { chat: '12', setup: { kind: 'server_error' }, kind: 'server_error', retryable: true, message: /Bad Gateway/ },
     { chat: '13', setup: { kind: 'hang' }, kind: 'ambiguous', retryable: false, message: /timed out/ },
-    { chat: '14', setup: { kind: 'garbage' }, kind: 'ambiguous', retryable: false, status: 200 },
+    { chat: '14', setup: { kind: 'garbage' }, kind: 'ambiguous', retryable: false, message: /HTTP 200/ },
   ];
   for (const c of cases) {
     bot.behave(c.chat, c.setup);
@@ -90,12 +87,11 @@ test('ok:false answers become clear errors; only those that cannot have delivere
     assert.equal(e.kind, c.kind, c.chat);
     assert.equal(e.retryable, c.retryable, c.chat);
     if (c.message) assert.match(e.message, c.message);
-    if (c.status) assert.equal(e.httpStatus, c.status);
   }
   const wrongToken = createBotMessenger({ token: '999:wrong-token-wrong-token-wrong', apiUrl: bot.url, limits: FAST });
   const e = await failure(wrongToken.send('1', 'x'));
   assert.equal(e.kind, 'rejected');
-  assert.equal(e.httpStatus, 401);
+  assert.match(e.message, /Unauthorized/);
 });
 
 test('a 429 carries retry_after and holds every later send for that long', async (t) => {

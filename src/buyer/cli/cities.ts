@@ -19,9 +19,6 @@ export async function fetchCities(server: string, timeoutMs: number, kind: CityK
   return a.body.cities as City[];
 }
 
-const localTime = (timeZone: string, nowMs: number) =>
-  new Date(nowMs).toLocaleTimeString('en-GB', { timeZone, hour: '2-digit', minute: '2-digit' });
-
 export async function citiesCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, CITIES_FLAGS);
   const server = serverUrl(flags, io.envServer);
@@ -30,23 +27,21 @@ export async function citiesCommand(argv: readonly string[], io: CliIo): Promise
     throw new UsageError(`--kind must be high, low or all, not ${JSON.stringify(flags.values.kind)}`);
   const cities = await fetchCities(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000, kind);
   const now = io.nowMs?.() ?? Date.now();
+  const rows = cities.map((c) => ({
+    slug: c.slug,
+    kind: c.kind ?? 'high',
+    localTime: new Date(now).toLocaleTimeString('en-GB', { timeZone: c.timezone, hour: '2-digit', minute: '2-digit' }),
+    latestSeq: c.latestSeq,
+  }));
   if (flags.on.has('json')) {
-    for (const c of cities)
-      io.stdout(
-        JSON.stringify({
-          slug: c.slug,
-          kind: c.kind ?? 'high',
-          localTime: localTime(c.timezone, now),
-          latestSeq: c.latestSeq,
-        }),
-      );
+    for (const r of rows) io.stdout(JSON.stringify(r));
     return EXIT.ok;
   }
   const width = Math.max(...cities.map((c) => c.slug.length), 4);
   io.stdout(`${'slug'.padEnd(width)}  kind  local  latest seq  name`);
-  for (const c of cities)
+  for (const [i, r] of rows.entries())
     io.stdout(
-      `${c.slug.padEnd(width)}  ${(c.kind ?? 'high').padEnd(4)}  ${localTime(c.timezone, now)}  ${String(c.latestSeq).padStart(10)}  ${c.displayName}`,
+      `${r.slug.padEnd(width)}  ${r.kind.padEnd(4)}  ${r.localTime}  ${String(r.latestSeq).padStart(10)}  ${cities[i]!.displayName}`,
     );
   const listed =
     kind === 'high'

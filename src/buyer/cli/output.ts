@@ -29,16 +29,10 @@ export class CliError extends Error {
   }
 }
 
-/** The fields of a signal (as the server sends it) that its line shows. */
-export type SignalLine = Pick<
-  SignalPublic,
-  'city' | 'seq' | 'targetDate' | 'old' | 'new' | 'buckets' | 'observedAt' | 'marketUrl'
->;
-
-const deg = (r: SignalLine['old']) => `${r.reading}°${r.unit}`;
+const deg = (r: SignalPublic['old']) => `${r.reading}°${r.unit}`;
 
 /** `#3 nyc 2026-07-15  40-41°F -> 44-45°F  (41°F -> 44°F at 19:52Z)  odds 44-45°F 0.62, ...  <url>` */
-export function formatSignal(s: SignalLine): string {
+export function formatSignal(s: SignalPublic): string {
   // A noQuote bucket's yes of 1 is the empty book's bound, not a price: never among the likeliest.
   const odds = (s.buckets ?? [])
     .filter((b) => !b.dead && !b.noQuote)

@@ -5,15 +5,8 @@ import { MAX_WAIT_S } from '../../../packages/isocast-client/src/mcp/read.ts';
 import { intFlag, parseFlags, requireValue } from '../../lib/flags.ts';
 import { type ApiAnswer, createClient, NetworkError, refusal, serverFlags, serverUrl, unknownCity } from './client.ts';
 import { loadAccount } from './key.ts';
-import {
-  CliError,
-  defaultSleep,
-  EXIT,
-  formatSignal,
-  withoutDisclaimer,
-  type CliIo,
-  type SignalLine,
-} from './output.ts';
+import type { SignalPublic } from '../../signals/schemas.ts';
+import { CliError, defaultSleep, EXIT, formatSignal, withoutDisclaimer, type CliIo } from './output.ts';
 import {
   describeServers,
   findReceipt,
@@ -38,7 +31,6 @@ async function readSetup(argv: readonly string[], io: CliIo) {
   const city = requireValue(flags, 'city');
   const server = serverUrl(flags, io.envServer);
   const since = intFlag(flags, 'since', { fallback: 0 });
-  const follow = flags.on.has('follow');
   const json = flags.on.has('json');
   const intervalMs = intFlag(flags, 'interval', { fallback: DEFAULT_INTERVAL_S, min: MIN_INTERVAL_S }) * 1000;
   const waitS = intFlag(flags, 'wait', { fallback: MAX_WAIT_S });
@@ -54,10 +46,10 @@ async function readSetup(argv: readonly string[], io: CliIo) {
   let recoveredOnce = false;
   // A lost, never-made or no longer recognised receipt: one signature (no payment), once a run.
   const recover = async (): Promise<Receipt | null> => {
-    if (recoveredOnce) return null;
+    if (recoveredOnce || !account) return null;
     recoveredOnce = true;
-    const recovered = account ? await recoverReceipts(client, account, { file: receiptsFile, nowMs: now() }) : null;
-    if (!recovered || !account) return null;
+    const recovered = await recoverReceipts(client, account, { file: receiptsFile, nowMs: now() });
+    if (!recovered) return null;
     if (!json)
       io.stderr(
         `recovered the receipt for ${account.address} from ${server} (${recovered.cities.map((c) => c.city).join(', ')}); saved to ${receiptsFile}`,
@@ -78,18 +70,17 @@ async function readSetup(argv: readonly string[], io: CliIo) {
       EXIT.paymentNeeded,
     );
   }
-  const sleep = io.sleep ?? defaultSleep;
   return {
     io,
     city,
     server,
-    follow,
+    follow: flags.on.has('follow'),
     json,
     intervalMs,
     waitS,
     timeoutMs,
     client,
-    sleep,
+    sleep: io.sleep ?? defaultSleep,
     now,
     recover,
     // What changes from one request to the next:
@@ -109,7 +100,7 @@ async function readSetup(argv: readonly string[], io: CliIo) {
 /** One run's settings and its progress. */
 type Run = Awaited<ReturnType<typeof readSetup>>;
 
-type Page = { signals: SignalLine[]; paidThrough: number; latest: number };
+type Page = { signals: SignalPublic[]; paidThrough: number; latest: number };
 
 function exhausted({ paidThrough, latest }: { paidThrough: number; latest: number }, r: Run): CliError {
   const what =

@@ -19,13 +19,12 @@ import { CliError, EXIT, type CliIo } from './output.ts';
  * A receipt token reads its wallet's signals without paying: a secret, kept under the state directory (not
  * the current one, where a checkout shows it), 0600 in a 0700 directory, written atomically, never printed.
  */
-const RECEIPTS_FILE_NAME = 'receipts.json';
 /** Where receipts lived before they moved to the state directory; only mentioned, never written. */
 export const LEGACY_RECEIPTS_FILE = '.isocast/receipts.json';
 
-/** `--receipts FILE`, else receipts.json in isocast/ under the state directory main.ts resolved. */
+/** `--receipts FILE`, else under the state directory main.ts resolved. */
 export function receiptsFileFor(flags: Flags, io: CliIo): string {
-  return flags.values.receipts ?? join(io.stateHome ?? stateHomeOf(process.env), 'isocast', RECEIPTS_FILE_NAME);
+  return flags.values.receipts ?? join(io.stateHome ?? stateHomeOf(process.env), 'isocast', 'receipts.json');
 }
 
 const ReceiptSchema = z.object({
@@ -168,30 +167,6 @@ export async function recoverReceipts(
 /** `isocast receipt`: the wallet's receipt token back for a free signature; prints its cities, never the token. */
 const RECEIPT_FLAGS = serverFlags(['key-file', 'receipts'], ['revoke']);
 
-/** `--revoke`: one signature stops every token of the wallet at this server; its saved records are dropped. */
-async function revoke(
-  client: Client,
-  account: PrivateKeyAccount,
-  { file, nowMs, json, io }: { file: string; nowMs: number; json: boolean; io: CliIo },
-) {
-  const a = await signedPost(client, account, { kind: 'ReceiptRevocation', nowMs });
-  const answer = readRevocationAnswer(a.status, a.body);
-  if (!answer.ok && answer.reason === 'unsupported')
-    throw new CliError(
-      `${client.server} does not offer token revocation (POST /v1/receipts/revoke); it is an older isocast`,
-    );
-  if (!answer.ok) throw signedRefusal('revocation', answer);
-  const { revoked } = answer.value;
-  const forgotten = forgetReceipts(file, client.server, account.address);
-  if (json) io.stdout(JSON.stringify({ wallet: account.address, server: client.server, revoked, forgotten }));
-  else
-    io.stdout(
-      `revoked ${revoked} receipt token(s) of ${account.address} at ${client.server}; removed ${forgotten} saved record(s) from ${file}. ` +
-        'Your entitlements are unchanged: isocast receipt gets a new token.',
-    );
-  return EXIT.ok;
-}
-
 export async function receiptCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, RECEIPT_FLAGS);
   const server = serverUrl(flags, io.envServer);
@@ -200,7 +175,25 @@ export async function receiptCommand(argv: readonly string[], io: CliIo): Promis
   const client = createClient(server, intFlag(flags, 'timeout', { fallback: 15, min: 1 }) * 1000);
   const nowMs = io.nowMs?.() ?? Date.now();
   const json = flags.on.has('json');
-  if (flags.on.has('revoke')) return revoke(client, account, { file: receiptsFile, nowMs, json, io });
+  if (flags.on.has('revoke')) {
+    // One signature stops every token of the wallet at this server; its saved records are dropped.
+    const a = await signedPost(client, account, { kind: 'ReceiptRevocation', nowMs });
+    const answer = readRevocationAnswer(a.status, a.body);
+    if (!answer.ok && answer.reason === 'unsupported')
+      throw new CliError(
+        `${server} does not offer token revocation (POST /v1/receipts/revoke); it is an older isocast`,
+      );
+    if (!answer.ok) throw signedRefusal('revocation', answer);
+    const { revoked } = answer.value;
+    const forgotten = forgetReceipts(receiptsFile, server, account.address);
+    if (json) io.stdout(JSON.stringify({ wallet: account.address, server, revoked, forgotten }));
+    else
+      io.stdout(
+        `revoked ${revoked} receipt token(s) of ${account.address} at ${server}; removed ${forgotten} saved record(s) from ${receiptsFile}. ` +
+          'Your entitlements are unchanged: isocast receipt gets a new token.',
+      );
+    return EXIT.ok;
+  }
   const r = await recoverReceipts(client, account, { file: receiptsFile, nowMs });
   if (!r) throw new CliError(`${server} does not offer receipt recovery (POST /v1/receipts); it is an older isocast`);
   if (json) {
