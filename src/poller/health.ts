@@ -33,8 +33,7 @@ export function createPollHealth(catalog: Catalog, intervalMs: number, maxBackof
     due: (city: string, nowMs: number) => (memo.get(city)?.retryAtMs ?? 0) <= nowMs,
     /** `error` is the failure in one line, as the operator page shows it. */
     fail: (city: string, nowMs: number, { err, error }: { err: unknown; error: string }) => {
-      const m = of(city);
-      Object.assign(m, { lastError: error, lastErrorAtMs: nowMs });
+      const m = Object.assign(of(city), { lastError: error, lastErrorAtMs: nowMs });
       const failures = ++m.failures;
       const retryAfter = err instanceof UpstreamError ? (err.retryAfterMs ?? 0) : 0;
       const retryAtMs =

@@ -56,13 +56,10 @@ export function createPoller(deps: PollerDeps) {
   let timer: NodeJS.Timeout | null = null;
   let running = false;
 
-  const tick = (): Promise<TickReport> => {
-    if (!inFlight)
-      inFlight = runTick(parts).finally(() => {
-        inFlight = null;
-      });
-    return inFlight;
-  };
+  const tick = (): Promise<TickReport> =>
+    (inFlight ??= runTick(parts).finally(() => {
+      inFlight = null;
+    }));
 
   const loop = () => {
     if (!running) return;

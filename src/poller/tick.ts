@@ -64,24 +64,18 @@ export async function runTick(p: PollerParts) {
     detect(p, report, { ...d, obs: observations.get(d.city.slug), seenAtMs, oddsDeadline }),
   );
   report.durationMs = p.deps.clock.now() - startedAtMs;
-  p.health.tickDone({
-    startedAtMs,
-    durationMs: report.durationMs,
-    signals: report.signals.length,
-    errors: report.errors.length,
-  });
+  const counts = { signals: report.signals.length, errors: report.errors.length };
+  p.health.tickDone({ startedAtMs, durationMs: report.durationMs, ...counts });
   p.metrics.ticks?.inc();
   // Real elapsed time: the injected clock may be simulated or hand-moved.
   p.metrics.tickSeconds?.observe((performance.now() - startedPerf) / 1000);
-  if (report.signals.length > 0 || report.errors.length > 0) {
+  if (counts.signals > 0 || counts.errors > 0)
     p.deps.logger.info('tick', {
       durationMs: report.durationMs,
       cities: report.cities,
-      signals: report.signals.length,
-      errors: report.errors.length,
+      ...counts,
       noMarket: report.noMarket.length,
     });
-  }
   return report;
 }
 

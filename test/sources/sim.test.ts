@@ -120,7 +120,8 @@ test('sim clock: accelerated, persisted across restarts, re-anchored when the sp
 });
 
 test('sim weather returns every requested city', async () => {
-  const weather = createSimWeather({ seed: 'seed', simClock: manualClock(Date.parse('2026-07-15T20:00:00Z')) });
+  const simClock = { ...manualClock(Date.parse('2026-07-15T20:00:00Z')), realAt: (simMs: number) => simMs };
+  const weather = createSimWeather({ seed: 'seed', simClock });
   const out = await weather.observe(catalog.active.map((city) => ({ city, date: '2026-07-15' })));
   assert.equal(out.size, 37);
   assert.equal(weather.name, 'sim');

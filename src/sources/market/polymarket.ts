@@ -119,15 +119,12 @@ export function createPolymarketSource(opts: {
       });
       const books = parseUpstream(z.array(Book), raw, { upstream: 'clob', what: 'books' });
       const byToken = new Map(books.map((b) => [b.asset_id, b]));
-      const byLabel = new Map<string, BucketOdds>();
-      let priced = 0;
-      for (const b of o.event.buckets) {
-        const odds = oddsFromBooks(byToken.get(b.yesTokenId), byToken.get(b.noTokenId));
-        if (odds) priced++;
-        byLabel.set(b.label, odds ?? NO_QUOTE);
-      }
-      if (priced === 0) throw new UpstreamError('clob', 'no prices for any bucket');
-      return { asOfMs: opts.clock.now(), byLabel };
+      const priced = o.event.buckets.map((b) => ({
+        label: b.label,
+        odds: oddsFromBooks(byToken.get(b.yesTokenId), byToken.get(b.noTokenId)),
+      }));
+      if (priced.every((p) => p.odds === null)) throw new UpstreamError('clob', 'no prices for any bucket');
+      return { asOfMs: opts.clock.now(), byLabel: new Map(priced.map((p) => [p.label, p.odds ?? NO_QUOTE])) };
     },
   };
 }

@@ -5,12 +5,6 @@ import type { MarketKind } from '../../lib/temperature.ts';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** `29 Aug '26`, as the rules write the day. */
-function ruleDay(date: string): string {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return `${d} ${MONTHS[m - 1]} '${String(y).slice(2)}`;
-}
-
 export function ruleText(
   city: Pick<CityRecord, 'displayName' | 'unit' | 'station' | 'stationPage'> & { country?: string | null },
   date: string,
@@ -30,7 +24,8 @@ export function ruleText(
   const unitWord = (opts.unit ?? city.unit) === 'F' ? 'Fahrenheit' : 'Celsius';
   const eg = unitWord === 'Fahrenheit' ? '21°F' : '9°C';
   const name = opts.stationName ?? `${city.displayName} Airport`;
-  const day = ruleDay(date);
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const day = `${d} ${MONTHS[m - 1]} '${String(y).slice(2)}`; // `29 Aug '26`, as the rules write the day
   // The live low rules are the high rules with "highest" -> "lowest" (docs/resolution-rules.md).
   const est = opts.extreme === 'low' ? 'lowest' : 'highest';
   if (opts.kind === 'wu') {

@@ -10,55 +10,51 @@ import type { WeatherSource } from '../weather/types.ts';
 // Every value is a hash of (SIM_SEED, city, day, ...): the same world on every machine and restart.
 // °C to tenths like a METAR, so °F cities go through the real conversion path.
 
-/** Plausible, not authoritative: annual mean high, seasonal swing, day-night range (°C), hemisphere. */
-type Climate = { meanHighC: number; seasonalC: number; diurnalC: number; south?: boolean };
-
-/** A northern-hemisphere city's climate; `S` is a southern one's (seasons shifted half a year). */
-const C = (meanHighC: number, seasonalC: number, diurnalC: number): Climate => ({ meanHighC, seasonalC, diurnalC });
-const S = (...a: Parameters<typeof C>): Climate => ({ ...C(...a), south: true });
+/** Plausible, not authoritative; a southern-hemisphere city (`S`) has its seasons shifted half a year. */
+type Climate = readonly [meanHighC: number, seasonalC: number, diurnalC: number, hemisphere?: 'S'];
 
 const CLIMATE: Readonly<Record<string, Climate>> = {
-  nyc: C(17, 12, 8),
-  chicago: C(15, 15, 9),
-  miami: C(29, 3.5, 7),
-  dallas: C(25, 11, 11),
-  seattle: C(16, 8, 8),
-  atlanta: C(22, 9, 10),
-  'los-angeles': C(22, 3.5, 7),
-  'san-francisco': C(19, 3, 7),
-  houston: C(27, 8, 10),
-  austin: C(27, 9, 12),
-  denver: C(18, 12, 14),
-  toronto: C(13, 14, 9),
-  'mexico-city': C(24, 3, 13),
-  'buenos-aires': S(23, 7, 9),
-  'sao-paulo': S(26, 3.5, 9),
-  london: C(15, 7, 7),
-  paris: C(16, 8, 8),
-  munich: C(14, 10, 9),
-  milan: C(18, 11, 9),
-  madrid: C(20, 10, 12),
-  warsaw: C(13, 11, 8),
-  amsterdam: C(14, 7, 7),
-  helsinki: C(10, 12, 7),
-  ankara: C(18, 13, 13),
-  'tel-aviv': C(25, 6, 8),
-  jeddah: C(35, 4, 9),
-  'cape-town': S(22, 4.5, 9),
-  lucknow: C(32, 7, 11),
-  karachi: C(32, 4, 9),
-  seoul: C(17, 13, 8),
-  tokyo: C(20, 10, 7),
-  shanghai: C(21, 11, 7),
-  beijing: C(19, 15, 11),
-  singapore: C(31, 1, 7),
-  'kuala-lumpur': C(32, 1, 8),
-  manila: C(31, 1.5, 7),
-  wellington: S(16, 3.5, 6),
+  nyc: [17, 12, 8],
+  chicago: [15, 15, 9],
+  miami: [29, 3.5, 7],
+  dallas: [25, 11, 11],
+  seattle: [16, 8, 8],
+  atlanta: [22, 9, 10],
+  'los-angeles': [22, 3.5, 7],
+  'san-francisco': [19, 3, 7],
+  houston: [27, 8, 10],
+  austin: [27, 9, 12],
+  denver: [18, 12, 14],
+  toronto: [13, 14, 9],
+  'mexico-city': [24, 3, 13],
+  'buenos-aires': [23, 7, 9, 'S'],
+  'sao-paulo': [26, 3.5, 9, 'S'],
+  london: [15, 7, 7],
+  paris: [16, 8, 8],
+  munich: [14, 10, 9],
+  milan: [18, 11, 9],
+  madrid: [20, 10, 12],
+  warsaw: [13, 11, 8],
+  amsterdam: [14, 7, 7],
+  helsinki: [10, 12, 7],
+  ankara: [18, 13, 13],
+  'tel-aviv': [25, 6, 8],
+  jeddah: [35, 4, 9],
+  'cape-town': [22, 4.5, 9, 'S'],
+  lucknow: [32, 7, 11],
+  karachi: [32, 4, 9],
+  seoul: [17, 13, 8],
+  tokyo: [20, 10, 7],
+  shanghai: [21, 11, 7],
+  beijing: [19, 15, 11],
+  singapore: [31, 1, 7],
+  'kuala-lumpur': [32, 1, 8],
+  manila: [31, 1.5, 7],
+  wellington: [16, 3.5, 6, 'S'],
 };
 
 /** Fallback for a city without a row (inactive cities, test catalogs). */
-const DEFAULT_CLIMATE: Climate = C(20, 8, 9);
+const DEFAULT_CLIMATE: Climate = [20, 8, 9];
 
 const HOUR = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -79,11 +75,6 @@ function wobble(...parts: (string | number)[]): number {
   return (hash01(...parts, 'a') + hash01(...parts, 'b') + hash01(...parts, 'c')) / 1.5 - 1;
 }
 
-function dayOfYear(date: string): number {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / DAY_MS;
-}
-
 /** A low stream (`nyc-low`) hashes its high city's slug, so both see one world. */
 const worldKey = (city: Pick<CityRecord, 'slug' | 'baseSlug'>): string => city.baseSlug ?? city.slug;
 
@@ -93,12 +84,14 @@ const worldKey = (city: Pick<CityRecord, 'slug' | 'baseSlug'>): string => city.b
  */
 export function simDay(seed: string, city: CityRecord, date: string) {
   const key = worldKey(city);
-  const c = CLIMATE[key] ?? DEFAULT_CLIMATE;
-  const peakDoy = c.south ? 15 : 196;
-  const seasonal = c.meanHighC + c.seasonalC * Math.cos((2 * Math.PI * (dayOfYear(date) - peakDoy)) / 365.25);
+  const [meanHighC, seasonalC, diurnalC, hemisphere] = CLIMATE[key] ?? DEFAULT_CLIMATE;
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const dayOfYear = (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / DAY_MS;
+  const peakDoy = hemisphere === 'S' ? 15 : 196;
+  const seasonal = meanHighC + seasonalC * Math.cos((2 * Math.PI * (dayOfYear - peakDoy)) / 365.25);
   const forecastC = seasonal + 3 * wobble(seed, key, date, 'anomaly');
   const highC = forecastC + 1.5 * wobble(seed, key, date, 'error');
-  const lowC = highC - c.diurnalC * (0.8 + 0.4 * hash01(seed, key, date, 'range'));
+  const lowC = highC - diurnalC * (0.8 + 0.4 * hash01(seed, key, date, 'range'));
   return { forecastC, highC, lowForecastC: lowC - 1.5 * wobble(seed, key, date, 'low-error'), lowC };
 }
 
@@ -163,13 +156,10 @@ export function simBelief(
   return low ? { mean, sd, floor: null, ceiling: soFar } : { mean, sd, floor: soFar, ceiling: null };
 }
 
-export function createSimWeather(opts: {
-  seed: string;
-  simClock: Pick<SimClock, 'now'> & Partial<Pick<SimClock, 'realAt'>>;
-}): WeatherSource {
+export function createSimWeather(opts: { seed: string; simClock: SimClock }): WeatherSource {
   return {
     name: 'sim',
-    ...(opts.simClock.realAt ? { reportedAtReal: opts.simClock.realAt } : {}),
+    reportedAtReal: opts.simClock.realAt,
     observe: async (requests) => {
       const now = opts.simClock.now();
       return new Map(

@@ -4,7 +4,6 @@ import { UpstreamError } from '../../lib/errors.ts';
 import { httpRequest } from '../../lib/http-client.ts';
 import { localDayBounds } from '../../lib/local-day.ts';
 import type { Observation } from '../../buckets/daily-high.ts';
-import type { ReportType } from '../../buckets/rule-kinds.ts';
 import { observeByCall, type WeatherSource } from './types.ts';
 import { createRateLimiter, parseUpstream, requireOk, type RateLimiter } from '../upstream.ts';
 
@@ -41,11 +40,6 @@ function tGroupTemp(rawOb: string | undefined): number | null {
   return ((m[1] === '1' ? -1 : 1) * Number(m[2])) / 10;
 }
 
-function reportType(metarType: string | null | undefined, rawOb: string | undefined): ReportType | undefined {
-  const t = (metarType ?? /^\s*(METAR|SPECI)\b/i.exec(rawOb ?? '')?.[1] ?? '').toUpperCase();
-  return t === 'SPECI' ? 'special' : t === 'METAR' ? 'routine' : undefined;
-}
-
 export function parseMetar(raw: unknown): Map<string, Observation[]> {
   if (!Array.isArray(raw)) throw new UpstreamError('metar', 'response is not an array');
   const out = new Map<string, Observation[]>();
@@ -55,9 +49,9 @@ export function parseMetar(raw: unknown): Map<string, Observation[]> {
     const temp = tenths !== null && (typeof r.temp !== 'number' || Math.abs(tenths - r.temp) <= 0.5) ? tenths : r.temp;
     if (typeof temp !== 'number') continue;
     const id = r.icaoId.toUpperCase();
-    const report = reportType(r.metarType, r.rawOb);
+    const type = (r.metarType ?? /^\s*(METAR|SPECI)\b/i.exec(r.rawOb ?? '')?.[1] ?? '').toUpperCase();
     const o: Observation = { atMs: r.obsTime * 1000, temp, unit: 'C' };
-    if (report) o.report = report;
+    if (type === 'SPECI' || type === 'METAR') o.report = type === 'SPECI' ? 'special' : 'routine';
     if (r.rawOb) o.raw = cleanRaw(r.rawOb);
     o.precision = temp === tenths || !Number.isInteger(temp) ? 0.1 : 1;
     const receipt = r.receiptTime ? Date.parse(r.receiptTime) : Number.NaN;
