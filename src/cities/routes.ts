@@ -7,7 +7,7 @@ import { ErrorBody } from '../lib/schemas.ts';
 import { kindOf, type Catalog, type CityRecord } from './catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
-import { DEFAULT_KIND, KIND_RULES, type RuleKind } from '../buckets/rule-kinds.ts';
+import { DEFAULT_KIND, KIND_RULES, type RuleKind } from '../buckets/daily-high.ts';
 import type { DayRule } from '../resolution/store.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import { icaoOf } from '../resolution/judge.ts';

@@ -1,7 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dailyExtreme, dailyHighReading, dailyHighReport } from '../../src/buckets/daily-high.ts';
-import { KIND_RULES, roundForKind, type RuleKind } from '../../src/buckets/rule-kinds.ts';
+import {
+  dailyExtreme,
+  dailyHighReading,
+  dailyHighReport,
+  KIND_RULES,
+  roundForKind,
+  type RuleKind,
+} from '../../src/buckets/daily-high.ts';
 import { parseMetar } from '../../src/sources/weather/metar.ts';
 import { parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
 import { RULE_FIXTURES } from '../resolution/rule-fixtures.ts';

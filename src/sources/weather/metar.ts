@@ -3,8 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { UpstreamError } from '../../lib/errors.ts';
 import { httpRequest } from '../../lib/http-client.ts';
 import { localDayBounds } from '../../lib/local-day.ts';
-import type { Observation } from '../../buckets/daily-high.ts';
-import type { ReportType } from '../../buckets/rule-kinds.ts';
+import type { Observation, ReportType } from '../../buckets/daily-high.ts';
 import { observeByCall, type WeatherSource } from './types.ts';
 import { createRateLimiter, parseUpstream, requireOk, type RateLimiter } from '../upstream.ts';
 
