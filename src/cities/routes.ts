@@ -13,14 +13,12 @@ import type { SignalReader } from '../signals/read-store.ts';
 import { icaoOf } from '../resolution/judge.ts';
 import { CityDetail, CityList, CityListQuery, CityParams, type MarketResolutionBody } from './schemas.ts';
 
+/** The market-day clock and the poller's two lookups are AppDeps' (app.ts says what each is). */
 type CitiesDeps = Pick<SignalReader, 'latestSeqAll' | 'latestAtAll' | 'latestSeq'> & {
   catalog: Catalog;
   clock: Clock;
-  /** Market days follow this clock: with FEED=sim it runs SIM_SPEED times faster, like the signals. */
   dayClock: Clock;
-  /** Event page of the city's market for a local date; the poller knows the real slug once seen. */
   marketUrlFor?(city: CityRecord, date: string): string | null;
-  /** The parsed rule of the city's current market day once the poller has read its event (poller.ruleFor). */
   ruleFor?(city: CityRecord): DayRule | null;
 };
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createCatalog, citySelection } from '../../src/cities/catalog.ts';
 import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
 import { decideDiscovered } from '../../src/resolution/judge.ts';
-import { discoveryCheck } from '../../src/resolution/discovery-store.ts';
+import { discoveryCheck } from '../../src/resolution/store.ts';
 import { createStores } from '../../src/stores.ts';
 import { createAdminReport } from '../../src/admin/report.ts';
 import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/gamma.ts';

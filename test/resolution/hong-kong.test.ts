@@ -8,7 +8,7 @@ import { fetchDailyTemperatureEvents } from '../../src/sources/market/gamma.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { createHkoWeather, parseHkoMaxMin } from '../../src/sources/weather/hko.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
-import { discoveryCheck } from '../../src/resolution/discovery-store.ts';
+import { discoveryCheck } from '../../src/resolution/store.ts';
 import { gammaEvent, startFakeGamma } from '../fakes/gamma.ts';
 import { startFakeClob } from '../fakes/clob.ts';
 import { startFakeMetar } from '../fakes/metar.ts';
