@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS } from '../../src/cities/catalog.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { gammaEvent, type GammaEventJson } from '../fakes/gamma.ts';
 import { csv, replay } from './helpers.ts';
