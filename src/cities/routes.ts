@@ -48,9 +48,8 @@ function resolutionPublic(rule: DayRule | null) {
 }
 
 /**
- * What a market resolves on, for an agent to judge before paying: from the day's own rule once
- * the poller has read it (`from: market-rule`), the catalog's until then. Without a rule the
- * observatories (hko, cwa) publish tenths and floor them; the rest is Weather Underground's table.
+ * What a market resolves on, from the day's own rule once read (`market-rule`), the catalog's until
+ * then: without a rule the observatories (hko, cwa) floor tenths; the rest is Weather Underground's table.
  */
 function marketResolution(city: CityRecord, rule: DayRule | null): MarketResolutionBody {
   const source = city.resolutionSource;

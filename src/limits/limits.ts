@@ -70,10 +70,7 @@ export function abuseLimitsFromConfig(
     peer === undefined ? null : clientKey(peer, trustedProxies.empty ? null : forwardedFor(), trustedProxies);
 
   return {
-    /**
-     * For the app's fetch wrapper: a ready 429 for a limited route over its address budget, else
-     * null. Synchronous and a no-op for every other request.
-     */
+    /** For the app's fetch wrapper: a ready 429 for a limited route over its address budget, else null. */
     checkRequest(route: string, peer: string | undefined, forwardedFor: () => string | null): Response | null {
       const address = addressOf(peer, forwardedFor);
       if (address === null) return null;
@@ -89,10 +86,7 @@ export function abuseLimitsFromConfig(
     signIn: (wallet: string) => walletCheck('/v1/signals sign-in', wallet),
     receiptRecovery: (wallet: string) => walletCheck('/v1/receipts', wallet),
     registration: (wallet: string) => walletCheck('/v1/delivery/messenger', wallet),
-    /**
-     * The test message budget: the chat's (its canonical id), the wallet's and the client
-     * address's must all allow one, and only then is one taken from each; throws a 429 ApiError.
-     */
+    /** The chat's (canonical id), wallet's and address's budgets must all allow one; then each gives one. */
     testMessage(
       wallet: string,
       chatId: string,

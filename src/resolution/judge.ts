@@ -61,9 +61,8 @@ export function judgeRule(
 }
 
 /**
- * What to serve of the events discovery found (pure): a stream whose rule names a station a feed
- * observes, of a kind in MARKET_KINDS, that CITIES selects. An inferred catalog row takes the live
- * rule's station; an unknown token becomes a city only when its station's timezone is known.
+ * What to serve of the events discovery found (pure): a stream whose rule a feed observes, of a kind
+ * MARKET_KINDS serves, that CITIES selects; an unknown token only when its station's timezone is known.
  */
 export type DiscoveryVerdict = {
   slug: string;
