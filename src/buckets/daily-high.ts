@@ -2,13 +2,10 @@ import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import { localDayBounds } from '../lib/local-day.ts';
 import { convertTemp, resolveReading } from './rounding.ts';
 
-/**
- * Which reports enter a day's maximum and how it is rounded, per rule kind (evidence:
- * docs/resolution-rules.md "Rule kinds"). A report of unknown type counts under every kind.
- */
+/** Which reports count and how they round, per rule kind (docs/resolution-rules.md "Rule kinds"). */
 export type RuleKind = keyof typeof KIND_RULES;
 
-/** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say. */
+/** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say (counted by every kind). */
 export type ReportType = 'routine' | 'special';
 
 type KindRule = {
@@ -84,10 +81,7 @@ function counted(observations: readonly Observation[], day: LocalDay): Observati
   return observations.filter((o) => Number.isFinite(o.temp) && o.atMs >= startMs && o.atMs < endMs && counts(o.report));
 }
 
-/**
- * The warmest (`high`) or coldest (`low`) counted observation; ties keep the earliest. Providers'
- * own rolling `max_temp`/`min_temp` fields are never used: they span the day boundary.
- */
+/** The warmest or coldest counted report, the earliest on a tie (providers' rolling max_temp spans days). */
 export function dailyExtreme(observations: readonly Observation[], day: LocalDay): Observation | null {
   const sign = (day.extreme ?? 'high') === 'high' ? 1 : -1;
   let best: Observation | null = null;

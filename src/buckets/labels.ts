@@ -69,10 +69,7 @@ export function orderBuckets<T extends BucketRange>(
   return { ok: true, buckets: sorted };
 }
 
-/**
- * The bucket holding a resolved reading (whole degrees of the buckets' unit; a fractional reading
- * is rounded by the half-up rule first). Null when the ladder has a gap at that reading.
- */
+/** The bucket holding a reading (a fractional one rounded half-up first); null in a gap of the ladder. */
 export function bucketFor<T extends Pick<BucketRange, 'lo' | 'hi'>>(reading: number, buckets: readonly T[]): T | null {
   const r = wholeDegrees(reading);
   for (const b of buckets) if (r >= b.lo && r <= b.hi) return b;

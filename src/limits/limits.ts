@@ -6,9 +6,8 @@ import { createRateLimiter, type RateLimiter } from '../lib/rate-limit.ts';
 import { clientKey, parseTrustedProxies } from './client-address.ts';
 
 /**
- * Abuse limits (docs/decisions.md "Rate limits" says why each exists): per client address before any
- * signature is recovered, per wallet once one is named, and a test message budget per chat, wallet
- * and address. 0 per minute turns a limit off.
+ * Abuse limits (docs/decisions.md "Rate limits"): per client address before any signature recovery,
+ * per wallet once one is named, test messages per chat, wallet and address. 0 per minute is off.
  */
 interface LimitSettings {
   RATE_LIMIT_ADDRESS_PER_MIN: number;
@@ -24,10 +23,7 @@ type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wall
 
 const POSTS_LIMITED = new Set(['/v1/subscribe', '/v1/receipts', '/v1/receipts/revoke', '/v1/delivery/messenger']);
 
-/**
- * The route label a request is limited under, or null. A read is limited when it carries a payment
- * or a sign-in (a signature recovery on GET; HEAD spends the same budget, so it is no way around it).
- */
+/** A read is limited when it carries a payment or a sign-in (a signature recovery), HEAD as GET. */
 export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
   if (method === 'POST') return POSTS_LIMITED.has(path) ? path : null;
   if ((method === 'GET' || method === 'HEAD') && path === '/v1/signals' && hasPayment()) return '/v1/signals';

@@ -3,9 +3,8 @@ import type { DiscoveredEvent } from '../sources/market/gamma.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 
 /**
- * Match or pause (pure): a city-day is signalled only when the market's own rule resolves on a
- * source the service observes, at the catalog's station, in its unit, to whole degrees; `unknown`
- * is never guessed.
+ * Match or pause (pure): a city-day is signalled only when its own rule resolves on a source we
+ * observe, at the catalog's station, in its unit, to whole degrees; `unknown` is never guessed.
  */
 export type ObservableSource = 'wu' | 'noaa' | 'hko';
 
