@@ -44,9 +44,8 @@ export const KIND_RULES = {
 export const DEFAULT_KIND: RuleKind = 'wu-table';
 
 /**
- * A raw reading as the rule resolves it, whole degrees of `to`. `floor-tenth`: a bucket `k°C` holds
- * [k, k+1), so 28.96 is first cleaned to the source's 0.1 (29.0), then floored: float noise never
- * moves a reading across a degree.
+ * A raw reading as the rule resolves it, whole degrees of `to`. `floor-tenth`: 28.96 is first cleaned
+ * to the source's 0.1 (29.0), then floored, so float noise never moves a reading across a degree.
  */
 export function roundForKind(kind: RuleKind, raw: { temp: number; unit: TempUnit }, to: TempUnit): number {
   if (KIND_RULES[kind].rounding === 'half-up') return resolveReading(raw.temp, raw.unit, to);
@@ -55,10 +54,8 @@ export function roundForKind(kind: RuleKind, raw: { temp: number; unit: TempUnit
 }
 
 /**
- * One observed temperature, as every weather source and replay file gives it, so the daily-high
- * rule lives in one place. `report`: routine or SPECI, where a METAR source knows. `raw`,
- * `precision` (the step of `temp` as given) and `availableAtMs` (the source's receipt time) are
- * provenance, carried onto the signal and never read by the rules.
+ * One observed temperature, as every source and replay file gives it. `report`: where a METAR source
+ * knows; `raw`, `precision` (the step of `temp`) and `availableAtMs` are provenance, never read here.
  */
 export type Observation = {
   atMs: number;

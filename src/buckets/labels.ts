@@ -22,10 +22,7 @@ const SHAPES: readonly [RegExp, (m: RegExpExecArray) => [lo: number, hi: number]
   [new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:higher|above|more)$`, 'i'), (m) => [Number(m[1]), Number.POSITIVE_INFINITY]],
 ];
 
-/**
- * Typographic variants seen in hand-typed titles: ordinal º and ring ˚ (written as escapes: the
- * binary's bundle must be ASCII, scripts/build-binary.ts), unicode minus, en dash.
- */
+/** Hand-typed variants: ordinal º and ring ˚ (escapes: the binary's bundle is ASCII), unicode minus, en dash. */
 function normalise(label: string): string {
   return label
     .trim()

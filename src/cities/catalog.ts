@@ -43,9 +43,8 @@ export function lowStreamOf(high: CityRecord): CityRecord {
 }
 
 /**
- * Which cities are served (`CITIES`): `spec`, the spec's 37 (the rows marked `active`); `all`,
- * those plus every city discovery finds with a rule a supported source observes; or a list of
- * slugs, each served once its rule is discovered (a spec city in the list is served at once).
+ * `CITIES`: `spec`, the rows marked `active`; `all`, those plus every city discovery finds observable;
+ * or a list of slugs, each served once its rule is discovered (a spec city in the list at once).
  */
 type CitySelection = { mode: 'spec' } | { mode: 'all' } | { mode: 'list'; slugs: readonly string[] };
 
@@ -60,8 +59,7 @@ export function createCatalog(
   const listed = selection.mode === 'list' ? new Set(selection.slugs) : null;
   const wantedKinds = new Set(kinds.split(',') as MarketKind[]);
   const cityOf = (r: CityRecord) => r.baseSlug ?? r.slug;
-  // The stream rows, every high first so the spec's cities keep their order. Only a daily-high row
-  // has a low twin: a low row handed back (discovery re-serving a stream) is itself.
+  // Every high first, so the spec's cities keep their order; a low row handed back (discovery) is itself.
   const lows = wantedKinds.has('low') ? rows.filter((r) => kindOf(r) === 'high').map(lowStreamOf) : [];
   const streams = [...(wantedKinds.has('high') ? rows : rows.filter((r) => kindOf(r) === 'low')), ...lows];
   // The spec's cities start served (their records and slugs are the spec's); a listed one only if listed.
