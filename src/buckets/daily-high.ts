@@ -47,7 +47,7 @@ export const DEFAULT_KIND: RuleKind = 'wu-table';
  * A raw reading as the rule resolves it, whole degrees of `to`. `floor-tenth`: 28.96 is first cleaned
  * to the source's 0.1 (29.0), then floored, so float noise never moves a reading across a degree.
  */
-export function roundForKind(kind: RuleKind, raw: { temp: number; unit: TempUnit }, to: TempUnit): number {
+function roundForKind(kind: RuleKind, raw: { temp: number; unit: TempUnit }, to: TempUnit): number {
   if (KIND_RULES[kind].rounding === 'half-up') return resolveReading(raw.temp, raw.unit, to);
   const tenths = Math.round(convertTemp(raw.temp, raw.unit, to) * 10);
   return Math.floor(tenths / 10);
