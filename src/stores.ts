@@ -1,8 +1,7 @@
 import type { Db } from './db/open.ts';
 import { createEntitlementStore } from './entitlements/store.ts';
 import { createReceiptStore } from './entitlements/receipts.ts';
-import { createDiscoveryStore } from './resolution/discovery-store.ts';
-import { createRuleStore } from './resolution/store.ts';
+import { createDiscoveryStore, createRuleStore } from './resolution/store.ts';
 import { createSignalNotifier } from './signals/notifier.ts';
 import { createSignalReader } from './signals/read-store.ts';
 import { createSignalStore } from './signals/store.ts';

@@ -3,7 +3,7 @@ import type { Catalog } from '../cities/catalog.ts';
 import { EVENT_PREFIX } from '../cities/market-slug.ts';
 import { microToUsd } from '../lib/money.ts';
 import type { DayRule, RuleStore } from '../resolution/store.ts';
-import { groupByReason, type DiscoveredRow, type DiscoveryStore } from '../resolution/discovery-store.ts';
+import { groupByReason, type DiscoveredRow, type DiscoveryStore } from '../resolution/store.ts';
 import type { PollerHealth } from '../poller/health.ts';
 import type { AdminDataBody } from './schemas.ts';
 import type { SignalReader } from '../signals/read-store.ts';

@@ -1,13 +1,61 @@
 import type { MarketKind, TempUnit } from '../lib/temperature.ts';
 import { localDayBounds } from '../lib/local-day.ts';
-import { convertTemp } from './rounding.ts';
-import { DEFAULT_KIND, KIND_RULES, roundForKind, type ReportType, type RuleKind } from './rule-kinds.ts';
+import { convertTemp, resolveReading } from './rounding.ts';
+
+/** Which reports count and how they round, per rule kind (docs/resolution-rules.md "Rule kinds"). */
+export type RuleKind = keyof typeof KIND_RULES;
+
+/** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say (counted by every kind). */
+export type ReportType = 'routine' | 'special';
+
+type KindRule = {
+  counts(report: ReportType | undefined): boolean;
+  rounding: 'half-up' | 'floor-tenth';
+  describe: string;
+};
+
+const everyReport = () => true;
+
+export const KIND_RULES = {
+  'noaa-hourly': {
+    counts: (report) => report !== 'special',
+    rounding: 'half-up',
+    describe: 'routine hourly METARs only (SPECIs are not in the hourly view), whole degrees half-up',
+  },
+  'noaa-all': { counts: everyReport, rounding: 'half-up', describe: 'every METAR and SPECI, whole degrees half-up' },
+  'wu-table': {
+    counts: everyReport,
+    rounding: 'half-up',
+    describe: 'every row of the daily observations table (METAR and SPECI), whole degrees half-up',
+  },
+  hko: {
+    counts: everyReport,
+    rounding: 'floor-tenth',
+    describe: "the Observatory's 0.1 °C maximum, rounded down to a whole degree",
+  },
+  cwa: {
+    counts: everyReport,
+    rounding: 'floor-tenth',
+    describe: "the station's 0.1 °C hourly maximum, rounded down to a whole degree",
+  },
+} as const satisfies Record<string, KindRule>;
+
+/** What the day's rules read when a caller has no parsed rule: every report, half-up. */
+export const DEFAULT_KIND: RuleKind = 'wu-table';
 
 /**
- * One observed temperature, as every weather source and replay file gives it, so the daily-high
- * rule lives in one place. `report`: routine or SPECI, where a METAR source knows. `raw`,
- * `precision` (the step of `temp` as given) and `availableAtMs` (the source's receipt time) are
- * provenance, carried onto the signal and never read by the rules.
+ * A raw reading as the rule resolves it, whole degrees of `to`. `floor-tenth`: 28.96 is first cleaned
+ * to the source's 0.1 (29.0), then floored, so float noise never moves a reading across a degree.
+ */
+function roundForKind(kind: RuleKind, raw: { temp: number; unit: TempUnit }, to: TempUnit): number {
+  if (KIND_RULES[kind].rounding === 'half-up') return resolveReading(raw.temp, raw.unit, to);
+  const tenths = Math.round(convertTemp(raw.temp, raw.unit, to) * 10);
+  return Math.floor(tenths / 10);
+}
+
+/**
+ * One observed temperature, as every source and replay file gives it. `report`: where a METAR source
+ * knows; `raw`, `precision` (the step of `temp`) and `availableAtMs` are provenance, never read here.
  */
 export type Observation = {
   atMs: number;
@@ -30,10 +78,7 @@ function counted(observations: readonly Observation[], day: LocalDay): Observati
   return observations.filter((o) => Number.isFinite(o.temp) && o.atMs >= startMs && o.atMs < endMs && counts(o.report));
 }
 
-/**
- * The warmest (`high`) or coldest (`low`) counted observation; ties keep the earliest. Providers'
- * own rolling `max_temp`/`min_temp` fields are never used: they span the day boundary.
- */
+/** The warmest or coldest counted report, the earliest on a tie (providers' rolling max_temp spans days). */
 export function dailyExtreme(observations: readonly Observation[], day: LocalDay): Observation | null {
   const sign = (day.extreme ?? 'high') === 'high' ? 1 : -1;
   let best: Observation | null = null;

@@ -22,10 +22,7 @@ const SHAPES: readonly [RegExp, (m: RegExpExecArray) => [lo: number, hi: number]
   [new RegExp(`^${NUM}${DEG}\\s+or\\s+(?:higher|above|more)$`, 'i'), (m) => [Number(m[1]), Number.POSITIVE_INFINITY]],
 ];
 
-/**
- * Typographic variants seen in hand-typed titles: ordinal º and ring ˚ (written as escapes: the
- * binary's bundle must be ASCII, scripts/build-binary.ts), unicode minus, en dash.
- */
+/** Hand-typed variants: ordinal º and ring ˚ (escapes: the binary's bundle is ASCII), unicode minus, en dash. */
 function normalise(label: string): string {
   return label
     .trim()
@@ -69,10 +66,7 @@ export function orderBuckets<T extends BucketRange>(
   return { ok: true, buckets: sorted };
 }
 
-/**
- * The bucket holding a resolved reading (whole degrees of the buckets' unit; a fractional reading
- * is rounded by the half-up rule first). Null when the ladder has a gap at that reading.
- */
+/** The bucket holding a reading (a fractional one rounded half-up first); null in a gap of the ladder. */
 export function bucketFor<T extends Pick<BucketRange, 'lo' | 'hi'>>(reading: number, buckets: readonly T[]): T | null {
   const r = wholeDegrees(reading);
   for (const b of buckets) if (r >= b.lo && r <= b.hi) return b;

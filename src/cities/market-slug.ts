@@ -1,9 +1,8 @@
 import type { MarketKind } from '../lib/temperature.ts';
 
 /**
- * Event slugs of the daily-temperature markets: older events have no year
- * (`highest-temperature-in-nyc-on-december-30`), newer ones end in `-YYYY`
- * (`lowest-temperature-in-nyc-on-june-4-2026`, a daily low). Months spelt out, days unpadded.
+ * Event slugs: older events have no year (`highest-temperature-in-nyc-on-december-30`), newer ones
+ * end in `-YYYY` (`lowest-temperature-in-nyc-on-june-4-2026`, a daily low). Days unpadded.
  */
 export const MONTHS: readonly string[] =
   'january february march april may june july august september october november december'.split(' ');

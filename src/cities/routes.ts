@@ -7,20 +7,18 @@ import { ErrorBody } from '../lib/schemas.ts';
 import { kindOf, type Catalog, type CityRecord } from './catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 import { eventSlugs, eventUrl } from './market-slug.ts';
-import { DEFAULT_KIND, KIND_RULES, type RuleKind } from '../buckets/rule-kinds.ts';
+import { DEFAULT_KIND, KIND_RULES, type RuleKind } from '../buckets/daily-high.ts';
 import type { DayRule } from '../resolution/store.ts';
 import type { SignalReader } from '../signals/read-store.ts';
 import { icaoOf } from '../resolution/judge.ts';
 import { CityDetail, CityList, CityListQuery, CityParams, type MarketResolutionBody } from './schemas.ts';
 
+/** The market-day clock and the poller's two lookups are AppDeps' (app.ts says what each is). */
 type CitiesDeps = Pick<SignalReader, 'latestSeqAll' | 'latestAtAll' | 'latestSeq'> & {
   catalog: Catalog;
   clock: Clock;
-  /** Market days follow this clock: with FEED=sim it runs SIM_SPEED times faster, like the signals. */
   dayClock: Clock;
-  /** Event page of the city's market for a local date; the poller knows the real slug once seen. */
   marketUrlFor?(city: CityRecord, date: string): string | null;
-  /** The parsed rule of the city's current market day once the poller has read its event (poller.ruleFor). */
   ruleFor?(city: CityRecord): DayRule | null;
 };
 
@@ -50,9 +48,8 @@ function resolutionPublic(rule: DayRule | null) {
 }
 
 /**
- * What a market resolves on, for an agent to judge before paying: from the day's own rule once
- * the poller has read it (`from: market-rule`), the catalog's until then. Without a rule the
- * observatories (hko, cwa) publish tenths and floor them; the rest is Weather Underground's table.
+ * What a market resolves on, from the day's own rule once read (`market-rule`), the catalog's until
+ * then: without a rule the observatories (hko, cwa) floor tenths; the rest is Weather Underground's table.
  */
 function marketResolution(city: CityRecord, rule: DayRule | null): MarketResolutionBody {
   const source = city.resolutionSource;

@@ -21,7 +21,7 @@ export const MarketResolution = once(() =>
     .object({
       station: z.string().nullable().describe('ICAO code of the station the market resolves on; null when none'),
       unit: z.enum(['C', 'F']).describe('Unit the market resolves in'),
-      // buckets/rule-kinds.ts KIND_RULES' keys (a sibling folder of this layer; test/cities/resolution-metadata.test.ts compares them)
+      // buckets/daily-high.ts KIND_RULES' keys (a sibling folder of this layer; test/cities/resolution-metadata.test.ts compares them)
       ruleKind: z
         .enum(['noaa-hourly', 'noaa-all', 'wu-table', 'hko', 'cwa'])
         .describe('Which reports count: noaa-hourly, noaa-all, wu-table (every row), hko or cwa (0.1 degree maximum)'),

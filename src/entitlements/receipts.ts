@@ -65,9 +65,8 @@ export function createReceiptStore(db: Db) {
 }
 
 /**
- * One retention batch: up to `limit` tokens created before `cutoff` whose wallet is owed no further
- * signal (a fresh one can be recovered by signing). One set-based statement: asking the entitlement
- * and signal stores per token would be several statements per row of a backlog that can be large.
+ * One retention batch: up to `limit` tokens older than `cutoff` whose wallet is owed no further signal
+ * (one can be recovered by signing), in one set-based statement rather than several per token.
  */
 export function createReceiptPrune(db: Db): { run(cutoff: number, limit: number): { changes: number } } {
   return db.prepare(`DELETE FROM receipts WHERE selector IN (SELECT r.selector FROM receipts r WHERE r.created_at < ?

@@ -10,10 +10,7 @@ export function nextCeiling(paidThrough: number | null, latestSeq: number, count
   return Math.max(paidThrough ?? 0, latestSeq) + count;
 }
 
-/**
- * The entitlements table: one ceiling per (wallet, city), wallet the lowercase recovered payer.
- * delivery/outbox.ts and the receipts prune also read it (docs/architecture.md says why).
- */
+/** One ceiling per (wallet, city), wallet the lowercase recovered payer. */
 type Entitlement = { paidThroughSeq: number; totalPaidSignals: number };
 
 export type EntitlementStore = ReturnType<typeof createEntitlementStore>;
@@ -39,10 +36,7 @@ export function createEntitlementStore(db: Db, signals: Pick<SignalStore, 'lates
   return {
     get: entitlementOf,
     citiesOf: (wallet: string) => cities.all(wallet) as { city: string; paidThroughSeq: number }[],
-    /**
-     * Reads latestSeq and the current ceiling and writes the new one: the caller runs it inside its
-     * own db.transaction, so the payment's status change and this write commit or fail together.
-     */
+    /** Run inside the caller's transaction, so the payment's status change and this write commit or fail together. */
     applyPurchase(p: { wallet: string; city: string; count: number; nowMs: number }) {
       const wallet = p.wallet.toLowerCase();
       const latest = signals.latestSeq(p.city);

@@ -6,9 +6,8 @@ import { createRateLimiter, type RateLimiter } from '../lib/rate-limit.ts';
 import { clientKey, parseTrustedProxies } from './client-address.ts';
 
 /**
- * Abuse limits (docs/decisions.md "Rate limits" says why each exists): per client address before any
- * signature is recovered, per wallet once one is named, and a test message budget per chat, wallet
- * and address. 0 per minute turns a limit off.
+ * Abuse limits (docs/decisions.md "Rate limits"): per client address before any signature recovery,
+ * per wallet once one is named, test messages per chat, wallet and address. 0 per minute is off.
  */
 interface LimitSettings {
   RATE_LIMIT_ADDRESS_PER_MIN: number;
@@ -24,10 +23,7 @@ type LimitKind = 'address' | 'wallet' | 'test_message_chat' | 'test_message_wall
 
 const POSTS_LIMITED = new Set(['/v1/subscribe', '/v1/receipts', '/v1/receipts/revoke', '/v1/delivery/messenger']);
 
-/**
- * The route label a request is limited under, or null. A read is limited when it carries a payment
- * or a sign-in (a signature recovery on GET; HEAD spends the same budget, so it is no way around it).
- */
+/** A read is limited when it carries a payment or a sign-in (a signature recovery), HEAD as GET. */
 export function limitedRoute(method: string, path: string, hasPayment: () => boolean): string | null {
   if (method === 'POST') return POSTS_LIMITED.has(path) ? path : null;
   if ((method === 'GET' || method === 'HEAD') && path === '/v1/signals' && hasPayment()) return '/v1/signals';
@@ -70,10 +66,7 @@ export function abuseLimitsFromConfig(
     peer === undefined ? null : clientKey(peer, trustedProxies.empty ? null : forwardedFor(), trustedProxies);
 
   return {
-    /**
-     * For the app's fetch wrapper: a ready 429 for a limited route over its address budget, else
-     * null. Synchronous and a no-op for every other request.
-     */
+    /** For the app's fetch wrapper: a ready 429 for a limited route over its address budget, else null. */
     checkRequest(route: string, peer: string | undefined, forwardedFor: () => string | null): Response | null {
       const address = addressOf(peer, forwardedFor);
       if (address === null) return null;
@@ -89,10 +82,7 @@ export function abuseLimitsFromConfig(
     signIn: (wallet: string) => walletCheck('/v1/signals sign-in', wallet),
     receiptRecovery: (wallet: string) => walletCheck('/v1/receipts', wallet),
     registration: (wallet: string) => walletCheck('/v1/delivery/messenger', wallet),
-    /**
-     * The test message budget: the chat's (its canonical id), the wallet's and the client
-     * address's must all allow one, and only then is one taken from each; throws a 429 ApiError.
-     */
+    /** The chat's (canonical id), wallet's and address's budgets must all allow one; then each gives one. */
     testMessage(
       wallet: string,
       chatId: string,

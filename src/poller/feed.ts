@@ -3,8 +3,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSimClock, createSimWeather } from '../sources/sim/model.ts';
 import { createSimMarket } from '../sources/market/sim.ts';
-import { CITY_ROWS } from '../cities/catalog-data.ts';
-import { kindOf, lowStreamOf } from '../cities/catalog.ts';
+import { CITY_ROWS, kindOf, lowStreamOf } from '../cities/catalog.ts';
 import { localDate } from '../lib/local-day.ts';
 
 /** A fresh simulated start's first day takes this much real time, so every city crosses within minutes. */

@@ -2,8 +2,7 @@ import type { CityRecord } from '../cities/catalog.ts';
 import type { Clock } from '../lib/clock.ts';
 import { localDate } from '../lib/local-day.ts';
 import { UpstreamError } from '../lib/errors.ts';
-import { dailyHighReport, type Observation } from '../buckets/daily-high.ts';
-import { DEFAULT_KIND } from '../buckets/rule-kinds.ts';
+import { DEFAULT_KIND, dailyHighReport, type Observation } from '../buckets/daily-high.ts';
 import type { SignalPublic } from '../signals/schemas.ts';
 import { LATENCY_STAGES, latencyRowOf, stageDurations } from '../signals/latency.ts';
 import type { MarketEvent, MarketSource } from '../sources/market/types.ts';
@@ -132,7 +131,7 @@ async function processCity(p: PollerParts, w: CityWork): Promise<SignalPublic | 
   const { city, date, event, obs, seenAtMs } = w;
   if (obs === undefined) throw new UpstreamError(w.feed.name, 'no observations returned for the station');
   if (obs instanceof Error) throw obs;
-  // Which reports count and the rounding are the day's rule's (src/buckets/rule-kinds.ts); a
+  // Which reports count and the rounding are the day's rule's (src/buckets/daily-high.ts); a
   // low stream reads the same reports for the day's minimum.
   const high = dailyHighReport(obs, {
     timezone: city.timezone,

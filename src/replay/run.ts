@@ -2,9 +2,8 @@ import type { CityRecord } from '../cities/catalog.ts';
 import type { TempUnit } from '../lib/temperature.ts';
 import { localDayBounds, localTime } from '../lib/local-day.ts';
 import { bucketFor } from '../buckets/labels.ts';
-import { dailyExtreme, dailyHighReading, type Observation } from '../buckets/daily-high.ts';
+import { DEFAULT_KIND, dailyExtreme, dailyHighReading, KIND_RULES, type Observation } from '../buckets/daily-high.ts';
 import { resolveReading } from '../buckets/rounding.ts';
-import { DEFAULT_KIND, KIND_RULES } from '../buckets/rule-kinds.ts';
 import { detect, type DayState } from '../signals/detect.ts';
 import type { ReplayMarket } from './market.ts';
 

@@ -3,9 +3,8 @@ import type { DiscoveredEvent } from '../sources/market/gamma.ts';
 import type { ResolutionRule } from '../sources/market/resolution-rule.ts';
 
 /**
- * Match or pause (pure): a city-day is signalled only when the market's own rule resolves on a
- * source the service observes, at the catalog's station, in its unit, to whole degrees; `unknown`
- * is never guessed.
+ * Match or pause (pure): a city-day is signalled only when its own rule resolves on a source we
+ * observe, at the catalog's station, in its unit, to whole degrees; `unknown` is never guessed.
  */
 export type ObservableSource = 'wu' | 'noaa' | 'hko';
 
@@ -61,9 +60,8 @@ export function judgeRule(
 }
 
 /**
- * What to serve of the events discovery found (pure): a stream whose rule names a station a feed
- * observes, of a kind in MARKET_KINDS, that CITIES selects. An inferred catalog row takes the live
- * rule's station; an unknown token becomes a city only when its station's timezone is known.
+ * What to serve of the events discovery found (pure): a stream whose rule a feed observes, of a kind
+ * MARKET_KINDS serves, that CITIES selects; an unknown token only when its station's timezone is known.
  */
 export type DiscoveryVerdict = {
   slug: string;

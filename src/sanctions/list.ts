@@ -44,7 +44,6 @@ export function loadSanctionsList(opts: { path?: string; extra?: string }) {
     if (!listLoaded) loadError = error;
     return { ok: false, error };
   };
-  /** Re-reads OFAC_LIST_PATH; a file that fails or holds no address keeps the previous list. */
   const reload = (): ReloadResult => {
     const path = opts.path;
     if (!path) return { ok: false, error: 'no OFAC_LIST_PATH configured' };

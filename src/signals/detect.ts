@@ -1,11 +1,7 @@
 import { bucketFor, type BucketRange } from '../buckets/labels.ts';
 import type { MarketKind } from '../lib/temperature.ts';
 
-/**
- * Crossing detection, pure. A day's state is the running extreme so far (`high` holds a low
- * stream's low too) and its bucket. The extreme only moves one way, so each bucket can be entered
- * at most once a day.
- */
+/** The day's running extreme (`high` holds a low's low too) and its bucket; a bucket is entered at most once a day. */
 export type DayState = { high: number; bucket: string | null };
 
 export type Detection = {
@@ -19,9 +15,8 @@ export type Detection = {
 type Ladder = { buckets: readonly BucketRange[]; kind?: MarketKind };
 
 /**
- * `reading`: the day's extreme so far, whole degrees of the buckets' unit. A reading in a gap of
- * the ladder moves the extreme but keeps the last bucket and emits nothing; entering a bucket
- * later still emits from the last known one.
+ * `reading`: the day's extreme so far, whole degrees. A reading in a gap of the ladder moves the
+ * extreme but keeps the last bucket and emits nothing; a later bucket emits from the last known one.
  */
 export function detect(state: DayState | null, reading: number, { buckets, kind = 'high' }: Ladder): Detection {
   if (state === null) {

@@ -1,7 +1,5 @@
-/**
- * Waits of one length end in the order they began, so each length keeps an ordered set and one timer
- * for its head; a timer per read cost about 150 bytes and a clearTimeout per wake (scripts/bench/longpoll.ts).
- */
+// Waits of one length end in the order they began: one ordered set and one timer per length, not a
+// timer per read (about 150 bytes and a clearTimeout per wake, scripts/bench/longpoll.ts).
 type WakeReason = 'signal' | 'timeout' | 'aborted' | 'stopped';
 
 export type SignalNotifier = ReturnType<typeof createSignalNotifier>;

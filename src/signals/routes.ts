@@ -16,8 +16,7 @@ export function signalsRoutes(deps: {
 }): Hono<AppEnv> {
   const { reader } = deps;
   const app = new Hono<AppEnv>();
-  // Seq 1 of a city once its latest seq is at least 2 (with one signal, seq 1 is the latest, which
-  // is what buyers pay for); the fixed synthetic example otherwise.
+  // Seq 1 only once a city's latest seq is at least 2 (the latest is what buyers pay for), else the example.
   const synthetic = JSON.stringify({ ...SYNTHETIC_SAMPLE, sample: true, synthetic: true });
   app.get('/v1/sample', (c) => {
     const { city } = parseQuery(c, SampleQuery());

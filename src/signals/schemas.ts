@@ -45,10 +45,7 @@ export const SignalProvenance = once(() =>
   }),
 );
 
-/**
- * The signal as the API serves it, built on first use (lib/once.ts): the first signal the poller
- * stores, or the documents, ask for it; nothing before the first answer does.
- */
+/** The signal as the API serves it, built on first use (lib/once.ts): nothing before the first answer needs it. */
 export const signalSchema = once(() => {
   const Reading = z
     .object({

@@ -36,8 +36,6 @@ type StoreSignalInput = ReadingInput & {
 // Every provenance field null; buildSignal sets storedAt after it.
 const noProvenance = once(() => Object.fromEntries(Object.keys(SignalProvenance().shape).map((k) => [k, null])));
 
-type StoreHooks = { inTransaction?: (signal: SignalPublic) => void };
-
 type LatestReading = DayState & { targetDate: string; unit: string; updatedAtMs: number };
 
 export type SignalStore = ReturnType<typeof createSignalStore>;
@@ -77,11 +75,11 @@ export function createSignalStore(db: Db, notifier: Pick<SignalNotifier, 'commit
         if (d.changed && !d.crossing) writeState(input, d.next);
         return d;
       })(),
-    /**
-     * Inserts the signal and advances the day state in one transaction with `hooks.inTransaction`
-     * (delivery's outbox rows: if it throws, nothing is stored). Null for a duplicate.
-     */
-    storeSignal: (input: StoreSignalInput, hooks: StoreHooks = {}): SignalPublic | null => {
+    /** One transaction with `hooks.inTransaction` (outbox rows: if it throws, nothing is stored); null for a duplicate. */
+    storeSignal: (
+      input: StoreSignalInput,
+      hooks: { inTransaction?(signal: SignalPublic): void } = {},
+    ): SignalPublic | null => {
       const stored = db.transaction((): SignalPublic | null => {
         const d = detectIn(input);
         if (!d.changed) return null;

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import { createCatalog } from '../../src/cities/catalog.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS, createCatalog } from '../../src/cities/catalog.ts';
 import { localDate } from '../../src/lib/local-day.ts';
 import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { createOutbox } from '../../src/delivery/outbox.ts';

@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dailyExtreme, dailyHighReading, dailyHighReport } from '../../src/buckets/daily-high.ts';
-import { KIND_RULES, roundForKind, type RuleKind } from '../../src/buckets/rule-kinds.ts';
+import {
+  dailyExtreme,
+  dailyHighReading,
+  dailyHighReport,
+  KIND_RULES,
+  type RuleKind,
+} from '../../src/buckets/daily-high.ts';
 import { parseMetar } from '../../src/sources/weather/metar.ts';
 import { parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
 import { RULE_FIXTURES } from '../resolution/rule-fixtures.ts';
@@ -128,13 +133,21 @@ test('the report type comes from metarType, else the raw report; unknown counts 
 });
 
 test('HKO and CWA: the 0.1 °C maximum is rounded down; the others round half-up', () => {
-  assert.equal(roundForKind('hko', { temp: 30.9, unit: 'C' }, 'C'), 30);
-  assert.equal(roundForKind('hko', { temp: 31.0, unit: 'C' }, 'C'), 31);
-  assert.equal(roundForKind('hko', { temp: 30.99999999, unit: 'C' }, 'C'), 31); // float noise is the source's 31.0
-  assert.equal(roundForKind('hko', { temp: -0.1, unit: 'C' }, 'C'), -1);
-  assert.equal(roundForKind('cwa', { temp: 28.5, unit: 'C' }, 'C'), 28);
-  assert.equal(roundForKind('noaa-all', { temp: 28.5, unit: 'C' }, 'C'), 29);
-  assert.equal(roundForKind('wu-table', { temp: 21.7, unit: 'C' }, 'F'), 71);
+  // One report of `temp` °C at Hong Kong noon, as the kind's day high in `unit`.
+  const highOf = (kind: RuleKind, temp: number, unit: 'C' | 'F' = 'C') =>
+    dailyHighReading([{ atMs: Date.parse('2026-03-16T04:00:00Z'), temp, unit: 'C' }], {
+      timezone: 'Asia/Hong_Kong',
+      date: '2026-03-16',
+      unit,
+      kind,
+    });
+  assert.equal(highOf('hko', 30.9), 30);
+  assert.equal(highOf('hko', 31.0), 31);
+  assert.equal(highOf('hko', 30.99999999), 31); // float noise is the source's 31.0
+  assert.equal(highOf('hko', -0.1), -1);
+  assert.equal(highOf('cwa', 28.5), 28);
+  assert.equal(highOf('noaa-all', 28.5), 29);
+  assert.equal(highOf('wu-table', 21.7, 'F'), 71);
   const day = [
     { atMs: Date.parse('2026-03-16T03:00:00Z'), temp: 24.6, unit: 'C' as const },
     { atMs: Date.parse('2026-03-16T06:00:00Z'), temp: 25.8, unit: 'C' as const },

@@ -1,11 +1,10 @@
 import Database from 'better-sqlite3';
 import type { Address, Hex } from 'viem';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS, LOW_SUFFIX } from '../../src/cities/catalog.ts';
 import { bucketFor, isDead } from '../../src/buckets/labels.ts';
 import { mockTxHash } from '../../src/payments/settlers/mock.ts';
 import type { BotMessage } from '../fakes/bot-api.ts';
 import type { LedgerEntry, Wallet } from './driver.ts';
-import { LOW_SUFFIX } from '../../src/cities/catalog.ts';
 import type { CityWorld } from './upstreams.ts';
 
 /**

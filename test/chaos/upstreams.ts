@@ -1,5 +1,4 @@
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
-import { kindOf, LOW_SUFFIX, lowStreamOf, type CityRecord } from '../../src/cities/catalog.ts';
+import { CITY_ROWS, type CityRecord, kindOf, LOW_SUFFIX, lowStreamOf } from '../../src/cities/catalog.ts';
 import type { MarketKind } from '../../src/lib/temperature.ts';
 import { localDate } from '../../src/lib/local-day.ts';
 import { bucketFor, parseLabel, type BucketRange } from '../../src/buckets/labels.ts';

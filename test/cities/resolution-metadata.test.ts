@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { testApp } from '../helpers/app.ts';
 import { createCatalog } from '../../src/cities/catalog.ts';
 import { resolutionFor } from '../../src/cities/routes.ts';
-import { KIND_RULES } from '../../src/buckets/rule-kinds.ts';
+import { KIND_RULES } from '../../src/buckets/daily-high.ts';
 import { MarketResolution } from '../../src/cities/schemas.ts';
 import { listingFor } from '../../src/payments/bazaar.ts';
 import type { DayRule } from '../../src/resolution/store.ts';

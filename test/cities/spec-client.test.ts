@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCatalog } from '../../src/cities/catalog.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS, createCatalog } from '../../src/cities/catalog.ts';
 import { testApp } from '../helpers/app.ts';
 import { runScenarios } from '../helpers/scenarios.ts';
 

@@ -1,5 +1,5 @@
 import { eventSlugs } from '../../src/cities/market-slug.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS } from '../../src/cities/catalog.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 
 type RuleTextOptions = Parameters<typeof ruleText>[2];

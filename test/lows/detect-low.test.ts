@@ -122,7 +122,7 @@ test('replay folds a low day with the poller path: colder buckets only, the fina
   const { runReplay } = await import('../../src/replay/run.ts');
   const { marketFromLabels } = await import('../../src/replay/market.ts');
   const { lowStreamOf } = await import('../../src/cities/catalog.ts');
-  const { CITY_ROWS } = await import('../../src/cities/catalog-data.ts');
+  const { CITY_ROWS } = await import('../../src/cities/catalog.ts');
   const nycLow = lowStreamOf(CITY_ROWS.find((c) => c.slug === 'nyc')!);
   const at = (h: number) => Date.parse('2026-06-04T04:51:00Z') + h * 3_600_000;
   const observations: Observation[] = [20.0, 19.4, 18.9, 16.7, 18.0, 26.1].map((temp, h) => ({
@@ -147,7 +147,7 @@ test('replay folds a low day with the poller path: colder buckets only, the fina
 
 test('a catalog with lows: every high gets one twin, and re-serving a low stream adds nothing', async () => {
   const { createCatalog } = await import('../../src/cities/catalog.ts');
-  const { CITY_ROWS } = await import('../../src/cities/catalog-data.ts');
+  const { CITY_ROWS } = await import('../../src/cities/catalog.ts');
   const c = createCatalog(CITY_ROWS, { mode: 'spec' }, 'high,low');
   assert.equal(c.active.length, 74);
   for (const s of c.active) assert.equal(c.serve(s), false, s.slug);

@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createCatalog, citySelection } from '../../src/cities/catalog.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS, citySelection, createCatalog } from '../../src/cities/catalog.ts';
 import { decideDiscovered } from '../../src/resolution/judge.ts';
-import { discoveryCheck } from '../../src/resolution/discovery-store.ts';
+import { discoveryCheck } from '../../src/resolution/store.ts';
 import { createStores } from '../../src/stores.ts';
 import { createAdminReport } from '../../src/admin/report.ts';
 import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/gamma.ts';

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCatalog, lowStreamOf } from '../../src/cities/catalog.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS, createCatalog, lowStreamOf } from '../../src/cities/catalog.ts';
 import { localDate } from '../../src/lib/local-day.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';

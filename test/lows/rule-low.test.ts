@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseResolutionRule } from '../../src/sources/market/resolution-rule.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS } from '../../src/cities/catalog.ts';
 
 /**
  * Real daily-low rule texts (found with the search tool; docs/resolution-rules.md "Daily lows"):

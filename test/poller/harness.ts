@@ -1,5 +1,4 @@
-import { createCatalog, type Catalog } from '../../src/cities/catalog.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { type Catalog, CITY_ROWS, createCatalog } from '../../src/cities/catalog.ts';
 import { localDate } from '../../src/lib/local-day.ts';
 import { createPoller, type Poller } from '../../src/poller/poller.ts';
 import type { PollerDeps } from '../../src/poller/poller.ts';

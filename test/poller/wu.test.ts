@@ -41,7 +41,7 @@ test('weather.com feed: two bucket entries give two signals with source wu; the 
 });
 
 test('weather.com location ids go into the path with literal colons; the fake refuses the encoded form', async (t) => {
-  const { CITY_ROWS } = await import('../../src/cities/catalog-data.ts');
+  const { CITY_ROWS } = await import('../../src/cities/catalog.ts');
   const wu = await startFakeWeatherCom();
   t.after(() => wu.close());
   wu.addObservation('KLGA:9:US', 'America/New_York', { atMs: Date.parse('2026-07-15T16:00:00Z'), tempC: 20 });

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { createCatalog } from '../../src/cities/catalog.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS, createCatalog } from '../../src/cities/catalog.ts';
 import { openDb } from '../../src/db/open.ts';
 import { manualClock } from '../helpers/clock.ts';
 import { memoryLogger } from '../helpers/logger.ts';

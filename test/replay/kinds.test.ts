@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS } from '../../src/cities/catalog.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { gammaEvent, type GammaEventJson } from '../fakes/gamma.ts';
 import { csv, replay } from './helpers.ts';
 
 /**
- * `isocast replay` applies the day's rule kind (src/buckets/rule-kinds.ts) as the poller does: the
+ * `isocast replay` applies the day's rule kind (src/buckets/daily-high.ts) as the poller does: the
  * Hong Kong Observatory's 0.1 °C maximum is rounded down, and a US NOAA rule's hourly view leaves a
  * SPECI out. These days are constructed around the rules (the resolved bucket is set to what the
  * rule gives); no whole real day with its resolved market was found for them (docs/resolution-rules.md).

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createCatalog, citiesProblem, citySelection } from '../../src/cities/catalog.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { citiesProblem, CITY_ROWS, citySelection, createCatalog } from '../../src/cities/catalog.ts';
 import { decideDiscovered } from '../../src/resolution/judge.ts';
 import { fetchDailyTemperatureEvents, readDiscoveredEvent } from '../../src/sources/market/gamma.ts';
 import { httpJson } from '../../src/lib/http-client.ts';

@@ -1,14 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCatalog, citySelection } from '../../src/cities/catalog.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS, citySelection, createCatalog } from '../../src/cities/catalog.ts';
 import { createPoller } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { fetchDailyTemperatureEvents } from '../../src/sources/market/gamma.ts';
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { createHkoWeather, parseHkoMaxMin } from '../../src/sources/weather/hko.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';
-import { discoveryCheck } from '../../src/resolution/discovery-store.ts';
+import { discoveryCheck } from '../../src/resolution/store.ts';
 import { gammaEvent, startFakeGamma } from '../fakes/gamma.ts';
 import { startFakeClob } from '../fakes/clob.ts';
 import { startFakeMetar } from '../fakes/metar.ts';

@@ -10,7 +10,7 @@ export type RuleFixture = {
   resolutionSource: string | null;
   expected: {
     source: string;
-    /** Which reports count and the rounding (src/buckets/rule-kinds.ts). */
+    /** Which reports count and the rounding (src/buckets/daily-high.ts). */
     kind: string | null;
     station: string | null;
     unit: 'C' | 'F' | null;

@@ -4,7 +4,7 @@ import { parseResolutionRule } from '../../src/sources/market/resolution-rule.ts
 import { ruleText } from '../../src/sources/market/rule-text.ts';
 import { parseGammaEvent } from '../../src/sources/market/gamma.ts';
 import { judgeRule } from '../../src/resolution/judge.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS } from '../../src/cities/catalog.ts';
 import { RULE_FIXTURES } from './rule-fixtures.ts';
 import { createStores } from '../../src/stores.ts';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openDb } from '../../src/db/open.ts';
-import { CITY_ROWS } from '../../src/cities/catalog-data.ts';
+import { CITY_ROWS } from '../../src/cities/catalog.ts';
 import { judgeRule } from '../../src/resolution/judge.ts';
 import type { ResolutionRule } from '../../src/sources/market/resolution-rule.ts';
 import { tempDir } from '../helpers/app.ts';

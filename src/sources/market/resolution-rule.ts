@@ -1,11 +1,11 @@
 /** Known wordings: docs/resolution-rules.md. Anything else, or parts that disagree, is `unknown`: never guess a basis. */
-import type { RuleKind } from '../../buckets/rule-kinds.ts';
+import type { RuleKind } from '../../buckets/daily-high.ts';
 
 type RuleSource = 'wu' | 'noaa' | 'hko' | 'cwa' | 'unknown';
 
 export type ResolutionRule = {
   source: RuleSource;
-  /** Which reports enter the day's maximum and how it is rounded (src/buckets/rule-kinds.ts). */
+  /** Which reports enter the day's maximum and how it is rounded (src/buckets/daily-high.ts). */
   kind: RuleKind | null;
   /** ICAO code for `wu` and `noaa`; the page URL for `hko` and `cwa`; null when unknown. */
   station: string | null;
