@@ -3,7 +3,7 @@ import type { Clock } from '../lib/clock.ts';
 import { adminTokenRequired } from '../lib/api-errors.ts';
 import { type AppEnv, replyJson } from '../lib/http.ts';
 import { serveStaticPage } from '../lib/static-page.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
 import { bearerMatches } from '../lib/bearer.ts';
 import { createAdminReport, type ReportDeps } from './report.ts';
@@ -37,29 +37,20 @@ export function adminRoutes(deps: ReportDeps & { adminToken?: string; clock: Clo
 const notEnabled = { description: 'ADMIN_TOKEN is not set: the operator page is off', schema: ErrorBody };
 
 export const adminDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/admin',
-    tags: ['operations'],
+  routeDoc('get /admin', 'operations', {
     summary: 'Operator page (only when ADMIN_TOKEN is set)',
     description: 'A static page that asks for the admin token and loads /admin/data.json with it.',
     responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 404: notEnabled },
-  },
-  {
-    method: 'get',
-    path: '/admin/assets/{file}',
-    tags: ['operations'],
+  }),
+  routeDoc('get /admin/assets/{file}', 'operations', {
     summary: 'Stylesheet and script of the operator page',
     params: AdminAssetParams,
     responses: {
       200: { description: 'The asset (text/css or text/javascript)', contentType: 'text/plain' },
       404: { description: 'not found, or the page is off', schema: ErrorBody },
     },
-  },
-  {
-    method: 'get',
-    path: '/admin/data.json',
-    tags: ['operations'],
+  }),
+  routeDoc('get /admin/data.json', 'operations', {
     summary: 'Operator data: revenue, payments, refunds, entitlements, deliveries, poller health',
     description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`.',
     security: [['admin']],
@@ -68,5 +59,5 @@ export const adminDocs: RouteDoc[] = [
       401: { description: 'admin token required', schema: ErrorBody },
       404: notEnabled,
     },
-  },
+  }),
 ];

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { type AppEnv, parseQuery, replyJson, replyJsonBytes, closeWithDisclaimer } from '../lib/http.ts';
 import { unknownCity, ERRORS } from '../lib/api-errors.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { ErrorBody } from '../lib/schemas.ts';
 import { kindOf, type Catalog, type CityRecord } from './catalog.ts';
 import { localDate } from '../lib/local-day.ts';
@@ -127,10 +127,7 @@ export function citiesRoutes(deps: CitiesDeps): Hono<AppEnv> {
 }
 
 export const citiesDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/v1/cities',
-    tags: ['cities'],
+  routeDoc('get /v1/cities', 'cities', {
     summary: 'List the active cities',
     description:
       "The served market streams with their latest signal seq: every daily-high city (kind high; the spec's 37 by default, more " +
@@ -140,16 +137,13 @@ export const citiesDocs: RouteDoc[] = [
       '`kind=high` or `kind=low` lists one kind.',
     query: CityListQuery,
     responses: { 200: { description: 'Active cities', schema: CityList } },
-  },
-  {
-    method: 'get',
-    path: '/v1/cities/{slug}',
-    tags: ['cities'],
+  }),
+  routeDoc('get /v1/cities/{slug}', 'cities', {
     summary: 'One city, its market day and market page',
     params: CityParams,
     responses: {
       200: { description: 'The city', schema: CityDetail },
       404: { description: ERRORS.unknown_city.message, schema: ErrorBody },
     },
-  },
+  }),
 ];

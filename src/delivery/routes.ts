@@ -16,7 +16,7 @@ import type { AbuseLimits } from '../limits/limits.ts';
 import { type AppEnv, type Ctx, readJsonObject, replyJson } from '../lib/http.ts';
 import type { Logger } from '../lib/logger.ts';
 import { checkSignedRequest, SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { registrationTestMessage } from './message.ts';
 import { MessengerError, type Messenger } from './messenger.ts';
@@ -175,10 +175,7 @@ export function deliveryRoutes(deps: {
 const failure = (description: string) => ({ description, schema: ErrorBody });
 
 export const deliveryDocs: RouteDoc[] = [
-  {
-    method: 'post',
-    path: '/v1/delivery/messenger',
-    tags: ['delivery'],
+  routeDoc('post /v1/delivery/messenger', 'delivery', {
     summary: 'Register, change or delete the chat that receives entitled signals',
     description:
       'Free and wallet-signed; never charges and never touches entitlements. The body is authorised by an EIP-712 ' +
@@ -209,5 +206,5 @@ export const deliveryDocs: RouteDoc[] = [
       502: failure('`test message failed` (chat unreachable or bot not configured), with `reason`'),
       503: failure('`sanctions screening unavailable` (set only): fail-closed, nothing stored'),
     },
-  },
+  }),
 ];

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { closeWithDisclaimer, replyJson, replyJsonBytes, type AppEnv, type Ctx } from '../lib/http.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ERRORS, paymentRequired, receiptExpired, receiptTokenRequired, sanctioned } from '../lib/api-errors.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import type { SignalReader } from '../signals/read-store.ts';
@@ -197,10 +197,7 @@ export function paidSignalsRoutes(deps: PaidSignalsDeps): Hono<AppEnv> {
 }
 
 export const paidSignalsDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/v1/signals',
-    tags: ['signals'],
+  routeDoc('get /v1/signals', 'signals', {
     summary: 'Entitled signals for one city, ascending, at most 100 per page',
     description:
       'Authorization: Bearer <receipt token>, or an inline X-Payment (the subscribe flow runs first). Without either: 402 PaymentRequired. ' +
@@ -260,5 +257,5 @@ export const paidSignalsDocs: RouteDoc[] = [
         schema: () => PAID_BODIES()[503],
       },
     },
-  },
+  }),
 ];

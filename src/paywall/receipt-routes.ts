@@ -22,7 +22,7 @@ import {
   signedWallet,
   SKEW_RULE,
 } from '../lib/signed-request.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import type { ReceiptStore } from '../entitlements/receipts.ts';
@@ -200,10 +200,7 @@ const BAD_BODY_DOC = {
 };
 
 export const receiptDocs: RouteDoc[] = [
-  {
-    method: 'post',
-    path: '/v1/receipts',
-    tags: ['payments'],
+  routeDoc('post /v1/receipts', 'payments', {
     summary: 'Recover a receipt token with a wallet signature',
     description:
       'Free. A replayed X-Payment never returns a receipt token; a buyer who lost theirs (or whose token expired) signs an EIP-712 ReceiptRequest ' +
@@ -225,11 +222,8 @@ export const receiptDocs: RouteDoc[] = [
       404: { description: '`no purchases for this wallet`', schema: ErrorBody },
       429: RATE_LIMITED_DOC,
     },
-  },
-  {
-    method: 'post',
-    path: '/v1/receipts/revoke',
-    tags: ['payments'],
+  }),
+  routeDoc('post /v1/receipts/revoke', 'payments', {
     summary: 'Revoke every receipt token of a wallet with one signature',
     description:
       'Free. The wallet signs an EIP-712 ReceiptRevocation (same domain and fields as ReceiptRequest: wallet, origin, timestamp) and every ' +
@@ -246,5 +240,5 @@ export const receiptDocs: RouteDoc[] = [
       },
       429: RATE_LIMITED_DOC,
     },
-  },
+  }),
 ];

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { replyJson, type AppEnv } from '../lib/http.ts';
 import { microToUsd } from '../lib/money.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
 import { bundlePrice } from '../pricing/tiers.ts';
 import { parseCount, requireCity } from '../payments/bundle.ts';
@@ -109,10 +109,7 @@ export const PAID_ROUTE_DOCS = {
 };
 
 export const subscribeDocs: RouteDoc[] = [
-  {
-    method: 'post',
-    path: '/v1/subscribe',
-    tags: ['payments'],
+  routeDoc('post /v1/subscribe', 'payments', {
     summary: 'Buy a bundle of signals for one city over x402',
     description:
       'Without X-Payment: 402 PaymentRequired, with extra.binding.salt to bind the nonce to (it moves after every settled purchase of the bundle and every minute; echoing it as payload.salt is optional). ' +
@@ -150,5 +147,5 @@ export const subscribeDocs: RouteDoc[] = [
         schema: () => PAID_BODIES()[503],
       },
     },
-  },
+  }),
 ];

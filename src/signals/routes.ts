@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Clock } from '../lib/clock.ts';
 import { type AppEnv, closeWithDisclaimer, parseQuery, replyJsonBytes, replyJsonText } from '../lib/http.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { LATENCY_MAX_ROWS, LATENCY_SPAN_MS, latencyWindows } from './latency.ts';
 import type { SignalReader } from './read-store.ts';
 import { LatencyStats, SampleQuery, SampleSignal, SYNTHETIC_SAMPLE } from './schemas.ts';
@@ -41,18 +41,12 @@ export function signalsRoutes(deps: {
 }
 
 export const signalsDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/v1/sample',
-    tags: ['signals'],
+  routeDoc('get /v1/sample', 'signals', {
     summary: "A city's first signal once it has a second, or a fixed synthetic example",
     query: SampleQuery,
     responses: { 200: { description: 'Sample signal', schema: SampleSignal } },
-  },
-  {
-    method: 'get',
-    path: '/v1/stats/latency',
-    tags: ['signals'],
+  }),
+  routeDoc('get /v1/stats/latency', 'signals', {
     summary: 'How fast a station report becomes a signal: p50/p90/p99 of each step, per source and city',
     description:
       'From the stored timestamps of every signal committed in the last 24 hours and 7 days: reportToAvailable ' +
@@ -60,5 +54,5 @@ export const signalsDocs: RouteDoc[] = [
       'observedToStored (storedAt - observedAt, our work) and reportToStored (the whole path), in milliseconds, per ' +
       'source (channel) and per city. Free; computed at most once per 30 seconds and cached for every caller.',
     responses: { 200: { description: 'Latency figures', schema: LatencyStats } },
-  },
+  }),
 ];
