@@ -112,9 +112,8 @@ export const ROUTE_DOCS: RouteDoc[] = [
 
 /** Builds the HTTP app. It never listens, opens files or starts timers: main.ts does. */
 export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits } {
-  const { config, db, catalog, clock, logger } = deps;
+  const { config, db, stores, catalog, clock, logger } = deps;
   const disclaimer = disclaimerText(config.TERMS_URL);
-  const { stores } = deps;
   const signals = stores.reader;
   const isCity = (slug: string) => catalog.get(slug) !== undefined;
   const dbPing = db.prepare('SELECT 1');
@@ -184,38 +183,21 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   const receiptTtlMs = config.RECEIPT_TTL_DAYS * 86_400_000;
   app.route(
     '/',
-    receiptRoutes({
-      db,
-      entitlements: stores.entitlements,
-      receipts: stores.receipts,
-      clock,
-      logger,
-      sanctions: deps.sanctions,
-      baseUrl: config.BASE_URL,
-      receiptTtlMs,
-      limitWallet: limits.receiptRecovery,
-    }),
+    receiptRoutes({ ...deps, ...stores, baseUrl: config.BASE_URL, receiptTtlMs, limitWallet: limits.receiptRecovery }),
   );
   app.route(
     '/',
     paidSignalsRoutes({
-      db,
+      ...deps,
+      ...stores,
       plane,
-      reader: signals,
-      entitlements: stores.entitlements,
-      receipts: stores.receipts,
-      sanctions: deps.sanctions,
       isCity,
-      notifier: stores.notifier,
       maxWaiters: config.MAX_SIGNAL_WAITERS,
-      clock,
       receiptTtlMs,
       baseUrl: config.BASE_URL,
       signIn: createSiwxSignIn({
-        db,
-        clock,
+        ...deps,
         baseUrl: config.BASE_URL,
-        sanctions: deps.sanctions,
         limitWallet: limits.signIn,
         verifyMessage: deps.chainVerifier?.verifyMessage?.bind(deps.chainVerifier),
         crossNode: deps.cluster?.crossNode,
@@ -226,15 +208,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.route(
     '/',
     adminRoutes({
-      db,
-      stores,
-      catalog,
-      clock,
+      ...deps,
       adminToken: config.ADMIN_TOKEN,
       paymentMode: config.PAYMENT_MODE,
       feed: config.FEED,
-      pollerHealth: deps.pollerHealth,
-      replication: deps.replication,
       facilitators: facilitatorHealthOf(deps.settler),
     }),
   );
