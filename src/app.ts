@@ -48,7 +48,7 @@ import { isClientAbort } from './lib/client-abort.ts';
 import { bodyLimitIfDeclared, wrapFetch } from './lib/fast-path.ts';
 import type { ClusterParts } from './cluster/start.ts';
 
-export type AppDeps = {
+type AppDeps = {
   config: Config;
   db: Db;
   /** Built once for `db` (src/stores.ts), shared with the poller and the delivery worker. */
@@ -159,14 +159,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.route(
     '/',
     citiesRoutes({
-      catalog,
-      clock,
+      ...deps,
       dayClock: deps.dayClock ?? clock,
       latestSeqAll: signals.latestSeqAll,
       latestAtAll: signals.latestAtAll,
       latestSeq: signals.latestSeq,
-      marketUrlFor: deps.marketUrlFor,
-      ruleFor: deps.ruleFor,
     }),
   );
   app.route('/', sampleRoutes({ isCity, payload: signals.payload, latestSeq: signals.latestSeq }));
@@ -263,12 +260,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
     return replyJson(c as Ctx, { error: 'internal error' }, { status: 500 });
   });
 
-  const edge = createEdge({
-    routes,
-    limit: (req, path, peer) => {
-      const route = limitedRoute(req.method, path, () => signedRead(req.headers));
-      return route === null ? null : limits.checkRequest(route, peer, () => req.headers.get('x-forwarded-for'));
-    },
+  const edge = createEdge(routes, (req, path, peer) => {
+    const route = limitedRoute(req.method, path, () => signedRead(req.headers));
+    return route === null ? null : limits.checkRequest(route, peer, () => req.headers.get('x-forwarded-for'));
   });
   // The disclaimer, the edge and the latency metric run around app.fetch (lib/fast-path.ts says why).
   // Every decision keys on the path the router matches: Hono's getPath decodes percent-escapes

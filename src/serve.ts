@@ -106,7 +106,7 @@ async function startPayments(s: Started) {
 
 /** Phase 4: the delivery worker and the poller that feeds it, not started yet. */
 async function createWorkers(s: Started) {
-  const { config, db, stores, catalog, logger, metrics, sanctions } = s;
+  const { config, db, stores, logger, sanctions } = s;
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   // Deliveries are screened against the same list object the payments use, reloaded in place.
@@ -115,12 +115,10 @@ async function createWorkers(s: Started) {
   const delivery = createDeliveryWorker({ ...s, outbox, messenger, clock: systemClock, termsUrl: config.TERMS_URL });
   const feed = await createFeed(config, { db, clock: systemClock, logger });
   const poller = createPoller({
-    stores,
-    catalog,
+    ...s,
     clock: systemClock,
     logger: logger.child({ component: 'poller' }),
     intervalMs: config.POLL_INTERVAL_MS,
-    metrics,
     onSignalInTransaction: outbox.enqueue,
     onSignalCommitted: () => {
       delivery.wake();
