@@ -16,10 +16,9 @@ import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { healthDocs, healthRoutes, metricsDocs, metricsRoutes, registerDbGauges } from './ops/routes.ts';
 import { adminDocs, adminRoutes } from './admin/routes.ts';
 import type { ReportDeps } from './admin/report.ts';
-import type { PollerHealth } from './poller/health.ts';
-import type { DayRule } from './resolution/store.ts';
+import type { Poller } from './poller/poller.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
-import type { Catalog, CityRecord } from './cities/catalog.ts';
+import type { Catalog } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes, resolutionFor } from './cities/routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
@@ -70,14 +69,12 @@ type AppDeps = {
   plane?: PaymentPlane;
   /** Shared with the poller and workers so /metrics shows them too; a private one if absent. */
   metrics?: Metrics;
-  /** The poller's in-memory per-city state for the operator page (main.ts passes poller.health). */
-  pollerHealth?: () => PollerHealth;
+  /** The poller's state for /admin, and its event pages and current rules for the city routes (serve.ts). */
+  pollerHealth?: Poller['health'];
+  marketUrlFor?: Poller['marketUrlFor'];
+  ruleFor?: Poller['ruleFor'];
   /** The replica's state for /admin (main.ts, when REPLICA_URL is set). */
   replication?: ReportDeps['replication'];
-  /** The real event page once the poller has seen the city-day's event (main.ts passes poller.marketUrlFor). */
-  marketUrlFor?: (city: CityRecord, date: string) => string | null;
-  /** The current market day's parsed resolution rule (main.ts passes poller.ruleFor). */
-  ruleFor?: (city: CityRecord) => DayRule | null;
   /** Abuse limits (src/limits/limits.ts); built from config if absent. Exposed on the app as `limits`. */
   limits?: AbuseLimits;
   /** Read nodes (src/cluster/start.ts): the reader's forwarding, the single-use check across nodes, /health. */
@@ -252,9 +249,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       return replyJson(c as Ctx, { error: 'request body could not be read' }, { status: 400 });
     }
     if (err instanceof HTTPException) {
-      const status = err.status;
-      if (status >= 500) logger.error('request failed', { path: c.req.path, err });
-      return replyJson(c as Ctx, { error: err.message || 'request rejected' }, { status });
+      if (err.status >= 500) logger.error('request failed', { path: c.req.path, err });
+      return replyJson(c as Ctx, { error: err.message || 'request rejected' }, { status: err.status });
     }
     logger.error('unhandled error', { method: c.req.method, path: c.req.path, err });
     return replyJson(c as Ctx, { error: 'internal error' }, { status: 500 });
