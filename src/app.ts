@@ -43,7 +43,6 @@ import { discoveryDocs, discoveryRoutes } from './discovery/routes.ts';
 import { API_VERSION } from './version.ts';
 import { createEdge, type NodeBindings, routeTable } from './lib/edge.ts';
 import { abuseLimitsFromConfig, type AbuseLimits, limitedRoute } from './limits/limits.ts';
-import { isClientAbort } from './lib/client-abort.ts';
 import { bodyLimitIfDeclared, wrapFetch } from './lib/fast-path.ts';
 import type { ClusterParts } from './cluster/start.ts';
 
@@ -83,6 +82,18 @@ type AppDeps = {
 
 /** A read whose credential costs a signature recovery: either payment header, or a wallet sign-in. */
 const signedRead = (h: Headers) => h.has('x-payment') || h.has(PAYMENT_SIGNATURE) || h.has(SIWX_HEADER);
+
+/** A body-read error the client caused (HPE_* parse codes, a reset mid-body): a 400, never a server error. */
+const CLIENT_CODE = /^(HPE_.*|ECONNRESET|ECONNABORTED|EPIPE|ERR_STREAM_PREMATURE_CLOSE|ABORT_ERR|UND_ERR_ABORTED)$/s;
+
+function isClientAbort(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as Error & { cause?: unknown }).cause, depth++) {
+    const code = (e as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && CLIENT_CODE.test(code)) return true;
+    if (e.name === 'AbortError' || e.message === 'aborted' || e.message === 'terminated') return true;
+  }
+  return false;
+}
 
 /** Request bodies are small JSON objects; anything larger is refused before it is read. */
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -61,8 +61,6 @@ function serveConfigOrExit(argv: string[]) {
   return { config, sanctions };
 }
 
-type Listener = Awaited<ReturnType<typeof openListener>>;
-
 /** Phase 1: every reason to refuse the start, checked before anything is created (the listener is bound first). */
 export async function preflight(argv: string[]) {
   const { config, sanctions } = serveConfigOrExit(argv);
@@ -87,7 +85,7 @@ export async function preflight(argv: string[]) {
   if (litestream && 'problem' in litestream) refuse([litestream.problem]);
   // Before anything is created: a taken port creates nothing, a DATA_DIR in use is not touched.
   const metrics = createMetrics();
-  let listener: Listener;
+  let listener: Awaited<ReturnType<typeof openListener>>;
   try {
     listener = await openListener(config, { metrics, logger });
     held.dataDirLock = lockDataDir(config.DATA_DIR, nativeSqliteBinding());
