@@ -201,16 +201,15 @@ function startTimers(s: Started, payments: Payments, workers: Workers) {
 }
 
 /** WAL checkpoints (and their fsyncs) on a background thread, not inside a purchase's commit. */
-function startCheckpoints({ config, db, logger, metrics, replication }: Started): { stop(): void | Promise<void> } {
+function startCheckpoints(s: Started): { stop(): void | Promise<void> } {
+  const { config, replication } = s;
   // With a replica Litestream is the only checkpointer instead (docs/operations.md, Durability).
   return replication
     ? { stop: () => replication.detach() }
     : startCheckpointer({
-        db,
+        ...s,
         path: dbPath(config),
         addonFile: nativeSqliteAddonFile(),
-        logger,
-        metrics,
         startDelayMs: CHECKPOINTER_START_DELAY_MS,
       });
 }
