@@ -30,7 +30,8 @@ import {
 import { createServer as createNetServer } from 'node:net';
 import { isBuiltin } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
-import { ADDON_ASSET, ADDON_HASH_ASSET, addonHash } from '../src/db/native-binding.ts';
+import { ADDON_ASSET, ADDON_HASH_ASSET } from '../src/db/native-binding.ts';
+import { addonHash } from '../src/lib/native-addon.ts';
 import {
   loadPrebuiltAddon,
   SECP256K1_ADDON_ASSET,

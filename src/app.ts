@@ -16,10 +16,9 @@ import { createMetrics, type Metrics } from './lib/metrics.ts';
 import { healthDocs, healthRoutes, metricsDocs, metricsRoutes, registerDbGauges } from './ops/routes.ts';
 import { adminDocs, adminRoutes } from './admin/routes.ts';
 import type { ReportDeps } from './admin/report.ts';
-import type { PollerHealth } from './poller/health.ts';
-import type { DayRule } from './resolution/store.ts';
+import type { Poller } from './poller/poller.ts';
 import type { RouteDoc } from './lib/route-doc.ts';
-import type { Catalog, CityRecord } from './cities/catalog.ts';
+import type { Catalog } from './cities/catalog.ts';
 import { citiesDocs, citiesRoutes, resolutionFor } from './cities/routes.ts';
 import { pricingDocs, pricingRoutes } from './pricing/routes.ts';
 import type { SanctionsList } from './sanctions/list.ts';
@@ -42,11 +41,10 @@ import { discoveryDocs, discoveryRoutes } from './discovery/routes.ts';
 import { API_VERSION } from './version.ts';
 import { createEdge, type NodeBindings, routeTable } from './lib/edge.ts';
 import { abuseLimitsFromConfig, type AbuseLimits, limitedRoute } from './limits/limits.ts';
-import { isClientAbort } from './lib/client-abort.ts';
 import { bodyLimitIfDeclared, wrapFetch } from './lib/fast-path.ts';
 import type { ClusterParts } from './cluster/start.ts';
 
-export type AppDeps = {
+type AppDeps = {
   config: Config;
   db: Db;
   /** Built once for `db` (src/stores.ts), shared with the poller and the delivery worker. */
@@ -68,14 +66,12 @@ export type AppDeps = {
   plane?: PaymentPlane;
   /** Shared with the poller and workers so /metrics shows them too; a private one if absent. */
   metrics?: Metrics;
-  /** The poller's in-memory per-city state for the operator page (main.ts passes poller.health). */
-  pollerHealth?: () => PollerHealth;
+  /** The poller's state for /admin, and its event pages and current rules for the city routes (serve.ts). */
+  pollerHealth?: Poller['health'];
+  marketUrlFor?: Poller['marketUrlFor'];
+  ruleFor?: Poller['ruleFor'];
   /** The replica's state for /admin (main.ts, when REPLICA_URL is set). */
   replication?: ReportDeps['replication'];
-  /** The real event page once the poller has seen the city-day's event (main.ts passes poller.marketUrlFor). */
-  marketUrlFor?: (city: CityRecord, date: string) => string | null;
-  /** The current market day's parsed resolution rule (main.ts passes poller.ruleFor). */
-  ruleFor?: (city: CityRecord) => DayRule | null;
   /** Abuse limits (src/limits/limits.ts); built from config if absent. Exposed on the app as `limits`. */
   limits?: AbuseLimits;
   /** Read nodes (src/cluster/start.ts): the reader's forwarding, the single-use check across nodes, /health. */
@@ -84,6 +80,18 @@ export type AppDeps = {
 
 /** A read whose credential costs a signature recovery: either payment header, or a wallet sign-in. */
 const signedRead = (h: Headers) => h.has('x-payment') || h.has(PAYMENT_SIGNATURE) || h.has(SIWX_HEADER);
+
+/** A body-read error the client caused (HPE_* parse codes, a reset mid-body): a 400, never a server error. */
+const CLIENT_CODE = /^(HPE_.*|ECONNRESET|ECONNABORTED|EPIPE|ERR_STREAM_PREMATURE_CLOSE|ABORT_ERR|UND_ERR_ABORTED)$/s;
+
+function isClientAbort(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as Error & { cause?: unknown }).cause, depth++) {
+    const code = (e as Error & { code?: unknown }).code;
+    if (typeof code === 'string' && CLIENT_CODE.test(code)) return true;
+    if (e.name === 'AbortError' || e.message === 'aborted' || e.message === 'terminated') return true;
+  }
+  return false;
+}
 
 /** Request bodies are small JSON objects; anything larger is refused before it is read. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -109,9 +117,8 @@ export const ROUTE_DOCS: RouteDoc[] = [
 
 /** Builds the HTTP app. It never listens, opens files or starts timers: main.ts does. */
 export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits } {
-  const { config, db, catalog, clock, logger } = deps;
+  const { config, db, stores, catalog, clock, logger } = deps;
   const disclaimer = disclaimerText(config.TERMS_URL);
-  const { stores } = deps;
   const signals = stores.reader;
   const isCity = (slug: string) => catalog.get(slug) !== undefined;
   const dbPing = db.prepare('SELECT 1');
@@ -157,14 +164,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.route(
     '/',
     citiesRoutes({
-      catalog,
-      clock,
+      ...deps,
       dayClock: deps.dayClock ?? clock,
       latestSeqAll: signals.latestSeqAll,
       latestAtAll: signals.latestAtAll,
       latestSeq: signals.latestSeq,
-      marketUrlFor: deps.marketUrlFor,
-      ruleFor: deps.ruleFor,
     }),
   );
   app.route('/', signalsRoutes({ reader: signals, isCity, clock }));
@@ -180,38 +184,21 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   const receiptTtlMs = config.RECEIPT_TTL_DAYS * 86_400_000;
   app.route(
     '/',
-    receiptRoutes({
-      db,
-      entitlements: stores.entitlements,
-      receipts: stores.receipts,
-      clock,
-      logger,
-      sanctions: deps.sanctions,
-      baseUrl: config.BASE_URL,
-      receiptTtlMs,
-      limitWallet: limits.receiptRecovery,
-    }),
+    receiptRoutes({ ...deps, ...stores, baseUrl: config.BASE_URL, receiptTtlMs, limitWallet: limits.receiptRecovery }),
   );
   app.route(
     '/',
     paidSignalsRoutes({
-      db,
+      ...deps,
+      ...stores,
       plane,
-      reader: signals,
-      entitlements: stores.entitlements,
-      receipts: stores.receipts,
-      sanctions: deps.sanctions,
       isCity,
-      notifier: stores.notifier,
       maxWaiters: config.MAX_SIGNAL_WAITERS,
-      clock,
       receiptTtlMs,
       baseUrl: config.BASE_URL,
       signIn: createSiwxSignIn({
-        db,
-        clock,
+        ...deps,
         baseUrl: config.BASE_URL,
-        sanctions: deps.sanctions,
         limitWallet: limits.signIn,
         verifyMessage: deps.chainVerifier?.verifyMessage?.bind(deps.chainVerifier),
         crossNode: deps.cluster?.crossNode,
@@ -222,15 +209,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
   app.route(
     '/',
     adminRoutes({
-      db,
-      stores,
-      catalog,
-      clock,
+      ...deps,
       adminToken: config.ADMIN_TOKEN,
       paymentMode: config.PAYMENT_MODE,
       feed: config.FEED,
-      pollerHealth: deps.pollerHealth,
-      replication: deps.replication,
       facilitators: facilitatorHealthOf(deps.settler),
     }),
   );
@@ -274,20 +256,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> & { limits: AbuseLimits }
       return replyJson(c as Ctx, { error: 'request body could not be read' }, { status: 400 });
     }
     if (err instanceof HTTPException) {
-      const status = err.status;
-      if (status >= 500) logger.error('request failed', { path: c.req.path, err });
-      return replyJson(c as Ctx, { error: err.message || 'request rejected' }, { status });
+      if (err.status >= 500) logger.error('request failed', { path: c.req.path, err });
+      return replyJson(c as Ctx, { error: err.message || 'request rejected' }, { status: err.status });
     }
     logger.error('unhandled error', { method: c.req.method, path: c.req.path, err });
     return replyJson(c as Ctx, { error: 'internal error' }, { status: 500 });
   });
 
-  const edge = createEdge({
-    routes,
-    limit: (req, path, peer) => {
-      const route = limitedRoute(req.method, path, () => signedRead(req.headers));
-      return route === null ? null : limits.checkRequest(route, peer, () => req.headers.get('x-forwarded-for'));
-    },
+  const edge = createEdge(routes, (req, path, peer) => {
+    const route = limitedRoute(req.method, path, () => signedRead(req.headers));
+    return route === null ? null : limits.checkRequest(route, peer, () => req.headers.get('x-forwarded-for'));
   });
   // The disclaimer, the edge and the latency metric run around app.fetch (lib/fast-path.ts says why).
   // Every decision keys on the path the router matches: Hono's getPath decodes percent-escapes

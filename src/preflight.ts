@@ -21,14 +21,9 @@ export function dbPath(config: Pick<Config, 'DATA_DIR'>): string {
   return join(config.DATA_DIR, 'isocast.db');
 }
 
-export function refuse(problems: string[]): never {
-  for (const p of problems) process.stderr.write(`config: ${p}\n`);
-  process.exit(2);
-}
-
-/** A start refused for a reason the operator fixes (port taken, DATA_DIR in use): one line, exit 2. */
-function refuseStart(message: string): never {
-  process.stderr.write(`isocast: ${message}\n`);
+/** What the operator fixes (settings; `isocast`: a port taken, DATA_DIR in use), a line each; exit 2. */
+export function refuse(problems: string[], source = 'config'): never {
+  for (const p of problems) process.stderr.write(`${source}: ${p}\n`);
   process.exit(2);
 }
 
@@ -40,13 +35,11 @@ export function open(config: Pick<Config, 'DATA_DIR'>): Db {
 /** Held for the life of `serve`: the DATA_DIR lock (db/files.ts); the OS drops it at exit. */
 const held: { dataDirLock?: { release(): void } } = {};
 
-type Sanctions = ReturnType<typeof loadSanctionsList>;
-
 /**
  * `serve`'s configuration with the sanctions file checked in the same run: an operator sees every
  * problem of an env file at once, not one per restart.
  */
-function serveConfigOrExit(argv: string[]): { config: Config; sanctions: Sanctions } {
+function serveConfigOrExit(argv: string[]) {
   let config: Config;
   try {
     config = loadConfig(process.env, argv);
@@ -67,8 +60,6 @@ function serveConfigOrExit(argv: string[]): { config: Config; sanctions: Sanctio
   if (unscreened) refuse([unscreened]);
   return { config, sanctions };
 }
-
-type Listener = Awaited<ReturnType<typeof openListener>>;
 
 /** Phase 1: every reason to refuse the start, checked before anything is created (the listener is bound first). */
 export async function preflight(argv: string[]) {
@@ -94,12 +85,12 @@ export async function preflight(argv: string[]) {
   if (litestream && 'problem' in litestream) refuse([litestream.problem]);
   // Before anything is created: a taken port creates nothing, a DATA_DIR in use is not touched.
   const metrics = createMetrics();
-  let listener: Listener;
+  let listener: Awaited<ReturnType<typeof openListener>>;
   try {
     listener = await openListener(config, { metrics, logger });
     held.dataDirLock = lockDataDir(config.DATA_DIR, nativeSqliteBinding());
   } catch (err) {
-    if (err instanceof StartRefused) refuseStart(err.message);
+    if (err instanceof StartRefused) refuse([err.message], 'isocast');
     throw err;
   }
   const replica =

@@ -105,7 +105,7 @@ async function startPayments(s: Started) {
 
 /** Phase 4: the delivery worker and the poller that feeds it, not started yet. */
 async function createWorkers(s: Started) {
-  const { config, db, stores, catalog, logger, metrics, sanctions } = s;
+  const { config, db, stores, logger, sanctions } = s;
   // One messenger for the registration route and the worker, so both share one pacing state.
   const messenger = createBotMessenger({ token: config.MESSENGER_BOT_TOKEN, apiUrl: config.MESSENGER_API_URL });
   // Deliveries are screened against the same list object the payments use, reloaded in place.
@@ -114,12 +114,10 @@ async function createWorkers(s: Started) {
   const delivery = createDeliveryWorker({ ...s, outbox, messenger, clock: systemClock, termsUrl: config.TERMS_URL });
   const feed = await createFeed(config, { db, clock: systemClock, logger });
   const poller = createPoller({
-    stores,
-    catalog,
+    ...s,
     clock: systemClock,
     logger: logger.child({ component: 'poller' }),
     intervalMs: config.POLL_INTERVAL_MS,
-    metrics,
     onSignalInTransaction: outbox.enqueue,
     onSignalCommitted: () => {
       delivery.wake();
@@ -202,16 +200,15 @@ function startTimers(s: Started, payments: Payments, workers: Workers) {
 }
 
 /** WAL checkpoints (and their fsyncs) on a background thread, not inside a purchase's commit. */
-function startCheckpoints({ config, db, logger, metrics, replication }: Started): { stop(): void | Promise<void> } {
+function startCheckpoints(s: Started): { stop(): void | Promise<void> } {
+  const { config, replication } = s;
   // With a replica Litestream is the only checkpointer instead (docs/operations.md, Durability).
   return replication
     ? { stop: () => replication.detach() }
     : startCheckpointer({
-        db,
+        ...s,
         path: dbPath(config),
         addonFile: nativeSqliteAddonFile(),
-        logger,
-        metrics,
         startDelayMs: CHECKPOINTER_START_DELAY_MS,
       });
 }

@@ -5,7 +5,6 @@ import { cacheRoots, loadEmbeddedAddon } from '../lib/native-addon.ts';
 export const ADDON_ASSET = 'better_sqlite3.node';
 /** The addon's cache key, computed by the build so a start does not hash 2 MB (docs/performance.md). */
 export const ADDON_HASH_ASSET = `${ADDON_ASSET}.sha256`;
-export { addonHash } from '../lib/native-addon.ts';
 
 /** The loaded addon and the file it came from: a worker thread must load that same file. */
 let loaded: { exports: object; file: string } | undefined;

@@ -54,7 +54,7 @@ export function pathOf(url: string): string {
  */
 // x402 v2: PAYMENT-SIGNATURE pays, PAYMENT-REQUIRED and PAYMENT-RESPONSE answer; SIGN-IN-WITH-X reads.
 // @x402/fetch also sends an Access-Control-Expose-Headers request header, so a browser asks for it.
-export const CORS_ALLOW_HEADERS =
+const CORS_ALLOW_HEADERS =
   'X-Payment, PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Access-Control-Expose-Headers, Authorization, Content-Type';
 const CORS_EXPOSE_HEADERS = 'X-PAYMENT-RESPONSE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-Receipt-Token, Retry-After';
 const PREFLIGHT_MAX_AGE_S = '86400';
@@ -65,14 +65,8 @@ function isOperatorPath(path: string): boolean {
   return path === '/metrics' || path === '/admin' || path.startsWith('/admin/') || path.startsWith('/metrics/');
 }
 
-type EdgeDeps = {
-  routes: RouteTable;
-  /** A ready 429 when the client is over its address budget on a limited route, else null. */
-  limit?: (req: Request, path: string, peer: string | undefined) => Response | null;
-};
-
-export function createEdge(deps: EdgeDeps) {
-  const { routes } = deps;
+/** `limit`: a ready 429 when the client is over its address budget on a limited route, else null. */
+export function createEdge(routes: RouteTable, limit: (req: Request, path: string, peer?: string) => Response | null) {
   const publicHeaders: Record<string, string> = {
     'x-content-type-options': 'nosniff',
     'access-control-allow-origin': '*',
@@ -112,7 +106,7 @@ export function createEdge(deps: EdgeDeps) {
           });
         }
       }
-      return deps.limit?.(req, path, env?.incoming?.socket?.remoteAddress) ?? null;
+      return limit(req, path, env?.incoming?.socket?.remoteAddress);
     },
     finish: (res: Response, path: string, out: ServerResponse | undefined): Response =>
       mergeHeaders(res, isOperatorPath(path) ? operatorHeaders : publicHeaders, out),

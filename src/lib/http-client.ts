@@ -168,10 +168,8 @@ let sharedAgents: Agents | null = null;
 
 function toHeaders(raw: IncomingHttpHeaders): Headers {
   const h = new Headers();
-  for (const [k, v] of Object.entries(raw)) {
-    if (Array.isArray(v)) for (const one of v) h.append(k, one);
-    else if (v !== undefined) h.set(k, v);
-  }
+  for (const [k, v] of Object.entries(raw))
+    for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) h.append(k, one);
   return h;
 }
 

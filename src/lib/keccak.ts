@@ -82,8 +82,7 @@ function absorb(data: Uint8Array, at: number, len: number): void {
 
 /** Keccak-256 of `data`: 32 bytes. */
 export function keccak256Bytes(data: Uint8Array): Uint8Array {
-  if (!permuteFn) permuteFn = generatePermutation();
-  const permute = permuteFn;
+  const permute = (permuteFn ??= generatePermutation());
   state.fill(0);
   let at = 0;
   for (; data.length - at >= RATE; at += RATE) {

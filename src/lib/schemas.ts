@@ -12,16 +12,15 @@ export const ErrorBody = z
   .meta({ id: 'Error' });
 
 /** 429 from the abuse limits (src/limits/limits.ts); `Retry-After` carries the same seconds. */
-export const RateLimited = z
-  .object({
-    error: z.literal(ERRORS.rate_limited.message),
-    retryAfterSeconds: z.number().int().min(1),
-    disclaimer: Disclaimer,
-  })
-  .meta({ id: 'RateLimited' });
 export const RATE_LIMITED_DOC = {
   description: 'Too many requests from this address or wallet; retry after Retry-After seconds',
-  schema: RateLimited,
+  schema: z
+    .object({
+      error: z.literal(ERRORS.rate_limited.message),
+      retryAfterSeconds: z.number().int().min(1),
+      disclaimer: Disclaimer,
+    })
+    .meta({ id: 'RateLimited' }),
   headers: { 'Retry-After': 'seconds' },
 };
 

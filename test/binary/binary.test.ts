@@ -11,7 +11,7 @@ import { createSIWxPayload, encodeSIWxHeader, type SIWxExtension } from '@x402/e
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { tempDir } from '../helpers/app.ts';
 import { addonPath, BINARY, ROOT } from '../../scripts/build-binary.ts';
-import { addonHash } from '../../src/db/native-binding.ts';
+import { addonHash } from '../../src/lib/native-addon.ts';
 import { SCHEMA_VERSION } from '../../src/db/migrate.ts';
 import { loadPrebuiltAddon, secp256k1AddonCandidates } from '../../src/lib/secp256k1.ts';
 import { VERSION } from '../../src/version.ts';

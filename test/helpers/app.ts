@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { createApp, type AppDeps } from '../../src/app.ts';
+import { createApp } from '../../src/app.ts';
 import { createStores, type Stores } from '../../src/stores.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/db/open.ts';
@@ -22,6 +22,8 @@ export function tempDir(t: { after(fn: () => void): void }, prefix = 'isocast-te
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+type AppDeps = Parameters<typeof createApp>[0];
 
 export type TestEnv = {
   config: Config;

@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { listen, testApp } from '../helpers/app.ts';
-import { CORS_ALLOW_HEADERS } from '../../src/lib/edge.ts';
 import { runScenarios, type Scenario } from '../helpers/scenarios.ts';
 
 const TOKEN = 'exposure-test-admin-token-0123456789abcdef';
@@ -31,7 +30,8 @@ test('preflight: the public API allows X-Payment, Authorization and Content-Type
       status: 204,
       headers: {
         'access-control-allow-origin': '*',
-        'access-control-allow-headers': CORS_ALLOW_HEADERS,
+        'access-control-allow-headers':
+          'X-Payment, PAYMENT-SIGNATURE, SIGN-IN-WITH-X, Access-Control-Expose-Headers, Authorization, Content-Type',
         'access-control-allow-methods': methods,
         ...nosniff,
       },
