@@ -190,7 +190,15 @@ async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
 async function rpcChecks({ config }: DoctorDeps): Promise<Check[]> {
   if (config.PAYMENT_MODE !== 'live')
     return config.RPC_URL ? [line('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`)] : [];
-  const id = await rpcChainId(config.RPC_URL!).catch((err: Error) => err);
+  const body = { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] };
+  const id = await httpRequest({ upstream: 'rpc', url: config.RPC_URL!, method: 'POST', body, timeoutMs: TIMEOUT_MS })
+    .then((res) => {
+      const result = (res.json as { result?: unknown } | undefined)?.result;
+      if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
+        throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
+      return Number.parseInt(result.slice(2), 16);
+    })
+    .catch((err: Error) => err);
   if (id instanceof Error)
     return [line('rpc', 'fail', `${config.RPC_URL} unusable: ${id.message}; in-doubt settlements cannot be resolved`)];
   const base = id === 8453;
@@ -219,18 +227,4 @@ function facilitatorCheck(who: string, r: SupportedResult, others: number): [Che
     down ? 'fail' : 'warn',
     `${who} ${r.detail}${down ? '' : `; ${describeKind(FALLBACK_KIND)} will be sent until it lists kinds`}`,
   ];
-}
-
-async function rpcChainId(url: string): Promise<number> {
-  const res = await httpRequest({
-    upstream: 'rpc',
-    url,
-    method: 'POST',
-    body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
-    timeoutMs: TIMEOUT_MS,
-  });
-  const result = (res.json as { result?: unknown } | undefined)?.result;
-  if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
-    throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
-  return Number.parseInt(result.slice(2), 16);
 }
