@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig, loadDataDir, type Config } from './config.ts';
+import { ConfigError, loadConfig, loadDataDir } from './config.ts';
 import { withoutUnreadableSecretFiles } from './lib/secrets.ts';
 import { openDb, openReadOnly } from './db/open.ts';
 import { secureDataDir } from './db/files.ts';
@@ -50,21 +50,8 @@ function usage(text: string): never {
   process.exit(2);
 }
 
-function orExit<T>(load: () => T): T {
-  try {
-    return load();
-  } catch (err) {
-    if (err instanceof ConfigError) refuse(err.problems);
-    throw err;
-  }
-}
-
-const configOrExit = (argv: string[], env: NodeJS.ProcessEnv = process.env): Config =>
-  orExit(() => loadConfig(env, argv));
-const dataDirOrExit = (argv: string[]) => orExit(() => loadDataDir(process.env, argv));
-
 function migrate(args: string[]): void {
-  const config = dataDirOrExit(args);
+  const config = loadDataDir(process.env, args);
   const db = open(config);
   process.stdout.write(`schema at version ${db.pragma('user_version', { simple: true })} in ${dbPath(config)}\n`);
   db.close();
@@ -73,7 +60,7 @@ function migrate(args: string[]): void {
 async function backup(args: string[]): Promise<void> {
   const [dest, ...flags] = args;
   if (!dest || dest.startsWith('--')) usage(`isocast backup: needs the file to write\n${SERVER_USAGE.backup}`);
-  const config = dataDirOrExit(flags);
+  const config = loadDataDir(process.env, flags);
   // No migration here: the upgrade path backs up with the new binary before it first starts, and
   // the copy must hold the old schema so the old binary can be restored with it.
   if (!existsSync(dbPath(config))) {
@@ -113,7 +100,7 @@ async function backup(args: string[]): Promise<void> {
 async function restore(args: string[]): Promise<void> {
   const parsed = restoreArgs(args);
   if (parsed.problem) usage(`${parsed.problem}\n${RESTORE_USAGE}`);
-  const config = configOrExit(parsed.rest);
+  const config = loadConfig(process.env, parsed.rest);
   process.exitCode = await restoreDatabase(config, { dbPath: dbPath(config), timestamp: parsed.timestamp });
 }
 
@@ -127,7 +114,7 @@ async function doctor(args: string[]): Promise<void> {
     }
   });
   for (const note of readable.notes) process.stdout.write(`note: ${note}\n`);
-  const config = configOrExit(args, readable.env);
+  const config = loadConfig(readable.env, args);
   // Read-only: doctor must never migrate (the upgrade path backs up the old schema first).
   const readOnly = () => openReadOnly(dbPath(config), { nativeBinding: nativeSqliteBinding() });
   const checks = await runDoctor({ config, openDb: readOnly, dbPath: dbPath(config) });
@@ -140,7 +127,7 @@ function explain(args: string[]): void {
   const parsed = explainArgs(args);
   if ('problem' in parsed)
     usage(parsed.problem === EXPLAIN_USAGE ? parsed.problem : `${parsed.problem}\n${EXPLAIN_USAGE}`);
-  const config = dataDirOrExit(parsed.rest);
+  const config = loadDataDir(process.env, parsed.rest);
   if (!existsSync(dbPath(config))) {
     process.stderr.write(`isocast explain: no database at ${dbPath(config)}\n`);
     process.exit(1);
@@ -209,7 +196,9 @@ async function main(rawArgv: string[]): Promise<void> {
   usage(unknownCommand(command));
 }
 
+// A bad setting or flag (ConfigError) in any command: its problems, exit 2.
 main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ConfigError) refuse(err.problems);
   process.stderr.write(`isocast: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });
