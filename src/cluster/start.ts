@@ -10,7 +10,7 @@ import { startPublisher } from './publisher.ts';
 import { readNodeMiddleware } from './read-node.ts';
 import { createApplier, createReplicationOutbox } from './tables.ts';
 
-export type ClusterSettings = {
+type ClusterSettings = {
   ROLE: 'primary' | 'reader';
   NATS_URL?: string | undefined;
   PRIMARY_URL?: string | undefined;

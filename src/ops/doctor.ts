@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import type { Config } from '../config.ts';
 import { payTo } from '../payments/pay-to.ts';
 import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
@@ -10,7 +11,6 @@ import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/s
 import { replicaCheck } from '../replication/doctor-check.ts';
 import type { FailoverSettler } from '../payments/settlers/failover.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
-import { clusterCheck } from '../cluster/doctor-check.ts';
 import { hostPort } from './safety.ts';
 import { SECRET_NAMES } from '../lib/secrets.ts';
 import type { Db } from '../db/open.ts';
@@ -23,7 +23,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     configChecks,
     databaseChecks,
     async () => [{ name: 'replica', ...(await replicaCheck(deps.config, deps.dbPath)) }],
-    async () => [{ name: 'read nodes', ...(await clusterCheck({ ...deps, timeoutMs: TIMEOUT_MS })) }],
+    clusterChecks,
     sanctionsChecks,
     upstreamChecks,
     facilitatorChecks,
@@ -110,6 +110,48 @@ function databaseChecks({ dbPath, openDb }: DoctorDeps): Check[] {
   } catch (err) {
     return [line('database', 'fail', `${dbPath}: ${(err as Error).message}`)];
   }
+}
+
+/** A reader without NATS cannot serve (fail); a primary without it still sells (warning). */
+async function clusterChecks({ config, dbPath, openDb }: DoctorDeps): Promise<Check[]> {
+  if (!config.NATS_URL) return [line('read nodes', 'ok', 'single node (NATS_URL unset)')];
+  const { hostname: host, port: given } = new URL(config.NATS_URL);
+  const port = Number(given || 4222);
+  const reachable = await tcpReachable(host, port);
+  let state = 'no database yet';
+  if (existsSync(dbPath)) {
+    const d = openDb();
+    try {
+      const row = d.prepare('SELECT recording, applied_seq FROM replication_state WHERE id = 1').get() as
+        | { recording: number; applied_seq: number }
+        | undefined;
+      const backlog = d.prepare('SELECT count(*) FROM replication_outbox').pluck().get() as number;
+      state =
+        config.ROLE === 'reader'
+          ? `applied stream seq ${row?.applied_seq ?? 0}`
+          : `${backlog} change(s) not yet published${row?.recording === 1 ? '' : ', recording starts at the next serve'}`;
+    } catch {
+      state = 'schema older than read nodes (serve migrates it)';
+    } finally {
+      d.close();
+    }
+  }
+  const nats = `NATS ${host}:${port} ${reachable ? 'reachable' : 'unreachable'}`;
+  const detail = `${config.ROLE}; ${nats}; ${state}${config.ROLE === 'reader' ? `; primary ${config.PRIMARY_URL}` : ''}`;
+  return [line('read nodes', reachable ? 'ok' : config.ROLE === 'reader' ? 'fail' : 'warn', detail)];
+}
+
+function tcpReachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(TIMEOUT_MS, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
 }
 
 function sanctionsChecks({ config }: DoctorDeps): Check[] {
