@@ -12,11 +12,10 @@ import {
 } from './lib/env-fields.ts';
 import { readFlags } from './lib/flags.ts';
 import { flagOf, isSecretName, SECRET_FILE_NAMES, secretFlagProblem, secretsFromFiles } from './lib/secrets.ts';
-import { urlCredentialProblems } from './lib/url-credentials.ts';
+import { splitList, urlCredentialProblems } from './lib/url-credentials.ts';
 import { safetyProblems } from './ops/safety.ts';
 import { parseTrustedProxies } from './limits/client-address.ts';
 import { CDP_FACILITATOR_URL, cdpSigningKey } from './payments/settlers/cdp-key.ts';
-import { splitList } from './lib/url-credentials.ts';
 import { replicationProblems } from './replication/settings.ts';
 import { citiesProblem } from './cities/catalog.ts';
 import { BASE_USDC } from '../packages/isocast-client/src/chain.ts';

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig, loadDataDir, type Config } from './config.ts';
+import { ConfigError, loadConfig, loadDataDir } from './config.ts';
 import { withoutUnreadableSecretFiles } from './lib/secrets.ts';
 import { openDb, openReadOnly } from './db/open.ts';
 import { secureDataDir } from './db/files.ts';
 import { VERSION } from './version.ts';
-import { CLI_HELP, COMMAND_USAGE, isCliCommand, MCP_USAGE } from './buyer/cli/help.ts';
+import { CLI_COMMANDS, CLI_HELP, COMMAND_USAGE, isCliCommand, MCP_USAGE } from './buyer/cli/help.ts';
 import { nativeSqliteBinding } from './db/native-binding.ts';
 import { formatReport, runDoctor } from './ops/doctor.ts';
 import { EXPLAIN_USAGE, explainArgs, formatExplain, readDay } from './ops/explain.ts';
@@ -16,7 +16,7 @@ import { configHelp } from './config-help.ts';
 import { RESTORE_USAGE, restoreArgs, restoreDatabase } from './replication/restore.ts';
 import { dbPath, open, refuse } from './preflight.ts';
 import { serve } from './serve.ts';
-import { isServerCommand, SERVER_USAGE, unknownCommand } from './command-help.ts';
+import { nearest } from './lib/nearest.ts';
 
 /** The commands. Exit codes: 0 done, 1 runtime failure, 2 bad configuration or usage. */
 const HELP = `isocast ${VERSION}: daily-high temperature market signals, sold over x402
@@ -45,26 +45,60 @@ Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the sanctions list (OFAC
 ${REPLAY_HELP}
 ${CLI_HELP}`;
 
+/** The operator commands' own usage (the buyer's: buyer/cli/help.ts; replay's: replay/help.ts). */
+const FLAGS_NOTE = `Every configuration variable is also a flag (PAY_TO=0x.. or --pay-to 0x..), except secrets;
+\`isocast help config\` lists them. --env-file <path> reads variables from a file (systemd's rules).`;
+
+const SERVER_USAGE = {
+  serve: `usage: isocast serve [flags]
+run the API, the poller and the delivery worker (the default command). Stops gracefully on
+SIGTERM/SIGINT; SIGHUP reloads the sanctions list. Exit 2 on bad configuration.
+${FLAGS_NOTE}
+example: PORT=8402 isocast serve`,
+  migrate: `usage: isocast migrate [--data-dir <dir>]
+bring DATA_DIR/isocast.db to the current schema and exit (serve does this at start too).`,
+  backup: `usage: isocast backup <file> [--data-dir <dir>]
+write a consistent copy of the live database to <file>; safe while serving. Exit 1 when there is no
+database.
+example: isocast backup /var/backups/isocast-$(date +%F).db`,
+  restore: `${RESTORE_USAGE}
+restore the database from REPLICA_URL (Litestream) into an empty DATA_DIR; needs the server secret
+(SERVER_SECRET, SERVER_SECRET_FILE or DATA_DIR/server-secret). --timestamp: the state at that instant.
+${FLAGS_NOTE}`,
+  doctor: `usage: isocast doctor [flags]
+check the configuration, the database (read-only), the sanctions list, the replica and the
+upstreams as serve would use them; exit 1 when a check fails.
+${FLAGS_NOTE}`,
+};
+
+const isServerCommand = (name: string): name is keyof typeof SERVER_USAGE => Object.hasOwn(SERVER_USAGE, name);
+
+const COMMAND_NAMES: readonly string[] = [
+  ...Object.keys(SERVER_USAGE),
+  'explain',
+  'replay',
+  'mcp',
+  'help',
+  'version',
+  ...CLI_COMMANDS,
+];
+
+/** `unknown command: bye; did you mean buy?`, then the names (the whole help is one `--help` away). */
+function unknownCommand(name: string): string {
+  const near = nearest(name, COMMAND_NAMES);
+  const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}...` : name);
+  return `isocast: unknown command ${shown}${near ? `; did you mean ${near}?` : ''}
+commands: ${COMMAND_NAMES.join(', ')}
+\`isocast --help\` shows them all; \`isocast <command> --help\` one.`;
+}
+
 function usage(text: string): never {
   process.stderr.write(`${text}\n`);
   process.exit(2);
 }
 
-function orExit<T>(load: () => T): T {
-  try {
-    return load();
-  } catch (err) {
-    if (err instanceof ConfigError) refuse(err.problems);
-    throw err;
-  }
-}
-
-const configOrExit = (argv: string[], env: NodeJS.ProcessEnv = process.env): Config =>
-  orExit(() => loadConfig(env, argv));
-const dataDirOrExit = (argv: string[]) => orExit(() => loadDataDir(process.env, argv));
-
 function migrate(args: string[]): void {
-  const config = dataDirOrExit(args);
+  const config = loadDataDir(process.env, args);
   const db = open(config);
   process.stdout.write(`schema at version ${db.pragma('user_version', { simple: true })} in ${dbPath(config)}\n`);
   db.close();
@@ -73,7 +107,7 @@ function migrate(args: string[]): void {
 async function backup(args: string[]): Promise<void> {
   const [dest, ...flags] = args;
   if (!dest || dest.startsWith('--')) usage(`isocast backup: needs the file to write\n${SERVER_USAGE.backup}`);
-  const config = dataDirOrExit(flags);
+  const config = loadDataDir(process.env, flags);
   // No migration here: the upgrade path backs up with the new binary before it first starts, and
   // the copy must hold the old schema so the old binary can be restored with it.
   if (!existsSync(dbPath(config))) {
@@ -113,7 +147,7 @@ async function backup(args: string[]): Promise<void> {
 async function restore(args: string[]): Promise<void> {
   const parsed = restoreArgs(args);
   if (parsed.problem) usage(`${parsed.problem}\n${RESTORE_USAGE}`);
-  const config = configOrExit(parsed.rest);
+  const config = loadConfig(process.env, parsed.rest);
   process.exitCode = await restoreDatabase(config, { dbPath: dbPath(config), timestamp: parsed.timestamp });
 }
 
@@ -127,7 +161,7 @@ async function doctor(args: string[]): Promise<void> {
     }
   });
   for (const note of readable.notes) process.stdout.write(`note: ${note}\n`);
-  const config = configOrExit(args, readable.env);
+  const config = loadConfig(readable.env, args);
   // Read-only: doctor must never migrate (the upgrade path backs up the old schema first).
   const readOnly = () => openReadOnly(dbPath(config), { nativeBinding: nativeSqliteBinding() });
   const checks = await runDoctor({ config, openDb: readOnly, dbPath: dbPath(config) });
@@ -140,7 +174,7 @@ function explain(args: string[]): void {
   const parsed = explainArgs(args);
   if ('problem' in parsed)
     usage(parsed.problem === EXPLAIN_USAGE ? parsed.problem : `${parsed.problem}\n${EXPLAIN_USAGE}`);
-  const config = dataDirOrExit(parsed.rest);
+  const config = loadDataDir(process.env, parsed.rest);
   if (!existsSync(dbPath(config))) {
     process.stderr.write(`isocast explain: no database at ${dbPath(config)}\n`);
     process.exit(1);
@@ -209,7 +243,9 @@ async function main(rawArgv: string[]): Promise<void> {
   usage(unknownCommand(command));
 }
 
+// A bad setting or flag (ConfigError) in any command: its problems, exit 2.
 main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ConfigError) refuse(err.problems);
   process.stderr.write(`isocast: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -1,8 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.ts';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import { SIGNED_REQUEST_SKEW_SEC } from '../lib/signed-request.ts';
 import { SINGLE_USE_BUCKET, STREAM, SUBJECT_ROOT } from './tables.ts';
 
@@ -106,20 +104,13 @@ export function linkLoop(
   };
 }
 
-/** Only what nats-server 2.9 (Debian 12) has: one stream, ordered consumers, a bucket-wide age limit. */
-type Nats = {
-  nc: NatsConnection;
-  js: JetStreamClient;
-  jsm: JetStreamManager;
-  /** The stream's creation time: a reader or the primary that finds another one starts over. */
-  streamCreated: string;
-  singleUse: KV;
-};
+type Nats = Awaited<ReturnType<typeof connectNats>>;
 
 /** How long a connect or a JetStream request may take before it counts as NATS being down. */
 const NATS_TIMEOUT_MS = 2_000;
 
-async function connectNats(url: string, name: string): Promise<Nats> {
+/** Only what nats-server 2.9 (Debian 12) has: one stream, ordered consumers, a bucket-wide age limit. */
+async function connectNats(url: string, name: string) {
   const { connect, jetstream, jetstreamManager, Kvm } = await import('./nats-modules.ts');
   const nc = await connect({
     servers: url,
@@ -132,6 +123,7 @@ async function connectNats(url: string, name: string): Promise<Nats> {
   try {
     const jsm = await jetstreamManager(nc, { timeout: NATS_TIMEOUT_MS });
     const js = jetstream(nc, { timeout: NATS_TIMEOUT_MS });
+    // The stream's creation time: a reader or the primary that finds another one starts over.
     const streamCreated = await ensureStream(jsm);
     // A use must outlive the window in which its signed request is accepted at all (two skews).
     const singleUse = await new Kvm(js).create(SINGLE_USE_BUCKET, {

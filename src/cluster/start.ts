@@ -4,13 +4,14 @@ import type { CrossNodeUses } from '../db/single-use.ts';
 import type { Logger } from '../lib/logger.ts';
 import { replicaLagging } from '../lib/api-errors.ts';
 import type { SignalNotifier } from '../signals/notifier.ts';
+import type { Settler } from '../payments/settlers/settler.ts';
 import { startFollower } from './follower.ts';
 import { createNatsLink, type NatsLink } from './nats-link.ts';
 import { startPublisher } from './publisher.ts';
 import { readNodeMiddleware } from './read-node.ts';
 import { createApplier, createReplicationOutbox } from './tables.ts';
 
-export type ClusterSettings = {
+type ClusterSettings = {
   ROLE: 'primary' | 'reader';
   NATS_URL?: string | undefined;
   PRIMARY_URL?: string | undefined;
@@ -87,9 +88,7 @@ function crossNodeUses(link: NatsLink, whenDown: 'local' | 'refuse'): CrossNodeU
 }
 
 /** A reader never moves money: purchases are forwarded (read-node.ts); one that arrives fails as not charged. */
-export function readerSettler<
-  S extends { settle(r: never): Promise<unknown>; status(...a: never[]): Promise<unknown> },
->(base: S): S {
+export function readerSettler(base: Settler): Settler {
   return {
     ...base,
     settle: async () => ({ ok: false, reason: 'a read node does not settle payments', inDoubt: false }),

@@ -65,8 +65,7 @@ const byKey = (db: Db, sql: (t: string, where: string) => string) =>
 export type ReplicationOutbox = ReturnType<typeof createReplicationOutbox>;
 
 export function createReplicationOutbox(db: Db) {
-  const recording = db.prepare('SELECT recording FROM replication_state WHERE id = 1').pluck();
-  const setRecording = db.prepare('UPDATE replication_state SET recording = 1 WHERE id = 1');
+  const setRecording = db.prepare('UPDATE replication_state SET recording = 1 WHERE id = 1 AND recording = 0');
   const batch = db.prepare('SELECT id, tbl, key FROM replication_outbox ORDER BY id LIMIT +?');
   const drop = db.prepare('DELETE FROM replication_outbox WHERE id <= ?');
   const last = db
@@ -89,9 +88,7 @@ export function createReplicationOutbox(db: Db) {
   return {
     /** Turns the triggers on and queues every existing row, in one transaction (first start with NATS). */
     startRecording: db.transaction(() => {
-      if (recording.get() === 1) return;
-      setRecording.run();
-      seed();
+      if (setRecording.run().changes > 0) seed();
     }),
     next(limit: number): { id: number; change: Change }[] {
       const rows = batch.all(limit) as { id: number; tbl: ReplicatedTable; key: string }[];

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import type { Config } from '../config.ts';
 import { payTo } from '../payments/pay-to.ts';
 import { SCHEMA_VERSION, schemaVersion } from '../db/migrate.ts';
@@ -9,7 +10,6 @@ import { FALLBACK_KIND, describeKind, type SupportedResult } from '../payments/s
 import { replicaCheck } from '../replication/doctor-check.ts';
 import type { FailoverSettler } from '../payments/settlers/failover.ts';
 import { redactUrl } from '../lib/url-credentials.ts';
-import { clusterCheck } from '../cluster/doctor-check.ts';
 import { hostPort } from './safety.ts';
 import { SECRET_NAMES } from '../lib/secrets.ts';
 import type { Db } from '../db/open.ts';
@@ -22,7 +22,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     configChecks,
     databaseChecks,
     async () => [{ name: 'replica', ...(await replicaCheck(deps.config, deps.dbPath)) }],
-    async () => [{ name: 'read nodes', ...(await clusterCheck({ ...deps, timeoutMs: TIMEOUT_MS })) }],
+    clusterChecks,
     sanctionsChecks,
     upstreamChecks,
     facilitatorChecks,
@@ -111,6 +111,48 @@ function databaseChecks({ dbPath, openDb }: DoctorDeps): Check[] {
   }
 }
 
+/** A reader without NATS cannot serve (fail); a primary without it still sells (warning). */
+async function clusterChecks({ config, dbPath, openDb }: DoctorDeps): Promise<Check[]> {
+  if (!config.NATS_URL) return [line('read nodes', 'ok', 'single node (NATS_URL unset)')];
+  const { hostname: host, port: given } = new URL(config.NATS_URL);
+  const port = Number(given || 4222);
+  const reachable = await tcpReachable(host, port);
+  let state = 'no database yet';
+  if (existsSync(dbPath)) {
+    const d = openDb();
+    try {
+      const row = d.prepare('SELECT recording, applied_seq FROM replication_state WHERE id = 1').get() as
+        | { recording: number; applied_seq: number }
+        | undefined;
+      const backlog = d.prepare('SELECT count(*) FROM replication_outbox').pluck().get() as number;
+      state =
+        config.ROLE === 'reader'
+          ? `applied stream seq ${row?.applied_seq ?? 0}`
+          : `${backlog} change(s) not yet published${row?.recording === 1 ? '' : ', recording starts at the next serve'}`;
+    } catch {
+      state = 'schema older than read nodes (serve migrates it)';
+    } finally {
+      d.close();
+    }
+  }
+  const nats = `NATS ${host}:${port} ${reachable ? 'reachable' : 'unreachable'}`;
+  const detail = `${config.ROLE}; ${nats}; ${state}${config.ROLE === 'reader' ? `; primary ${config.PRIMARY_URL}` : ''}`;
+  return [line('read nodes', reachable ? 'ok' : config.ROLE === 'reader' ? 'fail' : 'warn', detail)];
+}
+
+function tcpReachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(TIMEOUT_MS, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
 function sanctionsChecks({ config }: DoctorDeps): Check[] {
   const list = loadSanctionsList({ path: config.OFAC_LIST_PATH, extra: config.OFAC_EXTRA });
   const st = list.status();
@@ -189,7 +231,15 @@ async function facilitatorChecks({ config }: DoctorDeps): Promise<Check[]> {
 async function rpcChecks({ config }: DoctorDeps): Promise<Check[]> {
   if (config.PAYMENT_MODE !== 'live')
     return config.RPC_URL ? [line('rpc', 'ok', `${config.RPC_URL} (not used in mock mode; not probed)`)] : [];
-  const id = await rpcChainId(config.RPC_URL!).catch((err: Error) => err);
+  const body = { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] };
+  const id = await httpRequest({ upstream: 'rpc', url: config.RPC_URL!, method: 'POST', body, timeoutMs: TIMEOUT_MS })
+    .then((res) => {
+      const result = (res.json as { result?: unknown } | undefined)?.result;
+      if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
+        throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
+      return Number.parseInt(result.slice(2), 16);
+    })
+    .catch((err: Error) => err);
   if (id instanceof Error)
     return [line('rpc', 'fail', `${config.RPC_URL} unusable: ${id.message}; in-doubt settlements cannot be resolved`)];
   const base = id === 8453;
@@ -218,18 +268,4 @@ function facilitatorCheck(who: string, r: SupportedResult, others: number): [Che
     down ? 'fail' : 'warn',
     `${who} ${r.detail}${down ? '' : `; ${describeKind(FALLBACK_KIND)} will be sent until it lists kinds`}`,
   ];
-}
-
-async function rpcChainId(url: string): Promise<number> {
-  const res = await httpRequest({
-    upstream: 'rpc',
-    url,
-    method: 'POST',
-    body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
-    timeoutMs: TIMEOUT_MS,
-  });
-  const result = (res.json as { result?: unknown } | undefined)?.result;
-  if (typeof result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(result))
-    throw new Error(`HTTP ${res.status} without a JSON-RPC chain id`);
-  return Number.parseInt(result.slice(2), 16);
 }

@@ -16,16 +16,10 @@ const MAX_WAITING = 1_000;
 /** A flood of failed accepts logs one line per interval, with how many it covers. */
 const ACCEPT_LOG_INTERVAL_MS = 60_000;
 
-function addressInUse(host: string, port: number): string {
-  return (
-    `${host}:${port} is already in use (another isocast, or another program: \`ss -ltnp 'sport = :${port}'\` shows which); ` +
-    `stop it or choose another port with PORT=<n> or --port <n>`
-  );
-}
-
 /** Why a bind failed, as the one line and fix the operator needs; undefined: not an operator's error. */
 function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): string | undefined {
-  if (err.code === 'EADDRINUSE') return addressInUse(host, port);
+  if (err.code === 'EADDRINUSE')
+    return `${host}:${port} is already in use (another isocast, or another program: \`ss -ltnp 'sport = :${port}'\` shows which); stop it or choose another port with PORT=<n> or --port <n>`;
   if (err.code === 'EACCES')
     return `${host}:${port}: permission denied (ports below 1024 need privileges); use PORT=8402`;
   if (err.code === 'EADDRNOTAVAIL')
@@ -34,11 +28,8 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
 }
 
 /**
- * `serve`'s listener, bound first: a taken port refuses the start before anything is created, as
- * the separate probe did, and the socket bound is the one that serves (the probe's bind, close and
- * second bind were about 3 ms of every start, docs/performance.md "Issue 39, fifth round").
- * Requests accepted before `open` wait for it, so a client of a starting server is answered as soon
- * as the app exists instead of being refused; the connection cap and timeouts hold from the bind.
+ * Bound first, so a taken port refuses the start before anything is created, and the bound socket serves
+ * (a probe's second bind cost about 3 ms a start). Requests accepted before `open` wait for the app.
  */
 export function openListener(
   config: {
@@ -111,10 +102,8 @@ export function openListener(
 }
 
 /**
- * Once listening, an 'error' is an accept that failed (ENOBUFS, ENOMEM, a firewall's EPERM; libuv
- * absorbs EMFILE itself by closing the connections it cannot take). That connection is lost; the
- * failure is counted and logged, and the server goes on: exiting would let whoever can provoke it
- * stop the service.
+ * Once listening, an 'error' is a failed accept (ENOBUFS, ENOMEM, a firewall's EPERM; libuv absorbs EMFILE):
+ * counted and logged, and the server goes on, since exiting would let whoever can provoke one stop the service.
  */
 function acceptFailed({ metrics, logger }: { metrics: Metrics; logger: Logger }) {
   const failures = metrics.counter('isocast_accept_errors_total', 'Connections the listener failed to accept');

@@ -28,17 +28,13 @@ const SHUTDOWN_MARGIN_MS = 10_000;
 /** After the last purchase, how long other requests (and kept-alive sockets) get to finish. */
 const ANSWER_GRACE_MS = 5_000;
 
-export function shutdownDeadlineMs(maxSettleMs: number, marginMs = SHUTDOWN_MARGIN_MS): number {
-  return maxSettleMs + marginMs;
-}
-
 export function createShutdown(deps: ShutdownDeps): (signal: string) => Promise<void> {
   const exit = deps.exit ?? ((code: number) => process.exit(code));
   const { logger } = deps;
   let stopping: Promise<void> | null = null;
 
   async function run(signal: string): Promise<void> {
-    const deadlineMs = shutdownDeadlineMs(deps.maxSettleMs, deps.marginMs);
+    const deadlineMs = deps.maxSettleMs + (deps.marginMs ?? SHUTDOWN_MARGIN_MS);
     logger.info('shutting down', { signal, inflightPayments: deps.plane.inflightCount(), deadlineMs });
     let finished = false;
     const force = setTimeout(() => {

@@ -20,7 +20,7 @@ const MIN_CHECKPOINT_PAGES = 1_000;
 const MAX_CHECKPOINT_PAGES = 10_000;
 const CHECKPOINT_INTERVAL = '1m';
 
-export function replicaTarget(url: string) {
+function replicaTarget(url: string) {
   if (url.startsWith('/')) return { type: 'file' as const, path: url };
   const u = new URL(url);
   const path = decodeURIComponent(u.pathname);

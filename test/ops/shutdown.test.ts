@@ -14,23 +14,33 @@ import { createMockSettler } from '../../src/payments/settlers/mock.ts';
 import type { Settler } from '../../src/payments/settlers/settler.ts';
 import { createFacilitatorSettler } from '../../src/payments/settlers/facilitator.ts';
 import { createChainSettler } from '../../src/payments/settlers/chain.ts';
-import { createShutdown, shutdownDeadlineMs } from '../../src/ops/shutdown.ts';
+import { createShutdown } from '../../src/ops/shutdown.ts';
+import { memoryLogger } from '../helpers/logger.ts';
 import { startFakeFacilitator } from '../fakes/facilitator.ts';
 import { startFakeChain } from '../fakes/chain-rpc.ts';
 import { startServer } from '../chaos/server.ts';
 import { buyerA, over, signFor } from '../payments/buy.ts';
 
-test("the shutdown deadline is longer than every settler's own timeouts", () => {
+test("the shutdown deadline is longer than every settler's own timeouts", async () => {
   const fac = createFacilitatorSettler({ url: 'http://127.0.0.1:9' });
   const chain = createChainSettler({
     rpcUrl: 'http://127.0.0.1:9',
     privateKey: `0x${'11'.repeat(32)}`,
     usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
   });
-  assert.ok(shutdownDeadlineMs(fac.maxSettleMs) > 10_000 + 30_000); // its /verify and /settle timeouts
-  assert.ok(shutdownDeadlineMs(chain.maxSettleMs) > 60_000); // its receipt wait
-  assert.ok(shutdownDeadlineMs(chain.maxSettleMs) > 10_000, 'longer than the old 10 s forced exit');
+  assert.ok((await deadlineFor(fac.maxSettleMs)) > 10_000 + 30_000); // its /verify and /settle timeouts
+  assert.ok((await deadlineFor(chain.maxSettleMs)) > 60_000); // its receipt wait
+  assert.ok((await deadlineFor(chain.maxSettleMs)) > 10_000, 'longer than the old 10 s forced exit');
 });
+
+/** The deadline a shutdown logs at its start, for a settler's maxSettleMs (nothing in flight, so it ends at once). */
+async function deadlineFor(maxSettleMs: number): Promise<number> {
+  const logger = memoryLogger();
+  const plane = { stopAccepting() {}, drain: async () => {}, inflightCount: () => 0, strandInflight: () => 0 };
+  const server = { close: (done?: () => void) => done?.() };
+  await createShutdown({ logger, server, plane, workers: [], closeDb() {}, maxSettleMs, exit() {} })('SIGTERM');
+  return JSON.parse(logger.lines.find((l) => l.includes('shutting down'))!).deadlineMs;
+}
 
 test('shutdown with a hung settle: the listener closes first, the settle is waited for, then left in doubt at the deadline; workers then the database', async (t) => {
   let entered!: () => void;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { describeReplica, litestreamYaml, replicaTarget } from '../../src/replication/settings.ts';
+import { describeReplica, litestreamYaml } from '../../src/replication/settings.ts';
 import { LITESTREAM } from '../chaos/replica-drill.ts';
 
 const problems = (env: Record<string, string>): string[] => {
@@ -21,14 +21,10 @@ const problems = (env: Record<string, string>): string[] => {
 test('REPLICA_URL: s3, sftp and a directory are accepted; anything else is refused with the three forms', () => {
   assert.equal(loadConfig({}).REPLICA_URL, undefined);
   assert.equal(loadConfig({ REPLICA_URL: '/mnt/disk2/isocast/' }).REPLICA_URL, '/mnt/disk2/isocast');
-  assert.deepEqual(replicaTarget('file:///mnt/b'), { type: 'file', path: '/mnt/b' });
-  assert.deepEqual(replicaTarget('s3://bucket/isocast/db'), { type: 's3', bucket: 'bucket', path: 'isocast/db' });
-  assert.deepEqual(replicaTarget('sftp://ops@backup.example:2222/srv/isocast'), {
-    type: 'sftp',
-    host: 'backup.example:2222',
-    user: 'ops',
-    path: '/srv/isocast',
-  });
+  const where = (url: string) => describeReplica({ REPLICA_URL: url, REPLICA_SYNC_INTERVAL_MS: 1_000 });
+  assert.equal(where('file:///mnt/b'), 'file /mnt/b');
+  assert.equal(where('s3://bucket/isocast/db'), 's3 bucket/isocast/db');
+  assert.equal(where('sftp://ops@backup.example:2222/srv/isocast'), 'sftp ops@backup.example:2222:/srv/isocast');
   for (const bad of ['relative/dir', 'http://x/y', 'gs://b/p', 's3://k:s@bucket/p', 'sftp://host', 's3://b/p?x=1'])
     assert.match(problems({ REPLICA_URL: bad }).join('\n'), /^REPLICA_URL: /m, bad);
 });
