@@ -9,6 +9,7 @@ import { listen, tempDir, testApp, type TestEnv } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { ROOT } from '../helpers/client-package.ts';
 import { startFakeIsocast } from './fake-isocast.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /**
  * `isocast mcp` as an agent's host runs it: the MCP SDK's own Client spawns the real command
@@ -28,7 +29,7 @@ async function startMcp(
     command: NODE,
     args: ['src/main.ts', 'mcp'],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), ...env },
     stderr: 'pipe',
   });
   let stderr = '';

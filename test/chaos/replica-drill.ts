@@ -8,6 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { payFor402 } from '../../packages/isocast-client/src/index.ts';
 import { describePosition, killTree, replicaPosition, walSalt } from './machine-loss.ts';
 import { startServer } from './server.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /**
  * The restore drill: purchases run against a real `serve` that replicates to a local directory
@@ -201,7 +202,7 @@ export async function runReplicaDrill(opts: {
   const started = performance.now();
   const restore = spawnSync(NODE, [MAIN, 'restore'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ...env },
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), DATA_DIR: dataDir, ...env },
     encoding: 'utf8',
   });
   const restoreMs = performance.now() - started;

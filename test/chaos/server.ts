@@ -4,6 +4,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /**
  * One real `isocast serve` process (src/main.ts on Node 24) over a fixed DATA_DIR. It can be
@@ -67,6 +68,7 @@ async function startOnce(opts: {
   const port = await freePort();
   const env = {
     PATH: process.env.PATH ?? '',
+    ...compileCacheEnv(),
     DATA_DIR: opts.dataDir,
     HOST: '127.0.0.1',
     PORT: String(port),

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
+import { inParallel, runMain } from '../helpers/main-process.ts';
 import type { CliCommand } from '../../src/buyer/cli/help.ts';
 import { runCli } from '../../src/buyer/cli/index.ts';
 import { nearest } from '../../src/lib/nearest.ts';
@@ -55,30 +55,32 @@ test('keygen: a new key and its address, a warning, and a 0600 file with --out',
 });
 
 test('per-command help through the entry point; usage errors are one line plus that usage', async (t) => {
-  const help = spawnSync(process.execPath, ['src/main.ts', 'buy', '--help'], { encoding: 'utf8' });
-  assert.equal(help.status, 0);
-  assert.match(help.stdout, /^usage: isocast buy --city <slug> --count <n>/);
-  assert.ok(!/Commands:/.test(help.stdout), 'not the general help');
   // Every operator command has its own usage too, and the command list names every command.
-  for (const command of ['serve', 'doctor', 'backup', 'restore', 'migrate', 'cities', 'keygen']) {
-    const own = spawnSync(process.execPath, ['src/main.ts', command, '--help'], { encoding: 'utf8' });
+  const commands = ['serve', 'doctor', 'backup', 'restore', 'migrate', 'cities', 'keygen'];
+  // Eleven real entry-point runs, a few at a time: each waits mostly on its own Node start-up.
+  const [help, all, bye, mode, ...owns] = await inParallel([
+    () => runMain(['buy', '--help']),
+    () => runMain(['--help']),
+    () => runMain(['bye']),
+    () => runMain(['doctor'], { env: { ...process.env, PAYMENT_MODE: 'lve' } }),
+    ...commands.map((command) => () => runMain([command, '--help'])),
+  ]);
+  assert.equal(help!.status, 0);
+  assert.match(help!.stdout, /^usage: isocast buy --city <slug> --count <n>/);
+  assert.ok(!/Commands:/.test(help!.stdout), 'not the general help');
+  commands.forEach((command, i) => {
+    const own = owns[i]!;
     assert.equal(own.status, 0, own.stderr);
     assert.match(own.stdout, new RegExp(`^usage: isocast ${command}\\b`), command);
     assert.ok(!/Commands:/.test(own.stdout), `${command} --help is not the general help`);
-  }
-  const all = spawnSync(process.execPath, ['src/main.ts', '--help'], { encoding: 'utf8' });
-  assert.match(all.stdout, /^Commands:$/m, 'isocast --help is the general help');
-  assert.match(all.stdout, /buy, read, receipt, register-chat, cities, keygen/);
-  const bye = spawnSync(process.execPath, ['src/main.ts', 'bye'], { encoding: 'utf8' });
-  assert.equal(bye.status, 2);
-  assert.match(bye.stderr, /^isocast: unknown command "bye"; did you mean buy\?\n/);
-  assert.ok(bye.stderr.split('\n').length <= 4, 'a short answer, not the whole help');
-  const mode = spawnSync(process.execPath, ['src/main.ts', 'doctor'], {
-    encoding: 'utf8',
-    env: { ...process.env, PAYMENT_MODE: 'lve' },
   });
-  assert.equal(mode.status, 2);
-  assert.match(mode.stderr, /PAYMENT_MODE: "lve" is not one of mock, live; did you mean live\?/);
+  assert.match(all!.stdout, /^Commands:$/m, 'isocast --help is the general help');
+  assert.match(all!.stdout, /buy, read, receipt, register-chat, cities, keygen/);
+  assert.equal(bye!.status, 2);
+  assert.match(bye!.stderr, /^isocast: unknown command "bye"; did you mean buy\?\n/);
+  assert.ok(bye!.stderr.split('\n').length <= 4, 'a short answer, not the whole help');
+  assert.equal(mode!.status, 2);
+  assert.match(mode!.stderr, /PAYMENT_MODE: "lve" is not one of mock, live; did you mean live\?/);
   const { run } = await setup(t);
   const r = await run('buy', ['--city', 'nyc']);
   assert.equal(r.code, 2);

@@ -8,6 +8,7 @@ import { createBotMessenger } from '../../src/delivery/messenger.ts';
 import { runCli } from '../../src/buyer/cli/index.ts';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { startFakeBotApi } from '../fakes/bot-api.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 const KEY = `0x${'d4'.repeat(32)}`;
 const WALLET = privateKeyToAccount(KEY as `0x${string}`).address.toLowerCase();
@@ -100,7 +101,12 @@ test('main.ts runs the buyer commands with ISOCAST_KEY from the environment and 
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(node, [main, ...args], {
         cwd: dir,
-        env: { PATH: process.env.PATH ?? '', ISOCAST_KEY: KEY, XDG_STATE_HOME: join(dir, 'state') },
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...compileCacheEnv(),
+          ISOCAST_KEY: KEY,
+          XDG_STATE_HOME: join(dir, 'state'),
+        },
       });
       let stdout = '';
       let stderr = '';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { listen, tempDir, testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
 import { ROOT } from '../helpers/client-package.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /**
  * The buyer commands read ISOCAST_SERVER (issue 37 item 4): the README's snippets set it, so
@@ -18,7 +19,7 @@ function cli(args: string[], env: Record<string, string>) {
     execFile(
       NODE,
       ['src/main.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH, ...env } },
+      { cwd: ROOT, env: { PATH: process.env.PATH, ...compileCacheEnv(), ...env } },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempDir } from '../helpers/app.ts';
 import { startServer } from '../chaos/server.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /**
  * The TypeScript snippet in /llms-full.txt is what agents copy: it must buy for real (binding the
@@ -28,7 +29,7 @@ test('the /llms-full.txt TypeScript snippet buys, reads and recovers a receipt a
   const file = join(dir, 'snippet.mts');
   writeFileSync(file, `${code}\nconsole.log(JSON.stringify({ bought, page, recovered }));\n`);
   const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'node'), [file], {
-    env: { PATH: process.env.PATH ?? '', KEY: `0x${'c3'.repeat(32)}` },
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), KEY: `0x${'c3'.repeat(32)}` },
     encoding: 'utf8',
     timeout: 30_000,
   });

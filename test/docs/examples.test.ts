@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
 import { tempDir } from '../helpers/app.ts';
 import { installClientPackage } from '../helpers/client-package.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /**
  * The README's code cannot rot (issue 27.5): each snippet is a file under examples/, the README
@@ -33,7 +34,14 @@ test('the README shows every example file exactly as it is', () => {
 test('every example runs against a local mock-mode instance', async (t) => {
   const data = join(tempDir(t), 'data');
   const server = spawn(process.execPath, ['src/main.ts', 'serve'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', DATA_DIR: data, POLL_INTERVAL_MS: '500', SIM_SPEED: '600' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...compileCacheEnv(),
+      PORT: '0',
+      DATA_DIR: data,
+      POLL_INTERVAL_MS: '500',
+      SIM_SPEED: '600',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   t.after(() => {
@@ -48,7 +56,13 @@ test('every example runs against a local mock-mode instance', async (t) => {
     });
     server.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
   });
-  const env = { PATH: process.env.PATH ?? '', ISOCAST_SERVER: base, ISOCAST_KEY: generatePrivateKey(), CITY: 'nyc' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    ...compileCacheEnv(),
+    ISOCAST_SERVER: base,
+    ISOCAST_KEY: generatePrivateKey(),
+    CITY: 'nyc',
+  };
   const run = (cmd: string, args: string[], more: Record<string, string> = {}) =>
     spawnSync(cmd, args, { env: { ...env, ...more }, encoding: 'utf8', timeout: 240_000 });
   const quickStart = (more: Record<string, string> = {}) => run('/bin/sh', ['examples/quick-start.sh'], more);

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger, defaultLogFormat } from '../../src/lib/logger.ts';
 import { tempDir } from '../helpers/app.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /** LOG_FORMAT=json|pretty (issue 27.9): a readable line per event at a terminal, secrets masked in both. */
 test('pretty: one readable line per event, secrets redacted as in JSON', () => {
@@ -43,6 +44,7 @@ async function firstListeningLine(
   const child = spawn(command.file, command.args, {
     env: {
       PATH: process.env.PATH ?? '',
+      ...compileCacheEnv(),
       PORT: '0',
       DATA_DIR: join(tempDir(t), 'data'),
       POLL_INTERVAL_MS: '3600000',

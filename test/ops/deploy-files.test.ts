@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join, resolve } from 'node:path';
 import { parseEnvFile } from '../../src/lib/env-file.ts';
 import { tempDir } from '../helpers/app.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /**
  * deploy/ as shipped: the units pass systemd's own verifier, the backup unit's command line works
@@ -85,7 +86,7 @@ test("the backup unit's command line runs with the example env file and the reco
 test('the example env file as shipped: serve reports all of its problems in one run (exit 2)', (t) => {
   const dir = tempDir(t);
   const r = spawnSync(process.execPath, ['src/main.ts', '--env-file', 'deploy/env.example', 'serve'], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'data') },
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), DATA_DIR: join(dir, 'data') },
     encoding: 'utf8',
   });
   assert.equal(r.status, 2, r.stderr);
@@ -117,7 +118,7 @@ test('--env-file reads values as systemd does, where a shell `.` would fail', (t
   const sh = spawnSync('/bin/sh', ['-c', `set -a; . '${file}'; echo "$FACILITATOR_AUTH"`], { encoding: 'utf8' });
   assert.notEqual(sh.stdout.trim(), 'Bearer abc', 'a shell reads it differently');
   const r = spawnSync(process.execPath, ['src/main.ts', '--env-file', file, 'migrate'], {
-    env: { PATH: process.env.PATH ?? '' },
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv() },
     encoding: 'utf8',
   });
   assert.equal(r.status, 0, r.stderr);

@@ -7,6 +7,7 @@ import { EXPLAIN_USAGE, explainArgs, formatExplain, readDay } from '../../src/op
 import { signalSchema } from '../../src/signals/schemas.ts';
 import { tempDir } from '../helpers/app.ts';
 import { harness } from '../poller/harness.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 /**
  * `isocast explain` against signals the real poller stored from the fake METAR (raw report,
@@ -15,7 +16,12 @@ import { harness } from '../poller/harness.ts';
 const run = (args: string[], env: Record<string, string>) =>
   spawnSync(process.execPath, ['src/main.ts', 'explain', ...args], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: env.DATA_DIR ?? '/nonexistent', ...env },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: env.DATA_DIR ?? '/nonexistent',
+      ...compileCacheEnv(),
+      ...env,
+    },
   });
 
 test('explain prints each stored signal of the day: report, value, reading, buckets, odds and every timestamp', async (t) => {

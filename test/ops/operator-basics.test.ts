@@ -7,18 +7,21 @@ import { createSimClock } from '../../src/sources/sim/model.ts';
 import { VERSION } from '../../src/version.ts';
 import { testApp } from '../helpers/app.ts';
 import { insertSignals } from '../helpers/signals.ts';
+import { inParallel, runMain } from '../helpers/main-process.ts';
 
 const cli = (...args: string[]) =>
   spawnSync(process.execPath, ['src/main.ts', ...args], { encoding: 'utf8', timeout: 30_000 });
 
-test('-v and -h work as the first argument, like --version and --help; help never points to a README', () => {
-  for (const flag of ['-v', '--version']) {
-    const r = cli(flag);
+test('-v and -h work as the first argument, like --version and --help; help never points to a README', async () => {
+  // Four real entry-point runs side by side: each waits mostly on its own Node start-up.
+  const [v, version, h, help] = await inParallel(
+    ['-v', '--version', '-h', '--help'].map((flag) => () => runMain([flag], { timeoutMs: 60_000 })),
+  );
+  for (const r of [v!, version!]) {
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, `isocast ${VERSION}\n`);
   }
-  for (const flag of ['-h', '--help']) {
-    const r = cli(flag);
+  for (const r of [h!, help!]) {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^isocast .*\n\nUsage: isocast <command>/);
     assert.match(r.stdout, /isocast help config/);

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/app.ts';
+import { runMain } from '../helpers/main-process.ts';
 import { type ConfigError, loadConfig } from '../../src/config.ts';
 import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 
@@ -42,16 +43,13 @@ function baseProcessEnv(): Record<string, string> {
   return env;
 }
 
-function serve(env: Record<string, string>, args: string[] = []) {
-  const r = spawnSync(process.execPath, ['src/main.ts', 'serve', ...args], {
-    env: { ...baseProcessEnv(), ...env },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
+/** `serve` through the real entry point; awaited, so a test's several refusals run side by side. */
+async function serve(env: Record<string, string>, args: string[] = []) {
+  const r = await runMain(['serve', ...args], { env: { ...baseProcessEnv(), ...env }, timeoutMs: 60_000 });
   return { status: r.status, lines: r.stderr.trim().split('\n').filter(Boolean), stderr: r.stderr };
 }
 
-function refused(r: ReturnType<typeof serve>, expected: string | RegExp) {
+function refused(r: Awaited<ReturnType<typeof serve>>, expected: string | RegExp) {
   assert.equal(r.status, 2, r.stderr);
   assert.ok(
     r.lines.every((l) => l.startsWith('config: ')),
@@ -89,21 +87,21 @@ test('the complete live base configuration starts (so each refusal below is caus
   );
 });
 
-test('refused: live payments with the simulated feed', (t) => {
+test('refused: live payments with the simulated feed', async (t) => {
   refused(
-    serve({ ...liveEnv(t), FEED: 'sim' }),
+    await serve({ ...liveEnv(t), FEED: 'sim' }),
     'config: FEED: live payment mode cannot sell the simulated feed; set FEED=live (or PAYMENT_MODE=mock for a demo)',
   );
 });
 
-test('refused: live payments to the mock PAY_TO', (t) => {
+test('refused: live payments to the mock PAY_TO', async (t) => {
   refused(
-    serve({ ...liveEnv(t), PAY_TO: MOCK_PAY_TO }),
+    await serve({ ...liveEnv(t), PAY_TO: MOCK_PAY_TO }),
     `config: PAY_TO: ${MOCK_PAY_TO} is the conventional burn address, and isocast's mock-mode PAY_TO; payments to it are lost. Set your own wallet`,
   );
 });
 
-test('refused: live payments to well-known burn and system addresses', (t) => {
+test('refused: live payments to well-known burn and system addresses', async (t) => {
   const env = liveEnv(t);
   const cases: [string, RegExp][] = [
     ['0x' + '0'.repeat(40), /is the zero address/],
@@ -113,8 +111,10 @@ test('refused: live payments to well-known burn and system addresses', (t) => {
     ['0x4200000000000000000000000000000000000006', /is a Base system \(predeploy\) contract/],
   ];
   // Two through the real entry; the rest through the same loadConfig it calls (each spawn costs ~1 s).
-  for (const [payTo, reason] of cases.slice(0, 2))
-    refused(serve({ ...env, PAY_TO: payTo }), new RegExp(`^config: PAY_TO: ${payTo} ${reason.source}`));
+  const spawned = cases.slice(0, 2);
+  const answers = await Promise.all(spawned.map(([payTo]) => serve({ ...env, PAY_TO: payTo })));
+  for (const [i, [payTo, reason]] of spawned.entries())
+    refused(answers[i]!, new RegExp(`^config: PAY_TO: ${payTo} ${reason.source}`));
   for (const [payTo, reason] of cases.slice(2)) {
     assert.throws(
       () => loadConfig({ ...env, PAY_TO: payTo }),
@@ -127,68 +127,80 @@ test('refused: live payments to well-known burn and system addresses', (t) => {
   }
 });
 
-test('refused: live payments without a sanctions list, unless OFAC_REQUIRED=false says so', (t) => {
+test('refused: live payments without a sanctions list, unless OFAC_REQUIRED=false says so', async (t) => {
   const { OFAC_LIST_PATH: _path, ...env } = liveEnv(t);
-  refused(
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'empty.txt'), '# nothing yet\n\n');
+  const [none, missing, empty] = await Promise.all([
     serve(env),
+    serve({ ...env, OFAC_LIST_PATH: join(dir, 'missing.txt') }),
+    serve({ ...env, OFAC_LIST_PATH: join(dir, 'empty.txt') }),
+  ]);
+  refused(
+    none!,
     'config: OFAC_LIST_PATH: live payment mode needs a sanctions list; set OFAC_LIST_PATH=<file> (or OFAC_REQUIRED=false to run without one)',
   );
   assert.equal(loadConfig({ ...env, OFAC_REQUIRED: 'false' }).OFAC_REQUIRED, false, 'said explicitly, it is allowed');
   // A list that cannot be read, or that holds no address, counts as no list.
-  const dir = tempDir(t);
   refused(
-    serve({ ...env, OFAC_LIST_PATH: join(dir, 'missing.txt') }),
+    missing!,
     /^config: OFAC_LIST_PATH: cannot read sanctions list .*missing\.txt: ENOENT.*; fix the file \(or set OFAC_REQUIRED=false to run without one\)$/,
   );
-  writeFileSync(join(dir, 'empty.txt'), '# nothing yet\n\n');
   refused(
-    serve({ ...env, OFAC_LIST_PATH: join(dir, 'empty.txt') }),
+    empty!,
     /^config: OFAC_LIST_PATH: sanctions list .*empty\.txt holds no addresses \(empty or not in a known format\); fix the file/,
   );
 });
 
-test('refused: the example ADMIN_TOKEN, and one shorter than 32 characters', (t) => {
+test('refused: the example ADMIN_TOKEN, and one shorter than 32 characters', async (t) => {
   const env = liveEnv(t);
-  refused(
-    serve({ ...env, ADMIN_TOKEN: 'change-me-to-a-long-random-string' }),
-    'config: ADMIN_TOKEN: is the example value from deploy/env.example; generate one with `openssl rand -hex 32`',
-  );
   // Whatever deploy/env.example says today is refused: a copy-paste never starts.
   const example = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync('deploy/env.example', 'utf8'))![1]!;
-  refused(
+  const [documented, copied, short] = await Promise.all([
+    serve({ ...env, ADMIN_TOKEN: 'change-me-to-a-long-random-string' }),
     serve({ ...env, ADMIN_TOKEN: example }),
+    serve({ ...env, PAYMENT_MODE: 'mock', ADMIN_TOKEN: 'x'.repeat(31) }),
+  ]);
+  refused(
+    documented!,
     'config: ADMIN_TOKEN: is the example value from deploy/env.example; generate one with `openssl rand -hex 32`',
   );
   refused(
-    serve({ ...env, PAYMENT_MODE: 'mock', ADMIN_TOKEN: 'x'.repeat(31) }),
+    copied!,
+    'config: ADMIN_TOKEN: is the example value from deploy/env.example; generate one with `openssl rand -hex 32`',
+  );
+  refused(
+    short!,
     'config: ADMIN_TOKEN: must be at least 32 characters (got 31); generate one with `openssl rand -hex 32`',
   );
 });
 
-test('refused: a secret given as a command-line flag (it would show in ps)', (t) => {
-  refused(
+test('refused: a secret given as a command-line flag (it would show in ps)', async (t) => {
+  const [token, key] = await Promise.all([
     serve({ ...liveEnv(t) }, ['--admin-token', 'a'.repeat(40)]),
+    serve({ ...liveEnv(t) }, [`--settler-private-key=0x${'1'.repeat(64)}`]),
+  ]);
+  refused(
+    token!,
     'config: --admin-token: secrets are not accepted as command-line flags (any local user sees them in ps); set ADMIN_TOKEN or ADMIN_TOKEN_FILE=<path> in the environment',
   );
-  refused(
-    serve({ ...liveEnv(t) }, [`--settler-private-key=0x${'1'.repeat(64)}`]),
-    /^config: --settler-private-key: secrets are not accepted/,
-  );
+  refused(key!, /^config: --settler-private-key: secrets are not accepted/);
 });
 
-test('refused: user:password@ in a URL that cannot carry it', (t) => {
-  refused(
+test('refused: user:password@ in a URL that cannot carry it', async (t) => {
+  const [gamma, facilitator] = await Promise.all([
     serve({ ...liveEnv(t), GAMMA_URL: 'https://me:pw@gamma.example' }),
+    serve({ ...liveEnv(t), FACILITATOR_URL: 'https://me:pw@fac.example', FACILITATOR_AUTH: 'Bearer x' }),
+  ]);
+  refused(
+    gamma!,
     'config: GAMMA_URL: user:password@ in this URL is not supported (only RPC_URL and FACILITATOR_URL take credentials); remove them',
   );
-  refused(
-    serve({ ...liveEnv(t), FACILITATOR_URL: 'https://me:pw@fac.example', FACILITATOR_AUTH: 'Bearer x' }),
-    'config: FACILITATOR_URL: has user:password@ and FACILITATOR_AUTH is set too; use one of them',
-  );
+  refused(facilitator!, 'config: FACILITATOR_URL: has user:password@ and FACILITATOR_AUTH is set too; use one of them');
 });
 
-test('several problems: one line each, all reported at once', (t) => {
-  const r = serve({ ...liveEnv(t), FEED: 'sim', PAY_TO: MOCK_PAY_TO, ADMIN_TOKEN: 'short' });
+test('several problems: one line each, all reported at once', async (t) => {
+  const r = await serve({ ...liveEnv(t), FEED: 'sim', PAY_TO: MOCK_PAY_TO, ADMIN_TOKEN: 'short' });
   assert.equal(r.status, 2, r.stderr);
   assert.deepEqual(
     r.lines.map((l) => l.split(':').slice(0, 2).join(':')),

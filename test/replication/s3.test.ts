@@ -12,6 +12,7 @@ import { replicaCheck } from '../../src/replication/doctor-check.ts';
 import { drillEnv, purchaseLoad, type Bought } from '../chaos/replica-drill.ts';
 import { startServer } from '../chaos/server.ts';
 import { startFakeS3 } from './s3rver.ts';
+import { compileCacheEnv } from '../helpers/child-env.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -20,7 +21,10 @@ const MAIN = join(ROOT, 'src', 'main.ts');
 /** `isocast restore`, without blocking this process: the fake S3 server answers from its event loop. */
 function restoreInto(env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(NODE, [MAIN, 'restore'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
+    const p = spawn(NODE, [MAIN, 'restore'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), ...env },
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (c: Buffer) => {
