@@ -1,7 +1,8 @@
 import type { Address } from 'viem';
 import type { RouteDoc } from '../lib/route-doc.ts';
 import { formatUsdPrice, microToUsd } from '../lib/money.ts';
-import { BASE_UNIT_MICRO, MAX_COUNT, MIN_COUNT, MIN_SPEND_MICRO, TIERS, tiersPublic } from '../pricing/tiers.ts';
+import { BASE_UNIT_MICRO, MIN_SPEND_MICRO, tiersPublic } from '../pricing/tiers.ts';
+import { MAX_COUNT, MIN_COUNT, TIERS } from '../../packages/isocast-client/src/pricing.ts';
 import { BINDING_FORMULA } from '../../packages/isocast-client/src/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import { offeredAccept } from '../payments/envelope.ts';

@@ -8,7 +8,7 @@ import type { Clock } from '../lib/clock.ts';
 import { replyJson, type AppEnv } from '../lib/http.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import { once } from '../lib/once.ts';
-import type { RouteDoc } from '../lib/route-doc.ts';
+import { routeDoc, type RouteDoc } from '../lib/route-doc.ts';
 import { Disclaimer, ErrorBody } from '../lib/schemas.ts';
 import { createPaymentReads } from '../payments/store.ts';
 import type { SanctionsStatus } from '../sanctions/list.ts';
@@ -71,16 +71,13 @@ export function healthRoutes(deps: {
 }
 
 export const healthDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/health',
-    tags: ['service'],
+  routeDoc('get /health', 'service', {
     summary: 'Liveness, payment mode and sanctions-list status',
     responses: {
       200: { description: 'Healthy', schema: Health },
       503: { description: 'Database unavailable', schema: Health },
     },
-  },
+  }),
 ];
 
 /** Business data: the admin token or 404, with no loopback exception (behind the same-host proxy all is 127.0.0.1). */
@@ -97,10 +94,7 @@ export function metricsRoutes(deps: { metrics: Metrics; adminToken?: string }): 
 }
 
 export const metricsDocs: RouteDoc[] = [
-  {
-    method: 'get',
-    path: '/metrics',
-    tags: ['operations'],
+  routeDoc('get /metrics', 'operations', {
     summary: 'Prometheus metrics (admin token)',
     description:
       'Needs `Authorization: Bearer <ADMIN_TOKEN>`; without ADMIN_TOKEN configured it answers 404, like /admin.',
@@ -110,7 +104,7 @@ export const metricsDocs: RouteDoc[] = [
       401: { description: 'admin token required', schema: ErrorBody },
       404: { description: 'ADMIN_TOKEN is not set: metrics are off', schema: ErrorBody },
     },
-  },
+  }),
 ];
 
 /** Read at scrape time from durable state; trigger-kept counters and payments_open keep a scrape flat. */

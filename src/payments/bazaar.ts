@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inlineSchema, type JsonSchema } from '../lib/json-schema.ts';
 import { microToUsd } from '../lib/money.ts';
 import { once } from '../lib/once.ts';
-import { bundlePrice } from '../pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import { signalSchema, SignalProvenance, SYNTHETIC_SAMPLE } from '../signals/schemas.ts';
 import { disclaimerText } from '../terms/terms.ts';
 import { echoedVerbatim } from '../x402/v2.ts';

@@ -1,5 +1,6 @@
 import { microToUsd } from '../lib/money.ts';
-import { bundlePrice, MAX_COUNT, MIN_COUNT, MIN_SPEND_MICRO } from '../pricing/tiers.ts';
+import { bundlePrice, MAX_COUNT, MIN_COUNT } from '../../packages/isocast-client/src/pricing.ts';
+import { MIN_SPEND_MICRO } from '../pricing/tiers.ts';
 import {
   cityRequired,
   countTooLarge,

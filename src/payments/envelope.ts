@@ -1,6 +1,6 @@
 import type { Address, Hex } from 'viem';
 import { formatUsdPrice, microToAtomic, microToUsd } from '../lib/money.ts';
-import { bundlePrice } from '../pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import { BINDING_FORMULA, SALT_ECHO } from '../../packages/isocast-client/src/binding.ts';
 import { NETWORK, USDC_NAME, USDC_VERSION } from '../x402/networks.ts';
 import type { PaymentRequiredBody } from './schemas.ts';

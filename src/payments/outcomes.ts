@@ -1,6 +1,6 @@
 import type { ApiError } from '../lib/errors.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import { bundlePrice } from '../pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import type { Purchase } from './ledger.ts';
 
 /** Why a payment was refused before anything moved; `limited` is the per-wallet limit's own 429. */

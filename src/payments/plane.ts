@@ -6,7 +6,7 @@ import type { Clock } from '../lib/clock.ts';
 import { ApiError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import { bundlePrice } from '../pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import type { SanctionsList } from '../sanctions/list.ts';
 import { boundToBundle, createSaltSteps, decideBinding } from './binding.ts';
 import { createChallenges, type BundleOffer } from './challenge.ts';

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import { bundlePrice } from '../pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import type { DecodedPayment } from '../x402/x-payment.ts';
 import { MAX_AUTH_LIFETIME_S } from '../../packages/isocast-client/src/binding.ts';
 import type { BundleOffer, Challenges } from './challenge.ts';

@@ -4,7 +4,7 @@ import { replyJson, type AppEnv } from '../lib/http.ts';
 import { microToUsd } from '../lib/money.ts';
 import { type RouteDoc, routeDoc } from '../lib/route-doc.ts';
 import { ErrorBody, RATE_LIMITED_DOC } from '../lib/schemas.ts';
-import { bundlePrice } from '../pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import { parseCount, requireCity } from '../payments/bundle.ts';
 import type { Purchase } from '../payments/ledger.ts';
 import type { MarketResolutionBody } from '../cities/schemas.ts';

@@ -1,14 +1,7 @@
 import { type Micro, microToUsd } from '../lib/money.ts';
 import { TIERS } from '../../packages/isocast-client/src/pricing.ts';
 
-/** Bundle pricing (spec 2.6), micro-USDC: the buyer package's table, which every buyer checks a 402 against. */
-export {
-  bundlePrice,
-  MAX_COUNT,
-  MIN_COUNT,
-  TIERS,
-} from '../../packages/isocast-client/src/pricing.ts';
-
+/** Spec 2.6, micro-USDC; the tiers are the buyer package's table (imported from there), which every buyer checks a 402 against. */
 export const BASE_UNIT_MICRO: Micro = 5_000;
 export const MIN_SPEND_MICRO: Micro = 10_000;
 

@@ -8,7 +8,7 @@ import { createOutbox } from '../../src/delivery/outbox.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { createMetrics, type Metrics } from '../../src/lib/metrics.ts';
 import { createPaymentStore } from '../../src/payments/store.ts';
-import { bundlePrice } from '../../src/pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import { createPoller, type Poller } from '../../src/poller/poller.ts';
 import { createPolymarketSource } from '../../src/sources/market/polymarket.ts';
 import { createMetarWeather } from '../../src/sources/weather/metar.ts';

@@ -4,7 +4,7 @@ import { paymentRequired } from '../../src/payments/envelope.ts';
 import { FIRST_STEP, bindingNonce, currentSalt } from '../../src/payments/binding.ts';
 import { authorizationTypedData } from '../../src/x402/eip3009.ts';
 import { tiersPublic } from '../../src/pricing/tiers.ts';
-import { bundlePrice } from '../../src/pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import { microToUsd } from '../../src/lib/money.ts';
 import { RECEIPT_REQUEST_DOMAIN, RECEIPT_REQUEST_TYPES } from '../../packages/isocast-client/src/index.ts';
 import { listen } from '../helpers/app.ts';

@@ -10,7 +10,7 @@ import { createFacilitatorSettler } from '../../src/payments/settlers/facilitato
 import type { FailoverSettler } from '../../src/payments/settlers/failover.ts';
 import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { decodeXPayment } from '../../src/x402/x-payment.ts';
-import { bundlePrice } from '../../src/pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import { buyerA, buyerB, over, signFor, subscribeWith } from '../payments/buy.ts';
 
 /**

@@ -11,7 +11,7 @@ import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
 import { decodeXPayment } from '../../src/x402/x-payment.ts';
-import { bundlePrice } from '../../src/pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import { buyerA, buyerB, over, signFor, subscribeWith } from '../payments/buy.ts';
 
 /**

@@ -10,7 +10,7 @@ import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { reconcilePayments } from '../../src/payments/reconcile.ts';
 import { PAYMENT_ERRORS } from '../../src/lib/api-errors.ts';
-import { bundlePrice } from '../../src/pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 import { buy, over, signFor, subscribeWith } from '../payments/buy.ts';
 
 /**

@@ -19,7 +19,7 @@ import { settlerFromConfig } from '../../src/payments/settlers/from-config.ts';
 import { paymentPlaneFor } from '../../src/payments/plane.ts';
 import { MOCK_PAY_TO } from '../../src/payments/pay-to.ts';
 import { BASE_USDC } from '../../packages/isocast-client/src/index.ts';
-import { bundlePrice } from '../../src/pricing/tiers.ts';
+import { bundlePrice } from '../../packages/isocast-client/src/pricing.ts';
 
 /**
  * Issue 36 item 4: stock x402 clients nobody here wrote, each used the way its own README shows,

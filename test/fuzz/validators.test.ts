@@ -5,7 +5,7 @@ import type { Address, Hex } from 'viem';
 import { decodeXPayment, MAX_HEADER_CHARS } from '../../src/x402/x-payment.ts';
 import { encodeXPayment } from '../helpers/x-payment.ts';
 import { parseCount, parseSince, requireCity } from '../../src/payments/bundle.ts';
-import { MAX_COUNT, MIN_COUNT } from '../../src/pricing/tiers.ts';
+import { MAX_COUNT, MIN_COUNT } from '../../packages/isocast-client/src/pricing.ts';
 import { parseDeliveryBody } from '../../src/delivery/schemas.ts';
 import { formatLabel, parseLabel } from '../../src/buckets/labels.ts';
 import { ApiError } from '../../src/lib/errors.ts';

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bundlePrice, MAX_COUNT, MIN_SPEND_MICRO, TIERS } from '../../src/pricing/tiers.ts';
+import { bundlePrice, MAX_COUNT, TIERS } from '../../packages/isocast-client/src/pricing.ts';
+import { MIN_SPEND_MICRO } from '../../src/pricing/tiers.ts';
 import { tierFor } from '../../packages/isocast-client/src/pricing.ts';
 import { formatUsdPrice, microToUsd } from '../../src/lib/money.ts';
 
