@@ -6,7 +6,7 @@ import { convertTemp, resolveReading } from './rounding.ts';
 export type RuleKind = keyof typeof KIND_RULES;
 
 /** `routine`: a scheduled METAR; `special`: a SPECI; absent: the source does not say (counted by every kind). */
-export type ReportType = 'routine' | 'special';
+type ReportType = 'routine' | 'special';
 
 type KindRule = {
   counts(report: ReportType | undefined): boolean;
