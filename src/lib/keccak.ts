@@ -82,7 +82,8 @@ function absorb(data: Uint8Array, at: number, len: number): void {
 
 /** Keccak-256 of `data`: 32 bytes. */
 export function keccak256Bytes(data: Uint8Array): Uint8Array {
-  const permute = (permuteFn ??= generatePermutation());
+  if (!permuteFn) permuteFn = generatePermutation();
+  const permute = permuteFn;
   state.fill(0);
   let at = 0;
   for (; data.length - at >= RATE; at += RATE) {
