@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { createApp } from '../../src/app.ts';
 import { createStores, type Stores } from '../../src/stores.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -74,7 +75,15 @@ export async function listen(
 ): Promise<string> {
   const server = serve({ fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  // A client still mid-request when the test ends (a browser whose test failed half-way) would
+  // hold close() open for good: after a grace period its sockets are cut.
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        setTimeout(() => (server as Server).closeAllConnections(), 2_000).unref();
+      }),
+  );
   const { port } = server.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;
 }
